@@ -1,0 +1,73 @@
+/*
+ * cli.h - what the subcommands of the cvc tool share: the command table
+ * signature, the option parser, and message helpers.
+ *
+ * cli/ only parses arguments and prints; all work is done by the library
+ * behind include/cvc/.  Exit codes: 0 ok, 1 failure, 2 bad input or usage.
+ */
+#ifndef CVC_CLI_H
+#define CVC_CLI_H
+
+#include <stdio.h>
+
+#include "cvc/cvc.h"
+
+struct cvc_ctx {
+	const char *cmd;   /* subcommand name, for messages */
+	int progress;      /* stderr is a terminal: show progress */
+};
+
+typedef int (*cvc_cmd_fn)(int argc, char **argv, struct cvc_ctx *ctx);
+
+struct cvc_cmd {
+	const char *name;
+	cvc_cmd_fn fn;
+	const char *summary;
+};
+
+/* ---- options are data -------------------------------------------------- */
+
+enum cli_opt_type {
+	CLI_FLAG,    /* int, set to 1 */
+	CLI_STR,     /* const char *, points into argv */
+	CLI_INT,     /* long long, checked with strtoll */
+	CLI_DOUBLE,  /* double, checked with strtod */
+	CLI_CHOICE   /* const char *, must be one of choices ("a|b|c") */
+};
+
+struct cli_opt {
+	const char *lname;     /* "db" for --db */
+	char sname;            /* 'j' for -j, 0 for none */
+	enum cli_opt_type type;
+	void *dest;
+	const char *argname;   /* "PATH" in --help */
+	const char *help;
+	const char *choices;   /* CLI_CHOICE only */
+};
+
+/*
+ * Parses argv[1..argc) against opts (terminated by {0}).  Options may appear
+ * anywhere before "--"; positionals are moved to the front of argv+1 in
+ * order and their count is stored in *npos.  With stop_at_dashdash, "--"
+ * ends parsing and *rest receives the index after it (or argc).
+ * "--help" prints usage to stdout and returns -1.  Errors print one line to
+ * stderr and return 2.  Returns 0 on success.
+ */
+int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
+	      int argc, char **argv, int *npos, int *rest);
+
+/* Prints generated usage for cmd. */
+void cli_usage(FILE *f, const char *cmd, const char *synopsis,
+	       const struct cli_opt *opts);
+
+/* "error: <fmt>\n" on stderr; returns 2 (bad input) for convenience. */
+int cli_error(const char *fmt, ...) CVC_PRINTF(1, 2);
+/* Same text, but returns the exit code for st. */
+int cli_fail(cvc_status st, const char *fmt, ...) CVC_PRINTF(2, 3);
+
+/* Parses a size like 64MiB, 1G, 4096: returns 0 or 2 after printing. */
+int cli_parse_bytes(const char *opt, const char *s, long long *out);
+
+#define CVC_DEFAULT_DB "cvc.db"
+
+#endif

@@ -1,0 +1,210 @@
+/*
+ * cmd_import.c - `cvc import`: traces into a database, one run per call.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "cvc/cvc_db.h"
+#include "cvc/cvc_import.h"
+
+static const char synopsis[] = "[--db PATH] [--run NAME] [-j N] FILE|DIR...";
+
+struct progress {
+	int on;
+	double last;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Redraws one status line on the terminal, at most ten times a second. */
+static void show_progress(void *arg, const char *path, int64_t done, int64_t total)
+{
+	struct progress *p = arg;
+	double t = now_s();
+	const char *base = strrchr(path, '/');
+
+	if (!p->on || t - p->last < 0.1)
+		return;
+	p->last = t;
+	base = base ? base + 1 : path;
+	if (total > 0)
+		fprintf(stderr, "\rimporting %.60s: %3d%%", base,
+			(int)(100.0 * (double)done / (double)total));
+	else
+		fprintf(stderr, "\rimporting %.60s: %lld MiB", base, (long long)(done >> 20));
+	fflush(stderr);
+}
+
+struct pathlist {
+	char **v;
+	int n, cap;
+};
+
+static int push(struct pathlist *l, const char *s)
+{
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 16;
+		char **nv = realloc(l->v, (size_t)cap * sizeof *nv);
+
+		if (!nv)
+			return -1;
+		l->v = nv;
+		l->cap = cap;
+	}
+	l->v[l->n] = strdup(s);
+	return l->v[l->n] ? (l->n++, 0) : -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+
+	return n >= k && strcmp(s + n - k, suf) == 0;
+}
+
+/*
+ * A directory stands for the traces in it (e.g. the per-rank databases of
+ * `cvc profile -o DIR`): its regular files whose content some importer
+ * knows, in name order.  SQLite's side files are never traces.
+ */
+static int expand_dir(const char *dir, struct pathlist *out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct pathlist found = {0};
+	int rc = 0;
+
+	if (!d)
+		return cli_error("'%s': cannot open directory: %s", dir, strerror(errno));
+	while ((e = readdir(d))) {
+		char path[4096];
+		struct stat sb;
+		cvc_format fmt;
+
+		if (e->d_name[0] == '.' || has_suffix(e->d_name, "-wal") ||
+		    has_suffix(e->d_name, "-shm") || has_suffix(e->d_name, "-journal"))
+			continue;
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
+			continue;
+		if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+			continue;
+		if (cvc_import_detect(path, &fmt, NULL, 0) != CVC_OK)
+			continue;
+		if (push(&found, path)) {
+			rc = cli_error("out of memory");
+			break;
+		}
+	}
+	closedir(d);
+	qsort(found.v, (size_t)found.n, sizeof *found.v, cmp_str);
+	for (int i = 0; i < found.n; i++) {
+		if (!rc && push(out, found.v[i]))
+			rc = cli_error("out of memory");
+		free(found.v[i]);
+	}
+	free(found.v);
+	if (!rc && found.n == 0)
+		rc = cli_error("'%s': no traces in this directory", dir);
+	return rc;
+}
+
+int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
+{
+	const char *db_path = CVC_DEFAULT_DB, *run = NULL;
+	long long jobs = 1;
+	const struct cli_opt opts[] = {
+		{"db", 0, CLI_STR, &db_path, "PATH", "database to import into (created if missing; default cvc.db)", NULL},
+		{"run", 0, CLI_STR, &run, "NAME", "run to add to (created if missing; default: first file's name)", NULL},
+		{"jobs", 'j', CLI_INT, &jobs, "N", "parse N files in parallel", NULL},
+		{0},
+	};
+	struct pathlist files = {0};
+	struct progress prog = {0};
+	cvc_import_opts io = {0};
+	cvc_import_stats stats = {0};
+	cvc_db *db = NULL;
+	struct stat sb;
+	int64_t run_id = 0;
+	int npos, rc = 0, existed;
+	cvc_status st;
+
+	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (npos == 0) {
+		cli_usage(stderr, ctx->cmd, synopsis, opts);
+		return 2;
+	}
+	if (jobs < 1 || jobs > 64)
+		return cli_error("import: --jobs must be between 1 and 64, got %lld", jobs);
+	for (int i = 1; i <= npos && !rc; i++) {
+		if (stat(argv[i], &sb) != 0)
+			rc = cli_error("'%s': cannot open: %s", argv[i], strerror(errno));
+		else if (S_ISDIR(sb.st_mode))
+			rc = expand_dir(argv[i], &files);
+		else if (push(&files, argv[i]))
+			rc = cli_error("out of memory");
+	}
+	if (rc)
+		goto out;
+	existed = stat(db_path, &sb) == 0;
+	st = cvc_db_open(db_path, CVC_DB_CREATE, &db);
+	if (st) {
+		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
+		goto out;
+	}
+	prog.on = ctx->progress;
+	io.run_name = run;
+	io.jobs = (int)jobs;
+	io.progress = show_progress;
+	io.progress_arg = &prog;
+	st = cvc_import_files(db, (const char *const *)files.v, files.n, &io, &run_id, &stats);
+	if (prog.on && prog.last > 0)
+		fputs("\r\033[K", stderr);
+	if (st) {
+		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
+		cvc_db_close(db);
+		db = NULL;
+		/* A database this call created holds nothing of value: remove it. */
+		if (!existed) {
+			char side[4200];
+
+			unlink(db_path);
+			snprintf(side, sizeof side, "%s-wal", db_path);
+			unlink(side);
+			snprintf(side, sizeof side, "%s-shm", db_path);
+			unlink(side);
+		}
+		goto out;
+	}
+	printf("imported %lld file%s into run %lld of '%s': %lld events, %lld activities, "
+	       "%lld collectives, %lld ranges, %lld nccl-tests rows\n",
+	       (long long)stats.files, stats.files == 1 ? "" : "s", (long long)run_id,
+	       db_path, (long long)stats.events, (long long)stats.activities,
+	       (long long)stats.collectives, (long long)stats.ranges,
+	       (long long)stats.nccl_rows);
+out:
+	cvc_db_close(db);
+	for (int i = 0; i < files.n; i++)
+		free(files.v[i]);
+	free(files.v);
+	return rc;
+}

@@ -1,0 +1,222 @@
+/*
+ * opts.c - one option parser for every subcommand, driven by arrays of
+ * struct cli_opt, so that --help is generated from the same data that
+ * parses (git's parse-options, curl's tool_getparam).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+int cli_fail(cvc_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return cvc_exit_code(st);
+}
+
+void cli_usage(FILE *f, const char *cmd, const char *synopsis,
+	       const struct cli_opt *opts)
+{
+	fprintf(f, "usage: cvc %s %s\n", cmd, synopsis ? synopsis : "");
+	if (!opts || !opts->lname)
+		return;
+	fputs("\noptions:\n", f);
+	for (const struct cli_opt *o = opts; o->lname; o++) {
+		char left[64];
+
+		snprintf(left, sizeof left, "%s%c%s--%s%s%s", o->sname ? "-" : "",
+			 o->sname ? o->sname : ' ', o->sname ? ", " : "  ", o->lname,
+			 o->argname ? " " : "", o->argname ? o->argname : "");
+		fprintf(f, "  %-28s %s", o->sname ? left : left + 1, o->help ? o->help : "");
+		if (o->type == CLI_CHOICE && o->choices)
+			fprintf(f, " (%s)", o->choices);
+		fputc('\n', f);
+	}
+}
+
+static int choice_ok(const char *choices, const char *v)
+{
+	size_t n = strlen(v);
+
+	for (const char *p = choices; *p;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (len == n && strncmp(p, v, n) == 0)
+			return 1;
+		p += len + (bar ? 1 : 0);
+	}
+	return 0;
+}
+
+static int set_value(const char *cmd, const struct cli_opt *o, const char *v)
+{
+	char *end = NULL;
+
+	switch (o->type) {
+	case CLI_FLAG:
+		*(int *)o->dest = 1;
+		return 0;
+	case CLI_STR:
+		*(const char **)o->dest = v;
+		return 0;
+	case CLI_CHOICE:
+		if (!choice_ok(o->choices, v))
+			return cli_error("%s: --%s: '%s' is not one of %s", cmd,
+					 o->lname, v, o->choices);
+		*(const char **)o->dest = v;
+		return 0;
+	case CLI_INT: {
+		long long x;
+
+		errno = 0;
+		x = strtoll(v, &end, 10);
+		if (errno || end == v || *end)
+			return cli_error("%s: --%s: expected an integer, got '%s'", cmd,
+					 o->lname, v);
+		*(long long *)o->dest = x;
+		return 0;
+	}
+	case CLI_DOUBLE: {
+		double x;
+
+		errno = 0;
+		x = strtod(v, &end);
+		if (errno || end == v || *end || !isfinite(x))
+			return cli_error("%s: --%s: expected a number, got '%s'", cmd,
+					 o->lname, v);
+		*(double *)o->dest = x;
+		return 0;
+	}
+	}
+	return 2;
+}
+
+static const struct cli_opt *find_long(const struct cli_opt *opts, const char *name,
+				       size_t len)
+{
+	for (const struct cli_opt *o = opts; o && o->lname; o++)
+		if (strlen(o->lname) == len && strncmp(o->lname, name, len) == 0)
+			return o;
+	return NULL;
+}
+
+static const struct cli_opt *find_short(const struct cli_opt *opts, char c)
+{
+	for (const struct cli_opt *o = opts; o && o->lname; o++)
+		if (o->sname == c)
+			return o;
+	return NULL;
+}
+
+int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
+	      int argc, char **argv, int *npos, int *rest)
+{
+	int np = 0, i;
+
+	for (i = 1; i < argc; i++) {
+		char *a = argv[i];
+		const struct cli_opt *o = NULL;
+		const char *val = NULL;
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			if (rest)
+				break;
+			for (; i < argc; i++)
+				argv[1 + np++] = argv[i];
+			break;
+		}
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			cli_usage(stdout, cmd, synopsis, opts);
+			return -1;
+		}
+		if (a[0] == '-' && a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+
+			o = find_long(opts, a + 2, len);
+			if (!o)
+				return cli_error("%s: unknown option '%s' (see 'cvc %s --help')",
+						 cmd, a, cmd);
+			if (eq) {
+				if (o->type == CLI_FLAG)
+					return cli_error("%s: --%s takes no value", cmd, o->lname);
+				val = eq + 1;
+			}
+		} else if (a[0] == '-' && a[1] && a[1] != '-' ) {
+			o = find_short(opts, a[1]);
+			if (!o)
+				return cli_error("%s: unknown option '%s' (see 'cvc %s --help')",
+						 cmd, a, cmd);
+			if (a[2]) {
+				if (o->type == CLI_FLAG)
+					return cli_error("%s: unknown option '%s'", cmd, a);
+				val = a + 2;
+			}
+		} else {
+			argv[1 + np++] = a;
+			continue;
+		}
+		if (o->type != CLI_FLAG && !val) {
+			if (i + 1 >= argc)
+				return cli_error("%s: --%s needs a value", cmd, o->lname);
+			val = argv[++i];
+		}
+		if (set_value(cmd, o, val))
+			return 2;
+	}
+	if (rest)
+		*rest = i;
+	*npos = np;
+	return 0;
+}
+
+int cli_parse_bytes(const char *opt, const char *s, long long *out)
+{
+	static const struct { const char *suf; double mul; } units[] = {
+		{"", 1}, {"B", 1}, {"K", 1e3}, {"KB", 1e3}, {"KiB", 1024.0},
+		{"M", 1e6}, {"MB", 1e6}, {"MiB", 1048576.0}, {"G", 1e9}, {"GB", 1e9},
+		{"GiB", 1073741824.0}, {"T", 1e12}, {"TB", 1e12}, {"TiB", 1099511627776.0},
+	};
+	char *end = NULL;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return cli_error("--%s: expected a size like 64MiB, got '%s'", opt, s);
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcmp(end, units[i].suf) == 0) {
+			double b = v * units[i].mul;
+
+			if (b > 9.0e18)
+				return cli_error("--%s: size '%s' is too large", opt, s);
+			*out = (long long)llround(b);
+			return 0;
+		}
+	}
+	return cli_error("--%s: unknown size unit in '%s' (use B, KiB, MiB, GiB, KB, MB, GB)",
+			 opt, s);
+}

@@ -1,0 +1,50 @@
+/*
+ * cvc.h - what every cvc module shares: the status enum, visibility, version.
+ *
+ * One status enum with stable values; the detailed message of a failure lives
+ * in the handle that failed (cvc_db_errmsg() and friends).  The library never
+ * calls exit(); only cli/ turns a status into an exit code.
+ */
+#ifndef CVC_H
+#define CVC_H
+
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define CVC_API __attribute__((visibility("default")))
+#else
+#define CVC_API
+#endif
+
+#if defined(__GNUC__)
+#define CVC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CVC_PRINTF(a, b)
+#endif
+
+#define CVC_VERSION "0.1.0"
+
+/* Stable values: they appear in scripts and tests.  Append only. */
+typedef enum cvc_status {
+	CVC_OK = 0,
+	CVC_ERR_NOMEM = 1,   /* allocation failed or a bounded buffer hit its cap */
+	CVC_ERR_IO = 2,      /* open/read/write of a file failed */
+	CVC_ERR_FORMAT = 3,  /* input is malformed: position is in the message */
+	CVC_ERR_DB = 4,      /* SQLite reported an error */
+	CVC_ERR_USAGE = 5,   /* bad arguments from the caller */
+	CVC_ERR_NOTFOUND = 6,/* asked-for object does not exist */
+	CVC_ERR_UNSUPPORTED = 7, /* feature not built in (e.g. no CUDA toolkit) */
+	CVC_ERR_VERSION = 8, /* database from a newer cvc, or not a cvc database */
+	CVC_ERR_INTERNAL = 9 /* broken invariant that is not the input's fault */
+} cvc_status;
+
+/* Returns a static, lowercase description of st.  Never NULL. */
+CVC_API const char *cvc_strerror(cvc_status st);
+
+/*
+ * Maps a status to the CLI exit code: 0 ok, 2 bad input or usage, 1 anything
+ * else.  Kept in the library so every front end agrees.
+ */
+CVC_API int cvc_exit_code(cvc_status st);
+
+#endif

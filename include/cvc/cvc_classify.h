@@ -1,0 +1,87 @@
+/*
+ * cvc_classify.h - kernel name -> operator class, by an ordered PCRE2 rule
+ * set (shipped default compiled into the binary, or a user file).
+ *
+ * Rules are tried in order; the first match wins.  Named captures give the
+ * collective type, algorithm, protocol and dtype of communication kernels.
+ * A loaded cvc_rules is immutable and may be shared between threads as long
+ * as each thread matches through its own cvc_matcher.
+ */
+#ifndef CVC_CLASSIFY_H
+#define CVC_CLASSIFY_H
+
+#include <stddef.h>
+
+#include "cvc.h"
+#include "cvc_db.h"
+
+/* Stable ids: stored in op_classes.id.  Append only. */
+typedef enum cvc_op_class {
+	CVC_CLS_OTHER = 0,
+	CVC_CLS_GEMM = 1,
+	CVC_CLS_ATTENTION = 2,
+	CVC_CLS_CONV = 3,
+	CVC_CLS_NORM = 4,
+	CVC_CLS_SOFTMAX = 5,
+	CVC_CLS_ELEMENTWISE = 6,
+	CVC_CLS_REDUCTION = 7,
+	CVC_CLS_OPTIMIZER = 8,
+	CVC_CLS_EMBEDDING = 9,
+	CVC_CLS_COPY = 10,
+	CVC_CLS_ALLREDUCE = 11,
+	CVC_CLS_ALLGATHER = 12,
+	CVC_CLS_REDUCESCATTER = 13,
+	CVC_CLS_BROADCAST = 14,
+	CVC_CLS_REDUCE = 15,
+	CVC_CLS_SENDRECV = 16,
+	CVC_CLS_ALLTOALL = 17,
+	CVC_CLS_OTHER_COMM = 18,
+	CVC_CLS_COUNT
+} cvc_op_class;
+
+/* "gemm", "allreduce", "other-comm", ...; NULL for out-of-range values. */
+CVC_API const char *cvc_class_name(cvc_op_class c);
+/* Parses a class name; CVC_ERR_NOTFOUND when unknown. */
+CVC_API cvc_status cvc_class_parse(const char *name, cvc_op_class *out);
+/* 1 for the communication classes (allreduce .. other-comm). */
+CVC_API int cvc_class_is_comm(cvc_op_class c);
+
+typedef struct cvc_rules cvc_rules;
+
+/* What a rule says of one kernel name.  Empty strings where not captured. */
+typedef struct cvc_class_match {
+	cvc_op_class cls;
+	int rule;          /* index of the matching rule, -1 = no rule matched */
+	char coll[32];     /* allreduce, allgather, ... */
+	char algo[32];     /* RING, TREE, NVLS, COLLNET_DIRECT, ... */
+	char proto[16];    /* LL, LL128, SIMPLE */
+	char dtype[16];    /* f32, bf16, float, ... as the name spells it */
+} cvc_class_match;
+
+/* The shipped rule set (models/rules/default.rules, compiled in). */
+CVC_API cvc_status cvc_rules_default(cvc_rules **out, char *err, size_t errlen);
+
+/*
+ * Loads a rule file.  A bad line or regex fails with CVC_ERR_FORMAT and a
+ * message "'<path>': line N, column C: <what>" in err.  *out is owned by
+ * the caller: free with cvc_rules_free().
+ */
+CVC_API cvc_status cvc_rules_load(const char *path, cvc_rules **out, char *err,
+				  size_t errlen);
+
+/* Accepts NULL. */
+CVC_API void cvc_rules_free(cvc_rules *r);
+
+/* Classifies name[0..len).  Thread safe (match data is per call). */
+CVC_API cvc_status cvc_rules_match(const cvc_rules *r, const char *name, size_t len,
+				   cvc_class_match *m);
+
+/*
+ * Writes op_classes and name_class for the kernel names in db.  all = 0
+ * labels only names with no class yet (what every import does); all = 1
+ * relabels every name (a new rule set).  rules NULL = the shipped default.
+ * Must run inside the caller's transaction.
+ */
+CVC_API cvc_status cvc_classify_db(cvc_db *db, const cvc_rules *rules, int all);
+
+#endif

@@ -1,0 +1,491 @@
+/*
+ * import.c - format detection and the multi-file import driver: one run,
+ * one transaction, classification of the new kernel names at the end.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+#include <zlib.h>
+
+#include "cvc/cvc_classify.h"
+#include "cvc/cvc_import.h"
+#include "import_int.h"
+
+const char *cvc_format_name(cvc_format f)
+{
+	switch (f) {
+	case CVC_FMT_KINETO: return "kineto";
+	case CVC_FMT_NSYS: return "nsys";
+	case CVC_FMT_NCCL_TESTS: return "nccl-tests";
+	case CVC_FMT_CVCDB: return "cvc-db";
+	case CVC_FMT_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+int imp_is_gzip(const unsigned char *p, size_t n)
+{
+	return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
+
+cvc_status imp_peek(const char *path, unsigned char *buf, size_t cap, size_t *n,
+		    int *gzipped, char *err, size_t errlen)
+{
+	FILE *f = NULL;
+	gzFile gz = NULL;
+	unsigned char magic[2];
+	size_t m;
+	int got;
+	cvc_status st = CVC_OK;
+
+	*n = 0;
+	f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(errno));
+		return CVC_ERR_IO;
+	}
+	m = fread(magic, 1, 2, f);
+	*gzipped = imp_is_gzip(magic, m);
+	if (!*gzipped) {
+		rewind(f);
+		*n = fread(buf, 1, cap, f);
+		if (ferror(f)) {
+			snprintf(err, errlen, "'%s': read error: %s", path, strerror(errno));
+			st = CVC_ERR_IO;
+		}
+		goto out;
+	}
+	fclose(f);
+	f = NULL;
+	gz = gzopen(path, "rb");
+	if (!gz) {
+		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(errno));
+		return CVC_ERR_IO;
+	}
+	got = gzread(gz, buf, (unsigned)cap);
+	if (got < 0) {
+		int zerr;
+
+		snprintf(err, errlen, "'%s': byte 0: corrupt gzip data: %s", path,
+			 gzerror(gz, &zerr));
+		st = CVC_ERR_FORMAT;
+		goto out;
+	}
+	*n = (size_t)got;
+out:
+	if (f)
+		fclose(f);
+	if (gz)
+		gzclose(gz);
+	return st;
+}
+
+/* True when s[0..n) contains needle. */
+static int contains(const unsigned char *s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+
+	for (size_t i = 0; i + k <= n; i++)
+		if (memcmp(s + i, needle, k) == 0)
+			return 1;
+	return 0;
+}
+
+cvc_status cvc_import_detect(const char *path, cvc_format *fmt, char *err,
+			     size_t errlen)
+{
+	static const char sqlite_magic[16] = "SQLite format 3";
+	unsigned char *buf = NULL;
+	size_t n = 0, i = 0;
+	int gz = 0;
+	char dummy[8];
+	cvc_status st;
+
+	if (!err) {
+		err = dummy;
+		errlen = sizeof dummy;
+	}
+	*fmt = CVC_FMT_UNKNOWN;
+	buf = malloc(65536);
+	if (!buf)
+		return CVC_ERR_NOMEM;
+	if ((st = imp_peek(path, buf, 65536, &n, &gz, err, errlen)))
+		goto out;
+	if (n >= 100 && memcmp(buf, sqlite_magic, 16) == 0) {
+		/* The header's application_id (offset 68, big endian) marks cvc dbs. */
+		uint32_t app = (uint32_t)buf[68] << 24 | (uint32_t)buf[69] << 16 |
+			       (uint32_t)buf[70] << 8 | buf[71];
+
+		*fmt = app == CVC_DB_APP_ID ? CVC_FMT_CVCDB : CVC_FMT_NSYS;
+		goto out;
+	}
+	while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+		i++;
+	if (i < n && buf[i] == '{') {
+		*fmt = CVC_FMT_KINETO;
+		goto out;
+	}
+	if (contains(buf, n, "nccl-tests") ||
+	    (contains(buf, n, "size") && contains(buf, n, "count") &&
+	     contains(buf, n, "algbw") && contains(buf, n, "busbw"))) {
+		*fmt = CVC_FMT_NCCL_TESTS;
+		goto out;
+	}
+	if (n == 0)
+		snprintf(err, errlen, "'%s': byte 0: empty file, expected a trace", path);
+	else
+		snprintf(err, errlen,
+			 "'%s': byte 0: unrecognised format, expected Kineto JSON, an Nsight "
+			 "Systems SQLite export, an nccl-tests log or a cvc database", path);
+	st = CVC_ERR_FORMAT;
+out:
+	free(buf);
+	return st;
+}
+
+cvc_status imp_gunzip_temp(cvc_db *db, const char *path, char **tmp)
+{
+	unsigned char magic[2];
+	FILE *f = NULL, *out = NULL;
+	gzFile gz = NULL;
+	char *name = NULL, *chunk = NULL;
+	const char *dir = getenv("TMPDIR");
+	size_t m, name_cap;
+	int fd = -1, n;
+	cvc_status st = CVC_OK;
+
+	*tmp = NULL;
+	f = fopen(path, "rb");
+	if (!f)
+		return cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot open: %s", path,
+				   strerror(errno));
+	m = fread(magic, 1, 2, f);
+	fclose(f);
+	if (!imp_is_gzip(magic, m))
+		return CVC_OK;
+	if (!dir || !*dir)
+		dir = "/tmp";
+	name_cap = strlen(dir) + 32;
+	name = malloc(name_cap);
+	chunk = malloc(1 << 16);
+	if (!name || !chunk) {
+		st = cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	snprintf(name, name_cap, "%s/cvc-import-XXXXXX", dir);
+	fd = mkstemp(name);
+	if (fd < 0 || !(out = fdopen(fd, "wb"))) {
+		st = cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot create temporary file: %s",
+				 name, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	gz = gzopen(path, "rb");
+	if (!gz) {
+		st = cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot open", path);
+		goto out;
+	}
+	while ((n = gzread(gz, chunk, 1 << 16)) > 0) {
+		if (fwrite(chunk, 1, (size_t)n, out) != (size_t)n) {
+			st = cvc_db_fail(db, CVC_ERR_IO, "'%s': write failed: %s", name,
+					 strerror(errno));
+			goto out;
+		}
+	}
+	if (n < 0) {
+		int zerr;
+
+		st = cvc_db_fail(db, CVC_ERR_FORMAT, "'%s': byte %lld: corrupt gzip data: %s",
+				 path, (long long)gzoffset(gz), gzerror(gz, &zerr));
+		goto out;
+	}
+	if (fclose(out) != 0) {
+		out = NULL;
+		st = cvc_db_fail(db, CVC_ERR_IO, "'%s': write failed: %s", name,
+				 strerror(errno));
+		goto out;
+	}
+	out = NULL;
+	*tmp = name;
+	name = NULL;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (out)
+		fclose(out);
+	if (gz)
+		gzclose(gz);
+	if (name) {
+		unlink(name);
+		free(name);
+	}
+	free(chunk);
+	return st;
+}
+
+cvc_status imp_next_free_rank(cvc_db *db, int64_t run_id, int *rank)
+{
+	sqlite3_stmt *st = NULL;
+	int r = 0, rc;
+
+	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
+			       "SELECT rank FROM ranks WHERE run_id=? AND rank>=0 ORDER BY rank",
+			       -1, &st, NULL) != SQLITE_OK)
+		return cvc_db_fail(db, CVC_ERR_DB, "'%s': %s", cvc_db_path(db),
+				   sqlite3_errmsg(cvc_db_sqlite(db)));
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_int(st, 0) != r)
+			break;
+		r++;
+	}
+	sqlite3_finalize(st);
+	*rank = r;
+	return CVC_OK;
+}
+
+void imp_progress(const cvc_import_opts *opts, const char *path, int64_t done,
+		  int64_t total)
+{
+	if (opts && opts->progress)
+		opts->progress(opts->progress_arg, path, done, total);
+}
+
+static cvc_status import_one(cvc_db *db, int64_t run_id, const char *path,
+			     const cvc_import_opts *opts, cvc_import_stats *stats)
+{
+	char err[1024];
+	cvc_format fmt;
+	cvc_status st;
+
+	if ((st = cvc_import_detect(path, &fmt, err, sizeof err)))
+		return cvc_db_fail(db, st, "%s", err);
+	switch (fmt) {
+	case CVC_FMT_KINETO: return cvc_import_kineto(db, run_id, path, opts, stats);
+	case CVC_FMT_NSYS: return cvc_import_nsys(db, run_id, path, opts, stats);
+	case CVC_FMT_NCCL_TESTS: return cvc_import_nccl_tests(db, run_id, path, opts, stats);
+	case CVC_FMT_CVCDB: return cvc_import_cvcdb(db, run_id, path, opts, stats);
+	case CVC_FMT_UNKNOWN: break;
+	}
+	return cvc_db_fail(db, CVC_ERR_FORMAT, "'%s': unrecognised format", path);
+}
+
+/* Run name when none is given: the first file's name without directories. */
+static const char *default_run_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* Picks or creates the run, making the name unique with a numeric suffix. */
+static cvc_status open_run(cvc_db *db, const char *path, const cvc_import_opts *opts,
+			   int64_t *run_id)
+{
+	cvc_run_info ri = {0};
+	char name[512];
+	cvc_status st;
+
+	if (opts && opts->run_name) {
+		st = cvc_db_run_find(db, opts->run_name, run_id);
+		if (st != CVC_ERR_NOTFOUND)
+			return st;
+		ri.name = opts->run_name;
+		return cvc_db_run_new(db, &ri, run_id);
+	}
+	snprintf(name, sizeof name, "%s", default_run_name(path));
+	for (int i = 2; cvc_db_run_find(db, name, run_id) == CVC_OK; i++) {
+		if (i > 100000)
+			return cvc_db_fail(db, CVC_ERR_INTERNAL, "too many runs named '%s'",
+					   default_run_name(path));
+		snprintf(name, sizeof name, "%s#%d", default_run_name(path), i);
+	}
+	ri.name = name;
+	return cvc_db_run_new(db, &ri, run_id);
+}
+
+/* ---- parallel parsing: each worker imports into a private shard db ---- */
+
+struct job {
+	const char *path;
+	char shard[4200];
+	const cvc_import_opts *opts;
+	cvc_import_stats stats;
+	cvc_status st;
+	char err[1024];
+};
+
+struct pool {
+	struct job *jobs;
+	int n;
+	int next;
+	pthread_mutex_t mu;
+};
+
+static void run_job(struct job *j)
+{
+	cvc_db *sh = NULL;
+	int64_t rid;
+	cvc_run_info ri = {.name = "shard"};
+	cvc_import_opts o = *j->opts;
+
+	o.progress = NULL;
+	j->st = cvc_db_open(j->shard, CVC_DB_CREATE, &sh);
+	if (!j->st && !(j->st = cvc_db_begin(sh)) && !(j->st = cvc_db_run_new(sh, &ri, &rid)) &&
+	    !(j->st = import_one(sh, rid, j->path, &o, &j->stats)))
+		j->st = cvc_db_commit(sh);
+	if (j->st)
+		snprintf(j->err, sizeof j->err, "%s", cvc_db_errmsg(sh));
+	cvc_db_close(sh);
+}
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+
+	for (;;) {
+		int i;
+
+		pthread_mutex_lock(&p->mu);
+		i = p->next++;
+		pthread_mutex_unlock(&p->mu);
+		if (i >= p->n)
+			return NULL;
+		run_job(&p->jobs[i]);
+	}
+}
+
+static void remove_shard(const char *path)
+{
+	char side[4300];
+
+	unlink(path);
+	snprintf(side, sizeof side, "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof side, "%s-shm", path);
+	unlink(side);
+}
+
+static void add_stats(cvc_import_stats *to, const cvc_import_stats *s)
+{
+	to->events += s->events;
+	to->activities += s->activities;
+	to->collectives += s->collectives;
+	to->ranges += s->ranges;
+	to->nccl_rows += s->nccl_rows;
+}
+
+/*
+ * With -j N, files are parsed by N threads, each into its own shard database
+ * under $TMPDIR; the main thread then merges the shards in file order.  The
+ * shard path is the one already used for per-node imports, so parallel and
+ * distributed imports share their merge code.
+ */
+static cvc_status import_parallel(cvc_db *db, int64_t run_id, const char *const *paths,
+				  int n, const cvc_import_opts *opts,
+				  cvc_import_stats *stats)
+{
+	struct pool p = {0};
+	pthread_t th[64];
+	int nth = opts->jobs > 64 ? 64 : opts->jobs, started = 0;
+	const char *dir = getenv("TMPDIR");
+	cvc_status st = CVC_OK;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	p.jobs = calloc((size_t)n, sizeof *p.jobs);
+	if (!p.jobs)
+		return cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
+	p.n = n;
+	pthread_mutex_init(&p.mu, NULL);
+	for (int i = 0; i < n; i++) {
+		int fd;
+
+		p.jobs[i].path = paths[i];
+		p.jobs[i].opts = opts;
+		snprintf(p.jobs[i].shard, sizeof p.jobs[i].shard, "%s/cvc-shard-XXXXXX", dir);
+		fd = mkstemp(p.jobs[i].shard);
+		if (fd < 0) {
+			st = cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot create temporary file: %s",
+					 p.jobs[i].shard, strerror(errno));
+			p.jobs[i].shard[0] = '\0';
+			n = i;
+			goto out;
+		}
+		close(fd);
+	}
+	for (int i = 0; i < nth && i < n; i++)
+		if (pthread_create(&th[i], NULL, worker, &p) == 0)
+			started++;
+	if (started == 0)
+		worker(&p);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < n; i++) {
+		struct job *j = &p.jobs[i];
+		cvc_import_stats ms = {0};
+
+		if (j->st) {
+			st = cvc_db_fail(db, j->st, "%s", j->err);
+			goto out;
+		}
+		if ((st = cvc_import_cvcdb(db, run_id, j->shard, opts, &ms)))
+			goto out;
+		add_stats(stats, &j->stats);
+		imp_progress(opts, j->path, i + 1, n);
+	}
+out:
+	for (int i = 0; i < n; i++)
+		if (p.jobs[i].shard[0])
+			remove_shard(p.jobs[i].shard);
+	pthread_mutex_destroy(&p.mu);
+	free(p.jobs);
+	return st;
+}
+
+cvc_status cvc_import_files(cvc_db *db, const char *const *paths, int n,
+			    const cvc_import_opts *opts, int64_t *run_id,
+			    cvc_import_stats *stats)
+{
+	cvc_import_opts dflt = {0};
+	cvc_import_stats local = {0};
+	int64_t rid = 0;
+	cvc_status st;
+
+	if (!opts)
+		opts = &dflt;
+	if (!stats)
+		stats = &local;
+	memset(stats, 0, sizeof *stats);
+	if (n <= 0)
+		return cvc_db_fail(db, CVC_ERR_USAGE, "no files to import");
+	if ((st = cvc_db_begin(db)))
+		return st;
+	if ((st = open_run(db, paths[0], opts, &rid)))
+		goto fail;
+	if (opts->jobs > 1 && n > 1) {
+		if ((st = import_parallel(db, rid, paths, n, opts, stats)))
+			goto fail;
+	} else {
+		for (int i = 0; i < n; i++)
+			if ((st = import_one(db, rid, paths[i], opts, stats)))
+				goto fail;
+	}
+	stats->files = n;
+	if ((st = cvc_classify_db(db, NULL, 0)))
+		goto fail;
+	if ((st = cvc_db_commit(db)))
+		goto fail;
+	if (run_id)
+		*run_id = rid;
+	return CVC_OK;
+fail:
+	cvc_db_rollback(db);
+	return st;
+}

@@ -1,0 +1,42 @@
+/*
+ * import_int.h - what the importers share inside the library: file
+ * helpers and the rank choice for files that do not name their rank.
+ */
+#ifndef CVC_IMPORT_INT_H
+#define CVC_IMPORT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cvc/cvc_import.h"
+
+/* True when the first bytes are the gzip magic. */
+int imp_is_gzip(const unsigned char *p, size_t n);
+
+/*
+ * Reads up to cap bytes from the start of path, through gzip when the file
+ * is compressed.  *n receives the count.  Returns CVC_ERR_IO on failure with
+ * a message in err.
+ */
+cvc_status imp_peek(const char *path, unsigned char *buf, size_t cap, size_t *n,
+		    int *gzipped, char *err, size_t errlen);
+
+/*
+ * For formats that need a seekable file (SQLite): when path is gzip,
+ * inflates it into a private temporary file and returns its malloc'd path in
+ * *tmp (caller unlinks and frees); else *tmp is NULL and path is used as is.
+ */
+cvc_status imp_gunzip_temp(cvc_db *db, const char *path, char **tmp);
+
+/*
+ * The rank to give a file that does not say which rank it is: the lowest
+ * rank number not yet present in the run (so files of one job imported
+ * together become ranks 0, 1, 2, ...).
+ */
+cvc_status imp_next_free_rank(cvc_db *db, int64_t run_id, int *rank);
+
+/* Progress callback helper: calls opts->progress when set. */
+void imp_progress(const cvc_import_opts *opts, const char *path, int64_t done,
+		  int64_t total);
+
+#endif

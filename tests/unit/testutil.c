@@ -1,0 +1,157 @@
+/* testutil.c - see testutil.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <zlib.h>
+
+#include "testutil.h"
+
+const char *tu_shared(const char *rel)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof buf, "%s/%s", CVC_SHARED_DIR, rel);
+	if (access(buf, R_OK) != 0)
+		cr_skip_test("'%s' is absent: this test needs ../shared beside the repository",
+			     buf);
+	return buf;
+}
+
+const char *tu_tmpdir(void)
+{
+	static char buf[4096];
+	const char *base = getenv("CVC_TEST_TMP");
+
+	if (!base || !*base)
+		base = "/tmp";
+	mkdir(base, 0755);
+	snprintf(buf, sizeof buf, "%s/cvc-test-XXXXXX", base);
+	if (!mkdtemp(buf))
+		cr_assert_fail("mkdtemp(%s): %s", buf, strerror(errno));
+	return buf;
+}
+
+const char *tu_path(const char *dir, const char *name)
+{
+	static char bufs[8][4096];
+	static int next;
+	char *b = bufs[next++ & 7];
+
+	snprintf(b, 4096, "%s/%s", dir, name);
+	return b;
+}
+
+int tu_write(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fwrite(text, 1, len, f) == len;
+	return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+char *tu_read(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		size_t got;
+
+		if (n + 4096 + 1 > cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 65536;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int tu_run(const char *cmdline, char **out, char **err)
+{
+	const char *dir = tu_tmpdir();
+	char cmd[16384];
+	char ofile[4200], efile[4200];
+	int rc;
+
+	snprintf(ofile, sizeof ofile, "%s/stdout", dir);
+	snprintf(efile, sizeof efile, "%s/stderr", dir);
+	snprintf(cmd, sizeof cmd, "(%s) >'%s' 2>'%s' </dev/null", cmdline, ofile, efile);
+	rc = system(cmd);
+	if (out)
+		*out = tu_read(ofile, NULL);
+	if (err)
+		*err = tu_read(efile, NULL);
+	if (rc == -1)
+		return -1;
+	if (WIFEXITED(rc))
+		return WEXITSTATUS(rc);
+	return 128 + WTERMSIG(rc);
+}
+
+int tu_cvc(const char *args, char **out, char **err)
+{
+	char cmd[16384];
+
+	snprintf(cmd, sizeof cmd, "'%s' %s", CVC_TOOL, args);
+	return tu_run(cmd, out, err);
+}
+
+const char *tu_gunzip(const char *gz, const char *dir)
+{
+	static char buf[4096];
+	const char *base = strrchr(gz, '/');
+	gzFile in;
+	FILE *out;
+	char chunk[65536];
+	int n;
+
+	base = base ? base + 1 : gz;
+	snprintf(buf, sizeof buf, "%s/%s", dir, base);
+	if (strlen(buf) > 3 && strcmp(buf + strlen(buf) - 3, ".gz") == 0)
+		buf[strlen(buf) - 3] = '\0';
+	in = gzopen(gz, "rb");
+	cr_assert(in, "gzopen %s", gz);
+	out = fopen(buf, "wb");
+	cr_assert(out, "fopen %s", buf);
+	while ((n = gzread(in, chunk, sizeof chunk)) > 0)
+		cr_assert(fwrite(chunk, 1, (size_t)n, out) == (size_t)n);
+	gzclose(in);
+	cr_assert(fclose(out) == 0);
+	return buf;
+}
+
+size_t tu_count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}

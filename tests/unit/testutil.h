@@ -1,0 +1,45 @@
+/*
+ * testutil.h - helpers shared by the Criterion tests: paths into ../shared
+ * (skipping when it is absent), scratch directories, running the cvc tool.
+ */
+#ifndef CVC_TESTUTIL_H
+#define CVC_TESTUTIL_H
+
+#include <stddef.h>
+
+/*
+ * Full path of ../shared/<rel>.  When the file is missing the test is
+ * skipped with a message naming it (CI always has ../shared).  Returns a
+ * static buffer overwritten by the next call.
+ */
+const char *tu_shared(const char *rel);
+
+/* A fresh empty directory under $CVC_TEST_TMP (or /tmp); static buffer. */
+const char *tu_tmpdir(void);
+
+/* Joins dir and name into a static rotating buffer (8 slots). */
+const char *tu_path(const char *dir, const char *name);
+
+/*
+ * Runs a shell command line; stdout and stderr are captured into malloc'd
+ * strings (caller frees; either pointer may be NULL to discard).  Returns the
+ * exit status, or 128+signal.
+ */
+int tu_run(const char *cmdline, char **out, char **err);
+
+/* Runs `cvc <args>` (the built tool) the same way. */
+int tu_cvc(const char *args, char **out, char **err);
+
+/* Decompresses a .gz file into dir; returns the new path (static buffer). */
+const char *tu_gunzip(const char *gz, const char *dir);
+
+/* Writes text to a file; returns 0 on success. */
+int tu_write(const char *path, const char *text, size_t len);
+
+/* Reads a whole file (malloc'd, NUL-terminated); NULL on error. */
+char *tu_read(const char *path, size_t *len);
+
+/* Number of lines in s. */
+size_t tu_count_lines(const char *s);
+
+#endif
