@@ -13,6 +13,14 @@ static const struct cvc_cmd commands[] = {
 	{"import", cmd_import, "import traces (Kineto JSON, Nsight Systems SQLite, nccl-tests logs, shard dbs)"},
 	{"analyze", cmd_analyze, "compute vs communication, hidden vs exposed, per rank or step"},
 	{"classify", cmd_classify, "label kernels with operator classes; --unknown lists the unmatched"},
+	{"fit", cmd_fit, "fit operator performance models from tables, nccl-tests logs or the db"},
+	{"models", cmd_models, "list or show fitted models"},
+	{"predict", cmd_predict, "predict gemm or collective times from fitted models or spec sheets"},
+	{"profile", cmd_profile, "run a CUDA program under CUPTI: one database per process (-- CMD ARGS)"},
+	{"report", cmd_report, "HTML report (trace and projection) with CSV/JSON of its tables"},
+	{"export", cmd_export, "export the timeline as Chrome trace JSON (--perfetto FILE)"},
+	{"project", cmd_project, "project training steps of scenario files (YAML) to CSV/JSON"},
+	{"validate", cmd_validate, "compare projections with published measurements (CSV)"},
 	{"version", cmd_version, "print the version"},
 };
 

@@ -152,3 +152,39 @@ CREATE TABLE name_class (
 	proto TEXT,
 	dtype TEXT
 );
+
+-- Fitted operator performance models (models/fit.c).  kind: gemm,
+-- collective, membound, attention; op: dtype (gemm) or collective name;
+-- params_json: {"form":..., "p":[...]} (docs/MODELS.md); domain_json:
+-- {"min":..,"max":..} in FLOPs (gemm) or bytes (collectives); mape and
+-- extrap_mape in percent (extrap: fit on the smaller half of the sizes,
+-- predict the larger half; NULL when too few points).
+CREATE TABLE models (
+	id INTEGER PRIMARY KEY,
+	kind TEXT NOT NULL,
+	gpu TEXT NOT NULL,
+	op TEXT NOT NULL,
+	system TEXT NOT NULL DEFAULT '',
+	nranks INTEGER NOT NULL DEFAULT 0,
+	gpus_per_node INTEGER NOT NULL DEFAULT 0,
+	params_json TEXT NOT NULL,
+	domain_json TEXT NOT NULL,
+	source TEXT NOT NULL,
+	n_points INTEGER NOT NULL,
+	r2 REAL,
+	mape REAL,
+	extrap_mape REAL,
+	created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX models_by_gpu ON models(kind, gpu, op);
+
+-- The measured rows each model was fitted from.
+CREATE TABLE model_points (
+	model_id INTEGER NOT NULL REFERENCES models(id) ON DELETE CASCADE,
+	b INTEGER, m INTEGER, n INTEGER, k INTEGER,
+	bytes INTEGER,
+	nranks INTEGER,
+	time_us REAL NOT NULL,
+	tag TEXT
+);
+CREATE INDEX model_points_by_model ON model_points(model_id);

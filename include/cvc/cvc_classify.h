@@ -4,13 +4,15 @@
  *
  * Rules are tried in order; the first match wins.  Named captures give the
  * collective type, algorithm, protocol and dtype of communication kernels.
- * A loaded cvc_rules is immutable and may be shared between threads as long
- * as each thread matches through its own cvc_matcher.
+ * A loaded cvc_rules is immutable and may be shared between threads:
+ * cvc_rules_match() makes its PCRE2 match data per call.  The rule file
+ * format is documented at the top of models/rules/default.rules.
  */
 #ifndef CVC_CLASSIFY_H
 #define CVC_CLASSIFY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cvc.h"
 #include "cvc_db.h"
@@ -80,8 +82,47 @@ CVC_API cvc_status cvc_rules_match(const cvc_rules *r, const char *name, size_t 
  * Writes op_classes and name_class for the kernel names in db.  all = 0
  * labels only names with no class yet (what every import does); all = 1
  * relabels every name (a new rule set).  rules NULL = the shipped default.
- * Must run inside the caller's transaction.
+ * Names used by kernel activities are matched against the rules (rule NULL
+ * in name_class when none matches: class other); names used only by memcpy
+ * or memset activities are labelled copy.  Each distinct name is matched
+ * once.  Must run inside the caller's transaction: CVC_ERR_USAGE otherwise.
  */
 CVC_API cvc_status cvc_classify_db(cvc_db *db, const cvc_rules *rules, int all);
+
+/* Number of rules in r (0 for NULL). */
+CVC_API size_t cvc_rules_count(const cvc_rules *r);
+
+/* 1-based line of rule i in its file; 0 when i is out of range. */
+CVC_API int cvc_rules_line(const cvc_rules *r, int i);
+
+/* ---- reading the labels back (for `cvc classify` and reports) ---------- */
+
+/* Device activities (kernels, memcpys, memsets) of one class. */
+typedef struct cvc_class_total {
+	int64_t count;
+	int64_t total_ns;
+} cvc_class_total;
+
+/*
+ * Sums activities per class as stored in name_class (names without a label
+ * count as other).  run_id < 0 = every run.  out[c] for every class c;
+ * *all_ns (may be NULL) receives the total over all classes.  Read only.
+ */
+CVC_API cvc_status cvc_classify_summary(cvc_db *db, int64_t run_id,
+					cvc_class_total out[CVC_CLS_COUNT],
+					int64_t *all_ns);
+
+/* Called once per kernel name no rule matched; non-zero stops the walk. */
+typedef int (*cvc_unknown_fn)(void *arg, const char *name, int64_t count,
+			      int64_t total_ns);
+
+/*
+ * Walks the distinct kernel names (kind kernel only) of run_id (< 0: all
+ * runs), by total time descending, and calls fn for each one that no rule
+ * of rules (NULL = the shipped default) matches.  Read only: the stored
+ * labels are not consulted nor changed.
+ */
+CVC_API cvc_status cvc_classify_unknown(cvc_db *db, const cvc_rules *rules,
+					int64_t run_id, cvc_unknown_fn fn, void *arg);
 
 #endif

@@ -1,0 +1,127 @@
+/*
+ * cmd_models.c - `cvc models [list|show ID]`: the fitted models of a
+ * database, their provenance (source, rows, domain) and quality.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "cvc/cvc_db.h"
+#include "cvc/cvc_model.h"
+
+static const char synopsis[] = "[list | show ID] [--db PATH]";
+
+static const char *op_name(const cvc_model_fit *f)
+{
+	const char *s = f->kind == CVC_MODEL_GEMM ? cvc_hw_dtype_name(f->dtype)
+						  : cvc_model_coll_name(f->coll);
+
+	return s ? s : "?";
+}
+
+static void show(const cvc_model_fit *f)
+{
+	printf("id:            %lld\n", (long long)f->id);
+	printf("kind:          %s\n", cvc_model_kind_name(f->kind));
+	printf("gpu:           %s\n", f->gpu);
+	if (f->kind == CVC_MODEL_COLLECTIVE) {
+		printf("system:        %s\n", f->system[0] ? f->system : "-");
+		printf("collective:    %s\n", op_name(f));
+		printf("ranks:         %d (%d per node)\n", f->nranks, f->gpus_per_node);
+		printf("domain:        %.0f .. %.0f bytes\n", f->dom_min, f->dom_max);
+		for (int r = 0; r < (int)f->params[0] && 1 + 5 * r + 4 < f->nparams; r++) {
+			const double *q = f->params + 1 + 5 * r;
+
+			printf("regime %d:      from %.0f bytes: alpha %.3f us, busbw %.2f GB/s at %.0f bytes, "
+			       "exponent %.2f\n", r + 1, q[0], q[1], q[2], q[4], q[3]);
+		}
+	} else {
+		printf("dtype:         %s\n", op_name(f));
+		printf("domain:        %.4g .. %.4g FLOP\n", f->dom_min, f->dom_max);
+		if (f->nparams >= 6)
+			printf("params:        floor %.3f us, %.3f us per wave, wave factor %.4f, "
+			       "FLOP factor %.4f (efficiency %.3f), memory efficiency %.2f, tile %.0f\n",
+			       f->params[0], f->params[1], f->params[2], f->params[3],
+			       f->params[3] > 0 ? 1.0 / f->params[3] : 0.0, f->params[4], f->params[5]);
+	}
+	printf("source:        %s\n", f->source);
+	printf("rows:          %d\n", f->n_points);
+	printf("r2 (log time): %.4f\n", f->r2);
+	printf("mape:          %.2f%%\n", f->mape);
+	if (isfinite(f->extrap_mape))
+		printf("extrap mape:   %.2f%% (fit on the smaller half of the sizes, predict the rest)\n",
+		       f->extrap_mape);
+	else
+		printf("extrap mape:   n/a (too few rows)\n");
+}
+
+int cmd_models(int argc, char **argv, struct cvc_ctx *ctx)
+{
+	const char *dbpath = CVC_DEFAULT_DB;
+	int npos = 0, rc;
+	const struct cli_opt opts[] = {
+		{"db", 0, CLI_STR, &dbpath, "PATH", "database (default " CVC_DEFAULT_DB ")", NULL},
+		{0},
+	};
+	cvc_db *db = NULL;
+	cvc_model_fit *list = NULL, one;
+	size_t n = 0;
+	cvc_status st;
+	const char *verb;
+
+	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	verb = npos ? argv[1] : "list";
+	if (strcmp(verb, "list") == 0 ? npos > 1 : (strcmp(verb, "show") != 0 || npos != 2))
+		return cli_error("%s: expected 'list' or 'show ID' (see 'cvc %s --help')", ctx->cmd,
+				 ctx->cmd);
+	st = cvc_db_open(dbpath, CVC_DB_READONLY, &db);
+	if (st) {
+		rc = cli_fail(st == CVC_ERR_DB ? CVC_ERR_USAGE : st, "%s",
+			      db ? cvc_db_errmsg(db) : cvc_strerror(st));
+		goto out;
+	}
+	if (strcmp(verb, "show") == 0) {
+		char *end = NULL;
+		long long id;
+
+		errno = 0;
+		id = strtoll(argv[2], &end, 10);
+		if (errno || end == argv[2] || *end || id <= 0) {
+			rc = cli_error("%s: show: expected a model id, got '%s'", ctx->cmd, argv[2]);
+			goto out;
+		}
+		if ((st = cvc_model_fit_get(db, id, &one))) {
+			rc = cli_fail(st, "%s", cvc_db_errmsg(db));
+			goto out;
+		}
+		show(&one);
+		rc = 0;
+		goto out;
+	}
+	if ((st = cvc_model_fit_list(db, &list, &n))) {
+		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
+		goto out;
+	}
+	printf("%-6s %-10s %-14s %-14s %-10s %5s %4s %6s %8s %8s  %s\n", "id", "kind", "gpu", "system",
+	       "op", "ranks", "pn", "rows", "mape%", "extrap%", "source");
+	for (size_t i = 0; i < n; i++) {
+		const cvc_model_fit *f = &list[i];
+
+		printf("%-6lld %-10s %-14s %-14s %-10s %5d %4d %6d %8.2f %8.2f  %s\n", (long long)f->id,
+		       cvc_model_kind_name(f->kind), f->gpu, f->system[0] ? f->system : "-", op_name(f),
+		       f->nranks, f->gpus_per_node, f->n_points, f->mape, f->extrap_mape, f->source);
+	}
+	if (!n)
+		fprintf(stderr, "note: '%s' has no fitted models (see 'cvc fit --help')\n", dbpath);
+	rc = 0;
+out:
+	free(list);
+	cvc_db_close(db);
+	return rc;
+}

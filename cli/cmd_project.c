@@ -1,0 +1,268 @@
+/*
+ * cmd_project.c - `cvc project [SCENARIOS.yaml]`: expands a scenario file
+ * (or the shipped default study), projects every scenario and writes CSV
+ * (stdout or --csv) and JSON (--json).  With --top K --by METRIC only the K
+ * best rows are kept (a heap: memory is K rows however large the sweep).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "cvc/cvc_db.h"
+#include "cvc/cvc_project.h"
+
+struct row {
+	cvc_proj_scenario sc;
+	cvc_proj_result r;
+	double key;
+};
+
+struct sink {
+	FILE *csv, *json;
+	int json_first;
+	const char *by;
+	int asc;
+	long long top;
+	struct row *heap;    /* worst kept row at [0] */
+	size_t n;
+	uint64_t valid, total;
+	int bad_metric;
+};
+
+/* a is "worse" than b: it leaves the heap first */
+static int worse(const struct sink *s, const struct row *a, const struct row *b)
+{
+	return s->asc ? a->key > b->key : a->key < b->key;
+}
+
+static void sift_down(struct sink *s, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, w = i;
+		struct row tmp;
+
+		if (l < s->n && worse(s, &s->heap[l], &s->heap[w]))
+			w = l;
+		if (r < s->n && worse(s, &s->heap[r], &s->heap[w]))
+			w = r;
+		if (w == i)
+			return;
+		tmp = s->heap[i];
+		s->heap[i] = s->heap[w];
+		s->heap[w] = tmp;
+		i = w;
+	}
+}
+
+static void sift_up(struct sink *s, size_t i)
+{
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		struct row tmp;
+
+		if (!worse(s, &s->heap[i], &s->heap[p]))
+			return;
+		tmp = s->heap[i];
+		s->heap[i] = s->heap[p];
+		s->heap[p] = tmp;
+		i = p;
+	}
+}
+
+static void write_row(struct sink *s, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	if (s->csv)
+		cvc_proj_csv_row(s->csv, sc, r);
+	if (s->json) {
+		cvc_proj_json_row(s->json, s->json_first, sc, r);
+		s->json_first = 0;
+	}
+}
+
+static int on_row(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	struct sink *s = user;
+	struct row row;
+
+	s->total++;
+	s->valid += r->valid != 0;
+	if (s->top <= 0) {
+		write_row(s, sc, r);
+		return 0;
+	}
+	if (!r->valid)
+		return 0;
+	if (cvc_proj_metric(sc, r, s->by, &row.key)) {
+		s->bad_metric = 1;
+		return 1;
+	}
+	if (isnan(row.key))
+		return 0;
+	row.sc = *sc;
+	row.r = *r;
+	if (s->n < (size_t)s->top) {
+		s->heap[s->n++] = row;
+		sift_up(s, s->n - 1);
+	} else if (worse(s, &s->heap[0], &row)) {
+		s->heap[0] = row;
+		sift_down(s, 0);
+	}
+	return 0;
+}
+
+static int cmp_best(const void *a, const void *b, void *asc)
+{
+	const struct row *x = a, *y = b;
+	int up = *(int *)asc;
+
+	if (x->key == y->key)
+		return 0;
+	return (x->key < y->key) == up ? -1 : 1;
+}
+
+/* qsort has no user pointer in C11: a file-scope flag for the comparator */
+static int sort_asc;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	return cmp_best(a, b, &sort_asc);
+}
+
+int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
+{
+	const char *db_path = NULL, *csv_path = NULL, *json_path = NULL, *by = "tokens_per_s";
+	long long top = 0;
+	int asc = 0, valid_only = 0, no_marginal = 0, origins = 0, npos = 0, ret = 1;
+	const struct cli_opt opts[] = {
+		{"db", 0, CLI_STR, &db_path, "PATH", "price with the fitted models of this database", NULL},
+		{"csv", 0, CLI_STR, &csv_path, "FILE", "write the CSV here instead of stdout", NULL},
+		{"json", 0, CLI_STR, &json_path, "FILE", "also write JSON", NULL},
+		{"top", 0, CLI_INT, &top, "K", "keep only the K best scenarios", NULL},
+		{"by", 0, CLI_STR, &by, "METRIC", "metric ranking --top (default tokens_per_s)", NULL},
+		{"asc", 0, CLI_FLAG, &asc, NULL, "smaller is better for --by (step_s, cost_usd)", NULL},
+		{"valid-only", 0, CLI_FLAG, &valid_only, NULL, "leave out impossible layouts", NULL},
+		{"no-marginal", 0, CLI_FLAG, &no_marginal, NULL, "skip the half-GPU comparison", NULL},
+		{"origins", 0, CLI_FLAG, &origins, NULL, "print where each GPU's model figures come from", NULL},
+		{0},
+	};
+	struct sink sink = {0};
+	cvc_proj_study *st = NULL;
+	cvc_proj_ctx *ctx = NULL;
+	cvc_db *db = NULL;
+	cvc_status rc;
+	uint64_t count = 0;
+	struct timespec t0, t1;
+	int r;
+
+	(void)cctx;
+	r = cli_parse("project", "[SCENARIOS.yaml] [options]", opts, argc, argv, &npos, NULL);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (npos > 1)
+		return cli_error("project: expected at most one scenario file");
+	if (top < 0 || top > 10000000)
+		return cli_error("project: --top: expected 0..10000000, got %lld", top);
+	{
+		cvc_proj_scenario dsc;
+		cvc_proj_result dr;
+		double dummy;
+
+		memset(&dr, 0, sizeof dr);
+		cvc_proj_scenario_default(&dsc);
+		if (cvc_proj_metric(&dsc, &dr, by, &dummy))
+			return cli_error("project: --by: unknown metric '%s' (one of %s)", by,
+					 cvc_proj_metric_names());
+	}
+	rc = npos == 1 ? cvc_proj_study_load(argv[1], &st) : cvc_proj_study_default(&st);
+	if (rc) {
+		ret = cli_fail(rc, "%s", st ? cvc_proj_study_errmsg(st) : cvc_strerror(rc));
+		goto out;
+	}
+	if (db_path) {
+		rc = cvc_db_open(db_path, CVC_DB_READONLY, &db);
+		if (rc) {
+			ret = cli_fail(rc, "'%s': %s", db_path, db ? cvc_db_errmsg(db) : cvc_strerror(rc));
+			goto out;
+		}
+	}
+	rc = cvc_proj_ctx_new(db, &ctx);
+	if (rc) {
+		ret = cli_fail(rc, "%s", ctx ? cvc_proj_ctx_errmsg(ctx) : cvc_strerror(rc));
+		goto out;
+	}
+	sink.csv = stdout;
+	if (csv_path && !(sink.csv = fopen(csv_path, "w"))) {
+		ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", csv_path, strerror(errno));
+		goto out;
+	}
+	if (json_path && !(sink.json = fopen(json_path, "w"))) {
+		ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", json_path, strerror(errno));
+		goto out;
+	}
+	sink.json_first = 1;
+	sink.by = by;
+	sink.asc = asc;
+	sink.top = top;
+	if (top > 0 && !(sink.heap = malloc((size_t)top * sizeof *sink.heap))) {
+		ret = cli_fail(CVC_ERR_NOMEM, "project: out of memory for --top %lld", top);
+		goto out;
+	}
+	cvc_proj_csv_header(sink.csv);
+	if (sink.json)
+		cvc_proj_json_begin(sink.json, cvc_proj_study_name(st));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = cvc_proj_study_run(st, ctx,
+				(valid_only ? CVC_PROJ_VALID_ONLY : 0) |
+					(no_marginal ? CVC_PROJ_NO_MARGINAL : 0),
+				on_row, &sink, &count);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (sink.bad_metric) {
+		ret = cli_error("project: --by: unknown metric '%s'", by);
+		goto out;
+	}
+	if (rc) {
+		ret = cli_fail(rc, "%s", cvc_proj_study_errmsg(st));
+		goto out;
+	}
+	if (top > 0) {
+		sort_asc = asc;
+		qsort(sink.heap, sink.n, sizeof *sink.heap, cmp_rows);
+		for (size_t i = 0; i < sink.n; i++)
+			write_row(&sink, &sink.heap[i].sc, &sink.heap[i].r);
+	}
+	if (sink.json)
+		cvc_proj_json_end(sink.json);
+	if (origins) {
+		static const char *const gpus[] = {"A100-SXM-80GB", "H100-SXM", "B200"};
+
+		for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
+			char buf[1024];
+
+			if (cvc_proj_ctx_origin(ctx, gpus[i], 0, buf, sizeof buf) == CVC_OK)
+				fprintf(stderr, "models: %s\n", buf);
+		}
+	}
+	fprintf(stderr, "project: '%s': %llu scenarios (%llu valid) in %.3f s\n",
+		cvc_proj_study_name(st), (unsigned long long)sink.total,
+		(unsigned long long)sink.valid,
+		(double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+	ret = 0;
+	if ((sink.csv && fflush(sink.csv)) || (sink.json && fflush(sink.json)) ||
+	    (sink.csv && ferror(sink.csv)) || (sink.json && ferror(sink.json)))
+		ret = cli_fail(CVC_ERR_IO, "project: write error");
+out:
+	if (sink.csv && sink.csv != stdout)
+		fclose(sink.csv);
+	if (sink.json)
+		fclose(sink.json);
+	free(sink.heap);
+	cvc_proj_study_free(st);
+	cvc_proj_ctx_free(ctx);
+	cvc_db_close(db);
+	return ret;
+}

@@ -1,0 +1,405 @@
+/*
+ * cvc_model.h - hardware catalog and operator performance models: GEMM,
+ * grouped GEMM, attention, memory-bound ops and collectives, each written
+ * relative to a spec sheet (peak FLOP/s, HBM bandwidth, SM count, link
+ * bandwidths) so that an efficiency fitted on one GPU carries over to
+ * another GPU through its spec sheet.
+ *
+ * Three layers:
+ *   1. cvc_hw_catalog: GPU and system specs (shipped models/hw/catalog.csv
+ *      compiled in, plus user files in the same format).
+ *   2. cvc_model_fit: one fitted model (params, domain, data source,
+ *      quality) and cvc_model_row: the measured rows it is fitted from.
+ *      Fitting uses GSL; fits are stored in the database (models table).
+ *   3. cvc_modelset: everything needed to predict for one GPU/system,
+ *      loaded once (from a db, or defaults when db is NULL); the predict
+ *      functions read it only: no allocation, no SQL, no locks, so they
+ *      are safe to call from many threads at once on one modelset and cost
+ *      well under 100 ns each.
+ *
+ * Units at this interface: times in microseconds (double), sizes in bytes
+ * (int64_t), bandwidth in GB/s (1e9 bytes/s), throughput in TFLOP/s.
+ */
+#ifndef CVC_MODEL_H
+#define CVC_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cvc.h"
+#include "cvc_db.h"
+
+/* ---- data types -------------------------------------------------------- */
+
+/* Stable values: stored in the models table (dtype column as the name).  */
+typedef enum cvc_hw_dtype {
+	CVC_HW_FP32 = 0, /* plain fp32 (CUDA cores) */
+	CVC_HW_TF32 = 1, /* fp32 inputs on tensor cores */
+	CVC_HW_BF16 = 2,
+	CVC_HW_FP16 = 3,
+	CVC_HW_FP8 = 4,
+	CVC_HW_NDTYPE
+} cvc_hw_dtype;
+
+/* "fp32", "tf32", "bf16", "fp16", "fp8"; NULL when out of range. */
+CVC_API const char *cvc_hw_dtype_name(cvc_hw_dtype d);
+/*
+ * Parses a dtype, forgiving: fp32/f32/float/Float, tf32, bf16/bfloat16/
+ * BFloat16, fp16/f16/half/Half, fp8/f8e4m3.../e5m2.  XLA's
+ * "bf16xbf16->bf16" forms are read by their first operand.  Returns
+ * CVC_ERR_NOTFOUND when unknown.
+ */
+CVC_API cvc_status cvc_hw_dtype_parse(const char *s, cvc_hw_dtype *out);
+
+/* Bytes per element of d (fp8 1, bf16/fp16 2, fp32/tf32 4). */
+CVC_API int cvc_hw_dtype_bytes(cvc_hw_dtype d);
+
+/* ---- hardware catalog ---------------------------------------------------- */
+
+#define CVC_HW_NAME_MAX 48
+#define CVC_HW_SOURCE_MAX 200
+
+/*
+ * One GPU (kind "gpu") or one system built of a GPU (kind "system": a GPU
+ * plus node shape and links, e.g. "dgx-h100", "a3-mega").  A system row
+ * inherits every figure it leaves empty from its base GPU.  0 means unknown.
+ */
+typedef struct cvc_hw_spec {
+	char name[CVC_HW_NAME_MAX];   /* canonical name, e.g. "H100-SXM" */
+	char kind[8];                 /* "gpu" or "system" */
+	char base[CVC_HW_NAME_MAX];   /* GPU of a system row; "" for a gpu row */
+	char vendor[16];              /* "NVIDIA", "AMD" */
+	double peak_tflops[CVC_HW_NDTYPE]; /* dense (no sparsity) peak per dtype */
+	double hbm_bw_gbps;           /* HBM bandwidth */
+	double hbm_gb;                /* HBM capacity, GB */
+	int sm_count;                 /* SMs (NVIDIA) or CUs (AMD) */
+	double intra_bw_gbps;         /* NVLink/xGMI per GPU, unidirectional */
+	int gpus_per_node;
+	double inter_bw_gbps;         /* typical NIC bandwidth per GPU, unidir. */
+	double tdp_w;
+	char source[CVC_HW_SOURCE_MAX]; /* where the figures come from */
+} cvc_hw_spec;
+
+typedef struct cvc_hw_catalog cvc_hw_catalog;
+
+/*
+ * Makes a catalog holding the shipped entries (models/hw/catalog.csv,
+ * compiled in), then, when the environment variable CVC_CATALOG names a
+ * file, that file's entries too (same format; an entry with the name of a
+ * shipped one replaces it).  *out is owned by the caller: free with
+ * cvc_hw_catalog_free().  On failure *out is still set when it could be
+ * made (read cvc_hw_catalog_errmsg()); NULL only on CVC_ERR_NOMEM.
+ * A loaded catalog is immutable and may be shared between threads.
+ */
+CVC_API cvc_status cvc_hw_catalog_new(cvc_hw_catalog **out);
+
+/*
+ * Adds the entries of a user catalog file (CSV, the shipped header; lines
+ * starting with '#' are comments).  A malformed line fails with
+ * CVC_ERR_FORMAT and "'<path>': line N: expected ..." in the errmsg; the
+ * catalog then keeps the entries it had before the call.
+ */
+CVC_API cvc_status cvc_hw_catalog_load(cvc_hw_catalog *cat, const char *path);
+
+/* Same, from text in memory; name is used in messages. */
+CVC_API cvc_status cvc_hw_catalog_load_text(cvc_hw_catalog *cat, const char *name,
+					    const char *text, size_t len);
+
+/* Accepts NULL. */
+CVC_API void cvc_hw_catalog_free(cvc_hw_catalog *cat);
+
+/* Message of the last failure; "" when none.  Never NULL. */
+CVC_API const char *cvc_hw_catalog_errmsg(const cvc_hw_catalog *cat);
+
+/*
+ * Finds a spec by name, forgivingly: case, '-', '_' and ' ' are ignored,
+ * canonical names, aliases and trace device names all resolve
+ * ("H100", "h100-sxm", "NVIDIA H100 80GB HBM3" -> H100-SXM; "A100" ->
+ * A100-SXM-80GB; "NVIDIA A100-SXM4-40GB", "NVIDIA A100-PG509-200" ->
+ * A100-SXM-40GB; "Tesla V100-SXM2-32GB" -> V100-SXM2-32GB), and so do
+ * XLA device keys ("sm_90" -> H100-SXM, "sm_100" -> B200).  Returns a
+ * pointer borrowed from cat (valid until it is freed), or NULL.
+ */
+CVC_API const cvc_hw_spec *cvc_hw_catalog_lookup(const cvc_hw_catalog *cat,
+						 const char *name);
+
+/* Entries in catalog order, for listing; NULL past the end. */
+CVC_API size_t cvc_hw_catalog_count(const cvc_hw_catalog *cat);
+CVC_API const cvc_hw_spec *cvc_hw_catalog_at(const cvc_hw_catalog *cat, size_t i);
+
+/*
+ * The gpu entry most like target (a GPU whose fitted model can be carried
+ * over), among the names in candidates[0..n): distance on log peak bf16,
+ * log HBM bandwidth and log SM count, same vendor preferred.  Returns the
+ * index in candidates, or -1 when none resolves.
+ */
+CVC_API int cvc_hw_closest(const cvc_hw_catalog *cat, const cvc_hw_spec *target,
+			   const char *const *candidates, size_t n);
+
+/* ---- collectives and memory-bound classes ---------------------------------- */
+
+/* Stable values: stored in the models table (op column as the name). */
+typedef enum cvc_model_coll {
+	CVC_MODEL_ALLREDUCE = 0,
+	CVC_MODEL_ALLGATHER = 1,
+	CVC_MODEL_REDUCESCATTER = 2,
+	CVC_MODEL_ALLTOALL = 3,
+	CVC_MODEL_BROADCAST = 4,
+	CVC_MODEL_REDUCE = 5,
+	CVC_MODEL_SENDRECV = 6, /* point to point, collective-permute */
+	CVC_MODEL_NCOLL
+} cvc_model_coll;
+
+/* "allreduce", "allgather", ...; NULL when out of range. */
+CVC_API const char *cvc_model_coll_name(cvc_model_coll c);
+/*
+ * Parses "allreduce", "all_reduce", "all-reduce", "AllReduce", "sendrecv",
+ * "send_recv", "collective-permute", "_allgather_base", ... ;
+ * CVC_ERR_NOTFOUND when unknown.
+ */
+CVC_API cvc_status cvc_model_coll_parse(const char *s, cvc_model_coll *out);
+
+/*
+ * nccl-tests bus bandwidth factor for n ranks (notes section e):
+ * allreduce 2(n-1)/n, allgather/reducescatter/alltoall (n-1)/n, the rest 1.
+ */
+CVC_API double cvc_model_busbw_factor(cvc_model_coll c, int n);
+
+/* Memory-bound operator classes (bandwidth efficiency differs). */
+typedef enum cvc_model_mem {
+	CVC_MODEL_MEM_ELEMENTWISE = 0, /* add, act, rope, cast */
+	CVC_MODEL_MEM_NORM = 1,        /* layernorm, rmsnorm, softmax */
+	CVC_MODEL_MEM_REDUCTION = 2,
+	CVC_MODEL_MEM_COPY = 3,        /* device memcpy/memset */
+	CVC_MODEL_MEM_GATHER = 4,      /* embedding lookup, index_select */
+	CVC_MODEL_MEM_OPTIMIZER = 5,
+	CVC_MODEL_NMEM
+} cvc_model_mem;
+
+/* ---- fitted models --------------------------------------------------------- */
+
+/* Stable values: the kind column of the models table holds the name. */
+typedef enum cvc_model_kind {
+	CVC_MODEL_GEMM = 1,       /* params: see models/opmodel.c gemm_eff() */
+	CVC_MODEL_COLLECTIVE = 2, /* params: regimes of latency + bytes/bw */
+	CVC_MODEL_MEMBOUND = 3,
+	CVC_MODEL_ATTENTION = 4
+} cvc_model_kind;
+
+/* "gemm", "collective", "membound", "attention"; NULL when out of range. */
+CVC_API const char *cvc_model_kind_name(cvc_model_kind k);
+
+#define CVC_MODEL_MAXPARAM 16
+
+typedef struct cvc_model_fit {
+	int64_t id;                 /* models.id; 0 when not stored */
+	cvc_model_kind kind;
+	char gpu[CVC_HW_NAME_MAX];  /* canonical catalog GPU name */
+	char system[CVC_HW_NAME_MAX]; /* collectives: system name ("" = any) */
+	cvc_hw_dtype dtype;         /* gemm/attention */
+	cvc_model_coll coll;        /* collectives */
+	int nranks;                 /* collectives: group size fitted (0 = any) */
+	int gpus_per_node;          /* collectives: 0 = unknown */
+	int nparams;
+	double params[CVC_MODEL_MAXPARAM];
+	double dom_min, dom_max;    /* domain: FLOPs (gemm) or bytes (collective) */
+	char source[256];           /* file(s) or table the rows came from */
+	int n_points;
+	double r2;                  /* on log time */
+	double mape;                /* %, in-sample */
+	double extrap_mape;         /* %, fit on the smaller half, predict the
+				       larger half; NaN when too few points */
+} cvc_model_fit;
+
+/*
+ * One measured row.  Gemm rows use b,m,n,k (b = 1 when not batched);
+ * collective rows use bytes (nccl-tests' printed size: the whole buffer
+ * for allreduce/broadcast/sendrecv, the total output of allgather, the
+ * total input of reducescatter), nranks and gpus_per_node.  tag is a
+ * short label of the row's origin inside its file (e.g. "mlp_up_proj",
+ * "tp=2"), "" when none.
+ */
+typedef struct cvc_model_row {
+	cvc_model_kind kind;
+	char gpu[CVC_HW_NAME_MAX];    /* as the file names it (resolve via catalog) */
+	char system[CVC_HW_NAME_MAX]; /* collectives: e.g. "a100_dgx", "" */
+	cvc_hw_dtype dtype;
+	cvc_model_coll coll;
+	char tag[24];
+	int64_t b, m, n, k;
+	int64_t bytes;
+	int nranks, gpus_per_node;
+	double time_us;
+} cvc_model_row;
+
+/* A growable array of rows read from files (bounded: see cvc_model_rows_read). */
+typedef struct cvc_model_rows {
+	cvc_model_row *v;
+	size_t n, cap;
+	char source[256];  /* files read, comma separated (truncated) */
+} cvc_model_rows;
+
+/* Releases r->v and zeroes r.  Accepts NULL. */
+CVC_API void cvc_model_rows_release(cvc_model_rows *r);
+
+/*
+ * Reads one measured table and appends its rows to *rows: recognised by its
+ * header row (gz or plain): XLA matmul and collective perf tables, vidur
+ * network (all_reduce / send_recv) and compute (mlp.csv: GEMM rows for
+ * attn_pre_proj, attn_post_proj, mlp_up_proj, mlp_down_proj with shapes
+ * derived from the model dims), and nccl-tests text logs.  gpu_hint names
+ * the GPU when the file does not (may be NULL; vidur file names
+ * "<gpu>__..." and nccl-tests device lines are used otherwise).  At most
+ * 10 million rows in all.  Malformed input: CVC_ERR_FORMAT with
+ * "'<path>': line N: expected ..." in err.  Unknown header:
+ * CVC_ERR_FORMAT "'<path>': line 1: expected a known table header".
+ */
+CVC_API cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path,
+				       const char *gpu_hint, char *err, size_t errlen);
+
+/*
+ * Appends the db's measured collectives (collectives table with known bytes
+ * and group size, joined to activity durations and the run's GPU) and
+ * nccl_tests rows (out-of-place time) to *rows.
+ */
+CVC_API cvc_status cvc_model_rows_from_db(cvc_model_rows *rows, cvc_db *db);
+
+/*
+ * Fits a GEMM efficiency model to rows[0..n) (all of one GPU and dtype)
+ * against spec.  Weighted on relative error, robust to outliers (iterated
+ * bisquare reweighting); fills *out including domain and quality (the
+ * extrapolation MAPE refits on the smaller half of the sizes).
+ * CVC_ERR_USAGE when fewer than 6 rows.  err gets a message on failure.
+ */
+CVC_API cvc_status cvc_model_fit_gemm(const cvc_model_row *rows, size_t n,
+				      const cvc_hw_spec *spec, cvc_model_fit *out,
+				      char *err, size_t errlen);
+
+/*
+ * Fits a collective model to rows[0..n) (one collective, one system, one
+ * group size): up to 3 regimes (small/medium/large message), each
+ * latency + bytes*busbw_factor/bw, breakpoints chosen by the fit.
+ * CVC_ERR_USAGE when fewer than 3 rows.
+ */
+CVC_API cvc_status cvc_model_fit_collective(const cvc_model_row *rows, size_t n,
+					    const cvc_hw_spec *spec, cvc_model_fit *out,
+					    char *err, size_t errlen);
+
+/*
+ * Predicts one row with one fit (no carry-over): the time in us.  spec is
+ * the GPU the row runs on (for gemm, the fit's efficiency is applied to
+ * this spec, which is how a fit carries over).  NaN when kinds differ.
+ */
+CVC_API double cvc_model_fit_predict(const cvc_model_fit *fit, const cvc_hw_spec *spec,
+				     const cvc_model_row *row);
+
+/*
+ * Stores fit in the models table (and its rows in model_points when rows
+ * is not NULL), setting fit->id.  Call inside cvc_db_begin()/commit.
+ */
+CVC_API cvc_status cvc_model_fit_store(cvc_db *db, cvc_model_fit *fit,
+				       const cvc_model_row *rows, size_t n);
+
+/*
+ * Loads the stored fits (all of them, newest first) into a malloc'd array
+ * *out of *n entries; caller frees *out with free().
+ */
+CVC_API cvc_status cvc_model_fit_list(cvc_db *db, cvc_model_fit **out, size_t *n);
+
+/* Loads fit id; CVC_ERR_NOTFOUND when absent. */
+CVC_API cvc_status cvc_model_fit_get(cvc_db *db, int64_t id, cvc_model_fit *out);
+
+/* ---- model sets: what the projector predicts with ------------------------------ */
+
+typedef struct cvc_modelset cvc_modelset;
+
+/*
+ * Builds the models for one GPU or system (spec, borrowed for the call and
+ * copied).  With db, the newest fit of each (kind, dtype / collective,
+ * group size) is used: fitted on this GPU when there is one, else fitted
+ * on the closest catalog GPU that has one (efficiencies carried over
+ * through the spec sheet; cvc_model_origin() names it); with db NULL or no
+ * fit at all, spec-sheet roofline with the documented default efficiencies
+ * (docs/MODELS.md).  cat is needed for carrying over (may be NULL: then
+ * no carry-over).  *out owned by the caller: cvc_modelset_free().
+ * Immutable after creation; thread safe for predicting.
+ */
+CVC_API cvc_status cvc_modelset_new(cvc_db *db, const cvc_hw_catalog *cat,
+				    const cvc_hw_spec *spec, cvc_modelset **out);
+
+/*
+ * Makes a modelset from explicit fits (tests, tools): like
+ * cvc_modelset_new() with db NULL, then each fits[i] is installed as if it
+ * were the newest in the db (fits of another GPU are carried over).
+ */
+CVC_API cvc_status cvc_modelset_from_fits(const cvc_hw_catalog *cat,
+					  const cvc_hw_spec *spec,
+					  const cvc_model_fit *fits, size_t n,
+					  cvc_modelset **out);
+
+/* Accepts NULL. */
+CVC_API void cvc_modelset_free(cvc_modelset *ms);
+
+/* The spec the set predicts for (borrowed). */
+CVC_API const cvc_hw_spec *cvc_modelset_spec(const cvc_modelset *ms);
+
+/*
+ * Dense GEMM C[b][m][n] = A[b][m][k] B[b][k][n]: time in us.
+ * max(FLOPs / (peak * eff(shape)), bytes / HBM bw) + launch floor, where
+ * eff has the wave quantisation of 128x128 tiles over the SMs and a fitted
+ * function of size.  b <= 0 counts as 1; m,n,k <= 0 give the floor.
+ */
+CVC_API double cvc_model_gemm_us(const cvc_modelset *ms, int64_t m, int64_t n,
+				 int64_t k, int64_t b, cvc_hw_dtype dt);
+
+/*
+ * Grouped GEMM (MoE experts): groups GEMMs of m_per_group[i] x n x k in
+ * one launch: tiles of every group share the waves; one floor.
+ */
+CVC_API double cvc_model_grouped_gemm_us(const cvc_modelset *ms, const int64_t *m_per_group,
+					 int groups, int64_t n, int64_t k, cvc_hw_dtype dt);
+
+typedef struct cvc_model_attn {
+	int64_t batch, heads, kv_heads;  /* kv_heads 0 = heads (MHA) */
+	int64_t seq_q, seq_kv;           /* seq_kv 0 = seq_q */
+	int64_t head_dim;
+	int causal;                      /* halves the score FLOPs (seq_q==seq_kv) */
+	int backward;                    /* 1: backward pass (2.5x fwd FLOPs) */
+	cvc_hw_dtype dtype;
+} cvc_model_attn;
+
+/* Fused (flash) attention: time in us. */
+CVC_API double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a);
+
+/* Memory-bound op moving bytes (read + written): bytes / eff. bw + floor. */
+CVC_API double cvc_model_membound_us(const cvc_modelset *ms, int64_t bytes,
+				     cvc_model_mem cls);
+
+/*
+ * Collective of bytes (nccl-tests size convention, see cvc_model_row) over
+ * group_size ranks with gpus_per_node per node (0 = the spec's).  Level:
+ * intra-node when group_size <= gpus_per_node, inter-node when
+ * gpus_per_node == 1, hierarchical otherwise.  sys: the system whose links
+ * are used (NULL = the set's spec).  Time in us; 0 for group_size <= 1.
+ */
+CVC_API double cvc_model_collective_us(const cvc_modelset *ms, cvc_model_coll c,
+				       int64_t bytes, int group_size, int gpus_per_node,
+				       const cvc_hw_spec *sys);
+
+/*
+ * Where the figures for a kind come from, for printing: e.g.
+ * "fitted model 3 (H100-SXM bf16, xla_matmul_perf_table.csv.gz)",
+ * "model 3 fitted on H100-SXM, carried over through the spec sheet",
+ * "spec-sheet roofline, default efficiency".  For gemm/attention pass the
+ * dtype as sub; for collectives the cvc_model_coll and group_size.
+ * Borrowed from ms (or static).  Never NULL.
+ */
+CVC_API const char *cvc_model_origin(const cvc_modelset *ms, cvc_model_kind kind,
+				     int sub, int group_size);
+
+/* Same for one collective call, with its node size (as passed to
+ * cvc_model_collective_us; 0 = the spec's).  Never NULL. */
+CVC_API const char *cvc_model_collective_origin(const cvc_modelset *ms, cvc_model_coll c,
+						int group_size, int gpus_per_node);
+
+#endif

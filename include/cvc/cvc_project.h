@@ -1,0 +1,230 @@
+/*
+ * cvc_project.h - the projector: scenario files (YAML) describing training
+ * runs that may not exist yet, expanded into a cross product of scenarios,
+ * each decomposed into the operators of one training step, priced through
+ * the operator models (cvc_model.h), overlapped, and summarised.
+ *
+ * Flow: cvc_proj_study_parse() -> cvc_proj_study_run(callback per scenario).
+ * Results are streamed: a study of 10^7 scenarios never holds more than one
+ * result at a time.  A cvc_proj_study is immutable after parsing; running it
+ * is thread safe as long as each thread passes its own callback state.
+ * Times inside the projector are seconds (double): a step is 1e-3..1e3 s and
+ * the results are ratios, so the int64-ns rule of the trace side does not
+ * buy anything here; names carry the unit (_s, _gb, _usd).
+ */
+#ifndef CVC_PROJECT_H
+#define CVC_PROJECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cvc.h"
+
+struct cvc_db;
+struct cvc_hw_catalog;
+
+/*
+ * The models a projection prices with: the hardware catalog and, per GPU
+ * (and future-hardware scale factors), a cvc_modelset built from the
+ * database's fitted models (db NULL: the shipped defaults).  Modelsets are
+ * built on first use and cached, so a ctx is NOT thread safe: one per
+ * thread.
+ */
+typedef struct cvc_proj_ctx cvc_proj_ctx;
+
+/* db may be NULL (borrowed; must outlive ctx).  On failure *out is still
+ * set when it could be made (read cvc_proj_ctx_errmsg()). */
+CVC_API cvc_status cvc_proj_ctx_new(struct cvc_db *db, cvc_proj_ctx **out);
+/* Accepts NULL. */
+CVC_API void cvc_proj_ctx_free(cvc_proj_ctx *ctx);
+/* Never NULL; "" when no failure. */
+CVC_API const char *cvc_proj_ctx_errmsg(const cvc_proj_ctx *ctx);
+/*
+ * Where the figures used for gpu come from (one line per operator kind,
+ * from cvc_model_origin()), written into buf.  Returns CVC_ERR_NOTFOUND
+ * when gpu is not in the catalog.
+ */
+CVC_API cvc_status cvc_proj_ctx_origin(cvc_proj_ctx *ctx, const char *gpu, int dtype,
+				       char *buf, size_t len);
+
+/* ---- enums (stable values: they appear in CSV output as names) ---------- */
+
+enum cvc_proj_ffn { CVC_PROJ_FFN_GELU = 0, CVC_PROJ_FFN_SWIGLU = 1 };
+enum cvc_proj_dtype {
+	CVC_PROJ_BF16 = 0, CVC_PROJ_FP16 = 1, CVC_PROJ_FP8 = 2, CVC_PROJ_FP32 = 3
+};
+enum cvc_proj_recompute {
+	CVC_PROJ_RECOMP_NONE = 0, CVC_PROJ_RECOMP_SELECTIVE = 1, CVC_PROJ_RECOMP_FULL = 2
+};
+enum cvc_proj_optim { CVC_PROJ_ADAM = 0, CVC_PROJ_SGD = 1 };
+/* flash: fused attention kernel; unfused: QK^T and AV batched GEMMs with a
+ * materialised softmax/dropout (Megatron-LM before 2022). */
+enum cvc_proj_attn { CVC_PROJ_ATTN_FLASH = 0, CVC_PROJ_ATTN_UNFUSED = 1 };
+
+/* Communication types reported separately (hidden and exposed each). */
+enum cvc_proj_comm {
+	CVC_PROJ_COMM_TP = 0,     /* tensor-parallel all-reduce or RS+AG (SP) */
+	CVC_PROJ_COMM_PP = 1,     /* pipeline send/recv */
+	CVC_PROJ_COMM_DP = 2,     /* data-parallel grad all-reduce / ZeRO RS+AG */
+	CVC_PROJ_COMM_FSDP = 3,   /* ZeRO-3 / FSDP per-layer parameter all-gathers */
+	CVC_PROJ_COMM_EP = 4,     /* MoE all-to-all */
+	CVC_PROJ_COMM_CP = 5,     /* context-parallel KV exchange */
+	CVC_PROJ_COMM_XC = 6,     /* inter-cluster sync (multi-cluster / local SGD) */
+	CVC_PROJ_COMM_N
+};
+
+/* "tp", "pp", ...; NULL when out of range. */
+CVC_API const char *cvc_proj_comm_name(int kind);
+
+/*
+ * One concrete scenario.  Every numeric field is a double so that the
+ * `where:` expression language and the expansion see one type; integral
+ * fields hold integral values.  Strings are borrowed from the study (or the
+ * caller) and outlive the callback.
+ */
+typedef struct cvc_proj_scenario {
+	uint64_t index;            /* position in the expansion, 0-based */
+	const char *study;         /* study name */
+	/* model */
+	const char *model;         /* model name, "" when not given */
+	double layers, hidden, heads, kv_heads, ffn, vocab, seq, experts, top_k;
+	int ffn_type;              /* enum cvc_proj_ffn */
+	/* training */
+	double global_batch, micro_batch;
+	int dtype, recompute, optimizer, attention;
+	double zero;               /* 0..3; fsdp = zero 3 */
+	/* parallelism */
+	double tp, pp, vpp, dp, cp, ep;
+	int sp;                    /* sequence parallel with tp */
+	/* hardware */
+	const char *gpu;           /* hardware catalog name */
+	double gpus, nodes, gpus_per_node;
+	double scale_compute, scale_hbm_bw, scale_hbm_cap, scale_intra_bw, scale_inter_bw;
+	/* communication */
+	int dp_overlap, tp_overlap;
+	double bucket_mb, local_sgd_h, clusters, inter_cluster_gbps, contention;
+	/* economics */
+	double train_tokens, usd_per_gpu_hour, gpu_power_w, pue;
+} cvc_proj_scenario;
+
+/* Fills sc with the documented defaults (docs/SCENARIOS.md). */
+CVC_API void cvc_proj_scenario_default(cvc_proj_scenario *sc);
+
+typedef struct cvc_proj_result {
+	int valid;                 /* 0: layout impossible; reason says why */
+	const char *reason;        /* static string, "" when valid */
+	double step_s;             /* one optimizer step */
+	double compute_s;          /* compute on the critical path (incl. contention) */
+	double bubble_s;           /* pipeline fill/drain idle */
+	double comm_s;             /* all communication time, hidden or not */
+	double hidden_s, exposed_s;
+	double comm_type_s[CVC_PROJ_COMM_N];
+	double hidden_type_s[CVC_PROJ_COMM_N];
+	double exposed_type_s[CVC_PROJ_COMM_N];
+	double contention_s;       /* slowdown of compute that overlapped comm */
+	double comm_share;         /* comm_s / (compute_s + comm_s) */
+	double exposed_share;      /* exposed_s / step_s */
+	double mem_gb;             /* peak memory per GPU */
+	double hbm_gb;             /* usable capacity per GPU */
+	int fits;
+	double model_flops;        /* per step, without recomputation */
+	double hw_flops;           /* per step, as executed (with recompute) */
+	double mfu, hfu;
+	double tokens_per_s, tokens_per_s_per_gpu;
+	double train_days, gpu_hours, energy_mwh, cost_usd;
+	double half_tokens_per_s;  /* same model at half the GPUs (NaN if none) */
+	double marginal_tokens_per_gpu; /* (tps - half) / (gpus - gpus/2) */
+} cvc_proj_result;
+
+/*
+ * Evaluates one scenario (dp, nodes and defaults derived as in a study).
+ * Never fails: an impossible layout or unknown GPU gives valid = 0 and a
+ * reason.  The marginal fields are NaN (evaluate does not look at other
+ * sizes; the study runner fills them).
+ */
+CVC_API void cvc_proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc,
+			       cvc_proj_result *out);
+
+/* ---- studies ------------------------------------------------------------ */
+
+typedef struct cvc_proj_study cvc_proj_study;
+
+/*
+ * Parses a scenario file held in memory (text need not be NUL-terminated).
+ * name is used in messages ("'name': line 3, column 7: expected ...").  On
+ * success *out owns a study to free with cvc_proj_study_free().  On
+ * failure *out is still set so cvc_proj_study_errmsg() can be read (NULL
+ * only on CVC_ERR_NOMEM); the status is CVC_ERR_FORMAT for bad input.
+ */
+CVC_API cvc_status cvc_proj_study_parse(const char *name, const char *text, size_t len,
+					cvc_proj_study **out);
+/* Reads path and parses it; CVC_ERR_IO when it cannot be read. */
+CVC_API cvc_status cvc_proj_study_load(const char *path, cvc_proj_study **out);
+/* The shipped default study (projector/studies/default.yaml). */
+CVC_API cvc_status cvc_proj_study_default(cvc_proj_study **out);
+/* Accepts NULL. */
+CVC_API void cvc_proj_study_free(cvc_proj_study *st);
+/* Message of the last failure; "" when none.  Never NULL (accepts NULL). */
+CVC_API const char *cvc_proj_study_errmsg(const cvc_proj_study *st);
+/* Study name (from `name:`, else the file name). */
+CVC_API const char *cvc_proj_study_name(const cvc_proj_study *st);
+/* Upper bound on the scenarios the study expands to (before filters). */
+CVC_API double cvc_proj_study_size(const cvc_proj_study *st);
+
+/* Called once per scenario that passed the filters; nonzero stops the run. */
+typedef int (*cvc_proj_cb)(void *user, const cvc_proj_scenario *sc,
+			   const cvc_proj_result *r);
+
+enum {
+	CVC_PROJ_NO_MARGINAL = 1 << 0, /* skip the half-GPU evaluation */
+	CVC_PROJ_VALID_ONLY = 1 << 1   /* do not call back impossible layouts */
+};
+
+/*
+ * Expands the study and calls cb for every scenario.  *count (may be NULL) receives the number of
+ * callbacks made.  Returns CVC_OK, or CVC_ERR_FORMAT when a `where:`
+ * expression fails at run time (message in the study), or CVC_ERR_USAGE if
+ * cb stopped the run (count still set).
+ */
+CVC_API cvc_status cvc_proj_study_run(cvc_proj_study *st, cvc_proj_ctx *ctx,
+				      int flags, cvc_proj_cb cb, void *user,
+				      uint64_t *count);
+
+/* ---- outputs -------------------------------------------------------------- */
+
+/* Looks up a named metric ("step_s", "mfu", "tokens_per_s", ...) of r or sc;
+ * CVC_ERR_NOTFOUND for an unknown name. */
+CVC_API cvc_status cvc_proj_metric(const cvc_proj_scenario *sc, const cvc_proj_result *r,
+				   const char *name, double *out);
+/* Comma-separated list of the metric names, for --help and messages. */
+CVC_API const char *cvc_proj_metric_names(void);
+
+/* CSV: one header line, then one line per scenario. */
+CVC_API void cvc_proj_csv_header(FILE *f);
+CVC_API void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_result *r);
+/* JSON: an array of objects; begin, rows (first = 1 for the first), end. */
+CVC_API void cvc_proj_json_begin(FILE *f, const char *study);
+CVC_API void cvc_proj_json_row(FILE *f, int first, const cvc_proj_scenario *sc,
+			       const cvc_proj_result *r);
+CVC_API void cvc_proj_json_end(FILE *f);
+
+/* ---- validation against published measurements ---------------------------- */
+
+/*
+ * Reads a measurements CSV (see docs/SCENARIOS.md, "validate"), projects
+ * every row, writes the input columns plus `predicted` and `error_pct` to
+ * out, and stores the mean absolute percentage error in *mape_pct and the
+ * row count in *rows.  Errors: CVC_ERR_IO, CVC_ERR_FORMAT with a message
+ * "'file': line N: expected ..." written to err (errlen bytes).
+ */
+CVC_API cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
+				     FILE *out, double *mape_pct, int *rows,
+				     char *err, size_t errlen);
+
+/* Megatron model FLOPs per iteration with full recomputation (Narayanan
+ * et al. 2021, eq. 3): 96 B s l h^2 (1 + s/(6h) + V/(16 l h)). */
+CVC_API double cvc_proj_megatron_flops(double batch, double seq, double layers,
+				       double hidden, double vocab);
+
+#endif

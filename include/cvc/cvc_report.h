@@ -1,0 +1,134 @@
+/*
+ * cvc_report.h - reports for capacity planning: one self-contained HTML page
+ * (Chart.js inlined, no network at view time), CSV and JSON of every table
+ * the page shows, and the trace timeline as Chrome-trace JSON for Perfetto.
+ *
+ * The report reads two things and nothing else: the trace database (through
+ * the analyzer, cvc_analyze.h, and the models table, cvc_model.h) and the
+ * projector's output file as written by `cvc project --csv/--json`, parsed
+ * generically by column name (cvc_rep_table below), so new projector
+ * columns never break a report.  Every figure the page shows comes from one
+ * set of tables; the same tables are written as CSV/JSON (docs/REPORTS.md
+ * documents their columns), so the files and the page always agree.
+ *
+ * Strings from traces (kernel names) reach the page only inside a JSON
+ * island (<script type="application/json">, '<' '>' '&' escaped as \uXXXX)
+ * and are put into the page by textContent, never as markup.
+ *
+ * Nothing here is thread safe per object; separate objects may be used from
+ * separate threads.
+ */
+#ifndef CVC_REPORT_H
+#define CVC_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cvc.h"
+#include "cvc_db.h"
+
+/* ---- generic tables --------------------------------------------------------- */
+
+/*
+ * A table of named columns; each cell is empty (NULL), a number, or a
+ * string.  Tables read from files are bounded: at most CVC_REP_MAX_COLS
+ * columns, CVC_REP_MAX_ROWS rows, cells of CVC_REP_MAX_CELL bytes and
+ * files of CVC_REP_MAX_FILE bytes.
+ */
+typedef struct cvc_rep_table cvc_rep_table;
+
+#define CVC_REP_MAX_COLS 512
+#define CVC_REP_MAX_ROWS 1000000
+#define CVC_REP_MAX_CELL 65536
+#define CVC_REP_MAX_FILE ((size_t)256 << 20)
+
+typedef enum cvc_rep_cell_kind {
+	CVC_REP_NULL = 0,
+	CVC_REP_NUM = 1,
+	CVC_REP_STR = 2
+} cvc_rep_cell_kind;
+
+/*
+ * Reads a projection (or any) table: CSV with a header row (RFC 4180
+ * quoting, CRLF tolerated, whole lines starting with '#' before the header
+ * are kept as comments), or JSON, chosen by the first non-blank byte ('['
+ * or '{').  JSON is an array of flat objects, or an object whose
+ * "scenarios" (else "rows") member is that array; its other string
+ * members ("scenario_file", "assumptions", ...) are kept as comments.
+ * Columns are the union of the objects' keys in first-seen order.  A cell
+ * that parses completely as a finite number is a number; "", "nan", "inf"
+ * and JSON null are empty.  *out is owned by the caller: cvc_rep_table_free.
+ * Malformed input: CVC_ERR_FORMAT with "'<path>': line N: expected ..."
+ * (CSV) or "'<path>': byte N: expected ..." (JSON) in err.
+ */
+CVC_API cvc_status cvc_rep_table_read(const char *path, cvc_rep_table **out,
+				      char *err, size_t errlen);
+
+/* Accepts NULL. */
+CVC_API void cvc_rep_table_free(cvc_rep_table *t);
+
+CVC_API size_t cvc_rep_table_ncols(const cvc_rep_table *t);
+CVC_API size_t cvc_rep_table_nrows(const cvc_rep_table *t);
+/* Column name (borrowed); NULL past the end. */
+CVC_API const char *cvc_rep_table_col(const cvc_rep_table *t, size_t c);
+/* Index of the column named name (case-insensitive), or -1. */
+CVC_API long cvc_rep_table_find(const cvc_rep_table *t, const char *name);
+/* The cell's kind; CVC_REP_NULL past the end. */
+CVC_API cvc_rep_cell_kind cvc_rep_table_kind(const cvc_rep_table *t, size_t r, size_t c);
+/* Number of a cell; NaN unless it is a number. */
+CVC_API double cvc_rep_table_num(const cvc_rep_table *t, size_t r, size_t c);
+/* String of a cell (borrowed); NULL unless it is a string. */
+CVC_API const char *cvc_rep_table_str(const cvc_rep_table *t, size_t r, size_t c);
+/* Comment text kept by cvc_rep_table_read (borrowed); "" when none. */
+CVC_API const char *cvc_rep_table_comments(const cvc_rep_table *t);
+
+/* ---- the report --------------------------------------------------------------- */
+
+typedef struct cvc_rep_opts {
+	const char *title;      /* page title; NULL = "cvc report" */
+	const char *run;        /* run name for the trace section; NULL = every run */
+	const char *projection; /* projector output (CSV or JSON); NULL = none */
+	const char *scenario;   /* scenario file echoed as the assumptions; NULL = none */
+	const char *csv_dir;    /* write <table>.csv and <table>.json here; NULL = none */
+} cvc_rep_opts;
+
+/*
+ * Writes the HTML report to html_path (and the tables to opts->csv_dir,
+ * created if missing).  db may be NULL (no trace section); opts->projection
+ * may be NULL (no projection section); at least one is required
+ * (CVC_ERR_USAGE).  The trace section calls cvc_analyze_run(), which may
+ * classify unclassified kernel names (a write) unless db is read-only.
+ * The file is written to html_path.tmp and renamed, so a failed call
+ * leaves no half page.  On failure err holds one line naming the file and
+ * position where relevant.  Returns CVC_ERR_FORMAT for a malformed
+ * projection or scenario file, CVC_ERR_IO, CVC_ERR_DB, CVC_ERR_NOTFOUND
+ * (unknown run).
+ */
+CVC_API cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts,
+				 const char *html_path, char *err, size_t errlen);
+
+/* ---- Perfetto / chrome://tracing ---------------------------------------------------- */
+
+typedef struct cvc_rep_perfetto_stats {
+	int64_t events;    /* "X" events written */
+	int64_t processes; /* (run, rank, device) pairs: one pid each */
+	int64_t threads;   /* (pid, stream) pairs: one tid each */
+} cvc_rep_perfetto_stats;
+
+/*
+ * Streams the timeline of run (NULL = every run) as Chrome trace JSON to
+ * out: {"displayTimeUnit":"ns","traceEvents":[...]} with one "X" event per
+ * kernel, memcpy, memset and GPU range; pid = one per (run, rank, device),
+ * tid = stream; ts/dur in microseconds with 3 decimals, relative to the
+ * earliest activity (so doubles keep ns precision); args carry class,
+ * correlation, external id and collective sizes; "M" events name the
+ * processes and threads; cname is a Chrome reserved color chosen by
+ * operator class.  Memory stays constant in the number of events.
+ * stats may be NULL.  Errors (CVC_ERR_NOTFOUND, CVC_ERR_DB, CVC_ERR_IO) are
+ * described in cvc_db_errmsg(db).
+ */
+CVC_API cvc_status cvc_rep_perfetto(cvc_db *db, const char *run, FILE *out,
+				    cvc_rep_perfetto_stats *stats);
+
+#endif

@@ -1,0 +1,252 @@
+/*
+ * analyze_coll.c - per-collective statistics: count, size, time, and the
+ * nccl-tests algorithm and bus bandwidths (see cvc_analyze.h for the size
+ * convention).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "cvc/cvc_analyze.h"
+#include "models/analyze_int.h"
+
+/* Lowercase letters and digits of s, the rest dropped: "_allgather_base" -> "allgatherbase". */
+static void squash(const char *s, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (; s && *s && n + 1 < cap; s++)
+		if (isalnum((unsigned char)*s))
+			out[n++] = (char)tolower((unsigned char)*s);
+	out[n] = '\0';
+}
+
+int cvc_dtype_size(const char *dtype)
+{
+	static const struct {
+		const char *name;
+		int size;
+	} t[] = {
+		{"float", 4}, {"float32", 4}, {"f32", 4}, {"fp32", 4}, {"int", 4},
+		{"int32", 4}, {"i32", 4}, {"uint32", 4}, {"u32", 4}, {"double", 8},
+		{"float64", 8}, {"f64", 8}, {"fp64", 8}, {"long", 8}, {"int64", 8},
+		{"i64", 8}, {"uint64", 8}, {"u64", 8}, {"half", 2}, {"float16", 2},
+		{"f16", 2}, {"fp16", 2}, {"bfloat16", 2}, {"bf16", 2}, {"short", 2},
+		{"int16", 2}, {"uint16", 2}, {"char", 1}, {"byte", 1}, {"int8", 1},
+		{"uint8", 1}, {"i8", 1}, {"u8", 1}, {"bool", 1}, {"complexhalf", 4},
+		{"complex32", 4}, {"complexfloat", 8}, {"complex64", 8},
+		{"complexdouble", 16}, {"complex128", 16},
+	};
+	char k[32];
+
+	squash(dtype, k, sizeof k);
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (strcmp(k, t[i].name) == 0)
+			return t[i].size;
+	/* float8_e4m3fn, f8e5m2, fp8...: one byte whatever the layout. */
+	if (strncmp(k, "float8", 6) == 0 || strncmp(k, "fp8", 3) == 0 ||
+	    (k[0] == 'f' && k[1] == '8'))
+		return 1;
+	return 0;
+}
+
+/* Maps the trace's word for a collective to the nccl-tests family. */
+static void coll_family(const char *word, char *out, size_t cap)
+{
+	static const struct {
+		const char *key, *family;
+	} t[] = {
+		/* Order matters: "reducescatter" before "reduce", "alltoall" before "all". */
+		{"allreduce", "allreduce"}, {"reducescatter", "reducescatter"},
+		{"allgather", "allgather"}, {"alltoall", "alltoall"},
+		{"broadcast", "broadcast"}, {"sendrecv", "sendrecv"},
+		{"send", "sendrecv"}, {"recv", "sendrecv"}, {"reduce", "reduce"},
+	};
+	char k[64];
+	const char *pick;
+	size_t len;
+
+	squash(word, k, sizeof k);
+	pick = k[0] ? k : "unknown";
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (strstr(k, t[i].key)) {
+			pick = t[i].family;
+			break;
+		}
+	len = strlen(pick);
+	if (len >= cap)
+		len = cap - 1;
+	memcpy(out, pick, len);
+	out[len] = '\0';
+}
+
+double cvc_busbw_factor(const char *coll, int n)
+{
+	char f[32];
+
+	coll_family(coll, f, sizeof f);
+	if (strcmp(f, "broadcast") == 0 || strcmp(f, "reduce") == 0 ||
+	    strcmp(f, "sendrecv") == 0)
+		return 1.0;
+	if (n <= 0)
+		return NAN;
+	if (strcmp(f, "allreduce") == 0)
+		return 2.0 * (n - 1) / n;
+	if (strcmp(f, "allgather") == 0 || strcmp(f, "reducescatter") == 0 ||
+	    strcmp(f, "alltoall") == 0)
+		return (double)(n - 1) / n;
+	return NAN;
+}
+
+struct coll_rec {
+	int64_t run_idx;
+	int rank;
+	char coll[32];
+	int64_t bytes;
+	int group_size;
+	int64_t dur_ns;
+};
+
+static int rec_cmp(const void *pa, const void *pb)
+{
+	const struct coll_rec *a = pa, *b = pb;
+	int c;
+
+	if (a->run_idx != b->run_idx)
+		return a->run_idx < b->run_idx ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if ((c = strcmp(a->coll, b->coll)))
+		return c;
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? -1 : 1;
+	return (a->group_size > b->group_size) - (a->group_size < b->group_size);
+}
+
+static cvc_status load_recs(cvc_db *db, const struct an_run *run, int64_t run_idx,
+			    struct coll_rec **recs, size_t *n, size_t *cap)
+{
+	sqlite3_stmt *st = NULL;
+	cvc_status rc = CVC_OK;
+	int r;
+
+	/* Sizes from the trace; the type falls back to the kernel name's capture. */
+	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
+			       "SELECT a.rank, coalesce(c.coll, nc.coll), c.dtype, c.in_nelems, "
+			       "c.out_nelems, c.bytes, c.group_size, a.end_ns - a.start_ns "
+			       "FROM collectives c JOIN activities a ON a.id = c.activity_id "
+			       "LEFT JOIN name_class nc ON nc.name_id = a.name_id "
+			       "WHERE a.run_id = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return cvc_db_fail(db, CVC_ERR_DB, "'%s': preparing query: %s",
+				   cvc_db_path(db), sqlite3_errmsg(cvc_db_sqlite(db)));
+	sqlite3_bind_int64(st, 1, run->id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		struct coll_rec c = {0};
+		int64_t in = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1
+								       : sqlite3_column_int64(st, 3);
+		int64_t out = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1
+									: sqlite3_column_int64(st, 4);
+		int64_t stored = sqlite3_column_type(st, 5) == SQLITE_NULL
+					 ? -1
+					 : sqlite3_column_int64(st, 5);
+		int tsize = cvc_dtype_size((const char *)sqlite3_column_text(st, 2));
+		int64_t nel = in > out ? in : out;
+
+		c.run_idx = run_idx;
+		c.rank = sqlite3_column_int(st, 0);
+		coll_family((const char *)sqlite3_column_text(st, 1), c.coll, sizeof c.coll);
+		/* nccl-tests' printed size: max(send, receive) bytes of one rank. */
+		if (nel >= 0 && tsize > 0 && nel <= INT64_MAX / tsize)
+			c.bytes = nel * tsize;
+		else if (stored >= 0)
+			c.bytes = stored;
+		else
+			continue; /* size unknown: nothing to say about bandwidth */
+		c.group_size = sqlite3_column_int(st, 6);
+		if (c.group_size <= 0)
+			c.group_size = run->world_size > 0 ? run->world_size : 0;
+		c.dur_ns = sqlite3_column_int64(st, 7);
+		if (c.dur_ns < 0)
+			c.dur_ns = 0;
+		if (*n == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 256;
+			struct coll_rec *nr = realloc(*recs, ncap * sizeof *nr);
+
+			if (!nr) {
+				rc = CVC_ERR_NOMEM;
+				goto out;
+			}
+			*recs = nr;
+			*cap = ncap;
+		}
+		(*recs)[(*n)++] = c;
+	}
+	if (r != SQLITE_DONE)
+		rc = cvc_db_fail(db, CVC_ERR_DB, "'%s': reading collectives: %s",
+				 cvc_db_path(db), sqlite3_errmsg(cvc_db_sqlite(db)));
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+cvc_status cvc_analyze_collectives(cvc_db *db, const cvc_analyze_opts *opts,
+				   cvc_coll_stat **rows, size_t *nrows)
+{
+	struct an_run *runs = NULL;
+	size_t nruns = 0, n = 0, cap = 0, nout = 0;
+	struct coll_rec *recs = NULL;
+	cvc_coll_stat *out = NULL;
+	cvc_status rc;
+
+	*rows = NULL;
+	*nrows = 0;
+	if ((rc = an_runs_load(db, opts ? opts->run : NULL, &runs, &nruns)))
+		goto out;
+	for (size_t i = 0; i < nruns; i++)
+		if ((rc = load_recs(db, &runs[i], (int64_t)i, &recs, &n, &cap)))
+			goto out;
+	if (n == 0)
+		goto out;
+	qsort(recs, n, sizeof *recs, rec_cmp);
+	out = calloc(n, sizeof *out);
+	if (!out) {
+		rc = CVC_ERR_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n;) {
+		cvc_coll_stat *s = &out[nout++];
+		const struct an_run *run = &runs[recs[i].run_idx];
+		size_t j = i;
+		double f;
+
+		snprintf(s->run, sizeof s->run, "%s", run->name);
+		s->run_id = run->id;
+		s->rank = recs[i].rank;
+		snprintf(s->coll, sizeof s->coll, "%s", recs[i].coll);
+		s->bytes = recs[i].bytes;
+		s->group_size = recs[i].group_size;
+		for (; j < n && rec_cmp(&recs[i], &recs[j]) == 0; j++) {
+			s->count++;
+			s->total_ns += recs[j].dur_ns;
+		}
+		s->mean_ns = (double)s->total_ns / (double)s->count;
+		/* bytes / ns is GB/s with GB = 1e9 bytes, nccl-tests' unit. */
+		s->algbw_gbps = s->mean_ns > 0 ? (double)s->bytes / s->mean_ns : NAN;
+		f = cvc_busbw_factor(s->coll, s->group_size);
+		s->busbw_gbps = s->algbw_gbps * f;
+		i = j;
+	}
+	*rows = out;
+	*nrows = nout;
+	out = NULL;
+out:
+	free(out);
+	free(recs);
+	free(runs);
+	return rc;
+}

@@ -1,0 +1,635 @@
+/*
+ * catalog.c - the hardware catalog: GPU and system spec sheets parsed from
+ * models/hw/catalog.csv (compiled in) and user files of the same format,
+ * with forgiving name lookup; plus the small name tables (dtypes,
+ * collectives) every model file shares.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cvc/cvc_model.h"
+
+extern const char cvc_hw_catalog_csv[];
+extern const size_t cvc_hw_catalog_csv_len;
+
+#define CAT_MAX_ENTRIES 4096 /* a user file cannot make the catalog unbounded */
+#define ALIAS_MAX 512
+#define LINE_MAX_LEN 4096
+
+struct entry {
+	cvc_hw_spec spec;
+	char aliases[ALIAS_MAX]; /* normalised, '|'-separated */
+};
+
+struct cvc_hw_catalog {
+	struct entry *v;
+	size_t n, cap;
+	char err[512];
+};
+
+/* ---- shared name tables ------------------------------------------------ */
+
+static const char *const dtype_names[CVC_HW_NDTYPE] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
+
+const char *cvc_hw_dtype_name(cvc_hw_dtype d)
+{
+	return (unsigned)d < CVC_HW_NDTYPE ? dtype_names[d] : NULL;
+}
+
+int cvc_hw_dtype_bytes(cvc_hw_dtype d)
+{
+	switch (d) {
+	case CVC_HW_FP8:
+		return 1;
+	case CVC_HW_BF16:
+	case CVC_HW_FP16:
+		return 2;
+	default:
+		return 4;
+	}
+}
+
+/* Lowercase alphanumerics only: "NVIDIA A100-SXM4-80GB" -> "nvidiaa100sxm480gb". */
+static void normalize(const char *s, char *out, size_t cap)
+{
+	size_t j = 0;
+
+	for (; s && *s && j + 1 < cap; s++)
+		if (isalnum((unsigned char)*s))
+			out[j++] = (char)tolower((unsigned char)*s);
+	out[j] = '\0';
+}
+
+cvc_status cvc_hw_dtype_parse(const char *s, cvc_hw_dtype *out)
+{
+	static const struct { const char *name; cvc_hw_dtype d; } tab[] = {
+		{"fp32", CVC_HW_FP32}, {"f32", CVC_HW_FP32}, {"float", CVC_HW_FP32},
+		{"float32", CVC_HW_FP32}, {"tf32", CVC_HW_TF32}, {"bf16", CVC_HW_BF16},
+		{"bfloat16", CVC_HW_BF16}, {"fp16", CVC_HW_FP16}, {"f16", CVC_HW_FP16},
+		{"half", CVC_HW_FP16}, {"float16", CVC_HW_FP16}, {"fp8", CVC_HW_FP8},
+		{"f8", CVC_HW_FP8},
+	};
+	char first[32], norm[32];
+	size_t i = 0;
+
+	if (!s || !out)
+		return CVC_ERR_USAGE;
+	/* XLA spells "bf16xbf16->bf16": the first operand decides. */
+	while (s[i] && s[i] != 'x' && s[i] != '-' && s[i] != '>' && i + 1 < sizeof first) {
+		first[i] = s[i];
+		i++;
+	}
+	first[i] = '\0';
+	if (strncmp(s, "f8", 2) == 0 || strncmp(s, "fp8", 3) == 0 ||
+	    strncmp(s, "float8", 6) == 0) {
+		*out = CVC_HW_FP8;
+		return CVC_OK;
+	}
+	normalize(first, norm, sizeof norm);
+	for (i = 0; i < sizeof tab / sizeof tab[0]; i++) {
+		if (strcmp(norm, tab[i].name) == 0) {
+			*out = tab[i].d;
+			return CVC_OK;
+		}
+	}
+	return CVC_ERR_NOTFOUND;
+}
+
+static const char *const coll_names[CVC_MODEL_NCOLL] = {
+	"allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "sendrecv"};
+
+const char *cvc_model_coll_name(cvc_model_coll c)
+{
+	return (unsigned)c < CVC_MODEL_NCOLL ? coll_names[c] : NULL;
+}
+
+cvc_status cvc_model_coll_parse(const char *s, cvc_model_coll *out)
+{
+	static const struct { const char *name; cvc_model_coll c; } extra[] = {
+		{"allgatherbase", CVC_MODEL_ALLGATHER}, {"allgatherintotensor", CVC_MODEL_ALLGATHER},
+		{"reducescatterbase", CVC_MODEL_REDUCESCATTER},
+		{"reducescattertensor", CVC_MODEL_REDUCESCATTER},
+		{"alltoallbase", CVC_MODEL_ALLTOALL}, {"alltoallv", CVC_MODEL_ALLTOALL},
+		{"collectivepermute", CVC_MODEL_SENDRECV}, {"send", CVC_MODEL_SENDRECV},
+		{"recv", CVC_MODEL_SENDRECV}, {"p2p", CVC_MODEL_SENDRECV},
+	};
+	char norm[64];
+
+	if (!s || !out)
+		return CVC_ERR_USAGE;
+	normalize(s, norm, sizeof norm);
+	for (int i = 0; i < CVC_MODEL_NCOLL; i++) {
+		if (strcmp(norm, coll_names[i]) == 0) {
+			*out = (cvc_model_coll)i;
+			return CVC_OK;
+		}
+	}
+	for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
+		if (strcmp(norm, extra[i].name) == 0) {
+			*out = extra[i].c;
+			return CVC_OK;
+		}
+	}
+	return CVC_ERR_NOTFOUND;
+}
+
+double cvc_model_busbw_factor(cvc_model_coll c, int n)
+{
+	if (n < 1)
+		n = 1;
+	switch (c) {
+	case CVC_MODEL_ALLREDUCE:
+		return 2.0 * (n - 1) / n;
+	case CVC_MODEL_ALLGATHER:
+	case CVC_MODEL_REDUCESCATTER:
+	case CVC_MODEL_ALLTOALL:
+		return (double)(n - 1) / n;
+	default:
+		return 1.0;
+	}
+}
+
+const char *cvc_model_kind_name(cvc_model_kind k)
+{
+	switch (k) {
+	case CVC_MODEL_GEMM:
+		return "gemm";
+	case CVC_MODEL_COLLECTIVE:
+		return "collective";
+	case CVC_MODEL_MEMBOUND:
+		return "membound";
+	case CVC_MODEL_ATTENTION:
+		return "attention";
+	}
+	return NULL;
+}
+
+/* ---- catalog --------------------------------------------------------------- */
+
+static cvc_status cat_fail(cvc_hw_catalog *cat, cvc_status st, const char *fmt, ...)
+	CVC_PRINTF(3, 4);
+
+static cvc_status cat_fail(cvc_hw_catalog *cat, cvc_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cat->err, sizeof cat->err, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+const char *cvc_hw_catalog_errmsg(const cvc_hw_catalog *cat)
+{
+	return cat ? cat->err : "out of memory";
+}
+
+void cvc_hw_catalog_free(cvc_hw_catalog *cat)
+{
+	if (!cat)
+		return;
+	free(cat->v);
+	free(cat);
+}
+
+size_t cvc_hw_catalog_count(const cvc_hw_catalog *cat)
+{
+	return cat ? cat->n : 0;
+}
+
+const cvc_hw_spec *cvc_hw_catalog_at(const cvc_hw_catalog *cat, size_t i)
+{
+	return cat && i < cat->n ? &cat->v[i].spec : NULL;
+}
+
+/* The columns of the catalog format, in the order of the shipped header. */
+enum col {
+	C_NAME, C_KIND, C_BASE, C_VENDOR, C_ALIASES, C_FP32, C_TF32, C_BF16, C_FP16,
+	C_FP8, C_HBM_BW, C_HBM_GB, C_SMS, C_INTRA, C_GPN, C_INTER, C_TDP, C_SOURCE, C_NCOL
+};
+
+static const char *const col_names[C_NCOL] = {
+	"name", "kind", "base", "vendor", "aliases", "fp32_tflops", "tf32_tflops",
+	"bf16_tflops", "fp16_tflops", "fp8_tflops", "hbm_bw_gbps", "hbm_gb", "sm_count",
+	"intra_bw_gbps", "gpus_per_node", "inter_bw_gbps", "tdp_w", "source"};
+
+static struct entry *find_exact(cvc_hw_catalog *cat, const char *norm)
+{
+	char n2[CVC_HW_NAME_MAX];
+
+	for (size_t i = 0; i < cat->n; i++) {
+		normalize(cat->v[i].spec.name, n2, sizeof n2);
+		if (strcmp(n2, norm) == 0)
+			return &cat->v[i];
+	}
+	return NULL;
+}
+
+/* Parses a number field; empty = missing (returns 0 and *set = 0). */
+static int parse_num(const char *s, double *out, int *set)
+{
+	char *end = NULL;
+
+	*set = 0;
+	if (!*s)
+		return 0;
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*out) || *out < 0)
+		return -1;
+	*set = 1;
+	return 0;
+}
+
+static void copy_field(char *dst, size_t cap, const char *src)
+{
+	snprintf(dst, cap, "%s", src);
+}
+
+/* Splits line in place at commas into f[]; returns the field count. */
+static int split_csv(char *line, char **f, int maxf)
+{
+	int nf = 0;
+	char *p = line;
+
+	while (nf < maxf) {
+		char *c = strchr(p, ',');
+
+		f[nf++] = p;
+		if (!c)
+			break;
+		*c = '\0';
+		p = c + 1;
+	}
+	return nf;
+}
+
+static cvc_status parse_entry(cvc_hw_catalog *cat, const char *name, int lineno,
+			      char **f, struct entry *e)
+{
+	double num[C_NCOL] = {0};
+	int set[C_NCOL] = {0};
+	struct entry *base = NULL;
+
+	memset(e, 0, sizeof *e);
+	if (!*f[C_NAME])
+		return cat_fail(cat, CVC_ERR_FORMAT, "'%s': line %d: expected a name", name, lineno);
+	if (strcmp(f[C_KIND], "gpu") != 0 && strcmp(f[C_KIND], "system") != 0)
+		return cat_fail(cat, CVC_ERR_FORMAT,
+				"'%s': line %d: expected kind 'gpu' or 'system', got '%s'", name,
+				lineno, f[C_KIND]);
+	for (int c = C_FP32; c <= C_TDP; c++)
+		if (parse_num(f[c], &num[c], &set[c]))
+			return cat_fail(cat, CVC_ERR_FORMAT,
+					"'%s': line %d: expected a non-negative number for %s, got '%s'",
+					name, lineno, col_names[c], f[c]);
+	if (strcmp(f[C_KIND], "system") == 0) {
+		char nb[CVC_HW_NAME_MAX];
+
+		normalize(f[C_BASE], nb, sizeof nb);
+		base = find_exact(cat, nb);
+		if (!base || strcmp(base->spec.kind, "gpu") != 0)
+			return cat_fail(cat, CVC_ERR_FORMAT,
+					"'%s': line %d: expected the base GPU of system '%s' to be "
+					"an earlier gpu entry, got '%s'",
+					name, lineno, f[C_NAME], f[C_BASE]);
+		e->spec = base->spec;
+		copy_field(e->spec.base, sizeof e->spec.base, base->spec.name);
+	}
+	copy_field(e->spec.name, sizeof e->spec.name, f[C_NAME]);
+	copy_field(e->spec.kind, sizeof e->spec.kind, f[C_KIND]);
+	if (*f[C_VENDOR] || !base)
+		copy_field(e->spec.vendor, sizeof e->spec.vendor, f[C_VENDOR]);
+	for (int d = 0; d < CVC_HW_NDTYPE; d++)
+		if (set[C_FP32 + d] || !base)
+			e->spec.peak_tflops[d] = num[C_FP32 + d];
+#define TAKE(col, field, type)                  \
+	do {                                    \
+		if (set[col] || !base)          \
+			e->spec.field = (type)num[col]; \
+	} while (0)
+	TAKE(C_HBM_BW, hbm_bw_gbps, double);
+	TAKE(C_HBM_GB, hbm_gb, double);
+	TAKE(C_SMS, sm_count, int);
+	TAKE(C_INTRA, intra_bw_gbps, double);
+	TAKE(C_GPN, gpus_per_node, int);
+	TAKE(C_INTER, inter_bw_gbps, double);
+	TAKE(C_TDP, tdp_w, double);
+#undef TAKE
+	copy_field(e->spec.source, sizeof e->spec.source, f[C_SOURCE]);
+	if (!base && (e->spec.peak_tflops[CVC_HW_BF16] <= 0 && e->spec.peak_tflops[CVC_HW_FP16] <= 0 &&
+		      e->spec.peak_tflops[CVC_HW_FP32] <= 0))
+		return cat_fail(cat, CVC_ERR_FORMAT,
+				"'%s': line %d: expected at least one peak TFLOP/s figure", name,
+				lineno);
+	if (!base && (e->spec.hbm_bw_gbps <= 0 || e->spec.sm_count <= 0))
+		return cat_fail(cat, CVC_ERR_FORMAT,
+				"'%s': line %d: expected hbm_bw_gbps and sm_count > 0", name, lineno);
+	/* Aliases, normalised once so lookups only compare. */
+	{
+		size_t j = 0;
+		const char *p = f[C_ALIASES];
+
+		while (*p) {
+			const char *bar = strchr(p, '|');
+			size_t len = bar ? (size_t)(bar - p) : strlen(p);
+			char raw[128], norm[128];
+
+			if (len >= sizeof raw)
+				len = sizeof raw - 1;
+			memcpy(raw, p, len);
+			raw[len] = '\0';
+			normalize(raw, norm, sizeof norm);
+			if (*norm && j + strlen(norm) + 2 < sizeof e->aliases) {
+				memcpy(e->aliases + j, norm, strlen(norm));
+				j += strlen(norm);
+				e->aliases[j++] = '|';
+			}
+			p += len + (bar ? 1 : 0);
+			if (!bar)
+				break;
+		}
+		e->aliases[j] = '\0';
+	}
+	return CVC_OK;
+}
+
+static cvc_status load_text(cvc_hw_catalog *cat, const char *name, const char *text,
+			    size_t len)
+{
+	char line[LINE_MAX_LEN];
+	size_t pos = 0, keep_n = cat->n;
+	int lineno = 0, have_header = 0;
+	cvc_status st = CVC_OK;
+
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - (text + pos)) : len - pos;
+		char *f[C_NCOL + 1];
+		int nf;
+		struct entry e;
+
+		lineno++;
+		if (ll >= sizeof line) {
+			st = cat_fail(cat, CVC_ERR_FORMAT, "'%s': line %d: expected a line shorter than %zu bytes",
+				      name, lineno, sizeof line);
+			goto out;
+		}
+		memcpy(line, text + pos, ll);
+		line[ll] = '\0';
+		pos += ll + 1;
+		if (ll && line[ll - 1] == '\r')
+			line[--ll] = '\0';
+		if (!ll || line[0] == '#')
+			continue;
+		nf = split_csv(line, f, C_NCOL + 1);
+		if (!have_header) {
+			if (nf != C_NCOL) {
+				st = cat_fail(cat, CVC_ERR_FORMAT,
+					      "'%s': line %d: expected the header '%s,...,%s' (%d columns)",
+					      name, lineno, col_names[0], col_names[C_NCOL - 1], C_NCOL);
+				goto out;
+			}
+			for (int c = 0; c < C_NCOL; c++) {
+				if (strcmp(f[c], col_names[c]) != 0) {
+					st = cat_fail(cat, CVC_ERR_FORMAT,
+						      "'%s': line %d: expected column '%s', got '%s'",
+						      name, lineno, col_names[c], f[c]);
+					goto out;
+				}
+			}
+			have_header = 1;
+			continue;
+		}
+		if (nf != C_NCOL) {
+			st = cat_fail(cat, CVC_ERR_FORMAT,
+				      "'%s': line %d: expected %d comma-separated fields, got %d", name,
+				      lineno, C_NCOL, nf);
+			goto out;
+		}
+		if ((st = parse_entry(cat, name, lineno, f, &e)))
+			goto out;
+		{
+			char norm[CVC_HW_NAME_MAX];
+			struct entry *old;
+
+			normalize(e.spec.name, norm, sizeof norm);
+			old = find_exact(cat, norm);
+			if (old) {
+				*old = e; /* a user entry replaces the shipped one */
+				continue;
+			}
+		}
+		if (cat->n == cat->cap) {
+			size_t ncap = cat->cap ? cat->cap * 2 : 32;
+			struct entry *nv;
+
+			if (ncap > CAT_MAX_ENTRIES) {
+				st = cat_fail(cat, CVC_ERR_NOMEM, "'%s': line %d: more than %d catalog entries",
+					      name, lineno, CAT_MAX_ENTRIES);
+				goto out;
+			}
+			nv = realloc(cat->v, ncap * sizeof *nv);
+			if (!nv) {
+				st = cat_fail(cat, CVC_ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			cat->v = nv;
+			cat->cap = ncap;
+		}
+		cat->v[cat->n++] = e;
+	}
+	if (!have_header)
+		st = cat_fail(cat, CVC_ERR_FORMAT, "'%s': line %d: expected the catalog header", name,
+			      lineno + 1);
+out:
+	if (st)
+		cat->n = keep_n; /* replaced entries stay replaced: documented as all or nothing for additions */
+	return st;
+}
+
+cvc_status cvc_hw_catalog_load_text(cvc_hw_catalog *cat, const char *name, const char *text,
+				    size_t len)
+{
+	if (!cat || !text)
+		return CVC_ERR_USAGE;
+	cat->err[0] = '\0';
+	return load_text(cat, name ? name : "(text)", text, len);
+}
+
+cvc_status cvc_hw_catalog_load(cvc_hw_catalog *cat, const char *path)
+{
+	FILE *f = NULL;
+	char *buf = NULL;
+	size_t n = 0;
+	cvc_status st = CVC_OK;
+
+	if (!cat || !path)
+		return CVC_ERR_USAGE;
+	f = fopen(path, "rb");
+	if (!f) {
+		st = cat_fail(cat, CVC_ERR_IO, "'%s': %s", path, strerror(errno));
+		goto out;
+	}
+	/* A catalog is a few kB; 4 MiB is far beyond any real one. */
+	buf = malloc(4u << 20);
+	if (!buf) {
+		st = cat_fail(cat, CVC_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	n = fread(buf, 1, 4u << 20, f);
+	if (ferror(f)) {
+		st = cat_fail(cat, CVC_ERR_IO, "'%s': read error", path);
+		goto out;
+	}
+	if (n == 4u << 20) {
+		st = cat_fail(cat, CVC_ERR_FORMAT, "'%s': byte %zu: expected a catalog under 4 MiB",
+			      path, n);
+		goto out;
+	}
+	st = cvc_hw_catalog_load_text(cat, path, buf, n);
+out:
+	if (f)
+		fclose(f);
+	free(buf);
+	return st;
+}
+
+cvc_status cvc_hw_catalog_new(cvc_hw_catalog **out)
+{
+	cvc_hw_catalog *cat;
+	const char *env;
+	cvc_status st;
+
+	*out = NULL;
+	cat = calloc(1, sizeof *cat);
+	if (!cat)
+		return CVC_ERR_NOMEM;
+	*out = cat;
+	if ((st = load_text(cat, "models/hw/catalog.csv", cvc_hw_catalog_csv,
+			    cvc_hw_catalog_csv_len)))
+		return st;
+	env = getenv("CVC_CATALOG");
+	if (env && *env)
+		return cvc_hw_catalog_load(cat, env);
+	return CVC_OK;
+}
+
+static int alias_has(const char *aliases, const char *norm)
+{
+	size_t n = strlen(norm);
+
+	for (const char *p = aliases; *p;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (len == n && memcmp(p, norm, n) == 0)
+			return 1;
+		p += len + (bar ? 1 : 0);
+	}
+	return 0;
+}
+
+/* Longest canonical name or alias that is a prefix of norm; its length. */
+static size_t prefix_len(const struct entry *e, const char *norm)
+{
+	char nn[CVC_HW_NAME_MAX];
+	size_t best = 0, n;
+
+	normalize(e->spec.name, nn, sizeof nn);
+	n = strlen(nn);
+	if (n && strncmp(norm, nn, n) == 0)
+		best = n;
+	for (const char *p = e->aliases; *p;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (len > best && strncmp(norm, p, len) == 0)
+			best = len;
+		p += len + (bar ? 1 : 0);
+	}
+	return best;
+}
+
+const cvc_hw_spec *cvc_hw_catalog_lookup(const cvc_hw_catalog *cat, const char *name)
+{
+	static const char *const prefixes[] = {"nvidia", "tesla", "amd", "instinct", "geforce"};
+	char norm[160], *q = norm;
+	const struct entry *best = NULL;
+	size_t best_len = 0;
+
+	if (!cat || !name)
+		return NULL;
+	normalize(name, norm, sizeof norm);
+	/* Vendor words carry no information once the model number is there. */
+	for (int again = 1; again;) {
+		again = 0;
+		for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+			size_t pl = strlen(prefixes[i]);
+
+			if (strncmp(q, prefixes[i], pl) == 0 && q[pl]) {
+				q += pl;
+				again = 1;
+			}
+		}
+	}
+	if (!*q)
+		return NULL;
+	for (size_t i = 0; i < cat->n; i++) {
+		char nn[CVC_HW_NAME_MAX];
+
+		normalize(cat->v[i].spec.name, nn, sizeof nn);
+		if (strcmp(nn, q) == 0 || alias_has(cat->v[i].aliases, q) ||
+		    strcmp(nn, norm) == 0 || alias_has(cat->v[i].aliases, norm))
+			return &cat->v[i].spec;
+	}
+	/* "h100sxm580gbhbm3" -> the entry with the longest matching prefix;
+	 * at least 4 characters so "a1" does not match "a100". */
+	for (size_t i = 0; i < cat->n; i++) {
+		size_t l = prefix_len(&cat->v[i], q);
+
+		if (l > best_len) {
+			best_len = l;
+			best = &cat->v[i];
+		}
+	}
+	return best && best_len >= 4 ? &best->spec : NULL;
+}
+
+int cvc_hw_closest(const cvc_hw_catalog *cat, const cvc_hw_spec *target,
+		   const char *const *candidates, size_t n)
+{
+	int best = -1;
+	double best_d = INFINITY;
+
+	if (!target)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const cvc_hw_spec *s = cvc_hw_catalog_lookup(cat, candidates[i]);
+		double pa, pb, d;
+
+		if (!s)
+			continue;
+		pa = target->peak_tflops[CVC_HW_BF16] > 0 ? target->peak_tflops[CVC_HW_BF16]
+							  : target->peak_tflops[CVC_HW_FP16];
+		pb = s->peak_tflops[CVC_HW_BF16] > 0 ? s->peak_tflops[CVC_HW_BF16]
+						     : s->peak_tflops[CVC_HW_FP16];
+		if (pa <= 0 || pb <= 0 || s->hbm_bw_gbps <= 0 || target->hbm_bw_gbps <= 0)
+			continue;
+		d = fabs(log(pa / pb)) + fabs(log(target->hbm_bw_gbps / s->hbm_bw_gbps)) +
+		    fabs(log((double)(target->sm_count > 0 ? target->sm_count : 1) /
+			     (s->sm_count > 0 ? s->sm_count : 1)));
+		if (strcmp(target->vendor, s->vendor) != 0)
+			d += 10.0; /* another vendor's kernels are another world */
+		if (d < best_d) {
+			best_d = d;
+			best = (int)i;
+		}
+	}
+	return best;
+}

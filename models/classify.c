@@ -1,0 +1,803 @@
+/*
+ * classify.c - kernel name -> operator class by an ordered list of PCRE2
+ * rules (format: models/rules/default.rules), and the labelling of a
+ * database's kernel names with them.
+ *
+ * Every rule is compiled (and JIT-compiled where the platform allows) once
+ * at load; a cvc_rules is immutable afterwards, so matching only needs its
+ * own pcre2_match_data, created per call: that is what makes
+ * cvc_rules_match() safe from several threads at once.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcre2.h>
+#include <sqlite3.h>
+
+#include "cvc/cvc_classify.h"
+
+extern const char cvc_default_rules[];
+extern const size_t cvc_default_rules_len;
+
+/* Caps on a rule file: it is user input, so it cannot make us eat memory. */
+#define RULES_MAX_BYTES (4u << 20)
+#define RULES_MAX_LINE 8192
+#define RULES_MAX_RULES 4096
+/* Backtracking budget per rule and name: a pathological user regex on a
+ * 10 kB template name gives up instead of spinning. */
+#define RULES_MATCH_LIMIT 1000000u
+#define RULES_DEPTH_LIMIT 10000u
+
+static const char *const class_names[CVC_CLS_COUNT] = {
+	[CVC_CLS_OTHER] = "other",
+	[CVC_CLS_GEMM] = "gemm",
+	[CVC_CLS_ATTENTION] = "attention",
+	[CVC_CLS_CONV] = "conv",
+	[CVC_CLS_NORM] = "norm",
+	[CVC_CLS_SOFTMAX] = "softmax",
+	[CVC_CLS_ELEMENTWISE] = "elementwise",
+	[CVC_CLS_REDUCTION] = "reduction",
+	[CVC_CLS_OPTIMIZER] = "optimizer",
+	[CVC_CLS_EMBEDDING] = "embedding",
+	[CVC_CLS_COPY] = "copy",
+	[CVC_CLS_ALLREDUCE] = "allreduce",
+	[CVC_CLS_ALLGATHER] = "allgather",
+	[CVC_CLS_REDUCESCATTER] = "reducescatter",
+	[CVC_CLS_BROADCAST] = "broadcast",
+	[CVC_CLS_REDUCE] = "reduce",
+	[CVC_CLS_SENDRECV] = "sendrecv",
+	[CVC_CLS_ALLTOALL] = "alltoall",
+	[CVC_CLS_OTHER_COMM] = "other-comm",
+};
+
+/* The captures a rule may fill, in cvc_class_match order. */
+enum { F_COLL, F_ALGO, F_PROTO, F_DTYPE, F_COUNT };
+static const char *const field_names[F_COUNT] = {"coll", "algo", "proto", "dtype"};
+/* Groups per field a rule may name (coll, coll2, ... or duplicates). */
+#define MAX_FIELD_GROUPS 8
+
+struct rule {
+	pcre2_code *re;
+	cvc_op_class cls;
+	int derive;   /* class `comm`: the class follows from the coll capture */
+	int line;
+	int ngroups[F_COUNT];
+	uint32_t groups[F_COUNT][MAX_FIELD_GROUPS];
+};
+
+struct cvc_rules {
+	struct rule *v;
+	size_t n;
+	uint32_t ovec;  /* ovector pairs the widest rule needs */
+	pcre2_match_context *mctx;
+};
+
+const char *cvc_class_name(cvc_op_class c)
+{
+	if ((int)c < 0 || c >= CVC_CLS_COUNT)
+		return NULL;
+	return class_names[c];
+}
+
+cvc_status cvc_class_parse(const char *name, cvc_op_class *out)
+{
+	for (int i = 0; i < CVC_CLS_COUNT; i++) {
+		if (strcmp(name, class_names[i]) == 0) {
+			*out = (cvc_op_class)i;
+			return CVC_OK;
+		}
+	}
+	return CVC_ERR_NOTFOUND;
+}
+
+int cvc_class_is_comm(cvc_op_class c)
+{
+	return c >= CVC_CLS_ALLREDUCE && c <= CVC_CLS_OTHER_COMM;
+}
+
+size_t cvc_rules_count(const cvc_rules *r)
+{
+	return r ? r->n : 0;
+}
+
+int cvc_rules_line(const cvc_rules *r, int i)
+{
+	if (!r || i < 0 || (size_t)i >= r->n)
+		return 0;
+	return r->v[i].line;
+}
+
+void cvc_rules_free(cvc_rules *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		pcre2_code_free(r->v[i].re);
+	free(r->v);
+	pcre2_match_context_free(r->mctx);
+	free(r);
+}
+
+static cvc_status errf(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
+	CVC_PRINTF(4, 5);
+
+static cvc_status errf(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return st;
+}
+
+/*
+ * Maps a collective as a name spells it (AllReduce, all_to_all, Send, ...)
+ * to its class; norm receives the lowercase letters-and-digits form.
+ */
+static cvc_op_class coll_class(const char *s, size_t len, char *norm, size_t normlen)
+{
+	static const struct { const char *word; cvc_op_class cls; } map[] = {
+		{"allreduce", CVC_CLS_ALLREDUCE},
+		{"allgather", CVC_CLS_ALLGATHER},
+		{"allgatherv", CVC_CLS_ALLGATHER},
+		{"reducescatter", CVC_CLS_REDUCESCATTER},
+		{"reducescatterv", CVC_CLS_REDUCESCATTER},
+		{"broadcast", CVC_CLS_BROADCAST},
+		{"bcast", CVC_CLS_BROADCAST},
+		{"reduce", CVC_CLS_REDUCE},
+		{"sendrecv", CVC_CLS_SENDRECV},
+		{"send", CVC_CLS_SENDRECV},
+		{"recv", CVC_CLS_SENDRECV},
+		{"alltoall", CVC_CLS_ALLTOALL},
+		{"alltoallv", CVC_CLS_ALLTOALL},
+		{"all2all", CVC_CLS_ALLTOALL},
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < len && n + 1 < normlen; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (isalnum(c))
+			norm[n++] = (char)tolower(c);
+	}
+	norm[n] = '\0';
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (strcmp(norm, map[i].word) == 0)
+			return map[i].cls;
+	return CVC_CLS_OTHER_COMM;
+}
+
+/* Records which capture groups of r fill which match field. */
+static void index_groups(struct rule *r)
+{
+	uint32_t count = 0, entry = 0;
+	PCRE2_SPTR table = NULL;
+
+	pcre2_pattern_info(r->re, PCRE2_INFO_NAMECOUNT, &count);
+	if (count == 0)
+		return;
+	pcre2_pattern_info(r->re, PCRE2_INFO_NAMEENTRYSIZE, &entry);
+	pcre2_pattern_info(r->re, PCRE2_INFO_NAMETABLE, &table);
+	for (uint32_t i = 0; i < count; i++) {
+		const unsigned char *e = table + (size_t)i * entry;
+		uint32_t group = ((uint32_t)e[0] << 8) | e[1];
+		const char *name = (const char *)e + 2;
+
+		for (int f = 0; f < F_COUNT; f++) {
+			size_t fl = strlen(field_names[f]);
+			const char *rest = name + fl;
+
+			if (strncmp(name, field_names[f], fl) != 0)
+				continue;
+			while (*rest >= '0' && *rest <= '9')
+				rest++;
+			if (*rest || r->ngroups[f] >= MAX_FIELD_GROUPS)
+				continue;
+			r->groups[f][r->ngroups[f]++] = group;
+		}
+	}
+}
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* The class names a rule may use, for error messages: other and comm last. */
+static void class_list(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 1; i <= CVC_CLS_COUNT + 1; i++) {
+		const char *name = i < CVC_CLS_COUNT ? class_names[i]
+				   : i == CVC_CLS_COUNT ? class_names[CVC_CLS_OTHER] : "comm";
+		int w = snprintf(buf + n, len - n, "%s%s", n ? ", " : "", name);
+
+		if (w < 0 || (size_t)w >= len - n)
+			return;
+		n += (size_t)w;
+	}
+}
+
+/* Parses one non-comment line into r->v[r->n]. */
+static cvc_status parse_line(cvc_rules *rs, const char *path, int lineno,
+			     const char *line, size_t len, char *err, size_t errlen)
+{
+	struct rule *r = &rs->v[rs->n];
+	char cname[40];
+	size_t i = 0, cstart, clen, rstart;
+	uint32_t opts = PCRE2_DUPNAMES;
+	int errcode = 0;
+	PCRE2_SIZE erroff = 0;
+
+	while (i < len && is_blank(line[i]))
+		i++;
+	cstart = i;
+	while (i < len && !is_blank(line[i]))
+		i++;
+	clen = i - cstart;
+	if (clen >= sizeof cname)
+		return errf(err, errlen, CVC_ERR_FORMAT,
+			    "'%s': line %d: unknown class '%.*s...' (class names are short words)",
+			    path, lineno, 32, line + cstart);
+	memcpy(cname, line + cstart, clen);
+	cname[clen] = '\0';
+	memset(r, 0, sizeof *r);
+	r->line = lineno;
+	if (strcmp(cname, "comm") == 0) {
+		r->derive = 1;
+		r->cls = CVC_CLS_OTHER_COMM;
+	} else if (cvc_class_parse(cname, &r->cls) != CVC_OK) {
+		char list[512];
+
+		class_list(list, sizeof list);
+		return errf(err, errlen, CVC_ERR_FORMAT,
+			    "'%s': line %d: unknown class '%s' (expected one of %s)", path,
+			    lineno, cname, list);
+	}
+	/* flags: key=value words before the regex */
+	for (;;) {
+		while (i < len && is_blank(line[i]))
+			i++;
+		if (len - i >= 6 && memcmp(line + i, "icase=", 6) == 0) {
+			size_t v = i + 6;
+
+			if (v + 1 <= len && (line[v] == '0' || line[v] == '1') &&
+			    (v + 1 == len || is_blank(line[v + 1]))) {
+				if (line[v] == '1')
+					opts |= PCRE2_CASELESS;
+				else
+					opts &= ~(uint32_t)PCRE2_CASELESS;
+				i = v + 1;
+				continue;
+			}
+			return errf(err, errlen, CVC_ERR_FORMAT,
+				    "'%s': line %d, column %zu: expected icase=0 or icase=1",
+				    path, lineno, v + 1);
+		}
+		break;
+	}
+	rstart = i;
+	if (rstart >= len)
+		return errf(err, errlen, CVC_ERR_FORMAT,
+			    "'%s': line %d, column %zu: expected a regex after class '%s'",
+			    path, lineno, len + 1, cname);
+	r->re = pcre2_compile((PCRE2_SPTR)(line + rstart), len - rstart, opts, &errcode,
+			      &erroff, NULL);
+	if (!r->re) {
+		PCRE2_UCHAR msg[256];
+
+		if (pcre2_get_error_message(errcode, msg, sizeof msg) < 0)
+			snprintf((char *)msg, sizeof msg, "regex error %d", errcode);
+		return errf(err, errlen, CVC_ERR_FORMAT, "'%s': line %d, column %zu: %s",
+			    path, lineno, rstart + (size_t)erroff + 1, (const char *)msg);
+	}
+	/* JIT is an optimisation: where it is missing the interpreter runs. */
+	(void)pcre2_jit_compile(r->re, PCRE2_JIT_COMPLETE);
+	index_groups(r);
+	{
+		uint32_t c = 0;
+
+		pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &c);
+		if (c + 1 > rs->ovec)
+			rs->ovec = c + 1;
+	}
+	rs->n++;
+	return CVC_OK;
+}
+
+/* Parses a whole rule text (need not be NUL-terminated). */
+static cvc_status rules_parse(const char *text, size_t len, const char *path,
+			      cvc_rules **out, char *err, size_t errlen)
+{
+	cvc_rules *rs = NULL;
+	size_t cap = 0, pos = 0;
+	int lineno = 0;
+	cvc_status st = CVC_OK;
+
+	*out = NULL;
+	rs = calloc(1, sizeof *rs);
+	if (!rs)
+		return errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	rs->ovec = 1;
+	rs->mctx = pcre2_match_context_create(NULL);
+	if (!rs->mctx) {
+		st = errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	pcre2_set_match_limit(rs->mctx, RULES_MATCH_LIMIT);
+	pcre2_set_depth_limit(rs->mctx, RULES_DEPTH_LIMIT);
+	while (pos < len) {
+		const char *line = text + pos;
+		const char *nl = memchr(line, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - line) : len - pos;
+		const char *nul;
+		size_t k = 0;
+
+		pos += ll + (nl ? 1 : 0);
+		lineno++;
+		if (ll > RULES_MAX_LINE) {
+			st = errf(err, errlen, CVC_ERR_FORMAT,
+				  "'%s': line %d: longer than %d bytes", path, lineno,
+				  RULES_MAX_LINE);
+			goto out;
+		}
+		nul = memchr(line, '\0', ll);
+		if (nul) {
+			st = errf(err, errlen, CVC_ERR_FORMAT,
+				  "'%s': line %d, column %zu: unexpected NUL byte", path,
+				  lineno, (size_t)(nul - line) + 1);
+			goto out;
+		}
+		/* trailing blanks and a CR of CRLF files are not part of the regex */
+		while (ll > 0 && (is_blank(line[ll - 1]) || line[ll - 1] == '\r'))
+			ll--;
+		while (k < ll && is_blank(line[k]))
+			k++;
+		if (k == ll || line[k] == '#')
+			continue;
+		if (rs->n == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct rule *nv;
+
+			if (cap >= RULES_MAX_RULES) {
+				st = errf(err, errlen, CVC_ERR_FORMAT,
+					  "'%s': line %d: more than %d rules", path, lineno,
+					  RULES_MAX_RULES);
+				goto out;
+			}
+			nv = realloc(rs->v, ncap * sizeof *nv);
+			if (!nv) {
+				st = errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			rs->v = nv;
+			cap = ncap;
+		}
+		if ((st = parse_line(rs, path, lineno, line, ll, err, errlen)))
+			goto out;
+	}
+	*out = rs;
+	rs = NULL;
+out:
+	cvc_rules_free(rs);
+	return st;
+}
+
+cvc_status cvc_rules_default(cvc_rules **out, char *err, size_t errlen)
+{
+	cvc_status st = rules_parse(cvc_default_rules, cvc_default_rules_len,
+				    "default.rules", out, err, errlen);
+
+	/* the shipped file is tested: failing to load it is our bug */
+	return st == CVC_ERR_FORMAT ? CVC_ERR_INTERNAL : st;
+}
+
+cvc_status cvc_rules_load(const char *path, cvc_rules **out, char *err, size_t errlen)
+{
+	FILE *f = NULL;
+	char *buf = NULL;
+	size_t n = 0;
+	cvc_status st = CVC_OK;
+
+	*out = NULL;
+	f = fopen(path, "rb");
+	if (!f)
+		return errf(err, errlen, CVC_ERR_IO, "'%s': %s", path, strerror(errno));
+	buf = malloc(RULES_MAX_BYTES + 1);
+	if (!buf) {
+		st = errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	n = fread(buf, 1, RULES_MAX_BYTES + 1, f);
+	if (ferror(f)) {
+		st = errf(err, errlen, CVC_ERR_IO, "'%s': read error: %s", path,
+			  strerror(errno));
+		goto out;
+	}
+	if (n > RULES_MAX_BYTES) {
+		st = errf(err, errlen, CVC_ERR_FORMAT, "'%s': larger than %u bytes", path,
+			  RULES_MAX_BYTES);
+		goto out;
+	}
+	st = rules_parse(buf, n, path, out, err, errlen);
+out:
+	free(buf);
+	if (f)
+		fclose(f);
+	return st;
+}
+
+/* Copies group text into dst (truncating); returns 1 if the group was set. */
+static int copy_group(const PCRE2_SIZE *ov, const char *name, uint32_t g, char *dst,
+		      size_t dlen)
+{
+	PCRE2_SIZE s = ov[2 * g], e = ov[2 * g + 1];
+	size_t n;
+
+	if (s == PCRE2_UNSET || e < s)
+		return 0;
+	n = e - s;
+	if (n >= dlen)
+		n = dlen - 1;
+	memcpy(dst, name + s, n);
+	dst[n] = '\0';
+	return 1;
+}
+
+static cvc_status match_with(const cvc_rules *r, pcre2_match_data *md,
+			     const char *name, size_t len, cvc_class_match *m)
+{
+	memset(m, 0, sizeof *m);
+	m->cls = CVC_CLS_OTHER;
+	m->rule = -1;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rule *ru = &r->v[i];
+		const PCRE2_SIZE *ov;
+		char *dst[F_COUNT] = {m->coll, m->algo, m->proto, m->dtype};
+		size_t dlen[F_COUNT] = {sizeof m->coll, sizeof m->algo, sizeof m->proto,
+					sizeof m->dtype};
+		char raw[64] = "";
+		int rc = pcre2_match(ru->re, (PCRE2_SPTR)name, len, 0, 0, md, r->mctx);
+
+		if (rc == PCRE2_ERROR_NOMATCH)
+			continue;
+		if (rc < 0) {
+			/* match/depth limit or similar: this rule does not apply */
+			if (rc == PCRE2_ERROR_NOMEMORY)
+				return CVC_ERR_NOMEM;
+			continue;
+		}
+		ov = pcre2_get_ovector_pointer(md);
+		m->rule = (int)i;
+		m->cls = ru->cls;
+		for (int f = 0; f < F_COUNT; f++) {
+			for (int k = 0; k < ru->ngroups[f]; k++) {
+				char *d = f == F_COLL ? raw : dst[f];
+				size_t dl = f == F_COLL ? sizeof raw : dlen[f];
+
+				if ((uint32_t)rc > ru->groups[f][k] &&
+				    copy_group(ov, name, ru->groups[f][k], d, dl))
+					break;
+			}
+		}
+		if (raw[0]) {
+			cvc_op_class c = coll_class(raw, strlen(raw), m->coll, sizeof m->coll);
+
+			if (ru->derive)
+				m->cls = c;
+		} else if (cvc_class_is_comm(m->cls) && m->cls != CVC_CLS_OTHER_COMM) {
+			snprintf(m->coll, sizeof m->coll, "%s", class_names[m->cls]);
+		}
+		return CVC_OK;
+	}
+	return CVC_OK;
+}
+
+cvc_status cvc_rules_match(const cvc_rules *r, const char *name, size_t len,
+			   cvc_class_match *m)
+{
+	pcre2_match_data *md;
+	cvc_status st;
+
+	if (!r || !name || !m)
+		return CVC_ERR_USAGE;
+	/* one match data per call: the rules stay read-only, so threads share them */
+	md = pcre2_match_data_create(r->ovec, NULL);
+	if (!md)
+		return CVC_ERR_NOMEM;
+	st = match_with(r, md, name, len, m);
+	pcre2_match_data_free(md);
+	return st;
+}
+
+/* ---- the database side ----------------------------------------------------- */
+
+/* The shipped rule set, compiled once per process on first use. */
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static cvc_rules *default_rules;
+static cvc_status default_st;
+static char default_err[256];
+
+static void load_default(void)
+{
+	default_st = cvc_rules_default(&default_rules, default_err, sizeof default_err);
+}
+
+static cvc_status resolve_rules(cvc_db *db, const cvc_rules *rules, const cvc_rules **out)
+{
+	if (rules) {
+		*out = rules;
+		return CVC_OK;
+	}
+	pthread_once(&default_once, load_default);
+	if (default_st)
+		return cvc_db_fail(db, default_st, "default rules: %s", default_err);
+	*out = default_rules;
+	return CVC_OK;
+}
+
+static cvc_status sq_fail(cvc_db *db, const char *what)
+{
+	return cvc_db_fail(db, CVC_ERR_DB, "classify: %s: %s", what,
+			   sqlite3_errmsg(cvc_db_sqlite(db)));
+}
+
+static cvc_status prepare(cvc_db *db, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, st, NULL) != SQLITE_OK)
+		return sq_fail(db, "preparing a statement");
+	return CVC_OK;
+}
+
+static void bind_opt_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s && *s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+struct name_item {
+	int64_t id;
+	int kernel;   /* referenced by at least one kernel activity */
+	char *name;
+	size_t len;
+};
+
+/* Reads the distinct activity names to label into *items. */
+static cvc_status collect_names(cvc_db *db, int all, struct name_item **items, size_t *n)
+{
+	static const char sql_all[] =
+		"SELECT a.name_id, MIN(a.kind), s.value FROM activities a "
+		"JOIN strings s ON s.id = a.name_id GROUP BY a.name_id";
+	static const char sql_new[] =
+		"SELECT a.name_id, MIN(a.kind), s.value FROM activities a "
+		"JOIN strings s ON s.id = a.name_id WHERE NOT EXISTS "
+		"(SELECT 1 FROM name_class nc WHERE nc.name_id = a.name_id) "
+		"GROUP BY a.name_id";
+	sqlite3_stmt *q = NULL;
+	struct name_item *v = NULL;
+	size_t cnt = 0, cap = 0;
+	cvc_status st;
+	int rc;
+
+	if ((st = prepare(db, all ? sql_all : sql_new, &q)))
+		goto out;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const unsigned char *txt = sqlite3_column_text(q, 2);
+		size_t len = (size_t)sqlite3_column_bytes(q, 2);
+
+		if (cnt == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			struct name_item *nv = realloc(v, ncap * sizeof *nv);
+
+			if (!nv) {
+				st = cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		v[cnt].id = sqlite3_column_int64(q, 0);
+		v[cnt].kernel = sqlite3_column_int(q, 1) == CVC_ACT_KERNEL;
+		v[cnt].len = len;
+		v[cnt].name = malloc(len + 1);
+		if (!v[cnt].name) {
+			st = cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		if (len)
+			memcpy(v[cnt].name, txt, len);
+		v[cnt].name[len] = '\0';
+		cnt++;
+	}
+	if (rc != SQLITE_DONE)
+		st = sq_fail(db, "reading kernel names");
+out:
+	sqlite3_finalize(q);
+	if (st) {
+		for (size_t i = 0; i < cnt; i++)
+			free(v[i].name);
+		free(v);
+		v = NULL;
+		cnt = 0;
+	}
+	*items = v;
+	*n = cnt;
+	return st;
+}
+
+static cvc_status step_reset(cvc_db *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? CVC_OK : sq_fail(db, what);
+}
+
+cvc_status cvc_classify_db(cvc_db *db, const cvc_rules *rules, int all)
+{
+	const cvc_rules *rs = NULL;
+	sqlite3_stmt *cls = NULL, *ins = NULL;
+	struct name_item *items = NULL;
+	pcre2_match_data *md = NULL;
+	size_t n = 0;
+	cvc_status st;
+
+	if (!db)
+		return CVC_ERR_USAGE;
+	if (sqlite3_get_autocommit(cvc_db_sqlite(db)))
+		return cvc_db_fail(db, CVC_ERR_USAGE,
+				   "classify: no open transaction (call cvc_db_begin first)");
+	if ((st = resolve_rules(db, rules, &rs)))
+		return st;
+	if ((st = prepare(db, "INSERT INTO op_classes(id,name,is_comm) VALUES(?,?,?) "
+			  "ON CONFLICT(id) DO UPDATE SET name=excluded.name,"
+			  "is_comm=excluded.is_comm", &cls)))
+		goto out;
+	for (int c = 0; c < CVC_CLS_COUNT; c++) {
+		sqlite3_bind_int(cls, 1, c);
+		sqlite3_bind_text(cls, 2, class_names[c], -1, SQLITE_STATIC);
+		sqlite3_bind_int(cls, 3, cvc_class_is_comm((cvc_op_class)c));
+		if ((st = step_reset(db, cls, "writing op_classes")))
+			goto out;
+	}
+	if (all && (st = cvc_db_exec(db, "DELETE FROM name_class")))
+		goto out;
+	if ((st = collect_names(db, all, &items, &n)))
+		goto out;
+	if ((st = prepare(db, "INSERT OR REPLACE INTO name_class(name_id,class_id,rule,"
+			  "coll,algo,proto,dtype) VALUES(?,?,?,?,?,?,?)", &ins)))
+		goto out;
+	md = pcre2_match_data_create(rs->ovec, NULL);
+	if (!md) {
+		st = cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		cvc_class_match m;
+
+		if (items[i].kernel) {
+			if ((st = match_with(rs, md, items[i].name, items[i].len, &m))) {
+				cvc_db_fail(db, st, "classify: out of memory");
+				goto out;
+			}
+		} else {
+			/* memcpy/memset records: copies whatever the name says */
+			memset(&m, 0, sizeof m);
+			m.cls = CVC_CLS_COPY;
+			m.rule = -1;
+		}
+		sqlite3_bind_int64(ins, 1, items[i].id);
+		sqlite3_bind_int(ins, 2, (int)m.cls);
+		if (m.rule >= 0)
+			sqlite3_bind_int(ins, 3, m.rule);
+		else
+			sqlite3_bind_null(ins, 3);
+		bind_opt_text(ins, 4, m.coll);
+		bind_opt_text(ins, 5, m.algo);
+		bind_opt_text(ins, 6, m.proto);
+		bind_opt_text(ins, 7, m.dtype);
+		if ((st = step_reset(db, ins, "writing name_class")))
+			goto out;
+	}
+out:
+	pcre2_match_data_free(md);
+	for (size_t i = 0; i < n; i++)
+		free(items[i].name);
+	free(items);
+	sqlite3_finalize(cls);
+	sqlite3_finalize(ins);
+	return st;
+}
+
+cvc_status cvc_classify_summary(cvc_db *db, int64_t run_id,
+				cvc_class_total out[CVC_CLS_COUNT], int64_t *all_ns)
+{
+	sqlite3_stmt *q = NULL;
+	int64_t total = 0;
+	cvc_status st;
+	int rc;
+
+	memset(out, 0, CVC_CLS_COUNT * sizeof *out);
+	if ((st = prepare(db, "SELECT coalesce(nc.class_id,0), COUNT(*), "
+			  "SUM(a.end_ns - a.start_ns) FROM activities a "
+			  "LEFT JOIN name_class nc ON nc.name_id = a.name_id "
+			  "WHERE ?1 < 0 OR a.run_id = ?1 GROUP BY 1", &q)))
+		goto out;
+	sqlite3_bind_int64(q, 1, run_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t c = sqlite3_column_int64(q, 0);
+
+		/* an id this build does not know (newer rules) counts as other */
+		if (c < 0 || c >= CVC_CLS_COUNT)
+			c = CVC_CLS_OTHER;
+		out[c].count += sqlite3_column_int64(q, 1);
+		out[c].total_ns += sqlite3_column_int64(q, 2);
+		total += sqlite3_column_int64(q, 2);
+	}
+	if (rc != SQLITE_DONE)
+		st = sq_fail(db, "summing classes");
+out:
+	sqlite3_finalize(q);
+	if (all_ns)
+		*all_ns = total;
+	return st;
+}
+
+cvc_status cvc_classify_unknown(cvc_db *db, const cvc_rules *rules, int64_t run_id,
+				cvc_unknown_fn fn, void *arg)
+{
+	const cvc_rules *rs = NULL;
+	sqlite3_stmt *q = NULL;
+	pcre2_match_data *md = NULL;
+	cvc_status st;
+	int rc;
+
+	if ((st = resolve_rules(db, rules, &rs)))
+		return st;
+	if ((st = prepare(db, "SELECT s.value, COUNT(*) AS n, "
+			  "SUM(a.end_ns - a.start_ns) AS t FROM activities a "
+			  "JOIN strings s ON s.id = a.name_id "
+			  "WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1) "
+			  "GROUP BY a.name_id ORDER BY t DESC, s.value", &q)))
+		goto out;
+	sqlite3_bind_int64(q, 1, run_id);
+	md = pcre2_match_data_create(rs->ovec, NULL);
+	if (!md) {
+		st = cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(q, 0);
+		size_t len = (size_t)sqlite3_column_bytes(q, 0);
+		cvc_class_match m;
+
+		if ((st = match_with(rs, md, name ? name : "", len, &m))) {
+			cvc_db_fail(db, st, "classify: out of memory");
+			goto out;
+		}
+		if (m.rule < 0 && fn(arg, name ? name : "", sqlite3_column_int64(q, 1),
+				     sqlite3_column_int64(q, 2)))
+			goto out;
+	}
+	if (rc != SQLITE_DONE)
+		st = sq_fail(db, "reading kernel names");
+out:
+	pcre2_match_data_free(md);
+	sqlite3_finalize(q);
+	return st;
+}

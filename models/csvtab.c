@@ -1,0 +1,596 @@
+/*
+ * csvtab.c - measured tables in, cvc_model_row out: XLA matmul/collective
+ * perf tables, vidur network and compute (mlp.csv) profiles, nccl-tests
+ * logs.  Each is recognised by its header row, read gz or plain through
+ * zlib, and every field is checked: a bad row is one error naming the
+ * file and line.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "cvc/cvc_model.h"
+
+#define ROWS_MAX 10000000u /* bounded growth: 10 M rows is ~1.3 GB */
+#define LINE_CAP 65536
+#define MAX_COLS 128
+
+void cvc_model_rows_release(cvc_model_rows *r)
+{
+	if (!r)
+		return;
+	free(r->v);
+	memset(r, 0, sizeof *r);
+}
+
+static cvc_status push(cvc_model_rows *rows, const cvc_model_row *row)
+{
+	if (rows->n == rows->cap) {
+		size_t ncap = rows->cap ? rows->cap * 2 : 256;
+		cvc_model_row *nv;
+
+		if (ncap > ROWS_MAX)
+			ncap = ROWS_MAX;
+		if (rows->n >= ncap)
+			return CVC_ERR_NOMEM;
+		nv = realloc(rows->v, ncap * sizeof *nv);
+		if (!nv)
+			return CVC_ERR_NOMEM;
+		rows->v = nv;
+		rows->cap = ncap;
+	}
+	rows->v[rows->n++] = *row;
+	return CVC_OK;
+}
+
+struct reader {
+	gzFile gz;
+	const char *path;
+	char *line;
+	int lineno;
+	char *err;
+	size_t errlen;
+};
+
+/* Next line without its newline; 1 = got one, 0 = EOF, -1 = error (set). */
+static int next_line(struct reader *r)
+{
+	size_t n;
+
+	if (!gzgets(r->gz, r->line, LINE_CAP)) {
+		int e;
+
+		gzerror(r->gz, &e);
+		if (e != Z_OK && e != Z_STREAM_END) {
+			snprintf(r->err, r->errlen, "'%s': line %d: read error (corrupt gzip?)",
+				 r->path, r->lineno + 1);
+			return -1;
+		}
+		return 0;
+	}
+	r->lineno++;
+	n = strlen(r->line);
+	if (n == LINE_CAP - 1 && r->line[n - 1] != '\n') {
+		snprintf(r->err, r->errlen, "'%s': line %d: expected a line under %d bytes",
+			 r->path, r->lineno, LINE_CAP);
+		return -1;
+	}
+	while (n && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r'))
+		r->line[--n] = '\0';
+	return 1;
+}
+
+static int split(char *line, char **f, int maxf)
+{
+	int nf = 0;
+	char *p = line;
+
+	while (nf < maxf) {
+		char *c = strchr(p, ',');
+
+		f[nf++] = p;
+		if (!c)
+			break;
+		*c = '\0';
+		p = c + 1;
+	}
+	return nf;
+}
+
+static int col_index(char **f, int nf, const char *name)
+{
+	for (int i = 0; i < nf; i++)
+		if (strcmp(f[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static int get_double(const char *s, double *out)
+{
+	char *end = NULL;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return errno || end == s || *end || !isfinite(*out) ? -1 : 0;
+}
+
+static int get_int(const char *s, int64_t *out)
+{
+	char *end = NULL;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* File name prefix before "__" ("a100_dgx__all_reduce.csv.gz" -> "a100_dgx"). */
+static void name_prefix(const char *path, char *out, size_t cap)
+{
+	const char *base = strrchr(path, '/');
+	const char *dd;
+	size_t n;
+
+	base = base ? base + 1 : path;
+	dd = strstr(base, "__");
+	n = dd ? (size_t)(dd - base) : 0;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, base, n);
+	out[n] = '\0';
+}
+
+static cvc_status bad(struct reader *r, const char *what, const char *got)
+{
+	snprintf(r->err, r->errlen, "'%s': line %d: expected %s, got '%.40s'", r->path,
+		 r->lineno, what, got);
+	return CVC_ERR_FORMAT;
+}
+
+/* ---- XLA tables ---------------------------------------------------------- */
+
+static cvc_status read_xla_matmul(struct reader *r, cvc_model_rows *rows, char **hdr, int nh)
+{
+	int ci[7];
+	static const char *const need[7] = {"device_key", "b", "m", "n", "k", "dtype",
+					    "flops_per_sec"};
+	char *f[MAX_COLS];
+	int got;
+
+	for (int i = 0; i < 7; i++)
+		if ((ci[i] = col_index(hdr, nh, need[i])) < 0)
+			return bad(r, "an XLA matmul header with column", need[i]);
+	while ((got = next_line(r)) == 1) {
+		cvc_model_row row;
+		int64_t d[4];
+		double flops;
+		int nf;
+
+		if (!r->line[0])
+			continue;
+		nf = split(r->line, f, MAX_COLS);
+		if (nf != nh)
+			return bad(r, "as many fields as the header", r->line);
+		memset(&row, 0, sizeof row);
+		row.kind = CVC_MODEL_GEMM;
+		snprintf(row.gpu, sizeof row.gpu, "%s", f[ci[0]]);
+		for (int i = 0; i < 4; i++)
+			if (get_int(f[ci[1 + i]], &d[i]) || d[i] <= 0 || d[i] > (1 << 24))
+				return bad(r, "a positive dimension", f[ci[1 + i]]);
+		if (cvc_hw_dtype_parse(f[ci[5]], &row.dtype))
+			return bad(r, "a dtype", f[ci[5]]);
+		if (get_double(f[ci[6]], &flops) || flops <= 0)
+			return bad(r, "a positive flops_per_sec", f[ci[6]]);
+		row.b = d[0], row.m = d[1], row.n = d[2], row.k = d[3];
+		row.time_us = 2.0 * (double)d[0] * (double)d[1] * (double)d[2] * (double)d[3] / flops * 1e6;
+		if (push(rows, &row))
+			return bad(r, "fewer rows (row cap reached)", "");
+	}
+	return got < 0 ? CVC_ERR_FORMAT : CVC_OK;
+}
+
+static cvc_status read_xla_coll(struct reader *r, cvc_model_rows *rows, char **hdr, int nh)
+{
+	int ci[5];
+	static const char *const need[5] = {"device_key", "opcode", "tensor_size_bytes(xla_gen)",
+					    "num_devices_per_group",
+					    "network_throughput_bytes_per_sec"};
+	char *f[MAX_COLS];
+	int got;
+
+	for (int i = 0; i < 5; i++)
+		if ((ci[i] = col_index(hdr, nh, need[i])) < 0)
+			return bad(r, "an XLA collective header with column", need[i]);
+	while ((got = next_line(r)) == 1) {
+		cvc_model_row row;
+		int64_t bytes, ndev;
+		double thr;
+		int nf;
+
+		if (!r->line[0])
+			continue;
+		nf = split(r->line, f, MAX_COLS);
+		if (nf != nh)
+			return bad(r, "as many fields as the header", r->line);
+		memset(&row, 0, sizeof row);
+		row.kind = CVC_MODEL_COLLECTIVE;
+		snprintf(row.gpu, sizeof row.gpu, "%s", f[ci[0]]);
+		snprintf(row.system, sizeof row.system, "%s", f[ci[0]]);
+		if (cvc_model_coll_parse(f[ci[1]], &row.coll))
+			return bad(r, "a collective opcode", f[ci[1]]);
+		if (get_int(f[ci[2]], &bytes) || bytes <= 0)
+			return bad(r, "a positive tensor size", f[ci[2]]);
+		/* collective-permute rows leave the group empty: point to point */
+		if (!*f[ci[3]] && row.coll == CVC_MODEL_SENDRECV)
+			ndev = 2;
+		else if (get_int(f[ci[3]], &ndev) || ndev < 1 || ndev > 1 << 20)
+			return bad(r, "a device count", f[ci[3]]);
+		if (get_double(f[ci[4]], &thr) || thr <= 0)
+			return bad(r, "a positive throughput", f[ci[4]]);
+		row.bytes = bytes;
+		row.nranks = (int)ndev;
+		/* XLA's tables were generated on one 8-GPU host. */
+		row.gpus_per_node = 8;
+		row.time_us = (double)bytes / thr * 1e6;
+		row.b = 1;
+		if (push(rows, &row))
+			return bad(r, "fewer rows (row cap reached)", "");
+	}
+	return got < 0 ? CVC_ERR_FORMAT : CVC_OK;
+}
+
+/* ---- vidur ------------------------------------------------------------------ */
+
+static cvc_status read_vidur_net(struct reader *r, cvc_model_rows *rows, char **hdr, int nh,
+				 const char *op, const char *gpu_hint)
+{
+	char col[64], sys[CVC_HW_NAME_MAX], *f[MAX_COLS];
+	int ct, cw, cs, cd, got;
+	cvc_model_coll coll;
+
+	snprintf(col, sizeof col, "time_stats.%s.median", op);
+	if (cvc_model_coll_parse(op, &coll))
+		return bad(r, "a known collective in the vidur header", op);
+	if ((ct = col_index(hdr, nh, col)) < 0 || (cw = col_index(hdr, nh, "num_workers")) < 0 ||
+	    (cs = col_index(hdr, nh, "size")) < 0 || (cd = col_index(hdr, nh, "devices_per_node")) < 0)
+		return bad(r, "a vidur network header (median, num_workers, size, devices_per_node)",
+			   hdr[0]);
+	name_prefix(r->path, sys, sizeof sys);
+	while ((got = next_line(r)) == 1) {
+		cvc_model_row row;
+		int64_t w, s, d;
+		double ms;
+
+		if (!r->line[0])
+			continue;
+		if (split(r->line, f, MAX_COLS) != nh)
+			return bad(r, "as many fields as the header", r->line);
+		memset(&row, 0, sizeof row);
+		row.kind = CVC_MODEL_COLLECTIVE;
+		row.coll = coll;
+		if (get_double(f[ct], &ms) || ms <= 0)
+			return bad(r, "a positive median time (ms)", f[ct]);
+		if (get_int(f[cw], &w) || w < 1 || w > 1 << 20)
+			return bad(r, "a worker count", f[cw]);
+		if (get_int(f[cs], &s) || s <= 0)
+			return bad(r, "a positive size", f[cs]);
+		if (get_int(f[cd], &d) || d < 1 || d > 1 << 20)
+			return bad(r, "devices_per_node", f[cd]);
+		snprintf(row.system, sizeof row.system, "%s", sys);
+		snprintf(row.gpu, sizeof row.gpu, "%s", gpu_hint ? gpu_hint : sys);
+		row.bytes = s;
+		row.nranks = (int)w;
+		row.gpus_per_node = (int)d;
+		row.time_us = ms * 1000.0;
+		row.b = 1;
+		if (push(rows, &row))
+			return bad(r, "fewer rows (row cap reached)", "");
+	}
+	return got < 0 ? CVC_ERR_FORMAT : CVC_OK;
+}
+
+/* The four GEMMs of a transformer layer in vidur's mlp.csv. */
+enum { OP_PRE, OP_POST, OP_UP, OP_DOWN, OP_N };
+static const char *const vidur_ops[OP_N] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
+					    "mlp_down_proj"};
+
+static cvc_status read_vidur_mlp(struct reader *r, cvc_model_rows *rows, char **hdr, int nh,
+				 const char *gpu_hint)
+{
+	static const char *const dims[8] = {"n_head", "n_kv_head", "n_embd", "n_expanded_embd",
+					    "use_gated_mlp", "num_tokens",
+					    "num_tensor_parallel_workers", "vocab_size"};
+	int cd[8], ct[OP_N], got;
+	char gpu[CVC_HW_NAME_MAX], *f[MAX_COLS];
+
+	for (int i = 0; i < 8; i++)
+		if ((cd[i] = col_index(hdr, nh, dims[i])) < 0)
+			return bad(r, "a vidur mlp.csv header with column", dims[i]);
+	for (int o = 0; o < OP_N; o++) {
+		char col[64];
+
+		snprintf(col, sizeof col, "time_stats.%s.median", vidur_ops[o]);
+		if ((ct[o] = col_index(hdr, nh, col)) < 0)
+			return bad(r, "a vidur mlp.csv header with column", col);
+	}
+	if (gpu_hint)
+		snprintf(gpu, sizeof gpu, "%s", gpu_hint);
+	else
+		name_prefix(r->path, gpu, sizeof gpu);
+	while ((got = next_line(r)) == 1) {
+		int64_t h, kvh, e, x, tok, tp, hd;
+		int gated;
+
+		if (!r->line[0])
+			continue;
+		if (split(r->line, f, MAX_COLS) != nh)
+			return bad(r, "as many fields as the header", r->line);
+		if (get_int(f[cd[0]], &h) || h < 1 || get_int(f[cd[1]], &kvh) || kvh < 1 ||
+		    get_int(f[cd[2]], &e) || e < 1 || get_int(f[cd[3]], &x) || x < 1 ||
+		    get_int(f[cd[5]], &tok) || tok < 1 || get_int(f[cd[6]], &tp) || tp < 1 ||
+		    e > 1 << 20 || x > 1 << 22 || tok > 1 << 24 || tp > 1024 || h > e)
+			return bad(r, "positive model dims, tokens and tp", r->line);
+		if (strcmp(f[cd[4]], "True") == 0 || strcmp(f[cd[4]], "true") == 0 ||
+		    strcmp(f[cd[4]], "1") == 0)
+			gated = 1;
+		else if (strcmp(f[cd[4]], "False") == 0 || strcmp(f[cd[4]], "false") == 0 ||
+			 strcmp(f[cd[4]], "0") == 0)
+			gated = 0;
+		else
+			return bad(r, "use_gated_mlp True or False", f[cd[4]]);
+		hd = e / h;
+		for (int o = 0; o < OP_N; o++) {
+			cvc_model_row row;
+			double ms;
+
+			if (!*f[ct[o]])
+				continue; /* op not profiled in this row */
+			if (get_double(f[ct[o]], &ms) || ms <= 0)
+				return bad(r, "a positive median time (ms)", f[ct[o]]);
+			memset(&row, 0, sizeof row);
+			row.kind = CVC_MODEL_GEMM;
+			row.dtype = CVC_HW_FP16; /* vidur profiles in fp16 */
+			snprintf(row.gpu, sizeof row.gpu, "%s", gpu);
+			snprintf(row.tag, sizeof row.tag, "%s", vidur_ops[o]);
+			row.b = 1;
+			row.m = tok;
+			/* Column-parallel layers split n by tp, row-parallel split k. */
+			switch (o) {
+			case OP_PRE: /* fused q,k,v */
+				row.n = (h + 2 * kvh) * hd / tp, row.k = e;
+				break;
+			case OP_POST:
+				row.n = e, row.k = h * hd / tp;
+				break;
+			case OP_UP: /* gate and up fused when gated */
+				row.n = (gated ? 2 : 1) * x / tp, row.k = e;
+				break;
+			default:
+				row.n = e, row.k = x / tp;
+				break;
+			}
+			if (row.n < 1 || row.k < 1)
+				return bad(r, "dims divisible by tp", r->line);
+			row.nranks = (int)tp; /* tp, for grouping vidur rows */
+			row.time_us = ms * 1000.0;
+			if (push(rows, &row))
+				return bad(r, "fewer rows (row cap reached)", "");
+		}
+	}
+	return got < 0 ? CVC_ERR_FORMAT : CVC_OK;
+}
+
+/* ---- nccl-tests ------------------------------------------------------------- */
+
+static cvc_status read_nccl_tests(struct reader *r, cvc_model_rows *rows, const char *gpu_hint)
+{
+	cvc_model_row proto;
+	cvc_model_rows tmp = {0};
+	char hosts[64][64];
+	int nhosts = 0, nrank_lines = 0, ngpus_flag = 0, in_table = 0, got;
+	cvc_status st = CVC_OK;
+
+	memset(&proto, 0, sizeof proto);
+	proto.kind = CVC_MODEL_COLLECTIVE;
+	proto.coll = CVC_MODEL_NCOLL;
+	proto.b = 1;
+	if (gpu_hint)
+		snprintf(proto.gpu, sizeof proto.gpu, "%s", gpu_hint);
+	/* The first line is already consumed by the caller and was not a CSV
+	 * header; it is re-examined here through r->line. */
+	got = 1;
+	do {
+		char *l = r->line, *p;
+
+		if ((p = strstr(l, "_perf")) && proto.coll == CVC_MODEL_NCOLL) {
+			char op[32];
+			char *s = p;
+			size_t n;
+
+			while (s > l && (s[-1] == '_' || (s[-1] >= 'a' && s[-1] <= 'z')))
+				s--;
+			n = (size_t)(p - s);
+			if (n && n < sizeof op) {
+				memcpy(op, s, n);
+				op[n] = '\0';
+				if (cvc_model_coll_parse(op, &proto.coll))
+					proto.coll = CVC_MODEL_NCOLL;
+			}
+		}
+		if ((p = strstr(l, " -g "))) {
+			char *end;
+			long v = strtol(p + 4, &end, 10);
+
+			if (end != p + 4 && v > 0 && v < 1 << 16)
+				ngpus_flag = (int)v;
+		}
+		if (strncmp(l, "#  Rank", 7) == 0 && (p = strstr(l, " on "))) {
+			char host[64];
+			size_t n = 0;
+			int known = 0;
+
+			nrank_lines++;
+			p += 4;
+			while (*p == ' ')
+				p++;
+			while (p[n] && p[n] != ' ' && n + 1 < sizeof host)
+				n++;
+			memcpy(host, p, n);
+			host[n] = '\0';
+			for (int i = 0; i < nhosts; i++)
+				known |= strcmp(hosts[i], host) == 0;
+			if (!known && nhosts < 64)
+				snprintf(hosts[nhosts++], sizeof hosts[0], "%s", host);
+			if (!gpu_hint && (p = strchr(l, ']'))) {
+				p++;
+				while (*p == ' ')
+					p++;
+				snprintf(proto.gpu, sizeof proto.gpu, "%s", p);
+			}
+		}
+		if (l[0] == '#' && strstr(l, "size") && strstr(l, "count") && strstr(l, "redop")) {
+			in_table = 1;
+			continue;
+		}
+		if (in_table && l[0] != '#' && l[0]) {
+			long long size, count, root;
+			char type[16], redop[16], tstr[32];
+			double t;
+			cvc_model_row row = proto;
+
+			if (l[0] == '`')
+				break; /* end of a fenced block in a markdown copy */
+			if (sscanf(l, "%lld %lld %15s %15s %lld %31s", &size, &count, type,
+				   redop, &root, tstr) != 6) {
+				st = bad(r, "an nccl-tests row (size count type redop root time ...)", l);
+				goto out;
+			}
+			if (get_double(tstr, &t) || t <= 0 || size < 0) {
+				st = bad(r, "a positive time in us", tstr);
+				goto out;
+			}
+			if (size == 0)
+				continue;
+			row.bytes = size;
+			row.time_us = t;
+			if ((st = push(&tmp, &row))) {
+				st = bad(r, "fewer rows (row cap reached)", "");
+				goto out;
+			}
+		}
+	} while ((got = next_line(r)) == 1);
+	if (got < 0) {
+		st = CVC_ERR_FORMAT;
+		goto out;
+	}
+	if (!tmp.n) {
+		st = bad(r, "an nccl-tests result table", "end of file");
+		goto out;
+	}
+	if (proto.coll == CVC_MODEL_NCOLL) {
+		st = bad(r, "the test binary name (e.g. all_reduce_perf) in the log", "none");
+		goto out;
+	}
+	for (size_t i = 0; i < tmp.n; i++) {
+		cvc_model_row row = tmp.v[i];
+
+		row.coll = proto.coll;
+		snprintf(row.gpu, sizeof row.gpu, "%s", proto.gpu);
+		row.nranks = nrank_lines ? nrank_lines : (ngpus_flag ? ngpus_flag : 2);
+		row.gpus_per_node = nhosts ? row.nranks / nhosts : row.nranks;
+		if (push(rows, &row)) {
+			st = bad(r, "fewer rows (row cap reached)", "");
+			goto out;
+		}
+	}
+out:
+	cvc_model_rows_release(&tmp);
+	return st;
+}
+
+cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const char *gpu_hint,
+			       char *err, size_t errlen)
+{
+	struct reader r = {0};
+	char *hdr_copy = NULL, *hdr[MAX_COLS];
+	int nh, got;
+	size_t before;
+	cvc_status st = CVC_OK;
+
+	if (!rows || !path || !err || !errlen)
+		return CVC_ERR_USAGE;
+	err[0] = '\0';
+	before = rows->n;
+	r.path = path;
+	r.err = err;
+	r.errlen = errlen;
+	r.line = malloc(LINE_CAP);
+	hdr_copy = malloc(LINE_CAP);
+	if (!r.line || !hdr_copy) {
+		st = CVC_ERR_NOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	r.gz = gzopen(path, "rb");
+	if (!r.gz) {
+		snprintf(err, errlen, "'%s': %s", path, errno ? strerror(errno) : "cannot open");
+		st = CVC_ERR_IO;
+		goto out;
+	}
+	gzbuffer(r.gz, 1 << 16);
+	do
+		got = next_line(&r);
+	while (got == 1 && !r.line[0]);
+	if (got <= 0) {
+		if (got == 0)
+			snprintf(err, errlen, "'%s': line 1: expected a known table header, got an empty file",
+				 path);
+		st = CVC_ERR_FORMAT;
+		goto out;
+	}
+	memcpy(hdr_copy, r.line, strlen(r.line) + 1);
+	nh = split(hdr_copy, hdr, MAX_COLS);
+	if (col_index(hdr, nh, "flops_per_sec") >= 0 && col_index(hdr, nh, "device_key") >= 0)
+		st = read_xla_matmul(&r, rows, hdr, nh);
+	else if (col_index(hdr, nh, "network_throughput_bytes_per_sec") >= 0)
+		st = read_xla_coll(&r, rows, hdr, nh);
+	else if (col_index(hdr, nh, "time_stats.all_reduce.median") >= 0)
+		st = read_vidur_net(&r, rows, hdr, nh, "all_reduce", gpu_hint);
+	else if (col_index(hdr, nh, "time_stats.send_recv.median") >= 0)
+		st = read_vidur_net(&r, rows, hdr, nh, "send_recv", gpu_hint);
+	else if (col_index(hdr, nh, "time_stats.mlp_up_proj.median") >= 0)
+		st = read_vidur_mlp(&r, rows, hdr, nh, gpu_hint);
+	else if (nh == 1)
+		st = read_nccl_tests(&r, rows, gpu_hint);
+	else {
+		snprintf(err, errlen, "'%s': line %d: expected a known table header (XLA perf table, "
+			 "vidur profile, nccl-tests log)", path, r.lineno);
+		st = CVC_ERR_FORMAT;
+	}
+	if (!st && rows->n == before) {
+		snprintf(err, errlen, "'%s': line %d: expected at least one data row", path, r.lineno);
+		st = CVC_ERR_FORMAT;
+	}
+	if (!st) {
+		const char *base = strrchr(path, '/');
+		size_t used = strlen(rows->source);
+
+		base = base ? base + 1 : path;
+		snprintf(rows->source + used, sizeof rows->source - used, "%s%s", used ? "," : "", base);
+	}
+out:
+	if (st && rows)
+		rows->n = before; /* all or nothing per file */
+	if (r.gz)
+		gzclose(r.gz);
+	free(r.line);
+	free(hdr_copy);
+	return st;
+}

@@ -1,0 +1,866 @@
+/*
+ * fit.c - fitting operator models to measured rows (GSL), their quality
+ * figures, and their rows in the models / model_points tables.
+ *
+ * Both fits minimise relative error: a GEMM of 5 us and one of 5 ms count
+ * the same, which is what a projection summing many ops needs.  Outliers
+ * (a noisy row, a different kernel picked by a heuristic) are damped by
+ * bisquare reweighting rather than trusted.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit.h>
+#include <json-c/json.h>
+#include <sqlite3.h>
+
+#include "cvc/cvc_model.h"
+#include "models/opmodel_int.h"
+
+static void gsl_quiet(void)
+{
+	/* GSL's default handler aborts; the library returns statuses instead. */
+	gsl_set_error_handler_off();
+}
+
+/* ---- quality ---------------------------------------------------------------- */
+
+static void quality(const cvc_model_fit *fit, const cvc_hw_spec *spec, const cvc_model_row *rows,
+		    size_t n, double *r2, double *mape)
+{
+	double sum = 0, mean = 0, ss_tot = 0, ss_res = 0;
+
+	for (size_t i = 0; i < n; i++)
+		mean += log(rows[i].time_us);
+	mean /= (double)(n ? n : 1);
+	for (size_t i = 0; i < n; i++) {
+		double t = cvc_model_fit_predict(fit, spec, &rows[i]);
+		double y = rows[i].time_us, d;
+
+		sum += fabs(t - y) / y;
+		d = log(t > 0 ? t : 1e-9) - log(y);
+		ss_res += d * d;
+		ss_tot += (log(y) - mean) * (log(y) - mean);
+	}
+	if (mape)
+		*mape = n ? 100.0 * sum / (double)n : NAN;
+	if (r2)
+		*r2 = ss_tot > 0 ? 1.0 - ss_res / ss_tot : NAN;
+}
+
+static double row_size(const cvc_model_row *r)
+{
+	if (r->kind == CVC_MODEL_COLLECTIVE)
+		return (double)r->bytes;
+	return 2.0 * (double)(r->b > 0 ? r->b : 1) * (double)r->m * (double)r->n * (double)r->k;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	double x = row_size(a), y = row_size(b);
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorted copy of rows by size (FLOPs or bytes); caller frees. */
+static cvc_model_row *sorted_copy(const cvc_model_row *rows, size_t n)
+{
+	cvc_model_row *s = malloc((n ? n : 1) * sizeof *s);
+
+	if (!s)
+		return NULL;
+	memcpy(s, rows, n * sizeof *s);
+	qsort(s, n, sizeof *s, cmp_size);
+	return s;
+}
+
+/* ---- GEMM -------------------------------------------------------------------- */
+
+/* Column subsets tried in order: a negative factor means the data cannot
+ * tell two terms apart, so the simpler form is used instead. */
+static const int gemm_forms[][4] = {
+	{1, 1, 1, 1}, {1, 0, 1, 1}, {1, 1, 0, 1}, {1, 0, 0, 1},
+};
+
+static cvc_status gemm_solve(const cvc_model_row *rows, size_t n, const cvc_hw_spec *spec,
+			     double *p)
+{
+	cvc_status st = CVC_ERR_INTERNAL;
+
+	for (size_t f = 0; f < sizeof gemm_forms / sizeof gemm_forms[0]; f++) {
+		int cols[4], nc = 0, ok = 1;
+		gsl_matrix *X = NULL, *cov = NULL;
+		gsl_vector *y = NULL, *c = NULL;
+		gsl_multifit_robust_workspace *w = NULL;
+
+		for (int j = 0; j < 4; j++)
+			if (gemm_forms[f][j])
+				cols[nc++] = j;
+		if (n <= (size_t)nc + 1)
+			continue;
+		X = gsl_matrix_alloc(n, (size_t)nc);
+		y = gsl_vector_alloc(n);
+		c = gsl_vector_alloc((size_t)nc);
+		cov = gsl_matrix_alloc((size_t)nc, (size_t)nc);
+		w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, n, (size_t)nc);
+		if (!X || !y || !c || !cov || !w) {
+			st = CVC_ERR_NOMEM;
+			ok = 0;
+		}
+		for (size_t i = 0; ok && i < n; i++) {
+			double x[4], t = rows[i].time_us;
+
+			opm_gemm_features(p, spec, rows[i].m, rows[i].n, rows[i].k, rows[i].b,
+					  rows[i].dtype, x);
+			/* Dividing each row by its time makes least squares minimise
+			 * relative error. */
+			for (int j = 0; j < nc; j++)
+				gsl_matrix_set(X, i, (size_t)j, x[cols[j]] / t);
+			gsl_vector_set(y, i, 1.0);
+		}
+		if (ok) {
+			int rc = gsl_multifit_robust(X, y, c, cov, w);
+
+			/* GSL_EMAXITER still leaves the last iterate, which is usable. */
+			if (rc && rc != GSL_EMAXITER)
+				ok = 0;
+		}
+		if (ok) {
+			double q[4] = {0, 0, 0, 0};
+
+			for (int j = 0; j < nc; j++)
+				q[cols[j]] = gsl_vector_get(c, (size_t)j);
+			for (int j = 0; j < 4; j++)
+				if (!isfinite(q[j]) || q[j] < 0)
+					ok = 0;
+			if (q[3] <= 0)
+				ok = 0;
+			if (ok) {
+				p[GP_T0] = q[0], p[GP_WAVE] = q[1], p[GP_CWAVE] = q[2], p[GP_CFLOP] = q[3];
+				st = CVC_OK;
+			}
+		}
+		gsl_matrix_free(X);
+		gsl_vector_free(y);
+		gsl_vector_free(c);
+		gsl_matrix_free(cov);
+		if (w)
+			gsl_multifit_robust_free(w);
+		if (st == CVC_OK || st == CVC_ERR_NOMEM)
+			return st;
+	}
+	return st;
+}
+
+cvc_status cvc_model_fit_gemm(const cvc_model_row *rows, size_t n, const cvc_hw_spec *spec,
+			      cvc_model_fit *out, char *err, size_t errlen)
+{
+	cvc_model_row *s = NULL;
+	cvc_status st = CVC_OK;
+
+	if (!rows || !spec || !out || !err || !errlen)
+		return CVC_ERR_USAGE;
+	gsl_quiet();
+	err[0] = '\0';
+	memset(out, 0, sizeof *out);
+	if (n < 6) {
+		snprintf(err, errlen, "gemm fit: need at least 6 rows, got %zu", n);
+		return CVC_ERR_USAGE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].kind != CVC_MODEL_GEMM || rows[i].m <= 0 || rows[i].n <= 0 ||
+		    rows[i].k <= 0 || !(rows[i].time_us > 0)) {
+			snprintf(err, errlen, "gemm fit: row %zu is not a gemm row with a positive time", i);
+			return CVC_ERR_USAGE;
+		}
+	}
+	out->kind = CVC_MODEL_GEMM;
+	snprintf(out->gpu, sizeof out->gpu, "%s", spec->name);
+	out->dtype = rows[0].dtype;
+	out->nparams = GP_N;
+	opm_gemm_defaults(out->params);
+	if ((st = gemm_solve(rows, n, spec, out->params))) {
+		snprintf(err, errlen, "gemm fit: no model form gives non-negative factors on %zu rows", n);
+		return st;
+	}
+	out->n_points = (int)n;
+	out->dom_min = INFINITY;
+	out->dom_max = 0;
+	for (size_t i = 0; i < n; i++) {
+		double f = row_size(&rows[i]);
+
+		out->dom_min = f < out->dom_min ? f : out->dom_min;
+		out->dom_max = f > out->dom_max ? f : out->dom_max;
+	}
+	quality(out, spec, rows, n, &out->r2, &out->mape);
+	/* Extrapolation: fit on the smaller half of the FLOPs, predict the rest. */
+	out->extrap_mape = NAN;
+	s = sorted_copy(rows, n);
+	if (!s)
+		return CVC_ERR_NOMEM;
+	if (n >= 12) {
+		cvc_model_fit half = *out;
+
+		opm_gemm_defaults(half.params);
+		if (gemm_solve(s, n / 2, spec, half.params) == CVC_OK)
+			quality(&half, spec, s + n / 2, n - n / 2, NULL, &out->extrap_mape);
+	}
+	free(s);
+	return CVC_OK;
+}
+
+/* ---- collectives ------------------------------------------------------------ */
+
+struct cpt {
+	double s, t; /* bytes, us */
+};
+
+/* k-th smallest of v[0..n) (reorders v): Hoare's quickselect, O(n). */
+static double select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		double piv = v[(lo + hi) / 2];
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < piv)
+				i++;
+			while (v[j] > piv)
+				j--;
+			if (i <= j) {
+				double t = v[i];
+
+				v[i] = v[j], v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
+}
+
+/*
+ * t = a + c s^pexp on pts[lo..hi), weighted on relative error, with three
+ * bisquare reweighting passes.  Returns the sum of squared relative
+ * residuals (unweighted) and sets a, c.  Closed form: the breakpoint search
+ * calls it tens of thousands of times.
+ */
+static double seg_fit(const struct cpt *pts, size_t lo, size_t hi, double pexp, double *a,
+		      double *c)
+{
+	double rw[4096];
+	size_t n = hi - lo;
+	double sse = 0;
+
+	*a = 0, *c = 0;
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n && i < 4096; i++)
+		rw[i] = 1.0;
+	for (int it = 0; it < 4; it++) {
+		double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, det, med, scale;
+		double ares[4096];
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			double w = (i < 4096 ? rw[i] : 1.0) / (pts[lo + i].t * pts[lo + i].t);
+			double x = pow(pts[lo + i].s, pexp), y = pts[lo + i].t;
+
+			sw += w, sx += w * x, sy += w * y, sxx += w * x * x, sxy += w * x * y;
+		}
+		det = sw * sxx - sx * sx;
+		if (n == 1 || fabs(det) < 1e-300 * (sw * sxx + 1e-300)) {
+			*a = sy / sw, *c = 0;
+		} else {
+			*c = (sw * sxy - sx * sy) / det;
+			*a = (sy - *c * sx) / sw;
+		}
+		if (n < 6 || it == 3)
+			break;
+		for (size_t i = 0; i < n && i < 4096; i++) {
+			double r = (*a + *c * pow(pts[lo + i].s, pexp) - pts[lo + i].t) / pts[lo + i].t;
+
+			ares[m++] = fabs(r);
+		}
+		med = select_kth(ares, m, m / 2);
+		scale = 4.685 * 1.4826 * med + 1e-6;
+		for (size_t i = 0; i < n && i < 4096; i++) {
+			double r = (*a + *c * pow(pts[lo + i].s, pexp) - pts[lo + i].t) / pts[lo + i].t;
+			double u = r / scale;
+
+			rw[i] = fabs(u) < 1 ? (1 - u * u) * (1 - u * u) : 0.0;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		double r = (*a + *c * pow(pts[lo + i].s, pexp) - pts[lo + i].t) / pts[lo + i].t;
+
+		sse += r * r;
+	}
+	return sse;
+}
+
+struct cstruct {
+	int nreg;
+	size_t cut[CP_MAXREG + 1]; /* segment r = [cut[r], cut[r+1]) */
+	double pexp[CP_MAXREG];
+	double a[CP_MAXREG], c[CP_MAXREG];
+	double sse;
+};
+
+/* Turns segment fits into the stored parameter layout. */
+static void to_params(const struct cstruct *cs, const struct cpt *pts, double f, double *p,
+		      int *np)
+{
+	p[0] = cs->nreg;
+	for (int r = 0; r < cs->nreg; r++) {
+		double *q = p + 1 + CP_PER * r;
+		double sref = pts[cs->cut[r + 1] - 1].s;
+		double xref = cs->c[r] * pow(sref, cs->pexp[r]);
+
+		q[0] = r == 0 ? 0 : pts[cs->cut[r]].s;
+		q[1] = cs->a[r];
+		/* busbw at s_ref; 0 marks a flat (latency-only) regime. */
+		q[2] = xref > 0 ? sref * f / (xref * 1e3) : 0;
+		q[3] = cs->pexp[r];
+		q[4] = sref;
+	}
+	*np = 1 + CP_PER * cs->nreg;
+}
+
+/* Best structure with nreg regimes; last_pow lets the last regime's exponent
+ * float (0.5 .. 1), for the bandwidth ramp of large messages. */
+static void search(const struct cpt *pts, size_t n, int nreg, int last_pow, size_t minseg,
+		   struct cstruct *best)
+{
+	size_t cand[40];
+	int nc = 0;
+	int G = 24;
+
+	best->sse = INFINITY;
+	best->nreg = 0;
+	if (n < (size_t)nreg * minseg)
+		return;
+	for (int g = 1; g <= G; g++) {
+		size_t i = n * (size_t)g / (size_t)(G + 1);
+
+		if (i >= minseg && n - i >= minseg && (nc == 0 || cand[nc - 1] != i))
+			cand[nc++] = i;
+	}
+	for (int i1 = -1; i1 < nc; i1++) {
+		for (int i2 = -1; i2 < nc; i2++) {
+			struct cstruct cs = {0};
+			size_t cuts[CP_MAXREG + 1];
+			int k = 0;
+
+			if (nreg == 1 && (i1 >= 0 || i2 >= 0))
+				continue;
+			if (nreg == 2 && (i1 < 0 || i2 >= 0))
+				continue;
+			if (nreg == 3 && (i1 < 0 || i2 <= i1))
+				continue;
+			cuts[k++] = 0;
+			if (i1 >= 0)
+				cuts[k++] = cand[i1];
+			if (i2 >= 0)
+				cuts[k++] = cand[i2];
+			cuts[k] = n;
+			if (nreg == 3 && cuts[2] - cuts[1] < minseg)
+				continue;
+			cs.nreg = nreg;
+			memcpy(cs.cut, cuts, sizeof cuts);
+			cs.sse = 0;
+			for (int r = 0; r < nreg; r++) {
+				double bsse = INFINITY, ba = 0, bc = 0, bp = 1;
+				int pstep = (r == nreg - 1 && last_pow) ? 25 : 0;
+
+				for (int s = 0; s <= pstep; s++) {
+					double pe = 1.0 - 0.02 * s, a, c;
+					double e = seg_fit(pts, cuts[r], cuts[r + 1], pe, &a, &c);
+
+					if (e < bsse)
+						bsse = e, ba = a, bc = c, bp = pe;
+				}
+				cs.a[r] = ba, cs.c[r] = bc, cs.pexp[r] = bp;
+				cs.sse += bsse;
+			}
+			if (cs.sse < best->sse)
+				*best = cs;
+		}
+	}
+}
+
+struct cctx {
+	cvc_model_coll c;
+	int nranks;
+	double f;
+};
+
+static double cs_predict(const double *p, int np, double s, const struct cctx *cx)
+{
+	return opm_coll_us(p, np, cx->c, (int64_t)s, cx->nranks);
+}
+
+/* MAPE of params on pts[lo..hi). */
+static double pts_mape(const double *p, int np, const struct cpt *pts, size_t lo, size_t hi,
+		       const struct cctx *cx)
+{
+	double sum = 0;
+
+	for (size_t i = lo; i < hi; i++)
+		sum += fabs(cs_predict(p, np, pts[i].s, cx) - pts[i].t) / pts[i].t;
+	return hi > lo ? 100.0 * sum / (double)(hi - lo) : NAN;
+}
+
+/*
+ * Chooses the structure (1-3 regimes, last one linear or ramping) that
+ * both fits and extrapolates: each candidate is also fitted on the smaller
+ * half of the points and scored on the larger half; score = 0.5 x in-sample
+ * MAPE + that extrapolation MAPE.  Projections mostly go to larger
+ * messages than were measured, so a structure that only bends to the data
+ * it saw loses (the weight was chosen on vidur's a100_dgx groups).
+ */
+static void coll_choose(const struct cpt *pts, size_t n, const struct cctx *cx, double *p,
+			int *np)
+{
+	double best_score = INFINITY;
+	size_t minseg = n >= 40 ? n / 10 : 3;
+
+	for (int nreg = 1; nreg <= CP_MAXREG; nreg++) {
+		for (int lp = 0; lp <= 1; lp++) {
+			struct cstruct full, half;
+			double q[CVC_MODEL_MAXPARAM], qh[CVC_MODEL_MAXPARAM], score;
+			int nq, nqh;
+
+			search(pts, n, nreg, lp, minseg, &full);
+			if (!full.nreg)
+				continue;
+			to_params(&full, pts, cx->f, q, &nq);
+			score = 0.5 * pts_mape(q, nq, pts, 0, n, cx);
+			search(pts, n / 2, nreg, lp, minseg / 2 > 2 ? minseg / 2 : 2, &half);
+			if (half.nreg) {
+				to_params(&half, pts, cx->f, qh, &nqh);
+				score += pts_mape(qh, nqh, pts, n / 2, n, cx);
+			} else {
+				score += 1000.0; /* cannot be checked: last resort */
+			}
+			if (score < best_score) {
+				best_score = score;
+				memcpy(p, q, sizeof q);
+				*np = nq;
+			}
+		}
+	}
+}
+
+cvc_status cvc_model_fit_collective(const cvc_model_row *rows, size_t n, const cvc_hw_spec *spec,
+				    cvc_model_fit *out, char *err, size_t errlen)
+{
+	struct cpt *pts = NULL;
+	cvc_model_row *s = NULL;
+	struct cctx cx;
+	cvc_status st = CVC_OK;
+
+	if (!rows || !out || !err || !errlen)
+		return CVC_ERR_USAGE;
+	err[0] = '\0';
+	memset(out, 0, sizeof *out);
+	if (n < 3) {
+		snprintf(err, errlen, "collective fit: need at least 3 rows, got %zu", n);
+		return CVC_ERR_USAGE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].kind != CVC_MODEL_COLLECTIVE || rows[i].bytes <= 0 ||
+		    !(rows[i].time_us > 0) || rows[i].coll != rows[0].coll ||
+		    rows[i].nranks != rows[0].nranks) {
+			snprintf(err, errlen,
+				 "collective fit: row %zu is not a %s row of %d ranks with positive size and time",
+				 i, cvc_model_coll_name(rows[0].coll) ? cvc_model_coll_name(rows[0].coll) : "?",
+				 rows[0].nranks);
+			return CVC_ERR_USAGE;
+		}
+	}
+	s = sorted_copy(rows, n);
+	pts = malloc(n * sizeof *pts);
+	if (!s || !pts) {
+		st = CVC_ERR_NOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		pts[i].s = (double)s[i].bytes, pts[i].t = s[i].time_us;
+	out->kind = CVC_MODEL_COLLECTIVE;
+	snprintf(out->gpu, sizeof out->gpu, "%s", spec ? spec->name : rows[0].gpu);
+	snprintf(out->system, sizeof out->system, "%s", rows[0].system);
+	out->coll = rows[0].coll;
+	out->nranks = rows[0].nranks;
+	out->gpus_per_node = rows[0].gpus_per_node;
+	cx.c = out->coll;
+	cx.nranks = out->nranks;
+	cx.f = cvc_model_busbw_factor(out->coll, out->nranks);
+	coll_choose(pts, n, &cx, out->params, &out->nparams);
+	/* busbw was computed with factor f; predictions use the same f. */
+	out->n_points = (int)n;
+	out->dom_min = pts[0].s;
+	out->dom_max = pts[n - 1].s;
+	quality(out, spec, s, n, &out->r2, &out->mape);
+	out->extrap_mape = NAN;
+	if (n >= 8) {
+		struct cstruct half;
+
+		/* Extrapolation quality of the chosen form: refit its regime count
+		 * on the smaller half. */
+		{
+			int nreg = (int)out->params[0];
+			int lp = out->params[1 + CP_PER * (nreg - 1) + 3] < 1.0;
+			size_t ms = n >= 40 ? n / 20 : 2;
+			double q[CVC_MODEL_MAXPARAM];
+			int nq;
+
+			search(pts, n / 2, nreg, lp, ms, &half);
+			if (!half.nreg)
+				search(pts, n / 2, 1, lp, 2, &half);
+			if (half.nreg) {
+				to_params(&half, pts, cx.f, q, &nq);
+				out->extrap_mape = pts_mape(q, nq, pts, n / 2, n, &cx);
+			}
+		}
+	}
+out:
+	free(s);
+	free(pts);
+	return st;
+}
+
+double cvc_model_fit_predict(const cvc_model_fit *fit, const cvc_hw_spec *spec,
+			     const cvc_model_row *row)
+{
+	if (!fit || !row || fit->kind != row->kind)
+		return NAN;
+	if (fit->kind == CVC_MODEL_GEMM) {
+		if (!spec)
+			return NAN;
+		return opm_gemm_us(fit->params, spec, row->m, row->n, row->k, row->b, row->dtype);
+	}
+	if (fit->kind == CVC_MODEL_COLLECTIVE) {
+		double t = opm_coll_us(fit->params, fit->nparams, row->coll, row->bytes,
+				       row->nranks > 0 ? row->nranks : fit->nranks);
+		/* Params hold busbw for the fitted group size; another group size
+		 * at the same busbw moves f(n) x bytes. */
+		return t;
+	}
+	return NAN;
+}
+
+/* ---- database -------------------------------------------------------------- */
+
+static cvc_status db_err(cvc_db *db, const char *what)
+{
+	return cvc_db_fail(db, CVC_ERR_DB, "models: %s: %s", what,
+			   sqlite3_errmsg(cvc_db_sqlite(db)));
+}
+
+static const char *fit_op(const cvc_model_fit *fit)
+{
+	if (fit->kind == CVC_MODEL_COLLECTIVE)
+		return cvc_model_coll_name(fit->coll) ? cvc_model_coll_name(fit->coll) : "?";
+	return cvc_hw_dtype_name(fit->dtype) ? cvc_hw_dtype_name(fit->dtype) : "?";
+}
+
+cvc_status cvc_model_fit_store(cvc_db *db, cvc_model_fit *fit, const cvc_model_row *rows,
+			       size_t n)
+{
+	sqlite3 *sq;
+	sqlite3_stmt *st = NULL;
+	char params[1024], domain[128];
+	size_t used;
+	cvc_status rc = CVC_OK;
+
+	if (!db || !fit || fit->nparams < 0 || fit->nparams > CVC_MODEL_MAXPARAM)
+		return CVC_ERR_USAGE;
+	sq = cvc_db_sqlite(db);
+	used = (size_t)snprintf(params, sizeof params, "{\"form\":\"%s\",\"p\":[",
+				fit->kind == CVC_MODEL_GEMM ? "wave4" : "regimes");
+	for (int i = 0; i < fit->nparams && used < sizeof params; i++)
+		used += (size_t)snprintf(params + used, sizeof params - used, "%s%.17g", i ? "," : "",
+					 fit->params[i]);
+	if (used + 3 >= sizeof params)
+		return CVC_ERR_INTERNAL;
+	snprintf(params + used, sizeof params - used, "]}");
+	snprintf(domain, sizeof domain, "{\"min\":%.17g,\"max\":%.17g,\"unit\":\"%s\"}", fit->dom_min,
+		 fit->dom_max, fit->kind == CVC_MODEL_GEMM ? "flop" : "bytes");
+	if (sqlite3_prepare_v2(sq,
+			       "INSERT INTO models(kind,gpu,op,system,nranks,gpus_per_node,params_json,"
+			       "domain_json,source,n_points,r2,mape,extrap_mape) "
+			       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = db_err(db, "prepare insert");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, cvc_model_kind_name(fit->kind), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, fit->gpu, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, fit_op(fit), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, fit->system, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 5, fit->nranks);
+	sqlite3_bind_int(st, 6, fit->gpus_per_node);
+	sqlite3_bind_text(st, 7, params, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 8, domain, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 9, fit->source, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 10, fit->n_points);
+#define BIND_REAL(i, v) (isfinite(v) ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i))
+	BIND_REAL(11, fit->r2);
+	BIND_REAL(12, fit->mape);
+	BIND_REAL(13, fit->extrap_mape);
+#undef BIND_REAL
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		rc = db_err(db, "insert model");
+		goto out;
+	}
+	fit->id = sqlite3_last_insert_rowid(sq);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!rows || !n)
+		goto out;
+	if (sqlite3_prepare_v2(sq,
+			       "INSERT INTO model_points(model_id,b,m,n,k,bytes,nranks,time_us,tag) "
+			       "VALUES(?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = db_err(db, "prepare points");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, fit->id);
+		sqlite3_bind_int64(st, 2, rows[i].b);
+		sqlite3_bind_int64(st, 3, rows[i].m);
+		sqlite3_bind_int64(st, 4, rows[i].n);
+		sqlite3_bind_int64(st, 5, rows[i].k);
+		sqlite3_bind_int64(st, 6, rows[i].bytes);
+		sqlite3_bind_int(st, 7, rows[i].nranks);
+		sqlite3_bind_double(st, 8, rows[i].time_us);
+		sqlite3_bind_text(st, 9, rows[i].tag, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = db_err(db, "insert point");
+			goto out;
+		}
+	}
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? (const char *)t : "";
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* Row of the models table -> fit; CVC_ERR_FORMAT for a row cvc did not write. */
+static cvc_status row_to_fit(sqlite3_stmt *st, cvc_model_fit *fit)
+{
+	const char *kind = col_text(st, 1), *op = col_text(st, 3);
+	json_object *root = NULL, *p = NULL, *dom = NULL, *v = NULL;
+	cvc_status rc = CVC_OK;
+
+	memset(fit, 0, sizeof *fit);
+	fit->id = sqlite3_column_int64(st, 0);
+	if (strcmp(kind, "gemm") == 0) {
+		fit->kind = CVC_MODEL_GEMM;
+		if (cvc_hw_dtype_parse(op, &fit->dtype))
+			return CVC_ERR_FORMAT;
+	} else if (strcmp(kind, "collective") == 0) {
+		fit->kind = CVC_MODEL_COLLECTIVE;
+		if (cvc_model_coll_parse(op, &fit->coll))
+			return CVC_ERR_FORMAT;
+	} else {
+		return CVC_ERR_FORMAT;
+	}
+	snprintf(fit->gpu, sizeof fit->gpu, "%s", col_text(st, 2));
+	snprintf(fit->system, sizeof fit->system, "%s", col_text(st, 4));
+	fit->nranks = sqlite3_column_int(st, 5);
+	fit->gpus_per_node = sqlite3_column_int(st, 6);
+	snprintf(fit->source, sizeof fit->source, "%s", col_text(st, 9));
+	fit->n_points = sqlite3_column_int(st, 10);
+	fit->r2 = col_real(st, 11);
+	fit->mape = col_real(st, 12);
+	fit->extrap_mape = col_real(st, 13);
+	root = json_tokener_parse(col_text(st, 7));
+	if (!root || !json_object_object_get_ex(root, "p", &p) ||
+	    !json_object_is_type(p, json_type_array) ||
+	    json_object_array_length(p) > CVC_MODEL_MAXPARAM) {
+		rc = CVC_ERR_FORMAT;
+		goto out;
+	}
+	fit->nparams = (int)json_object_array_length(p);
+	for (int i = 0; i < fit->nparams; i++)
+		fit->params[i] = json_object_get_double(json_object_array_get_idx(p, (size_t)i));
+	if (fit->kind == CVC_MODEL_GEMM && fit->nparams != GP_N)
+		rc = CVC_ERR_FORMAT;
+	if (fit->kind == CVC_MODEL_COLLECTIVE &&
+	    (fit->nparams < 1 + CP_PER || fit->params[0] < 1 || fit->params[0] > CP_MAXREG ||
+	     fit->nparams != 1 + CP_PER * (int)fit->params[0]))
+		rc = CVC_ERR_FORMAT;
+	dom = json_tokener_parse(col_text(st, 8));
+	if (dom && json_object_object_get_ex(dom, "min", &v))
+		fit->dom_min = json_object_get_double(v);
+	if (dom && json_object_object_get_ex(dom, "max", &v))
+		fit->dom_max = json_object_get_double(v);
+out:
+	json_object_put(root);
+	json_object_put(dom);
+	return rc;
+}
+
+#define FIT_COLS "id,kind,gpu,op,system,nranks,gpus_per_node,params_json,domain_json,source," \
+		 "n_points,r2,mape,extrap_mape"
+
+cvc_status cvc_model_fit_list(cvc_db *db, cvc_model_fit **out, size_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	cvc_model_fit *v = NULL;
+	size_t cnt = 0, cap = 0;
+	cvc_status rc = CVC_OK;
+	int s;
+
+	if (!db || !out || !n)
+		return CVC_ERR_USAGE;
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(cvc_db_sqlite(db), "SELECT " FIT_COLS " FROM models ORDER BY id DESC",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_err(db, "list");
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (cnt == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			cvc_model_fit *nv = realloc(v, ncap * sizeof *nv);
+
+			if (!nv) {
+				rc = CVC_ERR_NOMEM;
+				goto out;
+			}
+			v = nv, cap = ncap;
+		}
+		if (row_to_fit(st, &v[cnt]) == CVC_OK)
+			cnt++; /* a row another tool wrote is skipped, not fatal */
+	}
+	if (s != SQLITE_DONE)
+		rc = db_err(db, "list");
+out:
+	sqlite3_finalize(st);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	*out = v;
+	*n = cnt;
+	return CVC_OK;
+}
+
+cvc_status cvc_model_fit_get(cvc_db *db, int64_t id, cvc_model_fit *out)
+{
+	sqlite3_stmt *st = NULL;
+	cvc_status rc;
+	int s;
+
+	if (!db || !out)
+		return CVC_ERR_USAGE;
+	if (sqlite3_prepare_v2(cvc_db_sqlite(db), "SELECT " FIT_COLS " FROM models WHERE id=?", -1,
+			       &st, NULL) != SQLITE_OK)
+		return db_err(db, "get");
+	sqlite3_bind_int64(st, 1, id);
+	s = sqlite3_step(st);
+	if (s == SQLITE_ROW)
+		rc = row_to_fit(st, out) == CVC_OK
+			     ? CVC_OK
+			     : cvc_db_fail(db, CVC_ERR_FORMAT, "models: row %lld is malformed", (long long)id);
+	else if (s == SQLITE_DONE)
+		rc = cvc_db_fail(db, CVC_ERR_NOTFOUND, "models: no model %lld", (long long)id);
+	else
+		rc = db_err(db, "get");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+cvc_status cvc_model_rows_from_db(cvc_model_rows *rows, cvc_db *db)
+{
+	static const char *const q_coll =
+		"SELECT c.coll, c.bytes, c.group_size, a.end_ns - a.start_ns, coalesce(r.gpu_model,'') "
+		"FROM collectives c JOIN activities a ON a.id = c.activity_id "
+		"JOIN runs r ON r.id = a.run_id "
+		"WHERE c.bytes > 0 AND c.group_size > 1 AND a.end_ns > a.start_ns";
+	static const char *const q_nt =
+		"SELECT t.op, t.size_bytes, coalesce(t.nranks,0), t.time_us, coalesce(r.gpu_model,'') "
+		"FROM nccl_tests t JOIN runs r ON r.id = t.run_id "
+		"WHERE t.in_place = 0 AND t.size_bytes > 0 AND t.time_us > 0";
+	sqlite3_stmt *st = NULL;
+	cvc_status rc = CVC_OK;
+	int s;
+
+	if (!rows || !db)
+		return CVC_ERR_USAGE;
+	for (int pass = 0; pass < 2; pass++) {
+		if (sqlite3_prepare_v2(cvc_db_sqlite(db), pass ? q_nt : q_coll, -1, &st, NULL) !=
+		    SQLITE_OK)
+			return db_err(db, "read rows");
+		while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+			cvc_model_row r;
+
+			memset(&r, 0, sizeof r);
+			r.kind = CVC_MODEL_COLLECTIVE;
+			r.b = 1;
+			if (cvc_model_coll_parse(col_text(st, 0), &r.coll))
+				continue; /* a collective the models do not cover */
+			r.bytes = sqlite3_column_int64(st, 1);
+			r.nranks = sqlite3_column_int(st, 2);
+			r.time_us = pass ? sqlite3_column_double(st, 3)
+					 : (double)sqlite3_column_int64(st, 3) / 1000.0;
+			snprintf(r.gpu, sizeof r.gpu, "%s", col_text(st, 4));
+			if (r.nranks < 2)
+				r.nranks = 2;
+			if (rows->n == rows->cap) {
+				size_t ncap = rows->cap ? rows->cap * 2 : 256;
+				cvc_model_row *nv;
+
+				if (ncap > 10000000u || !(nv = realloc(rows->v, ncap * sizeof *nv))) {
+					rc = CVC_ERR_NOMEM;
+					goto out;
+				}
+				rows->v = nv, rows->cap = ncap;
+			}
+			rows->v[rows->n++] = r;
+		}
+		if (s != SQLITE_DONE) {
+			rc = db_err(db, "read rows");
+			goto out;
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	{
+		size_t used = strlen(rows->source);
+
+		snprintf(rows->source + used, sizeof rows->source - used, "%sdb:%s",
+			 used ? "," : "", cvc_db_path(db));
+	}
+out:
+	sqlite3_finalize(st);
+	return rc;
+}

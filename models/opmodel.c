@@ -1,0 +1,546 @@
+/*
+ * opmodel.c - the operator model formulas and cvc_modelset: everything a
+ * projection needs to turn an operator into microseconds for one GPU or
+ * system.  A modelset is built once (fits from the db, carried over from
+ * the closest GPU, or spec-sheet defaults) and is then only read, so the
+ * predict calls are a handful of floating-point operations each.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cvc/cvc_model.h"
+#include "models/opmodel_int.h"
+
+/* ---- defaults (docs/MODELS.md "Default efficiencies") --------------------- */
+
+#define DEF_GEMM_T0_US 4.0       /* launch floor of a library GEMM */
+#define DEF_GEMM_EFF 0.75        /* fraction of dense peak on padded FLOPs */
+#define DEF_MEM_EFF 0.80         /* fraction of HBM bandwidth when memory bound */
+#define DEF_ATTN_EFF_FWD 0.55    /* flash attention forward, fraction of peak */
+#define DEF_ATTN_EFF_BWD 0.40
+#define DEF_MEMBOUND_FLOOR_US 2.5
+#define DEF_COLL_INTRA_ALPHA_US 10.0
+#define DEF_COLL_INTER_ALPHA_US 20.0
+#define DEF_COLL_INTRA_EFF 0.75  /* busbw / unidirectional link bandwidth */
+#define DEF_COLL_INTER_EFF 0.80
+
+static const double membound_eff[CVC_MODEL_NMEM] = {
+	[CVC_MODEL_MEM_ELEMENTWISE] = 0.80, [CVC_MODEL_MEM_NORM] = 0.70,
+	[CVC_MODEL_MEM_REDUCTION] = 0.70,   [CVC_MODEL_MEM_COPY] = 0.85,
+	[CVC_MODEL_MEM_GATHER] = 0.50,      [CVC_MODEL_MEM_OPTIMIZER] = 0.75,
+};
+
+void opm_gemm_defaults(double p[GP_N])
+{
+	p[GP_T0] = DEF_GEMM_T0_US;
+	p[GP_WAVE] = 0;
+	p[GP_CWAVE] = 0;
+	p[GP_CFLOP] = 1.0 / DEF_GEMM_EFF;
+	p[GP_MEMEFF] = DEF_MEM_EFF;
+	p[GP_TILE] = 128;
+}
+
+/* ---- formulas ----------------------------------------------------------------- */
+
+double opm_peak_flops_us(const cvc_hw_spec *spec, cvc_hw_dtype dt)
+{
+	double t = 0;
+
+	if ((unsigned)dt < CVC_HW_NDTYPE)
+		t = spec->peak_tflops[dt];
+	if (t <= 0 && dt == CVC_HW_BF16)
+		t = spec->peak_tflops[CVC_HW_FP16];
+	if (t <= 0 && dt == CVC_HW_FP16)
+		t = spec->peak_tflops[CVC_HW_BF16];
+	if (t <= 0 && dt == CVC_HW_FP8)
+		t = spec->peak_tflops[CVC_HW_BF16] > 0 ? spec->peak_tflops[CVC_HW_BF16]
+						       : spec->peak_tflops[CVC_HW_FP16];
+	if (t <= 0)
+		t = spec->peak_tflops[CVC_HW_FP32];
+	if (t <= 0)
+		t = 1.0; /* a catalog row always has one figure; never divide by 0 */
+	return t * 1e6;
+}
+
+static double ceil_div(double a, double b)
+{
+	return ceil(a / b);
+}
+
+void opm_gemm_features(const double *p, const cvc_hw_spec *spec, int64_t m, int64_t n,
+		       int64_t k, int64_t b, cvc_hw_dtype dt, double x[4])
+{
+	double P = opm_peak_flops_us(spec, dt);
+	double sms = spec->sm_count > 0 ? spec->sm_count : 1;
+	double T = p[GP_TILE] > 0 ? p[GP_TILE] : 128;
+	double tm = ceil_div((double)m, T), tn = ceil_div((double)n, T), bb = b > 0 ? (double)b : 1;
+	double tiles = tm * tn * bb, waves = ceil(tiles / sms);
+
+	x[0] = 1.0;
+	x[1] = waves;
+	/* one wave = every SM runs a T x T tile through all of k at its share of peak */
+	x[2] = waves * 2.0 * T * T * (double)k / (P / sms);
+	x[3] = 2.0 * bb * tm * T * tn * T * (double)k / P;
+}
+
+double opm_gemm_us(const double *p, const cvc_hw_spec *spec, int64_t m, int64_t n, int64_t k,
+		   int64_t b, cvc_hw_dtype dt)
+{
+	double x[4], tc, tmem, bytes, bw, eff, bb = b > 0 ? (double)b : 1;
+
+	if (m <= 0 || n <= 0 || k <= 0)
+		return p[GP_T0];
+	opm_gemm_features(p, spec, m, n, k, b, dt, x);
+	tc = p[GP_T0] * x[0] + p[GP_WAVE] * x[1] + p[GP_CWAVE] * x[2] + p[GP_CFLOP] * x[3];
+	bytes = cvc_hw_dtype_bytes(dt) * bb *
+		((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
+	bw = spec->hbm_bw_gbps > 0 ? spec->hbm_bw_gbps * 1e3 : 1e3; /* bytes per us */
+	eff = p[GP_MEMEFF] > 0 ? p[GP_MEMEFF] : DEF_MEM_EFF;
+	tmem = p[GP_T0] + bytes / (bw * eff);
+	return tc > tmem ? tc : tmem;
+}
+
+double opm_coll_us(const double *p, int nparams, cvc_model_coll c, int64_t bytes, int nranks)
+{
+	int nreg = (int)p[0], r = 0;
+	const double *q;
+	double f, x, t;
+
+	if (nreg < 1 || nparams < 1 + CP_PER * nreg)
+		return NAN;
+	for (int i = 1; i < nreg; i++)
+		if ((double)bytes >= p[1 + CP_PER * i])
+			r = i;
+	q = p + 1 + CP_PER * r;
+	f = cvc_model_busbw_factor(c, nranks > 1 ? nranks : 2);
+	if (q[2] <= 0 || q[4] <= 0)
+		return q[1] > 0.1 ? q[1] : 0.1;
+	/* time over the bandwidth term at s_ref, scaled by (s/s_ref)^exponent */
+	x = q[4] * f / (q[2] * 1e3) * pow((double)bytes / q[4], q[3]);
+	t = q[1] + x;
+	return t > 0.1 ? t : 0.1;
+}
+
+/* ---- modelset -------------------------------------------------------------------- */
+
+#define MS_COLL_MAX 96
+#define ORIGIN_MAX 256
+
+struct gemm_slot {
+	double p[GP_N];
+	char origin[ORIGIN_MAX];
+};
+
+struct coll_slot {
+	cvc_model_coll c;
+	int nranks, gpn; /* as fitted */
+	int nparams;
+	double p[CVC_MODEL_MAXPARAM];
+	char origin[ORIGIN_MAX];
+};
+
+struct cvc_modelset {
+	cvc_hw_spec spec;
+	struct gemm_slot gemm[CVC_HW_NDTYPE];
+	struct coll_slot coll[MS_COLL_MAX];
+	int ncoll;
+	char def_origin[ORIGIN_MAX];
+	char coll_def_origin[ORIGIN_MAX];
+	char attn_origin[ORIGIN_MAX];
+};
+
+void cvc_modelset_free(cvc_modelset *ms)
+{
+	free(ms);
+}
+
+const cvc_hw_spec *cvc_modelset_spec(const cvc_modelset *ms)
+{
+	return ms ? &ms->spec : NULL;
+}
+
+static cvc_modelset *ms_new(const cvc_hw_spec *spec)
+{
+	cvc_modelset *ms = calloc(1, sizeof *ms);
+
+	if (!ms)
+		return NULL;
+	ms->spec = *spec;
+	snprintf(ms->def_origin, sizeof ms->def_origin,
+		 "spec-sheet roofline of %s, default efficiency %.2f (no fitted model)", spec->name,
+		 DEF_GEMM_EFF);
+	snprintf(ms->coll_def_origin, sizeof ms->coll_def_origin,
+		 "spec-sheet links of %s, default alpha-beta (no fitted model)", spec->name);
+	snprintf(ms->attn_origin, sizeof ms->attn_origin,
+		 "spec-sheet roofline of %s, default attention efficiency %.2f fwd / %.2f bwd",
+		 spec->name, DEF_ATTN_EFF_FWD, DEF_ATTN_EFF_BWD);
+	for (int d = 0; d < CVC_HW_NDTYPE; d++) {
+		opm_gemm_defaults(ms->gemm[d].p);
+		snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin, "%s", ms->def_origin);
+	}
+	return ms;
+}
+
+/* Canonical GPU name of a spec (a system's base GPU). */
+static const char *gpu_of(const cvc_hw_spec *s)
+{
+	return s->base[0] ? s->base : s->name;
+}
+
+/* Canonical GPU a fit's gpu field resolves to; the field itself if unknown. */
+static const char *fit_gpu(const cvc_hw_catalog *cat, const cvc_model_fit *f)
+{
+	const cvc_hw_spec *s = cat ? cvc_hw_catalog_lookup(cat, f->gpu) : NULL;
+
+	return s ? gpu_of(s) : f->gpu;
+}
+
+static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_model_fit *fits,
+			 size_t n)
+{
+	const char *target = gpu_of(&ms->spec);
+
+	for (int d = 0; d < CVC_HW_NDTYPE; d++) {
+		const cvc_model_fit *pick = NULL;
+		int same = 0;
+		cvc_hw_dtype want[2] = {(cvc_hw_dtype)d, (cvc_hw_dtype)d};
+
+		/* fp16 and bf16 run on the same tensor cores: each may stand in
+		 * for the other.  Order: this GPU (this dtype, then its sibling),
+		 * then the closest fitted GPU (same order).  Fits are newest
+		 * first, so the first match wins. */
+		if (d == CVC_HW_BF16)
+			want[1] = CVC_HW_FP16;
+		else if (d == CVC_HW_FP16)
+			want[1] = CVC_HW_BF16;
+		for (int w = 0; w < 2 && !pick; w++)
+			for (size_t i = 0; i < n && !pick; i++)
+				if (fits[i].kind == CVC_MODEL_GEMM && fits[i].dtype == want[w] &&
+				    strcmp(fit_gpu(cat, &fits[i]), target) == 0)
+					pick = &fits[i], same = 1;
+		for (int w = 0; w < 2 && !pick && cat; w++) {
+			const char *names[64];
+			const cvc_model_fit *cand[64];
+			size_t nc = 0;
+			int best;
+
+			for (size_t i = 0; i < n && nc < 64; i++)
+				if (fits[i].kind == CVC_MODEL_GEMM && fits[i].dtype == want[w])
+					names[nc] = fits[i].gpu, cand[nc++] = &fits[i];
+			best = cvc_hw_closest(cat, &ms->spec, names, nc);
+			if (best >= 0)
+				pick = cand[best];
+		}
+		if (!pick)
+			continue;
+		memcpy(ms->gemm[d].p, pick->params, sizeof ms->gemm[d].p);
+		if (same)
+			snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin,
+				 "fitted model %lld (%.47s %s, %.60s)", (long long)pick->id, pick->gpu,
+				 cvc_hw_dtype_name(pick->dtype), pick->source);
+		else {
+			char from[CVC_HW_NAME_MAX], to[CVC_HW_NAME_MAX];
+
+			/* copies: the formatter may not read from the object it writes */
+			snprintf(from, sizeof from, "%s", fit_gpu(cat, pick));
+			snprintf(to, sizeof to, "%s", ms->spec.name);
+			snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin,
+				 "model %lld fitted on %.47s %s, carried over to %.47s through the spec sheet",
+				 (long long)pick->id, from, cvc_hw_dtype_name(pick->dtype), to);
+		}
+	}
+}
+
+static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_model_fit *fits,
+			 size_t n)
+{
+	/* Fits of this system (or, for a GPU spec, of any system built of this
+	 * GPU); the newest of each (collective, group size, node size). */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n && ms->ncoll < MS_COLL_MAX; i++) {
+			const cvc_model_fit *f = &fits[i];
+			const cvc_hw_spec *fs;
+			int match = 0, dup = 0;
+
+			if (f->kind != CVC_MODEL_COLLECTIVE || f->nparams < 1 + CP_PER)
+				continue;
+			fs = cat && f->system[0] ? cvc_hw_catalog_lookup(cat, f->system) : NULL;
+			if (pass == 0)
+				match = (fs && strcmp(fs->name, ms->spec.name) == 0) ||
+					strcmp(f->system, ms->spec.name) == 0;
+			else
+				match = strcmp(fit_gpu(cat, f), gpu_of(&ms->spec)) == 0;
+			if (!match)
+				continue;
+			for (int j = 0; j < ms->ncoll; j++)
+				dup |= ms->coll[j].c == f->coll && ms->coll[j].nranks == f->nranks &&
+				       ms->coll[j].gpn == f->gpus_per_node;
+			if (dup)
+				continue;
+			{
+				struct coll_slot *s = &ms->coll[ms->ncoll++];
+
+				s->c = f->coll;
+				s->nranks = f->nranks;
+				s->gpn = f->gpus_per_node;
+				s->nparams = f->nparams;
+				memcpy(s->p, f->params, sizeof s->p);
+				snprintf(s->origin, sizeof s->origin,
+					 "fitted model %lld (%.47s %s, %d ranks, %d per node, %.60s)",
+					 (long long)f->id, f->system[0] ? f->system : f->gpu,
+					 cvc_model_coll_name(f->coll), f->nranks, f->gpus_per_node,
+					 f->source);
+			}
+		}
+		if (ms->ncoll)
+			break; /* system fits found: GPU-wide ones would only blur them */
+	}
+}
+
+cvc_status cvc_modelset_from_fits(const cvc_hw_catalog *cat, const cvc_hw_spec *spec,
+				  const cvc_model_fit *fits, size_t n, cvc_modelset **out)
+{
+	cvc_modelset *ms;
+
+	if (!spec || !out || (n && !fits))
+		return CVC_ERR_USAGE;
+	*out = NULL;
+	ms = ms_new(spec);
+	if (!ms)
+		return CVC_ERR_NOMEM;
+	install_gemm(ms, cat, fits, n);
+	install_coll(ms, cat, fits, n);
+	*out = ms;
+	return CVC_OK;
+}
+
+cvc_status cvc_modelset_new(cvc_db *db, const cvc_hw_catalog *cat, const cvc_hw_spec *spec,
+			    cvc_modelset **out)
+{
+	cvc_model_fit *fits = NULL;
+	size_t n = 0;
+	cvc_status st;
+
+	if (!spec || !out)
+		return CVC_ERR_USAGE;
+	*out = NULL;
+	if (db && (st = cvc_model_fit_list(db, &fits, &n)))
+		return st;
+	st = cvc_modelset_from_fits(cat, spec, fits, n, out);
+	free(fits);
+	return st;
+}
+
+/* ---- predictions ------------------------------------------------------------------ */
+
+double cvc_model_gemm_us(const cvc_modelset *ms, int64_t m, int64_t n, int64_t k, int64_t b,
+			 cvc_hw_dtype dt)
+{
+	if (!ms || (unsigned)dt >= CVC_HW_NDTYPE)
+		return NAN;
+	return opm_gemm_us(ms->gemm[dt].p, &ms->spec, m, n, k, b, dt);
+}
+
+double cvc_model_grouped_gemm_us(const cvc_modelset *ms, const int64_t *m_per_group, int groups,
+				 int64_t n, int64_t k, cvc_hw_dtype dt)
+{
+	const double *p;
+	double P, sms, T, tn, tiles = 0, fpad = 0, bytes = 0, waves, tc, tmem, bw;
+
+	if (!ms || (unsigned)dt >= CVC_HW_NDTYPE || groups < 0 || (groups && !m_per_group))
+		return NAN;
+	p = ms->gemm[dt].p;
+	if (n <= 0 || k <= 0 || groups == 0)
+		return p[GP_T0];
+	P = opm_peak_flops_us(&ms->spec, dt);
+	sms = ms->spec.sm_count > 0 ? ms->spec.sm_count : 1;
+	T = p[GP_TILE] > 0 ? p[GP_TILE] : 128;
+	tn = ceil((double)n / T);
+	for (int g = 0; g < groups; g++) {
+		double mg = m_per_group[g] > 0 ? (double)m_per_group[g] : 0;
+		double tm = ceil(mg / T);
+
+		tiles += tm * tn;
+		fpad += 2.0 * tm * T * tn * T * (double)k;
+		/* every expert's weights are read even when few tokens reach it */
+		bytes += cvc_hw_dtype_bytes(dt) * (mg * (double)k + (double)k * (double)n + mg * (double)n);
+	}
+	/* all groups' tiles share the waves of one launch */
+	waves = ceil(tiles / sms);
+	tc = p[GP_T0] + p[GP_WAVE] * waves + p[GP_CWAVE] * waves * 2.0 * T * T * (double)k / (P / sms) +
+	     p[GP_CFLOP] * fpad / P;
+	bw = ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps * 1e3 : 1e3;
+	tmem = p[GP_T0] + bytes / (bw * (p[GP_MEMEFF] > 0 ? p[GP_MEMEFF] : DEF_MEM_EFF));
+	return tc > tmem ? tc : tmem;
+}
+
+double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
+{
+	double B, H, Hkv, Sq, Skv, D, flops, bytes, P, sms, tiles, util, eff, tc, tm, es;
+
+	if (!ms || !a || (unsigned)a->dtype >= CVC_HW_NDTYPE)
+		return NAN;
+	B = a->batch > 0 ? (double)a->batch : 1;
+	H = a->heads > 0 ? (double)a->heads : 1;
+	Hkv = a->kv_heads > 0 ? (double)a->kv_heads : H;
+	Sq = a->seq_q > 0 ? (double)a->seq_q : 0;
+	Skv = a->seq_kv > 0 ? (double)a->seq_kv : Sq;
+	D = a->head_dim > 0 ? (double)a->head_dim : 0;
+	if (Sq <= 0 || D <= 0)
+		return DEF_MEMBOUND_FLOOR_US;
+	/* QK^T and PV: 2 matmuls of 2 Sq Skv D FLOPs per head */
+	flops = 4.0 * B * H * Sq * Skv * D;
+	if (a->causal && a->seq_q == (a->seq_kv ? a->seq_kv : a->seq_q))
+		flops *= 0.5;
+	es = cvc_hw_dtype_bytes(a->dtype);
+	bytes = es * (2.0 * B * H * Sq * D + 2.0 * B * Hkv * Skv * D); /* Q, O, K, V */
+	if (a->backward) {
+		flops *= 2.5; /* dQ, dK, dV and the recomputed scores */
+		bytes *= 2.5;
+	}
+	P = opm_peak_flops_us(&ms->spec, a->dtype);
+	sms = ms->spec.sm_count > 0 ? ms->spec.sm_count : 1;
+	/* one CTA per (batch, head, 128-row block of queries) */
+	tiles = B * H * ceil(Sq / 128.0);
+	util = tiles / (ceil(tiles / sms) * sms);
+	eff = (a->backward ? DEF_ATTN_EFF_BWD : DEF_ATTN_EFF_FWD) * util;
+	tc = flops / (P * eff);
+	tm = bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 * DEF_MEM_EFF);
+	return ms->gemm[a->dtype].p[GP_T0] + (tc > tm ? tc : tm);
+}
+
+double cvc_model_membound_us(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls)
+{
+	double eff;
+
+	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM)
+		return NAN;
+	if (bytes <= 0)
+		return DEF_MEMBOUND_FLOOR_US;
+	eff = membound_eff[cls];
+	return DEF_MEMBOUND_FLOOR_US +
+	       (double)bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 * eff);
+}
+
+enum level { L_INTRA, L_INTER, L_HIER };
+
+static enum level level_of(int n, int gpn)
+{
+	if (gpn <= 1)
+		return L_INTER;
+	return n <= gpn ? L_INTRA : L_HIER;
+}
+
+/* The fitted slot for (c, n, gpn): the same group size if fitted, else the
+ * nearest group size on the same topology level. */
+static const struct coll_slot *find_slot(const cvc_modelset *ms, cvc_model_coll c, int n,
+					 int gpn)
+{
+	const struct coll_slot *best = NULL;
+	enum level lv = level_of(n, gpn);
+	int best_d = 1 << 30;
+
+	for (int i = 0; i < ms->ncoll; i++) {
+		const struct coll_slot *s = &ms->coll[i];
+		int d;
+
+		if (s->c != c || level_of(s->nranks, s->gpn > 0 ? s->gpn : gpn) != lv)
+			continue;
+		d = abs(s->nranks - n) * 4 + (s->gpn != gpn);
+		if (d < best_d)
+			best_d = d, best = s;
+	}
+	return best;
+}
+
+static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t bytes, int n,
+			   int gpn)
+{
+	double S = (double)bytes, intra, inter, f;
+
+	intra = (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * 1e3 * DEF_COLL_INTRA_EFF;
+	inter = (sys->inter_bw_gbps > 0 ? sys->inter_bw_gbps : 12.5) * 1e3 * DEF_COLL_INTER_EFF;
+	f = cvc_model_busbw_factor(c, n);
+	switch (level_of(n, gpn)) {
+	case L_INTRA:
+		return DEF_COLL_INTRA_ALPHA_US + S * f / intra;
+	case L_INTER:
+		return DEF_COLL_INTER_ALPHA_US + S * f / inter;
+	default: {
+		/* Hierarchical: NCCL pipelines the node-local and the network
+		 * phases, so the slower one sets the bandwidth.  Over the
+		 * network each GPU carries its 1/gpn share of the node's data
+		 * (all NICs busy), except all-to-all and point to point. */
+		int nodes = (n + gpn - 1) / gpn;
+		double f_in = cvc_model_busbw_factor(c, gpn), f_out;
+		double t_in, t_out;
+
+		if (c == CVC_MODEL_ALLTOALL)
+			f_out = (double)(n - gpn) / n;
+		else if (c == CVC_MODEL_SENDRECV || c == CVC_MODEL_BROADCAST || c == CVC_MODEL_REDUCE)
+			f_out = 1.0 / gpn;
+		else
+			f_out = cvc_model_busbw_factor(c, nodes) / gpn;
+		t_in = S * f_in / intra;
+		t_out = S * f_out / inter;
+		return DEF_COLL_INTRA_ALPHA_US + DEF_COLL_INTER_ALPHA_US + (t_in > t_out ? t_in : t_out);
+	}
+	}
+}
+
+double cvc_model_collective_us(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,
+			       int group_size, int gpus_per_node, const cvc_hw_spec *sys)
+{
+	const struct coll_slot *s;
+
+	if (!ms || (unsigned)c >= CVC_MODEL_NCOLL)
+		return NAN;
+	if (group_size <= 1 || bytes <= 0)
+		return 0;
+	if (!sys)
+		sys = &ms->spec;
+	if (gpus_per_node <= 0)
+		gpus_per_node = sys->gpus_per_node > 0 ? sys->gpus_per_node : 8;
+	s = find_slot(ms, c, group_size, gpus_per_node);
+	if (s)
+		return opm_coll_us(s->p, s->nparams, c, bytes, group_size);
+	return coll_default(sys, c, bytes, group_size, gpus_per_node);
+}
+
+const char *cvc_model_collective_origin(const cvc_modelset *ms, cvc_model_coll c, int group_size,
+					int gpus_per_node)
+{
+	const struct coll_slot *s;
+
+	if (!ms)
+		return "no model set";
+	if (gpus_per_node <= 0)
+		gpus_per_node = ms->spec.gpus_per_node > 0 ? ms->spec.gpus_per_node : 8;
+	s = (unsigned)c < CVC_MODEL_NCOLL ? find_slot(ms, c, group_size, gpus_per_node) : NULL;
+	return s ? s->origin : ms->coll_def_origin;
+}
+
+const char *cvc_model_origin(const cvc_modelset *ms, cvc_model_kind kind, int sub, int group_size)
+{
+	if (!ms)
+		return "no model set";
+	switch (kind) {
+	case CVC_MODEL_GEMM:
+		return (unsigned)sub < CVC_HW_NDTYPE ? ms->gemm[sub].origin : ms->def_origin;
+	case CVC_MODEL_COLLECTIVE: {
+		int gpn = ms->spec.gpus_per_node > 0 ? ms->spec.gpus_per_node : 8;
+		const struct coll_slot *s =
+			(unsigned)sub < CVC_MODEL_NCOLL ? find_slot(ms, (cvc_model_coll)sub, group_size, gpn)
+							: NULL;
+
+		return s ? s->origin : ms->coll_def_origin;
+	}
+	case CVC_MODEL_ATTENTION:
+		return ms->attn_origin;
+	case CVC_MODEL_MEMBOUND:
+		return "spec-sheet HBM bandwidth, default per-class efficiency";
+	}
+	return "unknown model kind";
+}

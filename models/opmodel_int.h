@@ -1,0 +1,41 @@
+/*
+ * opmodel_int.h - the model formulas shared by fitting (fit.c) and
+ * prediction (opmodel.c), so a fitted parameter means the same thing in
+ * both.  Internal to models/.
+ */
+#ifndef CVC_OPMODEL_INT_H
+#define CVC_OPMODEL_INT_H
+
+#include "cvc/cvc_model.h"
+
+/*
+ * GEMM, form "wave4": p[0] launch floor us, p[1] us per wave, p[2] factor
+ * on the wave-quantised main-loop time at peak, p[3] factor on padded
+ * FLOPs / peak, p[4] fraction of HBM bandwidth reached when memory bound,
+ * p[5] tile edge.  Time = max(p0 + p1 W + p2 W ck + p3 Fpad/P,
+ *                             p0 + bytes/(p4 BW)).
+ */
+enum { GP_T0, GP_WAVE, GP_CWAVE, GP_CFLOP, GP_MEMEFF, GP_TILE, GP_N };
+
+/* Collective, form "regimes": p[0] = number of regimes, then per regime
+ * lo_bytes, alpha_us, busbw_gbps, exponent, s_ref (5 each). */
+#define CP_PER 5
+#define CP_MAXREG 3
+
+/* Peak FLOP/s of spec for dt in FLOP per us; falls back along
+ * bf16 -> fp16 -> fp32 (and tf32 -> fp32) when the sheet has no figure. */
+double opm_peak_flops_us(const cvc_hw_spec *spec, cvc_hw_dtype dt);
+
+double opm_gemm_us(const double *p, const cvc_hw_spec *spec, int64_t m, int64_t n, int64_t k,
+		   int64_t b, cvc_hw_dtype dt);
+
+/* Features of the linear part: [1, W, W ck, Fpad/P]. */
+void opm_gemm_features(const double *p, const cvc_hw_spec *spec, int64_t m, int64_t n,
+		       int64_t k, int64_t b, cvc_hw_dtype dt, double x[4]);
+
+double opm_coll_us(const double *p, int nparams, cvc_model_coll c, int64_t bytes, int nranks);
+
+/* Default GEMM parameters (no fit): docs/MODELS.md "defaults". */
+void opm_gemm_defaults(double p[GP_N]);
+
+#endif

@@ -1,0 +1,99 @@
+# profiler/inject/cuda.cmake - the CUDA parts of cvc, built only when the CUDA
+# toolkit (CUPTI headers and library) is found.  Included OPTIONALLY by the
+# top-level CMakeLists.txt after the `cvc` library and `cvc_tool` exist.
+#
+# Builds: libcvc_inject.so (CUPTI injection library, next to the cvc binary
+# where `cvc profile` looks for it), the decoder test and benchmark, and the
+# example program.  Without the toolkit nothing here is built and
+# `cvc profile` says in one line why it is missing.
+option(CVC_WITH_CUDA "build the CUPTI profiler when the CUDA toolkit is found" ON)
+
+if(CVC_WITH_CUDA)
+  if(NOT CUDAToolkit_ROOT AND EXISTS /usr/local/cuda)
+    set(CUDAToolkit_ROOT /usr/local/cuda)
+  endif()
+  find_package(CUDAToolkit QUIET)
+endif()
+
+if(NOT CVC_WITH_CUDA OR NOT CUDAToolkit_FOUND OR NOT TARGET CUDA::cupti)
+  message(STATUS "cvc: CUDA toolkit with CUPTI not found: 'cvc profile' is not built")
+  target_compile_definitions(cvc_tool PRIVATE
+    "CVC_NO_CUPTI_WHY=\"this cvc was built without the CUDA toolkit (no CUPTI at configure time)\"")
+  return()
+endif()
+message(STATUS "cvc: CUDA ${CUDAToolkit_VERSION} at ${CUDAToolkit_LIBRARY_DIR}: building libcvc_inject.so")
+
+# libcupti path for NVTX_INJECTION64_PATH (NVTX ranges become CUPTI markers).
+get_target_property(CVC_CUPTI_LIB CUDA::cupti IMPORTED_LOCATION)
+if(NOT CVC_CUPTI_LIB)
+  find_library(CVC_CUPTI_LIB cupti HINTS ${CUDAToolkit_LIBRARY_DIR})
+endif()
+target_compile_definitions(cvc_tool PRIVATE CVC_HAVE_CUPTI=1 CVC_CUPTI_LIB="${CVC_CUPTI_LIB}")
+
+# The decoder: shared by the injection library, its test and its benchmark.
+add_library(cvc_cupti_decode STATIC ${CMAKE_SOURCE_DIR}/profiler/inject/decode.c)
+target_include_directories(cvc_cupti_decode PUBLIC ${CMAKE_SOURCE_DIR}/profiler/inject)
+target_link_libraries(cvc_cupti_decode PUBLIC cvc CUDA::cupti)
+set_target_properties(cvc_cupti_decode PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
+# The injection library: hidden visibility, only the CVC_API entry points
+# exported; the static libraries inside it stay private (--exclude-libs) so
+# it does not leak cvc symbols into the profiled process.
+add_library(cvc_inject SHARED ${CMAKE_SOURCE_DIR}/profiler/inject/inject.c
+            ${CMAKE_SOURCE_DIR}/profiler/inject/nccl_plugin.c)
+target_link_libraries(cvc_inject PRIVATE cvc_cupti_decode cvc CUDA::cupti Threads::Threads)
+target_link_options(cvc_inject PRIVATE -Wl,--exclude-libs,ALL -Wl,--as-needed -Wl,-z,defs)
+set_target_properties(cvc_inject PROPERTIES OUTPUT_NAME cvc_inject C_VISIBILITY_PRESET hidden)
+add_dependencies(cvc_tool cvc_inject)
+
+# The example: cuBLAS GEMMs + NCCL all-reduce with NVTX ranges, plain C
+# against the runtime API, so it builds and links without a GPU or driver.
+find_library(CVC_NCCL_LIB nccl HINTS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_DIR}/../lib)
+find_path(CVC_NCCL_INC nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+if(TARGET CUDA::cublas AND CVC_NCCL_LIB AND CVC_NCCL_INC)
+  add_executable(gemm_allreduce ${CMAKE_SOURCE_DIR}/examples/gemm_allreduce.c)
+  target_include_directories(gemm_allreduce SYSTEM PRIVATE ${CVC_NCCL_INC})
+  target_link_libraries(gemm_allreduce PRIVATE CUDA::cudart CUDA::cublas ${CVC_NCCL_LIB}
+                        ${CMAKE_DL_LIBS})
+else()
+  message(STATUS "cvc: cuBLAS or NCCL not found: examples/gemm_allreduce is not built")
+endif()
+
+# A tiny CUDA runtime program for the profile test (exit status pass-through).
+add_executable(cuda_exit7 ${CMAKE_SOURCE_DIR}/tests/unit/cuda/cuda_exit7.c)
+target_link_libraries(cuda_exit7 PRIVATE CUDA::cudart)
+
+# Loads libcvc_inject.so as the driver would: its lifecycle is tested without a GPU.
+add_executable(inject_harness ${CMAKE_SOURCE_DIR}/tests/unit/cuda/inject_harness.c)
+target_include_directories(inject_harness PRIVATE ${CMAKE_SOURCE_DIR}/profiler/inject)
+target_link_libraries(inject_harness PRIVATE ${CMAKE_DL_LIBS})
+
+# Decoder benchmark (bench/cuda/: the global bench/bench_*.c glob must not
+# see it, it needs the CUPTI headers).
+add_executable(bench_decode ${CMAKE_SOURCE_DIR}/bench/cuda/bench_decode.c)
+target_include_directories(bench_decode PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(bench_decode PRIVATE cvc_cupti_decode cvc PkgConfig::SQLITE3)
+
+# Unit test over real CUPTI record structs (tests/unit/cuda/: not globbed).
+if(CRITERION_FOUND)
+  get_filename_component(CVC_SHARED_DIR_CUDA ${CMAKE_SOURCE_DIR}/../shared ABSOLUTE)
+  add_executable(test_cupti_decode ${CMAKE_SOURCE_DIR}/tests/unit/cuda/test_cupti_decode.c
+                 ${CMAKE_SOURCE_DIR}/tests/unit/testutil.c)
+  target_include_directories(test_cupti_decode PRIVATE ${CMAKE_SOURCE_DIR}
+                             ${CMAKE_SOURCE_DIR}/tests/unit)
+  target_compile_definitions(test_cupti_decode PRIVATE
+    CVC_SHARED_DIR="${CVC_SHARED_DIR_CUDA}"
+    CVC_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+    CVC_BINARY_DIR="${CMAKE_BINARY_DIR}"
+    CVC_TOOL="$<TARGET_FILE:cvc_tool>"
+    CVC_CUDA_EXIT7="$<TARGET_FILE:cuda_exit7>"
+    CVC_INJECT_HARNESS="$<TARGET_FILE:inject_harness>"
+    CVC_INJECT_LIB="$<TARGET_FILE:cvc_inject>")
+  target_link_libraries(test_cupti_decode PRIVATE cvc_cupti_decode cvc CUDA::cupti
+                        PkgConfig::CRITERION PkgConfig::SQLITE3)
+  add_dependencies(test_cupti_decode cvc_tool cvc_inject cuda_exit7 inject_harness)
+  enable_testing()
+  add_test(NAME unit.cupti_decode COMMAND test_cupti_decode --jobs=2)
+  set_tests_properties(unit.cupti_decode PROPERTIES
+    ENVIRONMENT "CVC_TEST_TMP=${CMAKE_BINARY_DIR}/testtmp")
+endif()

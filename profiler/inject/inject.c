@@ -1,0 +1,625 @@
+/*
+ * inject.c - libcvc_inject.so: the CUPTI injection library behind
+ * `cvc profile`.  The CUDA driver loads it through CUDA_INJECTION64_PATH
+ * and calls InitializeInjection() during cuInit.
+ *
+ * Design, for a profiled program that must not notice us:
+ * - CUPTI buffers come from a pool allocated once at start; when the pool
+ *   is empty the request gets no buffer (CUPTI drops and counts those
+ *   records) instead of the program waiting or us allocating on its path.
+ * - The buffer-completed callback only queues the full buffer for the
+ *   writer thread (a mutex and a signal, O(1)); the writer decodes it into
+ *   the per-process spool (decode.c) and hands the buffer back to the pool.
+ * - Lost records (CUPTI drops, pool exhausted, disk full, unknown kinds) are
+ *   counted and stored as run_meta "lost_records"; nothing aborts.
+ * - The spool becomes a cvc database after the program is done: by the
+ *   `cvc profile` parent, or here at exit when there is none.
+ * - Flush on exit() from any thread (atexit), and on SIGINT/SIGTERM through
+ *   a finisher thread, then the previous handler runs.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include "cvc/cvc.h"
+#include "cvc/cvc_profile.h"
+#include "decode.h"
+#include "inject_int.h"
+
+#define COLLQ 8192 /* NCCL launch records waiting for the writer */
+
+struct collq_ent {
+	struct cvc_spool_coll c;
+	char func[32], dtype[32];
+};
+
+struct qent {
+	uint8_t *buf;
+	size_t valid;
+};
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	/* pool: nbuf buffers of bufsz bytes, free ones stacked */
+	uint8_t *arena;
+	size_t bufsz;
+	int nbuf;
+	uint8_t **free_stack;
+	int nfree;
+	/* full buffers waiting for the writer: at most nbuf, so never full */
+	struct qent *q;
+	int qhead, qlen;
+	int stop;
+	pthread_t writer, finisher, control;
+	int have_writer, have_finisher, have_control;
+	/* the writer thread's own */
+	cvc_spool *sp;
+	struct cvci_decoder dec;
+	char spool_path[4096];
+	unsigned acts;
+	double delay_s, duration_s;
+	uint64_t t0_cupti;
+	/* counters, any thread */
+	atomic_llong dropped;       /* CUPTI's own count of dropped records */
+	atomic_llong pool_empty;    /* buffer requests we could not serve */
+	atomic_llong late_buffers;  /* buffers completed after we finished */
+	atomic_int finishing, finished;
+	/* NCCL launch records from the profiler plugin (any thread) */
+	struct collq_ent collq[COLLQ];
+	int cq_head, cq_len;
+	atomic_llong lost_colls;
+	sem_t sig_sem;
+	struct sigaction old_int, old_term;
+} G = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void logmsg(const char *fmt, const char *a, const char *b)
+{
+	/* One line on stderr, only for things the user must act on. */
+	fprintf(stderr, "cvc-inject: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- pool and queue ------------------------------------------------------------ */
+
+static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	uint8_t *b = NULL;
+
+	pthread_mutex_lock(&G.mu);
+	if (G.nfree > 0)
+		b = G.free_stack[--G.nfree];
+	pthread_mutex_unlock(&G.mu);
+	if (!b)
+		atomic_fetch_add(&G.pool_empty, 1);
+	*buffer = b;
+	*size = b ? G.bufsz : 0;
+	*max_records = 0;
+}
+
+static void give_back(uint8_t *b)
+{
+	pthread_mutex_lock(&G.mu);
+	G.free_stack[G.nfree++] = b;
+	pthread_mutex_unlock(&G.mu);
+}
+
+static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
+				   size_t size, size_t valid)
+{
+	size_t dropped = 0;
+
+	(void)size;
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS &&
+	    dropped)
+		atomic_fetch_add(&G.dropped, (long long)dropped);
+	if (!buffer)
+		return;
+	pthread_mutex_lock(&G.mu);
+	if (valid == 0 || G.stop) {
+		if (valid)
+			atomic_fetch_add(&G.late_buffers, 1);
+		G.free_stack[G.nfree++] = buffer;
+	} else {
+		G.q[(G.qhead + G.qlen) % G.nbuf] = (struct qent){buffer, valid};
+		G.qlen++;
+		pthread_cond_signal(&G.cv);
+	}
+	pthread_mutex_unlock(&G.mu);
+}
+
+void cvci_queue_coll(const struct cvc_spool_coll *c, const char *func, const char *dtype)
+{
+	struct collq_ent *e;
+
+	pthread_mutex_lock(&G.mu);
+	if (G.cq_len == COLLQ || G.stop) {
+		pthread_mutex_unlock(&G.mu);
+		atomic_fetch_add(&G.lost_colls, 1);
+		return;
+	}
+	e = &G.collq[(G.cq_head + G.cq_len) % COLLQ];
+	e->c = *c;
+	snprintf(e->func, sizeof e->func, "%s", func ? func : "unknown");
+	snprintf(e->dtype, sizeof e->dtype, "%s", dtype ? dtype : "unknown");
+	G.cq_len++;
+	if (G.cq_len >= COLLQ / 2)
+		pthread_cond_signal(&G.cv);
+	pthread_mutex_unlock(&G.mu);
+}
+
+/* Writer thread (or finish() after it): queued NCCL launches into the spool. */
+static void drain_colls(void)
+{
+	for (;;) {
+		struct collq_ent batch[64];
+		int n = 0;
+
+		pthread_mutex_lock(&G.mu);
+		while (n < 64 && G.cq_len > 0) {
+			batch[n++] = G.collq[G.cq_head];
+			G.cq_head = (G.cq_head + 1) % COLLQ;
+			G.cq_len--;
+		}
+		pthread_mutex_unlock(&G.mu);
+		if (n == 0)
+			return;
+		for (int i = 0; i < n; i++) {
+			batch[i].c.func_sid = cvci_intern(&G.dec, batch[i].func, strlen(batch[i].func));
+			batch[i].c.dtype_sid =
+				cvci_intern(&G.dec, batch[i].dtype, strlen(batch[i].dtype));
+			cvc_spool_put(G.sp, CVC_SPOOL_COLL, &batch[i].c, sizeof batch[i].c);
+		}
+	}
+}
+
+static void block_signals(void)
+{
+	sigset_t all;
+
+	/* Signals meant for the program must land on its own threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	block_signals();
+	for (;;) {
+		struct qent e;
+
+		pthread_mutex_lock(&G.mu);
+		while (G.qlen == 0 && !G.stop && G.cq_len < COLLQ / 2)
+			pthread_cond_wait(&G.cv, &G.mu);
+		if (G.qlen == 0 && G.stop) {
+			pthread_mutex_unlock(&G.mu);
+			break;
+		}
+		if (G.qlen == 0) {
+			pthread_mutex_unlock(&G.mu);
+			drain_colls();
+			continue;
+		}
+		e = G.q[G.qhead];
+		G.qhead = (G.qhead + 1) % G.nbuf;
+		G.qlen--;
+		pthread_mutex_unlock(&G.mu);
+		/* Launch records first: the kernels they describe come in later buffers. */
+		drain_colls();
+		cvci_decode(&G.dec, e.buf, e.valid);
+		give_back(e.buf);
+	}
+	return NULL;
+}
+
+static void enable_kinds(int on);
+
+/* ---- finishing ------------------------------------------------------------------ */
+
+static void meta_n(const char *key, int64_t n)
+{
+	cvci_put_meta(&G.dec, key, n);
+}
+
+static void materialize_here(void)
+{
+	char db[4096], err[1024];
+	size_t n = strlen(G.spool_path);
+
+	if (n < 6 || n - 6 + 3 >= sizeof db)
+		return;
+	memcpy(db, G.spool_path, n - 6); /* ".spool" -> ".db" */
+	memcpy(db + n - 6, ".db", 4);
+	if (cvc_profile_materialize(G.spool_path, db, NULL, err, sizeof err) == CVC_OK)
+		unlink(G.spool_path);
+	else
+		logmsg("%s%s", err, "; the spool is kept for 'cvc profile --materialize'");
+}
+
+static void finish(void)
+{
+	uint64_t ts = 0;
+	int64_t lost;
+
+	if (atomic_exchange(&G.finishing, 1)) {
+		/* Another thread is finishing: wait for it, bounded. */
+		for (int i = 0; i < 1000 && !atomic_load(&G.finished); i++)
+			usleep(10000);
+		return;
+	}
+	/* No new records during teardown; the forced flush returns partial buffers too. */
+	enable_kinds(0);
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	pthread_mutex_lock(&G.mu);
+	G.stop = 1;
+	pthread_cond_signal(&G.cv);
+	pthread_mutex_unlock(&G.mu);
+	if (G.have_writer)
+		pthread_join(G.writer, NULL);
+	drain_colls();
+	if (cuptiGetTimestamp(&ts) == CUPTI_SUCCESS) {
+		meta_n("clock_end_cupti_ns", (int64_t)ts);
+		meta_n("clock_end_realtime_ns", realtime_ns());
+	}
+	lost = atomic_load(&G.dropped) + G.dec.undecodable + atomic_load(&G.lost_colls) +
+	       cvc_spool_lost(G.sp);
+	meta_n("lost_records", lost);
+	meta_n("pool_exhausted_requests", atomic_load(&G.pool_empty));
+	meta_n("late_buffers", atomic_load(&G.late_buffers));
+	meta_n("filtered_records", G.dec.filtered);
+	meta_n("records", G.dec.records);
+	cvc_spool_close(G.sp);
+	G.sp = NULL;
+	cvci_decoder_release(&G.dec);
+	if (!getenv(CVC_ENV_PARENT))
+		materialize_here();
+	atomic_store(&G.finished, 1);
+}
+
+static void at_exit(void)
+{
+	finish();
+}
+
+static void *finisher_main(void *arg)
+{
+	(void)arg;
+	block_signals();
+	while (sem_wait(&G.sig_sem) != 0 && errno == EINTR)
+		;
+	finish();
+	return NULL;
+}
+
+/*
+ * SIGINT/SIGTERM: the work is done by the finisher thread (nothing here is
+ * async-signal-unsafe but sem_post and nanosleep), then the program's own
+ * handler runs, or the default action with the old disposition restored.
+ */
+static void on_signal(int sig)
+{
+	struct sigaction *old = sig == SIGINT ? &G.old_int : &G.old_term;
+	struct timespec ts = {0, 10000000};
+
+	sem_post(&G.sig_sem);
+	for (int i = 0; i < 1000 && !atomic_load(&G.finished); i++)
+		nanosleep(&ts, NULL);
+	if (old->sa_flags & SA_SIGINFO) {
+		if (old->sa_sigaction) {
+			siginfo_t si;
+
+			memset(&si, 0, sizeof si);
+			si.si_signo = sig;
+			old->sa_sigaction(sig, &si, NULL);
+		}
+	} else if (old->sa_handler == SIG_IGN) {
+		return;
+	} else if (old->sa_handler == SIG_DFL) {
+		sigaction(sig, old, NULL);
+		raise(sig);
+	} else {
+		old->sa_handler(sig);
+	}
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	if (sem_init(&G.sig_sem, 0, 0) != 0)
+		return;
+	if (pthread_create(&G.finisher, NULL, finisher_main, NULL) != 0)
+		return;
+	G.have_finisher = 1;
+	pthread_detach(G.finisher);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, &G.old_int);
+	sigaction(SIGTERM, &sa, &G.old_term);
+}
+
+/* ---- start -------------------------------------------------------------------------- */
+
+static const struct { unsigned bit; CUpti_ActivityKind kind; } kinds[] = {
+	{CVC_PROF_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
+	{CVC_PROF_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY},
+	{CVC_PROF_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2},
+	{CVC_PROF_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET},
+	{CVC_PROF_NVTX, CUPTI_ACTIVITY_KIND_MARKER},
+	{CVC_PROF_EXTCORR, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION},
+	{CVC_PROF_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME},
+	{CVC_PROF_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER},
+};
+
+static void enable_kinds(int on)
+{
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		if (!(G.acts & kinds[i].bit))
+			continue;
+		if (on)
+			cuptiActivityEnable(kinds[i].kind);
+		else
+			cuptiActivityDisable(kinds[i].kind);
+	}
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* --delay / --duration: switch recording on late and off early. */
+static void *control_main(void *arg)
+{
+	(void)arg;
+	block_signals();
+	if (G.delay_s > 0)
+		sleep_s(G.delay_s);
+	if (!atomic_load(&G.finishing))
+		enable_kinds(1);
+	if (G.duration_s > 0) {
+		sleep_s(G.duration_s);
+		if (!atomic_load(&G.finishing)) {
+			enable_kinds(0);
+			cuptiActivityFlushAll(0);
+		}
+	}
+	return NULL;
+}
+
+static const char *cbname(uint32_t domain, uint32_t cbid)
+{
+	const char *nm = NULL;
+
+	if (cuptiGetCallbackName(domain == 1 ? CUPTI_CB_DOMAIN_DRIVER_API
+					      : CUPTI_CB_DOMAIN_RUNTIME_API,
+				 cbid, &nm) != CUPTI_SUCCESS)
+		return NULL;
+	return nm;
+}
+
+static int env_rank(void)
+{
+	static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+					   "SLURM_PROCID", "LOCAL_RANK"};
+
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		char *end = NULL;
+		long r;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		r = strtol(v, &end, 10);
+		if (!errno && end != v && !*end && r >= 0 && r < (1L << 30))
+			return (int)r;
+	}
+	return -1;
+}
+
+static int env_world(void)
+{
+	static const char *const vars[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+					   "SLURM_NTASKS"};
+
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		char *end = NULL;
+		long r;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		r = strtol(v, &end, 10);
+		if (!errno && end != v && !*end && r > 0 && r < (1L << 30))
+			return (int)r;
+	}
+	return 0;
+}
+
+static double env_double(const char *name)
+{
+	const char *v = getenv(name);
+	char *end = NULL;
+	double x;
+
+	if (!v || !*v)
+		return 0;
+	x = strtod(v, &end);
+	return (end != v && !*end && x > 0 && x < 1e9) ? x : 0;
+}
+
+static long env_long(const char *name, long dflt, long lo, long hi)
+{
+	const char *v = getenv(name);
+	char *end = NULL;
+	long x;
+
+	if (!v || !*v)
+		return dflt;
+	errno = 0;
+	x = strtol(v, &end, 10);
+	return (!errno && end != v && !*end && x >= lo && x <= hi) ? x : dflt;
+}
+
+static int setup_pool(void)
+{
+	G.nbuf = (int)env_long(CVC_ENV_BUFFERS, 16, 2, 1024);
+	G.bufsz = (size_t)env_long(CVC_ENV_BUFFER_MB, 4, 1, 256) << 20;
+	G.arena = aligned_alloc(4096, G.bufsz * (size_t)G.nbuf);
+	G.free_stack = calloc((size_t)G.nbuf, sizeof *G.free_stack);
+	G.q = calloc((size_t)G.nbuf, sizeof *G.q);
+	if (!G.arena || !G.free_stack || !G.q)
+		return -1;
+	for (int i = 0; i < G.nbuf; i++)
+		G.free_stack[i] = G.arena + (size_t)i * G.bufsz;
+	G.nfree = G.nbuf;
+	return 0;
+}
+
+static int open_spool(void)
+{
+	const char *dir = getenv(CVC_ENV_OUTDIR);
+	char host[256] = "unknown", rk[32];
+	const char *parent;
+	int rank = env_rank();
+	int n;
+
+	if (!dir || !*dir)
+		dir = ".";
+	gethostname(host, sizeof host - 1);
+	host[sizeof host - 1] = '\0';
+	for (char *p = host; *p; p++)
+		if (*p == '/' || *p == ' ')
+			*p = '_';
+	if (rank >= 0)
+		snprintf(rk, sizeof rk, "r%d", rank);
+	else
+		snprintf(rk, sizeof rk, "r-");
+	mkdir(dir, 0755);
+	/*
+	 * cvc-HOST-PID-rRANK[.pPARENT].spool: the parent part lets each `cvc
+	 * profile` (one per rank under mpirun/srun, sharing DIR) pick only the
+	 * spools of its own descendants.
+	 */
+	parent = getenv(CVC_ENV_PARENT);
+	if (parent && *parent && strspn(parent, "0123456789") == strlen(parent) &&
+	    strlen(parent) < 12)
+		n = snprintf(G.spool_path, sizeof G.spool_path, "%s/cvc-%s-%ld-%s.p%s.spool",
+			     dir, host, (long)getpid(), rk, parent);
+	else
+		n = snprintf(G.spool_path, sizeof G.spool_path, "%s/cvc-%s-%ld-%s.spool", dir,
+			     host, (long)getpid(), rk);
+	if (n < 0 || (size_t)n >= sizeof G.spool_path)
+		return -1;
+	if (cvc_spool_open(G.spool_path, 1u << 20, &G.sp) != CVC_OK) {
+		logmsg("cannot create '%s': %s; nothing will be recorded", G.spool_path,
+		       strerror(errno));
+		return -1;
+	}
+	if (cvci_decoder_init(&G.dec, G.sp) != CVC_OK)
+		return -1;
+	G.dec.cbname = cbname;
+	{
+		const char *run = getenv(CVC_ENV_RUN);
+		char tool[64];
+		uint32_t ver = 0;
+
+		cuptiGetVersion(&ver);
+		snprintf(tool, sizeof tool, "cvc %s, CUPTI %u", CVC_VERSION, (unsigned)ver);
+		cvci_put_proc(&G.dec, rank, env_world(), getpid(), host,
+			      run && *run ? run : "profile", tool);
+	}
+	return 0;
+}
+
+CVC_API int InitializeInjection(void);
+
+CVC_API int InitializeInjection(void)
+{
+	static atomic_int once;
+	uint32_t ver = 0;
+	const char *acts = getenv(CVC_ENV_ACTIVITIES);
+	char err[256];
+
+	if (atomic_exchange(&once, 1))
+		return 1;
+	/* Records are cast to the structs of the headers we were built with. */
+	if (cuptiGetVersion(&ver) != CUPTI_SUCCESS ||
+	    ver / 10000 != CUPTI_API_VERSION / 10000) {
+		char a[32], b[32];
+
+		snprintf(a, sizeof a, "%u", (unsigned)ver);
+		snprintf(b, sizeof b, "%u", (unsigned)CUPTI_API_VERSION);
+		logmsg("CUPTI version %s does not match the headers (%s); nothing recorded", a, b);
+		return 0;
+	}
+	G.acts = CVC_PROF_DEFAULT;
+	if (acts && *acts && cvc_profile_parse_activities(acts, &G.acts, err, sizeof err)) {
+		logmsg("%s%s", err, "; using the default activities");
+		G.acts = CVC_PROF_DEFAULT;
+	}
+	G.delay_s = env_double(CVC_ENV_DELAY);
+	G.duration_s = env_double(CVC_ENV_DURATION);
+	if (setup_pool() || open_spool())
+		return 0;
+	if (cuptiGetTimestamp(&G.t0_cupti) == CUPTI_SUCCESS) {
+		meta_n("clock_start_cupti_ns", (int64_t)G.t0_cupti);
+		meta_n("clock_start_realtime_ns", realtime_ns());
+		/* Belt and braces for --delay/--duration: buffers may hold earlier records. */
+		if (G.delay_s > 0 || G.duration_s > 0) {
+			G.dec.win_start_ns = (int64_t)G.t0_cupti + (int64_t)(G.delay_s * 1e9);
+			if (G.duration_s > 0)
+				G.dec.win_end_ns = G.dec.win_start_ns + (int64_t)(G.duration_s * 1e9);
+		}
+	}
+	if (pthread_create(&G.writer, NULL, writer_main, NULL) != 0)
+		return 0;
+	G.have_writer = 1;
+	if (cuptiActivityRegisterCallbacks(buf_requested, buf_completed) != CUPTI_SUCCESS) {
+		logmsg("%s%s", "cuptiActivityRegisterCallbacks failed (another CUPTI client?)",
+		       "; nothing recorded");
+		return 0;
+	}
+	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
+	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT);
+	if (G.delay_s > 0 || G.duration_s > 0) {
+		if (pthread_create(&G.control, NULL, control_main, NULL) == 0) {
+			G.have_control = 1;
+			pthread_detach(G.control);
+		}
+	} else {
+		enable_kinds(1);
+	}
+	atexit(at_exit);
+	install_signals();
+	return 1;
+}

@@ -1,0 +1,19 @@
+/*
+ * inject_int.h - what the parts of libcvc_inject.so share (inject.c owns the
+ * writer thread and the spool; nccl_plugin.c feeds it NCCL calls).
+ */
+#ifndef CVC_INJECT_INT_H
+#define CVC_INJECT_INT_H
+
+#include <stdint.h>
+
+#include "cvc/cvc_profile.h"
+
+/*
+ * Queues the NCCL calls of one kernel launch for the writer thread; func and
+ * dtype are copied.  Never blocks: a full queue counts the record as lost.
+ * Safe from any thread, also before InitializeInjection ran.
+ */
+void cvci_queue_coll(const struct cvc_spool_coll *c, const char *func, const char *dtype);
+
+#endif

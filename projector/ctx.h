@@ -1,0 +1,49 @@
+/*
+ * ctx.h - the inside of a cvc_proj_ctx: catalog, a few pricers (one per
+ * GPU and scale factors in use), and a small cache of per-layer compute
+ * times, so a sweep over GPU counts prices each layer shape once.
+ */
+#ifndef CVC_PROJ_CTX_H
+#define CVC_PROJ_CTX_H
+
+#include "proj_internal.h"
+
+struct cvc_db;
+struct cvc_hw_catalog;
+
+#define PROJ_NPRICERS 16
+#define PROJ_CC_SLOTS 256
+
+/* Everything in a stage's compute that does not depend on dp or pp. */
+struct proj_layer_cost {
+	double key[20];        /* shape key; key[0] = 0 marks an empty slot */
+	double fwd_s;          /* one layer forward, compute only */
+	double bwd_s;          /* one layer backward incl. recompute */
+	double fwd_gemm_s;     /* GEMM part of fwd (TP overlap window) */
+	double bwd_gemm_s;
+	double attn_fwd_s, attn_bwd_s; /* CP overlap window */
+	double tp_fwd_s, tp_bwd_s;     /* TP comm per layer (bwd incl. recompute) */
+	double ep_fwd_s, ep_bwd_s;     /* MoE all-to-all per layer */
+	double cp_fwd_s, cp_bwd_s;     /* CP KV exchange per layer */
+	double first_fwd_s, first_bwd_s; /* embedding (first stage) */
+	double last_fwd_s, last_bwd_s;   /* logits + loss (last stage) */
+};
+
+struct proj_ccache {
+	struct proj_layer_cost e[PROJ_CC_SLOTS];
+};
+
+struct pslot {
+	struct proj_pricer p;
+};
+
+struct cvc_proj_ctx {
+	struct cvc_db *db;
+	struct cvc_hw_catalog *cat;
+	struct pslot slot[PROJ_NPRICERS];
+	int nslots, last, evict;
+	struct proj_ccache cc;
+	char errmsg[256];
+};
+
+#endif

@@ -1,0 +1,425 @@
+/*
+ * expr.c - the `where:` filter language: arithmetic, comparisons and
+ * boolean logic over scenario fields, compiled once into a postfix program
+ * so that filtering a 10^6-scenario sweep costs a few ns per row.
+ *
+ *   expr := or;  or := and (("||"|"or") and)*;  and := not (("&&"|"and") not)*
+ *   not  := ("!"|"not") not | cmp;  cmp := sum (("=="|"!="|"<"|"<="|">"|">=") sum)?
+ *   sum  := prod (("+"|"-") prod)*;  prod := unary (("*"|"/"|"%") unary)*
+ *   unary := "-" unary | primary
+ *   primary := NUMBER | FIELD | "true" | "false" | "(" expr ")"
+ *            | ("min"|"max") "(" expr "," expr ")"
+ *            | FIELD ("=="|"!=") "STRING"      (string and enum fields)
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proj_internal.h"
+
+enum op {
+	OP_CONST, OP_FIELD, OP_STREQ, OP_NEG, OP_NOT, OP_ADD, OP_SUB, OP_MUL, OP_DIV,
+	OP_MOD, OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE, OP_AND, OP_OR, OP_MIN, OP_MAX
+};
+
+struct insn {
+	enum op op;
+	int field;
+	int negate;       /* OP_STREQ: != */
+	double v;
+	char str[48];     /* OP_STREQ on PF_STR fields */
+};
+
+#define EXPR_MAX_INSN 256
+#define EXPR_MAX_DEPTH 48
+
+struct proj_expr {
+	int n;
+	struct insn code[];
+};
+
+struct parser {
+	const char *s, *p;
+	struct insn code[EXPR_MAX_INSN];
+	int n, depth;
+	char *err;
+	size_t errlen;
+	int failed;
+};
+
+static void perr(struct parser *ps, const char *what)
+{
+	if (ps->failed)
+		return;
+	ps->failed = 1;
+	snprintf(ps->err, ps->errlen, "column %d: %s", (int)(ps->p - ps->s) + 1, what);
+}
+
+static void emit(struct parser *ps, enum op op, int field, double v)
+{
+	if (ps->n >= EXPR_MAX_INSN) {
+		perr(ps, "expression too long");
+		return;
+	}
+	memset(&ps->code[ps->n], 0, sizeof ps->code[0]);
+	ps->code[ps->n].op = op;
+	ps->code[ps->n].field = field;
+	ps->code[ps->n].v = v;
+	ps->n++;
+}
+
+static void skip_ws(struct parser *ps)
+{
+	while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r')
+		ps->p++;
+}
+
+/* Consumes tok (an operator or a keyword) when it comes next. */
+static int accept(struct parser *ps, const char *tok)
+{
+	size_t n = strlen(tok);
+
+	skip_ws(ps);
+	if (strncmp(ps->p, tok, n) != 0)
+		return 0;
+	/* keywords must end at a word boundary; "<" must not eat "<=" */
+	if (isalpha((unsigned char)tok[0]) &&
+	    (isalnum((unsigned char)ps->p[n]) || ps->p[n] == '_'))
+		return 0;
+	if ((strcmp(tok, "<") == 0 || strcmp(tok, ">") == 0 || strcmp(tok, "!") == 0) &&
+	    ps->p[n] == '=')
+		return 0;
+	ps->p += n;
+	return 1;
+}
+
+static void parse_or(struct parser *ps);
+
+static int read_ident(struct parser *ps, char *buf, size_t len)
+{
+	size_t i = 0;
+
+	skip_ws(ps);
+	if (!isalpha((unsigned char)*ps->p) && *ps->p != '_')
+		return 0;
+	while (isalnum((unsigned char)*ps->p) || *ps->p == '_' || *ps->p == '-') {
+		/* '-' only inside a word such as kv-heads, never a trailing minus */
+		if (*ps->p == '-' && !isalpha((unsigned char)ps->p[1]))
+			break;
+		if (i + 1 < len)
+			buf[i++] = *ps->p == '-' ? '_' : *ps->p;
+		ps->p++;
+	}
+	buf[i] = 0;
+	return 1;
+}
+
+static void parse_primary(struct parser *ps)
+{
+	char id[48];
+
+	skip_ws(ps);
+	if (++ps->depth > EXPR_MAX_DEPTH) {
+		perr(ps, "expression nested too deeply");
+		return;
+	}
+	if (accept(ps, "(")) {
+		parse_or(ps);
+		if (!accept(ps, ")"))
+			perr(ps, "expected ')'");
+	} else if (isdigit((unsigned char)*ps->p) || *ps->p == '.') {
+		char *end = NULL;
+		double v;
+
+		errno = 0;
+		v = strtod(ps->p, &end);
+		if (errno || end == ps->p || !isfinite(v)) {
+			perr(ps, "expected a number");
+		} else {
+			ps->p = end;
+			emit(ps, OP_CONST, 0, v);
+		}
+	} else if (read_ident(ps, id, sizeof id)) {
+		int f;
+
+		if (strcmp(id, "true") == 0) {
+			emit(ps, OP_CONST, 0, 1);
+		} else if (strcmp(id, "false") == 0) {
+			emit(ps, OP_CONST, 0, 0);
+		} else if (strcmp(id, "min") == 0 || strcmp(id, "max") == 0) {
+			int is_min = id[1] == 'i';
+
+			if (!accept(ps, "("))
+				perr(ps, "expected '(' after min/max");
+			parse_or(ps);
+			if (!accept(ps, ","))
+				perr(ps, "expected ','");
+			parse_or(ps);
+			if (!accept(ps, ")"))
+				perr(ps, "expected ')'");
+			emit(ps, is_min ? OP_MIN : OP_MAX, 0, 0);
+		} else if ((f = proj_field_find(NULL, id)) < 0) {
+			perr(ps, "unknown field name");
+		} else if (proj_fields[f].type == PF_STR || proj_fields[f].type == PF_ENUM) {
+			/* only `field == "word"` / `!=` make sense for words */
+			int neg;
+			const char *q;
+			size_t n;
+
+			if (accept(ps, "=="))
+				neg = 0;
+			else if (accept(ps, "!="))
+				neg = 1;
+			else {
+				if (proj_fields[f].type == PF_ENUM) {
+					emit(ps, OP_FIELD, f, 0);
+					ps->depth--;
+					return;
+				}
+				perr(ps, "expected '==' or '!=' after a text field");
+				return;
+			}
+			skip_ws(ps);
+			if (*ps->p != '"' && *ps->p != '\'') {
+				perr(ps, "expected a quoted string");
+				return;
+			}
+			q = strchr(ps->p + 1, *ps->p);
+			if (!q) {
+				perr(ps, "unterminated string");
+				return;
+			}
+			n = (size_t)(q - ps->p - 1);
+			if (n >= sizeof ps->code[0].str) {
+				perr(ps, "string too long");
+				return;
+			}
+			if (proj_fields[f].type == PF_ENUM) {
+				char w[48];
+				int idx;
+
+				memcpy(w, ps->p + 1, n);
+				w[n] = 0;
+				idx = proj_enum_index(proj_fields[f].names, w);
+				if (idx < 0) {
+					perr(ps, "not one of the field's values");
+					return;
+				}
+				emit(ps, OP_FIELD, f, 0);
+				emit(ps, OP_CONST, 0, idx);
+				emit(ps, neg ? OP_NE : OP_EQ, 0, 0);
+			} else {
+				emit(ps, OP_STREQ, f, 0);
+				if (!ps->failed) {
+					memcpy(ps->code[ps->n - 1].str, ps->p + 1, n);
+					ps->code[ps->n - 1].str[n] = 0;
+					ps->code[ps->n - 1].negate = neg;
+				}
+			}
+			ps->p = q + 1;
+		} else {
+			emit(ps, OP_FIELD, f, 0);
+		}
+	} else {
+		perr(ps, *ps->p ? "expected a number, field or '('" : "unexpected end of expression");
+	}
+	ps->depth--;
+}
+
+static void parse_unary(struct parser *ps)
+{
+	if (accept(ps, "-")) {
+		if (++ps->depth > EXPR_MAX_DEPTH) {
+			perr(ps, "expression nested too deeply");
+			return;
+		}
+		parse_unary(ps);
+		ps->depth--;
+		emit(ps, OP_NEG, 0, 0);
+		return;
+	}
+	parse_primary(ps);
+}
+
+static void parse_prod(struct parser *ps)
+{
+	parse_unary(ps);
+	while (!ps->failed) {
+		enum op op;
+
+		if (accept(ps, "*"))
+			op = OP_MUL;
+		else if (accept(ps, "/"))
+			op = OP_DIV;
+		else if (accept(ps, "%"))
+			op = OP_MOD;
+		else
+			break;
+		parse_unary(ps);
+		emit(ps, op, 0, 0);
+	}
+}
+
+static void parse_sum(struct parser *ps)
+{
+	parse_prod(ps);
+	while (!ps->failed) {
+		enum op op;
+
+		if (accept(ps, "+"))
+			op = OP_ADD;
+		else if (accept(ps, "-"))
+			op = OP_SUB;
+		else
+			break;
+		parse_prod(ps);
+		emit(ps, op, 0, 0);
+	}
+}
+
+static void parse_cmp(struct parser *ps)
+{
+	static const struct { const char *tok; enum op op; } ops[] = {
+		{"==", OP_EQ}, {"!=", OP_NE}, {"<=", OP_LE}, {">=", OP_GE},
+		{"<", OP_LT}, {">", OP_GT},
+	};
+
+	parse_sum(ps);
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0] && !ps->failed; i++) {
+		if (accept(ps, ops[i].tok)) {
+			parse_sum(ps);
+			emit(ps, ops[i].op, 0, 0);
+			break;
+		}
+	}
+}
+
+static void parse_not(struct parser *ps)
+{
+	if (accept(ps, "!") || accept(ps, "not")) {
+		if (++ps->depth > EXPR_MAX_DEPTH) {
+			perr(ps, "expression nested too deeply");
+			return;
+		}
+		parse_not(ps);
+		ps->depth--;
+		emit(ps, OP_NOT, 0, 0);
+		return;
+	}
+	parse_cmp(ps);
+}
+
+static void parse_and(struct parser *ps)
+{
+	parse_not(ps);
+	while (!ps->failed && (accept(ps, "&&") || accept(ps, "and"))) {
+		parse_not(ps);
+		emit(ps, OP_AND, 0, 0);
+	}
+}
+
+static void parse_or(struct parser *ps)
+{
+	parse_and(ps);
+	while (!ps->failed && (accept(ps, "||") || accept(ps, "or"))) {
+		parse_and(ps);
+		emit(ps, OP_OR, 0, 0);
+	}
+}
+
+proj_expr *proj_expr_compile(const char *text, char *err, size_t errlen)
+{
+	struct parser *ps = calloc(1, sizeof *ps);
+	proj_expr *e = NULL;
+
+	if (!ps) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ps->s = ps->p = text;
+	ps->err = err;
+	ps->errlen = errlen;
+	parse_or(ps);
+	skip_ws(ps);
+	if (!ps->failed && *ps->p)
+		perr(ps, "expected an operator or end of expression");
+	if (ps->failed)
+		goto out;
+	e = malloc(sizeof *e + (size_t)ps->n * sizeof e->code[0]);
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	e->n = ps->n;
+	memcpy(e->code, ps->code, (size_t)ps->n * sizeof e->code[0]);
+out:
+	free(ps);
+	return e;
+}
+
+void proj_expr_free(proj_expr *e)
+{
+	free(e);
+}
+
+double proj_expr_eval(const proj_expr *e, const cvc_proj_scenario *sc)
+{
+	/* depth of the stack never exceeds the instruction count */
+	double st[EXPR_MAX_INSN];
+	int sp = 0;
+
+	for (int i = 0; i < e->n; i++) {
+		const struct insn *in = &e->code[i];
+		double a, b;
+
+		switch (in->op) {
+		case OP_CONST:
+			st[sp++] = in->v;
+			continue;
+		case OP_FIELD:
+			st[sp++] = proj_field_get(sc, in->field);
+			continue;
+		case OP_STREQ: {
+			const char *v = *(const char *const *)((const char *)sc +
+							       proj_fields[in->field].offset);
+			int eq = v && strcmp(v, in->str) == 0;
+
+			st[sp++] = in->negate ? !eq : eq;
+			continue;
+		}
+		case OP_NEG:
+			st[sp - 1] = -st[sp - 1];
+			continue;
+		case OP_NOT:
+			st[sp - 1] = !(st[sp - 1] != 0);
+			continue;
+		default:
+			break;
+		}
+		b = st[--sp];
+		a = st[sp - 1];
+		switch (in->op) {
+		case OP_ADD: a = a + b; break;
+		case OP_SUB: a = a - b; break;
+		case OP_MUL: a = a * b; break;
+		case OP_DIV: a = b != 0 ? a / b : NAN; break;
+		case OP_MOD: a = b != 0 ? fmod(a, b) : NAN; break;
+		case OP_LT: a = a < b; break;
+		case OP_LE: a = a <= b; break;
+		case OP_GT: a = a > b; break;
+		case OP_GE: a = a >= b; break;
+		case OP_EQ: a = a == b; break;
+		case OP_NE: a = a != b; break;
+		case OP_AND: a = (a != 0 && !isnan(a)) && (b != 0 && !isnan(b)); break;
+		case OP_OR: a = (a != 0 && !isnan(a)) || (b != 0 && !isnan(b)); break;
+		case OP_MIN: a = a < b ? a : b; break;
+		case OP_MAX: a = a > b ? a : b; break;
+		default: a = NAN; break;
+		}
+		st[sp - 1] = a;
+	}
+	return sp == 1 ? st[0] : NAN;
+}

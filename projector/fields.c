@@ -1,0 +1,234 @@
+/*
+ * fields.c - the table of scenario fields: YAML section and key, type,
+ * place in cvc_proj_scenario.  The parser, the expander, the `where:`
+ * language and the CSV/JSON writers all walk this one table, so a new field
+ * is one line here plus its use in the workload.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "proj_internal.h"
+
+#define NUM(sec, key, member) {sec, key, PF_NUM, offsetof(cvc_proj_scenario, member), NULL, 0}
+#define AUTO(sec, key, member) {sec, key, PF_NUM, offsetof(cvc_proj_scenario, member), NULL, 1}
+#define ENUM(sec, key, member, names) \
+	{sec, key, PF_ENUM, offsetof(cvc_proj_scenario, member), names, 0}
+#define FLAG(sec, key, member) {sec, key, PF_FLAG, offsetof(cvc_proj_scenario, member), NULL, 0}
+#define STR(sec, key, member) {sec, key, PF_STR, offsetof(cvc_proj_scenario, member), NULL, 0}
+
+const struct proj_field proj_fields[] = {
+	STR("model", "name", model),
+	NUM("model", "layers", layers),
+	NUM("model", "hidden", hidden),
+	NUM("model", "heads", heads),
+	NUM("model", "kv_heads", kv_heads),
+	NUM("model", "ffn", ffn),
+	ENUM("model", "ffn_type", ffn_type, "gelu|swiglu"),
+	NUM("model", "vocab", vocab),
+	NUM("model", "seq", seq),
+	NUM("model", "experts", experts),
+	NUM("model", "top_k", top_k),
+	NUM("training", "global_batch", global_batch),
+	NUM("training", "micro_batch", micro_batch),
+	ENUM("training", "dtype", dtype, "bf16|fp16|fp8|fp32"),
+	ENUM("training", "recompute", recompute, "none|selective|full"),
+	ENUM("training", "optimizer", optimizer, "adam|sgd"),
+	ENUM("training", "attention", attention, "flash|unfused"),
+	NUM("training", "zero", zero),
+	AUTO("parallelism", "tp", tp),
+	AUTO("parallelism", "pp", pp),
+	AUTO("parallelism", "vpp", vpp),
+	NUM("parallelism", "dp", dp),
+	NUM("parallelism", "cp", cp),
+	NUM("parallelism", "ep", ep),
+	FLAG("parallelism", "sp", sp),
+	STR("hardware", "gpu", gpu),
+	NUM("hardware", "gpus", gpus),
+	NUM("hardware", "nodes", nodes),
+	NUM("hardware", "gpus_per_node", gpus_per_node),
+	NUM("hardware", "scale_compute", scale_compute),
+	NUM("hardware", "scale_hbm_bw", scale_hbm_bw),
+	NUM("hardware", "scale_hbm_cap", scale_hbm_cap),
+	NUM("hardware", "scale_intra_bw", scale_intra_bw),
+	NUM("hardware", "scale_inter_bw", scale_inter_bw),
+	FLAG("comm", "dp_overlap", dp_overlap),
+	NUM("comm", "bucket_mb", bucket_mb),
+	FLAG("comm", "tp_overlap", tp_overlap),
+	NUM("comm", "local_sgd_h", local_sgd_h),
+	NUM("comm", "clusters", clusters),
+	NUM("comm", "inter_cluster_gbps", inter_cluster_gbps),
+	NUM("comm", "contention", contention),
+	NUM("cost", "train_tokens", train_tokens),
+	NUM("cost", "usd_per_gpu_hour", usd_per_gpu_hour),
+	NUM("cost", "gpu_power_w", gpu_power_w),
+	NUM("cost", "pue", pue),
+};
+const size_t proj_nfields = sizeof proj_fields / sizeof proj_fields[0];
+
+/* Spellings people use for the same field. */
+static const struct { const char *alias, *key; } aliases[] = {
+	{"ffn_size", "ffn"}, {"ffn_hidden_size", "ffn"}, {"ffn_hidden", "ffn"},
+	{"seq_length", "seq"}, {"seq_len", "seq"}, {"num_layers", "layers"},
+	{"hidden_size", "hidden"}, {"attention_heads", "heads"},
+	{"num_experts", "experts"}, {"topk", "top_k"}, {"moe_top_k", "top_k"},
+	{"interleave", "vpp"}, {"virtual_stages", "vpp"},
+	{"sequence_parallel", "sp"}, {"context_parallel", "cp"},
+	{"expert_parallel", "ep"}, {"activation_recompute", "recompute"},
+	{"zero_stage", "zero"}, {"gpu_per_node", "gpus_per_node"},
+	{"lsgd_h", "local_sgd_h"}, {"sync_interval", "local_sgd_h"},
+	{"tokens", "train_tokens"},
+};
+
+static int key_eq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char ca = *a == '-' ? '_' : *a, cb = *b == '-' ? '_' : *b;
+
+		if (ca != cb)
+			return 0;
+	}
+	return *a == *b;
+}
+
+int proj_field_find(const char *section, const char *key)
+{
+	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+		if (key_eq(key, aliases[i].alias)) {
+			key = aliases[i].key;
+			break;
+		}
+	for (size_t i = 0; i < proj_nfields; i++)
+		if (key_eq(key, proj_fields[i].key) &&
+		    (!section || strcmp(section, proj_fields[i].section) == 0))
+			return (int)i;
+	return -1;
+}
+
+double proj_field_get(const cvc_proj_scenario *sc, int f)
+{
+	const char *p = (const char *)sc + proj_fields[f].offset;
+
+	switch (proj_fields[f].type) {
+	case PF_NUM:
+		return *(const double *)p;
+	case PF_ENUM:
+	case PF_FLAG:
+		return *(const int *)p;
+	case PF_STR:
+		break;
+	}
+	return 0;
+}
+
+void proj_field_set_num(cvc_proj_scenario *sc, int f, double v)
+{
+	char *p = (char *)sc + proj_fields[f].offset;
+
+	switch (proj_fields[f].type) {
+	case PF_NUM:
+		*(double *)p = v;
+		break;
+	case PF_ENUM:
+	case PF_FLAG:
+		*(int *)p = (int)v;
+		break;
+	case PF_STR:
+		break;
+	}
+}
+
+int proj_enum_index(const char *names, const char *word)
+{
+	size_t n = strlen(word);
+	int idx = 0;
+
+	for (const char *p = names; *p; idx++) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (len == n && strncmp(p, word, n) == 0)
+			return idx;
+		p += len + (bar ? 1 : 0);
+	}
+	return -1;
+}
+
+void proj_enum_name(const char *names, int idx, char *buf, size_t len)
+{
+	int i = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (const char *p = names; *p; i++) {
+		const char *bar = strchr(p, '|');
+		size_t n = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (i == idx) {
+			if (n >= len)
+				n = len ? len - 1 : 0;
+			if (len) {
+				memcpy(buf, p, n);
+				buf[n] = 0;
+			}
+			return;
+		}
+		p += n + (bar ? 1 : 0);
+	}
+}
+
+void cvc_proj_scenario_default(cvc_proj_scenario *sc)
+{
+	memset(sc, 0, sizeof *sc);
+	sc->study = "";
+	sc->model = "";
+	sc->gpu = "A100-SXM-80GB";
+	/* a GPT-3 1.3B-like shape, so an empty file still projects something */
+	sc->layers = 24;
+	sc->hidden = 2048;
+	sc->heads = 16;
+	sc->kv_heads = 0;   /* = heads */
+	sc->ffn = 0;        /* = 4h (gelu) or 8h/3 rounded to 256 (swiglu) */
+	sc->ffn_type = CVC_PROJ_FFN_GELU;
+	sc->vocab = 51200;
+	sc->seq = 2048;
+	sc->experts = 1;
+	sc->top_k = 1;
+	sc->global_batch = 512;
+	sc->micro_batch = 1;
+	sc->dtype = CVC_PROJ_BF16;
+	sc->recompute = CVC_PROJ_RECOMP_SELECTIVE;
+	sc->optimizer = CVC_PROJ_ADAM;
+	sc->attention = CVC_PROJ_ATTN_FLASH;
+	sc->zero = 0;
+	sc->tp = 1;
+	sc->pp = 1;
+	sc->vpp = 1;
+	sc->dp = 0;         /* derived: gpus / (tp pp cp) */
+	sc->cp = 1;
+	sc->ep = 1;
+	sc->sp = 0;
+	sc->gpus = 0;       /* = nodes * gpus_per_node, or tp pp cp dp */
+	sc->nodes = 0;
+	sc->gpus_per_node = 8;
+	sc->scale_compute = sc->scale_hbm_bw = sc->scale_hbm_cap = 1;
+	sc->scale_intra_bw = sc->scale_inter_bw = 1;
+	sc->dp_overlap = 1;
+	sc->bucket_mb = 25;  /* PyTorch DDP's default bucket_cap_mb */
+	sc->tp_overlap = 0;
+	sc->local_sgd_h = 1;
+	sc->clusters = 1;
+	sc->inter_cluster_gbps = 100;  /* per cluster pair, aggregate */
+	sc->contention = 0.1;
+	sc->train_tokens = 1e12;
+	sc->usd_per_gpu_hour = 2.0;
+	sc->gpu_power_w = 0;  /* = catalog TDP */
+	sc->pue = 1.2;
+}
+
+const char *cvc_proj_comm_name(int kind)
+{
+	static const char *const names[CVC_PROJ_COMM_N] = {"tp", "pp", "dp", "fsdp",
+							   "ep", "cp", "xc"};
+
+	return kind >= 0 && kind < CVC_PROJ_COMM_N ? names[kind] : NULL;
+}

@@ -1,0 +1,257 @@
+/*
+ * output.c - scenario results as CSV and JSON, and metrics by name (for
+ * --top K --by METRIC).  Columns come from two tables: the scenario fields
+ * (fields.c) and the result metrics below, so the CSV header, the JSON keys
+ * and the metric names never disagree.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proj_internal.h"
+
+#define R(name) {#name, offsetof(cvc_proj_result, name), -1}
+#define RT(prefix, member, k) {prefix, offsetof(cvc_proj_result, member), k}
+
+struct metric {
+	const char *name;   /* with k >= 0: prefix, completed by the comm type */
+	size_t offset;
+	int k;
+};
+
+static const struct metric metrics[] = {
+	R(step_s), R(compute_s), R(bubble_s), R(comm_s), R(hidden_s), R(exposed_s),
+	RT("comm_", comm_type_s, 0), RT("comm_", comm_type_s, 1), RT("comm_", comm_type_s, 2),
+	RT("comm_", comm_type_s, 3), RT("comm_", comm_type_s, 4), RT("comm_", comm_type_s, 5),
+	RT("comm_", comm_type_s, 6),
+	RT("hidden_", hidden_type_s, 0), RT("hidden_", hidden_type_s, 1),
+	RT("hidden_", hidden_type_s, 2), RT("hidden_", hidden_type_s, 3),
+	RT("hidden_", hidden_type_s, 4), RT("hidden_", hidden_type_s, 5),
+	RT("hidden_", hidden_type_s, 6),
+	RT("exposed_", exposed_type_s, 0), RT("exposed_", exposed_type_s, 1),
+	RT("exposed_", exposed_type_s, 2), RT("exposed_", exposed_type_s, 3),
+	RT("exposed_", exposed_type_s, 4), RT("exposed_", exposed_type_s, 5),
+	RT("exposed_", exposed_type_s, 6),
+	R(contention_s), R(comm_share), R(exposed_share), R(mem_gb), R(hbm_gb),
+	R(model_flops), R(hw_flops), R(mfu), R(hfu), R(tokens_per_s),
+	R(tokens_per_s_per_gpu), R(train_days), R(gpu_hours), R(energy_mwh), R(cost_usd),
+	R(half_tokens_per_s), R(marginal_tokens_per_gpu),
+};
+#define NMETRICS (sizeof metrics / sizeof metrics[0])
+
+static void metric_name(const struct metric *m, char *buf, size_t len)
+{
+	if (m->k >= 0)
+		snprintf(buf, len, "%s%s_s", m->name, cvc_proj_comm_name(m->k));
+	else
+		snprintf(buf, len, "%s", m->name);
+}
+
+static double metric_value(const struct metric *m, const cvc_proj_result *r)
+{
+	const double *p = (const double *)((const char *)r + m->offset);
+
+	return m->k >= 0 ? p[m->k] : *p;
+}
+
+cvc_status cvc_proj_metric(const cvc_proj_scenario *sc, const cvc_proj_result *r,
+			   const char *name, double *out)
+{
+	char buf[64];
+	int f;
+
+	for (size_t i = 0; i < NMETRICS; i++) {
+		metric_name(&metrics[i], buf, sizeof buf);
+		if (strcmp(buf, name) == 0) {
+			*out = metric_value(&metrics[i], r);
+			return CVC_OK;
+		}
+	}
+	if (strcmp(name, "fits") == 0) {
+		*out = r->fits;
+		return CVC_OK;
+	}
+	if (strcmp(name, "valid") == 0) {
+		*out = r->valid;
+		return CVC_OK;
+	}
+	f = proj_field_find(NULL, name);
+	if (f >= 0 && proj_fields[f].type != PF_STR) {
+		*out = proj_field_get(sc, f);
+		return CVC_OK;
+	}
+	return CVC_ERR_NOTFOUND;
+}
+
+const char *cvc_proj_metric_names(void)
+{
+	static char names[2048];
+
+	if (!names[0]) {
+		size_t off = 0;
+
+		for (size_t i = 0; i < NMETRICS; i++) {
+			char buf[64];
+			int n;
+
+			metric_name(&metrics[i], buf, sizeof buf);
+			n = snprintf(names + off, sizeof names - off, "%s%s", i ? "," : "", buf);
+			if (n < 0 || (size_t)n >= sizeof names - off)
+				break;
+			off += (size_t)n;
+		}
+	}
+	return names;
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+	if (!s)
+		s = "";
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void num(FILE *f, double v)
+{
+	if (isnan(v) || isinf(v))
+		return; /* empty cell: not applicable */
+	fprintf(f, "%.6g", v);
+}
+
+static void field_text(const cvc_proj_scenario *sc, size_t i, char *buf, size_t len)
+{
+	const struct proj_field *fd = &proj_fields[i];
+
+	switch (fd->type) {
+	case PF_STR:
+		snprintf(buf, len, "%s", *(const char *const *)((const char *)sc + fd->offset)
+					 ? *(const char *const *)((const char *)sc + fd->offset)
+					 : "");
+		break;
+	case PF_ENUM:
+		proj_enum_name(fd->names, (int)proj_field_get(sc, (int)i), buf, len);
+		break;
+	case PF_FLAG:
+		snprintf(buf, len, "%d", (int)proj_field_get(sc, (int)i));
+		break;
+	case PF_NUM: {
+		double v = proj_field_get(sc, (int)i);
+
+		if (fd->allow_auto && v == PROJ_AUTO)
+			snprintf(buf, len, "auto");
+		else
+			snprintf(buf, len, "%.6g", v);
+		break;
+	}
+	}
+}
+
+void cvc_proj_csv_header(FILE *f)
+{
+	fputs("study,index", f);
+	for (size_t i = 0; i < proj_nfields; i++)
+		fprintf(f, ",%s", proj_fields[i].key);
+	fputs(",valid,reason,fits", f);
+	for (size_t i = 0; i < NMETRICS; i++) {
+		char buf[64];
+
+		metric_name(&metrics[i], buf, sizeof buf);
+		fprintf(f, ",%s", buf);
+	}
+	fputc('\n', f);
+}
+
+void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	char buf[256];
+
+	csv_str(f, sc->study);
+	fprintf(f, ",%llu", (unsigned long long)sc->index);
+	for (size_t i = 0; i < proj_nfields; i++) {
+		fputc(',', f);
+		field_text(sc, i, buf, sizeof buf);
+		csv_str(f, buf);
+	}
+	fprintf(f, ",%d,", r->valid);
+	csv_str(f, r->reason);
+	fprintf(f, ",%d", r->fits);
+	for (size_t i = 0; i < NMETRICS; i++) {
+		fputc(',', f);
+		if (r->valid)
+			num(f, metric_value(&metrics[i], r));
+	}
+	fputc('\n', f);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void cvc_proj_json_begin(FILE *f, const char *study)
+{
+	fputs("{\"study\":", f);
+	json_str(f, study);
+	fputs(",\"scenarios\":[\n", f);
+}
+
+void cvc_proj_json_row(FILE *f, int first, const cvc_proj_scenario *sc,
+		       const cvc_proj_result *r)
+{
+	char buf[256];
+
+	fputs(first ? "{" : ",\n{", f);
+	fprintf(f, "\"index\":%llu", (unsigned long long)sc->index);
+	for (size_t i = 0; i < proj_nfields; i++) {
+		const struct proj_field *fd = &proj_fields[i];
+
+		fprintf(f, ",\"%s\":", fd->key);
+		field_text(sc, i, buf, sizeof buf);
+		if (fd->type == PF_NUM && strcmp(buf, "auto") != 0)
+			fputs(buf, f);
+		else if (fd->type == PF_FLAG)
+			fputs(buf, f);
+		else
+			json_str(f, buf);
+	}
+	fprintf(f, ",\"valid\":%s,\"reason\":", r->valid ? "true" : "false");
+	json_str(f, r->reason);
+	fprintf(f, ",\"fits\":%s", r->fits ? "true" : "false");
+	for (size_t i = 0; i < NMETRICS && r->valid; i++) {
+		double v = metric_value(&metrics[i], r);
+
+		metric_name(&metrics[i], buf, sizeof buf);
+		if (isfinite(v))
+			fprintf(f, ",\"%s\":%.6g", buf, v);
+		else
+			fprintf(f, ",\"%s\":null", buf);
+	}
+	fputc('}', f);
+}
+
+void cvc_proj_json_end(FILE *f)
+{
+	fputs("\n]}\n", f);
+}

@@ -1,0 +1,276 @@
+/*
+ * price.c - the projector's side of the operator models: a ctx holding the
+ * hardware catalog and, per (GPU, scale factors), two modelsets:
+ *   ms_scaled: built on the spec with peak FLOP/s, HBM bandwidth and
+ *              capacity multiplied by the scale factors; prices GEMMs and
+ *              attention, whose models are efficiencies relative to the
+ *              spec sheet, so a fitted A100/H100 efficiency carries over to
+ *              a "4x compute" GPU;
+ *   ms_base:   the catalog spec as is; prices collectives and memory-bound
+ *              ops with the bytes divided by the link/HBM scale factor.  For
+ *              latency + bytes/bandwidth models (what cvc_model fits) that
+ *              is exactly "bandwidth x scale, latency unchanged", and it
+ *              holds whether a fitted model reads the spec's link figures or
+ *              carries its own measured bandwidth.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cvc/cvc_db.h"
+#include "cvc/cvc_model.h"
+#include "proj_internal.h"
+#include "ctx.h"
+
+cvc_status cvc_proj_ctx_new(cvc_db *db, cvc_proj_ctx **out)
+{
+	cvc_proj_ctx *ctx = calloc(1, sizeof *ctx);
+	cvc_status rc;
+
+	*out = ctx;
+	if (!ctx)
+		return CVC_ERR_NOMEM;
+	ctx->db = db;
+	ctx->last = -1;
+	rc = cvc_hw_catalog_new(&ctx->cat);
+	if (rc)
+		snprintf(ctx->errmsg, sizeof ctx->errmsg, "hardware catalog: %s",
+			 ctx->cat ? cvc_hw_catalog_errmsg(ctx->cat) : cvc_strerror(rc));
+	return rc;
+}
+
+void cvc_proj_ctx_free(cvc_proj_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	for (int i = 0; i < PROJ_NPRICERS; i++) {
+		cvc_modelset_free((cvc_modelset *)ctx->slot[i].p.ms_scaled);
+		cvc_modelset_free((cvc_modelset *)ctx->slot[i].p.ms_base);
+	}
+	cvc_hw_catalog_free(ctx->cat);
+	free(ctx);
+}
+
+const char *cvc_proj_ctx_errmsg(const cvc_proj_ctx *ctx)
+{
+	return ctx ? ctx->errmsg : "";
+}
+
+struct proj_ccache *proj_ctx_ccache(cvc_proj_ctx *ctx)
+{
+	return &ctx->cc;
+}
+
+static int same_key(const struct proj_pricer *p, const char *gpu, const double sc[5])
+{
+	return strcmp(p->gpu, gpu) == 0 && memcmp(p->scale, sc, sizeof p->scale) == 0;
+}
+
+/* Builds slot contents; known = 0 when the GPU is not in the catalog. */
+static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
+		 const double sc[5])
+{
+	static const int dt_map[4] = {CVC_HW_BF16, CVC_HW_FP16, CVC_HW_FP8, CVC_HW_TF32};
+	const cvc_hw_spec *spec = ctx->cat ? cvc_hw_catalog_lookup(ctx->cat, gpu) : NULL;
+	cvc_hw_spec scaled;
+	cvc_modelset *a = NULL, *b = NULL;
+
+	snprintf(p->gpu, sizeof p->gpu, "%s", gpu);
+	memcpy(p->scale, sc, sizeof p->scale);
+	p->known = 0;
+	if (!spec)
+		return 0;
+	scaled = *spec;
+	for (int d = 0; d < CVC_HW_NDTYPE; d++)
+		scaled.peak_tflops[d] *= sc[0];
+	scaled.hbm_bw_gbps *= sc[1];
+	scaled.hbm_gb *= sc[2];
+	scaled.intra_bw_gbps *= sc[3];
+	scaled.inter_bw_gbps *= sc[4];
+	if (cvc_modelset_new(ctx->db, ctx->cat, &scaled, &a) ||
+	    cvc_modelset_new(ctx->db, ctx->cat, spec, &b)) {
+		cvc_modelset_free(a);
+		cvc_modelset_free(b);
+		snprintf(ctx->errmsg, sizeof ctx->errmsg, "cannot build the models for '%s'", gpu);
+		return -1;
+	}
+	p->ms_scaled = a;
+	p->ms_base = b;
+	for (int d = 0; d < 4; d++) {
+		/* a GPU without the dtype's tensor path falls back to the
+		 * nearest one it has (V100 has no bf16: fp16; A100 no fp8) */
+		static const int fallback[4][3] = {
+			{CVC_HW_BF16, CVC_HW_FP16, CVC_HW_TF32},
+			{CVC_HW_FP16, CVC_HW_BF16, CVC_HW_TF32},
+			{CVC_HW_FP8, CVC_HW_BF16, CVC_HW_FP16},
+			{CVC_HW_TF32, CVC_HW_FP32, CVC_HW_FP32},
+		};
+		p->gemm_dt[d] = dt_map[d];
+		p->peak_flops[d] = 0;
+		for (int j = 0; j < 3; j++) {
+			if (scaled.peak_tflops[fallback[d][j]] > 0) {
+				p->gemm_dt[d] = fallback[d][j];
+				p->peak_flops[d] = scaled.peak_tflops[fallback[d][j]] * 1e12;
+				break;
+			}
+		}
+	}
+	p->hbm_bytes = scaled.hbm_gb * 1e9;
+	p->power_w = spec->tdp_w;
+	p->gpus_per_node = spec->gpus_per_node;
+	p->known = 1;
+	return 0;
+}
+
+const struct proj_pricer *proj_ctx_pricer(cvc_proj_ctx *ctx, const cvc_proj_scenario *s)
+{
+	double sc[5] = {s->scale_compute, s->scale_hbm_bw, s->scale_hbm_cap,
+			s->scale_intra_bw, s->scale_inter_bw};
+	struct pslot *slot;
+
+	if (ctx->last >= 0 && same_key(&ctx->slot[ctx->last].p, s->gpu, sc))
+		return &ctx->slot[ctx->last].p;
+	for (int i = 0; i < ctx->nslots; i++)
+		if (same_key(&ctx->slot[i].p, s->gpu, sc)) {
+			ctx->last = i;
+			return &ctx->slot[i].p;
+		}
+	/* round-robin eviction: studies rarely use more than a handful */
+	if (ctx->nslots < PROJ_NPRICERS) {
+		ctx->last = ctx->nslots++;
+	} else {
+		ctx->last = ctx->evict;
+		ctx->evict = (ctx->evict + 1) % PROJ_NPRICERS;
+		cvc_modelset_free((cvc_modelset *)ctx->slot[ctx->last].p.ms_scaled);
+		cvc_modelset_free((cvc_modelset *)ctx->slot[ctx->last].p.ms_base);
+		/* compute-cache entries keyed on this slot are now stale */
+		memset(&ctx->cc, 0, sizeof ctx->cc);
+	}
+	slot = &ctx->slot[ctx->last];
+	memset(&slot->p, 0, sizeof slot->p);
+	slot->p.id = ctx->last;
+	if (build(ctx, &slot->p, s->gpu, sc) < 0) {
+		memset(&slot->p, 0, sizeof slot->p);
+		slot->p.gpu[0] = 0;
+		ctx->nslots = ctx->last; /* drop the broken slot */
+		ctx->last = -1;
+		return NULL;
+	}
+	return &slot->p;
+}
+
+cvc_status cvc_proj_ctx_origin(cvc_proj_ctx *ctx, const char *gpu, int dtype, char *buf,
+			       size_t len)
+{
+	cvc_proj_scenario sc;
+	const struct proj_pricer *p;
+	int dt;
+
+	cvc_proj_scenario_default(&sc);
+	sc.gpu = gpu;
+	p = proj_ctx_pricer(ctx, &sc);
+	if (!p || !p->known) {
+		snprintf(buf, len, "%s: not in the hardware catalog", gpu);
+		return CVC_ERR_NOTFOUND;
+	}
+	dt = p->gemm_dt[dtype >= 0 && dtype < 4 ? dtype : 0];
+	snprintf(buf, len,
+		 "%s (%s): gemm: %s; attention: %s; memory-bound: %s; "
+		 "allreduce(8): %s; allreduce(64): %s",
+		 gpu, cvc_modelset_spec(p->ms_base)->name,
+		 cvc_model_origin(p->ms_scaled, CVC_MODEL_GEMM, dt, 0),
+		 cvc_model_origin(p->ms_scaled, CVC_MODEL_ATTENTION, dt, 0),
+		 cvc_model_origin(p->ms_base, CVC_MODEL_MEMBOUND, 0, 0),
+		 cvc_model_origin(p->ms_base, CVC_MODEL_COLLECTIVE, CVC_MODEL_ALLREDUCE, 8),
+		 cvc_model_origin(p->ms_base, CVC_MODEL_COLLECTIVE, CVC_MODEL_ALLREDUCE, 64));
+	return CVC_OK;
+}
+
+static int64_t i64(double x)
+{
+	if (!(x > 0))
+		return 0;
+	if (x > 9e18)
+		return (int64_t)9e18;
+	return (int64_t)llround(x);
+}
+
+double proj_gemm_s(const struct proj_pricer *p, int dtype, double m, double n, double k,
+		   double batch)
+{
+	return 1e-6 * cvc_model_gemm_us(p->ms_scaled, i64(m), i64(n), i64(k), i64(batch),
+					(cvc_hw_dtype)p->gemm_dt[dtype]);
+}
+
+double proj_attn_s(const struct proj_pricer *p, int dtype, double batch, double heads,
+		   double kv_heads, double sq, double skv, double head_dim, int backward)
+{
+	cvc_model_attn a;
+
+	a.batch = i64(batch);
+	a.heads = i64(heads);
+	a.kv_heads = i64(kv_heads);
+	a.seq_q = i64(sq);
+	a.seq_kv = i64(skv);
+	a.head_dim = i64(head_dim);
+	a.causal = 1;
+	a.backward = backward;
+	a.dtype = (cvc_hw_dtype)p->gemm_dt[dtype];
+	return 1e-6 * cvc_model_attention_us(p->ms_scaled, &a);
+}
+
+double proj_mem_s(const struct proj_pricer *p, int cls, double bytes)
+{
+	static const cvc_model_mem map[] = {CVC_MODEL_MEM_ELEMENTWISE, CVC_MODEL_MEM_NORM,
+					    CVC_MODEL_MEM_GATHER, CVC_MODEL_MEM_OPTIMIZER};
+
+	return 1e-6 * cvc_model_membound_us(p->ms_base, i64(bytes / p->scale[1]), map[cls]);
+}
+
+double proj_coll_s(const struct proj_pricer *p, int kind, double bytes, double group,
+		   double per_node)
+{
+	static const cvc_model_coll map[] = {CVC_MODEL_ALLREDUCE, CVC_MODEL_ALLGATHER,
+					     CVC_MODEL_REDUCESCATTER, CVC_MODEL_ALLTOALL,
+					     CVC_MODEL_SENDRECV};
+	double scale;
+	int g = group > 2e9 ? 2000000000 : (int)group;
+	int pn = per_node < 1 ? 1 : (int)per_node;
+
+	if (g <= 1 && kind != PROJ_P2P)
+		return 0;
+	if (kind == PROJ_P2P && g < 2)
+		g = 2;
+	/* which link carries it: intra-node when the group fits in a node */
+	scale = g <= pn ? p->scale[3] : p->scale[4];
+	return 1e-6 * cvc_model_collective_us(p->ms_base, map[kind], i64(bytes / scale), g, pn,
+					      NULL) +
+	       proj_hop_latency_s(kind, g, pn);
+}
+
+/*
+ * Adapter: latency that grows with the number of nodes a collective spans.
+ * cvc_model's alpha-beta models have one latency per level, fitted at (or
+ * defaulting for) a few nodes; NCCL's own tuning model charges a network
+ * hop latency per ring step, and all-gather / reduce-scatter only have ring
+ * algorithms, so at 1000+ nodes that term dominates (the mechanism behind
+ * FSDP's decline at scale).  All-reduce runs as a tree there: log2 steps up
+ * and down.  All-to-all and p2p are direct sends.
+ */
+double proj_hop_latency_s(int kind, double group, double per_node)
+{
+	double nodes = ceil(group / (per_node < 1 ? 1 : per_node));
+
+	if (nodes <= 2)
+		return 0; /* inside what the fitted / default latency covers */
+	switch (kind) {
+	case PROJ_AG:
+	case PROJ_RS:
+		return PROJ_NET_HOP_S * (nodes - 2);
+	case PROJ_AR:
+		return PROJ_NET_HOP_S * 2 * (log2(nodes) - 1);
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,121 @@
+/*
+ * proj_internal.h - what the projector's files share and nobody else sees:
+ * the scenario field table, the `where:` expression compiler, and the
+ * pricing layer between the workload and the operator models.
+ */
+#ifndef CVC_PROJ_INTERNAL_H
+#define CVC_PROJ_INTERNAL_H
+
+#include <stddef.h>
+
+#include "cvc/cvc_project.h"
+
+/* ---- scenario fields ------------------------------------------------------ */
+
+enum proj_ftype {
+	PF_NUM,   /* double */
+	PF_ENUM,  /* int, value is an index into names ("gelu|swiglu") */
+	PF_FLAG,  /* int 0/1; YAML true/false/on/off/yes/no */
+	PF_STR    /* const char *, borrowed from the study's string pool */
+};
+
+struct proj_field {
+	const char *section;  /* model, training, parallelism, hardware, comm, cost */
+	const char *key;      /* name in YAML and in `where:` */
+	enum proj_ftype type;
+	size_t offset;        /* into cvc_proj_scenario */
+	const char *names;    /* PF_ENUM: "a|b|c" */
+	int allow_auto;       /* `auto` accepted (stored as PROJ_AUTO) */
+};
+
+/* Value stored in tp/pp/vpp when the file says `auto`. */
+#define PROJ_AUTO (-1.0)
+
+extern const struct proj_field proj_fields[];
+extern const size_t proj_nfields;
+
+/* Index of key (with '-' treated as '_') in section (NULL = any); -1 if none. */
+int proj_field_find(const char *section, const char *key);
+/* Numeric view of any field (enum/flag as their int, str as 0). */
+double proj_field_get(const cvc_proj_scenario *sc, int f);
+void proj_field_set_num(cvc_proj_scenario *sc, int f, double v);
+/* Enum name -> index, -1 when not one of the names. */
+int proj_enum_index(const char *names, const char *word);
+/* Writes the idx-th name of names into buf; "" when out of range. */
+void proj_enum_name(const char *names, int idx, char *buf, size_t len);
+
+/* ---- `where:` expressions ----------------------------------------------------- */
+
+typedef struct proj_expr proj_expr;
+
+/* Compiles text; on failure returns NULL and writes a message naming the
+ * column (1-based, within text) into err. */
+proj_expr *proj_expr_compile(const char *text, char *err, size_t errlen);
+void proj_expr_free(proj_expr *e);
+/* Evaluates against sc; nonzero = true.  Division by zero yields NaN, and
+ * comparisons with NaN are false, so a bad filter drops rows, never crashes. */
+double proj_expr_eval(const proj_expr *e, const cvc_proj_scenario *sc);
+
+/* ---- pricing --------------------------------------------------------------- */
+
+enum proj_coll {
+	PROJ_AR = 0, PROJ_AG = 1, PROJ_RS = 2, PROJ_A2A = 3, PROJ_P2P = 4
+};
+
+enum proj_memcls {
+	PROJ_MEM_ELEMENTWISE = 0, PROJ_MEM_NORM = 1, PROJ_MEM_GATHER = 2,
+	PROJ_MEM_OPTIMIZER = 3
+};
+
+struct cvc_modelset;
+struct cvc_hw_spec;
+
+/*
+ * A pricer binds a scenario's hardware (after scale factors) and dtype to
+ * the operator models.  Every price is in seconds.  Owned by the ctx cache:
+ * valid until the ctx is freed.
+ */
+struct proj_pricer {
+	char gpu[64];                 /* as the scenario names it */
+	double scale[5];              /* compute, hbm_bw, hbm_cap, intra, inter */
+	int known;                    /* 0: GPU not in the catalog */
+	const struct cvc_modelset *ms_scaled; /* spec with scaled peaks/HBM */
+	const struct cvc_modelset *ms_base;   /* unscaled spec (links, membound) */
+	double peak_flops[4];         /* per cvc_proj_dtype, scaled; 0 = none */
+	int gemm_dt[4];               /* cvc_hw_dtype used per cvc_proj_dtype */
+	double hbm_bytes;             /* scaled capacity */
+	double power_w;               /* catalog TDP */
+	double gpus_per_node;         /* catalog */
+	int id;                       /* slot, part of the compute-cache key */
+};
+
+/* The pricer for sc's GPU and scale factors (cached in ctx).  NULL only on
+ * allocation failure; an unknown GPU gives known = 0. */
+const struct proj_pricer *proj_ctx_pricer(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc);
+
+double proj_gemm_s(const struct proj_pricer *p, int dtype, double m, double n, double k,
+		   double batch);
+double proj_attn_s(const struct proj_pricer *p, int dtype, double batch, double heads,
+		   double kv_heads, double sq, double skv, double head_dim, int backward);
+double proj_mem_s(const struct proj_pricer *p, int cls, double bytes);
+/* bytes = the nccl-tests size (AR: buffer; AG: gathered output; RS: input;
+ * A2A: per-rank total; P2P: message); per_node = group members per node. */
+double proj_coll_s(const struct proj_pricer *p, int kind, double bytes, double group,
+		   double per_node);
+
+/* Per-step network latency of a ring over InfiniBand: NCCL's tuning model
+ * uses 2.7 (LL) .. 14 (Simple) us per inter-node ring step; 5 us here. */
+#define PROJ_NET_HOP_S 5e-6
+/* Extra latency of a collective spanning many nodes (price.c). */
+double proj_hop_latency_s(int kind, double group, double per_node);
+
+/* Compute-cache slot of a ctx: per-layer compute times keyed by shape. */
+struct proj_ccache;
+struct proj_ccache *proj_ctx_ccache(cvc_proj_ctx *ctx);
+
+/* run.c: derives gpus/nodes/dp/kv_heads/ffn; returns NULL or a reason. */
+const char *proj_finalize(cvc_proj_scenario *sc);
+/* project.c: evaluation with the ctx (finalize already done). */
+void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r);
+
+#endif

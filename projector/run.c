@@ -1,0 +1,367 @@
+/*
+ * run.c - expanding a study: the cross product of each block's axes
+ * (an odometer, so memory stays constant however large the sweep), derived
+ * fields, `auto` layouts, `where:` filters, evaluation, and the marginal
+ * comparison with the same model at half the GPUs.  One result at a time is
+ * handed to the caller's callback.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx.h"
+#include "proj_internal.h"
+#include "study.h"
+
+static int is_int(double x)
+{
+	return x >= 1 && x < 1e15 && x == floor(x);
+}
+
+const char *proj_finalize(cvc_proj_scenario *sc)
+{
+	if (!is_int(sc->layers) || !is_int(sc->hidden) || !is_int(sc->heads) ||
+	    !is_int(sc->vocab) || !is_int(sc->seq))
+		return "model sizes must be positive integers";
+	if (sc->kv_heads <= 0)
+		sc->kv_heads = sc->heads;
+	if (sc->ffn <= 0)
+		sc->ffn = sc->ffn_type == CVC_PROJ_FFN_SWIGLU
+				  ? 256 * ceil(8 * sc->hidden / 3 / 256)
+				  : 4 * sc->hidden;
+	if (sc->experts < 1)
+		sc->experts = 1;
+	if (sc->top_k < 1 || sc->experts == 1)
+		sc->top_k = 1;
+	if (sc->gpus_per_node < 1)
+		sc->gpus_per_node = 8;
+	if (sc->micro_batch < 1)
+		sc->micro_batch = 1;
+	if (sc->cp < 1)
+		sc->cp = 1;
+	if (sc->ep < 1)
+		sc->ep = 1;
+	if (sc->vpp == 0)
+		sc->vpp = 1;
+	if (sc->clusters < 1)
+		sc->clusters = 1;
+	if (sc->gpus <= 0) {
+		if (sc->nodes > 0)
+			sc->gpus = sc->nodes * sc->gpus_per_node;
+		else if (sc->dp > 0 && sc->tp > 0 && sc->pp > 0)
+			sc->gpus = sc->tp * sc->pp * sc->cp * sc->dp;
+		else
+			return "hardware: gpus or nodes needed";
+	}
+	if (!is_int(sc->gpus))
+		return "gpus must be a positive integer";
+	sc->nodes = ceil(sc->gpus / sc->gpus_per_node);
+	if (!(sc->scale_compute > 0 && sc->scale_hbm_bw > 0 && sc->scale_hbm_cap > 0 &&
+	      sc->scale_intra_bw > 0 && sc->scale_inter_bw > 0))
+		return "scale factors must be > 0";
+	return NULL;
+}
+
+/* Checks a concrete layout and derives dp; NULL when valid. */
+static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
+{
+	double tpc, dp, m;
+
+	if (!is_int(sc->tp) || !is_int(sc->pp) || !is_int(sc->vpp) || !is_int(sc->cp) ||
+	    !is_int(sc->ep) || !is_int(sc->micro_batch) || !is_int(sc->global_batch))
+		return "parallel sizes and batches must be positive integers";
+	if (fmod(sc->hidden, sc->heads) != 0)
+		return "hidden not divisible by heads";
+	if (fmod(sc->heads, sc->tp) != 0)
+		return "heads not divisible by tp";
+	if (fmod(sc->kv_heads, sc->tp) != 0 && fmod(sc->tp, sc->kv_heads) != 0)
+		return "kv_heads and tp do not divide";
+	if (fmod(sc->ffn, sc->tp) != 0)
+		return "ffn not divisible by tp";
+	if (fmod(sc->layers, sc->pp * sc->vpp) != 0)
+		return "layers not divisible by pp*vpp";
+	if (sc->vpp > 1 && sc->pp < 2)
+		return "vpp > 1 needs pp > 1";
+	if (fmod(sc->seq, sc->cp) != 0)
+		return "seq not divisible by cp";
+	tpc = sc->tp * sc->pp * sc->cp;
+	if (fmod(sc->gpus, tpc) != 0)
+		return "gpus not divisible by tp*pp*cp";
+	dp = sc->gpus / tpc;
+	if (dp_given > 0 && dp_given != dp)
+		return "dp != gpus/(tp*pp*cp)";
+	sc->dp = dp;
+	if (fmod(sc->global_batch, dp * sc->micro_batch) != 0)
+		return "global_batch not divisible by dp*micro_batch";
+	m = sc->global_batch / (dp * sc->micro_batch);
+	if (sc->vpp > 1 && fmod(m, sc->pp) != 0)
+		return "interleaving needs micro-batches divisible by pp";
+	if (sc->experts > 1) {
+		if (fmod(sc->experts, sc->ep) != 0)
+			return "experts not divisible by ep";
+		if (fmod(dp * sc->cp, sc->ep) != 0)
+			return "ep must divide dp*cp";
+	} else if (sc->ep > 1) {
+		return "ep > 1 needs experts > 1";
+	}
+	if (sc->zero < 0 || sc->zero > 3 || sc->zero != floor(sc->zero))
+		return "zero must be 0, 1, 2 or 3";
+	if (fmod(dp, sc->clusters) != 0)
+		return "dp not divisible by clusters";
+	return NULL;
+}
+
+void cvc_proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *in, cvc_proj_result *r)
+{
+	cvc_proj_scenario sc = *in;
+	const char *why = proj_finalize(&sc);
+
+	if (!why && (sc.tp == PROJ_AUTO || sc.pp == PROJ_AUTO || sc.vpp == PROJ_AUTO))
+		why = "auto layouts are expanded by a study, not by evaluate";
+	if (!why)
+		why = layout_reason(&sc, in->dp);
+	if (why) {
+		memset(r, 0, sizeof *r);
+		r->valid = 0;
+		r->reason = why;
+		r->half_tokens_per_s = r->marginal_tokens_per_gpu = NAN;
+		return;
+	}
+	proj_evaluate(ctx, &sc, r);
+}
+
+struct runner {
+	cvc_proj_ctx *ctx;
+	const struct block *b;
+	int flags;
+	cvc_proj_cb cb;
+	void *user;
+	uint64_t count;
+	int stopped;
+};
+
+static int where_ok(const struct block *b, const cvc_proj_scenario *sc)
+{
+	for (int i = 0; i < b->nwhere; i++) {
+		double v = proj_expr_eval(b->where[i], sc);
+
+		if (!(v == v && v != 0))
+			return 0;
+	}
+	return 1;
+}
+
+/* Layout values to try for a field: itself, or every candidate for auto. */
+static int candidates(const cvc_proj_scenario *sc, int which, double *out, int max)
+{
+	int n = 0;
+
+	if (which == 0) { /* tp: powers of two within a node */
+		for (double t = 1; t <= sc->gpus_per_node && t <= sc->heads && n < max; t *= 2)
+			out[n++] = t;
+	} else if (which == 1) { /* pp: divisors of the layer count */
+		for (double p = 1; p <= sc->layers && p <= 128 && n < max; p++)
+			if (fmod(sc->layers, p) == 0 && fmod(sc->gpus, p) == 0)
+				out[n++] = p;
+	} else { /* vpp */
+		static const double v[] = {1, 2, 4};
+
+		for (int i = 0; i < 3 && n < max; i++)
+			out[n++] = v[i];
+	}
+	return n;
+}
+
+/*
+ * Calls fn for every layout of base (one when nothing is auto).  Auto
+ * layouts that are impossible are skipped silently; a fixed impossible
+ * layout is reported with its reason.
+ */
+typedef void (*layout_fn)(struct runner *rn, cvc_proj_scenario *sc, const char *why,
+			  void *arg);
+
+static void layouts(struct runner *rn, const cvc_proj_scenario *base, layout_fn fn, void *arg)
+{
+	double tps[16], pps[128], vps[4];
+	int nt, np, nv, autos;
+	double dp_given = base->dp;
+
+	autos = (base->tp == PROJ_AUTO) | (base->pp == PROJ_AUTO) << 1 |
+		(base->vpp == PROJ_AUTO) << 2;
+	if (autos & 1)
+		nt = candidates(base, 0, tps, 16);
+	else
+		tps[0] = base->tp, nt = 1;
+	if (autos & 2)
+		np = candidates(base, 1, pps, 128);
+	else
+		pps[0] = base->pp, np = 1;
+	if (autos & 4)
+		nv = candidates(base, 2, vps, 4);
+	else
+		vps[0] = base->vpp, nv = 1;
+	if (autos)
+		dp_given = 0; /* dp follows the layout being tried */
+	for (int i = 0; i < nt && !rn->stopped; i++)
+		for (int j = 0; j < np && !rn->stopped; j++)
+			for (int k = 0; k < nv && !rn->stopped; k++) {
+				cvc_proj_scenario sc = *base;
+				const char *why;
+
+				sc.tp = tps[i];
+				sc.pp = pps[j];
+				sc.vpp = vps[k];
+				if ((autos & 4) && sc.vpp > 1 && sc.pp < 2)
+					continue;
+				why = layout_reason(&sc, dp_given);
+				if (why && autos)
+					continue;
+				fn(rn, &sc, why, arg);
+			}
+}
+
+/* Best tokens/s at half the GPUs (auto layouts: over every layout that
+ * passes the filters, preferring ones that fit in memory). */
+struct half {
+	double best, best_fit;
+};
+
+static void half_one(struct runner *rn, cvc_proj_scenario *sc, const char *why, void *arg)
+{
+	struct half *h = arg;
+	cvc_proj_result r;
+
+	if (why || !where_ok(rn->b, sc))
+		return;
+	proj_evaluate(rn->ctx, sc, &r);
+	if (!r.valid)
+		return;
+	if (r.tokens_per_s > h->best)
+		h->best = r.tokens_per_s;
+	if (r.fits && r.tokens_per_s > h->best_fit)
+		h->best_fit = r.tokens_per_s;
+}
+
+static double half_tps(struct runner *rn, const cvc_proj_scenario *base)
+{
+	cvc_proj_scenario h = *base;
+	struct half acc = {-1, -1};
+
+	if (base->gpus < 2 || fmod(base->gpus, 2) != 0)
+		return NAN;
+	h.gpus = base->gpus / 2;
+	h.nodes = ceil(h.gpus / h.gpus_per_node);
+	h.dp = 0;
+	layouts(rn, &h, half_one, &acc);
+	if (acc.best_fit > 0)
+		return acc.best_fit;
+	return acc.best > 0 ? acc.best : NAN;
+}
+
+struct emit_arg {
+	double half;       /* for auto layouts: computed once per base point */
+	int per_layout;    /* fixed layout: compute half per scenario */
+};
+
+static void emit_one(struct runner *rn, cvc_proj_scenario *sc, const char *why, void *arg)
+{
+	struct emit_arg *ea = arg;
+	cvc_proj_result r;
+
+	if (!why && !where_ok(rn->b, sc))
+		return;
+	if (why) {
+		if (rn->flags & CVC_PROJ_VALID_ONLY)
+			return;
+		if (!where_ok(rn->b, sc))
+			return;
+		memset(&r, 0, sizeof r);
+		r.reason = why;
+		r.half_tokens_per_s = r.marginal_tokens_per_gpu = NAN;
+	} else {
+		proj_evaluate(rn->ctx, sc, &r);
+		if (!r.valid && (rn->flags & CVC_PROJ_VALID_ONLY))
+			return;
+		if (r.valid && !(rn->flags & CVC_PROJ_NO_MARGINAL)) {
+			double half = ea->per_layout ? half_tps(rn, sc) : ea->half;
+
+			r.half_tokens_per_s = half;
+			r.marginal_tokens_per_gpu =
+				(r.tokens_per_s - half) / (sc->gpus - sc->gpus / 2);
+		}
+	}
+	sc->index = rn->count++;
+	if (rn->cb(rn->user, sc, &r))
+		rn->stopped = 1;
+}
+
+static void run_point(struct runner *rn, cvc_proj_scenario *sc)
+{
+	struct emit_arg ea = {NAN, 1};
+	const char *why = proj_finalize(sc);
+	int autos = sc->tp == PROJ_AUTO || sc->pp == PROJ_AUTO || sc->vpp == PROJ_AUTO;
+
+	if (why) {
+		cvc_proj_result r;
+
+		if ((rn->flags & CVC_PROJ_VALID_ONLY))
+			return;
+		memset(&r, 0, sizeof r);
+		r.reason = why;
+		r.half_tokens_per_s = r.marginal_tokens_per_gpu = NAN;
+		sc->index = rn->count++;
+		if (rn->cb(rn->user, sc, &r))
+			rn->stopped = 1;
+		return;
+	}
+	if (autos) {
+		ea.per_layout = 0;
+		if (!(rn->flags & CVC_PROJ_NO_MARGINAL))
+			ea.half = half_tps(rn, sc);
+	}
+	layouts(rn, sc, emit_one, &ea);
+}
+
+cvc_status cvc_proj_study_run(cvc_proj_study *st, cvc_proj_ctx *ctx, int flags, cvc_proj_cb cb,
+			      void *user, uint64_t *count)
+{
+	struct runner rn = {ctx, NULL, flags, cb, user, 0, 0};
+
+	for (size_t bi = 0; bi < st->nblocks && !rn.stopped; bi++) {
+		const struct block *b = &st->blocks[bi];
+		size_t *idx = calloc(b->naxes + 1, sizeof *idx);
+
+		if (!idx) {
+			if (count)
+				*count = rn.count;
+			return CVC_ERR_NOMEM;
+		}
+		rn.b = b;
+		for (;;) {
+			cvc_proj_scenario sc = b->base;
+			size_t i;
+
+			for (i = 0; i < b->naxes; i++) {
+				const struct alt *al = &b->axes[i].alts[idx[i]];
+
+				for (int j = 0; j < al->n; j++)
+					proj_assign(&sc, &al->a[j]);
+			}
+			run_point(&rn, &sc);
+			if (rn.stopped)
+				break;
+			/* odometer: the last axis turns fastest */
+			for (i = b->naxes; i-- > 0;) {
+				if (++idx[i] < b->axes[i].nalt)
+					break;
+				idx[i] = 0;
+			}
+			if (i == (size_t)-1)
+				break;
+		}
+		free(idx);
+	}
+	if (count)
+		*count = rn.count;
+	return rn.stopped ? CVC_ERR_USAGE : CVC_OK;
+}

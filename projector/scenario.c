@@ -1,0 +1,759 @@
+/*
+ * scenario.c - scenario files: YAML (libyaml's document API, so every node
+ * keeps its line and column for messages) into a study: blocks of axes,
+ * each axis a list of alternatives, each alternative a list of field
+ * assignments.  Expansion is the cross product of a block's axes (run.c).
+ *
+ * Layout of a file (docs/SCENARIOS.md):
+ *   name: STR                 optional
+ *   defaults: BLOCK           optional, merged under every block
+ *   scenarios: [BLOCK, ...]   or the BLOCK keys at top level
+ *   BLOCK := {model|training|parallelism|hardware|comm|cost: SECTION, where: EXPR|[EXPR]}
+ *   SECTION := {key: VALUE} | [ {key: VALUE}, ... ]   (a list = alternatives)
+ *   VALUE := scalar | [scalar, ...] | {from: a, to: b, mul: m | step: s}
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "proj_internal.h"
+#include "study.h"
+
+#define MAX_FILE_BYTES (16u << 20)
+#define MAX_ALTS 10000000u      /* per axis, after flattening */
+
+static cvc_status fail_at(cvc_proj_study *st, const yaml_node_t *n, const char *fmt, ...)
+	CVC_PRINTF(3, 4);
+
+static cvc_status fail_at(cvc_proj_study *st, const yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (n)
+		snprintf(st->errmsg, sizeof st->errmsg, "'%s': line %lu, column %lu: %s",
+			 st->file, (unsigned long)n->start_mark.line + 1,
+			 (unsigned long)n->start_mark.column + 1, msg);
+	else
+		snprintf(st->errmsg, sizeof st->errmsg, "'%s': %s", st->file, msg);
+	return CVC_ERR_FORMAT;
+}
+
+static cvc_status nomem(cvc_proj_study *st)
+{
+	snprintf(st->errmsg, sizeof st->errmsg, "'%s': out of memory", st->file);
+	return CVC_ERR_NOMEM;
+}
+
+/* Interns s in the study's pool; the pointer lives as long as the study. */
+static const char *intern(cvc_proj_study *st, const char *s)
+{
+	struct pool_str *p;
+	size_t n = strlen(s);
+
+	for (p = st->pool; p; p = p->next)
+		if (strcmp(p->s, s) == 0)
+			return p->s;
+	p = malloc(sizeof *p + n + 1);
+	if (!p)
+		return NULL;
+	memcpy(p->s, s, n + 1);
+	p->next = st->pool;
+	st->pool = p;
+	return p->s;
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end = NULL;
+	double v, mul = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		return -1;
+	/* 4K, 1M, 1.5T: capacity planners write token counts that way */
+	if (*end == 'K' || *end == 'k')
+		mul = 1e3, end++;
+	else if (*end == 'M')
+		mul = 1e6, end++;
+	else if (*end == 'G' || *end == 'B')
+		mul = 1e9, end++;
+	else if (*end == 'T')
+		mul = 1e12, end++;
+	if (*end)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+/* Converts one scalar node to an assignment for field f. */
+static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, int fsdp,
+			       struct assign *a)
+{
+	const struct proj_field *fd = &proj_fields[f];
+	const char *s = scalar(n);
+
+	if (!s)
+		return fail_at(st, n, "expected a value for '%s'", fd->key);
+	a->field = f;
+	a->num = 0;
+	a->str = NULL;
+	if (fsdp || fd->type == PF_FLAG) {
+		int v;
+
+		if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on") || !strcmp(s, "1"))
+			v = 1;
+		else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off") ||
+			 !strcmp(s, "0"))
+			v = 0;
+		else
+			return fail_at(st, n, "expected true or false for '%s'",
+				       fsdp ? "fsdp" : fd->key);
+		a->num = fsdp ? 3 * v : v;
+		return CVC_OK;
+	}
+	switch (fd->type) {
+	case PF_NUM:
+		if (fd->allow_auto && strcmp(s, "auto") == 0) {
+			a->num = PROJ_AUTO;
+			return CVC_OK;
+		}
+		if (parse_double(s, &a->num) || a->num < 0)
+			return fail_at(st, n, "expected a non-negative number for '%s'%s", fd->key,
+				       fd->allow_auto ? " or auto" : "");
+		return CVC_OK;
+	case PF_ENUM: {
+		int idx = proj_enum_index(fd->names, s);
+
+		if (idx < 0)
+			return fail_at(st, n, "expected one of %s for '%s'", fd->names, fd->key);
+		a->num = idx;
+		return CVC_OK;
+	}
+	case PF_STR:
+		if (strlen(s) > 200)
+			return fail_at(st, n, "value of '%s' is too long", fd->key);
+		a->str = intern(st, s);
+		return a->str ? CVC_OK : nomem(st);
+	case PF_FLAG:
+		break;
+	}
+	return CVC_ERR_INTERNAL;
+}
+
+static cvc_status alt_push(cvc_proj_study *st, struct axis *ax, const struct assign *as, int n)
+{
+	struct alt *al;
+
+	if (ax->nalt >= MAX_ALTS)
+		return fail_at(st, NULL, "too many alternatives in one axis (limit %u)", MAX_ALTS);
+	if (ax->nalt == ax->cap) {
+		size_t cap = ax->cap ? ax->cap * 2 : 8;
+		struct alt *v = realloc(ax->alts, cap * sizeof *v);
+
+		if (!v)
+			return nomem(st);
+		ax->alts = v;
+		ax->cap = cap;
+	}
+	al = &ax->alts[ax->nalt];
+	al->a = malloc((size_t)(n ? n : 1) * sizeof *as);
+	if (!al->a)
+		return nomem(st);
+	memcpy(al->a, as, (size_t)n * sizeof *as);
+	al->n = n;
+	ax->nalt++;
+	return CVC_OK;
+}
+
+static void axis_release(struct axis *ax)
+{
+	for (size_t i = 0; i < ax->nalt; i++)
+		free(ax->alts[i].a);
+	free(ax->alts);
+	memset(ax, 0, sizeof *ax);
+}
+
+/* The values a field takes: a scalar, a list, or a range mapping. */
+static cvc_status field_values(cvc_proj_study *st, yaml_document_t *doc, yaml_node_t *v,
+			       int f, int fsdp, struct axis *ax)
+{
+	struct assign a;
+	cvc_status rc;
+
+	if (v->type == YAML_SCALAR_NODE) {
+		if ((rc = scalar_value(st, v, f, fsdp, &a)))
+			return rc;
+		return alt_push(st, ax, &a, 1);
+	}
+	if (v->type == YAML_SEQUENCE_NODE) {
+		yaml_node_item_t *it;
+
+		if (v->data.sequence.items.start == v->data.sequence.items.top)
+			return fail_at(st, v, "expected at least one value in the list");
+		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			yaml_node_t *e = yaml_document_get_node(doc, *it);
+
+			if ((rc = scalar_value(st, e, f, fsdp, &a)))
+				return rc;
+			if ((rc = alt_push(st, ax, &a, 1)))
+				return rc;
+		}
+		return CVC_OK;
+	}
+	/* range: {from, to, mul | step} */
+	{
+		double from = NAN, to = NAN, mul = NAN, step = NAN;
+		yaml_node_pair_t *pr;
+
+		if (proj_fields[f].type != PF_NUM)
+			return fail_at(st, v, "a range needs a numeric field, '%s' is not",
+				       proj_fields[f].key);
+		for (pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+			yaml_node_t *x = yaml_document_get_node(doc, pr->value);
+			const char *ks = scalar(k), *xs = scalar(x);
+			double d;
+
+			if (!ks)
+				return fail_at(st, k, "expected from, to, mul or step");
+			if (!xs || parse_double(xs, &d))
+				return fail_at(st, x, "expected a number for '%s'", ks);
+			if (!strcmp(ks, "from"))
+				from = d;
+			else if (!strcmp(ks, "to"))
+				to = d;
+			else if (!strcmp(ks, "mul"))
+				mul = d;
+			else if (!strcmp(ks, "step"))
+				step = d;
+			else
+				return fail_at(st, k, "expected from, to, mul or step");
+		}
+		if (isnan(from) || isnan(to))
+			return fail_at(st, v, "a range needs both 'from' and 'to'");
+		if (isnan(mul) == isnan(step))
+			return fail_at(st, v, "a range needs exactly one of 'mul' or 'step'");
+		if (!isnan(mul) && (mul <= 1 || from <= 0))
+			return fail_at(st, v, "'mul' must be > 1 and 'from' > 0");
+		if (!isnan(step) && step <= 0)
+			return fail_at(st, v, "'step' must be > 0");
+		if (from < 0 || to < from)
+			return fail_at(st, v, "expected 0 <= from <= to");
+		a.field = f;
+		a.str = NULL;
+		/* a relative tolerance keeps 0.1-step ranges from losing their end */
+		for (double x = from; x <= to * (1 + 1e-12); ) {
+			a.num = x;
+			if ((rc = alt_push(st, ax, &a, 1)))
+				return rc;
+			if (!isnan(mul))
+				x *= mul;
+			else
+				x = from + step * (double)ax->nalt;
+		}
+		return CVC_OK;
+	}
+}
+
+/* Cross product of per-field axes into one flattened axis (a section given
+ * as a list of mappings: each mapping may itself hold lists). */
+static cvc_status flatten(cvc_proj_study *st, struct axis *parts, size_t n, struct axis *out)
+{
+	size_t idx[PROJ_MAX_FIELDS_PER_SECTION] = {0};
+	struct assign as[PROJ_MAX_FIELDS_PER_SECTION];
+	cvc_status rc;
+
+	if (n > PROJ_MAX_FIELDS_PER_SECTION)
+		return fail_at(st, NULL, "too many keys in one section");
+	for (;;) {
+		size_t i;
+
+		for (i = 0; i < n; i++)
+			as[i] = parts[i].alts[idx[i]].a[0];
+		if ((rc = alt_push(st, out, as, (int)n)))
+			return rc;
+		for (i = n; i-- > 0;) {
+			if (++idx[i] < parts[i].nalt)
+				break;
+			idx[i] = 0;
+		}
+		if (i == (size_t)-1 || n == 0)
+			return CVC_OK;
+	}
+}
+
+static cvc_status block_add_axis(cvc_proj_study *st, struct block *b, struct axis *ax)
+{
+	if (b->naxes == b->capaxes) {
+		size_t cap = b->capaxes ? b->capaxes * 2 : 16;
+		struct axis *v = realloc(b->axes, cap * sizeof *v);
+
+		if (!v)
+			return nomem(st);
+		b->axes = v;
+		b->capaxes = cap;
+	}
+	b->axes[b->naxes++] = *ax;
+	memset(ax, 0, sizeof *ax);
+	return CVC_OK;
+}
+
+/* One mapping of a section: each key becomes an axis in parts[]. */
+static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const char *sec,
+			      yaml_node_t *m, struct axis *parts, size_t *nparts,
+			      const char *prefix)
+{
+	yaml_node_pair_t *pr;
+	cvc_status rc;
+
+	for (pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(doc, pr->value);
+		const char *ks = scalar(k);
+		char key[80];
+		int f, fsdp = 0;
+
+		if (!ks)
+			return fail_at(st, k, "expected a key");
+		snprintf(key, sizeof key, "%s%s", prefix, ks);
+		if (!prefix[0] && strcmp(sec, "hardware") == 0 && strcmp(ks, "scale") == 0) {
+			/* hardware: {scale: {compute: 4, inter_bw: 1}} */
+			if (v->type != YAML_MAPPING_NODE)
+				return fail_at(st, v, "expected a mapping of scale factors");
+			if ((rc = section_map(st, doc, sec, v, parts, nparts, "scale_")))
+				return rc;
+			continue;
+		}
+		if (strcmp(sec, "training") == 0 && strcmp(ks, "fsdp") == 0) {
+			fsdp = 1;
+			f = proj_field_find("training", "zero");
+		} else {
+			f = proj_field_find(sec, key);
+		}
+		if (f < 0)
+			return fail_at(st, k, "unknown key '%s' in section '%s'", key, sec);
+		if (*nparts >= PROJ_MAX_FIELDS_PER_SECTION)
+			return fail_at(st, k, "too many keys in section '%s'", sec);
+		if ((rc = field_values(st, doc, v, f, fsdp, &parts[*nparts])))
+			return rc;
+		(*nparts)++;
+	}
+	return CVC_OK;
+}
+
+static cvc_status parse_section(cvc_proj_study *st, yaml_document_t *doc, struct block *b,
+				const char *sec, yaml_node_t *v)
+{
+	struct axis parts[PROJ_MAX_FIELDS_PER_SECTION];
+	size_t nparts = 0;
+	cvc_status rc = CVC_OK;
+
+	memset(parts, 0, sizeof parts);
+	if (strcmp(sec, "parallelism") == 0 && v->type == YAML_SCALAR_NODE &&
+	    strcmp(scalar(v), "auto") == 0) {
+		/* `parallelism: auto` = every valid tp x pp */
+		struct assign a[2] = {{proj_field_find(sec, "tp"), PROJ_AUTO, NULL},
+				      {proj_field_find(sec, "pp"), PROJ_AUTO, NULL}};
+		struct axis ax = {0};
+
+		if ((rc = alt_push(st, &ax, a, 2)) || (rc = block_add_axis(st, b, &ax)))
+			axis_release(&ax);
+		return rc;
+	}
+	if (v->type == YAML_MAPPING_NODE) {
+		if ((rc = section_map(st, doc, sec, v, parts, &nparts, "")))
+			goto out;
+		for (size_t i = 0; i < nparts; i++)
+			if ((rc = block_add_axis(st, b, &parts[i])))
+				goto out;
+	} else if (v->type == YAML_SEQUENCE_NODE) {
+		/* alternatives: each mapping flattened, all into one axis */
+		struct axis ax = {0};
+		yaml_node_item_t *it;
+
+		if (v->data.sequence.items.start == v->data.sequence.items.top) {
+			rc = fail_at(st, v, "expected at least one mapping in '%s'", sec);
+			goto out;
+		}
+		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			yaml_node_t *e = yaml_document_get_node(doc, *it);
+
+			if (!e || e->type != YAML_MAPPING_NODE) {
+				rc = fail_at(st, e, "expected a mapping of '%s' keys", sec);
+				break;
+			}
+			nparts = 0;
+			rc = section_map(st, doc, sec, e, parts, &nparts, "");
+			if (!rc)
+				rc = flatten(st, parts, nparts, &ax);
+			for (size_t i = 0; i < nparts; i++)
+				axis_release(&parts[i]);
+			nparts = 0;
+			if (rc)
+				break;
+		}
+		if (!rc)
+			rc = block_add_axis(st, b, &ax);
+		axis_release(&ax);
+	} else {
+		rc = fail_at(st, v, "expected a mapping or a list of mappings for '%s'", sec);
+	}
+out:
+	for (size_t i = 0; i < nparts; i++)
+		axis_release(&parts[i]);
+	return rc;
+}
+
+static cvc_status add_where(cvc_proj_study *st, struct block *b, yaml_node_t *n)
+{
+	const char *s = scalar(n);
+	char err[160];
+	proj_expr *e;
+
+	if (!s)
+		return fail_at(st, n, "expected an expression string");
+	if (b->nwhere >= PROJ_MAX_WHERE)
+		return fail_at(st, n, "too many where: filters (limit %d)", PROJ_MAX_WHERE);
+	e = proj_expr_compile(s, err, sizeof err);
+	if (!e) {
+		/* the column inside the expression, shifted by the node's column
+		 * would be wrong for quoted scalars: report both */
+		return fail_at(st, n, "in where: %s", err);
+	}
+	b->where[b->nwhere++] = e;
+	return CVC_OK;
+}
+
+static cvc_status parse_block(cvc_proj_study *st, yaml_document_t *doc, struct block *b,
+			      yaml_node_t *m)
+{
+	static const char *const sections[] = {"model", "training", "parallelism",
+					       "hardware", "comm", "cost"};
+	yaml_node_pair_t *pr;
+	cvc_status rc;
+
+	if (m->type != YAML_MAPPING_NODE)
+		return fail_at(st, m, "expected a mapping of sections");
+	for (pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(doc, pr->value);
+		const char *ks = scalar(k);
+		size_t i;
+
+		if (!ks)
+			return fail_at(st, k, "expected a section name");
+		if (strcmp(ks, "where") == 0) {
+			if (v->type == YAML_SEQUENCE_NODE) {
+				yaml_node_item_t *it;
+
+				for (it = v->data.sequence.items.start;
+				     it < v->data.sequence.items.top; it++)
+					if ((rc = add_where(st, b, yaml_document_get_node(doc, *it))))
+						return rc;
+			} else if ((rc = add_where(st, b, v))) {
+				return rc;
+			}
+			continue;
+		}
+		if (strcmp(ks, "name") == 0 || strcmp(ks, "scenarios") == 0 ||
+		    strcmp(ks, "defaults") == 0)
+			continue; /* top-level keys, handled by the caller */
+		for (i = 0; i < sizeof sections / sizeof sections[0]; i++)
+			if (strcmp(ks, sections[i]) == 0)
+				break;
+		if (i == sizeof sections / sizeof sections[0])
+			return fail_at(st, k,
+				       "unknown section '%s' (expected model, training, "
+				       "parallelism, hardware, comm, cost or where)", ks);
+		if ((rc = parse_section(st, doc, b, sections[i], v)))
+			return rc;
+	}
+	return CVC_OK;
+}
+
+/*
+ * Folds single-alternative axes into the block's base scenario when no
+ * earlier multi-alternative axis touches the same field (then applying the
+ * value once gives the same result as applying it per scenario), and counts
+ * the block's size.
+ */
+static void block_finish(struct block *b)
+{
+	size_t w = 0;
+
+	b->size = 1;
+	for (size_t i = 0; i < b->naxes; i++) {
+		struct axis *ax = &b->axes[i];
+		int fold = ax->nalt == 1;
+
+		for (size_t j = 0; fold && j < w; j++)
+			for (size_t t = 0; fold && t < b->axes[j].nalt; t++)
+				for (int p = 0; fold && p < b->axes[j].alts[t].n; p++)
+					for (int q = 0; q < ax->alts[0].n; q++)
+						if (b->axes[j].alts[t].a[p].field ==
+						    ax->alts[0].a[q].field)
+							fold = 0;
+		if (fold) {
+			for (int q = 0; q < ax->alts[0].n; q++)
+				proj_assign(&b->base, &ax->alts[0].a[q]);
+			axis_release(ax);
+			continue;
+		}
+		b->axes[w++] = *ax;
+		b->size *= (double)ax->nalt;
+	}
+	b->naxes = w;
+}
+
+void proj_assign(cvc_proj_scenario *sc, const struct assign *a)
+{
+	if (proj_fields[a->field].type == PF_STR)
+		*(const char **)((char *)sc + proj_fields[a->field].offset) = a->str;
+	else
+		proj_field_set_num(sc, a->field, a->num);
+}
+
+static cvc_status new_block(cvc_proj_study *st, struct block **out)
+{
+	struct block *v;
+
+	if (st->nblocks >= PROJ_MAX_BLOCKS)
+		return fail_at(st, NULL, "too many scenario blocks (limit %d)", PROJ_MAX_BLOCKS);
+	v = realloc(st->blocks, (st->nblocks + 1) * sizeof *v);
+	if (!v)
+		return nomem(st);
+	st->blocks = v;
+	memset(&v[st->nblocks], 0, sizeof v[0]);
+	cvc_proj_scenario_default(&v[st->nblocks].base);
+	v[st->nblocks].base.study = st->name;
+	*out = &v[st->nblocks++];
+	return CVC_OK;
+}
+
+static cvc_status parse_doc(cvc_proj_study *st, yaml_document_t *doc)
+{
+	yaml_node_t *root = yaml_document_get_root_node(doc);
+	yaml_node_t *defaults = NULL, *scen = NULL;
+	yaml_node_pair_t *pr;
+	struct block *b;
+	cvc_status rc;
+
+	if (!root)
+		return fail_at(st, NULL, "line 1: expected a mapping (the file is empty)");
+	if (root->type != YAML_MAPPING_NODE)
+		return fail_at(st, root, "expected a mapping at the top level");
+	for (pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(doc, pr->value);
+		const char *ks = scalar(k);
+
+		if (!ks)
+			continue;
+		if (strcmp(ks, "name") == 0) {
+			const char *s = scalar(v);
+
+			if (!s || strlen(s) >= sizeof st->name)
+				return fail_at(st, v, "expected a short study name");
+			snprintf(st->name, sizeof st->name, "%s", s);
+		} else if (strcmp(ks, "defaults") == 0) {
+			defaults = v;
+		} else if (strcmp(ks, "scenarios") == 0) {
+			scen = v;
+			if (v->type != YAML_SEQUENCE_NODE)
+				return fail_at(st, v, "expected a list of scenario blocks");
+		}
+	}
+	if (scen) {
+		yaml_node_item_t *it;
+
+		for (it = scen->data.sequence.items.start; it < scen->data.sequence.items.top;
+		     it++) {
+			if ((rc = new_block(st, &b)))
+				return rc;
+			if (defaults && (rc = parse_block(st, doc, b, defaults)))
+				return rc;
+			if ((rc = parse_block(st, doc, b, yaml_document_get_node(doc, *it))))
+				return rc;
+		}
+	} else {
+		if ((rc = new_block(st, &b)))
+			return rc;
+		if (defaults && (rc = parse_block(st, doc, b, defaults)))
+			return rc;
+		if ((rc = parse_block(st, doc, b, root)))
+			return rc;
+	}
+	for (size_t i = 0; i < st->nblocks; i++)
+		block_finish(&st->blocks[i]);
+	return CVC_OK;
+}
+
+cvc_status cvc_proj_study_parse(const char *name, const char *text, size_t len,
+				cvc_proj_study **out)
+{
+	cvc_proj_study *st = calloc(1, sizeof *st);
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	int have_parser = 0, have_doc = 0;
+	cvc_status rc = CVC_OK;
+	const char *base;
+
+	*out = st;
+	if (!st)
+		return CVC_ERR_NOMEM;
+	snprintf(st->file, sizeof st->file, "%s", name ? name : "<scenarios>");
+	base = strrchr(st->file, '/');
+	base = base ? base + 1 : st->file;
+	{
+		size_t n = strlen(base);
+
+		if (n > 5 && strcmp(base + n - 5, ".yaml") == 0)
+			n -= 5;
+		if (n >= sizeof st->name)
+			n = sizeof st->name - 1;
+		memcpy(st->name, base, n);
+		st->name[n] = 0;
+	}
+	if (len > MAX_FILE_BYTES) {
+		rc = fail_at(st, NULL, "file larger than %u bytes", MAX_FILE_BYTES);
+		goto out;
+	}
+	if (!yaml_parser_initialize(&parser)) {
+		rc = nomem(st);
+		goto out;
+	}
+	have_parser = 1;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		yaml_mark_t mk = parser.problem_mark;
+
+		snprintf(st->errmsg, sizeof st->errmsg,
+			 "'%s': line %lu, column %lu: expected valid YAML (%s)", st->file,
+			 (unsigned long)mk.line + 1, (unsigned long)mk.column + 1,
+			 parser.problem ? parser.problem : "parse error");
+		rc = CVC_ERR_FORMAT;
+		goto out;
+	}
+	have_doc = 1;
+	rc = parse_doc(st, &doc);
+out:
+	if (have_doc)
+		yaml_document_delete(&doc);
+	if (have_parser)
+		yaml_parser_delete(&parser);
+	return rc;
+}
+
+cvc_status cvc_proj_study_load(const char *path, cvc_proj_study **out)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	cvc_status rc;
+
+	*out = NULL;
+	if (!f) {
+		cvc_proj_study *st = calloc(1, sizeof *st);
+
+		if (!st)
+			return CVC_ERR_NOMEM;
+		snprintf(st->errmsg, sizeof st->errmsg, "'%s': cannot open: %s", path,
+			 strerror(errno));
+		*out = st;
+		return CVC_ERR_IO;
+	}
+	for (;;) {
+		size_t n;
+
+		if (len == cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 65536;
+			if (cap > MAX_FILE_BYTES + 1)
+				cap = MAX_FILE_BYTES + 1;
+			if (len == cap)
+				break; /* over the limit: the parser reports it */
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return CVC_ERR_NOMEM;
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	fclose(f);
+	rc = cvc_proj_study_parse(path, buf ? buf : "", len, out);
+	free(buf);
+	return rc;
+}
+
+extern const char cvc_proj_default_yaml[];
+extern const size_t cvc_proj_default_yaml_len;
+
+cvc_status cvc_proj_study_default(cvc_proj_study **out)
+{
+	return cvc_proj_study_parse("default.yaml", cvc_proj_default_yaml,
+				    cvc_proj_default_yaml_len, out);
+}
+
+void cvc_proj_study_free(cvc_proj_study *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->nblocks; i++) {
+		struct block *b = &st->blocks[i];
+
+		for (size_t j = 0; j < b->naxes; j++)
+			axis_release(&b->axes[j]);
+		free(b->axes);
+		for (int j = 0; j < b->nwhere; j++)
+			proj_expr_free(b->where[j]);
+	}
+	free(st->blocks);
+	while (st->pool) {
+		struct pool_str *n = st->pool->next;
+
+		free(st->pool);
+		st->pool = n;
+	}
+	free(st);
+}
+
+const char *cvc_proj_study_errmsg(const cvc_proj_study *st)
+{
+	return st ? st->errmsg : "";
+}
+
+const char *cvc_proj_study_name(const cvc_proj_study *st)
+{
+	return st ? st->name : "";
+}
+
+double cvc_proj_study_size(const cvc_proj_study *st)
+{
+	double n = 0;
+
+	for (size_t i = 0; st && i < st->nblocks; i++)
+		n += st->blocks[i].size;
+	return n;
+}

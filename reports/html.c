@@ -1,0 +1,382 @@
+/*
+ * html.c - cvc_rep_write(): gathers the tables of both sections, writes the
+ * self-contained page (style, Chart.js, the renderer and the data inlined)
+ * and the CSV/JSON files of every table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cvc/cvc_report.h"
+#include "rep_proj.h"
+
+/* Compiled in by cmake/embedded.cmake. */
+extern const char cvc_chartjs[];
+extern const size_t cvc_chartjs_len;
+extern const char cvc_rep_js[];
+extern const size_t cvc_rep_js_len;
+extern const char cvc_rep_css[];
+extern const size_t cvc_rep_css_len;
+
+#define REP_MAX_NOTES 16
+#define REP_MAX_SCENARIO_FILE ((size_t)4 << 20)
+
+struct rep_doc {
+	const cvc_rep_opts *o;
+	const char *db_path;
+	struct rep_tables tables;
+	const char *unit;
+	char *assumptions;            /* owned; NULL when none */
+	char *notes[REP_MAX_NOTES];   /* owned */
+	size_t nnotes;
+};
+
+static void add_note(struct rep_doc *d, const char *s)
+{
+	if (d->nnotes < REP_MAX_NOTES) {
+		d->notes[d->nnotes] = strdup(s);
+		if (d->notes[d->nnotes])
+			d->nnotes++;
+	}
+}
+
+static void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: putc(*s, f); break;
+		}
+	}
+}
+
+/* The data of the page: the same object report.json holds. */
+static void write_data(FILE *f, const struct rep_doc *d, int html)
+{
+	char when[32] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (gmtime_r(&now, &tm))
+		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fputs("{\"title\":", f);
+	rep_json_str(f, d->o->title ? d->o->title : "cvc report", html);
+	fputs(",\"version\":", f);
+	rep_json_str(f, CVC_VERSION, html);
+	fputs(",\"generated\":", f);
+	rep_json_str(f, when, html);
+	fputs(",\"db\":", f);
+	if (d->db_path)
+		rep_json_str(f, d->db_path, html);
+	else
+		fputs("null", f);
+	fputs(",\"run\":", f);
+	if (d->o->run)
+		rep_json_str(f, d->o->run, html);
+	else
+		fputs("null", f);
+	fputs(",\"projection\":", f);
+	if (d->o->projection)
+		rep_json_str(f, d->o->projection, html);
+	else
+		fputs("null", f);
+	fputs(",\"unit\":", f);
+	rep_json_str(f, d->unit ? d->unit : "s", html);
+	fputs(",\"assumptions\":", f);
+	if (d->assumptions)
+		rep_json_str(f, d->assumptions, html);
+	else
+		fputs("null", f);
+	fputs(",\"notes\":[", f);
+	for (size_t i = 0; i < d->nnotes; i++) {
+		if (i)
+			putc(',', f);
+		rep_json_str(f, d->notes[i], html);
+	}
+	fputs("],\n\"tables\":{", f);
+	for (size_t i = 0; i < d->tables.n; i++) {
+		if (i)
+			fputs(",\n", f);
+		rep_json_str(f, d->tables.v[i]->name, html);
+		putc(':', f);
+		rep_json_table(f, d->tables.v[i], html);
+	}
+	fputs("}}\n", f);
+}
+
+/* A script body must not close its element early; ours are checked here. */
+static int script_safe(const char *s, size_t n)
+{
+	for (size_t i = 0; i + 2 <= n; i++)
+		if (s[i] == '<' && (s[i + 1] == '/' || s[i + 1] == '!'))
+			return 0;
+	return 1;
+}
+
+static const char head_script[] =
+	/* First in <head>: collects every error and console.error for the
+	   self-check in report.js; harmless when nobody reads it. */
+	"window.__cvcErrors=[];"
+	"window.addEventListener('error',function(e){window.__cvcErrors.push('error: '+"
+	"(e.message||(e.target&&e.target.tagName)||e.type)+(e.filename?' at '+e.filename+':'+e.lineno:''));},true);"
+	"window.addEventListener('unhandledrejection',function(e){window.__cvcErrors.push('unhandled rejection: '+e.reason);});"
+	"(function(){var o=console.error;console.error=function(){"
+	"window.__cvcErrors.push('console.error: '+Array.prototype.join.call(arguments,' '));"
+	"return o.apply(console,arguments);};})();";
+
+static cvc_status write_page(FILE *f, const struct rep_doc *d)
+{
+	const char *title = d->o->title ? d->o->title : "cvc report";
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<meta name=\"generator\" content=\"cvc " CVC_VERSION "\">\n<title>", f);
+	html_text(f, title);
+	fputs("</title>\n<script>", f);
+	fputs(head_script, f);
+	fputs("</script>\n<style>\n", f);
+	fwrite(cvc_rep_css, 1, cvc_rep_css_len, f);
+	fputs("</style>\n</head>\n<body>\n<header><h1>", f);
+	html_text(f, title);
+	fputs("</h1><p class=\"meta\" id=\"meta\"></p></header>\n<nav id=\"toc\"></nav>\n"
+	      "<main id=\"main\"></main>\n<pre id=\"cvc-selfcheck\" data-verdict=\"pending\">"
+	      "CVC-SELFCHECK PENDING</pre>\n"
+	      "<script type=\"application/json\" id=\"cvc-data\">", f);
+	write_data(f, d, 1);
+	fputs("</script>\n<script>\n", f);
+	fwrite(cvc_chartjs, 1, cvc_chartjs_len, f);
+	fputs("\n</script>\n<script>\n", f);
+	fwrite(cvc_rep_js, 1, cvc_rep_js_len, f);
+	fputs("</script>\n</body>\n</html>\n", f);
+	return ferror(f) ? CVC_ERR_IO : CVC_OK;
+}
+
+static cvc_status write_file(const char *dir, const char *name, const char *ext,
+			     const cvc_rep_table *t, const struct rep_doc *d, char *err,
+			     size_t errlen)
+{
+	char path[4096];
+	FILE *f;
+	int bad;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext) >= sizeof path)
+		return rep_err(err, errlen, CVC_ERR_USAGE, "'%s': path too long", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return rep_err(err, errlen, CVC_ERR_IO, "'%s': cannot write: %s", path,
+			       strerror(errno));
+	if (!t)
+		write_data(f, d, 0);
+	else if (ext[0] == 'c')
+		rep_csv_table(f, t);
+	else {
+		rep_json_table(f, t, 0);
+		putc('\n', f);
+	}
+	bad = ferror(f);
+	if (fclose(f) != 0 || bad)
+		return rep_err(err, errlen, CVC_ERR_IO, "'%s': write failed", path);
+	return CVC_OK;
+}
+
+static cvc_status write_csv_dir(const char *dir, const struct rep_doc *d, char *err,
+				size_t errlen)
+{
+	struct stat sb;
+	cvc_status st;
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return rep_err(err, errlen, CVC_ERR_IO, "'%s': cannot create directory: %s", dir,
+			       strerror(errno));
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return rep_err(err, errlen, CVC_ERR_IO, "'%s': not a directory", dir);
+	for (size_t i = 0; i < d->tables.n; i++) {
+		st = write_file(dir, d->tables.v[i]->name, "csv", d->tables.v[i], d, err, errlen);
+		if (!st)
+			st = write_file(dir, d->tables.v[i]->name, "json", d->tables.v[i], d, err,
+					errlen);
+		if (st)
+			return st;
+	}
+	return write_file(dir, "report", "json", NULL, d, err, errlen);
+}
+
+/* Reads the scenario file to echo, bounded. */
+static cvc_status read_text(const char *path, char **out, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n;
+
+	*out = NULL;
+	if (!f)
+		return rep_err(err, errlen, CVC_ERR_IO, "'%s': cannot open: %s", path,
+			       strerror(errno));
+	buf = malloc(REP_MAX_SCENARIO_FILE + 1);
+	if (!buf) {
+		fclose(f);
+		return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	}
+	n = fread(buf, 1, REP_MAX_SCENARIO_FILE + 1, f);
+	if (ferror(f) || n > REP_MAX_SCENARIO_FILE) {
+		int io = ferror(f);
+
+		fclose(f);
+		free(buf);
+		if (io)
+			return rep_err(err, errlen, CVC_ERR_IO, "'%s': read error", path);
+		return rep_err(err, errlen, CVC_ERR_FORMAT,
+			       "'%s': byte %zu: expected a scenario file under %zu bytes", path,
+			       REP_MAX_SCENARIO_FILE, REP_MAX_SCENARIO_FILE);
+	}
+	fclose(f);
+	if (memchr(buf, '\0', n)) {
+		size_t at = (size_t)((char *)memchr(buf, '\0', n) - buf);
+
+		free(buf);
+		return rep_err(err, errlen, CVC_ERR_FORMAT,
+			       "'%s': byte %zu: expected text, found a NUL byte", path, at);
+	}
+	buf[n] = '\0';
+	*out = buf;
+	return CVC_OK;
+}
+
+static int append(char **dst, const char *a, const char *b)
+{
+	size_t have = *dst ? strlen(*dst) : 0, na = strlen(a), nb = strlen(b);
+	char *p = realloc(*dst, have + na + nb + 1);
+
+	if (!p)
+		return -1;
+	memcpy(p + have, a, na);
+	memcpy(p + have + na, b, nb + 1);
+	*dst = p;
+	return 0;
+}
+
+static const char *const role_title[REP_ROLE_N] = {
+	[REP_ROLE_STEP] = "step time", [REP_ROLE_COMPUTE] = "compute time",
+	[REP_ROLE_EXPOSED] = "exposed communication", [REP_ROLE_TOKENS] = "tokens/s",
+	[REP_ROLE_GPUS] = "GPU count", [REP_ROLE_COMM_SHARE] = "communication share",
+	[REP_ROLE_EXPOSED_SHARE] = "exposed share",
+};
+
+cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_path,
+			 char *err, size_t errlen)
+{
+	struct rep_doc d = {0};
+	cvc_rep_table *sc = NULL;
+	struct rep_roles ro;
+	char tmp[4200];
+	FILE *f = NULL;
+	cvc_status st = CVC_OK;
+	int bad;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!opts || !html_path || (!db && !opts->projection))
+		return rep_err(err, errlen, CVC_ERR_USAGE,
+			       "report: a database or a projection file is needed");
+	if (!script_safe(cvc_chartjs, cvc_chartjs_len) || !script_safe(cvc_rep_js, cvc_rep_js_len))
+		return rep_err(err, errlen, CVC_ERR_INTERNAL,
+			       "report: an embedded script contains '</' or '<!'");
+	d.o = opts;
+	d.db_path = db ? cvc_db_path(db) : NULL;
+	if (db) {
+		st = rep_trace_tables(db, opts->run, &d.tables, err, errlen);
+		if (st)
+			goto out;
+		if (d.tables.n == 0)
+			add_note(&d, "The database holds no device activities: no trace section.");
+	}
+	if (opts->projection) {
+		st = cvc_rep_table_read(opts->projection, &sc, err, errlen);
+		if (st)
+			goto out;
+		rep_roles_find(sc, &ro);
+		d.unit = ro.unit;
+		for (int r = 0; r < REP_ROLE_N; r++) {
+			char note[200];
+
+			if (role_title[r] && ro.col[r] < 0) {
+				snprintf(note, sizeof note,
+					 "The projection has no %s column: the charts that need it are left out.",
+					 role_title[r]);
+				add_note(&d, note);
+			}
+		}
+		st = rep_projection_tables(sc, &ro, &d.tables, err, errlen);
+		if (!st)
+			st = rep_origins_table(db, sc, &ro, &d.tables, err, errlen);
+		if (st)
+			goto out;
+		if (d.tables.n >= REP_MAX_TABLES) {
+			st = rep_err(err, errlen, CVC_ERR_INTERNAL, "report: too many tables");
+			goto out;
+		}
+		d.tables.v[d.tables.n++] = sc;
+		sc = NULL;
+	}
+	if (db) {
+		st = rep_models_table(db, &d.tables, err, errlen);
+		if (st)
+			goto out;
+	}
+	if (opts->scenario) {
+		char *text = NULL;
+
+		st = read_text(opts->scenario, &text, err, errlen);
+		if (st)
+			goto out;
+		bad = append(&d.assumptions, "# scenario file: ", opts->scenario) ||
+		      append(&d.assumptions, "\n", text);
+		free(text);
+		if (bad)
+			goto nomem;
+	}
+	for (size_t i = 0; i < d.tables.n; i++) {
+		const char *c = cvc_rep_table_comments(d.tables.v[i]);
+
+		if (*c && (append(&d.assumptions, d.assumptions ? "\n" : "", "# from the projection file:\n") ||
+			   append(&d.assumptions, c, "")))
+			goto nomem;
+	}
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", html_path) >= sizeof tmp) {
+		st = rep_err(err, errlen, CVC_ERR_USAGE, "'%s': path too long", html_path);
+		goto out;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		st = rep_err(err, errlen, CVC_ERR_IO, "'%s': cannot write: %s", tmp, strerror(errno));
+		goto out;
+	}
+	st = write_page(f, &d);
+	bad = fclose(f) != 0;
+	f = NULL;
+	if (st || bad || rename(tmp, html_path) != 0) {
+		unlink(tmp);
+		st = rep_err(err, errlen, CVC_ERR_IO, "'%s': write failed: %s", html_path,
+			     strerror(errno));
+		goto out;
+	}
+	if (opts->csv_dir)
+		st = write_csv_dir(opts->csv_dir, &d, err, errlen);
+	goto out;
+nomem:
+	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+out:
+	cvc_rep_table_free(sc);
+	rep_tables_release(&d.tables);
+	free(d.assumptions);
+	for (size_t i = 0; i < d.nnotes; i++)
+		free(d.notes[i]);
+	return st;
+}

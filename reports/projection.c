@@ -1,0 +1,629 @@
+/*
+ * projection.c - the projection section's tables, derived from the
+ * projector's output read generically (cvc_rep_table): columns are found by
+ * name, so a new projector column never breaks a report, and a chart whose
+ * columns are missing is left out with a note rather than failing.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cvc/cvc_project.h"
+#include "rep_proj.h"
+
+/* Names a role may have in the projector's output, first match wins. */
+static const char *const role_names[REP_ROLE_N][6] = {
+	[REP_ROLE_STEP] = {"step_s", "step_ms", "step_time_s", "step_time_ms"},
+	[REP_ROLE_COMPUTE] = {"compute_s", "compute_ms"},
+	[REP_ROLE_HIDDEN] = {"hidden_s", "hidden_ms", "comm_hidden_s"},
+	[REP_ROLE_EXPOSED] = {"exposed_s", "exposed_ms", "comm_exposed_s"},
+	[REP_ROLE_BUBBLE] = {"bubble_s", "bubble_ms"},
+	[REP_ROLE_COMM_SHARE] = {"comm_share", "comm_frac"},
+	[REP_ROLE_EXPOSED_SHARE] = {"exposed_share", "exposed_frac"},
+	[REP_ROLE_TOKENS] = {"tokens_per_s", "tokens_s", "throughput_tokens_s"},
+	[REP_ROLE_GPUS] = {"gpus", "n_gpus", "num_gpus", "world_size"},
+	[REP_ROLE_HW] = {"gpu", "hw", "hardware", "system"},
+	[REP_ROLE_MODEL] = {"model", "model_name", "name"},
+	[REP_ROLE_PARAMS_B] = {"params_b", "model_params_b"},
+	[REP_ROLE_PARAMS] = {"params", "n_params", "model_params"},
+	[REP_ROLE_MFU] = {"mfu"},
+	[REP_ROLE_MEM] = {"mem_gb", "memory_gb"},
+	[REP_ROLE_VALID] = {"valid"},
+	[REP_ROLE_FITS] = {"fits"},
+	[REP_ROLE_INDEX] = {"index", "scenario", "id"},
+};
+
+static const char *const role_keys[REP_ROLE_N] = {
+	"step", "compute", "hidden", "exposed", "bubble", "comm_share", "exposed_share",
+	"tokens_per_s", "gpus", "hw", "model", "params_b", "params", "mfu", "mem",
+	"valid", "fits", "index",
+};
+
+const char *rep_role_key(int role)
+{
+	return role >= 0 && role < REP_ROLE_N ? role_keys[role] : NULL;
+}
+
+void rep_roles_find(const cvc_rep_table *t, struct rep_roles *ro)
+{
+	for (int r = 0; r < REP_ROLE_N; r++) {
+		ro->col[r] = -1;
+		for (int k = 0; k < 6 && role_names[r][k]; k++) {
+			long c = cvc_rep_table_find(t, role_names[r][k]);
+
+			if (c >= 0) {
+				ro->col[r] = c;
+				break;
+			}
+		}
+	}
+	/* The unit of the time columns: the step column's suffix. */
+	snprintf(ro->unit, sizeof ro->unit, "%s", "s");
+	if (ro->col[REP_ROLE_STEP] >= 0) {
+		const char *name = cvc_rep_table_col(t, (size_t)ro->col[REP_ROLE_STEP]);
+		const char *u = strrchr(name, '_');
+
+		if (u && u[1] && strlen(u + 1) < sizeof ro->unit)
+			snprintf(ro->unit, sizeof ro->unit, "%s", u + 1);
+	}
+}
+
+static double num(const cvc_rep_table *t, size_t r, long c)
+{
+	return c < 0 ? NAN : cvc_rep_table_num(t, r, (size_t)c);
+}
+
+/* A cell as text: strings as they are, numbers formatted, empty as "". */
+static const char *text(const cvc_rep_table *t, size_t r, long c, char *buf, size_t len)
+{
+	const char *s;
+
+	if (c < 0)
+		return "";
+	s = cvc_rep_table_str(t, r, (size_t)c);
+	if (s)
+		return s;
+	return rep_fmt_num(cvc_rep_table_num(t, r, (size_t)c), buf, len);
+}
+
+/*
+ * Model size in billions of parameters: a params column when there is one,
+ * else counted from the shape columns (attention q/o + k/v scaled by
+ * kv_heads/heads, MLP 2 or 3 matrices (swiglu) per expert, untied embedding
+ * and head); NaN when the shape is not given.  Norms and biases are left
+ * out: they are under 0.1% of any model this chart is for.
+ */
+static double params_b(const cvc_rep_table *t, size_t r, const struct rep_roles *ro)
+{
+	double p = num(t, r, ro->col[REP_ROLE_PARAMS_B]);
+	double l, h, heads, kv, ffn, vocab, experts, mats = 2, attn;
+	long c;
+	const char *ft;
+
+	if (isfinite(p))
+		return p;
+	p = num(t, r, ro->col[REP_ROLE_PARAMS]);
+	if (isfinite(p))
+		return p > 1e5 ? p / 1e9 : p;
+	l = num(t, r, cvc_rep_table_find(t, "layers"));
+	h = num(t, r, cvc_rep_table_find(t, "hidden"));
+	if (!(l > 0 && h > 0))
+		return NAN;
+	heads = num(t, r, cvc_rep_table_find(t, "heads"));
+	kv = num(t, r, cvc_rep_table_find(t, "kv_heads"));
+	ffn = num(t, r, cvc_rep_table_find(t, "ffn"));
+	vocab = num(t, r, cvc_rep_table_find(t, "vocab"));
+	experts = num(t, r, cvc_rep_table_find(t, "experts"));
+	c = cvc_rep_table_find(t, "ffn_type");
+	ft = c >= 0 ? cvc_rep_table_str(t, r, (size_t)c) : NULL;
+	if (ft && strcasecmp(ft, "swiglu") == 0)
+		mats = 3;
+	else if (c >= 0 && cvc_rep_table_num(t, r, (size_t)c) == 1)
+		mats = 3;
+	if (!(ffn > 0))
+		ffn = 4 * h;
+	if (!(experts >= 1))
+		experts = 1;
+	attn = 2 * h * h + (heads > 0 && kv > 0 ? 2 * h * h * kv / heads : 2 * h * h);
+	p = l * (attn + mats * h * ffn * experts) + (vocab > 0 ? 2 * vocab * h : 0);
+	return p / 1e9;
+}
+
+/* Usable for the charts: not marked invalid. */
+static int usable(const cvc_rep_table *t, size_t r, const struct rep_roles *ro)
+{
+	double v = num(t, r, ro->col[REP_ROLE_VALID]);
+
+	return !(v == 0);
+}
+
+static int fits(const cvc_rep_table *t, size_t r, const struct rep_roles *ro)
+{
+	double v = num(t, r, ro->col[REP_ROLE_FITS]);
+
+	return usable(t, r, ro) && !(v == 0);
+}
+
+/* "tp8 pp4 dp2" from the layout columns present. */
+static void layout(const cvc_rep_table *t, size_t r, char *buf, size_t len)
+{
+	static const char *const keys[] = {"tp", "pp", "vpp", "dp", "cp", "ep", "zero",
+					   "micro_batch"};
+	static const char *const shown[] = {"tp", "pp", "vpp", "dp", "cp", "ep", "zero", "mb"};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+		long c = cvc_rep_table_find(t, keys[k]);
+		double v = num(t, r, c);
+		char nb[40];
+		int w;
+
+		if (!isfinite(v))
+			continue;
+		/* tp, pp, dp and mb always; the rest only when in use (1 and 0
+		   mean "not used" and only add noise). */
+		if ((k == 2 || k == 4 || k == 5) && v <= 1)
+			continue;
+		if (k == 6 && v <= 0)
+			continue;
+		w = snprintf(buf + n, len - n, "%s%s%s", n ? " " : "", shown[k],
+			     rep_fmt_num(v, nb, sizeof nb));
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+	}
+}
+
+/*
+ * The hardware a scenario runs on: the GPU name, plus the projector's
+ * future-hardware scale factors when they are not 1, so that "B200 with 2x
+ * compute" is a generation of its own in the charts.
+ */
+static void hw_label(const cvc_rep_table *t, size_t r, const struct rep_roles *ro, char *buf,
+		     size_t len)
+{
+	static const char *const keys[] = {"scale_compute", "scale_hbm_bw", "scale_hbm_cap",
+					   "scale_intra_bw", "scale_inter_bw"};
+	static const char *const shown[] = {"compute", "hbm_bw", "hbm_cap", "intra_bw",
+					    "inter_bw"};
+	char nb[40];
+	size_t n;
+
+	snprintf(buf, len, "%s", text(t, r, ro->col[REP_ROLE_HW], nb, sizeof nb));
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+		double v = num(t, r, cvc_rep_table_find(t, keys[k]));
+
+		if (!isfinite(v) || v == 1)
+			continue;
+		n = strlen(buf);
+		if (n + 1 < len)
+			snprintf(buf + n, len - n, " %s x%s", shown[k], rep_fmt_num(v, nb, sizeof nb));
+	}
+}
+
+/* Sort key of a scenario for grouping by (hw, model, gpus). */
+struct gkey {
+	size_t row;
+	const char *hw, *model;
+	double params, gpus;
+};
+
+static int cmp_gkey(const void *pa, const void *pb)
+{
+	const struct gkey *a = pa, *b = pb;
+	int c = strcmp(a->hw, b->hw);
+
+	if (c)
+		return c;
+	if (a->params != b->params && isfinite(a->params) && isfinite(b->params))
+		return a->params < b->params ? -1 : 1;
+	c = strcmp(a->model, b->model);
+	if (c)
+		return c;
+	if (a->gpus != b->gpus)
+		return a->gpus < b->gpus ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* Adds t to the list, which then owns it; on failure the caller still does. */
+static int push(struct rep_tables *out, cvc_rep_table *t)
+{
+	if (out->n >= REP_MAX_TABLES)
+		return -1;
+	out->v[out->n++] = t;
+	return 0;
+}
+
+/* Per-row strings: group keys need stable text for numbers too. */
+struct rowtext {
+	char hw[96], model[96];
+};
+
+cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles *ro,
+				 struct rep_tables *out, char *err, size_t errlen)
+{
+	const long *col = ro->col;
+	size_t n = cvc_rep_table_nrows(sc), ng = 0;
+	struct gkey *g = NULL;
+	struct rowtext *rt = NULL;
+	double *gpu_counts = NULL;
+	size_t ncounts = 0;
+	cvc_status st = CVC_OK;
+	char unit_cols[6][40];
+	char buf[64];
+	cvc_rep_table *t = NULL, *best = NULL;
+
+	/* 1. time per scenario, stacked: compute-only, hidden, exposed, bubble. */
+	if (col[REP_ROLE_STEP] >= 0 && col[REP_ROLE_COMPUTE] >= 0 && col[REP_ROLE_EXPOSED] >= 0) {
+		const char *cols[7];
+		static const char *const stem[6] = {"compute_only", "hidden", "exposed", "bubble",
+						    "step"};
+
+		cols[0] = "scenario";
+		cols[1] = "label";
+		for (int k = 0; k < 5; k++) {
+			snprintf(unit_cols[k], sizeof unit_cols[k], "%s_%s", stem[k], ro->unit);
+			cols[k + 2] = unit_cols[k];
+		}
+		t = rep_table_new("proj_time", "Step time per scenario", 7, cols);
+		if (!t)
+			goto nomem;
+		for (size_t r = 0; r < n; r++) {
+			double comp = num(sc, r, col[REP_ROLE_COMPUTE]);
+			double hid = num(sc, r, col[REP_ROLE_HIDDEN]);
+			double bub = num(sc, r, col[REP_ROLE_BUBBLE]);
+			char lay[160], label[400], b1[40], b2[96];
+			long i;
+
+			if (!usable(sc, r, ro))
+				continue;
+			if (!isfinite(hid))
+				hid = 0;
+			if (!isfinite(bub))
+				bub = 0;
+			i = rep_table_add_row(t);
+			if (i < 0)
+				goto nomem;
+			layout(sc, r, lay, sizeof lay);
+			snprintf(label, sizeof label, "%s %s x%s %s",
+				 text(sc, r, col[REP_ROLE_MODEL], b1, sizeof b1),
+				 (hw_label(sc, r, ro, b2, sizeof b2), b2),
+				 text(sc, r, col[REP_ROLE_GPUS], buf, sizeof buf), lay);
+			rep_set_num(t, (size_t)i, 0, col[REP_ROLE_INDEX] >= 0
+				    ? num(sc, r, col[REP_ROLE_INDEX]) : (double)r);
+			if (rep_set_str(t, (size_t)i, 1, label))
+				goto nomem;
+			/* Hidden communication runs under compute: take it out so the
+			   stack adds up to the step. */
+			rep_set_num(t, (size_t)i, 2, comp - hid > 0 ? comp - hid : 0);
+			rep_set_num(t, (size_t)i, 3, hid);
+			rep_set_num(t, (size_t)i, 4, num(sc, r, col[REP_ROLE_EXPOSED]));
+			rep_set_num(t, (size_t)i, 5, bub);
+			rep_set_num(t, (size_t)i, 6, num(sc, r, col[REP_ROLE_STEP]));
+		}
+		if (push(out, t))
+			goto nomem;
+		t = NULL;
+	}
+
+	/* 2. best layout per (hardware, model, GPU count): most tokens/s that fits. */
+	if (col[REP_ROLE_TOKENS] < 0 || col[REP_ROLE_GPUS] < 0)
+		goto out;
+	g = calloc(n ? n : 1, sizeof *g);
+	rt = calloc(n ? n : 1, sizeof *rt);
+	if (!g || !rt)
+		goto nomem;
+	for (size_t r = 0; r < n; r++) {
+		double tps = num(sc, r, col[REP_ROLE_TOKENS]);
+
+		if (!fits(sc, r, ro) || !isfinite(tps) || !isfinite(num(sc, r, col[REP_ROLE_GPUS])))
+			continue;
+		hw_label(sc, r, ro, rt[r].hw, sizeof rt[r].hw);
+		snprintf(rt[r].model, sizeof rt[r].model, "%s",
+			 text(sc, r, col[REP_ROLE_MODEL], buf, sizeof buf));
+		g[ng].row = r;
+		g[ng].hw = rt[r].hw;
+		g[ng].model = rt[r].model;
+		g[ng].params = params_b(sc, r, ro);
+		g[ng].gpus = num(sc, r, col[REP_ROLE_GPUS]);
+		ng++;
+	}
+	qsort(g, ng, sizeof *g, cmp_gkey);
+	{
+		static const char *const cols[] = {"hw", "model", "params_b", "gpus", "layout",
+						   "tokens_per_s", "step", "mfu", "comm_share",
+						   "exposed_share", "mem_gb", "scenario"};
+
+		best = rep_table_new("best_layout", "Best layout per GPU count", 12, cols);
+		if (!best)
+			goto nomem;
+		snprintf(unit_cols[5], sizeof unit_cols[5], "step_%s", ro->unit);
+		free(best->cols[6]);
+		best->cols[6] = strdup(unit_cols[5]);
+		if (!best->cols[6])
+			goto nomem;
+	}
+	gpu_counts = calloc(ng ? ng : 1, sizeof *gpu_counts);
+	if (!gpu_counts)
+		goto nomem;
+	for (size_t i = 0; i < ng;) {
+		size_t j = i, b = i;
+		char lay[160];
+		long k;
+
+		while (j < ng && strcmp(g[j].hw, g[i].hw) == 0 && strcmp(g[j].model, g[i].model) == 0 &&
+		       g[j].gpus == g[i].gpus) {
+			if (num(sc, g[j].row, col[REP_ROLE_TOKENS]) > num(sc, g[b].row, col[REP_ROLE_TOKENS]))
+				b = j;
+			j++;
+		}
+		k = rep_table_add_row(best);
+		if (k < 0)
+			goto nomem;
+		layout(sc, g[b].row, lay, sizeof lay);
+		if (rep_set_str(best, (size_t)k, 0, g[b].hw) || rep_set_str(best, (size_t)k, 1, g[b].model) ||
+		    rep_set_str(best, (size_t)k, 4, lay))
+			goto nomem;
+		rep_set_num(best, (size_t)k, 2, g[b].params);
+		rep_set_num(best, (size_t)k, 3, g[b].gpus);
+		rep_set_num(best, (size_t)k, 5, num(sc, g[b].row, col[REP_ROLE_TOKENS]));
+		rep_set_num(best, (size_t)k, 6, num(sc, g[b].row, col[REP_ROLE_STEP]));
+		rep_set_num(best, (size_t)k, 7, num(sc, g[b].row, col[REP_ROLE_MFU]));
+		rep_set_num(best, (size_t)k, 8, num(sc, g[b].row, col[REP_ROLE_COMM_SHARE]));
+		rep_set_num(best, (size_t)k, 9, num(sc, g[b].row, col[REP_ROLE_EXPOSED_SHARE]));
+		rep_set_num(best, (size_t)k, 10, num(sc, g[b].row, col[REP_ROLE_MEM]));
+		rep_set_num(best, (size_t)k, 11, col[REP_ROLE_INDEX] >= 0
+			    ? num(sc, g[b].row, col[REP_ROLE_INDEX]) : (double)g[b].row);
+		gpu_counts[ncounts++] = g[b].gpus;
+		i = j;
+	}
+	qsort(gpu_counts, ncounts, sizeof *gpu_counts, cmp_double);
+	{
+		size_t u = 0;
+
+		for (size_t i = 0; i < ncounts; i++)
+			if (u == 0 || gpu_counts[u - 1] != gpu_counts[i])
+				gpu_counts[u++] = gpu_counts[i];
+		ncounts = u > 64 ? 64 : u; /* a wider heat map is unreadable */
+	}
+
+	/* 3. scaling: best tokens/s against GPUs, with the ideal linear line
+	   from the smallest GPU count of each (hardware, model). */
+	{
+		static const char *const cols[] = {"hw", "model", "params_b", "gpus", "tokens_per_s",
+						   "ideal_tokens_per_s", "scaling_efficiency"};
+		size_t base = 0;
+
+		t = rep_table_new("scaling", "Throughput against GPU count", 7, cols);
+		if (!t)
+			goto nomem;
+		for (size_t i = 0; i < best->nrows; i++) {
+			const char *hw = rep_cell_at(best, i, 0)->s, *m = rep_cell_at(best, i, 1)->s;
+			double gp = rep_cell_at(best, i, 3)->v, tps = rep_cell_at(best, i, 5)->v;
+			double b_g, b_t, ideal;
+			long k;
+
+			if (i == 0 || strcmp(hw, rep_cell_at(best, i - 1, 0)->s) ||
+			    strcmp(m, rep_cell_at(best, i - 1, 1)->s))
+				base = i;
+			b_g = rep_cell_at(best, base, 3)->v;
+			b_t = rep_cell_at(best, base, 5)->v;
+			ideal = b_g > 0 ? b_t * gp / b_g : NAN;
+			k = rep_table_add_row(t);
+			if (k < 0 || rep_set_str(t, (size_t)k, 0, hw) || rep_set_str(t, (size_t)k, 1, m))
+				goto nomem;
+			rep_set_num(t, (size_t)k, 2, rep_cell_at(best, i, 2)->kind == CVC_REP_NUM
+				    ? rep_cell_at(best, i, 2)->v : NAN);
+			rep_set_num(t, (size_t)k, 3, gp);
+			rep_set_num(t, (size_t)k, 4, tps);
+			rep_set_num(t, (size_t)k, 5, ideal);
+			rep_set_num(t, (size_t)k, 6, ideal > 0 ? tps / ideal : NAN);
+		}
+		if (push(out, t))
+			goto nomem;
+		t = NULL;
+	}
+
+	/* 4. communication share against model size, one line per hardware:
+	   mean (and range) over GPU counts of the best layouts. */
+	if (col[REP_ROLE_COMM_SHARE] >= 0) {
+		static const char *const cols[] = {"hw", "model", "params_b", "comm_share_mean",
+						   "comm_share_min", "comm_share_max", "gpu_counts"};
+
+		t = rep_table_new("comm_share", "Communication share against model size", 7, cols);
+		if (!t)
+			goto nomem;
+		for (size_t i = 0; i < best->nrows;) {
+			size_t j = i, cnt = 0;
+			double sum = 0, lo = INFINITY, hi = -INFINITY;
+			long k;
+
+			while (j < best->nrows && strcmp(rep_cell_at(best, j, 0)->s, rep_cell_at(best, i, 0)->s) == 0 &&
+			       strcmp(rep_cell_at(best, j, 1)->s, rep_cell_at(best, i, 1)->s) == 0) {
+				const rep_cell *x = rep_cell_at(best, j, 8);
+
+				if (x->kind == CVC_REP_NUM) {
+					sum += x->v;
+					lo = x->v < lo ? x->v : lo;
+					hi = x->v > hi ? x->v : hi;
+					cnt++;
+				}
+				j++;
+			}
+			if (cnt) {
+				k = rep_table_add_row(t);
+				if (k < 0 || rep_set_str(t, (size_t)k, 0, rep_cell_at(best, i, 0)->s) ||
+				    rep_set_str(t, (size_t)k, 1, rep_cell_at(best, i, 1)->s))
+					goto nomem;
+				rep_set_num(t, (size_t)k, 2, rep_cell_at(best, i, 2)->kind == CVC_REP_NUM
+					    ? rep_cell_at(best, i, 2)->v : NAN);
+				rep_set_num(t, (size_t)k, 3, sum / (double)cnt);
+				rep_set_num(t, (size_t)k, 4, lo);
+				rep_set_num(t, (size_t)k, 5, hi);
+				rep_set_num(t, (size_t)k, 6, (double)cnt);
+			}
+			i = j;
+		}
+		if (push(out, t))
+			goto nomem;
+		t = NULL;
+	}
+
+	/* 5. heat map: exposed share of the best layout, model size x GPU count. */
+	if (col[REP_ROLE_EXPOSED_SHARE] >= 0) {
+		const char **cols = calloc(ncounts + 3, sizeof *cols);
+		char (*names)[32] = calloc(ncounts + 1, sizeof *names);
+
+		if (!cols || !names) {
+			free(cols);
+			free(names);
+			goto nomem;
+		}
+		cols[0] = "hw";
+		cols[1] = "model";
+		cols[2] = "params_b";
+		for (size_t c = 0; c < ncounts; c++) {
+			snprintf(names[c], sizeof names[c], "gpus=%s",
+				 rep_fmt_num(gpu_counts[c], buf, sizeof buf));
+			cols[c + 3] = names[c];
+		}
+		t = rep_table_new("exposed_heatmap",
+				  "Exposed communication share (best layout) by model size and GPU count",
+				  ncounts + 3, cols);
+		free(cols);
+		free(names);
+		if (!t)
+			goto nomem;
+		for (size_t i = 0; i < best->nrows; i++) {
+			size_t k;
+			double gp = rep_cell_at(best, i, 3)->v;
+			const rep_cell *x = rep_cell_at(best, i, 9);
+
+			if (i == 0 || strcmp(rep_cell_at(best, i, 0)->s, rep_cell_at(best, i - 1, 0)->s) ||
+			    strcmp(rep_cell_at(best, i, 1)->s, rep_cell_at(best, i - 1, 1)->s)) {
+				long r = rep_table_add_row(t);
+
+				if (r < 0 || rep_set_str(t, (size_t)r, 0, rep_cell_at(best, i, 0)->s) ||
+				    rep_set_str(t, (size_t)r, 1, rep_cell_at(best, i, 1)->s))
+					goto nomem;
+				rep_set_num(t, (size_t)r, 2, rep_cell_at(best, i, 2)->kind == CVC_REP_NUM
+					    ? rep_cell_at(best, i, 2)->v : NAN);
+			}
+			for (k = 0; k < ncounts && gpu_counts[k] != gp; k++)
+				;
+			if (k < ncounts && x->kind == CVC_REP_NUM)
+				rep_set_num(t, t->nrows - 1, k + 3, x->v);
+		}
+		if (push(out, t))
+			goto nomem;
+		t = NULL;
+	}
+	if (push(out, best))
+		goto nomem;
+	best = NULL;
+	goto out;
+nomem:
+	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory (or over %d rows)", CVC_REP_MAX_ROWS);
+out:
+	cvc_rep_table_free(t);
+	cvc_rep_table_free(best);
+	free(g);
+	free(rt);
+	free(gpu_counts);
+	return st;
+}
+
+/*
+ * Where the projector's figures come from for each (GPU, dtype) of the
+ * projection: cvc_proj_ctx_origin() with the report's database, one row
+ * per operator kind ("gemm: fitted model 3 (...)").  The text is split at
+ * "; " and the first ": " so a longer origin line only adds rows.
+ */
+cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct rep_roles *ro,
+			     struct rep_tables *out, char *err, size_t errlen)
+{
+	static const char *const cols[] = {"gpu", "dtype", "kind", "origin"};
+	static const char *const dnames[] = {"bf16", "fp16", "fp8", "fp32"};
+	cvc_proj_ctx *ctx = NULL;
+	cvc_rep_table *t = NULL;
+	cvc_status st = CVC_OK;
+	long dcol = cvc_rep_table_find(sc, "dtype");
+	char seen[32][64];
+	size_t nseen = 0;
+
+	if (ro->col[REP_ROLE_HW] < 0)
+		return CVC_OK;
+	if (cvc_proj_ctx_new(db, &ctx) != CVC_OK) {
+		/* The report still stands without this table: say so on the page. */
+		cvc_proj_ctx_free(ctx);
+		return CVC_OK;
+	}
+	t = rep_table_new("model_origins", "Where the projection's figures come from", 4, cols);
+	if (!t)
+		goto nomem;
+	for (size_t r = 0; r < cvc_rep_table_nrows(sc) && nseen < 32; r++) {
+		const char *gpu = cvc_rep_table_str(sc, r, (size_t)ro->col[REP_ROLE_HW]);
+		const char *dt = dcol >= 0 ? cvc_rep_table_str(sc, r, (size_t)dcol) : NULL;
+		char key[64], line[4096];
+		int d = 0;
+		size_t k;
+		char *p;
+
+		if (!gpu)
+			continue;
+		for (int i = 0; dt && i < 4; i++)
+			if (strcasecmp(dt, dnames[i]) == 0)
+				d = i;
+		snprintf(key, sizeof key, "%.50s/%d", gpu, d);
+		for (k = 0; k < nseen && strcmp(seen[k], key); k++)
+			;
+		if (k < nseen)
+			continue;
+		snprintf(seen[nseen++], sizeof seen[0], "%s", key);
+		cvc_proj_ctx_origin(ctx, gpu, d, line, sizeof line);
+		/* Skip "GPU (canonical): "; an unknown GPU keeps its message whole. */
+		p = strstr(line, "): ");
+		p = p ? p + 3 : line;
+		while (p && *p) {
+			char *end = strstr(p, "; "), *colon;
+			long i;
+
+			if (end)
+				*end = '\0';
+			colon = strstr(p, ": ");
+			i = rep_table_add_row(t);
+			if (i < 0 || rep_set_str(t, (size_t)i, 0, gpu) ||
+			    rep_set_str(t, (size_t)i, 1, dnames[d]))
+				goto nomem;
+			if (colon) {
+				*colon = '\0';
+				if (rep_set_str(t, (size_t)i, 2, p) || rep_set_str(t, (size_t)i, 3, colon + 2))
+					goto nomem;
+			} else if (rep_set_str(t, (size_t)i, 3, p)) {
+				goto nomem;
+			}
+			p = end ? end + 2 : NULL;
+		}
+	}
+	if (t->nrows) {
+		if (push(out, t))
+			goto nomem;
+		t = NULL;
+	}
+	goto out;
+nomem:
+	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+out:
+	cvc_rep_table_free(t);
+	cvc_proj_ctx_free(ctx);
+	return st;
+}

@@ -1,0 +1,62 @@
+/*
+ * rep_int.h - what the report files share: the table representation, the
+ * one number formatter (so CSV, JSON and the page print the same digits),
+ * the JSON and CSV escapers.  Private to reports/.
+ */
+#ifndef CVC_REP_INT_H
+#define CVC_REP_INT_H
+
+#include <stdio.h>
+
+#include "cvc/cvc_report.h"
+
+typedef struct rep_cell {
+	char *s;        /* owned; CVC_REP_STR only */
+	double v;       /* CVC_REP_NUM only */
+	unsigned char kind;
+} rep_cell;
+
+struct cvc_rep_table {
+	char name[48];    /* file stem of its CSV/JSON: [a-z0-9_] */
+	char *title;      /* owned; shown above the table */
+	size_t ncols;
+	char **cols;      /* owned */
+	size_t nrows, cap;/* rows allocated */
+	rep_cell *cells;  /* nrows x ncols, row-major */
+	char *comments;   /* owned; "" or text */
+};
+
+/* A new empty table with ncols named columns (copied).  NULL on no memory. */
+cvc_rep_table *rep_table_new(const char *name, const char *title, size_t ncols,
+			     const char *const *cols);
+/* Appends an all-empty row; returns its index or -1 on no memory / cap. */
+long rep_table_add_row(cvc_rep_table *t);
+/* Setters; a NaN or infinite number is stored as empty. */
+void rep_set_num(cvc_rep_table *t, size_t r, size_t c, double v);
+/* Copies s; returns -1 on no memory. */
+int rep_set_str(cvc_rep_table *t, size_t r, size_t c, const char *s);
+const rep_cell *rep_cell_at(const cvc_rep_table *t, size_t r, size_t c);
+
+/*
+ * The number as every output prints it: integers without a fraction, else
+ * the shortest of %.15g/%.16g/%.17g that reads back to the same double.
+ * buf holds at least 32 bytes.
+ */
+const char *rep_fmt_num(double v, char *buf, size_t len);
+
+/*
+ * Writes s as a JSON string literal (with quotes).  Invalid UTF-8 bytes
+ * become U+FFFD; with html, '<' '>' '&' and U+2028/2029 are \u-escaped
+ * too, so the text can sit inside a <script> element.
+ */
+void rep_json_str(FILE *f, const char *s, int html);
+/* Writes t as {"name":..,"title":..,"columns":[..],"rows":[[..],..]}. */
+void rep_json_table(FILE *f, const cvc_rep_table *t, int html);
+/* Writes t as CSV: header row, then rows; RFC 4180 quoting. */
+void rep_csv_table(FILE *f, const cvc_rep_table *t);
+
+/* snprintf into err (NULL-safe); returns st. */
+cvc_status rep_err(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
+	CVC_PRINTF(4, 5);
+
+#endif

@@ -1,0 +1,77 @@
+/*
+ * rep_proj.h - the sections of the report as lists of tables.  Private to
+ * reports/.
+ */
+#ifndef CVC_REP_PROJ_H
+#define CVC_REP_PROJ_H
+
+#include "rep_int.h"
+
+#define REP_MAX_TABLES 24
+
+/* Tables in page order; owned. */
+struct rep_tables {
+	cvc_rep_table *v[REP_MAX_TABLES];
+	size_t n;
+};
+
+/* What the projection charts need, found by column name. */
+enum rep_role {
+	REP_ROLE_STEP,
+	REP_ROLE_COMPUTE,
+	REP_ROLE_HIDDEN,
+	REP_ROLE_EXPOSED,
+	REP_ROLE_BUBBLE,
+	REP_ROLE_COMM_SHARE,
+	REP_ROLE_EXPOSED_SHARE,
+	REP_ROLE_TOKENS,
+	REP_ROLE_GPUS,
+	REP_ROLE_HW,
+	REP_ROLE_MODEL,
+	REP_ROLE_PARAMS_B,
+	REP_ROLE_PARAMS,
+	REP_ROLE_MFU,
+	REP_ROLE_MEM,
+	REP_ROLE_VALID,
+	REP_ROLE_FITS,
+	REP_ROLE_INDEX,
+	REP_ROLE_N
+};
+
+struct rep_roles {
+	long col[REP_ROLE_N]; /* column index in the scenario table, -1 = absent */
+	char unit[8];         /* suffix of the time columns: "s" or "ms" */
+};
+
+/* Role name as the page's JSON calls it. */
+const char *rep_role_key(int role);
+void rep_roles_find(const cvc_rep_table *t, struct rep_roles *ro);
+
+/*
+ * Appends the projection's derived tables (proj_time, scaling, comm_share,
+ * exposed_heatmap, best_layout) to out; the ones whose columns are
+ * missing are left out.
+ */
+cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles *ro,
+				 struct rep_tables *out, char *err, size_t errlen);
+
+/*
+ * Appends model_origins: where the projector's figures come from for each
+ * GPU and dtype of the projection, priced with db (may be NULL).
+ */
+cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct rep_roles *ro,
+			     struct rep_tables *out, char *err, size_t errlen);
+
+/*
+ * Appends the trace section's tables (ranks, classes, skew, skew_summary,
+ * collectives, collective_model) of run (NULL = every run).
+ */
+cvc_status rep_trace_tables(cvc_db *db, const char *run, struct rep_tables *out,
+			    char *err, size_t errlen);
+
+/* Appends the fitted models of db (models table); none when it is empty. */
+cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_t errlen);
+
+void rep_tables_release(struct rep_tables *t);
+
+#endif

@@ -1,0 +1,527 @@
+/*
+ * trace.c - the trace section's tables, from the analyzer (cvc_analyze.h)
+ * and the models table.  Times leave the library here, so they become
+ * milliseconds (ranks, classes) and microseconds (collectives) as the
+ * column names say.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "cvc/cvc_analyze.h"
+#include "cvc/cvc_model.h"
+#include "rep_proj.h"
+
+void rep_tables_release(struct rep_tables *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		cvc_rep_table_free(t->v[i]);
+	t->n = 0;
+}
+
+static int push(struct rep_tables *out, cvc_rep_table *t)
+{
+	if (out->n >= REP_MAX_TABLES)
+		return -1;
+	out->v[out->n++] = t;
+	return 0;
+}
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* Per-class totals over every rank of one run, accumulated by class name. */
+struct cls_acc {
+	char run[128];
+	char name[32];
+	int is_comm;
+	int64_t kernels, sum_ns, union_ns;
+	int ranks;
+};
+
+static int cmp_cls(const void *pa, const void *pb)
+{
+	const struct cls_acc *a = pa, *b = pb;
+	int c = strcmp(a->run, b->run);
+
+	if (c)
+		return c;
+	/* Most time first: the chart reads top-down. */
+	return (a->union_ns < b->union_ns) - (a->union_ns > b->union_ns);
+}
+
+static cvc_status ranks_tables(const cvc_breakdown *b, size_t nb, struct rep_tables *out,
+			       char *err, size_t errlen)
+{
+	static const char *const rcols[] = {
+		"run", "rank", "device", "kernels", "comm_kernels", "span_ms", "busy_ms",
+		"compute_ms", "comm_ms", "compute_only_ms", "hidden_ms", "exposed_ms", "idle_ms",
+		"overlap_pct"};
+	static const char *const ccols[] = {"run", "class", "is_comm", "kernels", "time_ms",
+					    "mean_per_rank_ms", "sum_ms"};
+	static const char *const scols[] = {"run", "rank", "device", "start_offset_ms",
+					    "busy_ms", "busy_vs_mean_pct", "exposed_ms",
+					    "exposed_vs_mean_pct", "idle_ms"};
+	static const char *const sscols[] = {"run", "devices", "busy_min_ms", "busy_mean_ms",
+					     "busy_max_ms", "busy_max_over_min",
+					     "slowest_rank", "start_spread_ms"};
+	cvc_rep_table *rt = NULL, *ct = NULL, *skt = NULL, *sst = NULL;
+	struct cls_acc *acc = NULL;
+	size_t nacc = 0, cap = 0;
+	cvc_status st = CVC_OK;
+
+	rt = rep_table_new("ranks", "Time per rank", 14, rcols);
+	ct = rep_table_new("classes", "Time per operator class", 7, ccols);
+	skt = rep_table_new("skew", "Rank skew", 9, scols);
+	sst = rep_table_new("skew_summary", "Rank skew per run", 8, sscols);
+	if (!rt || !ct || !skt || !sst)
+		goto nomem;
+	for (size_t i = 0; i < nb; i++) {
+		const cvc_breakdown *x = &b[i];
+		long r = rep_table_add_row(rt);
+
+		if (r < 0 || rep_set_str(rt, (size_t)r, 0, x->run))
+			goto nomem;
+		rep_set_num(rt, (size_t)r, 1, x->rank);
+		rep_set_num(rt, (size_t)r, 2, x->device);
+		rep_set_num(rt, (size_t)r, 3, (double)x->kernels);
+		rep_set_num(rt, (size_t)r, 4, (double)x->comm_kernels);
+		rep_set_num(rt, (size_t)r, 5, ms(x->span_ns));
+		rep_set_num(rt, (size_t)r, 6, ms(x->busy_ns));
+		rep_set_num(rt, (size_t)r, 7, ms(x->compute_ns));
+		rep_set_num(rt, (size_t)r, 8, ms(x->comm_ns));
+		/* compute-only + hidden + exposed + idle = span: the stacked bar. */
+		rep_set_num(rt, (size_t)r, 9, ms(x->compute_ns - x->hidden_ns));
+		rep_set_num(rt, (size_t)r, 10, ms(x->hidden_ns));
+		rep_set_num(rt, (size_t)r, 11, ms(x->exposed_ns));
+		rep_set_num(rt, (size_t)r, 12, ms(x->idle_ns));
+		rep_set_num(rt, (size_t)r, 13, x->overlap_pct);
+		for (size_t k = 0; k < x->nclasses; k++) {
+			const cvc_class_time *c = &x->classes[k];
+			size_t j;
+
+			for (j = 0; j < nacc; j++)
+				if (strcmp(acc[j].run, x->run) == 0 && strcmp(acc[j].name, c->name) == 0)
+					break;
+			if (j == nacc) {
+				if (nacc == cap) {
+					size_t ncap = cap ? cap * 2 : 32;
+					struct cls_acc *na = realloc(acc, ncap * sizeof *na);
+
+					if (!na)
+						goto nomem;
+					acc = na;
+					cap = ncap;
+				}
+				memset(&acc[nacc], 0, sizeof acc[nacc]);
+				snprintf(acc[nacc].run, sizeof acc[nacc].run, "%s", x->run);
+				snprintf(acc[nacc].name, sizeof acc[nacc].name, "%s", c->name);
+				acc[nacc].is_comm = c->is_comm;
+				nacc++;
+			}
+			acc[j].kernels += c->kernels;
+			acc[j].sum_ns += c->sum_ns;
+			acc[j].union_ns += c->union_ns;
+			acc[j].ranks++;
+		}
+	}
+	qsort(acc, nacc, sizeof *acc, cmp_cls);
+	for (size_t j = 0; j < nacc; j++) {
+		long r = rep_table_add_row(ct);
+		int nranks = 0;
+
+		/* Mean over the run's devices, counting those without the class as 0. */
+		for (size_t i = 0; i < nb; i++)
+			nranks += strcmp(b[i].run, acc[j].run) == 0;
+		if (r < 0 || rep_set_str(ct, (size_t)r, 0, acc[j].run) ||
+		    rep_set_str(ct, (size_t)r, 1, acc[j].name))
+			goto nomem;
+		rep_set_num(ct, (size_t)r, 2, acc[j].is_comm);
+		rep_set_num(ct, (size_t)r, 3, (double)acc[j].kernels);
+		rep_set_num(ct, (size_t)r, 4, ms(acc[j].union_ns));
+		rep_set_num(ct, (size_t)r, 5, nranks ? ms(acc[j].union_ns) / nranks : NAN);
+		rep_set_num(ct, (size_t)r, 6, ms(acc[j].sum_ns));
+	}
+	/* Skew: rows of one run are adjacent (ordered by run id). */
+	for (size_t i = 0; i < nb;) {
+		size_t j = i, slow = i;
+		double busy = 0, exp = 0, lo = INFINITY, hi = -INFINITY;
+		int64_t first = b[i].first_ns, last_first = b[i].first_ns;
+		long r;
+
+		while (j < nb && b[j].run_id == b[i].run_id) {
+			busy += ms(b[j].busy_ns);
+			exp += ms(b[j].exposed_ns);
+			lo = ms(b[j].busy_ns) < lo ? ms(b[j].busy_ns) : lo;
+			hi = ms(b[j].busy_ns) > hi ? ms(b[j].busy_ns) : hi;
+			slow = b[j].busy_ns > b[slow].busy_ns ? j : slow;
+			first = b[j].first_ns < first ? b[j].first_ns : first;
+			last_first = b[j].first_ns > last_first ? b[j].first_ns : last_first;
+			j++;
+		}
+		busy /= (double)(j - i);
+		exp /= (double)(j - i);
+		for (size_t k = i; k < j; k++) {
+			r = rep_table_add_row(skt);
+			if (r < 0 || rep_set_str(skt, (size_t)r, 0, b[k].run))
+				goto nomem;
+			rep_set_num(skt, (size_t)r, 1, b[k].rank);
+			rep_set_num(skt, (size_t)r, 2, b[k].device);
+			rep_set_num(skt, (size_t)r, 3, ms(b[k].first_ns - first));
+			rep_set_num(skt, (size_t)r, 4, ms(b[k].busy_ns));
+			rep_set_num(skt, (size_t)r, 5, busy > 0 ? 100 * (ms(b[k].busy_ns) - busy) / busy : 0);
+			rep_set_num(skt, (size_t)r, 6, ms(b[k].exposed_ns));
+			rep_set_num(skt, (size_t)r, 7, exp > 0 ? 100 * (ms(b[k].exposed_ns) - exp) / exp : 0);
+			rep_set_num(skt, (size_t)r, 8, ms(b[k].idle_ns));
+		}
+		r = rep_table_add_row(sst);
+		if (r < 0 || rep_set_str(sst, (size_t)r, 0, b[i].run))
+			goto nomem;
+		rep_set_num(sst, (size_t)r, 1, (double)(j - i));
+		rep_set_num(sst, (size_t)r, 2, lo);
+		rep_set_num(sst, (size_t)r, 3, busy);
+		rep_set_num(sst, (size_t)r, 4, hi);
+		rep_set_num(sst, (size_t)r, 5, lo > 0 ? hi / lo : NAN);
+		rep_set_num(sst, (size_t)r, 6, b[slow].rank);
+		rep_set_num(sst, (size_t)r, 7, ms(last_first - first));
+		i = j;
+	}
+	if (push(out, rt))
+		goto nomem;
+	rt = NULL;
+	if (push(out, ct))
+		goto nomem;
+	ct = NULL;
+	if (push(out, skt))
+		goto nomem;
+	skt = NULL;
+	if (push(out, sst))
+		goto nomem;
+	sst = NULL;
+	goto out;
+nomem:
+	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+out:
+	cvc_rep_table_free(rt);
+	cvc_rep_table_free(ct);
+	cvc_rep_table_free(skt);
+	cvc_rep_table_free(sst);
+	free(acc);
+	return st;
+}
+
+static cvc_status coll_table(const cvc_coll_stat *c, size_t nc, struct rep_tables *out,
+			     char *err, size_t errlen)
+{
+	static const char *const cols[] = {"run", "rank", "collective", "bytes", "group_size",
+					   "count", "mean_us", "algbw_gbps", "busbw_gbps"};
+	cvc_rep_table *t = rep_table_new("collectives", "Collectives: achieved bandwidth", 9, cols);
+
+	if (!t)
+		return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < nc; i++) {
+		long r = rep_table_add_row(t);
+
+		if (r < 0 || rep_set_str(t, (size_t)r, 0, c[i].run) ||
+		    rep_set_str(t, (size_t)r, 2, c[i].coll)) {
+			cvc_rep_table_free(t);
+			return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		}
+		rep_set_num(t, (size_t)r, 1, c[i].rank);
+		rep_set_num(t, (size_t)r, 3, (double)c[i].bytes);
+		rep_set_num(t, (size_t)r, 4, c[i].group_size ? c[i].group_size : NAN);
+		rep_set_num(t, (size_t)r, 5, (double)c[i].count);
+		rep_set_num(t, (size_t)r, 6, c[i].mean_ns / 1e3);
+		rep_set_num(t, (size_t)r, 7, c[i].algbw_gbps);
+		rep_set_num(t, (size_t)r, 8, c[i].busbw_gbps);
+	}
+	if (push(out, t)) {
+		cvc_rep_table_free(t);
+		return rep_err(err, errlen, CVC_ERR_NOMEM, "too many tables");
+	}
+	return CVC_OK;
+}
+
+#define REP_TOP_KERNELS 25
+#define REP_NAME_MAX 300
+
+/*
+ * The kernels that take the most time, per run: plain SQL, since the
+ * analyzer reports classes, not names.  Long C++ template names are cut at
+ * REP_NAME_MAX bytes, on a UTF-8 boundary.
+ */
+static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *out, char *err,
+			      size_t errlen)
+{
+	static const char *const cols[] = {"run", "kernel", "class", "is_comm", "count",
+					   "total_ms", "mean_us", "share_pct"};
+	static const char sql[] =
+		"SELECT run, kernel, cls, is_comm, n, total FROM ("
+		" SELECT r.name AS run, s.value AS kernel, oc.name AS cls, oc.is_comm AS is_comm,"
+		"  count(*) AS n, sum(a.end_ns - a.start_ns) AS total, a.run_id AS rid,"
+		"  row_number() OVER (PARTITION BY a.run_id ORDER BY sum(a.end_ns - a.start_ns) DESC,"
+		"   s.value) AS pos,"
+		"  sum(sum(a.end_ns - a.start_ns)) OVER (PARTITION BY a.run_id) AS run_total"
+		" FROM activities a JOIN runs r ON r.id = a.run_id JOIN strings s ON s.id = a.name_id"
+		" LEFT JOIN name_class nc ON nc.name_id = a.name_id"
+		" LEFT JOIN op_classes oc ON oc.id = nc.class_id"
+		" WHERE a.kind = 1 AND (?1 IS NULL OR r.name = ?1)"
+		" GROUP BY a.run_id, a.name_id)"
+		" WHERE pos <= ?2 ORDER BY rid, pos";
+	static const char sql_total[] =
+		"SELECT sum(a.end_ns - a.start_ns) FROM activities a JOIN runs r ON r.id = a.run_id"
+		" WHERE a.kind = 1 AND r.name = ?1";
+	sqlite3 *sq = cvc_db_sqlite(db);
+	sqlite3_stmt *q = NULL, *qt = NULL;
+	cvc_rep_table *t = NULL;
+	cvc_status st = CVC_OK;
+	int rc;
+
+	if (sqlite3_prepare_v2(sq, sql, -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq, sql_total, -1, &qt, NULL) != SQLITE_OK) {
+		st = rep_err(err, errlen, CVC_ERR_DB, "'%s': top kernels: %s", cvc_db_path(db),
+			     sqlite3_errmsg(sq));
+		goto out;
+	}
+	if (run)
+		sqlite3_bind_text(q, 1, run, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 2, REP_TOP_KERNELS);
+	t = rep_table_new("top_kernels", "Kernels that take the most time", 8, cols);
+	if (!t)
+		goto nomem;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *runname = (const char *)sqlite3_column_text(q, 0);
+		const char *name = (const char *)sqlite3_column_text(q, 1);
+		const char *cls = (const char *)sqlite3_column_text(q, 2);
+		char cut[REP_NAME_MAX + 4];
+		size_t n = name ? strlen(name) : 0;
+		double total = (double)sqlite3_column_int64(q, 5), all = 0;
+		int64_t cnt = sqlite3_column_int64(q, 4);
+		long r = rep_table_add_row(t);
+
+		if (r < 0)
+			goto nomem;
+		if (n > REP_NAME_MAX) {
+			n = REP_NAME_MAX;
+			while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
+				n--;
+		}
+		snprintf(cut, sizeof cut, "%.*s%s", (int)n, name ? name : "",
+			 name && name[n] ? "..." : "");
+		sqlite3_reset(qt);
+		sqlite3_bind_text(qt, 1, runname ? runname : "", -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(qt) == SQLITE_ROW)
+			all = (double)sqlite3_column_int64(qt, 0);
+		if (rep_set_str(t, (size_t)r, 0, runname) || rep_set_str(t, (size_t)r, 1, cut) ||
+		    rep_set_str(t, (size_t)r, 2, cls ? cls : "unclassified"))
+			goto nomem;
+		if (sqlite3_column_type(q, 3) != SQLITE_NULL)
+			rep_set_num(t, (size_t)r, 3, sqlite3_column_int(q, 3));
+		rep_set_num(t, (size_t)r, 4, (double)cnt);
+		rep_set_num(t, (size_t)r, 5, total / 1e6);
+		rep_set_num(t, (size_t)r, 6, cnt ? total / (double)cnt / 1e3 : NAN);
+		rep_set_num(t, (size_t)r, 7, all > 0 ? 100 * total / all : NAN);
+	}
+	if (rc != SQLITE_DONE) {
+		st = rep_err(err, errlen, CVC_ERR_DB, "'%s': top kernels: %s", cvc_db_path(db),
+			     sqlite3_errmsg(sq));
+		goto out;
+	}
+	if (t->nrows == 0)
+		goto out;
+	if (push(out, t))
+		goto nomem;
+	t = NULL;
+	goto out;
+nomem:
+	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+out:
+	sqlite3_finalize(q);
+	sqlite3_finalize(qt);
+	cvc_rep_table_free(t);
+	return st;
+}
+
+#define REP_MODEL_CURVES 6
+#define REP_CURVE_POINTS 25
+
+/*
+ * The fitted collective models that describe the trace's collectives (same
+ * collective, same group size or fitted for any), as curves of predicted
+ * bus bandwidth over their fitted domain.  At most REP_MODEL_CURVES, newest
+ * first (cvc_model_fit_list's order).
+ */
+static cvc_status coll_model_table(cvc_db *db, const cvc_coll_stat *c, size_t nc,
+				   struct rep_tables *out, char *err, size_t errlen)
+{
+	static const char *const cols[] = {"model_id", "collective", "gpu", "nranks", "bytes",
+					   "time_us", "busbw_gbps"};
+	cvc_model_fit *fits = NULL;
+	size_t nfits = 0, curves = 0;
+	cvc_rep_table *t = NULL;
+	cvc_status st;
+
+	/* A database from before the models table has no fits to draw. */
+	if (cvc_model_fit_list(db, &fits, &nfits) != CVC_OK || nfits == 0) {
+		free(fits);
+		return CVC_OK;
+	}
+	t = rep_table_new("collective_model", "Fitted collective models", 7, cols);
+	if (!t)
+		goto nomem;
+	for (size_t i = 0; i < nfits && curves < REP_MODEL_CURVES; i++) {
+		const cvc_model_fit *f = &fits[i];
+		const char *name = cvc_model_coll_name(f->coll);
+		int used = 0, n = f->nranks;
+		double lo = f->dom_min, hi = f->dom_max;
+
+		if (f->kind != CVC_MODEL_COLLECTIVE || !name || !(lo > 0) || !(hi >= lo))
+			continue;
+		for (size_t k = 0; k < nc && !used; k++)
+			used = strcmp(c[k].coll, name) == 0 &&
+			       (n == 0 || c[k].group_size == 0 || c[k].group_size == n);
+		if (!used)
+			continue;
+		if (n == 0)
+			for (size_t k = 0; k < nc && n == 0; k++)
+				if (strcmp(c[k].coll, name) == 0)
+					n = c[k].group_size;
+		for (int p = 0; p < REP_CURVE_POINTS; p++) {
+			double bytes = lo * pow(hi / lo, (double)p / (REP_CURVE_POINTS - 1));
+			cvc_model_row row = {0};
+			double us, bw;
+			long r;
+
+			row.kind = CVC_MODEL_COLLECTIVE;
+			row.coll = f->coll;
+			row.bytes = (int64_t)llround(bytes);
+			row.nranks = n;
+			row.gpus_per_node = f->gpus_per_node;
+			us = cvc_model_fit_predict(f, NULL, &row);
+			bw = us > 0 ? (double)row.bytes / (us * 1e3) * cvc_model_busbw_factor(f->coll, n)
+				    : NAN;
+			r = rep_table_add_row(t);
+			if (r < 0 || rep_set_str(t, (size_t)r, 1, name) || rep_set_str(t, (size_t)r, 2, f->gpu))
+				goto nomem;
+			rep_set_num(t, (size_t)r, 0, (double)f->id);
+			rep_set_num(t, (size_t)r, 3, n);
+			rep_set_num(t, (size_t)r, 4, (double)row.bytes);
+			rep_set_num(t, (size_t)r, 5, us);
+			rep_set_num(t, (size_t)r, 6, bw);
+		}
+		curves++;
+	}
+	st = CVC_OK;
+	if (t->nrows) {
+		if (push(out, t))
+			goto nomem;
+		t = NULL;
+	}
+	goto out;
+nomem:
+	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+out:
+	cvc_rep_table_free(t);
+	free(fits);
+	return st;
+}
+
+cvc_status rep_trace_tables(cvc_db *db, const char *run, struct rep_tables *out, char *err,
+			    size_t errlen)
+{
+	cvc_analyze_opts ao = {0};
+	cvc_breakdown *b = NULL;
+	cvc_coll_stat *c = NULL;
+	size_t nb = 0, nc = 0;
+	cvc_status st;
+
+	ao.run = run;
+	ao.by = CVC_BY_RANK;
+	ao.classes = 1;
+	st = cvc_analyze_run(db, &ao, &b, &nb);
+	if (st) {
+		rep_err(err, errlen, st, "%s", cvc_db_errmsg(db));
+		goto out;
+	}
+	if (nb) {
+		st = ranks_tables(b, nb, out, err, errlen);
+		if (!st)
+			st = top_kernels(db, run, out, err, errlen);
+		if (st)
+			goto out;
+	}
+	st = cvc_analyze_collectives(db, &ao, &c, &nc);
+	if (st) {
+		rep_err(err, errlen, st, "%s", cvc_db_errmsg(db));
+		goto out;
+	}
+	if (nc)
+		st = coll_table(c, nc, out, err, errlen);
+	if (nc && !st)
+		st = coll_model_table(db, c, nc, out, err, errlen);
+out:
+	cvc_breakdown_free(b, nb);
+	free(c);
+	return st;
+}
+
+/* ---- the models table ------------------------------------------------------------ */
+
+cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_t errlen)
+{
+	static const char *const cols[] = {"id", "kind", "gpu", "op", "system", "nranks",
+					   "n_points", "r2", "mape_pct", "extrap_mape_pct",
+					   "domain", "source", "created_at"};
+	static const char sql[] =
+		"SELECT id, kind, gpu, op, system, nranks, n_points, r2, mape, extrap_mape,"
+		" domain_json, source, created_at FROM models ORDER BY kind, gpu, op, nranks, id DESC";
+	sqlite3_stmt *q = NULL;
+	cvc_rep_table *t = NULL;
+	cvc_status st = CVC_OK;
+	int rc;
+
+	/* A database from before the models table holds no fits: nothing to show. */
+	if (sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK) {
+		sqlite3_finalize(q);
+		return CVC_OK;
+	}
+	t = rep_table_new("models", "Fitted models and their quality", 13, cols);
+	if (!t)
+		goto nomem;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		long r = rep_table_add_row(t);
+
+		if (r < 0)
+			goto nomem;
+		for (int k = 0; k < 13; k++) {
+			int ty = sqlite3_column_type(q, k);
+
+			if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT)
+				rep_set_num(t, (size_t)r, (size_t)k, sqlite3_column_double(q, k));
+			else if (ty == SQLITE_TEXT &&
+				 rep_set_str(t, (size_t)r, (size_t)k, (const char *)sqlite3_column_text(q, k)))
+				goto nomem;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		st = rep_err(err, errlen, CVC_ERR_DB, "'%s': reading models: %s", cvc_db_path(db),
+			     sqlite3_errmsg(cvc_db_sqlite(db)));
+		goto out;
+	}
+	if (t->nrows == 0)
+		goto out;
+	if (push(out, t))
+		goto nomem;
+	t = NULL;
+	goto out;
+nomem:
+	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+out:
+	sqlite3_finalize(q);
+	cvc_rep_table_free(t);
+	return st;
+}

@@ -1,0 +1,3 @@
+args: analyze --classes --collectives
+exit: 2
+stderr: error: analyze: --classes and --collectives

@@ -1,0 +1,3 @@
+args: fit --db fm.db no-such-table.csv.gz
+exit: 1
+stderr: error: 'no-such-table.csv.gz':

@@ -1,0 +1,3 @@
+args: profile --activities kernel,bogus -- true
+exit: 2
+stderr: error: profile: --activities: unknown activity 'bogus'

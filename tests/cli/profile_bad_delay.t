@@ -1,0 +1,3 @@
+args: profile --delay soon -- true
+exit: 2
+stderr: error: profile: --delay: expected a number, got 'soon'

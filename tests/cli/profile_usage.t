@@ -1,0 +1,3 @@
+args: profile
+exit: 2
+stderr: error: profile: expected '--' and a command, e.g. 'cvc profile -- ./train'

@@ -1,0 +1,180 @@
+/* test_db.c - the store: schema creation, versioning, transactions, writers. */
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+
+#include "cvc/cvc_db.h"
+#include "testutil.h"
+
+static int64_t count(cvc_db *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n = -1;
+
+	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK,
+		  "%s", sql);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+Test(db, creates_schema_and_reopens)
+{
+	const char *path = tu_path(tu_tmpdir(), "a.db");
+	cvc_db *db = NULL;
+
+	cr_assert_eq(cvc_db_open(path, 0, &db), CVC_ERR_DB, "missing file without CREATE");
+	cvc_db_close(db);
+	cr_assert_eq(cvc_db_open(path, CVC_DB_CREATE, &db), CVC_OK, "%s", cvc_db_errmsg(db));
+	cr_assert_eq(count(db, "PRAGMA user_version"), CVC_DB_SCHEMA_VERSION);
+	cr_assert_eq(count(db, "PRAGMA application_id"), CVC_DB_APP_ID);
+	cr_assert_eq(count(db, "SELECT count(*) FROM sqlite_schema WHERE name='activities'"), 1);
+	cvc_db_close(db);
+	cr_assert_eq(cvc_db_open(path, CVC_DB_READONLY, &db), CVC_OK, "%s", cvc_db_errmsg(db));
+	cvc_db_close(db);
+}
+
+Test(db, refuses_newer_and_foreign_databases)
+{
+	const char *dir = tu_tmpdir();
+	const char *newer = tu_path(dir, "newer.db"), *foreign = tu_path(dir, "foreign.db");
+	sqlite3 *sq = NULL;
+	cvc_db *db = NULL;
+
+	cr_assert_eq(cvc_db_open(newer, CVC_DB_CREATE, &db), CVC_OK);
+	cr_assert_eq(cvc_db_exec(db, "PRAGMA user_version=99"), CVC_OK);
+	cvc_db_close(db);
+	cr_assert_eq(cvc_db_open(newer, CVC_DB_CREATE, &db), CVC_ERR_VERSION);
+	cr_assert(strstr(cvc_db_errmsg(db), "newer"), "%s", cvc_db_errmsg(db));
+	cr_assert(strstr(cvc_db_errmsg(db), newer), "message names the file: %s",
+		  cvc_db_errmsg(db));
+	cvc_db_close(db);
+
+	cr_assert_eq(sqlite3_open(foreign, &sq), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(sq, "CREATE TABLE StringIds(id INTEGER, value TEXT)", NULL,
+				  NULL, NULL), SQLITE_OK);
+	sqlite3_close(sq);
+	cr_assert_eq(cvc_db_open(foreign, CVC_DB_CREATE, &db), CVC_ERR_VERSION);
+	cr_assert(strstr(cvc_db_errmsg(db), "not a cvc database"), "%s", cvc_db_errmsg(db));
+	cvc_db_close(db);
+	/* The foreign file was not written into. */
+	cr_assert_eq(sqlite3_open(foreign, &sq), SQLITE_OK);
+	{
+		sqlite3_stmt *st;
+		cr_assert_eq(sqlite3_prepare_v2(sq, "SELECT count(*) FROM sqlite_schema", -1,
+						&st, NULL), SQLITE_OK);
+		cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+		cr_assert_eq(sqlite3_column_int(st, 0), 1);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(sq);
+}
+
+Test(db, corrupt_file_is_an_error_not_a_crash)
+{
+	const char *path = tu_path(tu_tmpdir(), "garbage.db");
+	char junk[8192];
+	cvc_db *db = NULL;
+	cvc_status st;
+
+	memcpy(junk, "SQLite format 3", 16);
+	for (size_t i = 16; i < sizeof junk; i++)
+		junk[i] = (char)(i * 131 + 7);
+	cr_assert_eq(tu_write(path, junk, sizeof junk), 0);
+	st = cvc_db_open(path, CVC_DB_CREATE, &db);
+	cr_assert_neq(st, CVC_OK);
+	cr_assert(strstr(cvc_db_errmsg(db), path), "%s", cvc_db_errmsg(db));
+	cvc_db_close(db);
+}
+
+Test(db, rollback_restores_and_forgets_interned_ids)
+{
+	const char *path = tu_path(tu_tmpdir(), "t.db");
+	cvc_db *db = NULL;
+	cvc_run_info ri = {.name = "r", .format = "test"};
+	int64_t run, id1, id2, again;
+
+	cr_assert_eq(cvc_db_open(path, CVC_DB_CREATE, &db), CVC_OK);
+	cr_assert_eq(cvc_db_begin(db), CVC_OK);
+	cr_assert_eq(cvc_db_run_new(db, &ri, &run), CVC_OK);
+	cr_assert_eq(cvc_db_intern(db, "kernelA", 7, &id1), CVC_OK);
+	cr_assert_eq(cvc_db_intern(db, "kernelA-and-more", 7, &again), CVC_OK);
+	cr_assert_eq(id1, again, "length-delimited names intern by their bytes");
+	cvc_db_rollback(db);
+	cr_assert_eq(count(db, "SELECT count(*) FROM runs"), 0);
+	cr_assert_eq(count(db, "SELECT count(*) FROM strings"), 0);
+
+	/* After the rollback the cache must not hand out the vanished id. */
+	cr_assert_eq(cvc_db_begin(db), CVC_OK);
+	cr_assert_eq(cvc_db_intern(db, "other", 5, &id2), CVC_OK);
+	cr_assert_eq(cvc_db_intern(db, "kernelA", 7, &id1), CVC_OK);
+	cr_assert_eq(cvc_db_commit(db), CVC_OK);
+	cr_assert_eq(count(db, "SELECT count(*) FROM strings"), 2);
+	cr_assert_neq(id1, id2);
+	cvc_db_close(db);
+}
+
+Test(db, writers_store_every_field)
+{
+	const char *path = tu_path(tu_tmpdir(), "w.db");
+	cvc_db *db = NULL;
+	cvc_run_info ri = {.name = "job", .format = "kineto", .world_size = 8};
+	cvc_run_info more = {.gpu_model = "NVIDIA H100", .world_size = 16};
+	cvc_device_info dev = {.rank = 3, .device = 1, .name = "NVIDIA H100", .sm_count = 132,
+			       .total_mem_bytes = 85899345920LL, .cc_major = 9, .cc_minor = 0};
+	cvc_activity a = {.rank = 3, .device = 1, .kind = CVC_ACT_KERNEL, .start_ns = 1000,
+			  .end_ns = 2500, .stream = 7, .context = 1, .correlation = 42,
+			  .external_id = -1, .grid = {132, 1, 1}, .block = {384, 1, 1},
+			  .registers = 168, .shared_mem_bytes = 231424};
+	cvc_collective c = {.coll = "allreduce", .dtype = "Float", .in_nelems = 2049000,
+			    .out_nelems = 2049000, .bytes = 8196000, .group_size = 2,
+			    .root = -1};
+	int64_t run, aid, found;
+	sqlite3_stmt *st;
+
+	cr_assert_eq(cvc_db_open(path, CVC_DB_CREATE, &db), CVC_OK);
+	cr_assert_eq(cvc_db_begin(db), CVC_OK);
+	cr_assert_eq(cvc_db_run_new(db, &ri, &run), CVC_OK);
+	cr_assert_eq(cvc_db_run_merge(db, run, &more), CVC_OK);
+	cr_assert_eq(cvc_db_run_find(db, "job", &found), CVC_OK);
+	cr_assert_eq(found, run);
+	cr_assert_eq(cvc_db_run_find(db, "nope", &found), CVC_ERR_NOTFOUND);
+	cr_assert_eq(cvc_db_device_put(db, run, &dev), CVC_OK);
+	a.run_id = run;
+	cr_assert_eq(cvc_db_intern(db, "sm90_xmma_gemm", 14, &a.name_id), CVC_OK);
+	cr_assert_eq(cvc_db_activity_add(db, &a, &aid), CVC_OK);
+	c.activity_id = aid;
+	cr_assert_eq(cvc_db_collective_add(db, &c), CVC_OK);
+	cr_assert_eq(cvc_db_run_meta_add(db, run, "lost_records", 5), CVC_OK);
+	cr_assert_eq(cvc_db_run_meta_add(db, run, "lost_records", 7), CVC_OK);
+	cr_assert_eq(cvc_db_commit(db), CVC_OK);
+
+	cr_assert_eq(count(db, "SELECT world_size FROM runs"), 8, "merge keeps known fields");
+	cr_assert_eq(count(db, "SELECT count(*) FROM runs WHERE gpu_model='NVIDIA H100'"), 1);
+	cr_assert_eq(count(db, "SELECT value FROM run_meta WHERE key='lost_records'"), 12);
+	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db),
+		"SELECT rank,device,kind,start_ns,end_ns,stream,context,correlation,external_id,"
+		"grid_x,block_x,registers,shared_mem_bytes,bytes FROM activities", -1, &st, NULL),
+		SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_eq(sqlite3_column_int(st, 0), 3);
+	cr_assert_eq(sqlite3_column_int(st, 1), 1);
+	cr_assert_eq(sqlite3_column_int(st, 2), CVC_ACT_KERNEL);
+	cr_assert_eq(sqlite3_column_int64(st, 3), 1000);
+	cr_assert_eq(sqlite3_column_int64(st, 4), 2500);
+	cr_assert_eq(sqlite3_column_int64(st, 5), 7);
+	cr_assert_eq(sqlite3_column_int64(st, 6), 1);
+	cr_assert_eq(sqlite3_column_int64(st, 7), 42);
+	cr_assert_eq(sqlite3_column_type(st, 8), SQLITE_NULL, "unknown external id is NULL");
+	cr_assert_eq(sqlite3_column_int(st, 9), 132);
+	cr_assert_eq(sqlite3_column_int(st, 10), 384);
+	cr_assert_eq(sqlite3_column_int(st, 11), 168);
+	cr_assert_eq(sqlite3_column_int64(st, 12), 231424);
+	cr_assert_eq(sqlite3_column_type(st, 13), SQLITE_NULL, "kernels have no byte count");
+	sqlite3_finalize(st);
+	cr_assert_eq(count(db, "SELECT bytes FROM collectives"), 8196000);
+	cr_assert_eq(count(db, "SELECT sm_count FROM devices WHERE rank=3 AND device=1"), 132);
+	cvc_db_close(db);
+}

@@ -1,0 +1,204 @@
+/* test_nccltests.c - the nccl-tests log importer, on the shared logs and on
+ * small logs written here. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+
+#include "cvc/cvc_db.h"
+#include "cvc/cvc_import.h"
+#include "testutil.h"
+
+static int64_t q_int(cvc_db *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n = -1;
+
+	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK,
+		  "%s: %s", sql, sqlite3_errmsg(cvc_db_sqlite(db)));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+static char *q_text(cvc_db *db, const char *sql, char *buf, size_t cap)
+{
+	sqlite3_stmt *st = NULL;
+
+	buf[0] = '\0';
+	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK,
+		  "%s", sql);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+static cvc_db *import1(const char *dir, const char *file, cvc_status want)
+{
+	cvc_db *db = NULL;
+	const char *paths[1] = {file};
+	cvc_status st;
+
+	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), CVC_DB_CREATE, &db), CVC_OK);
+	st = cvc_import_files(db, paths, 1, NULL, NULL, NULL);
+	cr_assert_eq(st, want, "status %d (%s), want %d", st, cvc_db_errmsg(db), want);
+	return db;
+}
+
+/*
+ * Checks that busbw/algbw is the test's bus factor on every stored row,
+ * allowing for the 2-decimal rounding of both printed numbers.
+ */
+static void check_factor(cvc_db *db, double factor)
+{
+	sqlite3_stmt *st = NULL;
+	int rows = 0;
+
+	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db),
+				     "SELECT size_bytes, in_place, algbw_gbps, busbw_gbps FROM "
+				     "nccl_tests", -1, &st, NULL) == SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		double alg = sqlite3_column_double(st, 2), bus = sqlite3_column_double(st, 3);
+		double tol = 0.005 * (1 + factor) + 1e-9;
+
+		cr_expect(fabs(bus - factor * alg) <= tol,
+			  "size %lld in_place %d: busbw %.2f vs %.4f x algbw %.2f",
+			  (long long)sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1), bus,
+			  factor, alg);
+		rows++;
+	}
+	sqlite3_finalize(st);
+	cr_assert_gt(rows, 0);
+}
+
+Test(nccltests, h100x16_all_reduce)
+{
+	const char *log = tu_shared("traces/nccl-tests-logs/h100x16_2node_a3mega_all_reduce_perf.txt");
+	cvc_db *db = import1(tu_tmpdir(), log, CVC_OK);
+	char buf[256];
+	int64_t n;
+
+	cr_assert_eq(q_int(db, "SELECT count(DISTINCT size_bytes) FROM nccl_tests"), 31);
+	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests WHERE in_place=0"), 31);
+	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests WHERE in_place=1"), 31);
+	cr_assert_str_eq(q_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
+				sizeof buf), "all_reduce");
+	n = q_int(db, "SELECT min(nranks) FROM nccl_tests");
+	cr_assert_eq(n, 16);
+	cr_assert_eq(q_int(db, "SELECT max(nranks) FROM nccl_tests"), 16);
+	/* Peak bus bandwidth: where and how much, read back from the rows. */
+	cr_assert_eq(q_int(db, "SELECT size_bytes FROM nccl_tests ORDER BY busbw_gbps DESC LIMIT 1"),
+		     8589934592LL);
+	cr_assert_eq(q_int(db, "SELECT in_place FROM nccl_tests ORDER BY busbw_gbps DESC LIMIT 1"), 0);
+	cr_assert_eq(q_int(db, "SELECT round(max(busbw_gbps)*100) FROM nccl_tests"), 33882);
+	check_factor(db, 2.0 * (n - 1) / n);
+	cr_assert_str_eq(q_text(db, "SELECT gpu_model FROM runs", buf, sizeof buf),
+			 "NVIDIA H100 80GB HBM3");
+	cr_assert_str_eq(q_text(db, "SELECT format FROM runs", buf, sizeof buf), "nccl-tests");
+	cr_assert_eq(q_int(db, "SELECT count(*) FROM sources WHERE format='nccl-tests'"), 1);
+	q_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
+	       sizeof buf);
+	cr_assert(strstr(buf, "command line"), "%s", buf);
+	cvc_db_close(db);
+}
+
+Test(nccltests, a100x8_sendrecv_in_markdown)
+{
+	const char *log = tu_shared("traces/nccl-tests-logs/a100x8_sendrecv_perf.md");
+	cvc_db *db = import1(tu_tmpdir(), log, CVC_OK);
+	char buf[64];
+
+	cr_assert_str_eq(q_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
+				sizeof buf), "sendrecv");
+	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests"), 8);
+	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests WHERE wrong IS NULL"), 4,
+		     "in-place #wrong is N/A");
+	cr_assert_eq(q_int(db, "SELECT min(nranks) FROM nccl_tests"), 8, "from -g 8");
+	check_factor(db, 1.0);
+	cvc_db_close(db);
+}
+
+/* A log with no op name anywhere: the op comes from the bandwidth factor. */
+Test(nccltests, infers_op_without_name)
+{
+	const char *dir = tu_tmpdir(), *log = tu_path(dir, "noname.log");
+	static const char text[] =
+		"# nThread 1 nGpus 8 minBytes 1024 maxBytes 4096 step: 2(factor)\n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"        1024           256     float    none      -1     10.0   10.24    8.96      0     10.0   10.24    8.96      0\n"
+		"        2048           512     float    none      -1     10.0   20.48   17.92      0     10.0   20.48   17.92      0\n";
+	char buf[256];
+	cvc_db *db;
+
+	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
+	db = import1(dir, log, CVC_OK);
+	cr_assert_str_eq(q_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
+				sizeof buf), "all_gather", "busbw/algbw 7/8 without redop");
+	cr_assert_eq(q_int(db, "SELECT min(nranks) FROM nccl_tests"), 8);
+	q_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
+	       sizeof buf);
+	cr_assert(strstr(buf, "inferred"), "%s", buf);
+	cvc_db_close(db);
+}
+
+/* The footer names the op even when the command line names another binary. */
+Test(nccltests, footer_wins)
+{
+	const char *dir = tu_tmpdir(), *log = tu_path(dir, "f.log");
+	static const char text[] =
+		"$ mpirun -np 2 ./build/all_reduce_perf -g 1\n"
+		"#  Rank  0 Group  0 Pid 1 on h device  0 [0x01] NVIDIA A100\n"
+		"#  Rank  1 Group  0 Pid 2 on h device  1 [0x02] NVIDIA A100\n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"     1048576        262144     float     sum       0     50.0   20.97   20.97    N/A     50.0   20.97   20.97    N/A\n"
+		"# Collective test concluded: reduce_perf\n";
+	char buf[64];
+	cvc_db *db;
+
+	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
+	db = import1(dir, log, CVC_OK);
+	cr_assert_str_eq(q_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
+				sizeof buf), "reduce");
+	cr_assert_eq(q_int(db, "SELECT min(nranks) FROM nccl_tests"), 2);
+	cr_assert_eq(q_int(db, "SELECT min(root) FROM nccl_tests"), 0);
+	cvc_db_close(db);
+}
+
+Test(nccltests, malformed_time_names_line_and_column)
+{
+	const char *dir = tu_tmpdir(), *log = tu_path(dir, "bad.log");
+	static const char text[] =
+		"# nccl-tests all_reduce_perf\n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"           8             2     float     sum      -1    135.8    0.00    0.00      0    123.5    0.00    0.00      0\n"
+		"          16             4     float     sum      -1    12x.2    0.00    0.00      0    122.3    0.00    0.00      0\n";
+	cvc_db *db;
+	char want[512];
+
+	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
+	db = import1(dir, log, CVC_ERR_FORMAT);
+	snprintf(want, sizeof want, "'%s': line 4: column 'time': expected a number", log);
+	cr_assert_str_eq(cvc_db_errmsg(db), want);
+	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests"), 0, "rolled back");
+	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 0, "rolled back");
+	cvc_db_close(db);
+}
+
+Test(nccltests, short_row_is_an_error)
+{
+	const char *dir = tu_tmpdir(), *log = tu_path(dir, "short.log");
+	static const char text[] =
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"           8             2     float     sum      -1    135.8    0.00\n";
+	cvc_db *db;
+
+	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
+	db = import1(dir, log, CVC_ERR_FORMAT);
+	cr_assert(strstr(cvc_db_errmsg(db), "line 2: expected 13 columns, found 7"), "%s",
+		  cvc_db_errmsg(db));
+	cvc_db_close(db);
+}

@@ -1,0 +1,316 @@
+/* test_nsys.c - the Nsight Systems SQLite importer: both shared exports
+ * (schema 2.9.1 and 3.13.2), a generated newer-style export, and broken
+ * files that must leave the target database as it was. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+
+#include "cvc/cvc_db.h"
+#include "cvc/cvc_import.h"
+#include "testutil.h"
+
+#define CLOVER "traces/pipit-nsys-sqlite-perlmutter/perlmutter-cloverleaf-cuda.sqlite.gz"
+#define SAXPY "traces/pipit-nsys-sqlite-perlmutter/saxpy-mpi-cuda_nsys_perlmutter0.sqlite.gz"
+
+static int64_t q_int(sqlite3 *sq, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n = -1;
+
+	cr_assert(sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+		  sqlite3_errmsg(sq));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+static char *q_text(sqlite3 *sq, const char *sql, char *buf, size_t cap)
+{
+	sqlite3_stmt *st = NULL;
+
+	buf[0] = '\0';
+	cr_assert(sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+		  sqlite3_errmsg(sq));
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+static sqlite3 *open_plain(const char *path)
+{
+	sqlite3 *sq = NULL;
+
+	cr_assert_eq(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK, "%s",
+		     path);
+	return sq;
+}
+
+static cvc_status import_into(cvc_db *db, const char *path)
+{
+	const char *paths[1] = {path};
+
+	return cvc_import_files(db, paths, 1, NULL, NULL, NULL);
+}
+
+/*
+ * Imports the gzip'd export and checks the kernel count, the summed kernel
+ * time and the memcpy count against the same SQL on the raw export.
+ */
+static void check_export(const char *rel, const char *device)
+{
+	const char *gz = tu_shared(rel), *dir = tu_tmpdir();
+	const char *raw = tu_gunzip(gz, dir);
+	sqlite3 *ex = open_plain(raw);
+	cvc_db *db = NULL;
+	sqlite3 *sq;
+	char buf[256];
+	int64_t nk, tk, nm;
+
+	nk = q_int(ex, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+	tk = q_int(ex, "SELECT sum(\"end\"-start) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+	nm = q_int(ex, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+	sqlite3_close(ex);
+	cr_assert_gt(nk, 0);
+
+	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), CVC_DB_CREATE, &db), CVC_OK);
+	cr_assert_eq(import_into(db, gz), CVC_OK, "%s", cvc_db_errmsg(db));
+	sq = cvc_db_sqlite(db);
+	cr_assert_eq(q_int(sq, "SELECT count(*) FROM activities WHERE kind=1"), nk);
+	cr_assert_eq(q_int(sq, "SELECT sum(end_ns-start_ns) FROM activities WHERE kind=1"), tk);
+	cr_assert_eq(q_int(sq, "SELECT count(*) FROM activities WHERE kind=2"), nm);
+	cr_assert_str_eq(q_text(sq, "SELECT name FROM devices", buf, sizeof buf), device);
+	cr_assert_str_eq(q_text(sq, "SELECT gpu_model FROM runs", buf, sizeof buf), device);
+	cr_assert_str_eq(q_text(sq, "SELECT format FROM runs", buf, sizeof buf), "nsys");
+	cr_assert(strstr(q_text(sq, "SELECT tool_version FROM runs", buf, sizeof buf),
+			 "nsys export schema "), "%s", buf);
+	cr_assert_eq(q_int(sq, "SELECT count(*) FROM sources WHERE format='nsys'"), 1);
+	cr_assert_eq(q_int(sq, "SELECT count(*) FROM ranks"), 1);
+	cr_assert_gt(q_int(sq, "SELECT min(pid) FROM ranks"), 0);
+	/* Every kernel name resolved through StringIds, none left unnamed. */
+	cr_assert_eq(q_int(sq, "SELECT count(*) FROM activities a JOIN strings s ON "
+			       "s.id=a.name_id WHERE a.kind=1 AND s.value='(unnamed kernel)'"), 0);
+	cvc_db_close(db);
+	unlink(raw);
+}
+
+Test(nsys, cloverleaf_schema_3_13, .timeout = 60)
+{
+	check_export(CLOVER, "NVIDIA A100-SXM4-80GB");
+}
+
+Test(nsys, saxpy_schema_2_9, .timeout = 60)
+{
+	check_export(SAXPY, "NVIDIA A100-SXM4-40GB");
+}
+
+Test(nsys, saxpy_nvtx_ranges, .timeout = 60)
+{
+	const char *gz = tu_shared(SAXPY), *dir = tu_tmpdir();
+	const char *raw = tu_gunzip(gz, dir);
+	sqlite3 *ex = open_plain(raw), *sq;
+	cvc_db *db = NULL;
+	char buf[64];
+	int64_t want;
+
+	want = q_int(ex, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59,60) AND "
+			 "\"end\" IS NOT NULL");
+	sqlite3_close(ex);
+	cr_assert_gt(want, 0);
+	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), CVC_DB_CREATE, &db), CVC_OK);
+	cr_assert_eq(import_into(db, gz), CVC_OK, "%s", cvc_db_errmsg(db));
+	sq = cvc_db_sqlite(db);
+	cr_assert_eq(q_int(sq, "SELECT count(*) FROM ranges WHERE kind=3 AND device=-1"), want);
+	cr_assert_eq(q_int(sq, "SELECT count(*) FROM ranges r JOIN strings s ON s.id=r.name_id "
+			       "WHERE s.value='saxpy'"), 5, "inline text");
+	/* MPI_Send comes through textId and lives in the MPI domain. */
+	cr_assert_str_eq(q_text(sq, "SELECT DISTINCT r.domain FROM ranges r JOIN strings s ON "
+				    "s.id=r.name_id WHERE s.value='MPI_Send'", buf, sizeof buf),
+			 "MPI");
+	cr_assert_eq(q_int(sq, "SELECT count(*) FROM ranges WHERE end_ns < start_ns"), 0);
+	/* The ranges hang on the rank of the process that ran the kernels. */
+	cr_assert_eq(q_int(sq, "SELECT count(DISTINCT rank) FROM ranges"), 1);
+	cr_assert_eq(q_int(sq, "SELECT count(*) FROM ranges r JOIN ranks k ON k.run_id=r.run_id "
+			       "AND k.rank=r.rank AND k.pid=r.tid"), want, "main thread = pid");
+	cvc_db_close(db);
+	unlink(raw);
+}
+
+/* Builds a small export with the 3.2x layout: device map, two processes. */
+static void make_newer_export(const char *path)
+{
+	sqlite3 *sq = NULL;
+	/* globalPid = pid << 24; pids 100 and 50 so ordering is by globalPid. */
+	static const char sql[] =
+		"CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);"
+		"INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.28.1');"
+		"CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+		"INSERT INTO StringIds VALUES(1,'void gemm<128>(float*)'),(2,'gemm'),(3,'step'),"
+		"(4,'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)');"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, contextId INT,"
+		" greenContextId INT, streamId INT, correlationId INT, globalPid INT, demangledName INT,"
+		" shortName INT, mangledName INT, registersPerThread INT, gridX INT, gridY INT, gridZ INT,"
+		" blockX INT, blockY INT, blockZ INT, staticSharedMemory INT, dynamicSharedMemory INT,"
+		" someFutureColumn INT);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+		" (1000,1500,0,1,NULL,7,11,1677721600,1,2,NULL,64,8,1,1,256,1,1,1024,2048,0),"
+		" (2000,2600,0,1,NULL,7,12,1677721600,NULL,2,NULL,32,1,1,1,128,1,1,0,0,0),"
+		" (3000,3900,0,1,NULL,7,13,838860800,4,NULL,NULL,32,1,1,1,128,1,1,0,0,0);"
+		"CREATE TABLE TARGET_INFO_GPU(vmId INT, id INT, name TEXT, totalMemory INT,"
+		" memoryBandwidth INT, clockRate INT, smCount INT, computeMajor INT, computeMinor INT);"
+		"INSERT INTO TARGET_INFO_GPU VALUES(0,0,'wrong GPU',1,1,1,1,1,1),"
+		" (0,5,'NVIDIA H100 80GB HBM3',85000000000,3350000000000,1980000000,132,9,0);"
+		"CREATE TABLE TARGET_INFO_CUDA_DEVICE(gpuId INT, cudaId INT, pid INT, uuid TEXT,"
+		" numMultiprocessors INT);"
+		"INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES(5,0,100,NULL,132),(5,0,50,NULL,132);"
+		"CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, rangeId INT, category INT,"
+		" color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT, domainId INT);"
+		"INSERT INTO NVTX_EVENTS VALUES(900,4000,60,1,NULL,NULL,NULL,1677721601,NULL,3,0),"
+		" (950,NULL,59,NULL,NULL,NULL,'open',1677721601,NULL,NULL,0),"
+		" (960,970,34,NULL,NULL,NULL,'mark',1677721601,NULL,NULL,0);";
+
+	cr_assert_eq(sqlite3_open(path, &sq), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(sq));
+	sqlite3_close(sq);
+}
+
+Test(nsys, newer_schema_device_map_and_processes)
+{
+	const char *dir = tu_tmpdir(), *ex = tu_path(dir, "new.sqlite");
+	cvc_db *db = NULL;
+	sqlite3 *sq;
+	char buf[256];
+
+	make_newer_export(ex);
+	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), CVC_DB_CREATE, &db), CVC_OK);
+	cr_assert_eq(import_into(db, ex), CVC_OK, "%s", cvc_db_errmsg(db));
+	sq = cvc_db_sqlite(db);
+	/* Ranks by globalPid: pid 50 first. */
+	cr_assert_eq(q_int(sq, "SELECT pid FROM ranks WHERE rank=0"), 50);
+	cr_assert_eq(q_int(sq, "SELECT pid FROM ranks WHERE rank=1"), 100);
+	cr_assert_eq(q_int(sq, "SELECT count(*) FROM activities WHERE rank=1"), 2);
+	/* deviceId 0 maps to TARGET_INFO_GPU.id 5 through TARGET_INFO_CUDA_DEVICE. */
+	cr_assert_str_eq(q_text(sq, "SELECT group_concat(DISTINCT name) FROM devices", buf,
+				sizeof buf), "NVIDIA H100 80GB HBM3");
+	cr_assert_eq(q_int(sq, "SELECT round(mem_bw_gbps) FROM devices LIMIT 1"), 3350);
+	cr_assert_eq(q_int(sq, "SELECT clock_khz FROM devices LIMIT 1"), 1980000);
+	cr_assert_eq(q_int(sq, "SELECT sm_count FROM devices LIMIT 1"), 132);
+	/* demangled name, short name as fallback, shared memory summed. */
+	cr_assert_str_eq(q_text(sq, "SELECT s.value FROM activities a JOIN strings s ON "
+				    "s.id=a.name_id WHERE a.start_ns=2000", buf, sizeof buf), "gemm");
+	cr_assert_eq(q_int(sq, "SELECT shared_mem_bytes FROM activities WHERE start_ns=1000"), 3072);
+	cr_assert_eq(q_int(sq, "SELECT grid_x*block_x FROM activities WHERE start_ns=1000"), 2048);
+	cr_assert_eq(q_int(sq, "SELECT correlation FROM activities WHERE start_ns=3000"), 13);
+	/* Only the closed start/end range; it belongs to pid 100 (rank 1). */
+	cr_assert_eq(q_int(sq, "SELECT count(*) FROM ranges"), 1);
+	cr_assert_eq(q_int(sq, "SELECT rank FROM ranges"), 1);
+	cr_assert_str_eq(q_text(sq, "SELECT s.value FROM ranges r JOIN strings s ON s.id=r.name_id",
+				buf, sizeof buf), "step");
+	cvc_db_close(db);
+}
+
+/* Counts of every table the importers write, to prove a failure changed nothing. */
+static void snapshot(sqlite3 *sq, int64_t out[8])
+{
+	static const char *const t[8] = {"runs", "ranks", "devices", "sources", "strings",
+					 "activities", "ranges", "run_meta"};
+	char sql[64];
+
+	for (int i = 0; i < 8; i++) {
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", t[i]);
+		out[i] = q_int(sq, sql);
+	}
+}
+
+static void expect_broken(const char *bad, const char *needle)
+{
+	/* tu_cvc() makes its own scratch directory in tu_tmpdir()'s buffer: copy. */
+	char dir[4096];
+	const char *nccl;
+	static const char log[] =
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"        1024           256     float     sum      -1     10.0    0.10    0.10      0     10.0    0.10    0.10      0\n";
+	int64_t before[8], after[8];
+	cvc_db *db = NULL;
+	char cmd[8192], *err = NULL;
+	cvc_status st;
+	int rc;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	nccl = tu_path(dir, "ok.log");
+	cr_assert_eq(tu_write(nccl, log, sizeof log - 1), 0);
+	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), CVC_DB_CREATE, &db), CVC_OK);
+	cr_assert_eq(import_into(db, nccl), CVC_OK, "%s", cvc_db_errmsg(db));
+	snapshot(cvc_db_sqlite(db), before);
+	st = import_into(db, bad);
+	cr_assert_eq(st, CVC_ERR_FORMAT, "status %d: %s", st, cvc_db_errmsg(db));
+	cr_assert_eq(cvc_exit_code(st), 2);
+	cr_assert(strstr(cvc_db_errmsg(db), bad), "names the file: %s", cvc_db_errmsg(db));
+	cr_assert(strstr(cvc_db_errmsg(db), needle), "%s", cvc_db_errmsg(db));
+	snapshot(cvc_db_sqlite(db), after);
+	cr_assert_arr_eq(before, after, sizeof before, "database changed by a failed import");
+	cvc_db_close(db);
+
+	/* The same through the tool: exit 2, one error line, database unchanged. */
+	snprintf(cmd, sizeof cmd, "import --db '%s' '%s'", tu_path(dir, "t.db"), bad);
+	rc = tu_cvc(cmd, NULL, &err);
+	cr_assert_eq(rc, 2, "cvc %s: exit %d: %s", cmd, rc, err ? err : "");
+	cr_assert(err && strstr(err, needle), "%s", err ? err : "");
+	free(err);
+	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), 0, &db), CVC_OK, "%s", cvc_db_errmsg(db));
+	snapshot(cvc_db_sqlite(db), after);
+	cr_assert_arr_eq(before, after, sizeof before, "database changed by the tool");
+	cvc_db_close(db);
+}
+
+Test(nsys, truncated_export_fails_cleanly, .timeout = 60)
+{
+	const char *dir = tu_tmpdir();
+	const char *raw = tu_gunzip(tu_shared(SAXPY), dir);
+	char *data, bad[4200];
+	size_t len;
+
+	data = tu_read(raw, &len);
+	cr_assert(data && len > 8192);
+	snprintf(bad, sizeof bad, "%s/cut.sqlite", dir);
+	cr_assert_eq(tu_write(bad, data, len / 2), 0);
+	free(data);
+	expect_broken(bad, "truncated");
+}
+
+Test(nsys, corrupt_pages_fail_cleanly, .timeout = 60)
+{
+	const char *dir = tu_tmpdir();
+	const char *raw = tu_gunzip(tu_shared(SAXPY), dir);
+	char *data, bad[4200];
+	size_t len;
+
+	data = tu_read(raw, &len);
+	cr_assert(data && len > 8192);
+	/* Keep the header, scribble over every page after the first. */
+	for (size_t i = 4096; i < len; i++)
+		data[i] = (char)(i * 131 + 7);
+	snprintf(bad, sizeof bad, "%s/scribbled.sqlite", dir);
+	cr_assert_eq(tu_write(bad, data, len), 0);
+	free(data);
+	expect_broken(bad, "SQLite");
+}
+
+Test(nsys, unrelated_sqlite_is_not_an_export)
+{
+	const char *dir = tu_tmpdir();
+	char bad[4200];
+	sqlite3 *sq = NULL;
+
+	snprintf(bad, sizeof bad, "%s/other.sqlite", dir);
+	cr_assert_eq(sqlite3_open(bad, &sq), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(sq, "CREATE TABLE recipes(name TEXT); INSERT INTO recipes "
+				      "VALUES('soup');", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sq);
+	expect_broken(bad, "not an Nsight Systems export: table CUPTI_ACTIVITY_KIND_KERNEL");
+}

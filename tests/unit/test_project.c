@@ -1,0 +1,483 @@
+/*
+ * test_project.c - the projector: scenario files (errors with positions,
+ * expansion, ranges, filters, auto layouts), the step decomposition and
+ * overlap model, and the qualitative findings on the shipped study.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "cvc/cvc_project.h"
+#include "testutil.h"
+
+static cvc_proj_study *parse_ok(const char *text)
+{
+	cvc_proj_study *st = NULL;
+	cvc_status rc = cvc_proj_study_parse("t.yaml", text, strlen(text), &st);
+
+	cr_assert_eq(rc, CVC_OK, "%s", cvc_proj_study_errmsg(st));
+	return st;
+}
+
+static void parse_bad(const char *text, const char *want)
+{
+	cvc_proj_study *st = NULL;
+	cvc_status rc = cvc_proj_study_parse("t.yaml", text, strlen(text), &st);
+
+	cr_assert_eq(rc, CVC_ERR_FORMAT, "accepted: %s", text);
+	cr_assert(strstr(cvc_proj_study_errmsg(st), want), "message '%s' lacks '%s'",
+		  cvc_proj_study_errmsg(st), want);
+	cvc_proj_study_free(st);
+}
+
+Test(project, errors_name_file_line_and_column)
+{
+	parse_bad("model: {layers: 2\n", "'t.yaml': line 2, column 1: expected valid YAML");
+	parse_bad("model:\n  layers: 2\n  hiden: 3\n",
+		  "'t.yaml': line 3, column 3: unknown key 'hiden' in section 'model'");
+	parse_bad("training:\n  dtype: fp12\n", "line 2, column 10: expected one of bf16|fp16");
+	parse_bad("hardware:\n  gpus: {from: 8, to: 4, mul: 2}\n", "line 2, column 9: expected 0 <= from <= to");
+	parse_bad("hardware:\n  gpus: {from: 8, to: 64}\n", "exactly one of 'mul' or 'step'");
+	parse_bad("where: \"tp * * 2\"\n", "line 1, column 8: in where: column 6");
+	parse_bad("where: \"tpp > 1\"\n", "unknown field name");
+	parse_bad("model: [1, 2]\n", "line 1, column 9: expected a mapping of 'model' keys");
+	parse_bad("modle: {}\n", "unknown section 'modle'");
+	parse_bad("- 1\n", "expected a mapping at the top level");
+	parse_bad("parallelism: {tp: -2}\n", "expected a non-negative number for 'tp' or auto");
+}
+
+struct collect {
+	int n, valid;
+	cvc_proj_scenario sc[64];
+	cvc_proj_result r[64];
+	char model[64][32];   /* sc[i].model dies with the study */
+};
+
+static int collect_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	struct collect *c = user;
+
+	if (c->n < 64) {
+		c->sc[c->n] = *sc;
+		c->r[c->n] = *r;
+		snprintf(c->model[c->n], sizeof c->model[0], "%s", sc->model);
+	}
+	c->n++;
+	c->valid += r->valid;
+	return 0;
+}
+
+static void run(const char *text, struct collect *c, int flags)
+{
+	cvc_proj_study *st = parse_ok(text);
+	cvc_proj_ctx *ctx = NULL;
+	uint64_t n = 0;
+
+	memset(c, 0, sizeof *c);
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_proj_study_run(st, ctx, flags, collect_cb, c, &n), CVC_OK, "%s",
+		     cvc_proj_study_errmsg(st));
+	cr_assert_eq((int)n, c->n);
+	cvc_proj_ctx_free(ctx);
+	cvc_proj_study_free(st);
+}
+
+Test(project, cross_product_ranges_lists_and_where)
+{
+	struct collect c;
+
+	/* 2 models x 3 batch sizes x 4 GPU counts = 24, minus the filter */
+	run("# comment\n"
+	    "model: [{name: a, layers: 4, hidden: 512, heads: 8},\n"
+	    "        {name: b, layers: 8, hidden: 1024, heads: 16, seq: [1024]}]\n"
+	    "training: {global_batch: [64, 128, 256]}\n"
+	    "hardware: {gpus: {from: 8, to: 64, mul: 2}}\n", &c, 0);
+	cr_assert_eq(c.n, 24);
+	cr_assert_eq(c.valid, 24);
+	cr_assert_str_eq(c.model[0], "a");
+	cr_assert_str_eq(c.model[12], "b");
+	cr_assert_eq(c.sc[12].seq, 1024);
+	cr_assert_eq(c.sc[0].seq, 2048, "model a keeps the default seq");
+	/* the last axis turns fastest */
+	cr_assert_eq(c.sc[0].gpus, 8);
+	cr_assert_eq(c.sc[1].gpus, 16);
+	cr_assert_eq(c.sc[3].gpus, 64);
+	cr_assert_eq(c.sc[4].global_batch, 128);
+
+	run("model: {layers: 4, hidden: 512, heads: 8}\n"
+	    "training: {global_batch: [64, 128, 256]}\n"
+	    "hardware: {gpus: {from: 8, to: 64, step: 8}}\n"
+	    "where: [\"gpus * 2 <= global_batch\", \"gpu == 'A100-SXM-80GB'\"]\n", &c, 0);
+	/* gpus 8..64 step 8; pairs with 2*gpus <= batch: 4 + 8 + 8 = 20 */
+	cr_assert_eq(c.n, 20);
+	for (int i = 0; i < c.n && i < 64; i++)
+		cr_assert_leq(2 * c.sc[i].gpus, c.sc[i].global_batch);
+}
+
+Test(project, auto_layouts_are_valid_and_cover_tp_pp)
+{
+	struct collect c;
+	int seen_tp8 = 0, seen_pp4 = 0;
+
+	run("model: {layers: 8, hidden: 1024, heads: 16}\n"
+	    "training: {global_batch: 64}\n"
+	    "parallelism: auto\n"
+	    "hardware: {gpus: 16}\n", &c, 0);
+	/* tp in {1,2,4,8} x pp in {1,2,4,8} with tp*pp | 16: 4+4+3+2 */
+	cr_assert_eq(c.n, 13, "got %d layouts", c.n);
+	for (int i = 0; i < c.n; i++) {
+		cr_assert(c.r[i].valid, "%s", c.r[i].reason);
+		cr_assert_eq(c.sc[i].tp * c.sc[i].pp * c.sc[i].dp, 16);
+		seen_tp8 |= c.sc[i].tp == 8;
+		seen_pp4 |= c.sc[i].pp == 4;
+	}
+	cr_assert(seen_tp8 && seen_pp4);
+	/* a fixed impossible layout is reported, not skipped */
+	run("model: {layers: 6, hidden: 1024, heads: 16}\n"
+	    "parallelism: {tp: 3, pp: 4}\nhardware: {gpus: 24}\n", &c, 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert_eq(c.r[0].valid, 0);
+	cr_assert(strstr(c.r[0].reason, "heads not divisible by tp"), "%s", c.r[0].reason);
+	run("model: {layers: 6, hidden: 1024, heads: 16}\n"
+	    "parallelism: {tp: 3, pp: 4}\nhardware: {gpus: 24}\n", &c, CVC_PROJ_VALID_ONLY);
+	cr_assert_eq(c.n, 0);
+}
+
+static void eval(const char *extra, cvc_proj_result *r, cvc_proj_scenario *out)
+{
+	char text[2048];
+	struct collect c;
+
+	snprintf(text, sizeof text,
+		 "model: {layers: 32, hidden: 4096, heads: 32, seq: 2048}\n"
+		 "training: {global_batch: 512, micro_batch: 1}\n"
+		 "hardware: {gpu: H100-SXM, gpus: 256}\n%s", extra);
+	run(text, &c, 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert(c.r[0].valid, "%s", c.r[0].reason);
+	*r = c.r[0];
+	if (out)
+		*out = c.sc[0];
+}
+
+static void check_sums(const cvc_proj_result *r)
+{
+	double comm = 0, hid = 0, exp = 0;
+
+	for (int k = 0; k < CVC_PROJ_COMM_N; k++) {
+		cr_assert_float_eq(r->hidden_type_s[k] + r->exposed_type_s[k], r->comm_type_s[k],
+				   1e-12 + 1e-9 * r->comm_type_s[k], "type %s",
+				   cvc_proj_comm_name(k));
+		cr_assert_geq(r->hidden_type_s[k], 0);
+		comm += r->comm_type_s[k];
+		hid += r->hidden_type_s[k];
+		exp += r->exposed_type_s[k];
+	}
+	cr_assert_float_eq(comm, r->comm_s, 1e-9 * comm);
+	cr_assert_float_eq(hid + exp, r->comm_s, 1e-9 * comm);
+	cr_assert_float_eq(r->compute_s + r->exposed_s + r->bubble_s, r->step_s, 1e-9 * r->step_s);
+}
+
+Test(project, decomposition_and_overlap)
+{
+	cvc_proj_result a, b, c2;
+	cvc_proj_scenario sa;
+
+	/* DP overlap hides part of the gradient all-reduce under backward */
+	eval("comm: {dp_overlap: false}\n", &a, &sa);
+	eval("comm: {dp_overlap: true}\n", &b, NULL);
+	check_sums(&a);
+	check_sums(&b);
+	cr_assert_eq(sa.dp, 256);
+	cr_assert_gt(a.comm_type_s[CVC_PROJ_COMM_DP], 0);
+	cr_assert_eq(a.hidden_type_s[CVC_PROJ_COMM_DP], 0);
+	cr_assert_gt(b.hidden_type_s[CVC_PROJ_COMM_DP], 0);
+	cr_assert_lt(b.step_s, a.step_s);
+	/* contention: hidden communication slows the compute under it */
+	cr_assert_float_eq(b.contention_s, 0.1 * b.hidden_s, 1e-12);
+
+	/* local SGD amortises the sync over H steps */
+	eval("comm: {dp_overlap: false, local_sgd_h: 4}\n", &c2, NULL);
+	cr_assert_float_eq(c2.comm_type_s[CVC_PROJ_COMM_DP], a.comm_type_s[CVC_PROJ_COMM_DP] / 4,
+			   1e-12);
+
+	/* pipeline bubble: (pp-1)/v of a micro-batch; interleaving shrinks it */
+	eval("parallelism: {tp: 2, pp: 4}\n", &a, &sa);
+	eval("parallelism: {tp: 2, pp: 4, vpp: 2}\n", &b, NULL);
+	check_sums(&a);
+	cr_assert_gt(a.bubble_s, 0);
+	cr_assert_float_eq(b.bubble_s, a.bubble_s / 2, 1e-9, "bubble %g vs %g", b.bubble_s,
+			   a.bubble_s);
+	cr_assert_gt(a.comm_type_s[CVC_PROJ_COMM_PP], 0);
+	cr_assert_gt(a.hidden_type_s[CVC_PROJ_COMM_PP], 0);
+	cr_assert_gt(a.comm_type_s[CVC_PROJ_COMM_TP], 0);
+	/* m = 512/(32*1) = 16 micro-batches: bubble = 3/16 of the pipeline */
+	cr_assert_float_eq(a.bubble_s / (a.step_s - a.bubble_s), 3.0 / 16, 0.03);
+
+	/* sequence parallelism: RS+AG moves what AR moves; TP overlap hides it */
+	eval("parallelism: {tp: 8}\n", &a, NULL);
+	eval("parallelism: {tp: 8, sp: true}\n", &b, NULL);
+	eval("parallelism: {tp: 8}\ncomm: {tp_overlap: true}\n", &c2, NULL);
+	cr_assert_float_eq(b.comm_type_s[CVC_PROJ_COMM_TP], a.comm_type_s[CVC_PROJ_COMM_TP],
+			   0.15 * a.comm_type_s[CVC_PROJ_COMM_TP]);
+	cr_assert_lt(b.mem_gb, a.mem_gb, "sp shards activations");
+	cr_assert_eq(a.hidden_type_s[CVC_PROJ_COMM_TP], 0);
+	cr_assert_gt(c2.hidden_type_s[CVC_PROJ_COMM_TP], 0);
+
+	/* ZeRO-3/FSDP: per-layer gathers, less memory */
+	eval("training: {zero: 0}\n", &a, NULL);
+	eval("training: {fsdp: true}\n", &b, NULL);
+	check_sums(&b);
+	cr_assert_eq(a.comm_type_s[CVC_PROJ_COMM_FSDP], 0);
+	cr_assert_gt(b.comm_type_s[CVC_PROJ_COMM_FSDP], 0);
+	cr_assert_gt(b.hidden_type_s[CVC_PROJ_COMM_FSDP], 0);
+	cr_assert_lt(b.mem_gb, a.mem_gb / 2);
+
+	/* MoE all-to-all only with expert parallelism; multi-cluster sync */
+	eval("model: {experts: 8, top_k: 2}\nparallelism: {ep: 8}\n", &a, NULL);
+	cr_assert_gt(a.comm_type_s[CVC_PROJ_COMM_EP], 0);
+	eval("comm: {clusters: 2, inter_cluster_gbps: 50, local_sgd_h: 1}\n", &a, NULL);
+	eval("comm: {clusters: 2, inter_cluster_gbps: 50, local_sgd_h: 8}\n", &b, NULL);
+	cr_assert_gt(a.comm_type_s[CVC_PROJ_COMM_XC], 0);
+	cr_assert_float_eq(b.comm_type_s[CVC_PROJ_COMM_XC], a.comm_type_s[CVC_PROJ_COMM_XC] / 8,
+			   1e-12);
+
+	/* faster links shorten communication, faster compute shortens compute */
+	eval("training: {zero: 0}\ncomm: {dp_overlap: false}\n", &a, NULL);
+	eval("training: {zero: 0}\ncomm: {dp_overlap: false}\n"
+	     "hardware: {scale: {inter_bw: 2}}\n", &b, NULL);
+	eval("training: {zero: 0}\ncomm: {dp_overlap: false}\n"
+	     "hardware: {scale: {compute: 2}}\n", &c2, NULL);
+	cr_assert_lt(b.comm_type_s[CVC_PROJ_COMM_DP], a.comm_type_s[CVC_PROJ_COMM_DP]);
+	cr_assert_lt(c2.compute_s, a.compute_s);
+	cr_assert_float_eq(c2.comm_type_s[CVC_PROJ_COMM_DP], a.comm_type_s[CVC_PROJ_COMM_DP], 1e-12);
+
+	/* MFU against the FLOPs: 6 N D-like count, HFU counts recompute */
+	eval("training: {recompute: full}\n", &a, NULL);
+	cr_assert_gt(a.hfu, a.mfu);
+	cr_assert_float_eq(a.tokens_per_s, 512.0 * 2048 / a.step_s, 1e-6 * a.tokens_per_s);
+	cr_assert_float_eq(a.gpu_hours, 256 * 1e12 / a.tokens_per_s / 3600, 1e-6 * a.gpu_hours);
+}
+
+Test(project, megatron_formula)
+{
+	/* eq. 3 of Narayanan et al. 2021 for GPT-3 175B, B = 1536 */
+	double f = cvc_proj_megatron_flops(1536, 2048, 96, 12288, 51200);
+
+	cr_assert_float_eq(f, 96.0 * 1536 * 2048 * 96 * 12288.0 * 12288 *
+				      (1 + 2048 / (6.0 * 12288) + 51200 / (16.0 * 96 * 12288)),
+			   1);
+}
+
+Test(project, streaming_stops_when_asked)
+{
+	cvc_proj_study *st = parse_ok("hardware: {gpus: {from: 1, to: 1000, step: 1}}\n");
+	cvc_proj_ctx *ctx = NULL;
+	uint64_t n = 0;
+	struct collect c = {0};
+
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_float_eq(cvc_proj_study_size(st), 1000, 0);
+	cr_assert_eq(cvc_proj_study_run(st, ctx, 0, collect_cb, &c, &n), CVC_OK);
+	cr_assert_eq(n, 1000);
+	cvc_proj_ctx_free(ctx);
+	cvc_proj_study_free(st);
+}
+
+/* ---- qualitative findings on the shipped study ------------------------------ */
+
+#define MAXR 20000
+
+struct row {
+	char model[24], gpu[24];
+	double scale, gpus, tp, pp, zero, tps, comm_share, exposed_share, tpg;
+	int fits;
+};
+
+struct rows {
+	struct row *v;
+	int n;
+};
+
+static int keep_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	struct rows *rs = user;
+	struct row *w;
+
+	if (!r->valid || rs->n >= MAXR)
+		return 0;
+	w = &rs->v[rs->n++];
+	snprintf(w->model, sizeof w->model, "%s", sc->model);
+	snprintf(w->gpu, sizeof w->gpu, "%s", sc->gpu);
+	w->scale = sc->scale_compute;
+	w->gpus = sc->gpus;
+	w->tp = sc->tp;
+	w->pp = sc->pp;
+	w->zero = sc->zero;
+	w->tps = r->tokens_per_s;
+	w->tpg = r->tokens_per_s_per_gpu;
+	w->comm_share = r->comm_share;
+	w->exposed_share = r->exposed_share;
+	w->fits = r->fits;
+	return 0;
+}
+
+static struct rows shipped;
+
+static void load_shipped(void)
+{
+	cvc_proj_study *st = NULL;
+	cvc_proj_ctx *ctx = NULL;
+
+	shipped.v = calloc(MAXR, sizeof *shipped.v);
+	cr_assert_not_null(shipped.v);
+	cr_assert_eq(cvc_proj_study_default(&st), CVC_OK, "%s", cvc_proj_study_errmsg(st));
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, keep_cb, &shipped, NULL),
+		     CVC_OK);
+	cr_assert_gt(shipped.n, 1000);
+	cr_assert_lt(shipped.n, MAXR);
+	cvc_proj_ctx_free(ctx);
+	cvc_proj_study_free(st);
+}
+
+static void free_shipped(void)
+{
+	free(shipped.v);
+}
+
+static const struct row *find(const char *model, const char *gpu, double scale, double gpus,
+			      double tp, double pp, double zero)
+{
+	for (int i = 0; i < shipped.n; i++) {
+		const struct row *w = &shipped.v[i];
+
+		if (!strcmp(w->model, model) && !strcmp(w->gpu, gpu) && w->scale == scale &&
+		    w->gpus == gpus && w->tp == tp && w->pp == pp && w->zero == zero)
+			return w;
+	}
+	return NULL;
+}
+
+/* Best tokens/s among fitting layouts; kind 0 any, 1 FSDP-only, 2 TP and/or PP. */
+static double best(const char *model, const char *gpu, double scale, double gpus, int kind)
+{
+	double b = 0;
+
+	for (int i = 0; i < shipped.n; i++) {
+		const struct row *w = &shipped.v[i];
+		int fsdp_only = w->tp == 1 && w->pp == 1 && w->zero == 3;
+
+		if (strcmp(w->model, model) || strcmp(w->gpu, gpu) || w->scale != scale ||
+		    w->gpus != gpus || !w->fits)
+			continue;
+		if ((kind == 1 && !fsdp_only) || (kind == 2 && w->tp == 1 && w->pp == 1))
+			continue;
+		if (w->tps > b)
+			b = w->tps;
+	}
+	return b;
+}
+
+Test(project_findings, comm_share_rises_with_gpus, .init = load_shipped, .fini = free_shipped)
+{
+	static const char *const models[] = {"llama2-70b", "gpt3-175b", "llama3-405b"};
+	static const double pps[] = {8, 8, 2}; /* 126 layers: pp 2 */
+
+	for (size_t m = 0; m < 3; m++) {
+		double prev = -1;
+
+		for (double g = 1024; g <= 16384; g *= 2) {
+			const struct row *w = find(models[m], "H100-SXM", 1, g, 8, pps[m], 1);
+
+			cr_assert_not_null(w, "%s at %g GPUs (tp 8, pp 8) missing", models[m], g);
+			cr_expect_gt(w->comm_share, prev, "%s: comm share %.3f at %g GPUs not above %.3f",
+				     models[m], w->comm_share, g, prev);
+			prev = w->comm_share;
+		}
+	}
+}
+
+Test(project_findings, exposed_share_rises_with_4x_compute_same_links, .init = load_shipped,
+     .fini = free_shipped)
+{
+	int checked = 0;
+
+	for (int i = 0; i < shipped.n; i++) {
+		const struct row *a = &shipped.v[i], *b;
+
+		if (strcmp(a->gpu, "B200") || a->scale != 1)
+			continue;
+		b = find(a->model, "B200", 4, a->gpus, a->tp, a->pp, a->zero);
+		cr_assert_not_null(b);
+		if (a->exposed_share < 0.01)
+			continue; /* nothing exposed to grow */
+		cr_expect_gt(b->exposed_share, a->exposed_share,
+			     "%s %g GPUs tp %g pp %g: exposed %.3f -> %.3f", a->model, a->gpus,
+			     a->tp, a->pp, a->exposed_share, b->exposed_share);
+		checked++;
+	}
+	cr_assert_gt(checked, 500);
+}
+
+Test(project_findings, fsdp_only_loses_to_tp_pp_beyond_some_gpu_count, .init = load_shipped,
+     .fini = free_shipped)
+{
+	static const char *const gpus[] = {"A100-SXM-80GB", "H100-SXM", "B200"};
+
+	for (size_t k = 0; k < 3; k++) {
+		double last_fsdp = 0;
+
+		/* the largest GPU count at which FSDP-only runs at all */
+		for (double g = 1024; g <= 16384; g *= 2)
+			if (best("llama2-70b", gpus[k], 1, g, 1) > 0)
+				last_fsdp = g;
+		cr_assert_gt(last_fsdp, 0, "%s: FSDP-only never fits", gpus[k]);
+		cr_assert_lt(last_fsdp, 16384, "%s: FSDP-only runs everywhere", gpus[k]);
+		/* beyond it, TP+PP layouts still run and keep scaling */
+		for (double g = last_fsdp * 2; g <= 16384; g *= 2) {
+			cr_expect_gt(best("llama2-70b", gpus[k], 1, g, 2),
+				     best("llama2-70b", gpus[k], 1, last_fsdp, 1),
+				     "%s: at %g GPUs TP+PP does not beat FSDP-only's best", gpus[k], g);
+			cr_expect_eq(best("llama2-70b", gpus[k], 1, g, 1), 0);
+		}
+	}
+	/* and on the compute-heavy future GPU FSDP-only loses wherever it runs */
+	for (double g = 1024; g <= 16384; g *= 2) {
+		double f = best("llama2-70b", "B200", 4, g, 1), t = best("llama2-70b", "B200", 4, g, 2);
+
+		if (f > 0)
+			cr_expect_lt(f, t, "B200x4 %g GPUs: FSDP-only %.0f vs TP+PP %.0f", g, f, t);
+	}
+}
+
+Test(project_findings, tokens_per_gpu_fall_as_gpus_grow, .init = load_shipped,
+     .fini = free_shipped)
+{
+	static const char *const models[] = {"llama2-7b", "llama2-70b", "gpt3-175b",
+					     "llama3-405b", "gpt-1t"};
+	static const char *const gpus[] = {"A100-SXM-80GB", "H100-SXM", "B200"};
+
+	for (size_t m = 0; m < 5; m++)
+		for (size_t k = 0; k < 3; k++) {
+			double prev = INFINITY, first = 0, last = 0;
+
+			for (double g = 1024; g <= 16384; g *= 2) {
+				double per = best(models[m], gpus[k], 1, g, 0) / g;
+
+				if (per <= 0)
+					continue; /* nothing fits at this size */
+				if (first == 0)
+					first = per;
+				last = per;
+				cr_expect_leq(per, prev * (1 + 1e-9), "%s on %s: %.1f tok/s/GPU at %g GPUs",
+					      models[m], gpus[k], per, g);
+				prev = per;
+			}
+			if (first > 0)
+				cr_expect_lt(last, first, "%s on %s: no decline", models[m], gpus[k]);
+		}
+}
