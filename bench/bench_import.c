@@ -70,7 +70,7 @@ static long long inflate_all(const char *path, char **text)
 	gzFile gz = gzopen(path, "rb");
 	size_t cap = (size_t)4 << 20, len = 0;
 	char *buf = malloc(cap + 1);
-	int n;
+	int n = 0;
 
 	if (!gz || !buf) {
 		if (gz)

@@ -12,7 +12,7 @@
 #include "cvc/cvc_report.h"
 
 static const char synopsis[] =
-	"[--db PATH] [--run NAME] [--projection FILE] [--scenario FILE] -o report.html "
+	"[--db PATH | --no-db] [--run NAME] [--projection FILE] [--scenario FILE] -o report.html "
 	"[--csv-dir DIR] [--title T]";
 
 int cmd_report(int argc, char **argv, struct cvc_ctx *ctx)
@@ -59,10 +59,8 @@ int cmd_report(int argc, char **argv, struct cvc_ctx *ctx)
 			return rc;
 		}
 	}
-	if (!db && !ro.projection) {
-		cli_usage(stderr, ctx->cmd, synopsis, opts);
-		return 2;
-	}
+	if (!db && !ro.projection)
+		return cli_error("report: nothing to report: give a database (--db) or a projection (--projection)");
 	st = cvc_rep_write(db, &ro, out, err, sizeof err);
 	cvc_db_close(db);
 	if (st)

@@ -644,7 +644,8 @@ static cvc_status mat_pair_markers(struct mat *m)
 	cvc_status st;
 	size_t i = 0;
 
-	qsort(m->marks, m->nmarks, sizeof *m->marks, marker_cmp);
+	if (m->nmarks)
+		qsort(m->marks, m->nmarks, sizeof *m->marks, marker_cmp);
 	while (i < m->nmarks) {
 		const struct cvc_spool_marker *a = &m->marks[i];
 
@@ -780,7 +781,8 @@ static void mat_prefill(struct mat *m, size_t end)
 		}
 		off += 8 + pad8(len);
 	}
-	qsort(m->colls, m->ncolls, sizeof *m->colls, coll_cmp);
+	if (m->ncolls) /* qsort's pointer must not be NULL, even for 0 items */
+		qsort(m->colls, m->ncolls, sizeof *m->colls, coll_cmp);
 }
 
 static cvc_status mat_finish(struct mat *m, size_t end, const char *spool_path)

@@ -25,7 +25,8 @@
 #include "study.h"
 
 #define MAX_FILE_BYTES (16u << 20)
-#define MAX_ALTS 10000000u      /* per axis, after flattening */
+#define MAX_ALTS 1000000u       /* per axis, after flattening (a sweep of 10^7
+				 * comes from crossing several axes) */
 
 static cvc_status fail_at(cvc_proj_study *st, const yaml_node_t *n, const char *fmt, ...)
 	CVC_PRINTF(3, 4);

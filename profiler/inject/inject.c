@@ -312,9 +312,11 @@ static void *finisher_main(void *arg)
 }
 
 /*
- * SIGINT/SIGTERM: the work is done by the finisher thread (nothing here is
- * async-signal-unsafe but sem_post and nanosleep), then the program's own
- * handler runs, or the default action with the old disposition restored.
+ * SIGINT/SIGTERM: the work is done by the finisher thread (only sem_post and
+ * nanosleep run here, both async-signal-safe; the wait is bounded at 10 s),
+ * then the program's own handler runs, or the default action with the old
+ * disposition restored.  A program that installs its own handler after us
+ * replaces this one; its exit() still flushes through atexit.
  */
 static void on_signal(int sig)
 {

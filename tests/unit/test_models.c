@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 
 #include "cvc/cvc_db.h"
+#include "cvc/cvc_import.h"
 #include "cvc/cvc_model.h"
 #include "testutil.h"
 
@@ -385,6 +386,50 @@ Test(models_coll, nccl_tests_h100_2node_busbw, .timeout = 60)
 		    (int)fit.params[0], sum, n, fit.extrap_mape);
 	cr_expect_leq(sum, 10.0);
 	cvc_model_rows_release(&rows);
+	cvc_hw_catalog_free(cat);
+}
+
+/* The same log through the nccl-tests importer into a db, then fitted from
+ * the db's nccl_tests rows (what `cvc fit` does with no sources). */
+Test(models_coll, nccl_tests_via_importer_and_db, .timeout = 60)
+{
+	const char *log = tu_shared("traces/nccl-tests-logs/h100x16_2node_a3mega_all_reduce_perf.txt");
+	const char *dir = tu_tmpdir();
+	cvc_hw_catalog *cat = cat_or_die();
+	cvc_db *db = NULL;
+	cvc_run_info ri = {.name = "ar", .format = "nccl-tests"};
+	cvc_import_opts io;
+	cvc_import_stats ist;
+	cvc_model_rows rows = {0};
+	cvc_model_fit fit;
+	int64_t run;
+	char err[256];
+	double sum = 0;
+	const cvc_hw_spec *spec;
+
+	memset(&io, 0, sizeof io);
+	memset(&ist, 0, sizeof ist);
+	cr_assert_eq(cvc_db_open(tu_path(dir, "nt.db"), CVC_DB_CREATE, &db), CVC_OK);
+	cr_assert_eq(cvc_db_begin(db), CVC_OK);
+	cr_assert_eq(cvc_db_run_new(db, &ri, &run), CVC_OK, "%s", cvc_db_errmsg(db));
+	cr_assert_eq(cvc_import_nccl_tests(db, run, log, &io, &ist), CVC_OK, "%s", cvc_db_errmsg(db));
+	cr_assert_eq(cvc_db_commit(db), CVC_OK);
+	cr_assert_eq(cvc_model_rows_from_db(&rows, db), CVC_OK, "%s", cvc_db_errmsg(db));
+	cr_assert_eq(rows.n, 31, "rows %zu", rows.n);
+	spec = cvc_hw_catalog_lookup(cat, rows.v[0].gpu[0] ? rows.v[0].gpu : "H100");
+	cr_assert_not_null(spec);
+	cr_assert_eq(cvc_model_fit_collective(rows.v, rows.n, spec, &fit, err, sizeof err), CVC_OK,
+		     "%s", err);
+	for (size_t i = 0; i < rows.n; i++)
+		sum += fabs(cvc_model_fit_predict(&fit, spec, &rows.v[i]) - rows.v[i].time_us) /
+		       rows.v[i].time_us;
+	sum = 100.0 * sum / (double)rows.n;
+	cr_log_info("nccl-tests log via cvc_import_nccl_tests + db: %zu rows, %d ranks, time MAPE %.2f%%",
+		    rows.n, rows.v[0].nranks, sum);
+	cr_expect_eq(rows.v[0].nranks, 16);
+	cr_expect_leq(sum, 10.0);
+	cvc_model_rows_release(&rows);
+	cvc_db_close(db);
 	cvc_hw_catalog_free(cat);
 }
 

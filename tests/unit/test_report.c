@@ -144,7 +144,7 @@ static void make_projection(const char *path)
 	int idx = 0;
 
 	cr_assert(f);
-	fputs("# study: synthetic (test_report.c)\n", f);
+	fputs("# study: synthetic (test_report.c) </script><b>not markup</b>\n", f);
 	fputs("index,study,model,layers,hidden,heads,kv_heads,ffn,vocab,ffn_type,gpu,gpus,tp,pp,dp,"
 	      "micro_batch,valid,fits,step_s,compute_s,bubble_s,comm_s,hidden_s,exposed_s,"
 	      "comm_share,exposed_share,mem_gb,mfu,tokens_per_s,comm_tp_s\n", f);
@@ -377,6 +377,40 @@ Test(report, malformed_tables_name_file_and_position)
 	free(dir);
 }
 
+Test(report, truncated_and_corrupted_inputs_never_crash)
+{
+	static const char csv[] = "# c\nmodel,gpus,step_s\n\"a,\"\"b\"\"\",8,1.5\nc,16,2\n";
+	static const char json[] = "{\"study\":\"s\",\"scenarios\":[{\"model\":\"a\",\"gpus\":8},"
+				   "{\"model\":[1,{\"x\":2}],\"gpus\":16.5}]}";
+	const char *const texts[] = {csv, json};
+	char *dir = mkdir_tmp(), *p = join(dir, "t.txt");
+
+	for (int k = 0; k < 2; k++) {
+		size_t n = strlen(texts[k]);
+
+		for (size_t cut = 0; cut <= n; cut++) {
+			for (int flip = 0; flip < 2; flip++) {
+				char buf[512], err[512];
+				cvc_rep_table *t = NULL;
+				cvc_status st;
+
+				memcpy(buf, texts[k], cut);
+				if (flip && cut > 0)
+					buf[cut / 2] ^= (char)0x5a; /* one corrupted byte */
+				cr_assert_eq(tu_write(p, buf, cut), 0);
+				st = cvc_rep_table_read(p, &t, err, sizeof err);
+				cr_assert(st == CVC_OK || st == CVC_ERR_FORMAT, "text %d cut %zu: %d", k, cut, st);
+				cr_assert((st == CVC_OK) == (t != NULL));
+				if (st)
+					cr_assert(strstr(err, p), "%s", err);
+				cvc_rep_table_free(t);
+			}
+		}
+	}
+	free(p);
+	free(dir);
+}
+
 /* ---- the page ------------------------------------------------------------------- */
 
 struct page {
@@ -457,7 +491,10 @@ Test(report, page_tables_equal_csv_and_figures_follow_the_trace)
 	cr_assert_eq(json_object_array_length(get(get(get(data, "tables"), "best_layout"), "rows")),
 		     4 * 2 * 5);
 	cr_assert_float_eq(cell(data, "scaling", 0, "scaling_efficiency"), 1.0, 1e-12);
-	cr_assert(strstr(json_object_get_string(get(data, "assumptions")), "study: synthetic"));
+	/* The echo survives intact, and only escaped in the page. */
+	cr_assert(strstr(json_object_get_string(get(data, "assumptions")),
+			 "study: synthetic (test_report.c) </script><b>not markup</b>"));
+	cr_assert_null(strstr(html, "<b>not markup"));
 	json_object_put(data);
 	free(html);
 	free_page(&pg);

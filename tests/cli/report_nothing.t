@@ -1,0 +1,3 @@
+args: report --no-db -o r.html
+exit: 2
+stderr: error: report: nothing to report

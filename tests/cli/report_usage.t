@@ -1,0 +1,3 @@
+args: report --db nothing.db
+exit: 2
+stderr: usage: cvc report
