@@ -9,7 +9,7 @@ ASAN    ?= build-asan
 # Debian 12 packages the build and tests need (apt names).
 DEB_PKGS = build-essential cmake pkg-config libsqlite3-dev libpcre2-dev \
 	libcriterion-dev libgsl-dev libjson-c-dev zlib1g-dev libyaml-dev \
-	libjs-chart.js sqlite3
+	libjs-chart.js sqlite3 chromium
 
 .PHONY: all setup build build-asan demo test clean
 
@@ -35,10 +35,34 @@ build-asan: setup
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=asan >/dev/null
 	cmake --build $(ASAN) -j $(JOBS)
 
-# The main job on its embedded default.
+# The main job on its embedded default: the shipped projection study, priced
+# with operator models fitted from the real measurements in ../shared when
+# present (spec-sheet defaults otherwise), next to a real trace's breakdown,
+# written as CSV, JSON and one self-contained HTML report.
+DEMO = demo-out
 demo: build
-	@mkdir -p demo-out
-	./$(BUILD)/cvc demo --out demo-out --shared $(SHARED)
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@if [ -d "$(SHARED)/traces" ]; then \
+		./$(BUILD)/cvc import --db $(DEMO)/demo.db --run dlrm-8xv100 \
+			$(SHARED)/traces/param-dlrm-8xv100/*.json.gz && \
+		./$(BUILD)/cvc import --db $(DEMO)/demo.db --run resnet-ddp-a100 \
+			$(SHARED)/traces/hta-nccl-args-a100-w2/nccl_data.json.gz && \
+		./$(BUILD)/cvc analyze --db $(DEMO)/demo.db && \
+		./$(BUILD)/cvc fit --db $(DEMO)/demo.db \
+			$(SHARED)/traces/xla-perf-tables/xla_matmul_perf_table.csv.gz \
+			$(SHARED)/traces/vidur-profiling/compute/a100__Llama-2-7b-hf__mlp.csv.gz \
+			$(SHARED)/traces/nccl-tests-logs/h100x16_2node_a3mega_all_reduce_perf.txt \
+			>/dev/null; \
+	else \
+		echo "note: $(SHARED) is absent: projecting with spec-sheet default models"; \
+		./$(BUILD)/cvc import --help >/dev/null; \
+	fi
+	./$(BUILD)/cvc project $$( [ -f $(DEMO)/demo.db ] && echo --db $(DEMO)/demo.db ) \
+		--csv $(DEMO)/study.csv --json $(DEMO)/study.json --origins
+	./$(BUILD)/cvc report $$( [ -f $(DEMO)/demo.db ] && echo --db $(DEMO)/demo.db || echo --no-db ) \
+		--projection $(DEMO)/study.csv -o $(DEMO)/report.html --csv-dir $(DEMO)/tables \
+		--title "cvc: compute vs communication, shipped study"
+	@echo "wrote $(DEMO)/study.csv, $(DEMO)/study.json and $(DEMO)/report.html"
 
 test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
