@@ -11,10 +11,11 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "cvc/cvc_classify.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
 
-static const char synopsis[] = "[--db PATH] [--run NAME] [-j N] FILE|DIR...";
+static const char synopsis[] = "[--db PATH] [--run NAME] [--rules FILE] [-j N] FILE|DIR...";
 
 struct progress {
 	int on;
@@ -128,12 +129,13 @@ static int expand_dir(const char *dir, struct pathlist *out)
 
 int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 {
-	const char *db_path = CVC_DEFAULT_DB, *run = NULL;
+	const char *db_path = CVC_DEFAULT_DB, *run = NULL, *rules_path = NULL;
 	long long jobs = 1;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_STR, &db_path, "PATH", "database to import into (created if missing; default cvc.db)", NULL},
 		{"run", 0, CLI_STR, &run, "NAME", "run to add to (created if missing; default: first file's name)", NULL},
 		{"jobs", 'j', CLI_INT, &jobs, "N", "parse N files in parallel", NULL},
+		{"rules", 0, CLI_STR, &rules_path, "FILE", "classify kernels with this rule file instead of the shipped rules", NULL},
 		{0},
 	};
 	struct pathlist files = {0};
@@ -141,6 +143,8 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	cvc_import_opts io = {0};
 	cvc_import_stats stats = {0};
 	cvc_db *db = NULL;
+	cvc_rules *rules = NULL;
+	char err[1024];
 	struct stat sb;
 	int64_t run_id = 0;
 	int npos, rc = 0, existed;
@@ -165,6 +169,11 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	}
 	if (rc)
 		goto out;
+	/* Rules first: a bad rule file must not leave even an empty database. */
+	if (rules_path && (st = cvc_rules_load(rules_path, &rules, err, sizeof err))) {
+		rc = cli_fail(st, "%s", err);
+		goto out;
+	}
 	existed = stat(db_path, &sb) == 0;
 	st = cvc_db_open(db_path, CVC_DB_CREATE, &db);
 	if (st) {
@@ -174,6 +183,7 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	prog.on = ctx->progress;
 	io.run_name = run;
 	io.jobs = (int)jobs;
+	io.rules = rules;
 	io.progress = show_progress;
 	io.progress_arg = &prog;
 	st = cvc_import_files(db, (const char *const *)files.v, files.n, &io, &run_id, &stats);
@@ -203,6 +213,7 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	       (long long)stats.nccl_rows);
 out:
 	cvc_db_close(db);
+	cvc_rules_free(rules);
 	for (int i = 0; i < files.n; i++)
 		free(files.v[i]);
 	free(files.v);

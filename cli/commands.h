@@ -17,5 +17,5 @@ int cmd_report(int argc, char **argv, struct cvc_ctx *ctx);
 int cmd_export(int argc, char **argv, struct cvc_ctx *ctx);
 int cmd_project(int argc, char **argv, struct cvc_ctx *ctx);
 int cmd_validate(int argc, char **argv, struct cvc_ctx *ctx);
-
+int cmd_calibrate(int argc, char **argv, struct cvc_ctx *ctx);
 #endif

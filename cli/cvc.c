@@ -21,6 +21,7 @@ static const struct cvc_cmd commands[] = {
 	{"export", cmd_export, "export the timeline as Chrome trace JSON (--perfetto FILE)"},
 	{"project", cmd_project, "project training steps of scenario files (YAML) to CSV/JSON"},
 	{"validate", cmd_validate, "compare projections with published measurements (CSV)"},
+	{"calibrate", cmd_calibrate, "profile only the operators a study needs (--plan: what and how long)"},
 	{"version", cmd_version, "print the version"},
 };
 

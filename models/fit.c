@@ -406,7 +406,32 @@ struct cctx {
 	cvc_model_coll c;
 	int nranks;
 	double f;
+	int large;         /* attach a large-message regime */
+	double bw_l, sfill; /* its bus bandwidth (GB/s) and fill (bytes) */
 };
+
+/*
+ * Appends the large-message regime t = (S + sfill) f / bw_l, competing with
+ * the fitted ones above dom_max (opmodel_int.h).  Its bandwidth is the
+ * system's link bandwidth times an efficiency fitted on other measured data
+ * (XLA's H100 table), never on the rows at hand: sizes below the largest
+ * measured one cannot show a protocol NCCL only picks above it.
+ */
+static void attach_large(double *p, int *np, double dom_max, const struct cctx *cx)
+{
+	int nreg = (int)p[0];
+	double *q = p + 1 + CP_PER * nreg;
+
+	if (nreg >= CP_MAXREG)
+		return;
+	q[0] = -dom_max;
+	q[1] = cx->sfill * cx->f / (cx->bw_l * 1e3);
+	q[2] = cx->bw_l;
+	q[3] = 1.0;
+	q[4] = dom_max;
+	p[0] = nreg + 1;
+	*np = 1 + CP_PER * (nreg + 1);
+}
 
 static double cs_predict(const double *p, int np, double s, const struct cctx *cx)
 {
@@ -432,13 +457,13 @@ static double pts_mape(const double *p, int np, const struct cpt *pts, size_t lo
  * messages than were measured, so a structure that only bends to the data
  * it saw loses (the weight was chosen on vidur's a100_dgx groups).
  */
-static void coll_choose(const struct cpt *pts, size_t n, const struct cctx *cx, double *p,
-			int *np)
+static void coll_choose(const struct cpt *pts, size_t n, const struct cctx *cx, int maxreg,
+			double *p, int *np)
 {
 	double best_score = INFINITY;
 	size_t minseg = n >= 40 ? n / 10 : 3;
 
-	for (int nreg = 1; nreg <= CP_MAXREG; nreg++) {
+	for (int nreg = 1; nreg <= maxreg; nreg++) {
 		for (int lp = 0; lp <= 1; lp++) {
 			struct cstruct full, half;
 			double q[CVC_MODEL_MAXPARAM], qh[CVC_MODEL_MAXPARAM], score;
@@ -452,6 +477,8 @@ static void coll_choose(const struct cpt *pts, size_t n, const struct cctx *cx, 
 			search(pts, n / 2, nreg, lp, minseg / 2 > 2 ? minseg / 2 : 2, &half);
 			if (half.nreg) {
 				to_params(&half, pts, cx->f, qh, &nqh);
+				if (cx->large)
+					attach_large(qh, &nqh, pts[n / 2 - 1].s, cx);
 				score += pts_mape(qh, nqh, pts, n / 2, n, cx);
 			} else {
 				score += 1000.0; /* cannot be checked: last resort */
@@ -472,6 +499,7 @@ cvc_status cvc_model_fit_collective(const cvc_model_row *rows, size_t n, const c
 	cvc_model_row *s = NULL;
 	struct cctx cx;
 	cvc_status st = CVC_OK;
+	int nfit;
 
 	if (!rows || !out || !err || !errlen)
 		return CVC_ERR_USAGE;
@@ -510,7 +538,25 @@ cvc_status cvc_model_fit_collective(const cvc_model_row *rows, size_t n, const c
 	cx.c = out->coll;
 	cx.nranks = out->nranks;
 	cx.f = cvc_model_busbw_factor(out->coll, out->nranks);
-	coll_choose(pts, n, &cx, out->params, &out->nparams);
+	cx.large = 0;
+	{
+		/* One NVLink domain with a known link: NCCL's large-message protocol
+		 * gets a spec-sheet regime (docs/MODELS.md "Large messages"). */
+		int gpn = out->gpus_per_node > 0 ? out->gpus_per_node : spec ? spec->gpus_per_node : 0;
+		double eff, sfill;
+
+		if (spec && spec->intra_bw_gbps > 0 && gpn > 1 && out->nranks <= gpn &&
+		    opm_coll_simple_ref(out->coll, out->nranks, &eff, &sfill)) {
+			cx.large = 1;
+			cx.bw_l = eff * spec->intra_bw_gbps;
+			cx.sfill = sfill;
+		}
+	}
+	/* with a large regime, the fitted ones get the other CP_MAXREG - 1 slots */
+	coll_choose(pts, n, &cx, cx.large ? CP_MAXREG - 1 : CP_MAXREG, out->params, &out->nparams);
+	nfit = (int)out->params[0];
+	if (cx.large)
+		attach_large(out->params, &out->nparams, pts[n - 1].s, &cx);
 	/* busbw was computed with factor f; predictions use the same f. */
 	out->n_points = (int)n;
 	out->dom_min = pts[0].s;
@@ -523,7 +569,7 @@ cvc_status cvc_model_fit_collective(const cvc_model_row *rows, size_t n, const c
 		/* Extrapolation quality of the chosen form: refit its regime count
 		 * on the smaller half. */
 		{
-			int nreg = (int)out->params[0];
+			int nreg = nfit;
 			int lp = out->params[1 + CP_PER * (nreg - 1) + 3] < 1.0;
 			size_t ms = n >= 40 ? n / 20 : 2;
 			double q[CVC_MODEL_MAXPARAM];
@@ -534,6 +580,8 @@ cvc_status cvc_model_fit_collective(const cvc_model_row *rows, size_t n, const c
 				search(pts, n / 2, 1, lp, 2, &half);
 			if (half.nreg) {
 				to_params(&half, pts, cx.f, q, &nq);
+				if (cx.large)
+					attach_large(q, &nq, pts[n / 2 - 1].s, &cx);
 				out->extrap_mape = pts_mape(q, nq, pts, n / 2, n, &cx);
 			}
 		}

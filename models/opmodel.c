@@ -102,25 +102,71 @@ double opm_gemm_us(const double *p, const cvc_hw_spec *spec, int64_t m, int64_t 
 	return tc > tmem ? tc : tmem;
 }
 
-double opm_coll_us(const double *p, int nparams, cvc_model_coll c, int64_t bytes, int nranks)
-{
-	int nreg = (int)p[0], r = 0;
-	const double *q;
-	double f, x, t;
+/*
+ * Large-message references, one per group size in one NVLink domain, fitted
+ * (tests/unit/test_models.c models_coll.simple_ref_matches_xla recomputes
+ * them) on XLA's sm_90 all-reduce table: the largest third of the sizes
+ * (32 MiB .. 2 GiB), t = a + b S weighted on relative error; eff =
+ * f(n)/b / 450 GB/s (H100 NVLink, unidirectional), sfill = a/b bytes.  The
+ * fill is carried as bytes, not microseconds: in a pipelined ring it is
+ * the chunks in flight over the steps, whose time scales with 1/bandwidth.
+ */
+static const struct {
+	int n;
+	double eff, sfill;
+} simple_ref[] = {
+	{2, 0.5386, 12.56e6},
+	{4, 0.6613, 10.26e6},
+	{8, 0.8925, 18.86e6},
+};
 
-	if (nreg < 1 || nparams < 1 + CP_PER * nreg)
-		return NAN;
-	for (int i = 1; i < nreg; i++)
-		if ((double)bytes >= p[1 + CP_PER * i])
-			r = i;
-	q = p + 1 + CP_PER * r;
-	f = cvc_model_busbw_factor(c, nranks > 1 ? nranks : 2);
+int opm_coll_simple_ref(cvc_model_coll c, int n, double *eff, double *sfill)
+{
+	size_t best = 0;
+
+	if (c != CVC_MODEL_ALLREDUCE || n < 2)
+		return 0;
+	/* nearest measured group size, on log n */
+	for (size_t i = 1; i < sizeof simple_ref / sizeof simple_ref[0]; i++)
+		if (fabs(log((double)n / simple_ref[i].n)) < fabs(log((double)n / simple_ref[best].n)))
+			best = i;
+	*eff = simple_ref[best].eff;
+	*sfill = simple_ref[best].sfill;
+	return 1;
+}
+
+static double regime_us(const double *q, double f, int64_t bytes)
+{
+	double t;
+
 	if (q[2] <= 0 || q[4] <= 0)
 		return q[1] > 0.1 ? q[1] : 0.1;
 	/* time over the bandwidth term at s_ref, scaled by (s/s_ref)^exponent */
-	x = q[4] * f / (q[2] * 1e3) * pow((double)bytes / q[4], q[3]);
-	t = q[1] + x;
+	t = q[1] + q[4] * f / (q[2] * 1e3) * pow((double)bytes / q[4], q[3]);
 	return t > 0.1 ? t : 0.1;
+}
+
+double opm_coll_us(const double *p, int nparams, cvc_model_coll c, int64_t bytes, int nranks)
+{
+	int nreg = (int)p[0], nfit, r = 0;
+	double f, t;
+
+	if (nreg < 1 || nreg > CP_MAXREG || nparams < 1 + CP_PER * nreg)
+		return NAN;
+	nfit = nreg;
+	if (nreg > 1 && p[1 + CP_PER * (nreg - 1)] < 0)
+		nfit = nreg - 1; /* the last is a large-message regime */
+	for (int i = 1; i < nfit; i++)
+		if ((double)bytes >= p[1 + CP_PER * i])
+			r = i;
+	f = cvc_model_busbw_factor(c, nranks > 1 ? nranks : 2);
+	t = regime_us(p + 1 + CP_PER * r, f, bytes);
+	if (nfit < nreg && (double)bytes > -p[1 + CP_PER * nfit]) {
+		double tl = regime_us(p + 1 + CP_PER * nfit, f, bytes);
+
+		t = tl < t ? tl : t;
+	}
+	return t;
 }
 
 /* ---- modelset -------------------------------------------------------------------- */

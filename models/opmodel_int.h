@@ -18,9 +18,23 @@
 enum { GP_T0, GP_WAVE, GP_CWAVE, GP_CFLOP, GP_MEMEFF, GP_TILE, GP_N };
 
 /* Collective, form "regimes": p[0] = number of regimes, then per regime
- * lo_bytes, alpha_us, busbw_gbps, exponent, s_ref (5 each). */
+ * lo_bytes, alpha_us, busbw_gbps, exponent, s_ref (5 each).  A regime with
+ * lo_bytes < 0 is a large-message regime (NCCL's Simple protocol): it is
+ * not chosen by size but competes, for sizes above -lo_bytes (the largest
+ * size fitted), with the fitted regime as min(fitted, large), the way
+ * NCCL's tuner takes the fastest protocol.  At most one, always last. */
 #define CP_PER 5
 #define CP_MAXREG 3
+
+/*
+ * Large-message (Simple protocol) reference for a collective of n ranks in
+ * one NVLink domain: eff = its bus bandwidth / the GPU's unidirectional
+ * link bandwidth, sfill = its pipeline fill expressed in bytes
+ * (t = (S + sfill) f(n) / (eff link)).  Fitted on XLA's sm_90 collective
+ * table (docs/MODELS.md "Large messages").  Returns 0 when there is no
+ * reference for c.
+ */
+int opm_coll_simple_ref(cvc_model_coll c, int n, double *eff, double *sfill);
 
 /* Peak FLOP/s of spec for dt in FLOP per us; falls back along
  * bf16 -> fp16 -> fp32 (and tf32 -> fp32) when the sheet has no figure. */

@@ -46,6 +46,7 @@ typedef struct cvc_import_opts {
 	const char *run_name;  /* run to add to (created if missing); NULL: named
 				  after the first file */
 	int jobs;              /* files parsed in parallel; <= 1 sequential */
+	const struct cvc_rules *rules; /* classifier rules; NULL = shipped default */
 	cvc_progress_fn progress;
 	void *progress_arg;
 } cvc_import_opts;

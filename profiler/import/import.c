@@ -481,7 +481,7 @@ cvc_status cvc_import_files(cvc_db *db, const char *const *paths, int n,
 				goto fail;
 	}
 	stats->files = n;
-	if ((st = cvc_classify_db(db, NULL, 0)))
+	if ((st = cvc_classify_db(db, opts->rules, 0)))
 		goto fail;
 	if ((st = cvc_db_commit(db)))
 		goto fail;

@@ -112,8 +112,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* The valid-bytes count CUPTI hands over may cut the last record. */
 	valid = used;
-	if (size > 0 && (data[0] & 0x80) && used > 0)
-		valid = used - (data[size - 1] % 64);
+	if (size > 0 && (data[0] & 0x80) && (size_t)(data[size - 1] % 64) < used)
+		valid = used - data[size - 1] % 64;
 
 	fz_write((const uint8_t *)"", 0);  /* names the per-process paths */
 	snprintf(spool, sizeof spool, "%s.spool", s->path);

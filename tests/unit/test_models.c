@@ -288,11 +288,15 @@ static double coll_mape(const cvc_model_fit *fit, const cvc_model_row *rows, siz
  * applies to each worker count in its packed placement (as many GPUs per
  * node as fit); the spread placements are printed only.
  *
- * Known shortfall, kept visible rather than hidden: for 8 and 16 workers
- * NCCL switches protocol above 16 MiB (8 GPUs: 364 us at 21 MiB, 315 us at
- * 23 MiB, then a steeper bandwidth), which no fit of sizes <= 16 MiB can
- * see.  Those groups are held to a 25% regression bound and logged as
- * missing the 10% bar.
+ * Intra-node groups get the large-message regime whose bandwidth is the
+ * spec sheet's NVLink times an efficiency fitted on XLA's H100 table (no
+ * a100_dgx row above 16 MiB is used).  Known shortfall, kept visible rather
+ * than hidden (docs/MODELS.md "Known gaps"): for 8 workers the A100's
+ * large-message efficiency is below the H100's, and for 16 workers (two
+ * nodes) the measured network is far below the spec sheet's NICs, so no
+ * spec-derived regime applies.  Those groups are held to regression bounds
+ * (8: 20%, 16: 15%, above the 17.2% / 12.0% measured when written) and
+ * logged as missing the 10% bar.
  */
 Test(models_coll, vidur_a100_allreduce_extrapolates, .timeout = 120)
 {
@@ -331,13 +335,35 @@ Test(models_coll, vidur_a100_allreduce_extrapolates, .timeout = 120)
 						      sizeof err),
 			     CVC_OK, "%s", err);
 		m = coll_mape(&fit, te, nte);
-		cr_log_info("vidur a100_dgx all_reduce %2d workers, %d per node%s: fit %zu rows <= 16 MiB "
-			    "(MAPE %.2f%%, %d regimes), predict %zu rows > 16 MiB: MAPE %.2f%%%s",
-			    groups[g][0], groups[g][1], packed ? " (packed)" : "", ntr, fit.mape,
-			    (int)fit.params[0], nte, m,
-			    !packed ? "" : m <= 10.0 ? " (bar 10%: met)" : " (bar 10%: NOT met)");
+		{
+			/* bands, for the Known gaps evidence: (16,32] and (32,64] MiB */
+			cvc_model_row *lo = malloc(nte * sizeof *lo), *hi = malloc(nte * sizeof *hi);
+			size_t nlo = 0, nhi = 0;
+			int nreg = (int)fit.params[0];
+			int large = nreg > 1 && fit.params[1 + 5 * (nreg - 1)] < 0;
+
+			cr_assert(lo && hi);
+			for (size_t i = 0; i < nte; i++) {
+				if (te[i].bytes <= 32 << 20)
+					lo[nlo++] = te[i];
+				else
+					hi[nhi++] = te[i];
+			}
+			cr_log_info("vidur a100_dgx all_reduce %2d workers, %d per node%s: fit %zu rows <= 16 MiB "
+				    "(MAPE %.2f%%, %d regimes%s), predict %zu rows > 16 MiB: MAPE %.2f%% "
+				    "[(16,32] MiB %.2f%%, (32,64] MiB %.2f%%]%s",
+				    groups[g][0], groups[g][1], packed ? " (packed)" : "", ntr, fit.mape,
+				    nreg, large ? " incl. the spec-sheet large-message one" : "", nte, m,
+				    coll_mape(&fit, lo, nlo), coll_mape(&fit, hi, nhi),
+				    !packed ? "" : m <= 10.0 ? " (bar 10%: met)" : " (bar 10%: NOT met)");
+			/* the large-message regime is attached exactly to one-node groups */
+			cr_expect_eq(large, groups[g][0] <= groups[g][1] && groups[g][1] > 1,
+				     "%d workers, %d per node", groups[g][0], groups[g][1]);
+			free(lo);
+			free(hi);
+		}
 		if (packed) {
-			double bound = groups[g][0] >= 8 ? 25.0 : 10.0;
+			double bound = groups[g][0] >= 16 ? 15.0 : groups[g][0] >= 8 ? 20.0 : 10.0;
 
 			cr_expect_leq(m, bound, "%d workers: MAPE %.2f%% > %.0f%%", groups[g][0], m, bound);
 			checked++;
@@ -346,6 +372,92 @@ Test(models_coll, vidur_a100_allreduce_extrapolates, .timeout = 120)
 		free(te);
 	}
 	cr_expect_geq(checked, 4);
+	cvc_model_rows_release(&rows);
+	cvc_hw_catalog_free(cat);
+}
+
+/*
+ * The large-message references compiled into models/opmodel.c are what
+ * XLA's sm_90 all-reduce table gives: recomputed here (largest third of the
+ * sizes, t = a + b S weighted on relative error) and compared with the
+ * regime a fit on the H100 system attaches (bandwidth = eff x 450 GB/s,
+ * fill = a/b bytes).
+ */
+Test(models_coll, simple_ref_matches_xla, .timeout = 60)
+{
+	static const int ns[] = {2, 4, 8};
+	cvc_hw_catalog *cat = cat_or_die();
+	const cvc_hw_spec *sys = spec_or_die(cat, "dgx-h100"), *h100 = spec_or_die(cat, "H100");
+	cvc_model_rows rows = {0};
+
+	read_or_die(&rows, tu_shared("traces/xla-perf-tables/xla_collective_perf_table.csv.gz"), NULL);
+	for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+		int64_t sz[64];
+		double tm[64], sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, a, b, f, eff, fill;
+		size_t m = 0, top;
+		cvc_model_row syn[8];
+		cvc_model_fit fit;
+		char err[256];
+		const double *q;
+		int nreg;
+
+		for (size_t i = 0; i < rows.n && m < 64; i++) {
+			const cvc_hw_spec *s = cvc_hw_catalog_lookup(cat, rows.v[i].gpu);
+
+			if (s == h100 && rows.v[i].coll == CVC_MODEL_ALLREDUCE && rows.v[i].nranks == ns[k])
+				sz[m] = rows.v[i].bytes, tm[m] = rows.v[i].time_us, m++;
+		}
+		cr_assert_geq(m, 12, "n=%d: %zu rows", ns[k], m);
+		/* sort by size (insertion: a few dozen rows) */
+		for (size_t i = 1; i < m; i++)
+			for (size_t j = i; j > 0 && sz[j - 1] > sz[j]; j--) {
+				int64_t ts = sz[j];
+				double tt = tm[j];
+
+				sz[j] = sz[j - 1], tm[j] = tm[j - 1], sz[j - 1] = ts, tm[j - 1] = tt;
+			}
+		top = m - m / 3;
+		for (size_t i = top; i < m; i++) {
+			double w = 1.0 / (tm[i] * tm[i]), x = (double)sz[i];
+
+			sw += w, sx += w * x, sy += w * tm[i], sxx += w * x * x, sxy += w * x * tm[i];
+		}
+		b = (sw * sxy - sx * sy) / (sw * sxx - sx * sx);
+		a = (sy - b * sx) / sw;
+		f = cvc_model_busbw_factor(CVC_MODEL_ALLREDUCE, ns[k]);
+		eff = f / b / 1e3 / h100->intra_bw_gbps;
+		fill = a / b;
+		/* any fit of an n-rank group on one dgx-h100 node carries the regime */
+		for (int i = 0; i < 8; i++) {
+			memset(&syn[i], 0, sizeof syn[i]);
+			syn[i].kind = CVC_MODEL_COLLECTIVE;
+			syn[i].coll = CVC_MODEL_ALLREDUCE;
+			syn[i].nranks = ns[k];
+			syn[i].gpus_per_node = 8;
+			syn[i].bytes = (int64_t)1 << (10 + 2 * i);
+			syn[i].time_us = 20.0 + (double)syn[i].bytes / 1e5;
+		}
+		cr_assert_eq(cvc_model_fit_collective(syn, 8, sys, &fit, err, sizeof err), CVC_OK, "%s", err);
+		nreg = (int)fit.params[0];
+		q = fit.params + 1 + 5 * (nreg - 1);
+		cr_assert_lt(q[0], 0, "n=%d: no large-message regime attached", ns[k]);
+		cr_log_info("XLA sm_90 all-reduce n=%d, %zu largest sizes: efficiency %.4f of %.0f GB/s, "
+			    "fill %.2f MB; attached regime: %.1f GB/s, fill %.2f MB",
+			    ns[k], m - top, eff, h100->intra_bw_gbps, fill / 1e6, q[2],
+			    q[1] * q[2] * 1e3 / f / 1e6);
+		cr_expect(fabs(q[2] / (eff * sys->intra_bw_gbps) - 1) < 0.002, "n=%d: bw %.2f vs %.2f",
+			  ns[k], q[2], eff * sys->intra_bw_gbps);
+		cr_expect(fabs(q[1] * q[2] * 1e3 / f / fill - 1) < 0.002, "n=%d: fill %.0f vs %.0f", ns[k],
+			  q[1] * q[2] * 1e3 / f, fill);
+		/* above the fitted sizes the prediction is the faster of the two */
+		{
+			cvc_model_row big = syn[7];
+
+			big.bytes = (int64_t)1 << 30;
+			cr_expect_leq(cvc_model_fit_predict(&fit, sys, &big),
+				      q[1] + (double)big.bytes * f / (q[2] * 1e3) + 1e-6);
+		}
+	}
 	cvc_model_rows_release(&rows);
 	cvc_hw_catalog_free(cat);
 }

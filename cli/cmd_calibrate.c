@@ -1,0 +1,413 @@
+/*
+ * cmd_calibrate.c - `cvc calibrate [SCENARIOS.yaml]`: plan the
+ * microbenchmarks a study needs (--plan: no GPU needed), or run them with
+ * cvc_calibrate_run (one process per local GPU, or one per rank under
+ * mpirun/srun) and fit the results into the database (docs/CALIBRATE.md).
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "cvc/cvc_calibrate.h"
+#include "cvc/cvc_project.h"
+
+static const char synopsis[] = "[SCENARIOS.yaml] [--plan] [--csv FILE] [--gpus N] [--db PATH]";
+
+#define MAX_FIT_FILES 512
+
+/*
+ * GPUs the driver sees: -1 with *why set when there is no usable driver.
+ * The driver is loaded at run time so the tool builds and runs without
+ * CUDA; this is the same check the runner repeats with the runtime API.
+ */
+static int probe_gpus(char *why, size_t cap)
+{
+	typedef int (*init_fn)(unsigned);
+	typedef int (*count_fn)(int *);
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	init_fn cu_init;
+	count_fn cu_count;
+	int n = 0, rc;
+
+	if (!h) {
+		const char *e = dlerror();
+
+		snprintf(why, cap, "cannot load the CUDA driver (%s)", e ? e : "libcuda.so.1");
+		return -1;
+	}
+	*(void **)&cu_init = dlsym(h, "cuInit");
+	*(void **)&cu_count = dlsym(h, "cuDeviceGetCount");
+	if (!cu_init || !cu_count) {
+		snprintf(why, cap, "libcuda.so.1 lacks cuInit/cuDeviceGetCount");
+		n = -1;
+	} else if ((rc = cu_init(0)) != 0) {
+		snprintf(why, cap, "cuInit failed with CUDA error %d (no GPU or driver)", rc);
+		n = -1;
+	} else if ((rc = cu_count(&n)) != 0 || n < 1) {
+		snprintf(why, cap, "the CUDA driver sees no GPU");
+		n = -1;
+	}
+	dlclose(h);
+	return n;
+}
+
+/* Directory of the running cvc binary (the runner is installed beside it). */
+static int self_dir(char *buf, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+	char *slash;
+
+	if (n <= 0 || (size_t)n >= cap - 1)
+		return -1;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return 0;
+}
+
+static int find_runner(char *out, size_t cap)
+{
+	char dir[PATH_MAX];
+	int n;
+
+	if (self_dir(dir, sizeof dir))
+		return -1;
+	n = snprintf(out, cap, "%s/cvc_calibrate_run", dir);
+	if (n < 0 || (size_t)n >= cap || access(out, X_OK))
+		return -1;
+	return 0;
+}
+
+static void print_plan(FILE *f, const char *study, const cvc_cal_opts *o,
+		       const cvc_cal_summary *s)
+{
+	uint64_t te = 0, tp = 0;
+
+	fprintf(f, "calibration plan for study '%s': %llu valid scenarios\n", study,
+		(unsigned long long)s->scenarios);
+	fprintf(f, "measured on %d GPU%s (%d per node); estimates for %s, %d warm-up + %d timed "
+		"runs per shape\n", o->gpus, o->gpus == 1 ? "" : "s", o->gpus_per_node, o->gpu,
+		o->warmup, o->reps);
+	fprintf(f, "%-12s %10s %10s\n", "kind", "exact", "planned");
+	for (int k = 0; k < CVC_CAL_NKIND; k++) {
+		fprintf(f, "%-12s %10llu %10llu\n", cvc_cal_kind_name(k),
+			(unsigned long long)s->exact[k], (unsigned long long)s->planned[k]);
+		te += s->exact[k];
+		tp += s->planned[k];
+	}
+	fprintf(f, "%-12s %10llu %10llu\n", "total", (unsigned long long)te,
+		(unsigned long long)tp);
+	if (s->unmeasurable)
+		fprintf(f, "not measurable on %d GPU%s: %llu exact collective shapes span more nodes "
+			"(they keep the default model; calibrate on more nodes with --gpus)\n",
+			o->gpus, o->gpus == 1 ? "" : "s", (unsigned long long)s->unmeasurable);
+	fprintf(f, "calibration: %.1f GPU-seconds (%.3f GPU-hours)\n", s->calib_gpu_s,
+		s->calib_gpu_s / 3600);
+	fprintf(f, "full workloads: %.1f GPU-seconds (%.1f GPU-hours; %d steps x step time x "
+		"GPUs, every scenario)\n", s->full_gpu_s, s->full_gpu_s / 3600, o->steps);
+	fprintf(f, "profiling cost reduction: %.0fx (Pati et al. report 2100x)\n", s->factor);
+}
+
+/* rank/size of this process under mpirun or srun; 0 when not launched so */
+static int launched_size(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"};
+
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long n;
+
+		if (!v)
+			continue;
+		n = strtol(v, &end, 10);
+		if (end != v && !*end && n > 1)
+			return (int)n;
+	}
+	return 0;
+}
+
+/* Runs `ngpu` local runner processes; returns the exit code to use. */
+static int run_local(const char *runner, const char *plan, const char *outdir, int ngpu,
+		     int warmup, int reps)
+{
+	pid_t *pids = calloc((size_t)ngpu, sizeof *pids);
+	char wu[16], rp[16];
+	int rc = 0;
+
+	if (!pids)
+		return cli_fail(CVC_ERR_NOMEM, "calibrate: out of memory");
+	snprintf(wu, sizeof wu, "%d", warmup);
+	snprintf(rp, sizeof rp, "%d", reps);
+	for (int r = 0; r < ngpu; r++) {
+		pid_t p = fork();
+
+		if (p < 0) {
+			rc = cli_fail(CVC_ERR_IO, "calibrate: fork: %s", strerror(errno));
+			break;
+		}
+		if (p == 0) {
+			char rank[16], size[16];
+
+			snprintf(rank, sizeof rank, "%d", r);
+			snprintf(size, sizeof size, "%d", ngpu);
+			setenv("CVC_CAL_RANK", rank, 1);
+			setenv("CVC_CAL_NRANKS", size, 1);
+			setenv("CVC_CAL_LOCAL_RANK", rank, 1);
+			setenv("CVC_CAL_LOCAL_SIZE", size, 1);
+			execl(runner, runner, "--plan", plan, "--out", outdir, "--warmup", wu, "--reps",
+			      rp, (char *)NULL);
+			fprintf(stderr, "error: calibrate: '%s': %s\n", runner, strerror(errno));
+			_exit(1);
+		}
+		pids[r] = p;
+	}
+	for (int r = 0; r < ngpu; r++) {
+		int status;
+
+		if (!pids[r])
+			continue;
+		if (waitpid(pids[r], &status, 0) < 0) {
+			rc = 1;
+			continue;
+		}
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+
+			if (!rc)
+				rc = code == 2 ? 2 : 1;
+		}
+	}
+	free(pids);
+	return rc;
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/* `cvc fit --db DB` over the runner's tables in outdir. */
+static int fit_outputs(const char *outdir, const char *db, struct cvc_ctx *ctx)
+{
+	DIR *d = opendir(outdir);
+	struct dirent *e;
+	char **argv = NULL;
+	int argc = 0, rc;
+	const char *saved = ctx->cmd;
+
+	if (!d)
+		return cli_fail(CVC_ERR_IO, "calibrate: '%s': %s", outdir, strerror(errno));
+	argv = calloc(MAX_FIT_FILES + 4, sizeof *argv);
+	if (!argv) {
+		closedir(d);
+		return cli_fail(CVC_ERR_NOMEM, "calibrate: out of memory");
+	}
+	argv[argc++] = strdup("fit");
+	argv[argc++] = strdup("--db");
+	argv[argc++] = strdup(db);
+	while ((e = readdir(d)) && argc < MAX_FIT_FILES + 3) {
+		/* gemm tables (XLA matmul format) and nccl-tests format logs */
+		if ((strncmp(e->d_name, "gemm.", 5) == 0 && has_suffix(e->d_name, ".csv")) ||
+		    (strncmp(e->d_name, "nccl_", 5) == 0 && has_suffix(e->d_name, ".txt"))) {
+			size_t n = strlen(outdir) + strlen(e->d_name) + 2;
+			char *p = malloc(n);
+
+			if (p)
+				snprintf(p, n, "%s/%s", outdir, e->d_name);
+			argv[argc++] = p;
+		}
+	}
+	closedir(d);
+	for (int i = 0; i < argc; i++)
+		if (!argv[i]) {
+			rc = cli_fail(CVC_ERR_NOMEM, "calibrate: out of memory");
+			goto out;
+		}
+	if (argc == 3) {
+		rc = cli_error("calibrate: '%s' holds no measured tables", outdir);
+		goto out;
+	}
+	fprintf(stderr, "calibrate: fitting %d table%s into '%s'\n", argc - 3,
+		argc == 4 ? "" : "s", db);
+	ctx->cmd = "fit";
+	rc = cmd_fit(argc, argv, ctx);
+	ctx->cmd = saved;
+out:
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	free(argv);
+	return rc;
+}
+
+int cmd_calibrate(int argc, char **argv, struct cvc_ctx *cctx)
+{
+	const char *csv_path = NULL, *db_path = CVC_DEFAULT_DB, *gpu = NULL, *outdir = "calibrate.out";
+	long long gpus = 0, gpn = 0, reps = 20, warmup = 5, steps = 10;
+	int plan_only = 0, npos = 0, ret = 1, r;
+	const struct cli_opt opts[] = {
+		{"plan", 0, CLI_FLAG, &plan_only, NULL, "print what would be measured and its cost; no GPU needed", NULL},
+		{"csv", 0, CLI_STR, &csv_path, "FILE", "also write the plan as CSV ('-' = stdout)", NULL},
+		{"gpus", 0, CLI_INT, &gpus, "N", "GPUs to calibrate on (default: the GPUs visible, 8 with --plan)", NULL},
+		{"gpus-per-node", 0, CLI_INT, &gpn, "G", "of those, per node (default min(N, 8))", NULL},
+		{"gpu", 0, CLI_STR, &gpu, "NAME", "GPU the --plan estimate is for (default H100-SXM)", NULL},
+		{"reps", 0, CLI_INT, &reps, "N", "timed runs per shape (default 20)", NULL},
+		{"warmup", 0, CLI_INT, &warmup, "N", "untimed runs per shape (default 5)", NULL},
+		{"steps", 0, CLI_INT, &steps, "N", "steps a full-workload profile runs (default 10)", NULL},
+		{"db", 0, CLI_STR, &db_path, "PATH", "database the fits go into (default " CVC_DEFAULT_DB ")", NULL},
+		{"out", 0, CLI_STR, &outdir, "DIR", "where the measured tables go (default calibrate.out)", NULL},
+		{0},
+	};
+	cvc_cal_opts o;
+	cvc_cal_plan *plan = NULL;
+	cvc_cal_summary sum;
+	cvc_proj_study *st = NULL;
+	cvc_proj_ctx *pctx = NULL;
+	cvc_status rc;
+	FILE *csv = NULL;
+	char why[256], runner[PATH_MAX], planpath[PATH_MAX];
+	int ngpu = 0, nlaunch = 0;
+
+	r = cli_parse(cctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (npos > 1)
+		return cli_error("calibrate: expected at most one scenario file");
+	if (gpus < 0 || gpus > 1 << 20 || gpn < 0 || gpn > 1024)
+		return cli_error("calibrate: --gpus: expected 1..2^20 (--gpus-per-node 1..1024)");
+	if (reps < 1 || reps > 100000 || warmup < 0 || warmup > 100000 || steps < 1 ||
+	    steps > 1000000)
+		return cli_error("calibrate: expected --reps 1..100000, --warmup 0..100000, "
+				 "--steps 1..1000000");
+	if (!plan_only) {
+		/* no GPU: one line, exit 2, before any work */
+		nlaunch = launched_size();
+		ngpu = probe_gpus(why, sizeof why);
+		if (ngpu < 0)
+			return cli_error("calibrate: no GPU here: %s; 'cvc calibrate --plan' works "
+					 "without one", why);
+#ifndef CVC_HAVE_CAL_RUNNER
+		return cli_error("calibrate: this cvc was built without nvcc, cuBLASLt and NCCL: "
+				 "cvc_calibrate_run is missing; rebuild with the CUDA toolkit");
+#endif
+		if (find_runner(runner, sizeof runner))
+			return cli_error("calibrate: cvc_calibrate_run not found next to the cvc binary");
+		if (!gpus)
+			gpus = nlaunch ? nlaunch : ngpu;
+		if (!nlaunch && gpus > ngpu)
+			return cli_error("calibrate: --gpus %lld: only %d GPU%s visible here (more "
+					 "nodes: run under mpirun or srun)", gpus, ngpu,
+					 ngpu == 1 ? "" : "s");
+	}
+	cvc_cal_opts_default(&o);
+	if (gpus)
+		o.gpus = (int)gpus;
+	o.gpus_per_node = gpn ? (int)gpn : (o.gpus < 8 ? o.gpus : 8);
+	if (!plan_only && !nlaunch)
+		o.gpus_per_node = o.gpus; /* local: one node */
+	if (o.gpus_per_node > o.gpus)
+		return cli_error("calibrate: --gpus-per-node %d exceeds --gpus %d", o.gpus_per_node,
+				 o.gpus);
+	if (gpu)
+		o.gpu = gpu;
+	o.reps = (int)reps;
+	o.warmup = (int)warmup;
+	o.steps = (int)steps;
+
+	rc = npos == 1 ? cvc_proj_study_load(argv[1], &st) : cvc_proj_study_default(&st);
+	if (rc) {
+		ret = cli_fail(rc, "%s", st ? cvc_proj_study_errmsg(st) : cvc_strerror(rc));
+		goto out;
+	}
+	if ((rc = cvc_proj_ctx_new(NULL, &pctx))) {
+		ret = cli_fail(rc, "%s", pctx ? cvc_proj_ctx_errmsg(pctx) : cvc_strerror(rc));
+		goto out;
+	}
+	if ((rc = cvc_cal_plan_new(&o, &plan)) || (rc = cvc_cal_plan_study(plan, st, pctx))) {
+		ret = cli_fail(rc, "%s", plan ? cvc_cal_plan_errmsg(plan) : cvc_strerror(rc));
+		goto out;
+	}
+	cvc_cal_plan_summary(plan, &sum);
+	if (!sum.scenarios) {
+		ret = cli_error("calibrate: study '%s' has no valid scenario",
+				cvc_proj_study_name(st));
+		goto out;
+	}
+	if (csv_path) {
+		csv = strcmp(csv_path, "-") == 0 ? stdout : fopen(csv_path, "w");
+		if (!csv) {
+			ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", csv_path, strerror(errno));
+			goto out;
+		}
+		cvc_cal_plan_write_csv(plan, csv);
+		if (fflush(csv) || ferror(csv)) {
+			ret = cli_fail(CVC_ERR_IO, "'%s': write error", csv_path);
+			goto out;
+		}
+	}
+	print_plan(csv == stdout ? stderr : stdout, cvc_proj_study_name(st), &o, &sum);
+	if (plan_only) {
+		ret = 0;
+		goto out;
+	}
+
+	/* ---- measure ---- */
+	if (mkdir(outdir, 0777) && errno != EEXIST) {
+		ret = cli_fail(CVC_ERR_IO, "calibrate: '%s': %s", outdir, strerror(errno));
+		goto out;
+	}
+	r = snprintf(planpath, sizeof planpath, "%s/plan.csv", outdir);
+	if (r < 0 || (size_t)r >= sizeof planpath) {
+		ret = cli_error("calibrate: --out: path too long");
+		goto out;
+	}
+	{
+		FILE *pf = fopen(planpath, "w");
+
+		if (!pf) {
+			ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", planpath, strerror(errno));
+			goto out;
+		}
+		cvc_cal_plan_write_csv(plan, pf);
+		if (fclose(pf)) {
+			ret = cli_fail(CVC_ERR_IO, "'%s': write error", planpath);
+			goto out;
+		}
+	}
+	fflush(stdout);
+	if (nlaunch) {
+		/* one rank per process under mpirun/srun: become the runner;
+		 * `cvc fit` runs afterwards on the tables (docs/CALIBRATE.md) */
+		char wu[16], rp[16];
+
+		snprintf(wu, sizeof wu, "%lld", warmup);
+		snprintf(rp, sizeof rp, "%lld", reps);
+		execl(runner, runner, "--plan", planpath, "--out", outdir, "--warmup", wu, "--reps", rp,
+		      (char *)NULL);
+		ret = cli_fail(CVC_ERR_IO, "calibrate: '%s': %s", runner, strerror(errno));
+		goto out;
+	}
+	if ((ret = run_local(runner, planpath, outdir, o.gpus, o.warmup, o.reps)))
+		goto out;
+	ret = fit_outputs(outdir, db_path, cctx);
+out:
+	if (csv && csv != stdout)
+		fclose(csv);
+	cvc_cal_plan_free(plan);
+	cvc_proj_ctx_free(pctx);
+	cvc_proj_study_free(st);
+	return ret;
+}

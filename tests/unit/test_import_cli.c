@@ -1,0 +1,226 @@
+/*
+ * test_import_cli.c - `cvc import` on bad input, end to end through the
+ * tool: one error line naming the file and a position, exit code 2, and the
+ * database exactly as it was.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <zlib.h>
+
+#include "testutil.h"
+
+#define NCCL_ARGS "traces/hta-nccl-args-a100-w2/nccl_data.json.gz"
+#define NSYS "traces/pipit-nsys-sqlite-perlmutter/saxpy-mpi-cuda_nsys_perlmutter0.sqlite.gz"
+
+/* Row count and a content checksum of every table: equal means unchanged. */
+static char *fingerprint(const char *db_path)
+{
+	sqlite3 *sq = NULL;
+	sqlite3_stmt *tabs = NULL;
+	size_t cap = 1 << 16, len = 0;
+	char *out = malloc(cap);
+
+	cr_assert(out);
+	out[0] = '\0';
+	cr_assert_eq(sqlite3_open_v2(db_path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(sq, "SELECT name FROM sqlite_schema WHERE type='table' "
+					"ORDER BY name", -1, &tabs, NULL), SQLITE_OK);
+	while (sqlite3_step(tabs) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(tabs, 0);
+		char sql[512];
+		sqlite3_stmt *st = NULL;
+
+		/* Hash every row's text so a changed value shows, not just a count. */
+		snprintf(sql, sizeof sql,
+			 "SELECT count(*), total(length(quote(t.rowid)) + 0) FROM \"%s\" AS t", t);
+		if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+			/* WITHOUT ROWID tables have no rowid: count only. */
+			snprintf(sql, sizeof sql, "SELECT count(*), 0 FROM \"%s\"", t);
+			cr_assert_eq(sqlite3_prepare_v2(sq, sql, -1, &st, NULL), SQLITE_OK, "%s", sql);
+		}
+		cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+		len += (size_t)snprintf(out + len, cap - len, "%s=%lld/%.0f;", t,
+					sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1));
+		cr_assert(len < cap);
+		sqlite3_finalize(st);
+	}
+	sqlite3_finalize(tabs);
+	sqlite3_close(sq);
+	return out;
+}
+
+/* A database holding one real run, and its fingerprint. */
+static const char *good_db(const char *dir, char **fp)
+{
+	static char db[4200];
+	char args[8400];
+	int rc;
+
+	snprintf(db, sizeof db, "%s/good.db", dir);
+	snprintf(args, sizeof args, "import --db '%s' '%s'", db, tu_shared(NCCL_ARGS));
+	rc = tu_cvc(args, NULL, NULL);
+	cr_assert_eq(rc, 0, "good import exits 0");
+	*fp = fingerprint(db);
+	return db;
+}
+
+/* Runs `cvc import` and checks exit 2, one error line naming file, unchanged db. */
+static void expect_refused(const char *db, const char *before, const char *extra,
+			   const char *file, const char *want_in_msg)
+{
+	char args[16384];
+	char *err = NULL, *after;
+	int rc;
+
+	snprintf(args, sizeof args, "import --db '%s' %s '%s'", db, extra ? extra : "", file);
+	rc = tu_cvc(args, NULL, &err);
+	cr_assert_eq(rc, 2, "exit code for %s: %d, stderr: %s", file, rc, err);
+	cr_assert_eq(tu_count_lines(err), 1, "one line: %s", err);
+	cr_assert(strncmp(err, "error: '", 8) == 0, "error prefix: %s", err);
+	cr_assert(strstr(err, want_in_msg), "message has '%s': %s", want_in_msg, err);
+	after = fingerprint(db);
+	cr_assert_str_eq(after, before, "database unchanged");
+	free(after);
+	free(err);
+}
+
+/* The first n bytes of the decompressed real trace. */
+static const char *truncated_trace(const char *dir, size_t n)
+{
+	static char path[4200];
+	gzFile gz = gzopen(tu_shared(NCCL_ARGS), "rb");
+	char *buf = malloc(n);
+	int got;
+
+	cr_assert(gz && buf);
+	got = gzread(gz, buf, (unsigned)n);
+	gzclose(gz);
+	cr_assert_eq(got, (int)n);
+	snprintf(path, sizeof path, "%s/truncated-%zu.json", dir, n);
+	cr_assert_eq(tu_write(path, buf, n), 0);
+	free(buf);
+	return path;
+}
+
+Test(import_cli, truncated_trace_names_file_and_byte)
+{
+	const char *dir = tu_tmpdir();
+	char *fp;
+	const char *db = good_db(dir, &fp);
+	const size_t cuts[] = {1, 4096, 333333, 2000000};
+
+	for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+		const char *f = truncated_trace(dir, cuts[i]);
+
+		expect_refused(db, fp, NULL, f, "byte ");
+		expect_refused(db, fp, NULL, f, f);
+	}
+	free(fp);
+}
+
+Test(import_cli, wrong_format_is_refused)
+{
+	const char *dir = tu_tmpdir();
+	char *fp;
+	const char *db = good_db(dir, &fp);
+	const char *png = tu_path(dir, "picture.png");
+	const char *csv = tu_path(dir, "table.csv");
+	static const char png_bytes[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+
+	cr_assert_eq(tu_write(png, png_bytes, sizeof png_bytes), 0);
+	cr_assert_eq(tu_write(csv, "a,b,c\n1,2,3\n", 12), 0);
+	expect_refused(db, fp, NULL, png, "unrecognised format");
+	expect_refused(db, fp, NULL, csv, "byte 0");
+	free(fp);
+}
+
+Test(import_cli, wrong_typed_field_is_refused)
+{
+	const char *dir = tu_tmpdir();
+	char *fp;
+	const char *db = good_db(dir, &fp);
+	const char *f = tu_path(dir, "badts.json");
+	static const char text[] =
+		"{\"traceEvents\": [\n"
+		" {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,"
+		" \"ts\": 10, \"dur\": 5, \"args\": {\"device\": 0, \"stream\": 7}},\n"
+		" {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,"
+		" \"ts\": \"soon\", \"dur\": 5, \"args\": {\"device\": 0}}\n]}\n";
+
+	cr_assert_eq(tu_write(f, text, strlen(text)), 0);
+	expect_refused(db, fp, NULL, f, "field 'ts'");
+	free(fp);
+}
+
+Test(import_cli, bad_regex_in_rules_file_is_refused)
+{
+	const char *dir = tu_tmpdir();
+	char *fp;
+	const char *db = good_db(dir, &fp);
+	const char *rules = tu_path(dir, "bad.rules");
+	char extra[4300];
+	char *err = NULL;
+	static const char text[] = "# my rules\ngemm ^sm90_xmma\nattention (flash\n";
+
+	cr_assert_eq(tu_write(rules, text, strlen(text)), 0);
+	snprintf(extra, sizeof extra, "--rules '%s'", rules);
+	expect_refused(db, fp, extra, tu_shared(NCCL_ARGS), "line 3, column");
+	/* The message names the rule file, not the trace. */
+	{
+		char args[16384];
+
+		snprintf(args, sizeof args, "import --db '%s' %s '%s'", db, extra,
+			 tu_shared(NCCL_ARGS));
+		cr_assert_eq(tu_cvc(args, NULL, &err), 2);
+		cr_assert(strstr(err, rules), "%s", err);
+		free(err);
+	}
+	free(fp);
+}
+
+Test(import_cli, corrupt_gzip_and_truncated_sqlite_are_refused)
+{
+	const char *dir = tu_tmpdir();
+	char *fp;
+	const char *db = good_db(dir, &fp);
+	const char *gzp = tu_path(dir, "broken.json.gz");
+	size_t n = 0;
+	char *raw = tu_read(tu_shared(NCCL_ARGS), &n);
+	const char *nsys;
+	char *sq;
+	size_t sqn = 0;
+
+	cr_assert(raw && n > 100000);
+	/* Keep the gzip header, scribble over the deflate stream. */
+	for (size_t i = 5000; i < 5400; i++)
+		raw[i] = (char)(raw[i] ^ 0x5a);
+	cr_assert_eq(tu_write(gzp, raw, 60000), 0);
+	expect_refused(db, fp, NULL, gzp, "byte ");
+	free(raw);
+
+	nsys = tu_gunzip(tu_shared(NSYS), dir);
+	sq = tu_read(nsys, &sqn);
+	cr_assert(sq && sqn > 8192);
+	cr_assert_eq(tu_write(nsys, sq, sqn / 3), 0);
+	expect_refused(db, fp, NULL, nsys, nsys);
+	free(sq);
+	free(fp);
+}
+
+Test(import_cli, failed_first_import_leaves_no_database)
+{
+	const char *dir = tu_tmpdir();
+	const char *db = tu_path(dir, "new.db");
+	const char *f = truncated_trace(dir, 4096);
+	char args[9000];
+	FILE *probe;
+
+	snprintf(args, sizeof args, "import --db '%s' '%s'", db, f);
+	cr_assert_eq(tu_cvc(args, NULL, NULL), 2);
+	probe = fopen(db, "rb");
+	cr_assert_null(probe, "a database the failed call created is removed");
+}
