@@ -472,7 +472,7 @@ Test(calibrate, more_nodes_measure_more_collectives)
 {
 	cvc_proj_study *st = NULL;
 	cvc_proj_ctx *ctx = NULL;
-	uint64_t prev_unm = UINT64_MAX, prev_coll = 0;
+	uint64_t prev_unm = UINT64_MAX, prev_coll = 0, first_unm = 0;
 
 	cr_assert_eq(cvc_proj_study_default(&st), CVC_OK);
 	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
@@ -488,11 +488,112 @@ Test(calibrate, more_nodes_measure_more_collectives)
 		cvc_cal_plan_summary(p, &s);
 		cr_assert_leq(s.unmeasurable, prev_unm);
 		cr_assert_geq(s.planned[CVC_CAL_COLL], prev_coll);
+		if (g == 8)
+			first_unm = s.unmeasurable;
 		prev_unm = s.unmeasurable;
 		prev_coll = s.planned[CVC_CAL_COLL];
 		cvc_cal_plan_free(p);
 	}
-	cr_assert_lt(prev_unm, s_dummy_unused_guard());
+	cr_assert_gt(first_unm, 0, "one node cannot host the inter-node collectives");
+	cr_assert_lt(prev_unm, first_unm);
 	cvc_proj_ctx_free(ctx);
 	cvc_proj_study_free(st);
+}
+
+/* ---- plan CSV reader ----------------------------------------------------------------- */
+
+Test(calibrate, csv_round_trip)
+{
+	const char *dir = tu_tmpdir(), *path = tu_path(dir, "p.csv");
+	cvc_proj_study *st = NULL;
+	cvc_proj_ctx *ctx = NULL;
+	cvc_cal_plan *p = NULL;
+	cvc_cal_shape *v = NULL;
+	size_t n = 0;
+	char err[256];
+	FILE *f;
+
+	cr_assert_eq(cvc_proj_study_default(&st), CVC_OK);
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_cal_plan_new(NULL, &p), CVC_OK);
+	cr_assert_eq(cvc_cal_plan_study(p, st, ctx), CVC_OK);
+	f = fopen(path, "w");
+	cr_assert(f);
+	cvc_cal_plan_write_csv(p, f);
+	fclose(f);
+	cr_assert_eq(cvc_cal_plan_read_csv(path, &v, &n, err, sizeof err), CVC_OK, "%s", err);
+	cr_assert_eq(n, cvc_cal_plan_count(p));
+	for (size_t i = 0; i < n; i++)
+		cr_assert(cvc_cal_shape_eq(&v[i], &cvc_cal_plan_at(p, i)->shape), "row %zu", i);
+	free(v);
+	cvc_cal_plan_free(p);
+	cvc_proj_ctx_free(ctx);
+	cvc_proj_study_free(st);
+}
+
+static void read_bad(const char *text, const char *want)
+{
+	const char *dir = tu_tmpdir(), *path = tu_path(dir, "bad.csv");
+	cvc_cal_shape *v = NULL;
+	size_t n = 0;
+	char err[512];
+
+	cr_assert_eq(tu_write(path, text, strlen(text)), 0);
+	cr_assert_eq(cvc_cal_plan_read_csv(path, &v, &n, err, sizeof err), CVC_ERR_FORMAT,
+		     "accepted: %s", text);
+	cr_assert_null(v);
+	cr_assert(strstr(err, want), "message '%s' lacks '%s'", err, want);
+	cr_assert(strstr(err, "bad.csv"), "message '%s' does not name the file", err);
+}
+
+#define HDR "kind,dtype,sub,b,m,n,k,heads,kv_heads,causal,backward,bytes,group,per_node\n"
+
+Test(calibrate, csv_reader_rejects_bad_rows)
+{
+	read_bad("", "line 1: expected a calibration plan header");
+	read_bad("kind,dtype\n", "line 1: expected a calibration plan header with column 'sub'");
+	read_bad(HDR "gemm,bf16,,1,128,128,128,0,0,0,0,0,0,0\nconv,bf16,,1,1,1,1,0,0,0,0,0,0,0\n",
+		 "line 3: expected a kind");
+	read_bad(HDR "gemm,bf16,,1,128,x,128,0,0,0,0,0,0,0\n", "line 2: expected a count");
+	read_bad(HDR "gemm,bf17,,1,128,128,128,0,0,0,0,0,0,0\n", "line 2: expected a dtype");
+	read_bad(HDR "gemm,bf16,,1,0,128,128,0,0,0,0,0,0,0\n", "line 2: expected sizes");
+	read_bad(HDR "gemm,bf16,,1,128,128\n", "line 2: expected 14 fields");
+	read_bad(HDR "membound,,blur,0,0,0,0,0,0,0,0,4096,0,0\n", "expected a memory-bound class");
+	read_bad(HDR "collective,,allreduce,0,0,0,0,0,0,0,0,4096,1,1\n", "group >= 2");
+	read_bad(HDR "collective,,allreduce,0,0,0,0,0,0,0,0,-5,8,8\n", "expected a count");
+	read_bad(HDR "collective,,allreduce,0,0,0,0,0,0,0,0,99999999999999999999,8,8\n",
+		 "expected a count");
+}
+
+/* ---- no GPU ---------------------------------------------------------------------------- */
+
+static int have_gpu(void)
+{
+	typedef int (*init_fn)(unsigned);
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	init_fn cu_init;
+	int ok;
+
+	if (!h)
+		return 0;
+	*(void **)&cu_init = dlsym(h, "cuInit");
+	ok = cu_init && cu_init(0) == 0;
+	dlclose(h);
+	return ok;
+}
+
+Test(calibrate, without_gpu_one_line_exit_2)
+{
+	char *out = NULL, *err = NULL;
+	int rc;
+
+	if (have_gpu())
+		cr_skip_test("a GPU is present: the no-GPU path cannot be exercised");
+	rc = tu_cvc("calibrate", &out, &err);
+	cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
+	cr_assert_eq(tu_count_lines(err), 1, "%s", err);
+	cr_assert(strstr(err, "error: calibrate: no GPU here"), "%s", err);
+	cr_assert_str_empty(out);
+	free(out);
+	free(err);
 }
