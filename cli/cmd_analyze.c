@@ -30,6 +30,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "cvc/cvc_csv.h"
 #include "commands.h"
 #include "cvc/cvc_analyze.h"
 #include "cvc/cvc_db.h"
@@ -96,27 +97,11 @@ static char *dbl3(double v)
 	return strdup(buf);
 }
 
-/* RFC 4180 quoting where needed (run names are user text). */
-static void csv_cell(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void print_csv(const struct grid *g)
 {
 	for (size_t r = 0; r < g->nrows; r++)
 		for (size_t c = 0; c < g->ncols; c++) {
-			csv_cell(stdout, g->cells[r * g->ncols + c]);
+			cvc_csv_field(stdout, g->cells[r * g->ncols + c]);
 			fputc(c + 1 == g->ncols ? '\n' : ',', stdout);
 		}
 }

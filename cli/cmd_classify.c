@@ -7,28 +7,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cvc/cvc_csv.h"
 #include "commands.h"
 #include "cvc/cvc_classify.h"
 #include "cvc/cvc_db.h"
 
 static const char synopsis[] =
 	"[--db PATH] [--rules FILE] [--unknown] [--run NAME] [--format table|csv]";
-
-/* RFC 4180 field: kernel names are full of commas and may hold quotes. */
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 struct unknown_out {
 	int csv;
@@ -40,7 +25,7 @@ static int print_unknown(void *arg, const char *name, int64_t count, int64_t tot
 	struct unknown_out *u = arg;
 
 	if (u->csv) {
-		csv_field(stdout, name);
+		cvc_csv_field(stdout, name);
 		printf(",%lld,%.3f\n", (long long)count, (double)total_ns / 1e3);
 	} else {
 		printf("%14.3f %8lld  %s\n", (double)total_ns / 1e3, (long long)count, name);

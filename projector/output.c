@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "proj_internal.h"
+#include "cvc/cvc_csv.h"
 
 #define R(name) {#name, offsetof(cvc_proj_result, name), -1}
 #define RT(prefix, member, k) {prefix, offsetof(cvc_proj_result, member), k}
@@ -105,23 +106,6 @@ const char *cvc_proj_metric_names(void)
 	return names;
 }
 
-static void csv_str(FILE *f, const char *s)
-{
-	if (!s)
-		s = "";
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void num(FILE *f, double v)
 {
 	if (isnan(v) || isinf(v))
@@ -176,15 +160,15 @@ void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_resul
 {
 	char buf[256];
 
-	csv_str(f, sc->study);
+	cvc_csv_field(f, sc->study);
 	fprintf(f, ",%llu", (unsigned long long)sc->index);
 	for (size_t i = 0; i < proj_nfields; i++) {
 		fputc(',', f);
 		field_text(sc, i, buf, sizeof buf);
-		csv_str(f, buf);
+		cvc_csv_field(f, buf);
 	}
 	fprintf(f, ",%d,", r->valid);
-	csv_str(f, r->reason);
+	cvc_csv_field(f, r->reason);
 	fprintf(f, ",%d", r->fits);
 	for (size_t i = 0; i < NMETRICS; i++) {
 		fputc(',', f);

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "rep_int.h"
+#include "cvc/cvc_csv.h"
 
 cvc_status rep_err(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
 {
@@ -340,23 +341,6 @@ void rep_json_table(FILE *f, const cvc_rep_table *t, int html)
 	fputs("]}", f);
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (strpbrk(s, ",\"\r\n") == NULL && (n == 0 || (s[0] != ' ' && s[n - 1] != ' '))) {
-		fputs(s, f);
-		return;
-	}
-	putc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			putc('"', f);
-		putc(*s, f);
-	}
-	putc('"', f);
-}
-
 void rep_csv_table(FILE *f, const cvc_rep_table *t)
 {
 	char buf[40];
@@ -364,7 +348,7 @@ void rep_csv_table(FILE *f, const cvc_rep_table *t)
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (c)
 			putc(',', f);
-		csv_field(f, t->cols[c]);
+		cvc_csv_field(f, t->cols[c]);
 	}
 	putc('\n', f);
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -376,7 +360,7 @@ void rep_csv_table(FILE *f, const cvc_rep_table *t)
 			if (x->kind == CVC_REP_NUM)
 				fputs(rep_fmt_num(x->v, buf, sizeof buf), f);
 			else if (x->kind == CVC_REP_STR)
-				csv_field(f, x->s);
+				cvc_csv_field(f, x->s);
 		}
 		putc('\n', f);
 	}
