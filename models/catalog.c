@@ -288,6 +288,11 @@ static cvc_status parse_entry(cvc_hw_catalog *cat, const char *name, int lineno,
 			return cat_fail(cat, CVC_ERR_FORMAT,
 					"'%s': line %d: expected a non-negative number for %s, got '%s'",
 					name, lineno, col_names[c], f[c]);
+	/* Counts become ints: a larger value would not convert (found by fuzzing). */
+	if (num[C_SMS] > 1e6 || num[C_GPN] > 1e6)
+		return cat_fail(cat, CVC_ERR_FORMAT,
+				"'%s': line %d: expected a count below 1000000 for %s", name,
+				lineno, col_names[num[C_SMS] > 1e6 ? C_SMS : C_GPN]);
 	if (strcmp(f[C_KIND], "system") == 0) {
 		char nb[CVC_HW_NAME_MAX];
 
