@@ -68,6 +68,13 @@ int cli_fail(cvc_status st, const char *fmt, ...) CVC_PRINTF(2, 3);
 /* Parses a size like 64MiB, 1G, 4096: returns 0 or 2 after printing. */
 int cli_parse_bytes(const char *opt, const char *s, long long *out);
 
+/*
+ * Directory of the running cvc binary (from /proc/self/exe) into buf, for
+ * the helpers installed beside it (injection library, calibration runner).
+ * Returns 0, or -1 when it cannot be known or does not fit.
+ */
+int cli_self_dir(char *buf, size_t cap);
+
 #define CVC_DEFAULT_DB "cvc.db"
 
 #endif

@@ -60,28 +60,12 @@ static int probe_gpus(char *why, size_t cap)
 	return n;
 }
 
-/* Directory of the running cvc binary (the runner is installed beside it). */
-static int self_dir(char *buf, size_t cap)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
-	char *slash;
-
-	if (n <= 0 || (size_t)n >= cap - 1)
-		return -1;
-	buf[n] = '\0';
-	slash = strrchr(buf, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	return 0;
-}
-
 static int find_runner(char *out, size_t cap)
 {
 	char dir[PATH_MAX];
 	int n;
 
-	if (self_dir(dir, sizeof dir))
+	if (cli_self_dir(dir, sizeof dir))
 		return -1;
 	n = snprintf(out, cap, "%s/cvc_calibrate_run", dir);
 	if (n < 0 || (size_t)n >= cap || access(out, X_OK))
@@ -198,6 +182,32 @@ static int has_suffix(const char *s, const char *suf)
 	size_t a = strlen(s), b = strlen(suf);
 
 	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/* Removes a previous run's tables (the runner appends to collective logs). */
+static void clean_outputs(const char *outdir)
+{
+	static const char *const pre[] = {"nccl_", "gemm.r", "attention.r", "membound.r",
+					  "nccl.id"};
+	DIR *d = opendir(outdir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+			char path[PATH_MAX];
+			int n;
+
+			if (strncmp(e->d_name, pre[i], strlen(pre[i])) != 0)
+				continue;
+			n = snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
+			if (n > 0 && (size_t)n < sizeof path)
+				unlink(path);
+			break;
+		}
+	}
+	closedir(d);
 }
 
 /* `cvc fit --db DB` over the runner's tables in outdir. */
@@ -369,6 +379,8 @@ int cmd_calibrate(int argc, char **argv, struct cvc_ctx *cctx)
 		ret = cli_fail(CVC_ERR_IO, "calibrate: '%s': %s", outdir, strerror(errno));
 		goto out;
 	}
+	if (!nlaunch)
+		clean_outputs(outdir);
 	r = snprintf(planpath, sizeof planpath, "%s/plan.csv", outdir);
 	if (r < 0 || (size_t)r >= sizeof planpath) {
 		ret = cli_error("calibrate: --out: path too long");

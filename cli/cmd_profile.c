@@ -40,22 +40,6 @@ static void forward(int sig)
 		kill((pid_t)child_pid, sig);
 }
 
-/* Directory of the running cvc binary, for the injection library beside it. */
-static int self_dir(char *buf, size_t cap)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
-	char *slash;
-
-	if (n <= 0 || (size_t)n >= cap - 1)
-		return -1;
-	buf[n] = '\0';
-	slash = strrchr(buf, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	return 0;
-}
-
 static int find_inject(char *out, size_t cap)
 {
 	static const char *const rel[] = {"libcvc_inject.so", "../lib/cvc/libcvc_inject.so",
@@ -68,7 +52,7 @@ static int find_inject(char *out, size_t cap)
 			return -1;
 		return snprintf(out, cap, "%s", env) < (int)cap ? 0 : -1;
 	}
-	if (self_dir(dir, sizeof dir))
+	if (cli_self_dir(dir, sizeof dir))
 		return -1;
 	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
 		char p[PATH_MAX + 64];

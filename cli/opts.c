@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -219,4 +220,19 @@ int cli_parse_bytes(const char *opt, const char *s, long long *out)
 	}
 	return cli_error("--%s: unknown size unit in '%s' (use B, KiB, MiB, GiB, KB, MB, GB)",
 			 opt, s);
+}
+
+int cli_self_dir(char *buf, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+	char *slash;
+
+	if (n <= 0 || (size_t)n >= cap - 1)
+		return -1;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return 0;
 }
