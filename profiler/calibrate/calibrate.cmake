@@ -12,7 +12,7 @@ target_sources(cvc PRIVATE ${CVC_CAL_SRCS})
 # the GPU probe of `cvc calibrate` dlopens libcuda.so.1
 target_link_libraries(cvc_tool PRIVATE ${CMAKE_DL_LIBS})
 
-option(CVC_WITH_CALIBRATE_RUNNER "build the calibration runner when CUDA is found" OFF)
+option(CVC_WITH_CALIBRATE_RUNNER "build the calibration runner when CUDA is found" ON)
 if(NOT CVC_WITH_CALIBRATE_RUNNER)
   return()
 endif()
