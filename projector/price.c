@@ -12,6 +12,9 @@
  *              is exactly "bandwidth x scale, latency unchanged", and it
  *              holds whether a fitted model reads the spec's link figures or
  *              carries its own measured bandwidth.
+ * The division by the scale factors and the rounding to integer sizes
+ * happen where project.c builds each operator (cvc_proj_op), so the sizes
+ * priced here are the sizes cvc_proj_scenario_ops() lists.
  */
 #include <math.h>
 #include <stdio.h>
@@ -187,66 +190,35 @@ cvc_status cvc_proj_ctx_origin(cvc_proj_ctx *ctx, const char *gpu, int dtype, ch
 	return CVC_OK;
 }
 
-static int64_t i64(double x)
+double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *o)
 {
-	if (!(x > 0))
+	switch (o->kind) {
+	case CVC_PROJ_OP_GEMM:
+		return 1e-6 * cvc_model_gemm_us(p->ms_scaled, o->m, o->n, o->k, o->b,
+						(cvc_hw_dtype)p->gemm_dt[o->dtype]);
+	case CVC_PROJ_OP_ATTN: {
+		cvc_model_attn a;
+
+		a.batch = o->b;
+		a.heads = o->heads;
+		a.kv_heads = o->kv_heads;
+		a.seq_q = o->m;
+		a.seq_kv = o->n;
+		a.head_dim = o->k;
+		a.causal = o->causal;
+		a.backward = o->backward;
+		a.dtype = (cvc_hw_dtype)p->gemm_dt[o->dtype];
+		return 1e-6 * cvc_model_attention_us(p->ms_scaled, &a);
+	}
+	case CVC_PROJ_OP_MEM:
+		return 1e-6 * cvc_model_membound_us(p->ms_base, o->bytes, (cvc_model_mem)o->sub);
+	case CVC_PROJ_OP_COLL:
+		return 1e-6 * cvc_model_collective_us(p->ms_base, (cvc_model_coll)o->sub, o->bytes,
+						      o->group, o->per_node, NULL) +
+		       proj_hop_latency_s(o->sub, o->group, o->per_node);
+	default:
 		return 0;
-	if (x > 9e18)
-		return (int64_t)9e18;
-	return (int64_t)llround(x);
-}
-
-double proj_gemm_s(const struct proj_pricer *p, int dtype, double m, double n, double k,
-		   double batch)
-{
-	return 1e-6 * cvc_model_gemm_us(p->ms_scaled, i64(m), i64(n), i64(k), i64(batch),
-					(cvc_hw_dtype)p->gemm_dt[dtype]);
-}
-
-double proj_attn_s(const struct proj_pricer *p, int dtype, double batch, double heads,
-		   double kv_heads, double sq, double skv, double head_dim, int backward)
-{
-	cvc_model_attn a;
-
-	a.batch = i64(batch);
-	a.heads = i64(heads);
-	a.kv_heads = i64(kv_heads);
-	a.seq_q = i64(sq);
-	a.seq_kv = i64(skv);
-	a.head_dim = i64(head_dim);
-	a.causal = 1;
-	a.backward = backward;
-	a.dtype = (cvc_hw_dtype)p->gemm_dt[dtype];
-	return 1e-6 * cvc_model_attention_us(p->ms_scaled, &a);
-}
-
-double proj_mem_s(const struct proj_pricer *p, int cls, double bytes)
-{
-	static const cvc_model_mem map[] = {CVC_MODEL_MEM_ELEMENTWISE, CVC_MODEL_MEM_NORM,
-					    CVC_MODEL_MEM_GATHER, CVC_MODEL_MEM_OPTIMIZER};
-
-	return 1e-6 * cvc_model_membound_us(p->ms_base, i64(bytes / p->scale[1]), map[cls]);
-}
-
-double proj_coll_s(const struct proj_pricer *p, int kind, double bytes, double group,
-		   double per_node)
-{
-	static const cvc_model_coll map[] = {CVC_MODEL_ALLREDUCE, CVC_MODEL_ALLGATHER,
-					     CVC_MODEL_REDUCESCATTER, CVC_MODEL_ALLTOALL,
-					     CVC_MODEL_SENDRECV};
-	double scale;
-	int g = group > 2e9 ? 2000000000 : (int)group;
-	int pn = per_node < 1 ? 1 : (int)per_node;
-
-	if (g <= 1 && kind != PROJ_P2P)
-		return 0;
-	if (kind == PROJ_P2P && g < 2)
-		g = 2;
-	/* which link carries it: intra-node when the group fits in a node */
-	scale = g <= pn ? p->scale[3] : p->scale[4];
-	return 1e-6 * cvc_model_collective_us(p->ms_base, map[kind], i64(bytes / scale), g, pn,
-					      NULL) +
-	       proj_hop_latency_s(kind, g, pn);
+	}
 }
 
 /*
@@ -265,10 +237,10 @@ double proj_hop_latency_s(int kind, double group, double per_node)
 	if (nodes <= 2)
 		return 0; /* inside what the fitted / default latency covers */
 	switch (kind) {
-	case PROJ_AG:
-	case PROJ_RS:
+	case CVC_MODEL_ALLGATHER:
+	case CVC_MODEL_REDUCESCATTER:
 		return PROJ_NET_HOP_S * (nodes - 2);
-	case PROJ_AR:
+	case CVC_MODEL_ALLREDUCE:
 		return PROJ_NET_HOP_S * 2 * (log2(nodes) - 1);
 	default:
 		return 0;

@@ -58,15 +58,6 @@ double proj_expr_eval(const proj_expr *e, const cvc_proj_scenario *sc);
 
 /* ---- pricing --------------------------------------------------------------- */
 
-enum proj_coll {
-	PROJ_AR = 0, PROJ_AG = 1, PROJ_RS = 2, PROJ_A2A = 3, PROJ_P2P = 4
-};
-
-enum proj_memcls {
-	PROJ_MEM_ELEMENTWISE = 0, PROJ_MEM_NORM = 1, PROJ_MEM_GATHER = 2,
-	PROJ_MEM_OPTIMIZER = 3
-};
-
 struct cvc_modelset;
 struct cvc_hw_spec;
 
@@ -93,20 +84,15 @@ struct proj_pricer {
  * allocation failure; an unknown GPU gives known = 0. */
 const struct proj_pricer *proj_ctx_pricer(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc);
 
-double proj_gemm_s(const struct proj_pricer *p, int dtype, double m, double n, double k,
-		   double batch);
-double proj_attn_s(const struct proj_pricer *p, int dtype, double batch, double heads,
-		   double kv_heads, double sq, double skv, double head_dim, int backward);
-double proj_mem_s(const struct proj_pricer *p, int cls, double bytes);
-/* bytes = the nccl-tests size (AR: buffer; AG: gathered output; RS: input;
- * A2A: per-rank total; P2P: message); per_node = group members per node. */
-double proj_coll_s(const struct proj_pricer *p, int kind, double bytes, double group,
-		   double per_node);
+/* Seconds of one run of op (a decomposition's operator, cvc_project.h) on
+ * p's GPU: the model query at the op's sizes, plus for collectives the hop
+ * latency of groups spanning many nodes. */
+double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *op);
 
 /* Per-step network latency of a ring over InfiniBand: NCCL's tuning model
  * uses 2.7 (LL) .. 14 (Simple) us per inter-node ring step; 5 us here. */
 #define PROJ_NET_HOP_S 5e-6
-/* Extra latency of a collective spanning many nodes (price.c). */
+/* Extra latency of a collective (cvc_model_coll) spanning many nodes. */
 double proj_hop_latency_s(int kind, double group, double per_node);
 
 /* Compute-cache slot of a ctx: per-layer compute times keyed by shape. */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cvc/cvc_model.h"
 #include "ctx.h"
 #include "proj_internal.h"
 
@@ -54,12 +55,301 @@ static void shape_of(const cvc_proj_scenario *sc, struct shape *x)
 	x->gpn = sc->gpus_per_node;
 }
 
-/* One GEMM forward and its two backward GEMMs (dgrad, wgrad). */
-static void gemm3(const struct proj_pricer *p, int dt, double m, double n, double k,
+/*
+ * Where the decomposition's operators go.  One decomposition (layer_ops(),
+ * step_ops()) serves both the projector and cvc_proj_scenario_ops():
+ *   pricing (p set):  every op_*() returns the seconds of one run of the
+ *                     operator, and the decomposition combines them;
+ *   listing (fn set): every operator goes to fn with how many times the
+ *                     step runs it; op_*() return 0.
+ * So the list `cvc calibrate --plan` measures cannot drift from what the
+ * projector prices.  The counts are not used when pricing; the arithmetic
+ * that consumes the prices must agree with them, which
+ * tests/unit/test_calibrate.c checks by pricing the list.
+ */
+struct sink {
+	const struct proj_pricer *p;
+	cvc_proj_op_fn fn;
+	void *user;
+	size_t n;
+	int stop;
+	int dtype;
+	double scale_hbm, scale_intra, scale_inter;
+};
+
+static void sink_init(struct sink *k, const cvc_proj_scenario *sc, const struct proj_pricer *p,
+		      cvc_proj_op_fn fn, void *user)
+{
+	k->p = p;
+	k->fn = fn;
+	k->user = user;
+	k->n = 0;
+	k->stop = 0;
+	k->dtype = sc->dtype;
+	/* equal to the pricer's: pricers are keyed by these scale factors */
+	k->scale_hbm = sc->scale_hbm_bw;
+	k->scale_intra = sc->scale_intra_bw;
+	k->scale_inter = sc->scale_inter_bw;
+}
+
+static double put(struct sink *k, const cvc_proj_op *o)
+{
+	if (k->p)
+		return proj_op_s(k->p, o);
+	if (!k->stop && o->count > 0) {
+		k->n++;
+		if (k->fn(k->user, o))
+			k->stop = 1;
+	}
+	return 0;
+}
+
+/* The models take integer sizes. */
+static int64_t i64(double x)
+{
+	if (!(x > 0))
+		return 0;
+	if (x > 9e18)
+		return (int64_t)9e18;
+	return (int64_t)llround(x);
+}
+
+static void op_init(cvc_proj_op *o, int kind, double count, int stage)
+{
+	memset(o, 0, sizeof *o);
+	o->kind = kind;
+	o->comm = -1;
+	o->count = count;
+	o->stage = stage;
+}
+
+static double op_gemm(struct sink *k, double m, double n, double kk, double batch, double count,
+		      int stage)
+{
+	cvc_proj_op o;
+
+	op_init(&o, CVC_PROJ_OP_GEMM, count, stage);
+	o.dtype = k->dtype;
+	o.m = i64(m), o.n = i64(n), o.k = i64(kk), o.b = i64(batch);
+	return put(k, &o);
+}
+
+static double op_attn(struct sink *k, double batch, double heads, double kv_heads, double sq,
+		      double skv, double head_dim, int backward, double count)
+{
+	cvc_proj_op o;
+
+	op_init(&o, CVC_PROJ_OP_ATTN, count, CVC_PROJ_STAGE_ALL);
+	o.dtype = k->dtype;
+	o.b = i64(batch), o.heads = i64(heads), o.kv_heads = i64(kv_heads);
+	o.m = i64(sq), o.n = i64(skv), o.k = i64(head_dim);
+	o.causal = 1;
+	o.backward = backward;
+	return put(k, &o);
+}
+
+/* HBM traffic scales with the hbm_bw factor: bytes / scale at the base
+ * spec's bandwidth is the scaled GPU's time (price.c). */
+static double op_mem(struct sink *k, int cls, double bytes, double count, int stage)
+{
+	cvc_proj_op o;
+
+	op_init(&o, CVC_PROJ_OP_MEM, count, stage);
+	o.sub = cls;
+	o.bytes = i64(bytes / k->scale_hbm);
+	return put(k, &o);
+}
+
+/* bytes = the nccl-tests size (AR: buffer; AG: gathered output; RS: input;
+ * A2A: per-rank total; P2P: message); per_node = group members per node.
+ * A group of one moves nothing (no op); p2p always has two ends. */
+static double op_coll(struct sink *k, int kind, int comm, double bytes, double group,
+		      double per_node, double count)
+{
+	cvc_proj_op o;
+	int g = group > 2e9 ? 2000000000 : (int)group;
+	int pn = per_node < 1 ? 1 : (int)per_node;
+	double scale;
+
+	if (g <= 1 && kind != CVC_MODEL_SENDRECV)
+		return 0;
+	if (kind == CVC_MODEL_SENDRECV && g < 2)
+		g = 2;
+	/* which link carries it: intra-node when the group fits in a node */
+	scale = g <= pn ? k->scale_intra : k->scale_inter;
+	op_init(&o, CVC_PROJ_OP_COLL, count, CVC_PROJ_STAGE_ALL);
+	o.sub = kind;
+	o.comm = comm;
+	o.bytes = i64(bytes / scale);
+	o.group = g;
+	o.per_node = pn;
+	return put(k, &o);
+}
+
+/* One GEMM forward and its two backward GEMMs (dgrad, wgrad), run cf and
+ * cb times per step. */
+static void gemm3(struct sink *k, double m, double n, double kk, double cf, double cb, int stage,
 		  double *fwd, double *bwd)
 {
-	*fwd += proj_gemm_s(p, dt, m, n, k, 1);
-	*bwd += proj_gemm_s(p, dt, m, k, n, 1) + proj_gemm_s(p, dt, k, n, m, 1);
+	double dgrad, wgrad;
+
+	*fwd += op_gemm(k, m, n, kk, 1, cf, stage);
+	dgrad = op_gemm(k, m, kk, n, 1, cb, stage);
+	wgrad = op_gemm(k, kk, n, m, 1, cb, stage);
+	*bwd += dgrad + wgrad;
+}
+
+/*
+ * The operators of one layer (and of the first and last stage) for shape
+ * x, priced into lc.  M micro-batches run through L layers of the busiest
+ * stage per step; they only set the listed counts.
+ */
+static void layer_ops(struct sink *k, const struct shape *x, double M, double L,
+		      struct proj_layer_cost *lc)
+{
+	int full = x->recompute == CVC_PROJ_RECOMP_FULL;
+	/* forward again under full recomputation */
+	double cf = M * L * (full ? 2 : 1), cb = M * L;
+	/* each per-layer collective runs twice forward and twice backward,
+	 * the backward pair again under full recomputation */
+	double per = M * L * (2 + 2 * (full ? 2 : 1));
+	double fwd = 0, bwd = 0, gf = 0, gb = 0, af = 0, ab = 0, mf = 0, mb = 0, rc_extra = 0;
+	double Th = x->T * x->h / (x->sp ? x->t : 1);
+	double pn_t = fmin(x->t, x->gpn);
+
+	/* GEMMs: QKV, attention output projection, FFN up(+gate), down */
+	gemm3(k, x->T, x->qkv / x->t, x->h, cf, cb, 0, &gf, &gb);
+	gemm3(k, x->T, x->h, x->h / x->t, cf, cb, 0, &gf, &gb);
+	if (x->moe) {
+		/* router, then the experts as one GEMM over the T*k routed
+		 * tokens of this rank (balanced routing) */
+		gemm3(k, x->T, x->E, x->h, cf, cb, 0, &gf, &gb);
+	}
+	gemm3(k, x->Tm, (x->swiglu ? 2 : 1) * x->f / x->t, x->h, cf, cb, 0, &gf, &gb);
+	gemm3(k, x->Tm, x->h, x->f / x->t, cf, cb, 0, &gf, &gb);
+
+	/* attention core */
+	{
+		double hl = x->a / x->t, gl = fmax(1, x->g / x->t), sq = x->s / x->c;
+
+		if (x->unfused) {
+			double bt = x->b * hl, el = bt * sq * x->s;
+			/* selective recomputation re-runs the unfused core */
+			double ca = cf + (x->recompute == CVC_PROJ_RECOMP_SELECTIVE ? cb : 0);
+			double f1, f2, f3, f4, b1, b2, b3, b4, b5;
+
+			f1 = op_gemm(k, sq, x->s, x->dh, bt, ca, 0);
+			f2 = op_gemm(k, sq, x->dh, x->s, bt, ca, 0);
+			f3 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * el, ca, 0); /* scale-mask-softmax */
+			f4 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, ca, 0); /* dropout */
+			af = f1 + f2 + f3 + f4;
+			b1 = op_gemm(k, sq, x->dh, x->s, bt, 2 * cb, 0);
+			b2 = op_gemm(k, x->s, x->dh, sq, bt, cb, 0);
+			b3 = op_gemm(k, sq, x->s, x->dh, bt, cb, 0);
+			b4 = op_mem(k, CVC_MODEL_MEM_NORM, 3 * x->BA * el, cb, 0);
+			b5 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, cb, 0);
+			ab = 2 * b1 + b2 + b3 + b4 + b5;
+		} else {
+			af = op_attn(k, x->b, hl, gl, sq, x->s, x->dh, 0, cf);
+			ab = op_attn(k, x->b, hl, gl, sq, x->s, x->dh, 1, cb);
+		}
+	}
+
+	/* memory-bound: 2 norms, 2 bias-dropout-residual, activation, rope */
+	{
+		double f1, f2, f3, b1, b2, b3;
+
+		f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * cf, 0);
+		f2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, 2 * cf, 0);
+		f3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+			    (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / x->t, cf, 0);
+		mf = 2 * f1 + 2 * f2 + f3;
+		b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, 2 * cb, 0);
+		b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, 2 * cb, 0);
+		b3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+			    2 * (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / x->t, cb, 0);
+		mb = 2 * b1 + 2 * b2 + b3;
+	}
+	if (x->swiglu) { /* Llama family: rotary embedding on q and k */
+		double rb = 2 * x->BA * x->T * (x->a + x->g) * x->dh / x->t;
+
+		mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
+		mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
+	}
+
+	fwd = gf + af + mf;
+	if (full)
+		rc_extra = fwd;
+	else if (x->recompute == CVC_PROJ_RECOMP_SELECTIVE && x->unfused)
+		rc_extra = af; /* core attention only (Korthikanti et al. 2022) */
+	bwd = gb + ab + mb + rc_extra;
+
+	lc->fwd_s = fwd;
+	lc->bwd_s = bwd;
+	lc->fwd_gemm_s = gf;
+	lc->bwd_gemm_s = gb + (full ? gf : 0);
+	lc->attn_fwd_s = af;
+	lc->attn_bwd_s = ab;
+
+	/* tensor parallel: 2 all-reduces per layer each way, or with sequence
+	 * parallelism 2 all-gathers + 2 reduce-scatters of the same tensor */
+	if (x->t > 1) {
+		double msg = x->T * x->h * x->BA, one;
+
+		if (x->sp) {
+			double ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
+					    per);
+			double rs = op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg, x->t,
+					    pn_t, per);
+
+			one = ag + rs;
+		} else {
+			one = op_coll(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->t, pn_t, per);
+		}
+		lc->tp_fwd_s = 2 * one;
+		lc->tp_bwd_s = 2 * one * (full ? 2 : 1);
+	}
+	/* MoE: dispatch + combine all-to-all each way */
+	if (x->moe && x->e > 1) {
+		double pn = fmin(x->e, fmax(1, x->gpn / (x->t * x->c)));
+		double one = op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tm * x->h * x->BA,
+				     x->e, pn, per);
+
+		lc->ep_fwd_s = 2 * one;
+		lc->ep_bwd_s = 2 * one * (full ? 2 : 1);
+	}
+	/* context parallel: ring exchange of K and V blocks, c-1 steps forward,
+	 * twice that backward, again under full recomputation */
+	if (x->c > 1) {
+		double kv = 2 * x->T * fmax(1, x->g / x->t) * x->dh * x->BA;
+		double one = (x->c - 1) *
+			     op_coll(k, CVC_MODEL_SENDRECV, CVC_PROJ_COMM_CP, kv, 2,
+				     x->t * x->c <= x->gpn ? 2 : 1,
+				     M * L * (x->c - 1) * (3 + (full ? 1 : 0)));
+
+		lc->cp_fwd_s = one;
+		lc->cp_bwd_s = 2 * one + (full ? one : 0);
+	}
+	/* first stage: embedding lookup and its scatter-add gradient */
+	lc->first_fwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->T * x->h, M,
+				 CVC_PROJ_STAGE_FIRST);
+	lc->first_bwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->T * x->h, M,
+				 CVC_PROJ_STAGE_FIRST);
+	/* last stage: final norm, logits GEMM, softmax cross-entropy (fp32) */
+	{
+		double f = 0, b = 0, tv = x->T * x->V / x->t, f1, f2, b1, b2;
+		int st = CVC_PROJ_STAGE_LAST;
+
+		gemm3(k, x->T, x->V / x->t, x->h, M, M, st, &f, &b);
+		f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, M, st);
+		f2 = op_mem(k, CVC_MODEL_MEM_NORM, (x->BA + 4) * tv, M, st);
+		f += f1 + f2;
+		b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, M, st);
+		b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (4 + x->BA) * tv, M, st);
+		b += b1 + b2;
+		lc->last_fwd_s = f;
+		lc->last_bwd_s = b;
+	}
 }
 
 static uint64_t key_hash(const double *k, int n)
@@ -75,135 +365,164 @@ static uint64_t key_hash(const double *k, int n)
 	return h;
 }
 
-/* Per-layer costs for a shape; cached in the ctx because a sweep over GPU
- * counts or batch sizes reuses the same layer shapes thousands of times. */
-static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, const struct proj_pricer *p,
+/* Per-layer costs for a shape (k prices); cached in the ctx because a
+ * sweep over GPU counts or batch sizes reuses the same layer shapes
+ * thousands of times. */
+static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct sink *k,
 						const struct shape *x)
 {
-	double key[20] = {1 + p->id, x->b, x->s, x->h, x->a, x->g, x->f, x->V, x->E, x->k,
+	double key[20] = {1 + k->p->id, x->b, x->s, x->h, x->a, x->g, x->f, x->V, x->E, x->k,
 			  x->t, x->c, x->e, x->gpn, x->sp, x->swiglu, x->dtype, x->recompute,
 			  x->unfused, 0};
 	struct proj_layer_cost *lc;
-	int dt = x->dtype;
-	double fwd = 0, bwd = 0, gf = 0, gb = 0, af = 0, ab = 0, mf = 0, mb = 0, rc_extra = 0;
-	double Th = x->T * x->h / (x->sp ? x->t : 1);
-	double pn_t = fmin(x->t, x->gpn);
 
 	lc = &ctx->cc.e[key_hash(key, 20) % PROJ_CC_SLOTS];
 	if (memcmp(lc->key, key, sizeof key) == 0)
 		return lc;
 	memset(lc, 0, sizeof *lc);
-
-	/* GEMMs: QKV, attention output projection, FFN up(+gate), down */
-	gemm3(p, dt, x->T, x->qkv / x->t, x->h, &gf, &gb);
-	gemm3(p, dt, x->T, x->h, x->h / x->t, &gf, &gb);
-	if (x->moe) {
-		/* router, then the experts as one GEMM over the T*k routed
-		 * tokens of this rank (balanced routing) */
-		gemm3(p, dt, x->T, x->E, x->h, &gf, &gb);
-	}
-	gemm3(p, dt, x->Tm, (x->swiglu ? 2 : 1) * x->f / x->t, x->h, &gf, &gb);
-	gemm3(p, dt, x->Tm, x->h, x->f / x->t, &gf, &gb);
-
-	/* attention core */
-	{
-		double hl = x->a / x->t, gl = fmax(1, x->g / x->t), sq = x->s / x->c;
-
-		if (x->unfused) {
-			double bt = x->b * hl, el = bt * sq * x->s;
-
-			af = proj_gemm_s(p, dt, sq, x->s, x->dh, bt) +
-			     proj_gemm_s(p, dt, sq, x->dh, x->s, bt) +
-			     proj_mem_s(p, PROJ_MEM_NORM, 2 * x->BA * el) +      /* scale-mask-softmax */
-			     proj_mem_s(p, PROJ_MEM_ELEMENTWISE, (2 * x->BA + 1) * el); /* dropout */
-			ab = 2 * proj_gemm_s(p, dt, sq, x->dh, x->s, bt) +
-			     proj_gemm_s(p, dt, x->s, x->dh, sq, bt) +
-			     proj_gemm_s(p, dt, sq, x->s, x->dh, bt) +
-			     proj_mem_s(p, PROJ_MEM_NORM, 3 * x->BA * el) +
-			     proj_mem_s(p, PROJ_MEM_ELEMENTWISE, (2 * x->BA + 1) * el);
-		} else {
-			af = proj_attn_s(p, dt, x->b, hl, gl, sq, x->s, x->dh, 0);
-			ab = proj_attn_s(p, dt, x->b, hl, gl, sq, x->s, x->dh, 1);
-		}
-	}
-
-	/* memory-bound: 2 norms, 2 bias-dropout-residual, activation, rope */
-	mf = 2 * proj_mem_s(p, PROJ_MEM_NORM, 2 * x->BA * Th) +
-	     2 * proj_mem_s(p, PROJ_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th) +
-	     proj_mem_s(p, PROJ_MEM_ELEMENTWISE,
-			(x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / x->t);
-	mb = 2 * proj_mem_s(p, PROJ_MEM_NORM, 4 * x->BA * Th) +
-	     2 * proj_mem_s(p, PROJ_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th) +
-	     proj_mem_s(p, PROJ_MEM_ELEMENTWISE,
-			2 * (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / x->t);
-	if (x->swiglu) { /* Llama family: rotary embedding on q and k */
-		double rb = 2 * x->BA * x->T * (x->a + x->g) * x->dh / x->t;
-
-		mf += proj_mem_s(p, PROJ_MEM_ELEMENTWISE, rb);
-		mb += proj_mem_s(p, PROJ_MEM_ELEMENTWISE, rb);
-	}
-
-	fwd = gf + af + mf;
-	if (x->recompute == CVC_PROJ_RECOMP_FULL)
-		rc_extra = fwd;
-	else if (x->recompute == CVC_PROJ_RECOMP_SELECTIVE && x->unfused)
-		rc_extra = af; /* core attention only (Korthikanti et al. 2022) */
-	bwd = gb + ab + mb + rc_extra;
-
-	lc->fwd_s = fwd;
-	lc->bwd_s = bwd;
-	lc->fwd_gemm_s = gf;
-	lc->bwd_gemm_s = gb + (x->recompute == CVC_PROJ_RECOMP_FULL ? gf : 0);
-	lc->attn_fwd_s = af;
-	lc->attn_bwd_s = ab;
-
-	/* tensor parallel: 2 all-reduces per layer each way, or with sequence
-	 * parallelism 2 all-gathers + 2 reduce-scatters of the same tensor */
-	if (x->t > 1) {
-		double msg = x->T * x->h * x->BA, one;
-
-		if (x->sp)
-			one = proj_coll_s(p, PROJ_AG, msg, x->t, pn_t) +
-			      proj_coll_s(p, PROJ_RS, msg, x->t, pn_t);
-		else
-			one = proj_coll_s(p, PROJ_AR, msg, x->t, pn_t);
-		lc->tp_fwd_s = 2 * one;
-		lc->tp_bwd_s = 2 * one * (x->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1);
-	}
-	/* MoE: dispatch + combine all-to-all each way */
-	if (x->moe && x->e > 1) {
-		double pn = fmin(x->e, fmax(1, x->gpn / (x->t * x->c)));
-		double one = proj_coll_s(p, PROJ_A2A, x->Tm * x->h * x->BA, x->e, pn);
-
-		lc->ep_fwd_s = 2 * one;
-		lc->ep_bwd_s = 2 * one * (x->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1);
-	}
-	/* context parallel: ring exchange of K and V blocks, c-1 steps */
-	if (x->c > 1) {
-		double kv = 2 * x->T * fmax(1, x->g / x->t) * x->dh * x->BA;
-		double one = (x->c - 1) *
-			     proj_coll_s(p, PROJ_P2P, kv, 2, x->t * x->c <= x->gpn ? 2 : 1);
-
-		lc->cp_fwd_s = one;
-		lc->cp_bwd_s = 2 * one + (x->recompute == CVC_PROJ_RECOMP_FULL ? one : 0);
-	}
-	/* first stage: embedding lookup and its scatter-add gradient */
-	lc->first_fwd_s = proj_mem_s(p, PROJ_MEM_GATHER, 2 * x->BA * x->T * x->h);
-	lc->first_bwd_s = proj_mem_s(p, PROJ_MEM_GATHER, 3 * x->BA * x->T * x->h);
-	/* last stage: final norm, logits GEMM, softmax cross-entropy (fp32) */
-	{
-		double f = 0, b = 0, tv = x->T * x->V / x->t;
-
-		gemm3(p, dt, x->T, x->V / x->t, x->h, &f, &b);
-		f += proj_mem_s(p, PROJ_MEM_NORM, 2 * x->BA * Th) +
-		     proj_mem_s(p, PROJ_MEM_NORM, (x->BA + 4) * tv);
-		b += proj_mem_s(p, PROJ_MEM_NORM, 4 * x->BA * Th) +
-		     proj_mem_s(p, PROJ_MEM_ELEMENTWISE, (4 + x->BA) * tv);
-		lc->last_fwd_s = f;
-		lc->last_bwd_s = b;
-	}
+	layer_ops(k, x, 1, 1, lc); /* counts unused when pricing */
 	memcpy(lc->key, key, sizeof key);
 	return lc;
+}
+
+/* Parameters per GPU on the heaviest stage (layers + embedding), and the
+ * bytes per parameter of weights, gradients and optimizer state. */
+struct params {
+	double p_dense, p_exp, p_layer, p_stage, p_total, wb, gbytes, ob;
+};
+
+static void params_of(const cvc_proj_scenario *sc, const struct shape *x, double L,
+		      struct params *P)
+{
+	double t = sc->tp, e = sc->ep;
+
+	P->p_dense = (x->h * x->qkv + x->h * x->h + (x->moe ? x->h * x->E : x->ffw)) / t + 4 * x->h;
+	P->p_exp = x->moe ? x->E / e * x->ffw / t : 0;
+	P->p_layer = P->p_dense + P->p_exp;
+	P->p_stage = L * P->p_layer + x->V * x->h / t;
+	P->p_total = sc->layers * (x->h * x->qkv + x->h * x->h + x->ffw * (x->moe ? x->E : 1) +
+				   (x->moe ? x->h * x->E : 0) + 4 * x->h) + x->V * x->h;
+	P->wb = sc->dtype == CVC_PROJ_FP32 ? 4 : 2;
+	P->gbytes = x->BA;
+	P->ob = sc->optimizer == CVC_PROJ_ADAM ? (sc->dtype == CVC_PROJ_FP32 ? 8 : 12)
+					       : (sc->dtype == CVC_PROJ_FP32 ? 4 : 8);
+}
+
+/* Step-level operators: their prices, each for one run. */
+struct step_cost {
+	double fsdp_ag, fsdp_rs;   /* ZeRO-3: one layer's gather / scatter */
+	double pp_one;             /* one pipeline activation transfer */
+	double dp_tot, dp_last;    /* ZeRO 0-2 gradient sync: all buckets, last one */
+	double dp_ag;              /* ZeRO 1-2: updated parameters gathered back */
+	double opt;                /* optimizer update */
+};
+
+/* Bucketed collective over bytes: (all buckets, the last bucket alone). */
+static void bucketed(struct sink *k, int kind, double bytes, double bucket, double group,
+		     double pn, double count, double *total, double *last)
+{
+	double nfull, rem;
+
+	*total = *last = 0;
+	if (bytes <= 0 || group <= 1)
+		return;
+	if (bucket <= 0 || bucket >= bytes) {
+		*total = *last = op_coll(k, kind, CVC_PROJ_COMM_DP, bytes, group, pn, count);
+		return;
+	}
+	nfull = floor(bytes / bucket);
+	rem = bytes - nfull * bucket;
+	*last = op_coll(k, kind, CVC_PROJ_COMM_DP, bucket, group, pn, count * nfull);
+	*total = nfull * *last;
+	if (rem > 0) {
+		*last = op_coll(k, kind, CVC_PROJ_COMM_DP, rem, group, pn, count);
+		*total += *last;
+	}
+}
+
+static void step_ops(struct sink *k, const cvc_proj_scenario *sc, const struct shape *x,
+		     const struct params *P, double M, double L, struct step_cost *st)
+{
+	double t = sc->tp, pp = sc->pp, v = sc->vpp, d = sc->dp, c = sc->cp, e = sc->ep;
+	double gpn = sc->gpus_per_node, dc = d * c;
+	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
+	double C = sc->clusters >= 1 ? sc->clusters : 1;
+
+	memset(st, 0, sizeof *st);
+	/* ZeRO-3 / FSDP: per layer all-gather of parameters before forward and
+	 * backward (again for recompute), reduce-scatter of gradients */
+	if (sc->zero >= 3 && dc > 1) {
+		double pn = fmin(dc, fmax(1, gpn / t));
+		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
+
+		st->fsdp_ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_FSDP, P->p_layer * P->wb,
+				      dc, pn, M * L * (1 + nag_b));
+		st->fsdp_rs = op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_DP,
+				      P->p_layer * P->gbytes, dc, pn, M * L);
+	}
+	/* pipeline: each micro-batch's activations forward and gradients back
+	 * across each of the v chunk boundaries */
+	if (pp > 1) {
+		double msg = x->T * x->h * x->BA / (x->sp ? t : 1);
+		double pn = t * c * d < gpn ? 2 : 1;
+
+		st->pp_one = op_coll(k, CVC_MODEL_SENDRECV, CVC_PROJ_COMM_PP, msg, 2, pn, 2 * v * M);
+	}
+	/* data parallel gradient sync (ZeRO 0-2), every H steps with local SGD
+	 * in one cluster */
+	if (sc->zero < 3 && dc > 1) {
+		double dcl = dc / C; /* replicas inside one cluster */
+		double pn = fmin(dcl, fmax(1, gpn / t));
+		double pn_e = fmin(dcl / e, fmax(1, gpn / (t * e)));
+		double bucket = sc->bucket_mb * 1e6;
+		double count = 1 / (C > 1 ? 1 : H);
+		double tt, ll;
+
+		if (dcl > 1) {
+			int kind = sc->zero >= 1 ? CVC_MODEL_REDUCESCATTER : CVC_MODEL_ALLREDUCE;
+
+			bucketed(k, kind, (P->p_stage - L * P->p_exp) * P->gbytes, bucket, dcl, pn,
+				 count, &tt, &ll);
+			st->dp_tot += tt;
+			st->dp_last = ll;
+			if (P->p_exp > 0 && dcl / e > 1) {
+				bucketed(k, kind, L * P->p_exp * P->gbytes, bucket, dcl / e, pn_e,
+					 count, &tt, &ll);
+				st->dp_tot += tt;
+			}
+			if (sc->zero >= 1) /* updated parameter shards gathered back */
+				st->dp_ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_DP,
+						    P->p_stage * P->wb, dcl, pn, count);
+		}
+	}
+	/* optimizer: weights, gradients and states read and written */
+	{
+		double shard = sc->zero >= 1 ? dc : 1;
+
+		st->opt = op_mem(k, CVC_MODEL_MEM_OPTIMIZER,
+				 P->p_stage / shard * (sc->optimizer == CVC_PROJ_ADAM ? 30 : 20), 1,
+				 CVC_PROJ_STAGE_ALL);
+	}
+}
+
+size_t cvc_proj_scenario_ops(const cvc_proj_scenario *sc, cvc_proj_op_fn fn, void *user)
+{
+	struct sink k;
+	struct shape x;
+	struct proj_layer_cost lc;
+	struct params P;
+	struct step_cost st;
+	double M = sc->global_batch / (sc->dp * sc->micro_batch), L = sc->layers / sc->pp;
+
+	if (!(M > 0) || !(L > 0) || !(sc->tp >= 1))
+		return 0;
+	sink_init(&k, sc, NULL, fn, user);
+	shape_of(sc, &x);
+	memset(&lc, 0, sizeof lc);
+	layer_ops(&k, &x, M, L, &lc);
+	params_of(sc, &x, L, &P);
+	step_ops(&k, sc, &x, &P, M, L, &st);
+	return k.n;
 }
 
 static void add_comm(cvc_proj_result *r, int kind, double total, double hidden)
@@ -217,29 +536,6 @@ static void add_comm(cvc_proj_result *r, int kind, double total, double hidden)
 	r->exposed_type_s[kind] += total - hidden;
 }
 
-/* Bucketed collective over bytes: (all buckets, the last bucket alone). */
-static void bucketed(const struct proj_pricer *p, int kind, double bytes, double bucket,
-		     double group, double pn, double *total, double *last)
-{
-	double nfull, rem;
-
-	*total = *last = 0;
-	if (bytes <= 0 || group <= 1)
-		return;
-	if (bucket <= 0 || bucket >= bytes) {
-		*total = *last = proj_coll_s(p, kind, bytes, group, pn);
-		return;
-	}
-	nfull = floor(bytes / bucket);
-	rem = bytes - nfull * bucket;
-	*last = proj_coll_s(p, kind, bucket, group, pn);
-	*total = nfull * *last;
-	if (rem > 0) {
-		*last = proj_coll_s(p, kind, rem, group, pn);
-		*total += *last;
-	}
-}
-
 static void invalid(cvc_proj_result *r, const char *why)
 {
 	r->valid = 0;
@@ -250,9 +546,11 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 {
 	const struct proj_pricer *p;
 	const struct proj_layer_cost *lc;
+	struct sink k;
 	struct shape x;
-	double t, pp, v, d, c, e, m, L, gpn, dc, peak;
-	double wb, gbytes, ob, p_dense, p_exp, p_layer, p_stage, p_total;
+	struct params P;
+	struct step_cost st;
+	double t, pp, v, d, c, m, L, dc, peak;
 	double stage_c, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid, fsdp_mb = 0, fsdp_exp = 0;
 	double dp_rs_mb = 0, t_mb, hidden_total, exposed_mb;
 	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
@@ -279,25 +577,16 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		return;
 	}
 	shape_of(sc, &x);
-	t = sc->tp, pp = sc->pp, v = sc->vpp, d = sc->dp, c = sc->cp, e = sc->ep;
-	gpn = sc->gpus_per_node;
+	t = sc->tp, pp = sc->pp, v = sc->vpp, d = sc->dp, c = sc->cp;
 	dc = d * c;
 	m = sc->global_batch / (d * sc->micro_batch);
 	L = sc->layers / pp;
 
-	lc = layer_cost(ctx, p, &x);
-
-	/* ---- parameters per GPU (heaviest stage: layers + embedding) ---- */
-	p_dense = (x.h * x.qkv + x.h * x.h + (x.moe ? x.h * x.E : x.ffw)) / t + 4 * x.h;
-	p_exp = x.moe ? x.E / e * x.ffw / t : 0;
-	p_layer = p_dense + p_exp;
-	p_stage = L * p_layer + x.V * x.h / t;
-	p_total = sc->layers * (x.h * x.qkv + x.h * x.h + x.ffw * (x.moe ? x.E : 1) +
-				(x.moe ? x.h * x.E : 0) + 4 * x.h) + x.V * x.h;
-	wb = sc->dtype == CVC_PROJ_FP32 ? 4 : 2;
-	gbytes = x.BA;
-	ob = sc->optimizer == CVC_PROJ_ADAM ? (sc->dtype == CVC_PROJ_FP32 ? 8 : 12)
-					    : (sc->dtype == CVC_PROJ_FP32 ? 4 : 8);
+	/* the operators, priced: per layer (cached) and per step */
+	sink_init(&k, sc, p, NULL, NULL);
+	lc = layer_cost(ctx, &k, &x);
+	params_of(sc, &x, L, &P);
+	step_ops(&k, sc, &x, &P, m, L, &st);
 
 	/* ---- one micro-batch through the heaviest stage ---- */
 	stage_c = L * (lc->fwd_s + lc->bwd_s);
@@ -314,9 +603,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	 * backward (again for recompute), reduce-scatter of gradients after
 	 * backward; prefetch hides layer i+1's gather under layer i */
 	if (sc->zero >= 3 && dc > 1) {
-		double pn = fmin(dc, fmax(1, gpn / t));
-		double ag = proj_coll_s(p, PROJ_AG, p_layer * wb, dc, pn);
-		double rs = proj_coll_s(p, PROJ_RS, p_layer * gbytes, dc, pn);
+		double ag = st.fsdp_ag, rs = st.fsdp_rs;
 		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
 		double ef, eb, tot_b = nag_b * ag + rs;
 
@@ -349,9 +636,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	/* ---- pipeline: 1F1B, interleaved with v chunks per stage ---- */
 	r->bubble_s = pp > 1 ? (pp - 1) / v * t_mb : 0;
 	if (pp > 1) {
-		double msg = x.T * x.h * x.BA / (x.sp ? t : 1);
-		double pn = t * c * d < gpn ? 2 : 1;
-		double one = proj_coll_s(p, PROJ_P2P, msg, 2, pn);
+		double one = st.pp_one;
 		double total = 2 * v * m * one;
 		/* fill and drain cross every stage boundary on the critical path;
 		 * steady-state transfers run under other micro-batches */
@@ -363,25 +648,8 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	/* ---- data parallel gradient sync (ZeRO 0-2), every H steps with
 	 * local SGD in one cluster ---- */
 	if (sc->zero < 3 && dc > 1) {
-		double dcl = dc / C;  /* replicas inside one cluster */
-		double pn = fmin(dcl, fmax(1, gpn / t));
-		double pn_e = fmin(dcl / e, fmax(1, gpn / (t * e)));
-		double bucket = sc->bucket_mb * 1e6;
-		double tot = 0, last = 0, tt, ll, ag = 0, hid, win, amort;
+		double tot = st.dp_tot, last = st.dp_last, ag = st.dp_ag, hid, win, amort;
 
-		if (dcl > 1) {
-			int kind = sc->zero >= 1 ? PROJ_RS : PROJ_AR;
-
-			bucketed(p, kind, (p_stage - L * p_exp) * gbytes, bucket, dcl, pn, &tt, &ll);
-			tot += tt;
-			last = ll;
-			if (p_exp > 0 && dcl / e > 1) {
-				bucketed(p, kind, L * p_exp * gbytes, bucket, dcl / e, pn_e, &tt, &ll);
-				tot += tt;
-			}
-			if (sc->zero >= 1) /* updated parameter shards gathered back */
-				ag = proj_coll_s(p, PROJ_AG, p_stage * wb, dcl, pn);
-		}
 		/* buckets reduce while the last micro-batch's backward still runs;
 		 * the last bucket is ready only at the end */
 		win = L * lc->bwd_s;
@@ -394,7 +662,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	/* multi-cluster: clusters exchange full gradients over the slow link,
 	 * every H steps (local SGD); not overlapped */
 	if (C > 1) {
-		double bytes = p_total * gbytes;
+		double bytes = P.p_total * P.gbytes;
 		double bw = sc->inter_cluster_gbps * 1e9;
 		double xc = bw > 0 ? 2 * (C - 1) / C * bytes / bw / H : INFINITY;
 
@@ -403,16 +671,13 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 
 	/* ---- totals ---- */
 	{
-		double shard = sc->zero >= 1 ? dc : 1;
-		double opt = proj_mem_s(p, PROJ_MEM_OPTIMIZER,
-					p_stage / shard *
-					(sc->optimizer == CVC_PROJ_ADAM ? 30 : 20));
+		double opt = st.opt;
 
 		hidden_total = 0;
-		for (int k = 0; k < CVC_PROJ_COMM_N; k++) {
-			r->comm_s += r->comm_type_s[k];
-			r->hidden_s += r->hidden_type_s[k];
-			r->exposed_s += r->exposed_type_s[k];
+		for (int j = 0; j < CVC_PROJ_COMM_N; j++) {
+			r->comm_s += r->comm_type_s[j];
+			r->hidden_s += r->hidden_type_s[j];
+			r->exposed_s += r->exposed_type_s[j];
 		}
 		hidden_total = r->hidden_s;
 		r->contention_s = sc->contention * hidden_total;
@@ -438,13 +703,13 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 				     ? 2 * base / (x.sp ? t : 1)
 				     : act_layer;
 		inflight = fmin(m, pp) * (v > 1 ? 1 + (pp - 1) / (pp * v) : 1);
-		mem = p_stage * (wb / sh_w + gbytes / sh_g + ob / sh_o);
+		mem = P.p_stage * (P.wb / sh_w + P.gbytes / sh_g + P.ob / sh_o);
 		mem += L * act_stored * inflight;
 		if (sc->recompute == CVC_PROJ_RECOMP_FULL)
 			mem += act_layer; /* one layer re-materialised at a time */
 		mem += 2 * 4 * x.T * x.V / t; /* fp32 logits and their gradient */
 		if (sc->zero >= 3)
-			mem += 2 * p_layer * wb; /* gathered layers in flight */
+			mem += 2 * P.p_layer * P.wb; /* gathered layers in flight */
 		r->mem_gb = mem / 1e9;
 		r->hbm_gb = p->hbm_bytes * HBM_USABLE / 1e9;
 		r->fits = r->mem_gb <= r->hbm_gb;

@@ -350,8 +350,11 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 			return fail_at(st, k, "unknown key '%s' in section '%s'", key, sec);
 		if (*nparts >= PROJ_MAX_FIELDS_PER_SECTION)
 			return fail_at(st, k, "too many keys in section '%s'", sec);
-		if ((rc = field_values(st, doc, v, f, fsdp, &parts[*nparts])))
+		if ((rc = field_values(st, doc, v, f, fsdp, &parts[*nparts]))) {
+			/* not yet counted in *nparts: the caller would not free it (fuzzing) */
+			axis_release(&parts[*nparts]);
 			return rc;
+		}
 		(*nparts)++;
 	}
 	return CVC_OK;

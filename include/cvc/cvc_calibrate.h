@@ -10,9 +10,9 @@
  * only with the CUDA toolkit) reads the plan CSV back with
  * cvc_cal_plan_read_csv() and writes tables `cvc fit` reads.
  *
- * The decomposition (cvc_cal_scenario_ops) follows projector/project.c
- * operator by operator, through the public cvc_proj_scenario only: it lists
- * the operators and the sizes the projector prices them at, so a plan
+ * The decomposition is the projector's own (cvc_proj_scenario_ops() in
+ * cvc_project.h, the code projector/project.c prices with);
+ * cvc_cal_scenario_ops adapts its operators to cvc_cal_shape, so a plan
  * covers exactly the model queries a projection of the study makes.
  * A plan is not thread safe; the free functions are.
  */
@@ -58,7 +58,9 @@ typedef struct cvc_cal_shape {
 
 /*
  * Calls fn once per operator of one optimizer step of sc, as the projector
- * prices it (sc as a study's run callback hands it: layout and dp derived).
+ * prices it (sc as a study's run callback hands it: layout and dp derived):
+ * cvc_proj_scenario_ops() with dtype mapped to the cvc_hw_dtype measured
+ * (fp32 as tf32) and zero-byte collectives left out.
  * count is how many times the step runs the operator on the busiest GPU
  * (fractional for amortised collectives); stage is 0 for per-layer and
  * per-step operators, 1 for the first pipeline stage only (embedding), 2

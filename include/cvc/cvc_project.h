@@ -146,6 +146,66 @@ typedef struct cvc_proj_result {
 CVC_API void cvc_proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc,
 			       cvc_proj_result *out);
 
+/* ---- the operators of one step ----------------------------------------------- */
+
+enum cvc_proj_op_kind {
+	CVC_PROJ_OP_GEMM = 0, /* b batched m x n x k */
+	CVC_PROJ_OP_ATTN = 1, /* attention core (fused kernel) */
+	CVC_PROJ_OP_MEM = 2,  /* memory-bound op of a class moving bytes */
+	CVC_PROJ_OP_COLL = 3  /* collective or point-to-point transfer */
+};
+
+/* Pipeline stages an operator runs on. */
+enum cvc_proj_stage {
+	CVC_PROJ_STAGE_ALL = 0,   /* every stage (per-layer and per-step ops) */
+	CVC_PROJ_STAGE_FIRST = 1, /* first stage only: embedding */
+	CVC_PROJ_STAGE_LAST = 2   /* last stage only: logits and loss */
+};
+
+/*
+ * One operator as the projector prices it: the sizes are exactly those
+ * handed to the operator models (cvc_model.h), rounded to integers, bytes
+ * already divided by the scenario's hbm_bw (membound) or intra/inter_bw
+ * (collective: intra when group <= per_node) scale factor.  Unused fields 0.
+ *   gemm:       dtype, b, m, n, k
+ *   attention:  dtype, b (batch), heads, kv_heads, m (seq_q), n (seq_kv),
+ *               k (head_dim), causal, backward
+ *   membound:   sub (cvc_model_mem), bytes
+ *   collective: sub (cvc_model_coll), bytes (nccl-tests size convention),
+ *               group, per_node (group members per node), comm
+ * dtype is the scenario's cvc_proj_dtype; the pricer maps it to the GPU's
+ * tensor path (a GPU without it falls back, e.g. V100 bf16 -> fp16).
+ * The projector adds a per-hop network latency to collectives spanning
+ * more than two nodes (docs/SCENARIOS.md).
+ */
+typedef struct cvc_proj_op {
+	int kind;                  /* enum cvc_proj_op_kind */
+	int dtype, sub;
+	int64_t b, m, n, k, heads, kv_heads;
+	int causal, backward;
+	int64_t bytes;
+	int group, per_node;
+	int comm;                  /* collective: enum cvc_proj_comm it is booked under; else -1 */
+	int stage;                 /* enum cvc_proj_stage */
+	double count;              /* runs per optimizer step on the busiest GPU (> 0;
+				    * fractional for collectives amortised over steps) */
+} cvc_proj_op;
+
+/* Called once per operator; nonzero stops the enumeration. */
+typedef int (*cvc_proj_op_fn)(void *user, const cvc_proj_op *op);
+
+/*
+ * Enumerates the operators of one optimizer step of sc (as a study's run
+ * callback hands it: layout, dp and defaults derived), by the same
+ * decomposition cvc_proj_evaluate() prices: compute of every layer and of
+ * the first/last stage, and every collective except the inter-cluster
+ * exchange of multi-cluster runs (a bandwidth formula, not a model query).
+ * Needs no ctx and no catalog.  Returns the number of calls made (0 when
+ * the layout has no micro-batches or layers).
+ */
+CVC_API size_t cvc_proj_scenario_ops(const cvc_proj_scenario *sc, cvc_proj_op_fn fn,
+				     void *user);
+
 /* ---- studies ------------------------------------------------------------ */
 
 typedef struct cvc_proj_study cvc_proj_study;

@@ -3,13 +3,12 @@
  * scenarios price, bucketed and deduplicated, with the GPU time of
  * measuring them and of profiling the full workloads instead.
  *
- * cvc_cal_scenario_ops() follows projector/project.c (layer_cost() and
- * proj_evaluate()) and projector/price.c (the size each pricer passes to
- * the models: i64 rounding, bytes divided by the scale factors) through the
- * public cvc_proj_scenario only.  When project.c changes its operators,
- * this list must follow; tests/unit/test_calibrate.c prices the list with
- * the default models and compares with the projector's compute and
- * communication times, so a divergence fails the test.
+ * cvc_cal_scenario_ops() adapts the projector's own operator list
+ * (cvc_proj_scenario_ops(), the decomposition projector/project.c prices)
+ * to calibration shapes: there is one decomposition, so a plan covers the
+ * model queries a projection makes.  tests/unit/test_calibrate.c prices
+ * the adapted list with the default models and compares with the
+ * projector's compute and communication times.
  */
 #include <errno.h>
 #include <math.h>
@@ -67,276 +66,55 @@ static uint64_t shape_hash(const cvc_cal_shape *s)
 	return h;
 }
 
-/* ---- decomposition (mirrors projector/project.c) ---------------------------- */
+/* ---- decomposition: the projector's own (cvc_proj_scenario_ops) ------------- */
 
-/* price.c's rounding of a size handed to the models */
-static int64_t i64(double x)
-{
-	if (!(x > 0))
-		return 0;
-	if (x > 9e18)
-		return (int64_t)9e18;
-	return (int64_t)llround(x);
-}
-
-struct emit {
-	const cvc_proj_scenario *sc;
+struct adapt {
 	cvc_cal_op_fn fn;
 	void *user;
 	size_t n;
-	int stop;
-	int hwdt;
 };
 
-static void put(struct emit *e, const cvc_cal_shape *s, double count, int stage)
+static int adapt_op(void *user, const cvc_proj_op *o)
 {
-	if (e->stop || !(count > 0))
-		return;
-	e->n++;
-	if (e->fn(e->user, s, count, stage))
-		e->stop = 1;
-}
-
-static void gemm(struct emit *e, double m, double n, double k, double b, double count, int stage)
-{
+	/* the GEMM dtype measured for a scenario dtype (fp32 runs as tf32) */
+	static const int hw[4] = {CVC_HW_BF16, CVC_HW_FP16, CVC_HW_FP8, CVC_HW_TF32};
+	struct adapt *a = user;
 	cvc_cal_shape s;
 
 	memset(&s, 0, sizeof s);
-	s.kind = CVC_CAL_GEMM;
-	s.dtype = e->hwdt;
-	s.m = i64(m), s.n = i64(n), s.k = i64(k), s.b = i64(b);
-	put(e, &s, count, stage);
-}
-
-/* forward GEMM and its two backward GEMMs (dgrad, wgrad), as gemm3() */
-static void gemm3(struct emit *e, double m, double n, double k, double cf, double cb, int stage)
-{
-	gemm(e, m, n, k, 1, cf, stage);
-	gemm(e, m, k, n, 1, cb, stage);
-	gemm(e, k, n, m, 1, cb, stage);
-}
-
-static void mem(struct emit *e, int cls, double bytes, double count, int stage)
-{
-	cvc_cal_shape s;
-
-	memset(&s, 0, sizeof s);
-	s.kind = CVC_CAL_MEM;
-	s.sub = cls;
-	s.bytes = i64(bytes / e->sc->scale_hbm_bw);
-	put(e, &s, count, stage);
-}
-
-/* as proj_coll_s(): which link scales the bytes, and the degenerate groups */
-static void coll(struct emit *e, int c, double bytes, double group, double per_node,
-		 double count)
-{
-	cvc_cal_shape s;
-	int g = group > 2e9 ? 2000000000 : (int)group;
-	int pn = per_node < 1 ? 1 : (int)per_node;
-	double scale;
-
-	if (g <= 1 && c != CVC_MODEL_SENDRECV)
-		return;
-	if (c == CVC_MODEL_SENDRECV && g < 2)
-		g = 2;
-	scale = g <= pn ? e->sc->scale_intra_bw : e->sc->scale_inter_bw;
-	memset(&s, 0, sizeof s);
-	s.kind = CVC_CAL_COLL;
-	s.sub = c;
-	s.bytes = i64(bytes / scale);
-	s.group = g;
-	s.per_node = pn;
-	if (s.bytes <= 0)
-		return; /* the model answers 0 without a query */
-	put(e, &s, count, 0);
-}
-
-/* bucketed(): full buckets and the remainder */
-static void bucketed(struct emit *e, int c, double bytes, double bucket, double group,
-		     double pn, double count)
-{
-	double nfull, rem;
-
-	if (bytes <= 0 || group <= 1)
-		return;
-	if (bucket <= 0 || bucket >= bytes) {
-		coll(e, c, bytes, group, pn, count);
-		return;
+	switch (o->kind) {
+	case CVC_PROJ_OP_GEMM:
+	case CVC_PROJ_OP_ATTN:
+		s.kind = o->kind == CVC_PROJ_OP_GEMM ? CVC_CAL_GEMM : CVC_CAL_ATTN;
+		s.dtype = o->dtype >= 0 && o->dtype < 4 ? hw[o->dtype] : CVC_HW_BF16;
+		break;
+	case CVC_PROJ_OP_MEM:
+		s.kind = CVC_CAL_MEM;
+		break;
+	case CVC_PROJ_OP_COLL:
+		if (o->bytes <= 0)
+			return 0; /* the model answers 0 without a query: nothing to measure */
+		s.kind = CVC_CAL_COLL;
+		break;
+	default:
+		return 0;
 	}
-	nfull = floor(bytes / bucket);
-	rem = bytes - nfull * bucket;
-	coll(e, c, bucket, group, pn, count * nfull);
-	if (rem > 0)
-		coll(e, c, rem, group, pn, count);
+	s.sub = o->sub;
+	s.b = o->b, s.m = o->m, s.n = o->n, s.k = o->k;
+	s.heads = o->heads, s.kv_heads = o->kv_heads;
+	s.causal = o->causal, s.backward = o->backward;
+	s.bytes = o->bytes;
+	s.group = o->group, s.per_node = o->per_node;
+	a->n++;
+	return a->fn(a->user, &s, o->count, o->stage);
 }
 
 size_t cvc_cal_scenario_ops(const cvc_proj_scenario *sc, cvc_cal_op_fn fn, void *user)
 {
-	static const int hw[4] = {CVC_HW_BF16, CVC_HW_FP16, CVC_HW_FP8, CVC_HW_TF32};
-	struct emit e = {sc, fn, user, 0, 0, CVC_HW_BF16};
-	double b = sc->micro_batch, s = sc->seq, h = sc->hidden, a = sc->heads;
-	double g = sc->kv_heads, f = sc->ffn, V = sc->vocab, E = sc->experts, k = sc->top_k;
-	double t = sc->tp, c = sc->cp, ep = sc->ep, pp = sc->pp, v = sc->vpp, d = sc->dp;
-	double gpn = sc->gpus_per_node;
-	int sp = sc->sp && t > 1, moe = E > 1, sw = sc->ffn_type == CVC_PROJ_FFN_SWIGLU;
-	int full = sc->recompute == CVC_PROJ_RECOMP_FULL;
-	int unfused = sc->attention == CVC_PROJ_ATTN_UNFUSED;
-	double T = b * s / c, dh = h / a, qkv = (a + 2 * g) * dh;
-	double BA = sc->dtype == CVC_PROJ_FP32 ? 4 : 2;
-	double ffw = (sw ? 3 : 2) * h * f, Tm = moe ? T * k : T;
-	double Th = T * h / (sp ? t : 1);
-	double M = sc->global_batch / (d * b), L = sc->layers / pp, dc = d * c;
-	double cf, cb, ca;
+	struct adapt a = {fn, user, 0};
 
-	if (sc->dtype >= 0 && sc->dtype < 4)
-		e.hwdt = hw[sc->dtype];
-	if (!(M > 0) || !(L > 0) || !(t >= 1))
-		return 0;
-	/* per step on the busiest stage: M micro-batches through L layers,
-	 * the forward again under full recomputation */
-	cf = M * L * (full ? 2 : 1);
-	cb = M * L;
-
-	/* GEMMs: QKV, attention output, (router), FFN up(+gate), down */
-	gemm3(&e, T, qkv / t, h, cf, cb, 0);
-	gemm3(&e, T, h, h / t, cf, cb, 0);
-	if (moe)
-		gemm3(&e, T, E, h, cf, cb, 0);
-	gemm3(&e, Tm, (sw ? 2 : 1) * f / t, h, cf, cb, 0);
-	gemm3(&e, Tm, h, f / t, cf, cb, 0);
-
-	/* attention core */
-	{
-		double hl = a / t, gl = fmax(1, g / t), sq = s / c;
-
-		/* selective recomputation re-runs the unfused core */
-		ca = cf + (!full && sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && unfused ? cb : 0);
-		if (unfused) {
-			double bt = b * hl, el = bt * sq * s;
-
-			gemm(&e, sq, s, dh, bt, ca, 0);
-			gemm(&e, sq, dh, s, bt, ca, 0);
-			mem(&e, CVC_MODEL_MEM_NORM, 2 * BA * el, ca, 0);
-			mem(&e, CVC_MODEL_MEM_ELEMENTWISE, (2 * BA + 1) * el, ca, 0);
-			gemm(&e, sq, dh, s, bt, 2 * cb, 0);
-			gemm(&e, s, dh, sq, bt, cb, 0);
-			gemm(&e, sq, s, dh, bt, cb, 0);
-			mem(&e, CVC_MODEL_MEM_NORM, 3 * BA * el, cb, 0);
-			mem(&e, CVC_MODEL_MEM_ELEMENTWISE, (2 * BA + 1) * el, cb, 0);
-		} else {
-			cvc_cal_shape x;
-
-			memset(&x, 0, sizeof x);
-			x.kind = CVC_CAL_ATTN;
-			x.dtype = e.hwdt;
-			x.b = i64(b), x.heads = i64(hl), x.kv_heads = i64(gl);
-			x.m = i64(sq), x.n = i64(s), x.k = i64(dh);
-			x.causal = 1;
-			put(&e, &x, cf, 0);
-			x.backward = 1;
-			put(&e, &x, cb, 0);
-		}
-	}
-
-	/* memory-bound: norms, bias-dropout-residual, activation, rope */
-	mem(&e, CVC_MODEL_MEM_NORM, 2 * BA * Th, 2 * cf, 0);
-	mem(&e, CVC_MODEL_MEM_ELEMENTWISE, (3 * BA + 1) * Th, 2 * cf, 0);
-	mem(&e, CVC_MODEL_MEM_ELEMENTWISE, (sw ? 3 : 2) * BA * Tm * f / t, cf, 0);
-	mem(&e, CVC_MODEL_MEM_NORM, 4 * BA * Th, 2 * cb, 0);
-	mem(&e, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * BA + 1) * Th, 2 * cb, 0);
-	mem(&e, CVC_MODEL_MEM_ELEMENTWISE, 2 * (sw ? 3 : 2) * BA * Tm * f / t, cb, 0);
-	if (sw) {
-		double rb = 2 * BA * T * (a + g) * dh / t;
-
-		mem(&e, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
-		mem(&e, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
-	}
-
-	/* per-layer communication: each "one" runs twice forward and twice
-	 * backward (four times under full recomputation) */
-	{
-		double per = M * L * (2 + 2 * (full ? 2 : 1));
-
-		if (t > 1) {
-			double msg = T * h * BA, pn_t = fmin(t, gpn);
-
-			if (sp) {
-				coll(&e, CVC_MODEL_ALLGATHER, msg, t, pn_t, per);
-				coll(&e, CVC_MODEL_REDUCESCATTER, msg, t, pn_t, per);
-			} else {
-				coll(&e, CVC_MODEL_ALLREDUCE, msg, t, pn_t, per);
-			}
-		}
-		if (moe && ep > 1) {
-			double pn = fmin(ep, fmax(1, gpn / (t * c)));
-
-			coll(&e, CVC_MODEL_ALLTOALL, Tm * h * BA, ep, pn, per);
-		}
-		if (c > 1) {
-			double kv = 2 * T * fmax(1, g / t) * dh * BA;
-
-			coll(&e, CVC_MODEL_SENDRECV, kv, 2, t * c <= gpn ? 2 : 1,
-			     M * L * (c - 1) * (3 + (full ? 1 : 0)));
-		}
-	}
-
-	/* first stage: embedding; last stage: logits GEMM, norm, loss */
-	mem(&e, CVC_MODEL_MEM_GATHER, 2 * BA * T * h, M, 1);
-	mem(&e, CVC_MODEL_MEM_GATHER, 3 * BA * T * h, M, 1);
-	{
-		double tv = T * V / t;
-
-		gemm3(&e, T, V / t, h, M, M, 2);
-		mem(&e, CVC_MODEL_MEM_NORM, 2 * BA * Th, M, 2);
-		mem(&e, CVC_MODEL_MEM_NORM, (BA + 4) * tv, M, 2);
-		mem(&e, CVC_MODEL_MEM_NORM, 4 * BA * Th, M, 2);
-		mem(&e, CVC_MODEL_MEM_ELEMENTWISE, (4 + BA) * tv, M, 2);
-	}
-
-	/* step-level: parameters per GPU as proj_evaluate() counts them */
-	{
-		double p_dense = (h * qkv + h * h + (moe ? h * E : ffw)) / t + 4 * h;
-		double p_exp = moe ? E / ep * ffw / t : 0;
-		double p_layer = p_dense + p_exp, p_stage = L * p_layer + V * h / t;
-		double wb = sc->dtype == CVC_PROJ_FP32 ? 4 : 2, gbytes = BA;
-		double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
-		double C = sc->clusters >= 1 ? sc->clusters : 1;
-
-		if (sc->zero >= 3 && dc > 1) {
-			double pn = fmin(dc, fmax(1, gpn / t));
-
-			coll(&e, CVC_MODEL_ALLGATHER, p_layer * wb, dc, pn, M * L * (1 + (full ? 2 : 1)));
-			coll(&e, CVC_MODEL_REDUCESCATTER, p_layer * gbytes, dc, pn, M * L);
-		}
-		if (pp > 1) {
-			double msg = T * h * BA / (sp ? t : 1);
-
-			coll(&e, CVC_MODEL_SENDRECV, msg, 2, t * c * d < gpn ? 2 : 1, 2 * v * M);
-		}
-		if (sc->zero < 3 && dc > 1) {
-			double dcl = dc / C, amort = C > 1 ? 1 : H;
-			double pn = fmin(dcl, fmax(1, gpn / t));
-			double pn_e = fmin(dcl / ep, fmax(1, gpn / (t * ep)));
-			double bucket = sc->bucket_mb * 1e6;
-
-			if (dcl > 1) {
-				int kind = sc->zero >= 1 ? CVC_MODEL_REDUCESCATTER : CVC_MODEL_ALLREDUCE;
-
-				bucketed(&e, kind, (p_stage - L * p_exp) * gbytes, bucket, dcl, pn,
-					 1 / amort);
-				if (p_exp > 0 && dcl / ep > 1)
-					bucketed(&e, kind, L * p_exp * gbytes, bucket, dcl / ep, pn_e,
-						 1 / amort);
-				if (sc->zero >= 1)
-					coll(&e, CVC_MODEL_ALLGATHER, p_stage * wb, dcl, pn, 1 / amort);
-			}
-		}
-		mem(&e, CVC_MODEL_MEM_OPTIMIZER,
-		    p_stage / (sc->zero >= 1 ? dc : 1) * (sc->optimizer == CVC_PROJ_ADAM ? 30 : 20), 1,
-		    0);
-	}
-	return e.n;
+	cvc_proj_scenario_ops(sc, adapt_op, &a);
+	return a.n;
 }
 
 /* ---- buckets ------------------------------------------------------------------ */

@@ -209,6 +209,118 @@ Test(calibrate, operators_reproduce_projector_other_features)
 	cvc_proj_study_free(st);
 }
 
+/* ---- the projector's public list: communication per type ---------------------------- */
+
+struct bytype {
+	struct price pr;
+	double comm[CVC_PROJ_COMM_N];
+	uint64_t ops, colls, checked;
+	int bad;
+};
+
+static int type_op(void *user, const cvc_proj_op *o)
+{
+	struct bytype *b = user;
+	cvc_cal_shape s;
+
+	b->ops++;
+	if (!(o->count > 0) || o->stage < CVC_PROJ_STAGE_ALL || o->stage > CVC_PROJ_STAGE_LAST)
+		b->bad++;
+	if (o->kind != CVC_PROJ_OP_COLL) {
+		if (o->comm != -1)
+			b->bad++;
+		return 0;
+	}
+	if (o->comm < 0 || o->comm >= CVC_PROJ_COMM_N || o->comm == CVC_PROJ_COMM_XC ||
+	    o->stage != CVC_PROJ_STAGE_ALL)
+		return b->bad++, 0;
+	b->colls++;
+	memset(&s, 0, sizeof s);
+	s.sub = o->sub, s.group = o->group, s.per_node = o->per_node;
+	b->comm[o->comm] += o->count *
+			    (1e-6 * cvc_model_collective_us(b->pr.cur->base, (cvc_model_coll)o->sub,
+							    o->bytes, o->group, o->per_node, NULL) +
+			     hop_s(&s));
+	return 0;
+}
+
+static int type_scn(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	struct bytype *b = user;
+
+	if (!r->valid)
+		return 0;
+	b->pr.cur = mset_for(&b->pr, sc);
+	memset(b->comm, 0, sizeof b->comm);
+	cr_assert_gt(cvc_proj_scenario_ops(sc, type_op, b), 0);
+	for (int k = 0; k < CVC_PROJ_COMM_N; k++) {
+		double want = k == CVC_PROJ_COMM_XC ? 0 : r->comm_type_s[k];
+
+		cr_expect_lt(rel(b->comm[k], want), 1e-9,
+			     "scenario %llu: %s comm %.9g vs projector %.9g",
+			     (unsigned long long)sc->index, cvc_proj_comm_name(k), b->comm[k], want);
+	}
+	b->checked++;
+	return 0;
+}
+
+static int stop_at_3(void *user, const cvc_proj_op *o)
+{
+	(void)o;
+	return ++*(int *)user >= 3;
+}
+
+/* cvc_proj_scenario_ops() books every collective under the communication
+ * type the projector reports it in: priced per type, the list reproduces
+ * each comm_<type>_s; compute ops carry no type; fn can stop the list. */
+Test(calibrate, projector_ops_reproduce_comm_per_type)
+{
+	static const char y[] =
+		"name: types\n"
+		"scenarios:\n"
+		"  - model: {layers: 8, hidden: 2048, heads: 16, kv_heads: 4, ffn_type: swiglu,\n"
+		"            seq: 4096, vocab: 32000, experts: [1, 8], top_k: 2}\n"
+		"    training: {global_batch: 64, zero: [0, 1, 3], recompute: [none, full]}\n"
+		"    parallelism: {tp: [1, 4], pp: [1, 2], vpp: [1, 2], cp: [1, 2], ep: [1, 2],\n"
+		"                  sp: [false, true]}\n"
+		"    hardware: {gpu: H100-SXM, gpus: [64, 4096], scale: {inter_bw: [1, 2]}}\n"
+		"    comm: {bucket_mb: [0, 25], local_sgd_h: [1, 4], clusters: [1, 2]}\n";
+	cvc_proj_study *st = NULL;
+	cvc_proj_ctx *ctx = NULL;
+	cvc_proj_scenario sc;
+	struct bytype b;
+	int calls = 0;
+
+	memset(&b, 0, sizeof b);
+	cr_assert_eq(cvc_hw_catalog_new(&b.pr.cat), CVC_OK);
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_proj_study_parse("t.yaml", y, strlen(y), &st), CVC_OK, "%s",
+		     cvc_proj_study_errmsg(st));
+	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_VALID_ONLY | CVC_PROJ_NO_MARGINAL,
+					type_scn, &b, NULL),
+		     CVC_OK);
+	cr_assert_gt(b.checked, 100);
+	cr_assert_gt(b.colls, 0);
+	cr_assert_eq(b.bad, 0, "%d operators with a bad count, stage or comm type", b.bad);
+	cr_log_info("%llu scenarios, %llu operators, %llu collectives",
+		    (unsigned long long)b.checked, (unsigned long long)b.ops,
+		    (unsigned long long)b.colls);
+
+	cvc_proj_scenario_default(&sc);
+	cr_assert_eq(cvc_proj_scenario_ops(&sc, stop_at_3, &calls), 3);
+	cr_assert_eq(calls, 3);
+	sc.global_batch = 0; /* no micro-batches: nothing runs */
+	cr_assert_eq(cvc_proj_scenario_ops(&sc, stop_at_3, &calls), 0);
+
+	for (int i = 0; i < b.pr.nms; i++) {
+		cvc_modelset_free(b.pr.ms[i].scaled);
+		cvc_modelset_free(b.pr.ms[i].base);
+	}
+	cvc_hw_catalog_free(b.pr.cat);
+	cvc_proj_study_free(st);
+	cvc_proj_ctx_free(ctx);
+}
+
 /* ---- buckets ------------------------------------------------------------------------ */
 
 static int is_pow2(int64_t x)
