@@ -51,19 +51,6 @@ static double peak_rss_mb(void)
 	return (double)ru.ru_maxrss / 1024.0;  /* ru_maxrss is KiB on Linux */
 }
 
-static void remove_db(const char *path)
-{
-	char side[4200];
-
-	unlink(path);
-	snprintf(side, sizeof side, "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof side, "%s-shm", path);
-	unlink(side);
-	snprintf(side, sizeof side, "%s-journal", path);
-	unlink(side);
-}
-
 /* Inflates the whole file; returns bytes, or -1.  *text (may be NULL) keeps it. */
 static long long inflate_all(const char *path, char **text)
 {
@@ -120,7 +107,7 @@ static int import_once(const char *file, const char *dbpath, int whole, struct r
 	cvc_status st;
 	double t0, c0;
 
-	remove_db(dbpath);
+	cvc_db_remove_files(dbpath);
 	memset(r, 0, sizeof *r);
 	if ((st = cvc_db_open(dbpath, CVC_DB_CREATE, &db))) {
 		fprintf(stderr, "error: %s\n", cvc_db_errmsg(db));
@@ -191,7 +178,7 @@ int main(int argc, char **argv)
 			best_w = r;
 	}
 	rss_import = peak_rss_mb();
-	remove_db(dbpath);
+	cvc_db_remove_files(dbpath);
 
 	for (int i = 0; i < repeat; i++) {
 		t0 = now_s();

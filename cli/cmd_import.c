@@ -194,15 +194,8 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 		cvc_db_close(db);
 		db = NULL;
 		/* A database this call created holds nothing of value: remove it. */
-		if (!existed) {
-			char side[4200];
-
-			unlink(db_path);
-			snprintf(side, sizeof side, "%s-wal", db_path);
-			unlink(side);
-			snprintf(side, sizeof side, "%s-shm", db_path);
-			unlink(side);
-		}
+		if (!existed)
+			cvc_db_remove_files(db_path);
 		goto out;
 	}
 	printf("imported %lld file%s into run %lld of '%s': %lld events, %lld activities, "

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -257,6 +258,15 @@ cvc_status cvc_db_open(const char *path, int flags, cvc_db **out)
 		goto out;
 	st = check_or_create_schema(db, !!(flags & CVC_DB_CREATE));
 out:
+	/* A damaged or foreign file is bad input (exit 2, issue 8), not an i/o failure. */
+	if (st == CVC_ERR_DB && db->sq) {
+		int ec = sqlite3_errcode(db->sq) & 0xff;
+
+		if (ec == SQLITE_NOTADB)
+			st = CVC_ERR_VERSION;
+		else if (ec == SQLITE_CORRUPT)
+			st = CVC_ERR_FORMAT;
+	}
 	return st;
 }
 
@@ -267,6 +277,22 @@ static void str_table_free(cvc_db *db)
 	free(db->slots);
 	db->slots = NULL;
 	db->nslots = db->nused = 0;
+}
+
+void cvc_db_remove_files(const char *path)
+{
+	static const char *const side[] = {"-wal", "-shm", "-journal"};
+	size_t n = strlen(path);
+	char *buf = malloc(n + 16);
+
+	unlink(path);
+	if (!buf)
+		return;
+	for (size_t i = 0; i < sizeof side / sizeof side[0]; i++) {
+		snprintf(buf, n + 16, "%s%s", path, side[i]);
+		unlink(buf);
+	}
+	free(buf);
 }
 
 void cvc_db_close(cvc_db *db)

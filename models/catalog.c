@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cvc/cvc_model.h"
+#include "csvsplit.h"
 
 extern const char cvc_hw_catalog_csv[];
 extern const size_t cvc_hw_catalog_csv_len;
@@ -251,24 +252,6 @@ static void copy_field(char *dst, size_t cap, const char *src)
 	snprintf(dst, cap, "%s", src);
 }
 
-/* Splits line in place at commas into f[]; returns the field count. */
-static int split_csv(char *line, char **f, int maxf)
-{
-	int nf = 0;
-	char *p = line;
-
-	while (nf < maxf) {
-		char *c = strchr(p, ',');
-
-		f[nf++] = p;
-		if (!c)
-			break;
-		*c = '\0';
-		p = c + 1;
-	}
-	return nf;
-}
-
 static cvc_status parse_entry(cvc_hw_catalog *cat, const char *name, int lineno,
 			      char **f, struct entry *e)
 {
@@ -392,7 +375,7 @@ static cvc_status load_text(cvc_hw_catalog *cat, const char *name, const char *t
 			line[--ll] = '\0';
 		if (!ll || line[0] == '#')
 			continue;
-		nf = split_csv(line, f, C_NCOL + 1);
+		nf = model_csv_split(line, f, C_NCOL + 1);
 		if (!have_header) {
 			if (nf != C_NCOL) {
 				st = cat_fail(cat, CVC_ERR_FORMAT,

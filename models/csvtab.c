@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "cvc/cvc_model.h"
+#include "csvsplit.h"
 
 #define ROWS_MAX 10000000u /* bounded growth: 10 M rows is ~1.3 GB */
 #define LINE_CAP 65536
@@ -84,7 +85,7 @@ static int next_line(struct reader *r)
 	return 1;
 }
 
-static int split(char *line, char **f, int maxf)
+int model_csv_split(char *line, char **f, int maxf)
 {
 	int nf = 0;
 	char *p = line;
@@ -175,7 +176,7 @@ static cvc_status read_xla_matmul(struct reader *r, cvc_model_rows *rows, char *
 
 		if (!r->line[0])
 			continue;
-		nf = split(r->line, f, MAX_COLS);
+		nf = model_csv_split(r->line, f, MAX_COLS);
 		if (nf != nh)
 			return bad(r, "as many fields as the header", r->line);
 		memset(&row, 0, sizeof row);
@@ -216,7 +217,7 @@ static cvc_status read_xla_coll(struct reader *r, cvc_model_rows *rows, char **h
 
 		if (!r->line[0])
 			continue;
-		nf = split(r->line, f, MAX_COLS);
+		nf = model_csv_split(r->line, f, MAX_COLS);
 		if (nf != nh)
 			return bad(r, "as many fields as the header", r->line);
 		memset(&row, 0, sizeof row);
@@ -270,7 +271,7 @@ static cvc_status read_vidur_net(struct reader *r, cvc_model_rows *rows, char **
 
 		if (!r->line[0])
 			continue;
-		if (split(r->line, f, MAX_COLS) != nh)
+		if (model_csv_split(r->line, f, MAX_COLS) != nh)
 			return bad(r, "as many fields as the header", r->line);
 		memset(&row, 0, sizeof row);
 		row.kind = CVC_MODEL_COLLECTIVE;
@@ -330,7 +331,7 @@ static cvc_status read_vidur_mlp(struct reader *r, cvc_model_rows *rows, char **
 
 		if (!r->line[0])
 			continue;
-		if (split(r->line, f, MAX_COLS) != nh)
+		if (model_csv_split(r->line, f, MAX_COLS) != nh)
 			return bad(r, "as many fields as the header", r->line);
 		if (get_int(f[cd[0]], &h) || h < 1 || get_int(f[cd[1]], &kvh) || kvh < 1 ||
 		    get_int(f[cd[2]], &e) || e < 1 || get_int(f[cd[3]], &x) || x < 1 ||
@@ -556,7 +557,7 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 		goto out;
 	}
 	memcpy(hdr_copy, r.line, strlen(r.line) + 1);
-	nh = split(hdr_copy, hdr, MAX_COLS);
+	nh = model_csv_split(hdr_copy, hdr, MAX_COLS);
 	if (col_index(hdr, nh, "flops_per_sec") >= 0 && col_index(hdr, nh, "device_key") >= 0)
 		st = read_xla_matmul(&r, rows, hdr, nh);
 	else if (col_index(hdr, nh, "network_throughput_bytes_per_sec") >= 0)

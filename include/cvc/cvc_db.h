@@ -40,9 +40,17 @@ enum {
  * *out is still set when a handle could be made, so the caller can read
  * cvc_db_errmsg(*out) and must close it; it is NULL only on CVC_ERR_NOMEM.
  * Returns CVC_ERR_VERSION for a newer schema or a file that is not a cvc
- * database, CVC_ERR_DB for an unreadable or corrupt file.
+ * database (SQLite's "not a database" included), CVC_ERR_FORMAT for a file
+ * SQLite finds corrupt while opening, CVC_ERR_DB for an unreadable one.
  */
 CVC_API cvc_status cvc_db_open(const char *path, int flags, cvc_db **out);
+
+/*
+ * Deletes the database file at path and its -wal/-shm side files (scratch
+ * shards, a database a failed first import created).  Missing files are
+ * not an error.  The database must not be open.
+ */
+CVC_API void cvc_db_remove_files(const char *path);
 
 /* Closes db; an open transaction is rolled back.  Accepts NULL. */
 CVC_API void cvc_db_close(cvc_db *db);

@@ -364,17 +364,6 @@ static void *worker(void *arg)
 	}
 }
 
-static void remove_shard(const char *path)
-{
-	char side[4300];
-
-	unlink(path);
-	snprintf(side, sizeof side, "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof side, "%s-shm", path);
-	unlink(side);
-}
-
 static void add_stats(cvc_import_stats *to, const cvc_import_stats *s)
 {
 	to->events += s->events;
@@ -446,7 +435,7 @@ static cvc_status import_parallel(cvc_db *db, int64_t run_id, const char *const 
 out:
 	for (int i = 0; i < n; i++)
 		if (p.jobs[i].shard[0])
-			remove_shard(p.jobs[i].shard);
+			cvc_db_remove_files(p.jobs[i].shard);
 	pthread_mutex_destroy(&p.mu);
 	free(p.jobs);
 	return st;
