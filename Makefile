@@ -5,13 +5,16 @@ SHARED  ?= $(abspath ../shared)
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD   ?= build
 ASAN    ?= build-asan
+FUZZ    ?= build-fuzz
+# Seconds each libFuzzer harness runs: `make fuzz` 60, `make test` 10.
+FUZZ_SECONDS ?= 60
 
 # Debian 12 packages the build and tests need (apt names).
 DEB_PKGS = build-essential cmake pkg-config libsqlite3-dev libpcre2-dev \
 	libcriterion-dev libgsl-dev libjson-c-dev zlib1g-dev libyaml-dev \
-	libjs-chart.js sqlite3 chromium
+	libjs-chart.js sqlite3 chromium clang libclang-rt-14-dev valgrind
 
-.PHONY: all setup build build-asan demo test clean
+.PHONY: all setup build build-asan build-fuzz fuzz demo test clean
 
 all: build
 
@@ -67,6 +70,16 @@ demo: build
 test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest --output-on-failure -j $(JOBS)
+	$(MAKE) fuzz FUZZ_SECONDS=10
+
+# libFuzzer harnesses (clang, ASan+UBSan): tests/fuzz/fuzz.cmake, docs/RELIABILITY.md.
+build-fuzz: setup
+	cmake -S . -B $(FUZZ) -DCMAKE_C_COMPILER=clang -DCVC_FUZZ=ON -DCVC_WITH_CUDA=OFF \
+		-DCVC_FUZZ_SECONDS=$(FUZZ_SECONDS) >/dev/null
+	cmake --build $(FUZZ) --target fuzzers -j $(JOBS)
+
+fuzz: build-fuzz
+	cd $(FUZZ) && ctest --output-on-failure -L fuzz
 
 clean:
-	rm -rf $(BUILD) $(ASAN) demo-out
+	rm -rf $(BUILD) $(ASAN) $(FUZZ) demo-out

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <sqlite3.h>
 
 #include "cli.h"
 #include "cvc/cvc_csv.h"
@@ -337,6 +338,29 @@ static int build_colls(struct grid *g, const cvc_coll_stat *s, size_t n)
 	return 0;
 }
 
+/*
+ * A profile that dropped records (full buffers, full disk) undercounts:
+ * say so on stderr for every run concerned (run_meta "lost_records").
+ */
+static void warn_lost_records(cvc_db *db, const char *run)
+{
+	sqlite3_stmt *q = NULL;
+
+	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
+			       "SELECT r.name, CAST(m.value AS INTEGER) FROM run_meta m "
+			       "JOIN runs r ON r.id=m.run_id WHERE m.key='lost_records' "
+			       "AND CAST(m.value AS INTEGER)>0 AND (?1 IS NULL OR r.name=?1) "
+			       "ORDER BY r.id",
+			       -1, &q, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(q, 1, run, -1, SQLITE_STATIC);
+	while (sqlite3_step(q) == SQLITE_ROW)
+		fprintf(stderr, "warning: run '%s': %lld records were lost while profiling\n",
+			(const char *)sqlite3_column_text(q, 0),
+			(long long)sqlite3_column_int64(q, 1));
+	sqlite3_finalize(q);
+}
+
 int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 {
 	const char *dbpath = CVC_DEFAULT_DB, *format = "table", *by = "rank";
@@ -409,6 +433,7 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 		ret = cli_fail(st, "%s", *cvc_db_errmsg(db) ? cvc_db_errmsg(db) : cvc_strerror(st));
 		goto out;
 	}
+	warn_lost_records(db, run);
 	if (g.nrows <= 1)
 		fprintf(stderr, "note: '%s': %s%s%s\n", dbpath,
 			colls ? "no collectives with known sizes"

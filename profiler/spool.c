@@ -772,9 +772,12 @@ static void mat_prefill(struct mat *m, size_t end)
 			struct cvc_spool_extcorr e;
 
 			memcpy(&e, m->base + off + 8, sizeof e);
-			if (e.ext_kind == CVC_EXTCORR_NCCL_LAUNCH)
-				map_put(m->launch, m->launch_mask, &e);
-			else
+			/* No launch table without NCCL call records: nothing to join
+			 * (a NULL table was written through; found by fuzzing). */
+			if (e.ext_kind == CVC_EXTCORR_NCCL_LAUNCH) {
+				if (m->launch)
+					map_put(m->launch, m->launch_mask, &e);
+			} else
 				map_put(m->ext, m->next_mask, &e);
 		} else if (type == CVC_SPOOL_COLL && nc < m->ncolls) {
 			memcpy(&m->colls[nc++], m->base + off + 8, sizeof *m->colls);

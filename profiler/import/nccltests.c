@@ -331,7 +331,8 @@ static cvc_status parse_row(cvc_db *db, const char *path, long long lineno, char
 				double x;
 
 				/* Old versions print a max error like 0e+00 here. */
-				bad = parse_num(w, &x) || x < 0;
+				/* ... and past int64 the cast is undefined (found by fuzzing) */
+				bad = parse_num(w, &x) || x < 0 || x >= 9.2e18;
 				r->wrong[half] = bad ? -1 : (int64_t)x;
 			}
 			break;

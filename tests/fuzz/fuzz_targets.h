@@ -92,8 +92,10 @@ static inline const char *fz_write(const uint8_t *d, size_t n)
 
 		if (!dir || !*dir)
 			dir = "/tmp";
-		snprintf(s->path, sizeof s->path, "%s/cvcfuzz-%ld.in", dir, (long)getpid());
-		snprintf(s->outdb, sizeof s->outdb, "%s.db", s->path);
+		if (snprintf(s->path, sizeof s->path, "%s/cvcfuzz-%ld.in", dir, (long)getpid()) >=
+			    (int)sizeof s->path ||
+		    snprintf(s->outdb, sizeof s->outdb, "%s.db", s->path) >= (int)sizeof s->outdb)
+			fz_fatal("TMPDIR is too long");
 	}
 	fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -113,15 +115,12 @@ static inline const char *fz_write(const uint8_t *d, size_t n)
 
 static inline void fz_unlink_db(const char *path)
 {
+	static const char *const sfx[] = {"", "-wal", "-shm", "-journal"};
 	char side[600];
 
-	unlink(path);
-	snprintf(side, sizeof side, "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof side, "%s-shm", path);
-	unlink(side);
-	snprintf(side, sizeof side, "%s-journal", path);
-	unlink(side);
+	for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++)
+		if (snprintf(side, sizeof side, "%s%s", path, sfx[i]) < (int)sizeof side)
+			unlink(side);
 }
 
 /* The importers' database: in memory, one committed run, opened once. */

@@ -35,9 +35,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "error: '%s': cannot create spool\n", argv[1]);
 		return 1;
 	}
-	cvc_spool_put(sp, CVC_SPOOL_PROC, &proc, sizeof proc);
+	/* Strings first: the PROC record refers to them (as cvci_put_proc writes it). */
 	for (unsigned i = 0; i < sizeof strs / sizeof strs[0]; i++)
 		cvc_spool_put_str(sp, i + 1, strs[i], strlen(strs[i]));
+	cvc_spool_put(sp, CVC_SPOOL_PROC, &proc, sizeof proc);
 	cvc_spool_put(sp, CVC_SPOOL_DEVICE, &dev, sizeof dev);
 	k.kind = CVC_ACT_KERNEL;
 	k.start_ns = 1000;

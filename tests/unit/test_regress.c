@@ -1,0 +1,141 @@
+/*
+ * test_regress.c - every input that ever crashed, leaked or broke the error
+ * contract under the fuzzers (tests/fuzz/regress/<target>/), replayed
+ * through the same entry points the harnesses call (tests/fuzz/
+ * fuzz_targets.h).  Under the asan build a regression is a sanitizer
+ * report; in every build it is a failed contract: a bad input must end in
+ * a status other than internal error with a message that is not empty.
+ * The inputs found so far also have their expected outcome checked.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "../fuzz/fuzz_targets.h"
+#include "testutil.h"
+
+#define REGRESS_DIR CVC_SOURCE_DIR "/tests/fuzz/regress"
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	long len;
+
+	cr_assert(f, "cannot open %s", path);
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	cr_assert(len >= 0);
+	rewind(f);
+	buf = malloc((size_t)len + 1);
+	cr_assert(buf);
+	*n = fread(buf, 1, (size_t)len, f);
+	cr_assert_eq(*n, (size_t)len);
+	fclose(f);
+	return buf;
+}
+
+/* Replays one file; returns its status, the message is in fz_state()->msg. */
+static cvc_status replay(enum fz_target t, const char *path)
+{
+	size_t n = 0;
+	uint8_t *d = slurp(path, &n);
+	cvc_status st = fz_run(t, d, n);
+
+	free(d);
+	return st;
+}
+
+Test(regress, every_stored_input_keeps_the_error_contract)
+{
+	int total = 0;
+
+	for (int t = 0; t < FZ_NTARGETS; t++) {
+		char dir[1024];
+		DIR *dh;
+		struct dirent *e;
+
+		snprintf(dir, sizeof dir, "%s/%s", REGRESS_DIR, fz_target_name((enum fz_target)t));
+		dh = opendir(dir);
+		if (!dh)
+			continue;
+		while ((e = readdir(dh)) != NULL) {
+			char path[2048];
+			cvc_status st;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			st = replay((enum fz_target)t, path);
+			cr_expect(fz_check(st), "%s: status %d (%s), message '%s'", path, (int)st,
+				  cvc_strerror(st), fz_state()->msg);
+			total++;
+		}
+		closedir(dh);
+	}
+	fz_cleanup();
+	/* The crashes found so far are stored: an empty replay is a broken path. */
+	cr_expect_geq(total, 4, "only %d regression inputs found under %s", total, REGRESS_DIR);
+}
+
+/*
+ * fuzz catalog, 2026-11: gpus_per_node 8888888888 was converted to int
+ * (undefined behaviour, UBSan float-cast-overflow in models/catalog.c).
+ */
+Test(regress, catalog_count_past_int_is_a_format_error)
+{
+	cvc_status st = replay(FZ_CATALOG, REGRESS_DIR "/catalog/gpus-per-node-overflow.csv");
+
+	cr_expect_eq(st, CVC_ERR_FORMAT, "status %d: %s", (int)st, fz_state()->msg);
+	cr_expect(strstr(fz_state()->msg, "line 2") && strstr(fz_state()->msg, "gpus_per_node"),
+		  "message: %s", fz_state()->msg);
+	fz_cleanup();
+}
+
+/*
+ * fuzz scenario, 2026-11: a list with a bad value after good ones leaked the
+ * values already pushed (projector/scenario.c section_map); LeakSanitizer
+ * in the asan build, the clean error here.
+ */
+Test(regress, scenario_bad_list_value_is_a_format_error)
+{
+	cvc_status st = replay(FZ_SCENARIO, REGRESS_DIR "/scenario/leak-bad-list-value.yaml");
+
+	cr_expect_eq(st, CVC_ERR_FORMAT, "status %d: %s", (int)st, fz_state()->msg);
+	cr_expect(strstr(fz_state()->msg, "fuzz.yaml") && strstr(fz_state()->msg, "line "),
+		  "message: %s", fz_state()->msg);
+	fz_cleanup();
+}
+
+/*
+ * fuzz nccltests, 2026-11: a #wrong column of 1e+21 was cast to int64
+ * (undefined behaviour, UBSan float-cast-overflow in
+ * profiler/import/nccltests.c parse_row).
+ */
+Test(regress, nccltests_wrong_count_past_int64_is_a_format_error)
+{
+	cvc_status st = replay(FZ_NCCLTESTS, REGRESS_DIR "/nccltests/wrong-count-past-int64.txt");
+
+	cr_expect_eq(st, CVC_ERR_FORMAT, "status %d: %s", (int)st, fz_state()->msg);
+	cr_expect(strstr(fz_state()->msg, "line 7") && strstr(fz_state()->msg, "wrong"),
+		  "message: %s", fz_state()->msg);
+	fz_cleanup();
+}
+
+/*
+ * fuzz spool, 2026-11: an EXTCORR record of the NCCL-launch kind in a spool
+ * with no COLL record was written into the launch table, which is only
+ * allocated when COLL records exist: a NULL dereference in
+ * profiler/spool.c mat_prefill (a profile whose NCCL records were lost).
+ */
+Test(regress, spool_nccl_launch_without_calls_materializes)
+{
+	cvc_status st = replay(FZ_SPOOL, REGRESS_DIR "/spool/nccl-launch-without-coll.spool");
+
+	cr_expect(st == CVC_OK || st == CVC_ERR_FORMAT, "status %d: %s", (int)st, fz_state()->msg);
+	cr_expect(fz_check(st), "status %d: %s", (int)st, fz_state()->msg);
+	fz_cleanup();
+}
