@@ -6,7 +6,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD   ?= build
 ASAN    ?= build-asan
 FUZZ    ?= build-fuzz
-# Seconds each libFuzzer harness runs: `make fuzz` 60, `make test` 10.
+# Seconds each libFuzzer harness runs (`make fuzz` and `make test`, i.e. CI: 60).
 FUZZ_SECONDS ?= 60
 
 # Debian 12 packages the build and tests need (apt names).
@@ -70,7 +70,7 @@ demo: build
 test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest --output-on-failure -j $(JOBS)
-	$(MAKE) fuzz FUZZ_SECONDS=10
+	$(MAKE) fuzz FUZZ_SECONDS=60
 
 # libFuzzer harnesses (clang, ASan+UBSan): tests/fuzz/fuzz.cmake, docs/RELIABILITY.md.
 build-fuzz: setup
@@ -79,7 +79,7 @@ build-fuzz: setup
 	cmake --build $(FUZZ) --target fuzzers -j $(JOBS)
 
 fuzz: build-fuzz
-	cd $(FUZZ) && ctest --output-on-failure -L fuzz
+	cd $(FUZZ) && ctest --output-on-failure -L fuzz -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ) demo-out
