@@ -79,7 +79,7 @@ build-fuzz: setup
 	cmake --build $(FUZZ) --target fuzzers -j $(JOBS)
 
 fuzz: build-fuzz
-	cd $(FUZZ) && ctest --output-on-failure -L fuzz -j $(JOBS)
+	cd $(FUZZ) && ctest --output-on-failure -L fuzz
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ) demo-out
