@@ -1,8 +1,9 @@
 /*
  * cmd_fit.c - `cvc fit`: read measured tables (XLA perf tables, vidur
- * profiles, nccl-tests logs) or the db's collectives and nccl_tests rows,
- * fit one model per (GPU, dtype) for GEMMs and per (system, collective,
- * group size, node size) for collectives, and store them in the db.
+ * profiles, nccl-tests logs) or the db's collectives and nccl_tests rows
+ * and the GEMMs of traces recorded with shapes, fit one model per (GPU,
+ * dtype) for GEMMs and per (system, collective, group size, node size) for
+ * collectives, and store them in the db.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +55,11 @@ static int key_eq(const struct key *a, const struct key *b)
 }
 
 /* Fits every (kind, GPU, dtype | system, collective, ranks, node size)
- * group of rows and stores the fits; *nfit counts them.  Returns an exit
- * code. */
-static int fit_rows(cvc_db *db, const cvc_hw_catalog *cat, cvc_model_rows *rows, int *nfit)
+ * group of rows and stores the fits; *nfit counts them.  gemm_min: fewest
+ * rows a GEMM fit takes (traces give few distinct shapes, each a mean of
+ * many calls).  Returns an exit code. */
+static int fit_rows(cvc_db *db, const cvc_hw_catalog *cat, cvc_model_rows *rows,
+		    size_t gemm_min, int *nfit)
 {
 	cvc_model_row *grp = NULL;
 	struct key *keys = NULL;
@@ -104,7 +107,7 @@ static int fit_rows(cvc_db *db, const cvc_hw_catalog *cat, cvc_model_rows *rows,
 		if (!spec)
 			spec = cvc_hw_catalog_lookup(cat, keys[i].gpu);
 		st = keys[i].kind == CVC_MODEL_GEMM
-			     ? cvc_model_fit_gemm(grp, n, spec, &fit, err, sizeof err)
+			     ? cvc_model_fit_gemm_min(grp, n, gemm_min, spec, &fit, err, sizeof err)
 			     : cvc_model_fit_collective(grp, n, spec, &fit, err, sizeof err);
 		if (st == CVC_ERR_USAGE) {
 			fprintf(stderr, "warning: %s (%s %s): skipped\n", err, keys[i].gpu,
@@ -151,7 +154,8 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	};
 	cvc_hw_catalog *cat = NULL;
 	cvc_db *db = NULL;
-	cvc_model_rows *per = NULL;
+	cvc_model_rows *per = NULL, *traces = NULL;
+	size_t ntraces = 0, ntrace_rows = 0;
 	cvc_status st;
 	char err[1024];
 	int nfit = 0, in_txn = 0, nsrc = 0;
@@ -191,9 +195,15 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
 		goto out;
 	}
-	if (!npos && !per[0].n) {
+	if (!npos && (st = cvc_model_rows_from_traces(db, &traces, &ntraces))) {
+		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
+		goto out;
+	}
+	for (size_t i = 0; i < ntraces; i++)
+		ntrace_rows += traces[i].n;
+	if (!npos && !per[0].n && !ntrace_rows) {
 		rc = cli_error("fit: nothing to fit: no sources given and '%s' has no collectives with "
-			       "sizes or nccl-tests rows", dbpath);
+			       "sizes, nccl-tests rows or GEMMs recorded with shapes", dbpath);
 		goto out;
 	}
 	if ((st = cvc_db_begin(db))) {
@@ -204,7 +214,11 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	printf("%-6s %-10s %-14s %-20s %-13s %5s %4s %6s %8s %8s %8s\n", "id", "kind", "gpu", "system",
 	       "op", "ranks", "pn", "rows", "mape%", "extrap%", "r2");
 	for (int i = 0; i < nsrc; i++)
-		if ((rc = fit_rows(db, cat, &per[i], &nfit)))
+		if (per[i].n && (rc = fit_rows(db, cat, &per[i], 6, &nfit)))
+			goto out;
+	/* one fit set per traced run, named after it (docs/MODELS.md "Sources") */
+	for (size_t i = 0; i < ntraces; i++)
+		if ((rc = fit_rows(db, cat, &traces[i], 4, &nfit)))
 			goto out;
 	if ((st = cvc_db_commit(db))) {
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
@@ -221,6 +235,9 @@ out:
 	for (int i = 0; per && i < nsrc; i++)
 		cvc_model_rows_release(&per[i]);
 	free(per);
+	for (size_t i = 0; i < ntraces; i++)
+		cvc_model_rows_release(&traces[i]);
+	free(traces);
 	cvc_db_close(db);
 	cvc_hw_catalog_free(cat);
 	return rc;

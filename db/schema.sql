@@ -188,3 +188,19 @@ CREATE TABLE model_points (
 	tag TEXT
 );
 CREATE INDEX model_points_by_model ON model_points(model_id);
+
+-- GEMM-like CPU ops of Kineto traces recorded with shapes (record_shapes):
+-- aten::mm, addmm, bmm, baddbmm, matmul, linear, _scaled_mm.  dims and
+-- types are the trace's "Input Dims" / "Input type" JSON text, unchanged;
+-- the op's kernels are the activities with the same (run_id, rank,
+-- external_id).  Fitting source for GEMM models (models/tracefit.c).
+CREATE TABLE op_shapes (
+	id INTEGER PRIMARY KEY,
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	rank INTEGER NOT NULL,
+	external_id INTEGER NOT NULL,
+	name_id INTEGER NOT NULL,
+	dims TEXT NOT NULL,
+	types TEXT
+);
+CREATE INDEX op_shapes_by_ext ON op_shapes(run_id, rank, external_id);

@@ -21,7 +21,7 @@ extern const char cvc_schema_sql[];
 enum stmt_id {
 	S_RUN_NEW, S_RUN_MERGE, S_RUN_FIND, S_META_SET, S_META_ADD, S_RANK_PUT,
 	S_DEV_PUT, S_SRC_ADD, S_STR_FIND, S_STR_ADD, S_ACT_ADD, S_COLL_ADD,
-	S_RANGE_ADD, S_NT_ADD, S_COUNT
+	S_RANGE_ADD, S_NT_ADD, S_SHAPE_ADD, S_COUNT
 };
 
 static const char *const stmt_sql[S_COUNT] = {
@@ -63,6 +63,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_NT_ADD] = "INSERT INTO nccl_tests(run_id,op,nranks,size_bytes,count,dtype,redop,"
 		     "root,in_place,time_us,algbw_gbps,busbw_gbps,wrong) "
 		     "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_SHAPE_ADD] = "INSERT INTO op_shapes(run_id,rank,external_id,name_id,dims,types) "
+			"VALUES(?,?,?,?,?,?)",
 };
 
 /* Open-addressing hash of interned strings: text -> id. */
@@ -712,4 +714,24 @@ cvc_status cvc_db_nccltest_add(cvc_db *db, const cvc_nccltest_row *r)
 	sqlite3_bind_double(st, 12, r->busbw_gbps);
 	bind_i64_or_null(st, 13, r->wrong, -1);
 	return step_done(db, st, "adding nccl-tests row");
+}
+
+cvc_status cvc_db_op_shape_add(cvc_db *db, const cvc_op_shape *s)
+{
+	sqlite3_stmt *st = stmt(db, S_SHAPE_ADD);
+
+	if (!st)
+		return CVC_ERR_DB;
+	if (!s->dims || s->dims_len > INT32_MAX || s->types_len > INT32_MAX)
+		return cvc_db_fail(db, CVC_ERR_USAGE, "adding op shape: no dims or text too long");
+	sqlite3_bind_int64(st, 1, s->run_id);
+	sqlite3_bind_int(st, 2, s->rank);
+	sqlite3_bind_int64(st, 3, s->external_id);
+	sqlite3_bind_int64(st, 4, s->name_id);
+	sqlite3_bind_text(st, 5, s->dims, (int)s->dims_len, SQLITE_TRANSIENT);
+	if (s->types)
+		sqlite3_bind_text(st, 6, s->types, (int)s->types_len, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 6);
+	return step_done(db, st, "adding op shape");
 }

@@ -158,6 +158,13 @@ static cvc_status gemm_solve(const cvc_model_row *rows, size_t n, const cvc_hw_s
 cvc_status cvc_model_fit_gemm(const cvc_model_row *rows, size_t n, const cvc_hw_spec *spec,
 			      cvc_model_fit *out, char *err, size_t errlen)
 {
+	return cvc_model_fit_gemm_min(rows, n, 6, spec, out, err, errlen);
+}
+
+cvc_status cvc_model_fit_gemm_min(const cvc_model_row *rows, size_t n, size_t min_rows,
+				  const cvc_hw_spec *spec, cvc_model_fit *out, char *err,
+				  size_t errlen)
+{
 	cvc_model_row *s = NULL;
 	cvc_status st = CVC_OK;
 
@@ -166,8 +173,12 @@ cvc_status cvc_model_fit_gemm(const cvc_model_row *rows, size_t n, const cvc_hw_
 	gsl_quiet();
 	err[0] = '\0';
 	memset(out, 0, sizeof *out);
-	if (n < 6) {
-		snprintf(err, errlen, "gemm fit: need at least 6 rows, got %zu", n);
+	if (min_rows < 4) {
+		snprintf(err, errlen, "gemm fit: minimum row count %zu is below 4", min_rows);
+		return CVC_ERR_USAGE;
+	}
+	if (n < min_rows) {
+		snprintf(err, errlen, "gemm fit: need at least %zu rows, got %zu", min_rows, n);
 		return CVC_ERR_USAGE;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -10,8 +10,8 @@
  *
  * Table ownership (see docs/ARCHITECTURE.md): db/ creates and migrates every
  * table; importers write runs/ranks/devices/sources/strings/activities/
- * collectives/ranges/nccl_tests through this header; the classifier writes
- * op_classes/name_class; the analyzer only reads.
+ * collectives/ranges/nccl_tests/op_shapes through this header; the
+ * classifier writes op_classes/name_class; the analyzer only reads.
  */
 #ifndef CVC_DB_H
 #define CVC_DB_H
@@ -246,5 +246,28 @@ typedef struct cvc_nccltest_row {
 } cvc_nccltest_row;
 
 CVC_API cvc_status cvc_db_nccltest_add(cvc_db *db, const cvc_nccltest_row *r);
+
+/* ---- shapes of GEMM-like framework ops ------------------------------------------ */
+
+/*
+ * One GEMM-like CPU op of a trace recorded with shapes (op_shapes table).
+ * dims / types are JSON text as the trace gives it ("Input Dims", "Input
+ * type"), dims[0..dims_len), types[0..types_len); need not be
+ * NUL-terminated; types NULL = absent.  The op's kernels are the
+ * activities of the same run, rank and external_id.
+ */
+typedef struct cvc_op_shape {
+	int64_t run_id;
+	int rank;
+	int64_t external_id;
+	int64_t name_id;          /* cvc_db_intern() id of the op name */
+	const char *dims;
+	size_t dims_len;
+	const char *types;
+	size_t types_len;
+} cvc_op_shape;
+
+/* Inserts one op shape (text copied).  CVC_ERR_USAGE when dims is NULL. */
+CVC_API cvc_status cvc_db_op_shape_add(cvc_db *db, const cvc_op_shape *s);
 
 #endif

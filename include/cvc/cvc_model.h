@@ -276,6 +276,81 @@ CVC_API cvc_status cvc_model_fit_gemm(const cvc_model_row *rows, size_t n,
 				      char *err, size_t errlen);
 
 /*
+ * cvc_model_fit_gemm() with another minimum row count, at least 4 (the
+ * two-term form p0 + p3 Fpad/P then keeps two residual degrees of
+ * freedom; smaller forms are tried first only when the rows allow them).
+ * For traces, whose few distinct shapes are each the mean of many calls.
+ * CVC_ERR_USAGE when n < min_rows or min_rows < 4.
+ */
+CVC_API cvc_status cvc_model_fit_gemm_min(const cvc_model_row *rows, size_t n, size_t min_rows,
+					  const cvc_hw_spec *spec, cvc_model_fit *out,
+					  char *err, size_t errlen);
+
+/* ---- GEMMs from traces recorded with shapes (models/tracefit.c) ----------------- */
+
+/*
+ * Batch, M, N, K of a GEMM-like ATen op from its "Input Dims" JSON text
+ * (op_shapes.dims), per op (docs/MODELS.md "Sources"): aten::mm and
+ * aten::_scaled_mm [M,K],[K,N]; aten::addmm bias,[M,K],[K,N]; aten::bmm
+ * [B,M,K],[B,K,N]; aten::baddbmm bias,[B,M,K],[B,K,N]; aten::linear input
+ * [...,K], weight [N,K] (M = product of the input's leading dims, B = 1);
+ * aten::matmul A [...,M,K] x B [...,K,N] (a 1-D operand is a vector; with
+ * a 1- or 2-D B the leading dims of A fold into M, else B = the larger
+ * product of leading dims).  CVC_ERR_NOTFOUND for another op;
+ * CVC_ERR_FORMAT when dims is not of that form, a dimension is not a
+ * positive integer below 2^40, or the inner dimensions disagree.
+ */
+CVC_API cvc_status cvc_model_gemm_dims(const char *op, const char *dims, int64_t *b,
+				       int64_t *m, int64_t *n, int64_t *k);
+
+/*
+ * dtype of a GEMM-like op from its "Input type" JSON text: the first
+ * matrix operand's (index 1 for addmm / baddbmm, else 0), "c10::" dropped:
+ * BFloat16 bf16, Half fp16, Float/float fp32 (tf32 when tf32_kernel: the
+ * op's GEMM kernel names say tf32), Float8_* fp8.  CVC_ERR_NOTFOUND for
+ * anything else (Double, integers, no types).
+ */
+CVC_API cvc_status cvc_model_gemm_dtype(const char *op, const char *types, int tf32_kernel,
+					cvc_hw_dtype *out);
+
+/* One GEMM-like op of a trace with the device activities it launched. */
+typedef struct cvc_model_trace_gemm {
+	int64_t run_id;
+	int rank;
+	int64_t external_id;
+	char op[32];                /* "aten::mm", ... */
+	char gpu[CVC_HW_NAME_MAX];  /* device name of its kernels ("" unknown) */
+	int has_dtype;              /* 0: types absent or not a GEMM dtype */
+	cvc_hw_dtype dtype;
+	int64_t b, m, n, k;
+	double gemm_us;             /* its kernels classed gemm (name_class) */
+	double total_us;            /* all its kernels, memsets and memcpys */
+	int gemm_kernels;           /* how many kernels classed gemm */
+} cvc_model_trace_gemm;
+
+/*
+ * The ops of op_shapes (run_id < 0: every run) that launched at least one
+ * device activity (same run, rank and External id) and whose dims parse
+ * (cvc_model_gemm_dims), by run then import order, into a malloc'd *out of *n
+ * entries (caller frees).  Ops whose kernels carry the External id of an
+ * inner op (linear -> addmm) have none of their own and are left out, so
+ * no kernel is counted twice.  Read only.
+ */
+CVC_API cvc_status cvc_model_trace_gemms(cvc_db *db, int64_t run_id,
+					 cvc_model_trace_gemm **out, size_t *n);
+
+/*
+ * GEMM fitting rows from traces: one row set per run that has GEMM ops
+ * with gemm-class kernel time and a known dtype, one row per distinct
+ * (op, GPU, dtype, B, M, N, K) with the mean gemm_us over its calls (tag =
+ * the op name without "aten::"); source "run <name> (db:<path>)".  *sets
+ * is a malloc'd array of *nsets sets; the caller releases each with
+ * cvc_model_rows_release() and frees the array.  Read only.
+ */
+CVC_API cvc_status cvc_model_rows_from_traces(cvc_db *db, cvc_model_rows **sets,
+					      size_t *nsets);
+
+/*
  * Fits a collective model to rows[0..n) (one collective, one system, one
  * group size): up to 3 regimes (small/medium/large message), each
  * latency + bytes*busbw_factor/bw, breakpoints chosen by the fit.

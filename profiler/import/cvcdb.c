@@ -449,6 +449,60 @@ out:
 	return ret;
 }
 
+/* op_shapes rows (GEMM-like ops with their Input Dims); a shard written
+ * before the table existed has none to give. */
+static cvc_status merge_op_shapes(struct merge *m, int64_t src_run)
+{
+	sqlite3_stmt *st = NULL;
+	cvc_status ret;
+	int rc;
+
+	if ((ret = prep(m, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='op_shapes'",
+			&st)))
+		return ret;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc == SQLITE_DONE)
+		return CVC_OK;
+	if (rc != SQLITE_ROW)
+		return src_fail(m);
+	if ((ret = prep(m,
+			"SELECT o.rank, o.external_id, s.value, o.dims, o.types "
+			"FROM op_shapes o LEFT JOIN strings s ON s.id=o.name_id "
+			"WHERE o.run_id=? ORDER BY o.id",
+			&st)))
+		return ret;
+	sqlite3_bind_int64(st, 1, src_run);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		cvc_op_shape r = {.run_id = m->run_id};
+		const char *name = col_text(st, 2);
+
+		m->rows++;
+		r.dims = col_text(st, 3);
+		if (!name || !r.dims) {
+			ret = cvc_db_fail(m->db, CVC_ERR_FORMAT,
+					  "'%s': op shape %lld: name id not in table strings or no dims",
+					  m->path, (long long)m->rows);
+			goto out;
+		}
+		r.rank = map_rank(m, sqlite3_column_int(st, 0));
+		r.external_id = sqlite3_column_int64(st, 1);
+		r.dims_len = (size_t)sqlite3_column_bytes(st, 3);
+		r.types = col_text(st, 4);
+		r.types_len = r.types ? (size_t)sqlite3_column_bytes(st, 4) : 0;
+		if ((ret = cvc_db_intern(m->db, name, (size_t)sqlite3_column_bytes(st, 2),
+					 &r.name_id)) ||
+		    (ret = cvc_db_op_shape_add(m->db, &r)))
+			goto out;
+	}
+	if (rc != SQLITE_DONE)
+		ret = src_fail(m);
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
 static cvc_status merge_nccl_tests(struct merge *m, int64_t src_run)
 {
 	sqlite3_stmt *st = NULL;
@@ -524,7 +578,7 @@ static cvc_status merge_run(struct merge *m, int64_t src_run, sqlite3_stmt *run)
 	if ((ret = merge_ranks(m, src_run, auto_rank)) || (ret = merge_devices(m, src_run)) ||
 	    (ret = merge_meta(m, src_run)) || (ret = merge_sources(m, src_run)) ||
 	    (ret = merge_activities(m, src_run)) || (ret = merge_ranges(m, src_run)) ||
-	    (ret = merge_nccl_tests(m, src_run)))
+	    (ret = merge_nccl_tests(m, src_run)) || (ret = merge_op_shapes(m, src_run)))
 		return ret;
 	return CVC_OK;
 }

@@ -12,7 +12,9 @@
  * provisional rank when distributedInfo has not been seen yet and are moved
  * once it is known.  Collective sizes found only on the CPU op
  * record_param_comms are joined to NCCL kernels by External id at the end,
- * since either may come first.
+ * since either may come first.  GEMM-like CPU ops (is_gemm_op) keep their
+ * "Input Dims" / "Input type" in op_shapes, linked to their kernels by the
+ * same External id when the models read them (models/tracefit.c).
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -70,11 +72,11 @@ struct kin {
 	const cvc_import_opts *opts;
 	js_src *src;
 
-	int64_t nevents, nact, ncoll, nrange;
+	int64_t nevents, nact, ncoll, nrange, nshape;
 	int rank, rank_known, prov_rank, have_prov;
 	int64_t world_size;
 	char *nccl_version, *schema, *cupti, *cudart;
-	int64_t act_id_floor, range_id_floor;  /* ids before this file */
+	int64_t act_id_floor, range_id_floor, shape_id_floor;  /* ids before this file */
 	int64_t host_pid;
 	int seen_events;
 
@@ -424,6 +426,7 @@ struct ev {
 struct args {
 	jval device, stream, context, correlation, ext, regs, smem, grid, block, bytes;
 	jval coll, in_n, out_n, group, dtype, pg_name, pg_desc, pg_ranks;
+	jval dims, types;
 };
 
 enum evkind {
@@ -444,7 +447,7 @@ static enum evkind cat_kind(const jval *cat)
 	if (jv_eq(cat, "user_annotation"))
 		return EK_CPU_RANGE;
 	if (jv_eq(cat, "cpu_op") || jv_eq(cat, "Operator"))
-		return EK_RPC;  /* only when named record_param_comms */
+		return EK_RPC;  /* only record_param_comms and GEMM-like ops */
 	return EK_SKIP;
 }
 
@@ -498,6 +501,7 @@ static jval *args_slot(struct args *a, const jval *key)
 		ARG("Process Group Name", pg_name),
 		ARG("Process Group Description", pg_desc),
 		ARG("Process Group Ranks", pg_ranks),
+		ARG("Input Dims", dims), ARG("Input type", types),
 	};
 #undef ARG
 
@@ -943,6 +947,114 @@ out:
 	return st;
 }
 
+/*
+ * GEMM-like ATen ops whose shapes are kept (docs/MODELS.md "Sources"):
+ * the ops that reach cuBLAS/cuBLASLt.  Composite ops (matmul, linear) are
+ * kept too: their kernels carry the External id of the innermost op, so a
+ * composite row only gets kernels when it launched them itself.  Checked on
+ * every CPU op, so the common case (another name) costs a length and a
+ * prefix compare.
+ */
+static int is_gemm_op(const jval *name)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+	} ops[] = {
+		{"aten::mm", 8}, {"aten::addmm", 11}, {"aten::bmm", 9}, {"aten::baddbmm", 13},
+		{"aten::matmul", 12}, {"aten::linear", 12}, {"aten::_scaled_mm", 16},
+	};
+
+	if (name->type != J_STR)
+		return 0;
+	if (!name->esc && (name->n < 8 || name->n > 16 || memcmp(name->p, "aten::", 6) != 0))
+		return 0;
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (jv_eqn(name, ops[i].s, ops[i].n))
+			return 1;
+	return 0;
+}
+
+/*
+ * Appends JSON text v to the scratch buffer at *used without the white
+ * space outside strings (traces are often pretty-printed: Input Dims of
+ * one op can take 20 lines).  The text was checked by jc_value.
+ */
+static int compact_json(struct kin *k, const jval *v, size_t *used)
+{
+	int in_str = 0, esc = 0;
+
+	if (*used + v->n + 1 > k->tmpcap) {
+		size_t cap = *used + v->n + 1 < 256 ? 256 : *used + v->n + 1;
+		char *t = realloc(k->tmp, cap);
+
+		if (!t)
+			return -1;
+		k->tmp = t;
+		k->tmpcap = cap;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		char ch = v->p[i];
+
+		if (in_str) {
+			if (esc)
+				esc = 0;
+			else if (ch == '\\')
+				esc = 1;
+			else if (ch == '"')
+				in_str = 0;
+		} else if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') {
+			continue;
+		} else if (ch == '"') {
+			in_str = 1;
+		}
+		k->tmp[(*used)++] = ch;
+	}
+	return 0;
+}
+
+/* Keeps a GEMM-like op's shapes; ops without dims or External id are left. */
+static cvc_status do_shape(struct kin *k, const struct ev *e, int64_t ev_off)
+{
+	struct args a;
+	cvc_op_shape row = {.run_id = k->run_id, .external_id = -1};
+	cvc_status st;
+
+	if ((st = parse_args(k, &e->args, &a)) ||
+	    (st = arg_int(k, &a.ext, "External id", &row.external_id)))
+		return st;
+	note_host_pid(k, e);
+	if (a.dims.type == J_NONE || row.external_id < 0)
+		return CVC_OK;  /* recorded without shapes, or nothing to link by */
+	if (a.dims.type != J_ARR)
+		return ev_fail(k, a.dims.off, "Input Dims", "expected an array");
+	if (a.types.type != J_NONE && a.types.type != J_ARR)
+		return ev_fail(k, a.types.off, "Input type", "expected an array");
+	if ((st = intern_name(k, e, ev_off, &row.name_id)) || (st = cur_rank(k, &row.rank)))
+		return st;
+	/* JSON text as the trace has it, white space dropped: dims first,
+	 * then types, in one scratch buffer. */
+	{
+		size_t used = 0, nd;
+
+		if (compact_json(k, &a.dims, &used))
+			return nomem(k);
+		nd = used;
+		if (a.types.type == J_ARR && compact_json(k, &a.types, &used))
+			return nomem(k);
+		row.dims = k->tmp;
+		row.dims_len = nd;
+		if (a.types.type == J_ARR) {
+			row.types = k->tmp + nd;
+			row.types_len = used - nd;
+		}
+	}
+	if ((st = cvc_db_op_shape_add(k->db, &row)))
+		return st;
+	k->nshape++;
+	return CVC_OK;
+}
+
 /* Decides from what was read so far whether the rest can be skipped. */
 static int can_skip(const struct ev *e)
 {
@@ -953,7 +1065,8 @@ static int can_skip(const struct ev *e)
 
 		if (kd == EK_SKIP)
 			return 1;
-		if (kd == EK_RPC && e->name.type != J_NONE && !jv_eq(&e->name, "record_param_comms"))
+		if (kd == EK_RPC && e->name.type != J_NONE &&
+		    !jv_eq(&e->name, "record_param_comms") && !is_gemm_op(&e->name))
 			return 1;
 	}
 	return 0;
@@ -995,7 +1108,9 @@ static cvc_status handle_event(struct kin *k, const char *p, size_t n, int64_t o
 	case EK_CPU_RANGE:
 		return do_range(k, kind, &e, off);
 	case EK_RPC:
-		return jv_eq(&e.name, "record_param_comms") ? do_rpc(k, &e) : CVC_OK;
+		if (jv_eq(&e.name, "record_param_comms"))
+			return do_rpc(k, &e);
+		return is_gemm_op(&e.name) ? do_shape(k, &e, off) : CVC_OK;
 	case EK_SKIP:
 		break;
 	}
@@ -1209,13 +1324,15 @@ static cvc_status max_id(struct kin *k, const char *sql, int64_t *out)
 /* distributedInfo came after the events: move their rows to the real rank. */
 static cvc_status move_rank(struct kin *k)
 {
-	static const char *const sql[2] = {
+	static const char *const sql[3] = {
 		"UPDATE activities SET rank=?1 WHERE run_id=?2 AND rank=?3 AND id>?4",
 		"UPDATE ranges SET rank=?1 WHERE run_id=?2 AND rank=?3 AND id>?4",
+		"UPDATE op_shapes SET rank=?1 WHERE run_id=?2 AND rank=?3 AND id>?4",
 	};
+	const int64_t floors[3] = {k->act_id_floor, k->range_id_floor, k->shape_id_floor};
 	sqlite3 *sq = cvc_db_sqlite(k->db);
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		sqlite3_stmt *st = NULL;
 		int rc;
 
@@ -1225,7 +1342,7 @@ static cvc_status move_rank(struct kin *k)
 		sqlite3_bind_int(st, 1, k->rank);
 		sqlite3_bind_int64(st, 2, k->run_id);
 		sqlite3_bind_int(st, 3, k->prov_rank);
-		sqlite3_bind_int64(st, 4, i == 0 ? k->act_id_floor : k->range_id_floor);
+		sqlite3_bind_int64(st, 4, floors[i]);
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
@@ -1375,6 +1492,7 @@ cvc_status cvc_import_kineto(cvc_db *db, int64_t run_id, const char *path,
 	k.next_progress = KIN_PROGRESS_STEP;
 	if ((st = max_id(&k, "SELECT max(id) FROM activities", &k.act_id_floor)) ||
 	    (st = max_id(&k, "SELECT max(id) FROM ranges", &k.range_id_floor)) ||
+	    (st = max_id(&k, "SELECT max(id) FROM op_shapes", &k.shape_id_floor)) ||
 	    (st = parse_document(&k)) || (st = finish(&k)))
 		goto out;
 	imp_progress(opts, path, js_raw_size(k.src), js_raw_size(k.src));
