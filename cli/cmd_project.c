@@ -191,7 +191,6 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	struct timespec t0, t1;
 	int r;
 
-	(void)cctx;
 	r = cli_parse("project", "[SCENARIOS.yaml] [options]", opts, argc, argv, &npos, NULL);
 	if (r)
 		return r < 0 ? 0 : r;
@@ -218,7 +217,8 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	if (db_path) {
 		rc = cvc_db_open(db_path, CVC_DB_READONLY, &db);
 		if (rc) {
-			ret = cli_fail(rc, "'%s': %s", db_path, db ? cvc_db_errmsg(db) : cvc_strerror(rc));
+			ret = db ? cli_fail(rc, "%s", cvc_db_errmsg(db))
+				 : cli_fail(rc, "'%s': %s", db_path, cvc_strerror(rc));
 			goto out;
 		}
 	}

@@ -35,7 +35,8 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 	if (db_path) {
 		rc = cvc_db_open(db_path, CVC_DB_READONLY, &db);
 		if (rc) {
-			ret = cli_fail(rc, "'%s': %s", db_path, db ? cvc_db_errmsg(db) : cvc_strerror(rc));
+			ret = db ? cli_fail(rc, "%s", cvc_db_errmsg(db))
+				 : cli_fail(rc, "'%s': %s", db_path, cvc_strerror(rc));
 			goto out;
 		}
 	}

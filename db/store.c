@@ -246,6 +246,12 @@ cvc_status cvc_db_open(const char *path, int flags, cvc_db **out)
 	if ((flags & CVC_DB_CREATE) && !db->readonly)
 		oflags |= SQLITE_OPEN_CREATE;
 	if (sqlite3_open_v2(path, &db->sq, oflags, NULL) != SQLITE_OK) {
+		/* A database the user named but that is not there is bad input (exit 2). */
+		if (!(oflags & SQLITE_OPEN_CREATE) && access(path, F_OK) != 0) {
+			st = cvc_db_fail(db, CVC_ERR_NOTFOUND,
+					 "'%s': cannot open database: no such file", path);
+			goto out;
+		}
 		st = cvc_db_fail(db, db->sq ? CVC_ERR_DB : CVC_ERR_NOMEM,
 				 "'%s': cannot open database: %s", path,
 				 db->sq ? sqlite3_errmsg(db->sq) : "out of memory");

@@ -41,7 +41,8 @@ enum {
  * cvc_db_errmsg(*out) and must close it; it is NULL only on CVC_ERR_NOMEM.
  * Returns CVC_ERR_VERSION for a newer schema or a file that is not a cvc
  * database (SQLite's "not a database" included), CVC_ERR_FORMAT for a file
- * SQLite finds corrupt while opening, CVC_ERR_DB for an unreadable one.
+ * SQLite finds corrupt while opening, CVC_ERR_NOTFOUND for a missing file
+ * opened without CVC_DB_CREATE, CVC_ERR_DB for an unreadable one.
  */
 CVC_API cvc_status cvc_db_open(const char *path, int flags, cvc_db **out);
 

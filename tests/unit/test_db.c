@@ -25,7 +25,8 @@ Test(db, creates_schema_and_reopens)
 	const char *path = tu_path(tu_tmpdir(), "a.db");
 	cvc_db *db = NULL;
 
-	cr_assert_eq(cvc_db_open(path, 0, &db), CVC_ERR_DB, "missing file without CREATE");
+	cr_assert_eq(cvc_db_open(path, 0, &db), CVC_ERR_NOTFOUND, "missing file without CREATE");
+	cr_assert(strstr(cvc_db_errmsg(db), path), "%s", cvc_db_errmsg(db));
 	cvc_db_close(db);
 	cr_assert_eq(cvc_db_open(path, CVC_DB_CREATE, &db), CVC_OK, "%s", cvc_db_errmsg(db));
 	cr_assert_eq(count(db, "PRAGMA user_version"), CVC_DB_SCHEMA_VERSION);
