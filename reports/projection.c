@@ -234,15 +234,6 @@ static int cmp_double(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* Adds t to the list, which then owns it; on failure the caller still does. */
-static int push(struct rep_tables *out, cvc_rep_table *t)
-{
-	if (out->n >= REP_MAX_TABLES)
-		return -1;
-	out->v[out->n++] = t;
-	return 0;
-}
-
 /* Per-row strings: group keys need stable text for numbers too. */
 struct rowtext {
 	char hw[96], model[96];
@@ -310,9 +301,8 @@ cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles
 			rep_set_num(t, (size_t)i, 5, bub);
 			rep_set_num(t, (size_t)i, 6, num(sc, r, col[REP_ROLE_STEP]));
 		}
-		if (push(out, t))
+		if (rep_tables_take(out, &t))
 			goto nomem;
-		t = NULL;
 	}
 
 	/* 2. best layout per (hardware, model, GPU count): most tokens/s that fits. */
@@ -428,9 +418,8 @@ cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles
 			rep_set_num(t, (size_t)k, 5, ideal);
 			rep_set_num(t, (size_t)k, 6, ideal > 0 ? tps / ideal : NAN);
 		}
-		if (push(out, t))
+		if (rep_tables_take(out, &t))
 			goto nomem;
-		t = NULL;
 	}
 
 	/* 4. communication share against model size, one line per hardware:
@@ -473,9 +462,8 @@ cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles
 			}
 			i = j;
 		}
-		if (push(out, t))
+		if (rep_tables_take(out, &t))
 			goto nomem;
-		t = NULL;
 	}
 
 	/* 5. heat map: exposed share of the best layout, model size x GPU count. */
@@ -523,13 +511,11 @@ cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles
 			if (k < ncounts && x->kind == CVC_REP_NUM)
 				rep_set_num(t, t->nrows - 1, k + 3, x->v);
 		}
-		if (push(out, t))
+		if (rep_tables_take(out, &t))
 			goto nomem;
-		t = NULL;
 	}
-	if (push(out, best))
+	if (rep_tables_take(out, &best))
 		goto nomem;
-	best = NULL;
 	goto out;
 nomem:
 	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory (or over %d rows)", CVC_REP_MAX_ROWS);
@@ -615,9 +601,8 @@ cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct r
 		}
 	}
 	if (t->nrows) {
-		if (push(out, t))
+		if (rep_tables_take(out, &t))
 			goto nomem;
-		t = NULL;
 	}
 	goto out;
 nomem:

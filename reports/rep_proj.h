@@ -72,6 +72,12 @@ cvc_status rep_trace_tables(cvc_db *db, const char *run, struct rep_tables *out,
 /* Appends the fitted models of db (models table); none when it is empty. */
 cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_t errlen);
 
+/*
+ * Appends *t, which the list then owns, and sets *t to NULL; -1 when the
+ * list is full, leaving *t (and its ownership) with the caller.
+ */
+int rep_tables_take(struct rep_tables *out, cvc_rep_table **t);
+
 void rep_tables_release(struct rep_tables *t);
 
 #endif

@@ -14,19 +14,20 @@
 #include "cvc/cvc_model.h"
 #include "rep_proj.h"
 
+int rep_tables_take(struct rep_tables *out, cvc_rep_table **t)
+{
+	if (out->n >= REP_MAX_TABLES)
+		return -1;
+	out->v[out->n++] = *t;
+	*t = NULL;
+	return 0;
+}
+
 void rep_tables_release(struct rep_tables *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		cvc_rep_table_free(t->v[i]);
 	t->n = 0;
-}
-
-static int push(struct rep_tables *out, cvc_rep_table *t)
-{
-	if (out->n >= REP_MAX_TABLES)
-		return -1;
-	out->v[out->n++] = t;
-	return 0;
 }
 
 static double ms(int64_t ns)
@@ -190,18 +191,14 @@ static cvc_status ranks_tables(const cvc_breakdown *b, size_t nb, struct rep_tab
 		rep_set_num(sst, (size_t)r, 7, ms(last_first - first));
 		i = j;
 	}
-	if (push(out, rt))
+	if (rep_tables_take(out, &rt))
 		goto nomem;
-	rt = NULL;
-	if (push(out, ct))
+	if (rep_tables_take(out, &ct))
 		goto nomem;
-	ct = NULL;
-	if (push(out, skt))
+	if (rep_tables_take(out, &skt))
 		goto nomem;
-	skt = NULL;
-	if (push(out, sst))
+	if (rep_tables_take(out, &sst))
 		goto nomem;
-	sst = NULL;
 	goto out;
 nomem:
 	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
@@ -239,7 +236,7 @@ static cvc_status coll_table(const cvc_coll_stat *c, size_t nc, struct rep_table
 		rep_set_num(t, (size_t)r, 7, c[i].algbw_gbps);
 		rep_set_num(t, (size_t)r, 8, c[i].busbw_gbps);
 	}
-	if (push(out, t)) {
+	if (rep_tables_take(out, &t)) {
 		cvc_rep_table_free(t);
 		return rep_err(err, errlen, CVC_ERR_NOMEM, "too many tables");
 	}
@@ -333,9 +330,8 @@ static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *ou
 	}
 	if (t->nrows == 0)
 		goto out;
-	if (push(out, t))
+	if (rep_tables_take(out, &t))
 		goto nomem;
-	t = NULL;
 	goto out;
 nomem:
 	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
@@ -417,9 +413,8 @@ static cvc_status coll_model_table(cvc_db *db, const cvc_coll_stat *c, size_t nc
 	}
 	st = CVC_OK;
 	if (t->nrows) {
-		if (push(out, t))
+		if (rep_tables_take(out, &t))
 			goto nomem;
-		t = NULL;
 	}
 	goto out;
 nomem:
@@ -514,9 +509,8 @@ cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_
 	}
 	if (t->nrows == 0)
 		goto out;
-	if (push(out, t))
+	if (rep_tables_take(out, &t))
 		goto nomem;
-	t = NULL;
 	goto out;
 nomem:
 	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
