@@ -25,35 +25,6 @@ static void squash(const char *s, char *out, size_t cap)
 	out[n] = '\0';
 }
 
-int cvc_dtype_size(const char *dtype)
-{
-	static const struct {
-		const char *name;
-		int size;
-	} t[] = {
-		{"float", 4}, {"float32", 4}, {"f32", 4}, {"fp32", 4}, {"int", 4},
-		{"int32", 4}, {"i32", 4}, {"uint32", 4}, {"u32", 4}, {"double", 8},
-		{"float64", 8}, {"f64", 8}, {"fp64", 8}, {"long", 8}, {"int64", 8},
-		{"i64", 8}, {"uint64", 8}, {"u64", 8}, {"half", 2}, {"float16", 2},
-		{"f16", 2}, {"fp16", 2}, {"bfloat16", 2}, {"bf16", 2}, {"short", 2},
-		{"int16", 2}, {"uint16", 2}, {"char", 1}, {"byte", 1}, {"int8", 1},
-		{"uint8", 1}, {"i8", 1}, {"u8", 1}, {"bool", 1}, {"complexhalf", 4},
-		{"complex32", 4}, {"complexfloat", 8}, {"complex64", 8},
-		{"complexdouble", 16}, {"complex128", 16},
-	};
-	char k[32];
-
-	squash(dtype, k, sizeof k);
-	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-		if (strcmp(k, t[i].name) == 0)
-			return t[i].size;
-	/* float8_e4m3fn, f8e5m2, fp8...: one byte whatever the layout. */
-	if (strncmp(k, "float8", 6) == 0 || strncmp(k, "fp8", 3) == 0 ||
-	    (k[0] == 'f' && k[1] == '8'))
-		return 1;
-	return 0;
-}
-
 /* Maps the trace's word for a collective to the nccl-tests family. */
 static void coll_family(const char *word, char *out, size_t cap)
 {

@@ -196,7 +196,6 @@ CVC_API cvc_status cvc_analyze_collectives(cvc_db *db, const cvc_analyze_opts *o
 /* nccl-tests bus-bandwidth factor of coll for n ranks; NaN when unknown. */
 CVC_API double cvc_busbw_factor(const char *coll, int n);
 
-/* Bytes per element of a dtype as traces spell it (Float, bf16, ...); 0 unknown. */
-CVC_API int cvc_dtype_size(const char *dtype);
+/* cvc_dtype_size() (bytes per element of a trace's dtype) is in cvc_db.h. */
 
 #endif

@@ -230,6 +230,15 @@ typedef struct cvc_range {
 
 CVC_API cvc_status cvc_db_range_add(cvc_db *db, const cvc_range *r);
 
+/*
+ * Bytes per element of a dtype as traces spell it (c10 names "Float",
+ * "BFloat16", "Float8_e4m3fn", NCCL/short names "f32", "bf16", ...; case
+ * and punctuation ignored); 0 when unknown or NULL.  Here, in the first
+ * module, because importers and the analyzer both turn element counts into
+ * bytes.
+ */
+CVC_API int cvc_dtype_size(const char *dtype);
+
 /* ---- nccl-tests results ------------------------------------------------------ */
 
 typedef struct cvc_nccltest_row {

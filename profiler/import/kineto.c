@@ -618,32 +618,6 @@ fail:
 	return st;
 }
 
-/* Bytes per element of a c10 ScalarType name; 0 when unknown. */
-static int dtype_size(const char *d)
-{
-	static const struct {
-		const char *name;
-		int size;
-	} tab[] = {
-		{"Float", 4}, {"BFloat16", 2}, {"Half", 2}, {"Double", 8}, {"Long", 8},
-		{"Int", 4}, {"Short", 2}, {"Byte", 1}, {"Char", 1}, {"Bool", 1},
-		{"ComplexHalf", 4}, {"ComplexFloat", 8}, {"ComplexDouble", 16},
-		{"QInt8", 1}, {"QUInt8", 1}, {"QInt32", 4}, {"QUInt4x2", 1},
-		{"QUInt2x4", 1}, {"UInt16", 2}, {"UInt32", 4}, {"UInt64", 8},
-		{"UInt8", 1}, {"Int8", 1}, {"Int16", 2}, {"Int32", 4}, {"Int64", 8},
-		{"float", 4}, {"double", 8}, {"half", 2}, {"bfloat16", 2},
-	};
-
-	if (!d)
-		return 0;
-	if (strncmp(d, "Float8_", 7) == 0)
-		return 1;
-	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-		if (strcmp(d, tab[i].name) == 0)
-			return tab[i].size;
-	return 0;
-}
-
 static int has_word(const char *s, const char *w)
 {
 	return s && strstr(s, w) != NULL;
@@ -656,7 +630,7 @@ static int has_word(const char *s, const char *w)
  */
 static int64_t coll_bytes(const struct coll *c)
 {
-	int64_t sz = dtype_size(c->dtype), nel;
+	int64_t sz = cvc_dtype_size(c->dtype), nel;
 
 	if (sz == 0)
 		return -1;
