@@ -17,11 +17,17 @@
 #include "cvc/cvc_db.h"
 
 extern const char cvc_schema_sql[];
+extern const char cvc_migrate_2_sql[];
+
+/* migrations[v] takes version v to v + 1 (db/migrate_<v+1>.sql). */
+static const char *const migrations[CVC_DB_SCHEMA_VERSION] = {
+	[1] = cvc_migrate_2_sql,
+};
 
 enum stmt_id {
 	S_RUN_NEW, S_RUN_MERGE, S_RUN_FIND, S_META_SET, S_META_ADD, S_RANK_PUT,
 	S_DEV_PUT, S_SRC_ADD, S_STR_FIND, S_STR_ADD, S_ACT_ADD, S_COLL_ADD,
-	S_RANGE_ADD, S_NT_ADD, S_SHAPE_ADD, S_COUNT
+	S_RANGE_ADD, S_NT_ADD, S_SHAPE_ADD, S_LAUNCH_ADD, S_COUNT
 };
 
 static const char *const stmt_sql[S_COUNT] = {
@@ -65,6 +71,8 @@ static const char *const stmt_sql[S_COUNT] = {
 		     "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_SHAPE_ADD] = "INSERT INTO op_shapes(run_id,rank,external_id,name_id,dims,types) "
 			"VALUES(?,?,?,?,?,?)",
+	[S_LAUNCH_ADD] = "INSERT OR IGNORE INTO op_launches(shape_id,run_id,rank,correlation) "
+			 "VALUES(?,?,?,?)",
 };
 
 /* Open-addressing hash of interned strings: text -> id. */
@@ -181,8 +189,26 @@ static cvc_status pragma_int(cvc_db *db, const char *sql, int *v)
 	return CVC_OK;
 }
 
+/* Runs the migrations from version `from` to the current one. */
+static cvc_status migrate(cvc_db *db, int from)
+{
+	cvc_status st;
+
+	char msg[512];
+
+	for (int v = from; v < CVC_DB_SCHEMA_VERSION; v++) {
+		if (v < 1 || !migrations[v] || !(st = cvc_db_exec(db, migrations[v])))
+			continue;
+		snprintf(msg, sizeof msg, "%s", cvc_db_errmsg(db));
+		return cvc_db_fail(db, st, "'%s': upgrading schema %d to %d: %s", db->path, v,
+				   v + 1, msg);
+	}
+	return CVC_OK;
+}
+
 /*
- * Creates the schema on an empty file, refuses foreign or newer files.  An
+ * Creates the schema on an empty file, upgrades older versions, refuses
+ * foreign or newer files.  An
  * empty file is one with no tables at all, so that a random SQLite database
  * (an Nsight Systems export, say) is never written into by mistake.
  */
@@ -206,7 +232,7 @@ static cvc_status check_or_create_schema(cvc_db *db, int create)
 		snprintf(sql, sizeof sql,
 			 "PRAGMA application_id=%d; PRAGMA user_version=%d;",
 			 (int)CVC_DB_APP_ID, CVC_DB_SCHEMA_VERSION);
-		if ((st = cvc_db_exec(db, cvc_schema_sql)) ||
+		if ((st = cvc_db_exec(db, cvc_schema_sql)) || (st = migrate(db, 1)) ||
 		    (st = cvc_db_exec(db, sql))) {
 			cvc_db_exec(db, "ROLLBACK");
 			return st;
@@ -221,8 +247,31 @@ static cvc_status check_or_create_schema(cvc_db *db, int create)
 		return cvc_db_fail(db, CVC_ERR_VERSION,
 				   "'%s': schema version %d is newer than this cvc (%d)",
 				   db->path, ver, CVC_DB_SCHEMA_VERSION);
-	/* Version 1 is the first release: nothing to migrate from yet. */
-	return CVC_OK;
+	if (ver >= CVC_DB_SCHEMA_VERSION)
+		return CVC_OK;
+	/* Read-only: the tables a reader needs are in every version; what a
+	 * later version added (op_launches) is looked up before use. */
+	if (db->readonly)
+		return CVC_OK;
+	if (ver < 1)
+		return cvc_db_fail(db, CVC_ERR_VERSION, "'%s': schema version %d is not a cvc version",
+				   db->path, ver);
+	/* Older database opened for writing: upgraded in one transaction, so
+	 * a failure leaves it at its old version. */
+	if ((st = cvc_db_exec(db, "BEGIN IMMEDIATE")))
+		return st;
+	/* Another process may have upgraded it while we waited for the lock. */
+	if ((st = pragma_int(db, "PRAGMA user_version", &ver))) {
+		cvc_db_exec(db, "ROLLBACK");
+		return st;
+	}
+	snprintf(sql, sizeof sql, "PRAGMA user_version=%d;", CVC_DB_SCHEMA_VERSION);
+	if (ver < CVC_DB_SCHEMA_VERSION &&
+	    ((st = migrate(db, ver)) || (st = cvc_db_exec(db, sql)))) {
+		cvc_db_exec(db, "ROLLBACK");
+		return st;
+	}
+	return cvc_db_exec(db, "COMMIT");
 }
 
 cvc_status cvc_db_open(const char *path, int flags, cvc_db **out)
@@ -722,8 +771,9 @@ cvc_status cvc_db_nccltest_add(cvc_db *db, const cvc_nccltest_row *r)
 	return step_done(db, st, "adding nccl-tests row");
 }
 
-cvc_status cvc_db_op_shape_add(cvc_db *db, const cvc_op_shape *s)
+cvc_status cvc_db_op_shape_add(cvc_db *db, const cvc_op_shape *s, int64_t *id)
 {
+	cvc_status rc;
 	sqlite3_stmt *st = stmt(db, S_SHAPE_ADD);
 
 	if (!st)
@@ -739,5 +789,23 @@ cvc_status cvc_db_op_shape_add(cvc_db *db, const cvc_op_shape *s)
 		sqlite3_bind_text(st, 6, s->types, (int)s->types_len, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, 6);
-	return step_done(db, st, "adding op shape");
+	if ((rc = step_done(db, st, "adding op shape")))
+		return rc;
+	if (id)
+		*id = sqlite3_last_insert_rowid(db->sq);
+	return CVC_OK;
+}
+
+cvc_status cvc_db_op_launch_add(cvc_db *db, int64_t shape_id, int64_t run_id, int rank,
+				int64_t correlation)
+{
+	sqlite3_stmt *st = stmt(db, S_LAUNCH_ADD);
+
+	if (!st)
+		return CVC_ERR_DB;
+	sqlite3_bind_int64(st, 1, shape_id);
+	sqlite3_bind_int64(st, 2, run_id);
+	sqlite3_bind_int(st, 3, rank);
+	sqlite3_bind_int64(st, 4, correlation);
+	return step_done(db, st, "adding op launch");
 }

@@ -2,7 +2,8 @@
  * tracefit.c - GEMM fitting rows from Kineto traces recorded with shapes:
  * the importer keeps each GEMM-like ATen op's "Input Dims" / "Input type"
  * (op_shapes); here they become B, M, N, K and a dtype, joined to the
- * kernels the op launched by External id, and averaged per shape.
+ * kernels the op launched (by External id, or by the launches nested in the
+ * op: op_launches), and averaged per shape.
  *
  * The shape text comes from a trace, so it is parsed as untrusted: an op
  * whose dims do not have the form its name implies is left out, never
@@ -197,6 +198,21 @@ out:
 
 /* ---- ops joined to their kernels ------------------------------------------------ */
 
+static int has_table(cvc_db *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	int yes = 0;
+
+	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
+			       "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
 static cvc_status db_err(cvc_db *db, const char *what)
 {
 	return cvc_db_fail(db, CVC_ERR_DB, "trace gemms: %s: %s", what,
@@ -213,26 +229,45 @@ static const char *col_text(sqlite3_stmt *st, int i)
 cvc_status cvc_model_trace_gemms(cvc_db *db, int64_t run_id, cvc_model_trace_gemm **out,
 				 size_t *n)
 {
-	/* Driven from activities (every one with an External id) into the
-	 * op_shapes index; grouped per op. */
-	static const char sql[] =
-		"SELECT o.run_id, o.rank, o.external_id, s.value, o.dims, o.types, "
-		"sum(a.end_ns - a.start_ns), "
-		"sum(CASE WHEN a.kind = 1 AND nc.class_id = ?2 THEN a.end_ns - a.start_ns ELSE 0 END), "
-		"sum(a.kind = 1 AND nc.class_id = ?2), "
-		"max(a.kind = 1 AND nc.class_id = ?2 AND instr(lower(ks.value), 'tf32') > 0), "
-		"coalesce(max(d.name), max(r.gpu_model), '') "
-		"FROM activities a "
-		"JOIN op_shapes o ON o.run_id = a.run_id AND o.rank = a.rank "
-		"AND o.external_id = a.external_id "
-		"JOIN strings s ON s.id = o.name_id "
-		"JOIN runs r ON r.id = o.run_id "
-		"LEFT JOIN strings ks ON ks.id = a.name_id "
-		"LEFT JOIN name_class nc ON nc.name_id = a.name_id "
-		"LEFT JOIN devices d ON d.run_id = a.run_id AND d.rank = a.rank "
-		"AND d.device = a.device "
-		"WHERE a.external_id IS NOT NULL AND (?1 < 0 OR a.run_id = ?1) "
-		"GROUP BY o.id ORDER BY o.run_id, o.id";
+	/*
+	 * An op's kernels: those with its External id, and those whose launch
+	 * ran inside it (op_launches, linked by nesting at import; the only
+	 * link for older Kineto, whose kernels carry the correlation id
+	 * instead).  UNION keeps a kernel linked both ways once.  Both halves
+	 * are driven from activities into an index.  TF32: a 'tf32' kernel, or
+	 * cuBLAS's CUTLASS 's1688' tensor-op GEMMs (the m16n8k8 shape of TF32
+	 * mma with fp32 operands, sm80+).
+	 */
+#define TF_BY_EXT                                                                             \
+	"SELECT o.id AS sid, a.id AS aid FROM activities a "                                  \
+	"JOIN op_shapes o ON o.run_id = a.run_id AND o.rank = a.rank "                        \
+	"AND o.external_id = a.external_id "                                                  \
+	"WHERE a.external_id IS NOT NULL AND a.external_id >= 0 AND (?1 < 0 OR a.run_id = ?1)"
+#define TF_BY_LAUNCH                                                                          \
+	" UNION SELECT l.shape_id, a.id FROM activities a "                                   \
+	"JOIN op_launches l ON l.run_id = a.run_id AND l.rank = a.rank "                      \
+	"AND l.correlation = a.correlation "                                                  \
+	"WHERE a.correlation IS NOT NULL AND (?1 < 0 OR a.run_id = ?1)"
+#define TF_SELECT                                                                             \
+	") SELECT o.run_id, o.rank, o.external_id, s.value, o.dims, o.types, "                \
+	"sum(a.end_ns - a.start_ns), "                                                        \
+	"sum(CASE WHEN a.kind = 1 AND nc.class_id = ?2 THEN a.end_ns - a.start_ns ELSE 0 END), " \
+	"sum(a.kind = 1 AND nc.class_id = ?2), "                                              \
+	"max(a.kind = 1 AND nc.class_id = ?2 AND (instr(lower(ks.value), 'tf32') > 0 "         \
+	"OR instr(ks.value, 'tensorop_s1688') > 0)), "                                        \
+	"coalesce(max(d.name), max(r.gpu_model), '') "                                        \
+	"FROM link JOIN op_shapes o ON o.id = link.sid JOIN activities a ON a.id = link.aid " \
+	"JOIN strings s ON s.id = o.name_id "                                                 \
+	"JOIN runs r ON r.id = o.run_id "                                                     \
+	"LEFT JOIN strings ks ON ks.id = a.name_id "                                          \
+	"LEFT JOIN name_class nc ON nc.name_id = a.name_id "                                  \
+	"LEFT JOIN devices d ON d.run_id = a.run_id AND d.rank = a.rank "                     \
+	"AND d.device = a.device "                                                            \
+	"GROUP BY o.id ORDER BY o.run_id, o.id"
+	static const char sql_both[] = "WITH link(sid, aid) AS (" TF_BY_EXT TF_BY_LAUNCH TF_SELECT;
+	/* a database opened read-only at schema 1 has no op_launches */
+	static const char sql_ext[] = "WITH link(sid, aid) AS (" TF_BY_EXT TF_SELECT;
+	const char *sql = has_table(db, "op_launches") ? sql_both : sql_ext;
 	sqlite3_stmt *st = NULL;
 	cvc_model_trace_gemm *v = NULL;
 	size_t cnt = 0, cap = 0;

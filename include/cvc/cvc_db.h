@@ -25,7 +25,7 @@ typedef struct cvc_db cvc_db;
 typedef struct sqlite3 sqlite3;
 
 /* Schema version this build writes and reads (PRAGMA user_version). */
-#define CVC_DB_SCHEMA_VERSION 1
+#define CVC_DB_SCHEMA_VERSION 2
 /* PRAGMA application_id of every cvc database: "CVC1". */
 #define CVC_DB_APP_ID 0x43564331
 
@@ -264,7 +264,9 @@ CVC_API cvc_status cvc_db_nccltest_add(cvc_db *db, const cvc_nccltest_row *r);
  * dims / types are JSON text as the trace gives it ("Input Dims", "Input
  * type"), dims[0..dims_len), types[0..types_len); need not be
  * NUL-terminated; types NULL = absent.  The op's kernels are the
- * activities of the same run, rank and external_id.
+ * activities of the same run, rank and external_id, and those whose
+ * correlation is in op_launches for the op; external_id is -1 when the
+ * trace's kernels do not carry op ids (older Kineto).
  */
 typedef struct cvc_op_shape {
 	int64_t run_id;
@@ -277,7 +279,16 @@ typedef struct cvc_op_shape {
 	size_t types_len;
 } cvc_op_shape;
 
-/* Inserts one op shape (text copied).  CVC_ERR_USAGE when dims is NULL. */
-CVC_API cvc_status cvc_db_op_shape_add(cvc_db *db, const cvc_op_shape *s);
+/* Inserts one op shape (text copied), its row id in *id (id may be NULL).
+ * CVC_ERR_USAGE when dims is NULL. */
+CVC_API cvc_status cvc_db_op_shape_add(cvc_db *db, const cvc_op_shape *s, int64_t *id);
+
+/*
+ * Records that op shape shape_id made the launch with this correlation id
+ * (op_launches: found by CPU-time nesting, profiler/import/oplink.c).  A
+ * pair already there is left as it is.
+ */
+CVC_API cvc_status cvc_db_op_launch_add(cvc_db *db, int64_t shape_id, int64_t run_id, int rank,
+					int64_t correlation);
 
 #endif

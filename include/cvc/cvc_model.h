@@ -330,7 +330,8 @@ typedef struct cvc_model_trace_gemm {
 
 /*
  * The ops of op_shapes (run_id < 0: every run) that launched at least one
- * device activity (same run, rank and External id) and whose dims parse
+ * device activity (same run, rank and External id, or a correlation id in
+ * the op's op_launches) and whose dims parse
  * (cvc_model_gemm_dims), by run then import order, into a malloc'd *out of *n
  * entries (caller frees).  Ops whose kernels carry the External id of an
  * inner op (linear -> addmm) have none of their own and are left out, so

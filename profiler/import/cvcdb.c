@@ -449,34 +449,64 @@ out:
 	return ret;
 }
 
-/* op_shapes rows (GEMM-like ops with their Input Dims); a shard written
- * before the table existed has none to give. */
-static cvc_status merge_op_shapes(struct merge *m, int64_t src_run)
+/* Whether the shard has table `name` (1), not (0); -1 on a read error. */
+static int src_has_table(struct merge *m, const char *name)
 {
 	sqlite3_stmt *st = NULL;
-	cvc_status ret;
 	int rc;
 
-	if ((ret = prep(m, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='op_shapes'",
-			&st)))
-		return ret;
+	if (sqlite3_prepare_v2(m->src, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	st = NULL;
-	if (rc == SQLITE_DONE)
-		return CVC_OK;
-	if (rc != SQLITE_ROW)
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The op's launches (op_launches) under its new id. */
+static cvc_status merge_launches(struct merge *m, sqlite3_stmt *q, int64_t old_id,
+				 int64_t new_id, int rank)
+{
+	int rc;
+	cvc_status ret = CVC_OK;
+
+	sqlite3_reset(q);
+	sqlite3_bind_int64(q, 1, old_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		if ((ret = cvc_db_op_launch_add(m->db, new_id, m->run_id, rank,
+						sqlite3_column_int64(q, 0))))
+			return ret;
+	return rc == SQLITE_DONE ? CVC_OK : src_fail(m);
+}
+
+/* op_shapes rows (GEMM-like ops with their Input Dims) and their
+ * op_launches; a shard written before a table existed has none to give. */
+static cvc_status merge_op_shapes(struct merge *m, int64_t src_run)
+{
+	sqlite3_stmt *st = NULL, *lq = NULL;
+	cvc_status ret;
+	int rc, has;
+
+	if ((has = src_has_table(m, "op_shapes")) < 0)
 		return src_fail(m);
+	if (!has)
+		return CVC_OK;
+	if ((has = src_has_table(m, "op_launches")) < 0)
+		return src_fail(m);
+	if (has && (ret = prep(m, "SELECT correlation FROM op_launches WHERE shape_id=?", &lq)))
+		return ret;
 	if ((ret = prep(m,
-			"SELECT o.rank, o.external_id, s.value, o.dims, o.types "
+			"SELECT o.rank, o.external_id, s.value, o.dims, o.types, o.id "
 			"FROM op_shapes o LEFT JOIN strings s ON s.id=o.name_id "
 			"WHERE o.run_id=? ORDER BY o.id",
 			&st)))
-		return ret;
+		goto out;
 	sqlite3_bind_int64(st, 1, src_run);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		cvc_op_shape r = {.run_id = m->run_id};
 		const char *name = col_text(st, 2);
+		int64_t new_id;
 
 		m->rows++;
 		r.dims = col_text(st, 3);
@@ -493,13 +523,15 @@ static cvc_status merge_op_shapes(struct merge *m, int64_t src_run)
 		r.types_len = r.types ? (size_t)sqlite3_column_bytes(st, 4) : 0;
 		if ((ret = cvc_db_intern(m->db, name, (size_t)sqlite3_column_bytes(st, 2),
 					 &r.name_id)) ||
-		    (ret = cvc_db_op_shape_add(m->db, &r)))
+		    (ret = cvc_db_op_shape_add(m->db, &r, &new_id)) ||
+		    (lq && (ret = merge_launches(m, lq, sqlite3_column_int64(st, 5), new_id, r.rank))))
 			goto out;
 	}
 	if (rc != SQLITE_DONE)
 		ret = src_fail(m);
 out:
 	sqlite3_finalize(st);
+	sqlite3_finalize(lq);
 	return ret;
 }
 

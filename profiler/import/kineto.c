@@ -28,12 +28,14 @@
 #include "cvc/cvc_import.h"
 #include "import_int.h"
 #include "json_scan.h"
+#include "oplink.h"
 
 /* Bounds that keep a corrupt file from eating memory. */
 #define KIN_MAX_VALUE ((size_t)256 << 20)  /* one event or top-level value */
 #define KIN_MAX_DEVICES 4096
 #define KIN_MAX_DEVICE_INDEX 65535
 #define KIN_MAX_RPC (1 << 22)
+#define KIN_MAX_LAUNCH ((size_t)1 << 22)  /* runtime launches kept for nesting */
 #define KIN_PROGRESS_STEP ((int64_t)4 << 20)
 
 /* Nesting around an event: the document object and the traceEvents array. */
@@ -91,6 +93,11 @@ struct kin {
 	size_t npend, cappend;
 	struct meta *metas;
 	size_t nmeta, capmeta;
+
+	/* GEMM-like ops and launch calls, linked by nesting at the end; kernels
+	 * whose External id is their correlation id (older Kineto) vs not. */
+	oplink link;
+	int64_t n_ext_corr, n_ext_own;
 
 	char *tmp;  /* decode scratch, grown to the longest string */
 	size_t tmpcap;
@@ -430,7 +437,8 @@ struct args {
 };
 
 enum evkind {
-	EK_SKIP = 0, EK_KERNEL, EK_MEMCPY, EK_MEMSET, EK_GPU_RANGE, EK_CPU_RANGE, EK_RPC
+	EK_SKIP = 0, EK_KERNEL, EK_MEMCPY, EK_MEMSET, EK_GPU_RANGE, EK_CPU_RANGE, EK_RPC,
+	EK_LAUNCH
 };
 
 /* Category of a complete ("X") event; legacy Kineto spelled some capitalised. */
@@ -448,6 +456,8 @@ static enum evkind cat_kind(const jval *cat)
 		return EK_CPU_RANGE;
 	if (jv_eq(cat, "cpu_op") || jv_eq(cat, "Operator"))
 		return EK_RPC;  /* only record_param_comms and GEMM-like ops */
+	if (jv_eq(cat, "cuda_runtime") || jv_eq(cat, "cuda_driver") || jv_eq(cat, "Runtime"))
+		return EK_LAUNCH;  /* only kernel launches */
 	return EK_SKIP;
 }
 
@@ -829,6 +839,12 @@ static cvc_status do_activity(struct kin *k, enum evkind kind, const struct ev *
 		return ev_fail(k, a.regs.off, "registers per thread", "expected a count");
 	act.registers = (int32_t)regs;
 	act.shared_mem_bytes = smem;
+	if (kind == EK_KERNEL && act.external_id >= 0 && act.correlation >= 0) {
+		if (act.external_id == act.correlation)
+			k->n_ext_corr++;
+		else
+			k->n_ext_own++;
+	}
 	act.bytes = bytes;
 	if (kind == EK_KERNEL && (st = arg_coll(k, &a, &c)))
 		return st;
@@ -921,6 +937,30 @@ out:
 	return st;
 }
 
+/* CPU process and thread of an event; -1 where not a number. */
+static void thread_of(const struct ev *e, int64_t *pid, int64_t *tid)
+{
+	if (e->pid.type != J_NUM || jv_int(&e->pid, pid))
+		*pid = -1;
+	if (e->tid.type != J_NUM || jv_int(&e->tid, tid))
+		*tid = -1;
+}
+
+/*
+ * Runtime / driver calls that launch kernels: cudaLaunchKernel,
+ * cudaLaunchKernelExC, cudaLaunchCooperativeKernel, cuLaunchKernel(Ex),
+ * cudaGraphLaunch, ...  All and only these have "Launch" in the name.
+ */
+static int is_launch_name(const jval *name)
+{
+	if (name->type != J_STR)
+		return 0;
+	for (size_t i = 0; i + 6 <= name->n; i++)
+		if (memcmp(name->p + i, "Launch", 6) == 0)
+			return 1;
+	return 0;
+}
+
 /*
  * GEMM-like ATen ops whose shapes are kept (docs/MODELS.md "Sources"):
  * the ops that reach cuBLAS/cuBLASLt.  Composite ops (matmul, linear) are
@@ -992,9 +1032,12 @@ static cvc_status do_shape(struct kin *k, const struct ev *e, int64_t ev_off)
 {
 	struct args a;
 	cvc_op_shape row = {.run_id = k->run_id, .external_id = -1};
+	struct oplink_op op = {.pid = -1, .tid = -1};
+	int has_span = e->ts.type != J_NONE && e->dur.type != J_NONE;
 	cvc_status st;
 
-	if ((st = parse_args(k, &e->args, &a)) ||
+	if ((has_span && (st = ev_times(k, e, ev_off, &op.start_ns, &op.end_ns))) ||
+	    (st = parse_args(k, &e->args, &a)) ||
 	    (st = arg_int(k, &a.ext, "External id", &row.external_id)))
 		return st;
 	note_host_pid(k, e);
@@ -1023,10 +1066,33 @@ static cvc_status do_shape(struct kin *k, const struct ev *e, int64_t ev_off)
 			row.types_len = used - nd;
 		}
 	}
-	if ((st = cvc_db_op_shape_add(k->db, &row)))
+	if ((st = cvc_db_op_shape_add(k->db, &row, &op.shape_id)))
 		return st;
 	k->nshape++;
-	return CVC_OK;
+	if (!has_span)
+		return CVC_OK;
+	thread_of(e, &op.pid, &op.tid);
+	return oplink_add_op(&k->link, &op) ? nomem(k) : CVC_OK;
+}
+
+/*
+ * A runtime or driver call: kept when it launches kernels, for linking by
+ * nesting (oplink.h).  Other calls were skipped by can_skip.
+ */
+static cvc_status do_launch(struct kin *k, const struct ev *e, int64_t ev_off)
+{
+	struct args a;
+	struct oplink_launch la = {.pid = -1, .tid = -1, .correlation = -1};
+	int64_t end;
+	cvc_status st;
+
+	if ((st = ev_times(k, e, ev_off, &la.ts_ns, &end)) || (st = parse_args(k, &e->args, &a)) ||
+	    (st = arg_int(k, &a.correlation, "correlation", &la.correlation)))
+		return st;
+	if (la.correlation < 0)
+		return CVC_OK;
+	thread_of(e, &la.pid, &la.tid);
+	return oplink_add_launch(&k->link, &la) ? nomem(k) : CVC_OK;
 }
 
 /* Decides from what was read so far whether the rest can be skipped. */
@@ -1041,6 +1107,8 @@ static int can_skip(const struct ev *e)
 			return 1;
 		if (kd == EK_RPC && e->name.type != J_NONE &&
 		    !jv_eq(&e->name, "record_param_comms") && !is_gemm_op(&e->name))
+			return 1;
+		if (kd == EK_LAUNCH && e->name.type != J_NONE && !is_launch_name(&e->name))
 			return 1;
 	}
 	return 0;
@@ -1085,6 +1153,8 @@ static cvc_status handle_event(struct kin *k, const char *p, size_t n, int64_t o
 		if (jv_eq(&e.name, "record_param_comms"))
 			return do_rpc(k, &e);
 		return is_gemm_op(&e.name) ? do_shape(k, &e, off) : CVC_OK;
+	case EK_LAUNCH:
+		return is_launch_name(&e.name) ? do_launch(k, &e, off) : CVC_OK;
 	case EK_SKIP:
 		break;
 	}
@@ -1326,6 +1396,58 @@ static cvc_status move_rank(struct kin *k)
 	return CVC_OK;
 }
 
+static cvc_status rank_meta(struct kin *k, int rank, const char *name, const char *val)
+{
+	char key[96];
+
+	snprintf(key, sizeof key, "rank%d.import.%s", rank, name);
+	return cvc_db_run_meta_set(k->db, k->run_id, key, val);
+}
+
+/*
+ * Op -> kernel links by nesting.  When every kernel's External id is its
+ * correlation id (older Kineto), the ops' own External ids name no kernel
+ * and could only collide with a kernel's by chance, so they are cleared
+ * (-1) and nesting is the only link.
+ */
+static cvc_status link_ops(struct kin *k, int rank)
+{
+	sqlite3 *sq = cvc_db_sqlite(k->db);
+	int64_t linked = 0;
+	char val[32];
+	cvc_status st;
+
+	if (k->nshape == 0)
+		return CVC_OK;
+	if (k->n_ext_corr > 0 && k->n_ext_own == 0) {
+		sqlite3_stmt *q = NULL;
+		int rc;
+
+		if (sqlite3_prepare_v2(sq, "UPDATE op_shapes SET external_id=-1 WHERE run_id=?1 AND id>?2",
+				       -1, &q, NULL) != SQLITE_OK)
+			return cvc_db_fail(k->db, CVC_ERR_DB, "'%s': %s", cvc_db_path(k->db),
+					   sqlite3_errmsg(sq));
+		sqlite3_bind_int64(q, 1, k->run_id);
+		sqlite3_bind_int64(q, 2, k->shape_id_floor);
+		rc = sqlite3_step(q);
+		sqlite3_finalize(q);
+		if (rc != SQLITE_DONE)
+			return cvc_db_fail(k->db, CVC_ERR_DB, "'%s': %s", cvc_db_path(k->db),
+					   sqlite3_errmsg(sq));
+	}
+	if ((st = oplink_write(&k->link, k->db, k->run_id, rank, &linked)))
+		return st == CVC_ERR_NOMEM ? nomem(k) : st;
+	snprintf(val, sizeof val, "%lld", (long long)linked);
+	if ((st = rank_meta(k, rank, "op_launches", val)))
+		return st;
+	if (k->link.dropped) {
+		snprintf(val, sizeof val, "%lld", (long long)k->link.dropped);
+		if ((st = rank_meta(k, rank, "op_launches_not_kept", val)))
+			return st;
+	}
+	return CVC_OK;
+}
+
 static const struct devprop *find_prop(const struct kin *k, int dev)
 {
 	for (size_t i = 0; i < k->nprops; i++)
@@ -1374,7 +1496,7 @@ static cvc_status finish(struct kin *k)
 		return st;
 	if ((st = cur_rank(k, &rank)))
 		return st;
-	if ((st = link_pending(k)))
+	if ((st = link_pending(k)) || (st = link_ops(k, rank)))
 		return st;
 	for (size_t i = 0; i < k->ndevs; i++) {
 		const struct devprop *d = find_prop(k, k->devs[i]);
@@ -1450,6 +1572,7 @@ static void kin_release(struct kin *k)
 	free(k->cupti);
 	free(k->cudart);
 	free(k->tmp);
+	oplink_release(&k->link);
 }
 
 cvc_status cvc_import_kineto(cvc_db *db, int64_t run_id, const char *path,
@@ -1464,6 +1587,7 @@ cvc_status cvc_import_kineto(cvc_db *db, int64_t run_id, const char *path,
 		goto out;
 	}
 	k.next_progress = KIN_PROGRESS_STEP;
+	k.link.max_launches = KIN_MAX_LAUNCH;
 	if ((st = max_id(&k, "SELECT max(id) FROM activities", &k.act_id_floor)) ||
 	    (st = max_id(&k, "SELECT max(id) FROM ranges", &k.range_id_floor)) ||
 	    (st = max_id(&k, "SELECT max(id) FROM op_shapes", &k.shape_id_floor)) ||

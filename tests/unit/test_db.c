@@ -1,11 +1,17 @@
 /* test_db.c - the store: schema creation, versioning, transactions, writers. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 
 #include "cvc/cvc_db.h"
+#include "cvc/cvc_model.h"
 #include "testutil.h"
+
+/* The version-1 schema, as released (db/schema.sql, compiled in). */
+extern const char cvc_schema_sql[];
 
 static int64_t count(cvc_db *db, const char *sql)
 {
@@ -34,6 +40,57 @@ Test(db, creates_schema_and_reopens)
 	cr_assert_eq(count(db, "SELECT count(*) FROM sqlite_schema WHERE name='activities'"), 1);
 	cvc_db_close(db);
 	cr_assert_eq(cvc_db_open(path, CVC_DB_READONLY, &db), CVC_OK, "%s", cvc_db_errmsg(db));
+	cvc_db_close(db);
+}
+
+/*
+ * A database written by version 1 (schema.sql alone, user_version 1, one
+ * op shape): read-only it opens as it is and trace GEMMs are still read;
+ * opened for writing it is upgraded to the current version in place, with
+ * its rows kept and op_launches added.
+ */
+Test(db, upgrades_version_1)
+{
+	const char *path = tu_path(tu_tmpdir(), "v1.db");
+	char sql[128];
+	sqlite3 *sq = NULL;
+	cvc_db *db = NULL;
+	cvc_model_trace_gemm *g = NULL;
+	size_t n = 9;
+
+	cr_assert_eq(sqlite3_open(path, &sq), SQLITE_OK);
+	snprintf(sql, sizeof sql, "PRAGMA application_id=%d; PRAGMA user_version=1;",
+		 (int)CVC_DB_APP_ID);
+	cr_assert_eq(sqlite3_exec(sq, cvc_schema_sql, NULL, NULL, NULL), SQLITE_OK, "%s",
+		     sqlite3_errmsg(sq));
+	cr_assert_eq(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(sq,
+				  "INSERT INTO runs(id,name) VALUES(1,'r');"
+				  "INSERT INTO strings(id,value) VALUES(1,'aten::mm');"
+				  "INSERT INTO op_shapes(run_id,rank,external_id,name_id,dims) "
+				  "VALUES(1,0,5,1,'[[4,4],[4,4]]');",
+				  NULL, NULL, NULL),
+		     SQLITE_OK, "%s", sqlite3_errmsg(sq));
+	sqlite3_close(sq);
+
+	cr_assert_eq(cvc_db_open(path, CVC_DB_READONLY, &db), CVC_OK, "%s", cvc_db_errmsg(db));
+	cr_expect_eq(count(db, "PRAGMA user_version"), 1);
+	cr_expect_eq(count(db, "SELECT count(*) FROM sqlite_schema WHERE name='op_launches'"), 0);
+	cr_expect_eq(cvc_model_trace_gemms(db, -1, &g, &n), CVC_OK, "%s", cvc_db_errmsg(db));
+	cr_expect_eq(n, 0); /* no kernels: nothing linked, but the query ran */
+	free(g);
+	cvc_db_close(db);
+
+	cr_assert_eq(cvc_db_open(path, CVC_DB_CREATE, &db), CVC_OK, "%s", cvc_db_errmsg(db));
+	cr_expect_eq(count(db, "PRAGMA user_version"), CVC_DB_SCHEMA_VERSION);
+	cr_expect_eq(count(db, "SELECT count(*) FROM sqlite_schema WHERE name='op_launches'"), 1);
+	cr_expect_eq(count(db, "SELECT count(*) FROM op_shapes WHERE external_id=5"), 1);
+	cr_expect_eq(cvc_db_op_launch_add(db, 1, 1, 0, 77), CVC_OK, "%s", cvc_db_errmsg(db));
+	cr_expect_eq(count(db, "SELECT correlation FROM op_launches WHERE shape_id=1"), 77);
+	cvc_db_close(db);
+	/* and a second open has nothing left to do */
+	cr_assert_eq(cvc_db_open(path, CVC_DB_CREATE, &db), CVC_OK, "%s", cvc_db_errmsg(db));
+	cr_expect_eq(count(db, "PRAGMA user_version"), CVC_DB_SCHEMA_VERSION);
 	cvc_db_close(db);
 }
 

@@ -78,6 +78,12 @@ static const char *const fingerprints[] = {
 	"time_us||'/'||busbw_gbps x FROM nccl_tests ORDER BY op, size_bytes, in_place)",
 	"SELECT coalesce(format,'')||'/'||coalesce(tool_version,'')||'/'||coalesce(gpu_model,'')||"
 	"'/'||coalesce(world_size,'') FROM runs",
+	/* GEMM-like ops with shapes, and the launches nested in each */
+	"SELECT group_concat(x, ';') FROM (SELECT o.rank||'/'||o.external_id||'/'||s.value||'/'||"
+	"o.dims||'/'||coalesce(o.types,'')||'/'||coalesce((SELECT group_concat(c, ',') FROM "
+	"(SELECT l.correlation c FROM op_launches l WHERE l.shape_id=o.id AND l.rank=o.rank "
+	"ORDER BY 1)),'') x FROM op_shapes o JOIN strings s ON s.id=o.name_id "
+	"ORDER BY o.rank, o.external_id, s.value, o.dims, x)",
 };
 
 static void same_content(cvc_db *a, cvc_db *b)
