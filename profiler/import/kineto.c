@@ -1086,6 +1086,8 @@ static cvc_status do_launch(struct kin *k, const struct ev *e, int64_t ev_off)
 	int64_t end;
 	cvc_status st;
 
+	if (e->ts.type == J_NONE || e->dur.type == J_NONE)
+		return CVC_OK;  /* nothing to place it by; not needed for anything else */
 	if ((st = ev_times(k, e, ev_off, &la.ts_ns, &end)) || (st = parse_args(k, &e->args, &a)) ||
 	    (st = arg_int(k, &a.correlation, "correlation", &la.correlation)))
 		return st;

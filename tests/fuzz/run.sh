@@ -86,7 +86,6 @@ seed_from_shared() {
 }
 
 if [ ! -f "$corpus/.seeded" ]; then
-	[ -d "$src/tests/fuzz/seeds/$target" ] && cp "$src/tests/fuzz/seeds/$target"/* "$corpus/" 2>/dev/null
 	case $target in
 	catalog) cp "$src/models/hw/catalog.csv" "$corpus/repo-catalog.csv" ;;
 	rules) cp "$src/models/rules/default.rules" "$corpus/repo-default.rules" ;;
@@ -96,6 +95,9 @@ if [ ! -f "$corpus/.seeded" ]; then
 	seed_from_shared "$target"
 	touch "$corpus/.seeded"
 fi
+# Authored seeds and fixed crashes are copied every run, so ones added later
+# reach a corpus seeded before them.
+[ -d "$src/tests/fuzz/seeds/$target" ] && cp "$src/tests/fuzz/seeds/$target"/* "$corpus/" 2>/dev/null
 [ -d "$src/tests/fuzz/regress/$target" ] && cp "$src/tests/fuzz/regress/$target"/* "$corpus/" 2>/dev/null
 
 dict=
