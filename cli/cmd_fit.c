@@ -2,8 +2,9 @@
  * cmd_fit.c - `cvc fit`: read measured tables (XLA perf tables, vidur
  * profiles, nccl-tests logs) or the db's collectives and nccl_tests rows
  * and the GEMMs of traces recorded with shapes, fit one model per (GPU,
- * dtype) for GEMMs and per (system, collective, group size, node size) for
- * collectives, and store them in the db.
+ * dtype) for GEMMs, per (GPU, class) for memory-bound ops and per (system,
+ * collective, group size, node size) for collectives, and store them in
+ * the db.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,8 @@ static int key_of(const cvc_hw_catalog *cat, const cvc_model_row *r, struct key 
 		k->sub = (int)r->coll;
 		k->nranks = r->nranks;
 		k->gpn = r->gpus_per_node;
+	} else if (r->kind == CVC_MODEL_MEMBOUND) {
+		k->sub = (int)r->mem;
 	} else {
 		k->sub = (int)r->dtype;
 	}
@@ -106,13 +109,18 @@ static int fit_rows(cvc_db *db, const cvc_hw_catalog *cat, cvc_model_rows *rows,
 		spec = cvc_hw_catalog_lookup(cat, keys[i].system[0] ? keys[i].system : keys[i].gpu);
 		if (!spec)
 			spec = cvc_hw_catalog_lookup(cat, keys[i].gpu);
-		st = keys[i].kind == CVC_MODEL_GEMM
-			     ? cvc_model_fit_gemm_min(grp, n, gemm_min, spec, &fit, err, sizeof err)
-			     : cvc_model_fit_collective(grp, n, spec, &fit, err, sizeof err);
+		if (keys[i].kind == CVC_MODEL_GEMM)
+			st = cvc_model_fit_gemm_min(grp, n, gemm_min, spec, &fit, err, sizeof err);
+		else if (keys[i].kind == CVC_MODEL_MEMBOUND)
+			st = cvc_model_fit_membound(grp, n, spec, &fit, err, sizeof err);
+		else
+			st = cvc_model_fit_collective(grp, n, spec, &fit, err, sizeof err);
 		if (st == CVC_ERR_USAGE) {
 			fprintf(stderr, "warning: %s (%s %s): skipped\n", err, keys[i].gpu,
 				keys[i].kind == CVC_MODEL_GEMM
 					? cvc_hw_dtype_name((cvc_hw_dtype)keys[i].sub)
+				: keys[i].kind == CVC_MODEL_MEMBOUND
+					? cvc_model_mem_name((cvc_model_mem)keys[i].sub)
 					: cvc_model_coll_name((cvc_model_coll)keys[i].sub));
 			continue;
 		}
@@ -130,8 +138,9 @@ static int fit_rows(cvc_db *db, const cvc_hw_catalog *cat, cvc_model_rows *rows,
 		printf("%-6lld %-10s %-14s %-20s %-13s %5d %4d %6d %8.2f %8.2f %8.4f\n",
 		       (long long)fit.id, cvc_model_kind_name(fit.kind), fit.gpu,
 		       fit.system[0] ? fit.system : "-",
-		       fit.kind == CVC_MODEL_GEMM ? cvc_hw_dtype_name(fit.dtype)
-						  : cvc_model_coll_name(fit.coll),
+		       fit.kind == CVC_MODEL_GEMM       ? cvc_hw_dtype_name(fit.dtype)
+		       : fit.kind == CVC_MODEL_MEMBOUND ? cvc_model_mem_name(fit.mem)
+							: cvc_model_coll_name(fit.coll),
 		       fit.nranks, fit.gpus_per_node, fit.n_points, fit.mape, fit.extrap_mape, fit.r2);
 		(*nfit)++;
 	}

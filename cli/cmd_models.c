@@ -17,8 +17,9 @@ static const char synopsis[] = "[list | show ID] [--db PATH]";
 
 static const char *op_name(const cvc_model_fit *f)
 {
-	const char *s = f->kind == CVC_MODEL_GEMM ? cvc_hw_dtype_name(f->dtype)
-						  : cvc_model_coll_name(f->coll);
+	const char *s = f->kind == CVC_MODEL_GEMM       ? cvc_hw_dtype_name(f->dtype)
+			: f->kind == CVC_MODEL_MEMBOUND ? cvc_model_mem_name(f->mem)
+							: cvc_model_coll_name(f->coll);
 
 	return s ? s : "?";
 }
@@ -39,6 +40,12 @@ static void show(const cvc_model_fit *f)
 			printf("regime %d:      from %.0f bytes: alpha %.3f us, busbw %.2f GB/s at %.0f bytes, "
 			       "exponent %.2f\n", r + 1, q[0], q[1], q[2], q[4], q[3]);
 		}
+	} else if (f->kind == CVC_MODEL_MEMBOUND) {
+		printf("class:         %s\n", op_name(f));
+		printf("domain:        %.0f .. %.0f bytes\n", f->dom_min, f->dom_max);
+		if (f->nparams >= 2)
+			printf("params:        floor %.3f us, HBM bandwidth efficiency %.3f\n",
+			       f->params[0], f->params[1]);
 	} else {
 		printf("dtype:         %s\n", op_name(f));
 		printf("domain:        %.4g .. %.4g FLOP\n", f->dom_min, f->dom_max);

@@ -53,7 +53,7 @@ static void quality(const cvc_model_fit *fit, const cvc_hw_spec *spec, const cvc
 
 static double row_size(const cvc_model_row *r)
 {
-	if (r->kind == CVC_MODEL_COLLECTIVE)
+	if (r->kind == CVC_MODEL_COLLECTIVE || r->kind == CVC_MODEL_MEMBOUND)
 		return (double)r->bytes;
 	return 2.0 * (double)(r->b > 0 ? r->b : 1) * (double)r->m * (double)r->n * (double)r->k;
 }
@@ -218,6 +218,150 @@ cvc_status cvc_model_fit_gemm_min(const cvc_model_row *rows, size_t n, size_t mi
 		opm_gemm_defaults(half.params);
 		if (gemm_solve(s, n / 2, spec, half.params) == CVC_OK)
 			quality(&half, spec, s + n / 2, n - n / 2, NULL, &out->extrap_mape);
+	}
+	free(s);
+	return CVC_OK;
+}
+
+/* ---- memory-bound ------------------------------------------------------------- */
+
+/*
+ * t = floor + eff^-1 bytes/BW on rows[0..n), each row divided by its time
+ * so least squares minimises relative error, bisquare-reweighted like the
+ * GEMM fit.  When the free floor comes out negative (rows that never reach
+ * the launch-bound regime cannot place it) it is pinned to 0.
+ */
+static cvc_status mem_solve(const cvc_model_row *rows, size_t n, const cvc_hw_spec *spec,
+			    double *p)
+{
+	double bw = spec->hbm_bw_gbps > 0 ? spec->hbm_bw_gbps * 1e3 : 1e3;
+	cvc_status st = CVC_ERR_INTERNAL;
+
+	for (int form = 0; form < 2 && st != CVC_OK && st != CVC_ERR_NOMEM; form++) {
+		size_t nc = form == 0 ? 2 : 1;
+		gsl_matrix *X = NULL, *cov = NULL;
+		gsl_vector *y = NULL, *c = NULL;
+		gsl_multifit_robust_workspace *w = NULL;
+		int ok = 1;
+
+		if (n <= nc + 1)
+			continue;
+		X = gsl_matrix_alloc(n, nc);
+		y = gsl_vector_alloc(n);
+		c = gsl_vector_alloc(nc);
+		cov = gsl_matrix_alloc(nc, nc);
+		w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, n, nc);
+		if (!X || !y || !c || !cov || !w) {
+			st = CVC_ERR_NOMEM;
+			ok = 0;
+		}
+		for (size_t i = 0; ok && i < n; i++) {
+			double t = rows[i].time_us, x = (double)rows[i].bytes / bw;
+
+			if (nc == 2) {
+				gsl_matrix_set(X, i, 0, 1.0 / t);
+				gsl_matrix_set(X, i, 1, x / t);
+			} else {
+				gsl_matrix_set(X, i, 0, x / t);
+			}
+			gsl_vector_set(y, i, 1.0);
+		}
+		if (ok) {
+			int rc = gsl_multifit_robust(X, y, c, cov, w);
+
+			if (rc && rc != GSL_EMAXITER)
+				ok = 0;
+		}
+		if (ok) {
+			double fl = nc == 2 ? gsl_vector_get(c, 0) : 0.0;
+			double cb = gsl_vector_get(c, nc - 1);
+
+			if (isfinite(fl) && isfinite(cb) && fl >= 0 && cb > 0) {
+				p[MP_FLOOR] = fl;
+				p[MP_EFF] = 1.0 / cb;
+				st = CVC_OK;
+			}
+		}
+		gsl_matrix_free(X);
+		gsl_vector_free(y);
+		gsl_vector_free(c);
+		gsl_matrix_free(cov);
+		if (w)
+			gsl_multifit_robust_free(w);
+	}
+	return st;
+}
+
+/* Token count first (the split the extrapolation check makes), then bytes. */
+static int cmp_tokens(const void *a, const void *b)
+{
+	const cvc_model_row *x = a, *y = b;
+
+	if (x->m != y->m)
+		return x->m < y->m ? -1 : 1;
+	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+}
+
+cvc_status cvc_model_fit_membound(const cvc_model_row *rows, size_t n, const cvc_hw_spec *spec,
+				  cvc_model_fit *out, char *err, size_t errlen)
+{
+	cvc_model_row *s = NULL;
+	cvc_status st;
+	size_t half;
+
+	if (!rows || !spec || !out || !err || !errlen)
+		return CVC_ERR_USAGE;
+	gsl_quiet();
+	err[0] = '\0';
+	memset(out, 0, sizeof *out);
+	if (n < 4) {
+		snprintf(err, errlen, "membound fit: need at least 4 rows, got %zu", n);
+		return CVC_ERR_USAGE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].kind != CVC_MODEL_MEMBOUND || rows[i].mem != rows[0].mem ||
+		    rows[i].bytes <= 0 || !(rows[i].time_us > 0)) {
+			snprintf(err, errlen,
+				 "membound fit: row %zu is not a %s row with positive bytes and time", i,
+				 cvc_model_mem_name(rows[0].mem) ? cvc_model_mem_name(rows[0].mem) : "?");
+			return CVC_ERR_USAGE;
+		}
+	}
+	out->kind = CVC_MODEL_MEMBOUND;
+	out->mem = rows[0].mem;
+	out->dtype = rows[0].dtype;
+	snprintf(out->gpu, sizeof out->gpu, "%s", spec->name);
+	out->nparams = MP_N;
+	if ((st = mem_solve(rows, n, spec, out->params))) {
+		snprintf(err, errlen, "membound fit: no positive efficiency fits the %zu rows", n);
+		return st;
+	}
+	out->n_points = (int)n;
+	out->dom_min = INFINITY;
+	out->dom_max = 0;
+	for (size_t i = 0; i < n; i++) {
+		double b = (double)rows[i].bytes;
+
+		out->dom_min = b < out->dom_min ? b : out->dom_min;
+		out->dom_max = b > out->dom_max ? b : out->dom_max;
+	}
+	quality(out, spec, rows, n, &out->r2, &out->mape);
+	out->extrap_mape = NAN;
+	s = malloc(n * sizeof *s);
+	if (!s)
+		return CVC_ERR_NOMEM;
+	memcpy(s, rows, n * sizeof *s);
+	qsort(s, n, sizeof *s, cmp_tokens);
+	/* the smaller half of the token counts: every row of the middle token
+	 * count goes to one side, so no shape is on both */
+	half = n / 2;
+	while (half > 0 && half < n && s[half].m == s[half - 1].m && s[half].m > 0)
+		half--;
+	if (half >= 4 && n - half >= 4) {
+		cvc_model_fit h = *out;
+
+		if (mem_solve(s, half, spec, h.params) == CVC_OK)
+			quality(&h, spec, s + half, n - half, NULL, &out->extrap_mape);
 	}
 	free(s);
 	return CVC_OK;
@@ -613,6 +757,11 @@ double cvc_model_fit_predict(const cvc_model_fit *fit, const cvc_hw_spec *spec,
 			return NAN;
 		return opm_gemm_us(fit->params, spec, row->m, row->n, row->k, row->b, row->dtype);
 	}
+	if (fit->kind == CVC_MODEL_MEMBOUND) {
+		if (!spec || fit->nparams != MP_N)
+			return NAN;
+		return opm_membound_us(fit->params, spec, row->bytes);
+	}
 	if (fit->kind == CVC_MODEL_COLLECTIVE) {
 		double t = opm_coll_us(fit->params, fit->nparams, row->coll, row->bytes,
 				       row->nranks > 0 ? row->nranks : fit->nranks);
@@ -635,6 +784,8 @@ static const char *fit_op(const cvc_model_fit *fit)
 {
 	if (fit->kind == CVC_MODEL_COLLECTIVE)
 		return cvc_model_coll_name(fit->coll) ? cvc_model_coll_name(fit->coll) : "?";
+	if (fit->kind == CVC_MODEL_MEMBOUND)
+		return cvc_model_mem_name(fit->mem) ? cvc_model_mem_name(fit->mem) : "?";
 	return cvc_hw_dtype_name(fit->dtype) ? cvc_hw_dtype_name(fit->dtype) : "?";
 }
 
@@ -651,7 +802,8 @@ cvc_status cvc_model_fit_store(cvc_db *db, cvc_model_fit *fit, const cvc_model_r
 		return CVC_ERR_USAGE;
 	sq = cvc_db_sqlite(db);
 	used = (size_t)snprintf(params, sizeof params, "{\"form\":\"%s\",\"p\":[",
-				fit->kind == CVC_MODEL_GEMM ? "wave4" : "regimes");
+				fit->kind == CVC_MODEL_GEMM ? "wave4"
+				: fit->kind == CVC_MODEL_MEMBOUND ? "membound" : "regimes");
 	for (int i = 0; i < fit->nparams && used < sizeof params; i++)
 		used += (size_t)snprintf(params + used, sizeof params - used, "%s%.17g", i ? "," : "",
 					 fit->params[i]);
@@ -749,6 +901,10 @@ static cvc_status row_to_fit(sqlite3_stmt *st, cvc_model_fit *fit)
 		fit->kind = CVC_MODEL_COLLECTIVE;
 		if (cvc_model_coll_parse(op, &fit->coll))
 			return CVC_ERR_FORMAT;
+	} else if (strcmp(kind, "membound") == 0) {
+		fit->kind = CVC_MODEL_MEMBOUND;
+		if (cvc_model_mem_parse(op, &fit->mem))
+			return CVC_ERR_FORMAT;
 	} else {
 		return CVC_ERR_FORMAT;
 	}
@@ -772,6 +928,9 @@ static cvc_status row_to_fit(sqlite3_stmt *st, cvc_model_fit *fit)
 	for (int i = 0; i < fit->nparams; i++)
 		fit->params[i] = json_object_get_double(json_object_array_get_idx(p, (size_t)i));
 	if (fit->kind == CVC_MODEL_GEMM && fit->nparams != GP_N)
+		rc = CVC_ERR_FORMAT;
+	if (fit->kind == CVC_MODEL_MEMBOUND &&
+	    (fit->nparams != MP_N || !(fit->params[MP_EFF] > 0) || !(fit->params[MP_FLOOR] >= 0)))
 		rc = CVC_ERR_FORMAT;
 	if (fit->kind == CVC_MODEL_COLLECTIVE &&
 	    (fit->nparams < 1 + CP_PER || fit->params[0] < 1 || fit->params[0] > CP_MAXREG ||

@@ -169,6 +169,37 @@ double opm_coll_us(const double *p, int nparams, cvc_model_coll c, int64_t bytes
 	return t;
 }
 
+double opm_membound_us(const double *p, const cvc_hw_spec *spec, int64_t bytes)
+{
+	double bw = spec->hbm_bw_gbps > 0 ? spec->hbm_bw_gbps * 1e3 : 1e3; /* bytes per us */
+	double eff = p[MP_EFF] > 0 ? p[MP_EFF] : DEF_MEM_EFF;
+
+	if (bytes <= 0)
+		return p[MP_FLOOR];
+	return p[MP_FLOOR] + (double)bytes / (bw * eff);
+}
+
+static const char *const mem_names[CVC_MODEL_NMEM] = {
+	"elementwise", "norm", "reduction", "copy", "gather", "optimizer",
+};
+
+const char *cvc_model_mem_name(cvc_model_mem m)
+{
+	return (unsigned)m < CVC_MODEL_NMEM ? mem_names[m] : NULL;
+}
+
+cvc_status cvc_model_mem_parse(const char *s, cvc_model_mem *out)
+{
+	if (!s || !out)
+		return CVC_ERR_USAGE;
+	for (int i = 0; i < CVC_MODEL_NMEM; i++)
+		if (strcmp(s, mem_names[i]) == 0) {
+			*out = (cvc_model_mem)i;
+			return CVC_OK;
+		}
+	return CVC_ERR_NOTFOUND;
+}
+
 /* ---- modelset -------------------------------------------------------------------- */
 
 #define MS_COLL_MAX 96
@@ -187,9 +218,15 @@ struct coll_slot {
 	char origin[ORIGIN_MAX];
 };
 
+struct mem_slot {
+	double p[MP_N];
+	char origin[ORIGIN_MAX];
+};
+
 struct cvc_modelset {
 	cvc_hw_spec spec;
 	struct gemm_slot gemm[CVC_HW_NDTYPE];
+	struct mem_slot mem[CVC_MODEL_NMEM];
 	struct coll_slot coll[MS_COLL_MAX];
 	int ncoll;
 	char def_origin[ORIGIN_MAX];
@@ -225,6 +262,12 @@ static cvc_modelset *ms_new(const cvc_hw_spec *spec)
 	for (int d = 0; d < CVC_HW_NDTYPE; d++) {
 		opm_gemm_defaults(ms->gemm[d].p);
 		snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin, "%s", ms->def_origin);
+	}
+	for (int c = 0; c < CVC_MODEL_NMEM; c++) {
+		ms->mem[c].p[MP_FLOOR] = DEF_MEMBOUND_FLOOR_US;
+		ms->mem[c].p[MP_EFF] = membound_eff[c];
+		snprintf(ms->mem[c].origin, sizeof ms->mem[c].origin,
+			 "spec-sheet HBM bandwidth, default per-class efficiency");
 	}
 	return ms;
 }
@@ -345,6 +388,57 @@ static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 	}
 }
 
+/* Per class: the newest fit on this GPU, else the newest on the closest
+ * fitted GPU (its efficiency then applies to this GPU's HBM bandwidth;
+ * the floor, a launch cost, is kept as fitted). */
+static void install_mem(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_model_fit *fits,
+			size_t n)
+{
+	const char *target = gpu_of(&ms->spec);
+
+	for (int c = 0; c < CVC_MODEL_NMEM; c++) {
+		const cvc_model_fit *pick = NULL;
+		int same = 0;
+
+		for (size_t i = 0; i < n && !pick; i++)
+			if (fits[i].kind == CVC_MODEL_MEMBOUND && (int)fits[i].mem == c &&
+			    fits[i].nparams == MP_N && strcmp(fit_gpu(cat, &fits[i]), target) == 0)
+				pick = &fits[i], same = 1;
+		if (!pick && cat) {
+			const char *names[64];
+			const cvc_model_fit *cand[64];
+			size_t nc = 0;
+			int best;
+
+			for (size_t i = 0; i < n && nc < 64; i++)
+				if (fits[i].kind == CVC_MODEL_MEMBOUND && (int)fits[i].mem == c &&
+				    fits[i].nparams == MP_N)
+					names[nc] = fits[i].gpu, cand[nc++] = &fits[i];
+			best = cvc_hw_closest(cat, &ms->spec, names, nc);
+			if (best >= 0)
+				pick = cand[best];
+		}
+		if (!pick || !(pick->params[MP_EFF] > 0) || !(pick->params[MP_FLOOR] >= 0))
+			continue;
+		memcpy(ms->mem[c].p, pick->params, sizeof ms->mem[c].p);
+		if (same)
+			snprintf(ms->mem[c].origin, sizeof ms->mem[c].origin,
+				 "fitted membound model %lld (%.47s %s: floor %.2f us, eff %.2f, %.60s)",
+				 (long long)pick->id, pick->gpu, mem_names[c], pick->params[MP_FLOOR],
+				 pick->params[MP_EFF], pick->source);
+		else {
+			char from[CVC_HW_NAME_MAX], to[CVC_HW_NAME_MAX];
+
+			snprintf(from, sizeof from, "%s", fit_gpu(cat, pick));
+			snprintf(to, sizeof to, "%s", ms->spec.name);
+			snprintf(ms->mem[c].origin, sizeof ms->mem[c].origin,
+				 "membound model %lld fitted on %.47s %s (eff %.2f), carried over to %.47s "
+				 "through the HBM bandwidth",
+				 (long long)pick->id, from, mem_names[c], pick->params[MP_EFF], to);
+		}
+	}
+}
+
 cvc_status cvc_modelset_from_fits(const cvc_hw_catalog *cat, const cvc_hw_spec *spec,
 				  const cvc_model_fit *fits, size_t n, cvc_modelset **out)
 {
@@ -358,6 +452,7 @@ cvc_status cvc_modelset_from_fits(const cvc_hw_catalog *cat, const cvc_hw_spec *
 		return CVC_ERR_NOMEM;
 	install_gemm(ms, cat, fits, n);
 	install_coll(ms, cat, fits, n);
+	install_mem(ms, cat, fits, n);
 	*out = ms;
 	return CVC_OK;
 }
@@ -459,15 +554,13 @@ double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
 
 double cvc_model_membound_us(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls)
 {
-	double eff;
-
 	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM)
 		return NAN;
 	if (bytes <= 0)
-		return DEF_MEMBOUND_FLOOR_US;
-	eff = membound_eff[cls];
-	return DEF_MEMBOUND_FLOOR_US +
-	       (double)bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 * eff);
+		return ms->mem[cls].p[MP_FLOOR];
+	return ms->mem[cls].p[MP_FLOOR] +
+	       (double)bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 *
+				ms->mem[cls].p[MP_EFF]);
 }
 
 enum level { L_INTRA, L_INTER, L_HIER };
@@ -586,7 +679,9 @@ const char *cvc_model_origin(const cvc_modelset *ms, cvc_model_kind kind, int su
 	case CVC_MODEL_ATTENTION:
 		return ms->attn_origin;
 	case CVC_MODEL_MEMBOUND:
-		return "spec-sheet HBM bandwidth, default per-class efficiency";
+		return (unsigned)sub < CVC_MODEL_NMEM
+			       ? ms->mem[sub].origin
+			       : "spec-sheet HBM bandwidth, default per-class efficiency";
 	}
 	return "unknown model kind";
 }

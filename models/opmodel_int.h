@@ -49,6 +49,12 @@ void opm_gemm_features(const double *p, const cvc_hw_spec *spec, int64_t m, int6
 
 double opm_coll_us(const double *p, int nparams, cvc_model_coll c, int64_t bytes, int nranks);
 
+/* Memory-bound, form "membound": p[0] floor us, p[1] fraction of HBM
+ * bandwidth.  Time = p0 + bytes / (p1 BW). */
+enum { MP_FLOOR, MP_EFF, MP_N };
+
+double opm_membound_us(const double *p, const cvc_hw_spec *spec, int64_t bytes);
+
 /* Default GEMM parameters (no fit): docs/MODELS.md "defaults". */
 void opm_gemm_defaults(double p[GP_N]);
 

@@ -176,6 +176,13 @@ typedef enum cvc_model_mem {
 	CVC_MODEL_NMEM
 } cvc_model_mem;
 
+/* "elementwise", "norm", "reduction", "copy", "gather", "optimizer"
+ * (the op column of membound rows in the models table); NULL when out of
+ * range. */
+CVC_API const char *cvc_model_mem_name(cvc_model_mem m);
+/* Parses the names above; CVC_ERR_NOTFOUND when unknown. */
+CVC_API cvc_status cvc_model_mem_parse(const char *s, cvc_model_mem *out);
+
 /* ---- fitted models --------------------------------------------------------- */
 
 /* Stable values: the kind column of the models table holds the name. */
@@ -209,6 +216,7 @@ typedef struct cvc_model_fit {
 	double mape;                /* %, in-sample */
 	double extrap_mape;         /* %, fit on the smaller half, predict the
 				       larger half; NaN when too few points */
+	cvc_model_mem mem;          /* membound: the operator class fitted */
 } cvc_model_fit;
 
 /*
@@ -230,6 +238,8 @@ typedef struct cvc_model_row {
 	int64_t bytes;
 	int nranks, gpus_per_node;
 	double time_us;
+	cvc_model_mem mem;            /* membound rows: operator class; bytes
+					 = bytes read + written, m = tokens */
 } cvc_model_row;
 
 /* A growable array of rows read from files (bounded: see cvc_model_rows_read). */
@@ -247,7 +257,11 @@ CVC_API void cvc_model_rows_release(cvc_model_rows *r);
  * header row (gz or plain): XLA matmul and collective perf tables, vidur
  * network (all_reduce / send_recv) and compute (mlp.csv: GEMM rows for
  * attn_pre_proj, attn_post_proj, mlp_up_proj, mlp_down_proj with shapes
- * derived from the model dims), and nccl-tests text logs.  gpu_hint names
+ * derived from the model dims; membound rows for input_layernorm and
+ * post_attention_layernorm (class norm), mlp_act, add and attn_rope
+ * (class elementwise) with bytes derived from the model dims, when those
+ * columns are present: docs/MODELS.md "Memory-bound fits"), and
+ * nccl-tests text logs.  gpu_hint names
  * the GPU when the file does not (may be NULL; vidur file names
  * "<gpu>__..." and nccl-tests device lines are used otherwise).  At most
  * 10 million rows in all.  Malformed input: CVC_ERR_FORMAT with
@@ -283,6 +297,21 @@ CVC_API cvc_status cvc_model_fit_gemm(const cvc_model_row *rows, size_t n,
  * CVC_ERR_USAGE when n < min_rows or min_rows < 4.
  */
 CVC_API cvc_status cvc_model_fit_gemm_min(const cvc_model_row *rows, size_t n, size_t min_rows,
+					  const cvc_hw_spec *spec, cvc_model_fit *out,
+					  char *err, size_t errlen);
+
+/*
+ * Fits a memory-bound model t = floor + bytes / (eff x HBM bandwidth) to
+ * rows[0..n) (kind CVC_MODEL_MEMBOUND, all of one GPU and class) against
+ * spec: params[0] floor (us), params[1] eff.  Weighted on relative error,
+ * robust (bisquare); when the free floor comes out negative the floor is
+ * pinned to 0.  Fills quality; the extrapolation MAPE refits on the rows
+ * of the smaller half of the token counts (m; bytes when m is 0) and
+ * predicts the larger half.  CVC_ERR_USAGE when fewer than 4 rows or a
+ * row is not a membound row of rows[0]'s class with positive bytes and
+ * time.
+ */
+CVC_API cvc_status cvc_model_fit_membound(const cvc_model_row *rows, size_t n,
 					  const cvc_hw_spec *spec, cvc_model_fit *out,
 					  char *err, size_t errlen);
 
@@ -447,7 +476,10 @@ typedef struct cvc_model_attn {
 /* Fused (flash) attention: time in us. */
 CVC_API double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a);
 
-/* Memory-bound op moving bytes (read + written): bytes / eff. bw + floor. */
+/* Memory-bound op moving bytes (read + written): bytes / eff. bw + floor.
+ * floor and eff per class: fitted (cvc_model_fit_membound; the newest fit
+ * of the class on this GPU, else on the closest fitted GPU, its
+ * efficiency applied to this GPU's HBM bandwidth) or the defaults. */
 CVC_API double cvc_model_membound_us(const cvc_modelset *ms, int64_t bytes,
 				     cvc_model_mem cls);
 
@@ -467,7 +499,8 @@ CVC_API double cvc_model_collective_us(const cvc_modelset *ms, cvc_model_coll c,
  * "fitted model 3 (H100-SXM bf16, xla_matmul_perf_table.csv.gz)",
  * "model 3 fitted on H100-SXM, carried over through the spec sheet",
  * "spec-sheet roofline, default efficiency".  For gemm/attention pass the
- * dtype as sub; for collectives the cvc_model_coll and group_size.
+ * dtype as sub; for collectives the cvc_model_coll and group_size; for
+ * membound the cvc_model_mem.
  * Borrowed from ms (or static).  Never NULL.
  */
 CVC_API const char *cvc_model_origin(const cvc_modelset *ms, cvc_model_kind kind,
