@@ -151,6 +151,29 @@ out:
 	return rc;
 }
 
+/* The memory-bound row sets of the traced runs, after the GEMM ones. */
+static cvc_status add_membound_sets(cvc_db *db, cvc_model_rows **sets, size_t *n)
+{
+	cvc_model_rows *mem = NULL, *all;
+	size_t nmem = 0;
+	cvc_status st;
+
+	if ((st = cvc_model_membound_rows_from_traces(db, &mem, &nmem)) || !nmem)
+		return st;
+	all = realloc(*sets, (*n + nmem) * sizeof *all);
+	if (!all) {
+		for (size_t i = 0; i < nmem; i++)
+			cvc_model_rows_release(&mem[i]);
+		free(mem);
+		return CVC_ERR_NOMEM;
+	}
+	memcpy(all + *n, mem, nmem * sizeof *mem);
+	free(mem);
+	*sets = all;
+	*n += nmem;
+	return CVC_OK;
+}
+
 int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 {
 	const char *dbpath = CVC_DEFAULT_DB, *gpu = NULL, *catalog = NULL;
@@ -204,7 +227,8 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
 		goto out;
 	}
-	if (!npos && (st = cvc_model_rows_from_traces(db, &traces, &ntraces))) {
+	if (!npos && ((st = cvc_model_rows_from_traces(db, &traces, &ntraces)) ||
+		      (st = add_membound_sets(db, &traces, &ntraces)))) {
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
 		goto out;
 	}
@@ -212,7 +236,7 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 		ntrace_rows += traces[i].n;
 	if (!npos && !per[0].n && !ntrace_rows) {
 		rc = cli_error("fit: nothing to fit: no sources given and '%s' has no collectives with "
-			       "sizes, nccl-tests rows or GEMMs recorded with shapes", dbpath);
+			       "sizes, nccl-tests rows or ops recorded with shapes", dbpath);
 		goto out;
 	}
 	if ((st = cvc_db_begin(db))) {
@@ -225,7 +249,8 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	for (int i = 0; i < nsrc; i++)
 		if (per[i].n && (rc = fit_rows(db, cat, &per[i], 6, &nfit)))
 			goto out;
-	/* one fit set per traced run, named after it (docs/MODELS.md "Sources") */
+	/* one fit set per traced run and kind, named after the run
+	 * (docs/MODELS.md "Sources", "Memory-bound fits") */
 	for (size_t i = 0; i < ntraces; i++)
 		if ((rc = fit_rows(db, cat, &traces[i], 4, &nfit)))
 			goto out;

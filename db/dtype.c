@@ -21,10 +21,15 @@ int cvc_dtype_size(const char *dtype)
 		{"complexdouble", 16}, {"complex128", 16},
 		/* c10's quantized types */
 		{"qint8", 1}, {"quint8", 1}, {"qint32", 4}, {"quint4x2", 1}, {"quint2x4", 1},
+		/* C spellings in Kineto's "Input type" */
+		{"longint", 8}, {"unsignedchar", 1}, {"signedchar", 1}, {"shortint", 2},
 	};
 	char k[32];
 	size_t n = 0;
 
+	/* "c10::Half" (Kineto's Input type) is "Half". */
+	if (dtype && strncmp(dtype, "c10::", 5) == 0)
+		dtype += 5;
 	/* Lowercase letters and digits only: "BFloat16" -> "bfloat16". */
 	for (const char *s = dtype; s && *s && n + 1 < sizeof k; s++)
 		if (isalnum((unsigned char)*s))

@@ -302,53 +302,13 @@ enum { OP_PRE, OP_POST, OP_UP, OP_DOWN, OP_N };
 static const char *const vidur_ops[OP_N] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
 					    "mlp_down_proj"};
 
-/*
- * The memory-bound ops of a layer in vidur's mlp.csv, each with its class
- * (docs/MODELS.md "Memory-bound fits" derives the bytes).  Optional
- * columns: a table without one simply gives no rows of that op.
- */
-enum { MB_LN1, MB_LN2, MB_ACT, MB_ADD, MB_ROPE, MB_N };
-static const char *const vidur_mem_ops[MB_N] = {"input_layernorm", "post_attention_layernorm",
-						"mlp_act", "add", "attn_rope"};
-/* row tags (cvc_model_row.tag holds 23 characters) */
-static const char *const vidur_mem_tags[MB_N] = {"input_layernorm", "post_attn_layernorm",
-						 "mlp_act", "add", "attn_rope"};
-static const cvc_model_mem vidur_mem_cls[MB_N] = {CVC_MODEL_MEM_NORM, CVC_MODEL_MEM_NORM,
-						  CVC_MODEL_MEM_ELEMENTWISE,
-						  CVC_MODEL_MEM_ELEMENTWISE,
-						  CVC_MODEL_MEM_ELEMENTWISE};
-
-/*
- * Bytes read + written by memory-bound op o of one vidur row, fp16 (2 B),
- * per GPU (the tp split applies to the activation and the q, k heads, not
- * to the replicated hidden state the norms and the residual add see).
- */
-static double vidur_mem_bytes(int o, int64_t h, int64_t kvh, int64_t e, int64_t x, int64_t tok,
-			      int64_t tp, int gated)
-{
-	double T = (double)tok, E = (double)e, X = (double)x / (double)tp;
-	double hd = (double)(e / h);
-
-	switch (o) {
-	case MB_LN1:
-	case MB_LN2: /* RMSNorm: read x and the weight, write y */
-		return 2.0 * (2.0 * T * E + E);
-	case MB_ACT: /* gated: read gate and up, write act(gate) * up; else read, write */
-		return 2.0 * (gated ? 3.0 : 2.0) * T * X;
-	case MB_ADD: /* residual: read both operands, write the sum */
-		return 2.0 * 3.0 * T * E;
-	default: /* rotary, in place on this rank's q and k heads: read and write */
-		return 2.0 * 2.0 * T * (double)(h + kvh) * hd / (double)tp;
-	}
-}
-
 static cvc_status read_vidur_mlp(struct reader *r, cvc_model_rows *rows, char **hdr, int nh,
 				 const char *gpu_hint)
 {
 	static const char *const dims[8] = {"n_head", "n_kv_head", "n_embd", "n_expanded_embd",
 					    "use_gated_mlp", "num_tokens",
 					    "num_tensor_parallel_workers", "vocab_size"};
-	int cd[8], ct[OP_N], cm[MB_N], got;
+	int cd[8], ct[OP_N], got;
 	char gpu[CVC_HW_NAME_MAX], *f[MAX_COLS];
 
 	for (int i = 0; i < 8; i++)
@@ -360,12 +320,6 @@ static cvc_status read_vidur_mlp(struct reader *r, cvc_model_rows *rows, char **
 		snprintf(col, sizeof col, "time_stats.%s.median", vidur_ops[o]);
 		if ((ct[o] = col_index(hdr, nh, col)) < 0)
 			return bad(r, "a vidur mlp.csv header with column", col);
-	}
-	for (int o = 0; o < MB_N; o++) {
-		char col[64];
-
-		snprintf(col, sizeof col, "time_stats.%s.median", vidur_mem_ops[o]);
-		cm[o] = col_index(hdr, nh, col);
 	}
 	if (gpu_hint)
 		snprintf(gpu, sizeof gpu, "%s", gpu_hint);
@@ -426,28 +380,6 @@ static cvc_status read_vidur_mlp(struct reader *r, cvc_model_rows *rows, char **
 			if (row.n < 1 || row.k < 1)
 				return bad(r, "dims divisible by tp", r->line);
 			row.nranks = (int)tp; /* tp, for grouping vidur rows */
-			row.time_us = ms * 1000.0;
-			if (push(rows, &row))
-				return bad(r, "fewer rows (row cap reached)", "");
-		}
-		for (int o = 0; o < MB_N; o++) {
-			cvc_model_row row;
-			double ms;
-
-			if (cm[o] < 0 || !*f[cm[o]])
-				continue; /* op not profiled */
-			if (get_double(f[cm[o]], &ms) || ms <= 0)
-				return bad(r, "a positive median time (ms)", f[cm[o]]);
-			memset(&row, 0, sizeof row);
-			row.kind = CVC_MODEL_MEMBOUND;
-			row.mem = vidur_mem_cls[o];
-			row.dtype = CVC_HW_FP16;
-			snprintf(row.gpu, sizeof row.gpu, "%s", gpu);
-			snprintf(row.tag, sizeof row.tag, "%s", vidur_mem_tags[o]);
-			row.b = 1;
-			row.m = tok;
-			row.bytes = (int64_t)vidur_mem_bytes(o, h, kvh, e, x, tok, tp, gated);
-			row.nranks = (int)tp;
 			row.time_us = ms * 1000.0;
 			if (push(rows, &row))
 				return bad(r, "fewer rows (row cap reached)", "");

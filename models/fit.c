@@ -336,6 +336,13 @@ cvc_status cvc_model_fit_membound(const cvc_model_row *rows, size_t n, const cvc
 		snprintf(err, errlen, "membound fit: no positive efficiency fits the %zu rows", n);
 		return st;
 	}
+	if (out->params[MP_EFF] > 1.0) {
+		snprintf(err, errlen,
+			 "membound fit: %zu rows run at %.2f x the HBM bandwidth of %s: their data "
+			 "was cached, not streamed from HBM",
+			 n, out->params[MP_EFF], spec->name);
+		return CVC_ERR_USAGE;
+	}
 	out->n_points = (int)n;
 	out->dom_min = INFINITY;
 	out->dom_max = 0;

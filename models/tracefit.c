@@ -14,10 +14,9 @@
 #include <string.h>
 
 #include <json-c/json.h>
-#include <sqlite3.h>
 
-#include "cvc/cvc_classify.h"
 #include "cvc/cvc_model.h"
+#include "trace_int.h"
 
 #define TF_MAX_DIM ((int64_t)1 << 40)
 #define TF_MAX_ND 8
@@ -198,210 +197,66 @@ out:
 
 /* ---- ops joined to their kernels ------------------------------------------------ */
 
-static int has_table(cvc_db *db, const char *name)
+struct gemm_list {
+	cvc_model_trace_gemm *v;
+	size_t n, cap;
+};
+
+static cvc_status take_gemm(const struct tr_op *o, void *ctx)
 {
-	sqlite3_stmt *st = NULL;
-	int yes = 0;
+	struct gemm_list *l = ctx;
+	cvc_model_trace_gemm g;
 
-	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
-			       "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return yes;
-}
+	memset(&g, 0, sizeof g);
+	g.run_id = o->run_id;
+	g.rank = o->rank;
+	g.external_id = o->external_id;
+	snprintf(g.op, sizeof g.op, "%s", o->op);
+	if (cvc_model_gemm_dims(g.op, o->dims, &g.b, &g.m, &g.n, &g.k))
+		return CVC_OK; /* not GEMM-like, or not the form its name implies: left out */
+	g.has_dtype = cvc_model_gemm_dtype(g.op, o->types, o->tf32, &g.dtype) == CVC_OK;
+	g.total_us = o->total_us;
+	g.gemm_us = o->gemm_us;
+	g.gemm_kernels = o->gemm_kernels;
+	snprintf(g.gpu, sizeof g.gpu, "%s", o->gpu);
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 64;
+		cvc_model_trace_gemm *nv;
 
-static cvc_status db_err(cvc_db *db, const char *what)
-{
-	return cvc_db_fail(db, CVC_ERR_DB, "trace gemms: %s: %s", what,
-			   sqlite3_errmsg(cvc_db_sqlite(db)));
-}
-
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? (const char *)t : "";
+		if (ncap > TF_MAX_OPS || !(nv = realloc(l->v, ncap * sizeof *nv)))
+			return CVC_ERR_NOMEM;
+		l->v = nv, l->cap = ncap;
+	}
+	l->v[l->n++] = g;
+	return CVC_OK;
 }
 
 cvc_status cvc_model_trace_gemms(cvc_db *db, int64_t run_id, cvc_model_trace_gemm **out,
 				 size_t *n)
 {
-	/*
-	 * An op's kernels: those with its External id, and those whose launch
-	 * ran inside it (op_launches, linked by nesting at import; the only
-	 * link for older Kineto, whose kernels carry the correlation id
-	 * instead).  UNION keeps a kernel linked both ways once.  Both halves
-	 * are driven from activities into an index.  TF32: a 'tf32' kernel, or
-	 * cuBLAS's CUTLASS 's1688' tensor-op GEMMs (the m16n8k8 shape of TF32
-	 * mma with fp32 operands, sm80+).
-	 */
-#define TF_BY_EXT                                                                             \
-	"SELECT o.id AS sid, a.id AS aid FROM activities a "                                  \
-	"JOIN op_shapes o ON o.run_id = a.run_id AND o.rank = a.rank "                        \
-	"AND o.external_id = a.external_id "                                                  \
-	"WHERE a.external_id IS NOT NULL AND a.external_id >= 0 AND (?1 < 0 OR a.run_id = ?1)"
-#define TF_BY_LAUNCH                                                                          \
-	" UNION SELECT l.shape_id, a.id FROM activities a "                                   \
-	"JOIN op_launches l ON l.run_id = a.run_id AND l.rank = a.rank "                      \
-	"AND l.correlation = a.correlation "                                                  \
-	"WHERE a.correlation IS NOT NULL AND (?1 < 0 OR a.run_id = ?1)"
-#define TF_SELECT                                                                             \
-	") SELECT o.run_id, o.rank, o.external_id, s.value, o.dims, o.types, "                \
-	"sum(a.end_ns - a.start_ns), "                                                        \
-	"sum(CASE WHEN a.kind = 1 AND nc.class_id = ?2 THEN a.end_ns - a.start_ns ELSE 0 END), " \
-	"sum(a.kind = 1 AND nc.class_id = ?2), "                                              \
-	"max(a.kind = 1 AND nc.class_id = ?2 AND (instr(lower(ks.value), 'tf32') > 0 "         \
-	"OR instr(ks.value, 'tensorop_s1688') > 0)), "                                        \
-	"coalesce(max(d.name), max(r.gpu_model), '') "                                        \
-	"FROM link JOIN op_shapes o ON o.id = link.sid JOIN activities a ON a.id = link.aid " \
-	"JOIN strings s ON s.id = o.name_id "                                                 \
-	"JOIN runs r ON r.id = o.run_id "                                                     \
-	"LEFT JOIN strings ks ON ks.id = a.name_id "                                          \
-	"LEFT JOIN name_class nc ON nc.name_id = a.name_id "                                  \
-	"LEFT JOIN devices d ON d.run_id = a.run_id AND d.rank = a.rank "                     \
-	"AND d.device = a.device "                                                            \
-	"GROUP BY o.id ORDER BY o.run_id, o.id"
-	static const char sql_both[] = "WITH link(sid, aid) AS (" TF_BY_EXT TF_BY_LAUNCH TF_SELECT;
-	/* a database opened read-only at schema 1 has no op_launches */
-	static const char sql_ext[] = "WITH link(sid, aid) AS (" TF_BY_EXT TF_SELECT;
-	const char *sql = has_table(db, "op_launches") ? sql_both : sql_ext;
-	sqlite3_stmt *st = NULL;
-	cvc_model_trace_gemm *v = NULL;
-	size_t cnt = 0, cap = 0;
-	cvc_status rc = CVC_OK;
-	int s;
+	struct gemm_list l = {0};
+	cvc_status rc;
 
 	if (!db || !out || !n)
 		return CVC_ERR_USAGE;
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, "prepare");
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int(st, 2, CVC_CLS_GEMM);
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		cvc_model_trace_gemm g;
-
-		memset(&g, 0, sizeof g);
-		g.run_id = sqlite3_column_int64(st, 0);
-		g.rank = sqlite3_column_int(st, 1);
-		g.external_id = sqlite3_column_int64(st, 2);
-		snprintf(g.op, sizeof g.op, "%s", col_text(st, 3));
-		if (cvc_model_gemm_dims(g.op, col_text(st, 4), &g.b, &g.m, &g.n, &g.k))
-			continue; /* not the form its name implies: left out */
-		g.has_dtype = cvc_model_gemm_dtype(g.op, (const char *)sqlite3_column_text(st, 5),
-						   sqlite3_column_int(st, 9), &g.dtype) == CVC_OK;
-		g.total_us = (double)sqlite3_column_int64(st, 6) / 1000.0;
-		g.gemm_us = (double)sqlite3_column_int64(st, 7) / 1000.0;
-		g.gemm_kernels = sqlite3_column_int(st, 8);
-		snprintf(g.gpu, sizeof g.gpu, "%s", col_text(st, 10));
-		if (cnt == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			cvc_model_trace_gemm *nv;
-
-			if (ncap > TF_MAX_OPS || !(nv = realloc(v, ncap * sizeof *nv))) {
-				rc = CVC_ERR_NOMEM;
-				goto out;
-			}
-			v = nv, cap = ncap;
-		}
-		v[cnt++] = g;
-	}
-	if (s != SQLITE_DONE)
-		rc = db_err(db, "read");
-out:
-	sqlite3_finalize(st);
-	if (rc) {
-		free(v);
+	if ((rc = tr_each_op(db, run_id, take_gemm, &l))) {
+		free(l.v);
 		return rc;
 	}
-	*out = v;
-	*n = cnt;
+	*out = l.v;
+	*n = l.n;
 	return CVC_OK;
 }
 
 /* ---- rows per run and shape --------------------------------------------------------- */
 
-struct acc {
-	cvc_model_row row;
-	double sum_us;
-	int64_t calls;
-};
-
-static int same_shape(const cvc_model_row *a, const cvc_model_row *b)
-{
-	return a->dtype == b->dtype && a->b == b->b && a->m == b->m && a->n == b->n &&
-	       a->k == b->k && strcmp(a->tag, b->tag) == 0 && strcmp(a->gpu, b->gpu) == 0;
-}
-
-/* Rows of one run's ops g[0..n) into set; the set's source names the run. */
-static cvc_status run_rows(cvc_db *db, const cvc_model_trace_gemm *g, size_t n,
-			   cvc_model_rows *set)
-{
-	struct acc *acc = NULL;
-	size_t na = 0;
-	sqlite3_stmt *st = NULL;
-	cvc_status rc = CVC_OK;
-
-	acc = calloc(n ? n : 1, sizeof *acc);
-	if (!acc)
-		return CVC_ERR_NOMEM;
-	for (size_t i = 0; i < n; i++) {
-		cvc_model_row r;
-		size_t j;
-
-		if (!g[i].has_dtype || g[i].gemm_kernels == 0 || !(g[i].gemm_us > 0))
-			continue;
-		memset(&r, 0, sizeof r);
-		r.kind = CVC_MODEL_GEMM;
-		snprintf(r.gpu, sizeof r.gpu, "%s", g[i].gpu);
-		r.dtype = g[i].dtype;
-		snprintf(r.tag, sizeof r.tag, "%s",
-			 strncmp(g[i].op, "aten::", 6) == 0 ? g[i].op + 6 : g[i].op);
-		r.b = g[i].b, r.m = g[i].m, r.n = g[i].n, r.k = g[i].k;
-		/* distinct shapes are few: a linear search is enough */
-		for (j = 0; j < na && !same_shape(&acc[j].row, &r); j++)
-			;
-		if (j == na)
-			acc[na++].row = r;
-		acc[j].sum_us += g[i].gemm_us;
-		acc[j].calls++;
-	}
-	if (na) {
-		set->v = malloc(na * sizeof *set->v);
-		if (!set->v) {
-			rc = CVC_ERR_NOMEM;
-			goto out;
-		}
-		set->cap = na;
-		for (size_t j = 0; j < na; j++) {
-			set->v[j] = acc[j].row;
-			set->v[j].time_us = acc[j].sum_us / (double)acc[j].calls;
-		}
-		set->n = na;
-	}
-	if (sqlite3_prepare_v2(cvc_db_sqlite(db), "SELECT coalesce(name, id) FROM runs WHERE id=?",
-			       -1, &st, NULL) != SQLITE_OK) {
-		rc = db_err(db, "run name");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, n ? g[0].run_id : 0);
-	snprintf(set->source, sizeof set->source, "run %s (db:%s)",
-		 sqlite3_step(st) == SQLITE_ROW ? col_text(st, 0) : "?", cvc_db_path(db));
-out:
-	sqlite3_finalize(st);
-	free(acc);
-	return rc;
-}
-
 cvc_status cvc_model_rows_from_traces(cvc_db *db, cvc_model_rows **sets, size_t *nsets)
 {
 	cvc_model_trace_gemm *g = NULL;
-	cvc_model_rows *v = NULL;
-	size_t n = 0, nv = 0;
+	struct tr_sets *ts = NULL;
+	size_t n = 0;
 	cvc_status rc;
 
 	if (!db || !sets || !nsets)
@@ -410,39 +265,28 @@ cvc_status cvc_model_rows_from_traces(cvc_db *db, cvc_model_rows **sets, size_t 
 	*nsets = 0;
 	if ((rc = cvc_model_trace_gemms(db, -1, &g, &n)))
 		return rc;
-	/* g is ordered by run, so each run's ops are contiguous */
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		cvc_model_rows *nsv;
+	if (!(ts = tr_sets_new())) {
+		free(g);
+		return CVC_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		cvc_model_row r;
 
-		while (j < n && g[j].run_id == g[i].run_id)
-			j++;
-		nsv = realloc(v, (nv + 1) * sizeof *v);
-		if (!nsv) {
-			rc = CVC_ERR_NOMEM;
-			goto out;
+		if (!g[i].has_dtype || g[i].gemm_kernels == 0 || !(g[i].gemm_us > 0))
+			continue;
+		memset(&r, 0, sizeof r);
+		r.kind = CVC_MODEL_GEMM;
+		snprintf(r.gpu, sizeof r.gpu, "%s", g[i].gpu);
+		r.dtype = g[i].dtype;
+		snprintf(r.tag, sizeof r.tag, "%.*s", (int)sizeof r.tag - 1,
+			 strncmp(g[i].op, "aten::", 6) == 0 ? g[i].op + 6 : g[i].op);
+		r.b = g[i].b, r.m = g[i].m, r.n = g[i].n, r.k = g[i].k;
+		if ((rc = tr_sets_add(ts, g[i].run_id, &r, g[i].gemm_us))) {
+			tr_sets_free(ts);
+			free(g);
+			return rc;
 		}
-		v = nsv;
-		memset(&v[nv], 0, sizeof v[nv]);
-		if ((rc = run_rows(db, g + i, j - i, &v[nv]))) {
-			cvc_model_rows_release(&v[nv]);
-			goto out;
-		}
-		if (v[nv].n)
-			nv++;
-		else
-			cvc_model_rows_release(&v[nv]);
-		i = j;
 	}
-out:
 	free(g);
-	if (rc) {
-		for (size_t i = 0; i < nv; i++)
-			cvc_model_rows_release(&v[i]);
-		free(v);
-		return rc;
-	}
-	*sets = v;
-	*nsets = nv;
-	return CVC_OK;
+	return tr_sets_take(db, ts, sets, nsets);
 }

@@ -260,7 +260,8 @@ CVC_API cvc_status cvc_db_nccltest_add(cvc_db *db, const cvc_nccltest_row *r);
 /* ---- shapes of GEMM-like framework ops ------------------------------------------ */
 
 /*
- * One GEMM-like CPU op of a trace recorded with shapes (op_shapes table).
+ * One CPU op of a trace recorded with shapes (op_shapes table): the GEMM-like
+ * and memory-bound ATen ops of cvc_db_shape_op().
  * dims / types are JSON text as the trace gives it ("Input Dims", "Input
  * type"), dims[0..dims_len), types[0..types_len); need not be
  * NUL-terminated; types NULL = absent.  The op's kernels are the
@@ -278,6 +279,24 @@ typedef struct cvc_op_shape {
 	const char *types;
 	size_t types_len;
 } cvc_op_shape;
+
+/* Families of framework ops whose shapes are kept (db/shapeops.c). */
+typedef enum cvc_shape_kind {
+	CVC_SHAPE_NONE = 0,
+	CVC_SHAPE_GEMM,         /* mm, addmm, bmm, baddbmm, matmul, linear, _scaled_mm */
+	CVC_SHAPE_ELEMENTWISE,  /* add, mul, gelu, dropout, ... and their backwards */
+	CVC_SHAPE_NORM,         /* native_layer_norm, _softmax, ... and backwards */
+	CVC_SHAPE_REDUCTION,    /* sum, mean */
+	CVC_SHAPE_COPY,         /* copy_ */
+	CVC_SHAPE_GATHER        /* embedding, index_select */
+} cvc_shape_kind;
+
+/*
+ * The family of the ATen op name[0..len) ("aten::native_layer_norm") when
+ * its shapes are kept in op_shapes, else CVC_SHAPE_NONE.  Exact names; one
+ * table for the importers and models/.
+ */
+CVC_API cvc_shape_kind cvc_db_shape_op(const char *name, size_t len);
 
 /* Inserts one op shape (text copied), its row id in *id (id may be NULL).
  * CVC_ERR_USAGE when dims is NULL. */

@@ -257,11 +257,8 @@ CVC_API void cvc_model_rows_release(cvc_model_rows *r);
  * header row (gz or plain): XLA matmul and collective perf tables, vidur
  * network (all_reduce / send_recv) and compute (mlp.csv: GEMM rows for
  * attn_pre_proj, attn_post_proj, mlp_up_proj, mlp_down_proj with shapes
- * derived from the model dims; membound rows for input_layernorm and
- * post_attention_layernorm (class norm), mlp_act, add and attn_rope
- * (class elementwise) with bytes derived from the model dims, when those
- * columns are present: docs/MODELS.md "Memory-bound fits"), and
- * nccl-tests text logs.  gpu_hint names
+ * derived from the model dims; its memory-bound columns are not read:
+ * docs/MODELS.md "Memory-bound fits"), and nccl-tests text logs.  gpu_hint names
  * the GPU when the file does not (may be NULL; vidur file names
  * "<gpu>__..." and nccl-tests device lines are used otherwise).  At most
  * 10 million rows in all.  Malformed input: CVC_ERR_FORMAT with
@@ -305,7 +302,9 @@ CVC_API cvc_status cvc_model_fit_gemm_min(const cvc_model_row *rows, size_t n, s
  * rows[0..n) (kind CVC_MODEL_MEMBOUND, all of one GPU and class) against
  * spec: params[0] floor (us), params[1] eff.  Weighted on relative error,
  * robust (bisquare); when the free floor comes out negative the floor is
- * pinned to 0.  Fills quality; the extrapolation MAPE refits on the rows
+ * pinned to 0.  A fitted efficiency above 1 (faster than HBM: the rows'
+ * data sat in a cache) is refused with CVC_ERR_USAGE, since the form does
+ * not describe them.  Fills quality; the extrapolation MAPE refits on the rows
  * of the smaller half of the token counts (m; bytes when m is 0) and
  * predicts the larger half.  CVC_ERR_USAGE when fewer than 4 rows or a
  * row is not a membound row of rows[0]'s class with positive bytes and
@@ -379,6 +378,27 @@ CVC_API cvc_status cvc_model_trace_gemms(cvc_db *db, int64_t run_id,
  */
 CVC_API cvc_status cvc_model_rows_from_traces(cvc_db *db, cvc_model_rows **sets,
 					      size_t *nsets);
+
+/*
+ * Bytes a memory-bound op of a trace must read and write, from its "Input
+ * Dims" / "Input type" JSON text (docs/MODELS.md "Memory-bound fits"), and
+ * its class.  CVC_ERR_NOTFOUND when op is not one of the memory-bound ops
+ * of cvc_db_shape_op(); CVC_ERR_FORMAT when the operands give no count (no
+ * types, no tensor operand, malformed or out-of-range dims).
+ */
+CVC_API cvc_status cvc_model_op_bytes(const char *op, const char *dims, const char *types,
+				      cvc_model_mem *cls, int64_t *bytes);
+
+/*
+ * Memory-bound fitting rows from traces: one set per run with memory-bound
+ * ops (with a byte count of at least 64 MiB: smaller operands can sit in
+ * L2) that launched kernels, one row per distinct (op,
+ * class, GPU, bytes) with the mean time of its calls' kernels (memcpys too
+ * for copy_): kind CVC_MODEL_MEMBOUND, tag = op name without "aten::".
+ * Same ownership as cvc_model_rows_from_traces.  Read only.
+ */
+CVC_API cvc_status cvc_model_membound_rows_from_traces(cvc_db *db, cvc_model_rows **sets,
+						       size_t *nsets);
 
 /*
  * Fits a collective model to rows[0..n) (one collective, one system, one

@@ -12,9 +12,10 @@
  * provisional rank when distributedInfo has not been seen yet and are moved
  * once it is known.  Collective sizes found only on the CPU op
  * record_param_comms are joined to NCCL kernels by External id at the end,
- * since either may come first.  GEMM-like CPU ops (is_gemm_op) keep their
- * "Input Dims" / "Input type" in op_shapes, linked to their kernels by the
- * same External id when the models read them (models/tracefit.c).
+ * since either may come first.  GEMM-like and memory-bound CPU ops
+ * (is_shape_op) keep their "Input Dims" / "Input type" in op_shapes, linked
+ * to their kernels by the same External id or by nesting (oplink.h) when
+ * the models read them (models/tracefit.c, models/tracemem.c).
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -962,31 +963,25 @@ static int is_launch_name(const jval *name)
 }
 
 /*
- * GEMM-like ATen ops whose shapes are kept (docs/MODELS.md "Sources"):
- * the ops that reach cuBLAS/cuBLASLt.  Composite ops (matmul, linear) are
- * kept too: their kernels carry the External id of the innermost op, so a
- * composite row only gets kernels when it launched them itself.  Checked on
- * every CPU op, so the common case (another name) costs a length and a
- * prefix compare.
+ * CPU ops whose shapes are kept: GEMM-like and memory-bound ATen ops
+ * (cvc_db_shape_op, docs/MODELS.md "Sources").  Composite ops (matmul,
+ * linear) are kept too: their kernels carry the External id of the
+ * innermost op, so a composite row only gets kernels when it launched them
+ * itself.  Checked on every CPU op, so the common case (another name)
+ * costs a prefix compare and a binary search.  An escaped name is compared
+ * decoded.
  */
-static int is_gemm_op(const jval *name)
+static int is_shape_op(struct kin *k, const jval *name)
 {
-	static const struct {
-		const char *s;
-		size_t n;
-	} ops[] = {
-		{"aten::mm", 8}, {"aten::addmm", 11}, {"aten::bmm", 9}, {"aten::baddbmm", 13},
-		{"aten::matmul", 12}, {"aten::linear", 12}, {"aten::_scaled_mm", 16},
-	};
+	long n;
 
 	if (name->type != J_STR)
 		return 0;
-	if (!name->esc && (name->n < 8 || name->n > 16 || memcmp(name->p, "aten::", 6) != 0))
+	if (!name->esc)
+		return cvc_db_shape_op(name->p, name->n) != CVC_SHAPE_NONE;
+	if ((n = decode_tmp(k, name)) < 0)
 		return 0;
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (jv_eqn(name, ops[i].s, ops[i].n))
-			return 1;
-	return 0;
+	return cvc_db_shape_op(k->tmp, (size_t)n) != CVC_SHAPE_NONE;
 }
 
 /*
@@ -1027,7 +1022,7 @@ static int compact_json(struct kin *k, const jval *v, size_t *used)
 	return 0;
 }
 
-/* Keeps a GEMM-like op's shapes; ops without dims or External id are left. */
+/* Keeps an op's shapes; ops without dims or External id are left. */
 static cvc_status do_shape(struct kin *k, const struct ev *e, int64_t ev_off)
 {
 	struct args a;
@@ -1098,7 +1093,7 @@ static cvc_status do_launch(struct kin *k, const struct ev *e, int64_t ev_off)
 }
 
 /* Decides from what was read so far whether the rest can be skipped. */
-static int can_skip(const struct ev *e)
+static int can_skip(struct kin *k, const struct ev *e)
 {
 	if (e->ph.type != J_NONE && !jv_eq(&e->ph, "X"))
 		return 1;
@@ -1108,7 +1103,7 @@ static int can_skip(const struct ev *e)
 		if (kd == EK_SKIP)
 			return 1;
 		if (kd == EK_RPC && e->name.type != J_NONE &&
-		    !jv_eq(&e->name, "record_param_comms") && !is_gemm_op(&e->name))
+		    !jv_eq(&e->name, "record_param_comms") && !is_shape_op(k, &e->name))
 			return 1;
 		if (kd == EK_LAUNCH && e->name.type != J_NONE && !is_launch_name(&e->name))
 			return 1;
@@ -1135,7 +1130,7 @@ static cvc_status handle_event(struct kin *k, const char *p, size_t n, int64_t o
 			continue;  /* the first occurrence of a key counts */
 		*slot = v;
 		/* js_span already checked that the event's brackets balance. */
-		if (can_skip(&e))
+		if (can_skip(k, &e))
 			return CVC_OK;
 	}
 	if (r < 0)
@@ -1154,7 +1149,7 @@ static cvc_status handle_event(struct kin *k, const char *p, size_t n, int64_t o
 	case EK_RPC:
 		if (jv_eq(&e.name, "record_param_comms"))
 			return do_rpc(k, &e);
-		return is_gemm_op(&e.name) ? do_shape(k, &e, off) : CVC_OK;
+		return is_shape_op(k, &e.name) ? do_shape(k, &e, off) : CVC_OK;
 	case EK_LAUNCH:
 		return is_launch_name(&e.name) ? do_launch(k, &e, off) : CVC_OK;
 	case EK_SKIP:

@@ -94,6 +94,40 @@ Test(db, upgrades_version_1)
 	cvc_db_close(db);
 }
 
+/* The shape-op table (db/shapeops.c) is searched by bisection: every family
+ * is reachable, first and last names included, and near misses are not. */
+Test(db, shape_op_table)
+{
+	static const struct {
+		const char *name;
+		cvc_shape_kind kind;
+	} cases[] = {
+		{"aten::_log_softmax", CVC_SHAPE_NORM},           /* first */
+		{"aten::threshold_backward", CVC_SHAPE_ELEMENTWISE}, /* last */
+		{"aten::mm", CVC_SHAPE_GEMM},
+		{"aten::addmm", CVC_SHAPE_GEMM},
+		{"aten::native_layer_norm", CVC_SHAPE_NORM},
+		{"aten::native_layer_norm_backward", CVC_SHAPE_NORM},
+		{"aten::add_", CVC_SHAPE_ELEMENTWISE},
+		{"aten::sum", CVC_SHAPE_REDUCTION},
+		{"aten::copy_", CVC_SHAPE_COPY},
+		{"aten::embedding", CVC_SHAPE_GATHER},
+		{"aten::add__", CVC_SHAPE_NONE},
+		{"aten::m", CVC_SHAPE_NONE},
+		{"aten::layer_norm", CVC_SHAPE_NONE},  /* composite: native_layer_norm launches */
+		{"aten::zzz", CVC_SHAPE_NONE},
+		{"aten::", CVC_SHAPE_NONE},
+		{"c10::mm", CVC_SHAPE_NONE},
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		cr_expect_eq(cvc_db_shape_op(cases[i].name, strlen(cases[i].name)), cases[i].kind,
+			     "%s", cases[i].name);
+	/* a name given by length, not NUL */
+	cr_expect_eq(cvc_db_shape_op("aten::mmXYZ", 8), CVC_SHAPE_GEMM);
+	cr_expect_eq(cvc_db_shape_op(NULL, 8), CVC_SHAPE_NONE);
+}
+
 Test(db, refuses_newer_and_foreign_databases)
 {
 	const char *dir = tu_tmpdir();

@@ -75,6 +75,12 @@ static int is_gemm_name(const char *s)
 	return 0;
 }
 
+/* Kept in op_shapes: the GEMM-like and memory-bound ops of the shape table. */
+static int is_kept_name(const char *s)
+{
+	return cvc_db_shape_op(s, strlen(s)) != CVC_SHAPE_NONE;
+}
+
 /* ---- dims per op semantics ------------------------------------------------------ */
 
 Test(tracefit, dims_per_op)
@@ -164,7 +170,7 @@ Test(tracefit, import_keeps_gemm_op_shapes)
 	json_object *root = json_object_from_file(json), *evs = NULL;
 	sqlite3_stmt *st = NULL;
 	cvc_db *db;
-	size_t want = 0, seen = 0;
+	size_t want = 0, seen = 0, ngemm = 0;
 
 	cr_assert_not_null(root, "json-c cannot read %s", json);
 	cr_assert(json_object_object_get_ex(root, "traceEvents", &evs));
@@ -181,12 +187,13 @@ Test(tracefit, import_keeps_gemm_op_shapes)
 		if (!json_object_object_get_ex(e, "cat", &v) ||
 		    strcmp(json_object_get_string(v), "cpu_op") != 0 ||
 		    !json_object_object_get_ex(e, "name", &v) ||
-		    !is_gemm_name(json_object_get_string(v)) ||
+		    !is_kept_name(json_object_get_string(v)) ||
 		    !json_object_object_get_ex(e, "args", &args) ||
 		    !json_object_object_get_ex(args, "Input Dims", &dims) ||
 		    !json_object_object_get_ex(args, "External id", &ext))
 			continue;
 		want++;
+		ngemm += is_gemm_name(json_object_get_string(v));
 		want_dims = json_object_to_json_string_ext(dims, JSON_C_TO_STRING_PLAIN);
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, json_object_get_int64(ext));
@@ -204,7 +211,7 @@ Test(tracefit, import_keeps_gemm_op_shapes)
 		}
 	}
 	sqlite3_finalize(st);
-	cr_assert_gt(want, 0, "the trace has no GEMM op with Input Dims");
+	cr_assert_gt(want, 0, "the trace has no kept op with Input Dims");
 	cr_expect_eq(seen, want);
 	st = NULL;
 	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db), "SELECT count(*) FROM op_shapes", -1, &st,
@@ -213,7 +220,8 @@ Test(tracefit, import_keeps_gemm_op_shapes)
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 	cr_expect_eq((size_t)sqlite3_column_int64(st, 0), want, "op_shapes has rows the trace lacks");
 	sqlite3_finalize(st);
-	cr_log_info("qwen: %zu GEMM-like ops with shapes kept", want);
+	cr_expect_gt(ngemm, 0);
+	cr_log_info("qwen: %zu ops with shapes kept, %zu of them GEMM-like", want, ngemm);
 	cvc_db_close(db);
 	json_object_put(root);
 	free(gz);
@@ -263,15 +271,18 @@ Test(tracefit, import_small_trace_rank_and_link)
 
 	cr_assert_eq(import_small("[[16], [8, 32],\n [32, 16], [], []]", msg, sizeof msg, &db), CVC_OK,
 		     "%s", msg);
-	/* aten::relu is not kept; the addmm row moved to rank 3 with its kernel */
+	/* addmm and relu (memory-bound) are kept, moved to rank 3 */
 	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db),
-					"SELECT count(*), max(rank), max(dims) FROM op_shapes", -1, &st,
-					NULL),
+					"SELECT count(*), min(rank), max(rank), "
+					"max(CASE WHEN s.value = 'aten::addmm' THEN dims END) "
+					"FROM op_shapes o JOIN strings s ON s.id = o.name_id",
+					-1, &st, NULL),
 		     SQLITE_OK);
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-	cr_expect_eq(sqlite3_column_int(st, 0), 1);
+	cr_expect_eq(sqlite3_column_int(st, 0), 2);
 	cr_expect_eq(sqlite3_column_int(st, 1), 3);
-	cr_expect_str_eq((const char *)sqlite3_column_text(st, 2), "[[16],[8,32],[32,16],[],[]]");
+	cr_expect_eq(sqlite3_column_int(st, 2), 3);
+	cr_expect_str_eq((const char *)sqlite3_column_text(st, 3), "[[16],[8,32],[32,16],[],[]]");
 	sqlite3_finalize(st);
 	cr_assert_eq(cvc_model_trace_gemms(db, -1, &g, &n), CVC_OK, "%s", cvc_db_errmsg(db));
 	cr_assert_eq(n, 1);
