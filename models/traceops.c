@@ -231,7 +231,8 @@ cvc_status tr_sets_take(cvc_db *db, struct tr_sets *s, cvc_model_rows **sets, si
 	*sets = NULL;
 	*nsets = 0;
 	/* same rows together: the mean lands on the first of them */
-	qsort(s->v, s->n, sizeof *s->v, cmp_item);
+	if (s->n)
+		qsort(s->v, s->n, sizeof *s->v, cmp_item);
 	for (size_t i = 0; i < s->n;) {
 		size_t j = i;
 		double sum = 0;
@@ -244,7 +245,8 @@ cvc_status tr_sets_take(cvc_db *db, struct tr_sets *s, cvc_model_rows **sets, si
 		i = j;
 	}
 	/* back to first-seen order, one set per run */
-	qsort(s->v, nu, sizeof *s->v, cmp_seq);
+	if (nu)
+		qsort(s->v, nu, sizeof *s->v, cmp_seq);
 	for (size_t i = 0; i < nu;) {
 		size_t j = i;
 		cvc_model_rows *no;
