@@ -177,6 +177,21 @@ static inline cvc_status fz_import(fz_import_fn fn, const char *path)
 	/* The classifier runs after every real import: give it the rows too. */
 	if (st == CVC_OK)
 		st = cvc_classify_db(db, NULL, 0);
+	/* and `cvc fit` reads the kept op shapes (untrusted text) back */
+	if (st == CVC_OK) {
+		cvc_model_rows *sets = NULL;
+		size_t nsets = 0;
+
+		for (int kind = 0; st == CVC_OK && kind < 2; kind++) {
+			st = kind ? cvc_model_membound_rows_from_traces(db, &sets, &nsets)
+				  : cvc_model_rows_from_traces(db, &sets, &nsets);
+			for (size_t i = 0; i < nsets; i++)
+				cvc_model_rows_release(&sets[i]);
+			free(sets);
+			sets = NULL;
+			nsets = 0;
+		}
+	}
 	fz_copy_msg(cvc_db_errmsg(db));
 	cvc_db_rollback(db);
 	return st;
