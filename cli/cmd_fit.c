@@ -1,7 +1,7 @@
 /*
  * cmd_fit.c - `cvc fit`: read measured tables (XLA perf tables, vidur
  * profiles, nccl-tests logs) or the db's collectives and nccl_tests rows
- * and the GEMMs of traces recorded with shapes, fit one model per (GPU,
+ * and the GEMM and memory-bound ops of traces recorded with shapes, fit one model per (GPU,
  * dtype) for GEMMs, per (GPU, class) for memory-bound ops and per (system,
  * collective, group size, node size) for collectives, and store them in
  * the db.
