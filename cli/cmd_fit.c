@@ -1,10 +1,10 @@
 /*
  * cmd_fit.c - `cvc fit`: read measured tables (XLA perf tables, vidur
  * profiles, nccl-tests logs) or the db's collectives and nccl_tests rows
- * and the GEMM and memory-bound ops of traces recorded with shapes, fit one model per (GPU,
- * dtype) for GEMMs, per (GPU, class) for memory-bound ops and per (system,
- * collective, group size, node size) for collectives, and store them in
- * the db.
+ * and the GEMM and memory-bound ops of traces recorded with shapes, fit one
+ * model per (GPU, dtype) for GEMMs, per (GPU, class) for memory-bound ops
+ * and per (system, collective, group size, node size) for collectives, and
+ * store them in the db.
  */
 #include <stdio.h>
 #include <stdlib.h>
