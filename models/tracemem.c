@@ -105,9 +105,16 @@ static size_t functional_arity(const char *op)
 	return TM_MAX_OPERANDS;
 }
 
-static cvc_hw_dtype dtype_of(int size)
+/* The row's dtype, for the record (the fit is per class, any dtype). */
+static cvc_hw_dtype dtype_of(const char *type)
 {
-	return size == 2 ? CVC_HW_FP16 : CVC_HW_FP32;
+	if (strstr(type, "BFloat16"))
+		return CVC_HW_BF16;
+	if (strstr(type, "Half"))
+		return CVC_HW_FP16;
+	if (strstr(type, "Float8"))
+		return CVC_HW_FP8;
+	return CVC_HW_FP32;
 }
 
 cvc_status cvc_model_op_bytes(const char *op, const char *dims, const char *types,
@@ -225,8 +232,8 @@ static cvc_status take_mem(const struct tr_op *o, void *ctx)
 		json_object *v = t ? json_object_array_get_idx(t, 0) : NULL;
 
 		r.dtype = dtype_of(v && json_object_is_type(v, json_type_string)
-					   ? cvc_dtype_size(json_object_get_string(v))
-					   : 4);
+					   ? json_object_get_string(v)
+					   : "");
 		json_object_put(t);
 	}
 	snprintf(r.gpu, sizeof r.gpu, "%s", o->gpu);
