@@ -199,11 +199,16 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 		goto out;
 	}
 	printf("imported %lld file%s into run %lld of '%s': %lld events, %lld activities, "
-	       "%lld collectives, %lld ranges, %lld nccl-tests rows\n",
+	       "%lld collectives, %lld ranges, %lld nccl-tests rows",
 	       (long long)stats.files, stats.files == 1 ? "" : "s", (long long)run_id,
 	       db_path, (long long)stats.events, (long long)stats.activities,
 	       (long long)stats.collectives, (long long)stats.ranges,
 	       (long long)stats.nccl_rows);
+	/* what `cvc fit` can fit from (docs/MODELS.md "Sources") */
+	if (stats.op_shapes)
+		printf(", %lld ops with shapes (%lld kernel launches inside them)",
+		       (long long)stats.op_shapes, (long long)stats.op_launches);
+	putchar('\n');
 out:
 	cvc_db_close(db);
 	cvc_rules_free(rules);

@@ -58,6 +58,8 @@ typedef struct cvc_import_stats {
 	int64_t collectives;   /* collective size records stored */
 	int64_t ranges;
 	int64_t nccl_rows;
+	int64_t op_shapes;     /* framework ops kept with their shapes (op_shapes) */
+	int64_t op_launches;   /* kernel launches found inside them (op_launches) */
 } cvc_import_stats;
 
 /*

@@ -38,7 +38,7 @@ struct merge {
 	char target_name[256];
 	struct rank_map *map;
 	size_t nmap;
-	int64_t rows, acts, colls, ranges, nt;
+	int64_t rows, acts, colls, ranges, nt, shapes, launches;
 };
 
 static cvc_status src_fail(struct merge *m)
@@ -477,6 +477,8 @@ static cvc_status merge_launches(struct merge *m, sqlite3_stmt *q, int64_t old_i
 		if ((ret = cvc_db_op_launch_add(m->db, new_id, m->run_id, rank,
 						sqlite3_column_int64(q, 0))))
 			return ret;
+		else
+			m->launches++;
 	return rc == SQLITE_DONE ? CVC_OK : src_fail(m);
 }
 
@@ -523,7 +525,7 @@ static cvc_status merge_op_shapes(struct merge *m, int64_t src_run)
 		r.types_len = r.types ? (size_t)sqlite3_column_bytes(st, 4) : 0;
 		if ((ret = cvc_db_intern(m->db, name, (size_t)sqlite3_column_bytes(st, 2),
 					 &r.name_id)) ||
-		    (ret = cvc_db_op_shape_add(m->db, &r, &new_id)) ||
+		    (ret = cvc_db_op_shape_add(m->db, &r, &new_id)) || (m->shapes++, 0) ||
 		    (lq && (ret = merge_launches(m, lq, sqlite3_column_int64(st, 5), new_id, r.rank))))
 			goto out;
 	}
@@ -718,6 +720,8 @@ cvc_status cvc_import_cvcdb(cvc_db *db, int64_t run_id, const char *path,
 		stats->collectives += m.colls;
 		stats->ranges += m.ranges;
 		stats->nccl_rows += m.nt;
+		stats->op_shapes += m.shapes;
+		stats->op_launches += m.launches;
 	}
 out:
 	sqlite3_finalize(runs);

@@ -371,6 +371,8 @@ static void add_stats(cvc_import_stats *to, const cvc_import_stats *s)
 	to->collectives += s->collectives;
 	to->ranges += s->ranges;
 	to->nccl_rows += s->nccl_rows;
+	to->op_shapes += s->op_shapes;
+	to->op_launches += s->op_launches;
 }
 
 /*

@@ -98,7 +98,7 @@ struct kin {
 	/* GEMM-like ops and launch calls, linked by nesting at the end; kernels
 	 * whose External id is their correlation id (older Kineto) vs not. */
 	oplink link;
-	int64_t n_ext_corr, n_ext_own;
+	int64_t n_ext_corr, n_ext_own, nlinked;
 
 	char *tmp;  /* decode scratch, grown to the longest string */
 	size_t tmpcap;
@@ -1434,6 +1434,7 @@ static cvc_status link_ops(struct kin *k, int rank)
 	}
 	if ((st = oplink_write(&k->link, k->db, k->run_id, rank, &linked)))
 		return st == CVC_ERR_NOMEM ? nomem(k) : st;
+	k->nlinked = linked;
 	snprintf(val, sizeof val, "%lld", (long long)linked);
 	if ((st = rank_meta(k, rank, "op_launches", val)))
 		return st;
@@ -1596,6 +1597,8 @@ cvc_status cvc_import_kineto(cvc_db *db, int64_t run_id, const char *path,
 		stats->activities += k.nact;
 		stats->collectives += k.ncoll;
 		stats->ranges += k.nrange;
+		stats->op_shapes += k.nshape;
+		stats->op_launches += k.nlinked;
 	}
 out:
 	kin_release(&k);
