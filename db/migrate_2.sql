@@ -2,7 +2,7 @@
 -- Compiled into the binary (db/migrate_2.sql -> cvc_migrate_2_sql) and run
 -- inside the transaction that sets user_version = 2.
 
--- Launches made inside a GEMM-like op (op_shapes), found by CPU-time
+-- Launches made inside an op kept with its shapes (op_shapes), found by CPU-time
 -- nesting: the runtime call (cudaLaunchKernel, cuLaunchKernel, ...) ran on
 -- the op's thread between its start and end.  Its kernels are the
 -- activities of the same run and rank with this correlation id.  Needed for

@@ -95,8 +95,9 @@ struct kin {
 	struct meta *metas;
 	size_t nmeta, capmeta;
 
-	/* GEMM-like ops and launch calls, linked by nesting at the end; kernels
-	 * whose External id is their correlation id (older Kineto) vs not. */
+	/* ops kept with shapes and launch calls, linked by nesting at the end;
+	 * kernels whose External id is their correlation id (older Kineto) vs
+	 * not. */
 	oplink link;
 	int64_t n_ext_corr, n_ext_own, nlinked;
 
@@ -456,7 +457,7 @@ static enum evkind cat_kind(const jval *cat)
 	if (jv_eq(cat, "user_annotation"))
 		return EK_CPU_RANGE;
 	if (jv_eq(cat, "cpu_op") || jv_eq(cat, "Operator"))
-		return EK_RPC;  /* only record_param_comms and GEMM-like ops */
+		return EK_RPC;  /* only record_param_comms and ops kept with shapes */
 	if (jv_eq(cat, "cuda_runtime") || jv_eq(cat, "cuda_driver") || jv_eq(cat, "Runtime"))
 		return EK_LAUNCH;  /* only kernel launches */
 	return EK_SKIP;
