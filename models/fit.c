@@ -85,6 +85,67 @@ static const int gemm_forms[][4] = {
 	{1, 1, 1, 1}, {1, 0, 1, 1}, {1, 1, 0, 1}, {1, 0, 0, 1},
 };
 
+/*
+ * Least squares on relative error, bisquare-reweighted (GSL): finds c[0..nc)
+ * with sum_j c_j x_ij ~ t_i for every row, each row divided by its time
+ * t_i so that a 10% miss weighs the same on a 5 us and a 5 ms row.  feat
+ * fills row i's nc features.  CVC_ERR_INTERNAL when GSL fails (its last
+ * iterate after GSL_EMAXITER is kept: it is usable).
+ */
+typedef void (*feat_fn)(const cvc_model_row *row, const void *ctx, double *x);
+
+static cvc_status robust_relfit(const cvc_model_row *rows, size_t n, size_t nc, feat_fn feat,
+				const void *ctx, double *c_out)
+{
+	gsl_matrix *X = gsl_matrix_alloc(n, nc), *cov = gsl_matrix_alloc(nc, nc);
+	gsl_vector *y = gsl_vector_alloc(n), *c = gsl_vector_alloc(nc);
+	gsl_multifit_robust_workspace *w =
+		gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, n, nc);
+	cvc_status st = CVC_ERR_NOMEM;
+
+	if (X && cov && y && c && w) {
+		int rc;
+
+		for (size_t i = 0; i < n; i++) {
+			double x[8];
+
+			feat(&rows[i], ctx, x);
+			for (size_t j = 0; j < nc; j++)
+				gsl_matrix_set(X, i, j, x[j] / rows[i].time_us);
+			gsl_vector_set(y, i, 1.0);
+		}
+		rc = gsl_multifit_robust(X, y, c, cov, w);
+		st = rc && rc != GSL_EMAXITER ? CVC_ERR_INTERNAL : CVC_OK;
+		for (size_t j = 0; st == CVC_OK && j < nc; j++)
+			c_out[j] = gsl_vector_get(c, j);
+	}
+	gsl_matrix_free(X);
+	gsl_matrix_free(cov);
+	gsl_vector_free(y);
+	gsl_vector_free(c);
+	if (w)
+		gsl_multifit_robust_free(w);
+	return st;
+}
+
+/* GEMM features of one form: the columns of opm_gemm_features it keeps. */
+struct gemm_feat {
+	const double *p;
+	const cvc_hw_spec *spec;
+	const int *cols;
+	int nc;
+};
+
+static void gemm_row_feat(const cvc_model_row *r, const void *ctx, double *x)
+{
+	const struct gemm_feat *g = ctx;
+	double all[4];
+
+	opm_gemm_features(g->p, g->spec, r->m, r->n, r->k, r->b, r->dtype, all);
+	for (int j = 0; j < g->nc; j++)
+		x[j] = all[g->cols[j]];
+}
+
 static cvc_status gemm_solve(const cvc_model_row *rows, size_t n, const cvc_hw_spec *spec,
 			     double *p)
 {
@@ -92,65 +153,29 @@ static cvc_status gemm_solve(const cvc_model_row *rows, size_t n, const cvc_hw_s
 
 	for (size_t f = 0; f < sizeof gemm_forms / sizeof gemm_forms[0]; f++) {
 		int cols[4], nc = 0, ok = 1;
-		gsl_matrix *X = NULL, *cov = NULL;
-		gsl_vector *y = NULL, *c = NULL;
-		gsl_multifit_robust_workspace *w = NULL;
+		double c[4], q[4] = {0, 0, 0, 0};
+		struct gemm_feat g = {p, spec, cols, 0};
 
 		for (int j = 0; j < 4; j++)
 			if (gemm_forms[f][j])
 				cols[nc++] = j;
 		if (n <= (size_t)nc + 1)
 			continue;
-		X = gsl_matrix_alloc(n, (size_t)nc);
-		y = gsl_vector_alloc(n);
-		c = gsl_vector_alloc((size_t)nc);
-		cov = gsl_matrix_alloc((size_t)nc, (size_t)nc);
-		w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, n, (size_t)nc);
-		if (!X || !y || !c || !cov || !w) {
-			st = CVC_ERR_NOMEM;
-			ok = 0;
-		}
-		for (size_t i = 0; ok && i < n; i++) {
-			double x[4], t = rows[i].time_us;
-
-			opm_gemm_features(p, spec, rows[i].m, rows[i].n, rows[i].k, rows[i].b,
-					  rows[i].dtype, x);
-			/* Dividing each row by its time makes least squares minimise
-			 * relative error. */
-			for (int j = 0; j < nc; j++)
-				gsl_matrix_set(X, i, (size_t)j, x[cols[j]] / t);
-			gsl_vector_set(y, i, 1.0);
-		}
-		if (ok) {
-			int rc = gsl_multifit_robust(X, y, c, cov, w);
-
-			/* GSL_EMAXITER still leaves the last iterate, which is usable. */
-			if (rc && rc != GSL_EMAXITER)
-				ok = 0;
-		}
-		if (ok) {
-			double q[4] = {0, 0, 0, 0};
-
-			for (int j = 0; j < nc; j++)
-				q[cols[j]] = gsl_vector_get(c, (size_t)j);
-			for (int j = 0; j < 4; j++)
-				if (!isfinite(q[j]) || q[j] < 0)
-					ok = 0;
-			if (q[3] <= 0)
-				ok = 0;
-			if (ok) {
-				p[GP_T0] = q[0], p[GP_WAVE] = q[1], p[GP_CWAVE] = q[2], p[GP_CFLOP] = q[3];
-				st = CVC_OK;
-			}
-		}
-		gsl_matrix_free(X);
-		gsl_vector_free(y);
-		gsl_vector_free(c);
-		gsl_matrix_free(cov);
-		if (w)
-			gsl_multifit_robust_free(w);
-		if (st == CVC_OK || st == CVC_ERR_NOMEM)
+		g.nc = nc;
+		if ((st = robust_relfit(rows, n, (size_t)nc, gemm_row_feat, &g, c)) == CVC_ERR_NOMEM)
 			return st;
+		if (st)
+			continue;
+		for (int j = 0; j < nc; j++)
+			q[cols[j]] = c[j];
+		for (int j = 0; j < 4; j++)
+			if (!isfinite(q[j]) || q[j] < 0)
+				ok = 0;
+		if (ok && q[3] > 0) {
+			p[GP_T0] = q[0], p[GP_WAVE] = q[1], p[GP_CWAVE] = q[2], p[GP_CFLOP] = q[3];
+			return CVC_OK;
+		}
+		st = CVC_ERR_INTERNAL;
 	}
 	return st;
 }
@@ -226,68 +251,49 @@ cvc_status cvc_model_fit_gemm_min(const cvc_model_row *rows, size_t n, size_t mi
 /* ---- memory-bound ------------------------------------------------------------- */
 
 /*
- * t = floor + eff^-1 bytes/BW on rows[0..n), each row divided by its time
- * so least squares minimises relative error, bisquare-reweighted like the
- * GEMM fit.  When the free floor comes out negative (rows that never reach
- * the launch-bound regime cannot place it) it is pinned to 0.
+ * t = floor + eff^-1 bytes/BW on rows[0..n) (robust_relfit).  When the free
+ * floor comes out negative (rows that never reach the launch-bound regime
+ * cannot place it) it is pinned to 0.
  */
+struct mem_feat {
+	double bw;  /* bytes per us */
+	int floor;  /* 1: the floor is a column */
+};
+
+static void mem_row_feat(const cvc_model_row *r, const void *ctx, double *x)
+{
+	const struct mem_feat *m = ctx;
+
+	if (m->floor)
+		*x++ = 1.0;
+	*x = (double)r->bytes / m->bw;
+}
+
 static cvc_status mem_solve(const cvc_model_row *rows, size_t n, const cvc_hw_spec *spec,
 			    double *p)
 {
-	double bw = spec->hbm_bw_gbps > 0 ? spec->hbm_bw_gbps * 1e3 : 1e3;
+	struct mem_feat m = {spec->hbm_bw_gbps > 0 ? spec->hbm_bw_gbps * 1e3 : 1e3, 1};
 	cvc_status st = CVC_ERR_INTERNAL;
 
-	for (int form = 0; form < 2 && st != CVC_OK && st != CVC_ERR_NOMEM; form++) {
+	for (int form = 0; form < 2; form++) {
 		size_t nc = form == 0 ? 2 : 1;
-		gsl_matrix *X = NULL, *cov = NULL;
-		gsl_vector *y = NULL, *c = NULL;
-		gsl_multifit_robust_workspace *w = NULL;
-		int ok = 1;
+		double c[2], fl, cb;
 
 		if (n <= nc + 1)
 			continue;
-		X = gsl_matrix_alloc(n, nc);
-		y = gsl_vector_alloc(n);
-		c = gsl_vector_alloc(nc);
-		cov = gsl_matrix_alloc(nc, nc);
-		w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, n, nc);
-		if (!X || !y || !c || !cov || !w) {
-			st = CVC_ERR_NOMEM;
-			ok = 0;
+		m.floor = form == 0;
+		if ((st = robust_relfit(rows, n, nc, mem_row_feat, &m, c)) == CVC_ERR_NOMEM)
+			return st;
+		if (st)
+			continue;
+		fl = nc == 2 ? c[0] : 0.0;
+		cb = c[nc - 1];
+		if (isfinite(fl) && isfinite(cb) && fl >= 0 && cb > 0) {
+			p[MP_FLOOR] = fl;
+			p[MP_EFF] = 1.0 / cb;
+			return CVC_OK;
 		}
-		for (size_t i = 0; ok && i < n; i++) {
-			double t = rows[i].time_us, x = (double)rows[i].bytes / bw;
-
-			if (nc == 2) {
-				gsl_matrix_set(X, i, 0, 1.0 / t);
-				gsl_matrix_set(X, i, 1, x / t);
-			} else {
-				gsl_matrix_set(X, i, 0, x / t);
-			}
-			gsl_vector_set(y, i, 1.0);
-		}
-		if (ok) {
-			int rc = gsl_multifit_robust(X, y, c, cov, w);
-
-			if (rc && rc != GSL_EMAXITER)
-				ok = 0;
-		}
-		if (ok) {
-			double fl = nc == 2 ? gsl_vector_get(c, 0) : 0.0;
-			double cb = gsl_vector_get(c, nc - 1);
-
-			if (isfinite(fl) && isfinite(cb) && fl >= 0 && cb > 0) {
-				p[MP_FLOOR] = fl;
-				p[MP_EFF] = 1.0 / cb;
-				st = CVC_OK;
-			}
-		}
-		gsl_matrix_free(X);
-		gsl_vector_free(y);
-		gsl_vector_free(c);
-		gsl_matrix_free(cov);
-		if (w)
-			gsl_multifit_robust_free(w);
+		st = CVC_ERR_INTERNAL;
 	}
 	return st;
 }
