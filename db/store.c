@@ -159,6 +159,25 @@ const char *cvc_db_path(const cvc_db *db)
 	return db->path;
 }
 
+int cvc_db_sqlite_has_table(sqlite3 *sq, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	int found = -1;
+
+	if (sqlite3_prepare_v2(sq,
+			       "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	switch (sqlite3_step(st)) {
+	case SQLITE_ROW: found = 1; break;
+	case SQLITE_DONE: found = 0; break;
+	default: break;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
 cvc_status cvc_db_exec(cvc_db *db, const char *sql)
 {
 	char *msg = NULL;

@@ -14,21 +14,6 @@
 
 #define TR_MAX_ROWS 10000000u
 
-static int has_table(cvc_db *db, const char *name)
-{
-	sqlite3_stmt *st = NULL;
-	int yes = 0;
-
-	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
-			       "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return yes;
-}
-
 static cvc_status db_err(cvc_db *db, const char *what)
 {
 	return cvc_db_fail(db, CVC_ERR_DB, "trace ops: %s: %s", what,
@@ -85,11 +70,12 @@ cvc_status tr_each_op(cvc_db *db, int64_t run_id, tr_fn fn, void *ctx)
 	static const char sql_both[] = "WITH link(sid, aid) AS (" TR_BY_EXT TR_BY_LAUNCH TR_SELECT;
 	/* a database opened read-only at schema 1 has no op_launches */
 	static const char sql_ext[] = "WITH link(sid, aid) AS (" TR_BY_EXT TR_SELECT;
+	sqlite3 *sq = cvc_db_sqlite(db);
 	sqlite3_stmt *st = NULL;
 	cvc_status rc = CVC_OK;
 	int s;
 
-	if (sqlite3_prepare_v2(cvc_db_sqlite(db), has_table(db, "op_launches") ? sql_both : sql_ext,
+	if (sqlite3_prepare_v2(sq, cvc_db_sqlite_has_table(sq, "op_launches") == 1 ? sql_both : sql_ext,
 			       -1, &st, NULL) != SQLITE_OK)
 		return db_err(db, "prepare");
 	sqlite3_bind_int64(st, 1, run_id);

@@ -60,20 +60,6 @@ static cvc_status fail_sql(cvc_db *db, const char *what)
 			   sqlite3_errmsg(cvc_db_sqlite(db)));
 }
 
-static int has_table(sqlite3 *sq, const char *name)
-{
-	sqlite3_stmt *q = NULL;
-	int yes = 0;
-
-	if (sqlite3_prepare_v2(sq, "SELECT 1 FROM sqlite_schema WHERE type='table' AND name=?1",
-			       -1, &q, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-		yes = sqlite3_step(q) == SQLITE_ROW;
-	}
-	sqlite3_finalize(q);
-	return yes;
-}
-
 static void meta_event(FILE *f, int *first, const char *what, int64_t pid, int64_t tid,
 		       int use_tid, const char *key, const char *sval, int64_t ival)
 {
@@ -119,8 +105,8 @@ cvc_status cvc_rep_perfetto(cvc_db *db, const char *run, FILE *out,
 	size_t nstreams = 0, capstreams = 0;
 	cvc_rep_perfetto_stats s = {0};
 	cvc_status st = CVC_OK;
-	int rc, first = 1, by_rank = 1, classes = has_table(sq, "name_class");
-	int colls = has_table(sq, "collectives");
+	int rc, first = 1, by_rank = 1, classes = cvc_db_sqlite_has_table(sq, "name_class") == 1;
+	int colls = cvc_db_sqlite_has_table(sq, "collectives") == 1;
 	char sql[2048];
 
 	if (run) {

@@ -70,6 +70,13 @@ CVC_API cvc_status cvc_db_fail(cvc_db *db, cvc_status st, const char *fmt, ...)
 /* The underlying connection, for read queries by other modules.  Borrowed. */
 CVC_API sqlite3 *cvc_db_sqlite(cvc_db *db);
 
+/*
+ * Whether any SQLite connection (a cvc database, a shard, an Nsight Systems
+ * export) has a table or view called name: 1, 0, or -1 when its schema
+ * cannot be read.  For tables added by later versions and optional ones.
+ */
+CVC_API int cvc_db_sqlite_has_table(sqlite3 *sq, const char *name);
+
 /* The path the database was opened with.  Borrowed. */
 CVC_API const char *cvc_db_path(const cvc_db *db);
 

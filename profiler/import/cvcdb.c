@@ -449,20 +449,6 @@ out:
 	return ret;
 }
 
-/* Whether the shard has table `name` (1), not (0); -1 on a read error. */
-static int src_has_table(struct merge *m, const char *name)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(m->src, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
 
 /* The op's launches (op_launches) under its new id. */
 static cvc_status merge_launches(struct merge *m, sqlite3_stmt *q, int64_t old_id,
@@ -490,11 +476,11 @@ static cvc_status merge_op_shapes(struct merge *m, int64_t src_run)
 	cvc_status ret;
 	int rc, has;
 
-	if ((has = src_has_table(m, "op_shapes")) < 0)
+	if ((has = cvc_db_sqlite_has_table(m->src, "op_shapes")) < 0)
 		return src_fail(m);
 	if (!has)
 		return CVC_OK;
-	if ((has = src_has_table(m, "op_launches")) < 0)
+	if ((has = cvc_db_sqlite_has_table(m->src, "op_launches")) < 0)
 		return src_fail(m);
 	if (has && (ret = prep(m, "SELECT correlation FROM op_launches WHERE shape_id=?", &lq)))
 		return ret;

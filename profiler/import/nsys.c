@@ -70,25 +70,6 @@ static cvc_status src_fail(struct nsys *n)
 			   n->path, sqlite3_errmsg(n->src));
 }
 
-static int has_table(struct nsys *n, const char *name)
-{
-	sqlite3_stmt *st = NULL;
-	int found = 0;
-
-	if (sqlite3_prepare_v2(n->src,
-			       "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') "
-			       "AND name=?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	switch (sqlite3_step(st)) {
-	case SQLITE_ROW: found = 1; break;
-	case SQLITE_DONE: found = 0; break;
-	default: found = -1; break;
-	}
-	sqlite3_finalize(st);
-	return found;
-}
 
 static int has_column(struct nsys *n, const char *table, const char *col)
 {
@@ -287,8 +268,8 @@ static cvc_status find_ranks(struct nsys *n, const int *have_act)
 	size_t cap = 0;
 	cvc_status ret = CVC_OK;
 
-	if ((have_gpu = has_table(n, "TARGET_INFO_GPU")) < 0 ||
-	    (have_map = has_table(n, "TARGET_INFO_CUDA_DEVICE")) < 0)
+	if ((have_gpu = cvc_db_sqlite_has_table(n->src, "TARGET_INFO_GPU")) < 0 ||
+	    (have_map = cvc_db_sqlite_has_table(n->src, "TARGET_INFO_CUDA_DEVICE")) < 0)
 		return src_fail(n);
 	if (have_map) {
 		int a = has_column(n, "TARGET_INFO_CUDA_DEVICE", "gpuId");
@@ -581,7 +562,7 @@ static cvc_status import_nvtx(struct nsys *n, int have_strings)
 	const char *text;
 	cvc_status ret = CVC_OK;
 
-	if ((have_enum = has_table(n, "ENUM_NSYS_EVENT_TYPE")) < 0)
+	if ((have_enum = cvc_db_sqlite_has_table(n->src, "ENUM_NSYS_EVENT_TYPE")) < 0)
 		return src_fail(n);
 	if ((ret = event_type(n, have_enum, "NvtxPushPopRange", 59, &t_pp)) ||
 	    (ret = event_type(n, have_enum, "NvtxStartEndRange", 60, &t_se)) ||
@@ -767,25 +748,25 @@ cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 			    : cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory opening '%s'", path);
 		goto out;
 	}
-	if ((have_strings = has_table(&n, "StringIds")) < 0) {
+	if ((have_strings = cvc_db_sqlite_has_table(n.src, "StringIds")) < 0) {
 		ret = src_fail(&n);
 		goto out;
 	}
 	for (int i = 0; i < N_ACT_TABLES; i++) {
-		if ((have_act[i] = has_table(&n, act_tables[i])) < 0) {
+		if ((have_act[i] = cvc_db_sqlite_has_table(n.src, act_tables[i])) < 0) {
 			ret = src_fail(&n);
 			goto out;
 		}
 		any_act |= have_act[i];
 	}
-	if ((h = has_table(&n, "META_DATA_EXPORT")) < 0) {
+	if ((h = cvc_db_sqlite_has_table(n.src, "META_DATA_EXPORT")) < 0) {
 		ret = src_fail(&n);
 		goto out;
 	}
 	if (h) {
 		meta = "META_DATA_EXPORT";
 	} else {
-		if ((h = has_table(&n, "EXPORT_META_DATA")) < 0) {
+		if ((h = cvc_db_sqlite_has_table(n.src, "EXPORT_META_DATA")) < 0) {
 			ret = src_fail(&n);
 			goto out;
 		}
@@ -808,7 +789,7 @@ cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 	if ((ret = meta_value(&n, meta, "EXPORT_SCHEMA_VERSION", schema, sizeof schema)) ||
 	    (ret = meta_value(&n, meta, "EXPORT_PRODUCT_VERSION", product, sizeof product)))
 		goto out;
-	if ((have_nvtx = has_table(&n, "NVTX_EVENTS")) < 0) {
+	if ((have_nvtx = cvc_db_sqlite_has_table(n.src, "NVTX_EVENTS")) < 0) {
 		ret = src_fail(&n);
 		goto out;
 	}
