@@ -35,6 +35,13 @@ cvc_status imp_gunzip_temp(cvc_db *db, const char *path, char **tmp);
  */
 cvc_status imp_next_free_rank(cvc_db *db, int64_t run_id, int *rank);
 
+/*
+ * Grows the array *v of *cap elements of size bytes to hold need, doubling,
+ * never past max elements.  0, or -1 when need is over max or out of
+ * memory (*v is then unchanged).
+ */
+int imp_grow(void **v, size_t *cap, size_t need, size_t size, size_t max);
+
 /* Progress callback helper: calls opts->progress when set. */
 void imp_progress(const cvc_import_opts *opts, const char *path, int64_t done,
 		  int64_t total);

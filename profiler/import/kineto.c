@@ -137,28 +137,6 @@ static cvc_status ev_fail(struct kin *k, int64_t off, const char *field,
 			   k->path, (long long)off, (long long)(k->nevents - 1), what);
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size, size_t max)
-{
-	size_t ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	if (need > max)
-		return -1;
-	ncap = *cap ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	if (ncap > max)
-		ncap = max;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /* Decodes string v into the scratch buffer (NUL-terminated); its length. */
 static long decode_tmp(struct kin *k, const jval *v)
 {
@@ -215,7 +193,7 @@ static cvc_status meta_put(struct kin *k, const char *key, const jval *v)
 			k->metas[i].value = val;
 			return CVC_OK;
 		}
-	if (grow((void **)&k->metas, &k->capmeta, k->nmeta + 1, sizeof *k->metas, 1024))
+	if (imp_grow((void **)&k->metas, &k->capmeta, k->nmeta + 1, sizeof *k->metas, 1024))
 		return nomem(k);
 	k->metas[k->nmeta].key = strdup(key);
 	k->metas[k->nmeta].value = dup_value(k, v);
@@ -792,7 +770,7 @@ static cvc_status intern_name(struct kin *k, const struct ev *e, int64_t ev_off,
 
 static cvc_status add_pending(struct kin *k, int64_t act_id, int64_t ext)
 {
-	if (grow((void **)&k->pend, &k->cappend, k->npend + 1, sizeof *k->pend, KIN_MAX_RPC))
+	if (imp_grow((void **)&k->pend, &k->cappend, k->npend + 1, sizeof *k->pend, KIN_MAX_RPC))
 		return nomem(k);
 	k->pend[k->npend].act_id = act_id;
 	k->pend[k->npend].ext = ext;
@@ -923,7 +901,7 @@ static cvc_status do_rpc(struct kin *k, const struct ev *e)
 	note_host_pid(k, e);
 	if (!c.name || ext < 0)
 		goto out;  /* no sizes (older PyTorch) or nothing to link by */
-	if (grow((void **)&k->rpcs, &k->caprpc, k->nrpc + 1, sizeof *k->rpcs, KIN_MAX_RPC)) {
+	if (imp_grow((void **)&k->rpcs, &k->caprpc, k->nrpc + 1, sizeof *k->rpcs, KIN_MAX_RPC)) {
 		st = cvc_db_fail(k->db, CVC_ERR_NOMEM,
 				 "'%s': too many record_param_comms events (limit %d)", k->path,
 				 KIN_MAX_RPC);

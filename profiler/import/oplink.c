@@ -8,31 +8,16 @@
  * inside the op's span, and that the call and the kernel share the
  * correlation id.  HTA and Perfetto rebuild call stacks the same way.
  */
+#include <stdint.h>
 #include <stdlib.h>
 
+#include "import_int.h"
 #include "oplink.h"
-
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	while (ncap < need)
-		ncap *= 2;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
 
 int oplink_add_op(oplink *l, const struct oplink_op *op)
 {
-	if (grow((void **)&l->ops, &l->capops, l->nops + 1, sizeof *l->ops))
+	if (imp_grow((void **)&l->ops, &l->capops, l->nops + 1, sizeof *l->ops,
+		     SIZE_MAX / sizeof *l->ops))
 		return -1;
 	l->ops[l->nops++] = *op;
 	return 0;
@@ -44,7 +29,8 @@ int oplink_add_launch(oplink *l, const struct oplink_launch *la)
 		l->dropped++;
 		return 0;
 	}
-	if (grow((void **)&l->launches, &l->capl, l->nl + 1, sizeof *l->launches))
+	if (imp_grow((void **)&l->launches, &l->capl, l->nl + 1, sizeof *l->launches,
+		     SIZE_MAX / sizeof *l->launches))
 		return -1;
 	l->launches[l->nl++] = *la;
 	return 0;
