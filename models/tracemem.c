@@ -117,8 +117,9 @@ static cvc_hw_dtype dtype_of(const char *type)
 	return CVC_HW_FP32;
 }
 
-cvc_status cvc_model_op_bytes(const char *op, const char *dims, const char *types,
-			      cvc_model_mem *cls, int64_t *bytes)
+/* cvc_model_op_bytes, and the first operand's dtype when dtype is not NULL. */
+static cvc_status op_measure(const char *op, const char *dims, const char *types,
+			     cvc_model_mem *cls, int64_t *bytes, cvc_hw_dtype *dtype)
 {
 	struct operand o[TM_MAX_OPERANDS];
 	json_object *d = NULL, *t = NULL;
@@ -197,65 +198,64 @@ cvc_status cvc_model_op_bytes(const char *op, const char *dims, const char *type
 		break;
 	}
 	st = *bytes > 0 ? CVC_OK : CVC_ERR_FORMAT;
+	if (st == CVC_OK && dtype) {
+		json_object *v = json_object_array_get_idx(t, 0);
+
+		*dtype = dtype_of(v && json_object_is_type(v, json_type_string)
+					  ? json_object_get_string(v)
+					  : "");
+	}
 out:
 	json_object_put(d);
 	json_object_put(t);
 	return st;
 }
 
-struct mem_ctx {
-	struct tr_sets *sets;
-};
+cvc_status cvc_model_op_bytes(const char *op, const char *dims, const char *types,
+			      cvc_model_mem *cls, int64_t *bytes)
+{
+	return op_measure(op, dims, types, cls, bytes, NULL);
+}
 
+/* One op's row into the run's set (ctx: struct tr_sets). */
 static cvc_status take_mem(const struct tr_op *o, void *ctx)
 {
-	struct mem_ctx *c = ctx;
 	cvc_model_row r;
 	cvc_model_mem cls;
 	int64_t bytes;
 	double us;
 
-	if (cvc_model_op_bytes(o->op, o->dims, o->types, &cls, &bytes) || bytes < TM_MIN_BYTES)
+	memset(&r, 0, sizeof r);
+	if (op_measure(o->op, o->dims, o->types, &cls, &bytes, &r.dtype) || bytes < TM_MIN_BYTES)
 		return CVC_OK;  /* GEMM-like, no byte count, or L2-sized: left out */
 	/* its kernels; a copy may be a memcpy instead */
 	us = o->kernel_us + (cls == CVC_MODEL_MEM_COPY ? o->copy_us : 0);
 	if (!(us > 0))
 		return CVC_OK;
-	memset(&r, 0, sizeof r);
 	r.kind = CVC_MODEL_MEMBOUND;
 	r.mem = cls;
 	r.bytes = bytes;
 	r.b = 1;
-	{
-		/* the first tensor operand's width, for the record */
-		json_object *t = o->types ? json_tokener_parse(o->types) : NULL;
-		json_object *v = t ? json_object_array_get_idx(t, 0) : NULL;
-
-		r.dtype = dtype_of(v && json_object_is_type(v, json_type_string)
-					   ? json_object_get_string(v)
-					   : "");
-		json_object_put(t);
-	}
 	snprintf(r.gpu, sizeof r.gpu, "%s", o->gpu);
 	snprintf(r.tag, sizeof r.tag, "%.*s", (int)sizeof r.tag - 1,
 		 strncmp(o->op, "aten::", 6) == 0 ? o->op + 6 : o->op);
-	return tr_sets_add(c->sets, o->run_id, &r, us);
+	return tr_sets_add(ctx, o->run_id, &r, us);
 }
 
 cvc_status cvc_model_membound_rows_from_traces(cvc_db *db, cvc_model_rows **sets, size_t *nsets)
 {
-	struct mem_ctx c;
+	struct tr_sets *ts;
 	cvc_status rc;
 
 	if (!db || !sets || !nsets)
 		return CVC_ERR_USAGE;
 	*sets = NULL;
 	*nsets = 0;
-	if (!(c.sets = tr_sets_new()))
+	if (!(ts = tr_sets_new()))
 		return CVC_ERR_NOMEM;
-	if ((rc = tr_each_op(db, -1, take_mem, &c))) {
-		tr_sets_free(c.sets);
+	if ((rc = tr_each_op(db, -1, take_mem, ts))) {
+		tr_sets_free(ts);
 		return rc;
 	}
-	return tr_sets_take(db, c.sets, sets, nsets);
+	return tr_sets_take(db, ts, sets, nsets);
 }
