@@ -459,12 +459,12 @@ static cvc_status merge_launches(struct merge *m, sqlite3_stmt *q, int64_t old_i
 
 	sqlite3_reset(q);
 	sqlite3_bind_int64(q, 1, old_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		if ((ret = cvc_db_op_launch_add(m->db, new_id, m->run_id, rank,
 						sqlite3_column_int64(q, 0))))
 			return ret;
-		else
-			m->launches++;
+		m->launches++;
+	}
 	return rc == SQLITE_DONE ? CVC_OK : src_fail(m);
 }
 
@@ -511,8 +511,10 @@ static cvc_status merge_op_shapes(struct merge *m, int64_t src_run)
 		r.types_len = r.types ? (size_t)sqlite3_column_bytes(st, 4) : 0;
 		if ((ret = cvc_db_intern(m->db, name, (size_t)sqlite3_column_bytes(st, 2),
 					 &r.name_id)) ||
-		    (ret = cvc_db_op_shape_add(m->db, &r, &new_id)) || (m->shapes++, 0) ||
-		    (lq && (ret = merge_launches(m, lq, sqlite3_column_int64(st, 5), new_id, r.rank))))
+		    (ret = cvc_db_op_shape_add(m->db, &r, &new_id)))
+			goto out;
+		m->shapes++;
+		if (lq && (ret = merge_launches(m, lq, sqlite3_column_int64(st, 5), new_id, r.rank)))
 			goto out;
 	}
 	if (rc != SQLITE_DONE)

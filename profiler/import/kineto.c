@@ -1388,33 +1388,20 @@ static cvc_status rank_meta(struct kin *k, int rank, const char *name, const cha
  */
 static cvc_status link_ops(struct kin *k, int rank)
 {
-	sqlite3 *sq = cvc_db_sqlite(k->db);
-	int64_t linked = 0;
-	char val[32];
+	char sql[128], val[32];
 	cvc_status st;
 
 	if (k->nshape == 0)
 		return CVC_OK;
 	if (k->n_ext_corr > 0 && k->n_ext_own == 0) {
-		sqlite3_stmt *q = NULL;
-		int rc;
-
-		if (sqlite3_prepare_v2(sq, "UPDATE op_shapes SET external_id=-1 WHERE run_id=?1 AND id>?2",
-				       -1, &q, NULL) != SQLITE_OK)
-			return cvc_db_fail(k->db, CVC_ERR_DB, "'%s': %s", cvc_db_path(k->db),
-					   sqlite3_errmsg(sq));
-		sqlite3_bind_int64(q, 1, k->run_id);
-		sqlite3_bind_int64(q, 2, k->shape_id_floor);
-		rc = sqlite3_step(q);
-		sqlite3_finalize(q);
-		if (rc != SQLITE_DONE)
-			return cvc_db_fail(k->db, CVC_ERR_DB, "'%s': %s", cvc_db_path(k->db),
-					   sqlite3_errmsg(sq));
+		snprintf(sql, sizeof sql, "UPDATE op_shapes SET external_id=-1 WHERE run_id=%lld AND id>%lld",
+			 (long long)k->run_id, (long long)k->shape_id_floor);
+		if ((st = cvc_db_exec(k->db, sql)))
+			return st;
 	}
-	if ((st = oplink_write(&k->link, k->db, k->run_id, rank, &linked)))
+	if ((st = oplink_write(&k->link, k->db, k->run_id, rank, &k->nlinked)))
 		return st == CVC_ERR_NOMEM ? nomem(k) : st;
-	k->nlinked = linked;
-	snprintf(val, sizeof val, "%lld", (long long)linked);
+	snprintf(val, sizeof val, "%lld", (long long)k->nlinked);
 	if ((st = rank_meta(k, rank, "op_launches", val)))
 		return st;
 	if (k->link.dropped) {
