@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "cvc/cvc_db.h"
-#include "cvc/cvc_import.h"
 #include "cvc/cvc_model.h"
 #include "cvc/cvc_project.h"
 #include "testutil.h"
@@ -142,21 +141,6 @@ Test(memfit, rejects_bad_rows_and_cached_data)
 
 /* ---- real traces ------------------------------------------------------------------- */
 
-static cvc_db *import_trace(const char *rel, const char *dbname)
-{
-	char *t = strdup(tu_shared(rel)), *dbpath = strdup(tu_path(tu_tmpdir(), dbname));
-	const char *paths[1] = {t};
-	cvc_db *db = NULL;
-
-	cr_assert(t && dbpath);
-	cr_assert_eq(cvc_db_open(dbpath, CVC_DB_CREATE, &db), CVC_OK);
-	cr_assert_eq(cvc_import_files(db, paths, 1, NULL, NULL, NULL), CVC_OK, "%s",
-		     cvc_db_errmsg(db));
-	free(t);
-	free(dbpath);
-	return db;
-}
-
 /* The rows of class c of a db's traced runs (one run here), malloc'd. */
 static size_t class_rows(cvc_db *db, cvc_model_mem c, cvc_model_row **out, char *gpu, size_t gl)
 {
@@ -207,7 +191,8 @@ static double mape_of(const cvc_model_fit *f, const cvc_hw_spec *s, const cvc_mo
 
 Test(memfit, a100_traces_cross_check, .timeout = 120)
 {
-	cvc_db *d40 = import_trace(A100_40, "a40.db"), *d80 = import_trace(A100_80, "a80.db");
+	cvc_db *d40 = tu_import(tu_shared(A100_40), "a40.db");
+	cvc_db *d80 = tu_import(tu_shared(A100_80), "a80.db");
 	cvc_model_row *r40 = NULL, *r80 = NULL;
 	char g40[64] = "", g80[64] = "", err[256];
 	size_t n40 = class_rows(d40, CVC_MODEL_MEM_ELEMENTWISE, &r40, g40, sizeof g40);

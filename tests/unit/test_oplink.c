@@ -19,27 +19,11 @@
 #include <sqlite3.h>
 
 #include "cvc/cvc_db.h"
-#include "cvc/cvc_import.h"
 #include "cvc/cvc_model.h"
 #include "testutil.h"
 
 #define QWEN_TRACE "traces/tracelens-h100-qwen05b/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
 #define A100_TRACE "traces/hta-trace-diff-a100-w8/control.json.gz"
-
-static cvc_db *import_one(const char *trace, const char *dbname)
-{
-	char *t = strdup(trace), *dbpath = strdup(tu_path(tu_tmpdir(), dbname));
-	const char *paths[1] = {t};
-	cvc_db *db = NULL;
-
-	cr_assert(t && dbpath);
-	cr_assert_eq(cvc_db_open(dbpath, CVC_DB_CREATE, &db), CVC_OK);
-	cr_assert_eq(cvc_import_files(db, paths, 1, NULL, NULL, NULL), CVC_OK, "%s",
-		     cvc_db_errmsg(db));
-	free(t);
-	free(dbpath);
-	return db;
-}
 
 static int64_t q1(cvc_db *db, const char *sql)
 {
@@ -107,7 +91,7 @@ Test(oplink, small_older_trace_links_by_nesting)
 
 	cr_assert_not_null(p);
 	cr_assert_eq(tu_write(p, old_trace, sizeof old_trace - 1), 0);
-	db = import_one(p, "old.db");
+	db = tu_import(p, "old.db");
 	free(p);
 	/* corr 5 -> addmm (innermost), 6 -> linear, 7 -> mm; 8 (no op), 9 (other
 	 * thread) and 10 (not a launch) are not linked */
@@ -143,7 +127,7 @@ Test(oplink, small_older_trace_links_by_nesting)
 
 Test(oplink, qwen_nesting_agrees_with_external_id)
 {
-	cvc_db *db = import_one(tu_shared(QWEN_TRACE), "q.db");
+	cvc_db *db = tu_import(tu_shared(QWEN_TRACE), "q.db");
 	int64_t by_ext, by_nest, both;
 
 	/* (op, kernel) pairs each way; the qwen kernels carry the op's id */
@@ -218,7 +202,7 @@ Test(oplink, a100_older_trace_matches_brute_force, .timeout = 120)
 		nops++;
 	}
 	cr_assert_gt(nops, 100, "the trace has %zu kept ops with shapes", nops);
-	db = import_one(tu_shared(A100_TRACE), "a.db");
+	db = tu_import(tu_shared(A100_TRACE), "a.db");
 	cr_expect_eq(q1(db, "SELECT count(*) FROM op_shapes WHERE external_id <> -1"), 0,
 		     "the older form was not recognised");
 	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db),

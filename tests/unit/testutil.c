@@ -10,6 +10,8 @@
 #include <criterion/criterion.h>
 #include <zlib.h>
 
+#include "cvc/cvc_db.h"
+#include "cvc/cvc_import.h"
 #include "testutil.h"
 
 const char *tu_shared(const char *rel)
@@ -154,4 +156,19 @@ size_t tu_count_lines(const char *s)
 	for (; s && *s; s++)
 		n += *s == '\n';
 	return n;
+}
+
+cvc_db *tu_import(const char *path, const char *dbname)
+{
+	char *t = strdup(path), *dbpath = strdup(tu_path(tu_tmpdir(), dbname));
+	const char *paths[1] = {t};
+	cvc_db *db = NULL;
+
+	cr_assert(t && dbpath);
+	cr_assert_eq(cvc_db_open(dbpath, CVC_DB_CREATE, &db), CVC_OK);
+	cr_assert_eq(cvc_import_files(db, paths, 1, NULL, NULL, NULL), CVC_OK, "%s",
+		     cvc_db_errmsg(db));
+	free(t);
+	free(dbpath);
+	return db;
 }

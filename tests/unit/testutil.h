@@ -42,4 +42,8 @@ char *tu_read(const char *path, size_t *len);
 /* Number of lines in s. */
 size_t tu_count_lines(const char *s);
 
+/* Imports the trace at path into a fresh database dbname in a new
+ * tu_tmpdir(); asserts success and returns the open handle (caller closes). */
+struct cvc_db *tu_import(const char *path, const char *dbname);
+
 #endif
