@@ -286,6 +286,48 @@ static const char *fit_gpu(const cvc_hw_catalog *cat, const cvc_model_fit *f)
 	return s ? gpu_of(s) : f->gpu;
 }
 
+/* Which fits a slot takes: arg is the dtype (GEMM) or the class (memory). */
+typedef int (*fit_match)(const cvc_model_fit *f, int arg);
+
+static int gemm_of(const cvc_model_fit *f, int dtype)
+{
+	return f->kind == CVC_MODEL_GEMM && (int)f->dtype == dtype;
+}
+
+static int mem_of(const cvc_model_fit *f, int cls)
+{
+	return f->kind == CVC_MODEL_MEMBOUND && (int)f->mem == cls && f->nparams == MP_N;
+}
+
+/* The first (newest) matching fit on GPU target; NULL when none. */
+static const cvc_model_fit *pick_on(const cvc_hw_catalog *cat, const char *target,
+				    const cvc_model_fit *fits, size_t n, fit_match ok, int arg)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ok(&fits[i], arg) && strcmp(fit_gpu(cat, &fits[i]), target) == 0)
+			return &fits[i];
+	return NULL;
+}
+
+/* The matching fit of the catalog GPU closest to spec (cvc_hw_closest,
+ * among the first 64 matches); NULL when none or no catalog. */
+static const cvc_model_fit *pick_closest(const cvc_hw_catalog *cat, const cvc_hw_spec *spec,
+					 const cvc_model_fit *fits, size_t n, fit_match ok, int arg)
+{
+	const char *names[64];
+	const cvc_model_fit *cand[64];
+	size_t nc = 0;
+	int best;
+
+	if (!cat)
+		return NULL;
+	for (size_t i = 0; i < n && nc < 64; i++)
+		if (ok(&fits[i], arg))
+			names[nc] = fits[i].gpu, cand[nc++] = &fits[i];
+	best = cvc_hw_closest(cat, spec, names, nc);
+	return best >= 0 ? cand[best] : NULL;
+}
+
 static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_model_fit *fits,
 			 size_t n)
 {
@@ -305,23 +347,9 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 		else if (d == CVC_HW_FP16)
 			want[1] = CVC_HW_BF16;
 		for (int w = 0; w < 2 && !pick; w++)
-			for (size_t i = 0; i < n && !pick; i++)
-				if (fits[i].kind == CVC_MODEL_GEMM && fits[i].dtype == want[w] &&
-				    strcmp(fit_gpu(cat, &fits[i]), target) == 0)
-					pick = &fits[i], same = 1;
-		for (int w = 0; w < 2 && !pick && cat; w++) {
-			const char *names[64];
-			const cvc_model_fit *cand[64];
-			size_t nc = 0;
-			int best;
-
-			for (size_t i = 0; i < n && nc < 64; i++)
-				if (fits[i].kind == CVC_MODEL_GEMM && fits[i].dtype == want[w])
-					names[nc] = fits[i].gpu, cand[nc++] = &fits[i];
-			best = cvc_hw_closest(cat, &ms->spec, names, nc);
-			if (best >= 0)
-				pick = cand[best];
-		}
+			same = (pick = pick_on(cat, target, fits, n, gemm_of, (int)want[w])) != NULL;
+		for (int w = 0; w < 2 && !pick; w++)
+			pick = pick_closest(cat, &ms->spec, fits, n, gemm_of, (int)want[w]);
 		if (!pick)
 			continue;
 		memcpy(ms->gemm[d].p, pick->params, sizeof ms->gemm[d].p);
@@ -397,27 +425,11 @@ static void install_mem(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_m
 	const char *target = gpu_of(&ms->spec);
 
 	for (int c = 0; c < CVC_MODEL_NMEM; c++) {
-		const cvc_model_fit *pick = NULL;
-		int same = 0;
+		const cvc_model_fit *pick = pick_on(cat, target, fits, n, mem_of, c);
+		int same = pick != NULL;
 
-		for (size_t i = 0; i < n && !pick; i++)
-			if (fits[i].kind == CVC_MODEL_MEMBOUND && (int)fits[i].mem == c &&
-			    fits[i].nparams == MP_N && strcmp(fit_gpu(cat, &fits[i]), target) == 0)
-				pick = &fits[i], same = 1;
-		if (!pick && cat) {
-			const char *names[64];
-			const cvc_model_fit *cand[64];
-			size_t nc = 0;
-			int best;
-
-			for (size_t i = 0; i < n && nc < 64; i++)
-				if (fits[i].kind == CVC_MODEL_MEMBOUND && (int)fits[i].mem == c &&
-				    fits[i].nparams == MP_N)
-					names[nc] = fits[i].gpu, cand[nc++] = &fits[i];
-			best = cvc_hw_closest(cat, &ms->spec, names, nc);
-			if (best >= 0)
-				pick = cand[best];
-		}
+		if (!pick)
+			pick = pick_closest(cat, &ms->spec, fits, n, mem_of, c);
 		if (!pick || !(pick->params[MP_EFF] > 0) || !(pick->params[MP_FLOOR] >= 0))
 			continue;
 		memcpy(ms->mem[c].p, pick->params, sizeof ms->mem[c].p);
