@@ -7,6 +7,7 @@
  * path both call cvc_profile_materialize().
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -586,6 +587,17 @@ static cvc_status mat_meta(struct mat *m, size_t off, const struct cvc_spool_met
 
 static cvc_status mat_marker(struct mat *m, size_t off, const struct cvc_spool_marker *s)
 {
+	/*
+	 * Strings are checked here, where the record's offset is known: the
+	 * markers are paired only after the walk, when an error could no
+	 * longer say where the bad record was.
+	 */
+	if (s->name_sid && (s->name_sid > m->nsid || !m->sid2id[s->name_sid]))
+		return mat_fail(m, CVC_ERR_FORMAT, off + 8 + offsetof(struct cvc_spool_marker, name_sid),
+				"expected a defined NVTX name string");
+	if (s->domain_sid && (s->domain_sid > m->nsid || !m->sid2str[s->domain_sid]))
+		return mat_fail(m, CVC_ERR_FORMAT, off + 8 + offsetof(struct cvc_spool_marker, domain_sid),
+				"expected a defined NVTX domain string");
 	if (m->nmarks == m->capmarks) {
 		size_t n = m->capmarks ? m->capmarks * 2 : 1024;
 		struct cvc_spool_marker *nm;
@@ -612,7 +624,11 @@ static int marker_cmp(const void *a, const void *b)
 	return (x->flags > y->flags) - (x->flags < y->flags);
 }
 
-static cvc_status mat_range(struct mat *m, const struct cvc_spool_marker *s, int64_t end_ns)
+#define UNNAMED_RANGE "(unnamed range)"
+
+/* Range from marker s (START or instant) to end_ns, named name_sid (0: none). */
+static cvc_status mat_range(struct mat *m, const struct cvc_spool_marker *s, uint32_t name_sid,
+			    int64_t end_ns)
 {
 	char dom[256];
 	cvc_range r = {0};
@@ -622,14 +638,20 @@ static cvc_status mat_range(struct mat *m, const struct cvc_spool_marker *s, int
 	r.rank = m->rank;
 	r.device = -1;
 	r.kind = CVC_RANGE_NVTX;
-	if ((st = mat_sid(m, 0, s->name_sid, &r.name_id)))
-		return st;
+	/*
+	 * mat_marker() checked both ids.  A range pushed with a non-ASCII
+	 * message comes with no name: it is kept, under the name the Nsight
+	 * Systems importer gives such ranges, rather than dropped.
+	 */
+	if (name_sid)
+		r.name_id = m->sid2id[name_sid];
+	else if ((st = cvc_db_intern(m->db, UNNAMED_RANGE, strlen(UNNAMED_RANGE), &r.name_id)))
+		return mat_dbfail(m, st);
 	r.start_ns = s->ts_ns;
 	r.end_ns = end_ns < s->ts_ns ? s->ts_ns : end_ns;
 	r.tid = s->tid;
 	if (s->domain_sid) {
-		if (mat_str(m, s->domain_sid, dom, sizeof dom))
-			return mat_fail(m, CVC_ERR_FORMAT, 0, "expected a defined NVTX domain");
+		(void)mat_str(m, s->domain_sid, dom, sizeof dom);
 		r.domain = dom;
 	}
 	if ((st = cvc_db_range_add(m->db, &r)))
@@ -650,12 +672,15 @@ static cvc_status mat_pair_markers(struct mat *m)
 		const struct cvc_spool_marker *a = &m->marks[i];
 
 		if (a->flags & CVC_MARK_INSTANT) {
-			if (a->name_sid && (st = mat_range(m, a, a->ts_ns)))
+			if ((st = mat_range(m, a, a->name_sid, a->ts_ns)))
 				return st;
 			i++;
 		} else if ((a->flags & CVC_MARK_START) && i + 1 < m->nmarks &&
 			   m->marks[i + 1].id == a->id && (m->marks[i + 1].flags & CVC_MARK_END)) {
-			if ((st = mat_range(m, a, m->marks[i + 1].ts_ns)))
+			const struct cvc_spool_marker *b = &m->marks[i + 1];
+
+			/* CUPTI names the START; an END that carries one names a nameless START. */
+			if ((st = mat_range(m, a, a->name_sid ? a->name_sid : b->name_sid, b->ts_ns)))
 				return st;
 			i += 2;
 		} else {

@@ -6,6 +6,7 @@
  * Plus `cvc profile` on a CUDA program on this (driverless) machine.
  */
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -757,5 +758,78 @@ Test(cupti_decode, disk_full_drops_whole_buffers)
 
 		expect(sq, "SELECT count(*) FROM run_meta WHERE key='spool_truncated_bytes'", "0");
 		sqlite3_close(sq);
+	}
+}
+
+/* ---- NVTX markers CUPTI hands over without a name ------------------------------------ */
+
+/*
+ * A range pushed with a non-ASCII (Unicode or registered) message can reach
+ * the decoder with name NULL on its START record.  The fuzzer found that
+ * such a pair made a spool the decoder itself wrote fail to materialize
+ * (tests/fuzz/regress/cupti/start-marker-without-name).  The range is
+ * kept, named as the Nsight Systems importer names nameless ranges.
+ */
+Test(cupti_decode, nameless_markers_are_kept_as_unnamed_ranges)
+{
+	const char *dir = tu_tmpdir();
+	static struct cbuf c;
+	struct cvci_decoder d;
+	cvc_spool *sp = NULL;
+	cvc_materialize_stats st;
+	char spool[4096], db[4200], err[512];
+
+	c.used = 0;
+	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_START, 21, T0 + 10, NULL, NULL, 4001);
+	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_END, 21, T0 + 30, NULL, NULL, 4001);
+	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_START, 22, T0 + 40, NULL, "NCCL", 4001);
+	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_END, 22, T0 + 90, "named at the end", NULL, 4001);
+	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 23, T0 + 95, NULL, NULL, 4001);
+	snprintf(spool, sizeof spool, "%s/nameless.spool", dir);
+	snprintf(db, sizeof db, "%s/nameless.db", dir);
+	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
+	cr_assert_eq(cvci_decoder_init(&d, sp), CVC_OK);
+	cvci_put_proc(&d, 0, 1, 4000, "node07", "myrun", "t");
+	cr_assert_eq(cvci_decode(&d, c.b, c.used), 5);
+	cr_assert_eq(cvc_spool_close(sp), CVC_OK);
+	cvci_decoder_release(&d);
+	cr_assert_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_OK, "%s", err);
+	cr_expect_eq(st.ranges, 3);
+	cr_expect_eq(st.unmatched_markers, 0);
+	{
+		sqlite3 *sq = open_ro(db);
+
+		expect(sq, "SELECT group_concat(x, ';') FROM (SELECT s.value||'|'||coalesce(domain,'-')"
+			   "||'|'||(start_ns-1763768000000000000)||'|'||(end_ns-1763768000000000000) AS x"
+			   " FROM ranges r JOIN strings s ON s.id=r.name_id ORDER BY start_ns)",
+		       "(unnamed range)|-|10|30;named at the end|NCCL|40|90;(unnamed range)|-|95|95");
+		sqlite3_close(sq);
+	}
+	/*
+	 * A marker naming a string id the spool never defined is malformed: the
+	 * message points at the field, not at byte 0 (markers are paired after
+	 * the walk, where the offset used to be lost).
+	 */
+	{
+		struct cvc_spool_marker mk;
+		char *data;
+		size_t len;
+		char want[64];
+
+		data = tu_read(spool, &len);
+		cr_assert(data);
+		memset(&mk, 0, sizeof mk);
+		mk.flags = CVC_MARK_START;
+		mk.id = 30;
+		mk.ts_ns = T0;
+		mk.domain_sid = 999;
+		append_rec(spool, CVC_SPOOL_MARKER, &mk, sizeof mk);
+		unlink(db);
+		cr_expect_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_ERR_FORMAT);
+		snprintf(want, sizeof want, "byte %zu: expected a defined NVTX domain string",
+			 len + 8 + offsetof(struct cvc_spool_marker, domain_sid));
+		cr_expect(strstr(err, want), "want '%s' in: %s", want, err);
+		cr_expect_neq(access(db, F_OK), 0);
+		free(data);
 	}
 }
