@@ -15,7 +15,7 @@
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
 
-static const char synopsis[] = "[--db PATH] [--run NAME] [--rules FILE] [-j N] FILE|DIR...";
+static const char synopsis[] = "[--db PATH] [--run NAME] [--rules FILE] [-j N] FILE|DIR|-...";
 
 struct progress {
 	int on;
@@ -160,7 +160,9 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	if (jobs < 1 || jobs > 64)
 		return cli_error("import: --jobs must be between 1 and 64, got %lld", jobs);
 	for (int i = 1; i <= npos && !rc; i++) {
-		if (stat(argv[i], &sb) != 0)
+		if (strcmp(argv[i], "-") == 0) /* standard input: the library reads it once */
+			rc = push(&files, argv[i]) ? cli_error("out of memory") : 0;
+		else if (stat(argv[i], &sb) != 0)
 			rc = cli_error("'%s': cannot open: %s", argv[i], strerror(errno));
 		else if (S_ISDIR(sb.st_mode))
 			rc = expand_dir(argv[i], &files);

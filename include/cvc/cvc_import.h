@@ -33,7 +33,8 @@ CVC_API const char *cvc_format_name(cvc_format f);
 /*
  * Sniffs the first bytes of path (through gzip when compressed).  Returns
  * CVC_ERR_IO when unreadable and CVC_ERR_FORMAT when no importer knows the
- * content; the message goes to err (may be NULL).
+ * content; the message goes to err (may be NULL).  On a pipe the bytes read
+ * are gone: cvc_import_files() detects pipes itself without losing them.
  */
 CVC_API cvc_status cvc_import_detect(const char *path, cvc_format *fmt,
 				     char *err, size_t errlen);
@@ -63,7 +64,10 @@ typedef struct cvc_import_stats {
 } cvc_import_stats;
 
 /*
- * Imports n files into one run, all in one transaction.  *run_id (may be
+ * Imports n files into one run, all in one transaction.  A path may be a
+ * pipe or FIFO (`<(zcat trace.json.gz)`) or "-" for standard input: each is
+ * read once (Kineto JSON streamed, other formats through a private
+ * temporary copy) and messages still name it as given.  *run_id (may be
  * NULL) receives the run; stats (may be NULL) is filled.  After the data is
  * stored the classifier labels every new kernel name.  On failure the
  * database is unchanged and cvc_db_errmsg(db) names the file and position.

@@ -665,7 +665,8 @@ cvc_status cvc_import_cvcdb(cvc_db *db, int64_t run_id, const char *path,
 				   path);
 	if ((ret = target_run_name(&m)))
 		return ret;
-	if (sqlite3_open_v2(path, &m.src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(imp_open_name(path), &m.src, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK) {
 		ret = m.src ? cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot open: %s", path,
 					  sqlite3_errmsg(m.src))
 			    : cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory opening '%s'", path);

@@ -97,12 +97,47 @@ static int contains(const unsigned char *s, size_t n, const char *needle)
 	return 0;
 }
 
+cvc_status imp_detect_buf(const char *path, const unsigned char *buf, size_t n,
+			  cvc_format *fmt, char *err, size_t errlen)
+{
+	static const char sqlite_magic[16] = "SQLite format 3";
+	size_t i = 0;
+
+	*fmt = CVC_FMT_UNKNOWN;
+	if (n >= 100 && memcmp(buf, sqlite_magic, 16) == 0) {
+		/* The header's application_id (offset 68, big endian) marks cvc dbs. */
+		uint32_t app = (uint32_t)buf[68] << 24 | (uint32_t)buf[69] << 16 |
+			       (uint32_t)buf[70] << 8 | buf[71];
+
+		*fmt = app == CVC_DB_APP_ID ? CVC_FMT_CVCDB : CVC_FMT_NSYS;
+		return CVC_OK;
+	}
+	while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+		i++;
+	if (i < n && buf[i] == '{') {
+		*fmt = CVC_FMT_KINETO;
+		return CVC_OK;
+	}
+	if (contains(buf, n, "nccl-tests") ||
+	    (contains(buf, n, "size") && contains(buf, n, "count") &&
+	     contains(buf, n, "algbw") && contains(buf, n, "busbw"))) {
+		*fmt = CVC_FMT_NCCL_TESTS;
+		return CVC_OK;
+	}
+	if (n == 0)
+		snprintf(err, errlen, "'%s': byte 0: empty file, expected a trace", path);
+	else
+		snprintf(err, errlen,
+			 "'%s': byte 0: unrecognised format, expected Kineto JSON, an Nsight "
+			 "Systems SQLite export, an nccl-tests log or a cvc database", path);
+	return CVC_ERR_FORMAT;
+}
+
 cvc_status cvc_import_detect(const char *path, cvc_format *fmt, char *err,
 			     size_t errlen)
 {
-	static const char sqlite_magic[16] = "SQLite format 3";
 	unsigned char *buf = NULL;
-	size_t n = 0, i = 0;
+	size_t n = 0;
 	int gz = 0;
 	char dummy[8];
 	cvc_status st;
@@ -115,36 +150,8 @@ cvc_status cvc_import_detect(const char *path, cvc_format *fmt, char *err,
 	buf = malloc(65536);
 	if (!buf)
 		return CVC_ERR_NOMEM;
-	if ((st = imp_peek(path, buf, 65536, &n, &gz, err, errlen)))
-		goto out;
-	if (n >= 100 && memcmp(buf, sqlite_magic, 16) == 0) {
-		/* The header's application_id (offset 68, big endian) marks cvc dbs. */
-		uint32_t app = (uint32_t)buf[68] << 24 | (uint32_t)buf[69] << 16 |
-			       (uint32_t)buf[70] << 8 | buf[71];
-
-		*fmt = app == CVC_DB_APP_ID ? CVC_FMT_CVCDB : CVC_FMT_NSYS;
-		goto out;
-	}
-	while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
-		i++;
-	if (i < n && buf[i] == '{') {
-		*fmt = CVC_FMT_KINETO;
-		goto out;
-	}
-	if (contains(buf, n, "nccl-tests") ||
-	    (contains(buf, n, "size") && contains(buf, n, "count") &&
-	     contains(buf, n, "algbw") && contains(buf, n, "busbw"))) {
-		*fmt = CVC_FMT_NCCL_TESTS;
-		goto out;
-	}
-	if (n == 0)
-		snprintf(err, errlen, "'%s': byte 0: empty file, expected a trace", path);
-	else
-		snprintf(err, errlen,
-			 "'%s': byte 0: unrecognised format, expected Kineto JSON, an Nsight "
-			 "Systems SQLite export, an nccl-tests log or a cvc database", path);
-	st = CVC_ERR_FORMAT;
-out:
+	if (!(st = imp_peek(path, buf, 65536, &n, &gz, err, errlen)))
+		st = imp_detect_buf(path, buf, n, fmt, err, errlen);
 	free(buf);
 	return st;
 }
@@ -155,13 +162,14 @@ cvc_status imp_gunzip_temp(cvc_db *db, const char *path, char **tmp)
 	FILE *f = NULL, *out = NULL;
 	gzFile gz = NULL;
 	char *name = NULL, *chunk = NULL;
-	const char *dir = getenv("TMPDIR");
+	const char *dir = getenv("TMPDIR"), *file;
 	size_t m, name_cap;
 	int fd = -1, n;
 	cvc_status st = CVC_OK;
 
 	*tmp = NULL;
-	f = fopen(path, "rb");
+	file = imp_open_name(path);
+	f = fopen(file, "rb");
 	if (!f)
 		return cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot open: %s", path,
 				   strerror(errno));
@@ -186,7 +194,7 @@ cvc_status imp_gunzip_temp(cvc_db *db, const char *path, char **tmp)
 		goto out;
 	}
 	fd = -1;
-	gz = gzopen(path, "rb");
+	gz = gzopen(file, "rb");
 	if (!gz) {
 		st = cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot open", path);
 		goto out;
@@ -286,22 +294,43 @@ static cvc_status import_one(cvc_db *db, int64_t run_id, const char *path,
 	cvc_format fmt;
 	cvc_status st;
 
-	if ((st = cvc_import_detect(path, &fmt, err, sizeof err)))
+	struct imp_stream *in = NULL;
+
+	if (imp_is_stream(path)) {
+		/* Read once: detection's bytes go on to the importer (stream.c). */
+		if ((st = imp_stream_open(path, &in, err, sizeof err)) ||
+		    (st = imp_detect_buf(path, in->pre, in->npre, &fmt, err, sizeof err)) ||
+		    (fmt != CVC_FMT_KINETO && (st = imp_stream_spill(in, err, sizeof err)))) {
+			imp_stream_free(in);
+			return cvc_db_fail(db, st, "%s", err);
+		}
+		imp_stream_set_current(in);
+	} else if ((st = cvc_import_detect(path, &fmt, err, sizeof err))) {
 		return cvc_db_fail(db, st, "%s", err);
-	switch (fmt) {
-	case CVC_FMT_KINETO: return cvc_import_kineto(db, run_id, path, opts, stats);
-	case CVC_FMT_NSYS: return cvc_import_nsys(db, run_id, path, opts, stats);
-	case CVC_FMT_NCCL_TESTS: return cvc_import_nccl_tests(db, run_id, path, opts, stats);
-	case CVC_FMT_CVCDB: return cvc_import_cvcdb(db, run_id, path, opts, stats);
-	case CVC_FMT_UNKNOWN: break;
 	}
-	return cvc_db_fail(db, CVC_ERR_FORMAT, "'%s': unrecognised format", path);
+	switch (fmt) {
+	case CVC_FMT_KINETO: st = cvc_import_kineto(db, run_id, path, opts, stats); break;
+	case CVC_FMT_NSYS: st = cvc_import_nsys(db, run_id, path, opts, stats); break;
+	case CVC_FMT_NCCL_TESTS: st = cvc_import_nccl_tests(db, run_id, path, opts, stats); break;
+	case CVC_FMT_CVCDB: st = cvc_import_cvcdb(db, run_id, path, opts, stats); break;
+	case CVC_FMT_UNKNOWN:
+		st = cvc_db_fail(db, CVC_ERR_FORMAT, "'%s': unrecognised format", path);
+		break;
+	}
+	imp_stream_free(in);
+	return st;
 }
 
 /* Run name when none is given: the first file's name without directories. */
 static const char *default_run_name(const char *path)
 {
 	const char *b = strrchr(path, '/');
+
+	if (strcmp(path, "-") == 0)
+		return "stdin";
+	/* Process substitution, <(cmd): the descriptor number names nothing. */
+	if (strncmp(path, "/dev/fd/", 8) == 0 || strncmp(path, "/proc/self/fd/", 14) == 0)
+		return "pipe";
 
 	return b ? b + 1 : path;
 }

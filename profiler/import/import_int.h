@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <zlib.h>
+
 #include "cvc/cvc_import.h"
 
 /* True when the first bytes are the gzip magic. */
@@ -41,6 +43,48 @@ cvc_status imp_next_free_rank(cvc_db *db, int64_t run_id, int *rank);
  * memory (*v is then unchanged).
  */
 int imp_grow(void **v, size_t *cap, size_t need, size_t size, size_t max);
+
+/*
+ * An input that can be read only once (stream.c): a pipe, a FIFO, a
+ * terminal, or "-" for standard input.  Detection's bytes are kept in pre
+ * and handed on instead of being read again.
+ */
+struct imp_stream {
+	const char *path;       /* as the user gave it (borrowed): messages name it */
+	gzFile gz;              /* the input, after pre; NULL once taken or spilled */
+	unsigned char *pre;     /* the first npre bytes, already decompressed */
+	size_t npre;
+	char *tmp;              /* private copy (imp_stream_spill), unlinked on free */
+};
+
+/* True when path is "-" or names something that is neither a file nor a directory. */
+int imp_is_stream(const char *path);
+
+/* Opens path ("-": standard input) and reads its first 64 KiB into pre. */
+cvc_status imp_stream_open(const char *path, struct imp_stream **out, char *err,
+			   size_t errlen);
+
+/* Copies the whole input, pre included, into s->tmp, for importers that seek. */
+cvc_status imp_stream_spill(struct imp_stream *s, char *err, size_t errlen);
+
+/* Closes, unlinks the copy, frees; accepts NULL. */
+void imp_stream_free(struct imp_stream *s);
+
+/* Makes s the stream this thread is importing (NULL: none). */
+void imp_stream_set_current(struct imp_stream *s);
+
+/* The stream this thread is importing under the name path, or NULL. */
+struct imp_stream *imp_stream_current(const char *path);
+
+/* What to open for path: the private copy of a spilled stream, else path. */
+const char *imp_open_name(const char *path);
+
+/*
+ * Format of the first n bytes of path's content (already decompressed):
+ * detection proper, shared by cvc_import_detect() and streams.
+ */
+cvc_status imp_detect_buf(const char *path, const unsigned char *buf, size_t n,
+			  cvc_format *fmt, char *err, size_t errlen);
 
 /* Progress callback helper: calls opts->progress when set. */
 void imp_progress(const cvc_import_opts *opts, const char *path, int64_t done,

@@ -85,11 +85,10 @@ static int is_ws(int c)
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-cvc_status js_open(const char *path, size_t max_value, js_src **out, char *err,
-		   size_t errlen)
+/* A source with its buffer and nothing to read from yet. */
+static cvc_status js_new(size_t max_value, js_src **out, char *err, size_t errlen)
 {
 	js_src *s;
-	struct stat sb;
 
 	*out = NULL;
 	s = calloc(1, sizeof *s);
@@ -106,18 +105,51 @@ cvc_status js_open(const char *path, size_t max_value, js_src **out, char *err,
 		return CVC_ERR_NOMEM;
 	}
 	memset(s->buf, 0, 16);
+	*out = s;
+	return CVC_OK;
+}
+
+cvc_status js_open(const char *path, size_t max_value, js_src **out, char *err,
+		   size_t errlen)
+{
+	js_src *s;
+	struct stat sb;
+	cvc_status st;
+
+	if ((st = js_new(max_value, out, err, errlen)))
+		return st;
+	s = *out;
 	s->gz = gzopen(path, "rb");
 	if (!s->gz) {
 		snprintf(err, errlen, "'%s': cannot open: %s", path,
 			 errno ? strerror(errno) : "out of memory");
 		js_close(s);
+		*out = NULL;
 		return CVC_ERR_IO;
 	}
 	/* A large input buffer keeps read(2) calls few; zlib inflates straight
 	   into our buffer because our reads are larger than its own. */
 	gzbuffer(s->gz, 1 << 18);
 	s->raw_size = stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0;
-	*out = s;
+	return CVC_OK;
+}
+
+cvc_status js_open_gz(gzFile gz, const void *pre, size_t npre, size_t max_value,
+		      js_src **out, char *err, size_t errlen)
+{
+	cvc_status st;
+
+	if ((st = js_new(max_value, out, err, errlen))) {
+		gzclose(gz);
+		return st;
+	}
+	(*out)->gz = gz;
+	/* The chunk is megabytes, the head detection read is 64 KiB. */
+	if (npre > JS_CHUNK)
+		npre = JS_CHUNK;
+	memcpy((*out)->buf, pre, npre);
+	(*out)->len = npre;
+	(*out)->buf[npre] = '\0';
 	return CVC_OK;
 }
 

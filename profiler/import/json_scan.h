@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "cvc/cvc.h"
 
 /* Deepest nesting accepted anywhere in a document. */
@@ -36,6 +38,14 @@ typedef struct js_src js_src;
  */
 cvc_status js_open(const char *path, size_t max_value, js_src **out, char *err,
 		   size_t errlen);
+
+/*
+ * The same over an open zlib handle whose first npre bytes (decompressed)
+ * were already read into pre: a pipe, whose head format detection took.
+ * Takes gz (closed by js_close, also on failure); pre is copied.
+ */
+cvc_status js_open_gz(gzFile gz, const void *pre, size_t npre, size_t max_value,
+		      js_src **out, char *err, size_t errlen);
 void js_close(js_src *s);
 
 /*

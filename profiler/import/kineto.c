@@ -1546,7 +1546,16 @@ cvc_status cvc_import_kineto(cvc_db *db, int64_t run_id, const char *path,
 	char err[1024];
 	cvc_status st;
 
-	if ((st = js_open(path, KIN_MAX_VALUE, &k.src, err, sizeof err))) {
+	struct imp_stream *in = imp_stream_current(path);
+
+	if (in) {
+		/* A pipe: continue after the bytes format detection read. */
+		st = js_open_gz(in->gz, in->pre, in->npre, KIN_MAX_VALUE, &k.src, err, sizeof err);
+		in->gz = NULL;
+	} else {
+		st = js_open(path, KIN_MAX_VALUE, &k.src, err, sizeof err);
+	}
+	if (st) {
 		cvc_db_fail(db, st, "%s", err);
 		goto out;
 	}

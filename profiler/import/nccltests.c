@@ -619,7 +619,7 @@ cvc_status cvc_import_nccl_tests(cvc_db *db, int64_t run_id, const char *path,
 	rd.buf = malloc(rd.cap);
 	if (!rd.buf)
 		return cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
-	rd.gz = gzopen(path, "rb");
+	rd.gz = gzopen(imp_open_name(path), "rb"); /* a pipe: its copy */
 	if (!rd.gz) {
 		st = cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot open: %s", path, strerror(errno));
 		goto out;

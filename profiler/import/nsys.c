@@ -732,7 +732,7 @@ cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 {
 	struct nsys n = {.db = db, .run_id = run_id, .path = path, .opts = opts};
 	char *tmp = NULL;
-	const char *meta = NULL;
+	const char *meta = NULL, *file;
 	char schema[64], product[64], tool[160];
 	int have_act[N_ACT_TABLES], have_strings, have_nvtx, any_act = 0, h;
 	cvc_run_info ri = {0};
@@ -740,9 +740,10 @@ cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 
 	if ((ret = imp_gunzip_temp(db, path, &tmp)))
 		return ret;
-	if ((ret = check_header(db, path, tmp ? tmp : path)))
+	file = tmp ? tmp : imp_open_name(path);
+	if ((ret = check_header(db, path, file)))
 		goto out;
-	if (sqlite3_open_v2(tmp ? tmp : path, &n.src, SQLITE_OPEN_READONLY, NULL) !=
+	if (sqlite3_open_v2(file, &n.src, SQLITE_OPEN_READONLY, NULL) !=
 	    SQLITE_OK) {
 		ret = n.src ? src_fail(&n)
 			    : cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory opening '%s'", path);
