@@ -657,6 +657,7 @@ cvc_status cvc_import_cvcdb(cvc_db *db, int64_t run_id, const char *path,
 {
 	struct merge m = {.db = db, .run_id = run_id, .path = path};
 	sqlite3_stmt *runs = NULL;
+	char *tmp = NULL;
 	int app = 0, ver = 0, rc;
 	cvc_status ret;
 
@@ -665,8 +666,11 @@ cvc_status cvc_import_cvcdb(cvc_db *db, int64_t run_id, const char *path,
 				   path);
 	if ((ret = target_run_name(&m)))
 		return ret;
-	if (sqlite3_open_v2(imp_open_name(path), &m.src, SQLITE_OPEN_READONLY, NULL) !=
-	    SQLITE_OK) {
+	/* Shards shipped between nodes compressed: detection already looked through gzip. */
+	if ((ret = imp_gunzip_temp(db, path, &tmp)))
+		return ret;
+	if (sqlite3_open_v2(tmp ? tmp : imp_open_name(path), &m.src, SQLITE_OPEN_READONLY,
+			    NULL) != SQLITE_OK) {
 		ret = m.src ? cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot open: %s", path,
 					  sqlite3_errmsg(m.src))
 			    : cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory opening '%s'", path);
@@ -716,6 +720,10 @@ out:
 	sqlite3_finalize(runs);
 	if (m.src)
 		sqlite3_close(m.src);
+	if (tmp) {
+		cvc_db_remove_files(tmp);
+		free(tmp);
+	}
 	free(m.map);
 	return ret;
 }

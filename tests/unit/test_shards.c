@@ -221,6 +221,31 @@ Test(shards, merges_written_shards)
 	cvc_db_close(db);
 }
 
+/* A shard compressed for the trip between nodes merges like the plain one. */
+Test(shards, compressed_shard_merges_like_plain)
+{
+	const char *dir = tu_tmpdir();
+	char s1[4200], s2[4200], gz2[4300], cmd[9000];
+	const char *plain[2] = {s1, s2}, *packed[2] = {s1, gz2};
+	cvc_db *a, *b;
+
+	snprintf(s1, sizeof s1, "%s/s1.db", dir);
+	snprintf(s2, sizeof s2, "%s/s2.db", dir);
+	snprintf(gz2, sizeof gz2, "%s.gz", s2);
+	make_shard(s1, 0, 0, 0);
+	make_shard(s2, 2, 1, 0);
+	snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", s2, gz2);
+	cr_assert_eq(tu_run(cmd, NULL, NULL), 0);
+	a = open_db(tu_path(dir, "plain.db"));
+	b = open_db(tu_path(dir, "packed.db"));
+	cr_assert_eq(import(a, plain, 2, 1), CVC_OK, "%s", cvc_db_errmsg(a));
+	cr_assert_eq(import(b, packed, 2, 1), CVC_OK, "%s", cvc_db_errmsg(b));
+	cr_assert_eq(q_int(b, "SELECT count(*) FROM ranks"), 4);
+	same_content(a, b);
+	cvc_db_close(a);
+	cvc_db_close(b);
+}
+
 Test(shards, same_rank_twice_is_a_conflict)
 {
 	const char *dir = tu_tmpdir();
