@@ -156,19 +156,110 @@ cvc_status cvc_import_detect(const char *path, cvc_format *fmt, char *err,
 	return st;
 }
 
-cvc_status imp_gunzip_temp(cvc_db *db, const char *path, char **tmp)
+/* Writes n bytes to fd, the private copy named name of path. */
+static cvc_status write_all(int fd, const unsigned char *b, size_t n, const char *path,
+			    const char *name, char *err, size_t errlen)
 {
-	unsigned char magic[2];
-	FILE *f = NULL, *out = NULL;
-	gzFile gz = NULL;
-	char *name = NULL, *chunk = NULL;
-	const char *dir = getenv("TMPDIR"), *file;
-	size_t m, name_cap;
-	int fd = -1, n;
+	for (size_t w = 0; w < n;) {
+		ssize_t k = write(fd, b + w, n - w);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			snprintf(err, errlen, "'%s': writing its temporary copy '%s': %s", path,
+				 name, k < 0 ? strerror(errno) : "disk full");
+			return CVC_ERR_IO;
+		}
+		w += (size_t)k;
+	}
+	return CVC_OK;
+}
+
+cvc_status imp_temp_copy(gzFile gz, const unsigned char *pre, size_t npre, const char *path,
+			 char **tmp, char *err, size_t errlen)
+{
+	const char *dir = getenv("TMPDIR");
+	unsigned char *chunk = NULL;
+	char *name = NULL;
+	size_t cap;
+	int64_t off = (int64_t)npre;
+	int fd = -1, got, zerr = Z_OK;
 	cvc_status st = CVC_OK;
 
 	*tmp = NULL;
-	file = imp_open_name(path);
+	if (!dir || !*dir)
+		dir = "/tmp";
+	cap = strlen(dir) + 32;
+	name = malloc(cap);
+	chunk = malloc(1 << 16);
+	if (!name || !chunk) {
+		snprintf(err, errlen, "out of memory");
+		st = CVC_ERR_NOMEM;
+		goto out;
+	}
+	snprintf(name, cap, "%s/cvc-import-XXXXXX", dir);
+	fd = mkstemp(name);
+	if (fd < 0) {
+		snprintf(err, errlen, "'%s': cannot create a temporary copy in %s: %s", path, dir,
+			 strerror(errno));
+		st = CVC_ERR_IO;
+		goto out;
+	}
+	if (npre && (st = write_all(fd, pre, npre, path, name, err, errlen)))
+		goto out;
+	while ((got = gzread(gz, chunk, 1 << 16)) > 0) {
+		if ((st = write_all(fd, chunk, (size_t)got, path, name, err, errlen)))
+			goto out;
+		off += got;
+	}
+	/* zlib reports a cut gzip stream as a plain end of file with Z_BUF_ERROR. */
+	if (got < 0 || (gzerror(gz, &zerr), zerr == Z_BUF_ERROR)) {
+		const char *msg = gzerror(gz, &zerr);
+
+		st = zerr == Z_ERRNO ? CVC_ERR_IO : CVC_ERR_FORMAT;
+		if (zerr == Z_ERRNO)
+			snprintf(err, errlen, "'%s': byte %lld: read error: %s", path,
+				 (long long)off, strerror(errno));
+		else if (zerr == Z_BUF_ERROR)
+			snprintf(err, errlen, "'%s': byte %lld: truncated gzip data, expected "
+				 "more compressed input", path, (long long)off);
+		else
+			snprintf(err, errlen, "'%s': byte %lld: corrupt gzip data: %s", path,
+				 (long long)off, msg);
+		goto out;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		snprintf(err, errlen, "'%s': writing its temporary copy '%s': %s", path, name,
+			 strerror(errno));
+		st = CVC_ERR_IO;
+		goto out;
+	}
+	fd = -1;
+	*tmp = name;
+	name = NULL;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (name) {
+		unlink(name);
+		free(name);
+	}
+	free(chunk);
+	return st;
+}
+
+cvc_status imp_gunzip_temp(cvc_db *db, const char *path, char **tmp)
+{
+	unsigned char magic[2];
+	const char *file = imp_open_name(path);
+	char err[1024];
+	FILE *f;
+	gzFile gz;
+	size_t m;
+	cvc_status st;
+
+	*tmp = NULL;
 	f = fopen(file, "rb");
 	if (!f)
 		return cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot open: %s", path,
@@ -177,64 +268,12 @@ cvc_status imp_gunzip_temp(cvc_db *db, const char *path, char **tmp)
 	fclose(f);
 	if (!imp_is_gzip(magic, m))
 		return CVC_OK;
-	if (!dir || !*dir)
-		dir = "/tmp";
-	name_cap = strlen(dir) + 32;
-	name = malloc(name_cap);
-	chunk = malloc(1 << 16);
-	if (!name || !chunk) {
-		st = cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	snprintf(name, name_cap, "%s/cvc-import-XXXXXX", dir);
-	fd = mkstemp(name);
-	if (fd < 0 || !(out = fdopen(fd, "wb"))) {
-		st = cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot create temporary file: %s",
-				 name, strerror(errno));
-		goto out;
-	}
-	fd = -1;
 	gz = gzopen(file, "rb");
-	if (!gz) {
-		st = cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot open", path);
-		goto out;
-	}
-	while ((n = gzread(gz, chunk, 1 << 16)) > 0) {
-		if (fwrite(chunk, 1, (size_t)n, out) != (size_t)n) {
-			st = cvc_db_fail(db, CVC_ERR_IO, "'%s': write failed: %s", name,
-					 strerror(errno));
-			goto out;
-		}
-	}
-	if (n < 0) {
-		int zerr;
-
-		st = cvc_db_fail(db, CVC_ERR_FORMAT, "'%s': byte %lld: corrupt gzip data: %s",
-				 path, (long long)gzoffset(gz), gzerror(gz, &zerr));
-		goto out;
-	}
-	if (fclose(out) != 0) {
-		out = NULL;
-		st = cvc_db_fail(db, CVC_ERR_IO, "'%s': write failed: %s", name,
-				 strerror(errno));
-		goto out;
-	}
-	out = NULL;
-	*tmp = name;
-	name = NULL;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (out)
-		fclose(out);
-	if (gz)
-		gzclose(gz);
-	if (name) {
-		unlink(name);
-		free(name);
-	}
-	free(chunk);
-	return st;
+	if (!gz)
+		return cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot open", path);
+	st = imp_temp_copy(gz, NULL, 0, path, tmp, err, sizeof err);
+	gzclose(gz);
+	return st ? cvc_db_fail(db, st, "%s", err) : CVC_OK;
 }
 
 cvc_status imp_next_free_rank(cvc_db *db, int64_t run_id, int *rank)

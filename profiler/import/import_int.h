@@ -24,6 +24,15 @@ cvc_status imp_peek(const char *path, unsigned char *buf, size_t cap, size_t *n,
 		    int *gzipped, char *err, size_t errlen);
 
 /*
+ * Writes pre[0..npre) and then the rest of gz into a new private file under
+ * $TMPDIR and returns its malloc'd name in *tmp (caller removes and frees).
+ * Messages (err) name path, the input as the user gave it, with the offset
+ * in the decompressed stream of a read, gzip or write failure.
+ */
+cvc_status imp_temp_copy(gzFile gz, const unsigned char *pre, size_t npre, const char *path,
+			 char **tmp, char *err, size_t errlen);
+
+/*
  * For formats that need a seekable file (SQLite): when path is gzip,
  * inflates it into a private temporary file and returns its malloc'd path in
  * *tmp (caller unlinks and frees); else *tmp is NULL and path is used as is.
@@ -54,7 +63,7 @@ struct imp_stream {
 	gzFile gz;              /* the input, after pre; NULL once taken or spilled */
 	unsigned char *pre;     /* the first npre bytes, already decompressed */
 	size_t npre;
-	char *tmp;              /* private copy (imp_stream_spill), unlinked on free */
+	char *tmp;              /* private copy (imp_stream_spill), removed on free */
 };
 
 /* True when path is "-" or names something that is neither a file nor a directory. */

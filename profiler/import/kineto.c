@@ -1543,10 +1543,9 @@ cvc_status cvc_import_kineto(cvc_db *db, int64_t run_id, const char *path,
 			     const cvc_import_opts *opts, cvc_import_stats *stats)
 {
 	struct kin k = {.db = db, .run_id = run_id, .path = path, .opts = opts};
+	struct imp_stream *in = imp_stream_current(path);
 	char err[1024];
 	cvc_status st;
-
-	struct imp_stream *in = imp_stream_current(path);
 
 	if (in) {
 		/* A pipe: continue after the bytes format detection read. */

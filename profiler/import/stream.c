@@ -101,58 +101,10 @@ cvc_status imp_stream_open(const char *path, struct imp_stream **out, char *err,
 
 cvc_status imp_stream_spill(struct imp_stream *s, char *err, size_t errlen)
 {
-	const char *dir = getenv("TMPDIR");
-	size_t cap;
-	int64_t off = (int64_t)s->npre;
-	unsigned char *chunk = s->pre;
-	int fd, got = (int)s->npre;
-	cvc_status st = CVC_OK;
+	cvc_status st = imp_temp_copy(s->gz, s->pre, s->npre, s->path, &s->tmp, err, errlen);
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	cap = strlen(dir) + 32;
-	if (!(s->tmp = malloc(cap))) {
-		snprintf(err, errlen, "out of memory");
-		return CVC_ERR_NOMEM;
-	}
-	snprintf(s->tmp, cap, "%s/cvc-stream-XXXXXX", dir);
-	fd = mkstemp(s->tmp);
-	if (fd < 0) {
-		snprintf(err, errlen, "'%s': cannot create a temporary copy in %s: %s", s->path,
-			 dir, strerror(errno));
-		free(s->tmp);
-		s->tmp = NULL;
-		return CVC_ERR_IO;
-	}
-	/* The peeked bytes first, then the rest through the same buffer. */
-	while (got > 0) {
-		for (size_t w = 0; w < (size_t)got;) {
-			ssize_t n = write(fd, chunk + w, (size_t)got - w);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				snprintf(err, errlen, "'%s': writing its temporary copy '%s': %s",
-					 s->path, s->tmp, n < 0 ? strerror(errno) : "disk full");
-				st = CVC_ERR_IO;
-				goto out;
-			}
-			w += (size_t)n;
-		}
-		got = gzread(s->gz, chunk, (unsigned)STREAM_PEEK);
-		if (got < 0) {
-			st = stream_read_error(s, off, err, errlen);
-			goto out;
-		}
-		off += got;
-	}
-	s->npre = 0; /* the buffer was reused: the copy holds it all now */
-out:
-	if (close(fd) != 0 && st == CVC_OK) {
-		snprintf(err, errlen, "'%s': writing its temporary copy '%s': %s", s->path,
-			 s->tmp, strerror(errno));
-		st = CVC_ERR_IO;
-	}
+	gzclose(s->gz);
+	s->gz = NULL;
 	return st;
 }
 

@@ -221,6 +221,9 @@ Test(import_stream, bad_input_through_a_pipe_keeps_the_contract)
 	snprintf(feed, sizeof feed, "head -c 3000 '%s' |", tu_shared(KINETO));
 	refused(dir, feed, "-", "'-': byte ");
 	refused(dir, feed, "-", "truncated gzip data");
+	/* The same cut on a format that goes through a private copy. */
+	snprintf(feed, sizeof feed, "head -c 100000 '%s' |", tu_shared(NSYS));
+	refused(dir, feed, "-", "truncated gzip data, expected more compressed input");
 	/* An SQLite export cut short is found in its private copy, named as given. */
 	snprintf(feed, sizeof feed, "mkfifo cut.fifo && (zcat '%s' | head -c 200000 > cut.fifo &) &&",
 		 tu_shared(NSYS));
