@@ -144,16 +144,9 @@ static cvc_status merge_ranks(struct merge *m, int64_t src_run, int auto_rank)
 					  m->path, CDB_MAX_RANKS);
 			goto out;
 		}
-		if (m->nmap == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct rank_map *nm = realloc(m->map, nc * sizeof *nm);
-
-			if (!nm) {
-				ret = cvc_db_fail(m->db, CVC_ERR_NOMEM, "out of memory");
-				goto out;
-			}
-			m->map = nm;
-			cap = nc;
+		if (imp_grow((void **)&m->map, &cap, m->nmap + 1, sizeof *m->map, CDB_MAX_RANKS)) {
+			ret = cvc_db_fail(m->db, CVC_ERR_NOMEM, "out of memory");
+			goto out;
 		}
 		ri.rank = r;
 		if (r >= 0 && auto_rank) {

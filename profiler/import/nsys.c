@@ -314,16 +314,10 @@ static cvc_status find_ranks(struct nsys *n, const int *have_act)
 						  n->path, NSYS_MAX_PROCS);
 				goto out;
 			}
-			if (n->nprocs == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				struct nsys_proc *np = realloc(n->procs, nc * sizeof *np);
-
-				if (!np) {
-					ret = cvc_db_fail(n->db, CVC_ERR_NOMEM, "out of memory");
-					goto out;
-				}
-				n->procs = np;
-				cap = nc;
+			if (imp_grow((void **)&n->procs, &cap, n->nprocs + 1, sizeof *n->procs,
+				     NSYS_MAX_PROCS)) {
+				ret = cvc_db_fail(n->db, CVC_ERR_NOMEM, "out of memory");
+				goto out;
 			}
 			if ((ret = imp_next_free_rank(n->db, n->run_id, &ri.rank)))
 				goto out;
