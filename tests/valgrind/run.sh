@@ -48,6 +48,13 @@ vg import-kineto2 0 import --db "$db" --run dlrm "$tr/param-dlrm-8xv100/worker0_
 	"$tr/param-dlrm-8xv100/worker1_step_12.1694128201556.pt.trace.json.gz"
 vg import-nsys 0 import --db "$db" --run nsys "$tr/pipit-nsys-sqlite-perlmutter/saxpy-mpi-cuda_nsys_perlmutter0.sqlite.gz"
 vg import-nccl 0 import --db "$db" --run nccl "$tr/nccl-tests-logs/h100x16_2node_a3mega_all_reduce_perf.txt"
+# Read once (profiler/import/stream.c): Kineto streamed from a FIFO, an nsys export from stdin.
+mkfifo "$work/k.fifo"
+zcat "$tr/hta-nccl-args-a100-w2/nccl_data.json.gz" > "$work/k.fifo" &
+writer=$!
+vg import-fifo 0 import --db "$db" --run fifo "$work/k.fifo"
+kill "$writer" 2>/dev/null # a writer no reader came for would hold ctest's pipe open
+vg import-stdin 0 import --db "$db" --run stdin - < "$tr/pipit-nsys-sqlite-perlmutter/saxpy-mpi-cuda_nsys_perlmutter0.sqlite.gz"
 vg analyze 0 analyze --db "$db"
 vg analyze-run 0 analyze --db "$db" --run kineto
 vg classify 0 classify --unknown --db "$db"
