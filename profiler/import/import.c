@@ -86,6 +86,13 @@ out:
 	return st;
 }
 
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+
+	return n >= k && strcmp(s + n - k, suf) == 0;
+}
+
 /* True when s[0..n) contains needle. */
 static int contains(const unsigned char *s, size_t n, const char *needle)
 {
@@ -126,6 +133,11 @@ cvc_status imp_detect_buf(const char *path, const unsigned char *buf, size_t n,
 	}
 	if (n == 0)
 		snprintf(err, errlen, "'%s': byte 0: empty file, expected a trace", path);
+	else if (has_suffix(path, ".nsys-rep") || has_suffix(path, ".qdrep"))
+		/* The content decided; the name only says what the user has in hand. */
+		snprintf(err, errlen,
+			 "'%s': byte 0: an Nsight Systems report, expected its SQLite export: "
+			 "nsys export --type=sqlite -o report.sqlite '%s'", path, path);
 	else
 		snprintf(err, errlen,
 			 "'%s': byte 0: unrecognised format, expected Kineto JSON, an Nsight "
