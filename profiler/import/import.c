@@ -168,6 +168,25 @@ cvc_status cvc_import_detect(const char *path, cvc_format *fmt, char *err,
 	return st;
 }
 
+cvc_status imp_gz_fail(gzFile gz, const char *path, int64_t off, char *err, size_t errlen)
+{
+	int zerr;
+	const char *msg = gzerror(gz, &zerr);
+
+	if (zerr == Z_ERRNO) {
+		snprintf(err, errlen, "'%s': byte %lld: read error: %s", path, (long long)off,
+			 strerror(errno));
+		return CVC_ERR_IO;
+	}
+	if (zerr == Z_BUF_ERROR)
+		snprintf(err, errlen, "'%s': byte %lld: truncated gzip data, expected more "
+			 "compressed input", path, (long long)off);
+	else
+		snprintf(err, errlen, "'%s': byte %lld: corrupt gzip data: %s", path,
+			 (long long)off, msg);
+	return CVC_ERR_FORMAT;
+}
+
 /* Writes n bytes to fd, the private copy named name of path. */
 static cvc_status write_all(int fd, const unsigned char *b, size_t n, const char *path,
 			    const char *name, char *err, size_t errlen)
@@ -226,18 +245,7 @@ cvc_status imp_temp_copy(gzFile gz, const unsigned char *pre, size_t npre, const
 	}
 	/* zlib reports a cut gzip stream as a plain end of file with Z_BUF_ERROR. */
 	if (got < 0 || (gzerror(gz, &zerr), zerr == Z_BUF_ERROR)) {
-		const char *msg = gzerror(gz, &zerr);
-
-		st = zerr == Z_ERRNO ? CVC_ERR_IO : CVC_ERR_FORMAT;
-		if (zerr == Z_ERRNO)
-			snprintf(err, errlen, "'%s': byte %lld: read error: %s", path,
-				 (long long)off, strerror(errno));
-		else if (zerr == Z_BUF_ERROR)
-			snprintf(err, errlen, "'%s': byte %lld: truncated gzip data, expected "
-				 "more compressed input", path, (long long)off);
-		else
-			snprintf(err, errlen, "'%s': byte %lld: corrupt gzip data: %s", path,
-				 (long long)off, msg);
+		st = imp_gz_fail(gz, path, off, err, errlen);
 		goto out;
 	}
 	if (close(fd) != 0) {

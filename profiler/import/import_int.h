@@ -24,6 +24,12 @@ cvc_status imp_peek(const char *path, unsigned char *buf, size_t cap, size_t *n,
 		    int *gzipped, char *err, size_t errlen);
 
 /*
+ * Message (naming path, at decompressed offset off) and status of the
+ * failure gz just reported: a read error, a cut or a corrupt gzip stream.
+ */
+cvc_status imp_gz_fail(gzFile gz, const char *path, int64_t off, char *err, size_t errlen);
+
+/*
  * Writes pre[0..npre) and then the rest of gz into a new private file under
  * $TMPDIR and returns its malloc'd name in *tmp (caller removes and frees).
  * Messages (err) name path, the input as the user gave it, with the offset

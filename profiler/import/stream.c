@@ -40,22 +40,6 @@ int imp_is_stream(const char *path)
 	return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode);
 }
 
-static cvc_status stream_read_error(struct imp_stream *s, int64_t off, char *err,
-				    size_t errlen)
-{
-	int zerr;
-	const char *msg = gzerror(s->gz, &zerr);
-
-	if (zerr == Z_ERRNO) {
-		snprintf(err, errlen, "'%s': byte %lld: read error: %s", s->path,
-			 (long long)off, strerror(errno));
-		return CVC_ERR_IO;
-	}
-	snprintf(err, errlen, "'%s': byte %lld: corrupt gzip data: %s", s->path,
-		 (long long)off, msg);
-	return CVC_ERR_FORMAT;
-}
-
 cvc_status imp_stream_open(const char *path, struct imp_stream **out, char *err,
 			   size_t errlen)
 {
@@ -89,7 +73,7 @@ cvc_status imp_stream_open(const char *path, struct imp_stream **out, char *err,
 	/* gzread() keeps reading a pipe until it has the bytes asked for or EOF. */
 	got = gzread(s->gz, s->pre, (unsigned)STREAM_PEEK);
 	if (got < 0) {
-		cvc_status st = stream_read_error(s, 0, err, errlen);
+		cvc_status st = imp_gz_fail(s->gz, path, 0, err, errlen);
 
 		imp_stream_free(s);
 		return st;
