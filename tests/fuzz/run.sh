@@ -82,6 +82,9 @@ seed_from_shared() {
 			sqlite3 "$work/seed.db" "PRAGMA journal_mode=DELETE; PRAGMA page_size=512; VACUUM;" >/dev/null 2>&1 &&
 			cp "$work/seed.db" "$corpus/shared-seed.db"
 		rm -f "$work/seed.db" "$work/seed.db-wal" "$work/seed.db-shm" "$work/seed.json" ;;
+	stream)
+		# Through a pipe, detection picks the importer: seeds of every format.
+		for f in kineto nsys nccltests cvcdb; do seed_from_shared $f; done ;;
 	esac
 }
 
