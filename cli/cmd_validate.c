@@ -1,9 +1,10 @@
 /*
  * cmd_validate.c - `cvc validate [--db PATH] FILE.csv`: projects every
- * measured run of a published table and prints the table back with
- * `predicted` and `error_pct` columns (stdout), and the mean absolute
- * percentage error on stderr.
+ * measured run of a published table, prints the table back with the
+ * projection, the measured figure, the signed error and what each row
+ * assumed (stdout), and the accuracy against a naive predictor on stderr.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -11,23 +12,43 @@
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_project.h"
 
+static void print_stats(const char *what, const cvc_proj_vstats *s)
+{
+	if (!s->expressible) {
+		fprintf(stderr, "%s: %d rows, none projected\n", what, s->rows);
+		return;
+	}
+	fprintf(stderr,
+		"%s: %d rows, %d projected (%.1f%%); MAPE %.2f%%, median %.2f%%, within 10%%: "
+		"%.1f%%, bias %+.2f%%; naive (40%% of bf16 peak) MAPE %.2f%%, skill %.1f%%\n",
+		what, s->rows, s->expressible, 100.0 * s->expressible / (s->rows ? s->rows : 1),
+		s->mape_pct, s->median_pct, s->within10_pct, s->bias_pct, s->naive_mape_pct,
+		s->skill_pct);
+}
+
 int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 {
-	const char *db_path = NULL;
-	int npos = 0, rows = 0, origins = 0, ret = 1, r;
+	const char *db_path = NULL, *flops = NULL, *by = NULL;
+	int npos = 0, origins = 0, ret = 1, r;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_STR, &db_path, "PATH", "price with the fitted models of this database", NULL},
-		{"origins", 0, CLI_FLAG, &origins, NULL, "print where the A100 model figures come from", NULL},
+		{"flops", 0, CLI_STR, &flops, "NAME",
+		 "FLOP convention of tflops_per_gpu / mfu_pct in rows that name none (megatron, "
+		 "megatron-2021, palm, cvc)", NULL},
+		{"by", 0, CLI_STR, &by, "COLUMN", "also print the accuracy per value of COLUMN", NULL},
+		{"origins", 0, CLI_FLAG, &origins, NULL, "print where the A100 and H100 model figures come from", NULL},
 		{0},
 	};
+	cvc_proj_validate_opts vo;
+	cvc_proj_validation v = {0};
 	cvc_proj_ctx *ctx = NULL;
 	cvc_db *db = NULL;
 	cvc_status rc;
-	double mape = 0;
 	char err[512] = "";
 
 	(void)cctx;
-	r = cli_parse("validate", "[--db PATH] FILE.csv", opts, argc, argv, &npos, NULL);
+	r = cli_parse("validate", "[--db PATH] [--flops NAME] [--by COLUMN] FILE.csv", opts, argc,
+		      argv, &npos, NULL);
 	if (r)
 		return r < 0 ? 0 : r;
 	if (npos != 1)
@@ -45,21 +66,36 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 		ret = cli_fail(rc, "%s", ctx ? cvc_proj_ctx_errmsg(ctx) : cvc_strerror(rc));
 		goto out;
 	}
-	rc = cvc_proj_validate(argv[1], ctx, stdout, &mape, &rows, err, sizeof err);
+	vo.flops = flops;
+	vo.by = by;
+	rc = cvc_proj_validate(argv[1], ctx, &vo, stdout, &v, err, sizeof err);
 	if (rc) {
 		ret = cli_fail(rc, "%s", err[0] ? err : cvc_strerror(rc));
 		goto out;
 	}
 	if (origins) {
+		static const char *const gpus[] = {"A100-SXM-80GB", "H100-SXM"};
 		char buf[1024];
 
-		if (cvc_proj_ctx_origin(ctx, "A100-SXM-80GB", 1, buf, sizeof buf) == CVC_OK)
-			fprintf(stderr, "models: %s\n", buf);
+		for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
+			if (cvc_proj_ctx_origin(ctx, gpus[i], 0, buf, sizeof buf) == CVC_OK)
+				fprintf(stderr, "models: %s\n", buf);
 	}
-	fprintf(stderr, "validate: '%s': %d rows, mean absolute error %.2f%%\n", argv[1], rows,
-		mape);
+	for (size_t g = 0; g < v.ngroups; g++) {
+		char what[200];
+
+		snprintf(what, sizeof what, "  %s=%.60s", by, v.groups[g].key);
+		print_stats(what, &v.groups[g].st);
+	}
+	{
+		char what[600];
+
+		snprintf(what, sizeof what, "validate: '%s'", argv[1]);
+		print_stats(what, &v.all);
+	}
 	ret = 0;
 out:
+	cvc_proj_validation_release(&v);
 	cvc_proj_ctx_free(ctx);
 	cvc_db_close(db);
 	return ret;

@@ -1,5 +1,6 @@
 /* csv.c - see cvc_csv.h.  Lives in db/, the first module, so every later
- * module and the CLI can share it. */
+ * module and the CLI can share one reader and one writer. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cvc/cvc_csv.h"
@@ -22,4 +23,146 @@ void cvc_csv_field(FILE *f, const char *s)
 		putc(*s, f);
 	}
 	putc('"', f);
+}
+
+void cvc_csv_rec_release(cvc_csv_rec *rec)
+{
+	if (!rec)
+		return;
+	for (size_t i = 0; i < rec->n; i++)
+		free(rec->f[i]);
+	free(rec->f);
+	memset(rec, 0, sizeof *rec);
+}
+
+/* A field being built, with a cap. */
+struct fbuf {
+	char *p;
+	size_t n, cap, max;
+};
+
+static int fbuf_put(struct fbuf *b, char ch)
+{
+	if (b->n + 1 >= b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 64;
+		char *np;
+
+		if (cap > b->max + 1)
+			cap = b->max + 1;
+		if (b->n + 1 >= cap)
+			return -1;
+		np = realloc(b->p, cap);
+		if (!np)
+			return -2;
+		b->p = np;
+		b->cap = cap;
+	}
+	b->p[b->n++] = ch;
+	b->p[b->n] = '\0';
+	return 0;
+}
+
+cvc_status cvc_csv_record(const char *name, const char *s, size_t len, size_t *pos, long *line,
+			  cvc_csv_rec *rec, size_t max_fields, size_t max_cell, char *err,
+			  size_t errlen)
+{
+	size_t i = *pos;
+	struct fbuf b = {NULL, 0, 0, max_cell};
+	long start = *line, cur = *line; /* a quoted field may span lines */
+	cvc_status st = CVC_ERR_FORMAT;
+	int r;
+
+	for (size_t k = 0; k < rec->n; k++)
+		free(rec->f[k]);
+	rec->n = 0;
+	for (;;) {
+		int quoted = 0;
+
+		if (i < len && s[i] == '"') {
+			quoted = 1;
+			i++;
+			for (;;) {
+				if (i >= len) {
+					snprintf(err, errlen, "'%s': line %ld: expected a closing '\"'",
+						 name, start);
+					goto out;
+				}
+				if (s[i] == '"') {
+					if (i + 1 < len && s[i + 1] == '"') {
+						i += 2;
+						if ((r = fbuf_put(&b, '"')))
+							goto put_failed;
+						continue;
+					}
+					i++;
+					break;
+				}
+				if (s[i] == '\n')
+					cur++;
+				if ((r = fbuf_put(&b, s[i++])))
+					goto put_failed;
+			}
+		}
+		while (i < len && s[i] != ',' && s[i] != '\n' && s[i] != '\r') {
+			if (quoted) {
+				snprintf(err, errlen,
+					 "'%s': line %ld: expected ',' or a line end after a quoted field",
+					 name, cur);
+				goto out;
+			}
+			if (s[i] == '"') {
+				snprintf(err, errlen,
+					 "'%s': line %ld: expected '\"' only inside a quoted field", name,
+					 cur);
+				goto out;
+			}
+			if ((r = fbuf_put(&b, s[i++])))
+				goto put_failed;
+		}
+		if (rec->n >= max_fields) {
+			snprintf(err, errlen, "'%s': line %ld: expected at most %zu fields", name,
+				 start, max_fields);
+			goto out;
+		}
+		if (rec->n == rec->cap) {
+			size_t cap = rec->cap ? rec->cap * 2 : 32;
+			char **nf = realloc(rec->f, cap * sizeof *nf);
+
+			if (!nf)
+				goto nomem;
+			rec->f = nf;
+			rec->cap = cap;
+		}
+		rec->f[rec->n] = b.p ? b.p : strdup("");
+		b.p = NULL;
+		b.n = b.cap = 0;
+		if (!rec->f[rec->n])
+			goto nomem;
+		rec->n++;
+		if (i < len && s[i] == ',') {
+			i++;
+			continue;
+		}
+		break;
+	}
+	if (i < len && s[i] == '\r')
+		i++;
+	if (i < len && s[i] == '\n')
+		i++;
+	*line = cur + 1;
+	*pos = i;
+	st = CVC_OK;
+	goto out;
+put_failed:
+	if (r == -2)
+		goto nomem;
+	snprintf(err, errlen, "'%s': line %ld: expected fields under %zu bytes", name, start,
+		 max_cell);
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	st = CVC_ERR_NOMEM;
+out:
+	free(b.p);
+	return st;
 }

@@ -4,7 +4,10 @@
  * language and the CSV/JSON writers all walk this one table, so a new field
  * is one line here plus its use in the workload.
  */
+#include <errno.h>
+#include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "proj_internal.h"
@@ -77,7 +80,34 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"zero_stage", "zero"}, {"gpu_per_node", "gpus_per_node"},
 	{"lsgd_h", "local_sgd_h"}, {"sync_interval", "local_sgd_h"},
 	{"tokens", "train_tokens"},
+	/* the column names of published-run tables (validate) */
+	{"model", "name"}, {"moe_experts", "experts"}, {"moe_topk", "top_k"},
+	{"seq_parallel", "sp"}, {"zero_fsdp", "zero"},
 };
+
+int proj_parse_number(const char *s, double *out)
+{
+	char *end = NULL;
+	double v, mul = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		return -1;
+	/* 4K, 1M, 1.5T: capacity planners write token counts that way */
+	if (*end == 'K' || *end == 'k')
+		mul = 1e3, end++;
+	else if (*end == 'M')
+		mul = 1e6, end++;
+	else if (*end == 'G' || *end == 'B')
+		mul = 1e9, end++;
+	else if (*end == 'T')
+		mul = 1e12, end++;
+	if (*end)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
 
 static int key_eq(const char *a, const char *b)
 {

@@ -99,6 +99,27 @@ double proj_hop_latency_s(int kind, double group, double per_node);
 struct proj_ccache;
 struct proj_ccache *proj_ctx_ccache(cvc_proj_ctx *ctx);
 
+/* ---- FLOP conventions (flops.c) ------------------------------------------ */
+
+enum proj_flops {
+	PROJ_FLOPS_MEGATRON = 0,      /* Megatron-LM num_floating_point_operations */
+	PROJ_FLOPS_MEGATRON_2021 = 1, /* Narayanan et al. 2021 eq. 3 (with recompute) */
+	PROJ_FLOPS_PALM = 2,          /* Chowdhery et al. 2022: 6N + 12 L h s */
+	PROJ_FLOPS_CVC = 3,           /* what cvc's mfu counts */
+	PROJ_FLOPS_N
+};
+
+/* Convention by name; -1 when unknown. */
+int proj_flops_parse(const char *s);
+const char *proj_flops_name(int conv);
+/* "megatron, megatron-2021, ..." for messages. */
+const char *proj_flops_names(void);
+/* Model FLOPs of one training sequence of sc (finalized: ffn, kv_heads set). */
+double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc);
+
+/* A number as scenario files write it: plain, or with K, M, G/B, T. */
+int proj_parse_number(const char *s, double *out);
+
 /* run.c: derives gpus/nodes/dp/kv_heads/ffn; returns NULL or a reason. */
 const char *proj_finalize(cvc_proj_scenario *sc);
 /* project.c: evaluation with the ctx (finalize already done). */

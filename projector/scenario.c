@@ -77,30 +77,6 @@ static const char *scalar(const yaml_node_t *n)
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
-static int parse_double(const char *s, double *out)
-{
-	char *end = NULL;
-	double v, mul = 1;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
-		return -1;
-	/* 4K, 1M, 1.5T: capacity planners write token counts that way */
-	if (*end == 'K' || *end == 'k')
-		mul = 1e3, end++;
-	else if (*end == 'M')
-		mul = 1e6, end++;
-	else if (*end == 'G' || *end == 'B')
-		mul = 1e9, end++;
-	else if (*end == 'T')
-		mul = 1e12, end++;
-	if (*end)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
 /* Converts one scalar node to an assignment for field f. */
 static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, int fsdp,
 			       struct assign *a)
@@ -133,7 +109,7 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 			a->num = PROJ_AUTO;
 			return CVC_OK;
 		}
-		if (parse_double(s, &a->num) || a->num < 0)
+		if (proj_parse_number(s, &a->num) || a->num < 0)
 			return fail_at(st, n, "expected a non-negative number for '%s'%s", fd->key,
 				       fd->allow_auto ? " or auto" : "");
 		return CVC_OK;
@@ -232,7 +208,7 @@ static cvc_status field_values(cvc_proj_study *st, yaml_document_t *doc, yaml_no
 
 			if (!ks)
 				return fail_at(st, k, "expected from, to, mul or step");
-			if (!xs || parse_double(xs, &d))
+			if (!xs || proj_parse_number(xs, &d))
 				return fail_at(st, x, "expected a number for '%s'", ks);
 			if (!strcmp(ks, "from"))
 				from = d;

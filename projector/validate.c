@@ -1,13 +1,15 @@
 /*
- * validate.c - projections against published end-to-end measurements: one
- * CSV row per measured run (Megatron-style GPT: heads, hidden, layers, tp,
- * pp, gpus, global_batch, ...), a measured tflops_per_gpu or iter_s, and
- * the projection's value and signed error next to it.
+ * validate.c - projections against published end-to-end measurements: a
+ * table of measured runs (one row each), every row read as a scenario
+ * (vrow.c), projected, and written back with the projection, the measured
+ * figure it is compared with and the signed error; then the accuracy over
+ * the rows (MAPE, median, share within 10%, bias) next to a naive predictor
+ * that only knows the FLOPs, so the skill the models add is visible.
  *
- * The projected runs are configured as the measured ones were: Megatron-LM
- * 2021 (fp16, unfused attention, full activation recomputation by default,
- * data-parallel all-reduce after the pipeline flush, no TP overlap), since
- * that is what the published tables measured.
+ * The figure compared is tokens/s per GPU: taken as measured, or from the
+ * step time (global_batch x seq / step / gpus), or from TFLOP/s or MFU under
+ * a named FLOP convention (flops.c); never from a TFLOP/s of unknown
+ * convention, since sources count the same run up to 1.3x apart.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,267 +17,430 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cvc/cvc_csv.h"
+#include "ctx.h"
 #include "proj_internal.h"
+#include "vrow.h"
 
-#define MAX_LINE 4096
-#define MAX_COLS 64
+#define MAX_FILE ((size_t)64 << 20)
+#define MAX_CELL 65536
+#define MAX_ROWS 10000000
+#define MAX_GROUPS 256
+#define NAIVE_MFU 0.40
+
+void cvc_proj_validation_release(cvc_proj_validation *v)
+{
+	if (!v)
+		return;
+	free(v->groups);
+	v->groups = NULL;
+	v->ngroups = 0;
+}
+
+/* One projected row's errors, kept for the summary. */
+struct verr {
+	double err, naive; /* signed, % */
+	int group;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Accuracy of the rows of group g (g < 0: all). */
+static int stats(const struct verr *e, size_t n, int g, double *scratch, cvc_proj_vstats *st)
+{
+	size_t k = 0;
+	double sum = 0, sgn = 0, nsum = 0, in10 = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (g >= 0 && e[i].group != g)
+			continue;
+		scratch[k++] = fabs(e[i].err);
+		sum += fabs(e[i].err);
+		sgn += e[i].err;
+		nsum += fabs(e[i].naive);
+		in10 += fabs(e[i].err) <= 10;
+	}
+	st->expressible = (int)k;
+	st->mape_pct = st->median_pct = st->within10_pct = st->bias_pct = NAN;
+	st->naive_mape_pct = st->skill_pct = NAN;
+	if (!k)
+		return 0;
+	qsort(scratch, k, sizeof *scratch, cmp_double);
+	st->mape_pct = sum / (double)k;
+	st->median_pct = k % 2 ? scratch[k / 2] : (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
+	st->within10_pct = 100 * in10 / (double)k;
+	st->bias_pct = sgn / (double)k;
+	st->naive_mape_pct = nsum / (double)k;
+	st->skill_pct = st->naive_mape_pct > 0 ? 100 * (1 - st->mape_pct / st->naive_mape_pct)
+					       : NAN;
+	return 0;
+}
+
+/* Reads path whole (bounded). */
+static cvc_status slurp(const char *path, char **out, size_t *len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	*out = NULL;
+	*len = 0;
+	if (!f) {
+		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(errno));
+		return CVC_ERR_IO;
+	}
+	for (;;) {
+		size_t got;
+
+		if (n == cap) {
+			char *nb;
+
+			if (cap >= MAX_FILE) {
+				snprintf(err, errlen, "'%s': expected a file under %zu MiB", path,
+					 MAX_FILE >> 20);
+				free(buf);
+				fclose(f);
+				return CVC_ERR_FORMAT;
+			}
+			cap = cap ? cap * 2 : 65536;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				snprintf(err, errlen, "out of memory");
+				return CVC_ERR_NOMEM;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "'%s': read error", path);
+		free(buf);
+		fclose(f);
+		return CVC_ERR_IO;
+	}
+	fclose(f);
+	*out = buf;
+	*len = n;
+	return CVC_OK;
+}
+
+/* Skips blank lines and '#' comment lines starting at *pos. */
+static void skip_comments(const char *s, size_t len, size_t *pos, long *line)
+{
+	while (*pos < len) {
+		size_t i = *pos;
+
+		while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+			i++;
+		if (i < len && s[i] != '\n' && s[i] != '#')
+			return;
+		while (i < len && s[i] != '\n')
+			i++;
+		*pos = i < len ? i + 1 : i;
+		(*line)++;
+	}
+}
+
+/* The measured tokens/s per GPU of a row (fin: finalized), or NaN; *from
+ * names the column it came from. */
+static double measured_tps(const struct vrow *r, const cvc_proj_scenario *fin,
+			   const struct proj_pricer *p, const char **from)
+{
+	if (r->tps > 0) {
+		*from = "tokens_per_s_per_gpu";
+		return r->tps;
+	}
+	if (r->iter > 0) {
+		*from = "iter_s";
+		return fin->global_batch * fin->seq / (r->iter * fin->gpus);
+	}
+	if (r->conv >= 0 && (r->tflops > 0 || r->mfu > 0)) {
+		double per_tok = proj_flops_per_seq(r->conv, fin) / fin->seq, tflops = r->tflops;
+
+		*from = "tflops_per_gpu";
+		if (!(tflops > 0)) {
+			/* MFU against the dense peak of the row's dtype */
+			if (!p || !(p->peak_flops[fin->dtype] > 0))
+				return NAN;
+			tflops = r->mfu / 100 * p->peak_flops[fin->dtype] / 1e12;
+			*from = "mfu_pct";
+		}
+		return tflops * 1e12 / per_tok;
+	}
+	return NAN;
+}
+
+static int group_of(cvc_proj_validation *v, const char *key)
+{
+	char k[128];
+
+	snprintf(k, sizeof k, "%s", key);
+	for (size_t i = 0; i < v->ngroups; i++)
+		if (!strcmp(v->groups[i].key, k))
+			return (int)i;
+	if (v->ngroups >= MAX_GROUPS)
+		return -1;
+	if (!v->groups) {
+		v->groups = calloc(MAX_GROUPS, sizeof *v->groups);
+		if (!v->groups)
+			return -1;
+	}
+	snprintf(v->groups[v->ngroups].key, sizeof v->groups[v->ngroups].key, "%s", k);
+	return (int)v->ngroups++;
+}
+
+static void put_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.6g", v);
+}
+
+cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
+			     const cvc_proj_validate_opts *opts, FILE *out,
+			     cvc_proj_validation *sum, char *err, size_t errlen)
+{
+	static const cvc_proj_validate_opts none = {NULL, NULL};
+	char *text = NULL;
+	size_t len = 0, pos = 0, ne = 0, cap = 0;
+	long line = 1;
+	cvc_csv_rec hdr = {0}, rec = {0};
+	struct vrow_map *map = NULL;
+	struct vrow *row = NULL;
+	struct verr *errs = NULL;
+	double *scratch = NULL;
+	int legacy, conv = -1, by = -1;
+	cvc_status rc;
+
+	if (!opts)
+		opts = &none;
+	memset(sum, 0, sizeof *sum);
+	if (opts->flops && (conv = proj_flops_parse(opts->flops)) < 0) {
+		snprintf(err, errlen, "unknown FLOP convention '%s' (expected one of %s)",
+			 opts->flops, proj_flops_names());
+		return CVC_ERR_USAGE;
+	}
+	if ((rc = slurp(path, &text, &len, err, errlen)))
+		return rc;
+	map = calloc(1, sizeof *map);
+	row = calloc(1, sizeof *row);
+	if (!map || !row) {
+		rc = CVC_ERR_NOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	skip_comments(text, len, &pos, &line);
+	if (pos >= len) {
+		snprintf(err, errlen, "'%s': line %ld: expected a header line", path, line);
+		rc = CVC_ERR_FORMAT;
+		goto out;
+	}
+	if ((rc = cvc_csv_record(path, text, len, &pos, &line, &hdr, VROW_MAX_COLS, 256, err,
+				 errlen)))
+		goto out;
+	vrow_columns(map, hdr.f, hdr.n);
+	{
+		static const char *const need[] = {"layers", "hidden", "heads", "global_batch"};
+
+		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+			int f = proj_field_find(NULL, need[i]), have = 0;
+
+			for (size_t c = 0; c < map->n; c++)
+				have |= map->col[c].role == V_FIELD && map->col[c].field == f;
+			if (!have) {
+				snprintf(err, errlen, "'%s': line %ld: expected a header with column '%s'",
+					 path, line - 1, need[i]);
+				rc = CVC_ERR_FORMAT;
+				goto out;
+			}
+		}
+	}
+	if (!map->has_measured) {
+		snprintf(err, errlen,
+			 "'%s': line %ld: expected a measured column (tokens_per_s_per_gpu, iter_s, "
+			 "tflops_per_gpu or mfu_pct)", path, line - 1);
+		rc = CVC_ERR_FORMAT;
+		goto out;
+	}
+	if (opts->by) {
+		for (size_t c = 0; c < hdr.n && by < 0; c++)
+			if (!strcmp(hdr.f[c], opts->by))
+				by = (int)c;
+		if (by < 0) {
+			snprintf(err, errlen, "'%s': no column '%s' to group by", path, opts->by);
+			rc = CVC_ERR_USAGE;
+			goto out;
+		}
+	}
+	legacy = !map->has_gpu && !map->has_dtype;
+	for (size_t c = 0; c < hdr.n; c++) {
+		if (c)
+			putc(',', out);
+		cvc_csv_field(out, hdr.f[c]);
+	}
+	fputs(",predicted_tokens_per_s_per_gpu,measured_tokens_per_s_per_gpu,error_pct,assumed\n",
+	      out);
+	for (;;) {
+		long first;
+		int k;
+
+		skip_comments(text, len, &pos, &line);
+		if (pos >= len)
+			break;
+		first = line;
+		if ((rc = cvc_csv_record(path, text, len, &pos, &line, &rec, VROW_MAX_COLS,
+					 MAX_CELL, err, errlen)))
+			goto out;
+		if (rec.n != hdr.n) {
+			snprintf(err, errlen, "'%s': line %ld: expected %zu columns, got %zu", path,
+				 first, hdr.n, rec.n);
+			rc = CVC_ERR_FORMAT;
+			goto out;
+		}
+		if (sum->all.rows >= MAX_ROWS) {
+			snprintf(err, errlen, "'%s': line %ld: expected at most %d rows", path, first,
+				 MAX_ROWS);
+			rc = CVC_ERR_FORMAT;
+			goto out;
+		}
+		sum->all.rows++;
+		row->path = path;
+		row->line = first;
+		k = vrow_read(row, map, hdr.f, rec.f, ctx, legacy, conv);
+		if (k < 0) {
+			snprintf(err, errlen, "%s", row->err);
+			rc = CVC_ERR_FORMAT;
+			goto out;
+		}
+		{
+			cvc_proj_result r;
+			cvc_proj_scenario fin = row->sc;
+			const struct proj_pricer *p = NULL;
+			double pred = NAN, meas = NAN, e = NAN;
+			const char *from = "";
+			int g = -1;
+
+			if (by >= 0) {
+				g = group_of(sum, rec.f[by]);
+				if (g >= 0)
+					sum->groups[g].st.rows++;
+			}
+			if (k == 0) {
+				const char *why = proj_finalize(&fin);
+
+				if (why) {
+					snprintf(row->why, sizeof row->why, "%s", why);
+					k = 1;
+				}
+			}
+			if (k == 0) {
+				cvc_proj_evaluate(ctx, &fin, &r);
+				if (!r.valid) {
+					snprintf(row->why, sizeof row->why, "%s", r.reason);
+					k = 1;
+				}
+			}
+			if (k == 0) {
+				p = proj_ctx_pricer(ctx, &fin);
+				meas = measured_tps(row, &fin, p, &from);
+				if (!(meas > 0)) {
+					snprintf(row->why, sizeof row->why,
+						 "no measured tokens/s, step time, or TFLOP/s or MFU "
+						 "with a named FLOP convention (--flops)");
+					k = 1;
+				}
+			}
+			if (k == 0) {
+				double naive = NAN;
+
+				pred = r.tokens_per_s_per_gpu;
+				e = 100 * (pred - meas) / meas;
+				vrow_note(row, "measured: %s", from);
+				if (p && p->peak_flops[CVC_PROJ_BF16] > 0 && r.model_flops > 0)
+					naive = NAIVE_MFU * p->peak_flops[CVC_PROJ_BF16] *
+						fin.global_batch * fin.seq / r.model_flops;
+				if (ne == cap) {
+					size_t nc = cap ? cap * 2 : 256;
+					struct verr *v = realloc(errs, nc * sizeof *v);
+
+					if (!v) {
+						rc = CVC_ERR_NOMEM;
+						snprintf(err, errlen, "out of memory");
+						goto out;
+					}
+					errs = v;
+					cap = nc;
+				}
+				errs[ne].err = e;
+				errs[ne].naive = 100 * (naive - meas) / meas;
+				errs[ne].group = g;
+				ne++;
+			}
+			for (size_t c = 0; c < rec.n; c++) {
+				if (c)
+					putc(',', out);
+				cvc_csv_field(out, rec.f[c]);
+			}
+			putc(',', out);
+			put_num(out, pred);
+			putc(',', out);
+			put_num(out, meas);
+			putc(',', out);
+			if (isfinite(e))
+				fprintf(out, "%+.2f", e);
+			putc(',', out);
+			if (k) {
+				/* the why first: it is what a reader of the row needs */
+				char a[sizeof row->why + sizeof row->assumed + 24];
+				int n = snprintf(a, sizeof a, "not projected: %s%s%s", row->why,
+						 row->assumed[0] ? "; " : "", row->assumed);
+
+				cvc_csv_field(out, n > 0 ? a : row->why);
+			} else {
+				cvc_csv_field(out, row->assumed);
+			}
+			putc('\n', out);
+		}
+	}
+	scratch = malloc((ne ? ne : 1) * sizeof *scratch);
+	if (!scratch) {
+		rc = CVC_ERR_NOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	stats(errs, ne, -1, scratch, &sum->all);
+	for (size_t g = 0; g < sum->ngroups; g++) {
+		int rows = sum->groups[g].st.rows;
+
+		stats(errs, ne, (int)g, scratch, &sum->groups[g].st);
+		sum->groups[g].st.rows = rows;
+	}
+	rc = CVC_OK;
+out:
+	if (rc)
+		cvc_proj_validation_release(sum);
+	cvc_csv_rec_release(&hdr);
+	cvc_csv_rec_release(&rec);
+	free(scratch);
+	free(errs);
+	free(row);
+	free(map);
+	free(text);
+	return rc;
+}
 
 double cvc_proj_megatron_flops(double batch, double seq, double layers, double hidden,
 			       double vocab)
 {
 	return 96.0 * batch * seq * layers * hidden * hidden *
 	       (1 + seq / (6 * hidden) + vocab / (16 * layers * hidden));
-}
-
-enum col {
-	C_HEADS, C_HIDDEN, C_LAYERS, C_TP, C_PP, C_GPUS, C_GB, C_SEQ, C_VOCAB, C_MB,
-	C_RECOMP, C_SP, C_GPU, C_TFLOPS, C_ITER, C_NCOL
-};
-
-static const char *const col_names[C_NCOL] = {
-	"heads", "hidden", "layers", "tp", "pp", "gpus", "global_batch", "seq", "vocab",
-	"micro_batch", "recompute", "seq_parallel", "gpu", "tflops_per_gpu", "iter_s"
-};
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
-		*--e = 0;
-	return s;
-}
-
-/* Splits line in place at commas; returns the cell count or -1. */
-static int split(char *line, char **cells, int max)
-{
-	int n = 0;
-	char *p = line;
-
-	for (;;) {
-		char *comma = strchr(p, ',');
-
-		if (n >= max)
-			return -1;
-		if (comma)
-			*comma = 0;
-		cells[n++] = trim(p);
-		if (!comma)
-			return n;
-		p = comma + 1;
-	}
-}
-
-static int cell_num(const char *s, double *out)
-{
-	char *end = NULL;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	return errno || end == s || *end || !isfinite(*out) ? -1 : 0;
-}
-
-cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx, FILE *out, double *mape_pct,
-			     int *rows, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *copy = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int idx[C_NCOL], have_header = 0, lineno = 0, n = 0, ncols = 0;
-	double sum_abs = 0;
-	cvc_status rc = CVC_OK;
-
-	*rows = 0;
-	*mape_pct = NAN;
-	if (!f) {
-		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(errno));
-		return CVC_ERR_IO;
-	}
-	copy = malloc(MAX_LINE + 1);
-	if (!copy) {
-		rc = CVC_ERR_NOMEM;
-		goto out;
-	}
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		char *cells[MAX_COLS], *s;
-		int nc;
-
-		lineno++;
-		if ((size_t)len > MAX_LINE) {
-			snprintf(err, errlen, "'%s': line %d: expected a line under %d bytes",
-				 path, lineno, MAX_LINE);
-			rc = CVC_ERR_FORMAT;
-			goto out;
-		}
-		s = trim(line);
-		if (!*s || *s == '#')
-			continue;
-		if (strchr(s, '"')) {
-			snprintf(err, errlen, "'%s': line %d: expected unquoted cells", path,
-				 lineno);
-			rc = CVC_ERR_FORMAT;
-			goto out;
-		}
-		snprintf(copy, MAX_LINE + 1, "%s", s);
-		nc = split(s, cells, MAX_COLS);
-		if (nc < 0) {
-			snprintf(err, errlen, "'%s': line %d: expected at most %d columns", path,
-				 lineno, MAX_COLS);
-			rc = CVC_ERR_FORMAT;
-			goto out;
-		}
-		if (!have_header) {
-			for (int c = 0; c < C_NCOL; c++) {
-				idx[c] = -1;
-				for (int j = 0; j < nc; j++)
-					if (strcmp(cells[j], col_names[c]) == 0)
-						idx[c] = j;
-			}
-			for (int c = 0; c <= C_GB; c++)
-				if (idx[c] < 0) {
-					snprintf(err, errlen,
-						 "'%s': line %d: expected a header with column '%s'",
-						 path, lineno, col_names[c]);
-					rc = CVC_ERR_FORMAT;
-					goto out;
-				}
-			if (idx[C_TFLOPS] < 0 && idx[C_ITER] < 0) {
-				snprintf(err, errlen,
-					 "'%s': line %d: expected a tflops_per_gpu or iter_s column",
-					 path, lineno);
-				rc = CVC_ERR_FORMAT;
-				goto out;
-			}
-			ncols = nc;
-			have_header = 1;
-			fprintf(out, "%s,predicted,error_pct\n", copy);
-			continue;
-		}
-		if (nc != ncols) {
-			snprintf(err, errlen, "'%s': line %d: expected %d columns, got %d", path,
-				 lineno, ncols, nc);
-			rc = CVC_ERR_FORMAT;
-			goto out;
-		}
-		{
-			cvc_proj_scenario sc;
-			cvc_proj_result r;
-			double v[C_NCOL], measured, predicted;
-			int use_tflops;
-
-			cvc_proj_scenario_default(&sc);
-			v[C_SEQ] = 2048;
-			v[C_VOCAB] = 51200;
-			v[C_MB] = 1;
-			v[C_SP] = 0;
-			for (int c = 0; c < C_NCOL; c++) {
-				const char *cell;
-
-				if (c == C_RECOMP || c == C_GPU || idx[c] < 0)
-					continue;
-				cell = cells[idx[c]];
-				if (!*cell && c >= C_SEQ) {
-					v[c] = NAN;
-					if (c < C_TFLOPS) /* empty optional: its default */
-						v[c] = c == C_SEQ ? 2048 : c == C_VOCAB ? 51200
-						     : c == C_MB ? 1 : 0;
-					continue;
-				}
-				if (cell_num(cell, &v[c]) || v[c] < 0) {
-					snprintf(err, errlen,
-						 "'%s': line %d: expected a number in column '%s'",
-						 path, lineno, col_names[c]);
-					rc = CVC_ERR_FORMAT;
-					goto out;
-				}
-			}
-			if (idx[C_TFLOPS] < 0)
-				v[C_TFLOPS] = NAN;
-			if (idx[C_ITER] < 0)
-				v[C_ITER] = NAN;
-			use_tflops = !isnan(v[C_TFLOPS]) && v[C_TFLOPS] > 0;
-			if (!use_tflops && !(v[C_ITER] > 0)) {
-				snprintf(err, errlen,
-					 "'%s': line %d: expected a measured tflops_per_gpu or iter_s",
-					 path, lineno);
-				rc = CVC_ERR_FORMAT;
-				goto out;
-			}
-			sc.study = "validate";
-			sc.model = "";
-			sc.heads = v[C_HEADS];
-			sc.hidden = v[C_HIDDEN];
-			sc.layers = v[C_LAYERS];
-			sc.tp = v[C_TP];
-			sc.pp = v[C_PP];
-			sc.gpus = v[C_GPUS];
-			sc.global_batch = v[C_GB];
-			sc.seq = v[C_SEQ];
-			sc.vocab = v[C_VOCAB];
-			sc.micro_batch = v[C_MB];
-			sc.sp = v[C_SP] != 0;
-			sc.dtype = CVC_PROJ_FP16;
-			sc.attention = CVC_PROJ_ATTN_UNFUSED;
-			sc.recompute = CVC_PROJ_RECOMP_FULL;
-			sc.dp_overlap = 0;
-			sc.tp_overlap = 0;
-			sc.gpu = "A100-SXM-80GB";
-			if (idx[C_RECOMP] >= 0 && *cells[idx[C_RECOMP]]) {
-				int k = proj_enum_index("none|selective|full", cells[idx[C_RECOMP]]);
-
-				if (k < 0) {
-					snprintf(err, errlen,
-						 "'%s': line %d: expected none, selective or full "
-						 "in column 'recompute'", path, lineno);
-					rc = CVC_ERR_FORMAT;
-					goto out;
-				}
-				sc.recompute = k;
-			}
-			if (idx[C_GPU] >= 0 && *cells[idx[C_GPU]])
-				sc.gpu = cells[idx[C_GPU]];
-			cvc_proj_evaluate(ctx, &sc, &r);
-			if (!r.valid) {
-				snprintf(err, errlen, "'%s': line %d: cannot project this run: %s",
-					 path, lineno, r.reason);
-				rc = CVC_ERR_FORMAT;
-				goto out;
-			}
-			if (use_tflops) {
-				measured = v[C_TFLOPS];
-				predicted = cvc_proj_megatron_flops(sc.global_batch, sc.seq,
-								    sc.layers, sc.hidden,
-								    sc.vocab) /
-					    (r.step_s * sc.gpus) / 1e12;
-			} else {
-				measured = v[C_ITER];
-				predicted = r.step_s;
-			}
-			fprintf(out, "%s,%.4g,%+.2f\n", copy, predicted,
-				100 * (predicted - measured) / measured);
-			sum_abs += fabs(100 * (predicted - measured) / measured);
-			n++;
-		}
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "'%s': read error", path);
-		rc = CVC_ERR_IO;
-		goto out;
-	}
-	if (!have_header) {
-		snprintf(err, errlen, "'%s': line %d: expected a header line", path, lineno + 1);
-		rc = CVC_ERR_FORMAT;
-		goto out;
-	}
-	*rows = n;
-	*mape_pct = n ? sum_abs / n : NAN;
-out:
-	free(line);
-	free(copy);
-	fclose(f);
-	return rc;
 }

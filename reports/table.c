@@ -464,123 +464,6 @@ static int fbuf_put(struct fbuf *b, char ch)
 	return 0;
 }
 
-struct csv_row {
-	char **f;
-	size_t n, cap;
-};
-
-static void row_clear(struct csv_row *row)
-{
-	for (size_t i = 0; i < row->n; i++)
-		free(row->f[i]);
-	row->n = 0;
-}
-
-/*
- * Parses one record starting at *pos; advances *pos past its line end and
- * *line by the lines it spans.  Returns 0, or -1 with err set.
- */
-static int csv_record(const char *path, const char *s, size_t len, size_t *pos, long *line,
-		      struct csv_row *row, char *err, size_t errlen, cvc_status *st)
-{
-	size_t i = *pos;
-	struct fbuf b = {0};
-	int rc = -1;
-	long start = *line; /* a quoted field may span lines: errors name the first */
-
-	row_clear(row);
-	for (;;) {
-		int quoted = 0;
-
-		if (i < len && s[i] == '"') {
-			quoted = 1;
-			i++;
-			for (;;) {
-				if (i >= len) {
-					*st = rep_err(err, errlen, CVC_ERR_FORMAT,
-						      "'%s': line %ld: expected a closing '\"'",
-						      path, start);
-					goto out;
-				}
-				if (s[i] == '"') {
-					if (i + 1 < len && s[i + 1] == '"') {
-						i += 2;
-						if (fbuf_put(&b, '"'))
-							goto toolong;
-						continue;
-					}
-					i++;
-					break;
-				}
-				if (s[i] == '\n')
-					(*line)++;
-				if (fbuf_put(&b, s[i++]))
-					goto toolong;
-			}
-		}
-		while (i < len && s[i] != ',' && s[i] != '\n' && s[i] != '\r') {
-			if (quoted) {
-				*st = rep_err(err, errlen, CVC_ERR_FORMAT,
-					      "'%s': line %ld: expected ',' or a line end after a quoted field",
-					      path, *line);
-				goto out;
-			}
-			if (s[i] == '"') {
-				*st = rep_err(err, errlen, CVC_ERR_FORMAT,
-					      "'%s': line %ld: expected '\"' only inside a quoted field",
-					      path, *line);
-				goto out;
-			}
-			if (fbuf_put(&b, s[i++]))
-				goto toolong;
-		}
-		if (row->n == row->cap) {
-			size_t cap = row->cap ? row->cap * 2 : 32;
-			char **nf;
-
-			if (row->n >= CVC_REP_MAX_COLS) {
-				*st = rep_err(err, errlen, CVC_ERR_FORMAT,
-					      "'%s': line %ld: expected at most %d fields", path,
-					      *line, CVC_REP_MAX_COLS);
-				goto out;
-			}
-			nf = realloc(row->f, cap * sizeof *nf);
-			if (!nf)
-				goto nomem;
-			row->f = nf;
-			row->cap = cap;
-		}
-		row->f[row->n] = b.p ? b.p : strdup("");
-		b.p = NULL;
-		b.n = b.cap = 0;
-		if (!row->f[row->n])
-			goto nomem;
-		row->n++;
-		if (i < len && s[i] == ',') {
-			i++;
-			continue;
-		}
-		break;
-	}
-	if (i < len && s[i] == '\r')
-		i++;
-	if (i < len && s[i] == '\n')
-		i++;
-	(*line)++;
-	*pos = i;
-	rc = 0;
-	goto out;
-toolong:
-	*st = rep_err(err, errlen, CVC_ERR_FORMAT, "'%s': line %ld: expected fields under %d bytes",
-		      path, *line, CVC_REP_MAX_CELL);
-	goto out;
-nomem:
-	*st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
-out:
-	free(b.p);
-	return rc;
-}
-
 static int blank_line(const char *s, size_t len, size_t i)
 {
 	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
@@ -608,7 +491,7 @@ static int append_comment(cvc_rep_table *t, const char *s, size_t n)
 static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_table **out,
 			   char *err, size_t errlen)
 {
-	struct csv_row row = {0};
+	cvc_csv_rec row = {0};
 	cvc_rep_table *t = NULL;
 	cvc_status st = CVC_OK;
 	size_t pos = 0;
@@ -640,11 +523,9 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 			     path, line);
 		goto out;
 	}
-	if (csv_record(path, s, len, &pos, &line, &row, err, errlen, &st)) {
-		if (st == CVC_OK)
-			st = CVC_ERR_FORMAT;
+	if ((st = cvc_csv_record(path, s, len, &pos, &line, &row, CVC_REP_MAX_COLS,
+				 CVC_REP_MAX_CELL, err, errlen)))
 		goto out;
-	}
 	for (size_t c = 0; c < row.n; c++) {
 		if (row.f[c][0] == '\0') {
 			st = rep_err(err, errlen, CVC_ERR_FORMAT,
@@ -672,11 +553,9 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 			line++;
 			continue;
 		}
-		if (csv_record(path, s, len, &pos, &line, &row, err, errlen, &st)) {
-			if (st == CVC_OK)
-				st = CVC_ERR_FORMAT;
+		if ((st = cvc_csv_record(path, s, len, &pos, &line, &row, CVC_REP_MAX_COLS,
+					 CVC_REP_MAX_CELL, err, errlen)))
 			goto out;
-		}
 		if (row.n != t->ncols) {
 			st = rep_err(err, errlen, CVC_ERR_FORMAT,
 				     "'%s': line %ld: expected %zu fields, got %zu", path, hdr_line,
@@ -699,8 +578,7 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 	*out = t;
 	t = NULL;
 out:
-	row_clear(&row);
-	free(row.f);
+	cvc_csv_rec_release(&row);
 	free(comments.p);
 	cvc_rep_table_free(t);
 	return st;

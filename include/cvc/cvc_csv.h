@@ -1,10 +1,11 @@
 /*
- * cvc_csv.h - writing CSV fields the same way in every table cvc prints
- * (analyze, classify, project, report): RFC 4180 quoting where needed.
+ * cvc_csv.h - CSV the same way in every table cvc reads or prints
+ * (analyze, classify, project, validate, report): RFC 4180 quoting.
  */
 #ifndef CVC_CSV_H
 #define CVC_CSV_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "cvc.h"
@@ -16,5 +17,32 @@
  * NULL writes an empty field.
  */
 CVC_API void cvc_csv_field(FILE *f, const char *s);
+
+/*
+ * One record read by cvc_csv_record(): f[0..n) are NUL-terminated fields
+ * owned by the record (quotes removed, doubled quotes undone).  Zero it
+ * before first use; cvc_csv_rec_release() frees it (accepts NULL).
+ */
+typedef struct cvc_csv_rec {
+	char **f;
+	size_t n, cap;
+} cvc_csv_rec;
+
+CVC_API void cvc_csv_rec_release(cvc_csv_rec *rec);
+
+/*
+ * Parses the RFC 4180 record starting at s[*pos] (s need not be
+ * NUL-terminated) into rec, replacing what it held.  A quoted field may
+ * hold commas, doubled quotes and line ends.  On success *pos is past the
+ * record's line end and *line (1-based, of *pos) counts the lines it
+ * spanned.  Bounded: at most max_fields fields of at most max_cell bytes.
+ * Returns CVC_OK; CVC_ERR_FORMAT with "'name': line N: expected ..." in err
+ * (N the record's first line) for an unclosed quote, text after a closing
+ * quote, a quote inside an unquoted field, or a bound passed;
+ * CVC_ERR_NOMEM.
+ */
+CVC_API cvc_status cvc_csv_record(const char *name, const char *s, size_t len, size_t *pos,
+				  long *line, cvc_csv_rec *rec, size_t max_fields,
+				  size_t max_cell, char *err, size_t errlen);
 
 #endif

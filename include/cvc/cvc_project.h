@@ -271,16 +271,55 @@ CVC_API void cvc_proj_json_end(FILE *f);
 
 /* ---- validation against published measurements ---------------------------- */
 
+/* Accuracy over a set of validated rows. */
+typedef struct cvc_proj_vstats {
+	int rows;                /* data rows read */
+	int expressible;         /* rows projected (a scenario and a measured figure) */
+	double mape_pct;         /* mean |error| on tokens/s per GPU, % */
+	double median_pct;       /* median |error|, % */
+	double within10_pct;     /* share of expressible rows with |error| <= 10%, % */
+	double bias_pct;         /* mean signed error, % (> 0: projected too fast) */
+	double naive_mape_pct;   /* the naive predictor's MAPE on the same rows */
+	double skill_pct;        /* 100 (1 - mape / naive_mape) */
+} cvc_proj_vstats;
+
+/* One value of the --by column and its rows' accuracy. */
+typedef struct cvc_proj_vgroup {
+	char key[128];
+	cvc_proj_vstats st;
+} cvc_proj_vgroup;
+
+typedef struct cvc_proj_validation {
+	cvc_proj_vstats all;
+	cvc_proj_vgroup *groups; /* by first appearance; NULL without opts->by */
+	size_t ngroups;
+} cvc_proj_validation;
+
+/* Frees v->groups (accepts NULL). */
+CVC_API void cvc_proj_validation_release(cvc_proj_validation *v);
+
+typedef struct cvc_proj_validate_opts {
+	const char *flops; /* FLOP convention of TFLOP/s and MFU columns in rows
+			    * that name none (NULL: such rows are not read) */
+	const char *by;    /* column whose values group the accuracy (NULL: none) */
+} cvc_proj_validate_opts;
+
 /*
- * Reads a measurements CSV (see docs/SCENARIOS.md, "validate"), projects
- * every row, writes the input columns plus `predicted` and `error_pct` to
- * out, and stores the mean absolute percentage error in *mape_pct and the
- * row count in *rows.  Errors: CVC_ERR_IO, CVC_ERR_FORMAT with a message
- * "'file': line N: expected ..." written to err (errlen bytes).
+ * Reads a table of measured runs (RFC 4180 CSV; docs/SCENARIOS.md,
+ * "validate"), projects every row and writes the table back to out with
+ * four columns added: predicted_tokens_per_s_per_gpu,
+ * measured_tokens_per_s_per_gpu, error_pct (signed) and assumed (what the
+ * row did not say and was filled in, or why it cannot be projected).
+ * Accuracy goes to *sum (release it).  The naive predictor runs every row
+ * at 40% of its GPU's dense bf16 peak, FLOPs per token as cvc's mfu counts
+ * them.  opts may be NULL.  Rows that cannot be projected are written and
+ * counted, not errors.  Errors: CVC_ERR_IO, CVC_ERR_FORMAT with
+ * "'file': line N: expected ..." in err (a malformed cell, header or
+ * record), CVC_ERR_USAGE (unknown convention or --by column).
  */
 CVC_API cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
-				     FILE *out, double *mape_pct, int *rows,
-				     char *err, size_t errlen);
+				     const cvc_proj_validate_opts *opts, FILE *out,
+				     cvc_proj_validation *sum, char *err, size_t errlen);
 
 /* Megatron model FLOPs per iteration with full recomputation (Narayanan
  * et al. 2021, eq. 3): 96 B s l h^2 (1 + s/(6h) + V/(16 l h)). */

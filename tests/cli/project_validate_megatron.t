@@ -1,4 +1,5 @@
 args: validate $SHARED/published/megatron-2021-selene.csv
 exit: 0
-stdout: params_b,heads,hidden,layers,tp,pp,gpus,global_batch,tflops_per_gpu,pct_of_peak,aggregate_pflops,predicted,error_pct
-stderr: 5 rows, mean absolute error
+stdout: params_b,heads,hidden,layers,tp,pp,gpus,global_batch,tflops_per_gpu,pct_of_peak,aggregate_pflops,predicted_tokens_per_s_per_gpu,measured_tokens_per_s_per_gpu,error_pct,assumed
+stdout: Megatron-LM 2021 table (no gpu or dtype column)
+stderr: 5 rows, 5 projected (100.0%); MAPE 

@@ -1,0 +1,83 @@
+/*
+ * flops.c - model FLOPs per training sequence under the conventions
+ * published runs count them with.  Sources count differently (causal or
+ * non-causal attention, recomputation or not, embedding parameters or not),
+ * so a measured TFLOP/s or MFU is only comparable with the convention it was
+ * computed under: validate converts it back to tokens/s with that one.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "proj_internal.h"
+
+static const char *const conv_names[PROJ_FLOPS_N] = {
+	"megatron", "megatron-2021", "palm", "cvc",
+};
+
+int proj_flops_parse(const char *s)
+{
+	for (int i = 0; i < PROJ_FLOPS_N; i++)
+		if (strcmp(s, conv_names[i]) == 0)
+			return i;
+	/* the names the sources themselves use */
+	if (strcmp(s, "nemo") == 0 || strcmp(s, "megatron-core") == 0 ||
+	    strcmp(s, "mcore") == 0)
+		return PROJ_FLOPS_MEGATRON;
+	if (strcmp(s, "narayanan2021") == 0 || strcmp(s, "megatron2021") == 0)
+		return PROJ_FLOPS_MEGATRON_2021;
+	return -1;
+}
+
+const char *proj_flops_name(int conv)
+{
+	return conv >= 0 && conv < PROJ_FLOPS_N ? conv_names[conv] : "";
+}
+
+const char *proj_flops_names(void)
+{
+	return "megatron, megatron-2021, palm, cvc";
+}
+
+double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
+{
+	double s = sc->seq, h = sc->hidden, L = sc->layers, V = sc->vocab, f = sc->ffn;
+	double a = sc->heads, g = sc->kv_heads > 0 ? sc->kv_heads : sc->heads;
+	double gated = sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 1.5 : 1;
+	double topk = sc->experts > 1 ? sc->top_k : 1;
+
+	switch (conv) {
+	case PROJ_FLOPS_MEGATRON:
+		/* Megatron-LM megatron/training/training.py
+		 * num_floating_point_operations (r0.8 and later; NeMo's and
+		 * NVIDIA's DGX Cloud benchmarks report with it): 12 B s L h^2
+		 * ((1 + g/a + s/h) + f/h topk gated + V/(2 L h)), attention
+		 * counted non-causal, no recomputation.  Head dim = h/a. */
+		return 12 * s * L * h * h *
+		       ((1 + g / a + s / h) + f / h * topk * gated + V / (2 * L * h));
+	case PROJ_FLOPS_MEGATRON_2021:
+		/* Narayanan et al. 2021, eq. 3: GPT with MHA, 4h GELU FFN,
+		 * full recomputation counted (96 = 4 passes x 24) */
+		return 96 * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
+	case PROJ_FLOPS_PALM: {
+		/* Chowdhery et al. 2022, appendix B: 6 N + 12 L h s per token,
+		 * N the non-embedding parameters */
+		double dh = h / a;
+		double attn_p = h * a * dh + 2 * h * g * dh + a * dh * h;
+		double ffn_p = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * f * topk;
+		double N = L * (attn_p + ffn_p);
+
+		return s * (6 * N + 12 * L * h * s);
+	}
+	case PROJ_FLOPS_CVC:
+	default: {
+		/* what cvc's MFU counts (project.c): the GEMMs, attention
+		 * non-causal 4 s^2 h per layer forward, logits; x3 */
+		double dh = h / a, qkv = (a + 2 * g) * dh;
+		double ffw = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * f;
+		double E = sc->experts > 1 ? sc->experts : 0;
+		double gemm_l = 2 * s * (h * qkv + h * h + ffw * topk + h * E);
+
+		return 3 * (L * (gemm_l + 4 * s * s * h) + 2 * s * h * V);
+	}
+	}
+}
