@@ -45,6 +45,8 @@ const struct proj_field proj_fields[] = {
 	NUM("parallelism", "cp", cp),
 	NUM("parallelism", "ep", ep),
 	FLAG("parallelism", "sp", sp),
+	NUM("parallelism", "first_stage_layers", first_stage_layers),
+	NUM("parallelism", "last_stage_layers", last_stage_layers),
 	STR("hardware", "gpu", gpu),
 	NUM("hardware", "gpus", gpus),
 	NUM("hardware", "nodes", nodes),
@@ -83,6 +85,8 @@ static const struct { const char *alias, *key; } aliases[] = {
 	/* the column names of published-run tables (validate) */
 	{"model", "name"}, {"moe_experts", "experts"}, {"moe_topk", "top_k"},
 	{"seq_parallel", "sp"}, {"zero_fsdp", "zero"},
+	{"decoder_first_pipeline_num_layers", "first_stage_layers"},
+	{"decoder_last_pipeline_num_layers", "last_stage_layers"},
 };
 
 int proj_parse_number(const char *s, double *out)

@@ -120,6 +120,11 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc);
 /* A number as scenario files write it: plain, or with K, M, G/B, T. */
 int proj_parse_number(const char *s, double *out);
 
+/* project.c: layers on the first, each middle and the last pipeline stage
+ * (all equal with pp = 1); NULL, or why the layout cannot be split. */
+const char *proj_stage_layers(const cvc_proj_scenario *sc, double *first, double *mid,
+			      double *last);
+
 /* run.c: derives gpus/nodes/dp/kv_heads/ffn; returns NULL or a reason. */
 const char *proj_finalize(cvc_proj_scenario *sc);
 /* project.c: evaluation with the ctx (finalize already done). */

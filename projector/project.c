@@ -505,6 +505,78 @@ static void step_ops(struct sink *k, const cvc_proj_scenario *sc, const struct s
 	}
 }
 
+/*
+ * Layers per pipeline stage (docs/SCENARIOS.md, "uneven pipeline stages"):
+ * first_stage_layers / last_stage_layers as given (Megatron-Core's
+ * --decoder-first/last-pipeline-num-layers), the other stages sharing the
+ * rest evenly; or, when neither is given and layers do not divide by pp*vpp,
+ * Megatron-Core's account-for-embedding / account-for-loss split, which
+ * counts the embedding and the loss as one layer each of the first and the
+ * last virtual stage (Llama 3 405B: 126 layers on 8 x 8 virtual stages, the
+ * first and the last stage one layer fewer).  Returns NULL or why not.
+ */
+const char *proj_stage_layers(const cvc_proj_scenario *sc, double *first, double *mid,
+			      double *last)
+{
+	double pp = sc->pp, v = sc->vpp >= 1 ? sc->vpp : 1, L = sc->layers;
+	double f = sc->first_stage_layers, l = sc->last_stage_layers;
+
+	*first = *mid = *last = L / (pp >= 1 ? pp : 1);
+	if (!(pp > 1)) {
+		if (f > 0 || l > 0)
+			return "first/last_stage_layers need pp > 1";
+		return NULL;
+	}
+	if (f <= 0 && l <= 0) {
+		double chunks = pp * v;
+
+		if (fmod(L, chunks) == 0)
+			return NULL;
+		if (fmod(L + 2, chunks) == 0 && (L + 2) / chunks >= 1) {
+			*mid = (L + 2) / pp;
+			*first = *last = *mid - 1;
+			return NULL;
+		}
+		if (fmod(L + 1, chunks) == 0) {
+			*first = *mid = (L + 1) / pp;
+			*last = *mid - 1;
+			return NULL;
+		}
+		return "layers not divisible by pp*vpp (set first_stage_layers, last_stage_layers)";
+	}
+	if (f != floor(f) || l != floor(l) || f < 0 || l < 0)
+		return "first/last_stage_layers must be whole numbers";
+	{
+		double given = (f > 0) + (l > 0), rest = L - (f > 0 ? f : 0) - (l > 0 ? l : 0);
+		double others = pp - given, each;
+
+		if (rest < 0)
+			return "first + last stage layers exceed layers";
+		if (others <= 0) {
+			if (rest != 0)
+				return "first + last stage layers must equal layers with pp = 2";
+			each = 0;
+		} else {
+			each = rest / others;
+			if (each != floor(each) || each < 1)
+				return "layers left for the other stages do not divide evenly";
+		}
+		*first = f > 0 ? f : each;
+		*last = l > 0 ? l : each;
+		*mid = pp > 2 ? each : fmax(*first, *last);
+	}
+	return NULL;
+}
+
+static double stage_max_layers(const cvc_proj_scenario *sc)
+{
+	double f, m, l;
+
+	if (proj_stage_layers(sc, &f, &m, &l))
+		return sc->layers / sc->pp;
+	return fmax(f, fmax(m, l));
+}
+
 size_t cvc_proj_scenario_ops(const cvc_proj_scenario *sc, cvc_proj_op_fn fn, void *user)
 {
 	struct sink k;
@@ -512,7 +584,7 @@ size_t cvc_proj_scenario_ops(const cvc_proj_scenario *sc, cvc_proj_op_fn fn, voi
 	struct proj_layer_cost lc;
 	struct params P;
 	struct step_cost st;
-	double M = sc->global_batch / (sc->dp * sc->micro_batch), L = sc->layers / sc->pp;
+	double M = sc->global_batch / (sc->dp * sc->micro_batch), L = stage_max_layers(sc);
 
 	if (!(M > 0) || !(L > 0) || !(sc->tp >= 1))
 		return 0;
@@ -542,6 +614,49 @@ static void invalid(cvc_proj_result *r, const char *why)
 	r->reason = why;
 }
 
+/* One micro-batch through a stage of L layers plus extra seconds of
+ * stage-only work (embedding, logits and loss). */
+struct mb_cost {
+	double L, stage_c, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid;
+	double fsdp_mb, dp_rs_mb, fsdp_exp, t_mb;
+};
+
+static void mb_cost_of(const cvc_proj_scenario *sc, const struct proj_layer_cost *lc,
+		       const struct step_cost *st, double L, double extra, struct mb_cost *o)
+{
+	double dc = sc->dp * sc->cp;
+
+	memset(o, 0, sizeof *o);
+	o->L = L;
+	o->stage_c = L * (lc->fwd_s + lc->bwd_s) + extra;
+	o->tp_mb = L * (lc->tp_fwd_s + lc->tp_bwd_s);
+	o->tp_hid = sc->tp_overlap ? fmin(o->tp_mb, L * (lc->fwd_gemm_s + lc->bwd_gemm_s)) : 0;
+	o->ep_mb = L * (lc->ep_fwd_s + lc->ep_bwd_s);
+	o->cp_mb = L * (lc->cp_fwd_s + lc->cp_bwd_s);
+	o->cp_hid = fmin(o->cp_mb, L * (lc->attn_fwd_s + lc->attn_bwd_s));
+	/* ZeRO-3 / FSDP: per layer all-gather of parameters before forward and
+	 * backward (again for recompute), reduce-scatter of gradients after
+	 * backward; prefetch hides layer i+1's gather under layer i */
+	if (sc->zero >= 3 && dc > 1 && L > 0) {
+		double ag = st->fsdp_ag, rs = st->fsdp_rs;
+		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
+		double ef, eb, tot_b = nag_b * ag + rs;
+
+		o->fsdp_mb = L * ag * (1 + nag_b);
+		o->dp_rs_mb = L * rs;
+		if (sc->dp_overlap) {
+			ef = ag + (L - 1) * fmax(0, ag - lc->fwd_s);
+			eb = tot_b + (L - 1) * fmax(0, tot_b - lc->bwd_s);
+		} else {
+			ef = L * ag;
+			eb = L * tot_b;
+		}
+		o->fsdp_exp = ef + eb;
+	}
+	o->t_mb = o->stage_c + (o->tp_mb - o->tp_hid) + o->ep_mb + (o->cp_mb - o->cp_hid) +
+		  o->fsdp_exp;
+}
+
 void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)
 {
 	const struct proj_pricer *p;
@@ -551,8 +666,8 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	struct params P;
 	struct step_cost st;
 	double t, pp, v, d, c, m, L, dc, peak;
-	double stage_c, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid, fsdp_mb = 0, fsdp_exp = 0;
-	double dp_rs_mb = 0, t_mb, hidden_total, exposed_mb;
+	double stage_c, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid, fsdp_mb, fsdp_exp;
+	double dp_rs_mb, t_mb, hidden_total;
 	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
 	double C = sc->clusters >= 1 ? sc->clusters : 1;
 
@@ -580,7 +695,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	t = sc->tp, pp = sc->pp, v = sc->vpp, d = sc->dp, c = sc->cp;
 	dc = d * c;
 	m = sc->global_batch / (d * sc->micro_batch);
-	L = sc->layers / pp;
+	L = stage_max_layers(sc);
 
 	/* the operators, priced: per layer (cached) and per step */
 	sink_init(&k, sc, p, NULL, NULL);
@@ -588,38 +703,38 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	params_of(sc, &x, L, &P);
 	step_ops(&k, sc, &x, &P, m, L, &st);
 
-	/* ---- one micro-batch through the heaviest stage ---- */
-	stage_c = L * (lc->fwd_s + lc->bwd_s);
-	stage_c += pp > 1 ? fmax(lc->first_fwd_s + lc->first_bwd_s,
-				 lc->last_fwd_s + lc->last_bwd_s)
-			  : lc->first_fwd_s + lc->first_bwd_s + lc->last_fwd_s + lc->last_bwd_s;
-	tp_mb = L * (lc->tp_fwd_s + lc->tp_bwd_s);
-	tp_hid = sc->tp_overlap ? fmin(tp_mb, L * (lc->fwd_gemm_s + lc->bwd_gemm_s)) : 0;
-	ep_mb = L * (lc->ep_fwd_s + lc->ep_bwd_s);
-	cp_mb = L * (lc->cp_fwd_s + lc->cp_bwd_s);
-	cp_hid = fmin(cp_mb, L * (lc->attn_fwd_s + lc->attn_bwd_s));
+	/* ---- one micro-batch through each stage: the slowest sets the pace ---- */
+	{
+		double Ls[3], ext[3], first, mid, last;
+		int ns = 0;
+		struct mb_cost best, one;
 
-	/* ZeRO-3 / FSDP: per layer all-gather of parameters before forward and
-	 * backward (again for recompute), reduce-scatter of gradients after
-	 * backward; prefetch hides layer i+1's gather under layer i */
-	if (sc->zero >= 3 && dc > 1) {
-		double ag = st.fsdp_ag, rs = st.fsdp_rs;
-		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
-		double ef, eb, tot_b = nag_b * ag + rs;
-
-		fsdp_mb = L * ag * (1 + nag_b);
-		dp_rs_mb = L * rs;
-		if (sc->dp_overlap) {
-			ef = ag + (L - 1) * fmax(0, ag - lc->fwd_s);
-			eb = tot_b + (L - 1) * fmax(0, tot_b - lc->bwd_s);
-		} else {
-			ef = L * ag;
-			eb = L * tot_b;
+		if (proj_stage_layers(sc, &first, &mid, &last)) {
+			invalid(r, "pipeline stages cannot be split");
+			return;
 		}
-		fsdp_exp = ef + eb;
+		if (pp > 1) {
+			Ls[ns] = first, ext[ns++] = lc->first_fwd_s + lc->first_bwd_s;
+			if (pp > 2)
+				Ls[ns] = mid, ext[ns++] = 0;
+			Ls[ns] = last, ext[ns++] = lc->last_fwd_s + lc->last_bwd_s;
+		} else {
+			Ls[ns] = first, ext[ns++] = lc->first_fwd_s + lc->first_bwd_s +
+						     lc->last_fwd_s + lc->last_bwd_s;
+		}
+		memset(&best, 0, sizeof best);
+		for (int i = 0; i < ns; i++) {
+			mb_cost_of(sc, lc, &st, Ls[i], ext[i], &one);
+			if (i == 0 || one.t_mb > best.t_mb)
+				best = one;
+		}
+		stage_c = best.stage_c;
+		tp_mb = best.tp_mb, tp_hid = best.tp_hid, ep_mb = best.ep_mb;
+		cp_mb = best.cp_mb, cp_hid = best.cp_hid;
+		fsdp_mb = best.fsdp_mb, dp_rs_mb = best.dp_rs_mb, fsdp_exp = best.fsdp_exp;
+		t_mb = best.t_mb;
+		L = best.L;
 	}
-	exposed_mb = (tp_mb - tp_hid) + ep_mb + (cp_mb - cp_hid) + fsdp_exp;
-	t_mb = stage_c + exposed_mb;
 
 	add_comm(r, CVC_PROJ_COMM_TP, m * tp_mb, m * tp_hid);
 	add_comm(r, CVC_PROJ_COMM_EP, m * ep_mb, 0);

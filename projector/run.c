@@ -78,10 +78,15 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 		return "kv_heads and tp do not divide";
 	if (fmod(sc->ffn, sc->tp) != 0)
 		return "ffn not divisible by tp";
-	if (fmod(sc->layers, sc->pp * sc->vpp) != 0)
-		return "layers not divisible by pp*vpp";
 	if (sc->vpp > 1 && sc->pp < 2)
 		return "vpp > 1 needs pp > 1";
+	{
+		double f, mid, l;
+		const char *why = proj_stage_layers(sc, &f, &mid, &l);
+
+		if (why)
+			return why;
+	}
 	if (fmod(sc->seq, sc->cp) != 0)
 		return "seq not divisible by cp";
 	tpc = sc->tp * sc->pp * sc->cp;

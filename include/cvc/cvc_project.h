@@ -97,6 +97,7 @@ typedef struct cvc_proj_scenario {
 	/* parallelism */
 	double tp, pp, vpp, dp, cp, ep;
 	int sp;                    /* sequence parallel with tp */
+	double first_stage_layers, last_stage_layers; /* uneven pipeline: 0 = auto */
 	/* hardware */
 	const char *gpu;           /* hardware catalog name */
 	double gpus, nodes, gpus_per_node;
