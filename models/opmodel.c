@@ -16,10 +16,13 @@
 /* ---- defaults (docs/MODELS.md "Default efficiencies") --------------------- */
 
 #define DEF_GEMM_T0_US 4.0       /* launch floor of a library GEMM */
-#define DEF_GEMM_EFF 0.75        /* fraction of dense peak on padded FLOPs */
+/* Fraction of the datasheet's dense peak on padded FLOPs: the median of
+ * XLA's H100 bf16 table over its 34 rows of 2^36 FLOPs and more (0.757),
+ * per datasheet clock (/ OPM_BENCH_CLOCK_HOPPER: benchmarks hold the boost
+ * clock, a training step does not).  models_gemm.default_efficiency_from_xla
+ * recomputes it. */
+#define DEF_GEMM_EFF 0.6993
 #define DEF_MEM_EFF 0.80         /* fraction of HBM bandwidth when memory bound */
-#define DEF_ATTN_EFF_FWD 0.55    /* flash attention forward, fraction of peak */
-#define DEF_ATTN_EFF_BWD 0.40
 #define DEF_MEMBOUND_FLOOR_US 2.5
 #define DEF_COLL_INTRA_ALPHA_US 10.0
 #define DEF_COLL_INTER_ALPHA_US 20.0
@@ -232,6 +235,8 @@ struct cvc_modelset {
 	char def_origin[ORIGIN_MAX];
 	char coll_def_origin[ORIGIN_MAX];
 	char attn_origin[ORIGIN_MAX];
+	int attn_ref;              /* reference GPU of the attention curves */
+	double kernel_gap_us;      /* between back-to-back kernels */
 };
 
 void cvc_modelset_free(cvc_modelset *ms)
@@ -243,6 +248,8 @@ const cvc_hw_spec *cvc_modelset_spec(const cvc_modelset *ms)
 {
 	return ms ? &ms->spec : NULL;
 }
+
+static double gap_for(const cvc_hw_spec *spec);
 
 static cvc_modelset *ms_new(const cvc_hw_spec *spec)
 {
@@ -256,9 +263,11 @@ static cvc_modelset *ms_new(const cvc_hw_spec *spec)
 		 DEF_GEMM_EFF);
 	snprintf(ms->coll_def_origin, sizeof ms->coll_def_origin,
 		 "spec-sheet links of %s, default alpha-beta (no fitted model)", spec->name);
+	ms->attn_ref = opm_attn_ref_gpu(spec);
+	ms->kernel_gap_us = gap_for(spec);
 	snprintf(ms->attn_origin, sizeof ms->attn_origin,
-		 "spec-sheet roofline of %s, default attention efficiency %.2f fwd / %.2f bwd",
-		 spec->name, DEF_ATTN_EFF_FWD, DEF_ATTN_EFF_BWD);
+		 "fused-attention curves measured on %s (attention-bench), carried to %s "
+		 "through the spec sheet", opm_attn_ref_name(ms->attn_ref), spec->name);
 	for (int d = 0; d < CVC_HW_NDTYPE; d++) {
 		opm_gemm_defaults(ms->gemm[d].p);
 		snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin, "%s", ms->def_origin);
@@ -532,6 +541,7 @@ double cvc_model_grouped_gemm_us(const cvc_modelset *ms, const int64_t *m_per_gr
 double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
 {
 	double B, H, Hkv, Sq, Skv, D, flops, bytes, P, sms, tiles, util, eff, tc, tm, es;
+	int fp8, exact = 0, be;
 
 	if (!ms || !a || (unsigned)a->dtype >= CVC_HW_NDTYPE)
 		return NAN;
@@ -543,9 +553,11 @@ double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
 	D = a->head_dim > 0 ? (double)a->head_dim : 0;
 	if (Sq <= 0 || D <= 0)
 		return DEF_MEMBOUND_FLOOR_US;
-	/* QK^T and PV: 2 matmuls of 2 Sq Skv D FLOPs per head */
+	/* QK^T and PV: 2 matmuls of 2 Sq Skv D FLOPs per head; the causal
+	 * mask leaves half the (query, key) pairs, for a square block and for
+	 * the load-balanced chunks context parallelism gives each rank */
 	flops = 4.0 * B * H * Sq * Skv * D;
-	if (a->causal && a->seq_q == (a->seq_kv ? a->seq_kv : a->seq_q))
+	if (a->causal)
 		flops *= 0.5;
 	es = cvc_hw_dtype_bytes(a->dtype);
 	bytes = es * (2.0 * B * H * Sq * D + 2.0 * B * Hkv * Skv * D); /* Q, O, K, V */
@@ -553,15 +565,83 @@ double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
 		flops *= 2.5; /* dQ, dK, dV and the recomputed scores */
 		bytes *= 2.5;
 	}
-	P = opm_peak_flops_us(&ms->spec, a->dtype);
+	/* the measured curves are shares of the dense bf16 peak (fp8 ones
+	 * too): price every dtype against it */
+	fp8 = a->dtype == CVC_HW_FP8;
+	P = opm_peak_flops_us(&ms->spec, CVC_HW_BF16);
 	sms = ms->spec.sm_count > 0 ? ms->spec.sm_count : 1;
-	/* one CTA per (batch, head, 128-row block of queries) */
+	/* one CTA per (batch, head, 128-row block of queries): the measured
+	 * shapes fill every SM, a small batch x heads may not */
 	tiles = B * H * ceil(Sq / 128.0);
 	util = tiles / (ceil(tiles / sms) * sms);
-	eff = (a->backward ? DEF_ATTN_EFF_BWD : DEF_ATTN_EFF_FWD) * util;
+	be = a->backend >= 0 ? a->backend
+			     : opm_attn_default(ms->attn_ref, a->backend == CVC_ATTN_DEFAULT_TORCH);
+	eff = opm_attn_eff(ms->attn_ref, be, fp8, a->backward, a->causal, Skv, D, &exact);
+	if (!(eff > 0))
+		eff = 0.5; /* no curve at all: cannot happen with the compiled-in set */
+	eff *= util;
 	tc = flops / (P * eff);
 	tm = bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 * DEF_MEM_EFF);
 	return ms->gemm[a->dtype].p[GP_T0] + (tc > tm ? tc : tm);
+}
+
+cvc_model_attn_backend cvc_model_attn_default(const cvc_modelset *ms, int torch)
+{
+	return (cvc_model_attn_backend)opm_attn_default(ms ? ms->attn_ref : 0, torch);
+}
+
+/*
+ * The gap between back-to-back kernels, per trace: the mean of the gaps
+ * shorter than 20 us (longer ones are host stalls, synchronisations, the
+ * data loader) between consecutive kernels of the stream with the most
+ * non-NCCL kernels.  Per GPU generation the median of its traces.
+ * models_gap.kernel_gaps_from_traces recomputes each from its trace.
+ */
+static const struct opm_gap_ref gap_refs[] = {
+	{"V100-SXM2-32GB", 125, 2.907, "hta-ddp-v100-2rank"},
+	{"V100-SXM2-32GB", 125, 4.059, "hta-trace-diff-v100-w2"},
+	{"A100-SXM-80GB", 312, 3.336, "hta-trace-diff-a100-w8"},
+	{"A100-SXM-80GB", 312, 2.725, "hta-nccl-args-a100-w2"},
+	{"A100-SXM-80GB", 312, 4.581, "hta-a100-80g-w16-rank0"},
+	{"H100-SXM", 989.4, 1.936, "tracelens-h100-qwen05b"},
+};
+
+const struct opm_gap_ref *opm_gap_refs(size_t *n)
+{
+	*n = sizeof gap_refs / sizeof gap_refs[0];
+	return gap_refs;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median gap of the traces of the generation nearest spec (log peak). */
+static double gap_for(const cvc_hw_spec *spec)
+{
+	double p = spec->peak_tflops[CVC_HW_BF16] > 0 ? spec->peak_tflops[CVC_HW_BF16]
+						     : spec->peak_tflops[CVC_HW_FP16];
+	double best = INFINITY, bf = 0, v[16];
+	size_t n = 0;
+
+	if (!(p > 0))
+		p = 312;
+	for (size_t i = 0; i < sizeof gap_refs / sizeof gap_refs[0]; i++)
+		if (fabs(log(p / gap_refs[i].bf16)) < best)
+			best = fabs(log(p / gap_refs[i].bf16)), bf = gap_refs[i].bf16;
+	for (size_t i = 0; i < sizeof gap_refs / sizeof gap_refs[0] && n < 16; i++)
+		if (gap_refs[i].bf16 == bf)
+			v[n++] = gap_refs[i].gap_us;
+	qsort(v, n, sizeof v[0], cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double cvc_model_kernel_gap_us(const cvc_modelset *ms)
+{
+	return ms ? ms->kernel_gap_us : NAN;
 }
 
 double cvc_model_membound_us(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls)

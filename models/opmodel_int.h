@@ -55,6 +55,65 @@ enum { MP_FLOOR, MP_EFF, MP_N };
 
 double opm_membound_us(const double *p, const cvc_hw_spec *spec, int64_t bytes);
 
+/*
+ * Clock of short benchmarks over the clock of the datasheet's peak: kernel
+ * benchmarks run at the boost clock (locked at 1980 MHz for the H200
+ * tables; cudnn-frontend records the sampled MMA peak: H200 1071 TFLOP/s,
+ * GB200 2568, A100 312 against datasheet peaks of 989.4, 2500 and 312),
+ * while a training step under the power cap does not hold it.  Efficiencies
+ * measured in such benchmarks are divided by it (docs/MODELS.md "Clocks").
+ */
+#define OPM_BENCH_CLOCK_HOPPER (1071.0 / 989.4)
+#define OPM_BENCH_CLOCK_BLACKWELL (2568.0 / 2500.0)
+#define OPM_BENCH_CLOCK_AMPERE 1.0
+
+/* ---- fused attention (attnref.c) ---------------------------------------- */
+
+/* One measured efficiency curve eff(S) = emax S / (S + s0) of the dense
+ * bf16 peak of reference GPU ref. */
+struct opm_attn_curve {
+	int ref;           /* index of the reference GPU (opm_attn_ref_name) */
+	int backend;       /* cvc_model_attn_backend */
+	int fp8, bwd, causal, head_dim;
+	double emax, s0;
+	double mape;       /* % over the rows fitted */
+	int n;             /* rows fitted */
+};
+
+/* The compiled-in curves. */
+const struct opm_attn_curve *opm_attn_curves(size_t *n);
+/* The reference GPU whose curves price spec: nearest on log bf16 peak and
+ * SM count. */
+int opm_attn_ref_gpu(const cvc_hw_spec *spec);
+const char *opm_attn_ref_name(int ref);
+/* The default backend of a framework (torch: PyTorch SDPA, else
+ * Transformer Engine) on reference generation ref. */
+int opm_attn_default(int ref, int torch);
+/* Efficiency (share of the dense bf16 peak) of a fused attention pass;
+ * *exact = 0 when a fallback curve was used.  NaN when none. */
+double opm_attn_eff(int ref, int backend, int fp8, int bwd, int causal, double S, double D,
+		    int *exact);
+/* Fits the curves of cudnn-frontend attention results tables (the
+ * "config_name,..." CSV blocks of the given files, together) measured on a
+ * GPU of peak_tflops dense bf16 at the datasheet clock, benchmarked at
+ * clock times that clock (OPM_BENCH_CLOCK_*); fills out[0..max) and
+ * returns the count, or -1 with err set. */
+int opm_attn_fit_files(const char *const *paths, size_t npaths, double peak_tflops,
+		       double clock, int ref, struct opm_attn_curve *out, int max, char *err,
+		       size_t errlen);
+
+/* ---- between kernels (opmodel.c) ------------------------------------------ */
+
+/* One trace's measured gap between back-to-back kernels. */
+struct opm_gap_ref {
+	const char *gpu;   /* catalog name of the trace's GPU */
+	double bf16;       /* its dense bf16 (or fp16) TFLOP/s, for the nearest */
+	double gap_us;     /* mean of the gaps under 20 us */
+	const char *trace; /* ../shared/traces/<dir> */
+};
+
+const struct opm_gap_ref *opm_gap_refs(size_t *n);
+
 /* Default GEMM parameters (no fit): docs/MODELS.md "defaults". */
 void opm_gemm_defaults(double p[GP_N]);
 

@@ -13,16 +13,21 @@ struct cvc_hw_catalog;
 
 #define PROJ_NPRICERS 16
 #define PROJ_CC_SLOTS 256
+#define PROJ_CC_KEY 25
 
 /* Everything in a stage's compute that does not depend on dp or pp. */
 struct proj_layer_cost {
-	double key[20];        /* shape key; key[0] = 0 marks an empty slot */
+	double key[PROJ_CC_KEY]; /* shape key; key[0] = 0 marks an empty slot */
 	double fwd_s;          /* one layer forward, compute only */
 	double bwd_s;          /* one layer backward incl. recompute */
 	double fwd_gemm_s;     /* GEMM part of fwd (TP overlap window) */
 	double bwd_gemm_s;
 	double attn_fwd_s, attn_bwd_s; /* CP overlap window */
 	double tp_fwd_s, tp_bwd_s;     /* TP comm per layer (bwd incl. recompute) */
+	double tp_hid_s;               /* of which hidden under split GEMMs (overlap) */
+	double tp_margin_s;            /* GEMM time lost to SMs held for the overlap */
+	double kernels;                /* kernel launches of one layer, fwd + bwd */
+	double first_kernels, last_kernels; /* of the first / last stage's extra work */
 	double ep_fwd_s, ep_bwd_s;     /* MoE all-to-all per layer */
 	double cp_fwd_s, cp_bwd_s;     /* CP KV exchange per layer */
 	double first_fwd_s, first_bwd_s; /* embedding (first stage) */

@@ -36,14 +36,19 @@ const struct proj_field proj_fields[] = {
 	ENUM("training", "dtype", dtype, "bf16|fp16|fp8|fp32"),
 	ENUM("training", "recompute", recompute, "none|selective|full"),
 	ENUM("training", "optimizer", optimizer, "adam|sgd"),
-	ENUM("training", "attention", attention, "flash|unfused"),
+	ENUM("training", "attention", attention, "flash|unfused|cudnn|fa2|fa4"),
+	ENUM("training", "framework", framework, "megatron|pytorch"),
+	ENUM("training", "fp8_recipe", fp8_recipe, "delayed|current|mxfp8"),
+	FLAG("training", "fp8_attention", fp8_attention),
 	NUM("training", "zero", zero),
+	NUM("training", "shard_group", shard_group),
 	AUTO("parallelism", "tp", tp),
 	AUTO("parallelism", "pp", pp),
 	AUTO("parallelism", "vpp", vpp),
 	NUM("parallelism", "dp", dp),
 	NUM("parallelism", "cp", cp),
 	NUM("parallelism", "ep", ep),
+	NUM("parallelism", "etp", etp),
 	FLAG("parallelism", "sp", sp),
 	NUM("parallelism", "first_stage_layers", first_stage_layers),
 	NUM("parallelism", "last_stage_layers", last_stage_layers),
@@ -59,6 +64,8 @@ const struct proj_field proj_fields[] = {
 	FLAG("comm", "dp_overlap", dp_overlap),
 	NUM("comm", "bucket_mb", bucket_mb),
 	FLAG("comm", "tp_overlap", tp_overlap),
+	FLAG("comm", "tp_overlap_ag", tp_overlap_ag),
+	FLAG("comm", "tp_overlap_rs", tp_overlap_rs),
 	NUM("comm", "local_sgd_h", local_sgd_h),
 	NUM("comm", "clusters", clusters),
 	NUM("comm", "inter_cluster_gbps", inter_cluster_gbps),
@@ -86,6 +93,8 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"model", "name"}, {"moe_experts", "experts"}, {"moe_topk", "top_k"},
 	{"seq_parallel", "sp"}, {"zero_fsdp", "zero"},
 	{"decoder_first_pipeline_num_layers", "first_stage_layers"},
+	{"expert_tensor_parallel", "etp"}, {"moe_expert_tensor_parallel_size", "etp"},
+	{"nvlink_domain", "gpus_per_node"}, {"hsdp_shard", "shard_group"},
 	{"decoder_last_pipeline_num_layers", "last_stage_layers"},
 };
 
@@ -249,6 +258,8 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->dp_overlap = 1;
 	sc->bucket_mb = 25;  /* PyTorch DDP's default bucket_cap_mb */
 	sc->tp_overlap = 0;
+	sc->tp_overlap_ag = -1;
+	sc->tp_overlap_rs = -1;
 	sc->local_sgd_h = 1;
 	sc->clusters = 1;
 	sc->inter_cluster_gbps = 100;  /* per cluster pair, aggregate */

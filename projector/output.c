@@ -34,7 +34,7 @@ static const struct metric metrics[] = {
 	RT("exposed_", exposed_type_s, 2), RT("exposed_", exposed_type_s, 3),
 	RT("exposed_", exposed_type_s, 4), RT("exposed_", exposed_type_s, 5),
 	RT("exposed_", exposed_type_s, 6),
-	R(contention_s), R(comm_share), R(exposed_share), R(mem_gb), R(hbm_gb),
+	R(contention_s), R(gaps_s), R(comm_share), R(exposed_share), R(mem_gb), R(hbm_gb),
 	R(model_flops), R(hw_flops), R(mfu), R(hfu), R(tokens_per_s),
 	R(tokens_per_s_per_gpu), R(train_days), R(gpu_hours), R(energy_mwh), R(cost_usd),
 	R(half_tokens_per_s), R(marginal_tokens_per_gpu),

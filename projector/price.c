@@ -208,6 +208,7 @@ double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *o)
 		a.causal = o->causal;
 		a.backward = o->backward;
 		a.dtype = (cvc_hw_dtype)p->gemm_dt[o->dtype];
+		a.backend = o->sub;
 		return 1e-6 * cvc_model_attention_us(p->ms_scaled, &a);
 	}
 	case CVC_PROJ_OP_MEM:

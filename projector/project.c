@@ -22,8 +22,9 @@
 #define HBM_USABLE 0.9
 
 struct shape {
-	double b, s, h, a, g, f, V, E, k, t, c, e, T, dh, qkv, BA, ffw, Tm, gpn;
-	int sp, moe, swiglu, dtype, recompute, unfused;
+	double b, s, h, a, g, f, V, E, k, t, c, e, et, T, dh, qkv, BA, ffw, Tm, gpn;
+	int sp, moe, swiglu, dtype, recompute, unfused, attention, framework;
+	int fp8, fp8_recipe, fp8_attn, ag_ovl, rs_ovl;
 };
 
 static void shape_of(const cvc_proj_scenario *sc, struct shape *x)
@@ -40,12 +41,22 @@ static void shape_of(const cvc_proj_scenario *sc, struct shape *x)
 	x->t = sc->tp;
 	x->c = sc->cp;
 	x->e = sc->ep;
+	x->et = sc->etp >= 1 ? sc->etp : sc->tp;
 	x->sp = sc->sp && sc->tp > 1;
 	x->moe = sc->experts > 1;
 	x->swiglu = sc->ffn_type == CVC_PROJ_FFN_SWIGLU;
 	x->dtype = sc->dtype;
 	x->recompute = sc->recompute;
 	x->unfused = sc->attention == CVC_PROJ_ATTN_UNFUSED;
+	x->attention = sc->attention;
+	x->framework = sc->framework;
+	x->fp8 = sc->dtype == CVC_PROJ_FP8;
+	x->fp8_recipe = sc->fp8_recipe;
+	x->fp8_attn = x->fp8 && sc->fp8_attention;
+	/* Megatron-Core overlaps TP collectives with GEMMs only with sequence
+	 * parallelism (all-gather and reduce-scatter, not all-reduce) */
+	x->ag_ovl = x->sp && (sc->tp_overlap_ag < 0 ? sc->tp_overlap : sc->tp_overlap_ag);
+	x->rs_ovl = x->sp && (sc->tp_overlap_rs < 0 ? sc->tp_overlap : sc->tp_overlap_rs);
 	x->T = x->b * x->s / x->c;             /* tokens per micro-batch per GPU */
 	x->dh = x->h / x->a;
 	x->qkv = (x->a + 2 * x->g) * x->dh;
@@ -73,7 +84,10 @@ struct sink {
 	void *user;
 	size_t n;
 	int stop;
-	int dtype;
+	int dtype;          /* of the transformer layers' GEMMs */
+	int attn_backend;   /* cvc_model_attn_backend of the fused attention */
+	double kernels;     /* kernel launches priced since the last reset */
+	double margin_s;    /* GEMM time lost to SMs held back for communication */
 	double scale_hbm, scale_intra, scale_inter;
 };
 
@@ -86,6 +100,22 @@ static void sink_init(struct sink *k, const cvc_proj_scenario *sc, const struct 
 	k->n = 0;
 	k->stop = 0;
 	k->dtype = sc->dtype;
+	k->kernels = 0;
+	k->margin_s = 0;
+	switch (sc->attention) {
+	case CVC_PROJ_ATTN_CUDNN:
+		k->attn_backend = CVC_ATTN_CUDNN;
+		break;
+	case CVC_PROJ_ATTN_FA2:
+		k->attn_backend = CVC_ATTN_FA2;
+		break;
+	case CVC_PROJ_ATTN_FA4:
+		k->attn_backend = CVC_ATTN_FA4;
+		break;
+	default: /* the framework's own choice on the GPU generation priced */
+		k->attn_backend = sc->framework == CVC_PROJ_FW_PYTORCH ? CVC_ATTN_DEFAULT_TORCH
+								       : CVC_ATTN_DEFAULT_TE;
+	}
 	/* equal to the pricer's: pricers are keyed by these scale factors */
 	k->scale_hbm = sc->scale_hbm_bw;
 	k->scale_intra = sc->scale_intra_bw;
@@ -94,8 +124,13 @@ static void sink_init(struct sink *k, const cvc_proj_scenario *sc, const struct 
 
 static double put(struct sink *k, const cvc_proj_op *o)
 {
-	if (k->p)
+	if (k->p) {
+		/* every operator is one kernel launch: with the gap between
+		 * back-to-back kernels that no operator model sees */
+		if (o->kind != CVC_PROJ_OP_COLL)
+			k->kernels += o->count;
 		return proj_op_s(k->p, o);
+	}
 	if (!k->stop && o->count > 0) {
 		k->n++;
 		if (k->fn(k->user, o))
@@ -123,24 +158,32 @@ static void op_init(cvc_proj_op *o, int kind, double count, int stage)
 	o->stage = stage;
 }
 
-static double op_gemm(struct sink *k, double m, double n, double kk, double batch, double count,
-		      int stage)
+static double op_gemm_dt(struct sink *k, int dtype, double m, double n, double kk,
+			 double batch, double count, int stage)
 {
 	cvc_proj_op o;
 
 	op_init(&o, CVC_PROJ_OP_GEMM, count, stage);
-	o.dtype = k->dtype;
+	o.dtype = dtype;
 	o.m = i64(m), o.n = i64(n), o.k = i64(kk), o.b = i64(batch);
 	return put(k, &o);
 }
 
-static double op_attn(struct sink *k, double batch, double heads, double kv_heads, double sq,
+/* A GEMM of the transformer layers: in the scenario's dtype (fp8 too). */
+static double op_gemm(struct sink *k, double m, double n, double kk, double batch, double count,
+		      int stage)
+{
+	return op_gemm_dt(k, k->dtype, m, n, kk, batch, count, stage);
+}
+
+static double op_attn(struct sink *k, int dtype, double batch, double heads, double kv_heads, double sq,
 		      double skv, double head_dim, int backward, double count)
 {
 	cvc_proj_op o;
 
 	op_init(&o, CVC_PROJ_OP_ATTN, count, CVC_PROJ_STAGE_ALL);
-	o.dtype = k->dtype;
+	o.dtype = dtype;
+	o.sub = k->attn_backend;
 	o.b = i64(batch), o.heads = i64(heads), o.kv_heads = i64(kv_heads);
 	o.m = i64(sq), o.n = i64(skv), o.k = i64(head_dim);
 	o.causal = 1;
@@ -187,16 +230,60 @@ static double op_coll(struct sink *k, int kind, int comm, double bytes, double g
 }
 
 /* One GEMM forward and its two backward GEMMs (dgrad, wgrad), run cf and
- * cb times per step. */
-static void gemm3(struct sink *k, double m, double n, double kk, double cf, double cb, int stage,
-		  double *fwd, double *bwd)
+ * cb times per step; the forward and the dgrad as split_f / split_b GEMMs
+ * of m/split rows each when a TP collective is overlapped with them (the
+ * chunks of Transformer Engine's ring-exchange and pipelined overlaps: the
+ * smaller GEMMs' efficiency is what the overlap costs), the forward slow_f
+ * times slower (SMs held back for the overlapped reduce-scatter).  Returns
+ * the forward time; *dgrad and *wgrad get the backward ones. */
+static double gemm3(struct sink *k, int dtype, double m, double n, double kk, double cf,
+		    double cb, int stage, double split_f, double split_b, double slow_f,
+		    double *dgrad, double *wgrad)
 {
-	double dgrad, wgrad;
+	double fwd;
 
-	*fwd += op_gemm(k, m, n, kk, 1, cf, stage);
-	dgrad = op_gemm(k, m, kk, n, 1, cb, stage);
-	wgrad = op_gemm(k, kk, n, m, 1, cb, stage);
-	*bwd += dgrad + wgrad;
+	split_f = split_f > 1 ? split_f : 1;
+	split_b = split_b > 1 ? split_b : 1;
+	fwd = split_f * op_gemm_dt(k, dtype, m / split_f, n, kk, 1, cf * split_f, stage);
+	*dgrad = split_b * op_gemm_dt(k, dtype, m / split_b, kk, n, 1, cb * split_b, stage);
+	*wgrad = op_gemm_dt(k, dtype, kk, n, m, 1, cb, stage);
+	/* booked apart (struct sink margin_s): the operator itself is the one
+	 * measured and listed */
+	if (slow_f > 1)
+		k->margin_s += fwd * (slow_f - 1);
+	return fwd;
+}
+
+/*
+ * Transformer Engine's TP overlap as NeMo / Megatron-Bridge configure it
+ * (userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen8192 and its siblings): the
+ * all-gathers before QKV and FC1 forward and before the projection and FC2
+ * dgrad are ring exchanges (tp chunks, copy engines); the reduce-scatters
+ * after the projection and FC2 forward are pipelined in 4 chunks with 16-24
+ * SMs held back from the GEMM (set_sm_margin; 20 here); the backward
+ * re-gather of QKV/FC1 inputs and their dgrad reduce-scatter run in bulk
+ * beside the dgrad and wgrad GEMMs.
+ */
+#define TP_RS_SPLITS 4
+#define TP_RS_SMS 20
+
+/*
+ * FP8 (Transformer Engine): the quantize kernels a recipe adds per layer.
+ * Inputs made by a LayerNorm or an activation are cast inside that kernel;
+ * the attention output is cast on its own, and in backward the gradient of
+ * every GEMM output is cast with its transpose for dgrad and wgrad.  Delayed
+ * scaling reads bf16 and writes fp8 twice (both layouts): 4 bytes per
+ * element; current scaling first reads the tensor for its amax (+2); MXFP8
+ * writes both layouts and a 1-byte scale per 32 elements.  Weights are
+ * cast once per step (step_ops()).
+ */
+static double fp8_cast_bytes(const struct shape *x)
+{
+	if (x->fp8_recipe == CVC_PROJ_FP8_CURRENT)
+		return 6;
+	if (x->fp8_recipe == CVC_PROJ_FP8_MXFP8)
+		return 4 + 2.0 / 32;
+	return 4;
 }
 
 /*
@@ -216,19 +303,60 @@ static void layer_ops(struct sink *k, const struct shape *x, double M, double L,
 	double fwd = 0, bwd = 0, gf = 0, gb = 0, af = 0, ab = 0, mf = 0, mb = 0, rc_extra = 0;
 	double Th = x->T * x->h / (x->sp ? x->t : 1);
 	double pn_t = fmin(x->t, x->gpn);
+	/* TP overlap splits the GEMMs next to the overlapped collective */
+	double tsplit = x->t, rs_slow = 1;
+	double g_qkv_f, g_qkv_d, g_qkv_w, g_pr_f, g_pr_d, g_pr_w, g_up_f, g_up_d, g_up_w;
+	double g_dn_f, g_dn_d, g_dn_w;
+	int adt = x->fp8_attn ? CVC_PROJ_FP8 : (x->fp8 ? CVC_PROJ_BF16 : x->dtype);
 
-	/* GEMMs: QKV, attention output projection, FFN up(+gate), down */
-	gemm3(k, x->T, x->qkv / x->t, x->h, cf, cb, 0, &gf, &gb);
-	gemm3(k, x->T, x->h, x->h / x->t, cf, cb, 0, &gf, &gb);
-	if (x->moe) {
-		/* router, then the experts as one GEMM over the T*k routed
-		 * tokens of this rank (balanced routing) */
-		gemm3(k, x->T, x->E, x->h, cf, cb, 0, &gf, &gb);
+	k->kernels = 0;
+	k->margin_s = 0;
+	if (x->rs_ovl && k->p) {
+		double sms = cvc_modelset_spec(k->p->ms_scaled)->sm_count;
+
+		if (sms > 2 * TP_RS_SMS)
+			rs_slow = sms / (sms - TP_RS_SMS);
 	}
-	gemm3(k, x->Tm, (x->swiglu ? 2 : 1) * x->f / x->t, x->h, cf, cb, 0, &gf, &gb);
-	gemm3(k, x->Tm, x->h, x->f / x->t, cf, cb, 0, &gf, &gb);
+	/* GEMMs: QKV, attention output projection, FFN up(+gate), down */
+	g_qkv_f = gemm3(k, x->dtype, x->T, x->qkv / x->t, x->h, cf, cb, 0,
+			x->ag_ovl ? tsplit : 1, 1, 1, &g_qkv_d, &g_qkv_w);
+	g_pr_f = gemm3(k, x->dtype, x->T, x->h, x->a * x->dh / x->t, cf, cb, 0,
+		       x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow, &g_pr_d,
+		       &g_pr_w);
+	if (x->moe) {
+		double groups = fmax(1, x->E / x->e);
+		double ffn_l = x->f / x->et;
+		double up_f, up_d, up_w, dn_f, dn_d, dn_w, r_f, r_d, r_w;
 
-	/* attention core */
+		/* router (bf16), then each rank's E/ep experts as one grouped
+		 * GEMM over the T*k routed tokens it receives (balanced routing:
+		 * T*k/(E/ep) per expert), expert tensor parallel etp */
+		r_f = gemm3(k, x->fp8 ? CVC_PROJ_BF16 : x->dtype, x->T, x->E, x->h, cf, cb, 0, 1, 1,
+			    1, &r_d, &r_w);
+		up_f = op_gemm(k, x->Tm / groups, (x->swiglu ? 2 : 1) * ffn_l, x->h, groups, cf, 0);
+		up_d = op_gemm(k, x->Tm / groups, x->h, (x->swiglu ? 2 : 1) * ffn_l, groups, cb, 0);
+		up_w = op_gemm(k, x->h, (x->swiglu ? 2 : 1) * ffn_l, x->Tm / groups, groups, cb, 0);
+		dn_f = op_gemm(k, x->Tm / groups, x->h, ffn_l, groups, cf, 0);
+		dn_d = op_gemm(k, x->Tm / groups, ffn_l, x->h, groups, cb, 0);
+		dn_w = op_gemm(k, ffn_l, x->h, x->Tm / groups, groups, cb, 0);
+		g_up_f = up_f + r_f, g_up_d = up_d + r_d, g_up_w = up_w + r_w;
+		g_dn_f = dn_f, g_dn_d = dn_d, g_dn_w = dn_w;
+		/* token permutation before the experts and its inverse after,
+		 * each way (Megatron-Core's permute / unpermute: read and write
+		 * the routed copies of the tokens) */
+		mf += 2 * op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cf, 0);
+		mb += 2 * op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cb, 0);
+	} else {
+		g_up_f = gemm3(k, x->dtype, x->T, (x->swiglu ? 2 : 1) * x->f / x->t, x->h, cf, cb, 0,
+			       x->ag_ovl ? tsplit : 1, 1, 1, &g_up_d, &g_up_w);
+		g_dn_f = gemm3(k, x->dtype, x->T, x->h, x->f / x->t, cf, cb, 0,
+			       x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow, &g_dn_d,
+			       &g_dn_w);
+	}
+	gf = g_qkv_f + g_pr_f + g_up_f + g_dn_f;
+	gb = g_qkv_d + g_qkv_w + g_pr_d + g_pr_w + g_up_d + g_up_w + g_dn_d + g_dn_w;
+
+	/* attention core; fp8 training keeps it in bf16 unless fp8_attention */
 	{
 		double hl = x->a / x->t, gl = fmax(1, x->g / x->t), sq = x->s / x->c;
 
@@ -238,20 +366,23 @@ static void layer_ops(struct sink *k, const struct shape *x, double M, double L,
 			double ca = cf + (x->recompute == CVC_PROJ_RECOMP_SELECTIVE ? cb : 0);
 			double f1, f2, f3, f4, b1, b2, b3, b4, b5;
 
-			f1 = op_gemm(k, sq, x->s, x->dh, bt, ca, 0);
-			f2 = op_gemm(k, sq, x->dh, x->s, bt, ca, 0);
+			f1 = op_gemm_dt(k, adt, sq, x->s, x->dh, bt, ca, 0);
+			f2 = op_gemm_dt(k, adt, sq, x->dh, x->s, bt, ca, 0);
 			f3 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * el, ca, 0); /* scale-mask-softmax */
 			f4 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, ca, 0); /* dropout */
 			af = f1 + f2 + f3 + f4;
-			b1 = op_gemm(k, sq, x->dh, x->s, bt, 2 * cb, 0);
-			b2 = op_gemm(k, x->s, x->dh, sq, bt, cb, 0);
-			b3 = op_gemm(k, sq, x->s, x->dh, bt, cb, 0);
+			b1 = op_gemm_dt(k, adt, sq, x->dh, x->s, bt, 2 * cb, 0);
+			b2 = op_gemm_dt(k, adt, x->s, x->dh, sq, bt, cb, 0);
+			b3 = op_gemm_dt(k, adt, sq, x->s, x->dh, bt, cb, 0);
 			b4 = op_mem(k, CVC_MODEL_MEM_NORM, 3 * x->BA * el, cb, 0);
 			b5 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, cb, 0);
 			ab = 2 * b1 + b2 + b3 + b4 + b5;
 		} else {
-			af = op_attn(k, x->b, hl, gl, sq, x->s, x->dh, 0, cf);
-			ab = op_attn(k, x->b, hl, gl, sq, x->s, x->dh, 1, cb);
+			/* with context parallelism, c ring steps of s/c queries
+			 * against s/c keys: together the rank's half of the causal
+			 * pairs of s/c queries x s keys (load-balanced chunks) */
+			af = x->c * op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 0, cf * x->c);
+			ab = x->c * op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 1, cb * x->c);
 		}
 	}
 
@@ -262,13 +393,16 @@ static void layer_ops(struct sink *k, const struct shape *x, double M, double L,
 		f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * cf, 0);
 		f2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, 2 * cf, 0);
 		f3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-			    (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / x->t, cf, 0);
-		mf = 2 * f1 + 2 * f2 + f3;
+			    (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t),
+			    cf, 0);
+		mf += 2 * f1 + 2 * f2 + f3;
 		b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, 2 * cb, 0);
 		b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, 2 * cb, 0);
 		b3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-			    2 * (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / x->t, cb, 0);
-		mb = 2 * b1 + 2 * b2 + b3;
+			    2 * (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f /
+				    (x->moe ? x->et : x->t),
+			    cb, 0);
+		mb += 2 * b1 + 2 * b2 + b3;
 	}
 	if (x->swiglu) { /* Llama family: rotary embedding on q and k */
 		double rb = 2 * x->BA * x->T * (x->a + x->g) * x->dh / x->t;
@@ -276,7 +410,15 @@ static void layer_ops(struct sink *k, const struct shape *x, double M, double L,
 		mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
 		mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
 	}
+	if (x->fp8) {
+		double cb_bytes = fp8_cast_bytes(x);
+		double outs = x->qkv / x->t + x->h + (x->swiglu ? 2 : 1) * x->Tm / x->T * x->f /
+			      (x->moe ? x->et : x->t) + x->h;
 
+		mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * x->a * x->dh / x->t,
+			     cf, 0);
+		mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * outs, cb, 0);
+	}
 	fwd = gf + af + mf;
 	if (full)
 		rc_extra = fwd;
@@ -290,28 +432,53 @@ static void layer_ops(struct sink *k, const struct shape *x, double M, double L,
 	lc->bwd_gemm_s = gb + (full ? gf : 0);
 	lc->attn_fwd_s = af;
 	lc->attn_bwd_s = ab;
+	lc->kernels = k->kernels;
+	lc->tp_margin_s = k->margin_s * (full ? 2 : 1);
 
 	/* tensor parallel: 2 all-reduces per layer each way, or with sequence
-	 * parallelism 2 all-gathers + 2 reduce-scatters of the same tensor */
+	 * parallelism 2 all-gathers + 2 reduce-scatters forward and, backward,
+	 * the 2 gradient all-gathers for the row-parallel dgrads, the 2
+	 * reduce-scatters of the column-parallel dgrads and the 2 re-gathers of
+	 * their inputs for wgrad.  Hidden under the GEMMs they overlap with
+	 * (gemm3() above): a ring exchange all but its last chunk's GEMM, a
+	 * pipelined reduce-scatter all but its last chunk, bulk up to the
+	 * GEMM's time. */
 	if (x->t > 1) {
-		double msg = x->T * x->h * x->BA, one;
+		double msg = x->T * x->h * x->BA;
 
 		if (x->sp) {
+			double nag = M * L * (2 + 4 + (full ? 2 : 0));
+			double nrs = M * L * (2 + 2 + (full ? 2 : 0));
 			double ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
-					    per);
+					    nag);
 			double rs = op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg, x->t,
-					    pn_t, per);
+					    pn_t, nrs);
+			double ring = 1 - 1 / x->t, pipe = 1 - 1.0 / TP_RS_SPLITS, hf = 0, hb = 0;
 
-			one = ag + rs;
+			if (x->ag_ovl) {
+				hf += fmin(ag, g_qkv_f * ring) + fmin(ag, g_up_f * ring);
+				hb += fmin(ag, g_pr_d * ring) + fmin(ag, g_dn_d * ring);
+				hb += fmin(ag, g_qkv_d) + fmin(ag, g_up_d);
+			}
+			if (x->rs_ovl) {
+				hf += fmin(rs * pipe, g_pr_f) + fmin(rs * pipe, g_dn_f);
+				hb += fmin(rs, g_qkv_w) + fmin(rs, g_up_w);
+			}
+			lc->tp_fwd_s = 2 * (ag + rs);
+			lc->tp_bwd_s = 4 * ag + 2 * rs + (full ? lc->tp_fwd_s : 0);
+			lc->tp_hid_s = hf * (full ? 2 : 1) + hb;
 		} else {
-			one = op_coll(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->t, pn_t, per);
+			double one = op_coll(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
+					     per);
+
+			lc->tp_fwd_s = 2 * one;
+			lc->tp_bwd_s = 2 * one * (full ? 2 : 1);
 		}
-		lc->tp_fwd_s = 2 * one;
-		lc->tp_bwd_s = 2 * one * (full ? 2 : 1);
 	}
-	/* MoE: dispatch + combine all-to-all each way */
+	/* MoE: dispatch + combine all-to-all each way, over the EP group:
+	 * inside the NVLink domain while ep x etp ranks fit in it */
 	if (x->moe && x->e > 1) {
-		double pn = fmin(x->e, fmax(1, x->gpn / (x->t * x->c)));
+		double pn = fmin(x->e, fmax(1, x->gpn / (x->et * x->c)));
 		double one = op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tm * x->h * x->BA,
 				     x->e, pn, per);
 
@@ -330,25 +497,37 @@ static void layer_ops(struct sink *k, const struct shape *x, double M, double L,
 		lc->cp_fwd_s = one;
 		lc->cp_bwd_s = 2 * one + (full ? one : 0);
 	}
+	k->kernels = 0;
 	/* first stage: embedding lookup and its scatter-add gradient */
 	lc->first_fwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->T * x->h, M,
 				 CVC_PROJ_STAGE_FIRST);
 	lc->first_bwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->T * x->h, M,
 				 CVC_PROJ_STAGE_FIRST);
-	/* last stage: final norm, logits GEMM, softmax cross-entropy (fp32) */
+	lc->first_kernels = k->kernels;
+	k->kernels = 0;
+	/* last stage: final norm, logits GEMM (bf16 under fp8 too: Transformer
+	 * Engine's fp8 covers the transformer layers), softmax cross-entropy.
+	 * Megatron-Core's fused vocab-parallel cross-entropy reads the logits
+	 * and keeps fp32 exponentials for backward (6 B per logit each way);
+	 * eager PyTorch under autocast casts them to fp32, runs log_softmax and
+	 * nll_loss, and backward nll_loss_backward, log_softmax_backward and
+	 * the cast back: 14 and 22 B per logit. */
 	{
-		double f = 0, b = 0, tv = x->T * x->V / x->t, f1, f2, b1, b2;
-		int st = CVC_PROJ_STAGE_LAST;
+		double f, b, d, w, tv = x->T * x->V / x->t, f1, f2, b1, b2;
+		int st = CVC_PROJ_STAGE_LAST, ldt = x->fp8 ? CVC_PROJ_BF16 : x->dtype;
+		int eager = x->framework == CVC_PROJ_FW_PYTORCH;
 
-		gemm3(k, x->T, x->V / x->t, x->h, M, M, st, &f, &b);
+		f = gemm3(k, ldt, x->T, x->V / x->t, x->h, M, M, st, 1, 1, 1, &d, &w);
+		b = d + w;
 		f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, M, st);
-		f2 = op_mem(k, CVC_MODEL_MEM_NORM, (x->BA + 4) * tv, M, st);
+		f2 = op_mem(k, CVC_MODEL_MEM_NORM, (eager ? 14 : x->BA + 4) * tv, M, st);
 		f += f1 + f2;
 		b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, M, st);
-		b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (4 + x->BA) * tv, M, st);
+		b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (eager ? 22 : 4 + x->BA) * tv, M, st);
 		b += b1 + b2;
 		lc->last_fwd_s = f;
 		lc->last_bwd_s = b;
+		lc->last_kernels = k->kernels;
 	}
 }
 
@@ -371,12 +550,13 @@ static uint64_t key_hash(const double *k, int n)
 static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct sink *k,
 						const struct shape *x)
 {
-	double key[20] = {1 + k->p->id, x->b, x->s, x->h, x->a, x->g, x->f, x->V, x->E, x->k,
-			  x->t, x->c, x->e, x->gpn, x->sp, x->swiglu, x->dtype, x->recompute,
-			  x->unfused, 0};
+	double key[PROJ_CC_KEY] = {1 + k->p->id, x->b, x->s, x->h, x->a, x->g, x->f, x->V, x->E,
+				   x->k, x->t, x->c, x->e, x->et, x->gpn, x->sp, x->swiglu,
+				   x->dtype, x->recompute, x->attention, x->framework,
+				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl};
 	struct proj_layer_cost *lc;
 
-	lc = &ctx->cc.e[key_hash(key, 20) % PROJ_CC_SLOTS];
+	lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
 	if (memcmp(lc->key, key, sizeof key) == 0)
 		return lc;
 	memset(lc, 0, sizeof *lc);
@@ -617,20 +797,26 @@ static void invalid(cvc_proj_result *r, const char *why)
 /* One micro-batch through a stage of L layers plus extra seconds of
  * stage-only work (embedding, logits and loss). */
 struct mb_cost {
-	double L, stage_c, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid;
+	double L, stage_c, gap_s, margin_s, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid;
 	double fsdp_mb, dp_rs_mb, fsdp_exp, t_mb;
 };
 
+/* extra_kernels: the launches of the stage-only work; gap_us: between two
+ * back-to-back kernels (cvc_model_kernel_gap_us), charged per launch: the
+ * time no operator model sees. */
 static void mb_cost_of(const cvc_proj_scenario *sc, const struct proj_layer_cost *lc,
-		       const struct step_cost *st, double L, double extra, struct mb_cost *o)
+		       const struct step_cost *st, double L, double extra, double extra_kernels,
+		       double gap_us, struct mb_cost *o)
 {
 	double dc = sc->dp * sc->cp;
 
 	memset(o, 0, sizeof *o);
 	o->L = L;
 	o->stage_c = L * (lc->fwd_s + lc->bwd_s) + extra;
+	o->gap_s = 1e-6 * gap_us * (L * lc->kernels + extra_kernels);
+	o->margin_s = L * lc->tp_margin_s;
 	o->tp_mb = L * (lc->tp_fwd_s + lc->tp_bwd_s);
-	o->tp_hid = sc->tp_overlap ? fmin(o->tp_mb, L * (lc->fwd_gemm_s + lc->bwd_gemm_s)) : 0;
+	o->tp_hid = fmin(o->tp_mb, L * lc->tp_hid_s);
 	o->ep_mb = L * (lc->ep_fwd_s + lc->ep_bwd_s);
 	o->cp_mb = L * (lc->cp_fwd_s + lc->cp_bwd_s);
 	o->cp_hid = fmin(o->cp_mb, L * (lc->attn_fwd_s + lc->attn_bwd_s));
@@ -653,8 +839,8 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct proj_layer_cost
 		}
 		o->fsdp_exp = ef + eb;
 	}
-	o->t_mb = o->stage_c + (o->tp_mb - o->tp_hid) + o->ep_mb + (o->cp_mb - o->cp_hid) +
-		  o->fsdp_exp;
+	o->t_mb = o->stage_c + o->gap_s + o->margin_s + (o->tp_mb - o->tp_hid) + o->ep_mb +
+		  (o->cp_mb - o->cp_hid) + o->fsdp_exp;
 }
 
 void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)
@@ -667,7 +853,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	struct step_cost st;
 	double t, pp, v, d, c, m, L, dc, peak;
 	double stage_c, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid, fsdp_mb, fsdp_exp;
-	double dp_rs_mb, t_mb, hidden_total;
+	double dp_rs_mb, t_mb, hidden_total, gap_mb, margin_mb;
 	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
 	double C = sc->clusters >= 1 ? sc->clusters : 1;
 
@@ -705,7 +891,8 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 
 	/* ---- one micro-batch through each stage: the slowest sets the pace ---- */
 	{
-		double Ls[3], ext[3], first, mid, last;
+		double Ls[3], ext[3], extk[3], first, mid, last;
+		double gap = cvc_model_kernel_gap_us(p->ms_base);
 		int ns = 0;
 		struct mb_cost best, one;
 
@@ -714,21 +901,26 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 			return;
 		}
 		if (pp > 1) {
-			Ls[ns] = first, ext[ns++] = lc->first_fwd_s + lc->first_bwd_s;
+			Ls[ns] = first, extk[ns] = lc->first_kernels;
+			ext[ns++] = lc->first_fwd_s + lc->first_bwd_s;
 			if (pp > 2)
-				Ls[ns] = mid, ext[ns++] = 0;
-			Ls[ns] = last, ext[ns++] = lc->last_fwd_s + lc->last_bwd_s;
+				Ls[ns] = mid, extk[ns] = 0, ext[ns++] = 0;
+			Ls[ns] = last, extk[ns] = lc->last_kernels;
+			ext[ns++] = lc->last_fwd_s + lc->last_bwd_s;
 		} else {
-			Ls[ns] = first, ext[ns++] = lc->first_fwd_s + lc->first_bwd_s +
-						     lc->last_fwd_s + lc->last_bwd_s;
+			Ls[ns] = first, extk[ns] = lc->first_kernels + lc->last_kernels;
+			ext[ns++] = lc->first_fwd_s + lc->first_bwd_s + lc->last_fwd_s +
+				    lc->last_bwd_s;
 		}
 		memset(&best, 0, sizeof best);
 		for (int i = 0; i < ns; i++) {
-			mb_cost_of(sc, lc, &st, Ls[i], ext[i], &one);
+			mb_cost_of(sc, lc, &st, Ls[i], ext[i], extk[i], gap, &one);
 			if (i == 0 || one.t_mb > best.t_mb)
 				best = one;
 		}
 		stage_c = best.stage_c;
+		gap_mb = best.gap_s;
+		margin_mb = best.margin_s;
 		tp_mb = best.tp_mb, tp_hid = best.tp_hid, ep_mb = best.ep_mb;
 		cp_mb = best.cp_mb, cp_hid = best.cp_hid;
 		fsdp_mb = best.fsdp_mb, dp_rs_mb = best.dp_rs_mb, fsdp_exp = best.fsdp_exp;
@@ -795,8 +987,9 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 			r->exposed_s += r->exposed_type_s[j];
 		}
 		hidden_total = r->hidden_s;
-		r->contention_s = sc->contention * hidden_total;
-		r->compute_s = m * stage_c + opt + r->contention_s;
+		r->contention_s = sc->contention * hidden_total + m * margin_mb;
+		r->gaps_s = m * gap_mb;
+		r->compute_s = m * (stage_c + gap_mb) + opt + r->contention_s;
 		/* exposed per micro-batch sits inside t_mb: the step is the
 		 * pipeline (m t_mb + bubble) plus what follows it */
 		r->step_s = r->compute_s + r->exposed_s + r->bubble_s;

@@ -41,6 +41,10 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		sc->cp = 1;
 	if (sc->ep < 1)
 		sc->ep = 1;
+	if (sc->tp_overlap_ag < 0)
+		sc->tp_overlap_ag = sc->tp_overlap;
+	if (sc->tp_overlap_rs < 0)
+		sc->tp_overlap_rs = sc->tp_overlap;
 	if (sc->vpp == 0)
 		sc->vpp = 1;
 	if (sc->clusters < 1)
@@ -102,10 +106,16 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 	if (sc->vpp > 1 && fmod(m, sc->pp) != 0)
 		return "interleaving needs micro-batches divisible by pp";
 	if (sc->experts > 1) {
+		double etp = sc->etp >= 1 ? sc->etp : sc->tp;
+
 		if (fmod(sc->experts, sc->ep) != 0)
 			return "experts not divisible by ep";
-		if (fmod(dp * sc->cp, sc->ep) != 0)
-			return "ep must divide dp*cp";
+		if (!is_int(etp) || fmod(sc->ffn, etp) != 0)
+			return "ffn not divisible by etp";
+		/* Megatron-Core's expert layout: ep x etp ranks carved from
+		 * tp x dp x cp (ep divides dp*cp when etp = tp) */
+		if (fmod(sc->tp * dp * sc->cp, sc->ep * etp) != 0)
+			return "ep*etp must divide tp*dp*cp";
 	} else if (sc->ep > 1) {
 		return "ep > 1 needs experts > 1";
 	}
@@ -113,6 +123,9 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 		return "zero must be 0, 1, 2 or 3";
 	if (fmod(dp, sc->clusters) != 0)
 		return "dp not divisible by clusters";
+	if (sc->shard_group > 0 && (!is_int(sc->shard_group) ||
+				    fmod(dp * sc->cp, sc->shard_group) != 0))
+		return "shard_group must divide dp*cp";
 	return NULL;
 }
 

@@ -129,7 +129,7 @@ static int parse_dtype(const char *text, int *dtype)
  * Hybrid forms (FSDP HYBRID_SHARD, ZeRO++ hpZ) shard inside a node and
  * replicate across nodes: *hybrid = 1.
  */
-static int parse_zero(const char *text, double *zero, int *hybrid)
+static int parse_zero(const char *text, double *zero, int *hybrid, int *torch_fsdp)
 {
 	char t[160];
 	char *end;
@@ -138,6 +138,11 @@ static int parse_zero(const char *text, double *zero, int *hybrid)
 	snprintf(t, sizeof t, "%s", text);
 	lower(t);
 	*hybrid = has_word(t, "hybrid");
+	/* FULL_SHARD, SHARD_GRAD_OP, HYBRID_SHARD, NO_SHARD: PyTorch FSDP's
+	 * ShardingStrategy names */
+	*torch_fsdp = has_word(t, "fsdp") || has_word(t, "full_shard") ||
+		      has_word(t, "shard_grad_op") || has_word(t, "hybrid_shard") ||
+		      has_word(t, "no_shard");
 	v = strtod(t, &end);
 	if (end != t && !*end && v >= 0 && v <= 3 && v == floor(v)) {
 		*zero = v;
@@ -314,7 +319,7 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 {
 	cvc_proj_scenario *sc = &r->sc;
 	int dtype_given = 0, recompute_given = 0, zero_given = 0, gpu_given = 0, ffn_type_given = 0;
-	int tp_given = 0, pp_given = 0, hybrid = 0;
+	int tp_given = 0, pp_given = 0, hybrid = 0, torch_fsdp = 0, framework_given = 0;
 	char buf[512];
 
 	cvc_proj_scenario_default(sc);
@@ -382,7 +387,7 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 		case V_ZERO: {
 			double z;
 
-			if (parse_zero(t, &z, &hybrid))
+			if (parse_zero(t, &z, &hybrid, &torch_fsdp))
 				return bad_cell(r, k, "a ZeRO stage 0-3 or an FSDP / ZeRO strategy");
 			sc->zero = z;
 			zero_given = 1;
@@ -479,6 +484,8 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 			mark_given(r, col->field);
 			if (guess)
 				vrow_note(r, "%s=%s (guess)", fd->key, t);
+			if (!strcmp(fd->key, "framework"))
+				framework_given = 1;
 			break;
 		}
 		default:
@@ -494,6 +501,34 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 	if (!recompute_given && !legacy)
 		vrow_note(r, "recompute=%s (default)",
 			  sc->recompute == CVC_PROJ_RECOMP_SELECTIVE ? "selective" : "none");
+	if (!framework_given && !legacy) {
+		/* the stack a run names through its sharding wording; runs that
+		 * name none are taken as Megatron-Core's, configured as its
+		 * recipes (NeMo, Megatron-LM's examples) run it */
+		sc->framework = torch_fsdp ? CVC_PROJ_FW_PYTORCH : CVC_PROJ_FW_MEGATRON;
+		vrow_note(r, "framework=%s (%s)", torch_fsdp ? "pytorch" : "megatron",
+			  torch_fsdp ? "PyTorch FSDP's sharding names" : "default");
+	}
+	if (sc->framework == CVC_PROJ_FW_MEGATRON && !legacy) {
+		int f;
+
+		if (!zero_given) {
+			sc->zero = 1;
+			vrow_note(r, "zero=1 (Megatron-Core's distributed optimizer)");
+			zero_given = 1;
+		}
+		f = proj_field_find(NULL, "sp");
+		if (sc->tp > 1 && !given_field(r, f)) {
+			sc->sp = 1;
+			mark_given(r, f);
+			vrow_note(r, "sp=1 (Megatron-Core with tp > 1)");
+		}
+		f = proj_field_find(NULL, "tp_overlap");
+		if (sc->tp > 1 && !given_field(r, f)) {
+			sc->tp_overlap = 1;
+			vrow_note(r, "tp_overlap=1 (Megatron-Core's --tp-comm-overlap)");
+		}
+	}
 	if (!zero_given && !legacy)
 		vrow_note(r, "zero=%g (default)", sc->zero);
 	if (hybrid)

@@ -484,6 +484,24 @@ CVC_API double cvc_model_gemm_us(const cvc_modelset *ms, int64_t m, int64_t n,
 CVC_API double cvc_model_grouped_gemm_us(const cvc_modelset *ms, const int64_t *m_per_group,
 					 int groups, int64_t n, int64_t k, cvc_hw_dtype dt);
 
+/* Fused attention kernel libraries with measured curves (docs/MODELS.md
+ * "Attention"): cuDNN (Transformer Engine's default on Hopper and later),
+ * FlashAttention-2, FlashAttention-4. */
+typedef enum cvc_model_attn_backend {
+	CVC_ATTN_DEFAULT_TORCH = -2, /* what PyTorch SDPA runs on this GPU */
+	CVC_ATTN_DEFAULT_TE = -1,    /* what Transformer Engine runs on this GPU */
+	CVC_ATTN_CUDNN = 0,
+	CVC_ATTN_FA2 = 1,
+	CVC_ATTN_FA4 = 2,
+	CVC_ATTN_NBACKEND
+} cvc_model_attn_backend;
+
+/* "cudnn", "fa2", "fa4", "te-default", "torch-default"; NULL when out of
+ * range. */
+CVC_API const char *cvc_model_attn_backend_name(cvc_model_attn_backend b);
+/* The reverse; CVC_ERR_NOTFOUND when s is none of them. */
+CVC_API cvc_status cvc_model_attn_backend_parse(const char *s, cvc_model_attn_backend *out);
+
 typedef struct cvc_model_attn {
 	int64_t batch, heads, kv_heads;  /* kv_heads 0 = heads (MHA) */
 	int64_t seq_q, seq_kv;           /* seq_kv 0 = seq_q */
@@ -491,10 +509,36 @@ typedef struct cvc_model_attn {
 	int causal;                      /* halves the score FLOPs (seq_q==seq_kv) */
 	int backward;                    /* 1: backward pass (2.5x fwd FLOPs) */
 	cvc_hw_dtype dtype;
+	int backend;                     /* cvc_model_attn_backend (0 = cuDNN;
+					    the defaults resolve by GPU) */
 } cvc_model_attn;
 
-/* Fused (flash) attention: time in us. */
+/*
+ * Fused attention: time in us.  FLOPs as FlashAttention counts them (the
+ * causal mask halves the score work: square and load-balanced context-
+ * parallel chunks alike; backward 2.5x), at the efficiency the backend
+ * reaches on the reference GPU closest to ms's spec at that sequence length
+ * and head dim (curves measured in attention-bench, docs/MODELS.md
+ * "Attention"), against this spec's dense bf16 peak.
+ */
 CVC_API double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a);
+
+/*
+ * The attention library a framework runs by default on ms's GPU generation:
+ * torch = 0, Transformer Engine (Megatron-Core, NeMo): FlashAttention-2 on
+ * Ampere, cuDNN from Hopper on; torch = 1, PyTorch SDPA: FlashAttention-2,
+ * cuDNN from Blackwell on.
+ */
+CVC_API cvc_model_attn_backend cvc_model_attn_default(const cvc_modelset *ms, int torch);
+
+/*
+ * The gap between two back-to-back kernels of one stream on ms's GPU
+ * generation, in us: the mean of the gaps under 20 us between consecutive
+ * kernels of the busiest compute stream of the shared traces recorded on
+ * the closest reference GPU (docs/MODELS.md "Between kernels").  The
+ * projector charges it per kernel launch.
+ */
+CVC_API double cvc_model_kernel_gap_us(const cvc_modelset *ms);
 
 /* Memory-bound op moving bytes (read + written): bytes / eff. bw + floor.
  * floor and eff per class: fitted (cvc_model_fit_membound; the newest fit

@@ -58,9 +58,26 @@ enum cvc_proj_recompute {
 	CVC_PROJ_RECOMP_NONE = 0, CVC_PROJ_RECOMP_SELECTIVE = 1, CVC_PROJ_RECOMP_FULL = 2
 };
 enum cvc_proj_optim { CVC_PROJ_ADAM = 0, CVC_PROJ_SGD = 1 };
-/* flash: fused attention kernel; unfused: QK^T and AV batched GEMMs with a
- * materialised softmax/dropout (Megatron-LM before 2022). */
-enum cvc_proj_attn { CVC_PROJ_ATTN_FLASH = 0, CVC_PROJ_ATTN_UNFUSED = 1 };
+/* flash: the framework's fused attention kernel (Transformer Engine:
+ * cuDNN on Hopper and later, FlashAttention-2 on Ampere; PyTorch SDPA:
+ * FlashAttention-2, cuDNN on Blackwell); cudnn, fa2, fa4: that library;
+ * unfused: QK^T and AV batched GEMMs with a materialised softmax/dropout
+ * (Megatron-LM before 2022). */
+enum cvc_proj_attn {
+	CVC_PROJ_ATTN_FLASH = 0, CVC_PROJ_ATTN_UNFUSED = 1, CVC_PROJ_ATTN_CUDNN = 2,
+	CVC_PROJ_ATTN_FA2 = 3, CVC_PROJ_ATTN_FA4 = 4
+};
+/* megatron: Megatron-Core / NeMo with Transformer Engine (fused kernels:
+ * vocab-parallel cross-entropy, norms and casts fused into GEMM
+ * neighbours); pytorch: eager PyTorch (FSDP, DDP; llm-foundry, torchtitan
+ * without compile): each op its own kernel. */
+enum cvc_proj_framework { CVC_PROJ_FW_MEGATRON = 0, CVC_PROJ_FW_PYTORCH = 1 };
+/* FP8 scaling recipes of Transformer Engine: delayed (per-tensor scale from
+ * the amax history), current (per-tensor scale from this tensor's amax:
+ * one more read of it), mxfp8 (32-element blocks, Blackwell). */
+enum cvc_proj_fp8_recipe {
+	CVC_PROJ_FP8_DELAYED = 0, CVC_PROJ_FP8_CURRENT = 1, CVC_PROJ_FP8_MXFP8 = 2
+};
 
 /* Communication types reported separately (hidden and exposed each). */
 enum cvc_proj_comm {
@@ -93,9 +110,15 @@ typedef struct cvc_proj_scenario {
 	/* training */
 	double global_batch, micro_batch;
 	int dtype, recompute, optimizer, attention;
+	int framework;             /* enum cvc_proj_framework */
+	int fp8_recipe;            /* enum cvc_proj_fp8_recipe (dtype fp8) */
+	int fp8_attention;         /* attention in fp8 too (TE's fp8_dpa); else bf16 */
 	double zero;               /* 0..3; fsdp = zero 3 */
+	double shard_group;        /* ZeRO/FSDP shard group (hybrid: replicate
+				    * across groups); 0 = all of dp*cp */
 	/* parallelism */
 	double tp, pp, vpp, dp, cp, ep;
+	double etp;                /* expert tensor parallel (MoE); 0 = tp */
 	int sp;                    /* sequence parallel with tp */
 	double first_stage_layers, last_stage_layers; /* uneven pipeline: 0 = auto */
 	/* hardware */
@@ -104,6 +127,7 @@ typedef struct cvc_proj_scenario {
 	double scale_compute, scale_hbm_bw, scale_hbm_cap, scale_intra_bw, scale_inter_bw;
 	/* communication */
 	int dp_overlap, tp_overlap;
+	int tp_overlap_ag, tp_overlap_rs; /* per collective (sp): -1 = tp_overlap */
 	double bucket_mb, local_sgd_h, clusters, inter_cluster_gbps, contention;
 	/* economics */
 	double train_tokens, usd_per_gpu_hour, gpu_power_w, pue;
@@ -123,7 +147,9 @@ typedef struct cvc_proj_result {
 	double comm_type_s[CVC_PROJ_COMM_N];
 	double hidden_type_s[CVC_PROJ_COMM_N];
 	double exposed_type_s[CVC_PROJ_COMM_N];
-	double contention_s;       /* slowdown of compute that overlapped comm */
+	double contention_s;       /* slowdown of compute that overlapped comm
+				    * (incl. SMs held back for TP overlap) */
+	double gaps_s;             /* between back-to-back kernels (in compute_s) */
 	double comm_share;         /* comm_s / (compute_s + comm_s) */
 	double exposed_share;      /* exposed_s / step_s */
 	double mem_gb;             /* peak memory per GPU */

@@ -564,6 +564,11 @@ static const char *sub_name(const cvc_cal_shape *s)
 
 		return n ? n : "";
 	}
+	if (s->kind == CVC_CAL_ATTN) {
+		const char *n = cvc_model_attn_backend_name((cvc_model_attn_backend)s->sub);
+
+		return n ? n : "";
+	}
 	return "";
 }
 
@@ -692,6 +697,17 @@ cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *
 				if (cvc_hw_dtype_parse(fld[ci[1]], &dt))
 					BAD("a dtype, got '%.32s'", fld[ci[1]]);
 				s.dtype = (int)dt;
+				if (kind == CVC_CAL_ATTN) {
+					cvc_model_attn_backend be = CVC_ATTN_DEFAULT_TE;
+
+					/* plans written before the backends: empty */
+					if (fld[ci[2]][0] &&
+					    cvc_model_attn_backend_parse(fld[ci[2]], &be))
+						BAD("an attention backend (cudnn, fa2, fa4, "
+						    "te-default, torch-default), got '%.32s'",
+						    fld[ci[2]]);
+					s.sub = (int)be;
+				}
 				if (s.m < 1 || s.n < 1 || s.k < 1 || s.b < 1 || s.m > 1 << 24 ||
 				    s.n > 1 << 24 || s.k > 1 << 24 || s.b > 1 << 24 ||
 				    (kind == CVC_CAL_ATTN && (s.heads < 1 || s.heads > 1 << 16)))

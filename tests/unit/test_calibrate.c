@@ -95,7 +95,7 @@ static int price_op(void *user, const cvc_cal_shape *s, double count, int stage)
 		break;
 	case CVC_CAL_ATTN: {
 		cvc_model_attn a = {s->b, s->heads, s->kv_heads, s->m, s->n, s->k, s->causal,
-				    s->backward, (cvc_hw_dtype)s->dtype};
+				    s->backward, (cvc_hw_dtype)s->dtype, s->sub};
 
 		t = cvc_model_attention_us(m->scaled, &a);
 		break;
@@ -132,7 +132,9 @@ static int check_scn(void *user, const cvc_proj_scenario *sc, const cvc_proj_res
 	cvc_cal_scenario_ops(sc, price_op, p);
 	comp = p->stage[0] + (sc->pp > 1 ? fmax(p->stage[1], p->stage[2])
 					 : p->stage[1] + p->stage[2]);
-	e1 = rel(comp, r->compute_s - r->contention_s);
+	/* the gaps between kernels and the SMs held back for TP overlap are
+	 * booked apart (gaps_s, contention_s): not operators to measure */
+	e1 = rel(comp, r->compute_s - r->contention_s - r->gaps_s);
 	e2 = rel(p->comm_s, r->comm_s - r->comm_type_s[CVC_PROJ_COMM_XC]);
 	if (fmax(e1, e2) > p->worst) {
 		p->worst = fmax(e1, e2);
@@ -140,7 +142,7 @@ static int check_scn(void *user, const cvc_proj_scenario *sc, const cvc_proj_res
 	}
 	cr_expect_lt(e1, 1e-9, "scenario %llu (%s tp %g pp %g): compute %.9g vs projector %.9g",
 		     (unsigned long long)sc->index, sc->model, sc->tp, sc->pp, comp,
-		     r->compute_s - r->contention_s);
+		     r->compute_s - r->contention_s - r->gaps_s);
 	cr_expect_lt(e2, 1e-9, "scenario %llu (%s tp %g pp %g zero %g): comm %.9g vs projector %.9g",
 		     (unsigned long long)sc->index, sc->model, sc->tp, sc->pp, sc->zero, p->comm_s,
 		     r->comm_s);
@@ -406,7 +408,9 @@ static void key_of(const cvc_cal_shape *s, char *buf, size_t cap)
 	const char *dt = s->kind <= CVC_CAL_ATTN ? cvc_hw_dtype_name((cvc_hw_dtype)s->dtype) : "";
 	const char *sub = s->kind == CVC_CAL_MEM    ? mem[s->sub]
 			  : s->kind == CVC_CAL_COLL ? cvc_model_coll_name((cvc_model_coll)s->sub)
-						    : "";
+			  : s->kind == CVC_CAL_ATTN
+				  ? cvc_model_attn_backend_name((cvc_model_attn_backend)s->sub)
+				  : "";
 
 	snprintf(buf, cap, "%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%d,%d,%lld,%d,%d",
 		 cvc_cal_kind_name(s->kind), dt, sub, (long long)s->b, (long long)s->m,

@@ -1,0 +1,217 @@
+/*
+ * test_attention.c - the fused-attention model against the measured tables
+ * of ../shared/traces/attention-bench: every compiled-in curve is refitted
+ * from its files (so no efficiency is a hand-set constant), the fits follow
+ * the tables, and the model built on them prices whole kernels within the
+ * fit's error.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "cvc/cvc_model.h"
+#include "models/opmodel_int.h"
+#include "testutil.h"
+
+/* The files each reference GPU's curves come from, and the peak the
+ * efficiencies are taken against (dense bf16 of the datasheet). */
+static const struct {
+	int ref;
+	double peak, clock;
+	const char *files[5];
+} sources[] = {
+	{0, 312, OPM_BENCH_CLOCK_AMPERE,
+	 {"a100_cudnn-fa2-fa4_cudnn-frontend-attention-training-llama-2026-09.txt",
+	  "a100_cudnn-fa2-fa4_cudnn-frontend-attention-training-qwen35-d256-2026-09.txt"}},
+	{1, 989.4, OPM_BENCH_CLOCK_HOPPER,
+	 {"h200_cudnn-bf16-fp8-vs-torch-sdpa_cudnn-frontend-2024-09.txt",
+	  "h200_cudnn-bf16-fp8_cudnn-frontend-2026-02.txt",
+	  "h200_cudnn-fa4sm90-bf16-fp8_cudnn-frontend-attention-training-llama-2026-09.txt",
+	  "h200_cudnn-fa4sm90_cudnn-frontend-attention-training-qwen35-d256-2026-09.txt"}},
+	{2, 2500, OPM_BENCH_CLOCK_BLACKWELL,
+	 {"gb200_cudnn-bf16-fp8-mxfp8_cudnn-frontend-2026-04.txt",
+	  "gb200_cudnn-fa4-bf16-fp8-mxfp8_cudnn-frontend-attention-training-llama-2026-09.txt"}},
+};
+
+static int same_key(const struct opm_attn_curve *a, const struct opm_attn_curve *b)
+{
+	return a->ref == b->ref && a->backend == b->backend && a->fp8 == b->fp8 &&
+	       a->bwd == b->bwd && a->causal == b->causal && a->head_dim == b->head_dim;
+}
+
+/* Fits every source; *n curves into a malloc'd array. */
+static struct opm_attn_curve *refit(size_t *n)
+{
+	struct opm_attn_curve *all = calloc(512, sizeof *all);
+
+	cr_assert_not_null(all);
+	*n = 0;
+	for (size_t s = 0; s < sizeof sources / sizeof sources[0]; s++) {
+		char paths[5][1024];
+		const char *p[5];
+		size_t np = 0;
+		char err[512] = "";
+		int k;
+
+		for (int i = 0; i < 5 && sources[s].files[i]; i++) {
+			char rel[512];
+
+			snprintf(rel, sizeof rel, "traces/attention-bench/%s", sources[s].files[i]);
+			snprintf(paths[np], sizeof paths[np], "%s", tu_shared(rel));
+			p[np] = paths[np];
+			np++;
+		}
+		k = opm_attn_fit_files(p, np, sources[s].peak, sources[s].clock, sources[s].ref,
+				       all + *n,
+				       (int)(512 - *n), err, sizeof err);
+		cr_assert(k > 0, "%s", err);
+		*n += (size_t)k;
+	}
+	return all;
+}
+
+Test(models_attention, reference_curves_refit)
+{
+	size_t n = 0, nc = 0, used = 0;
+	struct opm_attn_curve *fit = refit(&n);
+	const struct opm_attn_curve *c = opm_attn_curves(&nc);
+	int bad = 0;
+
+	/* every compiled-in curve equals its refit (the table below is what
+	 * this test prints when they disagree) */
+	for (size_t i = 0; i < nc; i++) {
+		const struct opm_attn_curve *f = NULL;
+
+		for (size_t j = 0; j < n; j++)
+			if (same_key(&c[i], &fit[j]))
+				f = &fit[j];
+		if (!f || fabs(f->emax - c[i].emax) > 5e-4 || fabs(f->s0 - c[i].s0) > 0.5 ||
+		    f->n != c[i].n)
+			bad++;
+	}
+	/* and every refit curve of a backend the model uses is compiled in */
+	for (size_t j = 0; j < n; j++) {
+		int found = 0;
+
+		if (fit[j].head_dim != 128 && fit[j].head_dim != 256)
+			continue;
+		used++;
+		for (size_t i = 0; i < nc; i++)
+			found |= same_key(&c[i], &fit[j]);
+		bad += !found;
+	}
+	if (bad || used != nc) {
+		for (size_t j = 0; j < n; j++)
+			if (fit[j].head_dim == 128 || fit[j].head_dim == 256)
+				fprintf(stderr,
+					"\t{%d, %d, %d, %d, %d, %d, %.4f, %.1f, %.2f, %d},\n",
+					fit[j].ref, fit[j].backend, fit[j].fp8, fit[j].bwd,
+					fit[j].causal, fit[j].head_dim, fit[j].emax, fit[j].s0,
+					fit[j].mape, fit[j].n);
+	}
+	cr_assert_eq(bad, 0, "%d compiled-in attention curves differ from their refit "
+			     "(the refit table is on stderr)", bad);
+	cr_assert_eq(used, nc, "%zu curves refitted, %zu compiled in", used, nc);
+	free(fit);
+}
+
+Test(models_attention, curves_follow_their_tables)
+{
+	size_t nc = 0;
+	const struct opm_attn_curve *c = opm_attn_curves(&nc);
+
+	cr_assert_gt(nc, 20);
+	for (size_t i = 0; i < nc; i++) {
+		/* a saturating curve with a physical ceiling: below the fp8 rate
+		 * (2x bf16) and every table followed within 11% */
+		cr_expect(c[i].emax > 0.1 && c[i].emax < 2, "curve %zu emax %.3f", i, c[i].emax);
+		cr_expect(c[i].mape < 11, "curve %zu (ref %d backend %d fp8 %d bwd %d causal %d "
+					  "d %d): MAPE %.1f%%", i, c[i].ref, c[i].backend, c[i].fp8,
+			  c[i].bwd, c[i].causal, c[i].head_dim, c[i].mape);
+		cr_expect(c[i].n >= 5, "curve %zu: %d rows", i, c[i].n);
+	}
+}
+
+/* The FA4 GB200 table's d=64 over d=128 rate (flash-attention PR #2605,
+ * forward, non-causal, S >= 4096) sets the small-head-dim factor. */
+Test(models_attention, head_dim_factor)
+{
+	const char *path = tu_shared("traces/attention-bench/gb200_fa4-fwd_flash-attention-pr2605.txt");
+	char *text = tu_read(path, NULL), *line, *next;
+	double r64[8] = {0}, r128[8] = {0}, sum = 0;
+	int n = 0, exact = 0;
+
+	cr_assert_not_null(text);
+	for (line = text; line && *line; line = next) {
+		int d, b, S;
+		char causal[8];
+		double ms, tf;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (sscanf(line, " %d %7s %d %d %lf/%lf/", &d, causal, &b, &S, &ms, &tf) != 6)
+			continue;
+		if (strcmp(causal, "False") || S < 4096)
+			continue;
+		for (int i = 0; i < 8; i++)
+			if ((1 << (12 + i)) == S) {
+				if (d == 64)
+					r64[i] = tf;
+				else if (d == 128)
+					r128[i] = tf;
+			}
+	}
+	for (int i = 0; i < 8; i++)
+		if (r64[i] > 0 && r128[i] > 0) {
+			sum += r64[i] / r128[i];
+			n++;
+		}
+	cr_assert_geq(n, 3, "expected the S >= 4096 rows of both head dims");
+	{
+		double ratio = sum / n, expo = -log2(ratio);
+		double e128 = opm_attn_eff(2, CVC_ATTN_FA4, 0, 0, 0, 8192, 128, &exact);
+		double e64 = opm_attn_eff(2, CVC_ATTN_FA4, 0, 0, 0, 8192, 64, &exact);
+
+		cr_expect_float_eq(expo, 0.582, 0.001, "measured exponent %.4f", expo);
+		cr_expect_float_eq(e64 / e128, ratio, 0.002, "model %.4f, measured %.4f",
+				   e64 / e128, ratio);
+	}
+	free(text);
+}
+
+Test(models_attention, prices_measured_kernels)
+{
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *ms = NULL;
+	const cvc_hw_spec *spec;
+	cvc_model_attn a;
+	double t_fwd, t_bwd, flops;
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	spec = cvc_hw_catalog_lookup(cat, "H200");
+	cr_assert_not_null(spec);
+	cr_assert_eq(cvc_modelset_new(NULL, cat, spec, &ms), CVC_OK);
+	/* h200 cudnn-frontend 2026-09: cuDNN bf16 causal, B=2 Hq=64 Hkv=8
+	 * d=128 S=8192: fwd 3.357 ms, bwd 10.448 ms measured at the 1980 MHz
+	 * boost clock; priced per datasheet clock, OPM_BENCH_CLOCK_HOPPER
+	 * slower */
+	memset(&a, 0, sizeof a);
+	a.batch = 2, a.heads = 64, a.kv_heads = 8, a.seq_q = a.seq_kv = 8192;
+	a.head_dim = 128, a.causal = 1, a.dtype = CVC_HW_BF16, a.backend = CVC_ATTN_CUDNN;
+	t_fwd = cvc_model_attention_us(ms, &a);
+	a.backward = 1;
+	t_bwd = cvc_model_attention_us(ms, &a);
+	flops = 4.0 * 2 * 64 * 8192.0 * 8192 * 128 / 2;
+	cr_expect(fabs(t_fwd / (3357 * OPM_BENCH_CLOCK_HOPPER) - 1) < 0.08,
+		  "fwd %.0f us (%.0f TFLOP/s), measured 3357", t_fwd, flops / t_fwd / 1e6);
+	cr_expect(fabs(t_bwd / (10448 * OPM_BENCH_CLOCK_HOPPER) - 1) < 0.08,
+		  "bwd %.0f us, measured 10448", t_bwd);
+	cr_expect(strstr(cvc_model_origin(ms, CVC_MODEL_ATTENTION, CVC_HW_BF16, 0), "H200"),
+		  "%s", cvc_model_origin(ms, CVC_MODEL_ATTENTION, CVC_HW_BF16, 0));
+	cvc_modelset_free(ms);
+	cvc_hw_catalog_free(cat);
+}
