@@ -35,6 +35,11 @@ static const double membound_eff[CVC_MODEL_NMEM] = {
 	[CVC_MODEL_MEM_GATHER] = 0.50,      [CVC_MODEL_MEM_OPTIMIZER] = 0.75,
 };
 
+double opm_gemm_default_efficiency(void)
+{
+	return DEF_GEMM_EFF;
+}
+
 void opm_gemm_defaults(double p[GP_N])
 {
 	p[GP_T0] = DEF_GEMM_T0_US;

@@ -114,6 +114,9 @@ struct opm_gap_ref {
 
 const struct opm_gap_ref *opm_gap_refs(size_t *n);
 
+/* The default GEMM efficiency (docs/MODELS.md "Default efficiencies"). */
+double opm_gemm_default_efficiency(void);
+
 /* Default GEMM parameters (no fit): docs/MODELS.md "defaults". */
 void opm_gemm_defaults(double p[GP_N]);
 

@@ -594,8 +594,19 @@ struct step_cost {
 	double pp_one;             /* one pipeline activation transfer */
 	double dp_tot, dp_last;    /* ZeRO 0-2 gradient sync: all buckets, last one */
 	double dp_ag;              /* ZeRO 1-2: updated parameters gathered back */
+	double hsdp_tot, hsdp_last; /* hybrid ZeRO-3: shard all-reduce across groups */
 	double opt;                /* optimizer update */
+	double wcast;              /* fp8: every weight cast (and transposed) once */
 };
+
+/* ZeRO/FSDP shard group (hybrid sharding shards inside it and replicates
+ * across the dp*cp / group copies); dp*cp when not hybrid. */
+static double shard_of(const cvc_proj_scenario *sc)
+{
+	double dc = sc->dp * sc->cp;
+
+	return sc->shard_group > 0 && sc->shard_group < dc ? sc->shard_group : dc;
+}
 
 /* Bucketed collective over bytes: (all buckets, the last bucket alone). */
 static void bucketed(struct sink *k, int kind, double bytes, double bucket, double group,
@@ -630,15 +641,24 @@ static void step_ops(struct sink *k, const cvc_proj_scenario *sc, const struct s
 
 	memset(st, 0, sizeof *st);
 	/* ZeRO-3 / FSDP: per layer all-gather of parameters before forward and
-	 * backward (again for recompute), reduce-scatter of gradients */
+	 * backward (again for recompute), reduce-scatter of gradients, inside
+	 * the shard group; with hybrid sharding the gradient shards are then
+	 * all-reduced across the replicas, once per step */
 	if (sc->zero >= 3 && dc > 1) {
-		double pn = fmin(dc, fmax(1, gpn / t));
+		double sh = shard_of(sc), rep = dc / sh;
+		double pn = fmin(sh, fmax(1, gpn / t));
 		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
 
-		st->fsdp_ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_FSDP, P->p_layer * P->wb,
-				      dc, pn, M * L * (1 + nag_b));
-		st->fsdp_rs = op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_DP,
-				      P->p_layer * P->gbytes, dc, pn, M * L);
+		if (sh > 1) {
+			st->fsdp_ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_FSDP,
+					      P->p_layer * P->wb, sh, pn, M * L * (1 + nag_b));
+			st->fsdp_rs = op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_DP,
+					      P->p_layer * P->gbytes, sh, pn, M * L);
+		}
+		if (rep > 1)
+			bucketed(k, CVC_MODEL_ALLREDUCE, P->p_stage / sh * P->gbytes,
+				 sc->bucket_mb * 1e6, rep, fmin(rep, fmax(1, gpn / (t * sh))), 1,
+				 &st->hsdp_tot, &st->hsdp_last);
 	}
 	/* pipeline: each micro-batch's activations forward and gradients back
 	 * across each of the v chunk boundaries */
@@ -656,33 +676,53 @@ static void step_ops(struct sink *k, const cvc_proj_scenario *sc, const struct s
 		double pn_e = fmin(dcl / e, fmax(1, gpn / (t * e)));
 		double bucket = sc->bucket_mb * 1e6;
 		double count = 1 / (C > 1 ? 1 : H);
+		double sh = sc->zero >= 1 ? fmin(shard_of(sc), dcl) : dcl, rep = dcl / sh;
+		double pn_s = fmin(sh, fmax(1, gpn / t));
 		double tt, ll;
 
 		if (dcl > 1) {
-			int kind = sc->zero >= 1 ? CVC_MODEL_REDUCESCATTER : CVC_MODEL_ALLREDUCE;
+			int kind = sc->zero >= 1 && sh > 1 ? CVC_MODEL_REDUCESCATTER
+							   : CVC_MODEL_ALLREDUCE;
+			double grp = sc->zero >= 1 && sh > 1 ? sh : dcl;
 
-			bucketed(k, kind, (P->p_stage - L * P->p_exp) * P->gbytes, bucket, dcl, pn,
-				 count, &tt, &ll);
+			/* ZeRO 1-2 reduce-scatter in the shard group (all of dp*cp
+			 * unless sharded hybrid), else all-reduce */
+			bucketed(k, kind, (P->p_stage - L * P->p_exp) * P->gbytes, bucket, grp,
+				 sc->zero >= 1 && sh > 1 ? pn_s : pn, count, &tt, &ll);
 			st->dp_tot += tt;
 			st->dp_last = ll;
+			if (sc->zero >= 1 && sh > 1 && rep > 1) {
+				/* the shards' all-reduce across replicas */
+				bucketed(k, CVC_MODEL_ALLREDUCE, P->p_stage / sh * P->gbytes, bucket,
+					 rep, fmin(rep, fmax(1, gpn / (t * sh))), count, &tt, &ll);
+				st->dp_tot += tt;
+				st->dp_last = ll;
+			}
 			if (P->p_exp > 0 && dcl / e > 1) {
 				bucketed(k, kind, L * P->p_exp * P->gbytes, bucket, dcl / e, pn_e,
 					 count, &tt, &ll);
 				st->dp_tot += tt;
 			}
-			if (sc->zero >= 1) /* updated parameter shards gathered back */
+			if (sc->zero >= 1 && sh > 1) /* updated parameter shards gathered back */
 				st->dp_ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_DP,
-						    P->p_stage * P->wb, dcl, pn, count);
+						    P->p_stage * P->wb, sh, pn_s, count);
 		}
 	}
 	/* optimizer: weights, gradients and states read and written */
 	{
-		double shard = sc->zero >= 1 ? dc : 1;
+		double shard = sc->zero >= 1 ? shard_of(sc) : 1;
 
 		st->opt = op_mem(k, CVC_MODEL_MEM_OPTIMIZER,
 				 P->p_stage / shard * (sc->optimizer == CVC_PROJ_ADAM ? 30 : 20), 1,
 				 CVC_PROJ_STAGE_ALL);
 	}
+	/* fp8: Transformer Engine casts every weight of the transformer layers
+	 * to fp8 (and its transpose) once per step, cached across micro-batches
+	 * (fp8_cast_bytes() per element) */
+	if (x->fp8)
+		st->wcast = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+				   fp8_cast_bytes(x) * (P->p_stage - x->V * x->h / t), 1,
+				   CVC_PROJ_STAGE_ALL);
 }
 
 /*
@@ -966,6 +1006,14 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		amort = C > 1 ? 1 : H;
 		add_comm(r, CVC_PROJ_COMM_DP, (tot + ag) / amort, hid / amort);
 	}
+	/* hybrid ZeRO-3: the gradient shards all-reduced across the replicas
+	 * while the last micro-batch's backward runs */
+	if (st.hsdp_tot > 0) {
+		double hid = sc->dp_overlap ? fmin(fmax(0, st.hsdp_tot - st.hsdp_last),
+						   L * lc->bwd_s) : 0;
+
+		add_comm(r, CVC_PROJ_COMM_DP, st.hsdp_tot, hid);
+	}
 	/* multi-cluster: clusters exchange full gradients over the slow link,
 	 * every H steps (local SGD); not overlapped */
 	if (C > 1) {
@@ -978,7 +1026,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 
 	/* ---- totals ---- */
 	{
-		double opt = st.opt;
+		double opt = st.opt + st.wcast;
 
 		hidden_total = 0;
 		for (int j = 0; j < CVC_PROJ_COMM_N; j++) {
@@ -997,8 +1045,9 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 
 	/* ---- memory per GPU ---- */
 	{
-		double sh_w = sc->zero >= 3 ? dc : 1, sh_g = sc->zero >= 2 ? dc : 1,
-		       sh_o = sc->zero >= 1 ? dc : 1;
+		double sh = shard_of(sc);
+		double sh_w = sc->zero >= 3 ? sh : 1, sh_g = sc->zero >= 2 ? sh : 1,
+		       sh_o = sc->zero >= 1 ? sh : 1;
 		double sl = x.s / c, base = sl * x.b * x.h;
 		double mlpf = x.f * (x.swiglu ? 1.5 : 1) * (x.moe ? x.k : 1) / (4 * x.h);
 		double attn_sq = 5 * x.a * sl * x.s / x.h;

@@ -99,8 +99,10 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 			v = 0;
 		else
 			return fail_at(st, n, "expected true or false for '%s'",
-				       fsdp ? "fsdp" : fd->key);
-		a->num = fsdp ? 3 * v : v;
+				       fsdp == 3 ? "fsdp" : fsdp == 1 ? "distributed_optimizer"
+							    : fd->key);
+		/* the flag is a ZeRO stage: fsdp 3, distributed_optimizer 1 */
+		a->num = fsdp ? fsdp * v : v;
 		return CVC_OK;
 	}
 	switch (fd->type) {
@@ -316,8 +318,9 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 				return rc;
 			continue;
 		}
-		if (strcmp(sec, "training") == 0 && strcmp(ks, "fsdp") == 0) {
-			fsdp = 1;
+		if (strcmp(sec, "training") == 0 &&
+		    (strcmp(ks, "fsdp") == 0 || strcmp(ks, "distributed_optimizer") == 0)) {
+			fsdp = strcmp(ks, "fsdp") == 0 ? 3 : 1;
 			f = proj_field_find("training", "zero");
 		} else {
 			f = proj_field_find(sec, key);

@@ -531,8 +531,14 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 	}
 	if (!zero_given && !legacy)
 		vrow_note(r, "zero=%g (default)", sc->zero);
-	if (hybrid)
-		vrow_note(r, "hybrid sharding: shard inside a node, replicate across");
+	if (hybrid && !(sc->shard_group > 0)) {
+		double gpn = sc->gpus_per_node >= 1 ? sc->gpus_per_node : 8;
+		double per = (sc->tp >= 1 ? sc->tp : 1) * (sc->cp >= 1 ? sc->cp : 1);
+
+		sc->shard_group = fmax(1, floor(gpn / per));
+		vrow_note(r, "shard_group=%g (hybrid sharding: shard inside a node, replicate "
+			     "across)", sc->shard_group);
+	}
 	r->hybrid = hybrid;
 	/* A gated FFN (SwiGLU, GeGLU) is sized about 8h/3..3.5h to keep the
 	 * parameters of a 4h two-matrix FFN; one at 4h or wider is taken as

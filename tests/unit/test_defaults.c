@@ -1,0 +1,150 @@
+/*
+ * test_defaults.c - the default model figures that come from measured data,
+ * recomputed here from the files they come from, so none of them is a
+ * constant set by hand: the GEMM efficiency (XLA's H100 table) and the gap
+ * between back-to-back kernels (the shared traces).
+ */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "cvc/cvc_db.h"
+#include "cvc/cvc_model.h"
+#include "models/opmodel_int.h"
+#include "testutil.h"
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+Test(models_gemm, default_efficiency_from_xla)
+{
+	cvc_model_rows rows = {0};
+	double *eff;
+	size_t n = 0;
+	char err[512] = "";
+
+	cr_assert_eq(cvc_model_rows_read(&rows, tu_shared("traces/xla-perf-tables/"
+							  "xla_matmul_perf_table.csv.gz"),
+					 NULL, err, sizeof err), CVC_OK, "%s", err);
+	eff = calloc(rows.n + 1, sizeof *eff);
+	cr_assert_not_null(eff);
+	for (size_t i = 0; i < rows.n; i++) {
+		const cvc_model_row *r = &rows.v[i];
+		double b = r->b > 0 ? (double)r->b : 1, flops, pad;
+
+		if (r->kind != CVC_MODEL_GEMM || r->dtype != CVC_HW_BF16)
+			continue;
+		flops = 2 * b * (double)r->m * (double)r->n * (double)r->k;
+		if (flops < 68719476736.0) /* 2^36: the compute-bound end of the table */
+			continue;
+		pad = 2 * b * ceil(r->m / 128.0) * 128 * ceil(r->n / 128.0) * 128 * (double)r->k;
+		eff[n++] = pad / (r->time_us * 1e-6) / 989.4e12;
+	}
+	cr_assert_eq(n, 34, "rows of 2^36 FLOPs and more: %zu", n);
+	qsort(eff, n, sizeof *eff, cmp_dbl);
+	{
+		double med = (eff[n / 2 - 1] + eff[n / 2]) / 2;
+
+		cr_expect_float_eq(med, 0.757, 0.001, "median %.4f", med);
+		cr_expect_float_eq(opm_gemm_default_efficiency(), med / OPM_BENCH_CLOCK_HOPPER, 5e-5,
+				   "default %.4f, table median / clock %.4f",
+				   opm_gemm_default_efficiency(), med / OPM_BENCH_CLOCK_HOPPER);
+	}
+	free(eff);
+	cvc_model_rows_release(&rows);
+}
+
+/* Mean of the gaps under 20 us between consecutive kernels of the stream
+ * with the most non-NCCL kernels. */
+static double mean_gap_us(cvc_db *db)
+{
+	sqlite3 *sq = cvc_db_sqlite(db);
+	sqlite3_stmt *st = NULL;
+	long long stream = -1, prev_end = -1;
+	double sum = 0;
+	long n = 0;
+
+	cr_assert_eq(sqlite3_prepare_v2(sq,
+					"SELECT a.stream FROM activities a JOIN strings s ON s.id = "
+					"a.name_id WHERE a.kind = 1 AND s.value NOT LIKE '%nccl%' "
+					"GROUP BY a.stream ORDER BY count(*) DESC LIMIT 1",
+					-1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(sq));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	stream = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	cr_assert_eq(sqlite3_prepare_v2(sq,
+					"SELECT start_ns, end_ns FROM activities WHERE kind = 1 AND "
+					"stream = ? ORDER BY start_ns",
+					-1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, stream);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		long long s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
+
+		if (prev_end >= 0 && s - prev_end >= 0 && s - prev_end < 20000) {
+			sum += (double)(s - prev_end);
+			n++;
+		}
+		prev_end = e;
+	}
+	sqlite3_finalize(st);
+	cr_assert_gt(n, 100);
+	return sum / (double)n / 1e3;
+}
+
+Test(models_gap, kernel_gaps_from_traces)
+{
+	static const struct {
+		const char *trace, *file;
+	} files[] = {
+		{"hta-ddp-v100-2rank", "df_index_resolver.json.gz"},
+		{"hta-trace-diff-v100-w2", "test.json.gz"},
+		{"hta-trace-diff-a100-w8", "control.json.gz"},
+		{"hta-nccl-args-a100-w2", "nccl_data.json.gz"},
+		{"hta-a100-80g-w16-rank0", "rank0.json.gz"},
+		{"tracelens-h100-qwen05b", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"},
+	};
+	size_t nref = 0;
+	const struct opm_gap_ref *ref = opm_gap_refs(&nref);
+
+	cr_assert_eq(nref, sizeof files / sizeof files[0]);
+	for (size_t i = 0; i < nref; i++) {
+		char rel[512];
+		cvc_db *db;
+		double g;
+
+		cr_assert_str_eq(ref[i].trace, files[i].trace);
+		snprintf(rel, sizeof rel, "traces/%s/%s", files[i].trace, files[i].file);
+		db = tu_import(tu_shared(rel), "g.db");
+		g = mean_gap_us(db);
+		cr_expect_float_eq(g, ref[i].gap_us, 0.0005, "%s: measured %.4f us, compiled %.4f us",
+				   ref[i].trace, g, ref[i].gap_us);
+		cvc_db_close(db);
+	}
+}
+
+Test(models_gap, modelset_takes_its_generation)
+{
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *a = NULL, *h = NULL, *b = NULL;
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "A100"), &a), CVC_OK);
+	cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "H100"), &h), CVC_OK);
+	cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "B200"), &b), CVC_OK);
+	/* A100: the median of its three traces; H100 and later: the H100's */
+	cr_expect_float_eq(cvc_model_kernel_gap_us(a), 3.336, 1e-9);
+	cr_expect_float_eq(cvc_model_kernel_gap_us(h), 1.936, 1e-9);
+	cr_expect_float_eq(cvc_model_kernel_gap_us(b), 1.936, 1e-9);
+	cvc_modelset_free(a);
+	cvc_modelset_free(h);
+	cvc_modelset_free(b);
+	cvc_hw_catalog_free(cat);
+}
