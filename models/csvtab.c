@@ -181,6 +181,7 @@ static cvc_status read_xla_matmul(struct reader *r, cvc_model_rows *rows, char *
 			return bad(r, "as many fields as the header", r->line);
 		memset(&row, 0, sizeof row);
 		row.kind = CVC_MODEL_GEMM;
+		row.bench = 1; /* XLA's perf table generator: isolated kernels */
 		snprintf(row.gpu, sizeof row.gpu, "%s", f[ci[0]]);
 		for (int i = 0; i < 4; i++)
 			if (get_int(f[ci[1 + i]], &d[i]) || d[i] <= 0 || d[i] > (1 << 24))
@@ -357,6 +358,7 @@ static cvc_status read_vidur_mlp(struct reader *r, cvc_model_rows *rows, char **
 				return bad(r, "a positive median time (ms)", f[ct[o]]);
 			memset(&row, 0, sizeof row);
 			row.kind = CVC_MODEL_GEMM;
+			row.bench = 1; /* vidur's profiler: each op alone, in a loop */
 			row.dtype = CVC_HW_FP16; /* vidur profiles in fp16 */
 			snprintf(row.gpu, sizeof row.gpu, "%s", gpu);
 			snprintf(row.tag, sizeof row.tag, "%s", vidur_ops[o]);

@@ -35,6 +35,15 @@ static const double membound_eff[CVC_MODEL_NMEM] = {
 	[CVC_MODEL_MEM_GATHER] = 0.50,      [CVC_MODEL_MEM_OPTIMIZER] = 0.75,
 };
 
+double opm_bench_clock(const cvc_hw_spec *spec)
+{
+	static const double clock[3] = {OPM_BENCH_CLOCK_AMPERE, OPM_BENCH_CLOCK_HOPPER,
+					OPM_BENCH_CLOCK_BLACKWELL};
+	int ref = opm_attn_ref_gpu(spec);
+
+	return ref >= 0 && ref < 3 ? clock[ref] : 1.0;
+}
+
 double opm_gemm_default_efficiency(void)
 {
 	return DEF_GEMM_EFF;
@@ -215,6 +224,8 @@ cvc_status cvc_model_mem_parse(const char *s, cvc_model_mem *out)
 
 struct gemm_slot {
 	double p[GP_N];
+	double def[GP_N];        /* the defaults, outside a fit's sizes */
+	double dom_min, dom_max; /* FLOPs the fit measured; 0 = defaults */
 	char origin[ORIGIN_MAX];
 };
 
@@ -275,6 +286,7 @@ static cvc_modelset *ms_new(const cvc_hw_spec *spec)
 		 "through the spec sheet", opm_attn_ref_name(ms->attn_ref), spec->name);
 	for (int d = 0; d < CVC_HW_NDTYPE; d++) {
 		opm_gemm_defaults(ms->gemm[d].p);
+		opm_gemm_defaults(ms->gemm[d].def);
 		snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin, "%s", ms->def_origin);
 	}
 	for (int c = 0; c < CVC_MODEL_NMEM; c++) {
@@ -300,17 +312,41 @@ static const char *fit_gpu(const cvc_hw_catalog *cat, const cvc_model_fit *f)
 	return s ? gpu_of(s) : f->gpu;
 }
 
+/*
+ * The quality gate (docs/MODELS.md "Fit quality"): a fit that does not
+ * explain its own rows (R^2 < 0 on log time) or that misses the larger half
+ * of its sizes by more than 30% when fitted on the smaller half does not
+ * price anything: the default answers, and `cvc models` says why.
+ */
+#define GATE_EXTRAP_PCT 30.0
+
+int cvc_model_fit_usable(const cvc_model_fit *f, const char **why)
+{
+	static const char *const reasons[] = {"", "R^2 below 0 on its own rows",
+					      "extrapolation error above 30%"};
+	int r = 0;
+
+	if (isfinite(f->r2) && f->r2 < 0)
+		r = 1;
+	else if (isfinite(f->extrap_mape) && f->extrap_mape > GATE_EXTRAP_PCT)
+		r = 2;
+	if (why)
+		*why = reasons[r];
+	return r == 0;
+}
+
 /* Which fits a slot takes: arg is the dtype (GEMM) or the class (memory). */
 typedef int (*fit_match)(const cvc_model_fit *f, int arg);
 
 static int gemm_of(const cvc_model_fit *f, int dtype)
 {
-	return f->kind == CVC_MODEL_GEMM && (int)f->dtype == dtype;
+	return f->kind == CVC_MODEL_GEMM && (int)f->dtype == dtype && cvc_model_fit_usable(f, NULL);
 }
 
 static int mem_of(const cvc_model_fit *f, int cls)
 {
-	return f->kind == CVC_MODEL_MEMBOUND && (int)f->mem == cls && f->nparams == MP_N;
+	return f->kind == CVC_MODEL_MEMBOUND && (int)f->mem == cls && f->nparams == MP_N &&
+	       cvc_model_fit_usable(f, NULL);
 }
 
 /* The first (newest) matching fit on GPU target; NULL when none. */
@@ -367,6 +403,8 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 		if (!pick)
 			continue;
 		memcpy(ms->gemm[d].p, pick->params, sizeof ms->gemm[d].p);
+		ms->gemm[d].dom_min = pick->dom_min;
+		ms->gemm[d].dom_max = pick->dom_max;
 		if (same)
 			snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin,
 				 "fitted model %lld (%.47s %s, %.60s)", (long long)pick->id, pick->gpu,
@@ -395,7 +433,8 @@ static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 			const cvc_hw_spec *fs;
 			int match = 0, dup = 0;
 
-			if (f->kind != CVC_MODEL_COLLECTIVE || f->nparams < 1 + CP_PER)
+			if (f->kind != CVC_MODEL_COLLECTIVE || f->nparams < 1 + CP_PER ||
+			    !cvc_model_fit_usable(f, NULL))
 				continue;
 			fs = cat && f->system[0] ? cvc_hw_catalog_lookup(cat, f->system) : NULL;
 			if (pass == 0)
@@ -502,12 +541,25 @@ cvc_status cvc_modelset_new(cvc_db *db, const cvc_hw_catalog *cat, const cvc_hw_
 
 /* ---- predictions ------------------------------------------------------------------ */
 
+/* A fit prices only the GEMM sizes it measured; outside them the default
+ * (the large-GEMM efficiency of the reference table) answers. */
+static const double *gemm_params(const cvc_modelset *ms, int64_t m, int64_t n, int64_t k,
+				 int64_t b, cvc_hw_dtype dt)
+{
+	const struct gemm_slot *g = &ms->gemm[dt];
+	double f = 2.0 * (double)(b > 0 ? b : 1) * (double)m * (double)n * (double)k;
+
+	if (g->dom_max > 0 && (f < g->dom_min || f > g->dom_max))
+		return g->def;
+	return g->p;
+}
+
 double cvc_model_gemm_us(const cvc_modelset *ms, int64_t m, int64_t n, int64_t k, int64_t b,
 			 cvc_hw_dtype dt)
 {
 	if (!ms || (unsigned)dt >= CVC_HW_NDTYPE)
 		return NAN;
-	return opm_gemm_us(ms->gemm[dt].p, &ms->spec, m, n, k, b, dt);
+	return opm_gemm_us(gemm_params(ms, m, n, k, b, dt), &ms->spec, m, n, k, b, dt);
 }
 
 double cvc_model_grouped_gemm_us(const cvc_modelset *ms, const int64_t *m_per_group, int groups,
@@ -518,7 +570,13 @@ double cvc_model_grouped_gemm_us(const cvc_modelset *ms, const int64_t *m_per_gr
 
 	if (!ms || (unsigned)dt >= CVC_HW_NDTYPE || groups < 0 || (groups && !m_per_group))
 		return NAN;
-	p = ms->gemm[dt].p;
+	{
+		int64_t mt = 0;
+
+		for (int g = 0; g < groups; g++)
+			mt += m_per_group[g] > 0 ? m_per_group[g] : 0;
+		p = gemm_params(ms, mt, n, k, 1, dt); /* the fit's sizes: all groups */
+	}
 	if (n <= 0 || k <= 0 || groups == 0)
 		return p[GP_T0];
 	P = opm_peak_flops_us(&ms->spec, dt);
@@ -683,6 +741,11 @@ static const struct coll_slot *find_slot(const cvc_modelset *ms, cvc_model_coll 
 		int d;
 
 		if (s->c != c || level_of(s->nranks, s->gpn > 0 ? s->gpn : gpn) != lv)
+			continue;
+		/* across nodes, a fit prices only the node count it measured:
+		 * latency and congestion grow with the span, not the group */
+		if (lv != L_INTRA && s->gpn > 0 &&
+		    (s->nranks + s->gpn - 1) / s->gpn != (n + gpn - 1) / gpn)
 			continue;
 		d = abs(s->nranks - n) * 4 + (s->gpn != gpn);
 		if (d < best_d)

@@ -67,6 +67,10 @@ double opm_membound_us(const double *p, const cvc_hw_spec *spec, int64_t bytes);
 #define OPM_BENCH_CLOCK_BLACKWELL (2568.0 / 2500.0)
 #define OPM_BENCH_CLOCK_AMPERE 1.0
 
+/* The benchmark clock ratio of spec's generation (its nearest reference
+ * GPU: Ampere, Hopper, Blackwell). */
+double opm_bench_clock(const cvc_hw_spec *spec);
+
 /* ---- fused attention (attnref.c) ---------------------------------------- */
 
 /* One measured efficiency curve eff(S) = emax S / (S + s0) of the dense

@@ -240,6 +240,8 @@ typedef struct cvc_model_row {
 	double time_us;
 	cvc_model_mem mem;            /* membound rows: operator class; bytes
 					 = bytes read + written, m = tokens */
+	int bench;                    /* timed alone in a kernel benchmark, at the
+					 boost clock (tables), not inside a job */
 } cvc_model_row;
 
 /* A growable array of rows read from files (bounded: see cvc_model_rows_read). */
@@ -279,8 +281,13 @@ CVC_API cvc_status cvc_model_rows_from_db(cvc_model_rows *rows, cvc_db *db);
  * Fits a GEMM efficiency model to rows[0..n) (all of one GPU and dtype)
  * against spec.  Weighted on relative error, robust to outliers (iterated
  * bisquare reweighting); fills *out including domain and quality (the
- * extrapolation MAPE refits on the smaller half of the sizes).
- * CVC_ERR_USAGE when fewer than 6 rows.  err gets a message on failure.
+ * extrapolation MAPE refits on the smaller half of the sizes).  Rows timed
+ * in kernel benchmarks (bench) are fitted against the peak at the
+ * benchmark's boost clock, so the model's efficiency is per datasheet clock
+ * (docs/MODELS.md "Clocks").  A fit faster than the dense peak at the
+ * datasheet clock (an 8192^3 GEMM above peak) is refused: the rows are not
+ * consistent with the spec sheet.  CVC_ERR_USAGE when fewer than 6 rows or
+ * refused.  err gets a message on failure.
  */
 CVC_API cvc_status cvc_model_fit_gemm(const cvc_model_row *rows, size_t n,
 				      const cvc_hw_spec *spec, cvc_model_fit *out,
@@ -409,6 +416,13 @@ CVC_API cvc_status cvc_model_membound_rows_from_traces(cvc_db *db, cvc_model_row
 CVC_API cvc_status cvc_model_fit_collective(const cvc_model_row *rows, size_t n,
 					    const cvc_hw_spec *spec, cvc_model_fit *out,
 					    char *err, size_t errlen);
+
+/*
+ * Whether a stored fit may price operators (the quality gate, docs/MODELS.md
+ * "Fit quality"): R^2 >= 0 and an extrapolation MAPE of at most 30%.  *why
+ * (may be NULL) gets the reason when not, "" otherwise (static).
+ */
+CVC_API int cvc_model_fit_usable(const cvc_model_fit *f, const char **why);
 
 /*
  * Predicts one row with one fit (no carry-over): the time in us.  spec is
