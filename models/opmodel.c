@@ -378,6 +378,37 @@ static const cvc_model_fit *pick_closest(const cvc_hw_catalog *cat, const cvc_hw
 	return best >= 0 ? cand[best] : NULL;
 }
 
+/*
+ * The reference GEMM fits every modelset starts from when no fit of its own
+ * applies, fitted per datasheet clock as `cvc fit` fits the same files:
+ * XLA's H100 bf16 table (xla_matmul_perf_table.csv.gz, 375 rows, m, n, k
+ * 256..4096) and vidur's A100 Llama-2-7B operator timings
+ * (a100__Llama-2-7b-hf__mlp.csv.gz, 4176 fp16 GEMM rows).  The one of the
+ * closest GPU prices a GPU's GEMMs through its spec sheet inside the FLOPs
+ * it measured; beyond them the default efficiency (XLA's large-GEMM end)
+ * answers.  models_gemm.reference_fits_refit recomputes both.
+ */
+static const cvc_model_fit ref_gemm[] = {
+	{.kind = CVC_MODEL_GEMM, .gpu = "H100-SXM", .dtype = CVC_HW_BF16, .nparams = GP_N,
+	 .params = {5.0545075511085802, 0.74499272262461869, 0.1866920525133991,
+		    1.1230840250250347, 0.80, 128},
+	 .dom_min = 33554432, .dom_max = 549755813888.0,
+	 .source = "xla_matmul_perf_table.csv.gz", .n_points = 375,
+	 .r2 = 0.994931209908575, .mape = 4.80450087031124, .extrap_mape = 15.0701961159707},
+	{.kind = CVC_MODEL_GEMM, .gpu = "A100-SXM-80GB", .dtype = CVC_HW_FP16, .nparams = GP_N,
+	 .params = {4.5247767893364914, 0.66663691207201747, 0.14462308116102762,
+		    1.1776701047925526, 0.80, 128},
+	 .dom_min = 4194304, .dom_max = 738734374912.0,
+	 .source = "a100__Llama-2-7b-hf__mlp.csv.gz", .n_points = 4176,
+	 .r2 = 0.994381692919458, .mape = 6.60707958404745, .extrap_mape = 5.9101718068926},
+};
+
+const cvc_model_fit *opm_gemm_references(size_t *n)
+{
+	*n = sizeof ref_gemm / sizeof ref_gemm[0];
+	return ref_gemm;
+}
+
 static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_model_fit *fits,
 			 size_t n)
 {
@@ -392,16 +423,46 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 		 * for the other.  Order: this GPU (this dtype, then its sibling),
 		 * then the closest fitted GPU (same order).  Fits are newest
 		 * first, so the first match wins. */
-		if (d == CVC_HW_BF16)
-			want[1] = CVC_HW_FP16;
+		/* fp8 without an fp8 fit: the bf16 one, as a share of the fp8
+		 * peak (XLA's H100 table: 2048^3 reaches 0.71 of the fp8 peak and
+		 * 0.65 of the bf16 one; its larger fp8 rows exceed the fp8 peak
+		 * and fit nothing) */
+		if (d == CVC_HW_BF16 || d == CVC_HW_FP8)
+			want[1] = d == CVC_HW_FP8 ? CVC_HW_BF16 : CVC_HW_FP16;
 		else if (d == CVC_HW_FP16)
 			want[1] = CVC_HW_BF16;
 		for (int w = 0; w < 2 && !pick; w++)
 			same = (pick = pick_on(cat, target, fits, n, gemm_of, (int)want[w])) != NULL;
 		for (int w = 0; w < 2 && !pick; w++)
 			pick = pick_closest(cat, &ms->spec, fits, n, gemm_of, (int)want[w]);
-		if (!pick)
+		if (!pick) {
+			/* the built-in references: bf16 and fp16 stand in for each
+			 * other (and for fp8) as for fitted models */
+			const cvc_model_fit *ref = NULL;
+			size_t nr = sizeof ref_gemm / sizeof ref_gemm[0];
+			char to[CVC_HW_NAME_MAX];
+
+			if (d == CVC_HW_BF16 || d == CVC_HW_FP16 || d == CVC_HW_FP8) {
+				const char *names[sizeof ref_gemm / sizeof ref_gemm[0]];
+				int best;
+
+				for (size_t i = 0; i < nr; i++)
+					names[i] = ref_gemm[i].gpu;
+				best = cat ? cvc_hw_closest(cat, &ms->spec, names, nr) : 0;
+				ref = &ref_gemm[best >= 0 ? best : 0];
+			}
+			if (!ref)
+				continue;
+			memcpy(ms->gemm[d].p, ref->params, sizeof ms->gemm[d].p);
+			ms->gemm[d].dom_min = ref->dom_min;
+			ms->gemm[d].dom_max = ref->dom_max;
+			snprintf(to, sizeof to, "%s", ms->spec.name);
+			snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin,
+				 "built-in reference fit (%.40s, %.20s %s), carried to %.47s through "
+				 "the spec sheet; default efficiency %.2f beyond its sizes",
+				 ref->source, ref->gpu, cvc_hw_dtype_name(ref->dtype), to, DEF_GEMM_EFF);
 			continue;
+		}
 		memcpy(ms->gemm[d].p, pick->params, sizeof ms->gemm[d].p);
 		ms->gemm[d].dom_min = pick->dom_min;
 		ms->gemm[d].dom_max = pick->dom_max;

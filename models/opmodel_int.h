@@ -118,6 +118,10 @@ struct opm_gap_ref {
 
 const struct opm_gap_ref *opm_gap_refs(size_t *n);
 
+/* The built-in reference GEMM fits (XLA's H100 bf16 table, vidur's A100
+ * Llama-2-7B timings). */
+const cvc_model_fit *opm_gemm_references(size_t *n);
+
 /* The default GEMM efficiency (docs/MODELS.md "Default efficiencies"). */
 double opm_gemm_default_efficiency(void);
 
