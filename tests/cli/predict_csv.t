@@ -3,4 +3,4 @@ exit: 0
 stdout: name,m,n,k,time_us
 stdout: qkv,4096,12288,4096,
 stdout: small,16,16,16,
-stderr: model: spec-sheet roofline of A100-SXM-80GB, default efficiency 0.70 (no fitted model)
+stderr: model: built-in reference fit (a100__Llama-2-7b-hf__mlp.csv.gz, A100-SXM-80GB fp16), carried to A100-SXM-80GB
