@@ -148,3 +148,49 @@ Test(models_gap, modelset_takes_its_generation)
 	cvc_modelset_free(b);
 	cvc_hw_catalog_free(cat);
 }
+
+/* The built-in reference GEMM fits are what `cvc fit` makes of their files. */
+Test(models_gemm, reference_fits_refit, .timeout = 60)
+{
+	size_t nref = 0;
+	const cvc_model_fit *ref = opm_gemm_references(&nref);
+	cvc_hw_catalog *cat = NULL;
+	static const char *const files[] = {
+		"traces/xla-perf-tables/xla_matmul_perf_table.csv.gz",
+		"traces/vidur-profiling/compute/a100__Llama-2-7b-hf__mlp.csv.gz",
+	};
+
+	cr_assert_eq(nref, 2);
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	for (size_t i = 0; i < nref; i++) {
+		cvc_model_rows rows = {0};
+		cvc_model_row *sel;
+		cvc_model_fit fit;
+		size_t n = 0;
+		char err[512] = "";
+		const cvc_hw_spec *spec = cvc_hw_catalog_lookup(cat, ref[i].gpu);
+
+		cr_assert_not_null(spec);
+		cr_assert_eq(cvc_model_rows_read(&rows, tu_shared(files[i]), ref[i].gpu, err,
+						 sizeof err), CVC_OK, "%s", err);
+		sel = calloc(rows.n + 1, sizeof *sel);
+		cr_assert_not_null(sel);
+		for (size_t j = 0; j < rows.n; j++)
+			if (rows.v[j].kind == CVC_MODEL_GEMM && rows.v[j].dtype == ref[i].dtype)
+				sel[n++] = rows.v[j];
+		cr_assert_eq((int)n, ref[i].n_points, "%s: %zu rows", files[i], n);
+		cr_assert_eq(cvc_model_fit_gemm(sel, n, spec, &fit, err, sizeof err), CVC_OK, "%s",
+			     err);
+		for (int p = 0; p < GP_N; p++)
+			cr_expect_float_eq(fit.params[p], ref[i].params[p],
+					   1e-9 * fmax(1, fabs(ref[i].params[p])),
+					   "%s param %d: refit %.17g, built in %.17g", files[i], p,
+					   fit.params[p], ref[i].params[p]);
+		cr_expect_float_eq(fit.dom_min, ref[i].dom_min, 1);
+		cr_expect_float_eq(fit.dom_max, ref[i].dom_max, 1);
+		cr_expect_float_eq(fit.extrap_mape, ref[i].extrap_mape, 1e-6);
+		free(sel);
+		cvc_model_rows_release(&rows);
+	}
+	cvc_hw_catalog_free(cat);
+}

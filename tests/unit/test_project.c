@@ -485,3 +485,175 @@ Test(project_findings, tokens_per_gpu_fall_as_gpus_grow, .init = load_shipped,
 				cr_expect_lt(last, first, "%s on %s: no decline", models[m], gpus[k]);
 		}
 }
+
+/* ---- layouts of today's runs ----------------------------------------------- */
+
+/* Llama 3 405B as Meta ran it (Dubey et al. 2024, section 3.3): 126 layers,
+ * TP 8, PP 16, seq 8192, 16K H100s, the first and the last pipeline stage
+ * one layer fewer (embedding and loss counted as stage work). */
+Test(project, llama3_405b_as_meta_ran_it)
+{
+	struct collect c;
+
+	run("model: {name: llama3-405b, layers: 126, hidden: 16384, heads: 128, kv_heads: 8,\n"
+	    "        ffn: 53248, ffn_type: swiglu, vocab: 128256, seq: 8192}\n"
+	    "training: {global_batch: 2048, micro_batch: 1, recompute: none, distributed_optimizer: "
+	    "true}\n"
+	    "parallelism: {tp: 8, pp: 16, sp: true}\n"
+	    "hardware: {gpu: H100, gpus: 16384}\n", &c, 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert(c.r[0].valid, "%s", c.r[0].reason);
+	cr_assert_eq(c.sc[0].dp, 128);
+	cr_assert_eq(c.sc[0].zero, 1);
+	/* the same with the stages given, and a split that cannot hold */
+	run("model: {layers: 126, hidden: 16384, heads: 128, kv_heads: 8, ffn: 53248,\n"
+	    "        ffn_type: swiglu, vocab: 128256, seq: 8192}\n"
+	    "training: {global_batch: 2048}\n"
+	    "parallelism: [{tp: 8, pp: 16, first_stage_layers: 7, last_stage_layers: 7},\n"
+	    "              {tp: 8, pp: 16, first_stage_layers: 5, last_stage_layers: 6},\n"
+	    "              {tp: 8, pp: 16, vpp: 3}]\n"
+	    "hardware: {gpu: H100, gpus: 16384}\n", &c, 0);
+	cr_assert_eq(c.n, 3);
+	cr_assert(c.r[0].valid, "%s", c.r[0].reason);
+	cr_assert_eq(c.r[1].valid, 0);
+	cr_assert(strstr(c.r[1].reason, "do not divide evenly"), "%s", c.r[1].reason);
+	cr_assert_eq(c.r[2].valid, 0);
+	cr_assert(strstr(c.r[2].reason, "first_stage_layers"), "%s", c.r[2].reason);
+}
+
+/* An uneven split: the slowest stage sets the pace.  30 layers on 4
+ * stages run as 7, 8, 8, 7 with the logits beside the last 7: slower than
+ * 28 even layers (7 + logits), faster than 32 (8 + logits). */
+Test(project, uneven_stages_price_the_slowest)
+{
+	cvc_proj_result a, b, c2;
+
+	eval("parallelism: {pp: 4}\nmodel: {layers: 30}\n", &a, NULL);
+	eval("parallelism: {pp: 4}\nmodel: {layers: 32}\n", &b, NULL);
+	eval("parallelism: {pp: 4}\nmodel: {layers: 28}\n", &c2, NULL);
+	cr_assert_lt(a.step_s, b.step_s, "30: %g, 32: %g", a.step_s, b.step_s);
+	cr_assert_gt(a.step_s, c2.step_s, "30: %g, 28: %g", a.step_s, c2.step_s);
+}
+
+/* TP overlap, per collective: the reduce-scatters and all-gathers hide
+ * under the GEMMs they feed, and the overlap costs the pipelined GEMMs the
+ * SMs held back (contention); without sp there is nothing to overlap. */
+Test(project, tp_overlap_per_collective)
+{
+	cvc_proj_result none, ag, all, ar;
+
+	eval("parallelism: {tp: 8, sp: true}\n", &none, NULL);
+	eval("parallelism: {tp: 8, sp: true}\ncomm: {tp_overlap_ag: true}\n", &ag, NULL);
+	eval("parallelism: {tp: 8, sp: true}\ncomm: {tp_overlap: true}\n", &all, NULL);
+	eval("parallelism: {tp: 8}\ncomm: {tp_overlap: true}\n", &ar, NULL);
+	check_sums(&ag);
+	check_sums(&all);
+	cr_assert_eq(none.hidden_type_s[CVC_PROJ_COMM_TP], 0);
+	cr_assert_gt(ag.hidden_type_s[CVC_PROJ_COMM_TP], 0);
+	cr_assert_gt(all.hidden_type_s[CVC_PROJ_COMM_TP], ag.hidden_type_s[CVC_PROJ_COMM_TP]);
+	cr_assert_lt(all.hidden_type_s[CVC_PROJ_COMM_TP], all.comm_type_s[CVC_PROJ_COMM_TP],
+		     "the last chunks stay exposed");
+	cr_assert_gt(all.contention_s, ag.contention_s, "SMs held back for the reduce-scatter");
+	cr_assert_lt(all.step_s, none.step_s);
+	cr_assert_eq(ar.hidden_type_s[CVC_PROJ_COMM_TP], 0);
+}
+
+/* FP8: GEMMs at the fp8 rate, attention and logits in bf16, the casts each
+ * recipe adds; the step gains far less than 2x. */
+Test(project, fp8_recipes)
+{
+	cvc_proj_result bf, delayed, current, fp8attn;
+
+	eval("training: {dtype: bf16}\n", &bf, NULL);
+	eval("training: {dtype: fp8}\n", &delayed, NULL);
+	eval("training: {dtype: fp8, fp8_recipe: current}\n", &current, NULL);
+	eval("training: {dtype: fp8, fp8_attention: true}\n", &fp8attn, NULL);
+	cr_assert_lt(delayed.step_s, bf.step_s);
+	cr_assert_gt(delayed.step_s, bf.step_s / 2 * 1.15, "bf16 %g fp8 %g", bf.step_s,
+		     delayed.step_s);
+	cr_assert_gt(current.step_s, delayed.step_s, "current scaling reads each tensor once more");
+	/* fp8 attention is priced by cuDNN's fp8 curves: on Hopper its causal
+	 * backward is slower than the bf16 one (h200 tables, 0.38 vs 0.59) */
+	cr_assert_gt(fp8attn.step_s, delayed.step_s);
+}
+
+/* MoE as Megatron-Core runs it: grouped expert GEMMs, token permutation,
+ * the all-to-all inside the NVLink domain or across it, expert TP. */
+Test(project, moe_expert_layouts)
+{
+	struct collect c;
+
+	run("model: {layers: 16, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, ffn_type: swiglu,\n"
+	    "        experts: 8, top_k: 2}\n"
+	    "training: {global_batch: 256}\n"
+	    "parallelism: [{ep: 8}, {ep: 8, tp: 2, etp: 1, sp: true}, {ep: 8, etp: 3}, {ep: 16}]\n"
+	    "hardware: {gpu: H100, gpus: [16, 64]}\n", &c, 0);
+	cr_assert_eq(c.n, 8);
+	cr_assert(c.r[0].valid && c.r[1].valid, "%s / %s", c.r[0].reason, c.r[1].reason);
+	cr_assert_gt(c.r[0].comm_type_s[CVC_PROJ_COMM_EP], 0);
+	/* 8 experts over ep 8: inside one node; with etp 1 and tp 2 the
+	 * ep x etp ranks still fit */
+	cr_assert(c.r[2].valid);
+	cr_assert_eq(c.r[4].valid, 0, "etp 3 does not divide ffn");
+	cr_assert(strstr(c.r[4].reason, "etp"), "%s", c.r[4].reason);
+	cr_assert_eq(c.r[6].valid, 0, "16 experts needed for ep 16");
+	/* ep 8 at 16 or 64 GPUs (16 or 4 micro-batches): the same all-to-all
+	 * per micro-batch, inside a node */
+	cr_assert_float_eq(c.r[1].comm_type_s[CVC_PROJ_COMM_EP] * 4,
+			   c.r[0].comm_type_s[CVC_PROJ_COMM_EP],
+			   1e-9 * c.r[0].comm_type_s[CVC_PROJ_COMM_EP],
+			   "per-step all-to-all %g (64 GPUs) vs %g (16)",
+			   c.r[1].comm_type_s[CVC_PROJ_COMM_EP], c.r[0].comm_type_s[CVC_PROJ_COMM_EP]);
+}
+
+/* NVL72: a 72-GPU NVLink domain keeps TP and EP traffic off the network. */
+Test(project, nvl72_domain)
+{
+	struct collect c;
+
+	run("model: {layers: 16, hidden: 8192, heads: 64, kv_heads: 8, ffn: 28672, ffn_type: swiglu,\n"
+	    "        experts: 64, top_k: 8}\n"
+	    "training: {global_batch: 1152}\n"
+	    "parallelism: {ep: 64}\n"
+	    "hardware: [{gpu: B200, gpus: 576}, {gpu: GB200, gpus: 576, gpus_per_node: 72},\n"
+	    "           {gpu: GB200, gpus: 576, nvlink_domain: 72}]\n", &c, 0);
+	cr_assert_eq(c.n, 3);
+	for (int i = 0; i < 3; i++)
+		cr_assert(c.r[i].valid, "%d: %s", i, c.r[i].reason);
+	cr_assert_lt(c.r[1].comm_type_s[CVC_PROJ_COMM_EP], c.r[0].comm_type_s[CVC_PROJ_COMM_EP] / 2,
+		     "all-to-all of 64 inside one NVL72 domain %g vs across 8 nodes %g",
+		     c.r[1].comm_type_s[CVC_PROJ_COMM_EP], c.r[0].comm_type_s[CVC_PROJ_COMM_EP]);
+	cr_assert_float_eq(c.r[2].step_s, c.r[1].step_s, 1e-12 * c.r[1].step_s);
+}
+
+/* Hybrid sharding: ZeRO-3 inside a node, replicas across; more memory than
+ * full sharding, gathers inside NVLink, one all-reduce of the shards. */
+Test(project, hybrid_sharding)
+{
+	cvc_proj_result full, hybrid;
+
+	eval("training: {fsdp: true}\n", &full, NULL);
+	eval("training: {fsdp: true, shard_group: 8}\n", &hybrid, NULL);
+	check_sums(&hybrid);
+	cr_assert_gt(hybrid.mem_gb, full.mem_gb);
+	cr_assert_gt(hybrid.comm_type_s[CVC_PROJ_COMM_DP], 0);
+	cr_assert_lt(hybrid.comm_type_s[CVC_PROJ_COMM_FSDP], full.comm_type_s[CVC_PROJ_COMM_FSDP]);
+}
+
+/* validate's column names are scenario fields too. */
+Test(project, published_column_names_are_fields)
+{
+	struct collect c;
+
+	run("model: {layers: 8, hidden: 1024, heads: 16, moe_experts: 8, moe_topk: 2}\n"
+	    "training: {zero_fsdp: 3, framework: pytorch, attention: fa2}\n"
+	    "parallelism: {seq_parallel: true, tp: 2, ep: 2}\n"
+	    "hardware: {gpus: 16}\n", &c, 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert(c.r[0].valid, "%s", c.r[0].reason);
+	cr_assert_eq(c.sc[0].experts, 8);
+	cr_assert_eq(c.sc[0].top_k, 2);
+	cr_assert_eq(c.sc[0].zero, 3);
+	cr_assert_eq(c.sc[0].sp, 1);
+	cr_assert_eq(c.sc[0].framework, CVC_PROJ_FW_PYTORCH);
+}
