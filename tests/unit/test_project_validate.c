@@ -284,11 +284,11 @@ Test(project_validate, modern_runs_with_spec_sheet_defaults, .timeout = 120)
 	cr_expect_geq(v.all.within10_pct, 36.0, "within 10%%: %.1f%%", v.all.within10_pct);
 	cr_expect_geq(v.all.skill_pct, 45.0, "skill %.1f%%", v.all.skill_pct);
 	if (v.all.mape_pct > 10)
-		cr_log_warn("bar MAPE <= 10%%: NOT met (%.2f%%)", v.all.mape_pct);
+		cr_log_info("bar MAPE <= 10%%: NOT met (%.2f%%)", v.all.mape_pct);
 	if (v.all.within10_pct < 60)
-		cr_log_warn("bar >= 60%% within 10%%: NOT met (%.1f%%)", v.all.within10_pct);
+		cr_log_info("bar >= 60%% within 10%%: NOT met (%.1f%%)", v.all.within10_pct);
 	if (v.all.skill_pct < 50)
-		cr_log_warn("bar skill >= 50%%: NOT met (%.1f%%)", v.all.skill_pct);
+		cr_log_info("bar skill >= 50%%: NOT met (%.1f%%)", v.all.skill_pct);
 	cvc_proj_validation_release(&v);
 }
 
