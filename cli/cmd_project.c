@@ -28,6 +28,7 @@ struct sink {
 	const char *by;
 	int asc;
 	long long top;
+	int include_unfit;  /* --top also ranks layouts that do not fit */
 	struct row *heap;    /* worst kept row at [0] */
 	size_t n;
 	uint64_t valid, total;
@@ -127,7 +128,8 @@ static int on_row(void *user, const cvc_proj_scenario *sc, const cvc_proj_result
 		write_row(s, sc, r);
 		return 0;
 	}
-	if (!r->valid)
+	/* a ranking offers only what can run */
+	if (!r->valid || (!r->fits && !s->include_unfit))
 		return 0;
 	if (cvc_proj_metric(sc, r, s->by, &row.key)) {
 		s->bad_metric = 1;
@@ -170,6 +172,7 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	const char *db_path = NULL, *csv_path = NULL, *json_path = NULL, *by = "tokens_per_s";
 	long long top = 0;
 	int asc = 0, valid_only = 0, no_marginal = 0, origins = 0, npos = 0, ret = 1;
+	int include_unfit = 0;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_STR, &db_path, "PATH", "price with the fitted models of this database", NULL},
 		{"csv", 0, CLI_STR, &csv_path, "FILE", "write the CSV here instead of stdout", NULL},
@@ -178,6 +181,8 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		{"by", 0, CLI_STR, &by, "METRIC", "metric ranking --top (default tokens_per_s)", NULL},
 		{"asc", 0, CLI_FLAG, &asc, NULL, "smaller is better for --by (step_s, cost_usd)", NULL},
 		{"valid-only", 0, CLI_FLAG, &valid_only, NULL, "leave out impossible layouts", NULL},
+		{"include-unfit", 0, CLI_FLAG, &include_unfit, NULL,
+		 "let --top rank layouts that do not fit in memory too", NULL},
 		{"no-marginal", 0, CLI_FLAG, &no_marginal, NULL, "skip the half-GPU comparison", NULL},
 		{"origins", 0, CLI_FLAG, &origins, NULL, "print where each GPU's model figures come from", NULL},
 		{0},
@@ -240,6 +245,7 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	sink.by = by;
 	sink.asc = asc;
 	sink.top = top;
+	sink.include_unfit = include_unfit;
 	sink.progress = cctx->progress;
 	sink.name = cvc_proj_study_name(st);
 	if (top > 0 && !(sink.heap = malloc((size_t)top * sizeof *sink.heap))) {

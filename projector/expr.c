@@ -21,7 +21,7 @@
 #include "proj_internal.h"
 
 enum op {
-	OP_CONST, OP_FIELD, OP_STREQ, OP_NEG, OP_NOT, OP_ADD, OP_SUB, OP_MUL, OP_DIV,
+	OP_CONST, OP_FIELD, OP_METRIC, OP_STREQ, OP_NEG, OP_NOT, OP_ADD, OP_SUB, OP_MUL, OP_DIV,
 	OP_MOD, OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE, OP_AND, OP_OR, OP_MIN, OP_MAX
 };
 
@@ -38,6 +38,7 @@ struct insn {
 
 struct proj_expr {
 	int n;
+	int uses_result; /* reads an output column */
 	struct insn code[];
 };
 
@@ -161,8 +162,12 @@ static void parse_primary(struct parser *ps)
 			if (!accept(ps, ")"))
 				perr(ps, "expected ')'");
 			emit(ps, is_min ? OP_MIN : OP_MAX, 0, 0);
-		} else if ((f = proj_field_find(NULL, id)) < 0) {
-			perr(ps, "unknown field name");
+		} else if ((f = proj_field_find(NULL, id)) < 0 &&
+			   (f = proj_metric_find(id)) >= 0) {
+			/* an output column: fits, mem_gb, mfu, comm_share, ... */
+			emit(ps, OP_METRIC, f, 0);
+		} else if (f < 0) {
+			perr(ps, "unknown field or output column name");
 		} else if (proj_fields[f].type == PF_STR || proj_fields[f].type == PF_ENUM) {
 			/* only `field == "word"` / `!=` make sense for words */
 			int neg;
@@ -355,6 +360,9 @@ proj_expr *proj_expr_compile(const char *text, char *err, size_t errlen)
 	}
 	e->n = ps->n;
 	memcpy(e->code, ps->code, (size_t)ps->n * sizeof e->code[0]);
+	e->uses_result = 0;
+	for (int i = 0; i < e->n; i++)
+		e->uses_result |= e->code[i].op == OP_METRIC;
 out:
 	free(ps);
 	return e;
@@ -365,7 +373,12 @@ void proj_expr_free(proj_expr *e)
 	free(e);
 }
 
-double proj_expr_eval(const proj_expr *e, const cvc_proj_scenario *sc)
+int proj_expr_uses_result(const proj_expr *e)
+{
+	return e->uses_result;
+}
+
+double proj_expr_eval(const proj_expr *e, const cvc_proj_scenario *sc, const cvc_proj_result *r)
 {
 	/* depth of the stack never exceeds the instruction count */
 	double st[EXPR_MAX_INSN];
@@ -381,6 +394,9 @@ double proj_expr_eval(const proj_expr *e, const cvc_proj_scenario *sc)
 			continue;
 		case OP_FIELD:
 			st[sp++] = proj_field_get(sc, in->field);
+			continue;
+		case OP_METRIC:
+			st[sp++] = r ? proj_metric_get(r, in->field) : NAN;
 			continue;
 		case OP_STREQ: {
 			const char *v = *(const char *const *)((const char *)sc +

@@ -40,6 +40,7 @@ const struct proj_field proj_fields[] = {
 	ENUM("training", "framework", framework, "megatron|pytorch"),
 	ENUM("training", "fp8_recipe", fp8_recipe, "delayed|current|mxfp8"),
 	FLAG("training", "fp8_attention", fp8_attention),
+	FLAG("training", "dropout", dropout),
 	NUM("training", "zero", zero),
 	NUM("training", "shard_group", shard_group),
 	AUTO("parallelism", "tp", tp),

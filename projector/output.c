@@ -34,7 +34,8 @@ static const struct metric metrics[] = {
 	RT("exposed_", exposed_type_s, 2), RT("exposed_", exposed_type_s, 3),
 	RT("exposed_", exposed_type_s, 4), RT("exposed_", exposed_type_s, 5),
 	RT("exposed_", exposed_type_s, 6),
-	R(contention_s), R(gaps_s), R(comm_share), R(exposed_share), R(mem_gb), R(hbm_gb),
+	R(contention_s), R(gaps_s), R(comm_share), R(exposed_share), R(mem_gb), R(mem_params_gb), R(mem_act_gb),
+	R(mem_buf_gb), R(hbm_gb),
 	R(model_flops), R(hw_flops), R(mfu), R(hfu), R(tokens_per_s),
 	R(tokens_per_s_per_gpu), R(train_days), R(gpu_hours), R(energy_mwh), R(cost_usd),
 	R(half_tokens_per_s), R(marginal_tokens_per_gpu),
@@ -54,6 +55,33 @@ static double metric_value(const struct metric *m, const cvc_proj_result *r)
 	const double *p = (const double *)((const char *)r + m->offset);
 
 	return m->k >= 0 ? p[m->k] : *p;
+}
+
+int proj_metric_find(const char *name)
+{
+	char buf[64];
+
+	for (size_t i = 0; i < NMETRICS; i++) {
+		metric_name(&metrics[i], buf, sizeof buf);
+		if (strcmp(buf, name) == 0)
+			return (int)i;
+	}
+	if (strcmp(name, "fits") == 0)
+		return (int)NMETRICS;
+	if (strcmp(name, "valid") == 0)
+		return (int)NMETRICS + 1;
+	return -1;
+}
+
+double proj_metric_get(const cvc_proj_result *r, int idx)
+{
+	if (idx >= 0 && (size_t)idx < NMETRICS)
+		return metric_value(&metrics[idx], r);
+	if ((size_t)idx == NMETRICS)
+		return r->fits;
+	if ((size_t)idx == NMETRICS + 1)
+		return r->valid;
+	return NAN;
 }
 
 cvc_status cvc_proj_metric(const cvc_proj_scenario *sc, const cvc_proj_result *r,

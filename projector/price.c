@@ -119,7 +119,9 @@ static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 			}
 		}
 	}
-	p->hbm_bytes = scaled.hbm_gb * 1e9;
+	/* device memory sizes are binary: an "80 GB" A100 or H100 reports
+	 * 81920 / 81559 MiB; the catalog's hbm_gb are GiB */
+	p->hbm_bytes = scaled.hbm_gb * 1073741824.0;
 	p->power_w = spec->tdp_w;
 	p->gpus_per_node = spec->gpus_per_node;
 	p->known = 1;

@@ -44,6 +44,11 @@ int proj_enum_index(const char *names, const char *word);
 /* Writes the idx-th name of names into buf; "" when out of range. */
 void proj_enum_name(const char *names, int idx, char *buf, size_t len);
 
+/* An output column (cvc_proj_metric's names, fits, valid) by name: its
+ * index, or -1; and its value in r. */
+int proj_metric_find(const char *name);
+double proj_metric_get(const cvc_proj_result *r, int idx);
+
 /* ---- `where:` expressions ----------------------------------------------------- */
 
 typedef struct proj_expr proj_expr;
@@ -52,9 +57,12 @@ typedef struct proj_expr proj_expr;
  * column (1-based, within text) into err. */
 proj_expr *proj_expr_compile(const char *text, char *err, size_t errlen);
 void proj_expr_free(proj_expr *e);
-/* Evaluates against sc; nonzero = true.  Division by zero yields NaN, and
+/* Evaluates against sc and its result r (NULL before evaluation: output
+ * columns read as NaN); nonzero = true.  Division by zero yields NaN, and
  * comparisons with NaN are false, so a bad filter drops rows, never crashes. */
-double proj_expr_eval(const proj_expr *e, const cvc_proj_scenario *sc);
+double proj_expr_eval(const proj_expr *e, const cvc_proj_scenario *sc, const cvc_proj_result *r);
+/* Whether e reads an output column (then it can only hold after evaluation). */
+int proj_expr_uses_result(const proj_expr *e);
 
 /* ---- pricing --------------------------------------------------------------- */
 

@@ -817,6 +817,113 @@ size_t cvc_proj_scenario_ops(const cvc_proj_scenario *sc, cvc_proj_op_fn fn, voi
 	return k.n;
 }
 
+/*
+ * Activation bytes one layer keeps for its backward, per token of a
+ * micro-batch on this rank (docs/SCENARIOS.md "Memory"), by tensor: the
+ * inputs of the two norms, of the four GEMMs and of the activation, the
+ * attention's saved state, the dropout masks.  With the 2022 GPT layer
+ * (LayerNorm, GELU, dropout, unfused attention, no tp) this is Korthikanti
+ * et al. 2022's 34 h + 5 a s bytes; sequence parallelism shards what the
+ * norms and dropout touch by tp; Transformer Engine's fp8 keeps the GEMM
+ * inputs as fp8.
+ */
+static double act_per_token(const cvc_proj_scenario *sc, const struct shape *x)
+{
+	double t = x->t, sh = x->sp ? t : 1, B = x->BA, gin = x->fp8 ? 1 : B;
+	double dq = x->a * x->dh / t, dkv = fmax(1, x->g / t) * x->dh;
+	double f_loc = x->f / (x->moe ? x->et : t), ffk = x->moe ? x->k : 1;
+	double drop = sc->dropout ? 1 : 0, a = 0;
+
+	a += 2 * B * x->h / sh;               /* the two norm inputs */
+	a += gin * x->h / sh;                 /* QKV input (norm output) */
+	if (x->unfused && sc->recompute == CVC_PROJ_RECOMP_NONE) {
+		double hl = x->a / t;
+
+		a += B * (dq + 2 * dkv);          /* Q, K, V */
+		a += B * hl * x->s;               /* softmax output */
+		a += drop * 3 * hl * x->s;        /* its dropout mask and output */
+	} else if (x->unfused) {
+		a += B * (dq + 2 * dkv);          /* selective: the core is recomputed */
+	} else {
+		a += B * (dq + 2 * dkv);          /* flash: Q, K, V */
+		a += 4 * x->a / t;                /* its fp32 log-sum-exp */
+	}
+	a += gin * dq;                        /* attention output = projection input */
+	a += drop * 2 * x->h / sh;            /* the two residual dropout masks */
+	a += gin * ffk * x->h / sh;           /* FC1 input (norm output, routed copies) */
+	a += B * ffk * (x->swiglu ? 2 : 1) * f_loc; /* activation input (FC1 output) */
+	a += gin * ffk * f_loc;               /* FC2 input (activation output) */
+	if (x->moe)
+		a += 4 * x->E;                    /* router logits (fp32) */
+	return a;
+}
+
+/*
+ * Memory per GPU on the stage that holds the most: weights, gradients and
+ * optimizer states (by framework, dtype and ZeRO stage), activations of
+ * the micro-batches in flight, and buffers.  Bytes per parameter: bf16
+ * weights; Megatron-Core accumulates gradients in fp32 (its DDP buffer)
+ * and Adam keeps an fp32 master copy and two moments (4 + 4 + 4);
+ * PyTorch mixed precision (FSDP, DDP) keeps fp32 parameters as the
+ * master, fp32 gradients and two moments (4 + 4 + 8) and casts to bf16 per
+ * layer; Transformer Engine's fp8 caches an fp8 weight and its transpose
+ * (2).  Buffers: the last micro-batch's fp32 logits (4 B each, the
+ * gradient written into them).  Activations: act_per_token() x tokens x layers x micro-batches in
+ * flight on the stage (1F1B: pp - i on stage i; interleaved:
+ * x (1 + (pp-1)/(pp vpp)) on the first, Narayanan et al. 2021).
+ */
+static void mem_of(const cvc_proj_scenario *sc, const struct shape *x, const struct params *P,
+		   const struct proj_pricer *p, double m, cvc_proj_result *r)
+{
+	double t = sc->tp, pp = sc->pp, v = sc->vpp >= 1 ? sc->vpp : 1, sh = shard_of(sc);
+	double sh_w = sc->zero >= 3 ? sh : 1, sh_g = sc->zero >= 2 ? sh : 1;
+	double sh_o = sc->zero >= 1 ? sh : 1, fp32 = sc->dtype == CVC_PROJ_FP32;
+	int torch = sc->framework == CVC_PROJ_FW_PYTORCH;
+	double wb, gb, ob, first, mid, last, act_tok, act = 0, params, buf;
+
+	if (torch) { /* the fp32 parameter is the master copy */
+		wb = 4, gb = 4, ob = sc->optimizer == CVC_PROJ_ADAM ? 8 : 4;
+	} else {
+		wb = fp32 ? 4 : 2, gb = 4;
+		ob = sc->optimizer == CVC_PROJ_ADAM ? (fp32 ? 8 : 12) : (fp32 ? 4 : 8);
+	}
+	if (proj_stage_layers(sc, &first, &mid, &last))
+		first = mid = last = sc->layers / pp;
+	act_tok = act_per_token(sc, x) * x->T;
+	/* the stage holding the most activations, its extra on the first */
+	for (int i = 0; i < (pp > 2 ? 3 : (int)pp); i++) {
+		double Li = i == 0 ? first : (i == 1 && pp > 2 ? mid : last);
+		double stage = i == 0 ? 0 : (i == 1 && pp > 2 ? 1 : pp - 1);
+		double inflight = fmin(m, pp - stage) * (v > 1 && i == 0 ? 1 + (pp - 1) / (pp * v)
+									 : 1);
+		double a;
+
+		if (sc->recompute == CVC_PROJ_RECOMP_FULL)
+			/* each layer keeps its input; one layer is re-materialised */
+			a = Li * inflight * x->BA * x->h / (x->sp ? t : 1) * x->T + act_tok;
+		else
+			a = Li * inflight * act_tok;
+		act = fmax(act, a);
+	}
+	params = P->p_stage * (wb / sh_w + gb / sh_g + ob / sh_o);
+	if (torch && sc->zero >= 3)
+		params += 2 * P->p_layer * 2; /* bf16 copies of the gathered units in flight */
+	else if (sc->zero >= 3)
+		params += 2 * P->p_layer * wb;
+	if (x->fp8)
+		params += 2 * (P->p_stage - x->V * x->h / t); /* fp8 weights + transposes */
+	/* the logits of the last micro-batch: Megatron-Core's vocab-parallel
+	 * cross-entropy keeps fp32 exponentials and writes the gradient into
+	 * them, as fused cross-entropy kernels (flash-attn's, Liger's) do */
+	buf = 4 * x->T * x->V / t;
+	r->mem_params_gb = params / 1e9;
+	r->mem_act_gb = act / 1e9;
+	r->mem_buf_gb = buf / 1e9;
+	r->mem_gb = (params + act + buf) / 1e9;
+	r->hbm_gb = p->hbm_bytes * HBM_USABLE / 1e9;
+	r->fits = r->mem_gb <= r->hbm_gb;
+}
+
 static void add_comm(cvc_proj_result *r, int kind, double total, double hidden)
 {
 	if (hidden > total)
@@ -891,7 +998,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	struct shape x;
 	struct params P;
 	struct step_cost st;
-	double t, pp, v, d, c, m, L, dc, peak;
+	double pp, v, d, c, m, L, dc, peak;
 	double stage_c, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid, fsdp_mb, fsdp_exp;
 	double dp_rs_mb, t_mb, hidden_total, gap_mb, margin_mb;
 	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
@@ -918,7 +1025,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		return;
 	}
 	shape_of(sc, &x);
-	t = sc->tp, pp = sc->pp, v = sc->vpp, d = sc->dp, c = sc->cp;
+	pp = sc->pp, v = sc->vpp, d = sc->dp, c = sc->cp;
 	dc = d * c;
 	m = sc->global_batch / (d * sc->micro_batch);
 	L = stage_max_layers(sc);
@@ -1044,33 +1151,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	}
 
 	/* ---- memory per GPU ---- */
-	{
-		double sh = shard_of(sc);
-		double sh_w = sc->zero >= 3 ? sh : 1, sh_g = sc->zero >= 2 ? sh : 1,
-		       sh_o = sc->zero >= 1 ? sh : 1;
-		double sl = x.s / c, base = sl * x.b * x.h;
-		double mlpf = x.f * (x.swiglu ? 1.5 : 1) * (x.moe ? x.k : 1) / (4 * x.h);
-		double attn_sq = 5 * x.a * sl * x.s / x.h;
-		double act_layer, act_stored, inflight, mem;
-
-		if (sc->recompute != CVC_PROJ_RECOMP_NONE || !x.unfused)
-			attn_sq = 0;
-		act_layer = base * ((x.sp ? 10 / t : 10) + (8 + 16 * mlpf) / t + attn_sq / t);
-		act_stored = sc->recompute == CVC_PROJ_RECOMP_FULL
-				     ? 2 * base / (x.sp ? t : 1)
-				     : act_layer;
-		inflight = fmin(m, pp) * (v > 1 ? 1 + (pp - 1) / (pp * v) : 1);
-		mem = P.p_stage * (P.wb / sh_w + P.gbytes / sh_g + P.ob / sh_o);
-		mem += L * act_stored * inflight;
-		if (sc->recompute == CVC_PROJ_RECOMP_FULL)
-			mem += act_layer; /* one layer re-materialised at a time */
-		mem += 2 * 4 * x.T * x.V / t; /* fp32 logits and their gradient */
-		if (sc->zero >= 3)
-			mem += 2 * P.p_layer * P.wb; /* gathered layers in flight */
-		r->mem_gb = mem / 1e9;
-		r->hbm_gb = p->hbm_bytes * HBM_USABLE / 1e9;
-		r->fits = r->mem_gb <= r->hbm_gb;
-	}
+	mem_of(sc, &x, &P, p, m, r);
 
 	/* ---- FLOPs, MFU, throughput, economics ---- */
 	{

@@ -158,11 +158,16 @@ struct runner {
 	int stopped;
 };
 
-static int where_ok(const struct block *b, const cvc_proj_scenario *sc)
+/* The block's filters on sc: before evaluation (r NULL) those that read
+ * only scenario fields, after it (r set) those that read output columns. */
+static int where_ok(const struct block *b, const cvc_proj_scenario *sc, const cvc_proj_result *r)
 {
 	for (int i = 0; i < b->nwhere; i++) {
-		double v = proj_expr_eval(b->where[i], sc);
+		double v;
 
+		if (proj_expr_uses_result(b->where[i]) != (r != NULL))
+			continue;
+		v = proj_expr_eval(b->where[i], sc, r);
 		if (!(v == v && v != 0))
 			return 0;
 	}
@@ -249,10 +254,10 @@ static void half_one(struct runner *rn, cvc_proj_scenario *sc, const char *why, 
 	struct half *h = arg;
 	cvc_proj_result r;
 
-	if (why || !where_ok(rn->b, sc))
+	if (why || !where_ok(rn->b, sc, NULL))
 		return;
 	proj_evaluate(rn->ctx, sc, &r);
-	if (!r.valid)
+	if (!r.valid || !where_ok(rn->b, sc, &r))
 		return;
 	if (r.tokens_per_s > h->best)
 		h->best = r.tokens_per_s;
@@ -286,19 +291,23 @@ static void emit_one(struct runner *rn, cvc_proj_scenario *sc, const char *why, 
 	struct emit_arg *ea = arg;
 	cvc_proj_result r;
 
-	if (!why && !where_ok(rn->b, sc))
+	if (!why && !where_ok(rn->b, sc, NULL))
 		return;
 	if (why) {
 		if (rn->flags & CVC_PROJ_VALID_ONLY)
 			return;
-		if (!where_ok(rn->b, sc))
+		if (!where_ok(rn->b, sc, NULL))
 			return;
 		memset(&r, 0, sizeof r);
 		r.reason = why;
 		r.half_tokens_per_s = r.marginal_tokens_per_gpu = NAN;
+		if (!where_ok(rn->b, sc, &r))
+			return;
 	} else {
 		proj_evaluate(rn->ctx, sc, &r);
 		if (!r.valid && (rn->flags & CVC_PROJ_VALID_ONLY))
+			return;
+		if (!where_ok(rn->b, sc, &r))
 			return;
 		if (r.valid && !(rn->flags & CVC_PROJ_NO_MARGINAL)) {
 			double half = ea->per_layout ? half_tps(rn, sc) : ea->half;

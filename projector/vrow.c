@@ -337,6 +337,7 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 		sc->recompute = CVC_PROJ_RECOMP_FULL;
 		sc->dp_overlap = 0;
 		sc->tp_overlap = 0;
+		sc->dropout = 1;
 		r->conv = PROJ_FLOPS_MEGATRON_2021;
 		vrow_note(r, "Megatron-LM 2021 table (no gpu or dtype column): A100-SXM-80GB, fp16, "
 			     "unfused attention, full recompute, no DP or TP overlap, TFLOP/s as "

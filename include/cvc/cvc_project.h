@@ -113,6 +113,7 @@ typedef struct cvc_proj_scenario {
 	int framework;             /* enum cvc_proj_framework */
 	int fp8_recipe;            /* enum cvc_proj_fp8_recipe (dtype fp8) */
 	int fp8_attention;         /* attention in fp8 too (TE's fp8_dpa); else bf16 */
+	int dropout;               /* attention and residual dropout (GPT-3 era) */
 	double zero;               /* 0..3; fsdp = zero 3 */
 	double shard_group;        /* ZeRO/FSDP shard group (hybrid: replicate
 				    * across groups); 0 = all of dp*cp */
@@ -153,6 +154,9 @@ typedef struct cvc_proj_result {
 	double comm_share;         /* comm_s / (compute_s + comm_s) */
 	double exposed_share;      /* exposed_s / step_s */
 	double mem_gb;             /* peak memory per GPU */
+	double mem_params_gb;      /* of it: weights, gradients, optimizer states */
+	double mem_act_gb;         /* activations of the micro-batches in flight */
+	double mem_buf_gb;         /* buffers (fp32 logits) */
 	double hbm_gb;             /* usable capacity per GPU */
 	int fits;
 	double model_flops;        /* per step, without recomputation */

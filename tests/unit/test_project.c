@@ -42,7 +42,7 @@ Test(project, errors_name_file_line_and_column)
 	parse_bad("hardware:\n  gpus: {from: 8, to: 4, mul: 2}\n", "line 2, column 9: expected 0 <= from <= to");
 	parse_bad("hardware:\n  gpus: {from: 8, to: 64}\n", "exactly one of 'mul' or 'step'");
 	parse_bad("where: \"tp * * 2\"\n", "line 1, column 8: in where: column 6");
-	parse_bad("where: \"tpp > 1\"\n", "unknown field name");
+	parse_bad("where: \"tpp > 1\"\n", "unknown field or output column name");
 	parse_bad("model: [1, 2]\n", "line 1, column 9: expected a mapping of 'model' keys");
 	parse_bad("modle: {}\n", "unknown section 'modle'");
 	parse_bad("- 1\n", "expected a mapping at the top level");
@@ -656,4 +656,145 @@ Test(project, published_column_names_are_fields)
 	cr_assert_eq(c.sc[0].zero, 3);
 	cr_assert_eq(c.sc[0].sp, 1);
 	cr_assert_eq(c.sc[0].framework, CVC_PROJ_FW_PYTORCH);
+}
+
+/* Rankings offer only what runs: --top leaves out layouts that do not fit
+ * (unless --include-unfit), and where: filters on output columns. */
+Test(project, rankings_offer_what_fits)
+{
+	const char *dir = tu_tmpdir(), *y = tu_path(dir, "s.yaml");
+	const char *text =
+		"model: {layers: 105, hidden: 20480, heads: 128, seq: 2048}\n"
+		"training: {global_batch: 2240, recompute: [none, full], attention: unfused, "
+		"dropout: true}\n"
+		"parallelism: auto\n"
+		"hardware: {gpu: A100, gpus: 2240}\n";
+	char args[4096], *out = NULL, *err = NULL;
+	int fits_col = -1, rows = 0, col = 0;
+	struct collect c;
+
+	cr_assert_eq(tu_write(y, text, strlen(text)), 0);
+	snprintf(args, sizeof args, "project '%s' --top 5 --by tokens_per_s --no-marginal", y);
+	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
+	/* the fits column of the header */
+	for (const char *p = out; *p && *p != '\n'; p++) {
+		if (p == out || p[-1] == ',') {
+			if (!strncmp(p, "fits,", 5))
+				fits_col = col;
+			col++;
+		}
+	}
+	cr_assert_geq(fits_col, 0);
+	for (char *line = strchr(out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+		const char *q = line + 1;
+
+		for (int i = 0; i < fits_col; i++)
+			q = strchr(q, ',') + 1;
+		cr_expect_eq(*q, '1', "a row that does not fit: %.120s", line + 1);
+		rows++;
+	}
+	/* 530B on 2240 A100s: only tp 8 x pp 35 with full recompute fits */
+	cr_expect_eq(rows, 1);
+	free(out), free(err);
+	snprintf(args, sizeof args, "project '%s' --top 5 --include-unfit --no-marginal", y);
+	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
+	cr_expect_eq(tu_count_lines(out), 6, "%s", out);
+	free(out), free(err);
+	/* where: over output columns, after evaluation */
+	run("model: {layers: 24, hidden: 2048, heads: 16}\n"
+	    "training: {global_batch: 512, micro_batch: [1, 64]}\n"
+	    "hardware: {gpu: A100, gpus: 8}\n"
+	    "where: \"fits == 1 && mfu > 0.3\"\n", &c, 0);
+	cr_assert_eq(c.n, 1, "micro-batch 64 of a 1.3B model does not fit in 80 GB: %d", c.n);
+	cr_assert(c.r[0].fits && c.r[0].mfu > 0.3);
+	cr_assert_eq(c.sc[0].micro_batch, 1);
+}
+
+/* ---- memory (docs/SCENARIOS.md "Memory") ------------------------------------ */
+
+/* One layer's activations per s*b*h, from a one-layer, one-stage scenario. */
+static double act_sbh(const char *extra, int h, int a, int s, int t)
+{
+	char text[2048];
+	struct collect c;
+
+	snprintf(text, sizeof text,
+		 "model: {layers: 1, hidden: %d, heads: %d, seq: %d, vocab: 128}\n"
+		 "training: {global_batch: %d, micro_batch: 1, attention: unfused, dropout: true, "
+		 "dtype: fp16}\n"
+		 "parallelism: {tp: %d}\nhardware: {gpu: A100, gpus: %d}\n%s",
+		 h, a, s, t, t, t, extra);
+	run(text, &c, 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert(c.r[0].valid, "%s", c.r[0].reason);
+	return c.r[0].mem_act_gb * 1e9 / ((double)s * h);
+}
+
+/* Korthikanti et al. 2022, Table 2: activation memory per layer of the GPT
+ * layer (LayerNorm, GELU 4h, dropout, unfused attention), in bytes per
+ * s*b*h: 34 + 5as/h without parallelism; 10 + 24/t + 5as/(ht) with tensor
+ * parallelism; 34/t + 5as/(ht) with sequence parallelism; 10 + 24/t with
+ * selective recomputation; 34/t with both; 2 (/t with sp) with full
+ * recomputation (the stored input; the one layer re-materialised in
+ * backward is counted once more). */
+Test(project, korthikanti_table2_activation_memory)
+{
+	const int h = 12288, a = 96, s = 2048, t = 8;
+	double as_h = 5.0 * a * s / h;
+
+	cr_expect_float_eq(act_sbh("training: {recompute: none}\n", h, a, s, 1), 34 + as_h,
+			   0.01 * (34 + as_h));
+	cr_expect_float_eq(act_sbh("training: {recompute: none}\n", h, a, s, t),
+			   10 + 24.0 / t + as_h / t, 0.01 * (10 + 24.0 / t + as_h / t));
+	cr_expect_float_eq(act_sbh("training: {recompute: none}\nparallelism: {sp: true}\n", h, a,
+				   s, t),
+			   (34 + as_h) / t, 0.01 * (34 + as_h) / t);
+	cr_expect_float_eq(act_sbh("training: {recompute: selective}\n", h, a, s, t),
+			   10 + 24.0 / t, 0.01 * (10 + 24.0 / t));
+	cr_expect_float_eq(act_sbh("training: {recompute: selective}\nparallelism: {sp: true}\n",
+				   h, a, s, t),
+			   34.0 / t, 0.01 * 34 / t);
+}
+
+/* MT-NLG 530B (105 layers, h 20480, 128 heads, s 2048) with tp 32 x pp 35,
+ * unfused attention, no recompute: per layer sbh (10 + 24/32 + 5as/(32h))
+ * = 534.8 MB (Korthikanti's Table 2), 3 layers x 35 micro-batches in flight
+ * on the first stage: 56.2 GB (docs/SCENARIOS.md).  (The activation term
+ * once counted s twice: 18,154 GB for a 530B tp 32 layout.) */
+Test(project, mt_nlg_530b_tp32_activations)
+{
+	struct collect c;
+	double per_layer = 2048.0 * 20480 * (10 + 24.0 / 32 + 5.0 * 128 * 2048 / (20480 * 32));
+
+	run("model: {layers: 105, hidden: 20480, heads: 128, seq: 2048, vocab: 51200}\n"
+	    "training: {global_batch: 2240, recompute: none, attention: unfused, dropout: true, "
+	    "dtype: fp16}\n"
+	    "parallelism: {tp: 32, pp: 35}\nhardware: {gpu: A100, gpus: 2240}\n", &c, 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert(c.r[0].valid, "%s", c.r[0].reason);
+	cr_expect_float_eq(c.r[0].mem_act_gb, 105 * per_layer / 1e9, 0.01 * 105 * per_layer / 1e9,
+			   "%g GB", c.r[0].mem_act_gb);
+	cr_expect_lt(c.r[0].mem_gb, 80, "%g GB", c.r[0].mem_gb);
+}
+
+/* Llama 3 405B as Meta ran it (Dubey et al. 2024 3.3: tp 8, pp 16, seq
+ * 8192, no activation checkpointing, FSDP for dp without resharding after
+ * forward: ZeRO-2) fits its 80 GB H100s.  Hand-derived (docs/SCENARIOS.md):
+ * 65,088 B per token per layer (norm inputs 8192, QKV input 4096, Q/K/V
+ * 4608, LSE 64, attention output 4096, FC1 input 4096, SwiGLU input
+ * 26,624, FC2 input 13,312), 8 layers x 15 micro-batches x 8192 tokens on
+ * the second stage: 63.98 GB. */
+Test(project, llama3_405b_memory_as_meta_ran_it)
+{
+	struct collect c;
+
+	run("model: {layers: 126, hidden: 16384, heads: 128, kv_heads: 8, ffn: 53248,\n"
+	    "        ffn_type: swiglu, vocab: 128256, seq: 8192}\n"
+	    "training: {global_batch: 2048, micro_batch: 1, recompute: none, zero: 2}\n"
+	    "parallelism: {tp: 8, pp: 16, sp: true}\nhardware: {gpu: H100, gpus: 16384}\n", &c, 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert(c.r[0].valid, "%s", c.r[0].reason);
+	cr_expect_float_eq(c.r[0].mem_act_gb, 8 * 15 * 8192.0 * 65088 / 1e9, 0.005 * 64,
+			   "%g GB", c.r[0].mem_act_gb);
+	cr_expect(c.r[0].fits, "%.1f GB of %.1f", c.r[0].mem_gb, c.r[0].hbm_gb);
 }

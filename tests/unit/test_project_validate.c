@@ -440,3 +440,61 @@ Test(project_validate, by_groups_and_bad_convention)
 	out = validate_text(text, &nocol, &v, CVC_ERR_USAGE);
 	free(out);
 }
+
+/* ---- memory of what ran (issue 18) ----------------------------------------- */
+
+#include "cvc/cvc_csv.h"
+#include "projector/vrow.h"
+
+/* Every published run that states its recompute setting ran in its GPU's
+ * memory under its published layout: cvc must say it fits. */
+Test(project_validate, published_runs_with_stated_recompute_fit, .timeout = 60)
+{
+	const char *path = tu_shared("published/modern-runs.csv");
+	size_t len = 0, pos = 0;
+	char *text = tu_read(path, &len), err[512];
+	long line = 1;
+	cvc_csv_rec hdr = {0}, rec = {0};
+	struct vrow_map *map = calloc(1, sizeof *map);
+	struct vrow *row = calloc(1, sizeof *row);
+	cvc_proj_ctx *ctx = NULL;
+	int rc_col = -1, checked = 0, fit = 0;
+
+	cr_assert(text && map && row);
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_csv_record(path, text, len, &pos, &line, &hdr, 256, 256, err, sizeof err),
+		     CVC_OK, "%s", err);
+	vrow_columns(map, hdr.f, hdr.n);
+	for (size_t c = 0; c < hdr.n; c++)
+		if (!strcmp(hdr.f[c], "recompute"))
+			rc_col = (int)c;
+	cr_assert_geq(rc_col, 0);
+	while (pos < len) {
+		cvc_proj_result r;
+
+		cr_assert_eq(cvc_csv_record(path, text, len, &pos, &line, &rec, 256, 65536, err,
+					    sizeof err), CVC_OK, "%s", err);
+		if (rec.n != hdr.n || !rec.f[rc_col][0])
+			continue;
+		row->path = path;
+		row->line = line;
+		if (vrow_read(row, map, hdr.f, rec.f, ctx, 0, -1) != 0)
+			continue;
+		cvc_proj_evaluate(ctx, &row->sc, &r);
+		cr_assert(r.valid, "%s: %s", rec.f[0], r.reason);
+		checked++;
+		fit += r.fits;
+		cr_expect(r.fits, "%s seq %s mb %s on %s (%s recompute): %.1f GB (params %.1f, "
+				  "activations %.1f, buffers %.1f) over %.1f GB",
+			  rec.f[0], rec.f[8], rec.f[18], row->sc.gpu, rec.f[rc_col], r.mem_gb,
+			  r.mem_params_gb, r.mem_act_gb, r.mem_buf_gb, r.hbm_gb);
+	}
+	cr_log_info("%d of %d runs with a stated recompute setting fit", fit, checked);
+	cr_assert_gt(checked, 100);
+	cvc_csv_rec_release(&hdr);
+	cvc_csv_rec_release(&rec);
+	cvc_proj_ctx_free(ctx);
+	free(row);
+	free(map);
+	free(text);
+}
