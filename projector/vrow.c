@@ -109,7 +109,7 @@ static int parse_dtype(const char *text, int *dtype)
 {
 	char t[128];
 
-	snprintf(t, sizeof t, "%s", text);
+	snprintf(t, sizeof t, "%.*s", (int)sizeof t - 1, text);
 	lower(t);
 	if (has_word(t, "fp8") || has_word(t, "float8") || has_word(t, "e4m3"))
 		*dtype = CVC_PROJ_FP8;
@@ -135,7 +135,7 @@ static int parse_zero(const char *text, double *zero, int *hybrid, int *torch_fs
 	char *end;
 	double v;
 
-	snprintf(t, sizeof t, "%s", text);
+	snprintf(t, sizeof t, "%.*s", (int)sizeof t - 1, text);
 	lower(t);
 	*hybrid = has_word(t, "hybrid");
 	/* FULL_SHARD, SHARD_GRAD_OP, HYBRID_SHARD, NO_SHARD: PyTorch FSDP's
@@ -172,7 +172,7 @@ static int parse_recompute(const char *text, int *rc)
 {
 	char t[128];
 
-	snprintf(t, sizeof t, "%s", text);
+	snprintf(t, sizeof t, "%.*s", (int)sizeof t - 1, text);
 	lower(t);
 	if (has_word(t, "selective") || has_word(t, "core attention"))
 		*rc = CVC_PROJ_RECOMP_SELECTIVE;
@@ -191,7 +191,7 @@ static int parse_flag(const char *text, int *v)
 {
 	char t[32];
 
-	snprintf(t, sizeof t, "%s", text);
+	snprintf(t, sizeof t, "%.*s", (int)sizeof t - 1, text);
 	lower(t);
 	if (!strcmp(t, "true") || !strcmp(t, "yes") || !strcmp(t, "on") || !strcmp(t, "1") ||
 	    !strcmp(t, "y"))
@@ -460,7 +460,8 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 				char w[64];
 				int v;
 
-				snprintf(w, sizeof w, "%s", t);
+				/* longer than any enum name: truncating keeps it unmatched */
+				snprintf(w, sizeof w, "%.*s", (int)sizeof w - 1, t);
 				lower(w);
 				v = proj_enum_index(fd->names, w);
 				if (v < 0) {
@@ -474,7 +475,7 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 			}
 			case PF_STR:
 				/* the label; gpu has its own role */
-				snprintf(r->name, sizeof r->name, "%s", t);
+				snprintf(r->name, sizeof r->name, "%.*s", (int)sizeof r->name - 1, t);
 				sc->model = r->name;
 				break;
 			}
