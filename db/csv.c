@@ -1,5 +1,6 @@
 /* csv.c - see cvc_csv.h.  Lives in db/, the first module, so every later
  * module and the CLI can share one reader and one writer. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,5 +165,61 @@ nomem:
 	st = CVC_ERR_NOMEM;
 out:
 	free(b.p);
+	return st;
+}
+
+cvc_status cvc_file_read(const char *path, size_t max, char **out, size_t *len, char *err,
+			 size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	cvc_status st = CVC_OK;
+
+	*out = NULL;
+	*len = 0;
+	if (!f) {
+		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(errno));
+		return CVC_ERR_IO;
+	}
+	for (;;) {
+		size_t got;
+
+		if (cap - n < 65536) {
+			char *nb;
+
+			if (cap >= max) {
+				snprintf(err, errlen, "'%s': byte %zu: expected at most %zu bytes",
+					 path, n, max);
+				st = CVC_ERR_FORMAT;
+				goto fail;
+			}
+			cap = cap ? cap * 2 : 131072;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				snprintf(err, errlen, "out of memory");
+				st = CVC_ERR_NOMEM;
+				goto fail;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "'%s': read error", path);
+		st = CVC_ERR_IO;
+		goto fail;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return CVC_OK;
+fail:
+	fclose(f);
+	free(buf);
 	return st;
 }

@@ -11,7 +11,6 @@
  * a named FLOP convention (flops.c); never from a TFLOP/s of unknown
  * convention, since sources count the same run up to 1.3x apart.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,59 +78,6 @@ static int stats(const struct verr *e, size_t n, int g, double *scratch, cvc_pro
 	st->skill_pct = st->naive_mape_pct > 0 ? 100 * (1 - st->mape_pct / st->naive_mape_pct)
 					       : NAN;
 	return 0;
-}
-
-/* Reads path whole (bounded). */
-static cvc_status slurp(const char *path, char **out, size_t *len, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	*out = NULL;
-	*len = 0;
-	if (!f) {
-		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(errno));
-		return CVC_ERR_IO;
-	}
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			char *nb;
-
-			if (cap >= MAX_FILE) {
-				snprintf(err, errlen, "'%s': expected a file under %zu MiB", path,
-					 MAX_FILE >> 20);
-				free(buf);
-				fclose(f);
-				return CVC_ERR_FORMAT;
-			}
-			cap = cap ? cap * 2 : 65536;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				snprintf(err, errlen, "out of memory");
-				return CVC_ERR_NOMEM;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "'%s': read error", path);
-		free(buf);
-		fclose(f);
-		return CVC_ERR_IO;
-	}
-	fclose(f);
-	*out = buf;
-	*len = n;
-	return CVC_OK;
 }
 
 /* Skips blank lines and '#' comment lines starting at *pos. */
@@ -229,7 +175,7 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 			 opts->flops, proj_flops_names());
 		return CVC_ERR_USAGE;
 	}
-	if ((rc = slurp(path, &text, &len, err, errlen)))
+	if ((rc = cvc_file_read(path, MAX_FILE, &text, &len, err, errlen)))
 		return rc;
 	map = calloc(1, sizeof *map);
 	row = calloc(1, sizeof *row);

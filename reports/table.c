@@ -368,57 +368,6 @@ void rep_csv_table(FILE *f, const cvc_rep_table *t)
 
 /* ---- reading --------------------------------------------------------------------------- */
 
-static char *slurp(const char *path, size_t *len, char *err, size_t errlen, cvc_status *st)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	*st = CVC_OK;
-	if (!f) {
-		*st = rep_err(err, errlen, CVC_ERR_IO, "'%s': cannot open: %s", path,
-			      strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		size_t got;
-
-		if (cap - n < 65536) {
-			char *nb;
-
-			if (cap >= CVC_REP_MAX_FILE) {
-				*st = rep_err(err, errlen, CVC_ERR_FORMAT,
-					      "'%s': byte %zu: expected at most %zu bytes", path,
-					      n, CVC_REP_MAX_FILE);
-				goto fail;
-			}
-			cap = cap ? cap * 2 : 131072;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				*st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
-				goto fail;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		*st = rep_err(err, errlen, CVC_ERR_IO, "'%s': read error", path);
-		goto fail;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-fail:
-	fclose(f);
-	free(buf);
-	return NULL;
-}
-
 /* Sets a cell from text: empty, a finite number, or a string. */
 static int set_text(cvc_rep_table *t, size_t r, size_t c, const char *s)
 {
@@ -759,8 +708,7 @@ cvc_status cvc_rep_table_read(const char *path, cvc_rep_table **out, char *err, 
 	char *s;
 
 	*out = NULL;
-	s = slurp(path, &len, err, errlen, &st);
-	if (!s)
+	if ((st = cvc_file_read(path, CVC_REP_MAX_FILE, &s, &len, err, errlen)))
 		return st;
 	if (memchr(s, '\0', len)) {
 		st = rep_err(err, errlen, CVC_ERR_FORMAT,

@@ -45,4 +45,14 @@ CVC_API cvc_status cvc_csv_record(const char *name, const char *s, size_t len, s
 				  long *line, cvc_csv_rec *rec, size_t max_fields,
 				  size_t max_cell, char *err, size_t errlen);
 
+/*
+ * Reads the file at path whole into *out (NUL-terminated, caller frees;
+ * *len excludes the NUL), for the table readers (validate, report).
+ * Returns CVC_OK; CVC_ERR_IO with "'path': cannot open: ..." or "read
+ * error"; CVC_ERR_FORMAT with "'path': byte N: expected at most MAX bytes"
+ * for a file larger than max; CVC_ERR_NOMEM.  On error *out is NULL.
+ */
+CVC_API cvc_status cvc_file_read(const char *path, size_t max, char **out, size_t *len,
+				 char *err, size_t errlen);
+
 #endif
