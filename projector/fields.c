@@ -99,6 +99,17 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"decoder_last_pipeline_num_layers", "last_stage_layers"},
 };
 
+int proj_parse_flag(const char *s, int *out)
+{
+	if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on") || !strcmp(s, "1"))
+		*out = 1;
+	else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off") || !strcmp(s, "0"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
 int proj_parse_number(const char *s, double *out)
 {
 	char *end = NULL;

@@ -87,22 +87,10 @@ double proj_metric_get(const cvc_proj_result *r, int idx)
 cvc_status cvc_proj_metric(const cvc_proj_scenario *sc, const cvc_proj_result *r,
 			   const char *name, double *out)
 {
-	char buf[64];
-	int f;
+	int f = proj_metric_find(name);
 
-	for (size_t i = 0; i < NMETRICS; i++) {
-		metric_name(&metrics[i], buf, sizeof buf);
-		if (strcmp(buf, name) == 0) {
-			*out = metric_value(&metrics[i], r);
-			return CVC_OK;
-		}
-	}
-	if (strcmp(name, "fits") == 0) {
-		*out = r->fits;
-		return CVC_OK;
-	}
-	if (strcmp(name, "valid") == 0) {
-		*out = r->valid;
+	if (f >= 0) {
+		*out = proj_metric_get(r, f);
 		return CVC_OK;
 	}
 	f = proj_field_find(NULL, name);

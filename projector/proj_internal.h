@@ -127,6 +127,9 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc);
 
 /* A number as scenario files write it: plain, or with K, M, G/B, T. */
 int proj_parse_number(const char *s, double *out);
+/* A flag word: true/yes/on/1 -> 1, false/no/off/0 -> 0 (as written);
+ * returns 0, or -1 for any other text. */
+int proj_parse_flag(const char *s, int *out);
 
 /* project.c: layers on the first, each middle and the last pipeline stage
  * (all equal with pp = 1); NULL, or why the layout cannot be split. */

@@ -92,12 +92,7 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 	if (fsdp || fd->type == PF_FLAG) {
 		int v;
 
-		if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on") || !strcmp(s, "1"))
-			v = 1;
-		else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off") ||
-			 !strcmp(s, "0"))
-			v = 0;
-		else
+		if (proj_parse_flag(s, &v))
 			return fail_at(st, n, "expected true or false for '%s'",
 				       fsdp == 3 ? "fsdp" : fsdp == 1 ? "distributed_optimizer"
 							    : fd->key);

@@ -193,15 +193,14 @@ static int parse_flag(const char *text, int *v)
 
 	snprintf(t, sizeof t, "%.*s", (int)sizeof t - 1, text);
 	lower(t);
-	if (!strcmp(t, "true") || !strcmp(t, "yes") || !strcmp(t, "on") || !strcmp(t, "1") ||
-	    !strcmp(t, "y"))
-		*v = 1;
-	else if (!strcmp(t, "false") || !strcmp(t, "no") || !strcmp(t, "off") ||
-		 !strcmp(t, "0") || !strcmp(t, "n"))
-		*v = 0;
-	else
-		return -1;
-	return 0;
+	if (!proj_parse_flag(t, v))
+		return 0;
+	/* hand-made tables also write a bare y / n */
+	if (!strcmp(t, "y") || !strcmp(t, "n")) {
+		*v = t[0] == 'y';
+		return 0;
+	}
+	return -1;
 }
 
 /*
