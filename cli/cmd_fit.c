@@ -15,7 +15,8 @@
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_model.h"
 
-static const char synopsis[] = "[--db PATH] [--gpu NAME] [--catalog FILE] [SOURCES...]";
+static const char synopsis[] =
+	"[--db PATH] [--gpu NAME] [--system NAME] [--catalog FILE] [SOURCES...]";
 
 /* Canonical names of a row's GPU and system, resolved through the catalog. */
 struct key {
@@ -39,10 +40,19 @@ static int key_of(const cvc_hw_catalog *cat, const cvc_model_row *r, struct key 
 	k->kind = r->kind;
 	snprintf(k->gpu, sizeof k->gpu, "%s", g->base[0] ? g->base : g->name);
 	if (r->kind == CVC_MODEL_COLLECTIVE) {
+		const cvc_hw_spec *node = s ? s : g;
+
 		snprintf(k->system, sizeof k->system, "%s", s ? s->name : r->system);
 		k->sub = (int)r->coll;
 		k->nranks = r->nranks;
+		/* ranks per NVLink domain: as the log shows them, else the
+		 * catalog's; a domain wider than a host (NVL72: trays of 4)
+		 * holds the whole group when it fits */
 		k->gpn = r->gpus_per_node;
+		if (k->gpn <= 0 || (node->gpus_per_node > k->gpn && r->nranks <= node->gpus_per_node))
+			k->gpn = node->gpus_per_node > 0 ? node->gpus_per_node : k->gpn;
+		if (k->gpn > r->nranks && r->nranks > 0)
+			k->gpn = r->nranks;
 	} else if (r->kind == CVC_MODEL_MEMBOUND) {
 		k->sub = (int)r->mem;
 	} else {
@@ -102,7 +112,10 @@ static int fit_rows(cvc_db *db, const cvc_hw_catalog *cat, cvc_model_rows *rows,
 			continue;
 		for (size_t j = i; j < rows->n; j++) {
 			if (!done[j] && key_eq(&keys[i], &keys[j])) {
-				grp[n++] = rows->v[j];
+				grp[n] = rows->v[j];
+				if (grp[n].kind == CVC_MODEL_COLLECTIVE)
+					grp[n].gpus_per_node = keys[i].gpn;
+				n++;
 				done[j] = 1;
 			}
 		}
@@ -151,6 +164,20 @@ out:
 	return rc;
 }
 
+static void label_rows(const cvc_hw_catalog *cat, cvc_model_rows *rows, const char *gpu,
+		       const char *system)
+{
+	for (size_t i = 0; i < rows->n; i++) {
+		cvc_model_row *r = &rows->v[i];
+
+		if (gpu && !cvc_hw_catalog_lookup(cat, r->gpu) &&
+		    !(r->system[0] && cvc_hw_catalog_lookup(cat, r->system)))
+			snprintf(r->gpu, sizeof r->gpu, "%s", gpu);
+		if (system && r->kind == CVC_MODEL_COLLECTIVE)
+			snprintf(r->system, sizeof r->system, "%s", system);
+	}
+}
+
 /* The memory-bound row sets of the traced runs, after the GEMM ones. */
 static cvc_status add_membound_sets(cvc_db *db, cvc_model_rows **sets, size_t *n)
 {
@@ -176,11 +203,16 @@ static cvc_status add_membound_sets(cvc_db *db, cvc_model_rows **sets, size_t *n
 
 int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 {
-	const char *dbpath = CVC_DEFAULT_DB, *gpu = NULL, *catalog = NULL;
+	const char *dbpath = CVC_DEFAULT_DB, *gpu = NULL, *catalog = NULL, *system = NULL;
 	int npos = 0, rc = 0;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_STR, &dbpath, "PATH", "database (default " CVC_DEFAULT_DB ")", NULL},
-		{"gpu", 0, CLI_STR, &gpu, "NAME", "GPU of sources that do not name theirs", NULL},
+		{"gpu", 0, CLI_STR, &gpu, "NAME",
+		 "GPU of sources (and imported rows) whose GPU is not named or not in the catalog",
+		 NULL},
+		{"system", 0, CLI_STR, &system, "NAME",
+		 "catalog system the collective logs were measured on (its NICs place them on the "
+		 "topology)", NULL},
 		{"catalog", 0, CLI_STR, &catalog, "FILE", "extra hardware catalog entries (CSV)", NULL},
 		{0},
 	};
@@ -203,6 +235,20 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	if (gpu && !cvc_hw_catalog_lookup(cat, gpu)) {
 		rc = cli_error("fit: --gpu: '%s' is not in the hardware catalog (see docs/MODELS.md)", gpu);
 		goto out;
+	}
+	if (system) {
+		const cvc_hw_spec *sys = cvc_hw_catalog_lookup(cat, system);
+
+		if (!sys || strcmp(sys->kind, "system") != 0) {
+			rc = cli_error("fit: --system: '%s' is not a system in the hardware catalog (see "
+				       "docs/MODELS.md; add one with --catalog FILE)", system);
+			goto out;
+		}
+		if (gpu && strcmp(cvc_hw_catalog_lookup(cat, gpu)->name, sys->base) != 0) {
+			rc = cli_error("fit: --system '%s' is built of %s, not of --gpu '%s'", system,
+				       sys->base, gpu);
+			goto out;
+		}
 	}
 	/* one row set per source, so each fit names the file it came from */
 	nsrc = npos ? npos : 1;
@@ -234,6 +280,11 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	}
 	for (size_t i = 0; i < ntraces; i++)
 		ntrace_rows += traces[i].n;
+	/* --gpu names what the sources left unnamed or unknown (a GB200 log
+	 * prints "NVIDIA Graphics Device"), in files and imported rows alike;
+	 * --system labels the collective rows */
+	for (int i = 0; i < nsrc; i++)
+		label_rows(cat, &per[i], gpu, system);
 	if (!npos && !per[0].n && !ntrace_rows) {
 		rc = cli_error("fit: nothing to fit: no sources given and '%s' has no collectives with "
 			       "sizes, nccl-tests rows or ops recorded with shapes", dbpath);

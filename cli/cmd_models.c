@@ -37,8 +37,27 @@ static void show(const cvc_model_fit *f)
 		for (int r = 0; r < (int)f->params[0] && 1 + 5 * r + 4 < f->nparams; r++) {
 			const double *q = f->params + 1 + 5 * r;
 
-			printf("regime %d:      from %.0f bytes: alpha %.3f us, busbw %.2f GB/s at %.0f bytes, "
-			       "exponent %.2f\n", r + 1, q[0], q[1], q[2], q[4], q[3]);
+			/* a negative start marks the spec-sheet large-message regime,
+			 * competing above the largest size measured */
+			if (q[0] < 0)
+				printf("regime %d:      large messages above %.0f bytes (spec-sheet Simple "
+				       "protocol): alpha %.3f us, busbw %.2f GB/s\n", r + 1, -q[0], q[1],
+				       q[2]);
+			else
+				printf("regime %d:      from %.0f bytes: alpha %.3f us, busbw %.2f GB/s at "
+				       "%.0f bytes, exponent %.2f\n", r + 1, q[0], q[1], q[2], q[4], q[3]);
+		}
+		if (f->lvl.valid) {
+			printf("level:         from %.0f bytes: algbw %.2f GB/s (busbw %.2f), fill %.0f "
+			       "bytes; mape %.2f%%, extrap mape %.2f%%\n", f->lvl.min_bytes,
+			       f->lvl.algbw_gbps,
+			       f->lvl.algbw_gbps * cvc_model_busbw_factor(f->coll, f->nranks),
+			       f->lvl.fill_bytes, f->lvl.mape, f->lvl.extrap_mape);
+			printf("node NICs:     %.1f GB/s (catalog %s), algorithm %s\n",
+			       f->lvl.b_node_gbps, f->system[0] ? f->system : f->gpu,
+			       f->lvl.algo[0] ? f->lvl.algo : "NCCL's choice");
+		} else {
+			printf("level:         none (fewer than 3 rows of 1 MiB and more)\n");
 		}
 	} else if (f->kind == CVC_MODEL_MEMBOUND) {
 		printf("class:         %s\n", op_name(f));
@@ -64,6 +83,29 @@ static void show(const cvc_model_fit *f)
 		       f->extrap_mape);
 	else
 		printf("extrap mape:   n/a (too few rows)\n");
+	{
+		const char *why, *lwhy;
+		int ok = cvc_model_fit_usable(f, &why);
+
+		if (f->kind != CVC_MODEL_COLLECTIVE) {
+			printf("used:          %s%s\n", ok ? "yes" : "no: ", ok ? "" : why);
+		} else {
+			int lok = cvc_model_level_usable(f, &lwhy);
+
+			printf("used:          its own span: %s%s; other spans (level): %s%s\n",
+			       ok ? "yes" : "no, ", ok ? "" : why, lok ? "yes" : "no, ", lok ? "" : lwhy);
+		}
+	}
+}
+
+/* "yes", "level" (a collective priced only through its level), "no". */
+static const char *use_word(const cvc_model_fit *f)
+{
+	if (cvc_model_fit_usable(f, NULL))
+		return "yes";
+	if (f->kind == CVC_MODEL_COLLECTIVE && cvc_model_level_usable(f, NULL))
+		return "level";
+	return "no";
 }
 
 int cmd_models(int argc, char **argv, struct cvc_ctx *ctx)
@@ -115,15 +157,19 @@ int cmd_models(int argc, char **argv, struct cvc_ctx *ctx)
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
 		goto out;
 	}
-	printf("%-6s %-10s %-14s %-14s %-10s %5s %4s %6s %8s %8s  %s\n", "id", "kind", "gpu", "system",
-	       "op", "ranks", "pn", "rows", "mape%", "extrap%", "source");
+	printf("%-6s %-10s %-14s %-14s %-10s %5s %4s %6s %8s %8s %-5s  %s\n", "id", "kind", "gpu",
+	       "system", "op", "ranks", "pn", "rows", "mape%", "extrap%", "used", "source");
 	for (size_t i = 0; i < n; i++) {
 		const cvc_model_fit *f = &list[i];
 
-		printf("%-6lld %-10s %-14s %-14s %-10s %5d %4d %6d %8.2f %8.2f  %s\n", (long long)f->id,
-		       cvc_model_kind_name(f->kind), f->gpu, f->system[0] ? f->system : "-", op_name(f),
-		       f->nranks, f->gpus_per_node, f->n_points, f->mape, f->extrap_mape, f->source);
+		printf("%-6lld %-10s %-14s %-14s %-10s %5d %4d %6d %8.2f %8.2f %-5s  %s\n",
+		       (long long)f->id, cvc_model_kind_name(f->kind), f->gpu,
+		       f->system[0] ? f->system : "-", op_name(f), f->nranks, f->gpus_per_node,
+		       f->n_points, f->mape, f->extrap_mape, use_word(f), f->source);
 	}
+	if (n)
+		fprintf(stderr, "note: used = no: stored but not used (see 'cvc models show ID' for "
+			"why); level: a collective priced only through its large-message level\n");
 	if (!n)
 		fprintf(stderr, "note: '%s' has no fitted models (see 'cvc fit --help')\n", dbpath);
 	rc = 0;

@@ -18,7 +18,7 @@
 static const char synopsis[] =
 	"gemm --m M --n N --k K [--b B] [--dtype DT] --gpu NAME [--db PATH] [--csv FILE]\n"
 	"   or: cvc predict allreduce|allgather|reducescatter|alltoall|broadcast|reduce|sendrecv\n"
-	"       --bytes SIZE --gpus N [--per-node N] --system NAME [--db PATH]";
+	"       --bytes SIZE --gpus N [--per-node N] [--algo auto|ring|tree] --system NAME [--db PATH]";
 
 #define CSV_LINE_MAX 4096
 
@@ -125,7 +125,7 @@ out:
 int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 {
 	const char *dbpath = NULL, *gpu = NULL, *system = NULL, *dtype = "bf16", *csv = NULL;
-	const char *bytes_s = NULL, *catalog = NULL;
+	const char *bytes_s = NULL, *catalog = NULL, *algo_s = NULL;
 	long long m = 0, n = 0, k = 0, b = 1, gpus = 0, per_node = 0, bytes = 0;
 	int npos = 0, rc;
 	const struct cli_opt opts[] = {
@@ -142,6 +142,8 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 		{"bytes", 0, CLI_STR, &bytes_s, "SIZE", "collective size (nccl-tests convention), e.g. 64MiB", NULL},
 		{"gpus", 0, CLI_INT, &gpus, "N", "collective group size", NULL},
 		{"per-node", 0, CLI_INT, &per_node, "N", "GPUs per node (default: the system's)", NULL},
+		{"algo", 0, CLI_STR, &algo_s, "NAME",
+		 "NCCL algorithm across nodes: auto (default, the fastest), ring, tree", NULL},
 		{0},
 	};
 	cvc_hw_catalog *cat = NULL;
@@ -152,7 +154,7 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 	cvc_hw_dtype dt;
 	cvc_model_coll coll = CVC_MODEL_ALLREDUCE;
 	cvc_status st;
-	int is_gemm;
+	int is_gemm, algo = CVC_ALGO_AUTO;
 
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
 	if (rc)
@@ -179,6 +181,15 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 			return rc;
 		if (gpus < 1 || gpus > 1 << 20 || per_node < 0 || per_node > 1 << 20)
 			return cli_error("%s: %s needs --gpus N (1 or more)", ctx->cmd, what);
+		if (algo_s && strcmp(algo_s, "auto") == 0)
+			algo = CVC_ALGO_AUTO;
+		else if (algo_s && strcmp(algo_s, "ring") == 0)
+			algo = CVC_ALGO_RING;
+		else if (algo_s && strcmp(algo_s, "tree") == 0)
+			algo = CVC_ALGO_TREE;
+		else if (algo_s)
+			return cli_error("%s: --algo: expected auto, ring or tree, got '%s'", ctx->cmd,
+					 algo_s);
 	}
 	if ((st = cvc_hw_catalog_new(&cat)) || (catalog && (st = cvc_hw_catalog_load(cat, catalog)))) {
 		rc = cli_fail(st, "%s", cvc_hw_catalog_errmsg(cat));
@@ -216,7 +227,9 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 		printf("model: %s\n", cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0));
 	} else {
 		int pn = per_node > 0 ? (int)per_node : spec->gpus_per_node;
-		double t = cvc_model_collective_us(ms, coll, bytes, (int)gpus, pn, NULL);
+		const char *origin;
+		double t = cvc_model_collective_algo_us(ms, coll, bytes, (int)gpus, pn, NULL, algo,
+							&origin);
 		double f = cvc_model_busbw_factor(coll, (int)gpus);
 
 		printf("%s %lld bytes over %lld GPUs (%d per node) on %s: %.3f us", cvc_model_coll_name(coll),
@@ -224,7 +237,7 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 		if (t > 0)
 			printf(" (algbw %.2f GB/s, busbw %.2f GB/s)", (double)bytes / t / 1e3,
 			       f * (double)bytes / t / 1e3);
-		printf("\nmodel: %s\n", cvc_model_collective_origin(ms, coll, (int)gpus, pn));
+		printf("\nmodel: %s\n", origin);
 	}
 	rc = 0;
 out:

@@ -18,10 +18,12 @@
 
 extern const char cvc_schema_sql[];
 extern const char cvc_migrate_2_sql[];
+extern const char cvc_migrate_3_sql[];
 
 /* migrations[v] takes version v to v + 1 (db/migrate_<v+1>.sql). */
 static const char *const migrations[CVC_DB_SCHEMA_VERSION] = {
 	[1] = cvc_migrate_2_sql,
+	[2] = cvc_migrate_3_sql,
 };
 
 enum stmt_id {
@@ -67,8 +69,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RANGE_ADD] = "INSERT INTO ranges(run_id,rank,device,kind,name_id,start_ns,end_ns,"
 			"tid,domain) VALUES(?,?,?,?,?,?,?,?,?)",
 	[S_NT_ADD] = "INSERT INTO nccl_tests(run_id,op,nranks,size_bytes,count,dtype,redop,"
-		     "root,in_place,time_us,algbw_gbps,busbw_gbps,wrong) "
-		     "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		     "root,in_place,time_us,algbw_gbps,busbw_gbps,wrong,gpus_per_node,algo) "
+		     "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_SHAPE_ADD] = "INSERT INTO op_shapes(run_id,rank,external_id,name_id,dims,types) "
 			"VALUES(?,?,?,?,?,?)",
 	[S_LAUNCH_ADD] = "INSERT OR IGNORE INTO op_launches(shape_id,run_id,rank,correlation) "
@@ -787,6 +789,8 @@ cvc_status cvc_db_nccltest_add(cvc_db *db, const cvc_nccltest_row *r)
 	sqlite3_bind_double(st, 11, r->algbw_gbps);
 	sqlite3_bind_double(st, 12, r->busbw_gbps);
 	bind_i64_or_null(st, 13, r->wrong, -1);
+	bind_i64_or_null(st, 14, r->gpus_per_node, 0);
+	bind_text(st, 15, r->algo && r->algo[0] ? r->algo : NULL);
 	return step_done(db, st, "adding nccl-tests row");
 }
 

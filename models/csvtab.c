@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "cvc/cvc_model.h"
+#include "cvc/cvc_nccltab.h"
 #include "csvsplit.h"
 
 #define ROWS_MAX 10000000u /* bounded growth: 10 M rows is ~1.3 GB */
@@ -392,129 +393,62 @@ static cvc_status read_vidur_mlp(struct reader *r, cvc_model_rows *rows, char **
 
 /* ---- nccl-tests ------------------------------------------------------------- */
 
-static cvc_status read_nccl_tests(struct reader *r, cvc_model_rows *rows, const char *gpu_hint)
+/*
+ * An nccl-tests log through the one reader the importer uses too
+ * (db/nccltab.c): out-of-place rows (in-place when a row has only those),
+ * the rank count and GPUs per node as the log shows them (0 = unknown: the
+ * fit takes the catalog's node size).  CVC_ERR_NOTFOUND when the file has
+ * no nccl-tests table at all.
+ */
+static cvc_status read_nccl_tests(const char *path, cvc_model_rows *rows, const char *gpu_hint,
+				  char *err, size_t errlen)
 {
-	cvc_model_row proto;
-	cvc_model_rows tmp = {0};
-	char hosts[64][64];
-	int nhosts = 0, nrank_lines = 0, ngpus_flag = 0, in_table = 0, got;
-	cvc_status st = CVC_OK;
+	cvc_nt_log log;
+	cvc_model_coll coll;
+	cvc_status st = cvc_nt_read(path, path, &log, NULL, NULL, err, errlen);
 
-	memset(&proto, 0, sizeof proto);
-	proto.kind = CVC_MODEL_COLLECTIVE;
-	proto.coll = CVC_MODEL_NCOLL;
-	proto.b = 1;
-	if (gpu_hint)
-		snprintf(proto.gpu, sizeof proto.gpu, "%s", gpu_hint);
-	/* The first line is already consumed by the caller and was not a CSV
-	 * header; it is re-examined here through r->line. */
-	got = 1;
-	do {
-		char *l = r->line, *p;
-
-		if ((p = strstr(l, "_perf")) && proto.coll == CVC_MODEL_NCOLL) {
-			char op[32];
-			char *s = p;
-			size_t n;
-
-			while (s > l && (s[-1] == '_' || (s[-1] >= 'a' && s[-1] <= 'z')))
-				s--;
-			n = (size_t)(p - s);
-			if (n && n < sizeof op) {
-				memcpy(op, s, n);
-				op[n] = '\0';
-				if (cvc_model_coll_parse(op, &proto.coll))
-					proto.coll = CVC_MODEL_NCOLL;
-			}
-		}
-		if ((p = strstr(l, " -g "))) {
-			char *end;
-			long v = strtol(p + 4, &end, 10);
-
-			if (end != p + 4 && v > 0 && v < 1 << 16)
-				ngpus_flag = (int)v;
-		}
-		if (strncmp(l, "#  Rank", 7) == 0 && (p = strstr(l, " on "))) {
-			char host[64];
-			size_t n = 0;
-			int known = 0;
-
-			nrank_lines++;
-			p += 4;
-			while (*p == ' ')
-				p++;
-			while (p[n] && p[n] != ' ' && n + 1 < sizeof host)
-				n++;
-			memcpy(host, p, n);
-			host[n] = '\0';
-			for (int i = 0; i < nhosts; i++)
-				known |= strcmp(hosts[i], host) == 0;
-			if (!known && nhosts < 64)
-				snprintf(hosts[nhosts++], sizeof hosts[0], "%s", host);
-			if (!gpu_hint && (p = strchr(l, ']'))) {
-				p++;
-				while (*p == ' ')
-					p++;
-				snprintf(proto.gpu, sizeof proto.gpu, "%s", p);
-			}
-		}
-		if (l[0] == '#' && strstr(l, "size") && strstr(l, "count") && strstr(l, "redop")) {
-			in_table = 1;
-			continue;
-		}
-		if (in_table && l[0] != '#' && l[0]) {
-			long long size, count, root;
-			char type[16], redop[16], tstr[32];
-			double t;
-			cvc_model_row row = proto;
-
-			if (l[0] == '`')
-				break; /* end of a fenced block in a markdown copy */
-			if (sscanf(l, "%lld %lld %15s %15s %lld %31s", &size, &count, type,
-				   redop, &root, tstr) != 6) {
-				st = bad(r, "an nccl-tests row (size count type redop root time ...)", l);
-				goto out;
-			}
-			if (get_double(tstr, &t) || t <= 0 || size < 0) {
-				st = bad(r, "a positive time in us", tstr);
-				goto out;
-			}
-			if (size == 0)
-				continue;
-			row.bytes = size;
-			row.time_us = t;
-			if ((st = push(&tmp, &row))) {
-				st = bad(r, "fewer rows (row cap reached)", "");
-				goto out;
-			}
-		}
-	} while ((got = next_line(r)) == 1);
-	if (got < 0) {
+	if (st)
+		goto out;
+	if (cvc_model_coll_parse(log.op, &coll)) {
+		snprintf(err, errlen, "'%s': line %lld: expected a collective the models cover "
+			 "(all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, "
+			 "sendrecv), got '%s' (%s)", path, log.nlines, log.op, log.op_evidence);
 		st = CVC_ERR_FORMAT;
 		goto out;
 	}
-	if (!tmp.n) {
-		st = bad(r, "an nccl-tests result table", "end of file");
+	if (log.nranks < 2) {
+		snprintf(err, errlen, "'%s': line %lld: expected the rank count in the log (device "
+			 "lines, launcher or bandwidth columns), got %s", path, log.nlines,
+			 log.nranks_evidence);
+		st = CVC_ERR_FORMAT;
 		goto out;
 	}
-	if (proto.coll == CVC_MODEL_NCOLL) {
-		st = bad(r, "the test binary name (e.g. all_reduce_perf) in the log", "none");
-		goto out;
-	}
-	for (size_t i = 0; i < tmp.n; i++) {
-		cvc_model_row row = tmp.v[i];
+	for (size_t i = 0; i < log.nrows; i++) {
+		const cvc_nt_row *t = &log.rows[i];
+		cvc_model_row row;
 
-		row.coll = proto.coll;
-		snprintf(row.gpu, sizeof row.gpu, "%s", proto.gpu);
-		row.nranks = nrank_lines ? nrank_lines : (ngpus_flag ? ngpus_flag : 2);
-		row.gpus_per_node = nhosts ? row.nranks / nhosts : row.nranks;
+		if (t->size <= 0 || t->nhalf < 1 || !(t->time[0] > 0))
+			continue;
+		memset(&row, 0, sizeof row);
+		row.kind = CVC_MODEL_COLLECTIVE;
+		row.coll = coll;
+		row.b = 1;
+		snprintf(row.gpu, sizeof row.gpu, "%.*s", (int)sizeof row.gpu - 1,
+			 log.gpu[0] ? log.gpu : (gpu_hint ? gpu_hint : ""));
+		snprintf(row.tag, sizeof row.tag, "%.*s", (int)sizeof row.tag - 1, log.algo);
+		row.bytes = t->size;
+		row.time_us = t->time[0];
+		row.nranks = log.nranks;
+		row.gpus_per_node = log.gpus_per_node;
 		if (push(rows, &row)) {
-			st = bad(r, "fewer rows (row cap reached)", "");
+			snprintf(err, errlen, "'%s': line %lld: expected fewer rows (row cap reached)",
+				 path, t->line);
+			st = CVC_ERR_FORMAT;
 			goto out;
 		}
 	}
 out:
-	cvc_model_rows_release(&tmp);
+	cvc_nt_log_release(&log);
 	return st;
 }
 
@@ -570,12 +504,14 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 		st = read_vidur_net(&r, rows, hdr, nh, "send_recv", gpu_hint);
 	else if (col_index(hdr, nh, "time_stats.mlp_up_proj.median") >= 0)
 		st = read_vidur_mlp(&r, rows, hdr, nh, gpu_hint);
-	else if (nh == 1)
-		st = read_nccl_tests(&r, rows, gpu_hint);
 	else {
-		snprintf(err, errlen, "'%s': line %d: expected a known table header (XLA perf table, "
-			 "vidur profile, nccl-tests log)", path, r.lineno);
-		st = CVC_ERR_FORMAT;
+		/* anything else may be an nccl-tests log with text before its table */
+		st = read_nccl_tests(path, rows, gpu_hint, err, errlen);
+		if (st == CVC_ERR_NOTFOUND) {
+			snprintf(err, errlen, "'%s': line 1: expected a known table header (XLA perf "
+				 "table, vidur profile, nccl-tests log)", path);
+			st = CVC_ERR_FORMAT;
+		}
 	}
 	if (!st && rows->n == before) {
 		snprintf(err, errlen, "'%s': line %d: expected at least one data row", path, r.lineno);

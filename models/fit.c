@@ -758,6 +758,31 @@ cvc_status cvc_model_fit_collective(const cvc_model_row *rows, size_t n, const c
 	out->dom_min = pts[0].s;
 	out->dom_max = pts[n - 1].s;
 	quality(out, spec, s, n, &out->r2, &out->mape);
+	{
+		/* the large-message level, placed on the topology by the fitted
+		 * cluster's NICs (docs/MODELS.md "Collectives") */
+		int gpn = out->gpus_per_node > 0 ? out->gpus_per_node : spec ? spec->gpus_per_node : 0;
+		double *ss = malloc(n * sizeof *ss), *tt = malloc(n * sizeof *tt);
+		const char *algo = s[0].tag;
+
+		for (size_t i = 1; i < n; i++)
+			if (strcmp(s[i].tag, algo) != 0)
+				algo = ""; /* mixed: NCCL's own choice */
+		if (!ss || !tt) {
+			free(ss);
+			free(tt);
+			st = CVC_ERR_NOMEM;
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			ss[i] = pts[i].s, tt[i] = pts[i].t;
+		opm_level_fit(ss, tt, n,
+			      spec && spec->inter_bw_gbps > 0 && gpn > 0 ? spec->inter_bw_gbps * gpn : 0,
+			      algo, &out->lvl);
+		free(ss);
+		free(tt);
+	}
 	out->extrap_mape = NAN;
 	if (n >= 8) {
 		struct cstruct half;
@@ -850,7 +875,22 @@ cvc_status cvc_model_fit_store(cvc_db *db, cvc_model_fit *fit, const cvc_model_r
 					 fit->params[i]);
 	if (used + 3 >= sizeof params)
 		return CVC_ERR_INTERNAL;
-	snprintf(params + used, sizeof params - used, "]}");
+	used += (size_t)snprintf(params + used, sizeof params - used, "]");
+	if (fit->kind == CVC_MODEL_COLLECTIVE && fit->lvl.valid && used < sizeof params) {
+		const cvc_model_coll_level *l = &fit->lvl;
+
+		used += (size_t)snprintf(params + used, sizeof params - used,
+					 ",\"level\":{\"fill_bytes\":%.17g,\"algbw_gbps\":%.17g,"
+					 "\"min_bytes\":%.17g,\"mape\":%.17g,\"extrap_mape\":%.17g,"
+					 "\"b_node_gbps\":%.17g,\"algo\":\"%s\"}",
+					 l->fill_bytes, l->algbw_gbps, l->min_bytes,
+					 isfinite(l->mape) ? l->mape : -1.0,
+					 isfinite(l->extrap_mape) ? l->extrap_mape : -1.0, l->b_node_gbps,
+					 l->algo);
+	}
+	if (used + 2 >= sizeof params)
+		return CVC_ERR_INTERNAL;
+	snprintf(params + used, sizeof params - used, "}");
 	snprintf(domain, sizeof domain, "{\"min\":%.17g,\"max\":%.17g,\"unit\":\"%s\"}", fit->dom_min,
 		 fit->dom_max, fit->kind == CVC_MODEL_GEMM ? "flop" : "bytes");
 	if (sqlite3_prepare_v2(sq,
@@ -925,6 +965,38 @@ static double col_real(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+static double jnum(json_object *o, const char *k)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_double(v) : NAN;
+}
+
+/* The large-message level of a collective fit; left invalid when its
+ * figures are not positive (a hand-edited row). */
+static void level_from_json(json_object *o, cvc_model_coll_level *l)
+{
+	json_object *v;
+
+	memset(l, 0, sizeof *l);
+	l->fill_bytes = jnum(o, "fill_bytes");
+	l->algbw_gbps = jnum(o, "algbw_gbps");
+	l->min_bytes = jnum(o, "min_bytes");
+	l->mape = jnum(o, "mape");
+	l->extrap_mape = jnum(o, "extrap_mape");
+	l->b_node_gbps = jnum(o, "b_node_gbps");
+	if (!(l->mape >= 0))
+		l->mape = NAN;
+	if (!(l->extrap_mape >= 0))
+		l->extrap_mape = NAN;
+	if (json_object_object_get_ex(o, "algo", &v) && json_object_is_type(v, json_type_string))
+		snprintf(l->algo, sizeof l->algo, "%s", json_object_get_string(v));
+	l->valid = l->algbw_gbps > 0 && isfinite(l->algbw_gbps) && l->fill_bytes >= 0 &&
+		   isfinite(l->fill_bytes) && l->min_bytes > 0 && !(l->b_node_gbps < 0);
+	if (!(l->b_node_gbps >= 0))
+		l->b_node_gbps = 0;
+}
+
 /* Row of the models table -> fit; CVC_ERR_FORMAT for a row cvc did not write. */
 static cvc_status row_to_fit(sqlite3_stmt *st, cvc_model_fit *fit)
 {
@@ -977,6 +1049,9 @@ static cvc_status row_to_fit(sqlite3_stmt *st, cvc_model_fit *fit)
 	    (fit->nparams < 1 + CP_PER || fit->params[0] < 1 || fit->params[0] > CP_MAXREG ||
 	     fit->nparams != 1 + CP_PER * (int)fit->params[0]))
 		rc = CVC_ERR_FORMAT;
+	if (fit->kind == CVC_MODEL_COLLECTIVE && json_object_object_get_ex(root, "level", &v) &&
+	    json_object_is_type(v, json_type_object))
+		level_from_json(v, &fit->lvl);
 	dom = json_tokener_parse(col_text(st, 8));
 	if (dom && json_object_object_get_ex(dom, "min", &v))
 		fit->dom_min = json_object_get_double(v);
@@ -1066,9 +1141,10 @@ cvc_status cvc_model_rows_from_db(cvc_model_rows *rows, cvc_db *db)
 		"JOIN runs r ON r.id = a.run_id "
 		"WHERE c.bytes > 0 AND c.group_size > 1 AND a.end_ns > a.start_ns";
 	static const char *const q_nt =
-		"SELECT t.op, t.size_bytes, coalesce(t.nranks,0), t.time_us, coalesce(r.gpu_model,'') "
+		"SELECT t.op, t.size_bytes, coalesce(t.nranks,0), t.time_us, coalesce(r.gpu_model,''), "
+		"coalesce(t.gpus_per_node,0), coalesce(t.algo,'') "
 		"FROM nccl_tests t JOIN runs r ON r.id = t.run_id "
-		"WHERE t.in_place = 0 AND t.size_bytes > 0 AND t.time_us > 0";
+		"WHERE t.in_place = 0 AND t.size_bytes > 0 AND t.time_us > 0 AND t.nranks > 1";
 	sqlite3_stmt *st = NULL;
 	cvc_status rc = CVC_OK;
 	int s;
@@ -1092,6 +1168,11 @@ cvc_status cvc_model_rows_from_db(cvc_model_rows *rows, cvc_db *db)
 			r.time_us = pass ? sqlite3_column_double(st, 3)
 					 : (double)sqlite3_column_int64(st, 3) / 1000.0;
 			snprintf(r.gpu, sizeof r.gpu, "%s", col_text(st, 4));
+			if (pass) {
+				r.gpus_per_node = sqlite3_column_int(st, 5);
+				snprintf(r.tag, sizeof r.tag, "%.*s", (int)sizeof r.tag - 1,
+					 col_text(st, 6));
+			}
 			if (r.nranks < 2)
 				r.nranks = 2;
 			if (rows->n == rows->cap) {

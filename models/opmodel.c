@@ -235,6 +235,15 @@ struct coll_slot {
 	int nparams;
 	double p[CVC_MODEL_MAXPARAM];
 	char origin[ORIGIN_MAX];
+	int regimes_ok;  /* the regime fit passed the gate: prices its own span */
+	int level_ok;    /* the large-message level passed: carried over spans */
+	int64_t id;
+	cvc_model_coll_level lvl;
+	char label[96];  /* "model 3 (H100-SXM, 16 ranks, 8 per node)" */
+	/* how the level prices other spans, per algorithm: with a fitted
+	 * NVLink level, and with the spec's */
+	char topo_origin[OPM_NALGO][ORIGIN_MAX];
+	char topo_def_origin[OPM_NALGO][ORIGIN_MAX];
 };
 
 struct mem_slot {
@@ -319,6 +328,27 @@ static const char *fit_gpu(const cvc_hw_catalog *cat, const cvc_model_fit *f)
  * price anything: the default answers, and `cvc models` says why.
  */
 #define GATE_EXTRAP_PCT 30.0
+
+int cvc_model_level_usable(const cvc_model_fit *f, const char **why)
+{
+	static const char *const reasons[] = {"", "not a collective fit",
+					      "fewer than 3 rows of 1 MiB and more",
+					      "large-message error above 30%",
+					      "large-message extrapolation error above 30%"};
+	int r = 0;
+
+	if (f->kind != CVC_MODEL_COLLECTIVE)
+		r = 1;
+	else if (!f->lvl.valid)
+		r = 2;
+	else if (isfinite(f->lvl.mape) && f->lvl.mape > GATE_EXTRAP_PCT)
+		r = 3;
+	else if (isfinite(f->lvl.extrap_mape) && f->lvl.extrap_mape > GATE_EXTRAP_PCT)
+		r = 4;
+	if (why)
+		*why = reasons[r];
+	return r == 0;
+}
 
 int cvc_model_fit_usable(const cvc_model_fit *f, const char **why)
 {
@@ -495,7 +525,7 @@ static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 			int match = 0, dup = 0;
 
 			if (f->kind != CVC_MODEL_COLLECTIVE || f->nparams < 1 + CP_PER ||
-			    !cvc_model_fit_usable(f, NULL))
+			    (!cvc_model_fit_usable(f, NULL) && !cvc_model_level_usable(f, NULL)))
 				continue;
 			fs = cat && f->system[0] ? cvc_hw_catalog_lookup(cat, f->system) : NULL;
 			if (pass == 0)
@@ -518,6 +548,23 @@ static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 				s->gpn = f->gpus_per_node;
 				s->nparams = f->nparams;
 				memcpy(s->p, f->params, sizeof s->p);
+				s->regimes_ok = cvc_model_fit_usable(f, NULL);
+				s->level_ok = cvc_model_level_usable(f, NULL);
+				s->id = f->id;
+				s->lvl = f->lvl;
+				snprintf(s->label, sizeof s->label, "model %lld (%.40s, %d ranks, %d per node)",
+					 (long long)f->id, f->system[0] ? f->system : f->gpu, f->nranks,
+					 f->gpus_per_node);
+				for (int a = 0; a < OPM_NALGO; a++) {
+					snprintf(s->topo_origin[a], sizeof s->topo_origin[a],
+						 "large-message level of %s carried over the span and "
+						 "NICs, %s, on the fitted NVLink level",
+						 s->label, opm_algo_name(a));
+					snprintf(s->topo_def_origin[a], sizeof s->topo_def_origin[a],
+						 "large-message level of %s carried over the span and "
+						 "NICs, %s, on the spec's NVLink level",
+						 s->label, opm_algo_name(a));
+				}
 				snprintf(s->origin, sizeof s->origin,
 					 "fitted model %lld (%.47s %s, %d ranks, %d per node, %.60s)",
 					 (long long)f->id, f->system[0] ? f->system : f->gpu,
@@ -801,7 +848,8 @@ static const struct coll_slot *find_slot(const cvc_modelset *ms, cvc_model_coll 
 		const struct coll_slot *s = &ms->coll[i];
 		int d;
 
-		if (s->c != c || level_of(s->nranks, s->gpn > 0 ? s->gpn : gpn) != lv)
+		if (s->c != c || !s->regimes_ok ||
+		    level_of(s->nranks, s->gpn > 0 ? s->gpn : gpn) != lv)
 			continue;
 		/* across nodes, a fit prices only the node count it measured:
 		 * latency and congestion grow with the span, not the group */
@@ -850,11 +898,73 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
 	}
 }
 
-double cvc_model_collective_us(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,
-			       int group_size, int gpus_per_node, const cvc_hw_spec *sys)
-{
-	const struct coll_slot *s;
+/*
+ * Latency of a default-priced group that spans more than two nodes (the
+ * defaults' alpha covers one or two): NCCL's tuning model charges a network
+ * latency per inter-node ring step (2.7 us LL .. 14 us Simple,
+ * src/graph/tuning.cc hwLat); all-gather and reduce-scatter only have
+ * rings, all-reduce runs as a tree there (log2 steps up and down).
+ */
+#define DEF_NET_HOP_US 5.0
 
+static double default_hops_us(cvc_model_coll c, int n, int gpn)
+{
+	int nodes = (n + gpn - 1) / gpn;
+
+	if (nodes <= 2)
+		return 0;
+	if (c == CVC_MODEL_ALLGATHER || c == CVC_MODEL_REDUCESCATTER)
+		return DEF_NET_HOP_US * (nodes - 2);
+	if (c == CVC_MODEL_ALLREDUCE)
+		return DEF_NET_HOP_US * 2 * (log2((double)nodes) - 1);
+	return 0;
+}
+
+/* The newest slot of c whose large-message level passed the gate and that
+ * spans more than one NVLink domain (multi = 1) or one domain (multi = 0). */
+static const struct coll_slot *level_slot(const cvc_modelset *ms, cvc_model_coll c, int multi)
+{
+	for (int i = 0; i < ms->ncoll; i++) {
+		const struct coll_slot *s = &ms->coll[i];
+
+		if (s->c == c && s->level_ok && s->gpn > 0 && (s->nranks > s->gpn) == multi)
+			return s;
+	}
+	return NULL;
+}
+
+/* The NVLink level's large-message bus bandwidth (GB/s): a fitted one-node
+ * level of c (else of all-reduce: the same links), else the spec's link
+ * times the default efficiency. */
+static double dom_busbw(const cvc_modelset *ms, cvc_model_coll c, const cvc_hw_spec *sys,
+			const struct coll_slot **from)
+{
+	const struct coll_slot *s = level_slot(ms, c, 0);
+
+	if (!s)
+		s = level_slot(ms, CVC_MODEL_ALLREDUCE, 0);
+	*from = s;
+	if (s)
+		return s->lvl.algbw_gbps * cvc_model_busbw_factor(s->c, s->nranks);
+	return (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * DEF_COLL_INTRA_EFF;
+}
+
+static double node_nics(const cvc_hw_spec *sys, int gpn)
+{
+	return (sys->inter_bw_gbps > 0 ? sys->inter_bw_gbps : 12.5) * gpn;
+}
+
+double cvc_model_collective_algo_us(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,
+				    int group_size, int gpus_per_node, const cvc_hw_spec *sys,
+				    int algo, const char **origin)
+{
+	const struct coll_slot *s, *net, *dom;
+	const char *dummy;
+	int nodes;
+
+	if (!origin)
+		origin = &dummy;
+	*origin = ms ? ms->coll_def_origin : "no model set";
 	if (!ms || (unsigned)c >= CVC_MODEL_NCOLL)
 		return NAN;
 	if (group_size <= 1 || bytes <= 0)
@@ -863,23 +973,59 @@ double cvc_model_collective_us(const cvc_modelset *ms, cvc_model_coll c, int64_t
 		sys = &ms->spec;
 	if (gpus_per_node <= 0)
 		gpus_per_node = sys->gpus_per_node > 0 ? sys->gpus_per_node : 8;
+	if (gpus_per_node > group_size)
+		gpus_per_node = group_size;
+	nodes = (group_size + gpus_per_node - 1) / gpus_per_node;
+	net = nodes > 1 ? level_slot(ms, c, 1) : NULL;
 	s = find_slot(ms, c, group_size, gpus_per_node);
-	if (s)
+	/* a regime fit prices its own span, on its own cluster's NICs */
+	if (s && algo == OPM_ALGO_AUTO &&
+	    (nodes == 1 || !s->level_ok || !net ||
+	     fabs(s->lvl.b_node_gbps - node_nics(sys, gpus_per_node)) <= 0.01 * s->lvl.b_node_gbps)) {
+		*origin = s->origin;
 		return opm_coll_us(s->p, s->nparams, c, bytes, group_size);
-	return coll_default(sys, c, bytes, group_size, gpus_per_node);
+	}
+	if (net) {
+		struct opm_span fit, to;
+		double busbw = dom_busbw(ms, c, sys, &dom), t;
+		int used;
+
+		fit.n = net->nranks;
+		fit.gpn = net->gpn;
+		fit.nodes = (net->nranks + net->gpn - 1) / net->gpn;
+		fit.busbw_dom = busbw;
+		fit.b_node = net->lvl.b_node_gbps > 0 ? net->lvl.b_node_gbps
+						      : node_nics(sys, net->gpn);
+		to.n = group_size;
+		to.gpn = gpus_per_node;
+		to.nodes = nodes;
+		to.busbw_dom = busbw;
+		to.b_node = node_nics(sys, gpus_per_node);
+		t = opm_topo_us(&net->lvl, c, &fit, &to, bytes, algo, &used);
+		*origin = dom ? net->topo_origin[used] : net->topo_def_origin[used];
+		return t;
+	}
+	return coll_default(sys, c, bytes, group_size, gpus_per_node) +
+	       default_hops_us(c, group_size, gpus_per_node);
+}
+
+double cvc_model_collective_us(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,
+			       int group_size, int gpus_per_node, const cvc_hw_spec *sys)
+{
+	return cvc_model_collective_algo_us(ms, c, bytes, group_size, gpus_per_node, sys,
+					    OPM_ALGO_AUTO, NULL);
 }
 
 const char *cvc_model_collective_origin(const cvc_modelset *ms, cvc_model_coll c, int group_size,
 					int gpus_per_node)
 {
-	const struct coll_slot *s;
+	const char *o;
 
-	if (!ms)
-		return "no model set";
-	if (gpus_per_node <= 0)
-		gpus_per_node = ms->spec.gpus_per_node > 0 ? ms->spec.gpus_per_node : 8;
-	s = (unsigned)c < CVC_MODEL_NCOLL ? find_slot(ms, c, group_size, gpus_per_node) : NULL;
-	return s ? s->origin : ms->coll_def_origin;
+	/* the algorithm NCCL picks depends on the size: named at 256 MiB, a
+	 * gradient bucket's order of magnitude */
+	cvc_model_collective_algo_us(ms, c, 256 << 20, group_size, gpus_per_node, NULL,
+				     OPM_ALGO_AUTO, &o);
+	return o;
 }
 
 const char *cvc_model_origin(const cvc_modelset *ms, cvc_model_kind kind, int sub, int group_size)
@@ -889,14 +1035,10 @@ const char *cvc_model_origin(const cvc_modelset *ms, cvc_model_kind kind, int su
 	switch (kind) {
 	case CVC_MODEL_GEMM:
 		return (unsigned)sub < CVC_HW_NDTYPE ? ms->gemm[sub].origin : ms->def_origin;
-	case CVC_MODEL_COLLECTIVE: {
-		int gpn = ms->spec.gpus_per_node > 0 ? ms->spec.gpus_per_node : 8;
-		const struct coll_slot *s =
-			(unsigned)sub < CVC_MODEL_NCOLL ? find_slot(ms, (cvc_model_coll)sub, group_size, gpn)
-							: NULL;
-
-		return s ? s->origin : ms->coll_def_origin;
-	}
+	case CVC_MODEL_COLLECTIVE:
+		return (unsigned)sub < CVC_MODEL_NCOLL
+			       ? cvc_model_collective_origin(ms, (cvc_model_coll)sub, group_size, 0)
+			       : ms->coll_def_origin;
 	case CVC_MODEL_ATTENTION:
 		return ms->attn_origin;
 	case CVC_MODEL_MEMBOUND:

@@ -49,6 +49,43 @@ void opm_gemm_features(const double *p, const cvc_hw_spec *spec, int64_t m, int6
 
 double opm_coll_us(const double *p, int nparams, cvc_model_coll c, int64_t bytes, int nranks);
 
+/* ---- collectives on the topology (colltopo.c) ------------------------------ */
+
+/* NCCL's algorithms as cvc prices them across nodes. */
+enum { OPM_ALGO_AUTO = -1, OPM_RING = 0, OPM_TREE = 1, OPM_NALGO };
+
+/* One group's place on the topology. */
+struct opm_span {
+	int n, gpn, nodes;   /* ranks, ranks per NVLink domain, domains */
+	double busbw_dom;    /* GB/s: the NVLink level's large-message bus bw */
+	double b_node;       /* GB/s: one node's NICs together, one direction */
+};
+
+/* Fits lv on the rows (s sorted ascending, bytes; t us) of 8 MiB and up. */
+void opm_level_fit(const double *s, const double *t, size_t n, double b_node_gbps,
+		   const char *algo, cvc_model_coll_level *lv);
+/* The level's time for bytes at the span it was measured on. */
+double opm_level_us(const cvc_model_coll_level *lv, int64_t bytes);
+const char *opm_algo_name(int algo);
+/* "ring", "tree" (also NVLS tree), else OPM_ALGO_AUTO. */
+int opm_algo_parse(const char *s);
+int opm_algo_allowed(cvc_model_coll c, int algo);
+/* Algorithm bandwidth bound (GB/s) of algo for c on sp. */
+double opm_algo_algbw(cvc_model_coll c, int algo, const struct opm_span *sp);
+/* NCCL's latency model of algo on sp (us). */
+double opm_algo_lat_us(cvc_model_coll c, int algo, const struct opm_span *sp);
+/* The allowed algorithm with the highest bandwidth bound on sp. */
+int opm_algo_best_bw(cvc_model_coll c, const struct opm_span *sp);
+/*
+ * lv measured at span fit, carried to span to: the efficiency it reached
+ * against its algorithm's bound (the forced one, else the best) applied to
+ * each algorithm's bound at to, the fill as bytes, the latency grown by
+ * NCCL's per-step figures; the fastest (or force) wins, *algo_used says
+ * which.
+ */
+double opm_topo_us(const cvc_model_coll_level *lv, cvc_model_coll c, const struct opm_span *fit,
+		   const struct opm_span *to, int64_t bytes, int force, int *algo_used);
+
 /* Memory-bound, form "membound": p[0] floor us, p[1] fraction of HBM
  * bandwidth.  Time = p0 + bytes / (p1 BW). */
 enum { MP_FLOOR, MP_EFF, MP_N };

@@ -216,35 +216,9 @@ double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *o)
 	case CVC_PROJ_OP_MEM:
 		return 1e-6 * cvc_model_membound_us(p->ms_base, o->bytes, (cvc_model_mem)o->sub);
 	case CVC_PROJ_OP_COLL:
+		/* the model charges the latency of the span too */
 		return 1e-6 * cvc_model_collective_us(p->ms_base, (cvc_model_coll)o->sub, o->bytes,
-						      o->group, o->per_node, NULL) +
-		       proj_hop_latency_s(o->sub, o->group, o->per_node);
-	default:
-		return 0;
-	}
-}
-
-/*
- * Adapter: latency that grows with the number of nodes a collective spans.
- * cvc_model's alpha-beta models have one latency per level, fitted at (or
- * defaulting for) a few nodes; NCCL's own tuning model charges a network
- * hop latency per ring step, and all-gather / reduce-scatter only have ring
- * algorithms, so at 1000+ nodes that term dominates (the mechanism behind
- * FSDP's decline at scale).  All-reduce runs as a tree there: log2 steps up
- * and down.  All-to-all and p2p are direct sends.
- */
-double proj_hop_latency_s(int kind, double group, double per_node)
-{
-	double nodes = ceil(group / (per_node < 1 ? 1 : per_node));
-
-	if (nodes <= 2)
-		return 0; /* inside what the fitted / default latency covers */
-	switch (kind) {
-	case CVC_MODEL_ALLGATHER:
-	case CVC_MODEL_REDUCESCATTER:
-		return PROJ_NET_HOP_S * (nodes - 2);
-	case CVC_MODEL_ALLREDUCE:
-		return PROJ_NET_HOP_S * 2 * (log2(nodes) - 1);
+						      o->group, o->per_node, NULL);
 	default:
 		return 0;
 	}

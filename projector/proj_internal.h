@@ -93,15 +93,9 @@ struct proj_pricer {
 const struct proj_pricer *proj_ctx_pricer(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc);
 
 /* Seconds of one run of op (a decomposition's operator, cvc_project.h) on
- * p's GPU: the model query at the op's sizes, plus for collectives the hop
- * latency of groups spanning many nodes. */
+ * p's GPU: the model query at the op's sizes (for collectives including
+ * the latency of the nodes the group spans). */
 double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *op);
-
-/* Per-step network latency of a ring over InfiniBand: NCCL's tuning model
- * uses 2.7 (LL) .. 14 (Simple) us per inter-node ring step; 5 us here. */
-#define PROJ_NET_HOP_S 5e-6
-/* Extra latency of a collective (cvc_model_coll) spanning many nodes. */
-double proj_hop_latency_s(int kind, double group, double per_node);
 
 /* Compute-cache slot of a ctx: per-layer compute times keyed by shape. */
 struct proj_ccache;

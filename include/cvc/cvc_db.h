@@ -25,7 +25,7 @@ typedef struct cvc_db cvc_db;
 typedef struct sqlite3 sqlite3;
 
 /* Schema version this build writes and reads (PRAGMA user_version). */
-#define CVC_DB_SCHEMA_VERSION 2
+#define CVC_DB_SCHEMA_VERSION 3
 /* PRAGMA application_id of every cvc database: "CVC1". */
 #define CVC_DB_APP_ID 0x43564331
 
@@ -260,6 +260,8 @@ typedef struct cvc_nccltest_row {
 	int in_place;          /* 0 out-of-place, 1 in-place */
 	double time_us, algbw_gbps, busbw_gbps;
 	int64_t wrong;         /* -1 = N/A */
+	int gpus_per_node;     /* ranks per host; 0 = unknown (schema 3) */
+	const char *algo;      /* NCCL_ALGO forced, NULL/"" = NCCL's choice */
 } cvc_nccltest_row;
 
 CVC_API cvc_status cvc_db_nccltest_add(cvc_db *db, const cvc_nccltest_row *r);

@@ -198,6 +198,27 @@ CVC_API const char *cvc_model_kind_name(cvc_model_kind k);
 
 #define CVC_MODEL_MAXPARAM 16
 
+/*
+ * A collective's large-message level (docs/MODELS.md "Collectives"): on
+ * the rows of 8 MiB and more, t = (S + fill) / algbw, fitted on relative
+ * error; with the NIC bandwidth of the fitted cluster it places the log on
+ * the topology, so the projector can carry it to other node counts, NICs
+ * and algorithms.
+ */
+typedef struct cvc_model_coll_level {
+	int valid;                  /* 0: too few large rows */
+	double fill_bytes;          /* pipeline fill, as bytes at algbw */
+	double algbw_gbps;          /* large-message algorithm bandwidth */
+	double min_bytes;           /* smallest row it was fitted on */
+	double mape;                /* %, on its rows */
+	double extrap_mape;         /* %, fitted on the smaller half, scored on
+				       the larger; NaN when fewer than 4 rows */
+	double b_node_gbps;         /* NIC bandwidth of one node of the fitted
+				       cluster (catalog: per-GPU rate x GPUs per
+				       node), one direction */
+	char algo[16];              /* NCCL_ALGO the log forced, "" = NCCL's */
+} cvc_model_coll_level;
+
 typedef struct cvc_model_fit {
 	int64_t id;                 /* models.id; 0 when not stored */
 	cvc_model_kind kind;
@@ -217,6 +238,7 @@ typedef struct cvc_model_fit {
 	double extrap_mape;         /* %, fit on the smaller half, predict the
 				       larger half; NaN when too few points */
 	cvc_model_mem mem;          /* membound: the operator class fitted */
+	cvc_model_coll_level lvl;   /* collectives */
 } cvc_model_fit;
 
 /*
@@ -571,6 +593,32 @@ CVC_API double cvc_model_membound_us(const cvc_modelset *ms, int64_t bytes,
 CVC_API double cvc_model_collective_us(const cvc_modelset *ms, cvc_model_coll c,
 				       int64_t bytes, int group_size, int gpus_per_node,
 				       const cvc_hw_spec *sys);
+
+/* NCCL algorithms a collective can be priced with across nodes. */
+#define CVC_ALGO_AUTO (-1) /* the fastest the model knows, as NCCL's tuner */
+#define CVC_ALGO_RING 0
+#define CVC_ALGO_TREE 1    /* all-reduce only (tree, NVLS tree) */
+
+/*
+ * cvc_model_collective_us() with the algorithm forced (CVC_ALGO_*; a
+ * forced algorithm the collective has not is ignored) and *origin (may be
+ * NULL) set to where the time came from (borrowed from ms, never NULL):
+ * a regime fit of this span and NICs; the large-message level of the
+ * newest multi-node fit carried to this span, NIC bandwidth and algorithm
+ * (docs/MODELS.md "Collectives"), named with the algorithm that priced it;
+ * or the defaults.
+ */
+CVC_API double cvc_model_collective_algo_us(const cvc_modelset *ms, cvc_model_coll c,
+					    int64_t bytes, int group_size, int gpus_per_node,
+					    const cvc_hw_spec *sys, int algo, const char **origin);
+
+/*
+ * Whether a collective fit's large-message level may carry the fit to
+ * other spans (R^2-free gate of docs/MODELS.md "Fit quality": its error on
+ * its rows and its extrapolation error at most 30%); *why as
+ * cvc_model_fit_usable().
+ */
+CVC_API int cvc_model_level_usable(const cvc_model_fit *f, const char **why);
 
 /*
  * Where the figures for a kind come from, for printing: e.g.

@@ -39,6 +39,7 @@ struct merge {
 	struct rank_map *map;
 	size_t nmap;
 	int64_t rows, acts, colls, ranges, nt, shapes, launches;
+	int ver;                /* the source's schema version */
 };
 
 static cvc_status src_fail(struct merge *m)
@@ -524,10 +525,15 @@ static cvc_status merge_nccl_tests(struct merge *m, int64_t src_run)
 	cvc_status ret;
 	int rc;
 
+	/* schema 3 added gpus_per_node and algo */
 	if ((ret = prep(m,
-			"SELECT op, nranks, size_bytes, count, dtype, redop, root, in_place, "
-			"time_us, algbw_gbps, busbw_gbps, wrong FROM nccl_tests WHERE run_id=? "
-			"ORDER BY id",
+			m->ver >= 3
+				? "SELECT op, nranks, size_bytes, count, dtype, redop, root, in_place, "
+				  "time_us, algbw_gbps, busbw_gbps, wrong, gpus_per_node, algo "
+				  "FROM nccl_tests WHERE run_id=? ORDER BY id"
+				: "SELECT op, nranks, size_bytes, count, dtype, redop, root, in_place, "
+				  "time_us, algbw_gbps, busbw_gbps, wrong, NULL, NULL "
+				  "FROM nccl_tests WHERE run_id=? ORDER BY id",
 			&st)))
 		return ret;
 	sqlite3_bind_int64(st, 1, src_run);
@@ -547,6 +553,8 @@ static cvc_status merge_nccl_tests(struct merge *m, int64_t src_run)
 			.algbw_gbps = sqlite3_column_double(st, 9),
 			.busbw_gbps = sqlite3_column_double(st, 10),
 			.wrong = col_i64(st, 11, -1),
+			.gpus_per_node = (int)col_i64(st, 12, 0),
+			.algo = col_text(st, 13),
 		};
 
 		m->rows++;
@@ -686,6 +694,7 @@ cvc_status cvc_import_cvcdb(cvc_db *db, int64_t run_id, const char *path,
 				  path, ver, CVC_DB_SCHEMA_VERSION);
 		goto out;
 	}
+	m.ver = ver;
 	if ((ret = prep(&m,
 			"SELECT id, format, source, tool_version, gpu_model, nccl_version, "
 			"world_size FROM runs ORDER BY id",

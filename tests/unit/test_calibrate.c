@@ -68,20 +68,6 @@ static const struct mset *mset_for(struct price *p, const cvc_proj_scenario *sc)
 	return m;
 }
 
-/* docs/SCENARIOS.md: NCCL network hop latency of rings over many nodes */
-static double hop_s(const cvc_cal_shape *s)
-{
-	double nodes = ceil((double)s->group / s->per_node);
-
-	if (nodes <= 2)
-		return 0;
-	if (s->sub == CVC_MODEL_ALLGATHER || s->sub == CVC_MODEL_REDUCESCATTER)
-		return 5e-6 * (nodes - 2);
-	if (s->sub == CVC_MODEL_ALLREDUCE)
-		return 5e-6 * 2 * (log2(nodes) - 1);
-	return 0;
-}
-
 static int price_op(void *user, const cvc_cal_shape *s, double count, int stage)
 {
 	struct price *p = user;
@@ -104,10 +90,10 @@ static int price_op(void *user, const cvc_cal_shape *s, double count, int stage)
 		t = cvc_model_membound_us(m->base, s->bytes, (cvc_model_mem)s->sub);
 		break;
 	case CVC_CAL_COLL:
-		p->comm_s += count * (1e-6 * cvc_model_collective_us(m->base, (cvc_model_coll)s->sub,
-								     s->bytes, s->group, s->per_node,
-								     NULL) +
-				      hop_s(s));
+		/* the model charges the span's latency itself */
+		p->comm_s += count * 1e-6 * cvc_model_collective_us(m->base, (cvc_model_coll)s->sub,
+								   s->bytes, s->group, s->per_node,
+								   NULL);
 		return 0;
 	}
 	p->stage[stage] += count * t * 1e-6;
@@ -223,7 +209,6 @@ struct bytype {
 static int type_op(void *user, const cvc_proj_op *o)
 {
 	struct bytype *b = user;
-	cvc_cal_shape s;
 
 	b->ops++;
 	if (!(o->count > 0) || o->stage < CVC_PROJ_STAGE_ALL || o->stage > CVC_PROJ_STAGE_LAST)
@@ -237,12 +222,9 @@ static int type_op(void *user, const cvc_proj_op *o)
 	    o->stage != CVC_PROJ_STAGE_ALL)
 		return b->bad++, 0;
 	b->colls++;
-	memset(&s, 0, sizeof s);
-	s.sub = o->sub, s.group = o->group, s.per_node = o->per_node;
-	b->comm[o->comm] += o->count *
-			    (1e-6 * cvc_model_collective_us(b->pr.cur->base, (cvc_model_coll)o->sub,
-							    o->bytes, o->group, o->per_node, NULL) +
-			     hop_s(&s));
+	b->comm[o->comm] += o->count * 1e-6 *
+			    cvc_model_collective_us(b->pr.cur->base, (cvc_model_coll)o->sub, o->bytes,
+						    o->group, o->per_node, NULL);
 	return 0;
 }
 

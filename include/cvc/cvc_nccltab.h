@@ -1,0 +1,78 @@
+/*
+ * cvc_nccltab.h - the one reader of nccl-tests (`*_perf`) logs, for the
+ * importer (nccl_tests table) and for `cvc fit` on files alike.
+ *
+ * A log is read wherever its table sits: plain stdout, gzip, pasted into
+ * markdown (quoted, fenced, indented), behind launcher prefixes ("0: " of
+ * srun -l, "[1,0]<stdout>:" of mpirun --tag-output, "(head, rank=0, ...)"
+ * of SkyPilot, "host: " of pdsh), after any number of text or '#' comment
+ * lines.  What the log does not print is inferred and the evidence kept:
+ * the operation (binary name, footer, or the busbw/algbw factor), the rank
+ * count (device lines, launcher, or busbw/algbw = 2(n-1)/n for all-reduce,
+ * (n-1)/n for all-gather, reduce-scatter and all-to-all), GPUs per node
+ * (host names of the device lines, launcher options), NCCL_ALGO when the
+ * command line forces one.
+ */
+#ifndef CVC_NCCLTAB_H
+#define CVC_NCCLTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cvc.h"
+
+/* One result row: nccl-tests prints out-of-place and in-place halves. */
+typedef struct cvc_nt_row {
+	int64_t size, count;
+	char type[16], redop[16];
+	int64_t root;
+	int nhalf;                 /* 1 or 2 blocks of time/algbw/busbw/wrong */
+	double time[2], algbw[2], busbw[2];
+	int64_t wrong[2];          /* -1 = N/A */
+	long long line;            /* 1-based line in the file */
+} cvc_nt_row;
+
+typedef struct cvc_nt_log {
+	char op[64];               /* all_reduce, all_gather, ... ("unknown") */
+	char op_evidence[256];
+	int nranks;                /* 0 = unknown */
+	char nranks_evidence[200];
+	int gpus_per_node;         /* ranks per host; 0 = unknown */
+	char pn_evidence[160];
+	char gpu[128];             /* device name of the rank lines, "" */
+	char tests_version[32], nccl_version[32];
+	char algo[32];             /* NCCL_ALGO forced on the command line, "" */
+	cvc_nt_row *rows;
+	size_t nrows, cap;
+	long long nlines;          /* lines in the file */
+} cvc_nt_log;
+
+/* Most rows one log may hold (a sweep has tens; this bounds memory). */
+#define CVC_NT_MAX_ROWS (1 << 20)
+
+/*
+ * Reads the log at open_path (plain or gzip; name is used in messages)
+ * into *out (zeroed first; release with cvc_nt_log_release() on success
+ * and failure alike).  progress (may be NULL) is called every few thousand
+ * lines with the (uncompressed) bytes read so far.  Returns CVC_OK; CVC_ERR_IO "'name':
+ * cannot open: ..."; CVC_ERR_FORMAT "'name': line N: expected ..." for a
+ * malformed row (wrong column count, a column that is not a number), a
+ * table header with no result rows, or more than CVC_NT_MAX_ROWS;
+ * CVC_ERR_NOTFOUND (same message) when no table header is found at all
+ * (not an nccl-tests log); CVC_ERR_NOMEM.
+ */
+CVC_API cvc_status cvc_nt_read(const char *open_path, const char *name, cvc_nt_log *out,
+			       void (*progress)(void *arg, long long bytes), void *arg,
+			       char *err, size_t errlen);
+
+/* Frees what cvc_nt_read() allocated and zeroes log.  Accepts NULL. */
+CVC_API void cvc_nt_log_release(cvc_nt_log *log);
+
+/*
+ * The rank count n whose nccl-tests bus bandwidth factor for op (2(n-1)/n
+ * all_reduce; (n-1)/n all_gather, reduce_scatter, alltoall) is ratio, when
+ * ratio, known to rel_tol, pins exactly one n in 2..2^20; else 0.
+ */
+CVC_API int cvc_nt_ranks_from_ratio(const char *op, double ratio, double rel_tol);
+
+#endif
