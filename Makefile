@@ -54,7 +54,17 @@ demo: build
 		./$(BUILD)/cvc fit --db $(DEMO)/demo.db \
 			$(SHARED)/traces/xla-perf-tables/xla_matmul_perf_table.csv.gz \
 			$(SHARED)/traces/vidur-profiling/compute/a100__Llama-2-7b-hf__mlp.csv.gz \
-			$(SHARED)/traces/nccl-tests-logs/h100x16_2node_a3mega_all_reduce_perf.txt \
+			>/dev/null && \
+		./$(BUILD)/cvc fit --db $(DEMO)/demo.db --system dgx-h100 \
+			$(SHARED)/traces/nccl-scale/h100x8_1node_dgx_nvswitch_all_reduce_perf.txt \
+			$(SHARED)/traces/nccl-scale/h100x16_2node_ndr_xe9680_all_reduce_perf.txt \
+			>/dev/null && \
+		./$(BUILD)/cvc fit --db $(DEMO)/demo.db --system dgx-a100 \
+			$(SHARED)/traces/nccl-scale/a100x8_1node_nvswitch_meta_gcm_all_reduce_perf.txt \
+			$(SHARED)/traces/nccl-scale/a100x16_2node_meta_gcm_pairwise_all_reduce_perf.txt \
+			>/dev/null && \
+		./$(BUILD)/cvc fit --db $(DEMO)/demo.db --system dgx-b200 --gpu B200 \
+			$(SHARED)/traces/nccl-scale/b200x16_2node_gcp_a4_roce_clustertoolkit_all_gather_perf.txt \
 			>/dev/null; \
 	else \
 		echo "note: $(SHARED) is absent: projecting with spec-sheet default models"; \

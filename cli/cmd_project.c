@@ -283,7 +283,7 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		static const char *const gpus[] = {"A100-SXM-80GB", "H100-SXM", "B200"};
 
 		for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
-			char buf[1024];
+			char buf[8192];
 
 			if (cvc_proj_ctx_origin(ctx, gpus[i], 0, buf, sizeof buf) == CVC_OK)
 				fprintf(stderr, "models: %s\n", buf);

@@ -189,15 +189,16 @@ int opm_algo_best_bw(cvc_model_coll c, const struct opm_span *sp)
 	return best;
 }
 
-double opm_topo_us(const cvc_model_coll_level *lv, cvc_model_coll c, const struct opm_span *fit,
-		   const struct opm_span *to, int64_t bytes, int force, int *algo_used)
+double opm_topo_us(const cvc_model_coll_level *lv, cvc_model_coll fit_c, cvc_model_coll c,
+		   const struct opm_span *fit, const struct opm_span *to, int64_t bytes, int force,
+		   int *algo_used)
 {
 	int fa = opm_algo_parse(lv->algo);
 	double eff, best = INFINITY;
 
-	if (fa == OPM_ALGO_AUTO || !opm_algo_allowed(c, fa))
-		fa = opm_algo_best_bw(c, fit);
-	eff = lv->algbw_gbps / opm_algo_algbw(c, fa, fit);
+	if (fa == OPM_ALGO_AUTO || !opm_algo_allowed(fit_c, fa))
+		fa = opm_algo_best_bw(fit_c, fit);
+	eff = lv->algbw_gbps / opm_algo_algbw(fit_c, fa, fit);
 	*algo_used = fa;
 	for (int a = 0; a < OPM_NALGO; a++) {
 		double bw, t;
@@ -206,7 +207,7 @@ double opm_topo_us(const cvc_model_coll_level *lv, cvc_model_coll c, const struc
 			continue;
 		bw = eff * opm_algo_algbw(c, a, to) * 1e3; /* bytes per us */
 		t = ((double)bytes + lv->fill_bytes) / bw +
-		    fmax(0.0, opm_algo_lat_us(c, a, to) - opm_algo_lat_us(c, a, fit));
+		    fmax(0.0, opm_algo_lat_us(c, a, to) - opm_algo_lat_us(fit_c, a, fit));
 		if (t < best) {
 			best = t;
 			*algo_used = a;

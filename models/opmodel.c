@@ -244,6 +244,8 @@ struct coll_slot {
 	 * NVLink level, and with the spec's */
 	char topo_origin[OPM_NALGO][ORIGIN_MAX];
 	char topo_def_origin[OPM_NALGO][ORIGIN_MAX];
+	/* an all-reduce level carried to all-gather / reduce-scatter rings */
+	char ring_origin[2][ORIGIN_MAX];
 };
 
 struct mem_slot {
@@ -555,6 +557,15 @@ static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 				snprintf(s->label, sizeof s->label, "model %lld (%.40s, %d ranks, %d per node)",
 					 (long long)f->id, f->system[0] ? f->system : f->gpu, f->nranks,
 					 f->gpus_per_node);
+				for (int d = 0; d < 2; d++) {
+					char label[sizeof s->label];
+
+					memcpy(label, s->label, sizeof label);
+					snprintf(s->ring_origin[d], sizeof s->ring_origin[d],
+						 "large-message level of %s (all-reduce) carried to this "
+						 "ring collective, span and NICs, on the %s NVLink level",
+						 label, d ? "spec's" : "fitted");
+				}
 				for (int a = 0; a < OPM_NALGO; a++) {
 					snprintf(s->topo_origin[a], sizeof s->topo_origin[a],
 						 "large-message level of %s carried over the span and "
@@ -899,25 +910,29 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
 }
 
 /*
- * Latency of a default-priced group that spans more than two nodes (the
- * defaults' alpha covers one or two): NCCL's tuning model charges a network
- * latency per inter-node ring step (2.7 us LL .. 14 us Simple,
- * src/graph/tuning.cc hwLat); all-gather and reduce-scatter only have
- * rings, all-reduce runs as a tree there (log2 steps up and down).
+ * Latency of a default-priced group past the two nodes the defaults'
+ * alpha covers: NCCL's latency model (colltopo.c: per inter-node ring step
+ * and NVLink step, per tree level), the same growth a fitted level gets.
  */
-#define DEF_NET_HOP_US 5.0
-
 static double default_hops_us(cvc_model_coll c, int n, int gpn)
 {
 	int nodes = (n + gpn - 1) / gpn;
+	struct opm_span to = {n, gpn, nodes, 0, 0}, two = {2 * gpn, gpn, 2, 0, 0};
+	double best = INFINITY;
 
 	if (nodes <= 2)
 		return 0;
-	if (c == CVC_MODEL_ALLGATHER || c == CVC_MODEL_REDUCESCATTER)
-		return DEF_NET_HOP_US * (nodes - 2);
-	if (c == CVC_MODEL_ALLREDUCE)
-		return DEF_NET_HOP_US * 2 * (log2((double)nodes) - 1);
-	return 0;
+	if (c != CVC_MODEL_ALLGATHER && c != CVC_MODEL_REDUCESCATTER && c != CVC_MODEL_ALLREDUCE)
+		return 0;
+	/* NCCL's latency model past the two nodes the defaults' alpha covers,
+	 * the cheaper algorithm (the same growth the fitted levels get) */
+	for (int a = 0; a < OPM_NALGO; a++)
+		if (opm_algo_allowed(c, a)) {
+			double d = opm_algo_lat_us(c, a, &to) - opm_algo_lat_us(c, a, &two);
+
+			best = d < best ? d : best;
+		}
+	return best > 0 ? best : 0;
 }
 
 /* The newest slot of c whose large-message level passed the gate and that
@@ -960,7 +975,7 @@ double cvc_model_collective_algo_us(const cvc_modelset *ms, cvc_model_coll c, in
 {
 	const struct coll_slot *s, *net, *dom;
 	const char *dummy;
-	int nodes;
+	int nodes, borrowed;
 
 	if (!origin)
 		origin = &dummy;
@@ -977,6 +992,11 @@ double cvc_model_collective_algo_us(const cvc_modelset *ms, cvc_model_coll c, in
 		gpus_per_node = group_size;
 	nodes = (group_size + gpus_per_node - 1) / gpus_per_node;
 	net = nodes > 1 ? level_slot(ms, c, 1) : NULL;
+	/* all-gather and reduce-scatter run NCCL's rings on the links an
+	 * all-reduce level measured (carry-over error in docs/MODELS.md) */
+	borrowed = !net && nodes > 1 &&
+		   (c == CVC_MODEL_ALLGATHER || c == CVC_MODEL_REDUCESCATTER) &&
+		   (net = level_slot(ms, CVC_MODEL_ALLREDUCE, 1)) != NULL;
 	s = find_slot(ms, c, group_size, gpus_per_node);
 	/* a regime fit prices its own span, on its own cluster's NICs */
 	if (s && algo == OPM_ALGO_AUTO &&
@@ -1001,8 +1021,10 @@ double cvc_model_collective_algo_us(const cvc_modelset *ms, cvc_model_coll c, in
 		to.nodes = nodes;
 		to.busbw_dom = busbw;
 		to.b_node = node_nics(sys, gpus_per_node);
-		t = opm_topo_us(&net->lvl, c, &fit, &to, bytes, algo, &used);
-		*origin = dom ? net->topo_origin[used] : net->topo_def_origin[used];
+		t = opm_topo_us(&net->lvl, net->c, c, &fit, &to, bytes, algo, &used);
+		*origin = borrowed ? (dom ? net->ring_origin[0] : net->ring_origin[1])
+			  : dom    ? net->topo_origin[used]
+				   : net->topo_def_origin[used];
 		return t;
 	}
 	return coll_default(sys, c, bytes, group_size, gpus_per_node) +

@@ -77,14 +77,16 @@ double opm_algo_lat_us(cvc_model_coll c, int algo, const struct opm_span *sp);
 /* The allowed algorithm with the highest bandwidth bound on sp. */
 int opm_algo_best_bw(cvc_model_coll c, const struct opm_span *sp);
 /*
- * lv measured at span fit, carried to span to: the efficiency it reached
- * against its algorithm's bound (the forced one, else the best) applied to
- * each algorithm's bound at to, the fill as bytes, the latency grown by
- * NCCL's per-step figures; the fastest (or force) wins, *algo_used says
- * which.
+ * lv measured for fit_c at span fit, carried to c at span to: the
+ * efficiency it reached against its algorithm's bound (the forced one,
+ * else the best) applied to each algorithm's bound at to, the fill as
+ * bytes, the latency grown by NCCL's per-step figures; the fastest (or
+ * force) wins, *algo_used says which.  fit_c != c carries an all-reduce
+ * level to the other ring collectives (docs/MODELS.md "Collectives").
  */
-double opm_topo_us(const cvc_model_coll_level *lv, cvc_model_coll c, const struct opm_span *fit,
-		   const struct opm_span *to, int64_t bytes, int force, int *algo_used);
+double opm_topo_us(const cvc_model_coll_level *lv, cvc_model_coll fit_c, cvc_model_coll c,
+		   const struct opm_span *fit, const struct opm_span *to, int64_t bytes, int force,
+		   int *algo_used);
 
 /* Memory-bound, form "membound": p[0] floor us, p[1] fraction of HBM
  * bandwidth.  Time = p0 + bytes / (p1 BW). */

@@ -48,6 +48,7 @@ struct cvc_proj_ctx {
 	struct pslot slot[PROJ_NPRICERS];
 	int nslots, last, evict;
 	struct proj_ccache cc;
+	struct proj_used used;
 	char errmsg[256];
 };
 

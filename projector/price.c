@@ -82,6 +82,7 @@ static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 	snprintf(p->gpu, sizeof p->gpu, "%s", gpu);
 	memcpy(p->scale, sc, sizeof p->scale);
 	p->known = 0;
+	p->used = &ctx->used;
 	if (!spec)
 		return 0;
 	scaled = *spec;
@@ -180,16 +181,58 @@ cvc_status cvc_proj_ctx_origin(cvc_proj_ctx *ctx, const char *gpu, int dtype, ch
 		return CVC_ERR_NOTFOUND;
 	}
 	dt = p->gemm_dt[dtype >= 0 && dtype < 4 ? dtype : 0];
-	snprintf(buf, len,
-		 "%s (%s): gemm: %s; attention: %s; memory-bound: %s; "
-		 "allreduce(8): %s; allreduce(64): %s",
-		 gpu, cvc_modelset_spec(p->ms_base)->name,
-		 cvc_model_origin(p->ms_scaled, CVC_MODEL_GEMM, dt, 0),
-		 cvc_model_origin(p->ms_scaled, CVC_MODEL_ATTENTION, dt, 0),
-		 cvc_model_origin(p->ms_base, CVC_MODEL_MEMBOUND, 0, 0),
-		 cvc_model_origin(p->ms_base, CVC_MODEL_COLLECTIVE, CVC_MODEL_ALLREDUCE, 8),
-		 cvc_model_origin(p->ms_base, CVC_MODEL_COLLECTIVE, CVC_MODEL_ALLREDUCE, 64));
+	{
+		int w = snprintf(buf, len, "%s (%s): gemm: %s; attention: %s; memory-bound: %s", gpu,
+				 cvc_modelset_spec(p->ms_base)->name,
+				 cvc_model_origin(p->ms_scaled, CVC_MODEL_GEMM, dt, 0),
+				 cvc_model_origin(p->ms_scaled, CVC_MODEL_ATTENTION, dt, 0),
+				 cvc_model_origin(p->ms_base, CVC_MODEL_MEMBOUND, 0, 0));
+		size_t used = w < 0 ? 0 : (size_t)w < len ? (size_t)w : len - 1;
+		int any = 0;
+
+		/* the collectives the projections priced, each with its model */
+		for (int i = 0; i < ctx->used.n && used + 1 < len; i++) {
+			if (strcmp(ctx->used.e[i].gpu, gpu) != 0)
+				continue;
+			w = snprintf(buf + used, len - used, "; %s: %s (priced %.0f times)",
+				     cvc_model_coll_name((cvc_model_coll)ctx->used.e[i].coll),
+				     ctx->used.e[i].origin, ctx->used.e[i].calls);
+			used = w < 0 ? used : used + (size_t)w < len ? used + (size_t)w : len - 1;
+			any = 1;
+		}
+		if (!any)
+			snprintf(buf + used, len - used, "; collectives: none priced");
+	}
 	return CVC_OK;
+}
+
+/* Counts one priced collective under the model that priced it. */
+static void note_used(struct proj_used *u, const char *gpu, int coll, const char *origin,
+		      double calls)
+{
+	int i = u->last;
+
+	if (i < u->n && u->e[i].key == origin && u->e[i].coll == coll &&
+	    strcmp(u->e[i].gpu, gpu) == 0) {
+		u->e[i].calls += calls;
+		return;
+	}
+	for (i = 0; i < u->n; i++)
+		if (u->e[i].coll == coll && strcmp(u->e[i].gpu, gpu) == 0 &&
+		    strcmp(u->e[i].origin, origin) == 0)
+			break;
+	if (i == u->n) {
+		if (u->n == PROJ_USED_MAX)
+			return;
+		u->n++;
+		snprintf(u->e[i].gpu, sizeof u->e[i].gpu, "%s", gpu);
+		snprintf(u->e[i].origin, sizeof u->e[i].origin, "%s", origin);
+		u->e[i].coll = coll;
+		u->e[i].calls = 0;
+	}
+	u->e[i].key = origin;
+	u->e[i].calls += calls;
+	u->last = i;
 }
 
 double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *o)
@@ -215,10 +258,17 @@ double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *o)
 	}
 	case CVC_PROJ_OP_MEM:
 		return 1e-6 * cvc_model_membound_us(p->ms_base, o->bytes, (cvc_model_mem)o->sub);
-	case CVC_PROJ_OP_COLL:
+	case CVC_PROJ_OP_COLL: {
 		/* the model charges the latency of the span too */
-		return 1e-6 * cvc_model_collective_us(p->ms_base, (cvc_model_coll)o->sub, o->bytes,
-						      o->group, o->per_node, NULL);
+		const char *origin;
+		double t = cvc_model_collective_algo_us(p->ms_base, (cvc_model_coll)o->sub, o->bytes,
+							o->group, o->per_node, NULL, CVC_ALGO_AUTO,
+							&origin);
+
+		if (p->used)
+			note_used(p->used, p->gpu, o->sub, origin, 1);
+		return 1e-6 * t;
+	}
 	default:
 		return 0;
 	}

@@ -74,8 +74,23 @@ struct cvc_hw_spec;
  * the operator models.  Every price is in seconds.  Owned by the ctx cache:
  * valid until the ctx is freed.
  */
+/* The collectives a ctx's projections priced, by GPU, collective and the
+ * model that priced them (cvc_proj_ctx_origin() lists them). */
+#define PROJ_USED_MAX 64
+struct proj_used {
+	struct {
+		const char *key;      /* the origin string while its modelset lives */
+		char gpu[64];
+		int coll;
+		char origin[256];
+		double calls;       /* times priced */
+	} e[PROJ_USED_MAX];
+	int n, last;
+};
+
 struct proj_pricer {
 	char gpu[64];                 /* as the scenario names it */
+	struct proj_used *used;       /* the ctx's record of priced collectives */
 	double scale[5];              /* compute, hbm_bw, hbm_cap, intra, inter */
 	int known;                    /* 0: GPU not in the catalog */
 	const struct cvc_modelset *ms_scaled; /* spec with scaled peaks/HBM */
