@@ -107,6 +107,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: %s\n", cvc_proj_ctx_errmsg(ctx));
 		goto out;
 	}
+	/* the sweep without intervals (what --intervals off runs); the shipped
+	 * study below both ways */
+	cvc_proj_ctx_set_intervals(ctx, 0);
 	printf("# projector benchmark, one core; study expands to %.0f points\n",
 	       cvc_proj_study_size(st));
 	printf("%-10s %10s %10s %14s\n", "what", "N", "seconds", "ns/scenario");
@@ -157,21 +160,24 @@ int main(int argc, char **argv)
 		free(k.v);
 	}
 
-	/* the shipped default study, marginal comparison included */
-	{
+	/* the shipped default study, marginal comparison included, without and
+	 * with intervals (which add the five upgrade-gain evaluations) */
+	for (int on = 0; on <= 1; on++) {
 		cvc_proj_study *def = NULL;
 		struct counter c = {0, UINT64_MAX, 0};
-		double t0 = now(), dt;
+		double t0, dt;
 
 		if (cvc_proj_study_default(&def)) {
 			fprintf(stderr, "bench: %s\n", cvc_proj_study_errmsg(def));
 			cvc_proj_study_free(def);
 			goto out;
 		}
+		cvc_proj_ctx_set_intervals(ctx, on);
+		t0 = now();
 		cvc_proj_study_run(def, ctx, 0, count_cb, &c, NULL);
 		dt = now() - t0;
-		printf("%-10s %10llu %10.4f %14.1f\n", "default", (unsigned long long)c.n, dt,
-		       1e9 * dt / (double)c.n);
+		printf("%-10s %10llu %10.4f %14.1f\n", on ? "default+iv" : "default",
+		       (unsigned long long)c.n, dt, 1e9 * dt / (double)c.n);
 		cvc_proj_study_free(def);
 	}
 	ret = 0;

@@ -170,6 +170,7 @@ static int cmp_rows(const void *a, const void *b)
 int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 {
 	const char *db_path = NULL, *csv_path = NULL, *json_path = NULL, *by = "tokens_per_s";
+	const char *intervals = "on";
 	long long top = 0;
 	int asc = 0, valid_only = 0, no_marginal = 0, origins = 0, npos = 0, ret = 1;
 	int include_unfit = 0;
@@ -185,6 +186,8 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		 "let --top rank layouts that do not fit in memory too", NULL},
 		{"no-marginal", 0, CLI_FLAG, &no_marginal, NULL, "skip the half-GPU comparison", NULL},
 		{"origins", 0, CLI_FLAG, &origins, NULL, "print where each GPU's model figures come from", NULL},
+		{"intervals", 0, CLI_STR, &intervals, "on|off",
+		 "90% intervals, warnings and upgrade gains (default on; off is faster)", NULL},
 		{0},
 	};
 	struct sink sink = {0};
@@ -203,6 +206,8 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		return cli_error("project: expected at most one scenario file");
 	if (top < 0 || top > 10000000)
 		return cli_error("project: --top: expected 0..10000000, got %lld", top);
+	if (strcmp(intervals, "on") != 0 && strcmp(intervals, "off") != 0)
+		return cli_error("project: --intervals: expected on or off, got '%s'", intervals);
 	{
 		cvc_proj_scenario dsc;
 		cvc_proj_result dr;
@@ -232,6 +237,7 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		ret = cli_fail(rc, "%s", ctx ? cvc_proj_ctx_errmsg(ctx) : cvc_strerror(rc));
 		goto out;
 	}
+	cvc_proj_ctx_set_intervals(ctx, strcmp(intervals, "on") == 0);
 	sink.csv = stdout;
 	if (csv_path && !(sink.csv = fopen(csv_path, "w"))) {
 		ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", csv_path, strerror(errno));

@@ -24,6 +24,9 @@ static void print_stats(const char *what, const cvc_proj_vstats *s)
 		what, s->rows, s->expressible, 100.0 * s->expressible / (s->rows ? s->rows : 1),
 		s->mape_pct, s->median_pct, s->within10_pct, s->bias_pct, s->naive_mape_pct,
 		s->skill_pct);
+	if (isfinite(s->coverage_pct))
+		fprintf(stderr, "%s: 90%% intervals hold the measurement in %.1f%% of the rows; "
+			"median half-width %.1f%%\n", what, s->coverage_pct, s->median_halfwidth_pct);
 }
 
 int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)

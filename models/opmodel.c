@@ -29,6 +29,43 @@
 #define DEF_COLL_INTRA_EFF 0.75  /* busbw / unidirectional link bandwidth */
 #define DEF_COLL_INTER_EFF 0.80
 
+/*
+ * Uncertainty (docs/MODELS.md "Uncertainty"): relative standard errors, on
+ * log time, of each kind of price.  A measured MAPE m becomes sigma =
+ * m sqrt(pi/2) (normal errors: E|e| = sigma sqrt(2/pi)).  Each figure is a
+ * measurement of the repository's own tests on ../shared data:
+ *   GEMM carried to another GPU: vidur Llama-2-7B on A100 from the H100
+ *     fit, up / down / qkv 8.8 / 7.5 / 9.4% (test_models, mean 8.6%);
+ *   GEMM at the default efficiency: the spec-sheet default on XLA's H100
+ *     bf16 table, 13.1% (test_tracefit); on its 34 rows of 2^36 FLOPs and
+ *     more, where the default comes from and where it answers past a fit's
+ *     largest size, 3.8% (models_gemm.default_efficiency_from_xla);
+ *   attention on its measured generation: H200 cuDNN causal S = 8192
+ *     within 8% of the measured kernels (test_attention); carried to
+ *     another generation: plus the GEMM carry-over (no attention pair
+ *     measured);
+ *   memory-bound at the default efficiencies: Llama-2-70b norm 36.0%,
+ *     elementwise 31.6% (test_memfit, mean 33.8%);
+ *   kernel gaps: the spread of A100's three traces (2.73, 3.34, 4.58 us:
+ *     sd / mean 0.266, test_models kernel_gaps_from_traces);
+ *   collectives carried on the topology: the held-out 2-node H100 logs,
+ *     11.3 / 6.1 / 9.5 / 41.6% (unit.colltopo, mean 17.1%); an all-reduce
+ *     level on all-gather rings: 4 / 11 / 27% (GCP logs, mean 14%);
+ *   collectives at the defaults: 13 shared logs at 64 MiB and up, mean
+ *     MAPE 33.8%.
+ */
+#define SIG_PER_MAPE 1.2533
+#define SIG_GEMM_CARRY (SIG_PER_MAPE * 0.086)
+#define SIG_GEMM_DEFAULT (SIG_PER_MAPE * 0.131)
+#define SIG_GEMM_DEFAULT_LARGE (SIG_PER_MAPE * 0.038)
+#define GEMM_LARGE_FLOPS 68719476736.0 /* 2^36 */
+#define SIG_ATTN (SIG_PER_MAPE * 0.08)
+#define SIG_MEM_DEFAULT (SIG_PER_MAPE * 0.338)
+#define SIG_GAP 0.266
+#define SIG_COLL_CARRY (SIG_PER_MAPE * 0.171)
+#define SIG_COLL_RING_CARRY (SIG_PER_MAPE * 0.14)
+#define SIG_COLL_DEFAULT (SIG_PER_MAPE * 0.338)
+
 static const double membound_eff[CVC_MODEL_NMEM] = {
 	[CVC_MODEL_MEM_ELEMENTWISE] = 0.80, [CVC_MODEL_MEM_NORM] = 0.70,
 	[CVC_MODEL_MEM_REDUCTION] = 0.70,   [CVC_MODEL_MEM_COPY] = 0.85,
@@ -226,6 +263,9 @@ struct gemm_slot {
 	double p[GP_N];
 	double def[GP_N];        /* the defaults, outside a fit's sizes */
 	double dom_min, dom_max; /* FLOPs the fit measured; 0 = defaults */
+	double sigma;            /* of the fit inside its sizes (docs/MODELS.md
+				    "Uncertainty"); the default's outside */
+	int carried;             /* fitted on another GPU */
 	char origin[ORIGIN_MAX];
 };
 
@@ -238,6 +278,7 @@ struct coll_slot {
 	int regimes_ok;  /* the regime fit passed the gate: prices its own span */
 	int level_ok;    /* the large-message level passed: carried over spans */
 	int64_t id;
+	double sigma, dom_max;  /* of the size regimes */
 	cvc_model_coll_level lvl;
 	char label[96];  /* "model 3 (H100-SXM, 16 ranks, 8 per node)" */
 	/* how the level prices other spans, per algorithm: with a fitted
@@ -250,6 +291,8 @@ struct coll_slot {
 
 struct mem_slot {
 	double p[MP_N];
+	double sigma;
+	int fitted, carried;
 	char origin[ORIGIN_MAX];
 };
 
@@ -298,11 +341,13 @@ static cvc_modelset *ms_new(const cvc_hw_spec *spec)
 	for (int d = 0; d < CVC_HW_NDTYPE; d++) {
 		opm_gemm_defaults(ms->gemm[d].p);
 		opm_gemm_defaults(ms->gemm[d].def);
+		ms->gemm[d].sigma = SIG_GEMM_DEFAULT;
 		snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin, "%s", ms->def_origin);
 	}
 	for (int c = 0; c < CVC_MODEL_NMEM; c++) {
 		ms->mem[c].p[MP_FLOOR] = DEF_MEMBOUND_FLOOR_US;
 		ms->mem[c].p[MP_EFF] = membound_eff[c];
+		ms->mem[c].sigma = SIG_MEM_DEFAULT;
 		snprintf(ms->mem[c].origin, sizeof ms->mem[c].origin,
 			 "spec-sheet HBM bandwidth, default per-class efficiency");
 	}
@@ -441,6 +486,15 @@ const cvc_model_fit *opm_gemm_references(size_t *n)
 	return ref_gemm;
 }
 
+/* A fit's relative standard error from its in-sample MAPE, with a
+ * carry-over's added in quadrature (carry = 0: none). */
+static double fit_sigma(const cvc_model_fit *f, double carry)
+{
+	double m = isfinite(f->mape) && f->mape > 0 ? SIG_PER_MAPE * f->mape / 100 : 0;
+
+	return sqrt(m * m + carry * carry);
+}
+
 static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_model_fit *fits,
 			 size_t n)
 {
@@ -488,6 +542,8 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 			memcpy(ms->gemm[d].p, ref->params, sizeof ms->gemm[d].p);
 			ms->gemm[d].dom_min = ref->dom_min;
 			ms->gemm[d].dom_max = ref->dom_max;
+			ms->gemm[d].carried = strcmp(ref->gpu, target) != 0;
+			ms->gemm[d].sigma = fit_sigma(ref, ms->gemm[d].carried ? SIG_GEMM_CARRY : 0);
 			snprintf(to, sizeof to, "%s", ms->spec.name);
 			snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin,
 				 "built-in reference fit (%.40s, %.20s %s), carried to %.47s through "
@@ -498,6 +554,8 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 		memcpy(ms->gemm[d].p, pick->params, sizeof ms->gemm[d].p);
 		ms->gemm[d].dom_min = pick->dom_min;
 		ms->gemm[d].dom_max = pick->dom_max;
+		ms->gemm[d].carried = !same;
+		ms->gemm[d].sigma = fit_sigma(pick, same ? 0 : SIG_GEMM_CARRY);
 		if (same)
 			snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin,
 				 "fitted model %lld (%.47s %s, %.60s)", (long long)pick->id, pick->gpu,
@@ -554,6 +612,8 @@ static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 				s->level_ok = cvc_model_level_usable(f, NULL);
 				s->id = f->id;
 				s->lvl = f->lvl;
+				s->sigma = fit_sigma(f, 0);
+				s->dom_max = f->dom_max > 0 ? f->dom_max : 1;
 				snprintf(s->label, sizeof s->label, "model %lld (%.40s, %d ranks, %d per node)",
 					 (long long)f->id, f->system[0] ? f->system : f->gpu, f->nranks,
 					 f->gpus_per_node);
@@ -605,6 +665,9 @@ static void install_mem(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_m
 		if (!pick || !(pick->params[MP_EFF] > 0) || !(pick->params[MP_FLOOR] >= 0))
 			continue;
 		memcpy(ms->mem[c].p, pick->params, sizeof ms->mem[c].p);
+		ms->mem[c].fitted = 1;
+		ms->mem[c].carried = !same;
+		ms->mem[c].sigma = fit_sigma(pick, same ? 0 : SIG_GEMM_CARRY);
 		if (same)
 			snprintf(ms->mem[c].origin, sizeof ms->mem[c].origin,
 				 "fitted membound model %lld (%.47s %s: floor %.2f us, eff %.2f, %.60s)",
@@ -826,6 +889,65 @@ double cvc_model_kernel_gap_us(const cvc_modelset *ms)
 	return ms ? ms->kernel_gap_us : NAN;
 }
 
+double cvc_model_kernel_gap_sigma(const cvc_modelset *ms)
+{
+	return ms ? SIG_GAP : NAN;
+}
+
+void cvc_model_gemm_price(const cvc_modelset *ms, int64_t m, int64_t n, int64_t k, int64_t b,
+			  cvc_hw_dtype dt, cvc_model_price *out)
+{
+	const struct gemm_slot *g;
+	double f = 2.0 * (double)(b > 0 ? b : 1) * (double)m * (double)n * (double)k;
+
+	memset(out, 0, sizeof *out);
+	out->us = cvc_model_gemm_us(ms, m, n, k, b, dt);
+	out->origin = "no model set";
+	if (!ms || (unsigned)dt >= CVC_HW_NDTYPE)
+		return;
+	g = &ms->gemm[dt];
+	out->origin = g->origin;
+	if (g->dom_max > 0 && f >= g->dom_min && f <= g->dom_max) {
+		out->sigma = g->sigma;
+		out->extrap = 1;
+		out->carried = g->carried;
+	} else {
+		/* the default efficiency answers outside the fit's sizes: the
+		 * large-GEMM end it was taken from, or smaller ones */
+		out->sigma = f >= GEMM_LARGE_FLOPS ? SIG_GEMM_DEFAULT_LARGE : SIG_GEMM_DEFAULT;
+		out->extrap = g->dom_max > 0 && f > 0 ? fmax(f / g->dom_max, g->dom_min / f) : 0;
+	}
+}
+
+void cvc_model_attention_price(const cvc_modelset *ms, const cvc_model_attn *a,
+			       cvc_model_price *out)
+{
+	memset(out, 0, sizeof *out);
+	out->us = cvc_model_attention_us(ms, a);
+	out->origin = ms ? ms->attn_origin : "no model set";
+	if (!ms)
+		return;
+	out->extrap = 1;
+	/* curves measured on another generation carry over through the spec */
+	out->carried = strcmp(opm_attn_ref_name(ms->attn_ref), gpu_of(&ms->spec)) != 0;
+	out->sigma = out->carried ? sqrt(SIG_ATTN * SIG_ATTN + SIG_GEMM_CARRY * SIG_GEMM_CARRY)
+				  : SIG_ATTN;
+}
+
+void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls,
+			      cvc_model_price *out)
+{
+	memset(out, 0, sizeof *out);
+	out->us = cvc_model_membound_us(ms, bytes, cls);
+	out->origin = "no model set";
+	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM)
+		return;
+	out->origin = ms->mem[cls].origin;
+	out->sigma = ms->mem[cls].sigma;
+	out->extrap = ms->mem[cls].fitted ? 1 : 0;
+	out->carried = ms->mem[cls].carried;
+}
+
 double cvc_model_membound_us(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls)
 {
 	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM)
@@ -935,6 +1057,12 @@ static double default_hops_us(cvc_model_coll c, int n, int gpn)
 	return best > 0 ? best : 0;
 }
 
+static int carry_flag(const struct coll_slot *net, int nodes, int fit_nodes, int borrowed)
+{
+	(void)net;
+	return borrowed || nodes != fit_nodes;
+}
+
 /* The newest slot of c whose large-message level passed the gate and that
  * spans more than one NVLink domain (multi = 1) or one domain (multi = 0). */
 static const struct coll_slot *level_slot(const cvc_modelset *ms, cvc_model_coll c, int multi)
@@ -969,21 +1097,24 @@ static double node_nics(const cvc_hw_spec *sys, int gpn)
 	return (sys->inter_bw_gbps > 0 ? sys->inter_bw_gbps : 12.5) * gpn;
 }
 
-double cvc_model_collective_algo_us(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,
-				    int group_size, int gpus_per_node, const cvc_hw_spec *sys,
-				    int algo, const char **origin)
+void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,
+				int group_size, int gpus_per_node, const cvc_hw_spec *sys, int algo,
+				cvc_model_price *out)
 {
 	const struct coll_slot *s, *net, *dom;
-	const char *dummy;
 	int nodes, borrowed;
 
-	if (!origin)
-		origin = &dummy;
-	*origin = ms ? ms->coll_def_origin : "no model set";
-	if (!ms || (unsigned)c >= CVC_MODEL_NCOLL)
-		return NAN;
-	if (group_size <= 1 || bytes <= 0)
-		return 0;
+	memset(out, 0, sizeof *out);
+	out->origin = ms ? ms->coll_def_origin : "no model set";
+	out->sigma = SIG_COLL_DEFAULT;
+	if (!ms || (unsigned)c >= CVC_MODEL_NCOLL) {
+		out->us = NAN;
+		return;
+	}
+	if (group_size <= 1 || bytes <= 0) {
+		out->sigma = 0, out->extrap = 1;
+		return;
+	}
 	if (!sys)
 		sys = &ms->spec;
 	if (gpus_per_node <= 0)
@@ -1002,12 +1133,17 @@ double cvc_model_collective_algo_us(const cvc_modelset *ms, cvc_model_coll c, in
 	if (s && algo == OPM_ALGO_AUTO &&
 	    (nodes == 1 || !s->level_ok || !net ||
 	     fabs(s->lvl.b_node_gbps - node_nics(sys, gpus_per_node)) <= 0.01 * s->lvl.b_node_gbps)) {
-		*origin = s->origin;
-		return opm_coll_us(s->p, s->nparams, c, bytes, group_size);
+		out->origin = s->origin;
+		out->us = opm_coll_us(s->p, s->nparams, c, bytes, group_size);
+		out->sigma = s->sigma;
+		/* the nearest fitted group size, or sizes past the fitted ones */
+		out->extrap = fmax((double)bytes / s->dom_max, 1.0) *
+			      fmax((double)group_size / s->nranks, (double)s->nranks / group_size);
+		return;
 	}
 	if (net) {
 		struct opm_span fit, to;
-		double busbw = dom_busbw(ms, c, sys, &dom), t;
+		double busbw = dom_busbw(ms, c, sys, &dom);
 		int used;
 
 		fit.n = net->nranks;
@@ -1021,14 +1157,36 @@ double cvc_model_collective_algo_us(const cvc_modelset *ms, cvc_model_coll c, in
 		to.nodes = nodes;
 		to.busbw_dom = busbw;
 		to.b_node = node_nics(sys, gpus_per_node);
-		t = opm_topo_us(&net->lvl, net->c, c, &fit, &to, bytes, algo, &used);
-		*origin = borrowed ? (dom ? net->ring_origin[0] : net->ring_origin[1])
-			  : dom    ? net->topo_origin[used]
-				   : net->topo_def_origin[used];
-		return t;
+		out->us = opm_topo_us(&net->lvl, net->c, c, &fit, &to, bytes, algo, &used);
+		out->origin = borrowed ? (dom ? net->ring_origin[0] : net->ring_origin[1])
+			      : dom    ? net->topo_origin[used]
+				       : net->topo_def_origin[used];
+		{
+			double lv = SIG_PER_MAPE * (isfinite(net->lvl.mape) ? net->lvl.mape : 0) / 100;
+			double carry = nodes != fit.nodes || fabs(to.b_node - fit.b_node) > 0.01 * fit.b_node
+					       ? SIG_COLL_CARRY : 0;
+			double ring = borrowed ? SIG_COLL_RING_CARRY : 0;
+
+			out->sigma = sqrt(lv * lv + carry * carry + ring * ring);
+		}
+		out->extrap = fmax((double)nodes / fit.nodes, 1.0);
+		out->carried = carry_flag(net, nodes, fit.nodes, borrowed);
+		return;
 	}
-	return coll_default(sys, c, bytes, group_size, gpus_per_node) +
-	       default_hops_us(c, group_size, gpus_per_node);
+	out->us = coll_default(sys, c, bytes, group_size, gpus_per_node) +
+		  default_hops_us(c, group_size, gpus_per_node);
+}
+
+double cvc_model_collective_algo_us(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,
+				    int group_size, int gpus_per_node, const cvc_hw_spec *sys,
+				    int algo, const char **origin)
+{
+	cvc_model_price pr;
+
+	cvc_model_collective_price(ms, c, bytes, group_size, gpus_per_node, sys, algo, &pr);
+	if (origin)
+		*origin = pr.origin;
+	return pr.us;
 }
 
 double cvc_model_collective_us(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,

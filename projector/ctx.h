@@ -11,7 +11,7 @@
 struct cvc_db;
 struct cvc_hw_catalog;
 
-#define PROJ_NPRICERS 16
+#define PROJ_NPRICERS 48
 #define PROJ_CC_SLOTS 256
 #define PROJ_CC_KEY 25
 
@@ -29,6 +29,7 @@ struct proj_layer_cost {
 	double kernels;                /* kernel launches of one layer, fwd + bwd */
 	double first_kernels, last_kernels; /* of the first / last stage's extra work */
 	double ep_fwd_s, ep_bwd_s;     /* MoE all-to-all per layer */
+	struct proj_unc unc;           /* what one layer's prices rest on */
 	double cp_fwd_s, cp_bwd_s;     /* CP KV exchange per layer */
 	double first_fwd_s, first_bwd_s; /* embedding (first stage) */
 	double last_fwd_s, last_bwd_s;   /* logits + loss (last stage) */
@@ -49,6 +50,7 @@ struct cvc_proj_ctx {
 	int nslots, last, evict;
 	struct proj_ccache cc;
 	struct proj_used used;
+	int no_intervals;
 	char errmsg[256];
 };
 

@@ -12,13 +12,15 @@
 #include "proj_internal.h"
 #include "cvc/cvc_csv.h"
 
-#define R(name) {#name, offsetof(cvc_proj_result, name), -1}
-#define RT(prefix, member, k) {prefix, offsetof(cvc_proj_result, member), k}
+#define R(name) {#name, offsetof(cvc_proj_result, name), -1, ""}
+#define RT(prefix, member, k) {prefix, offsetof(cvc_proj_result, member), k, ""}
+#define RTS(prefix, member, k, sfx) {prefix, offsetof(cvc_proj_result, member), k, sfx}
 
 struct metric {
 	const char *name;   /* with k >= 0: prefix, completed by the comm type */
 	size_t offset;
 	int k;
+	const char *suffix; /* after the comm type's "_s" ("_lo", "_hi") */
 };
 
 static const struct metric metrics[] = {
@@ -39,13 +41,30 @@ static const struct metric metrics[] = {
 	R(model_flops), R(hw_flops), R(mfu), R(hfu), R(tokens_per_s),
 	R(tokens_per_s_per_gpu), R(train_days), R(gpu_hours), R(energy_mwh), R(cost_usd),
 	R(half_tokens_per_s), R(marginal_tokens_per_gpu),
+	/* 90% intervals (docs/MODELS.md "Uncertainty") */
+	R(sigma), R(step_s_lo), R(step_s_hi), R(compute_s_lo), R(compute_s_hi), R(comm_s_lo),
+	R(comm_s_hi),
+	RTS("comm_", comm_type_lo_s, 0, "_lo"), RTS("comm_", comm_type_hi_s, 0, "_hi"),
+	RTS("comm_", comm_type_lo_s, 1, "_lo"), RTS("comm_", comm_type_hi_s, 1, "_hi"),
+	RTS("comm_", comm_type_lo_s, 2, "_lo"), RTS("comm_", comm_type_hi_s, 2, "_hi"),
+	RTS("comm_", comm_type_lo_s, 3, "_lo"), RTS("comm_", comm_type_hi_s, 3, "_hi"),
+	RTS("comm_", comm_type_lo_s, 4, "_lo"), RTS("comm_", comm_type_hi_s, 4, "_hi"),
+	RTS("comm_", comm_type_lo_s, 5, "_lo"), RTS("comm_", comm_type_hi_s, 5, "_hi"),
+	RTS("comm_", comm_type_lo_s, 6, "_lo"), RTS("comm_", comm_type_hi_s, 6, "_hi"),
+	R(hidden_s_lo), R(hidden_s_hi), R(exposed_s_lo), R(exposed_s_hi), R(comm_share_lo),
+	R(comm_share_hi), R(exposed_share_lo), R(exposed_share_hi), R(mfu_lo), R(mfu_hi),
+	R(tokens_per_s_lo), R(tokens_per_s_hi), R(tokens_per_s_per_gpu_lo),
+	R(tokens_per_s_per_gpu_hi), R(train_days_lo), R(train_days_hi), R(cost_usd_lo),
+	R(cost_usd_hi),
+	/* step time / step time with the resource doubled */
+	R(gain_compute), R(gain_hbm_bw), R(gain_hbm_cap), R(gain_intra_bw), R(gain_inter_bw),
 };
 #define NMETRICS (sizeof metrics / sizeof metrics[0])
 
 static void metric_name(const struct metric *m, char *buf, size_t len)
 {
 	if (m->k >= 0)
-		snprintf(buf, len, "%s%s_s", m->name, cvc_proj_comm_name(m->k));
+		snprintf(buf, len, "%s%s_s%s", m->name, cvc_proj_comm_name(m->k), m->suffix);
 	else
 		snprintf(buf, len, "%s", m->name);
 }
@@ -103,7 +122,7 @@ cvc_status cvc_proj_metric(const cvc_proj_scenario *sc, const cvc_proj_result *r
 
 const char *cvc_proj_metric_names(void)
 {
-	static char names[2048];
+	static char names[8192];
 
 	if (!names[0]) {
 		size_t off = 0;
@@ -169,7 +188,7 @@ void cvc_proj_csv_header(FILE *f)
 		metric_name(&metrics[i], buf, sizeof buf);
 		fprintf(f, ",%s", buf);
 	}
-	fputc('\n', f);
+	fputs(",warnings\n", f);
 }
 
 void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_result *r)
@@ -191,6 +210,8 @@ void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_resul
 		if (r->valid)
 			num(f, metric_value(&metrics[i], r));
 	}
+	fputc(',', f);
+	cvc_csv_field(f, r->valid ? r->warnings : "");
 	fputc('\n', f);
 }
 
@@ -247,6 +268,10 @@ void cvc_proj_json_row(FILE *f, int first, const cvc_proj_scenario *sc,
 			fprintf(f, ",\"%s\":%.6g", buf, v);
 		else
 			fprintf(f, ",\"%s\":null", buf);
+	}
+	if (r->valid) {
+		fputs(",\"warnings\":", f);
+		json_str(f, r->warnings);
 	}
 	fputc('}', f);
 }

@@ -55,6 +55,19 @@ void cvc_proj_ctx_free(cvc_proj_ctx *ctx)
 	free(ctx);
 }
 
+void cvc_proj_ctx_set_intervals(cvc_proj_ctx *ctx, int on)
+{
+	if (ctx && ctx->no_intervals != !on) {
+		ctx->no_intervals = !on;
+		memset(&ctx->cc, 0, sizeof ctx->cc); /* cached layers carry their prices */
+	}
+}
+
+int cvc_proj_ctx_intervals(const cvc_proj_ctx *ctx)
+{
+	return ctx && !ctx->no_intervals;
+}
+
 const char *cvc_proj_ctx_errmsg(const cvc_proj_ctx *ctx)
 {
 	return ctx ? ctx->errmsg : "";
@@ -233,6 +246,77 @@ static void note_used(struct proj_used *u, const char *gpu, int coll, const char
 	u->e[i].key = origin;
 	u->e[i].calls += calls;
 	u->last = i;
+}
+
+void proj_unc_add(struct proj_unc *a, const struct proj_unc *b, double w)
+{
+	for (int i = 0; i < PU_N; i++) {
+		a->t[i] += w * b->t[i];
+		a->ts[i] += w * b->ts[i];
+		a->tdef[i] += w * b->tdef[i];
+		a->tcarry[i] += w * b->tcarry[i];
+		if (w > 0 && b->ext[i] > a->ext[i])
+			a->ext[i] = b->ext[i];
+	}
+}
+
+double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct proj_unc *u)
+{
+	cvc_model_price pr;
+	int c;
+	double w;
+
+	if (!u)
+		return proj_op_s(p, o);
+	switch (o->kind) {
+	case CVC_PROJ_OP_GEMM:
+		cvc_model_gemm_price(p->ms_scaled, o->m, o->n, o->k, o->b,
+				     (cvc_hw_dtype)p->gemm_dt[o->dtype], &pr);
+		c = PU_GEMM;
+		break;
+	case CVC_PROJ_OP_ATTN: {
+		cvc_model_attn a;
+
+		a.batch = o->b;
+		a.heads = o->heads;
+		a.kv_heads = o->kv_heads;
+		a.seq_q = o->m;
+		a.seq_kv = o->n;
+		a.head_dim = o->k;
+		a.causal = o->causal;
+		a.backward = o->backward;
+		a.dtype = (cvc_hw_dtype)p->gemm_dt[o->dtype];
+		a.backend = o->sub;
+		cvc_model_attention_price(p->ms_scaled, &a, &pr);
+		c = PU_ATTN;
+		break;
+	}
+	case CVC_PROJ_OP_MEM:
+		cvc_model_membound_price(p->ms_base, o->bytes, (cvc_model_mem)o->sub, &pr);
+		c = PU_MEM;
+		break;
+	case CVC_PROJ_OP_COLL:
+		cvc_model_collective_price(p->ms_base, (cvc_model_coll)o->sub, o->bytes, o->group,
+					   o->per_node, NULL, CVC_ALGO_AUTO, &pr);
+		if (p->used)
+			note_used(p->used, p->gpu, o->sub, pr.origin, 1);
+		c = o->comm >= 0 && o->comm < CVC_PROJ_COMM_N ? PU_COLL0 + o->comm : PU_COLL0;
+		break;
+	default:
+		return 0;
+	}
+	if (!isfinite(pr.us))
+		return pr.us;
+	w = (o->count > 0 ? o->count : 0) * pr.us;
+	u->t[c] += w;
+	u->ts[c] += w * pr.sigma;
+	if (pr.extrap == 0)
+		u->tdef[c] += w;
+	else if (w > 0 && pr.extrap > u->ext[c])
+		u->ext[c] = pr.extrap;
+	if (pr.carried)
+		u->tcarry[c] += w;
+	return 1e-6 * pr.us;
 }
 
 double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *o)

@@ -112,6 +112,41 @@ const struct proj_pricer *proj_ctx_pricer(cvc_proj_ctx *ctx, const cvc_proj_scen
  * the latency of the nodes the group spans). */
 double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *op);
 
+/*
+ * What the priced operators rest on (docs/MODELS.md "Uncertainty"), per
+ * component: GEMMs, attention, memory-bound ops, and the collectives of
+ * each communication type.  Weights are count x time.
+ */
+enum { PU_GEMM, PU_ATTN, PU_MEM, PU_COLL0, PU_N = PU_COLL0 + CVC_PROJ_COMM_N };
+struct proj_unc {
+	double t[PU_N];       /* sum of count x time */
+	double ts[PU_N];      /* sum of count x time x sigma */
+	double ext[PU_N];     /* largest extrapolation ratio past what was measured */
+	double tdef[PU_N];    /* count x time priced with nothing measured */
+	double tcarry[PU_N];  /* count x time carried from another GPU or system */
+};
+
+/* proj_op_s() that also adds the op's price to u (u may be NULL). */
+double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *op, struct proj_unc *u);
+
+/* Adds w times b to a. */
+void proj_unc_add(struct proj_unc *a, const struct proj_unc *b, double w);
+
+/* What proj_intervals() needs besides the result (interval.c). */
+struct proj_interval_in {
+	const struct proj_unc *layer; /* one layer's prices */
+	double layer_w;               /* layers priced per step (micro-batches x layers) */
+	const struct proj_unc *step;  /* the step's own operators */
+	double bubble_f;              /* 1 + bubble / pipeline time */
+	double step_compute_s;        /* the step's own compute (optimizer, casts) */
+	double gap_sigma;             /* of the kernel gaps */
+};
+
+/* Fills r's intervals (sigma, *_lo, *_hi) and warnings from its breakdown. */
+void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r);
+/* Sets them NaN / "" (intervals off, invalid layouts). */
+void proj_intervals_off(cvc_proj_result *r);
+
 /* Compute-cache slot of a ctx: per-layer compute times keyed by shape. */
 struct proj_ccache;
 struct proj_ccache *proj_ctx_ccache(cvc_proj_ctx *ctx);

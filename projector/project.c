@@ -89,6 +89,7 @@ struct sink {
 	double kernels;     /* kernel launches priced since the last reset */
 	double margin_s;    /* GEMM time lost to SMs held back for communication */
 	double scale_hbm, scale_intra, scale_inter;
+	struct proj_unc *unc; /* where prices are accounted (NULL: intervals off) */
 };
 
 static void sink_init(struct sink *k, const cvc_proj_scenario *sc, const struct proj_pricer *p,
@@ -102,6 +103,7 @@ static void sink_init(struct sink *k, const cvc_proj_scenario *sc, const struct 
 	k->dtype = sc->dtype;
 	k->kernels = 0;
 	k->margin_s = 0;
+	k->unc = NULL;
 	switch (sc->attention) {
 	case CVC_PROJ_ATTN_CUDNN:
 		k->attn_backend = CVC_ATTN_CUDNN;
@@ -129,7 +131,7 @@ static double put(struct sink *k, const cvc_proj_op *o)
 		 * back-to-back kernels that no operator model sees */
 		if (o->kind != CVC_PROJ_OP_COLL)
 			k->kernels += o->count;
-		return proj_op_s(k->p, o);
+		return proj_op_price(k->p, o, k->unc);
 	}
 	if (!k->stop && o->count > 0) {
 		k->n++;
@@ -550,7 +552,8 @@ static uint64_t key_hash(const double *k, int n)
 static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct sink *k,
 						const struct shape *x)
 {
-	double key[PROJ_CC_KEY] = {1 + k->p->id, x->b, x->s, x->h, x->a, x->g, x->f, x->V, x->E,
+	double key[PROJ_CC_KEY] = {1 + k->p->id + (k->unc ? 0.5 : 0), x->b, x->s, x->h, x->a,
+				   x->g, x->f, x->V, x->E,
 				   x->k, x->t, x->c, x->e, x->et, x->gpn, x->sp, x->swiglu,
 				   x->dtype, x->recompute, x->attention, x->framework,
 				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl};
@@ -560,7 +563,15 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct sink *
 	if (memcmp(lc->key, key, sizeof key) == 0)
 		return lc;
 	memset(lc, 0, sizeof *lc);
-	layer_ops(k, x, 1, 1, lc); /* counts unused when pricing */
+	{
+		struct proj_unc *step = k->unc;
+
+		/* one layer's prices, kept with it */
+		if (step)
+			k->unc = &lc->unc;
+		layer_ops(k, x, 1, 1, lc); /* counts: one layer's own */
+		k->unc = step;
+	}
 	memcpy(lc->key, key, sizeof key);
 	return lc;
 }
@@ -1003,12 +1014,15 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	double dp_rs_mb, t_mb, hidden_total, gap_mb, margin_mb;
 	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
 	double C = sc->clusters >= 1 ? sc->clusters : 1;
+	struct proj_unc su;
 
 	memset(r, 0, sizeof *r);
 	r->valid = 1;
 	r->reason = "";
 	r->half_tokens_per_s = NAN;
 	r->marginal_tokens_per_gpu = NAN;
+	proj_intervals_off(r);
+	memset(&su, 0, sizeof su);
 
 	p = proj_ctx_pricer(ctx, sc);
 	if (!p) {
@@ -1032,6 +1046,8 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 
 	/* the operators, priced: per layer (cached) and per step */
 	sink_init(&k, sc, p, NULL, NULL);
+	if (!ctx->no_intervals)
+		k.unc = &su;
 	lc = layer_cost(ctx, &k, &x);
 	params_of(sc, &x, L, &P);
 	step_ops(&k, sc, &x, &P, m, L, &st);
@@ -1181,5 +1197,18 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		r->cost_usd = r->gpu_hours * sc->usd_per_gpu_hour;
 		r->comm_share = r->comm_s / (r->compute_s + r->comm_s);
 		r->exposed_share = r->exposed_s / r->step_s;
+	}
+
+	/* ---- how sure: intervals and warnings ---- */
+	if (k.unc) {
+		struct proj_interval_in in;
+
+		in.layer = &lc->unc;
+		in.layer_w = m * L;
+		in.step = &su;
+		in.bubble_f = m * t_mb > 0 ? 1 + r->bubble_s / (m * t_mb) : 1;
+		in.step_compute_s = st.opt + st.wcast;
+		in.gap_sigma = cvc_model_kernel_gap_sigma(p->ms_base);
+		proj_intervals(&in, r);
 	}
 }

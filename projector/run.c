@@ -286,6 +286,24 @@ struct emit_arg {
 	int per_layout;    /* fixed layout: compute half per scenario */
 };
 
+/* Which upgrade pays: the step with each resource doubled, as a speed-up. */
+static void gains(struct runner *rn, const cvc_proj_scenario *sc, cvc_proj_result *r)
+{
+	double *out[5] = {&r->gain_compute, &r->gain_hbm_bw, &r->gain_hbm_cap, &r->gain_intra_bw,
+			  &r->gain_inter_bw};
+
+	for (int i = 0; i < 5; i++) {
+		cvc_proj_scenario c = *sc;
+		cvc_proj_result g;
+		double *f[5] = {&c.scale_compute, &c.scale_hbm_bw, &c.scale_hbm_cap, &c.scale_intra_bw,
+				&c.scale_inter_bw};
+
+		*f[i] *= 2;
+		proj_evaluate(rn->ctx, &c, &g);
+		*out[i] = g.valid && g.step_s > 0 ? r->step_s / g.step_s : NAN;
+	}
+}
+
 static void emit_one(struct runner *rn, cvc_proj_scenario *sc, const char *why, void *arg)
 {
 	struct emit_arg *ea = arg;
@@ -309,6 +327,8 @@ static void emit_one(struct runner *rn, cvc_proj_scenario *sc, const char *why, 
 			return;
 		if (!where_ok(rn->b, sc, &r))
 			return;
+		if (r.valid && cvc_proj_ctx_intervals(rn->ctx))
+			gains(rn, sc, &r);
 		if (r.valid && !(rn->flags & CVC_PROJ_NO_MARGINAL)) {
 			double half = ea->per_layout ? half_tps(rn, sc) : ea->half;
 

@@ -40,6 +40,8 @@ void cvc_proj_validation_release(cvc_proj_validation *v)
 struct verr {
 	double err, naive; /* signed, % */
 	int group;
+	int covered;       /* measurement inside the 90% interval; -1 no interval */
+	double halfw;      /* interval half-width, % of the projection */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -52,8 +54,8 @@ static int cmp_double(const void *a, const void *b)
 /* Accuracy of the rows of group g (g < 0: all). */
 static int stats(const struct verr *e, size_t n, int g, double *scratch, cvc_proj_vstats *st)
 {
-	size_t k = 0;
-	double sum = 0, sgn = 0, nsum = 0, in10 = 0;
+	size_t k = 0, ki = 0;
+	double sum = 0, sgn = 0, nsum = 0, in10 = 0, cov = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		if (g >= 0 && e[i].group != g)
@@ -67,8 +69,27 @@ static int stats(const struct verr *e, size_t n, int g, double *scratch, cvc_pro
 	st->expressible = (int)k;
 	st->mape_pct = st->median_pct = st->within10_pct = st->bias_pct = NAN;
 	st->naive_mape_pct = st->skill_pct = NAN;
+	st->coverage_pct = st->median_halfwidth_pct = NAN;
 	if (!k)
 		return 0;
+	/* interval coverage and width, where the projection has intervals
+	 * (the scratch holds the widths first, then the errors) */
+	for (size_t i = 0; i < n; i++) {
+		if ((g >= 0 && e[i].group != g) || e[i].covered < 0)
+			continue;
+		scratch[ki++] = e[i].halfw;
+		cov += e[i].covered;
+	}
+	if (ki) {
+		qsort(scratch, ki, sizeof *scratch, cmp_double);
+		st->coverage_pct = 100 * cov / (double)ki;
+		st->median_halfwidth_pct = ki % 2 ? scratch[ki / 2]
+						  : (scratch[ki / 2 - 1] + scratch[ki / 2]) / 2;
+	}
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (g < 0 || e[i].group == g)
+			scratch[k++] = fabs(e[i].err);
 	qsort(scratch, k, sizeof *scratch, cmp_double);
 	st->mape_pct = sum / (double)k;
 	st->median_pct = k % 2 ? scratch[k / 2] : (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
@@ -329,6 +350,14 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 				errs[ne].err = e;
 				errs[ne].naive = 100 * (naive - meas) / meas;
 				errs[ne].group = g;
+				errs[ne].covered = -1;
+				errs[ne].halfw = NAN;
+				if (isfinite(r.tokens_per_s_per_gpu_lo) && isfinite(r.tokens_per_s_per_gpu_hi)) {
+					errs[ne].covered = meas >= r.tokens_per_s_per_gpu_lo &&
+							   meas <= r.tokens_per_s_per_gpu_hi;
+					errs[ne].halfw = 100 * (r.tokens_per_s_per_gpu_hi -
+								r.tokens_per_s_per_gpu_lo) / (2 * pred);
+				}
 				ne++;
 			}
 			for (size_t c = 0; c < rec.n; c++) {

@@ -32,12 +32,15 @@ static const char *const role_names[REP_ROLE_N][6] = {
 	[REP_ROLE_VALID] = {"valid"},
 	[REP_ROLE_FITS] = {"fits"},
 	[REP_ROLE_INDEX] = {"index", "scenario", "id"},
+	[REP_ROLE_TOKENS_LO] = {"tokens_per_s_lo"},
+	[REP_ROLE_TOKENS_HI] = {"tokens_per_s_hi"},
+	[REP_ROLE_WARNINGS] = {"warnings"},
 };
 
 static const char *const role_keys[REP_ROLE_N] = {
 	"step", "compute", "hidden", "exposed", "bubble", "comm_share", "exposed_share",
 	"tokens_per_s", "gpus", "hw", "model", "params_b", "params", "mfu", "mem",
-	"valid", "fits", "index",
+	"valid", "fits", "index", "tokens_per_s_lo", "tokens_per_s_hi", "warnings",
 };
 
 const char *rep_role_key(int role)
@@ -331,9 +334,12 @@ cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles
 	{
 		static const char *const cols[] = {"hw", "model", "params_b", "gpus", "layout",
 						   "tokens_per_s", "step", "mfu", "comm_share",
-						   "exposed_share", "mem_gb", "scenario"};
+						   "exposed_share", "mem_gb", "scenario",
+						   "tokens_per_s_lo90", "tokens_per_s_hi90",
+						   "warnings"};
 
-		best = rep_table_new("best_layout", "Best layout per GPU count", 12, cols);
+		best = rep_table_new("best_layout", "Best layout per GPU count (with the 90% "
+				     "interval of its throughput)", 15, cols);
 		if (!best)
 			goto nomem;
 		snprintf(unit_cols[5], sizeof unit_cols[5], "step_%s", ro->unit);
@@ -373,6 +379,11 @@ cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles
 		rep_set_num(best, (size_t)k, 10, num(sc, g[b].row, col[REP_ROLE_MEM]));
 		rep_set_num(best, (size_t)k, 11, col[REP_ROLE_INDEX] >= 0
 			    ? num(sc, g[b].row, col[REP_ROLE_INDEX]) : (double)g[b].row);
+		rep_set_num(best, (size_t)k, 12, num(sc, g[b].row, col[REP_ROLE_TOKENS_LO]));
+		rep_set_num(best, (size_t)k, 13, num(sc, g[b].row, col[REP_ROLE_TOKENS_HI]));
+		if (rep_set_str(best, (size_t)k, 14,
+				text(sc, g[b].row, col[REP_ROLE_WARNINGS], lay, sizeof lay)))
+			goto nomem;
 		gpu_counts[ncounts++] = g[b].gpus;
 		i = j;
 	}

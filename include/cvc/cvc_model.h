@@ -613,6 +613,35 @@ CVC_API double cvc_model_collective_algo_us(const cvc_modelset *ms, cvc_model_co
 					    const cvc_hw_spec *sys, int algo, const char **origin);
 
 /*
+ * What a price rests on (docs/MODELS.md "Uncertainty"): the time, its
+ * relative standard error on log time (from the fit's residuals, the
+ * measured error of each carry-over it went through, or the measured error
+ * of the defaults), how far it reaches past what was measured (1 inside;
+ * > 1 the ratio beyond it: FLOPs past the fit's largest, nodes past the
+ * fitted span; 0 nothing measured: defaults), whether it was carried from
+ * another GPU or system, and the origin string (borrowed, never NULL).
+ */
+typedef struct cvc_model_price {
+	double us;
+	double sigma;
+	double extrap;
+	int carried;
+	const char *origin;
+} cvc_model_price;
+
+CVC_API void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,
+					int group_size, int gpus_per_node, const cvc_hw_spec *sys,
+					int algo, cvc_model_price *out);
+CVC_API void cvc_model_gemm_price(const cvc_modelset *ms, int64_t m, int64_t n, int64_t k,
+				  int64_t b, cvc_hw_dtype dt, cvc_model_price *out);
+CVC_API void cvc_model_attention_price(const cvc_modelset *ms, const cvc_model_attn *a,
+				       cvc_model_price *out);
+CVC_API void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls,
+				      cvc_model_price *out);
+/* Relative standard error of cvc_model_kernel_gap_us(). */
+CVC_API double cvc_model_kernel_gap_sigma(const cvc_modelset *ms);
+
+/*
  * Whether a collective fit's large-message level may carry the fit to
  * other spans (R^2-free gate of docs/MODELS.md "Fit quality": its error on
  * its rows and its extrapolation error at most 30%); *why as

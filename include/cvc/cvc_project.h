@@ -38,6 +38,9 @@ typedef struct cvc_proj_ctx cvc_proj_ctx;
 CVC_API cvc_status cvc_proj_ctx_new(struct cvc_db *db, cvc_proj_ctx **out);
 /* Accepts NULL. */
 CVC_API void cvc_proj_ctx_free(cvc_proj_ctx *ctx);
+/* Intervals, warnings and gains on (the default) or off (faster). */
+CVC_API void cvc_proj_ctx_set_intervals(cvc_proj_ctx *ctx, int on);
+CVC_API int cvc_proj_ctx_intervals(const cvc_proj_ctx *ctx);
 /* Never NULL; "" when no failure. */
 CVC_API const char *cvc_proj_ctx_errmsg(const cvc_proj_ctx *ctx);
 /*
@@ -166,6 +169,22 @@ typedef struct cvc_proj_result {
 	double train_days, gpu_hours, energy_mwh, cost_usd;
 	double half_tokens_per_s;  /* same model at half the GPUs (NaN if none) */
 	double marginal_tokens_per_gpu; /* (tps - half) / (gpus - gpus/2) */
+	/* 90% intervals of the metrics above (docs/MODELS.md "Uncertainty"):
+	 * from each priced operator's measured error, propagated through the
+	 * step as a linearised sum; NaN with intervals off */
+	double sigma;              /* relative standard error of step_s */
+	double step_s_lo, step_s_hi, compute_s_lo, compute_s_hi, comm_s_lo, comm_s_hi;
+	double comm_type_lo_s[CVC_PROJ_COMM_N], comm_type_hi_s[CVC_PROJ_COMM_N];
+	double hidden_s_lo, hidden_s_hi, exposed_s_lo, exposed_s_hi;
+	double comm_share_lo, comm_share_hi, exposed_share_lo, exposed_share_hi;
+	double mfu_lo, mfu_hi, tokens_per_s_lo, tokens_per_s_hi;
+	double tokens_per_s_per_gpu_lo, tokens_per_s_per_gpu_hi;
+	double train_days_lo, train_days_hi, cost_usd_lo, cost_usd_hi;
+	/* step time / step time with one resource doubled (the study runner;
+	 * NaN with intervals off): which upgrade pays */
+	double gain_compute, gain_hbm_bw, gain_hbm_cap, gain_intra_bw, gain_inter_bw;
+	/* operators priced outside what was measured, and how far ("" none) */
+	char warnings[256];
 } cvc_proj_result;
 
 /*
@@ -312,6 +331,8 @@ typedef struct cvc_proj_vstats {
 	double bias_pct;         /* mean signed error, % (> 0: projected too fast) */
 	double naive_mape_pct;   /* the naive predictor's MAPE on the same rows */
 	double skill_pct;        /* 100 (1 - mape / naive_mape) */
+	double coverage_pct;     /* rows whose measurement lies in the 90% interval */
+	double median_halfwidth_pct; /* median (hi - lo) / 2 / projected, % */
 } cvc_proj_vstats;
 
 /* One value of the --by column and its rows' accuracy. */

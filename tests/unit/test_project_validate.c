@@ -279,10 +279,27 @@ Test(project_validate, modern_runs_with_spec_sheet_defaults, .timeout = 120)
 	cr_assert_eq(v.all.rows, 258);
 	cr_expect_geq(share, 95.0, "%.1f%% of the rows projected", share);
 	cr_expect_float_eq(v.all.naive_mape_pct, 28.2, 0.1, "naive %.2f%%", v.all.naive_mape_pct);
-	/* regression bounds at the measured 15.1% / 37.7% / 46.3% */
-	cr_expect_leq(v.all.mape_pct, 15.5, "MAPE %.2f%%", v.all.mape_pct);
-	cr_expect_geq(v.all.within10_pct, 36.0, "within 10%%: %.1f%%", v.all.within10_pct);
-	cr_expect_geq(v.all.skill_pct, 45.0, "skill %.1f%%", v.all.skill_pct);
+	/* regression bounds at the measured 14.9% / 39.3% / 47.3% */
+	cr_expect_leq(v.all.mape_pct, 15.2, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_geq(v.all.within10_pct, 38.0, "within 10%%: %.1f%%", v.all.within10_pct);
+	cr_expect_geq(v.all.skill_pct, 46.0, "skill %.1f%%", v.all.skill_pct);
+	/*
+	 * Issue 13's interval bars: the measurement inside the 90% interval in
+	 * 80-95% of the rows, median half-width <= 20%.  The intervals come
+	 * from each operator model's measured error (docs/MODELS.md
+	 * "Uncertainty"), not from these rows; they are narrow (half-width
+	 * 11%) and hold the measurement in about 54% of the rows: the
+	 * projector's error on these runs is mostly a bias the operator models'
+	 * own errors do not explain.  Held as regression bounds, the unmet bar
+	 * logged.
+	 */
+	cr_log_info("90%% intervals: coverage %.1f%%, median half-width %.1f%%",
+		    v.all.coverage_pct, v.all.median_halfwidth_pct);
+	cr_expect_geq(v.all.coverage_pct, 50.0, "coverage %.1f%%", v.all.coverage_pct);
+	cr_expect_leq(v.all.median_halfwidth_pct, 20.0, "half-width %.1f%%",
+		      v.all.median_halfwidth_pct);
+	if (v.all.coverage_pct < 80 || v.all.coverage_pct > 95)
+		cr_log_info("bar coverage 80-95%%: NOT met (%.1f%%)", v.all.coverage_pct);
 	if (v.all.mape_pct > 10)
 		cr_log_info("bar MAPE <= 10%%: NOT met (%.2f%%)", v.all.mape_pct);
 	if (v.all.within10_pct < 60)

@@ -1,0 +1,166 @@
+/*
+ * interval.c - how sure a projected step is (docs/MODELS.md "Uncertainty").
+ *
+ * Every priced operator carries a relative standard error on log time
+ * (cvc_model_price: its fit's residuals, the measured error of each
+ * carry-over it went through, or the measured error of the defaults).
+ * Errors of one component (all GEMMs, all attention, all memory-bound ops,
+ * the collectives of one communication type) are taken as fully correlated,
+ * since one model prices them all; components are independent of each
+ * other.  The step is a sum of components on the critical path, so
+ *
+ *     var(step) = sum over components (time on the critical path x sigma)^2
+ *
+ * (a linearised sum, not sampling: cheap enough for millions of
+ * scenarios), and the 90% interval is step x exp(-+1.645 sigma_step).
+ * Metrics that follow the step (throughput, MFU, days, cost) follow its
+ * interval; compute and communication get their own components' intervals.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proj_internal.h"
+
+#define Z90 1.6449
+
+/* sigma of component c over the layers (weight lw) and the step's own ops */
+static double comp_sigma(const struct proj_unc *lay, double lw, const struct proj_unc *st, int c)
+{
+	double t = lw * lay->t[c] + st->t[c];
+
+	return t > 0 ? (lw * lay->ts[c] + st->ts[c]) / t : 0;
+}
+
+static void span(double x, double rel_sigma, double *lo, double *hi)
+{
+	*lo = x * exp(-Z90 * rel_sigma);
+	*hi = x * exp(Z90 * rel_sigma);
+}
+
+/* "gemm: default efficiency (62%); allreduce ..." parts appended to buf. */
+static void warn(char *buf, size_t len, const char *fmt, const char *what, double x)
+{
+	size_t used = strlen(buf);
+
+	if (used + 1 >= len)
+		return;
+	snprintf(buf + used, len - used, "%s", used ? "; " : "");
+	used = strlen(buf);
+	snprintf(buf + used, len - used, fmt, what, x);
+}
+
+void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
+{
+	static const char *const comp[PU_COLL0] = {"gemm", "attention", "memory-bound"};
+	const struct proj_unc *lay = in->layer, *st = in->step;
+	double lw = in->layer_w;
+	double sg[PU_N], S[PU_N], tot[PU_N];
+	double compute_core, var_c = 0, var_e = 0, var_comm = 0, var_hid = 0, var_step, s_step;
+	double lay_c = lay->t[PU_GEMM] + lay->t[PU_ATTN] + lay->t[PU_MEM];
+	double gap_s = r->gaps_s * in->bubble_f, gapv;
+
+	for (int c = 0; c < PU_N; c++) {
+		sg[c] = comp_sigma(lay, lw, st, c);
+		tot[c] = lw * lay->t[c] + st->t[c];
+	}
+	/* compute on the critical path, split as one layer's operators split,
+	 * the pipeline bubble scaling with it; the step's own memory-bound
+	 * work (optimizer, casts) as priced */
+	compute_core = fmax(0, r->compute_s - r->gaps_s - r->contention_s - in->step_compute_s);
+	for (int c = 0; c < PU_COLL0; c++)
+		S[c] = lay_c > 0 ? compute_core * in->bubble_f * lay->t[c] / lay_c : 0;
+	S[PU_MEM] += in->step_compute_s;
+	gapv = gap_s * in->gap_sigma;
+	for (int c = 0; c < PU_COLL0; c++)
+		var_c += S[c] * sg[c] * S[c] * sg[c];
+	var_c += gapv * gapv;
+	for (int j = 0; j < CVC_PROJ_COMM_N; j++) {
+		double sj = sg[PU_COLL0 + j], e = r->exposed_type_s[j] * sj;
+		double a = r->comm_type_s[j] * sj, h = r->hidden_type_s[j] * sj;
+
+		var_e += e * e;
+		var_comm += a * a;
+		var_hid += h * h;
+		span(r->comm_type_s[j], sj, &r->comm_type_lo_s[j], &r->comm_type_hi_s[j]);
+	}
+	var_step = var_c + var_e;
+	s_step = r->step_s > 0 ? sqrt(var_step) / r->step_s : 0;
+	r->sigma = s_step;
+	span(r->step_s, s_step, &r->step_s_lo, &r->step_s_hi);
+	span(r->compute_s, r->compute_s > 0 ? sqrt(var_c) / r->compute_s : 0, &r->compute_s_lo,
+	     &r->compute_s_hi);
+	span(r->comm_s, r->comm_s > 0 ? sqrt(var_comm) / r->comm_s : 0, &r->comm_s_lo,
+	     &r->comm_s_hi);
+	span(r->exposed_s, r->exposed_s > 0 ? sqrt(var_e) / r->exposed_s : 0, &r->exposed_s_lo,
+	     &r->exposed_s_hi);
+	span(r->hidden_s, r->hidden_s > 0 ? sqrt(var_hid) / r->hidden_s : 0, &r->hidden_s_lo,
+	     &r->hidden_s_hi);
+	r->comm_share_lo = r->comm_s_lo + r->compute_s_hi > 0
+				   ? r->comm_s_lo / (r->compute_s_hi + r->comm_s_lo) : 0;
+	r->comm_share_hi = r->comm_s_hi + r->compute_s_lo > 0
+				   ? r->comm_s_hi / (r->compute_s_lo + r->comm_s_hi) : 0;
+	r->exposed_share_lo = r->step_s_hi > 0 ? r->exposed_s_lo / r->step_s_hi : 0;
+	r->exposed_share_hi = r->step_s_lo > 0 ? fmin(1, r->exposed_s_hi / r->step_s_lo) : 0;
+	/* throughput-like metrics invert the step's interval */
+	{
+		double up = r->step_s / r->step_s_lo, down = r->step_s / r->step_s_hi;
+
+		r->tokens_per_s_lo = r->tokens_per_s * down;
+		r->tokens_per_s_hi = r->tokens_per_s * up;
+		r->tokens_per_s_per_gpu_lo = r->tokens_per_s_per_gpu * down;
+		r->tokens_per_s_per_gpu_hi = r->tokens_per_s_per_gpu * up;
+		r->mfu_lo = r->mfu * down;
+		r->mfu_hi = r->mfu * up;
+		r->train_days_lo = r->train_days / up;
+		r->train_days_hi = r->train_days / down;
+		r->cost_usd_lo = r->cost_usd / up;
+		r->cost_usd_hi = r->cost_usd / down;
+	}
+	/* warnings: components of more than 1% of their kind's time priced
+	 * with nothing measured, past what was measured, or carried over */
+	r->warnings[0] = '\0';
+	for (int c = 0; c < PU_N; c++) {
+		char name[32];
+
+		if (!(tot[c] > 0))
+			continue;
+		if (c < PU_COLL0)
+			snprintf(name, sizeof name, "%s", comp[c]);
+		else
+			snprintf(name, sizeof name, "%s comm", cvc_proj_comm_name(c - PU_COLL0));
+		{
+			double def = (lw * lay->tdef[c] + st->tdef[c]) / tot[c];
+			double car = (lw * lay->tcarry[c] + st->tcarry[c]) / tot[c];
+			double ext = fmax(lw > 0 ? lay->ext[c] : 0, st->ext[c]);
+
+			if (def > 0.01)
+				warn(r->warnings, sizeof r->warnings, "%s: defaults, no measurement (%.0f%%)",
+				     name, 100 * def);
+			if (ext > 1.5)
+				warn(r->warnings, sizeof r->warnings, "%s: %.3gx past the measured range",
+				     name, ext);
+			if (car > 0.01 && c >= PU_COLL0)
+				warn(r->warnings, sizeof r->warnings, "%s: carried to another span or link "
+				     "(%.0f%%)", name, 100 * car);
+		}
+	}
+}
+
+void proj_intervals_off(cvc_proj_result *r)
+{
+	double *lo[] = {&r->sigma, &r->step_s_lo, &r->step_s_hi, &r->compute_s_lo, &r->compute_s_hi,
+			&r->comm_s_lo, &r->comm_s_hi, &r->hidden_s_lo, &r->hidden_s_hi,
+			&r->exposed_s_lo, &r->exposed_s_hi, &r->comm_share_lo, &r->comm_share_hi,
+			&r->exposed_share_lo, &r->exposed_share_hi, &r->mfu_lo, &r->mfu_hi,
+			&r->tokens_per_s_lo, &r->tokens_per_s_hi, &r->tokens_per_s_per_gpu_lo,
+			&r->tokens_per_s_per_gpu_hi, &r->train_days_lo, &r->train_days_hi,
+			&r->cost_usd_lo, &r->cost_usd_hi, &r->gain_compute, &r->gain_hbm_bw,
+			&r->gain_hbm_cap, &r->gain_intra_bw, &r->gain_inter_bw};
+
+	for (size_t i = 0; i < sizeof lo / sizeof lo[0]; i++)
+		*lo[i] = NAN;
+	for (int j = 0; j < CVC_PROJ_COMM_N; j++)
+		r->comm_type_lo_s[j] = r->comm_type_hi_s[j] = NAN;
+	r->warnings[0] = '\0';
+}
