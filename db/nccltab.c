@@ -773,8 +773,8 @@ static void decide_ranks(const struct info *in, cvc_nt_log *log)
 				 in->nranks_lines, in->max_rank, ratio);
 		else
 			snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
-				 "busbw/algbw %.4f is the %s factor of %d ranks (%d device lines, "
-				 "launcher %s)", ratio, log->op, n_ratio, in->nranks_lines,
+				 "busbw/algbw %.4f is the %.20s factor of %d ranks (%d device lines, "
+				 "launcher %.80s)", ratio, log->op, n_ratio, in->nranks_lines,
 				 launch_why[0] ? launch_why : "not printed");
 	} else if (n_lines) {
 		log->nranks = n_lines;

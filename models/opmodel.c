@@ -617,24 +617,25 @@ static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 				snprintf(s->label, sizeof s->label, "model %lld (%.40s, %d ranks, %d per node)",
 					 (long long)f->id, f->system[0] ? f->system : f->gpu, f->nranks,
 					 f->gpus_per_node);
-				for (int d = 0; d < 2; d++) {
-					char label[sizeof s->label];
+				/* a copy: the formatter may not read from the object it
+				 * writes */
+				char label[sizeof s->label];
 
-					memcpy(label, s->label, sizeof label);
+				memcpy(label, s->label, sizeof label);
+				for (int d = 0; d < 2; d++)
 					snprintf(s->ring_origin[d], sizeof s->ring_origin[d],
 						 "large-message level of %s (all-reduce) carried to this "
 						 "ring collective, span and NICs, on the %s NVLink level",
 						 label, d ? "spec's" : "fitted");
-				}
 				for (int a = 0; a < OPM_NALGO; a++) {
 					snprintf(s->topo_origin[a], sizeof s->topo_origin[a],
 						 "large-message level of %s carried over the span and "
 						 "NICs, %s, on the fitted NVLink level",
-						 s->label, opm_algo_name(a));
+						 label, opm_algo_name(a));
 					snprintf(s->topo_def_origin[a], sizeof s->topo_def_origin[a],
 						 "large-message level of %s carried over the span and "
 						 "NICs, %s, on the spec's NVLink level",
-						 s->label, opm_algo_name(a));
+						 label, opm_algo_name(a));
 				}
 				snprintf(s->origin, sizeof s->origin,
 					 "fitted model %lld (%.47s %s, %d ranks, %d per node, %.60s)",

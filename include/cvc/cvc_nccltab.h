@@ -36,7 +36,7 @@ typedef struct cvc_nt_log {
 	char op[64];               /* all_reduce, all_gather, ... ("unknown") */
 	char op_evidence[256];
 	int nranks;                /* 0 = unknown */
-	char nranks_evidence[200];
+	char nranks_evidence[256];
 	int gpus_per_node;         /* ranks per host; 0 = unknown */
 	char pn_evidence[160];
 	char gpu[128];             /* device name of the rank lines, "" */
