@@ -127,6 +127,7 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 	const char *dbpath = NULL, *gpu = NULL, *system = NULL, *dtype = "bf16", *csv = NULL;
 	const char *bytes_s = NULL, *catalog = NULL, *algo_s = NULL;
 	long long m = 0, n = 0, k = 0, b = 1, gpus = 0, per_node = 0, bytes = 0;
+	int force = 0;
 	int npos = 0, rc;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_STR, &dbpath, "PATH", "fitted models (default: none, spec sheet only)", NULL},
@@ -142,6 +143,8 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 		{"bytes", 0, CLI_STR, &bytes_s, "SIZE", "collective size (nccl-tests convention), e.g. 64MiB", NULL},
 		{"gpus", 0, CLI_INT, &gpus, "N", "collective group size", NULL},
 		{"per-node", 0, CLI_INT, &per_node, "N", "GPUs per node (default: the system's)", NULL},
+		{"force", 0, CLI_FLAG, &force, NULL,
+		 "also use fits the quality gate keeps out (see 'cvc models show ID')", NULL},
 		{"algo", 0, CLI_STR, &algo_s, "NAME",
 		 "NCCL algorithm across nodes: auto (default, the fastest), ring, tree", NULL},
 		{0},
@@ -209,7 +212,7 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 			goto out;
 		}
 	}
-	if ((st = cvc_modelset_new(db, cat, spec, &ms))) {
+	if ((st = cvc_modelset_new_ex(db, cat, spec, force, &ms))) {
 		rc = cli_fail(st, "%s", db ? cvc_db_errmsg(db) : cvc_strerror(st));
 		goto out;
 	}

@@ -173,7 +173,7 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	const char *intervals = "on";
 	long long top = 0;
 	int asc = 0, valid_only = 0, no_marginal = 0, origins = 0, npos = 0, ret = 1;
-	int include_unfit = 0;
+	int include_unfit = 0, force = 0;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_STR, &db_path, "PATH", "price with the fitted models of this database", NULL},
 		{"csv", 0, CLI_STR, &csv_path, "FILE", "write the CSV here instead of stdout", NULL},
@@ -186,6 +186,8 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		 "let --top rank layouts that do not fit in memory too", NULL},
 		{"no-marginal", 0, CLI_FLAG, &no_marginal, NULL, "skip the half-GPU comparison", NULL},
 		{"origins", 0, CLI_FLAG, &origins, NULL, "print where each GPU's model figures come from", NULL},
+		{"force", 0, CLI_FLAG, &force, NULL,
+		 "also price with fits the quality gate keeps out (see 'cvc models show ID')", NULL},
 		{"intervals", 0, CLI_STR, &intervals, "on|off",
 		 "90% intervals, warnings and upgrade gains (default on; off is faster)", NULL},
 		{0},
@@ -238,6 +240,7 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		goto out;
 	}
 	cvc_proj_ctx_set_intervals(ctx, strcmp(intervals, "on") == 0);
+	cvc_proj_ctx_set_force(ctx, force);
 	sink.csv = stdout;
 	if (csv_path && !(sink.csv = fopen(csv_path, "w"))) {
 		ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", csv_path, strerror(errno));

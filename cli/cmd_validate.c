@@ -32,7 +32,7 @@ static void print_stats(const char *what, const cvc_proj_vstats *s)
 int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 {
 	const char *db_path = NULL, *flops = NULL, *by = NULL;
-	int npos = 0, origins = 0, ret = 1, r;
+	int npos = 0, origins = 0, force = 0, ret = 1, r;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_STR, &db_path, "PATH", "price with the fitted models of this database", NULL},
 		{"flops", 0, CLI_STR, &flops, "NAME",
@@ -40,6 +40,8 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 		 "megatron-2021, palm, cvc)", NULL},
 		{"by", 0, CLI_STR, &by, "COLUMN", "also print the accuracy per value of COLUMN", NULL},
 		{"origins", 0, CLI_FLAG, &origins, NULL, "print where the A100 and H100 model figures come from", NULL},
+		{"force", 0, CLI_FLAG, &force, NULL,
+		 "also price with fits the quality gate keeps out", NULL},
 		{0},
 	};
 	cvc_proj_validate_opts vo;
@@ -69,6 +71,7 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 		ret = cli_fail(rc, "%s", ctx ? cvc_proj_ctx_errmsg(ctx) : cvc_strerror(rc));
 		goto out;
 	}
+	cvc_proj_ctx_set_force(ctx, force);
 	vo.flops = flops;
 	vo.by = by;
 	rc = cvc_proj_validate(argv[1], ctx, &vo, stdout, &v, err, sizeof err);

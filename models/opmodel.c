@@ -278,7 +278,7 @@ struct coll_slot {
 	int regimes_ok;  /* the regime fit passed the gate: prices its own span */
 	int level_ok;    /* the large-message level passed: carried over spans */
 	int64_t id;
-	double sigma, dom_max;  /* of the size regimes */
+	double sigma, dom_min, dom_max;  /* of the size regimes */
 	cvc_model_coll_level lvl;
 	char label[96];  /* "model 3 (H100-SXM, 16 ranks, 8 per node)" */
 	/* how the level prices other spans, per algorithm: with a fitted
@@ -287,6 +287,7 @@ struct coll_slot {
 	char topo_def_origin[OPM_NALGO][ORIGIN_MAX];
 	/* an all-reduce level carried to all-gather / reduce-scatter rings */
 	char ring_origin[2][ORIGIN_MAX];
+	char small_origin[ORIGIN_MAX]; /* its regimes below the level's sizes */
 };
 
 struct mem_slot {
@@ -614,6 +615,7 @@ static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 				s->lvl = f->lvl;
 				s->sigma = fit_sigma(f, 0);
 				s->dom_max = f->dom_max > 0 ? f->dom_max : 1;
+				s->dom_min = f->dom_min > 0 ? f->dom_min : 1;
 				snprintf(s->label, sizeof s->label, "model %lld (%.40s, %d ranks, %d per node)",
 					 (long long)f->id, f->system[0] ? f->system : f->gpu, f->nranks,
 					 f->gpus_per_node);
@@ -622,6 +624,9 @@ static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 				char label[sizeof s->label];
 
 				memcpy(label, s->label, sizeof label);
+				snprintf(s->small_origin, sizeof s->small_origin,
+					 "size regimes of %s, measured at this size, carried over the "
+					 "span's latency", label);
 				for (int d = 0; d < 2; d++)
 					snprintf(s->ring_origin[d], sizeof s->ring_origin[d],
 						 "large-message level of %s (all-reduce) carried to this "
@@ -705,8 +710,8 @@ cvc_status cvc_modelset_from_fits(const cvc_hw_catalog *cat, const cvc_hw_spec *
 	return CVC_OK;
 }
 
-cvc_status cvc_modelset_new(cvc_db *db, const cvc_hw_catalog *cat, const cvc_hw_spec *spec,
-			    cvc_modelset **out)
+cvc_status cvc_modelset_new_ex(cvc_db *db, const cvc_hw_catalog *cat, const cvc_hw_spec *spec,
+			       int force, cvc_modelset **out)
 {
 	cvc_model_fit *fits = NULL;
 	size_t n = 0;
@@ -717,9 +722,29 @@ cvc_status cvc_modelset_new(cvc_db *db, const cvc_hw_catalog *cat, const cvc_hw_
 	*out = NULL;
 	if (db && (st = cvc_model_fit_list(db, &fits, &n)))
 		return st;
+	/* forced: the gate's figures are not consulted and GEMM fits price
+	 * every size; the origins say so */
+	for (size_t i = 0; force && i < n; i++) {
+		cvc_model_fit *f = &fits[i];
+		size_t used = strlen(f->source);
+
+		f->r2 = NAN;
+		f->extrap_mape = NAN;
+		if (f->kind == CVC_MODEL_GEMM)
+			f->dom_min = 0, f->dom_max = INFINITY;
+		if (f->kind == CVC_MODEL_COLLECTIVE && f->lvl.algbw_gbps > 0)
+			f->lvl.valid = 1, f->lvl.mape = NAN, f->lvl.extrap_mape = NAN;
+		snprintf(f->source + used, sizeof f->source - used, " [forced past the gate]");
+	}
 	st = cvc_modelset_from_fits(cat, spec, fits, n, out);
 	free(fits);
 	return st;
+}
+
+cvc_status cvc_modelset_new(cvc_db *db, const cvc_hw_catalog *cat, const cvc_hw_spec *spec,
+			    cvc_modelset **out)
+{
+	return cvc_modelset_new_ex(db, cat, spec, 0, out);
 }
 
 /* ---- predictions ------------------------------------------------------------------ */
@@ -1159,6 +1184,20 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 		to.busbw_dom = busbw;
 		to.b_node = node_nics(sys, gpus_per_node);
 		out->us = opm_topo_us(&net->lvl, net->c, c, &fit, &to, bytes, algo, &used);
+		/* below the level's sizes, inside the fit's: the fit's own
+		 * regimes measured them (latency-bound sizes the large-message
+		 * line overprices), carried by the span's latency */
+		if ((double)bytes < net->lvl.min_bytes && (double)bytes >= net->dom_min &&
+		    !borrowed) {
+			double ts = opm_topo_small_us(opm_coll_us(net->p, net->nparams, c, bytes,
+								  net->nranks),
+						      net->c, c, &fit, &to, algo);
+
+			if (ts < out->us) {
+				out->us = ts;
+				out->origin = net->small_origin;
+			}
+		}
 		out->origin = borrowed ? (dom ? net->ring_origin[0] : net->ring_origin[1])
 			      : dom    ? net->topo_origin[used]
 				       : net->topo_def_origin[used];

@@ -87,6 +87,10 @@ int opm_algo_best_bw(cvc_model_coll c, const struct opm_span *sp);
 double opm_topo_us(const cvc_model_coll_level *lv, cvc_model_coll fit_c, cvc_model_coll c,
 		   const struct opm_span *fit, const struct opm_span *to, int64_t bytes, int force,
 		   int *algo_used);
+/* A size below the level, measured by the fit's own regimes at span fit:
+ * t_fit_us plus the latency the span adds (the cheapest algorithm's). */
+double opm_topo_small_us(double t_fit_us, cvc_model_coll fit_c, cvc_model_coll c,
+			 const struct opm_span *fit, const struct opm_span *to, int force);
 
 /* Memory-bound, form "membound": p[0] floor us, p[1] fraction of HBM
  * bandwidth.  Time = p0 + bytes / (p1 BW). */

@@ -51,6 +51,7 @@ struct cvc_proj_ctx {
 	struct proj_ccache cc;
 	struct proj_used used;
 	int no_intervals;
+	int force;              /* fits past the quality gate too */
 	char errmsg[256];
 };
 

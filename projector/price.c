@@ -68,6 +68,23 @@ int cvc_proj_ctx_intervals(const cvc_proj_ctx *ctx)
 	return ctx && !ctx->no_intervals;
 }
 
+void cvc_proj_ctx_set_force(cvc_proj_ctx *ctx, int on)
+{
+	if (!ctx || ctx->force == !!on)
+		return;
+	ctx->force = !!on;
+	/* the modelsets are built again on first use */
+	for (int i = 0; i < ctx->nslots; i++) {
+		cvc_modelset_free((cvc_modelset *)ctx->slot[i].p.ms_scaled);
+		cvc_modelset_free((cvc_modelset *)ctx->slot[i].p.ms_base);
+		memset(&ctx->slot[i].p, 0, sizeof ctx->slot[i].p);
+	}
+	ctx->nslots = 0;
+	ctx->last = -1;
+	ctx->evict = 0;
+	memset(&ctx->cc, 0, sizeof ctx->cc);
+}
+
 const char *cvc_proj_ctx_errmsg(const cvc_proj_ctx *ctx)
 {
 	return ctx ? ctx->errmsg : "";
@@ -105,8 +122,8 @@ static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 	scaled.hbm_gb *= sc[2];
 	scaled.intra_bw_gbps *= sc[3];
 	scaled.inter_bw_gbps *= sc[4];
-	if (cvc_modelset_new(ctx->db, ctx->cat, &scaled, &a) ||
-	    cvc_modelset_new(ctx->db, ctx->cat, spec, &b)) {
+	if (cvc_modelset_new_ex(ctx->db, ctx->cat, &scaled, ctx->force, &a) ||
+	    cvc_modelset_new_ex(ctx->db, ctx->cat, spec, ctx->force, &b)) {
 		cvc_modelset_free(a);
 		cvc_modelset_free(b);
 		snprintf(ctx->errmsg, sizeof ctx->errmsg, "cannot build the models for '%s'", gpu);

@@ -489,6 +489,15 @@ CVC_API cvc_status cvc_modelset_new(cvc_db *db, const cvc_hw_catalog *cat,
 				    const cvc_hw_spec *spec, cvc_modelset **out);
 
 /*
+ * cvc_modelset_new() with force = 1: fits the quality gate would keep out
+ * (docs/MODELS.md "Fitting and quality") are used too, and GEMM fits price
+ * sizes outside the FLOPs they measured; their origins say "forced past
+ * the gate".  force = 0 is cvc_modelset_new().
+ */
+CVC_API cvc_status cvc_modelset_new_ex(cvc_db *db, const cvc_hw_catalog *cat,
+				       const cvc_hw_spec *spec, int force, cvc_modelset **out);
+
+/*
  * Makes a modelset from explicit fits (tests, tools): like
  * cvc_modelset_new() with db NULL, then each fits[i] is installed as if it
  * were the newest in the db (fits of another GPU are carried over).

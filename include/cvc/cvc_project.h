@@ -41,6 +41,8 @@ CVC_API void cvc_proj_ctx_free(cvc_proj_ctx *ctx);
 /* Intervals, warnings and gains on (the default) or off (faster). */
 CVC_API void cvc_proj_ctx_set_intervals(cvc_proj_ctx *ctx, int on);
 CVC_API int cvc_proj_ctx_intervals(const cvc_proj_ctx *ctx);
+/* Price with fits the quality gate keeps out too (cvc_modelset_new_ex). */
+CVC_API void cvc_proj_ctx_set_force(cvc_proj_ctx *ctx, int on);
 /* Never NULL; "" when no failure. */
 CVC_API const char *cvc_proj_ctx_errmsg(const cvc_proj_ctx *ctx);
 /*
