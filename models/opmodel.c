@@ -726,7 +726,7 @@ cvc_status cvc_modelset_new_ex(cvc_db *db, const cvc_hw_catalog *cat, const cvc_
 	 * every size; the origins say so */
 	for (size_t i = 0; force && i < n; i++) {
 		cvc_model_fit *f = &fits[i];
-		size_t used = strlen(f->source);
+		char src[sizeof f->source];
 
 		f->r2 = NAN;
 		f->extrap_mape = NAN;
@@ -734,7 +734,8 @@ cvc_status cvc_modelset_new_ex(cvc_db *db, const cvc_hw_catalog *cat, const cvc_
 			f->dom_min = 0, f->dom_max = INFINITY;
 		if (f->kind == CVC_MODEL_COLLECTIVE && f->lvl.algbw_gbps > 0)
 			f->lvl.valid = 1, f->lvl.mape = NAN, f->lvl.extrap_mape = NAN;
-		snprintf(f->source + used, sizeof f->source - used, " [forced past the gate]");
+		memcpy(src, f->source, sizeof src);
+		snprintf(f->source, sizeof f->source, "forced past the gate: %.200s", src);
 	}
 	st = cvc_modelset_from_fits(cat, spec, fits, n, out);
 	free(fits);

@@ -1,0 +1,3 @@
+args: project --intervals maybe
+exit: 2
+stderr: project: --intervals: expected on or off, got 'maybe'
