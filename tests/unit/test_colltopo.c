@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
@@ -16,6 +17,7 @@
 #include "cvc/cvc_import.h"
 #include "cvc/cvc_model.h"
 #include "cvc/cvc_nccltab.h"
+#include "cvc/cvc_project.h"
 #include "testutil.h"
 
 /*
@@ -344,4 +346,54 @@ Test(colltopo, level_carries_over_spans_and_nics)
 	cvc_modelset_free(ms);
 	cvc_modelset_free(mega);
 	cvc_hw_catalog_free(cat);
+}
+
+/*
+ * `make demo`'s collective systems change what the projector prices: a
+ * 1024-GPU H100 layout's communication comes from the fitted DGX H100
+ * system (its models line says so) and differs from the spec-sheet run.
+ */
+Test(colltopo, projector_prices_from_the_fitted_system, .timeout = 60)
+{
+	const char *dir = tu_tmpdir();
+	char args[4096], line[8192], *out = NULL, *err = NULL;
+	cvc_proj_ctx *plain = NULL, *fitted = NULL;
+	cvc_proj_scenario sc;
+	cvc_proj_result a, b;
+	cvc_db *db = NULL;
+	const char *path = tu_path(dir, "sys.db");
+
+	char one[1024], two[1024];
+
+	/* tu_shared() returns a static buffer: copy each path */
+	snprintf(one, sizeof one, "%s",
+		 shared("nccl-scale/h100x8_1node_dgx_nvswitch_all_reduce_perf.txt"));
+	snprintf(two, sizeof two, "%s",
+		 shared("nccl-scale/h100x16_2node_ndr_xe9680_all_reduce_perf.txt"));
+	snprintf(args, sizeof args, "fit --db '%s' --system dgx-h100 '%s' '%s'", path, one, two);
+	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
+	free(out), free(err);
+	cr_assert_eq(cvc_db_open(path, CVC_DB_READONLY, &db), CVC_OK);
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &plain), CVC_OK);
+	cr_assert_eq(cvc_proj_ctx_new(db, &fitted), CVC_OK);
+	cvc_proj_scenario_default(&sc);
+	sc.gpu = "H100-SXM";
+	sc.gpus = 1024;
+	sc.tp = 8;
+	sc.pp = 1;
+	sc.zero = 1;
+	cvc_proj_evaluate(plain, &sc, &a);
+	cvc_proj_evaluate(fitted, &sc, &b);
+	cr_assert(a.valid && b.valid, "%s %s", a.reason, b.reason);
+	cr_log_info("comm_s: spec sheet %.4g s, fitted system %.4g s", a.comm_s, b.comm_s);
+	cr_expect_neq(a.comm_s, b.comm_s);
+	cr_expect_neq(a.comm_type_s[CVC_PROJ_COMM_DP], b.comm_type_s[CVC_PROJ_COMM_DP]);
+	cr_assert_eq(cvc_proj_ctx_origin(fitted, "H100-SXM", 0, line, sizeof line), CVC_OK);
+	cr_expect(strstr(line, "large-message level of model 2 (dgx-h100"), "%s", line);
+	cr_expect(strstr(line, "reducescatter: "), "%s", line);
+	cr_assert_eq(cvc_proj_ctx_origin(plain, "H100-SXM", 0, line, sizeof line), CVC_OK);
+	cr_expect(!strstr(line, "large-message level"), "%s", line);
+	cvc_proj_ctx_free(plain);
+	cvc_proj_ctx_free(fitted);
+	cvc_db_close(db);
 }
