@@ -6,6 +6,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD   ?= build
 ASAN    ?= build-asan
 FUZZ    ?= build-fuzz
+REL     ?= build-release
 # Seconds each libFuzzer harness runs (`make fuzz` and `make test`, i.e. CI: 60).
 FUZZ_SECONDS ?= 60
 
@@ -14,7 +15,7 @@ DEB_PKGS = build-essential cmake pkg-config libsqlite3-dev libpcre2-dev \
 	libcriterion-dev libgsl-dev libjson-c-dev zlib1g-dev libyaml-dev \
 	libjs-chart.js sqlite3 chromium clang libclang-rt-14-dev valgrind
 
-.PHONY: all setup build build-asan build-fuzz fuzz demo test clean
+.PHONY: all setup build build-asan build-fuzz build-release fuzz demo test clean
 
 all: build
 
@@ -77,7 +78,15 @@ demo: build
 		--title "cvc: compute vs communication, shipped study"
 	@echo "wrote $(DEMO)/study.csv, $(DEMO)/study.json and $(DEMO)/report.html"
 
-test: build build-asan
+# What packagers build: Release (-O3, more inlining, more warnings under
+# -Werror) with gcc and with clang; the library and the tool only.
+build-release: setup
+	cmake -S . -B $(REL)-gcc -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc >/dev/null
+	cmake --build $(REL)-gcc --target cvc_tool -j $(JOBS)
+	cmake -S . -B $(REL)-clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang >/dev/null
+	cmake --build $(REL)-clang --target cvc_tool -j $(JOBS)
+
+test: build build-asan build-release
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest --output-on-failure -j $(JOBS)
 	$(MAKE) fuzz FUZZ_SECONDS=60
@@ -92,4 +101,4 @@ fuzz: build-fuzz
 	cd $(FUZZ) && ctest --output-on-failure -L fuzz
 
 clean:
-	rm -rf $(BUILD) $(ASAN) $(FUZZ) demo-out
+	rm -rf $(BUILD) $(ASAN) $(FUZZ) $(REL)-gcc $(REL)-clang demo-out

@@ -693,7 +693,7 @@ cvc_status cvc_model_fit_collective(const cvc_model_row *rows, size_t n, const c
 {
 	struct cpt *pts = NULL;
 	cvc_model_row *s = NULL;
-	struct cctx cx;
+	struct cctx cx = {0};
 	cvc_status st = CVC_OK;
 	int nfit;
 

@@ -44,8 +44,10 @@ const char *tu_path(const char *dir, const char *name)
 	static char bufs[8][4096];
 	static int next;
 	char *b = bufs[next++ & 7];
+	int n = snprintf(b, 4096, "%s/%s", dir, name);
 
-	snprintf(b, 4096, "%s/%s", dir, name);
+	if (n < 0 || n >= 4096)
+		cr_assert_fail("path too long: %s/%s", dir, name);
 	return b;
 }
 
