@@ -330,11 +330,13 @@ cvc_status cvc_db_open(const char *path, int flags, cvc_db **out)
 	/* A second importer waits instead of failing (issue 8: concurrency). */
 	sqlite3_busy_timeout(db->sq, 30000);
 	sqlite3_extended_result_codes(db->sq, 1);
-	if (!db->readonly &&
-	    (st = cvc_db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-			      "PRAGMA foreign_keys=ON;")))
+	/* The file is checked before anything is written to it: switching a
+	 * user's foreign SQLite file to WAL would change its header (issue 14). */
+	if ((st = cvc_db_exec(db, "PRAGMA foreign_keys=ON;")) ||
+	    (st = check_or_create_schema(db, !!(flags & CVC_DB_CREATE))))
 		goto out;
-	st = check_or_create_schema(db, !!(flags & CVC_DB_CREATE));
+	if (!db->readonly)
+		st = cvc_db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
 out:
 	/* A damaged or foreign file is bad input (exit 2, issue 8), not an i/o failure. */
 	if (st == CVC_ERR_DB && db->sq) {

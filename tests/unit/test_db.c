@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <sqlite3.h>
@@ -269,4 +270,37 @@ Test(db, writers_store_every_field)
 	cr_assert_eq(count(db, "SELECT bytes FROM collectives"), 8196000);
 	cr_assert_eq(count(db, "SELECT sm_count FROM devices WHERE rank=3 AND device=1"), 132);
 	cvc_db_close(db);
+}
+
+/* Somebody else's SQLite file named with --db is left byte for byte as it
+ * was: no switch to WAL, no side files (issue 14, item 5). */
+Test(db, foreign_file_left_byte_for_byte)
+{
+	const char *dir = tu_tmpdir();
+	char foreign[4096], wal[4200];
+	char *before, *after;
+	size_t nb, na;
+	sqlite3 *sq = NULL;
+	cvc_db *db = NULL;
+
+	snprintf(foreign, sizeof foreign, "%s", tu_path(dir, "theirs.sqlite"));
+	snprintf(wal, sizeof wal, "%s-wal", foreign);
+	cr_assert_eq(sqlite3_open(foreign, &sq), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(sq, "CREATE TABLE t(x); INSERT INTO t VALUES(1)", NULL, NULL,
+				  NULL), SQLITE_OK);
+	sqlite3_close(sq);
+	before = tu_read(foreign, &nb);
+	cr_assert_not_null(before);
+	for (int mode = 0; mode < 2; mode++) {
+		cr_assert_eq(cvc_db_open(foreign, mode ? CVC_DB_CREATE : 0, &db), CVC_ERR_VERSION);
+		cvc_db_close(db);
+	}
+	after = tu_read(foreign, &na);
+	cr_assert_not_null(after);
+	cr_expect_eq(na, nb);
+	cr_expect(memcmp(before, after, nb < na ? nb : na) == 0, "header or pages changed");
+	cr_expect_eq(after[18], 1, "file format write version %d (2 = WAL)", after[18]);
+	cr_expect(access(wal, F_OK) != 0, "a -wal file was left beside it");
+	free(before);
+	free(after);
 }
