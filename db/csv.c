@@ -6,18 +6,38 @@
 
 #include "cvc/cvc_csv.h"
 
+/*
+ * A cell a spreadsheet would run as a formula: text (not a number) that
+ * starts with = + - @ or a tab / CR (OWASP "CSV injection").  Kernel
+ * names, scenario and model names come from files cvc did not write.
+ */
+static int formula_like(const char *s)
+{
+	char *end;
+
+	if (!s[0] || !strchr("=+-@\t\r", s[0]))
+		return 0;
+	errno = 0;
+	(void)strtod(s, &end);
+	return !(end != s && *end == '\0'); /* -1.5, +7.68: numbers stay numbers */
+}
+
 void cvc_csv_field(FILE *f, const char *s)
 {
 	size_t n;
+	int neutral;
 
 	if (!s)
 		return;
 	n = strlen(s);
-	if (!strpbrk(s, ",\"\r\n") && (n == 0 || (s[0] != ' ' && s[n - 1] != ' '))) {
+	neutral = formula_like(s);
+	if (!neutral && !strpbrk(s, ",\"\r\n") && (n == 0 || (s[0] != ' ' && s[n - 1] != ' '))) {
 		fputs(s, f);
 		return;
 	}
 	putc('"', f);
+	if (neutral)
+		putc('\'', f); /* shown as text, never evaluated */
 	for (; *s; s++) {
 		if (*s == '"')
 			putc('"', f);

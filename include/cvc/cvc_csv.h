@@ -14,7 +14,9 @@
  * Writes s as one CSV field: as is when it needs no quoting, else in double
  * quotes with inner quotes doubled.  Quoted when it holds a comma, a quote,
  * CR or LF, or starts or ends with a space (which spreadsheets would trim).
- * NULL writes an empty field.
+ * Text a spreadsheet would evaluate (starting with = + - @, tab or CR and
+ * not a number) is written quoted behind an apostrophe: "'=A1".  NULL
+ * writes an empty field.
  */
 CVC_API void cvc_csv_field(FILE *f, const char *s);
 

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 
+#include "cvc/cvc_csv.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_model.h"
 #include "testutil.h"
@@ -303,4 +304,40 @@ Test(db, foreign_file_left_byte_for_byte)
 	cr_expect(access(wal, F_OK) != 0, "a -wal file was left beside it");
 	free(before);
 	free(after);
+}
+
+static char *field(const char *s)
+{
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	cvc_csv_field(f, s);
+	fclose(f);
+	return out;
+}
+
+/* CSV cells from traces and scenario files never run as spreadsheet
+ * formulas; numbers stay numbers (issue 14, item 6). */
+Test(db, csv_cells_are_not_formulas)
+{
+	static const char *const cases[][2] = {
+		{"=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""},
+		{"+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\""},
+		{"-x", "\"'-x\""},
+		{"@SUM(A1)", "\"'@SUM(A1)\""},
+		{"\tTAB", "\"'\tTAB\""},
+		{"-1.5", "-1.5"},
+		{"+7.68", "+7.68"},
+		{"-inf", "-inf"},
+		{"void kernel<-1>", "void kernel<-1>"},
+		{"", ""},
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *got = field(cases[i][0]);
+
+		cr_expect_str_eq(got, cases[i][1], "'%s' -> %s", cases[i][0], got);
+		free(got);
+	}
 }
