@@ -25,8 +25,12 @@
 #include "study.h"
 
 #define MAX_FILE_BYTES (16u << 20)
-#define MAX_ALTS 1000000u       /* per axis, after flattening (a sweep of 10^7
-				 * comes from crossing several axes) */
+#define MAX_ALTS 1000000u       /* over all axes of the file, after flattening:
+				 * what the parsed study holds in memory (about
+				 * 70 bytes each); a sweep of 10^7 comes from
+				 * crossing several axes */
+#define MAX_SCENARIOS 1e10      /* the cross product: 10^10 scenarios at 1 us
+				 * each is almost three hours */
 
 static cvc_status fail_at(cvc_proj_study *st, const yaml_node_t *n, const char *fmt, ...)
 	CVC_PRINTF(3, 4);
@@ -133,8 +137,10 @@ static cvc_status alt_push(cvc_proj_study *st, struct axis *ax, const struct ass
 {
 	struct alt *al;
 
-	if (ax->nalt >= MAX_ALTS)
-		return fail_at(st, NULL, "too many alternatives in one axis (limit %u)", MAX_ALTS);
+	if (st->nalts >= MAX_ALTS)
+		return fail_at(st, NULL, "too many alternatives: more than %u over all axes (narrow "
+			       "the ranges or split the study)", MAX_ALTS);
+	st->nalts++;
 	if (ax->nalt == ax->cap) {
 		size_t cap = ax->cap ? ax->cap * 2 : 8;
 		struct alt *v = realloc(ax->alts, cap * sizeof *v);
@@ -578,6 +584,10 @@ static cvc_status parse_doc(cvc_proj_study *st, yaml_document_t *doc)
 	}
 	for (size_t i = 0; i < st->nblocks; i++)
 		block_finish(&st->blocks[i]);
+	if (cvc_proj_study_size(st) > MAX_SCENARIOS)
+		return fail_at(st, NULL, "expands to %.3g scenarios, more than the %.0e a study may "
+			       "have (narrow the ranges or split the study)",
+			       cvc_proj_study_size(st), MAX_SCENARIOS);
 	return CVC_OK;
 }
 

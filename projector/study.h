@@ -54,6 +54,7 @@ struct cvc_proj_study {
 	struct block *blocks;
 	size_t nblocks;
 	struct pool_str *pool;
+	size_t nalts;   /* alternatives over every axis of every block */
 };
 
 void proj_assign(cvc_proj_scenario *sc, const struct assign *a);

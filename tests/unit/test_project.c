@@ -798,3 +798,32 @@ Test(project, llama3_405b_memory_as_meta_ran_it)
 			   "%g GB", c.r[0].mem_act_gb);
 	cr_expect(c.r[0].fits, "%.1f GB of %.1f", c.r[0].mem_gb, c.r[0].hbm_gb);
 }
+
+/* A small file cannot expand past what can run or fit in memory (issue 14,
+ * item 4): nine range axes, each within the old per-axis limit. */
+Test(project, expansion_is_capped_over_the_whole_file, .timeout = 20)
+{
+	static const char yaml[] =
+		"name: bomb\n"
+		"model: {layers: {from: 1, to: 200000, step: 1}, hidden: {from: 64, to: 200000, step: 1},\n"
+		"        heads: 1, seq: {from: 1, to: 200000, step: 1}, vocab: {from: 1, to: 200000, step: 1}}\n"
+		"training: {global_batch: {from: 1, to: 200000, step: 1}, micro_batch: 1}\n"
+		"hardware: {gpu: H100-SXM, gpus: {from: 1, to: 200000, step: 1}}\n";
+	static const char cross[] =
+		"name: cross\n"
+		"model: {layers: {from: 1, to: 1000, step: 1}, hidden: {from: 64, to: 64000, step: 64},\n"
+		"        heads: 1, seq: {from: 1, to: 1000, step: 1}, vocab: {from: 1, to: 1000, step: 1}}\n"
+		"hardware: {gpu: H100-SXM, gpus: 8}\n";
+	cvc_proj_study *st = NULL;
+
+	cr_assert_eq(cvc_proj_study_parse("bomb.yaml", yaml, sizeof yaml - 1, &st), CVC_ERR_FORMAT);
+	cr_expect(strstr(cvc_proj_study_errmsg(st), "'bomb.yaml'") &&
+		  strstr(cvc_proj_study_errmsg(st), "too many alternatives"), "%s",
+		  cvc_proj_study_errmsg(st));
+	cvc_proj_study_free(st);
+	cr_assert_eq(cvc_proj_study_parse("cross.yaml", cross, sizeof cross - 1, &st), CVC_ERR_FORMAT);
+	cr_expect(strstr(cvc_proj_study_errmsg(st), "'cross.yaml'") &&
+		  strstr(cvc_proj_study_errmsg(st), "expands to 1e+12 scenarios"), "%s",
+		  cvc_proj_study_errmsg(st));
+	cvc_proj_study_free(st);
+}
