@@ -49,6 +49,10 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		sc->vpp = 1;
 	if (sc->clusters < 1)
 		sc->clusters = 1;
+	if (sc->experts > 1 && sc->top_k > sc->experts)
+		return "top_k larger than experts";
+	if (sc->clusters > 1 && !(sc->inter_cluster_gbps > 0))
+		return "clusters > 1 need inter_cluster_gbps > 0";
 	if (sc->gpus <= 0) {
 		if (sc->nodes > 0)
 			sc->gpus = sc->nodes * sc->gpus_per_node;

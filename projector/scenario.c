@@ -81,6 +81,39 @@ static const char *scalar(const yaml_node_t *n)
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
+/* A key written twice in one mapping: YAML loaders keep one silently. */
+static cvc_status no_duplicates(cvc_proj_study *st, yaml_document_t *doc, const yaml_node_t *m)
+{
+	const yaml_node_pair_t *a, *b;
+
+	for (a = m->data.mapping.pairs.start; a < m->data.mapping.pairs.top; a++) {
+		const char *ka = scalar(yaml_document_get_node(doc, a->key));
+
+		for (b = m->data.mapping.pairs.start; ka && b < a; b++) {
+			const char *kb = scalar(yaml_document_get_node(doc, b->key));
+
+			if (kb && strcmp(ka, kb) == 0)
+				return fail_at(st, yaml_document_get_node(doc, a->key),
+					       "key '%s' given twice in one mapping", ka);
+		}
+	}
+	return CVC_OK;
+}
+
+/* Fields whose 0 would silently mean "the default" (kv_heads 0 = heads,
+ * micro_batch 0 = 1, ...): written in a file they must be at least 1. */
+static int positive_only(const char *key)
+{
+	static const char *const keys[] = {"kv_heads", "micro_batch", "gpus_per_node", "experts",
+					   "top_k", "clusters", "layers", "hidden", "heads",
+					   "vocab", "seq", "global_batch"};
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (strcmp(key, keys[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* Converts one scalar node to an assignment for field f. */
 static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, int fsdp,
 			       struct assign *a)
@@ -113,6 +146,9 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 		if (proj_parse_number(s, &a->num) || a->num < 0)
 			return fail_at(st, n, "expected a non-negative number for '%s'%s", fd->key,
 				       fd->allow_auto ? " or auto" : "");
+		if (a->num < 1 && positive_only(fd->key))
+			return fail_at(st, n, "expected a number of at least 1 for '%s' (leave it "
+				       "out for the default)", fd->key);
 		return CVC_OK;
 	case PF_ENUM: {
 		int idx = proj_enum_index(fd->names, s);
@@ -203,6 +239,8 @@ static cvc_status field_values(cvc_proj_study *st, yaml_document_t *doc, yaml_no
 		if (proj_fields[f].type != PF_NUM)
 			return fail_at(st, v, "a range needs a numeric field, '%s' is not",
 				       proj_fields[f].key);
+		if ((rc = no_duplicates(st, doc, v)))
+			return rc;
 		for (pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
 			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
 			yaml_node_t *x = yaml_document_get_node(doc, pr->value);
@@ -234,6 +272,9 @@ static cvc_status field_values(cvc_proj_study *st, yaml_document_t *doc, yaml_no
 			return fail_at(st, v, "'step' must be > 0");
 		if (from < 0 || to < from)
 			return fail_at(st, v, "expected 0 <= from <= to");
+		if (from < 1 && positive_only(proj_fields[f].key))
+			return fail_at(st, v, "expected 'from' of at least 1 for '%s'",
+				       proj_fields[f].key);
 		a.field = f;
 		a.str = NULL;
 		/* a relative tolerance keeps 0.1-step ranges from losing their end */
@@ -301,6 +342,8 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 	yaml_node_pair_t *pr;
 	cvc_status rc;
 
+	if ((rc = no_duplicates(st, doc, m)))
+		return rc;
 	for (pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
 		yaml_node_t *v = yaml_document_get_node(doc, pr->value);
@@ -433,6 +476,8 @@ static cvc_status parse_block(cvc_proj_study *st, yaml_document_t *doc, struct b
 
 	if (m->type != YAML_MAPPING_NODE)
 		return fail_at(st, m, "expected a mapping of sections");
+	if ((rc = no_duplicates(st, doc, m)))
+		return rc;
 	for (pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
 		yaml_node_t *v = yaml_document_get_node(doc, pr->value);
@@ -541,6 +586,8 @@ static cvc_status parse_doc(cvc_proj_study *st, yaml_document_t *doc)
 		return fail_at(st, NULL, "line 1: expected a mapping (the file is empty)");
 	if (root->type != YAML_MAPPING_NODE)
 		return fail_at(st, root, "expected a mapping at the top level");
+	if ((rc = no_duplicates(st, doc, root)))
+		return rc;
 	for (pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
 		yaml_node_t *v = yaml_document_get_node(doc, pr->value);

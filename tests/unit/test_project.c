@@ -827,3 +827,72 @@ Test(project, expansion_is_capped_over_the_whole_file, .timeout = 20)
 		  cvc_proj_study_errmsg(st));
 	cvc_proj_study_free(st);
 }
+
+struct first1 {
+	int seen, valid;
+	char reason[128];
+};
+
+static int first1_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	struct first1 *f = user;
+
+	(void)sc;
+	if (!f->seen) {
+		f->seen = 1;
+		f->valid = r->valid;
+		snprintf(f->reason, sizeof f->reason, "%s", r->reason ? r->reason : "");
+	}
+	return 0;
+}
+
+/* Values that used to become defaults without a word (issue 14, item 11). */
+Test(project, zero_duplicates_and_impossible_values_are_errors)
+{
+	static const char *const bad[][2] = {
+		{"model: {layers: 2, hidden: 256, heads: 4, kv_heads: 0, vocab: 100, seq: 64}\n"
+		 "hardware: {gpu: H100-SXM, gpus: 8}\n", "at least 1 for 'kv_heads'"},
+		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: 64}\n"
+		 "training: {global_batch: 8, micro_batch: 0}\nhardware: {gpu: H100-SXM, gpus: 8}\n",
+		 "at least 1 for 'micro_batch'"},
+		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: 64}\n"
+		 "hardware: {gpu: H100-SXM, gpus: 8, gpus_per_node: 0}\n",
+		 "at least 1 for 'gpus_per_node'"},
+		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: 64, layers: 4}\n"
+		 "hardware: {gpu: H100-SXM, gpus: 8}\n", "key 'layers' given twice"},
+		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: 64}\n"
+		 "hardware: {gpu: H100-SXM, gpus: 8}\nhardware: {gpu: B200, gpus: 8}\n",
+		 "key 'hardware' given twice"},
+	};
+	static const char *const invalid[][2] = {
+		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: 64, experts: 4, top_k: 8}\n"
+		 "hardware: {gpu: H100-SXM, gpus: 8}\n", "top_k larger than experts"},
+		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: 64}\n"
+		 "hardware: {gpu: H100-SXM, gpus: 16}\ncomm: {clusters: 2, inter_cluster_gbps: 0}\n",
+		 "clusters > 1 need inter_cluster_gbps > 0"},
+	};
+	cvc_proj_study *st = NULL;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_expect_eq(cvc_proj_study_parse("z.yaml", bad[i][0], strlen(bad[i][0]), &st),
+			     CVC_ERR_FORMAT, "case %zu parsed", i);
+		cr_expect(strstr(cvc_proj_study_errmsg(st), bad[i][1]) &&
+			  strstr(cvc_proj_study_errmsg(st), "'z.yaml': line"), "case %zu: %s", i,
+			  cvc_proj_study_errmsg(st));
+		cvc_proj_study_free(st);
+	}
+	for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
+		cvc_proj_ctx *ctx = NULL;
+		struct first1 f = {0};
+
+		cr_assert_eq(cvc_proj_study_parse("v.yaml", invalid[i][0], strlen(invalid[i][0]), &st),
+			     CVC_OK, "%s", cvc_proj_study_errmsg(st));
+		cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+		cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, first1_cb, &f, NULL),
+			     CVC_OK);
+		cr_expect(f.seen && !f.valid, "case %zu valid", i);
+		cr_expect_str_eq(f.reason, invalid[i][1]);
+		cvc_proj_ctx_free(ctx);
+		cvc_proj_study_free(st);
+	}
+}
