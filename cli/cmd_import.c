@@ -14,6 +14,7 @@
 #include "cvc/cvc_classify.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
+#include "cvc/cvc_nccltab.h"
 
 static const char synopsis[] = "[--db PATH] [--run NAME] [--rules FILE] [-j N] FILE|DIR|-...";
 
@@ -81,49 +82,98 @@ static int has_suffix(const char *s, const char *suf)
 	return n >= k && strcmp(s + n - k, suf) == 0;
 }
 
-/*
- * A directory stands for the traces in it (e.g. the per-rank databases of
- * `cvc profile -o DIR`): its regular files whose content some importer
- * knows, in name order.  SQLite's side files are never traces.
- */
-static int expand_dir(const char *dir, struct pathlist *out)
+/* What a directory walk found and left out. */
+struct walk {
+	struct pathlist found;
+	int skipped;
+	char first_skipped[4096];
+};
+
+/* A file a directory walk takes: content an importer knows, and for an
+ * nccl-tests log a run rather than a document quoting a row or two. */
+static int is_trace(const char *path)
+{
+	cvc_format fmt;
+
+	if (cvc_import_detect(path, &fmt, NULL, 0) != CVC_OK)
+		return 0;
+	if (fmt == CVC_FMT_NCCL_TESTS) {
+		cvc_nt_log log;
+		char err[512];
+		cvc_status st = cvc_nt_read(path, path, &log, NULL, NULL, err, sizeof err);
+
+		cvc_nt_log_release(&log);
+		return st != CVC_ERR_NOTFOUND;
+	}
+	return 1;
+}
+
+#define WALK_DEPTH 16
+
+static int walk_dir(const char *dir, int depth, struct walk *w)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	struct pathlist found = {0};
 	int rc = 0;
 
 	if (!d)
 		return cli_error("'%s': cannot open directory: %s", dir, strerror(errno));
-	while ((e = readdir(d))) {
+	while (!rc && (e = readdir(d))) {
 		char path[4096];
 		struct stat sb;
-		cvc_format fmt;
 
 		if (e->d_name[0] == '.' || has_suffix(e->d_name, "-wal") ||
 		    has_suffix(e->d_name, "-shm") || has_suffix(e->d_name, "-journal"))
 			continue;
 		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
 			continue;
-		if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		/* lstat: a link to a directory is not followed (no cycles) */
+		if (lstat(path, &sb) != 0)
 			continue;
-		if (cvc_import_detect(path, &fmt, NULL, 0) != CVC_OK)
+		if (S_ISDIR(sb.st_mode)) {
+			if (depth < WALK_DEPTH)
+				rc = walk_dir(path, depth + 1, w);
 			continue;
-		if (push(&found, path)) {
-			rc = cli_error("out of memory");
-			break;
 		}
+		if (S_ISLNK(sb.st_mode) && (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)))
+			continue;
+		if (!S_ISREG(sb.st_mode))
+			continue;
+		if (!is_trace(path)) {
+			if (!w->skipped++)
+				snprintf(w->first_skipped, sizeof w->first_skipped, "%s", path);
+			continue;
+		}
+		if (push(&w->found, path))
+			rc = cli_error("out of memory");
 	}
 	closedir(d);
-	qsort(found.v, (size_t)found.n, sizeof *found.v, cmp_str);
-	for (int i = 0; i < found.n; i++) {
-		if (!rc && push(out, found.v[i]))
+	return rc;
+}
+
+/*
+ * A directory stands for the traces in it and in its subdirectories (e.g.
+ * the per-rank databases of `cvc profile -o DIR`, or a tree of traces): its
+ * regular files whose content some importer knows, in path order.  SQLite's
+ * side files are never traces; what was left out is said.
+ */
+static int expand_dir(const char *dir, struct pathlist *out)
+{
+	struct walk w = {0};
+	int rc = walk_dir(dir, 0, &w);
+
+	qsort(w.found.v, (size_t)w.found.n, sizeof *w.found.v, cmp_str);
+	for (int i = 0; i < w.found.n; i++) {
+		if (!rc && push(out, w.found.v[i]))
 			rc = cli_error("out of memory");
-		free(found.v[i]);
+		free(w.found.v[i]);
 	}
-	free(found.v);
-	if (!rc && found.n == 0)
-		rc = cli_error("'%s': no traces in this directory", dir);
+	free(w.found.v);
+	if (!rc && w.skipped)
+		fprintf(stderr, "note: '%s': %d file%s that no importer reads left out (first: "
+			"'%s')\n", dir, w.skipped, w.skipped == 1 ? "" : "s", w.first_skipped);
+	if (!rc && w.found.n == 0)
+		rc = cli_error("'%s': no traces in this directory or below it", dir);
 	return rc;
 }
 

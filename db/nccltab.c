@@ -65,6 +65,7 @@ struct info {
 	int ratio_rows;
 	char first_redop[16];
 	int first_root, have_first;
+	int banner;                  /* a line only nccl-tests prints */
 };
 
 struct reader {
@@ -599,11 +600,13 @@ static cvc_status take_line(struct reader *rd, struct info *in, struct layout *l
 	if ((p = strstr(s, "Collective test concluded:"))) {
 		if (!in->op_footer[0])
 			banner_op(p + 26, in->op_footer, sizeof in->op_footer);
+		in->banner = 1;
 		return CVC_OK;
 	}
 	if ((p = strstr(s, "Collective test starting:"))) {
 		if (!in->op_footer[0])
 			banner_op(p + 25, in->op_footer, sizeof in->op_footer);
+		in->banner = 1;
 		return CVC_OK;
 	}
 	if (*s != '#') {
@@ -632,10 +635,13 @@ static cvc_status take_line(struct reader *rd, struct info *in, struct layout *l
 		if (n >= 2 && strcmp(tok[1], "nThread") == 0) {
 			in->nthread = header_int(tok, n, "nThread");
 			in->ngpus = header_int(tok, n, "nGpus");
+			in->banner = 1;
 		} else if (n >= 3 && strcmp(tok[1], "Rank") == 0) {
 			rank_line(tok, n, in, log);
+			in->banner = 1;
 		} else if (n >= 4 && strcmp(tok[1], "nccl-tests") == 0 &&
 			   strcmp(tok[2], "version") == 0) {
+			in->banner = 1;
 			snprintf(log->tests_version, sizeof log->tests_version, "%s", tok[3]);
 			for (int i = 4; i < n; i++)
 				if (strncmp(tok[i], "nccl-library=", 13) == 0)
@@ -871,6 +877,16 @@ cvc_status cvc_nt_read(const char *open_path, const char *name, cvc_nt_log *out,
 	if (st)
 		goto out;
 	out->nlines = rd.lineno;
+	/* A document that quotes a row or two of somebody's table (an index, a
+	 * README) is not a run: without a line only nccl-tests prints, a sweep
+	 * of at least 3 sizes is asked for (issue 14). */
+	if (out->nrows > 0 && out->nrows < 3 && !in->banner) {
+		st = fail(&rd, CVC_ERR_NOTFOUND,
+			  "expected an nccl-tests log: its banner (# nThread, #  Rank, # Collective "
+			  "test) or a table of at least 3 sizes, found %zu row%s quoted",
+			  out->nrows, out->nrows == 1 ? "" : "s");
+		goto out;
+	}
 	if (out->nrows == 0) {
 		/* no table header at all: not an nccl-tests log */
 		st = fail(&rd, in_table ? CVC_ERR_FORMAT : CVC_ERR_NOTFOUND,

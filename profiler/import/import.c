@@ -539,8 +539,19 @@ static cvc_status import_parallel(cvc_db *db, int64_t run_id, const char *const 
 			st = cvc_db_fail(db, j->st, "%s", j->err);
 			goto out;
 		}
-		if ((st = cvc_import_cvcdb(db, run_id, j->shard, opts, &ms)))
+		if ((st = cvc_import_cvcdb(db, run_id, j->shard, opts, &ms))) {
+			/* the shard is ours, the file is the user's: name the file */
+			const char *m = cvc_db_errmsg(db), *hit = strstr(m, j->shard);
+
+			if (hit) {
+				char msg[2048];
+
+				snprintf(msg, sizeof msg, "%.*s%s%s", (int)(hit - m), m, j->path,
+					 hit + strlen(j->shard));
+				cvc_db_fail(db, st, "%s", msg);
+			}
 			goto out;
+		}
 		add_stats(stats, &j->stats);
 		imp_progress(opts, j->path, i + 1, n);
 	}
