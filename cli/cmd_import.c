@@ -3,6 +3,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -177,6 +178,15 @@ static int expand_dir(const char *dir, struct pathlist *out)
 	return rc;
 }
 
+/* An interrupted import leaves no temporary files behind, then dies of the
+ * signal as it would have. */
+static void on_signal(int sig)
+{
+	cvc_import_remove_temporaries();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 {
 	const char *db_path = CVC_DEFAULT_DB, *run = NULL, *rules_path = NULL;
@@ -231,6 +241,16 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	if (st) {
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
 		goto out;
+	}
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
 	}
 	prog.on = ctx->progress;
 	io.run_name = run;

@@ -724,6 +724,7 @@ out:
 		sqlite3_close(m.src);
 	if (tmp) {
 		cvc_db_remove_files(tmp);
+		imp_tmp_forget(tmp);
 		free(tmp);
 	}
 	free(m.map);

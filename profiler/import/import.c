@@ -236,6 +236,7 @@ cvc_status imp_temp_copy(gzFile gz, const unsigned char *pre, size_t npre, const
 		st = CVC_ERR_IO;
 		goto out;
 	}
+	imp_tmp_add(name);
 	if (npre && (st = write_all(fd, pre, npre, path, name, err, errlen)))
 		goto out;
 	while ((got = gzread(gz, chunk, 1 << 16)) > 0) {
@@ -263,6 +264,7 @@ out:
 		close(fd);
 	if (name) {
 		unlink(name);
+		imp_tmp_forget(name);
 		free(name);
 	}
 	free(chunk);
@@ -515,6 +517,8 @@ static cvc_status import_parallel(cvc_db *db, int64_t run_id, const char *const 
 		p.jobs[i].opts = opts;
 		snprintf(p.jobs[i].shard, sizeof p.jobs[i].shard, "%s/cvc-shard-XXXXXX", dir);
 		fd = mkstemp(p.jobs[i].shard);
+		if (fd >= 0)
+			imp_tmp_add(p.jobs[i].shard);
 		if (fd < 0) {
 			st = cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot create temporary file: %s",
 					 p.jobs[i].shard, strerror(errno));
@@ -557,8 +561,10 @@ static cvc_status import_parallel(cvc_db *db, int64_t run_id, const char *const 
 	}
 out:
 	for (int i = 0; i < n; i++)
-		if (p.jobs[i].shard[0])
+		if (p.jobs[i].shard[0]) {
 			cvc_db_remove_files(p.jobs[i].shard);
+			imp_tmp_forget(p.jobs[i].shard);
+		}
 	pthread_mutex_destroy(&p.mu);
 	free(p.jobs);
 	return st;

@@ -91,6 +91,11 @@ void imp_stream_set_current(struct imp_stream *s);
 /* The stream this thread is importing under the name path, or NULL. */
 struct imp_stream *imp_stream_current(const char *path);
 
+/* Tracks a temporary file this import made (tmpfiles.c), and stops
+ * tracking it once removed on the normal path. */
+void imp_tmp_add(const char *path);
+void imp_tmp_forget(const char *path);
+
 /* What to open for path: the private copy of a spilled stream, else path. */
 const char *imp_open_name(const char *path);
 

@@ -828,6 +828,7 @@ out:
 		sqlite3_close(n.src);
 	if (tmp) {
 		unlink(tmp);
+		imp_tmp_forget(tmp);
 		free(tmp);
 	}
 	for (size_t i = 0; i < n.ndomains; i++)

@@ -103,6 +103,7 @@ void imp_stream_free(struct imp_stream *s)
 	if (s->tmp) {
 		/* A piped-in cvc database in WAL mode leaves -wal/-shm beside its copy. */
 		cvc_db_remove_files(s->tmp);
+		imp_tmp_forget(s->tmp);
 		free(s->tmp);
 	}
 	free(s->pre);
