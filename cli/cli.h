@@ -62,6 +62,12 @@ void cli_usage(FILE *f, const char *cmd, const char *synopsis,
 
 /* "error: <fmt>\n" on stderr; returns 2 (bad input) for convenience. */
 int cli_error(const char *fmt, ...) CVC_PRINTF(1, 2);
+
+/* Warns on stderr when more than 1% of run_id's kernel time (< 0: all runs)
+ * is in kernels no rule classes as communication but whose names look like
+ * it (cvc_classify_suspects), pointing at `cvc classify --unknown`. */
+struct cvc_db;
+void cli_warn_suspects(struct cvc_db *db, int64_t run_id);
 /* Same text, but returns the exit code for st. */
 int cli_fail(cvc_status st, const char *fmt, ...) CVC_PRINTF(2, 3);
 

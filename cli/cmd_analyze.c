@@ -434,6 +434,7 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 		goto out;
 	}
 	warn_lost_records(db, run);
+	cli_warn_suspects(db, -1);
 	if (g.nrows <= 1)
 		fprintf(stderr, "note: '%s': %s%s%s\n", dbpath,
 			colls ? "no collectives with known sizes"

@@ -281,6 +281,7 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 		printf(", %lld ops with shapes (%lld kernel launches inside them)",
 		       (long long)stats.op_shapes, (long long)stats.op_launches);
 	putchar('\n');
+	cli_warn_suspects(db, run_id);
 out:
 	cvc_db_close(db);
 	cvc_rules_free(rules);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cvc/cvc_classify.h"
+#include "cvc/cvc_db.h"
 
 int cli_error(const char *fmt, ...)
 {
@@ -235,4 +237,15 @@ int cli_self_dir(char *buf, size_t cap)
 		return -1;
 	*slash = '\0';
 	return 0;
+}
+
+void cli_warn_suspects(cvc_db *db, int64_t run_id)
+{
+	char ex[160];
+	double share = 0;
+
+	if (cvc_classify_suspects(db, run_id, &share, ex, sizeof ex) == CVC_OK && share > 0.01)
+		fprintf(stderr, "warning: %.1f%% of the kernel time is in kernels no rule classes as "
+			"communication but whose names look like it (e.g. '%s'): they count as "
+			"compute; see 'cvc classify --unknown' and --rules\n", 100 * share, ex);
 }

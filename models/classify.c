@@ -801,3 +801,72 @@ out:
 	sqlite3_finalize(q);
 	return st;
 }
+
+/*
+ * Whether a kernel name looks like communication a rule set does not know:
+ * the words collective libraries use (case-insensitive), send/recv only as
+ * words (not "descend").
+ */
+static int looks_like_comm(const char *name)
+{
+	static const char *const words[] = {
+		"dispatch", "combine", "all_to_all", "alltoall", "all2all", "allreduce",
+		"all_reduce", "allgather", "all_gather", "reduce_scatter", "reducescatter",
+		"sendrecv", "send_recv", "barrier", "nvshmem"};
+	char low[512];
+	size_t n = 0;
+
+	for (; name[n] && n + 1 < sizeof low; n++)
+		low[n] = (char)tolower((unsigned char)name[n]);
+	low[n] = '\0';
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strstr(low, words[i]))
+			return 1;
+	for (const char *w = low; (w = strpbrk(w, "sr")); w++)
+		if ((!strncmp(w, "send", 4) || !strncmp(w, "recv", 4)) &&
+		    (w == low || !isalpha((unsigned char)w[-1])) && !isalpha((unsigned char)w[4]))
+			return 1;
+	return 0;
+}
+
+cvc_status cvc_classify_suspects(cvc_db *db, int64_t run_id, double *share, char *example,
+				 size_t len)
+{
+	sqlite3_stmt *q = NULL;
+	cvc_status st;
+	double total = 0, sus = 0, best = 0;
+	int rc;
+
+	if (!db || !share)
+		return CVC_ERR_USAGE;
+	*share = 0;
+	if (example && len)
+		example[0] = '\0';
+	if ((st = prepare(db, "SELECT s.value, SUM(a.end_ns - a.start_ns), "
+			  "coalesce(oc.name, 'other') FROM activities a "
+			  "JOIN strings s ON s.id = a.name_id "
+			  "LEFT JOIN name_class nc ON nc.name_id = a.name_id "
+			  "LEFT JOIN op_classes oc ON oc.id = nc.class_id "
+			  "WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1) GROUP BY a.name_id", &q)))
+		return st;
+	sqlite3_bind_int64(q, 1, run_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(q, 0);
+		double t = (double)sqlite3_column_int64(q, 1);
+		const char *cls = (const char *)sqlite3_column_text(q, 2);
+
+		total += t;
+		if (name && cls && strcmp(cls, "other") == 0 && looks_like_comm(name)) {
+			sus += t;
+			if (t > best && example && len) {
+				best = t;
+				snprintf(example, len, "%s", name);
+			}
+		}
+	}
+	if (rc != SQLITE_DONE)
+		st = sq_fail(db, "reading kernel names");
+	sqlite3_finalize(q);
+	*share = total > 0 ? sus / total : 0;
+	return st;
+}

@@ -125,4 +125,14 @@ typedef int (*cvc_unknown_fn)(void *arg, const char *name, int64_t count,
 CVC_API cvc_status cvc_classify_unknown(cvc_db *db, const cvc_rules *rules,
 					int64_t run_id, cvc_unknown_fn fn, void *arg);
 
+/*
+ * The share of run_id's kernel time (< 0: every run) in kernels labelled
+ * other whose names look like communication (dispatch, combine, all-to-all,
+ * all-reduce, all-gather, reduce-scatter, send, recv, barrier, NVSHMEM):
+ * communication of a stack no rule knows, counted as compute.  example
+ * (may be NULL) gets the name with the most time.  Read only.
+ */
+CVC_API cvc_status cvc_classify_suspects(cvc_db *db, int64_t run_id, double *share,
+					 char *example, size_t len);
+
 #endif

@@ -83,6 +83,15 @@ static const struct example examples[] = {
 	{"void deep_ep::internode_ll::combine<7168, 9>(void*, void*, int*, void*, void const*, long const*, float const*, int const*, long const*, int*, int*, void*, int, int, int, int, int, int, int, int, int, int, bool, bool)",
 	 "alltoall", "alltoall", NULL, NULL, NULL},
 	{"void deep_ep::intranode::barrier<8>(int**, int)", "other-comm", "", NULL, NULL, NULL},
+	/* a DeepEP build in its own namespace (issue 14, item 9) */
+	{"void dpsk::ep::internode::dispatch<false, 8, 256>(int4*, float*, int, int)", "alltoall",
+	 NULL, NULL, NULL, NULL},
+	{"void dpsk::ep::internode::notify_dispatch<8>(int const*, int*, int)", "alltoall", NULL,
+	 NULL, NULL, NULL},
+	{"void dpsk::ep::internode_ll::clean_low_latency_buffer<32>(int*, int)", "other-comm", "",
+	 NULL, NULL, NULL},
+	/* "keep" or "deep" before ep:: is not the namespace */
+	{"void sleep::intranode_helper(int)", "other", NULL, NULL, NULL, NULL},
 	{"void pplx::dispatchKernel<unsigned int, 32u>(int, unsigned long, void*)", "alltoall",
 	 NULL, NULL, NULL, NULL},
 	{"nvshmemi_barrier_all_on_stream_kernel()", "other-comm", NULL, NULL, NULL, NULL},
@@ -951,6 +960,47 @@ Test(classify, cli_summary_and_errors, .timeout = 60)
 	rc = tu_cvc(args, &out, &err);
 	cr_assert_eq(rc, 2, "%s", err);
 	cr_assert(strstr(err, "none.db'"), "%s", err);
+	free(out);
+	free(err);
+}
+
+/*
+ * Communication from a stack the rules do not know is said, not silently
+ * counted as compute (issue 14, item 9): a DeepEP build in its own
+ * namespace is communication; an unknown send kernel holding time is
+ * named by cvc_classify_suspects and by `cvc import`'s warning.
+ */
+Test(classify, unknown_communication_is_said, .timeout = 30)
+{
+	static const char text[] =
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":880,"
+		"\"name\":\"void dpsk::ep::internode::dispatch<false, 8>(int4*, int)\"},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"ts\":900,\"dur\":60,"
+		"\"name\":\"void acme::p2p::send_tokens_kernel(int*)\"},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"ts\":1000,\"dur\":60,"
+		"\"name\":\"void descend_tree_kernel(int*)\"}]}";
+	const char *dir = tu_tmpdir();
+	char path[4096], args[8300], ex[160], *out = NULL, *err = NULL;
+	cvc_class_total tot[CVC_CLS_COUNT];
+	int64_t all = 0;
+	double share = 0;
+	cvc_db *db;
+
+	snprintf(path, sizeof path, "%s", tu_path(dir, "ep.json"));
+	cr_assert_eq(tu_write(path, text, sizeof text - 1), 0);
+	db = tu_import(path, "ep.db");
+	cr_assert_eq(cvc_classify_summary(db, -1, tot, &all), CVC_OK);
+	cr_expect_eq(tot[CVC_CLS_ALLTOALL].total_ns, 880000, "DeepEP dispatch is all-to-all");
+	cr_assert_eq(cvc_classify_suspects(db, -1, &share, ex, sizeof ex), CVC_OK);
+	cr_expect_float_eq(share, 60.0 / 1000, 1e-9, "share %.4f", share);
+	cr_expect_str_eq(ex, "void acme::p2p::send_tokens_kernel(int*)");
+	cvc_db_close(db);
+	snprintf(args, sizeof args, "import --db '%s' '%s'", tu_path(dir, "cli.db"), path);
+	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
+	cr_expect(strstr(err, "warning: 6.0% of the kernel time") &&
+		  strstr(err, "send_tokens_kernel") && strstr(err, "cvc classify --unknown"), "%s",
+		  err);
 	free(out);
 	free(err);
 }
