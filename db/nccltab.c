@@ -66,6 +66,7 @@ struct info {
 	char first_redop[16];
 	int first_root, have_first;
 	int banner;                  /* a line only nccl-tests prints */
+	long long prose;             /* text lines that are neither '#' nor rows */
 };
 
 struct reader {
@@ -618,6 +619,8 @@ static cvc_status take_line(struct reader *rd, struct info *in, struct layout *l
 			snprintf(log->nccl_version, sizeof log->nccl_version, "%.*s",
 				 (int)strcspn(v, "+ \t"), v);
 		}
+		if (!isdigit((unsigned char)*s))
+			in->prose++;
 		if (!isdigit((unsigned char)*s) || !*in_table) {
 			char copy[4096];
 
@@ -877,13 +880,13 @@ cvc_status cvc_nt_read(const char *open_path, const char *name, cvc_nt_log *out,
 	if (st)
 		goto out;
 	out->nlines = rd.lineno;
-	/* A document that quotes a row or two of somebody's table (an index, a
-	 * README) is not a run: without a line only nccl-tests prints, a sweep
-	 * of at least 3 sizes is asked for (issue 14). */
-	if (out->nrows > 0 && out->nrows < 3 && !in->banner) {
+	/* A document that quotes a row or two of somebody's table amid its prose
+	 * (an index, a README) is not a run: without a line only nccl-tests
+	 * prints, a sweep of at least 3 sizes is asked for there (issue 14). */
+	if (out->nrows > 0 && out->nrows < 3 && !in->banner && in->prose > 10) {
 		st = fail(&rd, CVC_ERR_NOTFOUND,
 			  "expected an nccl-tests log: its banner (# nThread, #  Rank, # Collective "
-			  "test) or a table of at least 3 sizes, found %zu row%s quoted",
+			  "test) or a table of at least 3 sizes, found %zu row%s quoted in a document",
 			  out->nrows, out->nrows == 1 ? "" : "s");
 		goto out;
 	}

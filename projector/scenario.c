@@ -474,10 +474,10 @@ static cvc_status parse_block(cvc_proj_study *st, yaml_document_t *doc, struct b
 	yaml_node_pair_t *pr;
 	cvc_status rc;
 
+	/* a section given twice merges, later keys winning (docs/SCENARIOS.md);
+	 * a key twice inside one section is an error (section_map) */
 	if (m->type != YAML_MAPPING_NODE)
 		return fail_at(st, m, "expected a mapping of sections");
-	if ((rc = no_duplicates(st, doc, m)))
-		return rc;
 	for (pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
 		yaml_node_t *v = yaml_document_get_node(doc, pr->value);
@@ -586,8 +586,6 @@ static cvc_status parse_doc(cvc_proj_study *st, yaml_document_t *doc)
 		return fail_at(st, NULL, "line 1: expected a mapping (the file is empty)");
 	if (root->type != YAML_MAPPING_NODE)
 		return fail_at(st, root, "expected a mapping at the top level");
-	if ((rc = no_duplicates(st, doc, root)))
-		return rc;
 	for (pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
 		yaml_node_t *v = yaml_document_get_node(doc, pr->value);

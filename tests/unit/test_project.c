@@ -860,9 +860,8 @@ Test(project, zero_duplicates_and_impossible_values_are_errors)
 		 "at least 1 for 'gpus_per_node'"},
 		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: 64, layers: 4}\n"
 		 "hardware: {gpu: H100-SXM, gpus: 8}\n", "key 'layers' given twice"},
-		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: 64}\n"
-		 "hardware: {gpu: H100-SXM, gpus: 8}\nhardware: {gpu: B200, gpus: 8}\n",
-		 "key 'hardware' given twice"},
+		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: {from: 64, to: 256, "
+		 "mul: 2, to: 512}}\nhardware: {gpu: H100-SXM, gpus: 8}\n", "key 'to' given twice"},
 	};
 	static const char *const invalid[][2] = {
 		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: 64, experts: 4, top_k: 8}\n"
