@@ -699,6 +699,28 @@ cvc_status cvc_db_intern(cvc_db *db, const char *s, size_t len, int64_t *id)
 	return CVC_OK;
 }
 
+/*
+ * The one range check every writer of device timelines goes through
+ * (importers, shard merges, the profiler's spool): times within +-2^62 ns
+ * (146 years; Kineto's epoch nanoseconds are 1.7e18), end not before start,
+ * a device index a GPU can have.  An export whose kernel ends at INT64_MAX
+ * would otherwise import and break every later analysis (issue 14).
+ */
+#define TIME_LIMIT_NS ((int64_t)1 << 62)
+
+static cvc_status check_span(cvc_db *db, const char *what, int64_t start, int64_t end,
+			     int device, int host_ok)
+{
+	if (start < -TIME_LIMIT_NS || end > TIME_LIMIT_NS || end < start)
+		return cvc_db_fail(db, CVC_ERR_FORMAT,
+				   "%s: expected start <= end within 2^62 ns, got start %lld, end %lld",
+				   what, (long long)start, (long long)end);
+	if (device > 65535 || device < (host_ok ? -1 : 0))
+		return cvc_db_fail(db, CVC_ERR_FORMAT,
+				   "%s: expected a device index 0..65535, got %d", what, device);
+	return CVC_OK;
+}
+
 cvc_status cvc_db_activity_add(cvc_db *db, const cvc_activity *a, int64_t *id)
 {
 	sqlite3_stmt *st = stmt(db, S_ACT_ADD);
@@ -706,6 +728,8 @@ cvc_status cvc_db_activity_add(cvc_db *db, const cvc_activity *a, int64_t *id)
 
 	if (!st)
 		return CVC_ERR_DB;
+	if ((rc = check_span(db, "activity", a->start_ns, a->end_ns, a->device, 0)))
+		return rc;
 	sqlite3_bind_int64(st, 1, a->run_id);
 	sqlite3_bind_int(st, 2, a->rank);
 	sqlite3_bind_int(st, 3, a->device);
@@ -757,9 +781,12 @@ cvc_status cvc_db_collective_add(cvc_db *db, const cvc_collective *c)
 cvc_status cvc_db_range_add(cvc_db *db, const cvc_range *r)
 {
 	sqlite3_stmt *st = stmt(db, S_RANGE_ADD);
+	cvc_status rc;
 
 	if (!st)
 		return CVC_ERR_DB;
+	if ((rc = check_span(db, "range", r->start_ns, r->end_ns, r->device, 1)))
+		return rc;
 	sqlite3_bind_int64(st, 1, r->run_id);
 	sqlite3_bind_int(st, 2, r->rank);
 	sqlite3_bind_int(st, 3, r->device);

@@ -367,8 +367,16 @@ static cvc_status merge_activities(struct merge *m, int64_t src_run)
 		a.copy_kind = (int32_t)col_i64(st, 19, 0);
 		if ((ret = cvc_db_intern(m->db, name, (size_t)sqlite3_column_bytes(st, 3),
 					 &a.name_id)) ||
-		    (ret = cvc_db_activity_add(m->db, &a, &id)))
+		    (ret = cvc_db_activity_add(m->db, &a, &id))) {
+			if (ret == CVC_ERR_FORMAT) {
+				char why[512];
+
+				snprintf(why, sizeof why, "%s", cvc_db_errmsg(m->db));
+				ret = cvc_db_fail(m->db, ret, "'%s': activity %lld: %s", m->path,
+						  (long long)m->acts + 1, why);
+			}
 			goto out;
+		}
 		m->acts++;
 		if (sqlite3_column_type(st, 20) != SQLITE_NULL) {
 			cvc_collective c = {

@@ -447,10 +447,18 @@ static cvc_status import_activities(struct nsys *n, int which)
 		progress(n);
 		a.start_ns = sqlite3_column_int64(st, 0);
 		a.end_ns = sqlite3_column_int64(st, 1);
-		if (sqlite3_column_type(st, 0) == SQLITE_NULL ||
-		    sqlite3_column_type(st, 1) == SQLITE_NULL || a.end_ns < a.start_ns) {
+		/* integers only: SQLite reads 'abc' as 0 and wraps 2^32 to 0 */
+		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+		    sqlite3_column_type(st, 1) != SQLITE_INTEGER || a.end_ns < a.start_ns) {
 			ret = cvc_db_fail(n->db, CVC_ERR_FORMAT,
-					  "'%s': table %s, row %lld: expected start <= end",
+					  "'%s': table %s, row %lld: expected integer start <= end",
+					  n->path, t, row);
+			goto out;
+		}
+		if (sqlite3_column_type(st, 2) != SQLITE_INTEGER ||
+		    sqlite3_column_int64(st, 2) < 0 || sqlite3_column_int64(st, 2) > 65535) {
+			ret = cvc_db_fail(n->db, CVC_ERR_FORMAT,
+					  "'%s': table %s, row %lld: expected a device index 0..65535",
 					  n->path, t, row);
 			goto out;
 		}
@@ -494,8 +502,16 @@ static cvc_status import_activities(struct nsys *n, int which)
 		}
 		len = strlen(name);
 		if ((ret = cvc_db_intern(n->db, name, len, &a.name_id)) ||
-		    (ret = cvc_db_activity_add(n->db, &a, NULL)))
+		    (ret = cvc_db_activity_add(n->db, &a, NULL))) {
+			if (ret == CVC_ERR_FORMAT) {
+				char why[512];
+
+				snprintf(why, sizeof why, "%s", cvc_db_errmsg(n->db));
+				ret = cvc_db_fail(n->db, ret, "'%s': table %s, row %lld: %s", n->path,
+						  t, row, why);
+			}
 			goto out;
+		}
 		n->acts++;
 	}
 	if (rc != SQLITE_DONE)

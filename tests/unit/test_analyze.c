@@ -1098,8 +1098,18 @@ Test(analyze, corrupt_times_are_format_errors)
 
 	syn_label(db, "k", 1, "gemm", 0);
 	syn_act(db, run, 0, 0, CVC_ACT_KERNEL, "k", 0, 10, 7);
-	syn_act(db, run, 0, 0, CVC_ACT_KERNEL, "k", 5, INT64_MAX, 7);
+	syn_act(db, run, 0, 0, CVC_ACT_KERNEL, "k", 5, 20, 7);
 	syn_commit_close(db);
+	{
+		/* the writers refuse such a span (issue 14): a file edited or
+		 * damaged after the fact still holds one */
+		sqlite3 *sq = NULL;
+
+		cr_assert_eq(sqlite3_open(path, &sq), SQLITE_OK);
+		cr_assert_eq(sqlite3_exec(sq, "UPDATE activities SET end_ns=9223372036854775807 "
+					  "WHERE start_ns=5", NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(sq);
+	}
 	db = open_db(path, 0);
 	cr_expect_eq(cvc_analyze_run(db, NULL, &rows, &n), CVC_ERR_FORMAT);
 	cr_expect(strstr(cvc_db_errmsg(db), "bad.db") && strstr(cvc_db_errmsg(db), "out of range"),

@@ -314,3 +314,49 @@ Test(nsys, unrelated_sqlite_is_not_an_export)
 	sqlite3_close(sq);
 	expect_broken(bad, "not an Nsight Systems export: table CUPTI_ACTIVITY_KIND_KERNEL");
 }
+
+/* A crafted copy of the saxpy export: one SQL statement on its kernel table. */
+static void crafted(const char *name, const char *sql, char *out, size_t cap)
+{
+	const char *dir = tu_tmpdir();
+	const char *raw = tu_gunzip(tu_shared(SAXPY), dir);
+	sqlite3 *sq = NULL;
+	char *data;
+	size_t len;
+
+	data = tu_read(raw, &len);
+	cr_assert(data);
+	snprintf(out, cap, "%s/%s", dir, name);
+	cr_assert_eq(tu_write(out, data, len), 0);
+	free(data);
+	cr_assert_eq(sqlite3_open(out, &sq), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(sq));
+	sqlite3_close(sq);
+}
+
+/*
+ * Values an export can hold that no GPU produced (issue 14, item 1): a
+ * kernel ending at INT64_MAX, a start that is text, a device past 2^32.
+ * Each is refused with the file, table and row, the database unchanged,
+ * instead of importing and breaking every later analysis.
+ */
+Test(nsys, impossible_values_are_refused, .timeout = 60)
+{
+	static const char *const cases[][2] = {
+		{"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET \"end\"=9223372036854775807",
+		 "expected start <= end within 2^62 ns"},
+		{"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start='abc'", "expected integer start <= end"},
+		{"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId=4294967296",
+		 "expected a device index 0..65535"},
+		{"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId=-1",
+		 "expected a device index 0..65535"},
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char bad[4200], name[32];
+
+		snprintf(name, sizeof name, "crafted%zu.sqlite", i);
+		crafted(name, cases[i][0], bad, sizeof bad);
+		expect_broken(bad, cases[i][1]);
+	}
+}
