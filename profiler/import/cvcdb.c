@@ -685,7 +685,8 @@ cvc_status cvc_import_cvcdb(cvc_db *db, int64_t run_id, const char *path,
 			    : cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory opening '%s'", path);
 		goto out;
 	}
-	if ((ret = pragma_int(&m, "PRAGMA application_id", &app)) ||
+	if ((ret = imp_foreign_check(db, m.src, path)) ||
+	    (ret = pragma_int(&m, "PRAGMA application_id", &app)) ||
 	    (ret = pragma_int(&m, "PRAGMA user_version", &ver)))
 		goto out;
 	if ((uint32_t)app != CVC_DB_APP_ID || ver < 1) {

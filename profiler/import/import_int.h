@@ -91,6 +91,12 @@ void imp_stream_set_current(struct imp_stream *s);
 /* The stream this thread is importing under the name path, or NULL. */
 struct imp_stream *imp_stream_current(const char *path);
 
+/* Before reading a foreign SQLite file (an Nsight export, a shard): no
+ * views (a recursive one never ends), strings and blobs of at most 16 MiB.
+ * CVC_ERR_FORMAT naming path otherwise. */
+struct sqlite3;
+cvc_status imp_foreign_check(cvc_db *db, struct sqlite3 *src, const char *path);
+
 /* Tracks a temporary file this import made (tmpfiles.c), and stops
  * tracking it once removed on the normal path. */
 void imp_tmp_add(const char *path);

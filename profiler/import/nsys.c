@@ -759,6 +759,8 @@ cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 			    : cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory opening '%s'", path);
 		goto out;
 	}
+	if ((ret = imp_foreign_check(db, n.src, path)))
+		goto out;
 	if ((have_strings = cvc_db_sqlite_has_table(n.src, "StringIds")) < 0) {
 		ret = src_fail(&n);
 		goto out;

@@ -360,3 +360,22 @@ Test(nsys, impossible_values_are_refused, .timeout = 60)
 		expect_broken(bad, cases[i][1]);
 	}
 }
+
+/* A table replaced by a recursive view would be read forever (issue 14,
+ * item 2): refused before any row, naming the file. */
+Test(nsys, views_are_refused, .timeout = 60)
+{
+	char bad[4200];
+
+	crafted("view.sqlite",
+		"ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME TO k0;"
+		"CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE r(x) AS "
+		"(SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT k0.* FROM k0, r",
+		bad, sizeof bad);
+	expect_broken(bad, "holds a view ('CUPTI_ACTIVITY_KIND_KERNEL')");
+	crafted("bigstrings.sqlite",
+		"ALTER TABLE StringIds RENAME TO s0;"
+		"CREATE VIEW StringIds AS SELECT id, value || zeroblob(900000000) AS value FROM s0",
+		bad, sizeof bad);
+	expect_broken(bad, "holds a view ('StringIds')");
+}
