@@ -622,7 +622,7 @@ cvc_status imp_foreign_check(cvc_db *db, sqlite3 *src, const char *path)
 	sqlite3_limit(src, SQLITE_LIMIT_LENGTH, 16 << 20);
 	if (sqlite3_prepare_v2(src, "SELECT name FROM sqlite_master WHERE type = 'view' LIMIT 1",
 			       -1, &st, NULL) != SQLITE_OK)
-		return cvc_db_fail(db, CVC_ERR_FORMAT, "'%s': cannot read its schema: %s", path,
+		return cvc_db_fail(db, CVC_ERR_FORMAT, "'%s': corrupt or unreadable SQLite file: %s", path,
 				   sqlite3_errmsg(src));
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -631,7 +631,7 @@ cvc_status imp_foreign_check(cvc_db *db, sqlite3 *src, const char *path)
 				  "databases have none, and cvc does not run a file's views", path,
 				  (const char *)sqlite3_column_text(st, 0));
 	else if (rc != SQLITE_DONE)
-		ret = cvc_db_fail(db, CVC_ERR_FORMAT, "'%s': cannot read its schema: %s", path,
+		ret = cvc_db_fail(db, CVC_ERR_FORMAT, "'%s': corrupt or unreadable SQLite file: %s", path,
 				  sqlite3_errmsg(src));
 	sqlite3_finalize(st);
 	return ret;
