@@ -93,6 +93,7 @@ struct cvc_db {
 	sqlite3_stmt *st[S_COUNT];
 	struct str_slot *slots;
 	size_t nslots, nused;
+	size_t cached_bytes;      /* bytes of the names in slots */
 	char errmsg[1024];
 };
 
@@ -357,6 +358,7 @@ static void str_table_free(cvc_db *db)
 	free(db->slots);
 	db->slots = NULL;
 	db->nslots = db->nused = 0;
+	db->cached_bytes = 0;
 }
 
 void cvc_db_remove_files(const char *path)
@@ -615,6 +617,9 @@ static uint64_t hash_bytes(const char *s, size_t len)
 	return h;
 }
 
+#define STR_CACHE_ONE ((size_t)64 << 10)
+#define STR_CACHE_BYTES ((size_t)64 << 20)
+
 static cvc_status str_table_grow(cvc_db *db)
 {
 	size_t n = db->nslots ? db->nslots * 2 : 1024;
@@ -687,6 +692,13 @@ cvc_status cvc_db_intern(cvc_db *db, const char *s, size_t len, int64_t *id)
 	}
 	if ((rc = str_lookup_db(db, s, len, id)))
 		return rc;
+	/* The cache only saves SQL lookups: long names, and names past a
+	 * budget, are looked up in the strings table each time instead of
+	 * being kept for the whole import (3000 distinct 1 MiB names would
+	 * otherwise hold 3 GB; issue 14) */
+	if (len > STR_CACHE_ONE || db->cached_bytes + len > STR_CACHE_BYTES)
+		return CVC_OK;
+	db->cached_bytes += len;
 	db->slots[j].s = malloc(len + 1);
 	if (!db->slots[j].s)
 		return cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory interning strings");

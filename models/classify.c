@@ -569,22 +569,20 @@ static void bind_opt_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
+/* A name to label: its id only; the text is read back one at a time, so
+ * memory does not grow with the names' lengths (issue 14). */
 struct name_item {
 	int64_t id;
 	int kernel;   /* referenced by at least one kernel activity */
-	char *name;
-	size_t len;
 };
 
 /* Reads the distinct activity names to label into *items. */
 static cvc_status collect_names(cvc_db *db, int all, struct name_item **items, size_t *n)
 {
 	static const char sql_all[] =
-		"SELECT a.name_id, MIN(a.kind), s.value FROM activities a "
-		"JOIN strings s ON s.id = a.name_id GROUP BY a.name_id";
+		"SELECT a.name_id, MIN(a.kind) FROM activities a GROUP BY a.name_id";
 	static const char sql_new[] =
-		"SELECT a.name_id, MIN(a.kind), s.value FROM activities a "
-		"JOIN strings s ON s.id = a.name_id WHERE NOT EXISTS "
+		"SELECT a.name_id, MIN(a.kind) FROM activities a WHERE NOT EXISTS "
 		"(SELECT 1 FROM name_class nc WHERE nc.name_id = a.name_id) "
 		"GROUP BY a.name_id";
 	sqlite3_stmt *q = NULL;
@@ -596,9 +594,6 @@ static cvc_status collect_names(cvc_db *db, int all, struct name_item **items, s
 	if ((st = prepare(db, all ? sql_all : sql_new, &q)))
 		goto out;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const unsigned char *txt = sqlite3_column_text(q, 2);
-		size_t len = (size_t)sqlite3_column_bytes(q, 2);
-
 		if (cnt == cap) {
 			size_t ncap = cap ? cap * 2 : 256;
 			struct name_item *nv = realloc(v, ncap * sizeof *nv);
@@ -612,15 +607,6 @@ static cvc_status collect_names(cvc_db *db, int all, struct name_item **items, s
 		}
 		v[cnt].id = sqlite3_column_int64(q, 0);
 		v[cnt].kernel = sqlite3_column_int(q, 1) == CVC_ACT_KERNEL;
-		v[cnt].len = len;
-		v[cnt].name = malloc(len + 1);
-		if (!v[cnt].name) {
-			st = cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		if (len)
-			memcpy(v[cnt].name, txt, len);
-		v[cnt].name[len] = '\0';
 		cnt++;
 	}
 	if (rc != SQLITE_DONE)
@@ -628,8 +614,6 @@ static cvc_status collect_names(cvc_db *db, int all, struct name_item **items, s
 out:
 	sqlite3_finalize(q);
 	if (st) {
-		for (size_t i = 0; i < cnt; i++)
-			free(v[i].name);
 		free(v);
 		v = NULL;
 		cnt = 0;
@@ -651,7 +635,7 @@ static cvc_status step_reset(cvc_db *db, sqlite3_stmt *st, const char *what)
 cvc_status cvc_classify_db(cvc_db *db, const cvc_rules *rules, int all)
 {
 	const cvc_rules *rs = NULL;
-	sqlite3_stmt *cls = NULL, *ins = NULL;
+	sqlite3_stmt *cls = NULL, *ins = NULL, *txt = NULL;
 	struct name_item *items = NULL;
 	pcre2_match_data *md = NULL;
 	size_t n = 0;
@@ -687,11 +671,23 @@ cvc_status cvc_classify_db(cvc_db *db, const cvc_rules *rules, int all)
 		st = cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
 		goto out;
 	}
+	if ((st = prepare(db, "SELECT value FROM strings WHERE id = ?", &txt)))
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		cvc_class_match m;
 
 		if (items[i].kernel) {
-			if ((st = match_with(rs, md, items[i].name, items[i].len, &m))) {
+			const char *name = "";
+			size_t len = 0;
+
+			sqlite3_bind_int64(txt, 1, items[i].id);
+			if (sqlite3_step(txt) == SQLITE_ROW && sqlite3_column_text(txt, 0)) {
+				name = (const char *)sqlite3_column_text(txt, 0);
+				len = (size_t)sqlite3_column_bytes(txt, 0);
+			}
+			st = match_with(rs, md, name, len, &m);
+			sqlite3_reset(txt);
+			if (st) {
 				cvc_db_fail(db, st, "classify: out of memory");
 				goto out;
 			}
@@ -716,11 +712,10 @@ cvc_status cvc_classify_db(cvc_db *db, const cvc_rules *rules, int all)
 	}
 out:
 	pcre2_match_data_free(md);
-	for (size_t i = 0; i < n; i++)
-		free(items[i].name);
 	free(items);
 	sqlite3_finalize(cls);
 	sqlite3_finalize(ins);
+	sqlite3_finalize(txt);
 	return st;
 }
 
