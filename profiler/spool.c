@@ -256,9 +256,21 @@ struct mat {
 	int64_t clock[4];       /* start cupti, start real, end cupti, end real */
 	int have_clock[4];
 	cvc_materialize_stats *stats;
+	int64_t out_of_range;   /* records no GPU produced: dropped and counted */
 	char *err;
 	size_t errlen;
 };
+
+/* A record whose times or device no GPU produced (a corrupt buffer) is
+ * dropped and counted, not the whole run: the same bounds the database's
+ * writers hold (db/store.c). */
+static int in_range(int64_t start, int64_t end, int64_t device, int host_ok)
+{
+	const int64_t lim = (int64_t)1 << 62;
+
+	return start >= -lim && end <= lim && end >= start && device <= 65535 &&
+	       device >= (host_ok ? -1 : 0);
+}
 
 #define MAT_MAX_STRINGS (1u << 24)
 #define MAT_MAX_MARKERS ((size_t)1 << 26)
@@ -492,6 +504,10 @@ static cvc_status mat_act(struct mat *m, size_t off, const struct cvc_spool_act 
 		return st;
 	a.start_ns = s->start_ns;
 	a.end_ns = s->end_ns < s->start_ns ? s->start_ns : s->end_ns;
+	if (!in_range(a.start_ns, a.end_ns, (int64_t)s->device, 0)) {
+		m->out_of_range++;
+		return CVC_OK;
+	}
 	a.stream = s->stream;
 	a.context = s->context;
 	a.correlation = s->correlation ? (int64_t)s->correlation : -1;
@@ -523,6 +539,10 @@ static cvc_status mat_api(struct mat *m, size_t off, const struct cvc_spool_api 
 		return st;
 	r.start_ns = s->start_ns;
 	r.end_ns = s->end_ns < s->start_ns ? s->start_ns : s->end_ns;
+	if (!in_range(r.start_ns, r.end_ns, -1, 1)) {
+		m->out_of_range++;
+		return CVC_OK;
+	}
 	r.tid = s->tid;
 	r.domain = s->domain == 1 ? "cuda-driver" : "cuda-runtime";
 	if ((st = cvc_db_range_add(m->db, &r)))
@@ -649,6 +669,10 @@ static cvc_status mat_range(struct mat *m, const struct cvc_spool_marker *s, uin
 		return mat_dbfail(m, st);
 	r.start_ns = s->ts_ns;
 	r.end_ns = end_ns < s->ts_ns ? s->ts_ns : end_ns;
+	if (!in_range(r.start_ns, r.end_ns, r.device, 1)) {
+		m->out_of_range++;
+		return CVC_OK;
+	}
 	r.tid = s->tid;
 	if (s->domain_sid) {
 		(void)mat_str(m, s->domain_sid, dom, sizeof dom);
@@ -850,6 +874,9 @@ static cvc_status mat_finish(struct mat *m, size_t end, const char *spool_path)
 	if (m->stats->unmatched_markers &&
 	    (st = cvc_db_run_meta_add(m->db, m->run_id, "unmatched_nvtx_markers",
 				      m->stats->unmatched_markers)))
+		return mat_dbfail(m, st);
+	if (m->out_of_range &&
+	    (st = cvc_db_run_meta_add(m->db, m->run_id, "records_out_of_range", m->out_of_range)))
 		return mat_dbfail(m, st);
 	if ((st = cvc_db_source_add(m->db, m->run_id, spool_path, "cupti", m->rank,
 				    m->stats->records, NULL)))
