@@ -720,17 +720,23 @@ cvc_status cvc_db_intern(cvc_db *db, const char *s, size_t len, int64_t *id)
  */
 #define TIME_LIMIT_NS ((int64_t)1 << 62)
 
+int cvc_db_span_ok(int64_t start, int64_t end, int64_t device, int host_ok)
+{
+	return start >= -TIME_LIMIT_NS && end <= TIME_LIMIT_NS && end >= start &&
+	       device <= 65535 && device >= (host_ok ? -1 : 0);
+}
+
 static cvc_status check_span(cvc_db *db, const char *what, int64_t start, int64_t end,
 			     int device, int host_ok)
 {
+	if (cvc_db_span_ok(start, end, device, host_ok))
+		return CVC_OK;
 	if (start < -TIME_LIMIT_NS || end > TIME_LIMIT_NS || end < start)
 		return cvc_db_fail(db, CVC_ERR_FORMAT,
 				   "%s: expected start <= end within 2^62 ns, got start %lld, end %lld",
 				   what, (long long)start, (long long)end);
-	if (device > 65535 || device < (host_ok ? -1 : 0))
-		return cvc_db_fail(db, CVC_ERR_FORMAT,
-				   "%s: expected a device index 0..65535, got %d", what, device);
-	return CVC_OK;
+	return cvc_db_fail(db, CVC_ERR_FORMAT, "%s: expected a device index 0..65535, got %d",
+			   what, device);
 }
 
 cvc_status cvc_db_activity_add(cvc_db *db, const cvc_activity *a, int64_t *id)

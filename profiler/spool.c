@@ -261,16 +261,6 @@ struct mat {
 	size_t errlen;
 };
 
-/* A record whose times or device no GPU produced (a corrupt buffer) is
- * dropped and counted, not the whole run: the same bounds the database's
- * writers hold (db/store.c). */
-static int in_range(int64_t start, int64_t end, int64_t device, int host_ok)
-{
-	const int64_t lim = (int64_t)1 << 62;
-
-	return start >= -lim && end <= lim && end >= start && device <= 65535 &&
-	       device >= (host_ok ? -1 : 0);
-}
 
 #define MAT_MAX_STRINGS (1u << 24)
 #define MAT_MAX_MARKERS ((size_t)1 << 26)
@@ -504,7 +494,9 @@ static cvc_status mat_act(struct mat *m, size_t off, const struct cvc_spool_act 
 		return st;
 	a.start_ns = s->start_ns;
 	a.end_ns = s->end_ns < s->start_ns ? s->start_ns : s->end_ns;
-	if (!in_range(a.start_ns, a.end_ns, (int64_t)s->device, 0)) {
+	/* a record no GPU produced (a corrupt buffer): dropped and counted,
+	 * not the whole run */
+	if (!cvc_db_span_ok(a.start_ns, a.end_ns, (int64_t)s->device, 0)) {
 		m->out_of_range++;
 		return CVC_OK;
 	}
@@ -539,7 +531,7 @@ static cvc_status mat_api(struct mat *m, size_t off, const struct cvc_spool_api 
 		return st;
 	r.start_ns = s->start_ns;
 	r.end_ns = s->end_ns < s->start_ns ? s->start_ns : s->end_ns;
-	if (!in_range(r.start_ns, r.end_ns, -1, 1)) {
+		if (!cvc_db_span_ok(r.start_ns, r.end_ns, -1, 1)) {
 		m->out_of_range++;
 		return CVC_OK;
 	}
@@ -669,7 +661,7 @@ static cvc_status mat_range(struct mat *m, const struct cvc_spool_marker *s, uin
 		return mat_dbfail(m, st);
 	r.start_ns = s->ts_ns;
 	r.end_ns = end_ns < s->ts_ns ? s->ts_ns : end_ns;
-	if (!in_range(r.start_ns, r.end_ns, r.device, 1)) {
+		if (!cvc_db_span_ok(r.start_ns, r.end_ns, r.device, 1)) {
 		m->out_of_range++;
 		return CVC_OK;
 	}

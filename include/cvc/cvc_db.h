@@ -238,6 +238,14 @@ typedef struct cvc_range {
 CVC_API cvc_status cvc_db_range_add(cvc_db *db, const cvc_range *r);
 
 /*
+ * The bounds cvc_db_activity_add() and cvc_db_range_add() hold every span
+ * to (a writer that would rather drop a record than fail asks first): times
+ * within +-2^62 ns, end not before start, device 0..65535 (-1 too when
+ * host_ok, for host ranges).
+ */
+CVC_API int cvc_db_span_ok(int64_t start, int64_t end, int64_t device, int host_ok);
+
+/*
  * Bytes per element of a dtype as traces spell it (c10 names "Float",
  * "BFloat16", "Float8_e4m3fn", NCCL/short names "f32", "bf16", ...; case
  * and punctuation ignored); 0 when unknown or NULL.  Here, in the first
