@@ -242,7 +242,9 @@ static void note_used(struct proj_used *u, const char *gpu, int coll, const char
 {
 	int i = u->last;
 
-	if (i < u->n && u->e[i].key == origin && u->e[i].coll == coll &&
+	/* the last entry first: a study prices the same few in a row (the
+	 * origin's address alone could be a freed modelset's, so the text) */
+	if (i < u->n && u->e[i].coll == coll && strcmp(u->e[i].origin, origin) == 0 &&
 	    strcmp(u->e[i].gpu, gpu) == 0) {
 		u->e[i].calls += calls;
 		return;
@@ -260,7 +262,6 @@ static void note_used(struct proj_used *u, const char *gpu, int coll, const char
 		u->e[i].coll = coll;
 		u->e[i].calls = 0;
 	}
-	u->e[i].key = origin;
 	u->e[i].calls += calls;
 	u->last = i;
 }

@@ -79,7 +79,6 @@ struct cvc_hw_spec;
 #define PROJ_USED_MAX 64
 struct proj_used {
 	struct {
-		const char *key;      /* the origin string while its modelset lives */
 		char gpu[64];
 		int coll;
 		char origin[256];
