@@ -266,16 +266,19 @@ static void note_used(struct proj_used *u, const char *gpu, int coll, const char
 	u->last = i;
 }
 
-void proj_unc_add(struct proj_unc *a, const struct proj_unc *b, double w)
+/* The attention call an operator stands for. */
+static void attn_of(const struct proj_pricer *p, const cvc_proj_op *o, cvc_model_attn *a)
 {
-	for (int i = 0; i < PU_N; i++) {
-		a->t[i] += w * b->t[i];
-		a->ts[i] += w * b->ts[i];
-		a->tdef[i] += w * b->tdef[i];
-		a->tcarry[i] += w * b->tcarry[i];
-		if (w > 0 && b->ext[i] > a->ext[i])
-			a->ext[i] = b->ext[i];
-	}
+	a->batch = o->b;
+	a->heads = o->heads;
+	a->kv_heads = o->kv_heads;
+	a->seq_q = o->m;
+	a->seq_kv = o->n;
+	a->head_dim = o->k;
+	a->causal = o->causal;
+	a->backward = o->backward;
+	a->dtype = (cvc_hw_dtype)p->gemm_dt[o->dtype];
+	a->backend = o->sub;
 }
 
 double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct proj_unc *u)
@@ -295,16 +298,7 @@ double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct p
 	case CVC_PROJ_OP_ATTN: {
 		cvc_model_attn a;
 
-		a.batch = o->b;
-		a.heads = o->heads;
-		a.kv_heads = o->kv_heads;
-		a.seq_q = o->m;
-		a.seq_kv = o->n;
-		a.head_dim = o->k;
-		a.causal = o->causal;
-		a.backward = o->backward;
-		a.dtype = (cvc_hw_dtype)p->gemm_dt[o->dtype];
-		a.backend = o->sub;
+		attn_of(p, o, &a);
 		cvc_model_attention_price(p->ms_scaled, &a, &pr);
 		c = PU_ATTN;
 		break;
@@ -346,16 +340,7 @@ double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *o)
 	case CVC_PROJ_OP_ATTN: {
 		cvc_model_attn a;
 
-		a.batch = o->b;
-		a.heads = o->heads;
-		a.kv_heads = o->kv_heads;
-		a.seq_q = o->m;
-		a.seq_kv = o->n;
-		a.head_dim = o->k;
-		a.causal = o->causal;
-		a.backward = o->backward;
-		a.dtype = (cvc_hw_dtype)p->gemm_dt[o->dtype];
-		a.backend = o->sub;
+		attn_of(p, o, &a);
 		return 1e-6 * cvc_model_attention_us(p->ms_scaled, &a);
 	}
 	case CVC_PROJ_OP_MEM:

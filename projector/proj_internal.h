@@ -128,8 +128,6 @@ struct proj_unc {
 /* proj_op_s() that also adds the op's price to u (u may be NULL). */
 double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *op, struct proj_unc *u);
 
-/* Adds w times b to a. */
-void proj_unc_add(struct proj_unc *a, const struct proj_unc *b, double w);
 
 /* What proj_intervals() needs besides the result (interval.c). */
 struct proj_interval_in {
