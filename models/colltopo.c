@@ -216,8 +216,8 @@ double opm_topo_us(const cvc_model_coll_level *lv, cvc_model_coll fit_c, cvc_mod
 	return best;
 }
 
-double opm_topo_small_us(double t_fit_us, cvc_model_coll fit_c, cvc_model_coll c,
-			 const struct opm_span *fit, const struct opm_span *to, int force)
+double opm_span_lat_us(cvc_model_coll fit_c, cvc_model_coll c, const struct opm_span *fit,
+		       const struct opm_span *to, int force)
 {
 	double best = INFINITY;
 
@@ -229,5 +229,5 @@ double opm_topo_small_us(double t_fit_us, cvc_model_coll fit_c, cvc_model_coll c
 		d = opm_algo_lat_us(c, a, to) - opm_algo_lat_us(fit_c, a, fit);
 		best = d < best ? d : best;
 	}
-	return t_fit_us + (best > 0 && isfinite(best) ? best : 0);
+	return best > 0 && isfinite(best) ? best : 0;
 }

@@ -1067,7 +1067,6 @@ static double default_hops_us(cvc_model_coll c, int n, int gpn)
 {
 	int nodes = (n + gpn - 1) / gpn;
 	struct opm_span to = {n, gpn, nodes, 0, 0}, two = {2 * gpn, gpn, 2, 0, 0};
-	double best = INFINITY;
 
 	if (nodes <= 2)
 		return 0;
@@ -1075,19 +1074,7 @@ static double default_hops_us(cvc_model_coll c, int n, int gpn)
 		return 0;
 	/* NCCL's latency model past the two nodes the defaults' alpha covers,
 	 * the cheaper algorithm (the same growth the fitted levels get) */
-	for (int a = 0; a < OPM_NALGO; a++)
-		if (opm_algo_allowed(c, a)) {
-			double d = opm_algo_lat_us(c, a, &to) - opm_algo_lat_us(c, a, &two);
-
-			best = d < best ? d : best;
-		}
-	return best > 0 ? best : 0;
-}
-
-static int carry_flag(const struct coll_slot *net, int nodes, int fit_nodes, int borrowed)
-{
-	(void)net;
-	return borrowed || nodes != fit_nodes;
+	return opm_span_lat_us(c, c, &two, &to, OPM_ALGO_AUTO);
 }
 
 /* The newest slot of c whose large-message level passed the gate and that
@@ -1190,9 +1177,8 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 		 * line overprices), carried by the span's latency */
 		if ((double)bytes < net->lvl.min_bytes && (double)bytes >= net->dom_min &&
 		    !borrowed) {
-			double ts = opm_topo_small_us(opm_coll_us(net->p, net->nparams, c, bytes,
-								  net->nranks),
-						      net->c, c, &fit, &to, algo);
+			double ts = opm_coll_us(net->p, net->nparams, c, bytes, net->nranks) +
+				    opm_span_lat_us(net->c, c, &fit, &to, algo);
 
 			if (ts < out->us) {
 				out->us = ts;
@@ -1211,7 +1197,7 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 			out->sigma = sqrt(lv * lv + carry * carry + ring * ring);
 		}
 		out->extrap = fmax((double)nodes / fit.nodes, 1.0);
-		out->carried = carry_flag(net, nodes, fit.nodes, borrowed);
+		out->carried = borrowed || nodes != fit.nodes;
 		return;
 	}
 	out->us = coll_default(sys, c, bytes, group_size, gpus_per_node) +

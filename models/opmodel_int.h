@@ -87,10 +87,10 @@ int opm_algo_best_bw(cvc_model_coll c, const struct opm_span *sp);
 double opm_topo_us(const cvc_model_coll_level *lv, cvc_model_coll fit_c, cvc_model_coll c,
 		   const struct opm_span *fit, const struct opm_span *to, int64_t bytes, int force,
 		   int *algo_used);
-/* A size below the level, measured by the fit's own regimes at span fit:
- * t_fit_us plus the latency the span adds (the cheapest algorithm's). */
-double opm_topo_small_us(double t_fit_us, cvc_model_coll fit_c, cvc_model_coll c,
-			 const struct opm_span *fit, const struct opm_span *to, int force);
+/* The latency going from span fit (collective fit_c) to span to adds in
+ * NCCL's model: the cheapest allowed (or forced) algorithm's, at least 0. */
+double opm_span_lat_us(cvc_model_coll fit_c, cvc_model_coll c, const struct opm_span *fit,
+		       const struct opm_span *to, int force);
 
 /* Memory-bound, form "membound": p[0] floor us, p[1] fraction of HBM
  * bandwidth.  Time = p0 + bytes / (p1 BW). */

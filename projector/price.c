@@ -43,14 +43,26 @@ cvc_status cvc_proj_ctx_new(cvc_db *db, cvc_proj_ctx **out)
 	return rc;
 }
 
+/* Frees every pricer's modelsets and empties the slots; they are built
+ * again on first use. */
+static void drop_pricers(cvc_proj_ctx *ctx)
+{
+	for (int i = 0; i < PROJ_NPRICERS; i++) {
+		cvc_modelset_free((cvc_modelset *)ctx->slot[i].p.ms_scaled);
+		cvc_modelset_free((cvc_modelset *)ctx->slot[i].p.ms_base);
+		memset(&ctx->slot[i].p, 0, sizeof ctx->slot[i].p);
+	}
+	ctx->nslots = 0;
+	ctx->last = -1;
+	ctx->evict = 0;
+	memset(&ctx->cc, 0, sizeof ctx->cc); /* keyed on the slots */
+}
+
 void cvc_proj_ctx_free(cvc_proj_ctx *ctx)
 {
 	if (!ctx)
 		return;
-	for (int i = 0; i < PROJ_NPRICERS; i++) {
-		cvc_modelset_free((cvc_modelset *)ctx->slot[i].p.ms_scaled);
-		cvc_modelset_free((cvc_modelset *)ctx->slot[i].p.ms_base);
-	}
+	drop_pricers(ctx);
 	cvc_hw_catalog_free(ctx->cat);
 	free(ctx);
 }
@@ -73,16 +85,7 @@ void cvc_proj_ctx_set_force(cvc_proj_ctx *ctx, int on)
 	if (!ctx || ctx->force == !!on)
 		return;
 	ctx->force = !!on;
-	/* the modelsets are built again on first use */
-	for (int i = 0; i < ctx->nslots; i++) {
-		cvc_modelset_free((cvc_modelset *)ctx->slot[i].p.ms_scaled);
-		cvc_modelset_free((cvc_modelset *)ctx->slot[i].p.ms_base);
-		memset(&ctx->slot[i].p, 0, sizeof ctx->slot[i].p);
-	}
-	ctx->nslots = 0;
-	ctx->last = -1;
-	ctx->evict = 0;
-	memset(&ctx->cc, 0, sizeof ctx->cc);
+	drop_pricers(ctx); /* built again, with or without the gated fits */
 }
 
 const char *cvc_proj_ctx_errmsg(const cvc_proj_ctx *ctx)
