@@ -56,8 +56,11 @@ static int predict_csv(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt
 	int col[4] = {-1, -1, -1, -1}, lineno = 0, rc = 0;
 	static const char *const names[4] = {"m", "n", "k", "b"};
 
-	if (!f)
-		return cli_fail(CVC_ERR_IO, "'%s': %s", path, strerror(errno));
+	if (!f) {
+		int e = errno;
+
+		return cli_fail(cvc_open_status(e), "'%s': cannot open: %s", path, strerror(e));
+	}
 	while (fgets(line, sizeof line, f)) {
 		size_t len = strlen(line);
 		long long v[4] = {0, 0, 0, 1};

@@ -199,8 +199,10 @@ cvc_status cvc_file_read(const char *path, size_t max, char **out, size_t *len, 
 	*out = NULL;
 	*len = 0;
 	if (!f) {
-		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(errno));
-		return CVC_ERR_IO;
+		int e = errno;
+
+		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(e));
+		return cvc_open_status(e);
 	}
 	for (;;) {
 		size_t got;

@@ -98,15 +98,18 @@ static cvc_status next_line(struct reader *r, int *eof)
 
 	*eof = 0;
 	if (!gzgets(r->gz, r->buf, NT_LINE_MAX)) {
+		char m[256];
 		int zerr;
-		const char *m = gzerror(r->gz, &zerr);
 
-		if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
-			r->lineno++;
-			return fail(r, CVC_ERR_FORMAT, "corrupt gzip data: %s", m);
+		/* a log cut mid-stream still has its complete lines: the cut
+		 * (Z_BUF_ERROR) reads as the end */
+		gzerror(r->gz, &zerr);
+		if (zerr == Z_OK || zerr == Z_BUF_ERROR) {
+			*eof = 1;
+			return CVC_OK;
 		}
-		*eof = 1;
-		return CVC_OK;
+		r->lineno++;
+		return fail(r, cvc_gz_status(r->gz, m, sizeof m), "%s", m);
 	}
 	r->lineno++;
 	len = strlen(r->buf);
@@ -865,9 +868,11 @@ cvc_status cvc_nt_read(const char *open_path, const char *name, cvc_nt_log *out,
 	errno = 0;
 	rd.gz = gzopen(open_path, "rb");
 	if (!rd.gz) {
+		int e = errno;
+
 		snprintf(err, errlen, "'%s': cannot open: %s", rd.name,
-			 errno ? strerror(errno) : "out of memory");
-		st = CVC_ERR_IO;
+			 e ? strerror(e) : "out of memory");
+		st = e ? cvc_open_status(e) : CVC_ERR_NOMEM;
 		goto out;
 	}
 	gzbuffer(rd.gz, 1 << 16);

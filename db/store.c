@@ -677,8 +677,9 @@ cvc_status cvc_db_intern(cvc_db *db, const char *s, size_t len, int64_t *id)
 	size_t j;
 	cvc_status rc;
 
-	if (len > 1u << 20)
-		return cvc_db_fail(db, CVC_ERR_FORMAT, "name of %zu bytes is too long", len);
+	if (len > CVC_DB_NAME_MAX)
+		return cvc_db_fail(db, CVC_ERR_FORMAT, "name of %zu bytes is longer than %zu",
+				   len, CVC_DB_NAME_MAX);
 	if (db->nused * 2 >= db->nslots && (rc = str_table_grow(db)))
 		return rc;
 	h = hash_bytes(s, len);

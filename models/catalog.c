@@ -461,7 +461,9 @@ cvc_status cvc_hw_catalog_load(cvc_hw_catalog *cat, const char *path)
 		return CVC_ERR_USAGE;
 	f = fopen(path, "rb");
 	if (!f) {
-		st = cat_fail(cat, CVC_ERR_IO, "'%s': %s", path, strerror(errno));
+		int e = errno;
+
+		st = cat_fail(cat, cvc_open_status(e), "'%s': cannot open: %s", path, strerror(e));
 		goto out;
 	}
 	/* A catalog is a few kB; 4 MiB is far beyond any real one. */

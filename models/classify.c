@@ -413,8 +413,12 @@ cvc_status cvc_rules_load(const char *path, cvc_rules **out, char *err, size_t e
 
 	*out = NULL;
 	f = fopen(path, "rb");
-	if (!f)
-		return errf(err, errlen, CVC_ERR_IO, "'%s': %s", path, strerror(errno));
+	if (!f) {
+		int e = errno;
+
+		return errf(err, errlen, cvc_open_status(e), "'%s': cannot open: %s", path,
+			    strerror(e));
+	}
 	buf = malloc(RULES_MAX_BYTES + 1);
 	if (!buf) {
 		st = errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
@@ -757,18 +761,22 @@ cvc_status cvc_classify_unknown(cvc_db *db, const cvc_rules *rules, int64_t run_
 				cvc_unknown_fn fn, void *arg)
 {
 	const cvc_rules *rs = NULL;
-	sqlite3_stmt *q = NULL;
+	sqlite3_stmt *q = NULL, *qn = NULL;
 	pcre2_match_data *md = NULL;
 	cvc_status st;
 	int rc;
 
 	if ((st = resolve_rules(db, rules, &rs)))
 		return st;
-	if ((st = prepare(db, "SELECT s.value, COUNT(*) AS n, "
-			  "SUM(a.end_ns - a.start_ns) AS t FROM activities a "
-			  "JOIN strings s ON s.id = a.name_id "
-			  "WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1) "
-			  "GROUP BY a.name_id ORDER BY t DESC, s.value", &q)))
+	/* The sort carries name ids and a bounded prefix, and each name is read
+	 * after it: sorting rows that carry whole names would hold every
+	 * distinct name in memory at once (issue 14 item 3). */
+	if ((st = prepare(db, "SELECT g.id, g.n, g.t FROM ("
+			  " SELECT a.name_id AS id, COUNT(*) AS n, SUM(a.end_ns - a.start_ns) AS t"
+			  " FROM activities a WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1)"
+			  " GROUP BY a.name_id) g JOIN strings s ON s.id = g.id "
+			  "ORDER BY g.t DESC, substr(s.value, 1, 256), g.id", &q)) ||
+	    (st = prepare(db, "SELECT value FROM strings WHERE id = ?1", &qn)))
 		goto out;
 	sqlite3_bind_int64(q, 1, run_id);
 	md = pcre2_match_data_create(rs->ovec, NULL);
@@ -777,10 +785,17 @@ cvc_status cvc_classify_unknown(cvc_db *db, const cvc_rules *rules, int64_t run_
 		goto out;
 	}
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(q, 0);
-		size_t len = (size_t)sqlite3_column_bytes(q, 0);
+		const char *name;
+		size_t len;
 		cvc_class_match m;
 
+		sqlite3_bind_int64(qn, 1, sqlite3_column_int64(q, 0));
+		if (sqlite3_step(qn) != SQLITE_ROW) {
+			st = sq_fail(db, "reading kernel names");
+			goto out;
+		}
+		name = (const char *)sqlite3_column_text(qn, 0);
+		len = (size_t)sqlite3_column_bytes(qn, 0);
 		if ((st = match_with(rs, md, name ? name : "", len, &m))) {
 			cvc_db_fail(db, st, "classify: out of memory");
 			goto out;
@@ -788,11 +803,13 @@ cvc_status cvc_classify_unknown(cvc_db *db, const cvc_rules *rules, int64_t run_
 		if (m.rule < 0 && fn(arg, name ? name : "", sqlite3_column_int64(q, 1),
 				     sqlite3_column_int64(q, 2)))
 			goto out;
+		sqlite3_reset(qn);
 	}
 	if (rc != SQLITE_DONE)
 		st = sq_fail(db, "reading kernel names");
 out:
 	pcre2_match_data_free(md);
+	sqlite3_finalize(qn);
 	sqlite3_finalize(q);
 	return st;
 }
@@ -837,12 +854,16 @@ cvc_status cvc_classify_suspects(cvc_db *db, int64_t run_id, double *share, char
 	*share = 0;
 	if (example && len)
 		example[0] = '\0';
-	if ((st = prepare(db, "SELECT s.value, SUM(a.end_ns - a.start_ns), "
-			  "coalesce(oc.name, 'other') FROM activities a "
-			  "JOIN strings s ON s.id = a.name_id "
-			  "LEFT JOIN name_class nc ON nc.name_id = a.name_id "
-			  "LEFT JOIN op_classes oc ON oc.id = nc.class_id "
-			  "WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1) GROUP BY a.name_id", &q)))
+	/* Sums per name id first and reads each name after: grouping rows that
+	 * carry the names would make SQLite's sorter hold every distinct name at
+	 * once (300 distinct 1 MiB names: 300 MB; issue 14 item 3). */
+	if ((st = prepare(db, "SELECT s.value, g.t, coalesce(oc.name, 'other') FROM ("
+			  " SELECT a.name_id AS id, SUM(a.end_ns - a.start_ns) AS t "
+			  " FROM activities a WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1) "
+			  " GROUP BY a.name_id) g "
+			  "JOIN strings s ON s.id = g.id "
+			  "LEFT JOIN name_class nc ON nc.name_id = g.id "
+			  "LEFT JOIN op_classes oc ON oc.id = nc.class_id", &q)))
 		return st;
 	sqlite3_bind_int64(q, 1, run_id);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {

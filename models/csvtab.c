@@ -52,6 +52,7 @@ static cvc_status push(cvc_model_rows *rows, const cvc_model_row *row)
 struct reader {
 	gzFile gz;
 	const char *path;
+	cvc_status fail_st;	/* status of the last next_line() error */
 	char *line;
 	int lineno;
 	char *err;
@@ -64,12 +65,10 @@ static int next_line(struct reader *r)
 	size_t n;
 
 	if (!gzgets(r->gz, r->line, LINE_CAP)) {
-		int e;
+		char m[256];
 
-		gzerror(r->gz, &e);
-		if (e != Z_OK && e != Z_STREAM_END) {
-			snprintf(r->err, r->errlen, "'%s': line %d: read error (corrupt gzip?)",
-				 r->path, r->lineno + 1);
+		if ((r->fail_st = cvc_gz_status(r->gz, m, sizeof m)) != CVC_OK) {
+			snprintf(r->err, r->errlen, "'%s': line %d: %s", r->path, r->lineno + 1, m);
 			return -1;
 		}
 		return 0;
@@ -79,6 +78,7 @@ static int next_line(struct reader *r)
 	if (n == LINE_CAP - 1 && r->line[n - 1] != '\n') {
 		snprintf(r->err, r->errlen, "'%s': line %d: expected a line under %d bytes",
 			 r->path, r->lineno, LINE_CAP);
+		r->fail_st = CVC_ERR_FORMAT;
 		return -1;
 	}
 	while (n && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r'))
@@ -196,7 +196,7 @@ static cvc_status read_xla_matmul(struct reader *r, cvc_model_rows *rows, char *
 		if (push(rows, &row))
 			return bad(r, "fewer rows (row cap reached)", "");
 	}
-	return got < 0 ? CVC_ERR_FORMAT : CVC_OK;
+	return got < 0 ? r->fail_st : CVC_OK;
 }
 
 static cvc_status read_xla_coll(struct reader *r, cvc_model_rows *rows, char **hdr, int nh)
@@ -246,7 +246,7 @@ static cvc_status read_xla_coll(struct reader *r, cvc_model_rows *rows, char **h
 		if (push(rows, &row))
 			return bad(r, "fewer rows (row cap reached)", "");
 	}
-	return got < 0 ? CVC_ERR_FORMAT : CVC_OK;
+	return got < 0 ? r->fail_st : CVC_OK;
 }
 
 /* ---- vidur ------------------------------------------------------------------ */
@@ -296,7 +296,7 @@ static cvc_status read_vidur_net(struct reader *r, cvc_model_rows *rows, char **
 		if (push(rows, &row))
 			return bad(r, "fewer rows (row cap reached)", "");
 	}
-	return got < 0 ? CVC_ERR_FORMAT : CVC_OK;
+	return got < 0 ? r->fail_st : CVC_OK;
 }
 
 /* The four GEMMs of a transformer layer in vidur's mlp.csv. */
@@ -388,7 +388,7 @@ static cvc_status read_vidur_mlp(struct reader *r, cvc_model_rows *rows, char **
 				return bad(r, "fewer rows (row cap reached)", "");
 		}
 	}
-	return got < 0 ? CVC_ERR_FORMAT : CVC_OK;
+	return got < 0 ? r->fail_st : CVC_OK;
 }
 
 /* ---- nccl-tests ------------------------------------------------------------- */
@@ -477,8 +477,11 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 	}
 	r.gz = gzopen(path, "rb");
 	if (!r.gz) {
-		snprintf(err, errlen, "'%s': %s", path, errno ? strerror(errno) : "cannot open");
-		st = CVC_ERR_IO;
+		int e = errno;
+
+		snprintf(err, errlen, "'%s': cannot open: %s", path,
+			 e ? strerror(e) : "out of memory");
+		st = e ? cvc_open_status(e) : CVC_ERR_NOMEM;
 		goto out;
 	}
 	gzbuffer(r.gz, 1 << 16);
@@ -489,7 +492,7 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 		if (got == 0)
 			snprintf(err, errlen, "'%s': line 1: expected a known table header, got an empty file",
 				 path);
-		st = CVC_ERR_FORMAT;
+		st = got == 0 ? CVC_ERR_FORMAT : r.fail_st;
 		goto out;
 	}
 	memcpy(hdr_copy, r.line, strlen(r.line) + 1);

@@ -701,14 +701,15 @@ cvc_status cvc_proj_study_load(const char *path, cvc_proj_study **out)
 
 	*out = NULL;
 	if (!f) {
+		int e = errno;
 		cvc_proj_study *st = calloc(1, sizeof *st);
 
 		if (!st)
 			return CVC_ERR_NOMEM;
 		snprintf(st->errmsg, sizeof st->errmsg, "'%s': cannot open: %s", path,
-			 strerror(errno));
+			 strerror(e));
 		*out = st;
-		return CVC_ERR_IO;
+		return cvc_open_status(e);
 	}
 	for (;;) {
 		size_t n;

@@ -216,9 +216,12 @@ static cvc_status read_text(const char *path, char **out, char *err, size_t errl
 	size_t n;
 
 	*out = NULL;
-	if (!f)
-		return rep_err(err, errlen, CVC_ERR_IO, "'%s': cannot open: %s", path,
-			       strerror(errno));
+	if (!f) {
+		int e = errno;
+
+		return rep_err(err, errlen, cvc_open_status(e), "'%s': cannot open: %s", path,
+			       strerror(e));
+	}
 	buf = malloc(REP_MAX_SCENARIO_FILE + 1);
 	if (!buf) {
 		fclose(f);

@@ -257,18 +257,21 @@ static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *ou
 	static const char *const cols[] = {"run", "kernel", "class", "is_comm", "count",
 					   "total_ms", "mean_us", "share_pct"};
 	static const char sql[] =
-		"SELECT run, kernel, cls, is_comm, n, total FROM ("
-		" SELECT r.name AS run, s.value AS kernel, oc.name AS cls, oc.is_comm AS is_comm,"
-		"  count(*) AS n, sum(a.end_ns - a.start_ns) AS total, a.run_id AS rid,"
-		"  row_number() OVER (PARTITION BY a.run_id ORDER BY sum(a.end_ns - a.start_ns) DESC,"
-		"   s.value) AS pos,"
-		"  sum(sum(a.end_ns - a.start_ns)) OVER (PARTITION BY a.run_id) AS run_total"
-		" FROM activities a JOIN runs r ON r.id = a.run_id JOIN strings s ON s.id = a.name_id"
-		" LEFT JOIN name_class nc ON nc.name_id = a.name_id"
-		" LEFT JOIN op_classes oc ON oc.id = nc.class_id"
-		" WHERE a.kind = 1 AND (?1 IS NULL OR r.name = ?1)"
-		" GROUP BY a.run_id, a.name_id)"
-		" WHERE pos <= ?2 ORDER BY rid, pos";
+		/* sums per name id first, names joined only to the kept rows:
+		 * grouping and ranking rows that carry whole names would hold every
+		 * distinct name in memory at once (issue 14 item 3) */
+		"SELECT run, ks.value, cls, is_comm, n, total FROM ("
+		" SELECT g.*, row_number() OVER (PARTITION BY g.rid ORDER BY g.total DESC,"
+		"  (SELECT substr(value, 1, 256) FROM strings WHERE id = g.nid), g.nid) AS pos"
+		" FROM (SELECT r.name AS run, a.name_id AS nid, oc.name AS cls,"
+		"  oc.is_comm AS is_comm, count(*) AS n, sum(a.end_ns - a.start_ns) AS total,"
+		"  a.run_id AS rid"
+		"  FROM activities a JOIN runs r ON r.id = a.run_id"
+		"  LEFT JOIN name_class nc ON nc.name_id = a.name_id"
+		"  LEFT JOIN op_classes oc ON oc.id = nc.class_id"
+		"  WHERE a.kind = 1 AND (?1 IS NULL OR r.name = ?1)"
+		"  GROUP BY a.run_id, a.name_id) g)"
+		" JOIN strings ks ON ks.id = nid WHERE pos <= ?2 ORDER BY rid, pos";
 	static const char sql_total[] =
 		"SELECT sum(a.end_ns - a.start_ns) FROM activities a JOIN runs r ON r.id = a.run_id"
 		" WHERE a.kind = 1 AND r.name = ?1";

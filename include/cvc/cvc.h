@@ -8,6 +8,7 @@
 #ifndef CVC_H
 #define CVC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #if defined(__GNUC__)
@@ -46,5 +47,24 @@ CVC_API const char *cvc_strerror(cvc_status st);
  * else.  Kept in the library so every front end agrees.
  */
 CVC_API int cvc_exit_code(cvc_status st);
+
+/*
+ * The status of a failed open(2) of a file the user named, from its errno:
+ * a path that is missing, unreadable to this user or not a file is the
+ * input's fault (CVC_ERR_NOTFOUND, CVC_ERR_USAGE: exit 2, like a malformed
+ * file), anything else (EIO, EMFILE, ...) the system's (CVC_ERR_IO), and
+ * ENOMEM CVC_ERR_NOMEM.  Every reader of user files maps it so; a missing
+ * trace and an unreadable one once gave different exit codes (issue 14).
+ */
+CVC_API cvc_status cvc_open_status(int errnum);
+
+/*
+ * The status and message of the error zlib last reported on a gzFile
+ * (passed as void * so that this header does not need zlib.h): out of
+ * memory while inflating is CVC_ERR_NOMEM, a read error CVC_ERR_IO (errno
+ * in the message), a cut stream or corrupt data CVC_ERR_FORMAT; CVC_OK when
+ * zlib reports none.  msg receives the words, without file or position.
+ */
+CVC_API cvc_status cvc_gz_status(void *gz, char *msg, size_t len);
 
 #endif

@@ -160,10 +160,15 @@ CVC_API cvc_status cvc_db_source_add(cvc_db *db, int64_t run_id,
 
 /* ---- strings ----------------------------------------------------------- */
 
+/* The longest name a database takes: C++ template kernel names reach tens
+ * of KiB; a megabyte is input that was not meant as a name. */
+#define CVC_DB_NAME_MAX ((size_t)1 << 20)
+
 /*
  * Interns s[0..len) (need not be NUL-terminated) and returns its id.  Kernel
  * names repeat thousands of times; a hash in front of the table keeps the
- * cost one lookup per event.
+ * cost one lookup per event.  A name longer than CVC_DB_NAME_MAX is
+ * CVC_ERR_FORMAT; importers check first so that their error names the place.
  */
 CVC_API cvc_status cvc_db_intern(cvc_db *db, const char *s, size_t len,
 				 int64_t *id);

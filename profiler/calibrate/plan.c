@@ -621,8 +621,10 @@ cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *
 	*n = 0;
 	err[0] = '\0';
 	if (!(f = fopen(path, "r"))) {
-		snprintf(err, errlen, "'%s': %s", path, strerror(errno));
-		return CVC_ERR_IO;
+		int e = errno;
+
+		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(e));
+		return cvc_open_status(e);
 	}
 #define BAD(...)                                                                   \
 	do {                                                                       \

@@ -47,8 +47,10 @@ cvc_status imp_peek(const char *path, unsigned char *buf, size_t cap, size_t *n,
 	*n = 0;
 	f = fopen(path, "rb");
 	if (!f) {
-		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(errno));
-		return CVC_ERR_IO;
+		int e = errno;
+
+		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(e));
+		return cvc_open_status(e);
 	}
 	m = fread(magic, 1, 2, f);
 	*gzipped = imp_is_gzip(magic, m);
@@ -65,16 +67,14 @@ cvc_status imp_peek(const char *path, unsigned char *buf, size_t cap, size_t *n,
 	f = NULL;
 	gz = gzopen(path, "rb");
 	if (!gz) {
-		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(errno));
-		return CVC_ERR_IO;
+		int e = errno;
+
+		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(e));
+		return cvc_open_status(e);
 	}
 	got = gzread(gz, buf, (unsigned)cap);
 	if (got < 0) {
-		int zerr;
-
-		snprintf(err, errlen, "'%s': byte 0: corrupt gzip data: %s", path,
-			 gzerror(gz, &zerr));
-		st = CVC_ERR_FORMAT;
+		st = imp_gz_fail(gz, path, 0, err, errlen);
 		goto out;
 	}
 	*n = (size_t)got;
@@ -170,21 +170,11 @@ cvc_status cvc_import_detect(const char *path, cvc_format *fmt, char *err,
 
 cvc_status imp_gz_fail(gzFile gz, const char *path, int64_t off, char *err, size_t errlen)
 {
-	int zerr;
-	const char *msg = gzerror(gz, &zerr);
+	char msg[256];
+	cvc_status st = cvc_gz_status(gz, msg, sizeof msg);
 
-	if (zerr == Z_ERRNO) {
-		snprintf(err, errlen, "'%s': byte %lld: read error: %s", path, (long long)off,
-			 strerror(errno));
-		return CVC_ERR_IO;
-	}
-	if (zerr == Z_BUF_ERROR)
-		snprintf(err, errlen, "'%s': byte %lld: truncated gzip data, expected more "
-			 "compressed input", path, (long long)off);
-	else
-		snprintf(err, errlen, "'%s': byte %lld: corrupt gzip data: %s", path,
-			 (long long)off, msg);
-	return CVC_ERR_FORMAT;
+	snprintf(err, errlen, "'%s': byte %lld: %s", path, (long long)off, msg);
+	return st ? st : CVC_ERR_IO;
 }
 
 /* Writes n bytes to fd, the private copy named name of path. */
@@ -283,9 +273,12 @@ cvc_status imp_gunzip_temp(cvc_db *db, const char *path, char **tmp)
 
 	*tmp = NULL;
 	f = fopen(file, "rb");
-	if (!f)
-		return cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot open: %s", path,
-				   strerror(errno));
+	if (!f) {
+		int e = errno;
+
+		return cvc_db_fail(db, cvc_open_status(e), "'%s': cannot open: %s", path,
+				   strerror(e));
+	}
 	m = fread(magic, 1, 2, f);
 	fclose(f);
 	if (!imp_is_gzip(magic, m))

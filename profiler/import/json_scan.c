@@ -121,11 +121,13 @@ cvc_status js_open(const char *path, size_t max_value, js_src **out, char *err,
 	s = *out;
 	s->gz = gzopen(path, "rb");
 	if (!s->gz) {
+		int e = errno;
+
 		snprintf(err, errlen, "'%s': cannot open: %s", path,
-			 errno ? strerror(errno) : "out of memory");
+			 e ? strerror(e) : "out of memory");
 		js_close(s);
 		*out = NULL;
-		return CVC_ERR_IO;
+		return e ? cvc_open_status(e) : CVC_ERR_NOMEM;
 	}
 	/* A large input buffer keeps read(2) calls few; zlib inflates straight
 	   into our buffer because our reads are larger than its own. */
@@ -248,30 +250,18 @@ static long js_fill(js_src *s)
 	if (room > (size_t)1 << 30)
 		room = (size_t)1 << 30;
 	got = gzread(s->gz, s->buf + s->len, (unsigned)room);
-	if (got < 0) {
-		int zerr;
-		const char *msg = gzerror(s->gz, &zerr);
+	if (got <= 0) {
+		char msg[256];
+		/* zlib reports a cut gzip stream as a plain end of file, with
+		 * Z_BUF_ERROR behind it */
+		cvc_status zst = cvc_gz_status(s->gz, msg, sizeof msg);
 
-		if (zerr == Z_ERRNO)
-			js_fail(s, CVC_ERR_IO, s->base + (int64_t)s->len, "read error: %s",
-				strerror(errno));
-		else
-			js_fail(s, CVC_ERR_FORMAT, s->base + (int64_t)s->len,
-				"corrupt gzip data: %s", msg);
-		return -1;
-	}
-	if (got == 0) {
-		int zerr;
-
-		gzerror(s->gz, &zerr);
-		/* zlib reports a cut gzip stream as a plain end of file. */
-		if (zerr == Z_BUF_ERROR) {
-			js_fail(s, CVC_ERR_FORMAT, s->base + (int64_t)s->len,
-				"truncated gzip data, expected more compressed input");
-			return -1;
+		if (got == 0 && zst == CVC_OK) {
+			s->eof = 1;
+			return 0;
 		}
-		s->eof = 1;
-		return 0;
+		js_fail(s, zst ? zst : CVC_ERR_IO, s->base + (int64_t)s->len, "%s", msg);
+		return -1;
 	}
 	s->len += (size_t)got;
 	/* The sentinel, and defined bytes for the 16-byte loads that pass it. */

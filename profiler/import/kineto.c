@@ -765,6 +765,8 @@ static cvc_status intern_name(struct kin *k, const struct ev *e, int64_t ev_off,
 		return ev_fail(k, e->name.off, "name", "expected a string");
 	if ((n = decode_tmp(k, &e->name)) < 0)
 		return nomem(k);
+	if ((size_t)n > CVC_DB_NAME_MAX)
+		return ev_fail(k, e->name.off, "name", "expected a name of at most 1 MiB");
 	return cvc_db_intern(k->db, k->tmp, (size_t)n, id);
 }
 

@@ -699,9 +699,12 @@ static cvc_status check_header(cvc_db *db, const char *user_path, const char *fi
 	size_t got;
 	uint32_t page, npages, change, valid_for;
 
-	if (!f)
-		return cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot open: %s", user_path,
-				   strerror(errno));
+	if (!f) {
+		int e = errno;
+
+		return cvc_db_fail(db, cvc_open_status(e), "'%s': cannot open: %s", user_path,
+				   strerror(e));
+	}
 	got = fread(h, 1, sizeof h, f);
 	if (fstat(fileno(f), &sb) != 0)
 		sb.st_size = 0;

@@ -57,9 +57,11 @@ cvc_status imp_stream_open(const char *path, struct imp_stream **out, char *err,
 	/* Our own descriptor even for stdin: gzclose() closes what it was given. */
 	fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(errno));
+		int e = errno;
+
+		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(e));
 		imp_stream_free(s);
-		return CVC_ERR_IO;
+		return cvc_open_status(e);
 	}
 	/* zlib passes bytes that are not gzip through unchanged. */
 	s->gz = gzdopen(fd, "rb");

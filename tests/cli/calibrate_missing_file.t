@@ -1,3 +1,3 @@
 args: calibrate --plan no-such-study.yaml
-exit: 1
+exit: 2
 stderr: error: 'no-such-study.yaml': cannot open

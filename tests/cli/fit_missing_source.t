@@ -1,3 +1,3 @@
 args: fit --db fm.db no-such-table.csv.gz
-exit: 1
+exit: 2
 stderr: error: 'no-such-table.csv.gz':

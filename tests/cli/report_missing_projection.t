@@ -1,3 +1,3 @@
 args: report --no-db --projection nope.csv -o r.html
-exit: 1
+exit: 2
 stderr: error: 'nope.csv': cannot open

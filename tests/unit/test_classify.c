@@ -525,7 +525,8 @@ Test(classify, other_file_errors)
 		cr_assert_eq(cvc_rules_load(p, &r, err, sizeof err), CVC_ERR_FORMAT);
 		cr_assert(strstr(err, "line 1, column 7: unexpected NUL byte"), "%s", err);
 	}
-	cr_assert_eq(cvc_rules_load("/nonexistent/x.rules", &r, err, sizeof err), CVC_ERR_IO);
+	cr_assert_eq(cvc_rules_load("/nonexistent/x.rules", &r, err, sizeof err),
+		     CVC_ERR_NOTFOUND);
 	cr_assert(strstr(err, "'/nonexistent/x.rules': "), "%s", err);
 	{
 		/* a line over the cap */

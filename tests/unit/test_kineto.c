@@ -819,13 +819,14 @@ Test(kineto, bad_gzip)
 	free(data);
 }
 
-Test(kineto, missing_file_is_io_error)
+Test(kineto, missing_file_is_not_found)
 {
 	const char *dir = tu_tmpdir();
 	cvc_db *db = new_db(dir);
 
+	/* exit 2 like a malformed file: the input's fault (issue 14) */
 	cr_assert_eq(cvc_import_kineto(db, 1, tu_path(dir, "nope.json"), NULL, NULL),
-		     CVC_ERR_IO);
+		     CVC_ERR_NOTFOUND);
 	cr_assert(strstr(cvc_db_errmsg(db), "nope.json"));
 	cvc_db_close(db);
 }

@@ -28,6 +28,7 @@
 
 #include <criterion/criterion.h>
 #include <sqlite3.h>
+#include <zlib.h>
 
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
@@ -444,6 +445,170 @@ Test(safety, large_trace_through_a_fifo_imports_in_bounded_memory, .timeout = 30
 	if (!UNDER_ASAN)
 		cr_expect_lt(maxrss, 128L * 1024, "peak RSS %ld KiB for a %lld MiB trace", maxrss,
 			     bytes >> 20);
+}
+
+/* Writes a Kineto trace of n kernels, each with its own name of about 1 MiB. */
+static void write_long_names(int fd, int n)
+{
+	FILE *f = fdopen(fd, "w");
+	size_t len = (1u << 20) - 64;
+	char *pad = malloc(len + 1);
+
+	cr_assert(f && pad);
+	memset(pad, 'x', len);
+	pad[len] = '\0';
+	fprintf(f, "{\"traceEvents\": [\n");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%05d_%s\", \"pid\": 0, "
+			"\"tid\": 7, \"ts\": %d, \"dur\": 5, \"args\": {\"device\": 0, "
+			"\"stream\": 7, \"correlation\": %d}}%s\n", i, pad, 10 * i, i + 1,
+			i + 1 < n ? "," : "");
+	fprintf(f, "]}\n");
+	free(pad);
+	cr_assert_eq(fclose(f), 0, "writing the FIFO: %s", strerror(errno));
+}
+
+/*
+ * Memory must not grow with the number of distinct kernel names (issue 14
+ * item 3): 96 names of 1 MiB once peaked at 110 MB in `cvc import` (the
+ * suspect-communication check grouped rows carrying whole names) and at
+ * 220 MB in `cvc report` (top kernels ranked the same way).
+ */
+Test(safety, distinct_long_names_stay_in_bounded_memory, .timeout = 300)
+{
+	const char *dir = tu_tmpdir();
+	char fifo[1024], db[1024], html[1024];
+	int n = UNDER_ASAN ? 8 : 96;
+	long rss[3] = {0, 0, 0};
+	pid_t pid;
+	int fd, rc;
+
+	snprintf(fifo, sizeof fifo, "%s", tu_path(dir, "names.fifo"));
+	snprintf(db, sizeof db, "%s", tu_path(dir, "names.db"));
+	snprintf(html, sizeof html, "%s", tu_path(dir, "names.html"));
+	cr_assert_eq(mkfifo(fifo, 0600), 0, "mkfifo: %s", strerror(errno));
+	{
+		char *argv[] = {CVC_TOOL, "import", "--db", db, fifo, NULL};
+
+		pid = spawn(argv, NULL);
+	}
+	fd = open(fifo, O_WRONLY);
+	cr_assert(fd >= 0, "open fifo: %s", strerror(errno));
+	write_long_names(fd, n);
+	rc = reap(pid, &rss[0]);
+	cr_assert_eq(rc, 0, "import of %d long names: exit %d", n, rc);
+	{
+		sqlite3 *sq = open_ro(db);
+
+		cr_expect_eq(one_int(sq, "SELECT count(DISTINCT name_id) FROM activities"), n);
+		sqlite3_close(sq);
+	}
+	{
+		char *argv[] = {CVC_TOOL, "classify", "--unknown", "--db", db, NULL};
+
+		rc = reap(spawn(argv, NULL), &rss[1]);
+		cr_assert_eq(rc, 0, "classify --unknown: exit %d", rc);
+	}
+	{
+		char *argv[] = {CVC_TOOL, "report", "--db", db, "-o", html, NULL};
+
+		rc = reap(spawn(argv, NULL), &rss[2]);
+		cr_assert_eq(rc, 0, "report: exit %d", rc);
+	}
+	cr_log_info("%d distinct 1 MiB names: peak RSS import %ld MB, classify --unknown %ld MB, "
+		    "report %ld MB", n, rss[0] >> 10, rss[1] >> 10, rss[2] >> 10);
+	if (!UNDER_ASAN)
+		for (int i = 0; i < 3; i++)
+			cr_expect_lt(rss[i], 64L * 1024, "%s: peak RSS %ld KiB for %d names",
+				     (const char *[]){"import", "classify --unknown", "report"}[i],
+				     rss[i], n);
+}
+
+/* Writes text gzip-compressed to path. */
+static void write_gz(const char *path, const char *text)
+{
+	gzFile gz = gzopen(path, "wb");
+
+	cr_assert(gz, "gzopen %s", path);
+	cr_assert_eq(gzputs(gz, text), (int)strlen(text));
+	cr_assert_eq(gzclose(gz), Z_OK);
+}
+
+/* Runs `cvc ARGS` with a shell prefix; asserts the exit code and that
+ * stderr holds want (and not refuse, when given). */
+static void expect_cvc_error(const char *prefix, const char *args, int code, const char *want,
+			     const char *refuse)
+{
+	char cmd[4096];
+	char *err = NULL;
+	int rc;
+
+	snprintf(cmd, sizeof cmd, "%s '%s' %s", prefix, CVC_TOOL, args);
+	rc = tu_run(cmd, NULL, &err);
+	cr_expect_eq(rc, code, "%s: exit %d, want %d (stderr: %s)", args, rc, code, err);
+	cr_expect(err && strstr(err, want), "%s: stderr lacks '%s': %s", args, want, err);
+	if (refuse)
+		cr_expect(!err || !strstr(err, refuse), "%s: stderr says '%s': %s", args, refuse,
+			  err);
+	free(err);
+}
+
+/*
+ * The exit contract holds for failures that are not the input's contents
+ * (issue 14 item 11): zlib running out of memory while inflating is exit 1
+ * and says so (it was "corrupt gzip data", exit 2), and a trace the user
+ * cannot read is exit 2 like a missing one (it was exit 1).
+ */
+Test(safety, unreadable_or_uninflatable_inputs_keep_the_exit_contract)
+{
+	char dir[1024], trace[1024], log[1024], db[1024], locked[1024], args[4096], pre[2048];
+	static const char kineto[] =
+		"{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+		"\"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 2, \"args\": {\"device\": 0}}]}\n";
+	static const char nccl[] =
+		"#       size         count      type   redop    root     time   algbw   busbw "
+		"#wrong     time   algbw   busbw #wrong\n"
+		"     1048576        262144     float     sum      -1    20.00   52.43   91.75"
+		"      0    20.00   52.43   91.75      0\n";
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	snprintf(trace, sizeof trace, "%s", tu_path(dir, "trace.json.gz"));
+	snprintf(log, sizeof log, "%s", tu_path(dir, "log.txt.gz"));
+	snprintf(db, sizeof db, "%s", tu_path(dir, "t.db"));
+	write_gz(trace, kineto);
+	write_gz(log, nccl);
+
+	/* zlib out of memory: an LD_PRELOAD module fails its inflate set-up;
+	 * ASan must be told that it is not the first library */
+	snprintf(pre, sizeof pre,
+		 "LD_PRELOAD='%s' ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}"
+		 "verify_asan_link_order=0\"", CVC_ZLIB_NOMEM);
+	snprintf(args, sizeof args, "import --db '%s' '%s'", db, trace);
+	expect_cvc_error(pre, args, 1, "out of memory while inflating", "corrupt");
+	snprintf(args, sizeof args, "fit --db '%s' '%s'", db, log);
+	expect_cvc_error(pre, args, 1, "out of memory while inflating", "corrupt");
+
+	/* unreadable: mode 000, read by a user who is not root (root reads
+	 * anything: the command then runs as nobody, in a directory nobody
+	 * may write) */
+	{
+		char udir[1024];
+
+		snprintf(udir, sizeof udir, "%s", tu_tmpdir());
+		cr_assert_eq(chmod(udir, 0777), 0);
+		snprintf(locked, sizeof locked, "%s", tu_path(udir, "locked.json"));
+		cr_assert_eq(tu_write(locked, kineto, sizeof kineto - 1), 0);
+		cr_assert_eq(chmod(locked, 0), 0);
+		snprintf(db, sizeof db, "%s", tu_path(udir, "u.db"));
+		snprintf(pre, sizeof pre, "%s",
+			 geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups" : "");
+		snprintf(args, sizeof args, "import --db '%s' '%s'", db, locked);
+		expect_cvc_error(pre, args, 2, "Permission denied", NULL);
+		snprintf(args, sizeof args, "fit --db '%s' '%s'", db, locked);
+		expect_cvc_error(pre, args, 2, "Permission denied", NULL);
+		snprintf(args, sizeof args, "import --db '%s' '%s'", db, tu_path(udir, "missing.json"));
+		expect_cvc_error(pre, args, 2, "No such file", NULL);
+	}
 }
 
 Test(safety, million_scenarios_stream_in_bounded_memory, .timeout = 300)
