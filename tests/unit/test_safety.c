@@ -13,6 +13,7 @@
  *   quarantine are not the program's memory);
  * - a spool whose writer lost records reports them through `cvc analyze`.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -609,6 +610,165 @@ Test(safety, unreadable_or_uninflatable_inputs_keep_the_exit_contract)
 		snprintf(args, sizeof args, "import --db '%s' '%s'", db, tu_path(udir, "missing.json"));
 		expect_cvc_error(pre, args, 2, "No such file", NULL);
 	}
+}
+
+/* ---- interrupted imports leave no temporary files (issue 14 item 7) ---------------- */
+
+/* Number of entries in dir, "." and ".." aside. */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert(d, "opendir %s: %s", dir, strerror(errno));
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Polls until dir holds at least want entries (10 s at most). */
+static int wait_entries(const char *dir, int want)
+{
+	for (int i = 0; i < 1000; i++) {
+		int n = count_entries(dir);
+
+		if (n >= want)
+			return n;
+		sleep_ms(10);
+	}
+	return count_entries(dir);
+}
+
+/* Starts `cvc import ARGS` with TMPDIR=tmp, stdin from fd_in (or unchanged
+ * when -1), output discarded. */
+static pid_t spawn_import(const char *tmp, int fd_in, int fd_close, char *const argv[])
+{
+	pid_t pid = fork();
+
+	cr_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (fd_in >= 0)
+			dup2(fd_in, STDIN_FILENO);
+		if (fd_close >= 0)
+			close(fd_close);
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		setenv("TMPDIR", tmp, 1);
+		execv(CVC_TOOL, argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void write_fully(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		cr_assert(w > 0, "write: %s", strerror(errno));
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/*
+ * SIGTERM while an import holds temporary files: a SQLite export read from
+ * stdin (spilled to a private copy) and a `-j 2` import of two FIFOs (one
+ * shard each), both stopped mid-input.  Before the fix the copy and both
+ * shards stayed in $TMPDIR.
+ */
+Test(safety, interrupted_imports_leave_no_temporary_files, .timeout = 120)
+{
+	char dir[1024], tmp[1024], db[1024], src[1024], fa[1024], fb[1024];
+	char *sqlbuf = NULL, *kin = NULL;
+	size_t sqllen = 0, kinlen = 0, kincap = 200000;
+	int pfd[2], rc, n;
+	pid_t pid;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	snprintf(tmp, sizeof tmp, "%s", tu_path(dir, "tmp"));
+	snprintf(db, sizeof db, "%s", tu_path(dir, "x.db"));
+	snprintf(src, sizeof src, "%s", tu_path(dir, "export.sqlite"));
+	snprintf(fa, sizeof fa, "%s", tu_path(dir, "a.json"));
+	snprintf(fb, sizeof fb, "%s", tu_path(dir, "b.json"));
+	cr_assert_eq(mkdir(tmp, 0700), 0);
+	{
+		/* any SQLite file larger than what detection reads ahead */
+		sqlite3 *sq = NULL;
+
+		cr_assert_eq(sqlite3_open(src, &sq), SQLITE_OK);
+		cr_assert_eq(sqlite3_exec(sq, "CREATE TABLE t(x); WITH RECURSIVE c(i) AS "
+					  "(SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 600) "
+					  "INSERT INTO t SELECT randomblob(1000) FROM c", NULL, NULL,
+					  NULL), SQLITE_OK);
+		sqlite3_close(sq);
+		sqlbuf = tu_read(src, &sqllen);
+		cr_assert(sqlbuf && sqllen > 400000, "export of %zu bytes", sqllen);
+	}
+
+	/* stdin: the first 400 kB (past what detection and zlib read ahead), then
+	 * nothing until the signal */
+	cr_assert_eq(pipe(pfd), 0);
+	{
+		char *argv[] = {CVC_TOOL, "import", "--db", db, "-", NULL};
+
+		pid = spawn_import(tmp, pfd[0], pfd[1], argv);
+	}
+	close(pfd[0]);
+	write_fully(pfd[1], sqlbuf, 400000);
+	n = wait_entries(tmp, 1);
+	cr_expect_geq(n, 1, "no temporary copy appeared: the test did not reach its point");
+	kill(pid, SIGTERM);
+	rc = reap(pid, NULL);
+	close(pfd[1]);
+	cr_expect_eq(rc, 128 + SIGTERM, "stdin import: exit %d", rc);
+	cr_expect_eq(count_entries(tmp), 0, "stdin import left %d temporary files",
+		     count_entries(tmp));
+
+	/* -j 2 over two FIFOs: each job's shard exists while it waits */
+	kin = malloc(kincap);
+	cr_assert(kin);
+	kinlen = (size_t)snprintf(kin, kincap, "{\"traceEvents\": [\n");
+	for (int i = 0; kinlen + 300 < kincap; i++)
+		kinlen += (size_t)snprintf(kin + kinlen, kincap - kinlen,
+			"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, "
+			"\"tid\": 7, \"ts\": %d, \"dur\": 2, \"args\": {\"device\": 0, "
+			"\"stream\": 7, \"correlation\": %d}},\n", i % 7, 3 * i, i + 1);
+	cr_assert_eq(mkfifo(fa, 0600), 0);
+	cr_assert_eq(mkfifo(fb, 0600), 0);
+	{
+		char *argv[] = {CVC_TOOL, "import", "-j", "2", "--db", db, fa, fb, NULL};
+		int wa, wb;
+
+		pid = spawn_import(tmp, -1, -1, argv);
+		wa = open(fa, O_WRONLY);
+		wb = open(fb, O_WRONLY);
+		cr_assert(wa >= 0 && wb >= 0, "open fifos: %s", strerror(errno));
+		write_fully(wa, kin, kinlen);
+		write_fully(wb, kin, kinlen);
+		n = wait_entries(tmp, 2);
+		cr_expect_geq(n, 2, "%d shards appeared: the test did not reach its point", n);
+		kill(pid, SIGTERM);
+		rc = reap(pid, NULL);
+		close(wa);
+		close(wb);
+	}
+	cr_expect_eq(rc, 128 + SIGTERM, "-j 2 import: exit %d", rc);
+	cr_expect_eq(count_entries(tmp), 0, "-j 2 import left %d temporary files",
+		     count_entries(tmp));
+	free(kin);
+	free(sqlbuf);
 }
 
 Test(safety, million_scenarios_stream_in_bounded_memory, .timeout = 300)
