@@ -280,6 +280,14 @@ static cvc_status find_ranks(struct nsys *n, const int *have_act)
 			return src_fail(n);
 		have_map = a && c && p;
 	}
+	if (have_gpu) {
+		/* a GPU table without its key cannot name any device: as absent */
+		int id = has_column(n, "TARGET_INFO_GPU", "id");
+
+		if (id < 0)
+			return src_fail(n);
+		have_gpu = id;
+	}
 	sb_add(&b, "SELECT g, d FROM (", "", "");
 	for (int i = 0; i < N_ACT_TABLES; i++) {
 		int hg, hd;

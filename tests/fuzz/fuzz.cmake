@@ -6,7 +6,7 @@
 #   cmake --build build-fuzz --target fuzzers -j2
 #   cd build-fuzz && ctest -L fuzz          # each harness CVC_FUZZ_SECONDS s
 #
-# `make fuzz` does this with FUZZ_SECONDS (default 60); `make test` with 10.
+# `make fuzz` does this with FUZZ_SECONDS (default 60); `make test` with 60.
 # The library is rebuilt with libFuzzer coverage, ASan and UBSan; the
 # harnesses link libFuzzer.  Without -DCVC_FUZZ=ON this file only adds the
 # valgrind test to the normal build (tests/valgrind/run.sh).
@@ -38,7 +38,7 @@ target_compile_options(cvc PRIVATE -fsanitize=fuzzer-no-link ${CVC_FUZZ_SAN} -g 
 target_link_options(cvc INTERFACE -fsanitize=address,undefined)
 
 add_custom_target(fuzzers)
-set(CVC_FUZZ_TARGETS kineto nsys nccltests cvcdb csvtab catalog rules scenario spool stream)
+set(CVC_FUZZ_TARGETS kineto nsys nccltests cvcdb csvtab catalog rules scenario spool stream sqlcraft)
 
 add_executable(fuzz_seed_spool ${CMAKE_SOURCE_DIR}/tests/fuzz/seed_spool.c)
 target_link_libraries(fuzz_seed_spool PRIVATE cvc)

@@ -30,6 +30,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "cvc/cvc.h"
 #include "cvc/cvc_classify.h"
 #include "cvc/cvc_db.h"
@@ -49,6 +51,7 @@ enum fz_target {
 	FZ_SCENARIO,
 	FZ_SPOOL,
 	FZ_STREAM,
+	FZ_SQLCRAFT,
 	FZ_NTARGETS
 };
 
@@ -57,7 +60,7 @@ static inline const char *fz_target_name(enum fz_target t)
 {
 	static const char *const names[FZ_NTARGETS] = {
 		"kineto", "nsys", "nccltests", "cvcdb", "csvtab",
-		"catalog", "rules", "scenario", "spool", "stream"};
+		"catalog", "rules", "scenario", "spool", "stream", "sqlcraft"};
 
 	return (unsigned)t < FZ_NTARGETS ? names[t] : "?";
 }
@@ -359,13 +362,208 @@ static inline cvc_status fz_stream(const uint8_t *d, size_t n)
 	return st;
 }
 
+/* ---- crafted SQLite inputs (issue 14) ------------------------------------ */
+
+/*
+ * A small Nsight Systems export (3.2x layout: kernels, copies, sets, GPU and
+ * device map, NVTX), the base the crafted inputs edit.  Mutating SQLite's
+ * bytes rarely reaches a view, a trigger or a huge value; SQL does.
+ */
+static const char fz_nsys_base_sql[] =
+	"CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);"
+	"INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.28.1');"
+	"CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+	"INSERT INTO StringIds VALUES(1,'void gemm<128>(float*)'),(2,'gemm'),(3,'step'),"
+	"(4,'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)');"
+	"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, contextId INT,"
+	" greenContextId INT, streamId INT, correlationId INT, globalPid INT, demangledName INT,"
+	" shortName INT, mangledName INT, registersPerThread INT, gridX INT, gridY INT, gridZ INT,"
+	" blockX INT, blockY INT, blockZ INT, staticSharedMemory INT, dynamicSharedMemory INT);"
+	"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+	" (1000,1500,0,1,NULL,7,11,1677721600,1,2,NULL,64,8,1,1,256,1,1,1024,2048),"
+	" (2000,2600,0,1,NULL,7,12,1677721600,NULL,2,NULL,32,1,1,1,128,1,1,0,0),"
+	" (3000,3900,0,1,NULL,20,13,838860800,4,NULL,NULL,32,1,1,1,128,1,1,0,0);"
+	"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INT, end INT, deviceId INT, contextId INT,"
+	" streamId INT, correlationId INT, globalPid INT, bytes INT, copyKind INT, srcKind INT,"
+	" dstKind INT);"
+	"INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES(500,800,0,1,7,10,1677721600,1048576,1,0,2);"
+	"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET(start INT, end INT, deviceId INT, contextId INT,"
+	" streamId INT, correlationId INT, globalPid INT, bytes INT, value INT);"
+	"INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES(850,900,0,1,7,14,1677721600,4096,0);"
+	"CREATE TABLE TARGET_INFO_GPU(vmId INT, id INT, name TEXT, totalMemory INT,"
+	" memoryBandwidth INT, clockRate INT, smCount INT, computeMajor INT, computeMinor INT);"
+	"INSERT INTO TARGET_INFO_GPU VALUES"
+	" (0,5,'NVIDIA H100 80GB HBM3',85000000000,3350000000000,1980000000,132,9,0);"
+	"CREATE TABLE TARGET_INFO_CUDA_DEVICE(gpuId INT, cudaId INT, pid INT, uuid TEXT,"
+	" numMultiprocessors INT);"
+	"INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES(5,0,100,NULL,132),(5,0,50,NULL,132);"
+	"CREATE TABLE ENUM_NSYS_EVENT_TYPE(id INT, name TEXT);"
+	"INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES(59,'NvtxPushPopRange'),(60,'NvtxStartEndRange'),"
+	" (75,'NvtxDomainCreate');"
+	"CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, rangeId INT, category INT,"
+	" color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT, domainId INT);"
+	"INSERT INTO NVTX_EVENTS VALUES(900,4000,60,1,NULL,NULL,NULL,1677721601,NULL,3,0),"
+	" (950,1200,59,NULL,NULL,NULL,'fwd',1677721601,NULL,NULL,0);";
+
+struct fz_craft {
+	unsigned char *base[2]; /* serialized: [0] Nsight export, [1] cvc shard */
+	sqlite3_int64 nbase[2];
+};
+
+static inline unsigned char *fz_read_all(const char *path, sqlite3_int64 *n)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf = NULL;
+	long len;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = malloc((size_t)len)) && fread(buf, 1, (size_t)len, f) == (size_t)len)
+		*n = len;
+	else {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Builds the two bases once per process: the export from SQL, the shard by
+ * importing that export into a fresh cvc database (rollback journal, so the
+ * file is whole without its -wal).
+ */
+static inline struct fz_craft *fz_craft_bases(void)
+{
+	static struct fz_craft c;
+	struct fz_state *s = fz_state();
+	char shard[600];
+	sqlite3 *sq = NULL;
+	cvc_db *db = NULL;
+	cvc_import_opts opts = {0};
+	cvc_import_stats stats = {0};
+	cvc_run_info ri = {0};
+	int64_t run;
+
+	if (c.base[0])
+		return &c;
+	if (sqlite3_open(":memory:", &sq) != SQLITE_OK ||
+	    sqlite3_exec(sq, fz_nsys_base_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    !(c.base[0] = sqlite3_serialize(sq, "main", &c.nbase[0], 0)))
+		fz_fatal("cannot build the Nsight base");
+	sqlite3_close(sq);
+	fz_write(c.base[0], (size_t)c.nbase[0]);
+	if (snprintf(shard, sizeof shard, "%s.shard", s->path) >= (int)sizeof shard)
+		fz_fatal("TMPDIR is too long");
+	fz_unlink_db(shard);
+	ri.name = "base";
+	if (cvc_db_open(shard, CVC_DB_CREATE, &db) != CVC_OK ||
+	    cvc_db_exec(db, "PRAGMA journal_mode=DELETE;") || cvc_db_begin(db) ||
+	    cvc_db_run_new(db, &ri, &run) || cvc_import_nsys(db, run, s->path, &opts, &stats) ||
+	    cvc_classify_db(db, NULL, 0) || cvc_db_commit(db))
+		fz_fatal(db ? cvc_db_errmsg(db) : "cannot build the shard base");
+	cvc_db_close(db);
+	c.base[1] = fz_read_all(shard, &c.nbase[1]);
+	fz_unlink_db(shard);
+	if (!c.base[1])
+		fz_fatal("cannot read the shard base");
+	return &c;
+}
+
+/* Whether s holds word w in any case (w lowercase). */
+static inline int fz_has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (; *s; s++) {
+		size_t i = 0;
+
+		while (i < n && s[i] && (s[i] | 0x20) == w[i])
+			i++;
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
+/* Ends a statement the crafting SQL runs away with (a recursive CTE). */
+static inline int fz_craft_progress(void *arg)
+{
+	return ++*(long *)arg > 2000000;
+}
+
+/* Crafting may change the copy in memory only: no ATTACH (VACUUM INTO is
+ * refused before SQL reaches here), no extensions. */
+static inline int fz_craft_auth(void *arg, int op, const char *a, const char *b,
+				const char *c, const char *d)
+{
+	(void)arg;
+	(void)a;
+	(void)b;
+	(void)c;
+	(void)d;
+	return op == SQLITE_ATTACH || op == SQLITE_DETACH ? SQLITE_DENY : SQLITE_OK;
+}
+
+/*
+ * The input is one byte choosing the base (even: Nsight export, odd: cvc
+ * shard) and SQL run on a copy of it: views over tables, triggers, values
+ * of every type and size (up to 32 MiB, past the importers' 16 MiB cap),
+ * dropped and retyped columns.  The edited file is then imported.
+ */
+static inline cvc_status fz_sqlcraft(const uint8_t *d, size_t n)
+{
+	struct fz_craft *c = fz_craft_bases();
+	int which = n ? d[0] & 1 : 0;
+	char *sql = malloc(n + 1);
+	unsigned char *copy = NULL, *out = NULL;
+	sqlite3_int64 nout = 0;
+	sqlite3 *sq = NULL;
+	long steps = 0;
+	const char *path;
+
+	if (!sql)
+		fz_fatal("out of memory");
+	if (n > 1)
+		memcpy(sql, d + 1, n - 1);
+	sql[n > 1 ? n - 1 : 0] = '\0';
+	if (fz_has_word(sql, "vacuum")) { /* VACUUM INTO writes a file */
+		free(sql);
+		sql = NULL;
+	}
+	copy = sqlite3_malloc64((sqlite3_uint64)c->nbase[which]);
+	if (!copy || sqlite3_open(":memory:", &sq) != SQLITE_OK)
+		fz_fatal("out of memory");
+	memcpy(copy, c->base[which], (size_t)c->nbase[which]);
+	if (sqlite3_deserialize(sq, "main", copy, c->nbase[which], c->nbase[which],
+				SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE) !=
+	    SQLITE_OK)
+		fz_fatal("cannot load a base");
+	sqlite3_limit(sq, SQLITE_LIMIT_LENGTH, 32 << 20);
+	sqlite3_limit(sq, SQLITE_LIMIT_ATTACHED, 0);
+	sqlite3_set_authorizer(sq, fz_craft_auth, NULL);
+	sqlite3_progress_handler(sq, 1000, fz_craft_progress, &steps);
+	if (sql)
+		sqlite3_exec(sq, sql, NULL, NULL, NULL); /* errors leave what ran */
+	sqlite3_progress_handler(sq, 0, NULL, NULL);
+	free(sql);
+	out = sqlite3_serialize(sq, "main", &nout, 0);
+	sqlite3_close(sq);
+	if (!out)
+		fz_fatal("cannot serialize the crafted file");
+	path = fz_write(out, (size_t)nout);
+	sqlite3_free(out);
+	return fz_import(which ? cvc_import_cvcdb : cvc_import_nsys, path);
+}
+
 /* Runs one input through target t. */
 static inline cvc_status fz_run(enum fz_target t, const uint8_t *d, size_t n)
 {
 	const char *path = NULL;
 
 	fz_state()->msg[0] = '\0';
-	if (t != FZ_CATALOG && t != FZ_SCENARIO && t != FZ_STREAM)
+	if (t != FZ_CATALOG && t != FZ_SCENARIO && t != FZ_STREAM && t != FZ_SQLCRAFT)
 		path = fz_write(d, n);
 	switch (t) {
 	case FZ_KINETO: return fz_import(cvc_import_kineto, path);
@@ -378,6 +576,7 @@ static inline cvc_status fz_run(enum fz_target t, const uint8_t *d, size_t n)
 	case FZ_SCENARIO: return fz_scenario(d, n);
 	case FZ_SPOOL: return fz_spool(path);
 	case FZ_STREAM: return fz_stream(d, n);
+	case FZ_SQLCRAFT: return fz_sqlcraft(d, n);
 	case FZ_NTARGETS: break;
 	}
 	return CVC_ERR_INTERNAL;

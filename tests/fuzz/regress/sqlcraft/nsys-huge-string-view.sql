@@ -1,0 +1,1 @@
+0ALTER TABLE StringIds RENAME TO s0; CREATE VIEW StringIds AS SELECT id, printf('%.*c', 900000000, 'x') AS value FROM s0;

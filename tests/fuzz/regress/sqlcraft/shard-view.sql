@@ -1,0 +1,1 @@
+1ALTER TABLE activities RENAME TO a0; CREATE VIEW activities AS SELECT * FROM a0;

@@ -1,0 +1,1 @@
+0UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName=-1, shortName=NULL, gridX=-5, registersPerThread=1e300;

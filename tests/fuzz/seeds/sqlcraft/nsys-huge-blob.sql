@@ -1,0 +1,1 @@
+0UPDATE StringIds SET value=zeroblob(20000000) WHERE id=1;

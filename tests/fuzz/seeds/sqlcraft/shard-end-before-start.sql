@@ -1,0 +1,1 @@
+1UPDATE activities SET start_ns=end_ns+1000;

@@ -1,0 +1,1 @@
+1UPDATE activities SET end_ns=9223372036854775807;

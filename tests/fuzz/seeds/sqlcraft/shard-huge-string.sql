@@ -1,0 +1,1 @@
+1UPDATE strings SET value=zeroblob(30000000) WHERE id=1;

@@ -1,0 +1,1 @@
+1PRAGMA foreign_keys=OFF; DELETE FROM runs; UPDATE activities SET device=70000;
