@@ -42,6 +42,9 @@
 						     materializes the spools */
 #define CVC_ENV_BUFFERS "CVC_PROFILE_BUFFERS"     /* pool: number of buffers */
 #define CVC_ENV_BUFFER_MB "CVC_PROFILE_BUFFER_MB" /* pool: MiB per buffer */
+#define CVC_ENV_FLUSH_MS "CVC_PROFILE_FLUSH_MS"   /* CUPTI and spool flush period,
+						     ms (default 1000): what a
+						     SIGKILL can lose */
 
 /* Activities that can be asked for (--activities).  Default: all but API. */
 enum {

@@ -66,7 +66,11 @@ target_link_libraries(cuda_exit7 PRIVATE CUDA::cudart)
 # Loads libcvc_inject.so as the driver would: its lifecycle is tested without a GPU.
 add_executable(inject_harness ${CMAKE_SOURCE_DIR}/tests/unit/cuda/inject_harness.c)
 target_include_directories(inject_harness PRIVATE ${CMAKE_SOURCE_DIR}/profiler/inject)
-target_link_libraries(inject_harness PRIVATE ${CMAKE_DL_LIBS})
+# It links libcupti itself and exports its symbols: its own
+# cuptiActivityRegisterCallbacks (the "feedkill" buffer feeder) comes first
+# and forwards to libcupti's through RTLD_NEXT.
+target_link_libraries(inject_harness PRIVATE CUDA::cupti ${CMAKE_DL_LIBS})
+set_target_properties(inject_harness PROPERTIES ENABLE_EXPORTS ON)
 
 # Decoder benchmark (bench/cuda/: the global bench/bench_*.c glob must not
 # see it, it needs the CUPTI headers).

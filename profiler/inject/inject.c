@@ -16,6 +16,11 @@
  *   `cvc profile` parent, or here at exit when there is none.
  * - Flush on exit() from any thread (atexit), and on SIGINT/SIGTERM through
  *   a finisher thread, then the previous handler runs.
+ * - A process killed outright (SIGKILL from a launcher, the OOM killer, a
+ *   watchdog) loses at most the last flush period (CVC_PROFILE_FLUSH_MS,
+ *   1 s): CUPTI hands over partly filled buffers that often
+ *   (cuptiActivityFlushPeriod) and the writer writes its spool buffer out
+ *   when it has been idle that long; the process record is on disk at once.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -69,6 +74,8 @@ static struct {
 	char spool_path[4096];
 	unsigned acts;
 	double delay_s, duration_s;
+	long flush_ms;
+	int cupti_flush_ok;
 	uint64_t t0_cupti;
 	/* counters, any thread */
 	atomic_llong dropped;       /* CUPTI's own count of dropped records */
@@ -201,16 +208,33 @@ static void block_signals(void)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 }
 
+/* Deadline flush_ms from now on CLOCK_REALTIME (pthread_cond_timedwait's). */
+static struct timespec deadline_after(long ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
 static void *writer_main(void *arg)
 {
 	(void)arg;
 	block_signals();
 	for (;;) {
 		struct qent e;
+		struct timespec until = deadline_after(G.flush_ms);
+		int idle = 0;
 
 		pthread_mutex_lock(&G.mu);
-		while (G.qlen == 0 && !G.stop && G.cq_len < COLLQ / 2)
-			pthread_cond_wait(&G.cv, &G.mu);
+		while (G.qlen == 0 && !G.stop && G.cq_len < COLLQ / 2 && !idle)
+			idle = pthread_cond_timedwait(&G.cv, &G.mu, &until) == ETIMEDOUT;
 		if (G.qlen == 0 && G.stop) {
 			pthread_mutex_unlock(&G.mu);
 			break;
@@ -218,6 +242,10 @@ static void *writer_main(void *arg)
 		if (G.qlen == 0) {
 			pthread_mutex_unlock(&G.mu);
 			drain_colls();
+			/* idle for a flush period: what is decoded goes to disk, so
+			 * a SIGKILL loses no more than that period */
+			if (idle)
+				cvc_spool_flush(G.sp);
 			continue;
 		}
 		e = G.q[G.qhead];
@@ -286,6 +314,7 @@ static void finish(void)
 	meta_n("lost_records", lost);
 	meta_n("pool_exhausted_requests", atomic_load(&G.pool_empty));
 	meta_n("late_buffers", atomic_load(&G.late_buffers));
+	meta_n("cupti_flush_period_ms", G.cupti_flush_ok ? G.flush_ms : 0);
 	meta_n("filtered_records", G.dec.filtered);
 	meta_n("records", G.dec.records);
 	cvc_spool_close(G.sp);
@@ -560,6 +589,9 @@ static int open_spool(void)
 		cvci_put_proc(&G.dec, rank, env_world(), getpid(), host,
 			      run && *run ? run : "profile", tool);
 	}
+	/* the process record on disk at once: a spool killed before its first
+	 * full buffer still materializes (with what the timed flushes wrote) */
+	cvc_spool_flush(G.sp);
 	return 0;
 }
 
@@ -590,6 +622,7 @@ CVC_API int InitializeInjection(void)
 		G.acts = CVC_PROF_DEFAULT;
 	}
 	G.delay_s = env_double(CVC_ENV_DELAY);
+	G.flush_ms = env_long(CVC_ENV_FLUSH_MS, 1000, 10, 60000);
 	G.duration_s = env_double(CVC_ENV_DURATION);
 	if (setup_pool() || open_spool())
 		return 0;
@@ -603,6 +636,8 @@ CVC_API int InitializeInjection(void)
 				G.dec.win_end_ns = G.dec.win_start_ns + (int64_t)(G.duration_s * 1e9);
 		}
 	}
+	meta_n("flush_period_ms", G.flush_ms);
+	cvc_spool_flush(G.sp);
 	if (pthread_create(&G.writer, NULL, writer_main, NULL) != 0)
 		return 0;
 	G.have_writer = 1;
@@ -611,6 +646,12 @@ CVC_API int InitializeInjection(void)
 		       "; nothing recorded");
 		return 0;
 	}
+	/* CUPTI hands over partly filled buffers every flush period, not only
+	 * full 4 MiB ones */
+	/* Not printed when refused (it is, without a driver): the spool is
+	 * still flushed every period; run_meta says which held (written by
+	 * finish(): the writer thread owns the spool by now). */
+	G.cupti_flush_ok = cuptiActivityFlushPeriod((uint32_t)G.flush_ms) == CUPTI_SUCCESS;
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT);
 	if (G.delay_s > 0 || G.duration_s > 0) {

@@ -7,14 +7,93 @@
  * "nccl" also plays NCCL: it drives the library's ncclProfiler_v5 with two
  * communicators, a group of three calls and two kernel launches.
  *
- *   inject_harness LIB [exit|term|int|nccl]    exit status 3 on exit/nccl
+ * "feedkill N" plays CUPTI's buffer traffic: the harness defines
+ * cuptiActivityRegisterCallbacks (exported, so the library's call binds
+ * here; it forwards to libcupti), asks the library for a buffer, fills it
+ * with N real CUpti_ActivityKernel10 records, hands it back as completed,
+ * waits KILL_AFTER_MS and dies of SIGKILL: no atexit, no handler.
+ *
+ *   inject_harness LIB [exit|term|int|nccl|feedkill N]   exit 3 on exit/nccl
  */
+#define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <cupti.h>
 
 #include "nccl_profiler_v5.h"
+
+#define KILL_AFTER_MS 2500
+
+static CUpti_BuffersCallbackRequestFunc g_request;
+static CUpti_BuffersCallbackCompleteFunc g_complete;
+
+CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
+						     CUpti_BuffersCallbackCompleteFunc done);
+
+__attribute__((visibility("default"))) CUptiResult CUPTIAPI
+cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
+			       CUpti_BuffersCallbackCompleteFunc done)
+{
+	CUptiResult (*real)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+	void *sym = dlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks");
+
+	g_request = req;
+	g_complete = done;
+	if (!sym)
+		return CUPTI_ERROR_UNKNOWN;
+	memcpy(&real, &sym, sizeof real);
+	return real(req, done);
+}
+
+static int feed_then_kill(int n)
+{
+	uint8_t *buf = NULL;
+	size_t size = 0, maxrec = 0, used = 0;
+	struct timespec ts = {KILL_AFTER_MS / 1000, (KILL_AFTER_MS % 1000) * 1000000L};
+
+	if (!g_request || !g_complete)
+		return 9;
+	g_request(&buf, &size, &maxrec);
+	if (!buf || n < 1 || size < (size_t)n * sizeof(CUpti_ActivityKernel10))
+		return 9;
+	for (int i = 0; i < n; i++) {
+		CUpti_ActivityKernel10 *k = (CUpti_ActivityKernel10 *)(buf + used);
+
+		memset(k, 0, sizeof *k);
+		k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+		k->start = 1763768000000000000ull + (uint64_t)i * 10000;
+		k->end = k->start + 5000;
+		k->completed = k->end;
+		k->deviceId = 0;
+		k->contextId = 1;
+		k->streamId = 7;
+		k->gridX = k->gridY = k->gridZ = 1;
+		k->blockX = 128;
+		k->blockY = k->blockZ = 1;
+		k->correlationId = (uint32_t)i + 1;
+		k->name = "feed_kernel";
+		used += sizeof *k;
+	}
+	g_complete(NULL, 0, buf, size, used);
+	/* (a call of our own keeps libcupti a direct dependency, which
+	 * RTLD_NEXT above needs under --as-needed) */
+	{
+		uint32_t ver = 0;
+
+		cuptiGetVersion(&ver);
+		printf("fed %d kernels (CUPTI %u)\n", n, (unsigned)ver);
+	}
+	fflush(stdout);
+	while (nanosleep(&ts, &ts) != 0)
+		;
+	raise(SIGKILL);
+	return 9;
+}
 
 static int play_nccl(void *h)
 {
@@ -94,5 +173,7 @@ int main(int argc, char **argv)
 		raise(SIGINT);
 	if (argc > 2 && strcmp(argv[2], "nccl") == 0)
 		return play_nccl(h);
+	if (argc > 3 && strcmp(argv[2], "feedkill") == 0)
+		return feed_then_kill(atoi(argv[3]));
 	return 3;
 }

@@ -553,6 +553,38 @@ Test(cupti_decode, inject_flushes_on_sigint_then_dies_of_it)
 	harness("int", 128 + 2);
 }
 
+/*
+ * A rank killed outright (SIGKILL: no atexit, no handler) after CUPTI handed
+ * over N kernels keeps them: the writer flushes its spool after a flush
+ * period of idleness, and `cvc profile --materialize` turns the leftover
+ * spool into a database with all N (issue 19 item 3; before, the records
+ * sat in the 1 MiB spool buffer and the spool held only its header).
+ */
+Test(cupti_decode, sigkill_keeps_records_older_than_the_flush_period)
+{
+	char dir[2048], cmd[8192], *err = NULL, *out = NULL;
+	sqlite3 *sq;
+	int rc;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	snprintf(cmd, sizeof cmd,
+		 "env -u CVC_PROFILE_PARENT CVC_PROFILE_DIR='%s' CVC_PROFILE_FLUSH_MS=500 RANK=5 "
+		 "'%s' '%s' feedkill 64", dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB);
+	rc = tu_run(cmd, &out, &err);
+	cr_assert_eq(rc, 128 + SIGKILL, "exit %d: %s", rc, err);
+	cr_assert(strstr(out, "fed 64 kernels"), "%s", out);
+	free(out);
+	free(err);
+	snprintf(cmd, sizeof cmd, "profile --materialize '%s'", dir);
+	rc = tu_cvc(cmd, NULL, &err);
+	cr_assert_eq(rc, 0, "materialize: exit %d: %s", rc, err);
+	free(err);
+	sq = open_ro(only_db(dir, "-r5.db"));
+	expect(sq, "SELECT count(*) FROM activities WHERE kind = 1", "64");
+	expect(sq, "SELECT value FROM run_meta WHERE key = 'flush_period_ms'", "500");
+	sqlite3_close(sq);
+}
+
 /* `cvc profile` materializes its descendants' spools: children are profiled too. */
 Test(cupti_decode, profile_materializes_children)
 {
