@@ -339,25 +339,41 @@ static int build_colls(struct grid *g, const cvc_coll_stat *s, size_t n)
 }
 
 /*
- * A profile that dropped records (full buffers, full disk) undercounts:
- * say so on stderr for every run concerned (run_meta "lost_records").
+ * A profile that dropped records (full buffers, full disk) undercounts, and
+ * one whose CUPTI was held by another client (Nsight Systems, a profiler
+ * that subscribed first) or refused activity kinds is empty or partial:
+ * say so on stderr for every run concerned (run_meta written by the
+ * injection library; 39 is CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED).
  */
 static void warn_lost_records(cvc_db *db, const char *run)
 {
+	static const char *const why[] = {
+		"%lld records were lost while profiling",
+		"another CUPTI client held CUPTI (CUPTI error %lld): nothing was recorded",
+		"CUPTI refused %lld activity kind(s): their records are missing"};
 	sqlite3_stmt *q = NULL;
 
 	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
-			       "SELECT r.name, CAST(m.value AS INTEGER) FROM run_meta m "
-			       "JOIN runs r ON r.id=m.run_id WHERE m.key='lost_records' "
-			       "AND CAST(m.value AS INTEGER)>0 AND (?1 IS NULL OR r.name=?1) "
-			       "ORDER BY r.id",
+			       "SELECT r.name, CASE m.key WHEN 'lost_records' THEN 0 "
+			       "WHEN 'cupti_subscribe_result' THEN 1 ELSE 2 END AS w, "
+			       "CAST(m.value AS INTEGER) FROM run_meta m "
+			       "JOIN runs r ON r.id=m.run_id WHERE ((m.key='lost_records' "
+			       "AND CAST(m.value AS INTEGER)>0) OR (m.key='cupti_subscribe_result' "
+			       "AND CAST(m.value AS INTEGER)=39) OR (m.key='activity_enable_failures' "
+			       "AND CAST(m.value AS INTEGER)>0 AND NOT EXISTS (SELECT 1 FROM run_meta s "
+			       "WHERE s.run_id=m.run_id AND s.key='cupti_subscribe_result' "
+			       "AND CAST(s.value AS INTEGER)<>0))) AND (?1 IS NULL OR r.name=?1) "
+			       "ORDER BY r.id, w",
 			       -1, &q, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_text(q, 1, run, -1, SQLITE_STATIC);
-	while (sqlite3_step(q) == SQLITE_ROW)
-		fprintf(stderr, "warning: run '%s': %lld records were lost while profiling\n",
-			(const char *)sqlite3_column_text(q, 0),
-			(long long)sqlite3_column_int64(q, 1));
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int w = sqlite3_column_int(q, 1);
+
+		fprintf(stderr, "warning: run '%s': ", (const char *)sqlite3_column_text(q, 0));
+		fprintf(stderr, why[w < 0 || w > 2 ? 0 : w], (long long)sqlite3_column_int64(q, 2));
+		fputc('\n', stderr);
+	}
 	sqlite3_finalize(q);
 }
 

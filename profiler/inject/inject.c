@@ -76,6 +76,13 @@ static struct {
 	double delay_s, duration_s;
 	long flush_ms;
 	int cupti_flush_ok;
+	/* CUPTI's answers (issue 19 item 2): kept for run_meta and the
+	 * warnings; an enable can fail on the control thread, hence atomics */
+	CUpti_SubscriberHandle subscriber;
+	int subscribe_result;       /* CUptiResult of cuptiSubscribe */
+	atomic_int enable_failed;   /* kinds whose cuptiActivityEnable failed */
+	atomic_int enable_result;   /* the first failure's CUptiResult */
+	atomic_llong buffers_done;  /* buffers CUPTI handed back to us */
 	uint64_t t0_cupti;
 	/* counters, any thread */
 	atomic_llong dropped;       /* CUPTI's own count of dropped records */
@@ -141,6 +148,7 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 		atomic_fetch_add(&G.dropped, (long long)dropped);
 	if (!buffer)
 		return;
+	atomic_fetch_add(&G.buffers_done, 1);
 	pthread_mutex_lock(&G.mu);
 	if (valid == 0 || G.stop) {
 		if (valid)
@@ -305,6 +313,8 @@ static void finish(void)
 	if (G.have_writer)
 		pthread_join(G.writer, NULL);
 	drain_colls();
+	if (G.subscribe_result == CUPTI_SUCCESS)
+		cuptiUnsubscribe(G.subscriber);
 	if (cuptiGetTimestamp(&ts) == CUPTI_SUCCESS) {
 		meta_n("clock_end_cupti_ns", (int64_t)ts);
 		meta_n("clock_end_realtime_ns", realtime_ns());
@@ -315,6 +325,18 @@ static void finish(void)
 	meta_n("pool_exhausted_requests", atomic_load(&G.pool_empty));
 	meta_n("late_buffers", atomic_load(&G.late_buffers));
 	meta_n("cupti_flush_period_ms", G.cupti_flush_ok ? G.flush_ms : 0);
+	meta_n("cupti_subscribe_result", G.subscribe_result);
+	meta_n("activity_enable_failures", atomic_load(&G.enable_failed));
+	meta_n("activity_enable_result", atomic_load(&G.enable_result));
+	meta_n("cupti_buffers", atomic_load(&G.buffers_done));
+	/* Subscribed and enabled, yet CUPTI never handed a buffer back: a
+	 * client that registered its own buffer callbacks after us (Kineto
+	 * does) took the records. */
+	if (G.subscribe_result == CUPTI_SUCCESS && !atomic_load(&G.enable_failed) &&
+	    atomic_load(&G.buffers_done) == 0 && atomic_load(&G.pool_empty) == 0)
+		logmsg("%s%s", "CUPTI delivered no activity buffers: if another CUPTI client "
+		       "(torch.profiler/Kineto) started after cvc, it took the records",
+		       "; see docs/PROFILER.md");
 	meta_n("filtered_records", G.dec.filtered);
 	meta_n("records", G.dec.records);
 	cvc_spool_close(G.sp);
@@ -404,15 +426,39 @@ static const struct { unsigned bit; CUpti_ActivityKind kind; } kinds[] = {
 	{CVC_PROF_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER},
 };
 
+/*
+ * Every enable is checked: a kind CUPTI refuses is counted (run_meta
+ * activity_enable_failures, first result in activity_enable_result) and,
+ * when CUPTI otherwise works here, said on stderr once.  Without a driver
+ * every enable fails; cuptiSubscribe has said so already, so no more words.
+ */
 static void enable_kinds(int on)
 {
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		CUptiResult r;
+
 		if (!(G.acts & kinds[i].bit))
 			continue;
-		if (on)
-			cuptiActivityEnable(kinds[i].kind);
-		else
+		if (!on) {
 			cuptiActivityDisable(kinds[i].kind);
+			continue;
+		}
+		r = cuptiActivityEnable(kinds[i].kind);
+		if (r == CUPTI_SUCCESS)
+			continue;
+		if (atomic_fetch_add(&G.enable_failed, 1) == 0) {
+			const char *why = NULL;
+			char kind[16];
+
+			atomic_store(&G.enable_result, (int)r);
+			if (G.subscribe_result != CUPTI_SUCCESS)
+				continue;
+			if (cuptiGetResultString(r, &why) != CUPTI_SUCCESS || !why)
+				why = "unknown error";
+			snprintf(kind, sizeof kind, "%d", (int)kinds[i].kind);
+			logmsg("CUPTI refused activity kind %s (%s): those records are missing",
+			       kind, why);
+		}
 	}
 }
 
@@ -443,6 +489,16 @@ static void *control_main(void *arg)
 		}
 	}
 	return NULL;
+}
+
+/* The subscription is what claims CUPTI; its callbacks are not needed. */
+static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				 const void *data)
+{
+	(void)user;
+	(void)domain;
+	(void)cbid;
+	(void)data;
 }
 
 static const char *cbname(uint32_t domain, uint32_t cbid)
@@ -641,10 +697,27 @@ CVC_API int InitializeInjection(void)
 	if (pthread_create(&G.writer, NULL, writer_main, NULL) != 0)
 		return 0;
 	G.have_writer = 1;
+	/*
+	 * Subscribing first is how CUPTI says another client is attached
+	 * (Nsight Systems, a profiler that subscribed at import): only one
+	 * subscriber is allowed.  Then cvc records nothing, says so once, and
+	 * still finishes its database so the run says why it is empty.
+	 * Without a driver the call fails otherwise: recorded, not printed.
+	 */
+	G.subscribe_result = (int)cuptiSubscribe(&G.subscriber, on_callback, NULL);
+	if (G.subscribe_result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+		logmsg("%s%s", "another CUPTI client is attached (Nsight Systems, torch.profiler, "
+		       "a profiling daemon?)", "; cvc records nothing in this process");
+		atexit(at_exit);
+		install_signals();
+		return 1;
+	}
 	if (cuptiActivityRegisterCallbacks(buf_requested, buf_completed) != CUPTI_SUCCESS) {
 		logmsg("%s%s", "cuptiActivityRegisterCallbacks failed (another CUPTI client?)",
 		       "; nothing recorded");
-		return 0;
+		atexit(at_exit);
+		install_signals();
+		return 1;
 	}
 	/* CUPTI hands over partly filled buffers every flush period, not only
 	 * full 4 MiB ones */

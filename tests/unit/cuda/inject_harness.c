@@ -13,6 +13,8 @@
  * with N real CUpti_ActivityKernel10 records, hands it back as completed,
  * waits KILL_AFTER_MS and dies of SIGKILL: no atexit, no handler.
  *
+ * HARNESS_SUBSCRIBE and HARNESS_ENABLE (below) play other CUPTI clients.
+ *
  *   inject_harness LIB [exit|term|int|nccl|feedkill N]   exit 3 on exit/nccl
  */
 #define _GNU_SOURCE /* RTLD_NEXT */
@@ -48,6 +50,47 @@ cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
 		return CUPTI_ERROR_UNKNOWN;
 	memcpy(&real, &sym, sizeof real);
 	return real(req, done);
+}
+
+/*
+ * Other CUPTI clients, played through the environment: HARNESS_SUBSCRIBE=busy
+ * answers cuptiSubscribe as CUPTI does when Nsight Systems or another
+ * subscriber holds it, =ok as it does on a machine with a driver;
+ * HARNESS_ENABLE=fail refuses every cuptiActivityEnable.  Unset, both go to
+ * libcupti.
+ */
+__attribute__((visibility("default"))) CUptiResult CUPTIAPI
+cuptiSubscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc cb, void *user)
+{
+	const char *how = getenv("HARNESS_SUBSCRIBE");
+	CUptiResult (*real)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+	void *sym;
+
+	if (how && strcmp(how, "busy") == 0)
+		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	if (how && strcmp(how, "ok") == 0) {
+		*sub = NULL;
+		return CUPTI_SUCCESS;
+	}
+	if (!(sym = dlsym(RTLD_NEXT, "cuptiSubscribe")))
+		return CUPTI_ERROR_UNKNOWN;
+	memcpy(&real, &sym, sizeof real);
+	return real(sub, cb, user);
+}
+
+__attribute__((visibility("default"))) CUptiResult CUPTIAPI
+cuptiActivityEnable(CUpti_ActivityKind kind)
+{
+	const char *how = getenv("HARNESS_ENABLE");
+	CUptiResult (*real)(CUpti_ActivityKind);
+	void *sym;
+
+	if (how && strcmp(how, "fail") == 0)
+		return CUPTI_ERROR_NOT_COMPATIBLE;
+	if (!(sym = dlsym(RTLD_NEXT, "cuptiActivityEnable")))
+		return CUPTI_ERROR_UNKNOWN;
+	memcpy(&real, &sym, sizeof real);
+	return real(kind);
 }
 
 static int feed_then_kill(int n)

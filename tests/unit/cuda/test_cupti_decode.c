@@ -585,6 +585,62 @@ Test(cupti_decode, sigkill_keeps_records_older_than_the_flush_period)
 	sqlite3_close(sq);
 }
 
+/* Runs the harness with env prefix pre; returns the database; stderr in *err. */
+static const char *harness_env(const char *pre, const char *how, int want_rc, char **err)
+{
+	static char dir[2048];
+	char cmd[8192];
+	int rc;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	snprintf(cmd, sizeof cmd, "env -u CVC_PROFILE_PARENT %s CVC_PROFILE_DIR='%s' RANK=5 "
+		 "'%s' '%s' %s", pre, dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB, how);
+	rc = tu_run(cmd, NULL, err);
+	cr_expect_eq(rc, want_rc, "exit %d: %s", rc, *err);
+	return only_db(dir, "-r5.db");
+}
+
+/*
+ * Another CUPTI client (issue 19 item 2): CUPTI's answer to cuptiSubscribe
+ * when Nsight Systems or a profiler that subscribed first holds it, and
+ * activity kinds CUPTI refuses, are said once on stderr, stored in run_meta,
+ * and `cvc analyze` warns about the run.  (Played by the harness's own
+ * cuptiSubscribe / cuptiActivityEnable; without a driver the real ones
+ * cannot say MULTIPLE_SUBSCRIBERS.)  Before, cvc never subscribed and
+ * ignored every enable: an empty database and "0 lost records".
+ */
+Test(cupti_decode, another_cupti_client_is_said_and_recorded)
+{
+	char *err = NULL, *aerr = NULL, cmd[9000], db[8192];
+	sqlite3 *sq;
+
+	snprintf(db, sizeof db, "%s", harness_env("HARNESS_SUBSCRIBE=busy", "exit", 3, &err));
+	cr_expect(strstr(err, "another CUPTI client is attached"), "%s", err);
+	sq = open_ro(db);
+	expect(sq, "SELECT value FROM run_meta WHERE key='cupti_subscribe_result'", "39");
+	expect(sq, "SELECT count(*) FROM activities", "0");
+	sqlite3_close(sq);
+	snprintf(cmd, sizeof cmd, "analyze --db '%s'", db);
+	tu_cvc(cmd, NULL, &aerr);
+	cr_expect(strstr(aerr, "another CUPTI client held CUPTI"), "%s", aerr);
+	free(err);
+	free(aerr);
+
+	snprintf(db, sizeof db, "%s",
+		 harness_env("HARNESS_SUBSCRIBE=ok HARNESS_ENABLE=fail", "exit", 3, &err));
+	cr_expect(strstr(err, "CUPTI refused activity kind"), "%s", err);
+	cr_expect_eq(tu_count_lines(err), 1, "said once: %s", err);
+	sq = open_ro(db);
+	expect(sq, "SELECT CAST(value AS INTEGER) > 0 FROM run_meta "
+		   "WHERE key='activity_enable_failures'", "1");
+	sqlite3_close(sq);
+	snprintf(cmd, sizeof cmd, "analyze --db '%s'", db);
+	tu_cvc(cmd, NULL, &aerr);
+	cr_expect(strstr(aerr, "activity kind(s): their records are missing"), "%s", aerr);
+	free(err);
+	free(aerr);
+}
+
 /* `cvc profile` materializes its descendants' spools: children are profiled too. */
 Test(cupti_decode, profile_materializes_children)
 {
