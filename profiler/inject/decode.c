@@ -220,6 +220,15 @@ static int out_of_window(const struct cvci_decoder *d, uint64_t t)
 	       (d->win_end_ns && (int64_t)t > d->win_end_ns);
 }
 
+/* A device record CUPTI could not time (it leaves start = end = 0). */
+static int untimed(struct cvci_decoder *d, uint64_t start, uint64_t end)
+{
+	if (start && end && end >= start)
+		return 0;
+	d->untimed++;
+	return 1;
+}
+
 static void put(struct cvci_decoder *d, uint32_t type, const void *p, uint32_t len)
 {
 	cvc_spool_put(d->sp, type, p, len);
@@ -230,6 +239,8 @@ static void dec_kernel(struct cvci_decoder *d, const CUpti_ActivityKernel10 *k)
 {
 	struct cvc_spool_act a;
 
+	if (untimed(d, k->start, k->end))
+		return;
 	if (out_of_window(d, k->start)) {
 		d->filtered++;
 		return;
@@ -269,6 +280,8 @@ static void dec_copy(struct cvci_decoder *d, uint32_t device, uint8_t copy_kind,
 	const char *nm = copy_kind < sizeof copy_names / sizeof copy_names[0]
 				 ? copy_names[copy_kind] : copy_names[0];
 
+	if (untimed(d, start, end))
+		return;
 	if (out_of_window(d, start)) {
 		d->filtered++;
 		return;
@@ -291,6 +304,8 @@ static void dec_memset(struct cvci_decoder *d, const CUpti_ActivityMemset4 *m)
 {
 	struct cvc_spool_act a;
 
+	if (untimed(d, m->start, m->end))
+		return;
 	if (out_of_window(d, m->start)) {
 		d->filtered++;
 		return;

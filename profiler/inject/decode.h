@@ -34,6 +34,9 @@ struct cvci_decoder {
 	int64_t filtered;           /* outside the --delay/--duration window */
 	int64_t skipped;            /* kinds decoded but not stored (context, name) */
 	int64_t undecodable;        /* buffers cut at an unknown record kind */
+	int64_t untimed;            /* kernels/copies/sets CUPTI could not time
+				       (start or end 0, end before start): not
+				       stored at t = 0, counted */
 	/* interning: pointer cache in front of a content table */
 	struct cvci_name_slot *pcache;  /* direct mapped, CVCI_PCACHE slots */
 	struct cvci_str_slot *strs;

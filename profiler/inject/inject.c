@@ -338,6 +338,7 @@ static void finish(void)
 		       "(torch.profiler/Kineto) started after cvc, it took the records",
 		       "; see docs/PROFILER.md");
 	meta_n("filtered_records", G.dec.filtered);
+	meta_n("untimed_records", G.dec.untimed);
 	meta_n("records", G.dec.records);
 	cvc_spool_close(G.sp);
 	G.sp = NULL;

@@ -371,6 +371,41 @@ Test(cupti_decode, window_filters_records)
 	sqlite3_close(sq);
 }
 
+/*
+ * Records CUPTI could not time (start = end = 0; issue 19 item 7) are
+ * skipped and counted, not stored at t = 0 where they would stretch every
+ * breakdown back to the epoch.
+ */
+Test(cupti_decode, untimed_records_are_counted_not_stored)
+{
+	static struct cbuf c;
+	const char *dir = tu_tmpdir();
+	char spool[4096], db[4096], err[512];
+	struct cvci_decoder d;
+	cvc_materialize_stats st;
+	cvc_spool *sp = NULL;
+	sqlite3 *sq;
+
+	c.used = 0;
+	kernel(&c, gemm_name, T0 + 1000, 500, 7, 1);
+	kernel(&c, gemm_name, 0, 0, 7, 2);                /* not timed */
+	kernel(&c, nccl_name, T0 + 3000, 0, 20, 3)->end = T0 + 2000; /* end before start */
+	snprintf(spool, sizeof spool, "%s/u.spool", dir);
+	snprintf(db, sizeof db, "%s/u.db", dir);
+	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
+	cr_assert_eq(cvci_decoder_init(&d, sp), CVC_OK);
+	cvci_put_proc(&d, 0, 1, 4000, "node07", "untimed", "cvc test");
+	cvci_decode(&d, c.b, c.used);
+	cr_expect_eq(d.untimed, 2);
+	cr_expect_eq(d.records, 1);
+	cr_assert_eq(cvc_spool_close(sp), CVC_OK);
+	cvci_decoder_release(&d);
+	cr_assert_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_OK, "%s", err);
+	sq = open_ro(db);
+	expect(sq, "SELECT count(*) || '|' || min(start_ns) FROM activities", "1|1763768000000001000");
+	sqlite3_close(sq);
+}
+
 Test(cupti_decode, unknown_kind_stops_walk)
 {
 	const char *dir = tu_tmpdir();
