@@ -89,6 +89,9 @@ static struct {
 	atomic_llong pool_empty;    /* buffer requests we could not serve */
 	atomic_llong late_buffers;  /* buffers completed after we finished */
 	atomic_int finishing, finished;
+	/* set in a forked child: the writer and finisher threads, CUPTI and
+	 * the spool are the parent's; the child must not touch them */
+	atomic_int inert;
 	/* NCCL launch records from the profiler plugin (any thread) */
 	struct collq_ent collq[COLLQ];
 	int cq_head, cq_len;
@@ -119,6 +122,12 @@ static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_r
 {
 	uint8_t *b = NULL;
 
+	if (atomic_load(&G.inert)) {
+		*buffer = NULL;
+		*size = 0;
+		*max_records = 0;
+		return;
+	}
 	pthread_mutex_lock(&G.mu);
 	if (G.nfree > 0)
 		b = G.free_stack[--G.nfree];
@@ -146,7 +155,7 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS &&
 	    dropped)
 		atomic_fetch_add(&G.dropped, (long long)dropped);
-	if (!buffer)
+	if (!buffer || atomic_load(&G.inert))
 		return;
 	atomic_fetch_add(&G.buffers_done, 1);
 	pthread_mutex_lock(&G.mu);
@@ -166,6 +175,8 @@ void cvci_queue_coll(const struct cvc_spool_coll *c, const char *func, const cha
 {
 	struct collq_ent *e;
 
+	if (atomic_load(&G.inert))
+		return;
 	pthread_mutex_lock(&G.mu);
 	if (G.cq_len == COLLQ || G.stop) {
 		pthread_mutex_unlock(&G.mu);
@@ -297,6 +308,11 @@ static void finish(void)
 	uint64_t ts = 0;
 	int64_t lost;
 
+	/* a forked child (a DataLoader worker) leaves the parent's spool alone:
+	 * it has no writer thread to join and would write the parent's
+	 * unflushed buffer into the shared file (issue 19 item 6) */
+	if (atomic_load(&G.inert))
+		return;
 	if (atomic_exchange(&G.finishing, 1)) {
 		/* Another thread is finishing: wait for it, bounded. */
 		for (int i = 0; i < 1000 && !atomic_load(&G.finished); i++)
@@ -375,9 +391,12 @@ static void on_signal(int sig)
 	struct sigaction *old = sig == SIGINT ? &G.old_int : &G.old_term;
 	struct timespec ts = {0, 10000000};
 
-	sem_post(&G.sig_sem);
-	for (int i = 0; i < 1000 && !atomic_load(&G.finished); i++)
-		nanosleep(&ts, NULL);
+	/* in a forked child there is no finisher to wait for */
+	if (!atomic_load(&G.inert)) {
+		sem_post(&G.sig_sem);
+		for (int i = 0; i < 1000 && !atomic_load(&G.finished); i++)
+			nanosleep(&ts, NULL);
+	}
 	if (old->sa_flags & SA_SIGINFO) {
 		if (old->sa_sigaction) {
 			siginfo_t si;
@@ -394,6 +413,11 @@ static void on_signal(int sig)
 	} else {
 		old->sa_handler(sig);
 	}
+}
+
+static void atfork_child(void)
+{
+	atomic_store(&G.inert, 1);
 }
 
 static void install_signals(void)
@@ -698,6 +722,7 @@ CVC_API int InitializeInjection(void)
 	if (pthread_create(&G.writer, NULL, writer_main, NULL) != 0)
 		return 0;
 	G.have_writer = 1;
+	pthread_atfork(NULL, NULL, atfork_child);
 	/*
 	 * Subscribing first is how CUPTI says another client is attached
 	 * (Nsight Systems, a profiler that subscribed at import): only one

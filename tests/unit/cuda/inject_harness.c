@@ -15,7 +15,7 @@
  *
  * HARNESS_SUBSCRIBE and HARNESS_ENABLE (below) play other CUPTI clients.
  *
- *   inject_harness LIB [exit|term|int|nccl|feedkill N]   exit 3 on exit/nccl
+ *   inject_harness LIB [exit|term|int|nccl|fork|feedkill N]   exit 3 on exit/nccl/fork
  */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>
@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cupti.h>
 
@@ -187,6 +189,38 @@ static int play_nccl(void *h)
 	return 3;
 }
 
+/* Exit status of pid as a shell reports it. */
+static int status_of(pid_t pid)
+{
+	int st = 0;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * "fork": two forked children as DataLoader workers are, one leaving
+ * through exit() (atexit runs), one through SIGTERM (the library's handler
+ * runs); then the parent exits normally.
+ */
+static int fork_children(void)
+{
+	pid_t a, b;
+
+	fflush(stdout);
+	if ((a = fork()) == 0)
+		exit(0);
+	if ((b = fork()) == 0) {
+		raise(SIGTERM);
+		_exit(1);
+	}
+	if (a < 0 || b < 0)
+		return 9;
+	printf("children %d %d\n", status_of(a), status_of(b));
+	return 3;
+}
+
 int main(int argc, char **argv)
 {
 	void *h;
@@ -216,6 +250,8 @@ int main(int argc, char **argv)
 		raise(SIGINT);
 	if (argc > 2 && strcmp(argv[2], "nccl") == 0)
 		return play_nccl(h);
+	if (argc > 2 && strcmp(argv[2], "fork") == 0)
+		return fork_children();
 	if (argc > 3 && strcmp(argv[2], "feedkill") == 0)
 		return feed_then_kill(atoi(argv[3]));
 	return 3;

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -674,6 +675,39 @@ Test(cupti_decode, another_cupti_client_is_said_and_recorded)
 	cr_expect(strstr(aerr, "activity kind(s): their records are missing"), "%s", aerr);
 	free(err);
 	free(aerr);
+}
+
+/*
+ * Forked children (issue 19 item 6) inherit the library but not its
+ * threads: one leaving through exit() and one through SIGTERM must neither
+ * hang (the handler once waited 10 s for a finisher the child does not
+ * have; atexit joined a writer thread that is not there) nor write into the
+ * parent's spool.  The parent's database comes out whole.
+ */
+Test(cupti_decode, forked_children_leave_the_parent_spool_alone, .timeout = 60)
+{
+	char *err = NULL, *out = NULL, dir[2048], cmd[8192];
+	struct timespec t0, t1;
+	double secs;
+	sqlite3 *sq;
+	int rc;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	snprintf(cmd, sizeof cmd, "env -u CVC_PROFILE_PARENT CVC_PROFILE_DIR='%s' RANK=5 '%s' '%s' fork",
+		 dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = tu_run(cmd, &out, &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	cr_expect_eq(rc, 3, "exit %d: %s", rc, err);
+	cr_expect(strstr(out, "children 0 143"), "%s", out);
+	cr_expect_lt(secs, 5.0, "took %.1f s: a child waited for threads it does not have", secs);
+	sq = open_ro(only_db(dir, "-r5.db"));
+	expect(sq, "SELECT value FROM run_meta WHERE key='lost_records'", "0");
+	expect(sq, "SELECT count(*) FROM ranks", "1");
+	sqlite3_close(sq);
+	free(out);
+	free(err);
 }
 
 /* `cvc profile` materializes its descendants' spools: children are profiled too. */
