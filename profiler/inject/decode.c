@@ -356,9 +356,14 @@ static void dec_api(struct cvci_decoder *d, const CUpti_ActivityAPI *a)
 {
 	struct cvc_spool_api r;
 	uint32_t domain = a->kind == CUPTI_ACTIVITY_KIND_DRIVER ? 1 : 2;
-	const char *nm = d->cbname ? d->cbname(domain, a->cbid) : NULL;
+	const char *nm;
 	char buf[48];
 
+	if (d->api_drop & (domain == 1 ? 1u : 2u)) {
+		d->skipped++;
+		return;
+	}
+	nm = d->cbname ? d->cbname(domain, a->cbid) : NULL;
 	if (out_of_window(d, a->start)) {
 		d->filtered++;
 		return;

@@ -29,6 +29,10 @@ struct cvci_decoder {
 	int64_t win_start_ns;       /* records starting before are dropped; 0 = none */
 	int64_t win_end_ns;         /* records starting after are dropped; 0 = none */
 	cvci_cbname_fn cbname;      /* may be NULL: API names become "cbid N" */
+	unsigned api_drop;          /* API records not stored (counted in
+				       skipped): bit 0 driver, bit 1 runtime.
+				       They are enabled only so that CUPTI
+				       writes external-correlation records */
 	/* counters */
 	int64_t records;            /* records decoded and spooled */
 	int64_t filtered;           /* outside the --delay/--duration window */

@@ -72,7 +72,9 @@ static struct {
 	cvc_spool *sp;
 	struct cvci_decoder dec;
 	char spool_path[4096];
-	unsigned acts;
+	unsigned acts;     /* asked for (--activities) */
+	unsigned api_drop; /* for the decoder, set when it starts */
+	unsigned acts_on;  /* enabled: acts plus what they need */
 	double delay_s, duration_s;
 	long flush_ms;
 	int cupti_flush_ok;
@@ -462,7 +464,7 @@ static void enable_kinds(int on)
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		CUptiResult r;
 
-		if (!(G.acts & kinds[i].bit))
+		if (!(G.acts_on & kinds[i].bit))
 			continue;
 		if (!on) {
 			cuptiActivityDisable(kinds[i].kind);
@@ -660,6 +662,7 @@ static int open_spool(void)
 	if (cvci_decoder_init(&G.dec, G.sp) != CVC_OK)
 		return -1;
 	G.dec.cbname = cbname;
+	G.dec.api_drop = G.api_drop;
 	{
 		const char *run = getenv(CVC_ENV_RUN);
 		char tool[64];
@@ -701,6 +704,19 @@ CVC_API int InitializeInjection(void)
 	if (acts && *acts && cvc_profile_parse_activities(acts, &G.acts, err, sizeof err)) {
 		logmsg("%s%s", err, "; using the default activities");
 		G.acts = CVC_PROF_DEFAULT;
+	}
+	/*
+	 * CUPTI writes an external-correlation record only for an API record
+	 * made inside the external region (NCCL's launch is cuLaunchKernelEx,
+	 * a driver call): without the API kinds no NCCL size would ever join
+	 * its kernel (issue 19 item 1).  They are enabled for that and their
+	 * rows dropped unless asked for.
+	 */
+	G.acts_on = G.acts;
+	if (G.acts & CVC_PROF_EXTCORR) {
+		G.acts_on |= CVC_PROF_DRIVER | CVC_PROF_RUNTIME;
+		G.api_drop = (G.acts & CVC_PROF_DRIVER ? 0u : 1u) |
+			     (G.acts & CVC_PROF_RUNTIME ? 0u : 2u);
 	}
 	G.delay_s = env_double(CVC_ENV_DELAY);
 	G.flush_ms = env_long(CVC_ENV_FLUSH_MS, 1000, 10, 60000);

@@ -58,8 +58,8 @@ cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
  * Other CUPTI clients, played through the environment: HARNESS_SUBSCRIBE=busy
  * answers cuptiSubscribe as CUPTI does when Nsight Systems or another
  * subscriber holds it, =ok as it does on a machine with a driver;
- * HARNESS_ENABLE=fail refuses every cuptiActivityEnable.  Unset, both go to
- * libcupti.
+ * HARNESS_ENABLE=fail refuses every cuptiActivityEnable, =log names each
+ * kind enabled on stderr ("enable N").  Unset, both go to libcupti.
  */
 __attribute__((visibility("default"))) CUptiResult CUPTIAPI
 cuptiSubscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc cb, void *user)
@@ -89,6 +89,8 @@ cuptiActivityEnable(CUpti_ActivityKind kind)
 
 	if (how && strcmp(how, "fail") == 0)
 		return CUPTI_ERROR_NOT_COMPATIBLE;
+	if (how && strcmp(how, "log") == 0)
+		fprintf(stderr, "enable %d\n", (int)kind);
 	if (!(sym = dlsym(RTLD_NEXT, "cuptiActivityEnable")))
 		return CUPTI_ERROR_UNKNOWN;
 	memcpy(&real, &sym, sizeof real);

@@ -407,6 +407,58 @@ Test(cupti_decode, untimed_records_are_counted_not_stored)
 	sqlite3_close(sq);
 }
 
+/*
+ * NCCL sizes join their kernels only through external-correlation records,
+ * which CUPTI writes only for API records made inside the region (issue 19
+ * item 1): with external ids on, the driver and runtime kinds are enabled
+ * too, and their rows are dropped unless asked for.
+ */
+Test(cupti_decode, external_ids_enable_the_api_kinds_and_drop_their_rows)
+{
+	static struct cbuf c;
+	const char *dir = tu_tmpdir();
+	char spool[4096], cmd[8192], want[64], *err = NULL;
+	struct cvci_decoder d;
+	cvc_spool *sp = NULL;
+	CUpti_ActivityAPI *api;
+
+	/* what the library enables (the harness logs each cuptiActivityEnable) */
+	snprintf(cmd, sizeof cmd, "env -u CVC_PROFILE_PARENT HARNESS_ENABLE=log CVC_PROFILE_DIR='%s' "
+		 "'%s' '%s' exit", dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB);
+	cr_assert_eq(tu_run(cmd, NULL, &err), 3, "%s", err);
+	snprintf(want, sizeof want, "enable %d\n", (int)CUPTI_ACTIVITY_KIND_DRIVER);
+	cr_expect(strstr(err, want), "default activities: no driver API kind:\n%s", err);
+	snprintf(want, sizeof want, "enable %d\n", (int)CUPTI_ACTIVITY_KIND_RUNTIME);
+	cr_expect(strstr(err, want), "default activities: no runtime API kind:\n%s", err);
+	free(err);
+	snprintf(cmd, sizeof cmd, "env -u CVC_PROFILE_PARENT HARNESS_ENABLE=log CVC_PROFILE_DIR='%s' "
+		 "CVC_PROFILE_ACTIVITIES=kernel '%s' '%s' exit", tu_tmpdir(), CVC_INJECT_HARNESS,
+		 CVC_INJECT_LIB);
+	cr_assert_eq(tu_run(cmd, NULL, &err), 3, "%s", err);
+	snprintf(want, sizeof want, "enable %d\n", (int)CUPTI_ACTIVITY_KIND_DRIVER);
+	cr_expect(!strstr(err, want), "kernels only: the driver kind is on:\n%s", err);
+	free(err);
+
+	/* the rows: API records dropped and counted, the correlation kept */
+	c.used = 0;
+	api = add(&c, sizeof *api, CUPTI_ACTIVITY_KIND_DRIVER);
+	api->start = T0 + 100;
+	api->end = T0 + 200;
+	api->correlationId = 7;
+	extcorr(&c, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, 42, 7);
+	kernel(&c, nccl_name, T0 + 1000, 500, 20, 7);
+	snprintf(spool, sizeof spool, "%s/a.spool", dir);
+	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
+	cr_assert_eq(cvci_decoder_init(&d, sp), CVC_OK);
+	d.api_drop = 3;
+	cvci_put_proc(&d, 0, 1, 4000, "node07", "api", "cvc test");
+	cr_expect_eq(cvci_decode(&d, c.b, c.used), 3);
+	cr_expect_eq(d.records, 2, "the external id and the kernel");
+	cr_expect_eq(d.skipped, 1, "the API record");
+	cr_assert_eq(cvc_spool_close(sp), CVC_OK);
+	cvci_decoder_release(&d);
+}
+
 Test(cupti_decode, unknown_kind_stops_walk)
 {
 	const char *dir = tu_tmpdir();
