@@ -69,7 +69,9 @@ target_include_directories(inject_harness PRIVATE ${CMAKE_SOURCE_DIR}/profiler/i
 # It links libcupti itself and exports its symbols: its own
 # cuptiActivityRegisterCallbacks (the "feedkill" buffer feeder) comes first
 # and forwards to libcupti's through RTLD_NEXT.
-target_link_libraries(inject_harness PRIVATE CUDA::cupti ${CMAKE_DL_LIBS})
+# (--no-as-needed: it calls no libcupti function by name, so the default
+# --as-needed would drop libcupti and RTLD_NEXT would find nothing)
+target_link_libraries(inject_harness PRIVATE -Wl,--no-as-needed CUDA::cupti ${CMAKE_DL_LIBS})
 set_target_properties(inject_harness PROPERTIES ENABLE_EXPORTS ON)
 
 # Decoder benchmark (bench/cuda/: the global bench/bench_*.c glob must not

@@ -402,16 +402,40 @@ static void dec_device(struct cvci_decoder *d, const CUpti_ActivityDevice5 *v)
 
 size_t cvci_decode(struct cvci_decoder *d, const uint8_t *buf, size_t valid)
 {
-	size_t off = 0, n = 0;
+	CUpti_Activity *rec = NULL;
+	const uint8_t *done = buf; /* end of the last record of a known size */
+	size_t n = 0;
 
-	while (off + sizeof(uint32_t) <= valid) {
-		const CUpti_Activity *rec = (const CUpti_Activity *)(const void *)(buf + off);
-		size_t sz = cvci_record_size((uint32_t)rec->kind);
+	/*
+	 * libcupti walks its own buffers: it knows the size of every kind it
+	 * writes, including kinds cvc does not decode, so one of those no
+	 * longer ends the buffer (issue 19 item 4).  The casts below match
+	 * its layout because the injection library refuses a libcupti whose
+	 * major.minor differs from the headers it was built with.
+	 */
+	if (!buf || valid == 0)
+		return 0;
+	for (;;) {
+		CUptiResult res = cuptiActivityGetNextRecord((uint8_t *)(uintptr_t)buf, valid, &rec);
+		size_t sz;
 
-		if (!sz || off + sz > valid) {
+		if (res == CUPTI_ERROR_MAX_LIMIT_REACHED) {
+			/* libcupti ends quietly at a record cut by the valid size:
+			 * bytes left after the last whole record are one */
+			if (done && done < buf + valid)
+				d->undecodable++;
+			break;
+		}
+		if (res != CUPTI_SUCCESS || !rec) {
+			d->undecodable++; /* a kind libcupti does not know, or a cut record */
+			break;
+		}
+		sz = cvci_record_size((uint32_t)rec->kind);
+		if (sz && (const uint8_t *)rec + sz > buf + valid) {
 			d->undecodable++;
 			break;
 		}
+		done = sz ? (const uint8_t *)rec + sz : NULL;
 		switch (rec->kind) {
 		case CUPTI_ACTIVITY_KIND_KERNEL:
 		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
@@ -453,10 +477,9 @@ size_t cvci_decode(struct cvci_decoder *d, const uint8_t *buf, size_t valid)
 			dec_device(d, (const CUpti_ActivityDevice5 *)(const void *)rec);
 			break;
 		default:
-			d->skipped++; /* context and name records: nothing we store */
+			d->skipped++; /* context, name, overhead...: nothing we store */
 			break;
 		}
-		off += sz;
 		n++;
 	}
 	return n;

@@ -69,7 +69,8 @@ if(CUDAToolkit_FOUND AND EXISTS ${CUDAToolkit_INCLUDE_DIRS}/cupti.h)
                              ${CMAKE_SOURCE_DIR}/tests/fuzz ${CUDAToolkit_INCLUDE_DIRS})
   target_compile_options(fuzz_cupti PRIVATE -fsanitize=fuzzer ${CVC_FUZZ_SAN} -g -Wno-error)
   target_link_options(fuzz_cupti PRIVATE -fsanitize=fuzzer ${CVC_FUZZ_SAN})
-  target_link_libraries(fuzz_cupti PRIVATE cvc)
+  # the decoder walks buffers with libcupti (cuptiActivityGetNextRecord)
+  target_link_libraries(fuzz_cupti PRIVATE cvc CUDA::cupti)
   add_dependencies(fuzzers fuzz_cupti)
   add_test(NAME fuzz.cupti COMMAND ${CMAKE_SOURCE_DIR}/tests/fuzz/run.sh
            $<TARGET_FILE:fuzz_cupti> cupti ${CVC_FUZZ_SECONDS} ${CMAKE_BINARY_DIR}/fuzz

@@ -483,6 +483,40 @@ Test(cupti_decode, unknown_kind_stops_walk)
 	cvc_spool_close(sp);
 }
 
+/*
+ * A record of a kind cvc does not decode but libcupti writes (overhead
+ * records, here in the 13.0 layout) between two kernels: the walk is
+ * libcupti's (issue 19 item 4), so it steps over it and the second kernel
+ * is kept.  Walking by cvc's own table of sizes stopped there and lost the
+ * rest of the buffer.
+ */
+Test(cupti_decode, libcupti_walks_past_kinds_cvc_does_not_decode)
+{
+	const char *dir = tu_tmpdir();
+	static struct cbuf c;
+	struct cvci_decoder d;
+	cvc_spool *sp = NULL;
+	char spool[4096];
+	CUpti_ActivityOverhead3 *o;
+
+	c.used = 0;
+	kernel(&c, nccl_name, T0, 10, 1, 1);
+	o = add(&c, sizeof *o, CUPTI_ACTIVITY_KIND_OVERHEAD);
+	o->overheadKind = CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH;
+	o->start = T0 + 5;
+	o->end = T0 + 6;
+	kernel(&c, gemm_name, T0 + 20, 10, 7, 2);
+	snprintf(spool, sizeof spool, "%s/o.spool", dir);
+	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
+	cr_assert_eq(cvci_decoder_init(&d, sp), CVC_OK);
+	cr_expect_eq(cvci_decode(&d, c.b, c.used), 3);
+	cr_expect_eq(d.records, 2, "both kernels");
+	cr_expect_eq(d.skipped, 1, "the overhead record");
+	cr_expect_eq(d.undecodable, 0);
+	cvci_decoder_release(&d);
+	cvc_spool_close(sp);
+}
+
 /* ---- damaged spools ---------------------------------------------------------------- */
 
 Test(cupti_decode, cut_spool_keeps_whole_records)
@@ -760,6 +794,35 @@ Test(cupti_decode, forked_children_leave_the_parent_spool_alone, .timeout = 60)
 	sqlite3_close(sq);
 	free(out);
 	free(err);
+}
+
+/*
+ * The libcupti in the process must have the major.minor the records are
+ * cast for (issue 19 item 4): a 13.2 (record layouts changed) is refused in
+ * one line, the program's exit status kept; a patch level (13.0.9) is not.
+ */
+Test(cupti_decode, libcupti_of_another_minor_version_is_refused)
+{
+	char dir[2048], cmd[8192], *err = NULL;
+	int rc;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	snprintf(cmd, sizeof cmd, "env -u CVC_PROFILE_PARENT HARNESS_CUPTI_VERSION=%u "
+		 "CVC_PROFILE_DIR='%s' '%s' '%s' exit", (unsigned)(CUPTI_API_VERSION / 100 + 2) * 100,
+		 dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB);
+	rc = tu_run(cmd, NULL, &err);
+	cr_expect_eq(rc, 3, "exit %d: %s", rc, err);
+	cr_expect(strstr(err, "record layouts differ, nothing recorded"), "%s", err);
+	cr_expect_eq(tu_count_lines(err), 1, "%s", err);
+	free(err);
+	snprintf(cmd, sizeof cmd, "env -u CVC_PROFILE_PARENT HARNESS_CUPTI_VERSION=%u "
+		 "CVC_PROFILE_DIR='%s' RANK=5 '%s' '%s' exit", (unsigned)(CUPTI_API_VERSION / 100) * 100 + 9,
+		 dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB);
+	rc = tu_run(cmd, NULL, &err);
+	cr_expect_eq(rc, 3, "exit %d: %s", rc, err);
+	cr_expect(!strstr(err, "record layouts differ"), "a patch level was refused: %s", err);
+	free(err);
+	only_db(dir, "-r5.db");
 }
 
 /* `cvc profile` materializes its descendants' spools: children are profiled too. */
