@@ -99,7 +99,10 @@ static void group_add(struct slot *g, struct comm_ctx *ctx, const char *func, co
 		c = &g->calls[GROUP_CALLS - 1]; /* summed into the last: bounded */
 	c->ctx = ctx;
 	c->func = func ? func : "unknown";
-	c->dtype = dtype ? dtype : "unknown";
+	/* NCCL's ncclDatatypeToString (src/collectives.cc, 2.2x) has a name
+	 * for every type but ncclUint8, which it calls "Unknown"; NCCL refuses
+	 * a call with a type it does not know before any profiler event */
+	c->dtype = !dtype ? "unknown" : strcmp(dtype, "Unknown") == 0 ? "ncclUint8" : dtype;
 	c->count = (int64_t)count;
 	c->root = root;
 	c->taken = 0;

@@ -188,7 +188,7 @@ static int play_nccl(void *h)
 	d.parentObj = g;
 	d.collApi.func = "Broadcast";
 	d.collApi.count = 4096;
-	d.collApi.datatype = "ncclInt8";
+	d.collApi.datatype = "Unknown"; /* what NCCL names ncclUint8 */
 	d.collApi.root = 3;
 	p->startEvent(b, &e, &d);
 	p->stopEvent(e);
