@@ -434,6 +434,10 @@ static cvc_status mat_proc(struct mat *m, size_t off, const struct cvc_spool_pro
 	rk.pid = p->pid;
 	if ((st = cvc_db_rank_put(m->db, m->run_id, &rk)))
 		return mat_dbfail(m, st);
+	/* a process without a rank is rank 0 here, numbered afresh when
+	 * `cvc import` merges it (two such processes once collided at 0) */
+	if (p->rank < 0 && (st = cvc_db_run_meta_set(m->db, m->run_id, "import.auto_rank", "1")))
+		return mat_dbfail(m, st);
 	m->have_proc = 1;
 	return CVC_OK;
 }

@@ -110,13 +110,25 @@ static cvc_status target_has_rank(struct merge *m, int r, int *has)
 	return CVC_OK;
 }
 
+/* How a shard's rank was named (run_meta written by the profiler). */
+struct rank_src {
+	int auto_rank;  /* import.auto_rank: numbered by the importer */
+	int from_env;   /* rank.from_env: only the launcher's environment */
+	int nccl;       /* rank.nccl: NCCL's rank in the largest communicator; -1 */
+	int multi;      /* the shard holds more than one rank */
+};
+
 /*
  * Ranks of one shard run.  Ranks the importer numbered itself (files that
  * do not name their rank; run_meta import.auto_rank) are renumbered to the
  * target's next free ranks, exactly as a sequential import would have
- * numbered them.  Ranks named by the trace must not collide.
+ * numbered them.  A one-rank profile whose process NCCL gave a rank takes
+ * that rank (the environment can be inherited; NCCL's cannot).  A rank
+ * only from the environment that is taken already (a compile or autotune
+ * child that inherited RANK) is renumbered and counted in run_meta
+ * import.ranks_renumbered.  Other ranks named by the trace must not collide.
  */
-static cvc_status merge_ranks(struct merge *m, int64_t src_run, int auto_rank)
+static cvc_status merge_ranks(struct merge *m, int64_t src_run, const struct rank_src *rs)
 {
 	sqlite3_stmt *st = NULL, *info = NULL;
 	size_t cap = 0;
@@ -139,6 +151,7 @@ static cvc_status merge_ranks(struct merge *m, int64_t src_run, int auto_rank)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		cvc_rank_info ri = {0};
 		int r = sqlite3_column_int(st, 0), irc;
+		int auto_rank = rs->auto_rank;
 
 		if (m->nmap == CDB_MAX_RANKS) {
 			ret = cvc_db_fail(m->db, CVC_ERR_FORMAT, "'%s': more than %d ranks",
@@ -150,17 +163,34 @@ static cvc_status merge_ranks(struct merge *m, int64_t src_run, int auto_rank)
 			goto out;
 		}
 		ri.rank = r;
+		if (r >= 0 && rs->nccl >= 0 && m->nmap == 0 && !rs->multi) {
+			ri.rank = rs->nccl;
+			auto_rank = 0;
+		}
+		if (ri.rank >= 0 && !auto_rank && rs->from_env && rs->nccl < 0) {
+			int has = 0;
+
+			if ((ret = target_has_rank(m, ri.rank, &has)))
+				goto out;
+			if (has) {
+				auto_rank = 1;
+				if ((ret = cvc_db_run_meta_add(m->db, m->run_id,
+							       "import.ranks_renumbered", 1)))
+					goto out;
+			}
+		}
 		if (r >= 0 && auto_rank) {
 			if ((ret = imp_next_free_rank(m->db, m->run_id, &ri.rank)))
 				goto out;
-		} else if (r >= 0) {
+		} else if (ri.rank >= 0) {
 			int has = 0;
 
-			if ((ret = target_has_rank(m, r, &has)))
+			if ((ret = target_has_rank(m, ri.rank, &has)))
 				goto out;
 			if (has) {
 				ret = cvc_db_fail(m->db, CVC_ERR_FORMAT,
-						  "'%s': rank %d is already in run '%s'", m->path, r,
+						  "'%s': rank %d%s is already in run '%s'", m->path,
+						  ri.rank, ri.rank != r ? " (NCCL's)" : "",
 						  m->target_name);
 				goto out;
 			}
@@ -263,7 +293,9 @@ static cvc_status merge_meta(struct merge *m, int64_t src_run)
 		int64_t a, b;
 		int crc;
 
-		if (!key)
+		/* one process's rank evidence, used by merge_ranks(): summing it
+		 * over ranks would mean nothing */
+		if (!key || strncmp(key, "rank.", 5) == 0)
 			continue;
 		sqlite3_reset(cur);
 		sqlite3_bind_int64(cur, 1, m->run_id);
@@ -588,25 +620,36 @@ static cvc_status merge_run(struct merge *m, int64_t src_run, sqlite3_stmt *run)
 		.world_size = (int)col_i64(run, 6, 0),
 	};
 	sqlite3_stmt *st = NULL;
-	int auto_rank = 0, rc;
+	struct rank_src rs = {.nccl = -1};
+	int rc;
 	cvc_status ret;
 
 	if ((ret = cvc_db_run_merge(m->db, m->run_id, &ri)))
 		return ret;
-	if ((ret = prep(m, "SELECT value FROM run_meta WHERE run_id=? AND key='import.auto_rank'",
-			&st)))
+	if ((ret = prep(m, "SELECT key, value FROM run_meta WHERE run_id=?1 AND key IN "
+			"('import.auto_rank', 'rank.from_env', 'rank.nccl') UNION ALL "
+			"SELECT 'ranks', count(*) FROM ranks WHERE run_id=?1", &st)))
 		return ret;
 	sqlite3_bind_int64(st, 1, src_run);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *v = col_text(st, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = col_text(st, 0), *v = col_text(st, 1);
+		int64_t x = 0;
 
-		auto_rank = v && strcmp(v, "0") != 0;
+		if (!k || !v || !is_integer(v, &x))
+			continue;
+		if (strcmp(k, "import.auto_rank") == 0)
+			rs.auto_rank = x != 0;
+		else if (strcmp(k, "rank.from_env") == 0)
+			rs.from_env = x != 0;
+		else if (strcmp(k, "rank.nccl") == 0 && x >= 0 && x < (1 << 30))
+			rs.nccl = (int)x;
+		else if (strcmp(k, "ranks") == 0)
+			rs.multi = x > 1;
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE)
 		return src_fail(m);
-	if ((ret = merge_ranks(m, src_run, auto_rank)) || (ret = merge_devices(m, src_run)) ||
+	if ((ret = merge_ranks(m, src_run, &rs)) || (ret = merge_devices(m, src_run)) ||
 	    (ret = merge_meta(m, src_run)) || (ret = merge_sources(m, src_run)) ||
 	    (ret = merge_activities(m, src_run)) || (ret = merge_ranges(m, src_run)) ||
 	    (ret = merge_nccl_tests(m, src_run)) || (ret = merge_op_shapes(m, src_run)))

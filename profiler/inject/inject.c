@@ -98,6 +98,9 @@ static struct {
 	struct collq_ent collq[COLLQ];
 	int cq_head, cq_len;
 	atomic_llong lost_colls;
+	/* the largest communicator NCCL initialised (under mu) */
+	int nccl_nranks, nccl_rank;
+	int env_rank;
 	sem_t sig_sem;
 	struct sigaction old_int, old_term;
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
@@ -192,6 +195,18 @@ void cvci_queue_coll(const struct cvc_spool_coll *c, const char *func, const cha
 	G.cq_len++;
 	if (G.cq_len >= COLLQ / 2)
 		pthread_cond_signal(&G.cv);
+	pthread_mutex_unlock(&G.mu);
+}
+
+void cvci_note_comm(int nranks, int rank)
+{
+	if (nranks <= 0 || rank < 0 || rank >= nranks)
+		return;
+	pthread_mutex_lock(&G.mu);
+	if (nranks > G.nccl_nranks) {
+		G.nccl_nranks = nranks;
+		G.nccl_rank = rank;
+	}
 	pthread_mutex_unlock(&G.mu);
 }
 
@@ -344,6 +359,16 @@ static void finish(void)
 	meta_n("late_buffers", atomic_load(&G.late_buffers));
 	meta_n("cupti_flush_period_ms", G.cupti_flush_ok ? G.flush_ms : 0);
 	meta_n("cupti_subscribe_result", G.subscribe_result);
+	/* where the rank came from, for `cvc import` (issue 19 item 5):
+	 * NCCL's world rank is preferred; a rank only from the environment
+	 * (inherited by a compile or autotune child) yields on a collision */
+	meta_n("rank.from_env", G.env_rank >= 0);
+	pthread_mutex_lock(&G.mu);
+	if (G.nccl_nranks > 0) {
+		meta_n("rank.nccl", G.nccl_rank);
+		meta_n("rank.nccl_nranks", G.nccl_nranks);
+	}
+	pthread_mutex_unlock(&G.mu);
 	meta_n("activity_enable_failures", atomic_load(&G.enable_failed));
 	meta_n("activity_enable_result", atomic_load(&G.enable_result));
 	meta_n("cupti_buffers", atomic_load(&G.buffers_done));
@@ -627,6 +652,7 @@ static int open_spool(void)
 	int rank = env_rank();
 	int n;
 
+	G.env_rank = rank;
 	if (!dir || !*dir)
 		dir = ".";
 	gethostname(host, sizeof host - 1);

@@ -16,4 +16,11 @@
  */
 void cvci_queue_coll(const struct cvc_spool_coll *c, const char *func, const char *dtype);
 
+/*
+ * Notes a communicator NCCL initialised (nranks, this process's rank in
+ * it): the largest one (the first among equals) names the process's rank,
+ * which `cvc import` prefers to the launcher's environment.  Any thread.
+ */
+void cvci_note_comm(int nranks, int rank);
+
 #endif

@@ -155,6 +155,7 @@ static cvc_nccl_result p_init(void **context, uint64_t commId, int *mask, const 
 	c->comm_id = commId;
 	c->nranks = nranks;
 	c->rank = rank;
+	cvci_note_comm(nranks, rank);
 	*context = c;
 	*mask = NCCL_PROFILE_GROUP_API | NCCL_PROFILE_COLL_API | NCCL_PROFILE_P2P_API |
 		NCCL_PROFILE_KERNEL_LAUNCH;

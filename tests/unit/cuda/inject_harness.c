@@ -164,7 +164,7 @@ static int play_nccl(void *h)
 	void *a = NULL, *b = NULL, *g = NULL, *e = NULL;
 	int mask = 0;
 
-	if (!p || p->init(&a, 111, &mask, "a", 1, 8, 0, NULL) ||
+	if (!p || p->init(&a, 111, &mask, "a", 1, 8, 3, NULL) ||
 	    p->init(&b, 222, &mask, "b", 1, 8, 1, NULL))
 		return 9;
 	memset(&d, 0, sizeof d);

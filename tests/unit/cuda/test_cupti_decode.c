@@ -825,6 +825,42 @@ Test(cupti_decode, libcupti_of_another_minor_version_is_refused)
 	only_db(dir, "-r5.db");
 }
 
+/*
+ * Ranks at import (issue 19 item 5): two processes run without a rank
+ * (numbered afresh, no longer both rank 0), two that inherited RANK=5 (the
+ * second, whose rank only the environment gave, is renumbered and counted),
+ * and one whose NCCL communicator says rank 3 of 8 while its environment
+ * says 5 (NCCL's wins).  Before: "rank 0 is already in run" / "rank 5 ...".
+ */
+Test(cupti_decode, ranks_from_nccl_env_or_none_do_not_collide)
+{
+	char dir[2048], cmd[8192], db[4200], *err = NULL;
+	static const char *const runs[] = {"", "", "RANK=5", "RANK=5"};
+	sqlite3 *sq;
+	int rc;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		snprintf(cmd, sizeof cmd, "env -u CVC_PROFILE_PARENT -u RANK %s CVC_PROFILE_DIR='%s' "
+			 "'%s' '%s' exit", runs[i], dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB);
+		cr_assert_eq(tu_run(cmd, NULL, NULL), 3);
+	}
+	snprintf(cmd, sizeof cmd, "env -u CVC_PROFILE_PARENT RANK=5 CVC_PROFILE_DIR='%s' "
+		 "'%s' '%s' nccl", dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB);
+	cr_assert_eq(tu_run(cmd, NULL, NULL), 3);
+	snprintf(db, sizeof db, "%s/merged.sqlite3", tu_tmpdir());
+	snprintf(cmd, sizeof cmd, "import --db '%s' --run job '%s'", db, dir);
+	rc = tu_cvc(cmd, NULL, &err);
+	cr_assert_eq(rc, 0, "import: exit %d: %s", rc, err);
+	free(err);
+	sq = open_ro(db);
+	expect(sq, "SELECT count(*) FROM ranks", "5");
+	expect(sq, "SELECT count(*) FROM ranks WHERE rank IN (3, 5)", "2");
+	expect(sq, "SELECT value FROM run_meta WHERE key='import.ranks_renumbered'", "1");
+	expect(sq, "SELECT count(*) FROM run_meta WHERE key LIKE 'rank.%'", "0");
+	sqlite3_close(sq);
+}
+
 /* `cvc profile` materializes its descendants' spools: children are profiled too. */
 Test(cupti_decode, profile_materializes_children)
 {
