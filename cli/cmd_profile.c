@@ -10,8 +10,10 @@
  * databases, so the profiled program never pays for SQLite.  Builds
  * without CUDA: then it only says why it cannot profile.
  */
+#define _GNU_SOURCE /* dlinfo, RTLD_DI_LINKMAP */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -211,6 +213,38 @@ static int run_child(char **cmd, int *status)
 	return 0;
 }
 
+/*
+ * The libcupti the injection library will use, for NVTX_INJECTION64_PATH:
+ * the one the dynamic linker resolves for it here (its RUNPATH,
+ * LD_LIBRARY_PATH), not the path of the toolkit cvc was built on, which a
+ * copied build may not have (issue 19 item 8).  Loading it runs nothing:
+ * the driver calls InitializeInjection, not dlopen.  0 when found.
+ */
+static int find_cupti(const char *inject, char *out, size_t len)
+{
+	void *h = dlopen(inject, RTLD_LAZY | RTLD_LOCAL);
+	struct link_map *lm = NULL;
+	int rc = -1;
+
+	if (!h)
+		return -1;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0) {
+		for (; lm; lm = lm->l_next) {
+			const char *base = lm->l_name ? strrchr(lm->l_name, '/') : NULL;
+
+			if (base && strncmp(base + 1, "libcupti.so", 11) == 0 &&
+			    strlen(lm->l_name) < len) {
+				memcpy(out, lm->l_name, strlen(lm->l_name) + 1);
+				rc = 0;
+				break;
+			}
+		}
+	}
+	/* not dlclose()d: libcupti allocates when loaded and frees nothing on
+	 * unload (LeakSanitizer's finding); the parent only waits and merges */
+	return rc;
+}
+
 static int set_env(const char *k, const char *v)
 {
 	if (setenv(k, v, 1) != 0)
@@ -287,9 +321,21 @@ int cmd_profile(int argc, char **argv, struct cvc_ctx *ctx)
 	if (!getenv("NCCL_PROFILER_PLUGIN") && set_env("NCCL_PROFILER_PLUGIN", lib))
 		return 2;
 	/* NVTX ranges reach CUPTI only through its NVTX injection; keep a user's own. */
-	if ((mask & CVC_PROF_NVTX) && !getenv("NVTX_INJECTION64_PATH") &&
-	    set_env("NVTX_INJECTION64_PATH", CVC_CUPTI_LIB))
-		return 2;
+	if ((mask & CVC_PROF_NVTX) && !getenv("NVTX_INJECTION64_PATH")) {
+		char cupti[PATH_MAX];
+
+		if (find_cupti(lib, cupti, sizeof cupti) != 0) {
+			if (access(CVC_CUPTI_LIB, R_OK) != 0) {
+				fprintf(stderr, "cvc: libcupti not found (built with '%s'); NVTX "
+					"ranges will not be recorded\n", CVC_CUPTI_LIB);
+				cupti[0] = '\0';
+			} else {
+				snprintf(cupti, sizeof cupti, "%s", CVC_CUPTI_LIB);
+			}
+		}
+		if (cupti[0] && set_env("NVTX_INJECTION64_PATH", cupti))
+			return 2;
+	}
 	if (delay > 0) {
 		char v[64];
 

@@ -861,6 +861,34 @@ Test(cupti_decode, ranks_from_nccl_env_or_none_do_not_collide)
 	sqlite3_close(sq);
 }
 
+/*
+ * NVTX_INJECTION64_PATH is the libcupti the injection library loads where
+ * the program runs (issue 19 item 8): with LD_LIBRARY_PATH pointing at
+ * another copy (as on a machine whose toolkit is not where cvc was built),
+ * the profiled program is told that copy, not the build machine's path.
+ */
+Test(cupti_decode, nvtx_injection_is_the_libcupti_the_library_loads)
+{
+	char dir[2048], cmd[8192], want[4200], *out = NULL;
+	uint32_t ver = 0;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	cr_assert_eq(cuptiGetVersion(&ver), CUPTI_SUCCESS);
+	/* this libcupti again, by its soname, in a directory of its own */
+	snprintf(cmd, sizeof cmd, "ln -s \"$(ldd '%s' | awk '/libcupti/ {print $3}')\" '%s/' && "
+		 "ls '%s' | grep '^libcupti'", CVC_INJECT_LIB, dir, dir);
+	cr_assert_eq(tu_run(cmd, &out, NULL), 0, "cannot copy libcupti");
+	out[strcspn(out, "\n")] = '\0';
+	snprintf(want, sizeof want, "NVTX=%s/%s\n", dir, out);
+	free(out);
+	snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH='%s' CVC_INJECT_LIB='%s' '%s' profile -o '%s/out' "
+		 "-- sh -c 'echo \"NVTX=$NVTX_INJECTION64_PATH\"'", dir, CVC_INJECT_LIB, CVC_TOOL,
+		 dir);
+	cr_assert_eq(tu_run(cmd, &out, NULL), 0);
+	cr_expect_str_eq(out, want);
+	free(out);
+}
+
 /* `cvc profile` materializes its descendants' spools: children are profiled too. */
 Test(cupti_decode, profile_materializes_children)
 {
