@@ -350,19 +350,23 @@ static void warn_lost_records(cvc_db *db, const char *run)
 	static const char *const why[] = {
 		"%lld records were lost while profiling",
 		"another CUPTI client held CUPTI (CUPTI error %lld): nothing was recorded",
-		"CUPTI refused %lld activity kind(s): their records are missing"};
+		"CUPTI refused %lld activity kind(s): their records are missing",
+		"%lld NCCL call(s) were captured into CUDA graphs: their replays carry no "
+		"message sizes"};
 	sqlite3_stmt *q = NULL;
 
 	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
 			       "SELECT r.name, CASE m.key WHEN 'lost_records' THEN 0 "
-			       "WHEN 'cupti_subscribe_result' THEN 1 ELSE 2 END AS w, "
+			       "WHEN 'cupti_subscribe_result' THEN 1 "
+			       "WHEN 'nccl_graph_captured_calls' THEN 3 ELSE 2 END AS w, "
 			       "CAST(m.value AS INTEGER) FROM run_meta m "
 			       "JOIN runs r ON r.id=m.run_id WHERE ((m.key='lost_records' "
 			       "AND CAST(m.value AS INTEGER)>0) OR (m.key='cupti_subscribe_result' "
 			       "AND CAST(m.value AS INTEGER)=39) OR (m.key='activity_enable_failures' "
 			       "AND CAST(m.value AS INTEGER)>0 AND NOT EXISTS (SELECT 1 FROM run_meta s "
 			       "WHERE s.run_id=m.run_id AND s.key='cupti_subscribe_result' "
-			       "AND CAST(s.value AS INTEGER)<>0))) AND (?1 IS NULL OR r.name=?1) "
+			       "AND CAST(s.value AS INTEGER)<>0)) OR (m.key='nccl_graph_captured_calls' "
+			       "AND CAST(m.value AS INTEGER)>0)) AND (?1 IS NULL OR r.name=?1) "
 			       "ORDER BY r.id, w",
 			       -1, &q, NULL) != SQLITE_OK)
 		return;
@@ -371,7 +375,7 @@ static void warn_lost_records(cvc_db *db, const char *run)
 		int w = sqlite3_column_int(q, 1);
 
 		fprintf(stderr, "warning: run '%s': ", (const char *)sqlite3_column_text(q, 0));
-		fprintf(stderr, why[w < 0 || w > 2 ? 0 : w], (long long)sqlite3_column_int64(q, 2));
+		fprintf(stderr, why[w < 0 || w > 3 ? 0 : w], (long long)sqlite3_column_int64(q, 2));
 		fputc('\n', stderr);
 	}
 	sqlite3_finalize(q);

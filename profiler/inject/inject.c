@@ -98,6 +98,7 @@ static struct {
 	struct collq_ent collq[COLLQ];
 	int cq_head, cq_len;
 	atomic_llong lost_colls;
+	atomic_llong graph_calls;   /* NCCL calls captured into CUDA graphs */
 	/* the largest communicator NCCL initialised (under mu) */
 	int nccl_nranks, nccl_rank;
 	int env_rank;
@@ -208,6 +209,11 @@ void cvci_note_comm(int nranks, int rank)
 		G.nccl_rank = rank;
 	}
 	pthread_mutex_unlock(&G.mu);
+}
+
+void cvci_note_graph_call(void)
+{
+	atomic_fetch_add(&G.graph_calls, 1);
 }
 
 /* Writer thread (or finish() after it): queued NCCL launches into the spool. */
@@ -359,6 +365,8 @@ static void finish(void)
 	meta_n("late_buffers", atomic_load(&G.late_buffers));
 	meta_n("cupti_flush_period_ms", G.cupti_flush_ok ? G.flush_ms : 0);
 	meta_n("cupti_subscribe_result", G.subscribe_result);
+	if (atomic_load(&G.graph_calls))
+		meta_n("nccl_graph_captured_calls", atomic_load(&G.graph_calls));
 	/* where the rank came from, for `cvc import` (issue 19 item 5):
 	 * NCCL's world rank is preferred; a rank only from the environment
 	 * (inherited by a compile or autotune child) yields on a collision */

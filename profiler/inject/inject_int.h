@@ -23,4 +23,12 @@ void cvci_queue_coll(const struct cvc_spool_coll *c, const char *func, const cha
  */
 void cvci_note_comm(int nranks, int rank);
 
+/*
+ * Counts an NCCL call captured into a CUDA graph: its size joins the launch
+ * made at capture, but the graph's replays launch without NCCL's profiler
+ * events and carry no size (run_meta nccl_graph_captured_calls, and a
+ * `cvc analyze` warning).  Any thread.
+ */
+void cvci_note_graph_call(void);
+
 #endif

@@ -175,10 +175,14 @@ static cvc_nccl_result p_start(void *context, void **handle, cvc_nccl_descr_v5 *
 	case NCCL_PROFILE_COLL_API:
 		group_add(d->parentObj, ctx, d->collApi.func, d->collApi.datatype,
 			  d->collApi.count, d->collApi.root);
+		if (d->collApi.graphCaptured)
+			cvci_note_graph_call();
 		break;
 	case NCCL_PROFILE_P2P_API:
 		group_add(d->parentObj, ctx, d->p2pApi.func, d->p2pApi.datatype,
 			  d->p2pApi.count, -1);
+		if (d->p2pApi.graphCaptured)
+			cvci_note_graph_call();
 		break;
 	case NCCL_PROFILE_KERNEL_LAUNCH:
 		s = slot_new(d->type, ctx);

@@ -190,6 +190,7 @@ static int play_nccl(void *h)
 	d.collApi.count = 4096;
 	d.collApi.datatype = "Unknown"; /* what NCCL names ncclUint8 */
 	d.collApi.root = 3;
+	d.collApi.graphCaptured = 1; /* captured into a CUDA graph */
 	p->startEvent(b, &e, &d);
 	p->stopEvent(e);
 	memset(&d, 0, sizeof d);

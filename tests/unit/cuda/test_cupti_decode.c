@@ -1046,7 +1046,18 @@ Test(cupti_decode, nccl_plugin_sizes_join_kernels)
 		       "501|Broadcast|ncclUint8|4096|4096|8|3");
 		expect(sq, "SELECT value FROM run_meta WHERE key='nccl_launches_unjoined'", "0");
 		expect(sq, "SELECT value FROM run_meta WHERE key='lost_records'", "0");
+		/* the broadcast was captured into a CUDA graph: its replays
+		 * would carry no size, and analyze says so (issue 19 item 8) */
+		expect(sq, "SELECT value FROM run_meta WHERE key='nccl_graph_captured_calls'", "1");
 		sqlite3_close(sq);
+	}
+	{
+		char args[4300], *aerr = NULL;
+
+		snprintf(args, sizeof args, "analyze --db '%s'", db);
+		tu_cvc(args, NULL, &aerr);
+		cr_expect(strstr(aerr, "1 NCCL call(s) were captured into CUDA graphs"), "%s", aerr);
+		free(aerr);
 	}
 }
 
