@@ -149,27 +149,6 @@ int opm_attn_default(int ref, int torch)
 	return stack_default[ref][torch ? 1 : 0];
 }
 
-/* The defaults first: index = backend + 2. */
-static const char *const backend_names[CVC_ATTN_NBACKEND + 2] = {
-	"torch-default", "te-default", "cudnn", "fa2", "fa4"};
-
-const char *cvc_model_attn_backend_name(cvc_model_attn_backend b)
-{
-	return (int)b >= -2 && (int)b < CVC_ATTN_NBACKEND ? backend_names[b + 2] : NULL;
-}
-
-cvc_status cvc_model_attn_backend_parse(const char *s, cvc_model_attn_backend *out)
-{
-	if (!s || !out)
-		return CVC_ERR_USAGE;
-	for (int i = 0; i < CVC_ATTN_NBACKEND + 2; i++)
-		if (!strcmp(s, backend_names[i])) {
-			*out = (cvc_model_attn_backend)(i - 2);
-			return CVC_OK;
-		}
-	return CVC_ERR_NOTFOUND;
-}
-
 static const struct opm_attn_curve *find(int ref, int backend, int fp8, int bwd, int causal,
 					 int head_dim)
 {

@@ -1,8 +1,8 @@
 /*
  * catalog.c - the hardware catalog: GPU and system spec sheets parsed from
  * models/hw/catalog.csv (compiled in) and user files of the same format,
- * with forgiving name lookup; plus the small name tables (dtypes,
- * collectives) every model file shares.
+ * with forgiving name lookup.  (The name tables of dtypes and collectives
+ * every room shares are in db/vocab.c.)
  */
 #include <ctype.h>
 #include <errno.h>
@@ -33,28 +33,6 @@ struct cvc_hw_catalog {
 	char err[512];
 };
 
-/* ---- shared name tables ------------------------------------------------ */
-
-static const char *const dtype_names[CVC_HW_NDTYPE] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
-
-const char *cvc_hw_dtype_name(cvc_hw_dtype d)
-{
-	return (unsigned)d < CVC_HW_NDTYPE ? dtype_names[d] : NULL;
-}
-
-int cvc_hw_dtype_bytes(cvc_hw_dtype d)
-{
-	switch (d) {
-	case CVC_HW_FP8:
-		return 1;
-	case CVC_HW_BF16:
-	case CVC_HW_FP16:
-		return 2;
-	default:
-		return 4;
-	}
-}
-
 /* Lowercase alphanumerics only: "NVIDIA A100-SXM4-80GB" -> "nvidiaa100sxm480gb". */
 static void normalize(const char *s, char *out, size_t cap)
 {
@@ -64,95 +42,6 @@ static void normalize(const char *s, char *out, size_t cap)
 		if (isalnum((unsigned char)*s))
 			out[j++] = (char)tolower((unsigned char)*s);
 	out[j] = '\0';
-}
-
-cvc_status cvc_hw_dtype_parse(const char *s, cvc_hw_dtype *out)
-{
-	static const struct { const char *name; cvc_hw_dtype d; } tab[] = {
-		{"fp32", CVC_HW_FP32}, {"f32", CVC_HW_FP32}, {"float", CVC_HW_FP32},
-		{"float32", CVC_HW_FP32}, {"tf32", CVC_HW_TF32}, {"bf16", CVC_HW_BF16},
-		{"bfloat16", CVC_HW_BF16}, {"fp16", CVC_HW_FP16}, {"f16", CVC_HW_FP16},
-		{"half", CVC_HW_FP16}, {"float16", CVC_HW_FP16}, {"fp8", CVC_HW_FP8},
-		{"f8", CVC_HW_FP8},
-	};
-	char first[32], norm[32];
-	size_t i = 0;
-
-	if (!s || !out)
-		return CVC_ERR_USAGE;
-	/* XLA spells "bf16xbf16->bf16": the first operand decides. */
-	while (s[i] && s[i] != 'x' && s[i] != '-' && s[i] != '>' && i + 1 < sizeof first) {
-		first[i] = s[i];
-		i++;
-	}
-	first[i] = '\0';
-	if (strncmp(s, "f8", 2) == 0 || strncmp(s, "fp8", 3) == 0 ||
-	    strncmp(s, "float8", 6) == 0) {
-		*out = CVC_HW_FP8;
-		return CVC_OK;
-	}
-	normalize(first, norm, sizeof norm);
-	for (i = 0; i < sizeof tab / sizeof tab[0]; i++) {
-		if (strcmp(norm, tab[i].name) == 0) {
-			*out = tab[i].d;
-			return CVC_OK;
-		}
-	}
-	return CVC_ERR_NOTFOUND;
-}
-
-static const char *const coll_names[CVC_MODEL_NCOLL] = {
-	"allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "sendrecv"};
-
-const char *cvc_model_coll_name(cvc_model_coll c)
-{
-	return (unsigned)c < CVC_MODEL_NCOLL ? coll_names[c] : NULL;
-}
-
-cvc_status cvc_model_coll_parse(const char *s, cvc_model_coll *out)
-{
-	static const struct { const char *name; cvc_model_coll c; } extra[] = {
-		{"allgatherbase", CVC_MODEL_ALLGATHER}, {"allgatherintotensor", CVC_MODEL_ALLGATHER},
-		{"reducescatterbase", CVC_MODEL_REDUCESCATTER},
-		{"reducescattertensor", CVC_MODEL_REDUCESCATTER},
-		{"alltoallbase", CVC_MODEL_ALLTOALL}, {"alltoallv", CVC_MODEL_ALLTOALL},
-		{"collectivepermute", CVC_MODEL_SENDRECV}, {"send", CVC_MODEL_SENDRECV},
-		{"recv", CVC_MODEL_SENDRECV}, {"p2p", CVC_MODEL_SENDRECV},
-	};
-	char norm[64];
-
-	if (!s || !out)
-		return CVC_ERR_USAGE;
-	normalize(s, norm, sizeof norm);
-	for (int i = 0; i < CVC_MODEL_NCOLL; i++) {
-		if (strcmp(norm, coll_names[i]) == 0) {
-			*out = (cvc_model_coll)i;
-			return CVC_OK;
-		}
-	}
-	for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
-		if (strcmp(norm, extra[i].name) == 0) {
-			*out = extra[i].c;
-			return CVC_OK;
-		}
-	}
-	return CVC_ERR_NOTFOUND;
-}
-
-double cvc_model_busbw_factor(cvc_model_coll c, int n)
-{
-	if (n < 1)
-		n = 1;
-	switch (c) {
-	case CVC_MODEL_ALLREDUCE:
-		return 2.0 * (n - 1) / n;
-	case CVC_MODEL_ALLGATHER:
-	case CVC_MODEL_REDUCESCATTER:
-	case CVC_MODEL_ALLTOALL:
-		return (double)(n - 1) / n;
-	default:
-		return 1.0;
-	}
 }
 
 const char *cvc_model_kind_name(cvc_model_kind k)

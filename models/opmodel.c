@@ -233,27 +233,6 @@ double opm_membound_us(const double *p, const cvc_hw_spec *spec, int64_t bytes)
 	return p[MP_FLOOR] + (double)bytes / (bw * eff);
 }
 
-static const char *const mem_names[CVC_MODEL_NMEM] = {
-	"elementwise", "norm", "reduction", "copy", "gather", "optimizer",
-};
-
-const char *cvc_model_mem_name(cvc_model_mem m)
-{
-	return (unsigned)m < CVC_MODEL_NMEM ? mem_names[m] : NULL;
-}
-
-cvc_status cvc_model_mem_parse(const char *s, cvc_model_mem *out)
-{
-	if (!s || !out)
-		return CVC_ERR_USAGE;
-	for (int i = 0; i < CVC_MODEL_NMEM; i++)
-		if (strcmp(s, mem_names[i]) == 0) {
-			*out = (cvc_model_mem)i;
-			return CVC_OK;
-		}
-	return CVC_ERR_NOTFOUND;
-}
-
 /* ---- modelset -------------------------------------------------------------------- */
 
 #define MS_COLL_MAX 96
@@ -677,7 +656,7 @@ static void install_mem(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_m
 		if (same)
 			snprintf(ms->mem[c].origin, sizeof ms->mem[c].origin,
 				 "fitted membound model %lld (%.47s %s: floor %.2f us, eff %.2f, %.60s)",
-				 (long long)pick->id, pick->gpu, mem_names[c], pick->params[MP_FLOOR],
+				 (long long)pick->id, pick->gpu, cvc_model_mem_name((cvc_model_mem)c), pick->params[MP_FLOOR],
 				 pick->params[MP_EFF], pick->source);
 		else {
 			char from[CVC_HW_NAME_MAX], to[CVC_HW_NAME_MAX];
@@ -687,7 +666,7 @@ static void install_mem(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_m
 			snprintf(ms->mem[c].origin, sizeof ms->mem[c].origin,
 				 "membound model %lld fitted on %.47s %s (eff %.2f), carried over to %.47s "
 				 "through the HBM bandwidth",
-				 (long long)pick->id, from, mem_names[c], pick->params[MP_EFF], to);
+				 (long long)pick->id, from, cvc_model_mem_name((cvc_model_mem)c), pick->params[MP_EFF], to);
 		}
 	}
 }

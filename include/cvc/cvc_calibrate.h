@@ -1,14 +1,16 @@
 /*
- * cvc_calibrate.h - calibration planning: which operators the scenarios of
- * a study actually price, bucketed and deduplicated into a short list of
- * microbenchmarks, with the estimated GPU time of measuring them next to
- * the GPU time of profiling the full workloads (docs/CALIBRATE.md).
+ * cvc_calibrate.h - calibration planning (projector/calplan.c): which
+ * operators the scenarios of a study actually price, bucketed and
+ * deduplicated into a short list of microbenchmarks, with the estimated GPU
+ * time of measuring them next to the GPU time of profiling the full
+ * workloads (docs/CALIBRATE.md).
  *
  * Flow: cvc_cal_plan_new() -> cvc_cal_plan_study() (or
  * cvc_cal_plan_add() per scenario) -> cvc_cal_plan_summary() /
  * cvc_cal_plan_write_csv().  The GPU side (profiler/calibrate/cuda/, built
  * only with the CUDA toolkit) reads the plan CSV back with
- * cvc_cal_plan_read_csv() and writes tables `cvc fit` reads.
+ * cvc_cal_plan_read_csv() (cvc_calshape.h) and writes tables `cvc fit`
+ * reads.
  *
  * The decomposition is the projector's own (cvc_proj_scenario_ops() in
  * cvc_project.h, the code projector/project.c prices with);
@@ -24,37 +26,8 @@
 #include <stdio.h>
 
 #include "cvc.h"
+#include "cvc_calshape.h" /* shapes and the plan file */
 #include "cvc_project.h"
-
-/* Stable values: they appear in the plan CSV as names. */
-typedef enum cvc_cal_kind {
-	CVC_CAL_GEMM = 0, /* cuBLASLt matmul, b batched m x n x k */
-	CVC_CAL_ATTN = 1, /* attention core (measured as GEMMs + softmax) */
-	CVC_CAL_MEM = 2,  /* memory-bound op of a class moving bytes */
-	CVC_CAL_COLL = 3, /* NCCL collective */
-	CVC_CAL_NKIND
-} cvc_cal_kind;
-
-/* "gemm", "attention", "membound", "collective"; NULL when out of range. */
-CVC_API const char *cvc_cal_kind_name(int kind);
-
-/*
- * One operator shape.  Unused fields are 0.
- *   gemm:       dtype (cvc_hw_dtype), b, m, n, k
- *   attention:  dtype, b (batch), heads, kv_heads, m (seq_q), n (seq_kv),
- *               k (head_dim), causal, backward
- *   membound:   sub (cvc_model_mem), bytes
- *   collective: sub (cvc_model_coll), bytes (nccl-tests size convention),
- *               group, per_node (group members per node)
- */
-typedef struct cvc_cal_shape {
-	int kind;
-	int dtype, sub;
-	int64_t b, m, n, k, heads, kv_heads;
-	int causal, backward;
-	int64_t bytes;
-	int group, per_node;
-} cvc_cal_shape;
 
 /*
  * Calls fn once per operator of one optimizer step of sc, as the projector
@@ -93,19 +66,6 @@ CVC_API void cvc_cal_opts_default(cvc_cal_opts *o);
  */
 CVC_API const char *cvc_cal_bucket(const cvc_cal_shape *in, const cvc_cal_opts *opts,
 				   cvc_cal_shape *out);
-
-/*
- * How an attention shape is measured without a fused kernel (cuDNN's
- * graph API is C++-only in practice): its GEMMs, batched over
- * batch x heads (forward: QK^T, PV; backward: dP, dV, dQ, dK), plus the
- * softmax (forward) or softmax backward as a memory-bound pass over the
- * score matrix.  Fills gemms[0..*ngemm) (at most 4) and *softmax_bytes.
- */
-CVC_API void cvc_cal_attn_parts(const cvc_cal_shape *attn, cvc_cal_shape gemms[4], int *ngemm,
-				int64_t *softmax_bytes);
-
-/* Shapes equal in every field. */
-CVC_API int cvc_cal_shape_eq(const cvc_cal_shape *a, const cvc_cal_shape *b);
 
 typedef struct cvc_cal_plan cvc_cal_plan;
 
@@ -159,13 +119,5 @@ CVC_API void cvc_cal_plan_summary(const cvc_cal_plan *p, cvc_cal_summary *out);
  * uses,scenarios,est_us,est_gpu_s  (dtype/sub as names, "" when unused).
  */
 CVC_API void cvc_cal_plan_write_csv(const cvc_cal_plan *p, FILE *f);
-
-/*
- * Reads a plan CSV (as written above; extra columns are ignored) into a
- * malloc'd array *out of *n shapes (caller frees).  At most 1 million rows.
- * CVC_ERR_IO, or CVC_ERR_FORMAT with "'path': line N: expected ..." in err.
- */
-CVC_API cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *n,
-					 char *err, size_t errlen);
 
 #endif

@@ -2,13 +2,12 @@
 # Included OPTIONALLY by the top-level CMakeLists.txt after the `cvc`
 # library and `cvc_tool` exist (and after profiler/inject/cuda.cmake).
 #
-# Always: the planning code (profiler/calibrate/*.c, plain C) joins libcvc.
+# The planning code is the projector's (projector/calplan.c) and the plan
+# file's format db/calshape.c: both join libcvc with their folders.
 # With the CUDA toolkit (nvcc, cuBLASLt, NCCL): the benchmark runner
 # cvc_calibrate_run, next to the cvc binary where `cvc calibrate` looks for
 # it.  Without the toolkit nothing CUDA is built and `cvc calibrate` (not
 # --plan) says so in one line.
-file(GLOB CVC_CAL_SRCS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/profiler/calibrate/*.c)
-target_sources(cvc PRIVATE ${CVC_CAL_SRCS})
 # the GPU probe of `cvc calibrate` dlopens libcuda.so.1
 target_link_libraries(cvc_tool PRIVATE ${CMAKE_DL_LIBS})
 
