@@ -25,6 +25,7 @@
 
 #include "cvc/cvc_analyze.h"
 #include "cvc/cvc_db.h"
+#include "cvc/cvc_classify.h"
 #include "cvc/cvc_import.h"
 
 static double now_s(void)
@@ -118,7 +119,10 @@ static int import_once(const char *file, const char *dbpath, int whole, struct r
 	t0 = now_s();
 	c0 = cpu_s();
 	if (whole) {
-		st = cvc_import_files(db, &file, 1, NULL, &run_id, &r->stats);
+		/* the whole of `cvc import`: the classifier runs in the transaction */
+		cvc_import_opts o = {.after = cvc_classify_after_import};
+
+		st = cvc_import_files(db, &file, 1, &o, &run_id, &r->stats);
 	} else if (!(st = cvc_db_begin(db)) && !(st = cvc_db_run_new(db, &ri, &run_id)) &&
 		   !(st = cvc_import_kineto(db, run_id, file, NULL, &r->stats))) {
 		st = cvc_db_commit(db);

@@ -351,8 +351,7 @@ static void warn_lost_records(cvc_db *db, const char *run)
 		"%lld records were lost while profiling",
 		"another CUPTI client held CUPTI (CUPTI error %lld): nothing was recorded",
 		"CUPTI refused %lld activity kind(s): their records are missing",
-		"%lld NCCL call(s) were captured into CUDA graphs: their replays carry no "
-		"message sizes"};
+		"%lld NCCL call(s) were captured into CUDA graphs: replays carry no sizes"};
 	sqlite3_stmt *q = NULL;
 
 	if (sqlite3_prepare_v2(cvc_db_sqlite(db),

@@ -255,7 +255,9 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	prog.on = ctx->progress;
 	io.run_name = run;
 	io.jobs = (int)jobs;
-	io.rules = rules;
+	/* import, then classify, in one transaction */
+	io.after = cvc_classify_after_import;
+	io.after_arg = rules;
 	io.progress = show_progress;
 	io.progress_arg = &prog;
 	st = cvc_import_files(db, (const char *const *)files.v, files.n, &io, &run_id, &stats);

@@ -636,6 +636,12 @@ static cvc_status step_reset(cvc_db *db, sqlite3_stmt *st, const char *what)
 	return rc == SQLITE_DONE ? CVC_OK : sq_fail(db, what);
 }
 
+cvc_status cvc_classify_after_import(cvc_db *db, int64_t run_id, void *rules)
+{
+	(void)run_id;
+	return cvc_classify_db(db, rules, 0);
+}
+
 cvc_status cvc_classify_db(cvc_db *db, const cvc_rules *rules, int all)
 {
 	const cvc_rules *rs = NULL;

@@ -19,7 +19,7 @@ src=${1:-.}
 cd "$src" || exit 2
 
 # Known backward includes still to remove, one "file header" per line.
-known='profiler/import/import.c cvc_classify.h'
+known=''
 
 room_of_header() {
 	case $1 in

@@ -89,6 +89,14 @@ CVC_API cvc_status cvc_rules_match(const cvc_rules *r, const char *name, size_t 
  */
 CVC_API cvc_status cvc_classify_db(cvc_db *db, const cvc_rules *rules, int all);
 
+/*
+ * cvc_classify_db(db, arg, 0) in the shape of cvc_import_opts.after: an
+ * import that should label its kernel names passes it with the rules (a
+ * const cvc_rules *, NULL = shipped) as after_arg.  run_id is unused: new
+ * names of any run are labelled.
+ */
+CVC_API cvc_status cvc_classify_after_import(cvc_db *db, int64_t run_id, void *rules);
+
 /* Number of rules in r (0 for NULL). */
 CVC_API size_t cvc_rules_count(const cvc_rules *r);
 

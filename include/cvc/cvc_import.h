@@ -47,7 +47,15 @@ typedef struct cvc_import_opts {
 	const char *run_name;  /* run to add to (created if missing); NULL: named
 				  after the first file */
 	int jobs;              /* files parsed in parallel; <= 1 sequential */
-	const struct cvc_rules *rules; /* classifier rules; NULL = shipped default */
+	/*
+	 * Run inside the import's transaction after every file is stored and
+	 * before the commit (NULL: none): the caller composes what follows an
+	 * import, e.g. the classifier (cvc_classify_after_import in
+	 * cvc_classify.h), so that a failure there also leaves the database
+	 * as it was.  The importers themselves call nothing above db/.
+	 */
+	cvc_status (*after)(cvc_db *db, int64_t run_id, void *arg);
+	void *after_arg;
 	cvc_progress_fn progress;
 	void *progress_arg;
 } cvc_import_opts;
@@ -69,8 +77,9 @@ typedef struct cvc_import_stats {
  * read once (Kineto JSON streamed, other formats through a private
  * temporary copy) and messages still name it as given.  *run_id (may be
  * NULL) receives the run; stats (may be NULL) is filled.  After the data is
- * stored the classifier labels every new kernel name.  On failure the
- * database is unchanged and cvc_db_errmsg(db) names the file and position.
+ * stored opts->after runs (the CLI classifies kernel names there).  On
+ * failure the database is unchanged and cvc_db_errmsg(db) names the file
+ * and position.
  */
 CVC_API cvc_status cvc_import_files(cvc_db *db, const char *const *paths, int n,
 				    const cvc_import_opts *opts, int64_t *run_id,

@@ -13,7 +13,6 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
-#include "cvc/cvc_classify.h"
 #include "cvc/cvc_import.h"
 #include "import_int.h"
 
@@ -592,7 +591,7 @@ cvc_status cvc_import_files(cvc_db *db, const char *const *paths, int n,
 				goto fail;
 	}
 	stats->files = n;
-	if ((st = cvc_classify_db(db, opts->rules, 0)))
+	if (opts->after && (st = opts->after(db, rid, opts->after_arg)))
 		goto fail;
 	if ((st = cvc_db_commit(db)))
 		goto fail;

@@ -354,7 +354,12 @@ static inline cvc_status fz_stream(const uint8_t *d, size_t n)
 	snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
 	if (cvc_db_open(":memory:", CVC_DB_CREATE, &db) != CVC_OK)
 		fz_fatal("cannot open an in-memory database");
-	st = cvc_import_files(db, paths, 1, NULL, NULL, NULL);
+	{
+		/* as `cvc import` composes it: the classifier in the transaction */
+		cvc_import_opts o = {.after = cvc_classify_after_import};
+
+		st = cvc_import_files(db, paths, 1, &o, NULL, NULL);
+	}
 	fz_copy_msg(cvc_db_errmsg(db));
 	cvc_db_close(db);
 	close(fds[0]); /* the writer, if still blocked, now gets EPIPE */

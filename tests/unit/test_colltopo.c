@@ -18,6 +18,7 @@
 #include "cvc/cvc_model.h"
 #include "cvc/cvc_nccltab.h"
 #include "cvc/cvc_project.h"
+#include "cvc/cvc_classify.h"
 #include "testutil.h"
 
 /*
@@ -107,7 +108,7 @@ Test(colltopo, every_shared_log_imports_and_fits_with_its_rank_count, .timeout =
 
 		snprintf(name, sizeof name, "imp%d.db", i);
 		cr_assert_eq(cvc_db_open(tu_path(dir, name), CVC_DB_CREATE, &db), CVC_OK);
-		cr_assert_eq(cvc_import_files(db, paths, 1, NULL, NULL, NULL), CVC_OK, "%s: %s",
+		cr_assert_eq(cvc_import_files(db, paths, 1, tu_classifying(), NULL, NULL), CVC_OK, "%s: %s",
 			     logs[i].file, cvc_db_errmsg(db));
 		cr_assert_eq(cvc_model_rows_from_db(&dbrows, db), CVC_OK);
 		cr_assert_eq(cvc_model_rows_read(&rows, path, logs[i].gpu, err, sizeof err), CVC_OK,

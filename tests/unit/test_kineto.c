@@ -15,6 +15,7 @@
 
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
+#include "cvc/cvc_classify.h"
 #include "testutil.h"
 
 static int64_t q_int(cvc_db *db, const char *sql)
@@ -60,7 +61,7 @@ static cvc_status import1(cvc_db *db, const char *path)
 {
 	const char *paths[1] = {path};
 
-	return cvc_import_files(db, paths, 1, NULL, NULL, NULL);
+	return cvc_import_files(db, paths, 1, tu_classifying(), NULL, NULL);
 }
 
 /* ---- shared traces against INDEX.md ------------------------------------- */
@@ -103,7 +104,7 @@ static void check_single(const struct ref *r)
 	cvc_import_stats st = {0};
 	const char *paths[1] = {path};
 
-	cr_assert_eq(cvc_import_files(db, paths, 1, NULL, NULL, &st), CVC_OK, "%s",
+	cr_assert_eq(cvc_import_files(db, paths, 1, tu_classifying(), NULL, &st), CVC_OK, "%s",
 		     cvc_db_errmsg(db));
 	check_ref(db, r);
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM ranks"), 1);
@@ -282,7 +283,7 @@ Test(kineto, param_dlrm_8_ranks_one_run, .timeout = 120)
 		snprintf(rel, sizeof rel, "traces/param-dlrm-8xv100/%s", names[7 - i]);
 		paths[i] = strdup(tu_shared(rel));
 	}
-	cr_assert_eq(cvc_import_files(db, (const char *const *)paths, 8, NULL, &run_id, NULL),
+	cr_assert_eq(cvc_import_files(db, (const char *const *)paths, 8, tu_classifying(), &run_id, NULL),
 		     CVC_OK, "%s", cvc_db_errmsg(db));
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 1);
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM ranks"), 8);
@@ -359,7 +360,7 @@ Test(kineto, fixture_fields_exact)
 	cvc_import_stats st = {0};
 	const char *paths[1] = {p};
 
-	cr_assert_eq(cvc_import_files(db, paths, 1, NULL, NULL, &st), CVC_OK, "%s",
+	cr_assert_eq(cvc_import_files(db, paths, 1, tu_classifying(), NULL, &st), CVC_OK, "%s",
 		     cvc_db_errmsg(db));
 	cr_assert_eq(st.events, 8);
 	cr_assert_eq(st.activities, 3);
@@ -476,7 +477,7 @@ Test(kineto, fixture_device_from_args_and_late_metadata)
 		const char *paths[2] = {tu_path(dir, "g.json"),
 					write_fixture(dir, "late.json", text, sizeof text - 1)};
 
-		cr_assert_eq(cvc_import_files(db, paths, 2, NULL, NULL, NULL), CVC_OK, "%s",
+		cr_assert_eq(cvc_import_files(db, paths, 2, tu_classifying(), NULL, NULL), CVC_OK, "%s",
 			     cvc_db_errmsg(db));
 	}
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM activities WHERE rank=5 AND device=2 AND "
@@ -523,7 +524,7 @@ Test(kineto, fixture_record_param_comms_link)
 	cvc_import_stats st = {0};
 	const char *paths[1] = {write_fixture(dir, "r.json", text, sizeof text - 1)};
 
-	cr_assert_eq(cvc_import_files(db, paths, 1, NULL, NULL, &st), CVC_OK, "%s",
+	cr_assert_eq(cvc_import_files(db, paths, 1, tu_classifying(), NULL, &st), CVC_OK, "%s",
 		     cvc_db_errmsg(db));
 	cr_assert_eq(st.collectives, 2);
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM collectives"), 2);
@@ -546,7 +547,8 @@ Test(kineto, fixture_gzip_same_as_plain)
 	const char *plain = write_fixture(dir, "p.json", good_trace, strlen(good_trace));
 	const char *gz = tu_path(dir, "p.json.gz");
 	cvc_db *db = new_db(dir);
-	cvc_import_opts o1 = {.run_name = "plain"}, o2 = {.run_name = "gz"};
+	cvc_import_opts o1 = {.run_name = "plain", .after = cvc_classify_after_import},
+			o2 = {.run_name = "gz", .after = cvc_classify_after_import};
 
 	write_gz(gz, good_trace, strlen(good_trace));
 	cr_assert_eq(cvc_import_files(db, &plain, 1, &o1, NULL, NULL), CVC_OK, "%s",
@@ -571,7 +573,7 @@ Test(kineto, same_rank_twice_in_one_run_is_refused)
 	const char *paths[2] = {plain, gz};
 
 	write_gz(gz, good_trace, strlen(good_trace));
-	cr_assert_eq(cvc_import_files(db, paths, 2, NULL, NULL, NULL), CVC_ERR_FORMAT);
+	cr_assert_eq(cvc_import_files(db, paths, 2, tu_classifying(), NULL, NULL), CVC_ERR_FORMAT);
 	cr_assert(strstr(cvc_db_errmsg(db), "is already in this run"), "%s", cvc_db_errmsg(db));
 	cr_assert(strstr(cvc_db_errmsg(db), gz), "names the second file: %s", cvc_db_errmsg(db));
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM activities"), 0, "rolled back");
@@ -598,7 +600,8 @@ Test(kineto, progress_reported, .timeout = 60)
 	const char *dir = tu_tmpdir();
 	cvc_db *db = new_db(dir);
 	struct prog pr = {0};
-	cvc_import_opts o = {.progress = on_progress, .progress_arg = &pr};
+	cvc_import_opts o = {.progress = on_progress, .progress_arg = &pr,
+			     .after = cvc_classify_after_import};
 	const char *paths[1] = {tu_shared(DDP)};
 
 	cr_assert_eq(cvc_import_files(db, paths, 1, &o, NULL, NULL), CVC_OK, "%s",

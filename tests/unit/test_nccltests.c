@@ -9,6 +9,7 @@
 
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
+#include "cvc/cvc_classify.h"
 #include "testutil.h"
 
 static int64_t q_int(cvc_db *db, const char *sql)
@@ -44,7 +45,7 @@ static cvc_db *import1(const char *dir, const char *file, cvc_status want)
 	cvc_status st;
 
 	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), CVC_DB_CREATE, &db), CVC_OK);
-	st = cvc_import_files(db, paths, 1, NULL, NULL, NULL);
+	st = cvc_import_files(db, paths, 1, tu_classifying(), NULL, NULL);
 	cr_assert_eq(st, want, "status %d (%s), want %d", st, cvc_db_errmsg(db), want);
 	return db;
 }

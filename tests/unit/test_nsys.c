@@ -11,6 +11,7 @@
 
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
+#include "cvc/cvc_classify.h"
 #include "testutil.h"
 
 #define CLOVER "traces/pipit-nsys-sqlite-perlmutter/perlmutter-cloverleaf-cuda.sqlite.gz"
@@ -55,7 +56,7 @@ static cvc_status import_into(cvc_db *db, const char *path)
 {
 	const char *paths[1] = {path};
 
-	return cvc_import_files(db, paths, 1, NULL, NULL, NULL);
+	return cvc_import_files(db, paths, 1, tu_classifying(), NULL, NULL);
 }
 
 /*

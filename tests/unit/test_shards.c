@@ -9,6 +9,7 @@
 
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
+#include "cvc/cvc_classify.h"
 #include "testutil.h"
 
 static int64_t q_int(cvc_db *db, const char *sql)
@@ -108,7 +109,7 @@ static cvc_db *open_db(const char *path)
 
 static cvc_status import(cvc_db *db, const char *const *paths, int n, int jobs)
 {
-	cvc_import_opts o = {.run_name = "job", .jobs = jobs};
+	cvc_import_opts o = {.run_name = "job", .jobs = jobs, .after = cvc_classify_after_import};
 
 	return cvc_import_files(db, paths, n, &o, NULL, NULL);
 }

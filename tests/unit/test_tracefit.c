@@ -18,6 +18,7 @@
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
 #include "cvc/cvc_model.h"
+#include "cvc/cvc_classify.h"
 #include "testutil.h"
 
 #define QWEN_DIR "traces/tracelens-h100-qwen05b/"
@@ -53,7 +54,7 @@ static cvc_db *import_qwen(char **dbpath_out)
 	int64_t run = 0;
 
 	cr_assert_eq(cvc_db_open(dbpath, CVC_DB_CREATE, &db), CVC_OK);
-	cr_assert_eq(cvc_import_files(db, paths, 1, NULL, &run, NULL), CVC_OK, "%s",
+	cr_assert_eq(cvc_import_files(db, paths, 1, tu_classifying(), &run, NULL), CVC_OK, "%s",
 		     cvc_db_errmsg(db));
 	free(trace);
 	if (dbpath_out)
@@ -253,7 +254,7 @@ static cvc_status import_small(const char *dims, char *msg, size_t msglen, cvc_d
 	cr_assert(len > 0 && (size_t)len < sizeof text);
 	cr_assert_eq(tu_write(path, text, (size_t)len), 0);
 	cr_assert_eq(cvc_db_open(dbpath, CVC_DB_CREATE, &db), CVC_OK);
-	st = cvc_import_files(db, paths, 1, NULL, NULL, NULL);
+	st = cvc_import_files(db, paths, 1, tu_classifying(), NULL, NULL);
 	snprintf(msg, msglen, "%s", cvc_db_errmsg(db));
 	*dbout = db;
 	free(path);

@@ -12,6 +12,8 @@
 
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
+#include "cvc/cvc_classify.h"
+#include "cvc/cvc_import.h"
 #include "testutil.h"
 
 const char *tu_shared(const char *rel)
@@ -160,6 +162,13 @@ size_t tu_count_lines(const char *s)
 	return n;
 }
 
+const struct cvc_import_opts *tu_classifying(void)
+{
+	static cvc_import_opts o = {.after = cvc_classify_after_import};
+
+	return &o;
+}
+
 cvc_db *tu_import(const char *path, const char *dbname)
 {
 	char *t = strdup(path), *dbpath = strdup(tu_path(tu_tmpdir(), dbname));
@@ -168,7 +177,7 @@ cvc_db *tu_import(const char *path, const char *dbname)
 
 	cr_assert(t && dbpath);
 	cr_assert_eq(cvc_db_open(dbpath, CVC_DB_CREATE, &db), CVC_OK);
-	cr_assert_eq(cvc_import_files(db, paths, 1, NULL, NULL, NULL), CVC_OK, "%s",
+	cr_assert_eq(cvc_import_files(db, paths, 1, tu_classifying(), NULL, NULL), CVC_OK, "%s",
 		     cvc_db_errmsg(db));
 	free(t);
 	free(dbpath);

@@ -42,6 +42,12 @@ char *tu_read(const char *path, size_t *len);
 /* Number of lines in s. */
 size_t tu_count_lines(const char *s);
 
+/*
+ * Import options that label kernel names after the import, in its
+ * transaction, as `cvc import` does (cvc_classify_after_import); static.
+ */
+const struct cvc_import_opts *tu_classifying(void);
+
 /* Imports the trace at path into a fresh database dbname in a new
  * tu_tmpdir(); asserts success and returns the open handle (caller closes). */
 struct cvc_db *tu_import(const char *path, const char *dbname);
