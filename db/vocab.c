@@ -9,11 +9,12 @@
 
 #include "cvc/cvc_vocab.h"
 
-/* Lowercase alphanumerics only: "All_Reduce" -> "allreduce". */
-static void normalize(const char *s, char *out, size_t cap)
+void cvc_name_fold(const char *s, char *out, size_t cap)
 {
 	size_t j = 0;
 
+	if (!cap)
+		return;
 	for (; s && *s && j + 1 < cap; s++)
 		if (isalnum((unsigned char)*s))
 			out[j++] = (char)tolower((unsigned char)*s);
@@ -65,7 +66,7 @@ cvc_status cvc_hw_dtype_parse(const char *s, cvc_hw_dtype *out)
 		*out = CVC_HW_FP8;
 		return CVC_OK;
 	}
-	normalize(first, norm, sizeof norm);
+	cvc_name_fold(first, norm, sizeof norm);
 	for (i = 0; i < sizeof tab / sizeof tab[0]; i++) {
 		if (strcmp(norm, tab[i].name) == 0) {
 			*out = tab[i].d;
@@ -97,7 +98,7 @@ cvc_status cvc_model_coll_parse(const char *s, cvc_model_coll *out)
 
 	if (!s || !out)
 		return CVC_ERR_USAGE;
-	normalize(s, norm, sizeof norm);
+	cvc_name_fold(s, norm, sizeof norm);
 	for (int i = 0; i < CVC_MODEL_NCOLL; i++) {
 		if (strcmp(norm, coll_names[i]) == 0) {
 			*out = (cvc_model_coll)i;

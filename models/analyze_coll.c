@@ -12,18 +12,9 @@
 #include <sqlite3.h>
 
 #include "cvc/cvc_analyze.h"
+#include "cvc/cvc_vocab.h"
 #include "models/analyze_int.h"
 
-/* Lowercase letters and digits of s, the rest dropped: "_allgather_base" -> "allgatherbase". */
-static void squash(const char *s, char *out, size_t cap)
-{
-	size_t n = 0;
-
-	for (; s && *s && n + 1 < cap; s++)
-		if (isalnum((unsigned char)*s))
-			out[n++] = (char)tolower((unsigned char)*s);
-	out[n] = '\0';
-}
 
 /* Maps the trace's word for a collective to the nccl-tests family. */
 static void coll_family(const char *word, char *out, size_t cap)
@@ -41,7 +32,7 @@ static void coll_family(const char *word, char *out, size_t cap)
 	const char *pick;
 	size_t len;
 
-	squash(word, k, sizeof k);
+	cvc_name_fold(word, k, sizeof k);
 	pick = k[0] ? k : "unknown";
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
 		if (strstr(k, t[i].key)) {

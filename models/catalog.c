@@ -33,16 +33,6 @@ struct cvc_hw_catalog {
 	char err[512];
 };
 
-/* Lowercase alphanumerics only: "NVIDIA A100-SXM4-80GB" -> "nvidiaa100sxm480gb". */
-static void normalize(const char *s, char *out, size_t cap)
-{
-	size_t j = 0;
-
-	for (; s && *s && j + 1 < cap; s++)
-		if (isalnum((unsigned char)*s))
-			out[j++] = (char)tolower((unsigned char)*s);
-	out[j] = '\0';
-}
 
 const char *cvc_model_kind_name(cvc_model_kind k)
 {
@@ -113,7 +103,7 @@ static struct entry *find_exact(cvc_hw_catalog *cat, const char *norm)
 	char n2[CVC_HW_NAME_MAX];
 
 	for (size_t i = 0; i < cat->n; i++) {
-		normalize(cat->v[i].spec.name, n2, sizeof n2);
+		cvc_name_fold(cat->v[i].spec.name, n2, sizeof n2);
 		if (strcmp(n2, norm) == 0)
 			return &cat->v[i];
 	}
@@ -168,7 +158,7 @@ static cvc_status parse_entry(cvc_hw_catalog *cat, const char *name, int lineno,
 	if (strcmp(f[C_KIND], "system") == 0) {
 		char nb[CVC_HW_NAME_MAX];
 
-		normalize(f[C_BASE], nb, sizeof nb);
+		cvc_name_fold(f[C_BASE], nb, sizeof nb);
 		base = find_exact(cat, nb);
 		if (!base || strcmp(base->spec.kind, "gpu") != 0)
 			return cat_fail(cat, CVC_ERR_FORMAT,
@@ -221,7 +211,7 @@ static cvc_status parse_entry(cvc_hw_catalog *cat, const char *name, int lineno,
 				len = sizeof raw - 1;
 			memcpy(raw, p, len);
 			raw[len] = '\0';
-			normalize(raw, norm, sizeof norm);
+			cvc_name_fold(raw, norm, sizeof norm);
 			if (*norm && j + strlen(norm) + 2 < sizeof e->aliases) {
 				memcpy(e->aliases + j, norm, strlen(norm));
 				j += strlen(norm);
@@ -295,7 +285,7 @@ static cvc_status load_text(cvc_hw_catalog *cat, const char *name, const char *t
 			char norm[CVC_HW_NAME_MAX];
 			struct entry *old;
 
-			normalize(e.spec.name, norm, sizeof norm);
+			cvc_name_fold(e.spec.name, norm, sizeof norm);
 			old = find_exact(cat, norm);
 			if (old) {
 				*old = e; /* a user entry replaces the shipped one */
@@ -420,7 +410,7 @@ static size_t prefix_len(const struct entry *e, const char *norm)
 	char nn[CVC_HW_NAME_MAX];
 	size_t best = 0, n;
 
-	normalize(e->spec.name, nn, sizeof nn);
+	cvc_name_fold(e->spec.name, nn, sizeof nn);
 	n = strlen(nn);
 	if (n && strncmp(norm, nn, n) == 0)
 		best = n;
@@ -444,7 +434,7 @@ const cvc_hw_spec *cvc_hw_catalog_lookup(const cvc_hw_catalog *cat, const char *
 
 	if (!cat || !name)
 		return NULL;
-	normalize(name, norm, sizeof norm);
+	cvc_name_fold(name, norm, sizeof norm);
 	/* Vendor words carry no information once the model number is there. */
 	for (int again = 1; again;) {
 		again = 0;
@@ -462,7 +452,7 @@ const cvc_hw_spec *cvc_hw_catalog_lookup(const cvc_hw_catalog *cat, const char *
 	for (size_t i = 0; i < cat->n; i++) {
 		char nn[CVC_HW_NAME_MAX];
 
-		normalize(cat->v[i].spec.name, nn, sizeof nn);
+		cvc_name_fold(cat->v[i].spec.name, nn, sizeof nn);
 		if (strcmp(nn, q) == 0 || alias_has(cat->v[i].aliases, q) ||
 		    strcmp(nn, norm) == 0 || alias_has(cat->v[i].aliases, norm))
 			return &cat->v[i].spec;

@@ -9,7 +9,16 @@
 #ifndef CVC_VOCAB_H
 #define CVC_VOCAB_H
 
+#include <stddef.h>
+
 #include "cvc.h"
+
+/*
+ * The form names are compared in: lowercase letters and digits only, the
+ * rest dropped ("NVIDIA A100-SXM4-80GB" -> "nvidiaa100sxm480gb",
+ * "_allgather_base" -> "allgatherbase").  out always NUL-terminated.
+ */
+CVC_API void cvc_name_fold(const char *s, char *out, size_t cap);
 
 /* ---- data types -------------------------------------------------------- */
 
