@@ -97,8 +97,10 @@ build-fuzz: setup
 		-DCVC_FUZZ_SECONDS=$(FUZZ_SECONDS) >/dev/null
 	cmake --build $(FUZZ) --target fuzzers -j $(JOBS)
 
+# One harness per core at a time: each libFuzzer process is single-threaded,
+# and every harness keeps its own corpus, crash folder and input file.
 fuzz: build-fuzz
-	cd $(FUZZ) && ctest --output-on-failure -L fuzz
+	cd $(FUZZ) && ctest --output-on-failure -L fuzz -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ) $(REL)-gcc $(REL)-clang demo-out

@@ -4,7 +4,7 @@
 #
 #   cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCVC_FUZZ=ON -DCVC_WITH_CUDA=OFF
 #   cmake --build build-fuzz --target fuzzers -j2
-#   cd build-fuzz && ctest -L fuzz          # each harness CVC_FUZZ_SECONDS s
+#   cd build-fuzz && ctest -L fuzz -j2      # each harness CVC_FUZZ_SECONDS s, two at a time
 #
 # `make fuzz` does this with FUZZ_SECONDS (default 60); `make test` with 60.
 # The library is rebuilt with libFuzzer coverage, ASan and UBSan; the
@@ -55,7 +55,7 @@ foreach(t ${CVC_FUZZ_TARGETS})
   add_test(NAME fuzz.${t} COMMAND ${CMAKE_SOURCE_DIR}/tests/fuzz/run.sh
            $<TARGET_FILE:fuzz_${t}> ${t} ${CVC_FUZZ_SECONDS} ${CMAKE_BINARY_DIR}/fuzz
            ${CMAKE_SOURCE_DIR} ${CVC_SHARED_DIR} $<TARGET_FILE:fuzz_seed_spool>)
-  set_tests_properties(fuzz.${t} PROPERTIES LABELS fuzz RUN_SERIAL ON)
+  set_tests_properties(fuzz.${t} PROPERTIES LABELS fuzz)
 endforeach()
 
 # The CUPTI record decoder, when the toolkit's headers are there.
@@ -75,7 +75,7 @@ if(CUDAToolkit_FOUND AND EXISTS ${CUDAToolkit_INCLUDE_DIRS}/cupti.h)
   add_test(NAME fuzz.cupti COMMAND ${CMAKE_SOURCE_DIR}/tests/fuzz/run.sh
            $<TARGET_FILE:fuzz_cupti> cupti ${CVC_FUZZ_SECONDS} ${CMAKE_BINARY_DIR}/fuzz
            ${CMAKE_SOURCE_DIR} ${CVC_SHARED_DIR})
-  set_tests_properties(fuzz.cupti PROPERTIES LABELS fuzz RUN_SERIAL ON)
+  set_tests_properties(fuzz.cupti PROPERTIES LABELS fuzz)
 else()
   message(STATUS "cvc fuzz: no cupti.h: the CUPTI decoder harness is not built")
 endif()
