@@ -345,7 +345,7 @@ static int build_colls(struct grid *g, const cvc_coll_stat *s, size_t n)
  * say so on stderr for every run concerned (run_meta written by the
  * injection library; 39 is CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED).
  */
-static void warn_lost_records(cvc_db *db, const char *run)
+static void warn_profile_gaps(cvc_db *db, const char *run)
 {
 	static const char *const why[] = {
 		"%lld records were lost while profiling",
@@ -452,7 +452,7 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 		ret = cli_fail(st, "%s", *cvc_db_errmsg(db) ? cvc_db_errmsg(db) : cvc_strerror(st));
 		goto out;
 	}
-	warn_lost_records(db, run);
+	warn_profile_gaps(db, run);
 	cli_warn_suspects(db, -1);
 	if (g.nrows <= 1)
 		fprintf(stderr, "note: '%s': %s%s%s\n", dbpath,

@@ -13,9 +13,9 @@
 #define _GNU_SOURCE /* dlinfo, RTLD_DI_LINKMAP */
 #include <dirent.h>
 #include <dlfcn.h>
-#include <link.h>
 #include <errno.h>
 #include <limits.h>
+#include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -261,7 +261,6 @@ struct mat {
 	size_t errlen;
 };
 
-
 #define MAT_MAX_STRINGS (1u << 24)
 #define MAT_MAX_MARKERS ((size_t)1 << 26)
 
@@ -535,7 +534,7 @@ static cvc_status mat_api(struct mat *m, size_t off, const struct cvc_spool_api 
 		return st;
 	r.start_ns = s->start_ns;
 	r.end_ns = s->end_ns < s->start_ns ? s->start_ns : s->end_ns;
-		if (!cvc_db_span_ok(r.start_ns, r.end_ns, -1, 1)) {
+	if (!cvc_db_span_ok(r.start_ns, r.end_ns, -1, 1)) {
 		m->out_of_range++;
 		return CVC_OK;
 	}
@@ -665,7 +664,7 @@ static cvc_status mat_range(struct mat *m, const struct cvc_spool_marker *s, uin
 		return mat_dbfail(m, st);
 	r.start_ns = s->ts_ns;
 	r.end_ns = end_ns < s->ts_ns ? s->ts_ns : end_ns;
-		if (!cvc_db_span_ok(r.start_ns, r.end_ns, r.device, 1)) {
+	if (!cvc_db_span_ok(r.start_ns, r.end_ns, r.device, 1)) {
 		m->out_of_range++;
 		return CVC_OK;
 	}

@@ -167,27 +167,18 @@ static cvc_status merge_ranks(struct merge *m, int64_t src_run, const struct ran
 			ri.rank = rs->nccl;
 			auto_rank = 0;
 		}
-		if (ri.rank >= 0 && !auto_rank && rs->from_env && rs->nccl < 0) {
+		if (r >= 0 && !auto_rank) {
 			int has = 0;
 
 			if ((ret = target_has_rank(m, ri.rank, &has)))
 				goto out;
-			if (has) {
+			if (has && rs->from_env && rs->nccl < 0) {
+				/* only the environment named it: yields to the one there */
 				auto_rank = 1;
 				if ((ret = cvc_db_run_meta_add(m->db, m->run_id,
 							       "import.ranks_renumbered", 1)))
 					goto out;
-			}
-		}
-		if (r >= 0 && auto_rank) {
-			if ((ret = imp_next_free_rank(m->db, m->run_id, &ri.rank)))
-				goto out;
-		} else if (ri.rank >= 0) {
-			int has = 0;
-
-			if ((ret = target_has_rank(m, ri.rank, &has)))
-				goto out;
-			if (has) {
+			} else if (has) {
 				ret = cvc_db_fail(m->db, CVC_ERR_FORMAT,
 						  "'%s': rank %d%s is already in run '%s'", m->path,
 						  ri.rank, ri.rank != r ? " (NCCL's)" : "",
@@ -195,6 +186,8 @@ static cvc_status merge_ranks(struct merge *m, int64_t src_run, const struct ran
 				goto out;
 			}
 		}
+		if (r >= 0 && auto_rank && (ret = imp_next_free_rank(m->db, m->run_id, &ri.rank)))
+			goto out;
 		m->map[m->nmap].from = r;
 		m->map[m->nmap].to = ri.rank;
 		m->nmap++;

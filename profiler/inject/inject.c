@@ -73,7 +73,6 @@ static struct {
 	struct cvci_decoder dec;
 	char spool_path[4096];
 	unsigned acts;     /* asked for (--activities) */
-	unsigned api_drop; /* for the decoder, set when it starts */
 	unsigned acts_on;  /* enabled: acts plus what they need */
 	double delay_s, duration_s;
 	long flush_ms;
@@ -473,6 +472,14 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, &G.old_term);
 }
 
+/* From here on the process's end finishes the spool: exit() or a signal. */
+static int arm_finish(void)
+{
+	atexit(at_exit);
+	install_signals();
+	return 1;
+}
+
 /* ---- start -------------------------------------------------------------------------- */
 
 static const struct { unsigned bit; CUpti_ActivityKind kind; } kinds[] = {
@@ -696,7 +703,9 @@ static int open_spool(void)
 	if (cvci_decoder_init(&G.dec, G.sp) != CVC_OK)
 		return -1;
 	G.dec.cbname = cbname;
-	G.dec.api_drop = G.api_drop;
+	/* API kinds enabled only for the external ids: their rows dropped */
+	G.dec.api_drop = (G.acts_on & ~G.acts & CVC_PROF_DRIVER ? 1u : 0u) |
+			 (G.acts_on & ~G.acts & CVC_PROF_RUNTIME ? 2u : 0u);
 	{
 		const char *run = getenv(CVC_ENV_RUN);
 		char tool[64];
@@ -756,11 +765,8 @@ CVC_API int InitializeInjection(void)
 	 * rows dropped unless asked for.
 	 */
 	G.acts_on = G.acts;
-	if (G.acts & CVC_PROF_EXTCORR) {
+	if (G.acts & CVC_PROF_EXTCORR)
 		G.acts_on |= CVC_PROF_DRIVER | CVC_PROF_RUNTIME;
-		G.api_drop = (G.acts & CVC_PROF_DRIVER ? 0u : 1u) |
-			     (G.acts & CVC_PROF_RUNTIME ? 0u : 2u);
-	}
 	G.delay_s = env_double(CVC_ENV_DELAY);
 	G.flush_ms = env_long(CVC_ENV_FLUSH_MS, 1000, 10, 60000);
 	G.duration_s = env_double(CVC_ENV_DURATION);
@@ -793,22 +799,17 @@ CVC_API int InitializeInjection(void)
 	if (G.subscribe_result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
 		logmsg("%s%s", "another CUPTI client is attached (Nsight Systems, torch.profiler, "
 		       "a profiling daemon?)", "; cvc records nothing in this process");
-		atexit(at_exit);
-		install_signals();
-		return 1;
+		return arm_finish();
 	}
 	if (cuptiActivityRegisterCallbacks(buf_requested, buf_completed) != CUPTI_SUCCESS) {
 		logmsg("%s%s", "cuptiActivityRegisterCallbacks failed (another CUPTI client?)",
 		       "; nothing recorded");
-		atexit(at_exit);
-		install_signals();
-		return 1;
+		return arm_finish();
 	}
 	/* CUPTI hands over partly filled buffers every flush period, not only
-	 * full 4 MiB ones */
-	/* Not printed when refused (it is, without a driver): the spool is
-	 * still flushed every period; run_meta says which held (written by
-	 * finish(): the writer thread owns the spool by now). */
+	 * full 4 MiB ones.  Not printed when refused (it is, without a
+	 * driver): the spool is still flushed every period; run_meta says
+	 * which held (written by finish(): the writer owns the spool by now). */
 	G.cupti_flush_ok = cuptiActivityFlushPeriod((uint32_t)G.flush_ms) == CUPTI_SUCCESS;
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT);
@@ -820,7 +821,5 @@ CVC_API int InitializeInjection(void)
 	} else {
 		enable_kinds(1);
 	}
-	atexit(at_exit);
-	install_signals();
-	return 1;
+	return arm_finish();
 }
