@@ -1,4 +1,4 @@
-cvc_embed(${CMAKE_SOURCE_DIR}/models/rules/default.rules cvc_default_rules)
+cvc_embed(${CMAKE_SOURCE_DIR}/analysis/rules/default.rules cvc_default_rules)
 cvc_embed(${CMAKE_SOURCE_DIR}/models/hw/catalog.csv cvc_hw_catalog_csv)
 
 cvc_embed(/usr/share/javascript/chart.js/chart.min.js cvc_chartjs)

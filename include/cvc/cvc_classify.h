@@ -6,7 +6,7 @@
  * collective type, algorithm, protocol and dtype of communication kernels.
  * A loaded cvc_rules is immutable and may be shared between threads:
  * cvc_rules_match() makes its PCRE2 match data per call.  The rule file
- * format is documented at the top of models/rules/default.rules.
+ * format is documented at the top of analysis/rules/default.rules.
  */
 #ifndef CVC_CLASSIFY_H
 #define CVC_CLASSIFY_H
@@ -60,7 +60,7 @@ typedef struct cvc_class_match {
 	char dtype[16];    /* f32, bf16, float, ... as the name spells it */
 } cvc_class_match;
 
-/* The shipped rule set (models/rules/default.rules, compiled in). */
+/* The shipped rule set (analysis/rules/default.rules, compiled in). */
 CVC_API cvc_status cvc_rules_default(cvc_rules **out, char *err, size_t errlen);
 
 /*

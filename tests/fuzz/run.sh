@@ -91,7 +91,7 @@ seed_from_shared() {
 if [ ! -f "$corpus/.seeded" ]; then
 	case $target in
 	catalog) cp "$src/models/hw/catalog.csv" "$corpus/repo-catalog.csv" ;;
-	rules) cp "$src/models/rules/default.rules" "$corpus/repo-default.rules" ;;
+	rules) cp "$src/analysis/rules/default.rules" "$corpus/repo-default.rules" ;;
 	scenario) cp "$src/projector/studies"/*.yaml "$corpus/" ;;
 	spool) [ -n "$seed_spool" ] && rm -f "$corpus/seed.spool" && "$seed_spool" "$corpus/seed.spool" ;;
 	esac

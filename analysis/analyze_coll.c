@@ -13,7 +13,7 @@
 
 #include "cvc/cvc_analyze.h"
 #include "cvc/cvc_vocab.h"
-#include "models/analyze_int.h"
+#include "analysis/analyze_int.h"
 
 
 /* Maps the trace's word for a collective to the nccl-tests family. */

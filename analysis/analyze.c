@@ -21,7 +21,7 @@
 
 #include "cvc/cvc_analyze.h"
 #include "cvc/cvc_classify.h"
-#include "models/analyze_int.h"
+#include "analysis/analyze_int.h"
 
 #define DEFAULT_STEP_REGEX "^ProfilerStep#(\\d+)$"
 /* Class slots beyond op_classes: kernels whose name has no class. */

@@ -1,6 +1,6 @@
 /*
  * classify.c - kernel name -> operator class by an ordered list of PCRE2
- * rules (format: models/rules/default.rules), and the labelling of a
+ * rules (format: analysis/rules/default.rules), and the labelling of a
  * database's kernel names with them.
  *
  * Every rule is compiled (and JIT-compiled where the platform allows) once
