@@ -1,0 +1,110 @@
+/*
+ * base.c - growable memory and the number parser every room shares
+ * (cvc_base.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cvc/cvc_base.h"
+
+cvc_status cvc_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t ncap = *cap ? *cap : (first ? first : 1);
+	void *old, *nw;
+
+	if (need <= *cap)
+		return CVC_OK;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return CVC_ERR_NOMEM;
+		ncap *= 2;
+	}
+	if (elem && ncap > SIZE_MAX / elem)
+		return CVC_ERR_NOMEM;
+	/* The pointer is read and written as bytes: arrp may point at any T *. */
+	memcpy(&old, arrp, sizeof old);
+	nw = realloc(old, ncap * elem);
+	if (!nw)
+		return CVC_ERR_NOMEM;
+	memcpy(arrp, &nw, sizeof nw);
+	*cap = ncap;
+	return CVC_OK;
+}
+
+cvc_status cvc_buf_add(cvc_buf *b, const void *bytes, size_t n)
+{
+	cvc_status st;
+
+	if (n > b->max || b->len > b->max - n)
+		return CVC_ERR_FORMAT;
+	/* +1 for the NUL; max + 1 cannot overflow once len + n <= max held. */
+	st = cvc_grow(&b->p, &b->cap, b->len + n + 1, 1, 64);
+	if (st != CVC_OK)
+		return st;
+	if (n)
+		memcpy(b->p + b->len, bytes, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return CVC_OK;
+}
+
+cvc_status cvc_buf_addc(cvc_buf *b, char c)
+{
+	return cvc_buf_add(b, &c, 1);
+}
+
+void cvc_buf_reset(cvc_buf *b)
+{
+	b->len = 0;
+	if (b->p)
+		b->p[0] = '\0';
+}
+
+const char *cvc_buf_str(const cvc_buf *b)
+{
+	return b->p ? b->p : "";
+}
+
+void cvc_buf_free(cvc_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+/* Past the blanks after a parsed number: the text must end there. */
+static const char *skip_blanks(const char *end)
+{
+	while (*end && isspace((unsigned char)*end))
+		end++;
+	return end;
+}
+
+cvc_status cvc_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+	char *end = NULL;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *skip_blanks(end) || v < lo || v > hi)
+		return CVC_ERR_FORMAT;
+	*out = v;
+	return CVC_OK;
+}
+
+cvc_status cvc_parse_f64(const char *s, double *out)
+{
+	char *end = NULL;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *skip_blanks(end) || !isfinite(v))
+		return CVC_ERR_FORMAT;
+	*out = v;
+	return CVC_OK;
+}

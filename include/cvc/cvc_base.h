@@ -1,0 +1,80 @@
+/*
+ * cvc_base.h - the helpers every room shares, at the bottom beside the
+ * database: growable memory and the number parser.
+ *
+ * Memory: every array cvc grows doubles through cvc_grow(), which checks the
+ * size arithmetic once instead of at each of the call sites that used to
+ * write their own `cap ? cap * 2 : N` loop; text built a byte at a time goes
+ * into a cvc_buf, which carries the bound its input may not pass (in the
+ * spirit of curl's dynbuf: a trace cell or a report cell can make a buffer
+ * grow only up to its cap, never without bound).
+ *
+ * Numbers: one strict parser for integers and one for reals, so that every
+ * reader of a file or flag refuses the same things ("12abc", "", "nan",
+ * "1e999") the same way.
+ */
+#ifndef CVC_BASE_H
+#define CVC_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cvc.h"
+
+/* ---- arrays ------------------------------------------------------------ */
+
+/*
+ * Makes the array whose pointer is at arrp (any T **, cast to void *) hold
+ * at least need elements of elem bytes: *cap doubles from first (at least
+ * need) and the array is reallocated.  Nothing happens when *cap >= need.
+ * CVC_ERR_NOMEM when the size does not fit a size_t or realloc fails; the
+ * array and *cap are then as they were, still owned by the caller.
+ */
+CVC_API cvc_status cvc_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t first);
+
+/* ---- bounded text ------------------------------------------------------ */
+
+/* A NUL-terminated byte buffer that never holds more than max bytes. */
+typedef struct cvc_buf {
+	char *p;     /* NULL until the first byte; then always NUL-terminated */
+	size_t len;  /* bytes held, not counting the NUL */
+	size_t cap;  /* bytes allocated */
+	size_t max;  /* the most len may reach */
+} cvc_buf;
+
+#define CVC_BUF_INIT(max_) {NULL, 0, 0, (max_)}
+
+/*
+ * Appends n bytes.  CVC_ERR_FORMAT when len would pass max (the input is
+ * larger than its bound: the caller says where), CVC_ERR_NOMEM when memory
+ * runs out; either way the buffer is as it was.
+ */
+CVC_API cvc_status cvc_buf_add(cvc_buf *b, const void *bytes, size_t n);
+CVC_API cvc_status cvc_buf_addc(cvc_buf *b, char c);
+
+/* Empties the buffer (len 0, "" once it has memory); keeps its memory. */
+CVC_API void cvc_buf_reset(cvc_buf *b);
+
+/* Text held, "" when nothing was ever added; valid until the next add. */
+CVC_API const char *cvc_buf_str(const cvc_buf *b);
+
+/* Frees the memory; the buffer is empty and reusable with the same max. */
+CVC_API void cvc_buf_free(cvc_buf *b);
+
+/* ---- numbers ----------------------------------------------------------- */
+
+/*
+ * All of s as a base-10 integer in [lo, hi]; blanks around it are allowed.
+ * CVC_ERR_FORMAT for anything else (empty, trailing text, out of range);
+ * *out is written only on success.
+ */
+CVC_API cvc_status cvc_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
+
+/*
+ * All of s as a finite real number (strtod's forms, so "1e3" and "0x10";
+ * not "nan" or "inf"); blanks around it are allowed.  CVC_ERR_FORMAT
+ * otherwise; *out is written only on success.
+ */
+CVC_API cvc_status cvc_parse_f64(const char *s, double *out);
+
+#endif /* CVC_BASE_H */

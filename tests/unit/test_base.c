@@ -1,0 +1,106 @@
+/*
+ * test_base.c - the growable memory and the number parser every room
+ * shares (cvc_base.h): growth keeps what was held and refuses sizes that
+ * overflow, a buffer stops at its bound, the parsers take all of a field or
+ * nothing.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "cvc/cvc_base.h"
+
+Test(base, grow_doubles_from_first_and_keeps_the_elements)
+{
+	int64_t *a = NULL;
+	size_t cap = 0;
+
+	cr_assert_eq(cvc_grow(&a, &cap, 1, sizeof *a, 4), CVC_OK);
+	cr_assert_eq(cap, 4);
+	for (int i = 0; i < 4; i++)
+		a[i] = 100 + i;
+	cr_assert_eq(cvc_grow(&a, &cap, 4, sizeof *a, 4), CVC_OK);
+	cr_assert_eq(cap, 4, "no growth when the array already holds need");
+	cr_assert_eq(cvc_grow(&a, &cap, 5, sizeof *a, 4), CVC_OK);
+	cr_assert_eq(cap, 8);
+	cr_assert_eq(cvc_grow(&a, &cap, 33, sizeof *a, 4), CVC_OK);
+	cr_assert_eq(cap, 64, "doubles until need fits");
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(a[i], 100 + i);
+	free(a);
+}
+
+Test(base, grow_refuses_sizes_that_overflow_and_leaves_the_array)
+{
+	char *a = NULL;
+	size_t cap = 0;
+
+	cr_assert_eq(cvc_grow(&a, &cap, 10, 1, 16), CVC_OK);
+	strcpy(a, "kept");
+	cr_assert_eq(cvc_grow(&a, &cap, SIZE_MAX / 2 + 2, 1, 16), CVC_ERR_NOMEM);
+	cr_assert_eq(cvc_grow(&a, &cap, SIZE_MAX / 8, 16, 16), CVC_ERR_NOMEM);
+	cr_assert_eq(cap, 16);
+	cr_assert_str_eq(a, "kept");
+	free(a);
+}
+
+Test(base, buffer_stops_at_its_bound_and_stays_terminated)
+{
+	cvc_buf b = CVC_BUF_INIT(5);
+
+	cr_assert_str_eq(cvc_buf_str(&b), "");
+	cr_assert_eq(cvc_buf_add(&b, "abc", 3), CVC_OK);
+	cr_assert_eq(cvc_buf_addc(&b, 'd'), CVC_OK);
+	cr_assert_eq(cvc_buf_add(&b, "ef", 2), CVC_ERR_FORMAT, "6 bytes passes max 5");
+	cr_assert_eq(b.len, 4);
+	cr_assert_str_eq(cvc_buf_str(&b), "abcd");
+	cr_assert_eq(cvc_buf_addc(&b, 'e'), CVC_OK);
+	cr_assert_eq(cvc_buf_addc(&b, 'f'), CVC_ERR_FORMAT);
+	cr_assert_eq(cvc_buf_add(&b, "x", SIZE_MAX), CVC_ERR_FORMAT);
+	cr_assert_str_eq(cvc_buf_str(&b), "abcde");
+	cvc_buf_reset(&b);
+	cr_assert_str_eq(cvc_buf_str(&b), "");
+	cr_assert_eq(cvc_buf_add(&b, "12345", 5), CVC_OK);
+	cvc_buf_free(&b);
+	cr_assert_null(b.p);
+	cr_assert_eq(cvc_buf_add(&b, "ok", 2), CVC_OK, "usable again after free");
+	cr_assert_str_eq(cvc_buf_str(&b), "ok");
+	cvc_buf_free(&b);
+}
+
+Test(base, integers_take_all_of_the_field_within_range)
+{
+	int64_t v = 7;
+
+	cr_assert_eq(cvc_parse_i64(" 42 ", 0, 100, &v), CVC_OK);
+	cr_assert_eq(v, 42);
+	cr_assert_eq(cvc_parse_i64("-3", -5, 5, &v), CVC_OK);
+	cr_assert_eq(v, -3);
+	cr_assert_eq(cvc_parse_i64("9223372036854775807", 0, INT64_MAX, &v), CVC_OK);
+	cr_assert_eq(v, INT64_MAX);
+	v = 7;
+	const char *bad[] = {"", "  ", "12abc", "1.5", "0x10 z", "101", "-6", "99999999999999999999"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		int64_t lo = strcmp(bad[i], "-6") ? 0 : -5;
+		cr_assert_eq(cvc_parse_i64(bad[i], lo, 100, &v), CVC_ERR_FORMAT, "'%s'", bad[i]);
+	}
+	cr_assert_eq(v, 7, "out is written only on success");
+}
+
+Test(base, reals_are_finite_and_take_all_of_the_field)
+{
+	double v = 7;
+
+	cr_assert_eq(cvc_parse_f64("1e3", &v), CVC_OK);
+	cr_assert_float_eq(v, 1000.0, 0);
+	cr_assert_eq(cvc_parse_f64(" -0.25\t", &v), CVC_OK);
+	cr_assert_float_eq(v, -0.25, 0);
+	v = 7;
+	const char *bad[] = {"", "nan", "inf", "-inf", "1e999", "1e-400", "3 4", "12%", "."};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		cr_assert_eq(cvc_parse_f64(bad[i], &v), CVC_ERR_FORMAT, "'%s'", bad[i]);
+	cr_assert_eq(v, 7, "out is written only on success");
+}
