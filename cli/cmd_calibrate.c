@@ -249,15 +249,10 @@ static int list_tables(const char *outdir, char ***paths, int *n)
 	return 0;
 }
 
-/* Prints what cvc_model_fit_rows stored (stdout) or skipped (stderr), as
- * `cvc fit` does. */
-static void print_fit(void *arg, const cvc_model_fit *fit, const char *warning)
+static void print_warning(void *arg, const char *warning)
 {
 	(void)arg;
-	if (fit)
-		cvc_model_fit_table_row(stdout, fit);
-	else
-		fprintf(stderr, "warning: %s\n", warning);
+	fprintf(stderr, "warning: %s\n", warning);
 }
 
 /* Reads the tables and fits them into db in one transaction, as
@@ -266,17 +261,19 @@ static int fit_tables(char *const *paths, int n, const char *db_path)
 {
 	cvc_hw_catalog *cat = NULL;
 	cvc_model_rows *per = NULL;
+	cvc_model_fit_set *sets = NULL;
 	cvc_db *db = NULL;
 	cvc_status st;
 	char err[1024];
-	int rc = 0, nfit = 0, in_txn = 0;
+	int rc = 0, nfit = 0;
 
 	if ((st = cvc_hw_catalog_new(&cat))) {
 		rc = cli_fail(st, "%s", cvc_hw_catalog_errmsg(cat));
 		goto out;
 	}
 	per = calloc((size_t)n, sizeof *per);
-	if (!per) {
+	sets = calloc((size_t)n, sizeof *sets);
+	if (!per || !sets) {
 		rc = cli_fail(CVC_ERR_NOMEM, "fit: out of memory");
 		goto out;
 	}
@@ -290,31 +287,20 @@ static int fit_tables(char *const *paths, int n, const char *db_path)
 		rc = cli_fail(st, "%s", db ? cvc_db_errmsg(db) : cvc_strerror(st));
 		goto out;
 	}
-	if ((st = cvc_db_begin(db))) {
-		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
-		goto out;
-	}
-	in_txn = 1;
-	cvc_model_fit_table_header(stdout);
 	for (int i = 0; i < n; i++)
-		if ((st = cvc_model_fit_rows(db, cat, &per[i], 6, print_fit, NULL, &nfit, err,
-					     sizeof err))) {
-			rc = cli_fail(st, "%s", err);
-			goto out;
-		}
-	if ((st = cvc_db_commit(db))) {
-		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
+		sets[i] = (cvc_model_fit_set){&per[i], 6};
+	if ((st = cvc_model_fit_sets(db, cat, sets, (size_t)n, stdout, print_warning, NULL, &nfit,
+				     err, sizeof err))) {
+		rc = cli_fail(st, "%s", err);
 		goto out;
 	}
-	in_txn = 0;
 	if (!nfit)
 		rc = cli_error("fit: no group had enough rows to fit a model");
 	else
 		fprintf(stderr, "fit: %d model%s stored in '%s'\n", nfit, nfit == 1 ? "" : "s",
 			db_path);
 out:
-	if (in_txn)
-		cvc_db_rollback(db);
+	free(sets);
 	for (int i = 0; per && i < n; i++)
 		cvc_model_rows_release(&per[i]);
 	free(per);

@@ -18,26 +18,10 @@
 static const char synopsis[] =
 	"[--db PATH] [--gpu NAME] [--system NAME] [--catalog FILE] [SOURCES...]";
 
-/* Prints what cvc_model_fit_rows stored (stdout) or skipped (stderr). */
-static void print_fit(void *arg, const cvc_model_fit *fit, const char *warning)
+static void print_warning(void *arg, const char *warning)
 {
 	(void)arg;
-	if (fit)
-		cvc_model_fit_table_row(stdout, fit);
-	else
-		fprintf(stderr, "warning: %s\n", warning);
-}
-
-/* Fits rows into db (cvc_model_fit_rows) and prints the outcome; returns
- * an exit code.  gemm_min: fewest rows a GEMM fit takes. */
-static int fit_rows(cvc_db *db, const cvc_hw_catalog *cat, const cvc_model_rows *rows,
-		    size_t gemm_min, int *nfit)
-{
-	char err[1024];
-	cvc_status st = cvc_model_fit_rows(db, cat, rows, gemm_min, print_fit, NULL, nfit, err,
-					   sizeof err);
-
-	return st ? cli_fail(st, "%s", err) : 0;
+	fprintf(stderr, "warning: %s\n", warning);
 }
 
 static void label_rows(const cvc_hw_catalog *cat, cvc_model_rows *rows, const char *gpu,
@@ -95,10 +79,11 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	cvc_hw_catalog *cat = NULL;
 	cvc_db *db = NULL;
 	cvc_model_rows *per = NULL, *traces = NULL;
-	size_t ntraces = 0, ntrace_rows = 0;
+	size_t ntraces = 0, ntrace_rows = 0, nsets = 0;
+	cvc_model_fit_set *sets = NULL;
 	cvc_status st;
 	char err[1024];
-	int nfit = 0, in_txn = 0, nsrc = 0;
+	int nfit = 0, nsrc = 0;
 
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
 	if (rc)
@@ -166,32 +151,28 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 			       "sizes, nccl-tests rows or ops recorded with shapes", dbpath);
 		goto out;
 	}
-	if ((st = cvc_db_begin(db))) {
-		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
+	/* the sources' row sets, then one per traced run and kind, named
+	 * after the run (docs/MODELS.md "Sources", "Memory-bound fits") */
+	sets = calloc((size_t)nsrc + ntraces, sizeof *sets);
+	if (!sets) {
+		rc = cli_fail(CVC_ERR_NOMEM, "fit: out of memory");
 		goto out;
 	}
-	in_txn = 1;
-	cvc_model_fit_table_header(stdout);
 	for (int i = 0; i < nsrc; i++)
-		if (per[i].n && (rc = fit_rows(db, cat, &per[i], 6, &nfit)))
-			goto out;
-	/* one fit set per traced run and kind, named after the run
-	 * (docs/MODELS.md "Sources", "Memory-bound fits") */
+		sets[nsets++] = (cvc_model_fit_set){&per[i], 6};
 	for (size_t i = 0; i < ntraces; i++)
-		if ((rc = fit_rows(db, cat, &traces[i], 4, &nfit)))
-			goto out;
-	if ((st = cvc_db_commit(db))) {
-		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
+		sets[nsets++] = (cvc_model_fit_set){&traces[i], 4};
+	if ((st = cvc_model_fit_sets(db, cat, sets, nsets, stdout, print_warning, NULL, &nfit, err,
+				     sizeof err))) {
+		rc = cli_fail(st, "%s", err);
 		goto out;
 	}
-	in_txn = 0;
 	if (!nfit)
 		rc = cli_error("fit: no group had enough rows to fit a model");
 	else
 		fprintf(stderr, "fit: %d model%s stored in '%s'\n", nfit, nfit == 1 ? "" : "s", dbpath);
 out:
-	if (in_txn)
-		cvc_db_rollback(db);
+	free(sets);
 	for (int i = 0; per && i < nsrc; i++)
 		cvc_model_rows_release(&per[i]);
 	free(per);

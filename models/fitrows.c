@@ -202,3 +202,50 @@ void cvc_model_fit_table_row(FILE *f, const cvc_model_fit *fit)
 		fit->system[0] ? fit->system : "-", op_name(fit->kind, sub), fit->nranks,
 		fit->gpus_per_node, fit->n_points, fit->mape, fit->extrap_mape, fit->r2);
 }
+
+/* Where cvc_model_fit_sets sends what cvc_model_fit_rows reports. */
+struct sets_out {
+	FILE *table;
+	void (*warn)(void *arg, const char *warning);
+	void *arg;
+};
+
+static void sets_report(void *arg, const cvc_model_fit *fit, const char *warning)
+{
+	const struct sets_out *o = arg;
+
+	if (fit && o->table)
+		cvc_model_fit_table_row(o->table, fit);
+	else if (warning && o->warn)
+		o->warn(o->arg, warning);
+}
+
+cvc_status cvc_model_fit_sets(cvc_db *db, const cvc_hw_catalog *cat,
+			      const cvc_model_fit_set *sets, size_t n, FILE *table,
+			      void (*warn)(void *arg, const char *warning), void *arg,
+			      int *nfit, char *err, size_t errlen)
+{
+	struct sets_out o = {table, warn, arg};
+	cvc_status st;
+
+	if (!db || !cat || (n && !sets) || !nfit || !err || !errlen)
+		return CVC_ERR_USAGE;
+	if ((st = cvc_db_begin(db))) {
+		snprintf(err, errlen, "%s", cvc_db_errmsg(db));
+		return st;
+	}
+	if (table)
+		cvc_model_fit_table_header(table);
+	for (size_t i = 0; i < n; i++)
+		if ((st = cvc_model_fit_rows(db, cat, sets[i].rows, sets[i].gemm_min, sets_report, &o,
+					     nfit, err, errlen)))
+			goto fail;
+	if ((st = cvc_db_commit(db))) {
+		snprintf(err, errlen, "%s", cvc_db_errmsg(db));
+		goto fail;
+	}
+	return CVC_OK;
+fail:
+	cvc_db_rollback(db);
+	return st;
+}

@@ -431,6 +431,26 @@ CVC_API cvc_status cvc_model_fit_rows(cvc_db *db, const cvc_hw_catalog *cat,
 CVC_API void cvc_model_fit_table_header(FILE *f);
 CVC_API void cvc_model_fit_table_row(FILE *f, const cvc_model_fit *fit);
 
+/* One row set for cvc_model_fit_sets and the fewest rows a GEMM fit of it
+ * takes (6 for tables; traces give few distinct shapes, each a mean of
+ * many calls: 4). */
+typedef struct cvc_model_fit_set {
+	const cvc_model_rows *rows; /* borrowed */
+	size_t gemm_min;
+} cvc_model_fit_set;
+
+/*
+ * Fits sets[0..n) into db in one transaction (cvc_model_fit_rows on each,
+ * in order; rolled back on error): the fit table is written to table (may
+ * be NULL), its header once the transaction is open and a line per fit
+ * stored; warn (may be NULL) gets each warning.  *nfit counts the fits
+ * stored.  On error, the message is in err.
+ */
+CVC_API cvc_status cvc_model_fit_sets(cvc_db *db, const cvc_hw_catalog *cat,
+				      const cvc_model_fit_set *sets, size_t n, FILE *table,
+				      void (*warn)(void *arg, const char *warning), void *arg,
+				      int *nfit, char *err, size_t errlen);
+
 /* ---- model sets: what the projector predicts with ------------------------------ */
 
 typedef struct cvc_modelset cvc_modelset;
