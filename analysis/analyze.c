@@ -336,17 +336,6 @@ static void winset_release(struct winset *ws)
 	memset(ws, 0, sizeof *ws);
 }
 
-static int win_cmp_step(const void *pa, const void *pb)
-{
-	const struct win *a = pa, *b = pb;
-
-	if (a->step != b->step)
-		return a->step < b->step ? -1 : 1;
-	if (a->s != b->s)
-		return a->s < b->s ? -1 : 1;
-	return (a->e > b->e) - (a->e < b->e);
-}
-
 static int win_cmp_start(const void *pa, const void *pb)
 {
 	const struct win *a = pa, *b = pb;
@@ -354,6 +343,15 @@ static int win_cmp_start(const void *pa, const void *pb)
 	if (a->s != b->s)
 		return a->s < b->s ? -1 : 1;
 	return (a->e > b->e) - (a->e < b->e);
+}
+
+static int win_cmp_step(const void *pa, const void *pb)
+{
+	const struct win *a = pa, *b = pb;
+
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	return win_cmp_start(pa, pb);
 }
 
 /* Parses a decimal step number; 0 when it is not one. */

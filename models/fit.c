@@ -18,10 +18,18 @@
 #include "cvc/cvc_model.h"
 #include "models/opmodel_int.h"
 
-static void gsl_quiet(void)
+/* What the GSL fitters do first: the arguments checked (CVC_ERR_USAGE
+ * when one is missing), out cleared, err empty, and GSL's default handler,
+ * which aborts, off: the library returns statuses instead. */
+static cvc_status fit_start(const cvc_model_row *rows, const cvc_hw_spec *spec,
+			    cvc_model_fit *out, char *err, size_t errlen)
 {
-	/* GSL's default handler aborts; the library returns statuses instead. */
+	if (!rows || !spec || !out || !err || !errlen)
+		return CVC_ERR_USAGE;
 	gsl_set_error_handler_off();
+	err[0] = '\0';
+	memset(out, 0, sizeof *out);
+	return CVC_OK;
 }
 
 /* ---- quality ---------------------------------------------------------------- */
@@ -193,11 +201,8 @@ cvc_status cvc_model_fit_gemm_min(const cvc_model_row *rows, size_t n, size_t mi
 	cvc_hw_spec boosted;
 	const cvc_hw_spec *sheet;
 
-	if (!rows || !spec || !out || !err || !errlen)
+	if (fit_start(rows, spec, out, err, errlen))
 		return CVC_ERR_USAGE;
-	gsl_quiet();
-	err[0] = '\0';
-	memset(out, 0, sizeof *out);
 	if (min_rows < 4) {
 		snprintf(err, errlen, "gemm fit: minimum row count %zu is below 4", min_rows);
 		return CVC_ERR_USAGE;
@@ -341,11 +346,8 @@ cvc_status cvc_model_fit_membound(const cvc_model_row *rows, size_t n, const cvc
 	cvc_status st;
 	size_t half;
 
-	if (!rows || !spec || !out || !err || !errlen)
+	if (fit_start(rows, spec, out, err, errlen))
 		return CVC_ERR_USAGE;
-	gsl_quiet();
-	err[0] = '\0';
-	memset(out, 0, sizeof *out);
 	if (n < 4) {
 		snprintf(err, errlen, "membound fit: need at least 4 rows, got %zu", n);
 		return CVC_ERR_USAGE;
