@@ -117,7 +117,7 @@ CVC_API int cvc_hw_closest(const cvc_hw_catalog *cat, const cvc_hw_spec *target,
 
 /* Stable values: the kind column of the models table holds the name. */
 typedef enum cvc_model_kind {
-	CVC_MODEL_GEMM = 1,       /* params: see models/opmodel.c gemm_eff() */
+	CVC_MODEL_GEMM = 1,       /* params: see models/opmodel_int.h GP_* */
 	CVC_MODEL_COLLECTIVE = 2, /* params: regimes of latency + bytes/bw */
 	CVC_MODEL_MEMBOUND = 3,
 	CVC_MODEL_ATTENTION = 4
