@@ -336,17 +336,6 @@ static void winset_release(struct winset *ws)
 	memset(ws, 0, sizeof *ws);
 }
 
-static int win_cmp_step(const void *pa, const void *pb)
-{
-	const struct win *a = pa, *b = pb;
-
-	if (a->step != b->step)
-		return a->step < b->step ? -1 : 1;
-	if (a->s != b->s)
-		return a->s < b->s ? -1 : 1;
-	return (a->e > b->e) - (a->e < b->e);
-}
-
 static int win_cmp_start(const void *pa, const void *pb)
 {
 	const struct win *a = pa, *b = pb;
@@ -354,6 +343,15 @@ static int win_cmp_start(const void *pa, const void *pb)
 	if (a->s != b->s)
 		return a->s < b->s ? -1 : 1;
 	return (a->e > b->e) - (a->e < b->e);
+}
+
+static int win_cmp_step(const void *pa, const void *pb)
+{
+	const struct win *a = pa, *b = pb;
+
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	return win_cmp_start(pa, pb);
 }
 
 /* Parses a decimal step number; 0 when it is not one. */
@@ -582,6 +580,107 @@ static void acc_merge(struct acc *a, const struct acc *b, size_t nslots)
 
 /* ---- the sweep ------------------------------------------------------------------- */
 
+/* The clock offset of (run, rank); 0 when the ranks table has no row. */
+static cvc_status rank_clock_offset(cvc_db *db, int64_t run_id, int rank, int64_t *offset)
+{
+	sqlite3_stmt *st = NULL;
+	cvc_status rc;
+	int r;
+
+	*offset = 0;
+	if ((rc = prepare(db, "SELECT clock_offset_ns FROM ranks WHERE run_id=? AND rank=?",
+			  &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, rank);
+	if ((r = sqlite3_step(st)) == SQLITE_ROW)
+		*offset = sqlite3_column_int64(st, 0);
+	else if (r != SQLITE_DONE)
+		rc = db_err(db, "reading ranks");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The class of kernel name nid into *ne; CVC_ERR_NOTFOUND when it has none
+ * and the caller may classify and retry. */
+static cvc_status kernel_class(cvc_db *db, struct an_ctx *cx, int64_t nid, struct name_ent *ne)
+{
+	const struct name_ent *found = map_find(&cx->map, nid);
+
+	if (nid <= 0) {
+		/* Not a strings id (hand-made db): nothing to classify. */
+		ne->slot = (int32_t)cx->map.uncls;
+		return CVC_OK;
+	}
+	if (found) {
+		*ne = *found;
+		return CVC_OK;
+	}
+	if (cx->may_classify)
+		return CVC_ERR_NOTFOUND;
+	return map_fallback(db, &cx->map, nid, ne);
+}
+
+/* Feeds activity [s, e] (row row of the device) to the accumulators of the
+ * windows it overlaps; step_last counts it once per step. */
+static void feed_windows(const struct winset *ws, struct acc *accs, int64_t *step_last,
+			 int64_t row, int kind, int64_t s, int64_t e, const struct name_ent *ne)
+{
+	/* Last window starting before e (or at s, for zero-length ones). */
+	size_t lo = 0, hi = ws->n;
+	int64_t lim = e > s ? e : s + 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ws->w[mid].s < lim)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Walk back while some earlier window can still reach s. */
+	for (size_t j = lo; j-- > 0 && ws->w[j].max_e > s;) {
+		const struct win *w = &ws->w[j];
+		int64_t cs = s > w->s ? s : w->s, ce = e < w->e ? e : w->e;
+		int in = cs < ce || (s == e && w->s <= s && s < w->e);
+		int count;
+
+		if (!in)
+			continue;
+		if (ce < cs)
+			ce = cs;
+		count = step_last[w->step_idx] != row;
+		step_last[w->step_idx] = row;
+		acc_feed(&accs[j], kind, cs, ce, ne, count);
+	}
+}
+
+/* Folds each step's windows together, then adds one row per step in order. */
+static cvc_status step_rows(struct an_ctx *cx, const struct an_run *run, int rank, int device,
+			    int64_t offset, const struct winset *ws, const struct acc *accs,
+			    struct rowbuf *rb)
+{
+	struct acc *stepacc = calloc(ws->nsteps, sizeof *stepacc);
+	cvc_status rc = CVC_OK;
+
+	if (!stepacc)
+		return CVC_ERR_NOMEM;
+	for (size_t i = 0; i < ws->nsteps; i++)
+		if ((rc = acc_init(&stepacc[i], cx->map.nslots, cx->opts.classes)))
+			goto out;
+	for (size_t j = 0; j < ws->n; j++)
+		acc_merge(&stepacc[ws->w[j].step_idx], &accs[j], cx->map.nslots);
+	for (size_t i = 0; i < ws->nsteps && !rc; i++)
+		if (!(rc = row_from_acc(rb, run, rank, device, ws->steps[i], &stepacc[i],
+					&cx->map)))
+			rb->r[rb->n - 1].clock_offset_ns = offset;
+out:
+	for (size_t i = 0; i < ws->nsteps; i++)
+		free(stepacc[i].cls);
+	free(stepacc);
+	return rc;
+}
+
 /*
  * Sweeps one device.  Returns CVC_ERR_NOTFOUND (with nothing added) when a
  * kernel name has no class and the caller should classify and retry.
@@ -593,25 +692,13 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 	struct winset ws = {0};
 	struct acc *accs = NULL;  /* one per window, or one for the device */
 	size_t nacc = 0;
-	struct acc *stepacc = NULL;
 	int64_t *step_last = NULL;
 	cvc_status rc = CVC_OK;
 	int64_t row = 0, offset = 0;
 	int r;
 
-	if ((rc = prepare(db, "SELECT clock_offset_ns FROM ranks WHERE run_id=? AND rank=?",
-			  &st)))
+	if ((rc = rank_clock_offset(db, run->id, rank, &offset)))
 		goto out;
-	sqlite3_bind_int64(st, 1, run->id);
-	sqlite3_bind_int(st, 2, rank);
-	if ((r = sqlite3_step(st)) == SQLITE_ROW)
-		offset = sqlite3_column_int64(st, 0);
-	else if (r != SQLITE_DONE) {
-		rc = db_err(db, "reading ranks");
-		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
 	if (cx->opts.by == CVC_BY_STEP) {
 		/* GPU-timeline windows on this device first, then NVTX, then CPU. */
 		if ((rc = load_windows(db, cx, run->id, rank, CVC_RANGE_GPU, device, &ws)))
@@ -654,7 +741,7 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 		int kind = sqlite3_column_int(st, 0);
 		int64_t s = sqlite3_column_int64(st, 1);
 		int64_t e = sqlite3_column_int64(st, 2);
-		struct name_ent ne = {0}, *found;
+		struct name_ent ne = {0};
 
 		if (kind != CVC_ACT_KERNEL && kind != CVC_ACT_MEMCPY && kind != CVC_ACT_MEMSET)
 			continue;
@@ -669,56 +756,15 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 		}
 		if (e < s)
 			e = s;
-		if (kind == CVC_ACT_KERNEL) {
-			int64_t nid = sqlite3_column_int64(st, 3);
-
-			found = map_find(&cx->map, nid);
-			if (nid <= 0) {
-				/* Not a strings id (hand-made db): nothing to classify. */
-				ne.slot = (int32_t)cx->map.uncls;
-			} else if (found) {
-				ne = *found;
-			} else if (cx->may_classify) {
-				rc = CVC_ERR_NOTFOUND;
-				goto out;
-			} else if ((rc = map_fallback(db, &cx->map, nid, &ne))) {
-				goto out;
-			}
-		}
+		if (kind == CVC_ACT_KERNEL &&
+		    (rc = kernel_class(db, cx, sqlite3_column_int64(st, 3), &ne)))
+			goto out;
 		row++;
 		if (cx->opts.by != CVC_BY_STEP) {
 			acc_feed(&accs[0], kind, s, e, &ne, 1);
 			continue;
 		}
-		/* Last window starting before e (or at s, for zero-length ones). */
-		{
-			size_t lo = 0, hi = ws.n;
-			int64_t lim = e > s ? e : s + 1;
-
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (ws.w[mid].s < lim)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			/* Walk back while some earlier window can still reach s. */
-			for (size_t j = lo; j-- > 0 && ws.w[j].max_e > s;) {
-				const struct win *w = &ws.w[j];
-				int64_t cs = s > w->s ? s : w->s, ce = e < w->e ? e : w->e;
-				int in = cs < ce || (s == e && w->s <= s && s < w->e);
-				int count;
-
-				if (!in)
-					continue;
-				if (ce < cs)
-					ce = cs;
-				count = step_last[w->step_idx] != row;
-				step_last[w->step_idx] = row;
-				acc_feed(&accs[j], kind, cs, ce, &ne, count);
-			}
-		}
+		feed_windows(&ws, accs, step_last, row, kind, s, e, &ne);
 	}
 	if (r != SQLITE_DONE) {
 		rc = db_err(db, "reading activities");
@@ -731,31 +777,13 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 			rb->r[rb->n - 1].clock_offset_ns = offset;
 		goto out;
 	}
-	/* Fold each step's windows together, then one row per step in order. */
-	stepacc = calloc(ws.nsteps, sizeof *stepacc);
-	if (!stepacc) {
-		rc = CVC_ERR_NOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < ws.nsteps; i++)
-		if ((rc = acc_init(&stepacc[i], cx->map.nslots, cx->opts.classes)))
-			goto out_steps;
-	for (size_t j = 0; j < ws.n; j++)
-		acc_merge(&stepacc[ws.w[j].step_idx], &accs[j], cx->map.nslots);
-	for (size_t i = 0; i < ws.nsteps && !rc; i++)
-		if (!(rc = row_from_acc(rb, run, rank, device, ws.steps[i], &stepacc[i],
-					&cx->map)))
-			rb->r[rb->n - 1].clock_offset_ns = offset;
-out_steps:
-	for (size_t i = 0; i < ws.nsteps; i++)
-		free(stepacc[i].cls);
+	rc = step_rows(cx, run, rank, device, offset, &ws, accs, rb);
 out:
 	sqlite3_finalize(st);
 	if (accs)
 		for (size_t i = 0; i < nacc; i++)
 			free(accs[i].cls);
 	free(accs);
-	free(stepacc);
 	free(step_last);
 	winset_release(&ws);
 	return rc;

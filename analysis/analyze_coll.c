@@ -49,19 +49,16 @@ static void coll_family(const char *word, char *out, size_t cap)
 double cvc_busbw_factor(const char *coll, int n)
 {
 	char f[32];
+	cvc_model_coll c;
 
+	/* the family names are the vocabulary's collective names: one table
+	 * of factors (cvc_model_busbw_factor) serves both */
 	coll_family(coll, f, sizeof f);
-	if (strcmp(f, "broadcast") == 0 || strcmp(f, "reduce") == 0 ||
-	    strcmp(f, "sendrecv") == 0)
-		return 1.0;
-	if (n <= 0)
+	if (cvc_model_coll_parse(f, &c))
 		return NAN;
-	if (strcmp(f, "allreduce") == 0)
-		return 2.0 * (n - 1) / n;
-	if (strcmp(f, "allgather") == 0 || strcmp(f, "reducescatter") == 0 ||
-	    strcmp(f, "alltoall") == 0)
-		return (double)(n - 1) / n;
-	return NAN;
+	if (n <= 0 && c != CVC_MODEL_BROADCAST && c != CVC_MODEL_REDUCE && c != CVC_MODEL_SENDRECV)
+		return NAN; /* a factor of n without n */
+	return cvc_model_busbw_factor(c, n);
 }
 
 struct coll_rec {

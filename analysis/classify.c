@@ -565,6 +565,16 @@ static cvc_status prepare(cvc_db *db, const char *sql, sqlite3_stmt **st)
 	return CVC_OK;
 }
 
+/* prepare() for a statement over run ?1, or over every run when run_id < 0. */
+static cvc_status prepare_run(cvc_db *db, const char *sql, int64_t run_id, sqlite3_stmt **st)
+{
+	cvc_status rc = prepare(db, sql, st);
+
+	if (!rc)
+		sqlite3_bind_int64(*st, 1, run_id);
+	return rc;
+}
+
 static void bind_opt_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s && *s)
@@ -738,12 +748,11 @@ cvc_status cvc_classify_summary(cvc_db *db, int64_t run_id,
 	int rc;
 
 	memset(out, 0, CVC_CLS_COUNT * sizeof *out);
-	if ((st = prepare(db, "SELECT coalesce(nc.class_id,0), COUNT(*), "
-			  "SUM(a.end_ns - a.start_ns) FROM activities a "
-			  "LEFT JOIN name_class nc ON nc.name_id = a.name_id "
-			  "WHERE ?1 < 0 OR a.run_id = ?1 GROUP BY 1", &q)))
+	if ((st = prepare_run(db, "SELECT coalesce(nc.class_id,0), COUNT(*), "
+			      "SUM(a.end_ns - a.start_ns) FROM activities a "
+			      "LEFT JOIN name_class nc ON nc.name_id = a.name_id "
+			      "WHERE ?1 < 0 OR a.run_id = ?1 GROUP BY 1", run_id, &q)))
 		goto out;
-	sqlite3_bind_int64(q, 1, run_id);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t c = sqlite3_column_int64(q, 0);
 
@@ -777,14 +786,13 @@ cvc_status cvc_classify_unknown(cvc_db *db, const cvc_rules *rules, int64_t run_
 	/* The sort carries name ids and a bounded prefix, and each name is read
 	 * after it: sorting rows that carry whole names would hold every
 	 * distinct name in memory at once (issue 14 item 3). */
-	if ((st = prepare(db, "SELECT g.id, g.n, g.t FROM ("
-			  " SELECT a.name_id AS id, COUNT(*) AS n, SUM(a.end_ns - a.start_ns) AS t"
-			  " FROM activities a WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1)"
-			  " GROUP BY a.name_id) g JOIN strings s ON s.id = g.id "
-			  "ORDER BY g.t DESC, substr(s.value, 1, 256), g.id", &q)) ||
+	if ((st = prepare_run(db, "SELECT g.id, g.n, g.t FROM ("
+			      " SELECT a.name_id AS id, COUNT(*) AS n, SUM(a.end_ns - a.start_ns) AS t"
+			      " FROM activities a WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1)"
+			      " GROUP BY a.name_id) g JOIN strings s ON s.id = g.id "
+			      "ORDER BY g.t DESC, substr(s.value, 1, 256), g.id", run_id, &q)) ||
 	    (st = prepare(db, "SELECT value FROM strings WHERE id = ?1", &qn)))
 		goto out;
-	sqlite3_bind_int64(q, 1, run_id);
 	md = pcre2_match_data_create(rs->ovec, NULL);
 	if (!md) {
 		st = cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
@@ -863,15 +871,14 @@ cvc_status cvc_classify_suspects(cvc_db *db, int64_t run_id, double *share, char
 	/* Sums per name id first and reads each name after: grouping rows that
 	 * carry the names would make SQLite's sorter hold every distinct name at
 	 * once (300 distinct 1 MiB names: 300 MB; issue 14 item 3). */
-	if ((st = prepare(db, "SELECT s.value, g.t, coalesce(oc.name, 'other') FROM ("
-			  " SELECT a.name_id AS id, SUM(a.end_ns - a.start_ns) AS t "
-			  " FROM activities a WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1) "
-			  " GROUP BY a.name_id) g "
-			  "JOIN strings s ON s.id = g.id "
-			  "LEFT JOIN name_class nc ON nc.name_id = g.id "
-			  "LEFT JOIN op_classes oc ON oc.id = nc.class_id", &q)))
+	if ((st = prepare_run(db, "SELECT s.value, g.t, coalesce(oc.name, 'other') FROM ("
+			      " SELECT a.name_id AS id, SUM(a.end_ns - a.start_ns) AS t "
+			      " FROM activities a WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1) "
+			      " GROUP BY a.name_id) g "
+			      "JOIN strings s ON s.id = g.id "
+			      "LEFT JOIN name_class nc ON nc.name_id = g.id "
+			      "LEFT JOIN op_classes oc ON oc.id = nc.class_id", run_id, &q)))
 		return st;
-	sqlite3_bind_int64(q, 1, run_id);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(q, 0);
 		double t = (double)sqlite3_column_int64(q, 1);

@@ -18,6 +18,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "cvc/cvc_calibrate.h"
+#include "cvc/cvc_db.h"
+#include "cvc/cvc_model.h"
 #include "cvc/cvc_project.h"
 
 static const char synopsis[] = "[SCENARIOS.yaml] [--plan] [--csv FILE] [--gpus N] [--db PATH]";
@@ -210,57 +212,208 @@ static void clean_outputs(const char *outdir)
 	closedir(d);
 }
 
-/* `cvc fit --db DB` over the runner's tables in outdir. */
-static int fit_outputs(const char *outdir, const char *db, struct cvc_ctx *ctx)
+/* The runner's tables in outdir, in directory order: gemm tables (XLA
+ * matmul format) and nccl-tests format logs.  *paths is malloc'd, as is
+ * each path.  Returns an exit code. */
+static int list_tables(const char *outdir, char ***paths, int *n)
 {
 	DIR *d = opendir(outdir);
 	struct dirent *e;
-	char **argv = NULL;
-	int argc = 0, rc;
-	const char *saved = ctx->cmd;
+	char **v;
 
+	*paths = NULL;
+	*n = 0;
 	if (!d)
 		return cli_fail(CVC_ERR_IO, "calibrate: '%s': %s", outdir, strerror(errno));
-	argv = calloc(MAX_FIT_FILES + 4, sizeof *argv);
-	if (!argv) {
+	v = calloc(MAX_FIT_FILES, sizeof *v);
+	if (!v) {
 		closedir(d);
 		return cli_fail(CVC_ERR_NOMEM, "calibrate: out of memory");
 	}
-	argv[argc++] = strdup("fit");
-	argv[argc++] = strdup("--db");
-	argv[argc++] = strdup(db);
-	while ((e = readdir(d)) && argc < MAX_FIT_FILES + 3) {
-		/* gemm tables (XLA matmul format) and nccl-tests format logs */
+	*paths = v;
+	while ((e = readdir(d)) && *n < MAX_FIT_FILES) {
 		if ((strncmp(e->d_name, "gemm.", 5) == 0 && has_suffix(e->d_name, ".csv")) ||
 		    (strncmp(e->d_name, "nccl_", 5) == 0 && has_suffix(e->d_name, ".txt"))) {
-			size_t n = strlen(outdir) + strlen(e->d_name) + 2;
-			char *p = malloc(n);
+			size_t len = strlen(outdir) + strlen(e->d_name) + 2;
+			char *p = malloc(len);
 
 			if (p)
-				snprintf(p, n, "%s/%s", outdir, e->d_name);
-			argv[argc++] = p;
+				snprintf(p, len, "%s/%s", outdir, e->d_name);
+			v[(*n)++] = p;
 		}
 	}
 	closedir(d);
-	for (int i = 0; i < argc; i++)
-		if (!argv[i]) {
-			rc = cli_fail(CVC_ERR_NOMEM, "calibrate: out of memory");
+	for (int i = 0; i < *n; i++)
+		if (!v[i])
+			return cli_fail(CVC_ERR_NOMEM, "calibrate: out of memory");
+	return 0;
+}
+
+static void print_warning(void *arg, const char *warning)
+{
+	(void)arg;
+	fprintf(stderr, "warning: %s\n", warning);
+}
+
+/* Reads the tables and fits them into db in one transaction, as
+ * `cvc fit --db DB TABLES...` does.  Returns an exit code. */
+static int fit_tables(char *const *paths, int n, const char *db_path)
+{
+	cvc_hw_catalog *cat = NULL;
+	cvc_model_rows *per = NULL;
+	cvc_model_fit_set *sets = NULL;
+	cvc_db *db = NULL;
+	cvc_status st;
+	char err[1024];
+	int rc = 0, nfit = 0;
+
+	if ((st = cvc_hw_catalog_new(&cat))) {
+		rc = cli_fail(st, "%s", cvc_hw_catalog_errmsg(cat));
+		goto out;
+	}
+	per = calloc((size_t)n, sizeof *per);
+	sets = calloc((size_t)n, sizeof *sets);
+	if (!per || !sets) {
+		rc = cli_fail(CVC_ERR_NOMEM, "fit: out of memory");
+		goto out;
+	}
+	/* tables first: a bad one must leave the database untouched */
+	for (int i = 0; i < n; i++)
+		if ((st = cvc_model_rows_read(&per[i], paths[i], NULL, err, sizeof err))) {
+			rc = cli_fail(st, "%s", err);
 			goto out;
 		}
-	if (argc == 3) {
+	if ((st = cvc_db_open(db_path, CVC_DB_CREATE, &db))) {
+		rc = cli_fail(st, "%s", db ? cvc_db_errmsg(db) : cvc_strerror(st));
+		goto out;
+	}
+	for (int i = 0; i < n; i++)
+		sets[i] = (cvc_model_fit_set){&per[i], 6};
+	if ((st = cvc_model_fit_sets(db, cat, sets, (size_t)n, stdout, print_warning, NULL, &nfit,
+				     err, sizeof err))) {
+		rc = cli_fail(st, "%s", err);
+		goto out;
+	}
+	if (!nfit)
+		rc = cli_error("fit: no group had enough rows to fit a model");
+	else
+		fprintf(stderr, "fit: %d model%s stored in '%s'\n", nfit, nfit == 1 ? "" : "s",
+			db_path);
+out:
+	free(sets);
+	for (int i = 0; per && i < n; i++)
+		cvc_model_rows_release(&per[i]);
+	free(per);
+	cvc_db_close(db);
+	cvc_hw_catalog_free(cat);
+	return rc;
+}
+
+/* Fits the runner's tables in outdir into db. */
+static int fit_outputs(const char *outdir, const char *db_path)
+{
+	char **paths = NULL;
+	int n = 0, rc;
+
+	if ((rc = list_tables(outdir, &paths, &n)))
+		goto out;
+	if (n == 0) {
 		rc = cli_error("calibrate: '%s' holds no measured tables", outdir);
 		goto out;
 	}
-	fprintf(stderr, "calibrate: fitting %d table%s into '%s'\n", argc - 3,
-		argc == 4 ? "" : "s", db);
-	ctx->cmd = "fit";
-	rc = cmd_fit(argc, argv, ctx);
-	ctx->cmd = saved;
+	fprintf(stderr, "calibrate: fitting %d table%s into '%s'\n", n, n == 1 ? "" : "s",
+		db_path);
+	rc = fit_tables(paths, n, db_path);
 out:
-	for (int i = 0; i < argc; i++)
-		free(argv[i]);
-	free(argv);
+	for (int i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
 	return rc;
+}
+
+/*
+ * Before measuring: the GPUs visible (or the ranks launched under
+ * mpirun/srun, *nlaunch), the runner beside the binary (into runner), and
+ * *gpus defaulted to them.  Returns an exit code.
+ */
+static int check_gpus(long long *gpus, int *nlaunch, char *runner, size_t cap)
+{
+	char why[256];
+	int ngpu;
+
+	*nlaunch = launched_size();
+	ngpu = probe_gpus(why, sizeof why);
+	if (ngpu < 0)
+		return cli_error("calibrate: no GPU here: %s; 'cvc calibrate --plan' works "
+				 "without one", why);
+#ifndef CVC_HAVE_CAL_RUNNER
+	return cli_error("calibrate: this cvc was built without nvcc, cuBLASLt and NCCL: "
+			 "cvc_calibrate_run is missing; rebuild with the CUDA toolkit");
+#endif
+	if (find_runner(runner, cap))
+		return cli_error("calibrate: cvc_calibrate_run not found next to the cvc binary");
+	if (!*gpus)
+		*gpus = *nlaunch ? *nlaunch : ngpu;
+	if (!*nlaunch && *gpus > ngpu)
+		return cli_error("calibrate: --gpus %lld: only %d GPU%s visible here (more "
+				 "nodes: run under mpirun or srun)", *gpus, ngpu,
+				 ngpu == 1 ? "" : "s");
+	return 0;
+}
+
+/* Writes the plan as CSV to path ('-': stdout, then *csv is stdout).
+ * Returns an exit code. */
+static int write_plan_csv(const cvc_cal_plan *plan, const char *path, FILE **csv)
+{
+	*csv = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	if (!*csv)
+		return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", path, strerror(errno));
+	cvc_cal_plan_write_csv(plan, *csv);
+	if (fflush(*csv) || ferror(*csv))
+		return cli_fail(CVC_ERR_IO, "'%s': write error", path);
+	return 0;
+}
+
+/*
+ * Measures the plan: writes it to outdir/plan.csv, runs the runner (one
+ * process per local GPU, or becomes it when launched under mpirun/srun)
+ * and fits the tables it wrote into db_path.  Returns an exit code.
+ */
+static int measure(const cvc_cal_plan *plan, const cvc_cal_opts *o, const char *runner,
+		   int nlaunch, const char *outdir, const char *db_path)
+{
+	char planpath[PATH_MAX];
+	FILE *pf;
+	int r, ret;
+
+	if (mkdir(outdir, 0777) && errno != EEXIST)
+		return cli_fail(CVC_ERR_IO, "calibrate: '%s': %s", outdir, strerror(errno));
+	if (!nlaunch)
+		clean_outputs(outdir);
+	r = snprintf(planpath, sizeof planpath, "%s/plan.csv", outdir);
+	if (r < 0 || (size_t)r >= sizeof planpath)
+		return cli_error("calibrate: --out: path too long");
+	pf = fopen(planpath, "w");
+	if (!pf)
+		return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", planpath, strerror(errno));
+	cvc_cal_plan_write_csv(plan, pf);
+	if (fclose(pf))
+		return cli_fail(CVC_ERR_IO, "'%s': write error", planpath);
+	fflush(stdout);
+	if (nlaunch) {
+		/* one rank per process under mpirun/srun: become the runner;
+		 * `cvc fit` runs afterwards on the tables (docs/CALIBRATE.md) */
+		char wu[16], rp[16];
+
+		snprintf(wu, sizeof wu, "%d", o->warmup);
+		snprintf(rp, sizeof rp, "%d", o->reps);
+		execl(runner, runner, "--plan", planpath, "--out", outdir, "--warmup", wu, "--reps", rp,
+		      (char *)NULL);
+		return cli_fail(CVC_ERR_IO, "calibrate: '%s': %s", runner, strerror(errno));
+	}
+	if ((ret = run_local(runner, planpath, outdir, o->gpus, o->warmup, o->reps)))
+		return ret;
+	return fit_outputs(outdir, db_path);
 }
 
 int cmd_calibrate(int argc, char **argv, struct cvc_ctx *cctx)
@@ -288,8 +441,8 @@ int cmd_calibrate(int argc, char **argv, struct cvc_ctx *cctx)
 	cvc_proj_ctx *pctx = NULL;
 	cvc_status rc;
 	FILE *csv = NULL;
-	char why[256], runner[PATH_MAX], planpath[PATH_MAX];
-	int ngpu = 0, nlaunch = 0;
+	char runner[PATH_MAX];
+	int nlaunch = 0;
 
 	r = cli_parse(cctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
 	if (r)
@@ -302,26 +455,9 @@ int cmd_calibrate(int argc, char **argv, struct cvc_ctx *cctx)
 	    steps > 1000000)
 		return cli_error("calibrate: expected --reps 1..100000, --warmup 0..100000, "
 				 "--steps 1..1000000");
-	if (!plan_only) {
-		/* no GPU: one line, exit 2, before any work */
-		nlaunch = launched_size();
-		ngpu = probe_gpus(why, sizeof why);
-		if (ngpu < 0)
-			return cli_error("calibrate: no GPU here: %s; 'cvc calibrate --plan' works "
-					 "without one", why);
-#ifndef CVC_HAVE_CAL_RUNNER
-		return cli_error("calibrate: this cvc was built without nvcc, cuBLASLt and NCCL: "
-				 "cvc_calibrate_run is missing; rebuild with the CUDA toolkit");
-#endif
-		if (find_runner(runner, sizeof runner))
-			return cli_error("calibrate: cvc_calibrate_run not found next to the cvc binary");
-		if (!gpus)
-			gpus = nlaunch ? nlaunch : ngpu;
-		if (!nlaunch && gpus > ngpu)
-			return cli_error("calibrate: --gpus %lld: only %d GPU%s visible here (more "
-					 "nodes: run under mpirun or srun)", gpus, ngpu,
-					 ngpu == 1 ? "" : "s");
-	}
+	/* no GPU: one line, exit 2, before any work */
+	if (!plan_only && (r = check_gpus(&gpus, &nlaunch, runner, sizeof runner)))
+		return r;
 	cvc_cal_opts_default(&o);
 	if (gpus)
 		o.gpus = (int)gpus;
@@ -356,65 +492,14 @@ int cmd_calibrate(int argc, char **argv, struct cvc_ctx *cctx)
 				cvc_proj_study_name(st));
 		goto out;
 	}
-	if (csv_path) {
-		csv = strcmp(csv_path, "-") == 0 ? stdout : fopen(csv_path, "w");
-		if (!csv) {
-			ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", csv_path, strerror(errno));
-			goto out;
-		}
-		cvc_cal_plan_write_csv(plan, csv);
-		if (fflush(csv) || ferror(csv)) {
-			ret = cli_fail(CVC_ERR_IO, "'%s': write error", csv_path);
-			goto out;
-		}
-	}
+	if (csv_path && (ret = write_plan_csv(plan, csv_path, &csv)))
+		goto out;
 	print_plan(csv == stdout ? stderr : stdout, cvc_proj_study_name(st), &o, &sum);
 	if (plan_only) {
 		ret = 0;
 		goto out;
 	}
-
-	/* ---- measure ---- */
-	if (mkdir(outdir, 0777) && errno != EEXIST) {
-		ret = cli_fail(CVC_ERR_IO, "calibrate: '%s': %s", outdir, strerror(errno));
-		goto out;
-	}
-	if (!nlaunch)
-		clean_outputs(outdir);
-	r = snprintf(planpath, sizeof planpath, "%s/plan.csv", outdir);
-	if (r < 0 || (size_t)r >= sizeof planpath) {
-		ret = cli_error("calibrate: --out: path too long");
-		goto out;
-	}
-	{
-		FILE *pf = fopen(planpath, "w");
-
-		if (!pf) {
-			ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", planpath, strerror(errno));
-			goto out;
-		}
-		cvc_cal_plan_write_csv(plan, pf);
-		if (fclose(pf)) {
-			ret = cli_fail(CVC_ERR_IO, "'%s': write error", planpath);
-			goto out;
-		}
-	}
-	fflush(stdout);
-	if (nlaunch) {
-		/* one rank per process under mpirun/srun: become the runner;
-		 * `cvc fit` runs afterwards on the tables (docs/CALIBRATE.md) */
-		char wu[16], rp[16];
-
-		snprintf(wu, sizeof wu, "%lld", warmup);
-		snprintf(rp, sizeof rp, "%lld", reps);
-		execl(runner, runner, "--plan", planpath, "--out", outdir, "--warmup", wu, "--reps", rp,
-		      (char *)NULL);
-		ret = cli_fail(CVC_ERR_IO, "calibrate: '%s': %s", runner, strerror(errno));
-		goto out;
-	}
-	if ((ret = run_local(runner, planpath, outdir, o.gpus, o.warmup, o.reps)))
-		goto out;
-	ret = fit_outputs(outdir, db_path, cctx);
+	ret = measure(plan, &o, runner, nlaunch, outdir, db_path);
 out:
 	if (csv && csv != stdout)
 		fclose(csv);

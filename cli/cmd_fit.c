@@ -18,150 +18,10 @@
 static const char synopsis[] =
 	"[--db PATH] [--gpu NAME] [--system NAME] [--catalog FILE] [SOURCES...]";
 
-/* Canonical names of a row's GPU and system, resolved through the catalog. */
-struct key {
-	cvc_model_kind kind;
-	char gpu[CVC_HW_NAME_MAX];
-	char system[CVC_HW_NAME_MAX];
-	int sub; /* dtype or collective */
-	int nranks, gpn;
-};
-
-static int key_of(const cvc_hw_catalog *cat, const cvc_model_row *r, struct key *k)
+static void print_warning(void *arg, const char *warning)
 {
-	const cvc_hw_spec *g = cvc_hw_catalog_lookup(cat, r->gpu);
-	const cvc_hw_spec *s = r->system[0] ? cvc_hw_catalog_lookup(cat, r->system) : NULL;
-
-	memset(k, 0, sizeof *k);
-	if (!g && s)
-		g = s;
-	if (!g)
-		return -1;
-	k->kind = r->kind;
-	snprintf(k->gpu, sizeof k->gpu, "%s", g->base[0] ? g->base : g->name);
-	if (r->kind == CVC_MODEL_COLLECTIVE) {
-		const cvc_hw_spec *node = s ? s : g;
-
-		snprintf(k->system, sizeof k->system, "%s", s ? s->name : r->system);
-		k->sub = (int)r->coll;
-		k->nranks = r->nranks;
-		/* ranks per NVLink domain: as the log shows them, else the
-		 * catalog's; a domain wider than a host (NVL72: trays of 4)
-		 * holds the whole group when it fits */
-		k->gpn = r->gpus_per_node;
-		if (k->gpn <= 0 || (node->gpus_per_node > k->gpn && r->nranks <= node->gpus_per_node))
-			k->gpn = node->gpus_per_node > 0 ? node->gpus_per_node : k->gpn;
-		if (k->gpn > r->nranks && r->nranks > 0)
-			k->gpn = r->nranks;
-	} else if (r->kind == CVC_MODEL_MEMBOUND) {
-		k->sub = (int)r->mem;
-	} else {
-		k->sub = (int)r->dtype;
-	}
-	return 0;
-}
-
-static int key_eq(const struct key *a, const struct key *b)
-{
-	return a->kind == b->kind && a->sub == b->sub && a->nranks == b->nranks &&
-	       a->gpn == b->gpn && strcmp(a->gpu, b->gpu) == 0 && strcmp(a->system, b->system) == 0;
-}
-
-/* Fits every (kind, GPU, dtype | system, collective, ranks, node size)
- * group of rows and stores the fits; *nfit counts them.  gemm_min: fewest
- * rows a GEMM fit takes (traces give few distinct shapes, each a mean of
- * many calls).  Returns an exit code. */
-static int fit_rows(cvc_db *db, const cvc_hw_catalog *cat, cvc_model_rows *rows,
-		    size_t gemm_min, int *nfit)
-{
-	cvc_model_row *grp = NULL;
-	struct key *keys = NULL;
-	char *done = NULL, err[1024];
-	cvc_status st;
-	int rc = 0;
-
-	keys = calloc(rows->n, sizeof *keys);
-	done = calloc(rows->n, 1);
-	grp = malloc(rows->n * sizeof *grp);
-	if (!keys || !done || !grp) {
-		rc = cli_fail(CVC_ERR_NOMEM, "fit: out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < rows->n; i++) {
-		if (done[i])
-			continue;
-		if (key_of(cat, &rows->v[i], &keys[i])) {
-			if (!rows->v[i].gpu[0])
-				fprintf(stderr, "warning: fit: '%s' names no GPU: its rows are skipped "
-					"(name it with --gpu)\n", rows->source);
-			else
-				fprintf(stderr, "warning: fit: GPU '%s' is not in the hardware catalog: its "
-					"rows are skipped (name it with --gpu or add it with --catalog)\n",
-					rows->v[i].gpu);
-			for (size_t j = i; j < rows->n; j++)
-				if (strcmp(rows->v[j].gpu, rows->v[i].gpu) == 0)
-					done[j] = 1;
-		}
-	}
-	for (size_t i = 0; i < rows->n; i++) {
-		const cvc_hw_spec *spec;
-		cvc_model_fit fit;
-		size_t n = 0;
-
-		if (done[i])
-			continue;
-		for (size_t j = i; j < rows->n; j++) {
-			if (!done[j] && key_eq(&keys[i], &keys[j])) {
-				grp[n] = rows->v[j];
-				if (grp[n].kind == CVC_MODEL_COLLECTIVE)
-					grp[n].gpus_per_node = keys[i].gpn;
-				n++;
-				done[j] = 1;
-			}
-		}
-		spec = cvc_hw_catalog_lookup(cat, keys[i].system[0] ? keys[i].system : keys[i].gpu);
-		if (!spec)
-			spec = cvc_hw_catalog_lookup(cat, keys[i].gpu);
-		if (keys[i].kind == CVC_MODEL_GEMM)
-			st = cvc_model_fit_gemm_min(grp, n, gemm_min, spec, &fit, err, sizeof err);
-		else if (keys[i].kind == CVC_MODEL_MEMBOUND)
-			st = cvc_model_fit_membound(grp, n, spec, &fit, err, sizeof err);
-		else
-			st = cvc_model_fit_collective(grp, n, spec, &fit, err, sizeof err);
-		if (st == CVC_ERR_USAGE) {
-			fprintf(stderr, "warning: %s (%s %s): skipped\n", err, keys[i].gpu,
-				keys[i].kind == CVC_MODEL_GEMM
-					? cvc_hw_dtype_name((cvc_hw_dtype)keys[i].sub)
-				: keys[i].kind == CVC_MODEL_MEMBOUND
-					? cvc_model_mem_name((cvc_model_mem)keys[i].sub)
-					: cvc_model_coll_name((cvc_model_coll)keys[i].sub));
-			continue;
-		}
-		if (st) {
-			rc = cli_fail(st, "%s", err);
-			goto out;
-		}
-		snprintf(fit.gpu, sizeof fit.gpu, "%s", keys[i].gpu);
-		snprintf(fit.system, sizeof fit.system, "%s", keys[i].system);
-		snprintf(fit.source, sizeof fit.source, "%s", rows->source);
-		if ((st = cvc_model_fit_store(db, &fit, grp, n))) {
-			rc = cli_fail(st, "%s", cvc_db_errmsg(db));
-			goto out;
-		}
-		printf("%-6lld %-10s %-14s %-20s %-13s %5d %4d %6d %8.2f %8.2f %8.4f\n",
-		       (long long)fit.id, cvc_model_kind_name(fit.kind), fit.gpu,
-		       fit.system[0] ? fit.system : "-",
-		       fit.kind == CVC_MODEL_GEMM       ? cvc_hw_dtype_name(fit.dtype)
-		       : fit.kind == CVC_MODEL_MEMBOUND ? cvc_model_mem_name(fit.mem)
-							: cvc_model_coll_name(fit.coll),
-		       fit.nranks, fit.gpus_per_node, fit.n_points, fit.mape, fit.extrap_mape, fit.r2);
-		(*nfit)++;
-	}
-out:
-	free(keys);
-	free(done);
-	free(grp);
-	return rc;
+	(void)arg;
+	fprintf(stderr, "warning: %s\n", warning);
 }
 
 static void label_rows(const cvc_hw_catalog *cat, cvc_model_rows *rows, const char *gpu,
@@ -219,10 +79,11 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	cvc_hw_catalog *cat = NULL;
 	cvc_db *db = NULL;
 	cvc_model_rows *per = NULL, *traces = NULL;
-	size_t ntraces = 0, ntrace_rows = 0;
+	size_t ntraces = 0, ntrace_rows = 0, nsets = 0;
+	cvc_model_fit_set *sets = NULL;
 	cvc_status st;
 	char err[1024];
-	int nfit = 0, in_txn = 0, nsrc = 0;
+	int nfit = 0, nsrc = 0;
 
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
 	if (rc)
@@ -290,33 +151,28 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 			       "sizes, nccl-tests rows or ops recorded with shapes", dbpath);
 		goto out;
 	}
-	if ((st = cvc_db_begin(db))) {
-		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
+	/* the sources' row sets, then one per traced run and kind, named
+	 * after the run (docs/MODELS.md "Sources", "Memory-bound fits") */
+	sets = calloc((size_t)nsrc + ntraces, sizeof *sets);
+	if (!sets) {
+		rc = cli_fail(CVC_ERR_NOMEM, "fit: out of memory");
 		goto out;
 	}
-	in_txn = 1;
-	printf("%-6s %-10s %-14s %-20s %-13s %5s %4s %6s %8s %8s %8s\n", "id", "kind", "gpu", "system",
-	       "op", "ranks", "pn", "rows", "mape%", "extrap%", "r2");
 	for (int i = 0; i < nsrc; i++)
-		if (per[i].n && (rc = fit_rows(db, cat, &per[i], 6, &nfit)))
-			goto out;
-	/* one fit set per traced run and kind, named after the run
-	 * (docs/MODELS.md "Sources", "Memory-bound fits") */
+		sets[nsets++] = (cvc_model_fit_set){&per[i], 6};
 	for (size_t i = 0; i < ntraces; i++)
-		if ((rc = fit_rows(db, cat, &traces[i], 4, &nfit)))
-			goto out;
-	if ((st = cvc_db_commit(db))) {
-		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
+		sets[nsets++] = (cvc_model_fit_set){&traces[i], 4};
+	if ((st = cvc_model_fit_sets(db, cat, sets, nsets, stdout, print_warning, NULL, &nfit, err,
+				     sizeof err))) {
+		rc = cli_fail(st, "%s", err);
 		goto out;
 	}
-	in_txn = 0;
 	if (!nfit)
 		rc = cli_error("fit: no group had enough rows to fit a model");
 	else
 		fprintf(stderr, "fit: %d model%s stored in '%s'\n", nfit, nfit == 1 ? "" : "s", dbpath);
 out:
-	if (in_txn)
-		cvc_db_rollback(db);
+	free(sets);
 	for (int i = 0; per && i < nsrc; i++)
 		cvc_model_rows_release(&per[i]);
 	free(per);

@@ -156,95 +156,123 @@ static cvc_status bad(struct reader *r, const char *what, const char *got)
 	return CVC_ERR_FORMAT;
 }
 
-/* ---- XLA tables ---------------------------------------------------------- */
-
-static cvc_status read_xla_matmul(struct reader *r, cvc_model_rows *rows, char **hdr, int nh)
+/* The indexes in hdr of the columns need[0..n) into ci; a format error
+ * naming the first missing one (expected what). */
+static cvc_status need_cols(struct reader *r, char **hdr, int nh, const char *const *need, int n,
+			    int *ci, const char *what)
 {
-	int ci[7];
-	static const char *const need[7] = {"device_key", "b", "m", "n", "k", "dtype",
-					    "flops_per_sec"};
-	char *f[MAX_COLS];
-	int got;
-
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < n; i++)
 		if ((ci[i] = col_index(hdr, nh, need[i])) < 0)
-			return bad(r, "an XLA matmul header with column", need[i]);
-	while ((got = next_line(r)) == 1) {
-		cvc_model_row row;
-		int64_t d[4];
-		double flops;
-		int nf;
-
-		if (!r->line[0])
-			continue;
-		nf = model_csv_split(r->line, f, MAX_COLS);
-		if (nf != nh)
-			return bad(r, "as many fields as the header", r->line);
-		memset(&row, 0, sizeof row);
-		row.kind = CVC_MODEL_GEMM;
-		row.bench = 1; /* XLA's perf table generator: isolated kernels */
-		snprintf(row.gpu, sizeof row.gpu, "%s", f[ci[0]]);
-		for (int i = 0; i < 4; i++)
-			if (get_int(f[ci[1 + i]], &d[i]) || d[i] <= 0 || d[i] > (1 << 24))
-				return bad(r, "a positive dimension", f[ci[1 + i]]);
-		if (cvc_hw_dtype_parse(f[ci[5]], &row.dtype))
-			return bad(r, "a dtype", f[ci[5]]);
-		if (get_double(f[ci[6]], &flops) || flops <= 0)
-			return bad(r, "a positive flops_per_sec", f[ci[6]]);
-		row.b = d[0], row.m = d[1], row.n = d[2], row.k = d[3];
-		row.time_us = 2.0 * (double)d[0] * (double)d[1] * (double)d[2] * (double)d[3] / flops * 1e6;
-		if (push(rows, &row))
-			return bad(r, "fewer rows (row cap reached)", "");
-	}
-	return got < 0 ? r->fail_st : CVC_OK;
+			return bad(r, what, need[i]);
+	return CVC_OK;
 }
 
-static cvc_status read_xla_coll(struct reader *r, cvc_model_rows *rows, char **hdr, int nh)
+/* The next non-empty line split into f[0..nh): 1 = got one, 0 = EOF,
+ * -1 = error (r->fail_st set), a line of another field count included. */
+static int next_record(struct reader *r, char **f, int nh)
 {
-	int ci[5];
-	static const char *const need[5] = {"device_key", "opcode", "tensor_size_bytes(xla_gen)",
-					    "num_devices_per_group",
-					    "network_throughput_bytes_per_sec"};
+	int got;
+
+	while ((got = next_line(r)) == 1) {
+		if (!r->line[0])
+			continue;
+		if (model_csv_split(r->line, f, MAX_COLS) == nh)
+			return 1;
+		r->fail_st = bad(r, "as many fields as the header", r->line);
+		return -1;
+	}
+	return got;
+}
+
+/* Appends row; a format error when the row cap is reached. */
+static cvc_status add_row(struct reader *r, cvc_model_rows *rows, const cvc_model_row *row)
+{
+	return push(rows, row) ? bad(r, "fewer rows (row cap reached)", "") : CVC_OK;
+}
+
+/* ---- XLA tables ---------------------------------------------------------- */
+
+/* One record of an XLA table (fields f, the needed columns at ci) into
+ * row (zeroed); a format error through bad(). */
+typedef cvc_status (*xla_record_fn)(struct reader *r, char **f, const int *ci,
+				    cvc_model_row *row);
+
+static cvc_status xla_matmul_record(struct reader *r, char **f, const int *ci, cvc_model_row *row)
+{
+	int64_t d[4];
+	double flops;
+
+	row->kind = CVC_MODEL_GEMM;
+	row->bench = 1; /* XLA's perf table generator: isolated kernels */
+	snprintf(row->gpu, sizeof row->gpu, "%s", f[ci[0]]);
+	for (int i = 0; i < 4; i++)
+		if (get_int(f[ci[1 + i]], &d[i]) || d[i] <= 0 || d[i] > (1 << 24))
+			return bad(r, "a positive dimension", f[ci[1 + i]]);
+	if (cvc_hw_dtype_parse(f[ci[5]], &row->dtype))
+		return bad(r, "a dtype", f[ci[5]]);
+	if (get_double(f[ci[6]], &flops) || flops <= 0)
+		return bad(r, "a positive flops_per_sec", f[ci[6]]);
+	row->b = d[0], row->m = d[1], row->n = d[2], row->k = d[3];
+	row->time_us = 2.0 * (double)d[0] * (double)d[1] * (double)d[2] * (double)d[3] / flops * 1e6;
+	return CVC_OK;
+}
+
+static cvc_status xla_coll_record(struct reader *r, char **f, const int *ci, cvc_model_row *row)
+{
+	int64_t bytes, ndev;
+	double thr;
+
+	row->kind = CVC_MODEL_COLLECTIVE;
+	snprintf(row->gpu, sizeof row->gpu, "%s", f[ci[0]]);
+	snprintf(row->system, sizeof row->system, "%s", f[ci[0]]);
+	if (cvc_model_coll_parse(f[ci[1]], &row->coll))
+		return bad(r, "a collective opcode", f[ci[1]]);
+	if (get_int(f[ci[2]], &bytes) || bytes <= 0)
+		return bad(r, "a positive tensor size", f[ci[2]]);
+	/* collective-permute rows leave the group empty: point to point */
+	if (!*f[ci[3]] && row->coll == CVC_MODEL_SENDRECV)
+		ndev = 2;
+	else if (get_int(f[ci[3]], &ndev) || ndev < 1 || ndev > 1 << 20)
+		return bad(r, "a device count", f[ci[3]]);
+	if (get_double(f[ci[4]], &thr) || thr <= 0)
+		return bad(r, "a positive throughput", f[ci[4]]);
+	row->bytes = bytes;
+	row->nranks = (int)ndev;
+	/* XLA's tables were generated on one 8-GPU host. */
+	row->gpus_per_node = 8;
+	row->time_us = (double)bytes / thr * 1e6;
+	row->b = 1;
+	return CVC_OK;
+}
+
+/* The two XLA perf tables: their columns and how a record reads. */
+static const struct xla_table {
+	const char *what; /* for "expected <what> <column>" */
+	int ncols;
+	const char *cols[7];
+	xla_record_fn record;
+} xla_matmul = {"an XLA matmul header with column", 7,
+		{"device_key", "b", "m", "n", "k", "dtype", "flops_per_sec"}, xla_matmul_record},
+  xla_coll = {"an XLA collective header with column", 5,
+	      {"device_key", "opcode", "tensor_size_bytes(xla_gen)", "num_devices_per_group",
+	       "network_throughput_bytes_per_sec"},
+	      xla_coll_record};
+
+static cvc_status read_xla(struct reader *r, cvc_model_rows *rows, char **hdr, int nh,
+			   const struct xla_table *t)
+{
+	int ci[7];
 	char *f[MAX_COLS];
 	int got;
 
-	for (int i = 0; i < 5; i++)
-		if ((ci[i] = col_index(hdr, nh, need[i])) < 0)
-			return bad(r, "an XLA collective header with column", need[i]);
-	while ((got = next_line(r)) == 1) {
+	if (need_cols(r, hdr, nh, t->cols, t->ncols, ci, t->what))
+		return CVC_ERR_FORMAT;
+	while ((got = next_record(r, f, nh)) == 1) {
 		cvc_model_row row;
-		int64_t bytes, ndev;
-		double thr;
-		int nf;
 
-		if (!r->line[0])
-			continue;
-		nf = model_csv_split(r->line, f, MAX_COLS);
-		if (nf != nh)
-			return bad(r, "as many fields as the header", r->line);
 		memset(&row, 0, sizeof row);
-		row.kind = CVC_MODEL_COLLECTIVE;
-		snprintf(row.gpu, sizeof row.gpu, "%s", f[ci[0]]);
-		snprintf(row.system, sizeof row.system, "%s", f[ci[0]]);
-		if (cvc_model_coll_parse(f[ci[1]], &row.coll))
-			return bad(r, "a collective opcode", f[ci[1]]);
-		if (get_int(f[ci[2]], &bytes) || bytes <= 0)
-			return bad(r, "a positive tensor size", f[ci[2]]);
-		/* collective-permute rows leave the group empty: point to point */
-		if (!*f[ci[3]] && row.coll == CVC_MODEL_SENDRECV)
-			ndev = 2;
-		else if (get_int(f[ci[3]], &ndev) || ndev < 1 || ndev > 1 << 20)
-			return bad(r, "a device count", f[ci[3]]);
-		if (get_double(f[ci[4]], &thr) || thr <= 0)
-			return bad(r, "a positive throughput", f[ci[4]]);
-		row.bytes = bytes;
-		row.nranks = (int)ndev;
-		/* XLA's tables were generated on one 8-GPU host. */
-		row.gpus_per_node = 8;
-		row.time_us = (double)bytes / thr * 1e6;
-		row.b = 1;
-		if (push(rows, &row))
-			return bad(r, "fewer rows (row cap reached)", "");
+		if (t->record(r, f, ci, &row) || add_row(r, rows, &row))
+			return CVC_ERR_FORMAT;
 	}
 	return got < 0 ? r->fail_st : CVC_OK;
 }
@@ -266,15 +294,11 @@ static cvc_status read_vidur_net(struct reader *r, cvc_model_rows *rows, char **
 		return bad(r, "a vidur network header (median, num_workers, size, devices_per_node)",
 			   hdr[0]);
 	name_prefix(r->path, sys, sizeof sys);
-	while ((got = next_line(r)) == 1) {
+	while ((got = next_record(r, f, nh)) == 1) {
 		cvc_model_row row;
 		int64_t w, s, d;
 		double ms;
 
-		if (!r->line[0])
-			continue;
-		if (model_csv_split(r->line, f, MAX_COLS) != nh)
-			return bad(r, "as many fields as the header", r->line);
 		memset(&row, 0, sizeof row);
 		row.kind = CVC_MODEL_COLLECTIVE;
 		row.coll = coll;
@@ -293,8 +317,8 @@ static cvc_status read_vidur_net(struct reader *r, cvc_model_rows *rows, char **
 		row.gpus_per_node = (int)d;
 		row.time_us = ms * 1000.0;
 		row.b = 1;
-		if (push(rows, &row))
-			return bad(r, "fewer rows (row cap reached)", "");
+		if (add_row(r, rows, &row))
+			return CVC_ERR_FORMAT;
 	}
 	return got < 0 ? r->fail_st : CVC_OK;
 }
@@ -313,9 +337,8 @@ static cvc_status read_vidur_mlp(struct reader *r, cvc_model_rows *rows, char **
 	int cd[8], ct[OP_N], got;
 	char gpu[CVC_HW_NAME_MAX], *f[MAX_COLS];
 
-	for (int i = 0; i < 8; i++)
-		if ((cd[i] = col_index(hdr, nh, dims[i])) < 0)
-			return bad(r, "a vidur mlp.csv header with column", dims[i]);
+	if (need_cols(r, hdr, nh, dims, 8, cd, "a vidur mlp.csv header with column"))
+		return CVC_ERR_FORMAT;
 	for (int o = 0; o < OP_N; o++) {
 		char col[64];
 
@@ -327,14 +350,10 @@ static cvc_status read_vidur_mlp(struct reader *r, cvc_model_rows *rows, char **
 		snprintf(gpu, sizeof gpu, "%s", gpu_hint);
 	else
 		name_prefix(r->path, gpu, sizeof gpu);
-	while ((got = next_line(r)) == 1) {
+	while ((got = next_record(r, f, nh)) == 1) {
 		int64_t h, kvh, e, x, tok, tp, hd;
 		int gated;
 
-		if (!r->line[0])
-			continue;
-		if (model_csv_split(r->line, f, MAX_COLS) != nh)
-			return bad(r, "as many fields as the header", r->line);
 		if (get_int(f[cd[0]], &h) || h < 1 || get_int(f[cd[1]], &kvh) || kvh < 1 ||
 		    get_int(f[cd[2]], &e) || e < 1 || get_int(f[cd[3]], &x) || x < 1 ||
 		    get_int(f[cd[5]], &tok) || tok < 1 || get_int(f[cd[6]], &tp) || tp < 1 ||
@@ -384,8 +403,8 @@ static cvc_status read_vidur_mlp(struct reader *r, cvc_model_rows *rows, char **
 				return bad(r, "dims divisible by tp", r->line);
 			row.nranks = (int)tp; /* tp, for grouping vidur rows */
 			row.time_us = ms * 1000.0;
-			if (push(rows, &row))
-				return bad(r, "fewer rows (row cap reached)", "");
+			if (add_row(r, rows, &row))
+				return CVC_ERR_FORMAT;
 		}
 	}
 	return got < 0 ? r->fail_st : CVC_OK;
@@ -498,9 +517,9 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 	memcpy(hdr_copy, r.line, strlen(r.line) + 1);
 	nh = model_csv_split(hdr_copy, hdr, MAX_COLS);
 	if (col_index(hdr, nh, "flops_per_sec") >= 0 && col_index(hdr, nh, "device_key") >= 0)
-		st = read_xla_matmul(&r, rows, hdr, nh);
+		st = read_xla(&r, rows, hdr, nh, &xla_matmul);
 	else if (col_index(hdr, nh, "network_throughput_bytes_per_sec") >= 0)
-		st = read_xla_coll(&r, rows, hdr, nh);
+		st = read_xla(&r, rows, hdr, nh, &xla_coll);
 	else if (col_index(hdr, nh, "time_stats.all_reduce.median") >= 0)
 		st = read_vidur_net(&r, rows, hdr, nh, "all_reduce", gpu_hint);
 	else if (col_index(hdr, nh, "time_stats.send_recv.median") >= 0)

@@ -1,7 +1,7 @@
 /*
- * opmodel_int.h - the model formulas shared by fitting (fit.c) and
- * prediction (opmodel.c), so a fitted parameter means the same thing in
- * both.  Internal to models/.
+ * opmodel_int.h - the model formulas (opformula.c) shared by fitting
+ * (fit.c) and prediction (opprice.c), so a fitted parameter means the same
+ * thing in both.  Internal to models/.
  */
 #ifndef CVC_OPMODEL_INT_H
 #define CVC_OPMODEL_INT_H
@@ -95,6 +95,10 @@ double opm_span_lat_us(cvc_model_coll fit_c, cvc_model_coll c, const struct opm_
 /* Memory-bound, form "membound": p[0] floor us, p[1] fraction of HBM
  * bandwidth.  Time = p0 + bytes / (p1 BW). */
 enum { MP_FLOOR, MP_EFF, MP_N };
+
+/* Default fraction of HBM bandwidth when memory bound (docs/MODELS.md
+ * "Default efficiencies"). */
+#define OPM_DEF_MEM_EFF 0.80
 
 double opm_membound_us(const double *p, const cvc_hw_spec *spec, int64_t bytes);
 

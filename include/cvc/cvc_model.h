@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cvc.h"
 #include "cvc_db.h"
@@ -116,7 +117,7 @@ CVC_API int cvc_hw_closest(const cvc_hw_catalog *cat, const cvc_hw_spec *target,
 
 /* Stable values: the kind column of the models table holds the name. */
 typedef enum cvc_model_kind {
-	CVC_MODEL_GEMM = 1,       /* params: see models/opmodel.c gemm_eff() */
+	CVC_MODEL_GEMM = 1,       /* params: see models/opmodel_int.h GP_* */
 	CVC_MODEL_COLLECTIVE = 2, /* params: regimes of latency + bytes/bw */
 	CVC_MODEL_MEMBOUND = 3,
 	CVC_MODEL_ATTENTION = 4
@@ -398,6 +399,57 @@ CVC_API cvc_status cvc_model_fit_list(cvc_db *db, cvc_model_fit **out, size_t *n
 
 /* Loads fit id; CVC_ERR_NOTFOUND when absent. */
 CVC_API cvc_status cvc_model_fit_get(cvc_db *db, int64_t id, cvc_model_fit *out);
+
+/* ---- fitting a row set (models/fitrows.c) -------------------------------------- */
+
+/*
+ * What cvc_model_fit_rows reports, in order, as it goes: fit (borrowed for
+ * the call) for each fit stored, else warning (a line without the
+ * "warning: " prefix) for rows it skipped.  Exactly one is not NULL.
+ */
+typedef void (*cvc_model_fit_cb)(void *arg, const cvc_model_fit *fit, const char *warning);
+
+/*
+ * Fits every group of rows (GEMMs per GPU and dtype, memory-bound ops per
+ * GPU and class, collectives per system, collective, group size and node
+ * size; GPU and system resolved through cat) with its fitter and stores each
+ * fit with its rows (cvc_model_fit_store, so call inside
+ * cvc_db_begin()/commit), naming rows->source as the fit's source; *nfit
+ * is incremented per fit stored.  gemm_min: the fewest rows a GEMM fit
+ * takes (traces give few distinct shapes, each a mean of many calls; see
+ * cvc_model_fit_gemm_min).  Rows whose GPU the catalog does not know and
+ * groups a fitter declines (CVC_ERR_USAGE: too few rows, no model form
+ * fits) are skipped with a warning through cb (may be NULL).  Another
+ * error stops it, with its message in err.  Not thread-safe on one db.
+ */
+CVC_API cvc_status cvc_model_fit_rows(cvc_db *db, const cvc_hw_catalog *cat,
+				      const cvc_model_rows *rows, size_t gemm_min,
+				      cvc_model_fit_cb cb, void *arg, int *nfit, char *err,
+				      size_t errlen);
+
+/* The table of stored fits `cvc fit` prints: its header line, and fit's line. */
+CVC_API void cvc_model_fit_table_header(FILE *f);
+CVC_API void cvc_model_fit_table_row(FILE *f, const cvc_model_fit *fit);
+
+/* One row set for cvc_model_fit_sets and the fewest rows a GEMM fit of it
+ * takes (6 for tables; traces give few distinct shapes, each a mean of
+ * many calls: 4). */
+typedef struct cvc_model_fit_set {
+	const cvc_model_rows *rows; /* borrowed */
+	size_t gemm_min;
+} cvc_model_fit_set;
+
+/*
+ * Fits sets[0..n) into db in one transaction (cvc_model_fit_rows on each,
+ * in order; rolled back on error): the fit table is written to table (may
+ * be NULL), its header once the transaction is open and a line per fit
+ * stored; warn (may be NULL) gets each warning.  *nfit counts the fits
+ * stored.  On error, the message is in err.
+ */
+CVC_API cvc_status cvc_model_fit_sets(cvc_db *db, const cvc_hw_catalog *cat,
+				      const cvc_model_fit_set *sets, size_t n, FILE *table,
+				      void (*warn)(void *arg, const char *warning), void *arg,
+				      int *nfit, char *err, size_t errlen);
 
 /* ---- model sets: what the projector predicts with ------------------------------ */
 

@@ -1,0 +1,110 @@
+/*
+ * modelset_int.h - the inside of a cvc_modelset, shared by building one
+ * (opmodel.c) and pricing with it (opprice.c), and the uncertainty figures
+ * both attach.  Internal to models/.
+ */
+#ifndef CVC_MODELSET_INT_H
+#define CVC_MODELSET_INT_H
+
+#include "cvc/cvc_model.h"
+#include "models/opmodel_int.h"
+
+/* Floor of a memory-bound kernel at the defaults (docs/MODELS.md "Default
+ * efficiencies"). */
+#define DEF_MEMBOUND_FLOOR_US 2.5
+
+/*
+ * Uncertainty (docs/MODELS.md "Uncertainty"): relative standard errors, on
+ * log time, of each kind of price.  A measured MAPE m becomes sigma =
+ * m sqrt(pi/2) (normal errors: E|e| = sigma sqrt(2/pi)).  Each figure is a
+ * measurement of the repository's own tests on ../shared data:
+ *   GEMM carried to another GPU: vidur Llama-2-7B on A100 from the H100
+ *     fit, up / down / qkv 8.8 / 7.5 / 9.4% (test_models, mean 8.6%);
+ *   GEMM at the default efficiency: the spec-sheet default on XLA's H100
+ *     bf16 table, 13.1% (test_tracefit); on its 34 rows of 2^36 FLOPs and
+ *     more, where the default comes from and where it answers past a fit's
+ *     largest size, 3.8% (models_gemm.default_efficiency_from_xla);
+ *   attention on its measured generation: H200 cuDNN causal S = 8192
+ *     within 8% of the measured kernels (test_attention); carried to
+ *     another generation: plus the GEMM carry-over (no attention pair
+ *     measured);
+ *   memory-bound at the default efficiencies: Llama-2-70b norm 36.0%,
+ *     elementwise 31.6% (test_memfit, mean 33.8%);
+ *   kernel gaps: the spread of A100's three traces (2.73, 3.34, 4.58 us:
+ *     sd / mean 0.266, test_models kernel_gaps_from_traces);
+ *   collectives carried on the topology: the held-out 2-node H100 logs,
+ *     11.3 / 6.1 / 9.5 / 41.6% (unit.colltopo, mean 17.1%); an all-reduce
+ *     level on all-gather rings: 4 / 11 / 27% (GCP logs, mean 14%);
+ *   collectives at the defaults: 13 shared logs at 64 MiB and up, mean
+ *     MAPE 33.8%.
+ */
+#define SIG_PER_MAPE 1.2533
+#define SIG_GEMM_CARRY (SIG_PER_MAPE * 0.086)
+#define SIG_GEMM_DEFAULT (SIG_PER_MAPE * 0.131)
+#define SIG_GEMM_DEFAULT_LARGE (SIG_PER_MAPE * 0.038)
+#define GEMM_LARGE_FLOPS 68719476736.0 /* 2^36 */
+#define SIG_ATTN (SIG_PER_MAPE * 0.08)
+#define SIG_MEM_DEFAULT (SIG_PER_MAPE * 0.338)
+#define SIG_GAP 0.266
+#define SIG_COLL_CARRY (SIG_PER_MAPE * 0.171)
+#define SIG_COLL_RING_CARRY (SIG_PER_MAPE * 0.14)
+#define SIG_COLL_DEFAULT (SIG_PER_MAPE * 0.338)
+
+#define MS_COLL_MAX 96
+#define ORIGIN_MAX 256
+
+struct gemm_slot {
+	double p[GP_N];
+	double def[GP_N];        /* the defaults, outside a fit's sizes */
+	double dom_min, dom_max; /* FLOPs the fit measured; 0 = defaults */
+	double sigma;            /* of the fit inside its sizes (docs/MODELS.md
+				    "Uncertainty"); the default's outside */
+	int carried;             /* fitted on another GPU */
+	char origin[ORIGIN_MAX];
+};
+
+struct coll_slot {
+	cvc_model_coll c;
+	int nranks, gpn; /* as fitted */
+	int nparams;
+	double p[CVC_MODEL_MAXPARAM];
+	char origin[ORIGIN_MAX];
+	int regimes_ok;  /* the regime fit passed the gate: prices its own span */
+	int level_ok;    /* the large-message level passed: carried over spans */
+	int64_t id;
+	double sigma, dom_min, dom_max;  /* of the size regimes */
+	cvc_model_coll_level lvl;
+	char label[96];  /* "model 3 (H100-SXM, 16 ranks, 8 per node)" */
+	/* how the level prices other spans, per algorithm: with a fitted
+	 * NVLink level, and with the spec's */
+	char topo_origin[OPM_NALGO][ORIGIN_MAX];
+	char topo_def_origin[OPM_NALGO][ORIGIN_MAX];
+	/* an all-reduce level carried to all-gather / reduce-scatter rings */
+	char ring_origin[2][ORIGIN_MAX];
+	char small_origin[ORIGIN_MAX]; /* its regimes below the level's sizes */
+};
+
+struct mem_slot {
+	double p[MP_N];
+	double sigma;
+	int fitted, carried;
+	char origin[ORIGIN_MAX];
+};
+
+struct cvc_modelset {
+	cvc_hw_spec spec;
+	struct gemm_slot gemm[CVC_HW_NDTYPE];
+	struct mem_slot mem[CVC_MODEL_NMEM];
+	struct coll_slot coll[MS_COLL_MAX];
+	int ncoll;
+	char def_origin[ORIGIN_MAX];
+	char coll_def_origin[ORIGIN_MAX];
+	char attn_origin[ORIGIN_MAX];
+	int attn_ref;              /* reference GPU of the attention curves */
+	double kernel_gap_us;      /* between back-to-back kernels */
+};
+
+/* Canonical GPU name of a spec (a system's base GPU). */
+const char *opm_gpu_of(const cvc_hw_spec *s);
+
+#endif

@@ -1,0 +1,468 @@
+/*
+ * opprice.c - predictions of a built cvc_modelset (opmodel.c): GEMMs,
+ * grouped GEMMs, fused attention, memory-bound kernels and collectives,
+ * each with its origin and uncertainty.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cvc/cvc_model.h"
+#include "models/modelset_int.h"
+
+/* ---- defaults (docs/MODELS.md "Default efficiencies") --------------------- */
+
+#define DEF_COLL_INTRA_ALPHA_US 10.0
+#define DEF_COLL_INTER_ALPHA_US 20.0
+#define DEF_COLL_INTRA_EFF 0.75  /* busbw / unidirectional link bandwidth */
+#define DEF_COLL_INTER_EFF 0.80
+
+/* ---- predictions ------------------------------------------------------------------ */
+
+/* A fit prices only the GEMM sizes it measured; outside them the default
+ * (the large-GEMM efficiency of the reference table) answers. */
+static const double *gemm_params(const cvc_modelset *ms, int64_t m, int64_t n, int64_t k,
+				 int64_t b, cvc_hw_dtype dt)
+{
+	const struct gemm_slot *g = &ms->gemm[dt];
+	double f = 2.0 * (double)(b > 0 ? b : 1) * (double)m * (double)n * (double)k;
+
+	if (g->dom_max > 0 && (f < g->dom_min || f > g->dom_max))
+		return g->def;
+	return g->p;
+}
+
+double cvc_model_gemm_us(const cvc_modelset *ms, int64_t m, int64_t n, int64_t k, int64_t b,
+			 cvc_hw_dtype dt)
+{
+	if (!ms || (unsigned)dt >= CVC_HW_NDTYPE)
+		return NAN;
+	return opm_gemm_us(gemm_params(ms, m, n, k, b, dt), &ms->spec, m, n, k, b, dt);
+}
+
+double cvc_model_grouped_gemm_us(const cvc_modelset *ms, const int64_t *m_per_group, int groups,
+				 int64_t n, int64_t k, cvc_hw_dtype dt)
+{
+	const double *p;
+	double P, sms, T, tn, tiles = 0, fpad = 0, bytes = 0, waves, tc, tmem, bw;
+
+	if (!ms || (unsigned)dt >= CVC_HW_NDTYPE || groups < 0 || (groups && !m_per_group))
+		return NAN;
+	{
+		int64_t mt = 0;
+
+		for (int g = 0; g < groups; g++)
+			mt += m_per_group[g] > 0 ? m_per_group[g] : 0;
+		p = gemm_params(ms, mt, n, k, 1, dt); /* the fit's sizes: all groups */
+	}
+	if (n <= 0 || k <= 0 || groups == 0)
+		return p[GP_T0];
+	P = opm_peak_flops_us(&ms->spec, dt);
+	sms = ms->spec.sm_count > 0 ? ms->spec.sm_count : 1;
+	T = p[GP_TILE] > 0 ? p[GP_TILE] : 128;
+	tn = ceil((double)n / T);
+	for (int g = 0; g < groups; g++) {
+		double mg = m_per_group[g] > 0 ? (double)m_per_group[g] : 0;
+		double tm = ceil(mg / T);
+
+		tiles += tm * tn;
+		fpad += 2.0 * tm * T * tn * T * (double)k;
+		/* every expert's weights are read even when few tokens reach it */
+		bytes += cvc_hw_dtype_bytes(dt) * (mg * (double)k + (double)k * (double)n + mg * (double)n);
+	}
+	/* all groups' tiles share the waves of one launch */
+	waves = ceil(tiles / sms);
+	tc = p[GP_T0] + p[GP_WAVE] * waves + p[GP_CWAVE] * waves * 2.0 * T * T * (double)k / (P / sms) +
+	     p[GP_CFLOP] * fpad / P;
+	bw = ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps * 1e3 : 1e3;
+	tmem = p[GP_T0] + bytes / (bw * (p[GP_MEMEFF] > 0 ? p[GP_MEMEFF] : OPM_DEF_MEM_EFF));
+	return tc > tmem ? tc : tmem;
+}
+
+double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
+{
+	double B, H, Hkv, Sq, Skv, D, flops, bytes, P, sms, tiles, util, eff, tc, tm, es;
+	int fp8, exact = 0, be;
+
+	if (!ms || !a || (unsigned)a->dtype >= CVC_HW_NDTYPE)
+		return NAN;
+	B = a->batch > 0 ? (double)a->batch : 1;
+	H = a->heads > 0 ? (double)a->heads : 1;
+	Hkv = a->kv_heads > 0 ? (double)a->kv_heads : H;
+	Sq = a->seq_q > 0 ? (double)a->seq_q : 0;
+	Skv = a->seq_kv > 0 ? (double)a->seq_kv : Sq;
+	D = a->head_dim > 0 ? (double)a->head_dim : 0;
+	if (Sq <= 0 || D <= 0)
+		return DEF_MEMBOUND_FLOOR_US;
+	/* QK^T and PV: 2 matmuls of 2 Sq Skv D FLOPs per head; the causal
+	 * mask leaves half the (query, key) pairs, for a square block and for
+	 * the load-balanced chunks context parallelism gives each rank */
+	flops = 4.0 * B * H * Sq * Skv * D;
+	if (a->causal)
+		flops *= 0.5;
+	es = cvc_hw_dtype_bytes(a->dtype);
+	bytes = es * (2.0 * B * H * Sq * D + 2.0 * B * Hkv * Skv * D); /* Q, O, K, V */
+	if (a->backward) {
+		flops *= 2.5; /* dQ, dK, dV and the recomputed scores */
+		bytes *= 2.5;
+	}
+	/* the measured curves are shares of the dense bf16 peak (fp8 ones
+	 * too): price every dtype against it */
+	fp8 = a->dtype == CVC_HW_FP8;
+	P = opm_peak_flops_us(&ms->spec, CVC_HW_BF16);
+	sms = ms->spec.sm_count > 0 ? ms->spec.sm_count : 1;
+	/* one CTA per (batch, head, 128-row block of queries): the measured
+	 * shapes fill every SM, a small batch x heads may not */
+	tiles = B * H * ceil(Sq / 128.0);
+	util = tiles / (ceil(tiles / sms) * sms);
+	be = a->backend >= 0 ? a->backend
+			     : opm_attn_default(ms->attn_ref, a->backend == CVC_ATTN_DEFAULT_TORCH);
+	eff = opm_attn_eff(ms->attn_ref, be, fp8, a->backward, a->causal, Skv, D, &exact);
+	if (!(eff > 0))
+		eff = 0.5; /* no curve at all: cannot happen with the compiled-in set */
+	eff *= util;
+	tc = flops / (P * eff);
+	tm = bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 * OPM_DEF_MEM_EFF);
+	return ms->gemm[a->dtype].p[GP_T0] + (tc > tm ? tc : tm);
+}
+
+cvc_model_attn_backend cvc_model_attn_default(const cvc_modelset *ms, int torch)
+{
+	return (cvc_model_attn_backend)opm_attn_default(ms ? ms->attn_ref : 0, torch);
+}
+
+void cvc_model_gemm_price(const cvc_modelset *ms, int64_t m, int64_t n, int64_t k, int64_t b,
+			  cvc_hw_dtype dt, cvc_model_price *out)
+{
+	const struct gemm_slot *g;
+	double f = 2.0 * (double)(b > 0 ? b : 1) * (double)m * (double)n * (double)k;
+
+	memset(out, 0, sizeof *out);
+	out->us = cvc_model_gemm_us(ms, m, n, k, b, dt);
+	out->origin = "no model set";
+	if (!ms || (unsigned)dt >= CVC_HW_NDTYPE)
+		return;
+	g = &ms->gemm[dt];
+	out->origin = g->origin;
+	if (g->dom_max > 0 && f >= g->dom_min && f <= g->dom_max) {
+		out->sigma = g->sigma;
+		out->extrap = 1;
+		out->carried = g->carried;
+	} else {
+		/* the default efficiency answers outside the fit's sizes: the
+		 * large-GEMM end it was taken from, or smaller ones */
+		out->sigma = f >= GEMM_LARGE_FLOPS ? SIG_GEMM_DEFAULT_LARGE : SIG_GEMM_DEFAULT;
+		out->extrap = g->dom_max > 0 && f > 0 ? fmax(f / g->dom_max, g->dom_min / f) : 0;
+	}
+}
+
+void cvc_model_attention_price(const cvc_modelset *ms, const cvc_model_attn *a,
+			       cvc_model_price *out)
+{
+	memset(out, 0, sizeof *out);
+	out->us = cvc_model_attention_us(ms, a);
+	out->origin = ms ? ms->attn_origin : "no model set";
+	if (!ms)
+		return;
+	out->extrap = 1;
+	/* curves measured on another generation carry over through the spec */
+	out->carried = strcmp(opm_attn_ref_name(ms->attn_ref), opm_gpu_of(&ms->spec)) != 0;
+	out->sigma = out->carried ? sqrt(SIG_ATTN * SIG_ATTN + SIG_GEMM_CARRY * SIG_GEMM_CARRY)
+				  : SIG_ATTN;
+}
+
+void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls,
+			      cvc_model_price *out)
+{
+	memset(out, 0, sizeof *out);
+	out->us = cvc_model_membound_us(ms, bytes, cls);
+	out->origin = "no model set";
+	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM)
+		return;
+	out->origin = ms->mem[cls].origin;
+	out->sigma = ms->mem[cls].sigma;
+	out->extrap = ms->mem[cls].fitted ? 1 : 0;
+	out->carried = ms->mem[cls].carried;
+}
+
+double cvc_model_membound_us(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls)
+{
+	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM)
+		return NAN;
+	if (bytes <= 0)
+		return ms->mem[cls].p[MP_FLOOR];
+	return ms->mem[cls].p[MP_FLOOR] +
+	       (double)bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 *
+				ms->mem[cls].p[MP_EFF]);
+}
+
+enum level { L_INTRA, L_INTER, L_HIER };
+
+static enum level level_of(int n, int gpn)
+{
+	if (gpn <= 1)
+		return L_INTER;
+	return n <= gpn ? L_INTRA : L_HIER;
+}
+
+/* The fitted slot for (c, n, gpn): the same group size if fitted, else the
+ * nearest group size on the same topology level. */
+static const struct coll_slot *find_slot(const cvc_modelset *ms, cvc_model_coll c, int n,
+					 int gpn)
+{
+	const struct coll_slot *best = NULL;
+	enum level lv = level_of(n, gpn);
+	int best_d = 1 << 30;
+
+	for (int i = 0; i < ms->ncoll; i++) {
+		const struct coll_slot *s = &ms->coll[i];
+		int d;
+
+		if (s->c != c || !s->regimes_ok ||
+		    level_of(s->nranks, s->gpn > 0 ? s->gpn : gpn) != lv)
+			continue;
+		/* across nodes, a fit prices only the node count it measured:
+		 * latency and congestion grow with the span, not the group */
+		if (lv != L_INTRA && s->gpn > 0 &&
+		    (s->nranks + s->gpn - 1) / s->gpn != (n + gpn - 1) / gpn)
+			continue;
+		d = abs(s->nranks - n) * 4 + (s->gpn != gpn);
+		if (d < best_d)
+			best_d = d, best = s;
+	}
+	return best;
+}
+
+static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t bytes, int n,
+			   int gpn)
+{
+	double S = (double)bytes, intra, inter, f;
+
+	intra = (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * 1e3 * DEF_COLL_INTRA_EFF;
+	inter = (sys->inter_bw_gbps > 0 ? sys->inter_bw_gbps : 12.5) * 1e3 * DEF_COLL_INTER_EFF;
+	f = cvc_model_busbw_factor(c, n);
+	switch (level_of(n, gpn)) {
+	case L_INTRA:
+		return DEF_COLL_INTRA_ALPHA_US + S * f / intra;
+	case L_INTER:
+		return DEF_COLL_INTER_ALPHA_US + S * f / inter;
+	default: {
+		/* Hierarchical: NCCL pipelines the node-local and the network
+		 * phases, so the slower one sets the bandwidth.  Over the
+		 * network each GPU carries its 1/gpn share of the node's data
+		 * (all NICs busy), except all-to-all and point to point. */
+		int nodes = (n + gpn - 1) / gpn;
+		double f_in = cvc_model_busbw_factor(c, gpn), f_out;
+		double t_in, t_out;
+
+		if (c == CVC_MODEL_ALLTOALL)
+			f_out = (double)(n - gpn) / n;
+		else if (c == CVC_MODEL_SENDRECV || c == CVC_MODEL_BROADCAST || c == CVC_MODEL_REDUCE)
+			f_out = 1.0 / gpn;
+		else
+			f_out = cvc_model_busbw_factor(c, nodes) / gpn;
+		t_in = S * f_in / intra;
+		t_out = S * f_out / inter;
+		return DEF_COLL_INTRA_ALPHA_US + DEF_COLL_INTER_ALPHA_US + (t_in > t_out ? t_in : t_out);
+	}
+	}
+}
+
+/*
+ * Latency of a default-priced group past the two nodes the defaults'
+ * alpha covers: NCCL's latency model (colltopo.c: per inter-node ring step
+ * and NVLink step, per tree level), the same growth a fitted level gets.
+ */
+static double default_hops_us(cvc_model_coll c, int n, int gpn)
+{
+	int nodes = (n + gpn - 1) / gpn;
+	struct opm_span to = {n, gpn, nodes, 0, 0}, two = {2 * gpn, gpn, 2, 0, 0};
+
+	if (nodes <= 2)
+		return 0;
+	if (c != CVC_MODEL_ALLGATHER && c != CVC_MODEL_REDUCESCATTER && c != CVC_MODEL_ALLREDUCE)
+		return 0;
+	/* NCCL's latency model past the two nodes the defaults' alpha covers,
+	 * the cheaper algorithm (the same growth the fitted levels get) */
+	return opm_span_lat_us(c, c, &two, &to, OPM_ALGO_AUTO);
+}
+
+/* The newest slot of c whose large-message level passed the gate and that
+ * spans more than one NVLink domain (multi = 1) or one domain (multi = 0). */
+static const struct coll_slot *level_slot(const cvc_modelset *ms, cvc_model_coll c, int multi)
+{
+	for (int i = 0; i < ms->ncoll; i++) {
+		const struct coll_slot *s = &ms->coll[i];
+
+		if (s->c == c && s->level_ok && s->gpn > 0 && (s->nranks > s->gpn) == multi)
+			return s;
+	}
+	return NULL;
+}
+
+/* The NVLink level's large-message bus bandwidth (GB/s): a fitted one-node
+ * level of c (else of all-reduce: the same links), else the spec's link
+ * times the default efficiency. */
+static double dom_busbw(const cvc_modelset *ms, cvc_model_coll c, const cvc_hw_spec *sys,
+			const struct coll_slot **from)
+{
+	const struct coll_slot *s = level_slot(ms, c, 0);
+
+	if (!s)
+		s = level_slot(ms, CVC_MODEL_ALLREDUCE, 0);
+	*from = s;
+	if (s)
+		return s->lvl.algbw_gbps * cvc_model_busbw_factor(s->c, s->nranks);
+	return (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * DEF_COLL_INTRA_EFF;
+}
+
+static double node_nics(const cvc_hw_spec *sys, int gpn)
+{
+	return (sys->inter_bw_gbps > 0 ? sys->inter_bw_gbps : 12.5) * gpn;
+}
+
+void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,
+				int group_size, int gpus_per_node, const cvc_hw_spec *sys, int algo,
+				cvc_model_price *out)
+{
+	const struct coll_slot *s, *net, *dom;
+	int nodes, borrowed;
+
+	memset(out, 0, sizeof *out);
+	out->origin = ms ? ms->coll_def_origin : "no model set";
+	out->sigma = SIG_COLL_DEFAULT;
+	if (!ms || (unsigned)c >= CVC_MODEL_NCOLL) {
+		out->us = NAN;
+		return;
+	}
+	if (group_size <= 1 || bytes <= 0) {
+		out->sigma = 0, out->extrap = 1;
+		return;
+	}
+	if (!sys)
+		sys = &ms->spec;
+	if (gpus_per_node <= 0)
+		gpus_per_node = sys->gpus_per_node > 0 ? sys->gpus_per_node : 8;
+	if (gpus_per_node > group_size)
+		gpus_per_node = group_size;
+	nodes = (group_size + gpus_per_node - 1) / gpus_per_node;
+	net = nodes > 1 ? level_slot(ms, c, 1) : NULL;
+	/* all-gather and reduce-scatter run NCCL's rings on the links an
+	 * all-reduce level measured (carry-over error in docs/MODELS.md) */
+	borrowed = !net && nodes > 1 &&
+		   (c == CVC_MODEL_ALLGATHER || c == CVC_MODEL_REDUCESCATTER) &&
+		   (net = level_slot(ms, CVC_MODEL_ALLREDUCE, 1)) != NULL;
+	s = find_slot(ms, c, group_size, gpus_per_node);
+	/* a regime fit prices its own span, on its own cluster's NICs */
+	if (s && algo == OPM_ALGO_AUTO &&
+	    (nodes == 1 || !s->level_ok || !net ||
+	     fabs(s->lvl.b_node_gbps - node_nics(sys, gpus_per_node)) <= 0.01 * s->lvl.b_node_gbps)) {
+		out->origin = s->origin;
+		out->us = opm_coll_us(s->p, s->nparams, c, bytes, group_size);
+		out->sigma = s->sigma;
+		/* the nearest fitted group size, or sizes past the fitted ones */
+		out->extrap = fmax((double)bytes / s->dom_max, 1.0) *
+			      fmax((double)group_size / s->nranks, (double)s->nranks / group_size);
+		return;
+	}
+	if (net) {
+		struct opm_span fit, to;
+		double busbw = dom_busbw(ms, c, sys, &dom);
+		int used;
+
+		fit.n = net->nranks;
+		fit.gpn = net->gpn;
+		fit.nodes = (net->nranks + net->gpn - 1) / net->gpn;
+		fit.busbw_dom = busbw;
+		fit.b_node = net->lvl.b_node_gbps > 0 ? net->lvl.b_node_gbps
+						      : node_nics(sys, net->gpn);
+		to.n = group_size;
+		to.gpn = gpus_per_node;
+		to.nodes = nodes;
+		to.busbw_dom = busbw;
+		to.b_node = node_nics(sys, gpus_per_node);
+		out->us = opm_topo_us(&net->lvl, net->c, c, &fit, &to, bytes, algo, &used);
+		/* below the level's sizes, inside the fit's: the fit's own
+		 * regimes measured them (latency-bound sizes the large-message
+		 * line overprices), carried by the span's latency */
+		if ((double)bytes < net->lvl.min_bytes && (double)bytes >= net->dom_min &&
+		    !borrowed) {
+			double ts = opm_coll_us(net->p, net->nparams, c, bytes, net->nranks) +
+				    opm_span_lat_us(net->c, c, &fit, &to, algo);
+
+			if (ts < out->us) {
+				out->us = ts;
+				out->origin = net->small_origin;
+			}
+		}
+		out->origin = borrowed ? (dom ? net->ring_origin[0] : net->ring_origin[1])
+			      : dom    ? net->topo_origin[used]
+				       : net->topo_def_origin[used];
+		{
+			double lv = SIG_PER_MAPE * (isfinite(net->lvl.mape) ? net->lvl.mape : 0) / 100;
+			double carry = nodes != fit.nodes || fabs(to.b_node - fit.b_node) > 0.01 * fit.b_node
+					       ? SIG_COLL_CARRY : 0;
+			double ring = borrowed ? SIG_COLL_RING_CARRY : 0;
+
+			out->sigma = sqrt(lv * lv + carry * carry + ring * ring);
+		}
+		out->extrap = fmax((double)nodes / fit.nodes, 1.0);
+		out->carried = borrowed || nodes != fit.nodes;
+		return;
+	}
+	out->us = coll_default(sys, c, bytes, group_size, gpus_per_node) +
+		  default_hops_us(c, group_size, gpus_per_node);
+}
+
+double cvc_model_collective_algo_us(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,
+				    int group_size, int gpus_per_node, const cvc_hw_spec *sys,
+				    int algo, const char **origin)
+{
+	cvc_model_price pr;
+
+	cvc_model_collective_price(ms, c, bytes, group_size, gpus_per_node, sys, algo, &pr);
+	if (origin)
+		*origin = pr.origin;
+	return pr.us;
+}
+
+double cvc_model_collective_us(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,
+			       int group_size, int gpus_per_node, const cvc_hw_spec *sys)
+{
+	return cvc_model_collective_algo_us(ms, c, bytes, group_size, gpus_per_node, sys,
+					    OPM_ALGO_AUTO, NULL);
+}
+
+const char *cvc_model_collective_origin(const cvc_modelset *ms, cvc_model_coll c, int group_size,
+					int gpus_per_node)
+{
+	const char *o;
+
+	/* the algorithm NCCL picks depends on the size: named at 256 MiB, a
+	 * gradient bucket's order of magnitude */
+	cvc_model_collective_algo_us(ms, c, 256 << 20, group_size, gpus_per_node, NULL,
+				     OPM_ALGO_AUTO, &o);
+	return o;
+}
+
+const char *cvc_model_origin(const cvc_modelset *ms, cvc_model_kind kind, int sub, int group_size)
+{
+	if (!ms)
+		return "no model set";
+	switch (kind) {
+	case CVC_MODEL_GEMM:
+		return (unsigned)sub < CVC_HW_NDTYPE ? ms->gemm[sub].origin : ms->def_origin;
+	case CVC_MODEL_COLLECTIVE:
+		return (unsigned)sub < CVC_MODEL_NCOLL
+			       ? cvc_model_collective_origin(ms, (cvc_model_coll)sub, group_size, 0)
+			       : ms->coll_def_origin;
+	case CVC_MODEL_ATTENTION:
+		return ms->attn_origin;
+	case CVC_MODEL_MEMBOUND:
+		return (unsigned)sub < CVC_MODEL_NMEM
+			       ? ms->mem[sub].origin
+			       : "spec-sheet HBM bandwidth, default per-class efficiency";
+	}
+	return "unknown model kind";
+}
