@@ -81,6 +81,10 @@ cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_
  */
 int rep_tables_take(struct rep_tables *out, cvc_rep_table **t);
 
+/* The same for a table with rows; an empty one stays with the caller
+ * (and 0 is returned): a section without data is left out. */
+int rep_tables_take_rows(struct rep_tables *out, cvc_rep_table **t);
+
 void rep_tables_release(struct rep_tables *t);
 
 #endif

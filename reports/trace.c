@@ -23,6 +23,11 @@ int rep_tables_take(struct rep_tables *out, cvc_rep_table **t)
 	return 0;
 }
 
+int rep_tables_take_rows(struct rep_tables *out, cvc_rep_table **t)
+{
+	return (*t)->nrows ? rep_tables_take(out, t) : 0;
+}
+
 void rep_tables_release(struct rep_tables *t)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -55,6 +60,167 @@ static int cmp_cls(const void *pa, const void *pb)
 	return (a->union_ns < b->union_ns) - (a->union_ns > b->union_ns);
 }
 
+/* One row per rank (device); -1 on no memory. */
+static int fill_ranks(cvc_rep_table *rt, const cvc_breakdown *b, size_t nb)
+{
+	for (size_t i = 0; i < nb; i++) {
+		const cvc_breakdown *x = &b[i];
+		long r = rep_table_add_row(rt);
+
+		if (r < 0 || rep_set_str(rt, (size_t)r, 0, x->run))
+			return -1;
+		rep_set_num(rt, (size_t)r, 1, x->rank);
+		rep_set_num(rt, (size_t)r, 2, x->device);
+		rep_set_num(rt, (size_t)r, 3, (double)x->kernels);
+		rep_set_num(rt, (size_t)r, 4, (double)x->comm_kernels);
+		rep_set_num(rt, (size_t)r, 5, ms(x->span_ns));
+		rep_set_num(rt, (size_t)r, 6, ms(x->busy_ns));
+		rep_set_num(rt, (size_t)r, 7, ms(x->compute_ns));
+		rep_set_num(rt, (size_t)r, 8, ms(x->comm_ns));
+		/* compute-only + hidden + exposed + idle = span: the stacked bar. */
+		rep_set_num(rt, (size_t)r, 9, ms(x->compute_ns - x->hidden_ns));
+		rep_set_num(rt, (size_t)r, 10, ms(x->hidden_ns));
+		rep_set_num(rt, (size_t)r, 11, ms(x->exposed_ns));
+		rep_set_num(rt, (size_t)r, 12, ms(x->idle_ns));
+		rep_set_num(rt, (size_t)r, 13, x->overlap_pct);
+	}
+	return 0;
+}
+
+/*
+ * Adds every rank's classes to the per-(run, class) totals in *acc (grown
+ * as needed, owned by the caller); -1 on no memory.
+ */
+static int sum_classes(const cvc_breakdown *b, size_t nb, struct cls_acc **acc, size_t *nacc)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < nb; i++) {
+		for (size_t k = 0; k < b[i].nclasses; k++) {
+			const cvc_class_time *c = &b[i].classes[k];
+			struct cls_acc *a = *acc;
+			size_t j;
+
+			for (j = 0; j < *nacc; j++)
+				if (strcmp(a[j].run, b[i].run) == 0 && strcmp(a[j].name, c->name) == 0)
+					break;
+			if (j == *nacc) {
+				if (*nacc == cap) {
+					size_t ncap = cap ? cap * 2 : 32;
+					struct cls_acc *na = realloc(a, ncap * sizeof *na);
+
+					if (!na)
+						return -1;
+					*acc = a = na;
+					cap = ncap;
+				}
+				memset(&a[j], 0, sizeof a[j]);
+				snprintf(a[j].run, sizeof a[j].run, "%s", b[i].run);
+				snprintf(a[j].name, sizeof a[j].name, "%s", c->name);
+				a[j].is_comm = c->is_comm;
+				(*nacc)++;
+			}
+			a[j].kernels += c->kernels;
+			a[j].sum_ns += c->sum_ns;
+			a[j].union_ns += c->union_ns;
+			a[j].ranks++;
+		}
+	}
+	return 0;
+}
+
+/* One row per (run, class), most time first; -1 on no memory. */
+static int fill_classes(cvc_rep_table *ct, const cvc_breakdown *b, size_t nb)
+{
+	struct cls_acc *acc = NULL;
+	size_t nacc = 0;
+	int rc = sum_classes(b, nb, &acc, &nacc);
+
+	if (!rc)
+		qsort(acc, nacc, sizeof *acc, cmp_cls);
+	for (size_t j = 0; !rc && j < nacc; j++) {
+		long r = rep_table_add_row(ct);
+		int nranks = 0;
+
+		/* Mean over the run's devices, counting those without the class as 0. */
+		for (size_t i = 0; i < nb; i++)
+			nranks += strcmp(b[i].run, acc[j].run) == 0;
+		if (r < 0 || rep_set_str(ct, (size_t)r, 0, acc[j].run) ||
+		    rep_set_str(ct, (size_t)r, 1, acc[j].name)) {
+			rc = -1;
+			break;
+		}
+		rep_set_num(ct, (size_t)r, 2, acc[j].is_comm);
+		rep_set_num(ct, (size_t)r, 3, (double)acc[j].kernels);
+		rep_set_num(ct, (size_t)r, 4, ms(acc[j].union_ns));
+		rep_set_num(ct, (size_t)r, 5, nranks ? ms(acc[j].union_ns) / nranks : NAN);
+		rep_set_num(ct, (size_t)r, 6, ms(acc[j].sum_ns));
+	}
+	free(acc);
+	return rc;
+}
+
+/*
+ * Skew of one run, rows b[i..j): a row per rank in skt against the run's
+ * means, and the run's summary row in sst; -1 on no memory.
+ */
+static int skew_run(cvc_rep_table *skt, cvc_rep_table *sst, const cvc_breakdown *b, size_t i,
+		    size_t j)
+{
+	size_t slow = i;
+	double busy = 0, exp = 0, lo = INFINITY, hi = -INFINITY;
+	int64_t first = b[i].first_ns, last_first = b[i].first_ns;
+	long r;
+
+	for (size_t k = i; k < j; k++) {
+		busy += ms(b[k].busy_ns);
+		exp += ms(b[k].exposed_ns);
+		lo = ms(b[k].busy_ns) < lo ? ms(b[k].busy_ns) : lo;
+		hi = ms(b[k].busy_ns) > hi ? ms(b[k].busy_ns) : hi;
+		slow = b[k].busy_ns > b[slow].busy_ns ? k : slow;
+		first = b[k].first_ns < first ? b[k].first_ns : first;
+		last_first = b[k].first_ns > last_first ? b[k].first_ns : last_first;
+	}
+	busy /= (double)(j - i);
+	exp /= (double)(j - i);
+	for (size_t k = i; k < j; k++) {
+		r = rep_table_add_row(skt);
+		if (r < 0 || rep_set_str(skt, (size_t)r, 0, b[k].run))
+			return -1;
+		rep_set_num(skt, (size_t)r, 1, b[k].rank);
+		rep_set_num(skt, (size_t)r, 2, b[k].device);
+		rep_set_num(skt, (size_t)r, 3, ms(b[k].first_ns - first));
+		rep_set_num(skt, (size_t)r, 4, ms(b[k].busy_ns));
+		rep_set_num(skt, (size_t)r, 5, busy > 0 ? 100 * (ms(b[k].busy_ns) - busy) / busy : 0);
+		rep_set_num(skt, (size_t)r, 6, ms(b[k].exposed_ns));
+		rep_set_num(skt, (size_t)r, 7, exp > 0 ? 100 * (ms(b[k].exposed_ns) - exp) / exp : 0);
+		rep_set_num(skt, (size_t)r, 8, ms(b[k].idle_ns));
+	}
+	r = rep_table_add_row(sst);
+	if (r < 0 || rep_set_str(sst, (size_t)r, 0, b[i].run))
+		return -1;
+	rep_set_num(sst, (size_t)r, 1, (double)(j - i));
+	rep_set_num(sst, (size_t)r, 2, lo);
+	rep_set_num(sst, (size_t)r, 3, busy);
+	rep_set_num(sst, (size_t)r, 4, hi);
+	rep_set_num(sst, (size_t)r, 5, lo > 0 ? hi / lo : NAN);
+	rep_set_num(sst, (size_t)r, 6, b[slow].rank);
+	rep_set_num(sst, (size_t)r, 7, ms(last_first - first));
+	return 0;
+}
+
+/* Skew per run: rows of one run are adjacent (ordered by run id). */
+static int fill_skew(cvc_rep_table *skt, cvc_rep_table *sst, const cvc_breakdown *b, size_t nb)
+{
+	for (size_t i = 0, j; i < nb; i = j) {
+		for (j = i; j < nb && b[j].run_id == b[i].run_id; j++)
+			;
+		if (skew_run(skt, sst, b, i, j))
+			return -1;
+	}
+	return 0;
+}
+
 static cvc_status ranks_tables(const cvc_breakdown *b, size_t nb, struct rep_tables *out,
 			       char *err, size_t errlen)
 {
@@ -70,144 +236,21 @@ static cvc_status ranks_tables(const cvc_breakdown *b, size_t nb, struct rep_tab
 	static const char *const sscols[] = {"run", "devices", "busy_min_ms", "busy_mean_ms",
 					     "busy_max_ms", "busy_max_over_min",
 					     "slowest_rank", "start_spread_ms"};
-	cvc_rep_table *rt = NULL, *ct = NULL, *skt = NULL, *sst = NULL;
-	struct cls_acc *acc = NULL;
-	size_t nacc = 0, cap = 0;
+	cvc_rep_table *t[4];
 	cvc_status st = CVC_OK;
 
-	rt = rep_table_new("ranks", "Time per rank", 14, rcols);
-	ct = rep_table_new("classes", "Time per operator class", 7, ccols);
-	skt = rep_table_new("skew", "Rank skew", 9, scols);
-	sst = rep_table_new("skew_summary", "Rank skew per run", 8, sscols);
-	if (!rt || !ct || !skt || !sst)
-		goto nomem;
-	for (size_t i = 0; i < nb; i++) {
-		const cvc_breakdown *x = &b[i];
-		long r = rep_table_add_row(rt);
-
-		if (r < 0 || rep_set_str(rt, (size_t)r, 0, x->run))
-			goto nomem;
-		rep_set_num(rt, (size_t)r, 1, x->rank);
-		rep_set_num(rt, (size_t)r, 2, x->device);
-		rep_set_num(rt, (size_t)r, 3, (double)x->kernels);
-		rep_set_num(rt, (size_t)r, 4, (double)x->comm_kernels);
-		rep_set_num(rt, (size_t)r, 5, ms(x->span_ns));
-		rep_set_num(rt, (size_t)r, 6, ms(x->busy_ns));
-		rep_set_num(rt, (size_t)r, 7, ms(x->compute_ns));
-		rep_set_num(rt, (size_t)r, 8, ms(x->comm_ns));
-		/* compute-only + hidden + exposed + idle = span: the stacked bar. */
-		rep_set_num(rt, (size_t)r, 9, ms(x->compute_ns - x->hidden_ns));
-		rep_set_num(rt, (size_t)r, 10, ms(x->hidden_ns));
-		rep_set_num(rt, (size_t)r, 11, ms(x->exposed_ns));
-		rep_set_num(rt, (size_t)r, 12, ms(x->idle_ns));
-		rep_set_num(rt, (size_t)r, 13, x->overlap_pct);
-		for (size_t k = 0; k < x->nclasses; k++) {
-			const cvc_class_time *c = &x->classes[k];
-			size_t j;
-
-			for (j = 0; j < nacc; j++)
-				if (strcmp(acc[j].run, x->run) == 0 && strcmp(acc[j].name, c->name) == 0)
-					break;
-			if (j == nacc) {
-				if (nacc == cap) {
-					size_t ncap = cap ? cap * 2 : 32;
-					struct cls_acc *na = realloc(acc, ncap * sizeof *na);
-
-					if (!na)
-						goto nomem;
-					acc = na;
-					cap = ncap;
-				}
-				memset(&acc[nacc], 0, sizeof acc[nacc]);
-				snprintf(acc[nacc].run, sizeof acc[nacc].run, "%s", x->run);
-				snprintf(acc[nacc].name, sizeof acc[nacc].name, "%s", c->name);
-				acc[nacc].is_comm = c->is_comm;
-				nacc++;
-			}
-			acc[j].kernels += c->kernels;
-			acc[j].sum_ns += c->sum_ns;
-			acc[j].union_ns += c->union_ns;
-			acc[j].ranks++;
-		}
-	}
-	qsort(acc, nacc, sizeof *acc, cmp_cls);
-	for (size_t j = 0; j < nacc; j++) {
-		long r = rep_table_add_row(ct);
-		int nranks = 0;
-
-		/* Mean over the run's devices, counting those without the class as 0. */
-		for (size_t i = 0; i < nb; i++)
-			nranks += strcmp(b[i].run, acc[j].run) == 0;
-		if (r < 0 || rep_set_str(ct, (size_t)r, 0, acc[j].run) ||
-		    rep_set_str(ct, (size_t)r, 1, acc[j].name))
-			goto nomem;
-		rep_set_num(ct, (size_t)r, 2, acc[j].is_comm);
-		rep_set_num(ct, (size_t)r, 3, (double)acc[j].kernels);
-		rep_set_num(ct, (size_t)r, 4, ms(acc[j].union_ns));
-		rep_set_num(ct, (size_t)r, 5, nranks ? ms(acc[j].union_ns) / nranks : NAN);
-		rep_set_num(ct, (size_t)r, 6, ms(acc[j].sum_ns));
-	}
-	/* Skew: rows of one run are adjacent (ordered by run id). */
-	for (size_t i = 0; i < nb;) {
-		size_t j = i, slow = i;
-		double busy = 0, exp = 0, lo = INFINITY, hi = -INFINITY;
-		int64_t first = b[i].first_ns, last_first = b[i].first_ns;
-		long r;
-
-		while (j < nb && b[j].run_id == b[i].run_id) {
-			busy += ms(b[j].busy_ns);
-			exp += ms(b[j].exposed_ns);
-			lo = ms(b[j].busy_ns) < lo ? ms(b[j].busy_ns) : lo;
-			hi = ms(b[j].busy_ns) > hi ? ms(b[j].busy_ns) : hi;
-			slow = b[j].busy_ns > b[slow].busy_ns ? j : slow;
-			first = b[j].first_ns < first ? b[j].first_ns : first;
-			last_first = b[j].first_ns > last_first ? b[j].first_ns : last_first;
-			j++;
-		}
-		busy /= (double)(j - i);
-		exp /= (double)(j - i);
-		for (size_t k = i; k < j; k++) {
-			r = rep_table_add_row(skt);
-			if (r < 0 || rep_set_str(skt, (size_t)r, 0, b[k].run))
-				goto nomem;
-			rep_set_num(skt, (size_t)r, 1, b[k].rank);
-			rep_set_num(skt, (size_t)r, 2, b[k].device);
-			rep_set_num(skt, (size_t)r, 3, ms(b[k].first_ns - first));
-			rep_set_num(skt, (size_t)r, 4, ms(b[k].busy_ns));
-			rep_set_num(skt, (size_t)r, 5, busy > 0 ? 100 * (ms(b[k].busy_ns) - busy) / busy : 0);
-			rep_set_num(skt, (size_t)r, 6, ms(b[k].exposed_ns));
-			rep_set_num(skt, (size_t)r, 7, exp > 0 ? 100 * (ms(b[k].exposed_ns) - exp) / exp : 0);
-			rep_set_num(skt, (size_t)r, 8, ms(b[k].idle_ns));
-		}
-		r = rep_table_add_row(sst);
-		if (r < 0 || rep_set_str(sst, (size_t)r, 0, b[i].run))
-			goto nomem;
-		rep_set_num(sst, (size_t)r, 1, (double)(j - i));
-		rep_set_num(sst, (size_t)r, 2, lo);
-		rep_set_num(sst, (size_t)r, 3, busy);
-		rep_set_num(sst, (size_t)r, 4, hi);
-		rep_set_num(sst, (size_t)r, 5, lo > 0 ? hi / lo : NAN);
-		rep_set_num(sst, (size_t)r, 6, b[slow].rank);
-		rep_set_num(sst, (size_t)r, 7, ms(last_first - first));
-		i = j;
-	}
-	if (rep_tables_take(out, &rt))
-		goto nomem;
-	if (rep_tables_take(out, &ct))
-		goto nomem;
-	if (rep_tables_take(out, &skt))
-		goto nomem;
-	if (rep_tables_take(out, &sst))
-		goto nomem;
-	goto out;
-nomem:
-	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
-out:
-	cvc_rep_table_free(rt);
-	cvc_rep_table_free(ct);
-	cvc_rep_table_free(skt);
-	cvc_rep_table_free(sst);
-	free(acc);
+	t[0] = rep_table_new("ranks", "Time per rank", 14, rcols);
+	t[1] = rep_table_new("classes", "Time per operator class", 7, ccols);
+	t[2] = rep_table_new("skew", "Rank skew", 9, scols);
+	t[3] = rep_table_new("skew_summary", "Rank skew per run", 8, sscols);
+	if (!t[0] || !t[1] || !t[2] || !t[3] || fill_ranks(t[0], b, nb) ||
+	    fill_classes(t[1], b, nb) || fill_skew(t[2], t[3], b, nb))
+		st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	for (int k = 0; k < 4 && !st; k++)
+		if (rep_tables_take(out, &t[k]))
+			st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	for (int k = 0; k < 4; k++)
+		cvc_rep_table_free(t[k]);
 	return st;
 }
 
@@ -241,6 +284,13 @@ static cvc_status coll_table(const cvc_coll_stat *c, size_t nc, struct rep_table
 		return rep_err(err, errlen, CVC_ERR_NOMEM, "too many tables");
 	}
 	return CVC_OK;
+}
+
+/* "'<db>': <what>: <SQLite's message>" into err. */
+static cvc_status sql_err(cvc_db *db, const char *what, char *err, size_t errlen)
+{
+	return rep_err(err, errlen, CVC_ERR_DB, "'%s': %s: %s", cvc_db_path(db), what,
+		       sqlite3_errmsg(cvc_db_sqlite(db)));
 }
 
 #define REP_TOP_KERNELS 25
@@ -283,8 +333,7 @@ static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *ou
 
 	if (sqlite3_prepare_v2(sq, sql, -1, &q, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(sq, sql_total, -1, &qt, NULL) != SQLITE_OK) {
-		st = rep_err(err, errlen, CVC_ERR_DB, "'%s': top kernels: %s", cvc_db_path(db),
-			     sqlite3_errmsg(sq));
+		st = sql_err(db, "top kernels", err, errlen);
 		goto out;
 	}
 	if (run)
@@ -327,13 +376,10 @@ static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *ou
 		rep_set_num(t, (size_t)r, 7, all > 0 ? 100 * total / all : NAN);
 	}
 	if (rc != SQLITE_DONE) {
-		st = rep_err(err, errlen, CVC_ERR_DB, "'%s': top kernels: %s", cvc_db_path(db),
-			     sqlite3_errmsg(sq));
+		st = sql_err(db, "top kernels", err, errlen);
 		goto out;
 	}
-	if (t->nrows == 0)
-		goto out;
-	if (rep_tables_take(out, &t))
+	if (rep_tables_take_rows(out, &t))
 		goto nomem;
 	goto out;
 nomem:
@@ -415,10 +461,8 @@ static cvc_status coll_model_table(cvc_db *db, const cvc_coll_stat *c, size_t nc
 		curves++;
 	}
 	st = CVC_OK;
-	if (t->nrows) {
-		if (rep_tables_take(out, &t))
-			goto nomem;
-	}
+	if (rep_tables_take_rows(out, &t))
+		goto nomem;
 	goto out;
 nomem:
 	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
@@ -506,13 +550,10 @@ cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_
 		}
 	}
 	if (rc != SQLITE_DONE) {
-		st = rep_err(err, errlen, CVC_ERR_DB, "'%s': reading models: %s", cvc_db_path(db),
-			     sqlite3_errmsg(cvc_db_sqlite(db)));
+		st = sql_err(db, "reading models", err, errlen);
 		goto out;
 	}
-	if (t->nrows == 0)
-		goto out;
-	if (rep_tables_take(out, &t))
+	if (rep_tables_take_rows(out, &t))
 		goto nomem;
 	goto out;
 nomem:
