@@ -175,7 +175,7 @@ static cvc_status write_file(const char *dir, const char *name, const char *ext,
 	if (!t)
 		write_data(f, d, 0);
 	else if (ext[0] == 'c')
-		rep_csv_table(f, t);
+		cvc_rep_table_write_csv(f, t);
 	else {
 		rep_json_table(f, t, 0);
 		putc('\n', f);

@@ -263,7 +263,7 @@ static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 		snprintf(unit_cols[k], sizeof unit_cols[k], "%s_%s", stem[k], ro->unit);
 		cols[k + 2] = unit_cols[k];
 	}
-	t = rep_table_new("proj_time", "Step time per scenario", 7, cols);
+	t = cvc_rep_table_new("proj_time", "Step time per scenario", 7, cols);
 	if (!t)
 		return -1;
 	for (size_t r = 0; r < cvc_rep_table_nrows(sc) && !rc; r++) {
@@ -279,7 +279,7 @@ static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 			hid = 0;
 		if (!isfinite(bub))
 			bub = 0;
-		i = rep_table_add_row(t);
+		i = cvc_rep_table_add_row(t);
 		if (i < 0) {
 			rc = -1;
 			break;
@@ -289,15 +289,15 @@ static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 		snprintf(label, sizeof label, "%s %s x%s %s",
 			 text(sc, r, col[REP_ROLE_MODEL], b1, sizeof b1), b2,
 			 text(sc, r, col[REP_ROLE_GPUS], b3, sizeof b3), lay);
-		rep_set_num(t, (size_t)i, 0, scenario_index(sc, r, ro));
-		rc = rep_set_str(t, (size_t)i, 1, label);
+		cvc_rep_table_set_num(t, (size_t)i, 0, scenario_index(sc, r, ro));
+		rc = cvc_rep_table_set_str(t, (size_t)i, 1, label);
 		/* Hidden communication runs under compute: take it out so the
 		   stack adds up to the step. */
-		rep_set_num(t, (size_t)i, 2, comp - hid > 0 ? comp - hid : 0);
-		rep_set_num(t, (size_t)i, 3, hid);
-		rep_set_num(t, (size_t)i, 4, num(sc, r, col[REP_ROLE_EXPOSED]));
-		rep_set_num(t, (size_t)i, 5, bub);
-		rep_set_num(t, (size_t)i, 6, num(sc, r, col[REP_ROLE_STEP]));
+		cvc_rep_table_set_num(t, (size_t)i, 2, comp - hid > 0 ? comp - hid : 0);
+		cvc_rep_table_set_num(t, (size_t)i, 3, hid);
+		cvc_rep_table_set_num(t, (size_t)i, 4, num(sc, r, col[REP_ROLE_EXPOSED]));
+		cvc_rep_table_set_num(t, (size_t)i, 5, bub);
+		cvc_rep_table_set_num(t, (size_t)i, 6, num(sc, r, col[REP_ROLE_STEP]));
 	}
 	if (!rc)
 		rc = rep_tables_take(out, &t);
@@ -342,7 +342,7 @@ static cvc_rep_table *best_layout_new(const struct rep_roles *ro)
 					   "exposed_share", "mem_gb", "scenario",
 					   "tokens_per_s_lo90", "tokens_per_s_hi90",
 					   "warnings"};
-	cvc_rep_table *best = rep_table_new("best_layout", "Best layout per GPU count (with the "
+	cvc_rep_table *best = cvc_rep_table_new("best_layout", "Best layout per GPU count (with the "
 					    "90% interval of its throughput)", 15, cols);
 	char step_col[40];
 
@@ -366,22 +366,22 @@ static int best_layout_row(cvc_rep_table *best, const cvc_rep_table *sc,
 				    REP_ROLE_COMM_SHARE, REP_ROLE_EXPOSED_SHARE, REP_ROLE_MEM};
 	size_t r = g->row;
 	char lay[160];
-	long k = rep_table_add_row(best);
+	long k = cvc_rep_table_add_row(best);
 
 	if (k < 0)
 		return -1;
 	layout(sc, r, lay, sizeof lay);
-	if (rep_set_str(best, (size_t)k, 0, g->hw) || rep_set_str(best, (size_t)k, 1, g->model) ||
-	    rep_set_str(best, (size_t)k, 4, lay))
+	if (cvc_rep_table_set_str(best, (size_t)k, 0, g->hw) || cvc_rep_table_set_str(best, (size_t)k, 1, g->model) ||
+	    cvc_rep_table_set_str(best, (size_t)k, 4, lay))
 		return -1;
-	rep_set_num(best, (size_t)k, 2, g->params);
-	rep_set_num(best, (size_t)k, 3, g->gpus);
+	cvc_rep_table_set_num(best, (size_t)k, 2, g->params);
+	cvc_rep_table_set_num(best, (size_t)k, 3, g->gpus);
 	for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
-		rep_set_num(best, (size_t)k, 5 + i, num(sc, r, ro->col[roles[i]]));
-	rep_set_num(best, (size_t)k, 11, scenario_index(sc, r, ro));
-	rep_set_num(best, (size_t)k, 12, num(sc, r, ro->col[REP_ROLE_TOKENS_LO]));
-	rep_set_num(best, (size_t)k, 13, num(sc, r, ro->col[REP_ROLE_TOKENS_HI]));
-	return rep_set_str(best, (size_t)k, 14,
+		cvc_rep_table_set_num(best, (size_t)k, 5 + i, num(sc, r, ro->col[roles[i]]));
+	cvc_rep_table_set_num(best, (size_t)k, 11, scenario_index(sc, r, ro));
+	cvc_rep_table_set_num(best, (size_t)k, 12, num(sc, r, ro->col[REP_ROLE_TOKENS_LO]));
+	cvc_rep_table_set_num(best, (size_t)k, 13, num(sc, r, ro->col[REP_ROLE_TOKENS_HI]));
+	return cvc_rep_table_set_str(best, (size_t)k, 14,
 			   text(sc, r, ro->col[REP_ROLE_WARNINGS], lay, sizeof lay));
 }
 
@@ -433,12 +433,12 @@ static int same_model(const cvc_rep_table *best, size_t i, size_t j)
 static long model_row(cvc_rep_table *t, const cvc_rep_table *best, size_t i)
 {
 	const rep_cell *p = rep_cell_at(best, i, 2);
-	long k = rep_table_add_row(t);
+	long k = cvc_rep_table_add_row(t);
 
-	if (k < 0 || rep_set_str(t, (size_t)k, 0, rep_cell_at(best, i, 0)->s) ||
-	    rep_set_str(t, (size_t)k, 1, rep_cell_at(best, i, 1)->s))
+	if (k < 0 || cvc_rep_table_set_str(t, (size_t)k, 0, rep_cell_at(best, i, 0)->s) ||
+	    cvc_rep_table_set_str(t, (size_t)k, 1, rep_cell_at(best, i, 1)->s))
 		return -1;
-	rep_set_num(t, (size_t)k, 2, p->kind == CVC_REP_NUM ? p->v : NAN);
+	cvc_rep_table_set_num(t, (size_t)k, 2, p->kind == CVC_REP_NUM ? p->v : NAN);
 	return k;
 }
 
@@ -448,7 +448,7 @@ static int scaling_table(const cvc_rep_table *best, struct rep_tables *out)
 {
 	static const char *const cols[] = {"hw", "model", "params_b", "gpus", "tokens_per_s",
 					   "ideal_tokens_per_s", "scaling_efficiency"};
-	cvc_rep_table *t = rep_table_new("scaling", "Throughput against GPU count", 7, cols);
+	cvc_rep_table *t = cvc_rep_table_new("scaling", "Throughput against GPU count", 7, cols);
 	size_t base = 0;
 	int rc = t ? 0 : -1;
 
@@ -467,10 +467,10 @@ static int scaling_table(const cvc_rep_table *best, struct rep_tables *out)
 			rc = -1;
 			break;
 		}
-		rep_set_num(t, (size_t)k, 3, gp);
-		rep_set_num(t, (size_t)k, 4, tps);
-		rep_set_num(t, (size_t)k, 5, ideal);
-		rep_set_num(t, (size_t)k, 6, ideal > 0 ? tps / ideal : NAN);
+		cvc_rep_table_set_num(t, (size_t)k, 3, gp);
+		cvc_rep_table_set_num(t, (size_t)k, 4, tps);
+		cvc_rep_table_set_num(t, (size_t)k, 5, ideal);
+		cvc_rep_table_set_num(t, (size_t)k, 6, ideal > 0 ? tps / ideal : NAN);
 	}
 	if (!rc)
 		rc = rep_tables_take(out, &t);
@@ -484,7 +484,7 @@ static int comm_share_table(const cvc_rep_table *best, struct rep_tables *out)
 {
 	static const char *const cols[] = {"hw", "model", "params_b", "comm_share_mean",
 					   "comm_share_min", "comm_share_max", "gpu_counts"};
-	cvc_rep_table *t = rep_table_new("comm_share", "Communication share against model size",
+	cvc_rep_table *t = cvc_rep_table_new("comm_share", "Communication share against model size",
 					 7, cols);
 	int rc = t ? 0 : -1;
 
@@ -510,10 +510,10 @@ static int comm_share_table(const cvc_rep_table *best, struct rep_tables *out)
 			rc = -1;
 			break;
 		}
-		rep_set_num(t, (size_t)k, 3, sum / (double)cnt);
-		rep_set_num(t, (size_t)k, 4, lo);
-		rep_set_num(t, (size_t)k, 5, hi);
-		rep_set_num(t, (size_t)k, 6, (double)cnt);
+		cvc_rep_table_set_num(t, (size_t)k, 3, sum / (double)cnt);
+		cvc_rep_table_set_num(t, (size_t)k, 4, lo);
+		cvc_rep_table_set_num(t, (size_t)k, 5, hi);
+		cvc_rep_table_set_num(t, (size_t)k, 6, (double)cnt);
 	}
 	if (!rc)
 		rc = rep_tables_take(out, &t);
@@ -538,7 +538,7 @@ static cvc_rep_table *heatmap_new(const double *gpu_counts, size_t ncounts)
 				 rep_fmt_num(gpu_counts[c], buf, sizeof buf));
 			cols[c + 3] = names[c];
 		}
-		t = rep_table_new("exposed_heatmap",
+		t = cvc_rep_table_new("exposed_heatmap",
 				  "Exposed communication share (best layout) by model size and GPU count",
 				  ncounts + 3, cols);
 	}
@@ -566,7 +566,7 @@ static int heatmap_table(const cvc_rep_table *best, const double *gpu_counts, si
 		for (k = 0; k < ncounts && gpu_counts[k] != gp; k++)
 			;
 		if (k < ncounts && x->kind == CVC_REP_NUM)
-			rep_set_num(t, t->nrows - 1, k + 3, x->v);
+			cvc_rep_table_set_num(t, t->nrows - 1, k + 3, x->v);
 	}
 	if (!rc)
 		rc = rep_tables_take(out, &t);
@@ -649,7 +649,7 @@ cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct r
 		cvc_proj_ctx_free(ctx);
 		return CVC_OK;
 	}
-	t = rep_table_new("model_origins", "Where the projection's figures come from", 4, cols);
+	t = cvc_rep_table_new("model_origins", "Where the projection's figures come from", 4, cols);
 	if (!t)
 		goto nomem;
 	for (size_t r = 0; r < cvc_rep_table_nrows(sc) && nseen < 32; r++) {
@@ -682,15 +682,15 @@ cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct r
 			if (end)
 				*end = '\0';
 			colon = strstr(p, ": ");
-			i = rep_table_add_row(t);
-			if (i < 0 || rep_set_str(t, (size_t)i, 0, gpu) ||
-			    rep_set_str(t, (size_t)i, 1, dnames[d]))
+			i = cvc_rep_table_add_row(t);
+			if (i < 0 || cvc_rep_table_set_str(t, (size_t)i, 0, gpu) ||
+			    cvc_rep_table_set_str(t, (size_t)i, 1, dnames[d]))
 				goto nomem;
 			if (colon) {
 				*colon = '\0';
-				if (rep_set_str(t, (size_t)i, 2, p) || rep_set_str(t, (size_t)i, 3, colon + 2))
+				if (cvc_rep_table_set_str(t, (size_t)i, 2, p) || cvc_rep_table_set_str(t, (size_t)i, 3, colon + 2))
 					goto nomem;
-			} else if (rep_set_str(t, (size_t)i, 3, p)) {
+			} else if (cvc_rep_table_set_str(t, (size_t)i, 3, p)) {
 				goto nomem;
 			}
 			p = end ? end + 2 : NULL;

@@ -29,7 +29,7 @@ cvc_status rep_err(char *err, size_t errlen, cvc_status st, const char *fmt, ...
 
 /* ---- building ----------------------------------------------------------------- */
 
-cvc_rep_table *rep_table_new(const char *name, const char *title, size_t ncols,
+cvc_rep_table *cvc_rep_table_new(const char *name, const char *title, size_t ncols,
 			     const char *const *cols)
 {
 	cvc_rep_table *t = calloc(1, sizeof *t);
@@ -70,7 +70,7 @@ void cvc_rep_table_free(cvc_rep_table *t)
 	free(t);
 }
 
-long rep_table_add_row(cvc_rep_table *t)
+long cvc_rep_table_add_row(cvc_rep_table *t)
 {
 	if (t->nrows >= CVC_REP_MAX_ROWS)
 		return -1;
@@ -87,7 +87,7 @@ long rep_table_add_row(cvc_rep_table *t)
 	return (long)t->nrows++;
 }
 
-void rep_set_num(cvc_rep_table *t, size_t r, size_t c, double v)
+void cvc_rep_table_set_num(cvc_rep_table *t, size_t r, size_t c, double v)
 {
 	rep_cell *x = &t->cells[r * t->ncols + c];
 
@@ -143,7 +143,7 @@ static char *utf8_dup(const char *s)
 	return d;
 }
 
-int rep_set_str(cvc_rep_table *t, size_t r, size_t c, const char *s)
+int cvc_rep_table_set_str(cvc_rep_table *t, size_t r, size_t c, const char *s)
 {
 	rep_cell *x = &t->cells[r * t->ncols + c];
 	char *d = utf8_dup(s ? s : "");
@@ -341,7 +341,7 @@ void rep_json_table(FILE *f, const cvc_rep_table *t, int html)
 	fputs("]}", f);
 }
 
-void rep_csv_table(FILE *f, const cvc_rep_table *t)
+void cvc_rep_table_write_csv(FILE *f, const cvc_rep_table *t)
 {
 	char buf[40];
 
@@ -380,10 +380,10 @@ static int set_text(cvc_rep_table *t, size_t r, size_t c, const char *s)
 	v = strtod(s, &end);
 	if (end != s && *end == '\0') {
 		/* "nan" and "inf" are the writer's way of saying "no value". */
-		rep_set_num(t, r, c, v);
+		cvc_rep_table_set_num(t, r, c, v);
 		return 0;
 	}
-	return rep_set_str(t, r, c, s);
+	return cvc_rep_table_set_str(t, r, c, s);
 }
 
 /* A growable field buffer with a cap. */
@@ -482,7 +482,7 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 			goto out;
 		}
 	}
-	t = rep_table_new("scenarios", "Scenarios", row.n, (const char *const *)row.f);
+	t = cvc_rep_table_new("scenarios", "Scenarios", row.n, (const char *const *)row.f);
 	if (!t) {
 		st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
 		goto out;
@@ -511,7 +511,7 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 				     t->ncols, row.n);
 			goto out;
 		}
-		r = rep_table_add_row(t);
+		r = cvc_rep_table_add_row(t);
 		if (r < 0) {
 			st = rep_err(err, errlen, CVC_ERR_FORMAT,
 				     "'%s': line %ld: expected at most %d rows", path, hdr_line,
@@ -605,7 +605,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 			goto out;
 		}
 	}
-	t = rep_table_new("scenarios", "Scenarios", 0, NULL);
+	t = cvc_rep_table_new("scenarios", "Scenarios", 0, NULL);
 	if (!t) {
 		st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
 		goto out;
@@ -647,7 +647,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 				     "'%s': byte 0: expected scenario %zu to be an object", path, i);
 			goto out;
 		}
-		r = rep_table_add_row(t);
+		r = cvc_rep_table_add_row(t);
 		if (r < 0) {
 			st = rep_err(err, errlen, CVC_ERR_FORMAT,
 				     "'%s': byte 0: expected at most %d scenarios", path,
@@ -672,17 +672,17 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 			case json_type_null:
 				break;
 			case json_type_boolean:
-				rep_set_num(t, (size_t)r, (size_t)c, json_object_get_boolean(val));
+				cvc_rep_table_set_num(t, (size_t)r, (size_t)c, json_object_get_boolean(val));
 				break;
 			case json_type_int:
 			case json_type_double:
-				rep_set_num(t, (size_t)r, (size_t)c, json_object_get_double(val));
+				cvc_rep_table_set_num(t, (size_t)r, (size_t)c, json_object_get_double(val));
 				break;
 			case json_type_string:
 				bad = set_text(t, (size_t)r, (size_t)c, json_object_get_string(val));
 				break;
 			default:
-				bad = rep_set_str(t, (size_t)r, (size_t)c,
+				bad = cvc_rep_table_set_str(t, (size_t)r, (size_t)c,
 						  json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN));
 				break;
 			}

@@ -65,24 +65,24 @@ static int fill_ranks(cvc_rep_table *rt, const cvc_breakdown *b, size_t nb)
 {
 	for (size_t i = 0; i < nb; i++) {
 		const cvc_breakdown *x = &b[i];
-		long r = rep_table_add_row(rt);
+		long r = cvc_rep_table_add_row(rt);
 
-		if (r < 0 || rep_set_str(rt, (size_t)r, 0, x->run))
+		if (r < 0 || cvc_rep_table_set_str(rt, (size_t)r, 0, x->run))
 			return -1;
-		rep_set_num(rt, (size_t)r, 1, x->rank);
-		rep_set_num(rt, (size_t)r, 2, x->device);
-		rep_set_num(rt, (size_t)r, 3, (double)x->kernels);
-		rep_set_num(rt, (size_t)r, 4, (double)x->comm_kernels);
-		rep_set_num(rt, (size_t)r, 5, ms(x->span_ns));
-		rep_set_num(rt, (size_t)r, 6, ms(x->busy_ns));
-		rep_set_num(rt, (size_t)r, 7, ms(x->compute_ns));
-		rep_set_num(rt, (size_t)r, 8, ms(x->comm_ns));
+		cvc_rep_table_set_num(rt, (size_t)r, 1, x->rank);
+		cvc_rep_table_set_num(rt, (size_t)r, 2, x->device);
+		cvc_rep_table_set_num(rt, (size_t)r, 3, (double)x->kernels);
+		cvc_rep_table_set_num(rt, (size_t)r, 4, (double)x->comm_kernels);
+		cvc_rep_table_set_num(rt, (size_t)r, 5, ms(x->span_ns));
+		cvc_rep_table_set_num(rt, (size_t)r, 6, ms(x->busy_ns));
+		cvc_rep_table_set_num(rt, (size_t)r, 7, ms(x->compute_ns));
+		cvc_rep_table_set_num(rt, (size_t)r, 8, ms(x->comm_ns));
 		/* compute-only + hidden + exposed + idle = span: the stacked bar. */
-		rep_set_num(rt, (size_t)r, 9, ms(x->compute_ns - x->hidden_ns));
-		rep_set_num(rt, (size_t)r, 10, ms(x->hidden_ns));
-		rep_set_num(rt, (size_t)r, 11, ms(x->exposed_ns));
-		rep_set_num(rt, (size_t)r, 12, ms(x->idle_ns));
-		rep_set_num(rt, (size_t)r, 13, x->overlap_pct);
+		cvc_rep_table_set_num(rt, (size_t)r, 9, ms(x->compute_ns - x->hidden_ns));
+		cvc_rep_table_set_num(rt, (size_t)r, 10, ms(x->hidden_ns));
+		cvc_rep_table_set_num(rt, (size_t)r, 11, ms(x->exposed_ns));
+		cvc_rep_table_set_num(rt, (size_t)r, 12, ms(x->idle_ns));
+		cvc_rep_table_set_num(rt, (size_t)r, 13, x->overlap_pct);
 	}
 	return 0;
 }
@@ -139,22 +139,22 @@ static int fill_classes(cvc_rep_table *ct, const cvc_breakdown *b, size_t nb)
 	if (!rc)
 		qsort(acc, nacc, sizeof *acc, cmp_cls);
 	for (size_t j = 0; !rc && j < nacc; j++) {
-		long r = rep_table_add_row(ct);
+		long r = cvc_rep_table_add_row(ct);
 		int nranks = 0;
 
 		/* Mean over the run's devices, counting those without the class as 0. */
 		for (size_t i = 0; i < nb; i++)
 			nranks += strcmp(b[i].run, acc[j].run) == 0;
-		if (r < 0 || rep_set_str(ct, (size_t)r, 0, acc[j].run) ||
-		    rep_set_str(ct, (size_t)r, 1, acc[j].name)) {
+		if (r < 0 || cvc_rep_table_set_str(ct, (size_t)r, 0, acc[j].run) ||
+		    cvc_rep_table_set_str(ct, (size_t)r, 1, acc[j].name)) {
 			rc = -1;
 			break;
 		}
-		rep_set_num(ct, (size_t)r, 2, acc[j].is_comm);
-		rep_set_num(ct, (size_t)r, 3, (double)acc[j].kernels);
-		rep_set_num(ct, (size_t)r, 4, ms(acc[j].union_ns));
-		rep_set_num(ct, (size_t)r, 5, nranks ? ms(acc[j].union_ns) / nranks : NAN);
-		rep_set_num(ct, (size_t)r, 6, ms(acc[j].sum_ns));
+		cvc_rep_table_set_num(ct, (size_t)r, 2, acc[j].is_comm);
+		cvc_rep_table_set_num(ct, (size_t)r, 3, (double)acc[j].kernels);
+		cvc_rep_table_set_num(ct, (size_t)r, 4, ms(acc[j].union_ns));
+		cvc_rep_table_set_num(ct, (size_t)r, 5, nranks ? ms(acc[j].union_ns) / nranks : NAN);
+		cvc_rep_table_set_num(ct, (size_t)r, 6, ms(acc[j].sum_ns));
 	}
 	free(acc);
 	return rc;
@@ -184,28 +184,28 @@ static int skew_run(cvc_rep_table *skt, cvc_rep_table *sst, const cvc_breakdown 
 	busy /= (double)(j - i);
 	exp /= (double)(j - i);
 	for (size_t k = i; k < j; k++) {
-		r = rep_table_add_row(skt);
-		if (r < 0 || rep_set_str(skt, (size_t)r, 0, b[k].run))
+		r = cvc_rep_table_add_row(skt);
+		if (r < 0 || cvc_rep_table_set_str(skt, (size_t)r, 0, b[k].run))
 			return -1;
-		rep_set_num(skt, (size_t)r, 1, b[k].rank);
-		rep_set_num(skt, (size_t)r, 2, b[k].device);
-		rep_set_num(skt, (size_t)r, 3, ms(b[k].first_ns - first));
-		rep_set_num(skt, (size_t)r, 4, ms(b[k].busy_ns));
-		rep_set_num(skt, (size_t)r, 5, busy > 0 ? 100 * (ms(b[k].busy_ns) - busy) / busy : 0);
-		rep_set_num(skt, (size_t)r, 6, ms(b[k].exposed_ns));
-		rep_set_num(skt, (size_t)r, 7, exp > 0 ? 100 * (ms(b[k].exposed_ns) - exp) / exp : 0);
-		rep_set_num(skt, (size_t)r, 8, ms(b[k].idle_ns));
+		cvc_rep_table_set_num(skt, (size_t)r, 1, b[k].rank);
+		cvc_rep_table_set_num(skt, (size_t)r, 2, b[k].device);
+		cvc_rep_table_set_num(skt, (size_t)r, 3, ms(b[k].first_ns - first));
+		cvc_rep_table_set_num(skt, (size_t)r, 4, ms(b[k].busy_ns));
+		cvc_rep_table_set_num(skt, (size_t)r, 5, busy > 0 ? 100 * (ms(b[k].busy_ns) - busy) / busy : 0);
+		cvc_rep_table_set_num(skt, (size_t)r, 6, ms(b[k].exposed_ns));
+		cvc_rep_table_set_num(skt, (size_t)r, 7, exp > 0 ? 100 * (ms(b[k].exposed_ns) - exp) / exp : 0);
+		cvc_rep_table_set_num(skt, (size_t)r, 8, ms(b[k].idle_ns));
 	}
-	r = rep_table_add_row(sst);
-	if (r < 0 || rep_set_str(sst, (size_t)r, 0, b[i].run))
+	r = cvc_rep_table_add_row(sst);
+	if (r < 0 || cvc_rep_table_set_str(sst, (size_t)r, 0, b[i].run))
 		return -1;
-	rep_set_num(sst, (size_t)r, 1, (double)(j - i));
-	rep_set_num(sst, (size_t)r, 2, lo);
-	rep_set_num(sst, (size_t)r, 3, busy);
-	rep_set_num(sst, (size_t)r, 4, hi);
-	rep_set_num(sst, (size_t)r, 5, lo > 0 ? hi / lo : NAN);
-	rep_set_num(sst, (size_t)r, 6, b[slow].rank);
-	rep_set_num(sst, (size_t)r, 7, ms(last_first - first));
+	cvc_rep_table_set_num(sst, (size_t)r, 1, (double)(j - i));
+	cvc_rep_table_set_num(sst, (size_t)r, 2, lo);
+	cvc_rep_table_set_num(sst, (size_t)r, 3, busy);
+	cvc_rep_table_set_num(sst, (size_t)r, 4, hi);
+	cvc_rep_table_set_num(sst, (size_t)r, 5, lo > 0 ? hi / lo : NAN);
+	cvc_rep_table_set_num(sst, (size_t)r, 6, b[slow].rank);
+	cvc_rep_table_set_num(sst, (size_t)r, 7, ms(last_first - first));
 	return 0;
 }
 
@@ -239,10 +239,10 @@ static cvc_status ranks_tables(const cvc_breakdown *b, size_t nb, struct rep_tab
 	cvc_rep_table *t[4];
 	cvc_status st = CVC_OK;
 
-	t[0] = rep_table_new("ranks", "Time per rank", 14, rcols);
-	t[1] = rep_table_new("classes", "Time per operator class", 7, ccols);
-	t[2] = rep_table_new("skew", "Rank skew", 9, scols);
-	t[3] = rep_table_new("skew_summary", "Rank skew per run", 8, sscols);
+	t[0] = cvc_rep_table_new("ranks", "Time per rank", 14, rcols);
+	t[1] = cvc_rep_table_new("classes", "Time per operator class", 7, ccols);
+	t[2] = cvc_rep_table_new("skew", "Rank skew", 9, scols);
+	t[3] = cvc_rep_table_new("skew_summary", "Rank skew per run", 8, sscols);
 	if (!t[0] || !t[1] || !t[2] || !t[3] || fill_ranks(t[0], b, nb) ||
 	    fill_classes(t[1], b, nb) || fill_skew(t[2], t[3], b, nb))
 		st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
@@ -259,25 +259,25 @@ static cvc_status coll_table(const cvc_coll_stat *c, size_t nc, struct rep_table
 {
 	static const char *const cols[] = {"run", "rank", "collective", "bytes", "group_size",
 					   "count", "mean_us", "algbw_gbps", "busbw_gbps"};
-	cvc_rep_table *t = rep_table_new("collectives", "Collectives: achieved bandwidth", 9, cols);
+	cvc_rep_table *t = cvc_rep_table_new("collectives", "Collectives: achieved bandwidth", 9, cols);
 
 	if (!t)
 		return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < nc; i++) {
-		long r = rep_table_add_row(t);
+		long r = cvc_rep_table_add_row(t);
 
-		if (r < 0 || rep_set_str(t, (size_t)r, 0, c[i].run) ||
-		    rep_set_str(t, (size_t)r, 2, c[i].coll)) {
+		if (r < 0 || cvc_rep_table_set_str(t, (size_t)r, 0, c[i].run) ||
+		    cvc_rep_table_set_str(t, (size_t)r, 2, c[i].coll)) {
 			cvc_rep_table_free(t);
 			return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
 		}
-		rep_set_num(t, (size_t)r, 1, c[i].rank);
-		rep_set_num(t, (size_t)r, 3, (double)c[i].bytes);
-		rep_set_num(t, (size_t)r, 4, c[i].group_size ? c[i].group_size : NAN);
-		rep_set_num(t, (size_t)r, 5, (double)c[i].count);
-		rep_set_num(t, (size_t)r, 6, c[i].mean_ns / 1e3);
-		rep_set_num(t, (size_t)r, 7, c[i].algbw_gbps);
-		rep_set_num(t, (size_t)r, 8, c[i].busbw_gbps);
+		cvc_rep_table_set_num(t, (size_t)r, 1, c[i].rank);
+		cvc_rep_table_set_num(t, (size_t)r, 3, (double)c[i].bytes);
+		cvc_rep_table_set_num(t, (size_t)r, 4, c[i].group_size ? c[i].group_size : NAN);
+		cvc_rep_table_set_num(t, (size_t)r, 5, (double)c[i].count);
+		cvc_rep_table_set_num(t, (size_t)r, 6, c[i].mean_ns / 1e3);
+		cvc_rep_table_set_num(t, (size_t)r, 7, c[i].algbw_gbps);
+		cvc_rep_table_set_num(t, (size_t)r, 8, c[i].busbw_gbps);
 	}
 	if (rep_tables_take(out, &t)) {
 		cvc_rep_table_free(t);
@@ -339,7 +339,7 @@ static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *ou
 	if (run)
 		sqlite3_bind_text(q, 1, run, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 2, REP_TOP_KERNELS);
-	t = rep_table_new("top_kernels", "Kernels that take the most time", 8, cols);
+	t = cvc_rep_table_new("top_kernels", "Kernels that take the most time", 8, cols);
 	if (!t)
 		goto nomem;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -350,7 +350,7 @@ static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *ou
 		size_t n = name ? strlen(name) : 0;
 		double total = (double)sqlite3_column_int64(q, 5), all = 0;
 		int64_t cnt = sqlite3_column_int64(q, 4);
-		long r = rep_table_add_row(t);
+		long r = cvc_rep_table_add_row(t);
 
 		if (r < 0)
 			goto nomem;
@@ -365,15 +365,15 @@ static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *ou
 		sqlite3_bind_text(qt, 1, runname ? runname : "", -1, SQLITE_TRANSIENT);
 		if (sqlite3_step(qt) == SQLITE_ROW)
 			all = (double)sqlite3_column_int64(qt, 0);
-		if (rep_set_str(t, (size_t)r, 0, runname) || rep_set_str(t, (size_t)r, 1, cut) ||
-		    rep_set_str(t, (size_t)r, 2, cls ? cls : "unclassified"))
+		if (cvc_rep_table_set_str(t, (size_t)r, 0, runname) || cvc_rep_table_set_str(t, (size_t)r, 1, cut) ||
+		    cvc_rep_table_set_str(t, (size_t)r, 2, cls ? cls : "unclassified"))
 			goto nomem;
 		if (sqlite3_column_type(q, 3) != SQLITE_NULL)
-			rep_set_num(t, (size_t)r, 3, sqlite3_column_int(q, 3));
-		rep_set_num(t, (size_t)r, 4, (double)cnt);
-		rep_set_num(t, (size_t)r, 5, total / 1e6);
-		rep_set_num(t, (size_t)r, 6, cnt ? total / (double)cnt / 1e3 : NAN);
-		rep_set_num(t, (size_t)r, 7, all > 0 ? 100 * total / all : NAN);
+			cvc_rep_table_set_num(t, (size_t)r, 3, sqlite3_column_int(q, 3));
+		cvc_rep_table_set_num(t, (size_t)r, 4, (double)cnt);
+		cvc_rep_table_set_num(t, (size_t)r, 5, total / 1e6);
+		cvc_rep_table_set_num(t, (size_t)r, 6, cnt ? total / (double)cnt / 1e3 : NAN);
+		cvc_rep_table_set_num(t, (size_t)r, 7, all > 0 ? 100 * total / all : NAN);
 	}
 	if (rc != SQLITE_DONE) {
 		st = sql_err(db, "top kernels", err, errlen);
@@ -415,7 +415,7 @@ static cvc_status coll_model_table(cvc_db *db, const cvc_coll_stat *c, size_t nc
 		free(fits);
 		return CVC_OK;
 	}
-	t = rep_table_new("collective_model", "Fitted collective models", 7, cols);
+	t = cvc_rep_table_new("collective_model", "Fitted collective models", 7, cols);
 	if (!t)
 		goto nomem;
 	for (size_t i = 0; i < nfits && curves < REP_MODEL_CURVES; i++) {
@@ -449,14 +449,14 @@ static cvc_status coll_model_table(cvc_db *db, const cvc_coll_stat *c, size_t nc
 			us = cvc_model_fit_predict(f, NULL, &row);
 			bw = us > 0 ? (double)row.bytes / (us * 1e3) * cvc_model_busbw_factor(f->coll, n)
 				    : NAN;
-			r = rep_table_add_row(t);
-			if (r < 0 || rep_set_str(t, (size_t)r, 1, name) || rep_set_str(t, (size_t)r, 2, f->gpu))
+			r = cvc_rep_table_add_row(t);
+			if (r < 0 || cvc_rep_table_set_str(t, (size_t)r, 1, name) || cvc_rep_table_set_str(t, (size_t)r, 2, f->gpu))
 				goto nomem;
-			rep_set_num(t, (size_t)r, 0, (double)f->id);
-			rep_set_num(t, (size_t)r, 3, n);
-			rep_set_num(t, (size_t)r, 4, (double)row.bytes);
-			rep_set_num(t, (size_t)r, 5, us);
-			rep_set_num(t, (size_t)r, 6, bw);
+			cvc_rep_table_set_num(t, (size_t)r, 0, (double)f->id);
+			cvc_rep_table_set_num(t, (size_t)r, 3, n);
+			cvc_rep_table_set_num(t, (size_t)r, 4, (double)row.bytes);
+			cvc_rep_table_set_num(t, (size_t)r, 5, us);
+			cvc_rep_table_set_num(t, (size_t)r, 6, bw);
 		}
 		curves++;
 	}
@@ -531,11 +531,11 @@ cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_
 		sqlite3_finalize(q);
 		return CVC_OK;
 	}
-	t = rep_table_new("models", "Fitted models and their quality", 13, cols);
+	t = cvc_rep_table_new("models", "Fitted models and their quality", 13, cols);
 	if (!t)
 		goto nomem;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		long r = rep_table_add_row(t);
+		long r = cvc_rep_table_add_row(t);
 
 		if (r < 0)
 			goto nomem;
@@ -543,9 +543,9 @@ cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_
 			int ty = sqlite3_column_type(q, k);
 
 			if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT)
-				rep_set_num(t, (size_t)r, (size_t)k, sqlite3_column_double(q, k));
+				cvc_rep_table_set_num(t, (size_t)r, (size_t)k, sqlite3_column_double(q, k));
 			else if (ty == SQLITE_TEXT &&
-				 rep_set_str(t, (size_t)r, (size_t)k, (const char *)sqlite3_column_text(q, k)))
+				 cvc_rep_table_set_str(t, (size_t)r, (size_t)k, (const char *)sqlite3_column_text(q, k)))
 				goto nomem;
 		}
 	}
