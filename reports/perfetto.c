@@ -109,6 +109,9 @@ struct pf {
 	int by_rank;            /* pid = rank (unambiguous), else the device index */
 	int64_t *streams;       /* tids of the current pid that have their names */
 	size_t nstreams, capstreams;
+	size_t di;              /* activities: device of the current row */
+	int64_t cur_pid;        /* activities: pid of the current row, -1 before */
+	size_t annot_di;        /* annotations: device whose track is named, -1 before */
 	int first;              /* no event written yet: no comma before the next */
 	cvc_rep_perfetto_stats s;
 };
@@ -140,40 +143,22 @@ static cvc_status prepare(struct pf *x, const char *sql, const char *what, sqlit
 }
 
 /* The devices, for pids: pid = rank when that is unambiguous. */
-static cvc_status list_devices(struct pf *x)
+static cvc_status device_row(struct pf *x, sqlite3_stmt *q)
 {
-	static const char *const what = "listing devices";
-	sqlite3_stmt *q = NULL;
-	cvc_status st;
-	int rc;
+	const char *run = (const char *)sqlite3_column_text(q, 3);
+	struct devkey *d;
 
-	st = prepare(x, "SELECT DISTINCT a.run_id, a.rank, a.device, r.name FROM activities a"
-		     " JOIN runs r ON r.id = a.run_id WHERE ?1 < 0 OR a.run_id = ?1"
-		     " ORDER BY a.run_id, a.rank, a.device", what, &q);
-	if (st)
-		goto out;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct devkey *d;
-		const char *run = (const char *)sqlite3_column_text(q, 3);
-
-		if (grow((void **)&x->devs, &x->capdev, x->ndev, sizeof *x->devs)) {
-			st = cvc_db_fail(x->db, CVC_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		d = &x->devs[x->ndev];
-		d->run_id = sqlite3_column_int64(q, 0);
-		d->rank = sqlite3_column_int(q, 1);
-		d->device = sqlite3_column_int(q, 2);
-		snprintf(d->run, sizeof d->run, "%s", run ? run : "");
-		if (x->ndev && (d->run_id != x->devs[0].run_id || d->rank == d[-1].rank))
-			x->by_rank = 0;
-		x->ndev++;
-	}
-	if (rc != SQLITE_DONE)
-		st = fail_sql(x->db, what);
-out:
-	sqlite3_finalize(q);
-	return st;
+	if (grow((void **)&x->devs, &x->capdev, x->ndev, sizeof *x->devs))
+		return cvc_db_fail(x->db, CVC_ERR_NOMEM, "out of memory");
+	d = &x->devs[x->ndev];
+	d->run_id = sqlite3_column_int64(q, 0);
+	d->rank = sqlite3_column_int(q, 1);
+	d->device = sqlite3_column_int(q, 2);
+	snprintf(d->run, sizeof d->run, "%s", run ? run : "");
+	if (x->ndev && (d->run_id != x->devs[0].run_id || d->rank == d[-1].rank))
+		x->by_rank = 0;
+	x->ndev++;
+	return CVC_OK;
 }
 
 static cvc_status first_timestamp(struct pf *x)
@@ -317,88 +302,66 @@ static int64_t pid_of(const struct pf *x, size_t di)
 	return x->by_rank ? x->devs[di].rank : (int64_t)di;
 }
 
-static cvc_status write_activities(struct pf *x)
+/* One row of activities_sql(): its stream's name when new, then its event. */
+static cvc_status activity_row(struct pf *x, sqlite3_stmt *q)
 {
-	static const char *const what = "reading activities";
-	sqlite3_stmt *q = NULL;
-	char sql[2048];
-	size_t di = 0;
-	int64_t cur_pid = -1;
-	cvc_status st;
-	int rc;
+	int64_t pid;
 
-	activities_sql(sql, sizeof sql, cvc_db_sqlite_has_table(x->sq, "name_class") == 1,
-		       cvc_db_sqlite_has_table(x->sq, "collectives") == 1);
-	if ((st = prepare(x, sql, what, &q)))
-		goto out;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t pid;
-
-		while (di < x->ndev && !on_device(x, di, q))
-			di++;
-		if (di == x->ndev) {
-			/* Rows come in the order of the device list; anything else is
-			   a concurrent writer. */
-			st = cvc_db_fail(x->db, CVC_ERR_DB, "'%s': activities changed while exporting",
-					 cvc_db_path(x->db));
-			goto out;
-		}
-		pid = pid_of(x, di);
-		if (pid != cur_pid) {
-			cur_pid = pid;
-			x->nstreams = 0;
-		}
-		if (stream_seen(x, pid, sqlite3_column_type(q, 7) == SQLITE_NULL
-					? 0 : sqlite3_column_int64(q, 7))) {
-			st = cvc_db_fail(x->db, CVC_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		write_activity(x, q, pid);
+	while (x->di < x->ndev && !on_device(x, x->di, q))
+		x->di++;
+	if (x->di == x->ndev)
+		/* Rows come in the order of the device list; anything else is
+		   a concurrent writer. */
+		return cvc_db_fail(x->db, CVC_ERR_DB, "'%s': activities changed while exporting",
+				   cvc_db_path(x->db));
+	pid = pid_of(x, x->di);
+	if (pid != x->cur_pid) {
+		x->cur_pid = pid;
+		x->nstreams = 0;
 	}
-	if (rc != SQLITE_DONE)
-		st = fail_sql(x->db, what);
-out:
-	sqlite3_finalize(q);
-	return st;
+	if (stream_seen(x, pid, sqlite3_column_type(q, 7) == SQLITE_NULL
+				? 0 : sqlite3_column_int64(q, 7)))
+		return cvc_db_fail(x->db, CVC_ERR_NOMEM, "out of memory");
+	write_activity(x, q, pid);
+	return CVC_OK;
 }
 
 /* GPU annotations (ProfilerStep spans) on a track of their own. */
-static cvc_status write_annotations(struct pf *x)
+static cvc_status annotation_row(struct pf *x, sqlite3_stmt *q)
 {
-	static const char *const what = "reading ranges";
-	sqlite3_stmt *q = NULL;
-	size_t last = (size_t)-1;
-	cvc_status st;
-	int rc;
+	size_t di;
 
-	st = prepare(x, "SELECT g.run_id, g.rank, g.device, s.value,"
-		     " g.start_ns + COALESCE(k.clock_offset_ns, 0), g.end_ns - g.start_ns"
-		     " FROM ranges g JOIN strings s ON s.id = g.name_id"
-		     " LEFT JOIN ranks k ON k.run_id = g.run_id AND k.rank = g.rank"
-		     " WHERE g.kind = 2 AND (?1 < 0 OR g.run_id = ?1)"
-		     " ORDER BY g.run_id, g.rank, g.device, g.start_ns", what, &q);
-	if (st)
-		goto out;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		size_t di;
-
-		for (di = 0; di < x->ndev && !on_device(x, di, q); di++)
-			;
-		if (di == x->ndev)
-			continue; /* a device with no activity has no process */
-		if (di != last) {
-			last = di;
-			thread_meta(x, pid_of(x, di), REP_ANNOT_TID, "GPU annotations", -1);
-		}
-		x_event_head(x, (const char *)sqlite3_column_text(q, 3), "gpu_user_annotation",
-			     pid_of(x, di), REP_ANNOT_TID, sqlite3_column_int64(q, 4),
-			     sqlite3_column_int64(q, 5));
-		fputs(",\"cname\":\"generic_work\",\"args\":{}}", x->out);
-		x->s.events++;
+	for (di = 0; di < x->ndev && !on_device(x, di, q); di++)
+		;
+	if (di == x->ndev)
+		return CVC_OK; /* a device with no activity has no process */
+	if (di != x->annot_di) {
+		x->annot_di = di;
+		thread_meta(x, pid_of(x, di), REP_ANNOT_TID, "GPU annotations", -1);
 	}
-	if (rc != SQLITE_DONE)
+	x_event_head(x, (const char *)sqlite3_column_text(q, 3), "gpu_user_annotation",
+		     pid_of(x, di), REP_ANNOT_TID, sqlite3_column_int64(q, 4),
+		     sqlite3_column_int64(q, 5));
+	fputs(",\"cname\":\"generic_work\",\"args\":{}}", x->out);
+	x->s.events++;
+	return CVC_OK;
+}
+
+/*
+ * Runs sql (?1 bound to the run filter) and hands each row to fn until it
+ * fails; what names the query in errors.
+ */
+static cvc_status each_row(struct pf *x, const char *sql, const char *what,
+			   cvc_status (*fn)(struct pf *x, sqlite3_stmt *q))
+{
+	sqlite3_stmt *q = NULL;
+	cvc_status st = prepare(x, sql, what, &q);
+	int rc = SQLITE_DONE;
+
+	while (!st && (rc = sqlite3_step(q)) == SQLITE_ROW)
+		st = fn(x, q);
+	if (!st && rc != SQLITE_DONE)
 		st = fail_sql(x->db, what);
-out:
 	sqlite3_finalize(q);
 	return st;
 }
@@ -407,8 +370,9 @@ cvc_status cvc_rep_perfetto(cvc_db *db, const char *run, FILE *out,
 			    cvc_rep_perfetto_stats *stats)
 {
 	struct pf x = {.db = db, .sq = cvc_db_sqlite(db), .out = out, .run_id = -1,
-		       .by_rank = 1, .first = 1};
+		       .by_rank = 1, .cur_pid = -1, .annot_di = (size_t)-1, .first = 1};
 	cvc_status st = CVC_OK;
+	char sql[2048];
 
 	if (run) {
 		st = cvc_db_run_find(db, run, &x.run_id);
@@ -417,10 +381,24 @@ cvc_status cvc_rep_perfetto(cvc_db *db, const char *run, FILE *out,
 		if (st)
 			return st;
 	}
-	if ((st = list_devices(&x)) || (st = first_timestamp(&x)))
+	st = each_row(&x, "SELECT DISTINCT a.run_id, a.rank, a.device, r.name FROM activities a"
+		      " JOIN runs r ON r.id = a.run_id WHERE ?1 < 0 OR a.run_id = ?1"
+		      " ORDER BY a.run_id, a.rank, a.device", "listing devices", device_row);
+	if (st || (st = first_timestamp(&x)))
 		goto out;
 	write_processes(&x);
-	if ((st = write_activities(&x)) || (st = write_annotations(&x)))
+	activities_sql(sql, sizeof sql, cvc_db_sqlite_has_table(x.sq, "name_class") == 1,
+		       cvc_db_sqlite_has_table(x.sq, "collectives") == 1);
+	st = each_row(&x, sql, "reading activities", activity_row);
+	if (!st)
+		st = each_row(&x, "SELECT g.run_id, g.rank, g.device, s.value,"
+			      " g.start_ns + COALESCE(k.clock_offset_ns, 0), g.end_ns - g.start_ns"
+			      " FROM ranges g JOIN strings s ON s.id = g.name_id"
+			      " LEFT JOIN ranks k ON k.run_id = g.run_id AND k.rank = g.rank"
+			      " WHERE g.kind = 2 AND (?1 < 0 OR g.run_id = ?1)"
+			      " ORDER BY g.run_id, g.rank, g.device, g.start_ns", "reading ranges",
+			      annotation_row);
+	if (st)
 		goto out;
 	fputs("\n]}\n", out);
 	if (fflush(out) != 0 || ferror(out))

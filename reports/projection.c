@@ -696,13 +696,10 @@ cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct r
 			p = end ? end + 2 : NULL;
 		}
 	}
-	if (rep_tables_take_rows(out, &t))
-		goto nomem;
 	goto out;
 nomem:
-	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	st = rep_nomem(err, errlen);
 out:
-	cvc_rep_table_free(t);
 	cvc_proj_ctx_free(ctx);
-	return st;
+	return rep_tables_keep(out, t, st, err, errlen);
 }

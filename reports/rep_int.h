@@ -42,11 +42,15 @@ const char *rep_fmt_num(double v, char *buf, size_t len);
  * too, so the text can sit inside a <script> element.
  */
 void rep_json_str(FILE *f, const char *s, int html);
+/* Writes v[0..n) as JSON strings separated by commas (no brackets). */
+void rep_json_strs(FILE *f, const char *const *v, size_t n, int html);
 /* Writes t as {"name":..,"title":..,"columns":[..],"rows":[[..],..]}. */
 void rep_json_table(FILE *f, const cvc_rep_table *t, int html);
 
 /* snprintf into err (NULL-safe); returns st. */
 cvc_status rep_err(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
 	CVC_PRINTF(4, 5);
+/* "out of memory" into err; returns CVC_ERR_NOMEM. */
+cvc_status rep_nomem(char *err, size_t errlen);
 
 #endif

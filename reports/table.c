@@ -27,6 +27,11 @@ cvc_status rep_err(char *err, size_t errlen, cvc_status st, const char *fmt, ...
 	return st;
 }
 
+cvc_status rep_nomem(char *err, size_t errlen)
+{
+	return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+}
+
 /* ---- building ----------------------------------------------------------------- */
 
 cvc_rep_table *cvc_rep_table_new(const char *name, const char *title, size_t ncols,
@@ -304,6 +309,15 @@ void rep_json_str(FILE *f, const char *str, int html)
 	putc('"', f);
 }
 
+void rep_json_strs(FILE *f, const char *const *v, size_t n, int html)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			putc(',', f);
+		rep_json_str(f, v[i], html);
+	}
+}
+
 static void json_cell(FILE *f, const rep_cell *x, int html)
 {
 	char buf[40];
@@ -323,11 +337,7 @@ void rep_json_table(FILE *f, const cvc_rep_table *t, int html)
 	fputs(",\"title\":", f);
 	rep_json_str(f, t->title, html);
 	fputs(",\"columns\":[", f);
-	for (size_t c = 0; c < t->ncols; c++) {
-		if (c)
-			putc(',', f);
-		rep_json_str(f, t->cols[c], html);
-	}
+	rep_json_strs(f, (const char *const *)t->cols, t->ncols, html);
 	fputs("],\"rows\":[", f);
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputs(r ? ",\n[" : "\n[", f);
@@ -484,7 +494,7 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 	}
 	t = cvc_rep_table_new("scenarios", "Scenarios", row.n, (const char *const *)row.f);
 	if (!t) {
-		st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		st = rep_nomem(err, errlen);
 		goto out;
 	}
 	if (comments.p) {
@@ -520,7 +530,7 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 		}
 		for (size_t c = 0; c < row.n; c++)
 			if (set_text(t, (size_t)r, c, row.f[c])) {
-				st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+				st = rep_nomem(err, errlen);
 				goto out;
 			}
 	}
@@ -580,7 +590,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 	enum json_tokener_error jerr;
 
 	if (!tok)
-		return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		return rep_nomem(err, errlen);
 	if (len > INT32_MAX) {
 		st = rep_err(err, errlen, CVC_ERR_FORMAT, "'%s': byte 0: expected a smaller file", path);
 		goto out;
@@ -607,7 +617,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 	}
 	t = cvc_rep_table_new("scenarios", "Scenarios", 0, NULL);
 	if (!t) {
-		st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		st = rep_nomem(err, errlen);
 		goto out;
 	}
 	if (json_object_is_type(root, json_type_array)) {
@@ -625,7 +635,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 				if (!line || (snprintf(line, kl + vl + 4, "%s: %s", key, v),
 					      append_comment(t, line, strlen(line)))) {
 					free(line);
-					st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+					st = rep_nomem(err, errlen);
 					goto out;
 				}
 				free(line);
@@ -665,7 +675,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 				goto out;
 			}
 			if (c < 0) {
-				st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+				st = rep_nomem(err, errlen);
 				goto out;
 			}
 			switch (json_object_get_type(val)) {
@@ -687,7 +697,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 				break;
 			}
 			if (bad) {
-				st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+				st = rep_nomem(err, errlen);
 				goto out;
 			}
 		}

@@ -23,9 +23,13 @@ int rep_tables_take(struct rep_tables *out, cvc_rep_table **t)
 	return 0;
 }
 
-int rep_tables_take_rows(struct rep_tables *out, cvc_rep_table **t)
+cvc_status rep_tables_keep(struct rep_tables *out, cvc_rep_table *t, cvc_status st, char *err,
+			   size_t errlen)
 {
-	return (*t)->nrows ? rep_tables_take(out, t) : 0;
+	if (!st && t && t->nrows && rep_tables_take(out, &t))
+		st = rep_nomem(err, errlen);
+	cvc_rep_table_free(t);
+	return st;
 }
 
 void rep_tables_release(struct rep_tables *t)
@@ -245,10 +249,10 @@ static cvc_status ranks_tables(const cvc_breakdown *b, size_t nb, struct rep_tab
 	t[3] = cvc_rep_table_new("skew_summary", "Rank skew per run", 8, sscols);
 	if (!t[0] || !t[1] || !t[2] || !t[3] || fill_ranks(t[0], b, nb) ||
 	    fill_classes(t[1], b, nb) || fill_skew(t[2], t[3], b, nb))
-		st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		st = rep_nomem(err, errlen);
 	for (int k = 0; k < 4 && !st; k++)
 		if (rep_tables_take(out, &t[k]))
-			st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+			st = rep_nomem(err, errlen);
 	for (int k = 0; k < 4; k++)
 		cvc_rep_table_free(t[k]);
 	return st;
@@ -262,14 +266,14 @@ static cvc_status coll_table(const cvc_coll_stat *c, size_t nc, struct rep_table
 	cvc_rep_table *t = cvc_rep_table_new("collectives", "Collectives: achieved bandwidth", 9, cols);
 
 	if (!t)
-		return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		return rep_nomem(err, errlen);
 	for (size_t i = 0; i < nc; i++) {
 		long r = cvc_rep_table_add_row(t);
 
 		if (r < 0 || cvc_rep_table_set_str(t, (size_t)r, 0, c[i].run) ||
 		    cvc_rep_table_set_str(t, (size_t)r, 2, c[i].coll)) {
 			cvc_rep_table_free(t);
-			return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+			return rep_nomem(err, errlen);
 		}
 		cvc_rep_table_set_num(t, (size_t)r, 1, c[i].rank);
 		cvc_rep_table_set_num(t, (size_t)r, 3, (double)c[i].bytes);
@@ -375,20 +379,15 @@ static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *ou
 		cvc_rep_table_set_num(t, (size_t)r, 6, cnt ? total / (double)cnt / 1e3 : NAN);
 		cvc_rep_table_set_num(t, (size_t)r, 7, all > 0 ? 100 * total / all : NAN);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != SQLITE_DONE)
 		st = sql_err(db, "top kernels", err, errlen);
-		goto out;
-	}
-	if (rep_tables_take_rows(out, &t))
-		goto nomem;
 	goto out;
 nomem:
-	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	st = rep_nomem(err, errlen);
 out:
 	sqlite3_finalize(q);
 	sqlite3_finalize(qt);
-	cvc_rep_table_free(t);
-	return st;
+	return rep_tables_keep(out, t, st, err, errlen);
 }
 
 #define REP_MODEL_CURVES 6
@@ -461,15 +460,12 @@ static cvc_status coll_model_table(cvc_db *db, const cvc_coll_stat *c, size_t nc
 		curves++;
 	}
 	st = CVC_OK;
-	if (rep_tables_take_rows(out, &t))
-		goto nomem;
 	goto out;
 nomem:
-	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	st = rep_nomem(err, errlen);
 out:
-	cvc_rep_table_free(t);
 	free(fits);
-	return st;
+	return rep_tables_keep(out, t, st, err, errlen);
 }
 
 cvc_status rep_trace_tables(cvc_db *db, const char *run, struct rep_tables *out, char *err,
@@ -549,17 +545,12 @@ cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_
 				goto nomem;
 		}
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != SQLITE_DONE)
 		st = sql_err(db, "reading models", err, errlen);
-		goto out;
-	}
-	if (rep_tables_take_rows(out, &t))
-		goto nomem;
 	goto out;
 nomem:
-	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	st = rep_nomem(err, errlen);
 out:
 	sqlite3_finalize(q);
-	cvc_rep_table_free(t);
-	return st;
+	return rep_tables_keep(out, t, st, err, errlen);
 }
