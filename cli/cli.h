@@ -80,6 +80,10 @@ int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
 void cli_usage(FILE *f, const char *cmd, const char *synopsis,
 	       const struct cli_opt *opts);
 
+/* The same usage on stderr, for a command line that misses what it needs;
+ * returns 2 (usage). */
+int cli_usage_error(const char *cmd, const char *synopsis, const struct cli_opt *opts);
+
 /* "error: <fmt>\n" on stderr; returns 2 (bad input) for convenience. */
 int cli_error(const char *fmt, ...) CVC_PRINTF(1, 2);
 

@@ -89,6 +89,16 @@ static void put_dbl3(struct rowb *rb, double v)
 	put_str(rb, rb->buf[rb->n]);
 }
 
+/* The columns that say whose row it is: run, rank, device (and step). */
+static void put_whose(struct rowb *rb, const cvc_breakdown *x, int by_step)
+{
+	put_str(rb, x->run);
+	put_i64(rb, x->rank);
+	put_i64(rb, x->device);
+	if (by_step)
+		put_i64(rb, x->step);
+}
+
 static const char *cell(const struct grid *g, size_t r, size_t c)
 {
 	return cvc_rep_table_str(g->t, r, c);
@@ -226,11 +236,7 @@ static int build_main(struct grid *g, const cvc_breakdown *b, size_t n, int by_s
 		int multi = 0;
 		int64_t skew = skew_ns(b, n, i, &multi);
 
-		put_str(&rb, b[i].run);
-		put_i64(&rb, b[i].rank);
-		put_i64(&rb, b[i].device);
-		if (by_step)
-			put_i64(&rb, b[i].step);
+		put_whose(&rb, &b[i], by_step);
 		put_i64(&rb, b[i].kernels);
 		put_i64(&rb, b[i].comm_kernels);
 		put_us3(&rb, b[i].busy_ns);
@@ -265,11 +271,7 @@ static int build_classes(struct grid *g, const cvc_breakdown *b, size_t n, int b
 			const cvc_class_time *ct = &b[i].classes[c];
 			struct rowb rb = {.n = 0};
 
-			put_str(&rb, b[i].run);
-			put_i64(&rb, b[i].rank);
-			put_i64(&rb, b[i].device);
-			if (by_step)
-				put_i64(&rb, b[i].step);
+			put_whose(&rb, &b[i], by_step);
 			put_str(&rb, ct->name);
 			put_i64(&rb, ct->kernels);
 			put_us3(&rb, ct->sum_ns);

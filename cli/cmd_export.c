@@ -33,10 +33,8 @@ int cmd_export(int argc, char **argv, struct cvc_ctx *ctx)
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (npos || !path) {
-		cli_usage(stderr, ctx->cmd, synopsis, opts);
-		return 2;
-	}
+	if (npos || !path)
+		return cli_usage_error(ctx->cmd, synopsis, opts);
 	if (access(db_path, F_OK) != 0)
 		return cli_error("'%s': cannot open: %s", db_path, strerror(errno));
 	if ((rc = cli_db_open(ctx, db_path, CVC_DB_READONLY, &db)))

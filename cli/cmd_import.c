@@ -213,10 +213,8 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (npos == 0) {
-		cli_usage(stderr, ctx->cmd, synopsis, opts);
-		return 2;
-	}
+	if (npos == 0)
+		return cli_usage_error(ctx->cmd, synopsis, opts);
 	if (jobs < 1 || jobs > 64)
 		return cli_error("import: --jobs must be between 1 and 64, got %lld", jobs);
 	for (int i = 1; i <= npos && !rc; i++) {

@@ -40,10 +40,8 @@ int cmd_report(int argc, char **argv, struct cvc_ctx *ctx)
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (npos || !out) {
-		cli_usage(stderr, ctx->cmd, synopsis, opts);
-		return 2;
-	}
+	if (npos || !out)
+		return cli_usage_error(ctx->cmd, synopsis, opts);
 	if (no_db && db_path)
 		return cli_error("report: --db and --no-db exclude each other");
 	/* The default database is optional for a projection-only report. */

@@ -62,6 +62,12 @@ void cli_usage(FILE *f, const char *cmd, const char *synopsis,
 	}
 }
 
+int cli_usage_error(const char *cmd, const char *synopsis, const struct cli_opt *opts)
+{
+	cli_usage(stderr, cmd, synopsis, opts);
+	return 2;
+}
+
 static int choice_ok(const char *choices, const char *v)
 {
 	size_t n = strlen(v);

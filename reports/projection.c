@@ -630,6 +630,41 @@ nomem:
  * per operator kind ("gemm: fitted model 3 (...)").  The text is split at
  * "; " and the first ": " so a longer origin line only adds rows.
  */
+/*
+ * Rows of t for one origin line of gpu and dtype: the text after "GPU
+ * (canonical): " split at "; " into items and each item at its first ": "
+ * into kind and origin (an unknown GPU keeps its message whole).  Writes
+ * into line.  -1 on no memory.
+ */
+static int origin_rows(cvc_rep_table *t, const char *gpu, const char *dtype, char *line)
+{
+	char *p = strstr(line, "): ");
+
+	p = p ? p + 3 : line;
+	while (p && *p) {
+		char *end = strstr(p, "; "), *colon;
+		long i;
+
+		if (end)
+			*end = '\0';
+		colon = strstr(p, ": ");
+		i = cvc_rep_table_add_row(t);
+		if (i < 0 || cvc_rep_table_set_str(t, (size_t)i, 0, gpu) ||
+		    cvc_rep_table_set_str(t, (size_t)i, 1, dtype))
+			return -1;
+		if (colon) {
+			*colon = '\0';
+			if (cvc_rep_table_set_str(t, (size_t)i, 2, p) ||
+			    cvc_rep_table_set_str(t, (size_t)i, 3, colon + 2))
+				return -1;
+		} else if (cvc_rep_table_set_str(t, (size_t)i, 3, p)) {
+			return -1;
+		}
+		p = end ? end + 2 : NULL;
+	}
+	return 0;
+}
+
 cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct rep_roles *ro,
 			     struct rep_tables *out, char *err, size_t errlen)
 {
@@ -651,14 +686,13 @@ cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct r
 	}
 	t = cvc_rep_table_new("model_origins", "Where the projection's figures come from", 4, cols);
 	if (!t)
-		goto nomem;
-	for (size_t r = 0; r < cvc_rep_table_nrows(sc) && nseen < 32; r++) {
+		st = rep_nomem(err, errlen);
+	for (size_t r = 0; !st && r < cvc_rep_table_nrows(sc) && nseen < 32; r++) {
 		const char *gpu = cvc_rep_table_str(sc, r, (size_t)ro->col[REP_ROLE_HW]);
 		const char *dt = dcol >= 0 ? cvc_rep_table_str(sc, r, (size_t)dcol) : NULL;
 		char key[64], line[4096];
 		int d = 0;
 		size_t k;
-		char *p;
 
 		if (!gpu)
 			continue;
@@ -672,34 +706,9 @@ cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct r
 			continue;
 		snprintf(seen[nseen++], sizeof seen[0], "%s", key);
 		cvc_proj_ctx_origin(ctx, gpu, d, line, sizeof line);
-		/* Skip "GPU (canonical): "; an unknown GPU keeps its message whole. */
-		p = strstr(line, "): ");
-		p = p ? p + 3 : line;
-		while (p && *p) {
-			char *end = strstr(p, "; "), *colon;
-			long i;
-
-			if (end)
-				*end = '\0';
-			colon = strstr(p, ": ");
-			i = cvc_rep_table_add_row(t);
-			if (i < 0 || cvc_rep_table_set_str(t, (size_t)i, 0, gpu) ||
-			    cvc_rep_table_set_str(t, (size_t)i, 1, dnames[d]))
-				goto nomem;
-			if (colon) {
-				*colon = '\0';
-				if (cvc_rep_table_set_str(t, (size_t)i, 2, p) || cvc_rep_table_set_str(t, (size_t)i, 3, colon + 2))
-					goto nomem;
-			} else if (cvc_rep_table_set_str(t, (size_t)i, 3, p)) {
-				goto nomem;
-			}
-			p = end ? end + 2 : NULL;
-		}
+		if (origin_rows(t, gpu, dnames[d], line))
+			st = rep_nomem(err, errlen);
 	}
-	goto out;
-nomem:
-	st = rep_nomem(err, errlen);
-out:
 	cvc_proj_ctx_free(ctx);
 	return rep_tables_keep(out, t, st, err, errlen);
 }

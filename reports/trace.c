@@ -301,6 +301,47 @@ static cvc_status sql_err(cvc_db *db, const char *what, char *err, size_t errlen
 #define REP_NAME_MAX 300
 
 /*
+ * One row of the top kernels query q: the name cut at REP_NAME_MAX bytes
+ * on a UTF-8 boundary, its share of its run's kernel time (qt).  -1 on no
+ * memory.
+ */
+static int top_kernel_row(cvc_rep_table *t, sqlite3_stmt *q, sqlite3_stmt *qt)
+{
+	const char *runname = (const char *)sqlite3_column_text(q, 0);
+	const char *name = (const char *)sqlite3_column_text(q, 1);
+	const char *cls = (const char *)sqlite3_column_text(q, 2);
+	char cut[REP_NAME_MAX + 4];
+	size_t n = name ? strlen(name) : 0;
+	double total = (double)sqlite3_column_int64(q, 5), all = 0;
+	int64_t cnt = sqlite3_column_int64(q, 4);
+	long r = cvc_rep_table_add_row(t);
+
+	if (r < 0)
+		return -1;
+	if (n > REP_NAME_MAX) {
+		n = REP_NAME_MAX;
+		while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
+			n--;
+	}
+	snprintf(cut, sizeof cut, "%.*s%s", (int)n, name ? name : "",
+		 name && name[n] ? "..." : "");
+	sqlite3_reset(qt);
+	sqlite3_bind_text(qt, 1, runname ? runname : "", -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(qt) == SQLITE_ROW)
+		all = (double)sqlite3_column_int64(qt, 0);
+	if (cvc_rep_table_set_str(t, (size_t)r, 0, runname) || cvc_rep_table_set_str(t, (size_t)r, 1, cut) ||
+	    cvc_rep_table_set_str(t, (size_t)r, 2, cls ? cls : "unclassified"))
+		return -1;
+	if (sqlite3_column_type(q, 3) != SQLITE_NULL)
+		cvc_rep_table_set_num(t, (size_t)r, 3, sqlite3_column_int(q, 3));
+	cvc_rep_table_set_num(t, (size_t)r, 4, (double)cnt);
+	cvc_rep_table_set_num(t, (size_t)r, 5, total / 1e6);
+	cvc_rep_table_set_num(t, (size_t)r, 6, cnt ? total / (double)cnt / 1e3 : NAN);
+	cvc_rep_table_set_num(t, (size_t)r, 7, all > 0 ? 100 * total / all : NAN);
+	return 0;
+}
+
+/*
  * The kernels that take the most time, per run: plain SQL, since the
  * analyzer reports classes, not names.  Long C++ template names are cut at
  * REP_NAME_MAX bytes, on a UTF-8 boundary.
@@ -333,7 +374,7 @@ static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *ou
 	sqlite3_stmt *q = NULL, *qt = NULL;
 	cvc_rep_table *t = NULL;
 	cvc_status st = CVC_OK;
-	int rc;
+	int rc = SQLITE_DONE;
 
 	if (sqlite3_prepare_v2(sq, sql, -1, &q, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(sq, sql_total, -1, &qt, NULL) != SQLITE_OK) {
@@ -345,45 +386,12 @@ static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *ou
 	sqlite3_bind_int(q, 2, REP_TOP_KERNELS);
 	t = cvc_rep_table_new("top_kernels", "Kernels that take the most time", 8, cols);
 	if (!t)
-		goto nomem;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *runname = (const char *)sqlite3_column_text(q, 0);
-		const char *name = (const char *)sqlite3_column_text(q, 1);
-		const char *cls = (const char *)sqlite3_column_text(q, 2);
-		char cut[REP_NAME_MAX + 4];
-		size_t n = name ? strlen(name) : 0;
-		double total = (double)sqlite3_column_int64(q, 5), all = 0;
-		int64_t cnt = sqlite3_column_int64(q, 4);
-		long r = cvc_rep_table_add_row(t);
-
-		if (r < 0)
-			goto nomem;
-		if (n > REP_NAME_MAX) {
-			n = REP_NAME_MAX;
-			while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
-				n--;
-		}
-		snprintf(cut, sizeof cut, "%.*s%s", (int)n, name ? name : "",
-			 name && name[n] ? "..." : "");
-		sqlite3_reset(qt);
-		sqlite3_bind_text(qt, 1, runname ? runname : "", -1, SQLITE_TRANSIENT);
-		if (sqlite3_step(qt) == SQLITE_ROW)
-			all = (double)sqlite3_column_int64(qt, 0);
-		if (cvc_rep_table_set_str(t, (size_t)r, 0, runname) || cvc_rep_table_set_str(t, (size_t)r, 1, cut) ||
-		    cvc_rep_table_set_str(t, (size_t)r, 2, cls ? cls : "unclassified"))
-			goto nomem;
-		if (sqlite3_column_type(q, 3) != SQLITE_NULL)
-			cvc_rep_table_set_num(t, (size_t)r, 3, sqlite3_column_int(q, 3));
-		cvc_rep_table_set_num(t, (size_t)r, 4, (double)cnt);
-		cvc_rep_table_set_num(t, (size_t)r, 5, total / 1e6);
-		cvc_rep_table_set_num(t, (size_t)r, 6, cnt ? total / (double)cnt / 1e3 : NAN);
-		cvc_rep_table_set_num(t, (size_t)r, 7, all > 0 ? 100 * total / all : NAN);
-	}
-	if (rc != SQLITE_DONE)
+		st = rep_nomem(err, errlen);
+	while (!st && (rc = sqlite3_step(q)) == SQLITE_ROW)
+		if (top_kernel_row(t, q, qt))
+			st = rep_nomem(err, errlen);
+	if (!st && rc != SQLITE_DONE)
 		st = sql_err(db, "top kernels", err, errlen);
-	goto out;
-nomem:
-	st = rep_nomem(err, errlen);
 out:
 	sqlite3_finalize(q);
 	sqlite3_finalize(qt);
@@ -399,6 +407,61 @@ out:
  * bus bandwidth over their fitted domain.  At most REP_MODEL_CURVES, newest
  * first (cvc_model_fit_list's order).
  */
+/*
+ * The group size to draw fit f for, when the trace has its collective
+ * (same group size, or f fitted for any): f's own, else the first the
+ * trace used; -1 when the trace has none of it.
+ */
+static int curve_ranks(const cvc_model_fit *f, const char *name, const cvc_coll_stat *c,
+		       size_t nc)
+{
+	int used = 0, n = f->nranks;
+
+	for (size_t k = 0; k < nc && !used; k++)
+		used = strcmp(c[k].coll, name) == 0 &&
+		       (n == 0 || c[k].group_size == 0 || c[k].group_size == n);
+	if (!used)
+		return -1;
+	if (n == 0)
+		for (size_t k = 0; k < nc && n == 0; k++)
+			if (strcmp(c[k].coll, name) == 0)
+				n = c[k].group_size;
+	return n;
+}
+
+/* REP_CURVE_POINTS rows of fit f over its domain [lo, hi] for n ranks;
+ * -1 on no memory. */
+static int curve_rows(cvc_rep_table *t, const cvc_model_fit *f, const char *name, int n)
+{
+	double lo = f->dom_min, hi = f->dom_max;
+
+	for (int p = 0; p < REP_CURVE_POINTS; p++) {
+		double bytes = lo * pow(hi / lo, (double)p / (REP_CURVE_POINTS - 1));
+		cvc_model_row row = {0};
+		double us, bw;
+		long r;
+
+		row.kind = CVC_MODEL_COLLECTIVE;
+		row.coll = f->coll;
+		row.bytes = (int64_t)llround(bytes);
+		row.nranks = n;
+		row.gpus_per_node = f->gpus_per_node;
+		us = cvc_model_fit_predict(f, NULL, &row);
+		bw = us > 0 ? (double)row.bytes / (us * 1e3) * cvc_model_busbw_factor(f->coll, n)
+			    : NAN;
+		r = cvc_rep_table_add_row(t);
+		if (r < 0 || cvc_rep_table_set_str(t, (size_t)r, 1, name) ||
+		    cvc_rep_table_set_str(t, (size_t)r, 2, f->gpu))
+			return -1;
+		cvc_rep_table_set_num(t, (size_t)r, 0, (double)f->id);
+		cvc_rep_table_set_num(t, (size_t)r, 3, n);
+		cvc_rep_table_set_num(t, (size_t)r, 4, (double)row.bytes);
+		cvc_rep_table_set_num(t, (size_t)r, 5, us);
+		cvc_rep_table_set_num(t, (size_t)r, 6, bw);
+	}
+	return 0;
+}
+
 static cvc_status coll_model_table(cvc_db *db, const cvc_coll_stat *c, size_t nc,
 				   struct rep_tables *out, char *err, size_t errlen)
 {
@@ -407,7 +470,7 @@ static cvc_status coll_model_table(cvc_db *db, const cvc_coll_stat *c, size_t nc
 	cvc_model_fit *fits = NULL;
 	size_t nfits = 0, curves = 0;
 	cvc_rep_table *t = NULL;
-	cvc_status st;
+	cvc_status st = CVC_OK;
 
 	/* A database from before the models table has no fits to draw. */
 	if (cvc_model_fit_list(db, &fits, &nfits) != CVC_OK || nfits == 0) {
@@ -416,54 +479,19 @@ static cvc_status coll_model_table(cvc_db *db, const cvc_coll_stat *c, size_t nc
 	}
 	t = cvc_rep_table_new("collective_model", "Fitted collective models", 7, cols);
 	if (!t)
-		goto nomem;
-	for (size_t i = 0; i < nfits && curves < REP_MODEL_CURVES; i++) {
+		st = rep_nomem(err, errlen);
+	for (size_t i = 0; !st && i < nfits && curves < REP_MODEL_CURVES; i++) {
 		const cvc_model_fit *f = &fits[i];
 		const char *name = cvc_model_coll_name(f->coll);
-		int used = 0, n = f->nranks;
-		double lo = f->dom_min, hi = f->dom_max;
+		int n;
 
-		if (f->kind != CVC_MODEL_COLLECTIVE || !name || !(lo > 0) || !(hi >= lo))
+		if (f->kind != CVC_MODEL_COLLECTIVE || !name || !(f->dom_min > 0) ||
+		    !(f->dom_max >= f->dom_min) || (n = curve_ranks(f, name, c, nc)) < 0)
 			continue;
-		for (size_t k = 0; k < nc && !used; k++)
-			used = strcmp(c[k].coll, name) == 0 &&
-			       (n == 0 || c[k].group_size == 0 || c[k].group_size == n);
-		if (!used)
-			continue;
-		if (n == 0)
-			for (size_t k = 0; k < nc && n == 0; k++)
-				if (strcmp(c[k].coll, name) == 0)
-					n = c[k].group_size;
-		for (int p = 0; p < REP_CURVE_POINTS; p++) {
-			double bytes = lo * pow(hi / lo, (double)p / (REP_CURVE_POINTS - 1));
-			cvc_model_row row = {0};
-			double us, bw;
-			long r;
-
-			row.kind = CVC_MODEL_COLLECTIVE;
-			row.coll = f->coll;
-			row.bytes = (int64_t)llround(bytes);
-			row.nranks = n;
-			row.gpus_per_node = f->gpus_per_node;
-			us = cvc_model_fit_predict(f, NULL, &row);
-			bw = us > 0 ? (double)row.bytes / (us * 1e3) * cvc_model_busbw_factor(f->coll, n)
-				    : NAN;
-			r = cvc_rep_table_add_row(t);
-			if (r < 0 || cvc_rep_table_set_str(t, (size_t)r, 1, name) || cvc_rep_table_set_str(t, (size_t)r, 2, f->gpu))
-				goto nomem;
-			cvc_rep_table_set_num(t, (size_t)r, 0, (double)f->id);
-			cvc_rep_table_set_num(t, (size_t)r, 3, n);
-			cvc_rep_table_set_num(t, (size_t)r, 4, (double)row.bytes);
-			cvc_rep_table_set_num(t, (size_t)r, 5, us);
-			cvc_rep_table_set_num(t, (size_t)r, 6, bw);
-		}
+		if (curve_rows(t, f, name, n))
+			st = rep_nomem(err, errlen);
 		curves++;
 	}
-	st = CVC_OK;
-	goto out;
-nomem:
-	st = rep_nomem(err, errlen);
-out:
 	free(fits);
 	return rep_tables_keep(out, t, st, err, errlen);
 }
@@ -509,6 +537,25 @@ out:
 
 /* ---- the models table ------------------------------------------------------------ */
 
+/* Row q as a new row of t, column for column: numbers, text or empty. */
+static int copy_row(cvc_rep_table *t, sqlite3_stmt *q)
+{
+	long r = cvc_rep_table_add_row(t);
+
+	if (r < 0)
+		return -1;
+	for (size_t k = 0; k < t->ncols; k++) {
+		int ty = sqlite3_column_type(q, (int)k);
+
+		if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT)
+			cvc_rep_table_set_num(t, (size_t)r, k, sqlite3_column_double(q, (int)k));
+		else if (ty == SQLITE_TEXT &&
+			 cvc_rep_table_set_str(t, (size_t)r, k, (const char *)sqlite3_column_text(q, (int)k)))
+			return -1;
+	}
+	return 0;
+}
+
 cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_t errlen)
 {
 	static const char *const cols[] = {"id", "kind", "gpu", "op", "system", "nranks",
@@ -520,7 +567,7 @@ cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_
 	sqlite3_stmt *q = NULL;
 	cvc_rep_table *t = NULL;
 	cvc_status st = CVC_OK;
-	int rc;
+	int rc = SQLITE_DONE;
 
 	/* A database from before the models table holds no fits: nothing to show. */
 	if (sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK) {
@@ -529,28 +576,12 @@ cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_
 	}
 	t = cvc_rep_table_new("models", "Fitted models and their quality", 13, cols);
 	if (!t)
-		goto nomem;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		long r = cvc_rep_table_add_row(t);
-
-		if (r < 0)
-			goto nomem;
-		for (int k = 0; k < 13; k++) {
-			int ty = sqlite3_column_type(q, k);
-
-			if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT)
-				cvc_rep_table_set_num(t, (size_t)r, (size_t)k, sqlite3_column_double(q, k));
-			else if (ty == SQLITE_TEXT &&
-				 cvc_rep_table_set_str(t, (size_t)r, (size_t)k, (const char *)sqlite3_column_text(q, k)))
-				goto nomem;
-		}
-	}
-	if (rc != SQLITE_DONE)
+		st = rep_nomem(err, errlen);
+	while (!st && (rc = sqlite3_step(q)) == SQLITE_ROW)
+		if (copy_row(t, q))
+			st = rep_nomem(err, errlen);
+	if (!st && rc != SQLITE_DONE)
 		st = sql_err(db, "reading models", err, errlen);
-	goto out;
-nomem:
-	st = rep_nomem(err, errlen);
-out:
 	sqlite3_finalize(q);
 	return rep_tables_keep(out, t, st, err, errlen);
 }
