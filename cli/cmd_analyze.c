@@ -375,9 +375,11 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 		return cli_error("'%s': no such database (create it with 'cvc import --db %s "
 				 "FILES')", dbpath, dbpath);
 	/* A file we may not write is analysed read-only (no classification). */
-	if ((ret = cli_db_open(ctx, dbpath, access(dbpath, W_OK) == 0 ? 0 : CVC_DB_READONLY, &db)))
+	rc = cli_db_open(ctx, dbpath, access(dbpath, W_OK) == 0 ? 0 : CVC_DB_READONLY, &db);
+	if (rc) {
+		ret = rc;
 		goto out;
-	ret = 1;
+	}
 	ao.run = run;
 	ao.by = strcmp(by, "step") == 0 ? CVC_BY_STEP : CVC_BY_RANK;
 	ao.step_regex = step_regex;

@@ -225,9 +225,10 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		ret = cli_fail(rc, "%s", st ? cvc_proj_study_errmsg(st) : cvc_strerror(rc));
 		goto out;
 	}
-	if ((ret = cli_proj_open(cctx, db_path, force, &ctx)))
+	if ((r = cli_proj_open(cctx, db_path, force, &ctx))) {
+		ret = r;
 		goto out;
-	ret = 1;
+	}
 	cvc_proj_ctx_set_intervals(ctx, strcmp(intervals, "on") == 0);
 	sink.csv = stdout;
 	if (csv_path && !(sink.csv = fopen(csv_path, "w"))) {

@@ -56,9 +56,10 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 		return r < 0 ? 0 : r;
 	if (npos != 1)
 		return cli_error("validate: expected one measurements CSV file");
-	if ((ret = cli_proj_open(cctx, db_path, force, &ctx)))
+	if ((r = cli_proj_open(cctx, db_path, force, &ctx))) {
+		ret = r;
 		goto out;
-	ret = 1;
+	}
 	vo.flops = flops;
 	vo.by = by;
 	rc = cvc_proj_validate(argv[1], ctx, &vo, stdout, &v, err, sizeof err);
