@@ -12,9 +12,28 @@
 
 #include "cvc/cvc.h"
 
+struct cvc_db;
+
+/*
+ * What the dispatcher (cvc.c) does for a command, from its flags in the
+ * command table (git's RUN_SETUP and friends).
+ */
+enum cvc_cmd_flags {
+	/* Opens its database with cli_db_open(); the dispatcher closes it
+	   after the command returns. */
+	CMD_DB = 1 << 0,
+	/* With CMD_DB: a file that is not a usable cvc database (foreign,
+	   corrupt, newer) is bad input, exit 2, rather than a failure. */
+	CMD_DB_BAD_IS_USAGE = 1 << 1,
+	/* Draws progress on stderr: ctx->progress says whether it is a terminal. */
+	CMD_PROGRESS = 1 << 2,
+};
+
 struct cvc_ctx {
-	const char *cmd;   /* subcommand name, for messages */
-	int progress;      /* stderr is a terminal: show progress */
+	const char *cmd;     /* subcommand name, for messages */
+	unsigned flags;      /* the command's enum cvc_cmd_flags */
+	int progress;        /* CMD_PROGRESS: stderr is a terminal, show progress */
+	struct cvc_db *db;   /* CMD_DB: opened by cli_db_open, closed by the dispatcher */
 };
 
 typedef int (*cvc_cmd_fn)(int argc, char **argv, struct cvc_ctx *ctx);
@@ -22,6 +41,7 @@ typedef int (*cvc_cmd_fn)(int argc, char **argv, struct cvc_ctx *ctx);
 struct cvc_cmd {
 	const char *name;
 	cvc_cmd_fn fn;
+	unsigned flags;      /* enum cvc_cmd_flags */
 	const char *summary;
 };
 
@@ -60,13 +80,38 @@ int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
 void cli_usage(FILE *f, const char *cmd, const char *synopsis,
 	       const struct cli_opt *opts);
 
+/* The same usage on stderr, for a command line that misses what it needs;
+ * returns 2 (usage). */
+int cli_usage_error(const char *cmd, const char *synopsis, const struct cli_opt *opts);
+
 /* "error: <fmt>\n" on stderr; returns 2 (bad input) for convenience. */
 int cli_error(const char *fmt, ...) CVC_PRINTF(1, 2);
+
+/* ---- set-up shared by the commands (setup.c) ------------------------------- */
+
+/*
+ * Opens path with cvc_db_open's flags as the command's database (CMD_DB
+ * commands; at most once): *db and ctx->db receive the handle, which the
+ * dispatcher closes after the command returns.  Failure prints the
+ * database's message and returns the exit code (2 for a file that is no
+ * usable cvc database under CMD_DB_BAD_IS_USAGE); success returns 0.
+ */
+int cli_db_open(struct cvc_ctx *ctx, const char *path, int flags, struct cvc_db **db);
+
+/*
+ * The projector's context for project and validate: priced with the fitted
+ * models of db_path (opened read-only with cli_db_open) or, when NULL, the
+ * spec sheets alone; force as cvc_proj_ctx_set_force.  *out is owned by
+ * the caller (cvc_proj_ctx_free, before the dispatcher closes the
+ * database).  Returns 0, or the exit code after printing why.
+ */
+struct cvc_proj_ctx;
+int cli_proj_open(struct cvc_ctx *ctx, const char *db_path, int force,
+		  struct cvc_proj_ctx **out);
 
 /* Warns on stderr when more than 1% of run_id's kernel time (< 0: all runs)
  * is in kernels no rule classes as communication but whose names look like
  * it (cvc_classify_suspects), pointing at `cvc classify --unknown`. */
-struct cvc_db;
 void cli_warn_suspects(struct cvc_db *db, int64_t run_id);
 /* Same text, but returns the exit code for st. */
 int cli_fail(cvc_status st, const char *fmt, ...) CVC_PRINTF(2, 3);

@@ -20,6 +20,7 @@
  * collectives) prints the header alone (CSV), "[]" (JSON) or nothing
  * (table), with a note on stderr, and exits 0: an empty run is not an error.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,105 +29,101 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
-#include <sqlite3.h>
 
 #include "cli.h"
-#include "cvc/cvc_csv.h"
 #include "commands.h"
 #include "cvc/cvc_analyze.h"
 #include "cvc/cvc_db.h"
+#include "cvc/cvc_report.h"
 
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
 
-/* A printed table: cells as strings, so widths can be measured for "table". */
+#define MAX_COLS 16
+
+/*
+ * A printed table: cells hold the text as printed (so CSV, JSON and the
+ * aligned table agree to the digit), and numeric columns are right-aligned
+ * in "table" and numbers in JSON.
+ */
 struct grid {
-	size_t ncols, nrows, cap;
-	char **cells;          /* nrows x ncols, row 0 is the header */
-	int *numeric;          /* right-align this column */
+	cvc_rep_table *t;
+	int numeric[MAX_COLS];
 };
 
-static int grid_add(struct grid *g, char **row)
-{
-	if (g->nrows == g->cap) {
-		size_t ncap = g->cap ? g->cap * 2 : 64;
-		char **nc = realloc(g->cells, ncap * g->ncols * sizeof *nc);
+/* One row being filled, left to right: its cells' text and their storage. */
+struct rowb {
+	const char *cell[MAX_COLS];
+	char buf[MAX_COLS][40];
+	size_t n;
+};
 
-		if (!nc)
-			return -1;
-		g->cells = nc;
-		g->cap = ncap;
-	}
-	memcpy(g->cells + g->nrows * g->ncols, row, g->ncols * sizeof *row);
-	g->nrows++;
-	return 0;
+static void put_str(struct rowb *rb, const char *s)
+{
+	rb->cell[rb->n++] = s;
 }
 
-static void grid_free(struct grid *g)
+static void put_i64(struct rowb *rb, int64_t v)
 {
-	for (size_t i = 0; i < g->nrows * g->ncols; i++)
-		free(g->cells[i]);
-	free(g->cells);
-	free(g->numeric);
+	snprintf(rb->buf[rb->n], sizeof rb->buf[rb->n], "%" PRId64, v);
+	put_str(rb, rb->buf[rb->n]);
 }
 
 /* "12.345" from ns; exact, no floating point. */
-static char *us3(int64_t ns)
+static void put_us3(struct rowb *rb, int64_t ns)
 {
-	char buf[40];
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 
-	snprintf(buf, sizeof buf, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000,
-		 a % 1000);
-	return strdup(buf);
+	snprintf(rb->buf[rb->n], sizeof rb->buf[rb->n], "%s%" PRIu64 ".%03" PRIu64,
+		 ns < 0 ? "-" : "", a / 1000, a % 1000);
+	put_str(rb, rb->buf[rb->n]);
 }
 
-static char *i64s(int64_t v)
+/* "%.3f"; empty for NaN (unknown). */
+static void put_dbl3(struct rowb *rb, double v)
 {
-	char buf[32];
-
-	snprintf(buf, sizeof buf, "%" PRId64, v);
-	return strdup(buf);
+	if (isnan(v)) {
+		put_str(rb, "");
+		return;
+	}
+	snprintf(rb->buf[rb->n], sizeof rb->buf[rb->n], "%.3f", v);
+	put_str(rb, rb->buf[rb->n]);
 }
 
-static char *dbl3(double v)
+/* The columns that say whose row it is: run, rank, device (and step). */
+static void put_whose(struct rowb *rb, const cvc_breakdown *x, int by_step)
 {
-	char buf[64];
-
-	if (isnan(v))
-		return strdup("");
-	snprintf(buf, sizeof buf, "%.3f", v);
-	return strdup(buf);
+	put_str(rb, x->run);
+	put_i64(rb, x->rank);
+	put_i64(rb, x->device);
+	if (by_step)
+		put_i64(rb, x->step);
 }
 
-static void print_csv(const struct grid *g)
+static const char *cell(const struct grid *g, size_t r, size_t c)
 {
-	for (size_t r = 0; r < g->nrows; r++)
-		for (size_t c = 0; c < g->ncols; c++) {
-			cvc_csv_field(stdout, g->cells[r * g->ncols + c]);
-			fputc(c + 1 == g->ncols ? '\n' : ',', stdout);
-		}
+	return cvc_rep_table_str(g->t, r, c);
 }
 
 static void print_table(const struct grid *g)
 {
-	size_t w[32] = {0};
+	size_t w[MAX_COLS] = {0}, nc = cvc_rep_table_ncols(g->t), nr = cvc_rep_table_nrows(g->t);
 
-	for (size_t r = 0; r < g->nrows; r++)
-		for (size_t c = 0; c < g->ncols && c < 32; c++) {
-			size_t l = strlen(g->cells[r * g->ncols + c]);
-
-			if (l > w[c])
-				w[c] = l;
-		}
-	for (size_t r = 0; r < g->nrows; r++)
-		for (size_t c = 0; c < g->ncols && c < 32; c++) {
-			const char *s = g->cells[r * g->ncols + c];
+	for (size_t c = 0; c < nc; c++)
+		w[c] = strlen(cvc_rep_table_col(g->t, c));
+	for (size_t r = 0; r < nr; r++)
+		for (size_t c = 0; c < nc; c++)
+			if (strlen(cell(g, r, c)) > w[c])
+				w[c] = strlen(cell(g, r, c));
+	for (size_t r = 0; r <= nr; r++)
+		for (size_t c = 0; c < nc; c++) {
+			/* row 0 is the header */
+			const char *s = r ? cell(g, r - 1, c) : cvc_rep_table_col(g->t, c);
 
 			if (g->numeric[c])
 				printf("%*s", (int)w[c], s);
 			else
-				printf("%-*s", c + 1 == g->ncols ? 0 : (int)w[c], s);
-			fputs(c + 1 == g->ncols ? "\n" : "  ", stdout);
+				printf("%-*s", c + 1 == nc ? 0 : (int)w[c], s);
+			fputs(c + 1 == nc ? "\n" : "  ", stdout);
 		}
 }
 
@@ -137,7 +134,7 @@ static int print_json(const struct grid *g)
 
 	if (!arr)
 		return -1;
-	for (size_t r = 1; r < g->nrows; r++) {
+	for (size_t r = 0; r < cvc_rep_table_nrows(g->t); r++) {
 		json_object *o = json_object_new_object();
 
 		if (!o || json_object_array_add(arr, o)) {
@@ -145,9 +142,8 @@ static int print_json(const struct grid *g)
 			json_object_put(arr);
 			return -1;
 		}
-		for (size_t c = 0; c < g->ncols; c++) {
-			const char *key = g->cells[c];
-			const char *s = g->cells[r * g->ncols + c];
+		for (size_t c = 0; c < cvc_rep_table_ncols(g->t); c++) {
+			const char *s = cell(g, r, c);
 			json_object *v;
 
 			if (!g->numeric[c])
@@ -158,7 +154,7 @@ static int print_json(const struct grid *g)
 				v = json_object_new_double_s(strtod(s, NULL), s);
 			else
 				v = json_object_new_int64(strtoll(s, NULL, 10));
-			json_object_object_add(o, key, v);
+			json_object_object_add(o, cvc_rep_table_col(g->t, c), v);
 		}
 	}
 	puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
@@ -167,36 +163,39 @@ static int print_json(const struct grid *g)
 	return 0;
 }
 
-/* Adds a row of n strdup'd cells; any NULL (allocation failed) fails it. */
-static int grid_row(struct grid *g, char **row)
+/*
+ * Starts g with the columns of hdr/numeric (n of them) that are not left
+ * out (skip[i] set); -1 on no memory.
+ */
+static int grid_init(struct grid *g, const char *const *hdr, const int *numeric,
+		     const int *skip, size_t n)
 {
-	for (size_t i = 0; i < g->ncols; i++)
-		if (!row[i]) {
-			for (size_t k = 0; k < g->ncols; k++)
-				free(row[k]);
-			return -1;
-		}
-	if (grid_add(g, row)) {
-		for (size_t k = 0; k < g->ncols; k++)
-			free(row[k]);
-		return -1;
+	const char *h[MAX_COLS];
+	size_t nc = 0;
+
+	assert(n <= MAX_COLS);
+	for (size_t i = 0; i < n; i++) {
+		if (skip[i])
+			continue;
+		h[nc] = hdr[i];
+		g->numeric[nc++] = numeric[i];
 	}
-	return 0;
+	g->t = cvc_rep_table_new("analyze", NULL, nc, h);
+	return g->t ? 0 : -1;
 }
 
-static int grid_init(struct grid *g, const char *const *hdr, const int *numeric, size_t n)
+/* Appends rb, a row of the table's width; -1 on no memory. */
+static int grid_row(struct grid *g, const struct rowb *rb)
 {
-	char *row[32];
+	long r = cvc_rep_table_add_row(g->t);
 
-	memset(g, 0, sizeof *g);
-	g->ncols = n;
-	g->numeric = calloc(n, sizeof *g->numeric);
-	if (!g->numeric)
+	assert(rb->n == cvc_rep_table_ncols(g->t));
+	if (r < 0)
 		return -1;
-	memcpy(g->numeric, numeric, n * sizeof *numeric);
-	for (size_t i = 0; i < n; i++)
-		row[i] = strdup(hdr[i]);
-	return grid_row(g, row);
+	for (size_t c = 0; c < rb->n; c++)
+		if (cvc_rep_table_set_str(g->t, (size_t)r, c, rb->cell[c]))
+			return -1;
+	return 0;
 }
 
 /*
@@ -228,42 +227,31 @@ static int build_main(struct grid *g, const cvc_breakdown *b, size_t n, int by_s
 		"compute_us", "comm_us", "hidden_comm_us", "exposed_comm_us", "overlap_pct",
 		"idle_us", "span_us", "skew_us"};
 	static const int num[] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-	const char *h[15];
-	int nm[15];
-	size_t nc = 0;
+	const int skip[] = {[3] = !by_step, [14] = !with_skew};
 
-	for (size_t i = 0; i < 15; i++) {
-		if ((i == 3 && !by_step) || (i == 14 && !with_skew))
-			continue;
-		h[nc] = hdr[i];
-		nm[nc++] = num[i];
-	}
-	if (grid_init(g, h, nm, nc))
+	if (grid_init(g, hdr, num, skip, 15))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		char *row[15];
-		size_t k = 0;
+		struct rowb rb = {.n = 0};
 		int multi = 0;
 		int64_t skew = skew_ns(b, n, i, &multi);
 
-		row[k++] = strdup(b[i].run);
-		row[k++] = i64s(b[i].rank);
-		row[k++] = i64s(b[i].device);
-		if (by_step)
-			row[k++] = i64s(b[i].step);
-		row[k++] = i64s(b[i].kernels);
-		row[k++] = i64s(b[i].comm_kernels);
-		row[k++] = us3(b[i].busy_ns);
-		row[k++] = us3(b[i].compute_ns);
-		row[k++] = us3(b[i].comm_ns);
-		row[k++] = us3(b[i].hidden_ns);
-		row[k++] = us3(b[i].exposed_ns);
-		row[k++] = dbl3(b[i].overlap_pct);
-		row[k++] = us3(b[i].idle_ns);
-		row[k++] = us3(b[i].span_ns);
-		if (with_skew)
-			row[k++] = multi ? us3(skew) : strdup("");
-		if (grid_row(g, row))
+		put_whose(&rb, &b[i], by_step);
+		put_i64(&rb, b[i].kernels);
+		put_i64(&rb, b[i].comm_kernels);
+		put_us3(&rb, b[i].busy_ns);
+		put_us3(&rb, b[i].compute_ns);
+		put_us3(&rb, b[i].comm_ns);
+		put_us3(&rb, b[i].hidden_ns);
+		put_us3(&rb, b[i].exposed_ns);
+		put_dbl3(&rb, b[i].overlap_pct);
+		put_us3(&rb, b[i].idle_ns);
+		put_us3(&rb, b[i].span_ns);
+		if (with_skew && multi)
+			put_us3(&rb, skew);
+		else if (with_skew)
+			put_str(&rb, "");
+		if (grid_row(g, &rb))
 			return -1;
 	}
 	return 0;
@@ -274,37 +262,23 @@ static int build_classes(struct grid *g, const cvc_breakdown *b, size_t n, int b
 	static const char *const hdr[] = {"run", "rank", "device", "step", "class",
 					  "kernels", "sum_us", "union_us", "busy_pct"};
 	static const int num[] = {0, 1, 1, 1, 0, 1, 1, 1, 1};
-	const char *h[9];
-	int nm[9];
-	size_t nc = 0;
+	const int skip[9] = {[3] = !by_step};
 
-	for (size_t i = 0; i < 9; i++) {
-		if (i == 3 && !by_step)
-			continue;
-		h[nc] = hdr[i];
-		nm[nc++] = num[i];
-	}
-	if (grid_init(g, h, nm, nc))
+	if (grid_init(g, hdr, num, skip, 9))
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		for (size_t c = 0; c < b[i].nclasses; c++) {
 			const cvc_class_time *ct = &b[i].classes[c];
-			char *row[9];
-			size_t k = 0;
+			struct rowb rb = {.n = 0};
 
-			row[k++] = strdup(b[i].run);
-			row[k++] = i64s(b[i].rank);
-			row[k++] = i64s(b[i].device);
-			if (by_step)
-				row[k++] = i64s(b[i].step);
-			row[k++] = strdup(ct->name);
-			row[k++] = i64s(ct->kernels);
-			row[k++] = us3(ct->sum_ns);
-			row[k++] = us3(ct->union_ns);
-			row[k++] = dbl3(b[i].busy_ns ? 100.0 * (double)ct->union_ns /
-							   (double)b[i].busy_ns
-						     : 0.0);
-			if (grid_row(g, row))
+			put_whose(&rb, &b[i], by_step);
+			put_str(&rb, ct->name);
+			put_i64(&rb, ct->kernels);
+			put_us3(&rb, ct->sum_ns);
+			put_us3(&rb, ct->union_ns);
+			put_dbl3(&rb, b[i].busy_ns ? 100.0 * (double)ct->union_ns / (double)b[i].busy_ns
+						   : 0.0);
+			if (grid_row(g, &rb))
 				return -1;
 		}
 	return 0;
@@ -316,68 +290,43 @@ static int build_colls(struct grid *g, const cvc_coll_stat *s, size_t n)
 					  "count", "total_us", "mean_us", "algbw_gbps",
 					  "busbw_gbps"};
 	static const int num[] = {0, 1, 0, 1, 1, 1, 1, 1, 1, 1};
+	static const int skip[10] = {0};
 
-	if (grid_init(g, hdr, num, 10))
+	if (grid_init(g, hdr, num, skip, 10))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		char *row[10];
+		struct rowb rb = {.n = 0};
 
-		row[0] = strdup(s[i].run);
-		row[1] = i64s(s[i].rank);
-		row[2] = strdup(s[i].coll);
-		row[3] = i64s(s[i].bytes);
-		row[4] = i64s(s[i].group_size);
-		row[5] = i64s(s[i].count);
-		row[6] = us3(s[i].total_ns);
-		row[7] = dbl3(s[i].mean_ns / 1000.0);
-		row[8] = dbl3(s[i].algbw_gbps);
-		row[9] = dbl3(s[i].busbw_gbps);
-		if (grid_row(g, row))
+		put_str(&rb, s[i].run);
+		put_i64(&rb, s[i].rank);
+		put_str(&rb, s[i].coll);
+		put_i64(&rb, s[i].bytes);
+		put_i64(&rb, s[i].group_size);
+		put_i64(&rb, s[i].count);
+		put_us3(&rb, s[i].total_ns);
+		put_dbl3(&rb, s[i].mean_ns / 1000.0);
+		put_dbl3(&rb, s[i].algbw_gbps);
+		put_dbl3(&rb, s[i].busbw_gbps);
+		if (grid_row(g, &rb))
 			return -1;
 	}
 	return 0;
 }
 
 /*
- * A profile that dropped records (full buffers, full disk) undercounts, and
- * one whose CUPTI was held by another client (Nsight Systems, a profiler
- * that subscribed first) or refused activity kinds is empty or partial:
- * say so on stderr for every run concerned (run_meta written by the
- * injection library; 39 is CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED).
+ * A profile that dropped records or whose CUPTI was held or refused is
+ * empty or partial: say so on stderr for every run concerned.
  */
 static void warn_profile_gaps(cvc_db *db, const char *run)
 {
-	static const char *const why[] = {
-		"%lld records were lost while profiling",
-		"another CUPTI client held CUPTI (CUPTI error %lld): nothing was recorded",
-		"CUPTI refused %lld activity kind(s): their records are missing",
-		"%lld NCCL call(s) were captured into CUDA graphs: replays carry no sizes"};
-	sqlite3_stmt *q = NULL;
+	cvc_rep_table *gaps = NULL;
 
-	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
-			       "SELECT r.name, CASE m.key WHEN 'lost_records' THEN 0 "
-			       "WHEN 'cupti_subscribe_result' THEN 1 "
-			       "WHEN 'nccl_graph_captured_calls' THEN 3 ELSE 2 END AS w, "
-			       "CAST(m.value AS INTEGER) FROM run_meta m "
-			       "JOIN runs r ON r.id=m.run_id WHERE ((m.key='lost_records' "
-			       "AND CAST(m.value AS INTEGER)>0) OR (m.key='cupti_subscribe_result' "
-			       "AND CAST(m.value AS INTEGER)=39) OR (m.key='activity_enable_failures' "
-			       "AND CAST(m.value AS INTEGER)>0 AND NOT EXISTS (SELECT 1 FROM run_meta s "
-			       "WHERE s.run_id=m.run_id AND s.key='cupti_subscribe_result' "
-			       "AND CAST(s.value AS INTEGER)<>0)) OR (m.key='nccl_graph_captured_calls' "
-			       "AND CAST(m.value AS INTEGER)>0)) AND (?1 IS NULL OR r.name=?1) "
-			       "ORDER BY r.id, w",
-			       -1, &q, NULL) != SQLITE_OK)
+	if (cvc_rep_profile_gaps(db, run, &gaps) != CVC_OK)
 		return;
-	sqlite3_bind_text(q, 1, run, -1, SQLITE_STATIC);
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		int w = sqlite3_column_int(q, 1);
-
-		fprintf(stderr, "warning: run '%s': ", (const char *)sqlite3_column_text(q, 0));
-		fprintf(stderr, why[w < 0 || w > 3 ? 0 : w], (long long)sqlite3_column_int64(q, 2));
-		fputc('\n', stderr);
-	}
-	sqlite3_finalize(q);
+	for (size_t r = 0; r < cvc_rep_table_nrows(gaps); r++)
+		fprintf(stderr, "warning: run '%s': %s\n", cvc_rep_table_str(gaps, r, 0),
+			cvc_rep_table_str(gaps, r, 1));
+	cvc_rep_table_free(gaps);
 }
 
 int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
@@ -426,11 +375,9 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 		return cli_error("'%s': no such database (create it with 'cvc import --db %s "
 				 "FILES')", dbpath, dbpath);
 	/* A file we may not write is analysed read-only (no classification). */
-	st = cvc_db_open(dbpath, access(dbpath, W_OK) == 0 ? 0 : CVC_DB_READONLY, &db);
-	if (st) {
-		cli_error("%s", db ? cvc_db_errmsg(db) : cvc_strerror(st));
-		/* An unreadable or foreign file is bad input, not a cvc failure. */
-		ret = st == CVC_ERR_NOMEM ? 1 : 2;
+	rc = cli_db_open(ctx, dbpath, access(dbpath, W_OK) == 0 ? 0 : CVC_DB_READONLY, &db);
+	if (rc) {
+		ret = rc;
 		goto out;
 	}
 	ao.run = run;
@@ -454,26 +401,25 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 	}
 	warn_profile_gaps(db, run);
 	cli_warn_suspects(db, -1);
-	if (g.nrows <= 1)
+	if (cvc_rep_table_nrows(g.t) == 0)
 		fprintf(stderr, "note: '%s': %s%s%s\n", dbpath,
 			colls ? "no collectives with known sizes"
 			: ao.by == CVC_BY_STEP ? "no device activities in step ranges"
 					       : "no device activities",
 			run ? " in run " : "", run ? run : "");
 	if (fmt == FMT_CSV)
-		print_csv(&g);
+		cvc_rep_table_write_csv(stdout, g.t);
 	else if (fmt == FMT_JSON) {
 		if (print_json(&g)) {
 			ret = cli_fail(CVC_ERR_NOMEM, "out of memory");
 			goto out;
 		}
-	} else if (g.nrows > 1)
+	} else if (cvc_rep_table_nrows(g.t) > 0)
 		print_table(&g);
 	ret = fflush(stdout) == 0 ? 0 : 1;
 out:
-	grid_free(&g);
+	cvc_rep_table_free(g.t);
 	cvc_breakdown_free(rows, nrows);
 	free(cs);
-	cvc_db_close(db);
 	return ret;
 }

@@ -110,12 +110,8 @@ int cmd_classify(int argc, char **argv, struct cvc_ctx *ctx)
 		rc = cli_fail(st, "%s", err);
 		goto out;
 	}
-	st = cvc_db_open(dbpath, unknown ? CVC_DB_READONLY : 0, &db);
-	if (st) {
-		rc = cli_fail(st == CVC_ERR_DB ? CVC_ERR_USAGE : st, "%s",
-			      db ? cvc_db_errmsg(db) : cvc_strerror(st));
+	if ((rc = cli_db_open(ctx, dbpath, unknown ? CVC_DB_READONLY : 0, &db)))
 		goto out;
-	}
 	if (run) {
 		st = cvc_db_run_find(db, run, &run_id);
 		if (st == CVC_ERR_NOTFOUND) {
@@ -160,7 +156,6 @@ int cmd_classify(int argc, char **argv, struct cvc_ctx *ctx)
 	}
 	rc = 0;
 out:
-	cvc_db_close(db);
 	cvc_rules_free(rules);
 	return rc;
 }

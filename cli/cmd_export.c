@@ -33,33 +33,22 @@ int cmd_export(int argc, char **argv, struct cvc_ctx *ctx)
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (npos || !path) {
-		cli_usage(stderr, ctx->cmd, synopsis, opts);
-		return 2;
-	}
+	if (npos || !path)
+		return cli_usage_error(ctx->cmd, synopsis, opts);
 	if (access(db_path, F_OK) != 0)
 		return cli_error("'%s': cannot open: %s", db_path, strerror(errno));
-	st = cvc_db_open(db_path, CVC_DB_READONLY, &db);
-	if (st) {
-		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
-		cvc_db_close(db);
+	if ((rc = cli_db_open(ctx, db_path, CVC_DB_READONLY, &db)))
 		return rc;
-	}
 	to_stdout = strcmp(path, "-") == 0;
 	if (to_stdout) {
 		f = stdout;
 	} else {
 		/* Written aside and renamed: a failed export leaves no half file. */
-		if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
-			cvc_db_close(db);
+		if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
 			return cli_error("'%s': path too long", path);
-		}
 		f = fopen(tmp, "w");
-		if (!f) {
-			rc = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", tmp, strerror(errno));
-			cvc_db_close(db);
-			return rc;
-		}
+		if (!f)
+			return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", tmp, strerror(errno));
 	}
 	st = cvc_rep_perfetto(db, run, f, &stats);
 	if (st)
@@ -73,7 +62,6 @@ int cmd_export(int argc, char **argv, struct cvc_ctx *ctx)
 			unlink(tmp);
 		}
 	}
-	cvc_db_close(db);
 	if (rc)
 		return rc;
 	fprintf(to_stdout ? stderr : stdout,

@@ -213,10 +213,8 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (npos == 0) {
-		cli_usage(stderr, ctx->cmd, synopsis, opts);
-		return 2;
-	}
+	if (npos == 0)
+		return cli_usage_error(ctx->cmd, synopsis, opts);
 	if (jobs < 1 || jobs > 64)
 		return cli_error("import: --jobs must be between 1 and 64, got %lld", jobs);
 	for (int i = 1; i <= npos && !rc; i++) {
@@ -237,11 +235,8 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 		goto out;
 	}
 	existed = stat(db_path, &sb) == 0;
-	st = cvc_db_open(db_path, CVC_DB_CREATE, &db);
-	if (st) {
-		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
+	if ((rc = cli_db_open(ctx, db_path, CVC_DB_CREATE, &db)))
 		goto out;
-	}
 	{
 		struct sigaction sa;
 
@@ -265,9 +260,10 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 		fputs("\r\033[K", stderr);
 	if (st) {
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
+		/* A database this call created holds nothing of value: remove it
+		   (closed first, so not by the dispatcher). */
 		cvc_db_close(db);
-		db = NULL;
-		/* A database this call created holds nothing of value: remove it. */
+		ctx->db = db = NULL;
 		if (!existed)
 			cvc_db_remove_files(db_path);
 		goto out;
@@ -285,7 +281,6 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	putchar('\n');
 	cli_warn_suspects(db, run_id);
 out:
-	cvc_db_close(db);
 	cvc_rules_free(rules);
 	for (int i = 0; i < files.n; i++)
 		free(files.v[i]);

@@ -129,12 +129,8 @@ int cmd_models(int argc, char **argv, struct cvc_ctx *ctx)
 	if (strcmp(verb, "list") == 0 ? npos > 1 : (strcmp(verb, "show") != 0 || npos != 2))
 		return cli_error("%s: expected 'list' or 'show ID' (see 'cvc %s --help')", ctx->cmd,
 				 ctx->cmd);
-	st = cvc_db_open(dbpath, CVC_DB_READONLY, &db);
-	if (st) {
-		rc = cli_fail(st == CVC_ERR_DB ? CVC_ERR_USAGE : st, "%s",
-			      db ? cvc_db_errmsg(db) : cvc_strerror(st));
+	if ((rc = cli_db_open(ctx, dbpath, CVC_DB_READONLY, &db)))
 		goto out;
-	}
 	if (strcmp(verb, "show") == 0) {
 		char *end = NULL;
 		long long id;
@@ -175,6 +171,5 @@ int cmd_models(int argc, char **argv, struct cvc_ctx *ctx)
 	rc = 0;
 out:
 	free(list);
-	cvc_db_close(db);
 	return rc;
 }

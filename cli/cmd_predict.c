@@ -207,14 +207,8 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 			       "CVC_CATALOG; see docs/MODELS.md)", ctx->cmd, name);
 		goto out;
 	}
-	if (dbpath) {
-		st = cvc_db_open(dbpath, CVC_DB_READONLY, &db);
-		if (st) {
-			rc = cli_fail(st == CVC_ERR_DB ? CVC_ERR_USAGE : st, "%s",
-				      db ? cvc_db_errmsg(db) : cvc_strerror(st));
-			goto out;
-		}
-	}
+	if (dbpath && (rc = cli_db_open(ctx, dbpath, CVC_DB_READONLY, &db)))
+		goto out;
 	if ((st = cvc_modelset_new_ex(db, cat, spec, force, &ms))) {
 		rc = cli_fail(st, "%s", db ? cvc_db_errmsg(db) : cvc_strerror(st));
 		goto out;
@@ -248,7 +242,6 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 	rc = 0;
 out:
 	cvc_modelset_free(ms);
-	cvc_db_close(db);
 	cvc_hw_catalog_free(cat);
 	return rc;
 }

@@ -195,7 +195,6 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	struct sink sink = {0};
 	cvc_proj_study *st = NULL;
 	cvc_proj_ctx *ctx = NULL;
-	cvc_db *db = NULL;
 	cvc_status rc;
 	uint64_t count = 0;
 	struct timespec t0, t1;
@@ -226,21 +225,11 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		ret = cli_fail(rc, "%s", st ? cvc_proj_study_errmsg(st) : cvc_strerror(rc));
 		goto out;
 	}
-	if (db_path) {
-		rc = cvc_db_open(db_path, CVC_DB_READONLY, &db);
-		if (rc) {
-			ret = db ? cli_fail(rc, "%s", cvc_db_errmsg(db))
-				 : cli_fail(rc, "'%s': %s", db_path, cvc_strerror(rc));
-			goto out;
-		}
-	}
-	rc = cvc_proj_ctx_new(db, &ctx);
-	if (rc) {
-		ret = cli_fail(rc, "%s", ctx ? cvc_proj_ctx_errmsg(ctx) : cvc_strerror(rc));
+	if ((r = cli_proj_open(cctx, db_path, force, &ctx))) {
+		ret = r;
 		goto out;
 	}
 	cvc_proj_ctx_set_intervals(ctx, strcmp(intervals, "on") == 0);
-	cvc_proj_ctx_set_force(ctx, force);
 	sink.csv = stdout;
 	if (csv_path && !(sink.csv = fopen(csv_path, "w"))) {
 		ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", csv_path, strerror(errno));
@@ -314,6 +303,5 @@ out:
 	free(sink.heap);
 	cvc_proj_study_free(st);
 	cvc_proj_ctx_free(ctx);
-	cvc_db_close(db);
 	return ret;
 }

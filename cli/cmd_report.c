@@ -40,10 +40,8 @@ int cmd_report(int argc, char **argv, struct cvc_ctx *ctx)
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (npos || !out) {
-		cli_usage(stderr, ctx->cmd, synopsis, opts);
-		return 2;
-	}
+	if (npos || !out)
+		return cli_usage_error(ctx->cmd, synopsis, opts);
 	if (no_db && db_path)
 		return cli_error("report: --db and --no-db exclude each other");
 	/* The default database is optional for a projection-only report. */
@@ -52,17 +50,12 @@ int cmd_report(int argc, char **argv, struct cvc_ctx *ctx)
 	if (db_path) {
 		if (stat(db_path, &sb) != 0)
 			return cli_error("'%s': cannot open: %s", db_path, strerror(errno));
-		st = cvc_db_open(db_path, 0, &db);
-		if (st) {
-			rc = cli_fail(st, "%s", cvc_db_errmsg(db));
-			cvc_db_close(db);
+		if ((rc = cli_db_open(ctx, db_path, 0, &db)))
 			return rc;
-		}
 	}
 	if (!db && !ro.projection)
 		return cli_error("report: nothing to report: give a database (--db) or a projection (--projection)");
 	st = cvc_rep_write(db, &ro, out, err, sizeof err);
-	cvc_db_close(db);
 	if (st)
 		return cli_fail(st, "%s", err);
 	printf("wrote %s\n", out);

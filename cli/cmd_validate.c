@@ -47,31 +47,19 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 	cvc_proj_validate_opts vo;
 	cvc_proj_validation v = {0};
 	cvc_proj_ctx *ctx = NULL;
-	cvc_db *db = NULL;
 	cvc_status rc;
 	char err[512] = "";
 
-	(void)cctx;
 	r = cli_parse("validate", "[--db PATH] [--flops NAME] [--by COLUMN] FILE.csv", opts, argc,
 		      argv, &npos, NULL);
 	if (r)
 		return r < 0 ? 0 : r;
 	if (npos != 1)
 		return cli_error("validate: expected one measurements CSV file");
-	if (db_path) {
-		rc = cvc_db_open(db_path, CVC_DB_READONLY, &db);
-		if (rc) {
-			ret = db ? cli_fail(rc, "%s", cvc_db_errmsg(db))
-				 : cli_fail(rc, "'%s': %s", db_path, cvc_strerror(rc));
-			goto out;
-		}
-	}
-	rc = cvc_proj_ctx_new(db, &ctx);
-	if (rc) {
-		ret = cli_fail(rc, "%s", ctx ? cvc_proj_ctx_errmsg(ctx) : cvc_strerror(rc));
+	if ((r = cli_proj_open(cctx, db_path, force, &ctx))) {
+		ret = r;
 		goto out;
 	}
-	cvc_proj_ctx_set_force(ctx, force);
 	vo.flops = flops;
 	vo.by = by;
 	rc = cvc_proj_validate(argv[1], ctx, &vo, stdout, &v, err, sizeof err);
@@ -103,6 +91,5 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 out:
 	cvc_proj_validation_release(&v);
 	cvc_proj_ctx_free(ctx);
-	cvc_db_close(db);
 	return ret;
 }

@@ -1,6 +1,7 @@
 /*
  * cvc.c - the cvc tool: a table of subcommands, one file each
- * (cli/cmd_<verb>.c), all with the same signature (git's git.c).
+ * (cli/cmd_<verb>.c), all with the same signature, and flags for the
+ * set-up the dispatcher does for them (git's git.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,22 +9,11 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "cvc/cvc_db.h"
 
-static const struct cvc_cmd commands[] = {
-	{"import", cmd_import, "import traces (Kineto JSON, Nsight Systems SQLite, nccl-tests logs, shard dbs)"},
-	{"analyze", cmd_analyze, "compute vs communication, hidden vs exposed, per rank or step"},
-	{"classify", cmd_classify, "label kernels with operator classes; --unknown lists the unmatched"},
-	{"fit", cmd_fit, "fit operator performance models from tables, nccl-tests logs or the db"},
-	{"models", cmd_models, "list or show fitted models"},
-	{"predict", cmd_predict, "predict gemm or collective times from fitted models or spec sheets"},
-	{"profile", cmd_profile, "run a CUDA program under CUPTI: one database per process (-- CMD ARGS)"},
-	{"report", cmd_report, "HTML report (trace and projection) with CSV/JSON of its tables"},
-	{"export", cmd_export, "export the timeline as Chrome trace JSON (--perfetto FILE)"},
-	{"project", cmd_project, "project training steps of scenario files (YAML) to CSV/JSON"},
-	{"validate", cmd_validate, "compare projections with published measurements (CSV)"},
-	{"calibrate", cmd_calibrate, "profile only the operators a study needs (--plan: what and how long)"},
-	{"version", cmd_version, "print the version"},
-};
+#define CVC_CMD_ENTRY(verb, flags, summary) {#verb, cmd_##verb, flags, summary},
+static const struct cvc_cmd commands[] = {CVC_COMMANDS(CVC_CMD_ENTRY)};
+#undef CVC_CMD_ENTRY
 
 int cmd_version(int argc, char **argv, struct cvc_ctx *ctx)
 {
@@ -59,9 +49,16 @@ int main(int argc, char **argv)
 		return cmd_version(0, NULL, &ctx);
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
 		if (strcmp(argv[1], commands[i].name) == 0) {
+			int rc;
+
 			ctx.cmd = commands[i].name;
-			ctx.progress = isatty(STDERR_FILENO);
-			return commands[i].fn(argc - 1, argv + 1, &ctx);
+			ctx.flags = commands[i].flags;
+			if (ctx.flags & CMD_PROGRESS)
+				ctx.progress = isatty(STDERR_FILENO);
+			rc = commands[i].fn(argc - 1, argv + 1, &ctx);
+			/* CMD_DB: the database the command opened (cli_db_open). */
+			cvc_db_close(ctx.db);
+			return rc;
 		}
 	}
 	fprintf(stderr, "error: '%s' is not a cvc command (see 'cvc --help')\n", argv[1]);

@@ -14,15 +14,21 @@
 #include "cvc/cvc_classify.h"
 #include "cvc/cvc_db.h"
 
+/* "error: <message>" on stderr: the one shape of every error line. */
+static void verror(const char *fmt, va_list ap)
+{
+	fputs("error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	verror(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return 2;
 }
 
@@ -30,11 +36,9 @@ int cli_fail(cvc_status st, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	verror(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return cvc_exit_code(st);
 }
 
@@ -56,6 +60,12 @@ void cli_usage(FILE *f, const char *cmd, const char *synopsis,
 			fprintf(f, " (%s)", o->choices);
 		fputc('\n', f);
 	}
+}
+
+int cli_usage_error(const char *cmd, const char *synopsis, const struct cli_opt *opts)
+{
+	cli_usage(stderr, cmd, synopsis, opts);
+	return 2;
 }
 
 static int choice_ok(const char *choices, const char *v)

@@ -57,6 +57,15 @@ static void html_text(FILE *f, const char *s)
 	}
 }
 
+/* A JSON string, or null for NULL. */
+static void json_str_or_null(FILE *f, const char *s, int html)
+{
+	if (s)
+		rep_json_str(f, s, html);
+	else
+		fputs("null", f);
+}
+
 /* The data of the page: the same object report.json holds. */
 static void write_data(FILE *f, const struct rep_doc *d, int html)
 {
@@ -73,33 +82,17 @@ static void write_data(FILE *f, const struct rep_doc *d, int html)
 	fputs(",\"generated\":", f);
 	rep_json_str(f, when, html);
 	fputs(",\"db\":", f);
-	if (d->db_path)
-		rep_json_str(f, d->db_path, html);
-	else
-		fputs("null", f);
+	json_str_or_null(f, d->db_path, html);
 	fputs(",\"run\":", f);
-	if (d->o->run)
-		rep_json_str(f, d->o->run, html);
-	else
-		fputs("null", f);
+	json_str_or_null(f, d->o->run, html);
 	fputs(",\"projection\":", f);
-	if (d->o->projection)
-		rep_json_str(f, d->o->projection, html);
-	else
-		fputs("null", f);
+	json_str_or_null(f, d->o->projection, html);
 	fputs(",\"unit\":", f);
 	rep_json_str(f, d->unit ? d->unit : "s", html);
 	fputs(",\"assumptions\":", f);
-	if (d->assumptions)
-		rep_json_str(f, d->assumptions, html);
-	else
-		fputs("null", f);
+	json_str_or_null(f, d->assumptions, html);
 	fputs(",\"notes\":[", f);
-	for (size_t i = 0; i < d->nnotes; i++) {
-		if (i)
-			putc(',', f);
-		rep_json_str(f, d->notes[i], html);
-	}
+	rep_json_strs(f, (const char *const *)d->notes, d->nnotes, html);
 	fputs("],\n\"tables\":{", f);
 	for (size_t i = 0; i < d->tables.n; i++) {
 		if (i)
@@ -175,7 +168,7 @@ static cvc_status write_file(const char *dir, const char *name, const char *ext,
 	if (!t)
 		write_data(f, d, 0);
 	else if (ext[0] == 'c')
-		rep_csv_table(f, t);
+		cvc_rep_table_write_csv(f, t);
 	else {
 		rep_json_table(f, t, 0);
 		putc('\n', f);
@@ -225,7 +218,7 @@ static cvc_status read_text(const char *path, char **out, char *err, size_t errl
 	buf = malloc(REP_MAX_SCENARIO_FILE + 1);
 	if (!buf) {
 		fclose(f);
-		return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		return rep_nomem(err, errlen);
 	}
 	n = fread(buf, 1, REP_MAX_SCENARIO_FILE + 1, f);
 	if (ferror(f) || n > REP_MAX_SCENARIO_FILE) {
@@ -374,7 +367,7 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 		st = write_csv_dir(opts->csv_dir, &d, err, errlen);
 	goto out;
 nomem:
-	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	st = rep_nomem(err, errlen);
 out:
 	cvc_rep_table_free(sc);
 	rep_tables_release(&d.tables);

@@ -242,80 +242,81 @@ struct rowtext {
 	char hw[96], model[96];
 };
 
-cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles *ro,
-				 struct rep_tables *out, char *err, size_t errlen)
+/* Scenario index: the projector's index column, else the row number. */
+static double scenario_index(const cvc_rep_table *sc, size_t r, const struct rep_roles *ro)
+{
+	return ro->col[REP_ROLE_INDEX] >= 0 ? num(sc, r, ro->col[REP_ROLE_INDEX]) : (double)r;
+}
+
+/* 1. time per scenario, stacked: compute-only, hidden, exposed, bubble. */
+static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
+			   struct rep_tables *out)
+{
+	static const char *const stem[5] = {"compute_only", "hidden", "exposed", "bubble", "step"};
+	const long *col = ro->col;
+	const char *cols[7] = {"scenario", "label"};
+	char unit_cols[5][40];
+	cvc_rep_table *t;
+	int rc = 0;
+
+	for (int k = 0; k < 5; k++) {
+		snprintf(unit_cols[k], sizeof unit_cols[k], "%s_%s", stem[k], ro->unit);
+		cols[k + 2] = unit_cols[k];
+	}
+	t = cvc_rep_table_new("proj_time", "Step time per scenario", 7, cols);
+	if (!t)
+		return -1;
+	for (size_t r = 0; r < cvc_rep_table_nrows(sc) && !rc; r++) {
+		double comp = num(sc, r, col[REP_ROLE_COMPUTE]);
+		double hid = num(sc, r, col[REP_ROLE_HIDDEN]);
+		double bub = num(sc, r, col[REP_ROLE_BUBBLE]);
+		char lay[160], label[400], b1[40], b2[96], b3[64];
+		long i;
+
+		if (!usable(sc, r, ro))
+			continue;
+		if (!isfinite(hid))
+			hid = 0;
+		if (!isfinite(bub))
+			bub = 0;
+		i = cvc_rep_table_add_row(t);
+		if (i < 0) {
+			rc = -1;
+			break;
+		}
+		layout(sc, r, lay, sizeof lay);
+		hw_label(sc, r, ro, b2, sizeof b2);
+		snprintf(label, sizeof label, "%s %s x%s %s",
+			 text(sc, r, col[REP_ROLE_MODEL], b1, sizeof b1), b2,
+			 text(sc, r, col[REP_ROLE_GPUS], b3, sizeof b3), lay);
+		cvc_rep_table_set_num(t, (size_t)i, 0, scenario_index(sc, r, ro));
+		rc = cvc_rep_table_set_str(t, (size_t)i, 1, label);
+		/* Hidden communication runs under compute: take it out so the
+		   stack adds up to the step. */
+		cvc_rep_table_set_num(t, (size_t)i, 2, comp - hid > 0 ? comp - hid : 0);
+		cvc_rep_table_set_num(t, (size_t)i, 3, hid);
+		cvc_rep_table_set_num(t, (size_t)i, 4, num(sc, r, col[REP_ROLE_EXPOSED]));
+		cvc_rep_table_set_num(t, (size_t)i, 5, bub);
+		cvc_rep_table_set_num(t, (size_t)i, 6, num(sc, r, col[REP_ROLE_STEP]));
+	}
+	if (!rc)
+		rc = rep_tables_take(out, &t);
+	cvc_rep_table_free(t);
+	return rc;
+}
+
+/*
+ * The scenarios that fit and have a throughput, as group keys sorted by
+ * (hw, model, gpus); their strings live in rt (one per scenario row).
+ */
+static void group_keys(const cvc_rep_table *sc, const struct rep_roles *ro, struct gkey *g,
+		      struct rowtext *rt, size_t *ng)
 {
 	const long *col = ro->col;
-	size_t n = cvc_rep_table_nrows(sc), ng = 0;
-	struct gkey *g = NULL;
-	struct rowtext *rt = NULL;
-	double *gpu_counts = NULL;
-	size_t ncounts = 0;
-	cvc_status st = CVC_OK;
-	char unit_cols[6][40];
 	char buf[64];
-	cvc_rep_table *t = NULL, *best = NULL;
 
-	/* 1. time per scenario, stacked: compute-only, hidden, exposed, bubble. */
-	if (col[REP_ROLE_STEP] >= 0 && col[REP_ROLE_COMPUTE] >= 0 && col[REP_ROLE_EXPOSED] >= 0) {
-		const char *cols[7];
-		static const char *const stem[6] = {"compute_only", "hidden", "exposed", "bubble",
-						    "step"};
-
-		cols[0] = "scenario";
-		cols[1] = "label";
-		for (int k = 0; k < 5; k++) {
-			snprintf(unit_cols[k], sizeof unit_cols[k], "%s_%s", stem[k], ro->unit);
-			cols[k + 2] = unit_cols[k];
-		}
-		t = rep_table_new("proj_time", "Step time per scenario", 7, cols);
-		if (!t)
-			goto nomem;
-		for (size_t r = 0; r < n; r++) {
-			double comp = num(sc, r, col[REP_ROLE_COMPUTE]);
-			double hid = num(sc, r, col[REP_ROLE_HIDDEN]);
-			double bub = num(sc, r, col[REP_ROLE_BUBBLE]);
-			char lay[160], label[400], b1[40], b2[96];
-			long i;
-
-			if (!usable(sc, r, ro))
-				continue;
-			if (!isfinite(hid))
-				hid = 0;
-			if (!isfinite(bub))
-				bub = 0;
-			i = rep_table_add_row(t);
-			if (i < 0)
-				goto nomem;
-			layout(sc, r, lay, sizeof lay);
-			snprintf(label, sizeof label, "%s %s x%s %s",
-				 text(sc, r, col[REP_ROLE_MODEL], b1, sizeof b1),
-				 (hw_label(sc, r, ro, b2, sizeof b2), b2),
-				 text(sc, r, col[REP_ROLE_GPUS], buf, sizeof buf), lay);
-			rep_set_num(t, (size_t)i, 0, col[REP_ROLE_INDEX] >= 0
-				    ? num(sc, r, col[REP_ROLE_INDEX]) : (double)r);
-			if (rep_set_str(t, (size_t)i, 1, label))
-				goto nomem;
-			/* Hidden communication runs under compute: take it out so the
-			   stack adds up to the step. */
-			rep_set_num(t, (size_t)i, 2, comp - hid > 0 ? comp - hid : 0);
-			rep_set_num(t, (size_t)i, 3, hid);
-			rep_set_num(t, (size_t)i, 4, num(sc, r, col[REP_ROLE_EXPOSED]));
-			rep_set_num(t, (size_t)i, 5, bub);
-			rep_set_num(t, (size_t)i, 6, num(sc, r, col[REP_ROLE_STEP]));
-		}
-		if (rep_tables_take(out, &t))
-			goto nomem;
-	}
-
-	/* 2. best layout per (hardware, model, GPU count): most tokens/s that fits. */
-	if (col[REP_ROLE_TOKENS] < 0 || col[REP_ROLE_GPUS] < 0)
-		goto out;
-	g = calloc(n ? n : 1, sizeof *g);
-	rt = calloc(n ? n : 1, sizeof *rt);
-	if (!g || !rt)
-		goto nomem;
-	for (size_t r = 0; r < n; r++) {
+	*ng = 0;
+	for (size_t r = 0; r < cvc_rep_table_nrows(sc); r++) {
 		double tps = num(sc, r, col[REP_ROLE_TOKENS]);
 
 		if (!fits(sc, r, ro) || !isfinite(tps) || !isfinite(num(sc, r, col[REP_ROLE_GPUS])))
@@ -323,170 +324,212 @@ cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles
 		hw_label(sc, r, ro, rt[r].hw, sizeof rt[r].hw);
 		snprintf(rt[r].model, sizeof rt[r].model, "%s",
 			 text(sc, r, col[REP_ROLE_MODEL], buf, sizeof buf));
-		g[ng].row = r;
-		g[ng].hw = rt[r].hw;
-		g[ng].model = rt[r].model;
-		g[ng].params = params_b(sc, r, ro);
-		g[ng].gpus = num(sc, r, col[REP_ROLE_GPUS]);
-		ng++;
+		g[*ng].row = r;
+		g[*ng].hw = rt[r].hw;
+		g[*ng].model = rt[r].model;
+		g[*ng].params = params_b(sc, r, ro);
+		g[*ng].gpus = num(sc, r, col[REP_ROLE_GPUS]);
+		(*ng)++;
 	}
-	qsort(g, ng, sizeof *g, cmp_gkey);
-	{
-		static const char *const cols[] = {"hw", "model", "params_b", "gpus", "layout",
-						   "tokens_per_s", "step", "mfu", "comm_share",
-						   "exposed_share", "mem_gb", "scenario",
-						   "tokens_per_s_lo90", "tokens_per_s_hi90",
-						   "warnings"};
+	qsort(g, *ng, sizeof *g, cmp_gkey);
+}
 
-		best = rep_table_new("best_layout", "Best layout per GPU count (with the 90% "
-				     "interval of its throughput)", 15, cols);
-		if (!best)
-			goto nomem;
-		snprintf(unit_cols[5], sizeof unit_cols[5], "step_%s", ro->unit);
-		free(best->cols[6]);
-		best->cols[6] = strdup(unit_cols[5]);
-		if (!best->cols[6])
-			goto nomem;
+/* The best_layout table, empty, with the step column in the projection's unit. */
+static cvc_rep_table *best_layout_new(const struct rep_roles *ro)
+{
+	static const char *const cols[] = {"hw", "model", "params_b", "gpus", "layout",
+					   "tokens_per_s", "step", "mfu", "comm_share",
+					   "exposed_share", "mem_gb", "scenario",
+					   "tokens_per_s_lo90", "tokens_per_s_hi90",
+					   "warnings"};
+	cvc_rep_table *best = cvc_rep_table_new("best_layout", "Best layout per GPU count (with the "
+					    "90% interval of its throughput)", 15, cols);
+	char step_col[40];
+
+	if (!best)
+		return NULL;
+	snprintf(step_col, sizeof step_col, "step_%s", ro->unit);
+	free(best->cols[6]);
+	best->cols[6] = strdup(step_col);
+	if (!best->cols[6]) {
+		cvc_rep_table_free(best);
+		return NULL;
 	}
-	gpu_counts = calloc(ng ? ng : 1, sizeof *gpu_counts);
-	if (!gpu_counts)
-		goto nomem;
-	for (size_t i = 0; i < ng;) {
-		size_t j = i, b = i;
-		char lay[160];
+	return best;
+}
+
+/* Appends scenario row r, the best of its group g, to best; -1 on no memory. */
+static int best_layout_row(cvc_rep_table *best, const cvc_rep_table *sc,
+			   const struct rep_roles *ro, const struct gkey *g)
+{
+	static const int roles[] = {REP_ROLE_TOKENS, REP_ROLE_STEP, REP_ROLE_MFU,
+				    REP_ROLE_COMM_SHARE, REP_ROLE_EXPOSED_SHARE, REP_ROLE_MEM};
+	size_t r = g->row;
+	char lay[160];
+	long k = cvc_rep_table_add_row(best);
+
+	if (k < 0)
+		return -1;
+	layout(sc, r, lay, sizeof lay);
+	if (cvc_rep_table_set_str(best, (size_t)k, 0, g->hw) || cvc_rep_table_set_str(best, (size_t)k, 1, g->model) ||
+	    cvc_rep_table_set_str(best, (size_t)k, 4, lay))
+		return -1;
+	cvc_rep_table_set_num(best, (size_t)k, 2, g->params);
+	cvc_rep_table_set_num(best, (size_t)k, 3, g->gpus);
+	for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
+		cvc_rep_table_set_num(best, (size_t)k, 5 + i, num(sc, r, ro->col[roles[i]]));
+	cvc_rep_table_set_num(best, (size_t)k, 11, scenario_index(sc, r, ro));
+	cvc_rep_table_set_num(best, (size_t)k, 12, num(sc, r, ro->col[REP_ROLE_TOKENS_LO]));
+	cvc_rep_table_set_num(best, (size_t)k, 13, num(sc, r, ro->col[REP_ROLE_TOKENS_HI]));
+	return cvc_rep_table_set_str(best, (size_t)k, 14,
+			   text(sc, r, ro->col[REP_ROLE_WARNINGS], lay, sizeof lay));
+}
+
+/*
+ * 2. best layout per (hardware, model, GPU count): most tokens/s that fits,
+ * one row per group of g[0..ng); the groups' GPU counts go to gpu_counts.
+ */
+static int best_layout_fill(cvc_rep_table *best, const cvc_rep_table *sc,
+			    const struct rep_roles *ro, const struct gkey *g, size_t ng,
+			    double *gpu_counts)
+{
+	const long tok = ro->col[REP_ROLE_TOKENS];
+
+	for (size_t i = 0, j; i < ng; i = j) {
+		size_t b = i;
+
+		for (j = i; j < ng && strcmp(g[j].hw, g[i].hw) == 0 &&
+			    strcmp(g[j].model, g[i].model) == 0 && g[j].gpus == g[i].gpus; j++)
+			if (num(sc, g[j].row, tok) > num(sc, g[b].row, tok))
+				b = j;
+		if (best_layout_row(best, sc, ro, &g[b]))
+			return -1;
+		gpu_counts[best->nrows - 1] = g[b].gpus;
+	}
+	return 0;
+}
+
+/* Sorts and dedups counts[0..n); returns how many are kept (at most 64). */
+static size_t distinct_counts(double *counts, size_t n)
+{
+	size_t u = 0;
+
+	qsort(counts, n, sizeof *counts, cmp_double);
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || counts[u - 1] != counts[i])
+			counts[u++] = counts[i];
+	return u > 64 ? 64 : u; /* a wider heat map is unreadable */
+}
+
+/* Whether rows i and j of best are of the same (hardware, model). */
+static int same_model(const cvc_rep_table *best, size_t i, size_t j)
+{
+	return strcmp(rep_cell_at(best, i, 0)->s, rep_cell_at(best, j, 0)->s) == 0 &&
+	       strcmp(rep_cell_at(best, i, 1)->s, rep_cell_at(best, j, 1)->s) == 0;
+}
+
+/* Appends a row to t led by hw, model and params_b of best's row i: the
+ * key columns of the tables derived from best.  Its index, or -1. */
+static long model_row(cvc_rep_table *t, const cvc_rep_table *best, size_t i)
+{
+	const rep_cell *p = rep_cell_at(best, i, 2);
+	long k = cvc_rep_table_add_row(t);
+
+	if (k < 0 || cvc_rep_table_set_str(t, (size_t)k, 0, rep_cell_at(best, i, 0)->s) ||
+	    cvc_rep_table_set_str(t, (size_t)k, 1, rep_cell_at(best, i, 1)->s))
+		return -1;
+	cvc_rep_table_set_num(t, (size_t)k, 2, p->kind == CVC_REP_NUM ? p->v : NAN);
+	return k;
+}
+
+/* 3. scaling: best tokens/s against GPUs, with the ideal linear line
+   from the smallest GPU count of each (hardware, model). */
+static int scaling_table(const cvc_rep_table *best, struct rep_tables *out)
+{
+	static const char *const cols[] = {"hw", "model", "params_b", "gpus", "tokens_per_s",
+					   "ideal_tokens_per_s", "scaling_efficiency"};
+	cvc_rep_table *t = cvc_rep_table_new("scaling", "Throughput against GPU count", 7, cols);
+	size_t base = 0;
+	int rc = t ? 0 : -1;
+
+	for (size_t i = 0; !rc && i < best->nrows; i++) {
+		double gp = rep_cell_at(best, i, 3)->v, tps = rep_cell_at(best, i, 5)->v;
+		double b_g, b_t, ideal;
 		long k;
 
-		while (j < ng && strcmp(g[j].hw, g[i].hw) == 0 && strcmp(g[j].model, g[i].model) == 0 &&
-		       g[j].gpus == g[i].gpus) {
-			if (num(sc, g[j].row, col[REP_ROLE_TOKENS]) > num(sc, g[b].row, col[REP_ROLE_TOKENS]))
-				b = j;
-			j++;
+		if (i == 0 || !same_model(best, i, i - 1))
+			base = i;
+		b_g = rep_cell_at(best, base, 3)->v;
+		b_t = rep_cell_at(best, base, 5)->v;
+		ideal = b_g > 0 ? b_t * gp / b_g : NAN;
+		k = model_row(t, best, i);
+		if (k < 0) {
+			rc = -1;
+			break;
 		}
-		k = rep_table_add_row(best);
-		if (k < 0)
-			goto nomem;
-		layout(sc, g[b].row, lay, sizeof lay);
-		if (rep_set_str(best, (size_t)k, 0, g[b].hw) || rep_set_str(best, (size_t)k, 1, g[b].model) ||
-		    rep_set_str(best, (size_t)k, 4, lay))
-			goto nomem;
-		rep_set_num(best, (size_t)k, 2, g[b].params);
-		rep_set_num(best, (size_t)k, 3, g[b].gpus);
-		rep_set_num(best, (size_t)k, 5, num(sc, g[b].row, col[REP_ROLE_TOKENS]));
-		rep_set_num(best, (size_t)k, 6, num(sc, g[b].row, col[REP_ROLE_STEP]));
-		rep_set_num(best, (size_t)k, 7, num(sc, g[b].row, col[REP_ROLE_MFU]));
-		rep_set_num(best, (size_t)k, 8, num(sc, g[b].row, col[REP_ROLE_COMM_SHARE]));
-		rep_set_num(best, (size_t)k, 9, num(sc, g[b].row, col[REP_ROLE_EXPOSED_SHARE]));
-		rep_set_num(best, (size_t)k, 10, num(sc, g[b].row, col[REP_ROLE_MEM]));
-		rep_set_num(best, (size_t)k, 11, col[REP_ROLE_INDEX] >= 0
-			    ? num(sc, g[b].row, col[REP_ROLE_INDEX]) : (double)g[b].row);
-		rep_set_num(best, (size_t)k, 12, num(sc, g[b].row, col[REP_ROLE_TOKENS_LO]));
-		rep_set_num(best, (size_t)k, 13, num(sc, g[b].row, col[REP_ROLE_TOKENS_HI]));
-		if (rep_set_str(best, (size_t)k, 14,
-				text(sc, g[b].row, col[REP_ROLE_WARNINGS], lay, sizeof lay)))
-			goto nomem;
-		gpu_counts[ncounts++] = g[b].gpus;
-		i = j;
+		cvc_rep_table_set_num(t, (size_t)k, 3, gp);
+		cvc_rep_table_set_num(t, (size_t)k, 4, tps);
+		cvc_rep_table_set_num(t, (size_t)k, 5, ideal);
+		cvc_rep_table_set_num(t, (size_t)k, 6, ideal > 0 ? tps / ideal : NAN);
 	}
-	qsort(gpu_counts, ncounts, sizeof *gpu_counts, cmp_double);
-	{
-		size_t u = 0;
+	if (!rc)
+		rc = rep_tables_take(out, &t);
+	cvc_rep_table_free(t);
+	return rc;
+}
 
-		for (size_t i = 0; i < ncounts; i++)
-			if (u == 0 || gpu_counts[u - 1] != gpu_counts[i])
-				gpu_counts[u++] = gpu_counts[i];
-		ncounts = u > 64 ? 64 : u; /* a wider heat map is unreadable */
-	}
+/* 4. communication share against model size, one line per hardware:
+   mean (and range) over GPU counts of the best layouts. */
+static int comm_share_table(const cvc_rep_table *best, struct rep_tables *out)
+{
+	static const char *const cols[] = {"hw", "model", "params_b", "comm_share_mean",
+					   "comm_share_min", "comm_share_max", "gpu_counts"};
+	cvc_rep_table *t = cvc_rep_table_new("comm_share", "Communication share against model size",
+					 7, cols);
+	int rc = t ? 0 : -1;
 
-	/* 3. scaling: best tokens/s against GPUs, with the ideal linear line
-	   from the smallest GPU count of each (hardware, model). */
-	{
-		static const char *const cols[] = {"hw", "model", "params_b", "gpus", "tokens_per_s",
-						   "ideal_tokens_per_s", "scaling_efficiency"};
-		size_t base = 0;
+	for (size_t i = 0, j; !rc && i < best->nrows; i = j) {
+		size_t cnt = 0;
+		double sum = 0, lo = INFINITY, hi = -INFINITY;
+		long k;
 
-		t = rep_table_new("scaling", "Throughput against GPU count", 7, cols);
-		if (!t)
-			goto nomem;
-		for (size_t i = 0; i < best->nrows; i++) {
-			const char *hw = rep_cell_at(best, i, 0)->s, *m = rep_cell_at(best, i, 1)->s;
-			double gp = rep_cell_at(best, i, 3)->v, tps = rep_cell_at(best, i, 5)->v;
-			double b_g, b_t, ideal;
-			long k;
+		for (j = i; j < best->nrows && same_model(best, j, i); j++) {
+			const rep_cell *x = rep_cell_at(best, j, 8);
 
-			if (i == 0 || strcmp(hw, rep_cell_at(best, i - 1, 0)->s) ||
-			    strcmp(m, rep_cell_at(best, i - 1, 1)->s))
-				base = i;
-			b_g = rep_cell_at(best, base, 3)->v;
-			b_t = rep_cell_at(best, base, 5)->v;
-			ideal = b_g > 0 ? b_t * gp / b_g : NAN;
-			k = rep_table_add_row(t);
-			if (k < 0 || rep_set_str(t, (size_t)k, 0, hw) || rep_set_str(t, (size_t)k, 1, m))
-				goto nomem;
-			rep_set_num(t, (size_t)k, 2, rep_cell_at(best, i, 2)->kind == CVC_REP_NUM
-				    ? rep_cell_at(best, i, 2)->v : NAN);
-			rep_set_num(t, (size_t)k, 3, gp);
-			rep_set_num(t, (size_t)k, 4, tps);
-			rep_set_num(t, (size_t)k, 5, ideal);
-			rep_set_num(t, (size_t)k, 6, ideal > 0 ? tps / ideal : NAN);
-		}
-		if (rep_tables_take(out, &t))
-			goto nomem;
-	}
-
-	/* 4. communication share against model size, one line per hardware:
-	   mean (and range) over GPU counts of the best layouts. */
-	if (col[REP_ROLE_COMM_SHARE] >= 0) {
-		static const char *const cols[] = {"hw", "model", "params_b", "comm_share_mean",
-						   "comm_share_min", "comm_share_max", "gpu_counts"};
-
-		t = rep_table_new("comm_share", "Communication share against model size", 7, cols);
-		if (!t)
-			goto nomem;
-		for (size_t i = 0; i < best->nrows;) {
-			size_t j = i, cnt = 0;
-			double sum = 0, lo = INFINITY, hi = -INFINITY;
-			long k;
-
-			while (j < best->nrows && strcmp(rep_cell_at(best, j, 0)->s, rep_cell_at(best, i, 0)->s) == 0 &&
-			       strcmp(rep_cell_at(best, j, 1)->s, rep_cell_at(best, i, 1)->s) == 0) {
-				const rep_cell *x = rep_cell_at(best, j, 8);
-
-				if (x->kind == CVC_REP_NUM) {
-					sum += x->v;
-					lo = x->v < lo ? x->v : lo;
-					hi = x->v > hi ? x->v : hi;
-					cnt++;
-				}
-				j++;
+			if (x->kind == CVC_REP_NUM) {
+				sum += x->v;
+				lo = x->v < lo ? x->v : lo;
+				hi = x->v > hi ? x->v : hi;
+				cnt++;
 			}
-			if (cnt) {
-				k = rep_table_add_row(t);
-				if (k < 0 || rep_set_str(t, (size_t)k, 0, rep_cell_at(best, i, 0)->s) ||
-				    rep_set_str(t, (size_t)k, 1, rep_cell_at(best, i, 1)->s))
-					goto nomem;
-				rep_set_num(t, (size_t)k, 2, rep_cell_at(best, i, 2)->kind == CVC_REP_NUM
-					    ? rep_cell_at(best, i, 2)->v : NAN);
-				rep_set_num(t, (size_t)k, 3, sum / (double)cnt);
-				rep_set_num(t, (size_t)k, 4, lo);
-				rep_set_num(t, (size_t)k, 5, hi);
-				rep_set_num(t, (size_t)k, 6, (double)cnt);
-			}
-			i = j;
 		}
-		if (rep_tables_take(out, &t))
-			goto nomem;
+		if (!cnt)
+			continue;
+		k = model_row(t, best, i);
+		if (k < 0) {
+			rc = -1;
+			break;
+		}
+		cvc_rep_table_set_num(t, (size_t)k, 3, sum / (double)cnt);
+		cvc_rep_table_set_num(t, (size_t)k, 4, lo);
+		cvc_rep_table_set_num(t, (size_t)k, 5, hi);
+		cvc_rep_table_set_num(t, (size_t)k, 6, (double)cnt);
 	}
+	if (!rc)
+		rc = rep_tables_take(out, &t);
+	cvc_rep_table_free(t);
+	return rc;
+}
 
-	/* 5. heat map: exposed share of the best layout, model size x GPU count. */
-	if (col[REP_ROLE_EXPOSED_SHARE] >= 0) {
-		const char **cols = calloc(ncounts + 3, sizeof *cols);
-		char (*names)[32] = calloc(ncounts + 1, sizeof *names);
+/* The heat map, empty: hw, model, params_b, then a column per GPU count. */
+static cvc_rep_table *heatmap_new(const double *gpu_counts, size_t ncounts)
+{
+	const char **cols = calloc(ncounts + 3, sizeof *cols);
+	char (*names)[32] = calloc(ncounts + 1, sizeof *names);
+	cvc_rep_table *t = NULL;
+	char buf[64];
 
-		if (!cols || !names) {
-			free(cols);
-			free(names);
-			goto nomem;
-		}
+	if (cols && names) {
 		cols[0] = "hw";
 		cols[1] = "model";
 		cols[2] = "params_b";
@@ -495,48 +538,90 @@ cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles
 				 rep_fmt_num(gpu_counts[c], buf, sizeof buf));
 			cols[c + 3] = names[c];
 		}
-		t = rep_table_new("exposed_heatmap",
+		t = cvc_rep_table_new("exposed_heatmap",
 				  "Exposed communication share (best layout) by model size and GPU count",
 				  ncounts + 3, cols);
-		free(cols);
-		free(names);
-		if (!t)
-			goto nomem;
-		for (size_t i = 0; i < best->nrows; i++) {
-			size_t k;
-			double gp = rep_cell_at(best, i, 3)->v;
-			const rep_cell *x = rep_cell_at(best, i, 9);
-
-			if (i == 0 || strcmp(rep_cell_at(best, i, 0)->s, rep_cell_at(best, i - 1, 0)->s) ||
-			    strcmp(rep_cell_at(best, i, 1)->s, rep_cell_at(best, i - 1, 1)->s)) {
-				long r = rep_table_add_row(t);
-
-				if (r < 0 || rep_set_str(t, (size_t)r, 0, rep_cell_at(best, i, 0)->s) ||
-				    rep_set_str(t, (size_t)r, 1, rep_cell_at(best, i, 1)->s))
-					goto nomem;
-				rep_set_num(t, (size_t)r, 2, rep_cell_at(best, i, 2)->kind == CVC_REP_NUM
-					    ? rep_cell_at(best, i, 2)->v : NAN);
-			}
-			for (k = 0; k < ncounts && gpu_counts[k] != gp; k++)
-				;
-			if (k < ncounts && x->kind == CVC_REP_NUM)
-				rep_set_num(t, t->nrows - 1, k + 3, x->v);
-		}
-		if (rep_tables_take(out, &t))
-			goto nomem;
 	}
-	if (rep_tables_take(out, &best))
-		goto nomem;
-	goto out;
-nomem:
-	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory (or over %d rows)", CVC_REP_MAX_ROWS);
-out:
+	free(cols);
+	free(names);
+	return t;
+}
+
+/* 5. heat map: exposed share of the best layout, model size x GPU count. */
+static int heatmap_table(const cvc_rep_table *best, const double *gpu_counts, size_t ncounts,
+			 struct rep_tables *out)
+{
+	cvc_rep_table *t = heatmap_new(gpu_counts, ncounts);
+	int rc = t ? 0 : -1;
+
+	for (size_t i = 0; !rc && i < best->nrows; i++) {
+		size_t k;
+		double gp = rep_cell_at(best, i, 3)->v;
+		const rep_cell *x = rep_cell_at(best, i, 9);
+
+		if ((i == 0 || !same_model(best, i, i - 1)) && model_row(t, best, i) < 0) {
+			rc = -1;
+			break;
+		}
+		for (k = 0; k < ncounts && gpu_counts[k] != gp; k++)
+			;
+		if (k < ncounts && x->kind == CVC_REP_NUM)
+			cvc_rep_table_set_num(t, t->nrows - 1, k + 3, x->v);
+	}
+	if (!rc)
+		rc = rep_tables_take(out, &t);
 	cvc_rep_table_free(t);
+	return rc;
+}
+
+/* Sections 2 to 5: the best layouts and what is derived from them. */
+static int best_layout_tables(const cvc_rep_table *sc, const struct rep_roles *ro,
+			      struct rep_tables *out)
+{
+	size_t n = cvc_rep_table_nrows(sc), ng = 0, ncounts;
+	struct gkey *g = calloc(n ? n : 1, sizeof *g);
+	struct rowtext *rt = calloc(n ? n : 1, sizeof *rt);
+	double *gpu_counts = NULL;
+	cvc_rep_table *best = NULL;
+	int rc = -1;
+
+	if (!g || !rt)
+		goto out;
+	group_keys(sc, ro, g, rt, &ng);
+	best = best_layout_new(ro);
+	gpu_counts = calloc(ng ? ng : 1, sizeof *gpu_counts);
+	if (!best || !gpu_counts || best_layout_fill(best, sc, ro, g, ng, gpu_counts))
+		goto out;
+	ncounts = distinct_counts(gpu_counts, best->nrows);
+	if (scaling_table(best, out) ||
+	    (ro->col[REP_ROLE_COMM_SHARE] >= 0 && comm_share_table(best, out)) ||
+	    (ro->col[REP_ROLE_EXPOSED_SHARE] >= 0 &&
+	     heatmap_table(best, gpu_counts, ncounts, out)) ||
+	    rep_tables_take(out, &best))
+		goto out;
+	rc = 0;
+out:
 	cvc_rep_table_free(best);
 	free(g);
 	free(rt);
 	free(gpu_counts);
-	return st;
+	return rc;
+}
+
+cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles *ro,
+				 struct rep_tables *out, char *err, size_t errlen)
+{
+	const long *col = ro->col;
+
+	if (col[REP_ROLE_STEP] >= 0 && col[REP_ROLE_COMPUTE] >= 0 && col[REP_ROLE_EXPOSED] >= 0 &&
+	    proj_time_table(sc, ro, out))
+		goto nomem;
+	if (col[REP_ROLE_TOKENS] >= 0 && col[REP_ROLE_GPUS] >= 0 && best_layout_tables(sc, ro, out))
+		goto nomem;
+	return CVC_OK;
+nomem:
+	return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory (or over %d rows)",
+		       CVC_REP_MAX_ROWS);
 }
 
 /*
@@ -545,6 +630,41 @@ out:
  * per operator kind ("gemm: fitted model 3 (...)").  The text is split at
  * "; " and the first ": " so a longer origin line only adds rows.
  */
+/*
+ * Rows of t for one origin line of gpu and dtype: the text after "GPU
+ * (canonical): " split at "; " into items and each item at its first ": "
+ * into kind and origin (an unknown GPU keeps its message whole).  Writes
+ * into line.  -1 on no memory.
+ */
+static int origin_rows(cvc_rep_table *t, const char *gpu, const char *dtype, char *line)
+{
+	char *p = strstr(line, "): ");
+
+	p = p ? p + 3 : line;
+	while (p && *p) {
+		char *end = strstr(p, "; "), *colon;
+		long i;
+
+		if (end)
+			*end = '\0';
+		colon = strstr(p, ": ");
+		i = cvc_rep_table_add_row(t);
+		if (i < 0 || cvc_rep_table_set_str(t, (size_t)i, 0, gpu) ||
+		    cvc_rep_table_set_str(t, (size_t)i, 1, dtype))
+			return -1;
+		if (colon) {
+			*colon = '\0';
+			if (cvc_rep_table_set_str(t, (size_t)i, 2, p) ||
+			    cvc_rep_table_set_str(t, (size_t)i, 3, colon + 2))
+				return -1;
+		} else if (cvc_rep_table_set_str(t, (size_t)i, 3, p)) {
+			return -1;
+		}
+		p = end ? end + 2 : NULL;
+	}
+	return 0;
+}
+
 cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct rep_roles *ro,
 			     struct rep_tables *out, char *err, size_t errlen)
 {
@@ -564,16 +684,15 @@ cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct r
 		cvc_proj_ctx_free(ctx);
 		return CVC_OK;
 	}
-	t = rep_table_new("model_origins", "Where the projection's figures come from", 4, cols);
+	t = cvc_rep_table_new("model_origins", "Where the projection's figures come from", 4, cols);
 	if (!t)
-		goto nomem;
-	for (size_t r = 0; r < cvc_rep_table_nrows(sc) && nseen < 32; r++) {
+		st = rep_nomem(err, errlen);
+	for (size_t r = 0; !st && r < cvc_rep_table_nrows(sc) && nseen < 32; r++) {
 		const char *gpu = cvc_rep_table_str(sc, r, (size_t)ro->col[REP_ROLE_HW]);
 		const char *dt = dcol >= 0 ? cvc_rep_table_str(sc, r, (size_t)dcol) : NULL;
 		char key[64], line[4096];
 		int d = 0;
 		size_t k;
-		char *p;
 
 		if (!gpu)
 			continue;
@@ -587,39 +706,9 @@ cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct r
 			continue;
 		snprintf(seen[nseen++], sizeof seen[0], "%s", key);
 		cvc_proj_ctx_origin(ctx, gpu, d, line, sizeof line);
-		/* Skip "GPU (canonical): "; an unknown GPU keeps its message whole. */
-		p = strstr(line, "): ");
-		p = p ? p + 3 : line;
-		while (p && *p) {
-			char *end = strstr(p, "; "), *colon;
-			long i;
-
-			if (end)
-				*end = '\0';
-			colon = strstr(p, ": ");
-			i = rep_table_add_row(t);
-			if (i < 0 || rep_set_str(t, (size_t)i, 0, gpu) ||
-			    rep_set_str(t, (size_t)i, 1, dnames[d]))
-				goto nomem;
-			if (colon) {
-				*colon = '\0';
-				if (rep_set_str(t, (size_t)i, 2, p) || rep_set_str(t, (size_t)i, 3, colon + 2))
-					goto nomem;
-			} else if (rep_set_str(t, (size_t)i, 3, p)) {
-				goto nomem;
-			}
-			p = end ? end + 2 : NULL;
-		}
+		if (origin_rows(t, gpu, dnames[d], line))
+			st = rep_nomem(err, errlen);
 	}
-	if (t->nrows) {
-		if (rep_tables_take(out, &t))
-			goto nomem;
-	}
-	goto out;
-nomem:
-	st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
-out:
-	cvc_rep_table_free(t);
 	cvc_proj_ctx_free(ctx);
-	return st;
+	return rep_tables_keep(out, t, st, err, errlen);
 }

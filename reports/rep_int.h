@@ -26,15 +26,7 @@ struct cvc_rep_table {
 	char *comments;   /* owned; "" or text */
 };
 
-/* A new empty table with ncols named columns (copied).  NULL on no memory. */
-cvc_rep_table *rep_table_new(const char *name, const char *title, size_t ncols,
-			     const char *const *cols);
-/* Appends an all-empty row; returns its index or -1 on no memory / cap. */
-long rep_table_add_row(cvc_rep_table *t);
-/* Setters; a NaN or infinite number is stored as empty. */
-void rep_set_num(cvc_rep_table *t, size_t r, size_t c, double v);
-/* Copies s; returns -1 on no memory. */
-int rep_set_str(cvc_rep_table *t, size_t r, size_t c, const char *s);
+/* The cell at (r, c), which must exist. */
 const rep_cell *rep_cell_at(const cvc_rep_table *t, size_t r, size_t c);
 
 /*
@@ -50,13 +42,15 @@ const char *rep_fmt_num(double v, char *buf, size_t len);
  * too, so the text can sit inside a <script> element.
  */
 void rep_json_str(FILE *f, const char *s, int html);
+/* Writes v[0..n) as JSON strings separated by commas (no brackets). */
+void rep_json_strs(FILE *f, const char *const *v, size_t n, int html);
 /* Writes t as {"name":..,"title":..,"columns":[..],"rows":[[..],..]}. */
 void rep_json_table(FILE *f, const cvc_rep_table *t, int html);
-/* Writes t as CSV: header row, then rows; RFC 4180 quoting. */
-void rep_csv_table(FILE *f, const cvc_rep_table *t);
 
 /* snprintf into err (NULL-safe); returns st. */
 cvc_status rep_err(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
 	CVC_PRINTF(4, 5);
+/* "out of memory" into err; returns CVC_ERR_NOMEM. */
+cvc_status rep_nomem(char *err, size_t errlen);
 
 #endif

@@ -81,6 +81,14 @@ cvc_status rep_models_table(cvc_db *db, struct rep_tables *out, char *err, size_
  */
 int rep_tables_take(struct rep_tables *out, cvc_rep_table **t);
 
+/*
+ * Ends a table builder: with st CVC_OK, appends t (which may be NULL) to
+ * out when it has rows, so a section without data is left out; frees t
+ * otherwise.  Returns st, or CVC_ERR_NOMEM (err set) when the list is full.
+ */
+cvc_status rep_tables_keep(struct rep_tables *out, cvc_rep_table *t, cvc_status st, char *err,
+			   size_t errlen);
+
 void rep_tables_release(struct rep_tables *t);
 
 #endif

@@ -27,9 +27,14 @@ cvc_status rep_err(char *err, size_t errlen, cvc_status st, const char *fmt, ...
 	return st;
 }
 
+cvc_status rep_nomem(char *err, size_t errlen)
+{
+	return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+}
+
 /* ---- building ----------------------------------------------------------------- */
 
-cvc_rep_table *rep_table_new(const char *name, const char *title, size_t ncols,
+cvc_rep_table *cvc_rep_table_new(const char *name, const char *title, size_t ncols,
 			     const char *const *cols)
 {
 	cvc_rep_table *t = calloc(1, sizeof *t);
@@ -70,7 +75,7 @@ void cvc_rep_table_free(cvc_rep_table *t)
 	free(t);
 }
 
-long rep_table_add_row(cvc_rep_table *t)
+long cvc_rep_table_add_row(cvc_rep_table *t)
 {
 	if (t->nrows >= CVC_REP_MAX_ROWS)
 		return -1;
@@ -87,7 +92,7 @@ long rep_table_add_row(cvc_rep_table *t)
 	return (long)t->nrows++;
 }
 
-void rep_set_num(cvc_rep_table *t, size_t r, size_t c, double v)
+void cvc_rep_table_set_num(cvc_rep_table *t, size_t r, size_t c, double v)
 {
 	rep_cell *x = &t->cells[r * t->ncols + c];
 
@@ -143,7 +148,7 @@ static char *utf8_dup(const char *s)
 	return d;
 }
 
-int rep_set_str(cvc_rep_table *t, size_t r, size_t c, const char *s)
+int cvc_rep_table_set_str(cvc_rep_table *t, size_t r, size_t c, const char *s)
 {
 	rep_cell *x = &t->cells[r * t->ncols + c];
 	char *d = utf8_dup(s ? s : "");
@@ -304,6 +309,15 @@ void rep_json_str(FILE *f, const char *str, int html)
 	putc('"', f);
 }
 
+void rep_json_strs(FILE *f, const char *const *v, size_t n, int html)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			putc(',', f);
+		rep_json_str(f, v[i], html);
+	}
+}
+
 static void json_cell(FILE *f, const rep_cell *x, int html)
 {
 	char buf[40];
@@ -323,11 +337,7 @@ void rep_json_table(FILE *f, const cvc_rep_table *t, int html)
 	fputs(",\"title\":", f);
 	rep_json_str(f, t->title, html);
 	fputs(",\"columns\":[", f);
-	for (size_t c = 0; c < t->ncols; c++) {
-		if (c)
-			putc(',', f);
-		rep_json_str(f, t->cols[c], html);
-	}
+	rep_json_strs(f, (const char *const *)t->cols, t->ncols, html);
 	fputs("],\"rows\":[", f);
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputs(r ? ",\n[" : "\n[", f);
@@ -341,7 +351,7 @@ void rep_json_table(FILE *f, const cvc_rep_table *t, int html)
 	fputs("]}", f);
 }
 
-void rep_csv_table(FILE *f, const cvc_rep_table *t)
+void cvc_rep_table_write_csv(FILE *f, const cvc_rep_table *t)
 {
 	char buf[40];
 
@@ -380,10 +390,10 @@ static int set_text(cvc_rep_table *t, size_t r, size_t c, const char *s)
 	v = strtod(s, &end);
 	if (end != s && *end == '\0') {
 		/* "nan" and "inf" are the writer's way of saying "no value". */
-		rep_set_num(t, r, c, v);
+		cvc_rep_table_set_num(t, r, c, v);
 		return 0;
 	}
-	return rep_set_str(t, r, c, s);
+	return cvc_rep_table_set_str(t, r, c, s);
 }
 
 /* A growable field buffer with a cap. */
@@ -482,9 +492,9 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 			goto out;
 		}
 	}
-	t = rep_table_new("scenarios", "Scenarios", row.n, (const char *const *)row.f);
+	t = cvc_rep_table_new("scenarios", "Scenarios", row.n, (const char *const *)row.f);
 	if (!t) {
-		st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		st = rep_nomem(err, errlen);
 		goto out;
 	}
 	if (comments.p) {
@@ -511,7 +521,7 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 				     t->ncols, row.n);
 			goto out;
 		}
-		r = rep_table_add_row(t);
+		r = cvc_rep_table_add_row(t);
 		if (r < 0) {
 			st = rep_err(err, errlen, CVC_ERR_FORMAT,
 				     "'%s': line %ld: expected at most %d rows", path, hdr_line,
@@ -520,7 +530,7 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 		}
 		for (size_t c = 0; c < row.n; c++)
 			if (set_text(t, (size_t)r, c, row.f[c])) {
-				st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+				st = rep_nomem(err, errlen);
 				goto out;
 			}
 	}
@@ -580,7 +590,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 	enum json_tokener_error jerr;
 
 	if (!tok)
-		return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		return rep_nomem(err, errlen);
 	if (len > INT32_MAX) {
 		st = rep_err(err, errlen, CVC_ERR_FORMAT, "'%s': byte 0: expected a smaller file", path);
 		goto out;
@@ -605,9 +615,9 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 			goto out;
 		}
 	}
-	t = rep_table_new("scenarios", "Scenarios", 0, NULL);
+	t = cvc_rep_table_new("scenarios", "Scenarios", 0, NULL);
 	if (!t) {
-		st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		st = rep_nomem(err, errlen);
 		goto out;
 	}
 	if (json_object_is_type(root, json_type_array)) {
@@ -625,7 +635,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 				if (!line || (snprintf(line, kl + vl + 4, "%s: %s", key, v),
 					      append_comment(t, line, strlen(line)))) {
 					free(line);
-					st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+					st = rep_nomem(err, errlen);
 					goto out;
 				}
 				free(line);
@@ -647,7 +657,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 				     "'%s': byte 0: expected scenario %zu to be an object", path, i);
 			goto out;
 		}
-		r = rep_table_add_row(t);
+		r = cvc_rep_table_add_row(t);
 		if (r < 0) {
 			st = rep_err(err, errlen, CVC_ERR_FORMAT,
 				     "'%s': byte 0: expected at most %d scenarios", path,
@@ -665,29 +675,29 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 				goto out;
 			}
 			if (c < 0) {
-				st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+				st = rep_nomem(err, errlen);
 				goto out;
 			}
 			switch (json_object_get_type(val)) {
 			case json_type_null:
 				break;
 			case json_type_boolean:
-				rep_set_num(t, (size_t)r, (size_t)c, json_object_get_boolean(val));
+				cvc_rep_table_set_num(t, (size_t)r, (size_t)c, json_object_get_boolean(val));
 				break;
 			case json_type_int:
 			case json_type_double:
-				rep_set_num(t, (size_t)r, (size_t)c, json_object_get_double(val));
+				cvc_rep_table_set_num(t, (size_t)r, (size_t)c, json_object_get_double(val));
 				break;
 			case json_type_string:
 				bad = set_text(t, (size_t)r, (size_t)c, json_object_get_string(val));
 				break;
 			default:
-				bad = rep_set_str(t, (size_t)r, (size_t)c,
+				bad = cvc_rep_table_set_str(t, (size_t)r, (size_t)c,
 						  json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN));
 				break;
 			}
 			if (bad) {
-				st = rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+				st = rep_nomem(err, errlen);
 				goto out;
 			}
 		}

@@ -83,6 +83,29 @@ CVC_API const char *cvc_rep_table_str(const cvc_rep_table *t, size_t r, size_t c
 /* Comment text kept by cvc_rep_table_read (borrowed); "" when none. */
 CVC_API const char *cvc_rep_table_comments(const cvc_rep_table *t);
 
+/*
+ * Building a table, for reports and for the tool's own tables (cvc
+ * analyze).  cvc_rep_table_new returns a new empty table with ncols named
+ * columns (names copied; name is the file stem of its CSV/JSON, title is
+ * shown above it), owned by the caller (cvc_rep_table_free), or NULL on no
+ * memory.
+ */
+CVC_API cvc_rep_table *cvc_rep_table_new(const char *name, const char *title, size_t ncols,
+					 const char *const *cols);
+/* Appends an all-empty row; returns its index, or -1 on no memory or past
+ * CVC_REP_MAX_ROWS rows. */
+CVC_API long cvc_rep_table_add_row(cvc_rep_table *t);
+/* Sets a cell (r and c must exist) to a number; NaN or infinite: empty. */
+CVC_API void cvc_rep_table_set_num(cvc_rep_table *t, size_t r, size_t c, double v);
+/* Sets a cell (r and c must exist) to a copy of s (NULL: ""), each invalid
+ * UTF-8 byte replaced by U+FFFD so the CSV and the JSON carry the same
+ * text.  Returns 0, or -1 on no memory (the cell is left as it was). */
+CVC_API int cvc_rep_table_set_str(cvc_rep_table *t, size_t r, size_t c, const char *s);
+/* Writes t to f as CSV: a header row, then one line per row, numbers in
+ * the report's format, strings quoted as RFC 4180 (and spreadsheet
+ * formulas neutralised), empty cells empty. */
+CVC_API void cvc_rep_table_write_csv(FILE *f, const cvc_rep_table *t);
+
 /* ---- the report --------------------------------------------------------------- */
 
 typedef struct cvc_rep_opts {
@@ -107,6 +130,20 @@ typedef struct cvc_rep_opts {
  */
 CVC_API cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts,
 				 const char *html_path, char *err, size_t errlen);
+
+/* ---- what a profile is missing ------------------------------------------------------ */
+
+/*
+ * The gaps of run's profile (NULL = every run) that its figures do not
+ * show: dropped records (full buffers, full disk), CUPTI held by another
+ * client (Nsight Systems, a profiler that subscribed first), activity
+ * kinds CUPTI refused, NCCL calls captured into CUDA graphs (whose replays
+ * carry no sizes).  *out (owned by the caller, cvc_rep_table_free) has
+ * the columns run and gap, one row per gap, a lowercase sentence without
+ * a final period, in run order.  A database without run metadata has no
+ * gaps.  Returns CVC_ERR_NOMEM (and *out NULL) on no memory.
+ */
+CVC_API cvc_status cvc_rep_profile_gaps(cvc_db *db, const char *run, cvc_rep_table **out);
 
 /* ---- Perfetto / chrome://tracing ---------------------------------------------------- */
 
