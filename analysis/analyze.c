@@ -19,6 +19,7 @@
 #include <pcre2.h>
 #include <sqlite3.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_analyze.h"
 #include "cvc/cvc_classify.h"
 #include "analysis/analyze_int.h"
@@ -429,15 +430,9 @@ static cvc_status load_windows(cvc_db *db, struct an_ctx *cx, int64_t run_id, in
 				w.step = INT64_MIN;
 		}
 		if (ws->n == ws->cap) {
-			size_t ncap = ws->cap ? ws->cap * 2 : 64;
-			struct win *nw = realloc(ws->w, ncap * sizeof *nw);
-
-			if (!nw) {
-				rc = CVC_ERR_NOMEM;
+			rc = cvc_grow(&ws->w, &ws->cap, ws->cap + 1, sizeof *ws->w, 64);
+			if (rc != CVC_OK)
 				goto out;
-			}
-			ws->w = nw;
-			ws->cap = ncap;
 		}
 		ws->w[ws->n++] = w;
 	}
@@ -503,13 +498,10 @@ static cvc_status row_from_acc(struct rowbuf *rb, const struct an_run *run, int 
 	cvc_breakdown *b;
 
 	if (rb->n == rb->cap) {
-		size_t ncap = rb->cap ? rb->cap * 2 : 16;
-		cvc_breakdown *nr = realloc(rb->r, ncap * sizeof *nr);
+		cvc_status grown = cvc_grow(&rb->r, &rb->cap, rb->cap + 1, sizeof *rb->r, 16);
 
-		if (!nr)
-			return CVC_ERR_NOMEM;
-		rb->r = nr;
-		rb->cap = ncap;
+		if (grown != CVC_OK)
+			return grown;
 	}
 	b = &rb->r[rb->n];
 	memset(b, 0, sizeof *b);
@@ -812,15 +804,9 @@ cvc_status an_runs_load(cvc_db *db, const char *name, struct an_run **runs, size
 		const char *nm = (const char *)sqlite3_column_text(st, 1);
 
 		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct an_run *nv = realloc(v, ncap * sizeof *nv);
-
-			if (!nv) {
-				rc = CVC_ERR_NOMEM;
+			rc = cvc_grow(&v, &cap, cap + 1, sizeof *v, 8);
+			if (rc != CVC_OK)
 				goto out;
-			}
-			v = nv;
-			cap = ncap;
 		}
 		v[n].id = sqlite3_column_int64(st, 0);
 		v[n].world_size = sqlite3_column_int(st, 2);

@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_analyze.h"
 #include "cvc/cvc_vocab.h"
 #include "analysis/analyze_int.h"
@@ -133,15 +134,9 @@ static cvc_status load_recs(cvc_db *db, const struct an_run *run, int64_t run_id
 		if (c.dur_ns < 0)
 			c.dur_ns = 0;
 		if (*n == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 256;
-			struct coll_rec *nr = realloc(*recs, ncap * sizeof *nr);
-
-			if (!nr) {
-				rc = CVC_ERR_NOMEM;
+			rc = cvc_grow(recs, cap, *cap + 1, sizeof **recs, 256);
+			if (rc != CVC_OK)
 				goto out;
-			}
-			*recs = nr;
-			*cap = ncap;
 		}
 		(*recs)[(*n)++] = c;
 	}

@@ -21,6 +21,7 @@
 #include <pcre2.h>
 #include <sqlite3.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_classify.h"
 
 extern const char cvc_default_rules[];
@@ -368,22 +369,16 @@ static cvc_status rules_parse(const char *text, size_t len, const char *path,
 		if (k == ll || line[k] == '#')
 			continue;
 		if (rs->n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct rule *nv;
-
 			if (cap >= RULES_MAX_RULES) {
 				st = errf(err, errlen, CVC_ERR_FORMAT,
 					  "'%s': line %d: more than %d rules", path, lineno,
 					  RULES_MAX_RULES);
 				goto out;
 			}
-			nv = realloc(rs->v, ncap * sizeof *nv);
-			if (!nv) {
+			if (cvc_grow(&rs->v, &cap, cap + 1, sizeof *rs->v, 64) != CVC_OK) {
 				st = errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
 				goto out;
 			}
-			rs->v = nv;
-			cap = ncap;
 		}
 		if ((st = parse_line(rs, path, lineno, line, ll, err, errlen)))
 			goto out;
@@ -608,16 +603,9 @@ static cvc_status collect_names(cvc_db *db, int all, struct name_item **items, s
 	if ((st = prepare(db, all ? sql_all : sql_new, &q)))
 		goto out;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (cnt == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			struct name_item *nv = realloc(v, ncap * sizeof *nv);
-
-			if (!nv) {
-				st = cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
-				goto out;
-			}
-			v = nv;
-			cap = ncap;
+		if (cnt == cap && cvc_grow(&v, &cap, cap + 1, sizeof *v, 256) != CVC_OK) {
+			st = cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
+			goto out;
 		}
 		v[cnt].id = sqlite3_column_int64(q, 0);
 		v[cnt].kernel = sqlite3_column_int(q, 1) == CVC_ACT_KERNEL;

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_classify.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
@@ -53,20 +54,14 @@ static void show_progress(void *arg, const char *path, int64_t done, int64_t tot
 
 struct pathlist {
 	char **v;
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 static int push(struct pathlist *l, const char *s)
 {
-	if (l->n == l->cap) {
-		int cap = l->cap ? l->cap * 2 : 16;
-		char **nv = realloc(l->v, (size_t)cap * sizeof *nv);
-
-		if (!nv)
-			return -1;
-		l->v = nv;
-		l->cap = cap;
-	}
+	if (cvc_grow(&l->v, &l->cap, (size_t)l->n + 1, sizeof *l->v, 16) != CVC_OK)
+		return -1;
 	l->v[l->n] = strdup(s);
 	return l->v[l->n] ? (l->n++, 0) : -1;
 }

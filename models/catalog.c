@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_model.h"
 #include "csvsplit.h"
 
@@ -292,22 +293,15 @@ static cvc_status load_text(cvc_hw_catalog *cat, const char *name, const char *t
 				continue;
 			}
 		}
-		if (cat->n == cat->cap) {
-			size_t ncap = cat->cap ? cat->cap * 2 : 32;
-			struct entry *nv;
-
-			if (ncap > CAT_MAX_ENTRIES) {
-				st = cat_fail(cat, CVC_ERR_NOMEM, "'%s': line %d: more than %d catalog entries",
-					      name, lineno, CAT_MAX_ENTRIES);
-				goto out;
-			}
-			nv = realloc(cat->v, ncap * sizeof *nv);
-			if (!nv) {
-				st = cat_fail(cat, CVC_ERR_NOMEM, "out of memory");
-				goto out;
-			}
-			cat->v = nv;
-			cat->cap = ncap;
+		if (cat->n == CAT_MAX_ENTRIES) {
+			st = cat_fail(cat, CVC_ERR_NOMEM, "'%s': line %d: more than %d catalog entries",
+				      name, lineno, CAT_MAX_ENTRIES);
+			goto out;
+		}
+		if (cat->n == cat->cap &&
+		    cvc_grow(&cat->v, &cat->cap, cat->cap + 1, sizeof *cat->v, 32) != CVC_OK) {
+			st = cat_fail(cat, CVC_ERR_NOMEM, "out of memory");
+			goto out;
 		}
 		cat->v[cat->n++] = e;
 	}

@@ -13,6 +13,7 @@
 
 #include <zlib.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_model.h"
 #include "cvc/cvc_nccltab.h"
 #include "csvsplit.h"
@@ -31,20 +32,11 @@ void cvc_model_rows_release(cvc_model_rows *r)
 
 static cvc_status push(cvc_model_rows *rows, const cvc_model_row *row)
 {
-	if (rows->n == rows->cap) {
-		size_t ncap = rows->cap ? rows->cap * 2 : 256;
-		cvc_model_row *nv;
-
-		if (ncap > ROWS_MAX)
-			ncap = ROWS_MAX;
-		if (rows->n >= ncap)
-			return CVC_ERR_NOMEM;
-		nv = realloc(rows->v, ncap * sizeof *nv);
-		if (!nv)
-			return CVC_ERR_NOMEM;
-		rows->v = nv;
-		rows->cap = ncap;
-	}
+	if (rows->n >= ROWS_MAX)
+		return CVC_ERR_NOMEM;
+	if (rows->n == rows->cap &&
+	    cvc_grow(&rows->v, &rows->cap, rows->cap + 1, sizeof *rows->v, 256) != CVC_OK)
+		return CVC_ERR_NOMEM;
 	rows->v[rows->n++] = *row;
 	return CVC_OK;
 }

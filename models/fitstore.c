@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 #include <sqlite3.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_model.h"
 #include "models/opmodel_int.h"
 
@@ -260,16 +261,8 @@ cvc_status cvc_model_fit_list(cvc_db *db, cvc_model_fit **out, size_t *n)
 			       -1, &st, NULL) != SQLITE_OK)
 		return db_err(db, "list");
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		if (cnt == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			cvc_model_fit *nv = realloc(v, ncap * sizeof *nv);
-
-			if (!nv) {
-				rc = CVC_ERR_NOMEM;
-				goto out;
-			}
-			v = nv, cap = ncap;
-		}
+		if (cnt == cap && (rc = cvc_grow(&v, &cap, cap + 1, sizeof *v, 16)) != CVC_OK)
+			goto out;
 		if (row_to_fit(st, &v[cnt]) == CVC_OK)
 			cnt++; /* a row another tool wrote is skipped, not fatal */
 	}
@@ -353,16 +346,13 @@ cvc_status cvc_model_rows_from_db(cvc_model_rows *rows, cvc_db *db)
 			}
 			if (r.nranks < 2)
 				r.nranks = 2;
-			if (rows->n == rows->cap) {
-				size_t ncap = rows->cap ? rows->cap * 2 : 256;
-				cvc_model_row *nv;
-
-				if (ncap > 10000000u || !(nv = realloc(rows->v, ncap * sizeof *nv))) {
-					rc = CVC_ERR_NOMEM;
-					goto out;
-				}
-				rows->v = nv, rows->cap = ncap;
+			if (rows->n >= 10000000u) {
+				rc = CVC_ERR_NOMEM;
+				goto out;
 			}
+			if (rows->n == rows->cap &&
+			    (rc = cvc_grow(&rows->v, &rows->cap, rows->cap + 1, sizeof *rows->v, 256)))
+				goto out;
 			rows->v[rows->n++] = r;
 		}
 		if (s != SQLITE_DONE) {

@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_model.h"
 #include "trace_int.h"
 
@@ -219,14 +220,10 @@ static cvc_status take_gemm(const struct tr_op *o, void *ctx)
 	g.gemm_us = o->gemm_us;
 	g.gemm_kernels = o->gemm_kernels;
 	snprintf(g.gpu, sizeof g.gpu, "%s", o->gpu);
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? l->cap * 2 : 64;
-		cvc_model_trace_gemm *nv;
-
-		if (ncap > TF_MAX_OPS || !(nv = realloc(l->v, ncap * sizeof *nv)))
-			return CVC_ERR_NOMEM;
-		l->v = nv, l->cap = ncap;
-	}
+	if (l->n == TF_MAX_OPS)
+		return CVC_ERR_NOMEM;
+	if (l->n == l->cap && cvc_grow(&l->v, &l->cap, l->cap + 1, sizeof *l->v, 64) != CVC_OK)
+		return CVC_ERR_NOMEM;
 	l->v[l->n++] = g;
 	return CVC_OK;
 }

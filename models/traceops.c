@@ -9,6 +9,7 @@
 
 #include <sqlite3.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_classify.h"
 #include "trace_int.h"
 
@@ -135,15 +136,10 @@ void tr_sets_free(struct tr_sets *s)
 
 cvc_status tr_sets_add(struct tr_sets *s, int64_t run_id, const cvc_model_row *r, double us)
 {
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 256;
-		struct item *nv;
-
-		if (ncap > TR_MAX_ROWS || !(nv = realloc(s->v, ncap * sizeof *nv)))
-			return CVC_ERR_NOMEM;
-		s->v = nv;
-		s->cap = ncap;
-	}
+	if (s->n == TR_MAX_ROWS)
+		return CVC_ERR_NOMEM;
+	if (s->n == s->cap && cvc_grow(&s->v, &s->cap, s->cap + 1, sizeof *s->v, 256) != CVC_OK)
+		return CVC_ERR_NOMEM;
 	s->v[s->n].run_id = run_id;
 	s->v[s->n].seq = s->n;
 	s->v[s->n].row = *r;

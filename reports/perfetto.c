@@ -10,6 +10,7 @@
 
 #include <sqlite3.h>
 
+#include "cvc/cvc_base.h"
 #include "rep_int.h"
 
 /* tid of the GPU annotation track (ProfilerStep spans): above any stream. */
@@ -116,23 +117,6 @@ struct pf {
 	cvc_rep_perfetto_stats s;
 };
 
-/* Makes room for one more element of size bytes in *p; -1 on no memory. */
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *np;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	np = realloc(*p, ncap * size);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 /* Prepares sql with ?1 bound to the run filter. */
 static cvc_status prepare(struct pf *x, const char *sql, const char *what, sqlite3_stmt **q)
 {
@@ -148,7 +132,7 @@ static cvc_status device_row(struct pf *x, sqlite3_stmt *q)
 	const char *run = (const char *)sqlite3_column_text(q, 3);
 	struct devkey *d;
 
-	if (grow((void **)&x->devs, &x->capdev, x->ndev, sizeof *x->devs))
+	if (cvc_grow(&x->devs, &x->capdev, x->ndev + 1, sizeof *x->devs, 16))
 		return cvc_db_fail(x->db, CVC_ERR_NOMEM, "out of memory");
 	d = &x->devs[x->ndev];
 	d->run_id = sqlite3_column_int64(q, 0);
@@ -213,7 +197,7 @@ static int stream_seen(struct pf *x, int64_t pid, int64_t tid)
 	for (size_t k = 0; k < x->nstreams; k++)
 		if (x->streams[k] == tid)
 			return 0;
-	if (grow((void **)&x->streams, &x->capstreams, x->nstreams, sizeof *x->streams))
+	if (cvc_grow(&x->streams, &x->capstreams, x->nstreams + 1, sizeof *x->streams, 16))
 		return -1;
 	x->streams[x->nstreams++] = tid;
 	snprintf(tname, sizeof tname, "stream %" PRId64, tid);

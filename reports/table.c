@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "rep_int.h"
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_csv.h"
 
 cvc_status rep_err(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
@@ -79,15 +80,10 @@ long cvc_rep_table_add_row(cvc_rep_table *t)
 {
 	if (t->nrows >= CVC_REP_MAX_ROWS)
 		return -1;
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		rep_cell *nc = realloc(t->cells, cap * (t->ncols ? t->ncols : 1) * sizeof *nc);
-
-		if (!nc)
-			return -1;
-		t->cells = nc;
-		t->cap = cap;
-	}
+	/* cap counts rows: an element is a row of ncols cells. */
+	if (cvc_grow(&t->cells, &t->cap, t->nrows + 1,
+		     (t->ncols ? t->ncols : 1) * sizeof *t->cells, 64) != CVC_OK)
+		return -1;
 	memset(t->cells + t->nrows * t->ncols, 0, t->ncols * sizeof *t->cells);
 	return (long)t->nrows++;
 }
@@ -396,33 +392,6 @@ static int set_text(cvc_rep_table *t, size_t r, size_t c, const char *s)
 	return cvc_rep_table_set_str(t, r, c, s);
 }
 
-/* A growable field buffer with a cap. */
-struct fbuf {
-	char *p;
-	size_t n, cap;
-};
-
-static int fbuf_put(struct fbuf *b, char ch)
-{
-	if (b->n + 1 >= b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		char *np;
-
-		if (cap > CVC_REP_MAX_CELL + 1)
-			cap = CVC_REP_MAX_CELL + 1;
-		if (b->n + 1 >= cap)
-			return -1;
-		np = realloc(b->p, cap);
-		if (!np)
-			return -1;
-		b->p = np;
-		b->cap = cap;
-	}
-	b->p[b->n++] = ch;
-	b->p[b->n] = '\0';
-	return 0;
-}
-
 static int blank_line(const char *s, size_t len, size_t i)
 {
 	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
@@ -455,7 +424,7 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 	cvc_status st = CVC_OK;
 	size_t pos = 0;
 	long line = 1;
-	struct fbuf comments = {0};
+	cvc_buf comments = CVC_BUF_INIT(CVC_REP_MAX_CELL);
 
 	/* Leading '#' lines: the projector's echo of its inputs. */
 	while (pos < len && (s[pos] == '#' || blank_line(s, len, pos))) {
@@ -471,8 +440,8 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 			/* Past CVC_REP_MAX_CELL bytes the echo is cut: it is informational. */
 			for (size_t k = b; k < e; k++)
 				if (s[k] != '\r')
-					(void)fbuf_put(&comments, s[k]);
-			(void)fbuf_put(&comments, '\n');
+					(void)cvc_buf_addc(&comments, s[k]);
+			(void)cvc_buf_addc(&comments, '\n');
 		}
 		pos = e < len ? e + 1 : e;
 		line++;
@@ -538,7 +507,7 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 	t = NULL;
 out:
 	cvc_csv_rec_release(&row);
-	free(comments.p);
+	cvc_buf_free(&comments);
 	cvc_rep_table_free(t);
 	return st;
 }

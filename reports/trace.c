@@ -10,6 +10,7 @@
 
 #include <sqlite3.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_analyze.h"
 #include "cvc/cvc_model.h"
 #include "rep_proj.h"
@@ -110,13 +111,9 @@ static int sum_classes(const cvc_breakdown *b, size_t nb, struct cls_acc **acc, 
 					break;
 			if (j == *nacc) {
 				if (*nacc == cap) {
-					size_t ncap = cap ? cap * 2 : 32;
-					struct cls_acc *na = realloc(a, ncap * sizeof *na);
-
-					if (!na)
+					if (cvc_grow(&a, &cap, cap + 1, sizeof *a, 32) != CVC_OK)
 						return -1;
-					*acc = a = na;
-					cap = ncap;
+					*acc = a;
 				}
 				memset(&a[j], 0, sizeof a[j]);
 				snprintf(a[j].run, sizeof a[j].run, "%s", b[i].run);
