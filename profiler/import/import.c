@@ -340,6 +340,20 @@ void imp_progress(const cvc_import_opts *opts, const char *path, int64_t done,
 		opts->progress(opts->progress_arg, path, done, total);
 }
 
+void imp_stats_add(cvc_import_stats *stats, const cvc_import_stats *add)
+{
+	if (!stats)
+		return;
+	stats->files += add->files;
+	stats->events += add->events;
+	stats->activities += add->activities;
+	stats->collectives += add->collectives;
+	stats->ranges += add->ranges;
+	stats->nccl_rows += add->nccl_rows;
+	stats->op_shapes += add->op_shapes;
+	stats->op_launches += add->op_launches;
+}
+
 static cvc_status import_one(cvc_db *db, int64_t run_id, const char *path,
 			     const cvc_import_opts *opts, cvc_import_stats *stats)
 {
