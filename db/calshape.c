@@ -129,25 +129,6 @@ static int expect(char *why, size_t cap, const char *fmt, ...)
 	return -1;
 }
 
-/* Splits line at commas, in place, into at most PLAN_MAX_FIELDS fields
- * (the last one keeps any further commas); their count. */
-static int split_fields(char *line, char **fld)
-{
-	char *q = line;
-	int nf = 0;
-
-	while (nf < PLAN_MAX_FIELDS) {
-		char *c = strchr(q, ',');
-
-		fld[nf++] = q;
-		if (!c)
-			break;
-		*c = '\0';
-		q = c + 1;
-	}
-	return nf;
-}
-
 /* The field index of every column the plan needs. */
 static int read_header(char **fld, int nf, int ci[NCOLS], char *why, size_t cap)
 {
@@ -272,10 +253,10 @@ cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *
 		goto bad;                                                          \
 	} while (0)
 	while (fgets(line, sizeof line, f)) {
-		char *fld[PLAN_MAX_FIELDS];
+		char *fld[PLAN_MAX_FIELDS], *q = line;
 		cvc_cal_shape s;
 		size_t len = strlen(line);
-		int nf;
+		int nf = 0;
 
 		lineno++;
 		if (len == sizeof line - 1 && line[len - 1] != '\n')
@@ -284,7 +265,15 @@ cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *
 			line[--len] = '\0';
 		if (!len)
 			continue;
-		nf = split_fields(line, fld);
+		while (nf < PLAN_MAX_FIELDS) {
+			char *c = strchr(q, ',');
+
+			fld[nf++] = q;
+			if (!c)
+				break;
+			*c = '\0';
+			q = c + 1;
+		}
 		if (!nh) {
 			if (read_header(fld, nf, ci, why, sizeof why))
 				goto bad;

@@ -332,6 +332,19 @@ static cvc_status top_value(struct kin *k, const char *key, const char *p, size_
 }
 
 /*
+ * The character ch (js_peek's) was not the one wanted: a read error as the
+ * source tells it, else msg at the current byte (at_eof instead at the end
+ * of the file, when not NULL).
+ */
+static cvc_status bad_char(struct kin *k, int ch, const char *msg, const char *at_eof)
+{
+	if (ch == -2)
+		return src_fail(k);
+	return cvc_db_fail(k->db, CVC_ERR_FORMAT, "'%s': byte %lld: %s", k->path,
+			   (long long)js_offset(k->src), ch == -1 && at_eof ? at_eof : msg);
+}
+
+/*
  * Before the next item of the array or object being read (close: its
  * closing bracket): steps over the closing bracket (*end = 1) or, after the
  * first item, over the ',' before the next one, leaving in *ch the
@@ -373,13 +386,8 @@ static cvc_status parse_events(struct kin *k)
 	cvc_status st;
 
 	k->seen_events = 1;
-	ch = js_peek(s);
-	if (ch == -2)
-		return src_fail(k);
-	if (ch != '[')
-		return cvc_db_fail(k->db, CVC_ERR_FORMAT,
-				   "'%s': byte %lld: field 'traceEvents': expected an array",
-				   k->path, (long long)js_offset(s));
+	if ((ch = js_peek(s)) != '[')
+		return bad_char(k, ch, "field 'traceEvents': expected an array", NULL);
 	js_advance(s);
 	for (;;) {
 		if ((st = next_item(k, ']', &first, &end, &ch)))
@@ -427,13 +435,8 @@ static cvc_status read_key(struct kin *k, char *key, size_t keylen)
 		return kin_jc_report(k, &c);
 	m = jv_decode(&kv, key, keylen - 1);
 	key[m < 0 ? 0 : m] = '\0';
-	ch = js_peek(s);
-	if (ch != ':') {
-		if (ch == -2)
-			return src_fail(k);
-		return cvc_db_fail(k->db, CVC_ERR_FORMAT, "'%s': byte %lld: expected ':'",
-				   k->path, (long long)js_offset(s));
-	}
+	if ((ch = js_peek(s)) != ':')
+		return bad_char(k, ch, "expected ':'", NULL);
 	js_advance(s);
 	return CVC_OK;
 }
@@ -448,28 +451,18 @@ static cvc_status parse_document(struct kin *k)
 	char key[64];
 	cvc_status st;
 
-	ch = js_peek(s);
-	if (ch == -2)
-		return src_fail(k);
-	if (ch != '{')
-		return cvc_db_fail(k->db, CVC_ERR_FORMAT, "'%s': byte %lld: %s", k->path,
-				   (long long)js_offset(s),
-				   ch == -1 ? "empty file, expected a JSON object"
-					    : "expected '{' to start a Kineto trace");
+	if ((ch = js_peek(s)) != '{')
+		return bad_char(k, ch, "expected '{' to start a Kineto trace",
+				"empty file, expected a JSON object");
 	js_advance(s);
 	for (;;) {
 		if ((st = next_item(k, '}', &first, &end, &ch)))
 			return st;
 		if (end)
 			break;
-		if (ch != '"') {
-			if (ch == -2)
-				return src_fail(k);
-			return cvc_db_fail(k->db, CVC_ERR_FORMAT, "'%s': byte %lld: %s", k->path,
-					   (long long)js_offset(s),
-					   ch == -1 ? "unexpected end of file, expected a key"
-						    : "expected a string key");
-		}
+		if (ch != '"')
+			return bad_char(k, ch, "expected a string key",
+					"unexpected end of file, expected a key");
 		if ((st = read_key(k, key, sizeof key)))
 			return st;
 		if (strcmp(key, "traceEvents") == 0) {
@@ -482,13 +475,8 @@ static cvc_status parse_document(struct kin *k)
 		if ((st = top_value(k, key, p, n, off)))
 			return st;
 	}
-	ch = js_peek(s);
-	if (ch == -2)
-		return src_fail(k);
-	if (ch != -1)
-		return cvc_db_fail(k->db, CVC_ERR_FORMAT,
-				   "'%s': byte %lld: expected the end of file after the trace object",
-				   k->path, (long long)js_offset(s));
+	if ((ch = js_peek(s)) != -1)
+		return bad_char(k, ch, "expected the end of file after the trace object", NULL);
 	if (!k->seen_events)
 		return cvc_db_fail(k->db, CVC_ERR_FORMAT,
 				   "'%s': byte %lld: no traceEvents array, expected a Kineto trace",
