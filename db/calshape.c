@@ -4,6 +4,7 @@
  * by the runner on a GPU; how an attention shape is measured as GEMMs.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,14 +63,13 @@ static const char *const cols[] = {"kind",     "dtype",   "sub",   "b",     "m",
 				   "backward", "bytes",   "group", "per_node"};
 #define NCOLS (sizeof cols / sizeof cols[0])
 
+static const char *const mem_names[CVC_MODEL_NMEM] = {"elementwise", "norm", "reduction",
+						      "copy",        "gather", "optimizer"};
+
 static const char *sub_name(const cvc_cal_shape *s)
 {
-	if (s->kind == CVC_CAL_MEM) {
-		static const char *const m[CVC_MODEL_NMEM] = {"elementwise", "norm", "reduction",
-							      "copy", "gather", "optimizer"};
-
-		return s->sub >= 0 && s->sub < CVC_MODEL_NMEM ? m[s->sub] : "";
-	}
+	if (s->kind == CVC_CAL_MEM)
+		return s->sub >= 0 && s->sub < CVC_MODEL_NMEM ? mem_names[s->sub] : "";
 	if (s->kind == CVC_CAL_COLL) {
 		const char *n = cvc_model_coll_name((cvc_model_coll)s->sub);
 
@@ -115,12 +115,124 @@ static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 }
 
 #define CSV_LINE_CAP 4096
+#define PLAN_MAX_FIELDS 64
+
+/* What a refused line should have been: the text after "expected " in
+ * why[cap]; returns -1 so callers can `return expect(...)`. */
+static int expect(char *why, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, cap, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* The field index of every column the plan needs. */
+static int read_header(char **fld, int nf, int ci[NCOLS], char *why, size_t cap)
+{
+	for (size_t i = 0; i < NCOLS; i++) {
+		ci[i] = -1;
+		for (int j = 0; j < nf; j++)
+			if (strcmp(fld[j], cols[i]) == 0)
+				ci[i] = j;
+		if (ci[i] < 0)
+			return expect(why, cap, "a calibration plan header with column '%s'",
+				      cols[i]);
+	}
+	return 0;
+}
+
+/* dtype for GEMMs and attention, the attention backend, and their sizes. */
+static int parse_compute(cvc_cal_shape *s, const char *dtype, const char *sub, char *why,
+			 size_t cap)
+{
+	cvc_hw_dtype dt;
+
+	if (cvc_hw_dtype_parse(dtype, &dt))
+		return expect(why, cap, "a dtype, got '%.32s'", dtype);
+	s->dtype = (int)dt;
+	if (s->kind == CVC_CAL_ATTN) {
+		cvc_model_attn_backend be = CVC_ATTN_DEFAULT_TE;
+
+		/* plans written before the backends: empty */
+		if (sub[0] && cvc_model_attn_backend_parse(sub, &be))
+			return expect(why, cap,
+				      "an attention backend (cudnn, fa2, fa4, te-default, "
+				      "torch-default), got '%.32s'",
+				      sub);
+		s->sub = (int)be;
+	}
+	if (s->m < 1 || s->n < 1 || s->k < 1 || s->b < 1 || s->m > 1 << 24 || s->n > 1 << 24 ||
+	    s->k > 1 << 24 || s->b > 1 << 24 ||
+	    (s->kind == CVC_CAL_ATTN && (s->heads < 1 || s->heads > 1 << 16)))
+		return expect(why, cap, "sizes 1..2^24");
+	return 0;
+}
+
+/* The memory-bound class or the collective in column sub, and its sizes. */
+static int parse_traffic(cvc_cal_shape *s, const char *sub, char *why, size_t cap)
+{
+	if (s->kind == CVC_CAL_MEM) {
+		int cls = -1;
+
+		for (int k = 0; k < CVC_MODEL_NMEM; k++)
+			if (strcmp(sub, mem_names[k]) == 0)
+				cls = k;
+		if (cls < 0)
+			return expect(why, cap, "a memory-bound class, got '%.32s'", sub);
+		s->sub = cls;
+		if (s->bytes < 1)
+			return expect(why, cap, "bytes >= 1");
+	} else {
+		cvc_model_coll cl;
+
+		if (cvc_model_coll_parse(sub, &cl))
+			return expect(why, cap, "a collective, got '%.32s'", sub);
+		s->sub = (int)cl;
+		if (s->bytes < 1 || s->group < 2 || s->per_node < 1)
+			return expect(why, cap, "bytes >= 1, group >= 2 and per_node >= 1");
+	}
+	return 0;
+}
+
+/* One data row (fields fld, columns at ci) into *s. */
+static int parse_row(char **fld, const int ci[NCOLS], cvc_cal_shape *s, char *why, size_t cap)
+{
+	int64_t x[NCOLS];
+	int kind = -1;
+
+	memset(s, 0, sizeof *s);
+	for (int k = 0; k < CVC_CAL_NKIND; k++)
+		if (strcmp(fld[ci[0]], cvc_cal_kind_name(k)) == 0)
+			kind = k;
+	if (kind < 0)
+		return expect(why, cap,
+			      "a kind (gemm, attention, membound, collective), got '%.32s'",
+			      fld[ci[0]]);
+	s->kind = kind;
+	for (size_t i = 3; i < NCOLS; i++)
+		if (parse_i64(fld[ci[i]], 0, INT64_C(1) << 40, &x[i]))
+			return expect(why, cap, "a count 0..2^40 in column '%s', got '%.32s'",
+				      cols[i], fld[ci[i]]);
+	s->b = x[3], s->m = x[4], s->n = x[5], s->k = x[6], s->heads = x[7];
+	s->kv_heads = x[8];
+	s->causal = x[9] != 0, s->backward = x[10] != 0;
+	s->bytes = x[11];
+	if (x[12] > 1 << 20 || x[13] > 1 << 20)
+		return expect(why, cap, "a group size under 2^20");
+	s->group = (int)x[12], s->per_node = (int)x[13];
+	if (kind == CVC_CAL_GEMM || kind == CVC_CAL_ATTN)
+		return parse_compute(s, fld[ci[1]], fld[ci[2]], why, cap);
+	return parse_traffic(s, fld[ci[2]], why, cap);
+}
 
 cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *n, char *err,
 				 size_t errlen)
 {
 	FILE *f = NULL;
-	char line[CSV_LINE_CAP];
+	char line[CSV_LINE_CAP], why[256];
 	int ci[NCOLS], lineno = 0, nh = 0;
 	cvc_cal_shape *v = NULL;
 	size_t nv = 0, cap = 0;
@@ -137,14 +249,12 @@ cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *
 	}
 #define BAD(...)                                                                   \
 	do {                                                                       \
-		int o_ = snprintf(err, errlen, "'%s': line %d: expected ", path, lineno); \
-		if (o_ > 0 && (size_t)o_ < errlen)                                 \
-			snprintf(err + o_, errlen - (size_t)o_, __VA_ARGS__);       \
-		st = CVC_ERR_FORMAT;                                               \
-		goto out;                                                          \
+		expect(why, sizeof why, __VA_ARGS__);                              \
+		goto bad;                                                          \
 	} while (0)
 	while (fgets(line, sizeof line, f)) {
-		char *fld[64], *q = line;
+		char *fld[PLAN_MAX_FIELDS], *q = line;
+		cvc_cal_shape s;
 		size_t len = strlen(line);
 		int nf = 0;
 
@@ -155,7 +265,7 @@ cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *
 			line[--len] = '\0';
 		if (!len)
 			continue;
-		while (nf < 64) {
+		while (nf < PLAN_MAX_FIELDS) {
 			char *c = strchr(q, ',');
 
 			fld[nf++] = q;
@@ -165,102 +275,29 @@ cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *
 			q = c + 1;
 		}
 		if (!nh) {
-			for (size_t i = 0; i < NCOLS; i++) {
-				ci[i] = -1;
-				for (int j = 0; j < nf; j++)
-					if (strcmp(fld[j], cols[i]) == 0)
-						ci[i] = j;
-				if (ci[i] < 0)
-					BAD("a calibration plan header with column '%s'", cols[i]);
-			}
+			if (read_header(fld, nf, ci, why, sizeof why))
+				goto bad;
 			nh = nf;
 			continue;
 		}
 		if (nf != nh)
 			BAD("%d fields as in the header, got %d", nh, nf);
-		{
-			cvc_cal_shape s;
-			int64_t x[NCOLS];
-			int kind = -1;
+		if (parse_row(fld, ci, &s, why, sizeof why))
+			goto bad;
+		if (nv == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			cvc_cal_shape *nvv;
 
-			memset(&s, 0, sizeof s);
-			for (int k = 0; k < CVC_CAL_NKIND; k++)
-				if (strcmp(fld[ci[0]], cvc_cal_kind_name(k)) == 0)
-					kind = k;
-			if (kind < 0)
-				BAD("a kind (gemm, attention, membound, collective), got '%.32s'",
-				    fld[ci[0]]);
-			s.kind = kind;
-			for (size_t i = 3; i < NCOLS; i++)
-				if (parse_i64(fld[ci[i]], 0, INT64_C(1) << 40, &x[i]))
-					BAD("a count 0..2^40 in column '%s', got '%.32s'", cols[i],
-					    fld[ci[i]]);
-			s.b = x[3], s.m = x[4], s.n = x[5], s.k = x[6], s.heads = x[7];
-			s.kv_heads = x[8];
-			s.causal = x[9] != 0, s.backward = x[10] != 0;
-			s.bytes = x[11];
-			if (x[12] > 1 << 20 || x[13] > 1 << 20)
-				BAD("a group size under 2^20");
-			s.group = (int)x[12], s.per_node = (int)x[13];
-			if (kind == CVC_CAL_GEMM || kind == CVC_CAL_ATTN) {
-				cvc_hw_dtype dt;
-
-				if (cvc_hw_dtype_parse(fld[ci[1]], &dt))
-					BAD("a dtype, got '%.32s'", fld[ci[1]]);
-				s.dtype = (int)dt;
-				if (kind == CVC_CAL_ATTN) {
-					cvc_model_attn_backend be = CVC_ATTN_DEFAULT_TE;
-
-					/* plans written before the backends: empty */
-					if (fld[ci[2]][0] &&
-					    cvc_model_attn_backend_parse(fld[ci[2]], &be))
-						BAD("an attention backend (cudnn, fa2, fa4, "
-						    "te-default, torch-default), got '%.32s'",
-						    fld[ci[2]]);
-					s.sub = (int)be;
-				}
-				if (s.m < 1 || s.n < 1 || s.k < 1 || s.b < 1 || s.m > 1 << 24 ||
-				    s.n > 1 << 24 || s.k > 1 << 24 || s.b > 1 << 24 ||
-				    (kind == CVC_CAL_ATTN && (s.heads < 1 || s.heads > 1 << 16)))
-					BAD("sizes 1..2^24");
-			} else if (kind == CVC_CAL_MEM) {
-				int cls = -1;
-				static const char *const m[CVC_MODEL_NMEM] = {
-					"elementwise", "norm", "reduction", "copy", "gather",
-					"optimizer"};
-
-				for (int k = 0; k < CVC_MODEL_NMEM; k++)
-					if (strcmp(fld[ci[2]], m[k]) == 0)
-						cls = k;
-				if (cls < 0)
-					BAD("a memory-bound class, got '%.32s'", fld[ci[2]]);
-				s.sub = cls;
-				if (s.bytes < 1)
-					BAD("bytes >= 1");
-			} else {
-				cvc_model_coll cl;
-
-				if (cvc_model_coll_parse(fld[ci[2]], &cl))
-					BAD("a collective, got '%.32s'", fld[ci[2]]);
-				s.sub = (int)cl;
-				if (s.bytes < 1 || s.group < 2 || s.per_node < 1)
-					BAD("bytes >= 1, group >= 2 and per_node >= 1");
+			if (nv >= PLAN_MAX)
+				BAD("at most %u rows", PLAN_MAX);
+			if (!(nvv = realloc(v, nc * sizeof *nvv))) {
+				st = CVC_ERR_NOMEM;
+				snprintf(err, errlen, "out of memory");
+				goto out;
 			}
-			if (nv == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				cvc_cal_shape *nvv;
-
-				if (nv >= PLAN_MAX)
-					BAD("at most %u rows", PLAN_MAX);
-				if (!(nvv = realloc(v, nc * sizeof *nvv))) {
-					st = CVC_ERR_NOMEM;
-					snprintf(err, errlen, "out of memory");
-					goto out;
-				}
-				v = nvv, cap = nc;
-			}
-			v[nv++] = s;
+			v = nvv, cap = nc;
 		}
+		v[nv++] = s;
 	}
 	if (ferror(f)) {
 		snprintf(err, errlen, "'%s': read error", path);
@@ -272,6 +309,10 @@ cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *
 		BAD("a calibration plan header, got an empty file");
 	}
 #undef BAD
+	goto out;
+bad:
+	snprintf(err, errlen, "'%s': line %d: expected %s", path, lineno, why);
+	st = CVC_ERR_FORMAT;
 out:
 	fclose(f);
 	if (st) {

@@ -740,6 +740,31 @@ static cvc_status check_span(cvc_db *db, const char *what, int64_t start, int64_
 			   what, device);
 }
 
+/* The columns activities and ranges both begin with, bound as ?1..?7. */
+struct span_cols {
+	int64_t run_id;
+	int rank, device, kind;
+	int64_t name_id, start_ns, end_ns;
+};
+
+/* Checks the span (what names the row in the message) and binds it. */
+static cvc_status bind_span(cvc_db *db, sqlite3_stmt *st, const char *what, int host_ok,
+			    const struct span_cols *c)
+{
+	cvc_status rc;
+
+	if ((rc = check_span(db, what, c->start_ns, c->end_ns, c->device, host_ok)))
+		return rc;
+	sqlite3_bind_int64(st, 1, c->run_id);
+	sqlite3_bind_int(st, 2, c->rank);
+	sqlite3_bind_int(st, 3, c->device);
+	sqlite3_bind_int(st, 4, c->kind);
+	sqlite3_bind_int64(st, 5, c->name_id);
+	sqlite3_bind_int64(st, 6, c->start_ns);
+	sqlite3_bind_int64(st, 7, c->end_ns);
+	return CVC_OK;
+}
+
 cvc_status cvc_db_activity_add(cvc_db *db, const cvc_activity *a, int64_t *id)
 {
 	sqlite3_stmt *st = stmt(db, S_ACT_ADD);
@@ -747,15 +772,10 @@ cvc_status cvc_db_activity_add(cvc_db *db, const cvc_activity *a, int64_t *id)
 
 	if (!st)
 		return CVC_ERR_DB;
-	if ((rc = check_span(db, "activity", a->start_ns, a->end_ns, a->device, 0)))
+	if ((rc = bind_span(db, st, "activity", 0,
+			    &(struct span_cols){a->run_id, a->rank, a->device, (int)a->kind,
+						a->name_id, a->start_ns, a->end_ns})))
 		return rc;
-	sqlite3_bind_int64(st, 1, a->run_id);
-	sqlite3_bind_int(st, 2, a->rank);
-	sqlite3_bind_int(st, 3, a->device);
-	sqlite3_bind_int(st, 4, (int)a->kind);
-	sqlite3_bind_int64(st, 5, a->name_id);
-	sqlite3_bind_int64(st, 6, a->start_ns);
-	sqlite3_bind_int64(st, 7, a->end_ns);
 	bind_i64_or_null(st, 8, a->stream, -1);
 	bind_i64_or_null(st, 9, a->context, -1);
 	bind_i64_or_null(st, 10, a->correlation, -1);
@@ -804,15 +824,10 @@ cvc_status cvc_db_range_add(cvc_db *db, const cvc_range *r)
 
 	if (!st)
 		return CVC_ERR_DB;
-	if ((rc = check_span(db, "range", r->start_ns, r->end_ns, r->device, 1)))
+	if ((rc = bind_span(db, st, "range", 1,
+			    &(struct span_cols){r->run_id, r->rank, r->device, (int)r->kind,
+						r->name_id, r->start_ns, r->end_ns})))
 		return rc;
-	sqlite3_bind_int64(st, 1, r->run_id);
-	sqlite3_bind_int(st, 2, r->rank);
-	sqlite3_bind_int(st, 3, r->device);
-	sqlite3_bind_int(st, 4, (int)r->kind);
-	sqlite3_bind_int64(st, 5, r->name_id);
-	sqlite3_bind_int64(st, 6, r->start_ns);
-	sqlite3_bind_int64(st, 7, r->end_ns);
 	bind_i64_or_null(st, 8, r->tid, -1);
 	bind_text(st, 9, r->domain);
 	return step_done(db, st, "adding range");

@@ -11,9 +11,14 @@
  * connection and written through the ordinary cvc_db.h writers, which remap
  * string ids by value (the interning hash), activity ids (a collective is
  * read on the same row as its activity and written right after it) and,
- * where the importer numbered them itself, ranks.
+ * where the importer numbered them itself, ranks.  The tables copied row by
+ * row (devices, sources, activities with their collectives, ranges,
+ * nccl-tests rows, op shapes with their launches) go through one routine,
+ * merge_table(), driven by a description of each: its SELECT, where each
+ * column lands in the writer's struct, and the writer.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +43,7 @@ struct merge {
 	char target_name[256];
 	struct rank_map *map;
 	size_t nmap;
-	int64_t rows, acts, colls, ranges, nt, shapes, launches;
+	cvc_import_stats n;     /* what this shard added (n.files stays 0) */
 	int ver;                /* the source's schema version */
 };
 
@@ -215,32 +220,116 @@ out:
 	return ret;
 }
 
-static cvc_status merge_devices(struct merge *m, int64_t src_run)
+/* ---- rows copied as they are: one routine, a table per merged table ---------- */
+
+/* What a source row becomes in its writer's struct (col.as). */
+enum col_as {
+	AS_INT,         /* int or an enum of int size: NULL reads as col.unknown */
+	AS_I32,         /* int32_t: NULL reads as col.unknown */
+	AS_I64,         /* int64_t: NULL reads as col.unknown */
+	AS_F64,         /* double: NULL reads as 0 */
+	AS_TEXT,        /* const char *, borrowed from the statement: NULL stays NULL */
+	AS_RANK,        /* int: the shard's rank as numbered in the target */
+	AS_RANK_OPT,    /* the same, NULL reads as -1 (no rank) */
+	AS_WRITER,      /* read by the table's writer (a name to intern, an old id) */
+};
+
+/* Where the SELECT's column (its place in the table) lands. */
+struct col {
+	enum col_as as;
+	size_t off;       /* offsetof() in the writer's struct */
+	int64_t unknown;
+};
+
+#define COL(as, type, field, unknown) {as, offsetof(type, field), unknown}
+
+_Static_assert(sizeof(cvc_act_kind) == sizeof(int) && sizeof(cvc_range_kind) == sizeof(int),
+	       "AS_INT stores enums as int");
+
+/* cvc_db_source_add()'s arguments as a row. */
+struct source_row {
+	const char *path, *format;
+	int rank;
+	int64_t events;
+};
+
+/* The writers' structs, one of which a row of a merged table fills. */
+union merged_row {
+	cvc_device_info dev;
+	struct source_row src;
+	cvc_activity act;
+	cvc_collective coll;
+	cvc_range range;
+	cvc_nccltest_row nt;
+	cvc_op_shape shape;
+};
+
+struct merged {
+	const char *sql;        /* the run's rows (?1 the shard's run id) in id order */
+	const char *sql_pre3;   /* the same for schema 1-2 shards, where it differs */
+	const struct col *cols; /* cols[i]: column i of the SELECT */
+	size_t ncols;
+	int counts_rows;        /* adds to the rows read (stats->events) */
+	/* Writes the row read from st (ctx: the caller's); counts what it wrote. */
+	cvc_status (*write)(struct merge *m, sqlite3_stmt *st, union merged_row *row, void *ctx);
+};
+
+/* Columns first..first+n of st into the struct at row, as cols say. */
+static void read_cols(const struct merge *m, sqlite3_stmt *st, int first, const struct col *cols,
+		      size_t n, void *row)
+{
+	for (size_t i = 0; i < n; i++) {
+		int c = first + (int)i;
+		char *p = (char *)row + cols[i].off;
+
+		switch (cols[i].as) {
+		case AS_INT:
+			*(int *)p = (int)col_i64(st, c, cols[i].unknown);
+			break;
+		case AS_I32:
+			*(int32_t *)p = (int32_t)col_i64(st, c, cols[i].unknown);
+			break;
+		case AS_I64:
+			*(int64_t *)p = col_i64(st, c, cols[i].unknown);
+			break;
+		case AS_F64:
+			*(double *)p = sqlite3_column_double(st, c);
+			break;
+		case AS_TEXT:
+			*(const char **)p = col_text(st, c);
+			break;
+		case AS_RANK:
+			*(int *)p = map_rank(m, sqlite3_column_int(st, c));
+			break;
+		case AS_RANK_OPT:
+			*(int *)p = sqlite3_column_type(st, c) == SQLITE_NULL
+					    ? -1 : map_rank(m, sqlite3_column_int(st, c));
+			break;
+		case AS_WRITER:
+			break;
+		}
+	}
+}
+
+/* Copies every row of table t for the shard's run src_run. */
+static cvc_status merge_table(struct merge *m, int64_t src_run, const struct merged *t,
+			      void *ctx)
 {
 	sqlite3_stmt *st = NULL;
 	cvc_status ret;
 	int rc;
 
-	if ((ret = prep(m,
-			"SELECT rank, device, name, sm_count, total_mem_bytes, cc_major, "
-			"cc_minor, mem_bw_gbps, clock_khz FROM devices WHERE run_id=?",
-			&st)))
+	if ((ret = prep(m, m->ver < 3 && t->sql_pre3 ? t->sql_pre3 : t->sql, &st)))
 		return ret;
 	sqlite3_bind_int64(st, 1, src_run);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		cvc_device_info d = {
-			.rank = map_rank(m, sqlite3_column_int(st, 0)),
-			.device = sqlite3_column_int(st, 1),
-			.name = col_text(st, 2),
-			.sm_count = (int)col_i64(st, 3, 0),
-			.total_mem_bytes = col_i64(st, 4, 0),
-			.cc_major = (int)col_i64(st, 5, -1),
-			.cc_minor = (int)col_i64(st, 6, -1),
-			.mem_bw_gbps = sqlite3_column_double(st, 7),
-			.clock_khz = col_i64(st, 8, 0),
-		};
+		union merged_row row;
 
-		if ((ret = cvc_db_device_put(m->db, m->run_id, &d)))
+		memset(&row, 0, sizeof row);
+		if (t->counts_rows)
+			m->n.events++;
+		read_cols(m, st, 0, t->cols, t->ncols, &row);
+		if ((ret = t->write(m, st, &row, ctx)))
 			goto out;
 	}
 	if (rc != SQLITE_DONE)
@@ -249,6 +338,313 @@ out:
 	sqlite3_finalize(st);
 	return ret;
 }
+
+/* A row whose name id the shard's strings table lacks (what: the row's
+ * kind in the message, more: what else it lacks). */
+static cvc_status no_name(struct merge *m, const char *what, const char *more)
+{
+	return cvc_db_fail(m->db, CVC_ERR_FORMAT, "'%s': %s %lld: name id not in table strings%s",
+			   m->path, what, (long long)m->n.events, more);
+}
+
+/* Text column i of st interned in the target. */
+static cvc_status intern_col(struct merge *m, sqlite3_stmt *st, int i, int64_t *id)
+{
+	return cvc_db_intern(m->db, col_text(st, i), (size_t)sqlite3_column_bytes(st, i), id);
+}
+
+static cvc_status write_device(struct merge *m, sqlite3_stmt *st, union merged_row *row,
+			       void *ctx)
+{
+	(void)st, (void)ctx;
+	return cvc_db_device_put(m->db, m->run_id, &row->dev);
+}
+
+static const struct col device_cols[] = {
+	COL(AS_RANK, cvc_device_info, rank, 0),
+	COL(AS_INT, cvc_device_info, device, 0),
+	COL(AS_TEXT, cvc_device_info, name, 0),
+	COL(AS_INT, cvc_device_info, sm_count, 0),
+	COL(AS_I64, cvc_device_info, total_mem_bytes, 0),
+	COL(AS_INT, cvc_device_info, cc_major, -1),
+	COL(AS_INT, cvc_device_info, cc_minor, -1),
+	COL(AS_F64, cvc_device_info, mem_bw_gbps, 0),
+	COL(AS_I64, cvc_device_info, clock_khz, 0),
+};
+
+static const struct merged devices = {
+	"SELECT rank, device, name, sm_count, total_mem_bytes, cc_major, "
+	"cc_minor, mem_bw_gbps, clock_khz FROM devices WHERE run_id=?",
+	NULL, device_cols, sizeof device_cols / sizeof device_cols[0], 0, write_device,
+};
+
+static cvc_status write_source(struct merge *m, sqlite3_stmt *st, union merged_row *row,
+			       void *ctx)
+{
+	const struct source_row *r = &row->src;
+
+	(void)st, (void)ctx;
+	return cvc_db_source_add(m->db, m->run_id, r->path ? r->path : "",
+				 r->format ? r->format : "unknown", r->rank, r->events, NULL);
+}
+
+static const struct col source_cols[] = {
+	COL(AS_TEXT, struct source_row, path, 0),
+	COL(AS_TEXT, struct source_row, format, 0),
+	COL(AS_RANK_OPT, struct source_row, rank, 0),
+	COL(AS_I64, struct source_row, events, 0),
+};
+
+static const struct merged sources = {
+	"SELECT path, format, rank, events FROM sources WHERE run_id=? ORDER BY id",
+	NULL, source_cols, sizeof source_cols / sizeof source_cols[0], 0, write_source,
+};
+
+/* Columns 20.. of the activities SELECT: the collective, if any. */
+#define ACT_COLL_COL 20
+
+static const struct col coll_cols[] = {
+	COL(AS_TEXT, cvc_collective, coll, 0),
+	COL(AS_TEXT, cvc_collective, dtype, 0),
+	COL(AS_I64, cvc_collective, in_nelems, -1),
+	COL(AS_I64, cvc_collective, out_nelems, -1),
+	COL(AS_I64, cvc_collective, bytes, -1),
+	COL(AS_INT, cvc_collective, group_size, 0),
+	COL(AS_TEXT, cvc_collective, pg_name, 0),
+	COL(AS_TEXT, cvc_collective, pg_desc, 0),
+	COL(AS_TEXT, cvc_collective, pg_ranks, 0),
+	COL(AS_TEXT, cvc_collective, algo, 0),
+	COL(AS_TEXT, cvc_collective, proto, 0),
+	COL(AS_INT, cvc_collective, root, -1),
+};
+
+/* An activity, and right after it its collective under the new id. */
+static cvc_status write_activity(struct merge *m, sqlite3_stmt *st, union merged_row *row,
+				 void *ctx)
+{
+	cvc_activity *a = &row->act;
+	int64_t id;
+	cvc_status ret;
+
+	(void)ctx;
+	a->run_id = m->run_id;
+	if (!col_text(st, 3))
+		return no_name(m, "activity", "");
+	if ((ret = intern_col(m, st, 3, &a->name_id)) ||
+	    (ret = cvc_db_activity_add(m->db, a, &id))) {
+		if (ret == CVC_ERR_FORMAT) {
+			char why[512];
+
+			snprintf(why, sizeof why, "%s", cvc_db_errmsg(m->db));
+			ret = cvc_db_fail(m->db, ret, "'%s': activity %lld: %s", m->path,
+					  (long long)m->n.activities + 1, why);
+		}
+		return ret;
+	}
+	m->n.activities++;
+	if (sqlite3_column_type(st, ACT_COLL_COL) != SQLITE_NULL) {
+		cvc_collective c = {.activity_id = id};
+
+		read_cols(m, st, ACT_COLL_COL + 1, coll_cols, sizeof coll_cols / sizeof coll_cols[0],
+			  &c);
+		if ((ret = cvc_db_collective_add(m->db, &c)))
+			return ret;
+		m->n.collectives++;
+	}
+	return CVC_OK;
+}
+
+static const struct col activity_cols[] = {
+	COL(AS_RANK, cvc_activity, rank, 0),
+	COL(AS_INT, cvc_activity, device, 0),
+	COL(AS_INT, cvc_activity, kind, 0),
+	{AS_WRITER, 0, 0}, /* the name */
+	COL(AS_I64, cvc_activity, start_ns, 0),
+	COL(AS_I64, cvc_activity, end_ns, 0),
+	COL(AS_I64, cvc_activity, stream, -1),
+	COL(AS_I64, cvc_activity, context, -1),
+	COL(AS_I64, cvc_activity, correlation, -1),
+	COL(AS_I64, cvc_activity, external_id, -1),
+	COL(AS_I32, cvc_activity, grid[0], 0),
+	COL(AS_I32, cvc_activity, grid[1], 0),
+	COL(AS_I32, cvc_activity, grid[2], 0),
+	COL(AS_I32, cvc_activity, block[0], 0),
+	COL(AS_I32, cvc_activity, block[1], 0),
+	COL(AS_I32, cvc_activity, block[2], 0),
+	COL(AS_I32, cvc_activity, registers, 0),
+	COL(AS_I64, cvc_activity, shared_mem_bytes, 0),
+	COL(AS_I64, cvc_activity, bytes, 0),
+	COL(AS_I32, cvc_activity, copy_kind, 0),
+};
+
+/* One pass, in id order: a collective follows its activity's new id. */
+static const struct merged activities = {
+	"SELECT a.rank, a.device, a.kind, s.value, a.start_ns, a.end_ns, "
+	"a.stream, a.context, a.correlation, a.external_id, a.grid_x, a.grid_y, "
+	"a.grid_z, a.block_x, a.block_y, a.block_z, a.registers, "
+	"a.shared_mem_bytes, a.bytes, a.copy_kind, "
+	"c.activity_id, c.coll, c.dtype, c.in_nelems, c.out_nelems, c.bytes, "
+	"c.group_size, c.pg_name, c.pg_desc, c.pg_ranks, c.algo, c.proto, c.root "
+	"FROM activities a LEFT JOIN strings s ON s.id=a.name_id "
+	"LEFT JOIN collectives c ON c.activity_id=a.id "
+	"WHERE a.run_id=? ORDER BY a.id",
+	NULL, activity_cols, sizeof activity_cols / sizeof activity_cols[0], 1, write_activity,
+};
+
+static cvc_status write_range(struct merge *m, sqlite3_stmt *st, union merged_row *row,
+			      void *ctx)
+{
+	cvc_status ret;
+
+	(void)ctx;
+	row->range.run_id = m->run_id;
+	if (!col_text(st, 3))
+		return no_name(m, "range", "");
+	if ((ret = intern_col(m, st, 3, &row->range.name_id)) ||
+	    (ret = cvc_db_range_add(m->db, &row->range)))
+		return ret;
+	m->n.ranges++;
+	return CVC_OK;
+}
+
+static const struct col range_cols[] = {
+	COL(AS_RANK, cvc_range, rank, 0),
+	COL(AS_INT, cvc_range, device, 0),
+	COL(AS_INT, cvc_range, kind, 0),
+	{AS_WRITER, 0, 0}, /* the name */
+	COL(AS_I64, cvc_range, start_ns, 0),
+	COL(AS_I64, cvc_range, end_ns, 0),
+	COL(AS_I64, cvc_range, tid, -1),
+	COL(AS_TEXT, cvc_range, domain, 0),
+};
+
+static const struct merged ranges = {
+	"SELECT r.rank, r.device, r.kind, s.value, r.start_ns, r.end_ns, r.tid, "
+	"r.domain FROM ranges r LEFT JOIN strings s ON s.id=r.name_id "
+	"WHERE r.run_id=? ORDER BY r.id",
+	NULL, range_cols, sizeof range_cols / sizeof range_cols[0], 1, write_range,
+};
+
+static cvc_status write_nccltest(struct merge *m, sqlite3_stmt *st, union merged_row *row,
+				 void *ctx)
+{
+	cvc_status ret;
+
+	(void)st, (void)ctx;
+	row->nt.run_id = m->run_id;
+	if (!row->nt.op)
+		row->nt.op = "unknown";
+	if ((ret = cvc_db_nccltest_add(m->db, &row->nt)))
+		return ret;
+	m->n.nccl_rows++;
+	return CVC_OK;
+}
+
+static const struct col nccltest_cols[] = {
+	COL(AS_TEXT, cvc_nccltest_row, op, 0),
+	COL(AS_INT, cvc_nccltest_row, nranks, 0),
+	COL(AS_I64, cvc_nccltest_row, size_bytes, 0),
+	COL(AS_I64, cvc_nccltest_row, count, 0),
+	COL(AS_TEXT, cvc_nccltest_row, dtype, 0),
+	COL(AS_TEXT, cvc_nccltest_row, redop, 0),
+	COL(AS_INT, cvc_nccltest_row, root, -1),
+	COL(AS_INT, cvc_nccltest_row, in_place, 0),
+	COL(AS_F64, cvc_nccltest_row, time_us, 0),
+	COL(AS_F64, cvc_nccltest_row, algbw_gbps, 0),
+	COL(AS_F64, cvc_nccltest_row, busbw_gbps, 0),
+	COL(AS_I64, cvc_nccltest_row, wrong, -1),
+	COL(AS_INT, cvc_nccltest_row, gpus_per_node, 0),
+	COL(AS_TEXT, cvc_nccltest_row, algo, 0),
+};
+
+/* schema 3 added gpus_per_node and algo */
+static const struct merged nccl_tests = {
+	"SELECT op, nranks, size_bytes, count, dtype, redop, root, in_place, "
+	"time_us, algbw_gbps, busbw_gbps, wrong, gpus_per_node, algo "
+	"FROM nccl_tests WHERE run_id=? ORDER BY id",
+	"SELECT op, nranks, size_bytes, count, dtype, redop, root, in_place, "
+	"time_us, algbw_gbps, busbw_gbps, wrong, NULL, NULL "
+	"FROM nccl_tests WHERE run_id=? ORDER BY id",
+	nccltest_cols, sizeof nccltest_cols / sizeof nccltest_cols[0], 1, write_nccltest,
+};
+
+/* The op's launches (op_launches) under its new id. */
+static cvc_status merge_launches(struct merge *m, sqlite3_stmt *q, int64_t old_id,
+				 int64_t new_id, int rank)
+{
+	int rc;
+	cvc_status ret = CVC_OK;
+
+	sqlite3_reset(q);
+	sqlite3_bind_int64(q, 1, old_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if ((ret = cvc_db_op_launch_add(m->db, new_id, m->run_id, rank,
+						sqlite3_column_int64(q, 0))))
+			return ret;
+		m->n.op_launches++;
+	}
+	return rc == SQLITE_DONE ? CVC_OK : src_fail(m);
+}
+
+/* An op shape, then its launches (ctx: the op_launches query, or NULL). */
+static cvc_status write_op_shape(struct merge *m, sqlite3_stmt *st, union merged_row *row,
+				 void *ctx)
+{
+	cvc_op_shape *r = &row->shape;
+	int64_t new_id;
+	cvc_status ret;
+
+	r->run_id = m->run_id;
+	if (!col_text(st, 2) || !r->dims)
+		return no_name(m, "op shape", " or no dims");
+	r->dims_len = (size_t)sqlite3_column_bytes(st, 3);
+	r->types_len = r->types ? (size_t)sqlite3_column_bytes(st, 4) : 0;
+	if ((ret = intern_col(m, st, 2, &r->name_id)) ||
+	    (ret = cvc_db_op_shape_add(m->db, r, &new_id)))
+		return ret;
+	m->n.op_shapes++;
+	if (ctx && (ret = merge_launches(m, ctx, sqlite3_column_int64(st, 5), new_id, r->rank)))
+		return ret;
+	return CVC_OK;
+}
+
+static const struct col op_shape_cols[] = {
+	COL(AS_RANK, cvc_op_shape, rank, 0),
+	COL(AS_I64, cvc_op_shape, external_id, 0),
+	{AS_WRITER, 0, 0}, /* the name */
+	COL(AS_TEXT, cvc_op_shape, dims, 0),
+	COL(AS_TEXT, cvc_op_shape, types, 0),
+	{AS_WRITER, 0, 0}, /* the shard's id, for its launches */
+};
+
+static const struct merged op_shapes = {
+	"SELECT o.rank, o.external_id, s.value, o.dims, o.types, o.id "
+	"FROM op_shapes o LEFT JOIN strings s ON s.id=o.name_id "
+	"WHERE o.run_id=? ORDER BY o.id",
+	NULL, op_shape_cols, sizeof op_shape_cols / sizeof op_shape_cols[0], 1, write_op_shape,
+};
+
+/* op_shapes rows (GEMM-like ops with their Input Dims) and their
+ * op_launches; a shard written before a table existed has none to give. */
+static cvc_status merge_op_shapes(struct merge *m, int64_t src_run)
+{
+	sqlite3_stmt *lq = NULL;
+	cvc_status ret;
+	int has;
+
+	if ((has = cvc_db_sqlite_has_table(m->src, "op_shapes")) < 0)
+		return src_fail(m);
+	if (!has)
+		return CVC_OK;
+	if ((has = cvc_db_sqlite_has_table(m->src, "op_launches")) < 0)
+		return src_fail(m);
+	if (has && (ret = prep(m, "SELECT correlation FROM op_launches WHERE shape_id=?", &lq)))
+		return ret;
+	ret = merge_table(m, src_run, &op_shapes, lq);
+	sqlite3_finalize(lq);
+	return ret;
+}
+
 
 static int is_integer(const char *s, int64_t *v)
 {
@@ -315,293 +711,6 @@ out:
 	return ret;
 }
 
-static cvc_status merge_sources(struct merge *m, int64_t src_run)
-{
-	sqlite3_stmt *st = NULL;
-	cvc_status ret;
-	int rc;
-
-	if ((ret = prep(m, "SELECT path, format, rank, events FROM sources WHERE run_id=? "
-			   "ORDER BY id", &st)))
-		return ret;
-	sqlite3_bind_int64(st, 1, src_run);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *p = col_text(st, 0), *f = col_text(st, 1);
-		int rank = sqlite3_column_type(st, 2) == SQLITE_NULL
-				   ? -1 : map_rank(m, sqlite3_column_int(st, 2));
-
-		if ((ret = cvc_db_source_add(m->db, m->run_id, p ? p : "", f ? f : "unknown", rank,
-					     col_i64(st, 3, 0), NULL)))
-			goto out;
-	}
-	if (rc != SQLITE_DONE)
-		ret = src_fail(m);
-out:
-	sqlite3_finalize(st);
-	return ret;
-}
-
-static cvc_status merge_activities(struct merge *m, int64_t src_run)
-{
-	sqlite3_stmt *st = NULL;
-	cvc_status ret;
-	int rc;
-
-	/* One pass, in id order: a collective follows its activity's new id. */
-	if ((ret = prep(m,
-			"SELECT a.rank, a.device, a.kind, s.value, a.start_ns, a.end_ns, "
-			"a.stream, a.context, a.correlation, a.external_id, a.grid_x, a.grid_y, "
-			"a.grid_z, a.block_x, a.block_y, a.block_z, a.registers, "
-			"a.shared_mem_bytes, a.bytes, a.copy_kind, "
-			"c.activity_id, c.coll, c.dtype, c.in_nelems, c.out_nelems, c.bytes, "
-			"c.group_size, c.pg_name, c.pg_desc, c.pg_ranks, c.algo, c.proto, c.root "
-			"FROM activities a LEFT JOIN strings s ON s.id=a.name_id "
-			"LEFT JOIN collectives c ON c.activity_id=a.id "
-			"WHERE a.run_id=? ORDER BY a.id",
-			&st)))
-		return ret;
-	sqlite3_bind_int64(st, 1, src_run);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		cvc_activity a = {.run_id = m->run_id};
-		const char *name = col_text(st, 3);
-		int64_t id;
-
-		m->rows++;
-		if (!name) {
-			ret = cvc_db_fail(m->db, CVC_ERR_FORMAT,
-					  "'%s': activity %lld: name id not in table strings", m->path,
-					  (long long)m->rows);
-			goto out;
-		}
-		a.rank = map_rank(m, sqlite3_column_int(st, 0));
-		a.device = sqlite3_column_int(st, 1);
-		a.kind = (cvc_act_kind)sqlite3_column_int(st, 2);
-		a.start_ns = sqlite3_column_int64(st, 4);
-		a.end_ns = sqlite3_column_int64(st, 5);
-		a.stream = col_i64(st, 6, -1);
-		a.context = col_i64(st, 7, -1);
-		a.correlation = col_i64(st, 8, -1);
-		a.external_id = col_i64(st, 9, -1);
-		for (int i = 0; i < 3; i++) {
-			a.grid[i] = (int32_t)col_i64(st, 10 + i, 0);
-			a.block[i] = (int32_t)col_i64(st, 13 + i, 0);
-		}
-		a.registers = (int32_t)col_i64(st, 16, 0);
-		a.shared_mem_bytes = col_i64(st, 17, 0);
-		a.bytes = col_i64(st, 18, 0);
-		a.copy_kind = (int32_t)col_i64(st, 19, 0);
-		if ((ret = cvc_db_intern(m->db, name, (size_t)sqlite3_column_bytes(st, 3),
-					 &a.name_id)) ||
-		    (ret = cvc_db_activity_add(m->db, &a, &id))) {
-			if (ret == CVC_ERR_FORMAT) {
-				char why[512];
-
-				snprintf(why, sizeof why, "%s", cvc_db_errmsg(m->db));
-				ret = cvc_db_fail(m->db, ret, "'%s': activity %lld: %s", m->path,
-						  (long long)m->acts + 1, why);
-			}
-			goto out;
-		}
-		m->acts++;
-		if (sqlite3_column_type(st, 20) != SQLITE_NULL) {
-			cvc_collective c = {
-				.activity_id = id,
-				.coll = col_text(st, 21),
-				.dtype = col_text(st, 22),
-				.in_nelems = col_i64(st, 23, -1),
-				.out_nelems = col_i64(st, 24, -1),
-				.bytes = col_i64(st, 25, -1),
-				.group_size = (int)col_i64(st, 26, 0),
-				.pg_name = col_text(st, 27),
-				.pg_desc = col_text(st, 28),
-				.pg_ranks = col_text(st, 29),
-				.algo = col_text(st, 30),
-				.proto = col_text(st, 31),
-				.root = (int)col_i64(st, 32, -1),
-			};
-
-			if ((ret = cvc_db_collective_add(m->db, &c)))
-				goto out;
-			m->colls++;
-		}
-	}
-	if (rc != SQLITE_DONE)
-		ret = src_fail(m);
-out:
-	sqlite3_finalize(st);
-	return ret;
-}
-
-static cvc_status merge_ranges(struct merge *m, int64_t src_run)
-{
-	sqlite3_stmt *st = NULL;
-	cvc_status ret;
-	int rc;
-
-	if ((ret = prep(m,
-			"SELECT r.rank, r.device, r.kind, s.value, r.start_ns, r.end_ns, r.tid, "
-			"r.domain FROM ranges r LEFT JOIN strings s ON s.id=r.name_id "
-			"WHERE r.run_id=? ORDER BY r.id",
-			&st)))
-		return ret;
-	sqlite3_bind_int64(st, 1, src_run);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		cvc_range r = {.run_id = m->run_id};
-		const char *name = col_text(st, 3);
-
-		m->rows++;
-		if (!name) {
-			ret = cvc_db_fail(m->db, CVC_ERR_FORMAT,
-					  "'%s': range %lld: name id not in table strings", m->path,
-					  (long long)m->rows);
-			goto out;
-		}
-		r.rank = map_rank(m, sqlite3_column_int(st, 0));
-		r.device = sqlite3_column_int(st, 1);
-		r.kind = (cvc_range_kind)sqlite3_column_int(st, 2);
-		r.start_ns = sqlite3_column_int64(st, 4);
-		r.end_ns = sqlite3_column_int64(st, 5);
-		r.tid = col_i64(st, 6, -1);
-		r.domain = col_text(st, 7);
-		if ((ret = cvc_db_intern(m->db, name, (size_t)sqlite3_column_bytes(st, 3),
-					 &r.name_id)) ||
-		    (ret = cvc_db_range_add(m->db, &r)))
-			goto out;
-		m->ranges++;
-	}
-	if (rc != SQLITE_DONE)
-		ret = src_fail(m);
-out:
-	sqlite3_finalize(st);
-	return ret;
-}
-
-
-/* The op's launches (op_launches) under its new id. */
-static cvc_status merge_launches(struct merge *m, sqlite3_stmt *q, int64_t old_id,
-				 int64_t new_id, int rank)
-{
-	int rc;
-	cvc_status ret = CVC_OK;
-
-	sqlite3_reset(q);
-	sqlite3_bind_int64(q, 1, old_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if ((ret = cvc_db_op_launch_add(m->db, new_id, m->run_id, rank,
-						sqlite3_column_int64(q, 0))))
-			return ret;
-		m->launches++;
-	}
-	return rc == SQLITE_DONE ? CVC_OK : src_fail(m);
-}
-
-/* op_shapes rows (GEMM-like ops with their Input Dims) and their
- * op_launches; a shard written before a table existed has none to give. */
-static cvc_status merge_op_shapes(struct merge *m, int64_t src_run)
-{
-	sqlite3_stmt *st = NULL, *lq = NULL;
-	cvc_status ret;
-	int rc, has;
-
-	if ((has = cvc_db_sqlite_has_table(m->src, "op_shapes")) < 0)
-		return src_fail(m);
-	if (!has)
-		return CVC_OK;
-	if ((has = cvc_db_sqlite_has_table(m->src, "op_launches")) < 0)
-		return src_fail(m);
-	if (has && (ret = prep(m, "SELECT correlation FROM op_launches WHERE shape_id=?", &lq)))
-		return ret;
-	if ((ret = prep(m,
-			"SELECT o.rank, o.external_id, s.value, o.dims, o.types, o.id "
-			"FROM op_shapes o LEFT JOIN strings s ON s.id=o.name_id "
-			"WHERE o.run_id=? ORDER BY o.id",
-			&st)))
-		goto out;
-	sqlite3_bind_int64(st, 1, src_run);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		cvc_op_shape r = {.run_id = m->run_id};
-		const char *name = col_text(st, 2);
-		int64_t new_id;
-
-		m->rows++;
-		r.dims = col_text(st, 3);
-		if (!name || !r.dims) {
-			ret = cvc_db_fail(m->db, CVC_ERR_FORMAT,
-					  "'%s': op shape %lld: name id not in table strings or no dims",
-					  m->path, (long long)m->rows);
-			goto out;
-		}
-		r.rank = map_rank(m, sqlite3_column_int(st, 0));
-		r.external_id = sqlite3_column_int64(st, 1);
-		r.dims_len = (size_t)sqlite3_column_bytes(st, 3);
-		r.types = col_text(st, 4);
-		r.types_len = r.types ? (size_t)sqlite3_column_bytes(st, 4) : 0;
-		if ((ret = cvc_db_intern(m->db, name, (size_t)sqlite3_column_bytes(st, 2),
-					 &r.name_id)) ||
-		    (ret = cvc_db_op_shape_add(m->db, &r, &new_id)))
-			goto out;
-		m->shapes++;
-		if (lq && (ret = merge_launches(m, lq, sqlite3_column_int64(st, 5), new_id, r.rank)))
-			goto out;
-	}
-	if (rc != SQLITE_DONE)
-		ret = src_fail(m);
-out:
-	sqlite3_finalize(st);
-	sqlite3_finalize(lq);
-	return ret;
-}
-
-static cvc_status merge_nccl_tests(struct merge *m, int64_t src_run)
-{
-	sqlite3_stmt *st = NULL;
-	cvc_status ret;
-	int rc;
-
-	/* schema 3 added gpus_per_node and algo */
-	if ((ret = prep(m,
-			m->ver >= 3
-				? "SELECT op, nranks, size_bytes, count, dtype, redop, root, in_place, "
-				  "time_us, algbw_gbps, busbw_gbps, wrong, gpus_per_node, algo "
-				  "FROM nccl_tests WHERE run_id=? ORDER BY id"
-				: "SELECT op, nranks, size_bytes, count, dtype, redop, root, in_place, "
-				  "time_us, algbw_gbps, busbw_gbps, wrong, NULL, NULL "
-				  "FROM nccl_tests WHERE run_id=? ORDER BY id",
-			&st)))
-		return ret;
-	sqlite3_bind_int64(st, 1, src_run);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *op = col_text(st, 0);
-		cvc_nccltest_row r = {
-			.run_id = m->run_id,
-			.op = op ? op : "unknown",
-			.nranks = (int)col_i64(st, 1, 0),
-			.size_bytes = sqlite3_column_int64(st, 2),
-			.count = sqlite3_column_int64(st, 3),
-			.dtype = col_text(st, 4),
-			.redop = col_text(st, 5),
-			.root = (int)col_i64(st, 6, -1),
-			.in_place = sqlite3_column_int(st, 7),
-			.time_us = sqlite3_column_double(st, 8),
-			.algbw_gbps = sqlite3_column_double(st, 9),
-			.busbw_gbps = sqlite3_column_double(st, 10),
-			.wrong = col_i64(st, 11, -1),
-			.gpus_per_node = (int)col_i64(st, 12, 0),
-			.algo = col_text(st, 13),
-		};
-
-		m->rows++;
-		if ((ret = cvc_db_nccltest_add(m->db, &r)))
-			goto out;
-		m->nt++;
-	}
-	if (rc != SQLITE_DONE)
-		ret = src_fail(m);
-out:
-	sqlite3_finalize(st);
-	return ret;
-}
-
 static cvc_status merge_run(struct merge *m, int64_t src_run, sqlite3_stmt *run)
 {
 	cvc_run_info ri = {
@@ -642,10 +751,11 @@ static cvc_status merge_run(struct merge *m, int64_t src_run, sqlite3_stmt *run)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return src_fail(m);
-	if ((ret = merge_ranks(m, src_run, &rs)) || (ret = merge_devices(m, src_run)) ||
-	    (ret = merge_meta(m, src_run)) || (ret = merge_sources(m, src_run)) ||
-	    (ret = merge_activities(m, src_run)) || (ret = merge_ranges(m, src_run)) ||
-	    (ret = merge_nccl_tests(m, src_run)) || (ret = merge_op_shapes(m, src_run)))
+	if ((ret = merge_ranks(m, src_run, &rs)) || (ret = merge_table(m, src_run, &devices, NULL)) ||
+	    (ret = merge_meta(m, src_run)) || (ret = merge_table(m, src_run, &sources, NULL)) ||
+	    (ret = merge_table(m, src_run, &activities, NULL)) ||
+	    (ret = merge_table(m, src_run, &ranges, NULL)) ||
+	    (ret = merge_table(m, src_run, &nccl_tests, NULL)) || (ret = merge_op_shapes(m, src_run)))
 		return ret;
 	return CVC_OK;
 }
@@ -754,15 +864,7 @@ cvc_status cvc_import_cvcdb(cvc_db *db, int64_t run_id, const char *path,
 		goto out;
 	}
 	imp_progress(opts, path, 1, 1);
-	if (stats) {
-		stats->events += m.rows;
-		stats->activities += m.acts;
-		stats->collectives += m.colls;
-		stats->ranges += m.ranges;
-		stats->nccl_rows += m.nt;
-		stats->op_shapes += m.shapes;
-		stats->op_launches += m.launches;
-	}
+	imp_stats_add(stats, &m.n);
 out:
 	sqlite3_finalize(runs);
 	if (m.src)

@@ -340,6 +340,20 @@ void imp_progress(const cvc_import_opts *opts, const char *path, int64_t done,
 		opts->progress(opts->progress_arg, path, done, total);
 }
 
+void imp_stats_add(cvc_import_stats *stats, const cvc_import_stats *add)
+{
+	if (!stats)
+		return;
+	stats->files += add->files;
+	stats->events += add->events;
+	stats->activities += add->activities;
+	stats->collectives += add->collectives;
+	stats->ranges += add->ranges;
+	stats->nccl_rows += add->nccl_rows;
+	stats->op_shapes += add->op_shapes;
+	stats->op_launches += add->op_launches;
+}
+
 static cvc_status import_one(cvc_db *db, int64_t run_id, const char *path,
 			     const cvc_import_opts *opts, cvc_import_stats *stats)
 {
@@ -468,17 +482,6 @@ static void *worker(void *arg)
 	}
 }
 
-static void add_stats(cvc_import_stats *to, const cvc_import_stats *s)
-{
-	to->events += s->events;
-	to->activities += s->activities;
-	to->collectives += s->collectives;
-	to->ranges += s->ranges;
-	to->nccl_rows += s->nccl_rows;
-	to->op_shapes += s->op_shapes;
-	to->op_launches += s->op_launches;
-}
-
 /*
  * With -j N, files are parsed by N threads, each into its own shard database
  * under $TMPDIR; the main thread then merges the shards in file order.  The
@@ -548,7 +551,7 @@ static cvc_status import_parallel(cvc_db *db, int64_t run_id, const char *const 
 			}
 			goto out;
 		}
-		add_stats(stats, &j->stats);
+		imp_stats_add(stats, &j->stats);
 		imp_progress(opts, j->path, i + 1, n);
 	}
 out:

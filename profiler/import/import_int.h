@@ -116,4 +116,7 @@ cvc_status imp_detect_buf(const char *path, const unsigned char *buf, size_t n,
 void imp_progress(const cvc_import_opts *opts, const char *path, int64_t done,
 		  int64_t total);
 
+/* Adds an importer's counts (files included) to *stats; stats may be NULL. */
+void imp_stats_add(cvc_import_stats *stats, const cvc_import_stats *add);
+
 #endif

@@ -556,6 +556,18 @@ static int is_digit(int ch)
 	return ch >= '0' && ch <= '9';
 }
 
+/* Steps *q over one or more digits; a failure (what) at *q when none. */
+static int skip_digits(jcur *c, const char **q, const char *what)
+{
+	if (*q >= c->end || !is_digit((unsigned char)**q)) {
+		c->p = *q;
+		return jc_fail(c, "%s", what);
+	}
+	while (*q < c->end && is_digit((unsigned char)**q))
+		(*q)++;
+	return 0;
+}
+
 static int jc_number(jcur *c, jval *v)
 {
 	const char *q = c->p;
@@ -565,36 +577,23 @@ static int jc_number(jcur *c, jval *v)
 	v->off = c->base_off + (c->p - c->base);
 	if (q < c->end && *q == '-')
 		q++;
-	if (q < c->end && *q == '0') {
+	if (q < c->end && *q == '0')
 		q++;
-	} else if (q < c->end && is_digit((unsigned char)*q)) {
-		while (q < c->end && is_digit((unsigned char)*q))
-			q++;
-	} else {
-		c->p = q;
-		return jc_fail(c, "expected a digit");
-	}
+	else if (skip_digits(c, &q, "expected a digit"))
+		return -1;
 	if (q < c->end && *q == '.') {
 		v->flt = 1;
 		q++;
-		if (q >= c->end || !is_digit((unsigned char)*q)) {
-			c->p = q;
-			return jc_fail(c, "expected a digit after '.'");
-		}
-		while (q < c->end && is_digit((unsigned char)*q))
-			q++;
+		if (skip_digits(c, &q, "expected a digit after '.'"))
+			return -1;
 	}
 	if (q < c->end && (*q == 'e' || *q == 'E')) {
 		v->flt = 1;
 		q++;
 		if (q < c->end && (*q == '+' || *q == '-'))
 			q++;
-		if (q >= c->end || !is_digit((unsigned char)*q)) {
-			c->p = q;
-			return jc_fail(c, "expected a digit in the exponent");
-		}
-		while (q < c->end && is_digit((unsigned char)*q))
-			q++;
+		if (skip_digits(c, &q, "expected a digit in the exponent"))
+			return -1;
 	}
 	v->p = c->p;
 	v->n = (size_t)(q - c->p);

@@ -235,24 +235,38 @@ static void put(struct cvci_decoder *d, uint32_t type, const void *p, uint32_t l
 	d->records++;
 }
 
+/*
+ * The fields every activity record has, into *a.  0 when the record is
+ * kept; 1 when it is dropped: untimed, or outside the window (counted).
+ */
+static int act_begin(struct cvci_decoder *d, struct cvc_spool_act *a, uint8_t kind,
+		     uint32_t device, uint64_t start, uint64_t end, uint32_t stream,
+		     uint32_t ctx, uint32_t corr)
+{
+	if (untimed(d, start, end))
+		return 1;
+	if (out_of_window(d, start)) {
+		d->filtered++;
+		return 1;
+	}
+	memset(a, 0, sizeof *a);
+	a->kind = kind;
+	a->device = device;
+	a->start_ns = (int64_t)start;
+	a->end_ns = (int64_t)end;
+	a->stream = stream;
+	a->context = ctx;
+	a->correlation = corr;
+	return 0;
+}
+
 static void dec_kernel(struct cvci_decoder *d, const CUpti_ActivityKernel10 *k)
 {
 	struct cvc_spool_act a;
 
-	if (untimed(d, k->start, k->end))
+	if (act_begin(d, &a, 1 /* CVC_ACT_KERNEL */, k->deviceId, k->start, k->end, k->streamId,
+		      k->contextId, k->correlationId))
 		return;
-	if (out_of_window(d, k->start)) {
-		d->filtered++;
-		return;
-	}
-	memset(&a, 0, sizeof a);
-	a.kind = 1; /* CVC_ACT_KERNEL */
-	a.device = k->deviceId;
-	a.start_ns = (int64_t)k->start;
-	a.end_ns = (int64_t)k->end;
-	a.stream = k->streamId;
-	a.context = k->contextId;
-	a.correlation = k->correlationId;
 	a.name_sid = name_sid(d, k->name);
 	a.grid[0] = k->gridX;
 	a.grid[1] = k->gridY;
@@ -280,21 +294,9 @@ static void dec_copy(struct cvci_decoder *d, uint32_t device, uint8_t copy_kind,
 	const char *nm = copy_kind < sizeof copy_names / sizeof copy_names[0]
 				 ? copy_names[copy_kind] : copy_names[0];
 
-	if (untimed(d, start, end))
+	if (act_begin(d, &a, 2 /* CVC_ACT_MEMCPY */, device, start, end, stream, ctx, corr))
 		return;
-	if (out_of_window(d, start)) {
-		d->filtered++;
-		return;
-	}
-	memset(&a, 0, sizeof a);
-	a.kind = 2; /* CVC_ACT_MEMCPY */
 	a.copy_kind = copy_kind;
-	a.device = device;
-	a.start_ns = (int64_t)start;
-	a.end_ns = (int64_t)end;
-	a.stream = stream;
-	a.context = ctx;
-	a.correlation = corr;
 	a.name_sid = name_sid(d, nm);
 	a.bytes = (int64_t)bytes;
 	put(d, CVC_SPOOL_ACT, &a, sizeof a);
@@ -304,20 +306,9 @@ static void dec_memset(struct cvci_decoder *d, const CUpti_ActivityMemset4 *m)
 {
 	struct cvc_spool_act a;
 
-	if (untimed(d, m->start, m->end))
+	if (act_begin(d, &a, 3 /* CVC_ACT_MEMSET */, m->deviceId, m->start, m->end, m->streamId,
+		      m->contextId, m->correlationId))
 		return;
-	if (out_of_window(d, m->start)) {
-		d->filtered++;
-		return;
-	}
-	memset(&a, 0, sizeof a);
-	a.kind = 3; /* CVC_ACT_MEMSET */
-	a.device = m->deviceId;
-	a.start_ns = (int64_t)m->start;
-	a.end_ns = (int64_t)m->end;
-	a.stream = m->streamId;
-	a.context = m->contextId;
-	a.correlation = m->correlationId;
 	a.name_sid = name_sid(d, "Memset");
 	a.bytes = (int64_t)m->bytes;
 	put(d, CVC_SPOOL_ACT, &a, sizeof a);

@@ -579,12 +579,10 @@ static const char *cbname(uint32_t domain, uint32_t cbid)
 	return nm;
 }
 
-static int env_rank(void)
+/* The first of vars[0..n) set to an integer in min..2^30-1, else dflt. */
+static int env_first_int(const char *const *vars, size_t n, long min, int dflt)
 {
-	static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
-					   "SLURM_PROCID", "LOCAL_RANK"};
-
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const char *v = getenv(vars[i]);
 		char *end = NULL;
 		long r;
@@ -593,10 +591,18 @@ static int env_rank(void)
 			continue;
 		errno = 0;
 		r = strtol(v, &end, 10);
-		if (!errno && end != v && !*end && r >= 0 && r < (1L << 30))
+		if (!errno && end != v && !*end && r >= min && r < (1L << 30))
 			return (int)r;
 	}
-	return -1;
+	return dflt;
+}
+
+static int env_rank(void)
+{
+	static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+					   "SLURM_PROCID", "LOCAL_RANK"};
+
+	return env_first_int(vars, sizeof vars / sizeof vars[0], 0, -1);
 }
 
 static int env_world(void)
@@ -604,19 +610,7 @@ static int env_world(void)
 	static const char *const vars[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
 					   "SLURM_NTASKS"};
 
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-		const char *v = getenv(vars[i]);
-		char *end = NULL;
-		long r;
-
-		if (!v || !*v)
-			continue;
-		errno = 0;
-		r = strtol(v, &end, 10);
-		if (!errno && end != v && !*end && r > 0 && r < (1L << 30))
-			return (int)r;
-	}
-	return 0;
+	return env_first_int(vars, sizeof vars / sizeof vars[0], 1, 0);
 }
 
 static double env_double(const char *name)
