@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_calshape.h"
 
 #define PLAN_MAX 1000000u
@@ -285,17 +286,13 @@ cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *
 		if (parse_row(fld, ci, &s, why, sizeof why))
 			goto bad;
 		if (nv == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			cvc_cal_shape *nvv;
-
 			if (nv >= PLAN_MAX)
 				BAD("at most %u rows", PLAN_MAX);
-			if (!(nvv = realloc(v, nc * sizeof *nvv))) {
+			if (cvc_grow(&v, &cap, cap + 1, sizeof *v, 256) != CVC_OK) {
 				st = CVC_ERR_NOMEM;
 				snprintf(err, errlen, "out of memory");
 				goto out;
 			}
-			v = nvv, cap = nc;
 		}
 		v[nv++] = s;
 	}

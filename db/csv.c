@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_csv.h"
 
 /*
@@ -56,42 +57,15 @@ void cvc_csv_rec_release(cvc_csv_rec *rec)
 	memset(rec, 0, sizeof *rec);
 }
 
-/* A field being built, with a cap. */
-struct fbuf {
-	char *p;
-	size_t n, cap, max;
-};
-
-static int fbuf_put(struct fbuf *b, char ch)
-{
-	if (b->n + 1 >= b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		char *np;
-
-		if (cap > b->max + 1)
-			cap = b->max + 1;
-		if (b->n + 1 >= cap)
-			return -1;
-		np = realloc(b->p, cap);
-		if (!np)
-			return -2;
-		b->p = np;
-		b->cap = cap;
-	}
-	b->p[b->n++] = ch;
-	b->p[b->n] = '\0';
-	return 0;
-}
-
 cvc_status cvc_csv_record(const char *name, const char *s, size_t len, size_t *pos, long *line,
 			  cvc_csv_rec *rec, size_t max_fields, size_t max_cell, char *err,
 			  size_t errlen)
 {
 	size_t i = *pos;
-	struct fbuf b = {NULL, 0, 0, max_cell};
+	cvc_buf b = CVC_BUF_INIT(max_cell); /* the field being built */
 	long start = *line, cur = *line; /* a quoted field may span lines */
 	cvc_status st = CVC_ERR_FORMAT;
-	int r;
+	cvc_status r;
 
 	for (size_t k = 0; k < rec->n; k++)
 		free(rec->f[k]);
@@ -111,7 +85,7 @@ cvc_status cvc_csv_record(const char *name, const char *s, size_t len, size_t *p
 				if (s[i] == '"') {
 					if (i + 1 < len && s[i + 1] == '"') {
 						i += 2;
-						if ((r = fbuf_put(&b, '"')))
+						if ((r = cvc_buf_addc(&b, '"')))
 							goto put_failed;
 						continue;
 					}
@@ -120,7 +94,7 @@ cvc_status cvc_csv_record(const char *name, const char *s, size_t len, size_t *p
 				}
 				if (s[i] == '\n')
 					cur++;
-				if ((r = fbuf_put(&b, s[i++])))
+				if ((r = cvc_buf_addc(&b, s[i++])))
 					goto put_failed;
 			}
 		}
@@ -137,7 +111,7 @@ cvc_status cvc_csv_record(const char *name, const char *s, size_t len, size_t *p
 					 cur);
 				goto out;
 			}
-			if ((r = fbuf_put(&b, s[i++])))
+			if ((r = cvc_buf_addc(&b, s[i++])))
 				goto put_failed;
 		}
 		if (rec->n >= max_fields) {
@@ -145,18 +119,11 @@ cvc_status cvc_csv_record(const char *name, const char *s, size_t len, size_t *p
 				 start, max_fields);
 			goto out;
 		}
-		if (rec->n == rec->cap) {
-			size_t cap = rec->cap ? rec->cap * 2 : 32;
-			char **nf = realloc(rec->f, cap * sizeof *nf);
-
-			if (!nf)
-				goto nomem;
-			rec->f = nf;
-			rec->cap = cap;
-		}
+		if (cvc_grow(&rec->f, &rec->cap, rec->n + 1, sizeof *rec->f, 32) != CVC_OK)
+			goto nomem;
 		rec->f[rec->n] = b.p ? b.p : strdup("");
-		b.p = NULL;
-		b.n = b.cap = 0;
+		b.p = NULL; /* handed to the record */
+		b.len = b.cap = 0;
 		if (!rec->f[rec->n])
 			goto nomem;
 		rec->n++;
@@ -175,7 +142,7 @@ cvc_status cvc_csv_record(const char *name, const char *s, size_t len, size_t *p
 	st = CVC_OK;
 	goto out;
 put_failed:
-	if (r == -2)
+	if (r == CVC_ERR_NOMEM)
 		goto nomem;
 	snprintf(err, errlen, "'%s': line %ld: expected fields under %zu bytes", name, start,
 		 max_cell);
@@ -184,7 +151,7 @@ nomem:
 	snprintf(err, errlen, "out of memory");
 	st = CVC_ERR_NOMEM;
 out:
-	free(b.p);
+	cvc_buf_free(&b);
 	return st;
 }
 

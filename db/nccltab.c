@@ -22,6 +22,7 @@
 
 #include <zlib.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_nccltab.h"
 
 /* Log lines are short; prose in markdown may be longer but is skipped. */
@@ -571,20 +572,11 @@ static void rank_line(char **tok, int n, struct info *in, cvc_nt_log *log)
 
 static cvc_status push_row(struct reader *rd, cvc_nt_log *log, const cvc_nt_row *r)
 {
-	if (log->nrows == log->cap) {
-		size_t ncap = log->cap ? log->cap * 2 : 64;
-		cvc_nt_row *nv;
-
-		if (log->nrows >= CVC_NT_MAX_ROWS)
-			return fail(rd, CVC_ERR_FORMAT, "expected at most %d result rows",
-				    CVC_NT_MAX_ROWS);
-		nv = realloc(log->rows, ncap * sizeof *nv);
-		if (!nv) {
-			snprintf(rd->err, rd->errlen, "out of memory");
-			return CVC_ERR_NOMEM;
-		}
-		log->rows = nv;
-		log->cap = ncap;
+	if (log->nrows >= CVC_NT_MAX_ROWS)
+		return fail(rd, CVC_ERR_FORMAT, "expected at most %d result rows", CVC_NT_MAX_ROWS);
+	if (cvc_grow(&log->rows, &log->cap, log->nrows + 1, sizeof *log->rows, 64) != CVC_OK) {
+		snprintf(rd->err, rd->errlen, "out of memory");
+		return CVC_ERR_NOMEM;
 	}
 	log->rows[log->nrows++] = *r;
 	return CVC_OK;

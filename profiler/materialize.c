@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_profile.h"
 #include "spool_int.h"
@@ -410,18 +411,10 @@ static cvc_status mat_marker(struct mat *m, size_t off, const struct cvc_spool_m
 	if (s->domain_sid && (s->domain_sid > m->nsid || !m->sid2str[s->domain_sid]))
 		return mat_fail(m, CVC_ERR_FORMAT, off + 8 + offsetof(struct cvc_spool_marker, domain_sid),
 				"expected a defined NVTX domain string");
-	if (m->nmarks == m->capmarks) {
-		size_t n = m->capmarks ? m->capmarks * 2 : 1024;
-		struct cvc_spool_marker *nm;
-
-		if (n > MAT_MAX_MARKERS)
-			return mat_fail(m, CVC_ERR_NOMEM, off, "more than 2^26 NVTX markers");
-		nm = realloc(m->marks, n * sizeof *nm);
-		if (!nm)
-			return mat_fail(m, CVC_ERR_NOMEM, off, "out of memory for NVTX markers");
-		m->marks = nm;
-		m->capmarks = n;
-	}
+	if (m->nmarks >= MAT_MAX_MARKERS)
+		return mat_fail(m, CVC_ERR_NOMEM, off, "more than 2^26 NVTX markers");
+	if (cvc_grow(&m->marks, &m->capmarks, m->nmarks + 1, sizeof *m->marks, 1024) != CVC_OK)
+		return mat_fail(m, CVC_ERR_NOMEM, off, "out of memory for NVTX markers");
 	m->marks[m->nmarks++] = *s;
 	return CVC_OK;
 }
