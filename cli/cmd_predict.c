@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_model.h"
 
@@ -21,19 +22,6 @@ static const char synopsis[] =
 	"       --bytes SIZE --gpus N [--per-node N] [--algo auto|ring|tree] --system NAME [--db PATH]";
 
 #define CSV_LINE_MAX 4096
-
-static int parse_i64(const char *s, long long *out)
-{
-	char *end = NULL;
-
-	while (*s == ' ')
-		s++;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	while (end && *end == ' ')
-		end++;
-	return errno || end == s || *end || *out < 0 ? -1 : 0;
-}
 
 /* Copies a header field, trimmed and lowercased, for column matching. */
 static void norm_field(const char *s, char *out, size_t cap)
@@ -63,7 +51,7 @@ static int predict_csv(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt
 	}
 	while (fgets(line, sizeof line, f)) {
 		size_t len = strlen(line);
-		long long v[4] = {0, 0, 0, 1};
+		int64_t v[4] = {0, 0, 0, 1};
 		char *fld[64];
 		int nf = 0;
 
@@ -107,8 +95,8 @@ static int predict_csv(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt
 		for (int c = 0; c < 4; c++) {
 			if (col[c] < 0)
 				continue;
-			if (col[c] >= nf || parse_i64(fld[col[c]], &v[c]) || (c < 3 && v[c] == 0) ||
-			    v[c] > (1LL << 40)) {
+			if (col[c] >= nf ||
+			    cvc_parse_i64(fld[col[c]], c < 3, INT64_C(1) << 40, &v[c]) != CVC_OK) {
 				rc = cli_error("'%s': line %d: expected a positive integer %s, got '%.32s'",
 					       path, lineno, names[c], col[c] < nf ? fld[col[c]] : "");
 				goto out;

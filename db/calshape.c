@@ -102,19 +102,6 @@ void cvc_cal_shape_csv(FILE *f, const cvc_cal_shape *s)
 		s->per_node);
 }
 
-static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-	char *end = NULL;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 #define CSV_LINE_CAP 4096
 #define PLAN_MAX_FIELDS 64
 
@@ -214,7 +201,7 @@ static int parse_row(char **fld, const int ci[NCOLS], cvc_cal_shape *s, char *wh
 			      fld[ci[0]]);
 	s->kind = kind;
 	for (size_t i = 3; i < NCOLS; i++)
-		if (parse_i64(fld[ci[i]], 0, INT64_C(1) << 40, &x[i]))
+		if (cvc_parse_i64(fld[ci[i]], 0, INT64_C(1) << 40, &x[i]) != CVC_OK)
 			return expect(why, cap, "a count 0..2^40 in column '%s', got '%.32s'",
 				      cols[i], fld[ci[i]]);
 	s->b = x[3], s->m = x[4], s->n = x[5], s->k = x[6], s->heads = x[7];

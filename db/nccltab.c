@@ -159,28 +159,15 @@ static int all_digits(const char *s)
 	return 1;
 }
 
+/* The log's words hold no blanks: cvc_base.h's strict parsers over all of one word. */
 static int parse_i64(const char *s, int64_t *v)
 {
-	char *end;
-	long long x;
-
-	errno = 0;
-	x = strtoll(s, &end, 10);
-	if (errno || end == s || *end)
-		return -1;
-	*v = x;
-	return 0;
+	return cvc_parse_i64(s, INT64_MIN, INT64_MAX, v) == CVC_OK ? 0 : -1;
 }
 
 static int parse_num(const char *s, double *v)
 {
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(*v))
-		return -1;
-	return 0;
+	return cvc_parse_f64(s, v) == CVC_OK ? 0 : -1;
 }
 
 /*

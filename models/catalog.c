@@ -114,14 +114,10 @@ static struct entry *find_exact(cvc_hw_catalog *cat, const char *norm)
 /* Parses a number field; empty = missing (returns 0 and *set = 0). */
 static int parse_num(const char *s, double *out, int *set)
 {
-	char *end = NULL;
-
 	*set = 0;
 	if (!*s)
 		return 0;
-	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(*out) || *out < 0)
+	if (cvc_parse_f64(s, out) != CVC_OK || *out < 0)
 		return -1;
 	*set = 1;
 	return 0;
