@@ -13,7 +13,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,21 +125,6 @@ void cvc_rules_free(cvc_rules *r)
 	free(r);
 }
 
-static cvc_status errf(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
-	CVC_PRINTF(4, 5);
-
-static cvc_status errf(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return st;
-}
-
 /*
  * Maps a collective as a name spells it (AllReduce, all_to_all, Send, ...)
  * to its class; norm receives the lowercase letters-and-digits form.
@@ -249,7 +233,7 @@ static cvc_status parse_line(cvc_rules *rs, const char *path, int lineno,
 		i++;
 	clen = i - cstart;
 	if (clen >= sizeof cname)
-		return errf(err, errlen, CVC_ERR_FORMAT,
+		return cvc_errf(err, errlen, CVC_ERR_FORMAT,
 			    "'%s': line %d: unknown class '%.*s...' (class names are short words)",
 			    path, lineno, 32, line + cstart);
 	memcpy(cname, line + cstart, clen);
@@ -263,7 +247,7 @@ static cvc_status parse_line(cvc_rules *rs, const char *path, int lineno,
 		char list[512];
 
 		class_list(list, sizeof list);
-		return errf(err, errlen, CVC_ERR_FORMAT,
+		return cvc_errf(err, errlen, CVC_ERR_FORMAT,
 			    "'%s': line %d: unknown class '%s' (expected one of %s)", path,
 			    lineno, cname, list);
 	}
@@ -283,7 +267,7 @@ static cvc_status parse_line(cvc_rules *rs, const char *path, int lineno,
 				i = v + 1;
 				continue;
 			}
-			return errf(err, errlen, CVC_ERR_FORMAT,
+			return cvc_errf(err, errlen, CVC_ERR_FORMAT,
 				    "'%s': line %d, column %zu: expected icase=0 or icase=1",
 				    path, lineno, v + 1);
 		}
@@ -291,7 +275,7 @@ static cvc_status parse_line(cvc_rules *rs, const char *path, int lineno,
 	}
 	rstart = i;
 	if (rstart >= len)
-		return errf(err, errlen, CVC_ERR_FORMAT,
+		return cvc_errf(err, errlen, CVC_ERR_FORMAT,
 			    "'%s': line %d, column %zu: expected a regex after class '%s'",
 			    path, lineno, len + 1, cname);
 	r->re = pcre2_compile((PCRE2_SPTR)(line + rstart), len - rstart, opts, &errcode,
@@ -301,7 +285,7 @@ static cvc_status parse_line(cvc_rules *rs, const char *path, int lineno,
 
 		if (pcre2_get_error_message(errcode, msg, sizeof msg) < 0)
 			snprintf((char *)msg, sizeof msg, "regex error %d", errcode);
-		return errf(err, errlen, CVC_ERR_FORMAT, "'%s': line %d, column %zu: %s",
+		return cvc_errf(err, errlen, CVC_ERR_FORMAT, "'%s': line %d, column %zu: %s",
 			    path, lineno, rstart + (size_t)erroff + 1, (const char *)msg);
 	}
 	/* JIT is an optimisation: where it is missing the interpreter runs. */
@@ -330,11 +314,11 @@ static cvc_status rules_parse(const char *text, size_t len, const char *path,
 	*out = NULL;
 	rs = calloc(1, sizeof *rs);
 	if (!rs)
-		return errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		return cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
 	rs->ovec = 1;
 	rs->mctx = pcre2_match_context_create(NULL);
 	if (!rs->mctx) {
-		st = errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		st = cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	pcre2_set_match_limit(rs->mctx, RULES_MATCH_LIMIT);
@@ -349,14 +333,14 @@ static cvc_status rules_parse(const char *text, size_t len, const char *path,
 		pos += ll + (nl ? 1 : 0);
 		lineno++;
 		if (ll > RULES_MAX_LINE) {
-			st = errf(err, errlen, CVC_ERR_FORMAT,
+			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 				  "'%s': line %d: longer than %d bytes", path, lineno,
 				  RULES_MAX_LINE);
 			goto out;
 		}
 		nul = memchr(line, '\0', ll);
 		if (nul) {
-			st = errf(err, errlen, CVC_ERR_FORMAT,
+			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 				  "'%s': line %d, column %zu: unexpected NUL byte", path,
 				  lineno, (size_t)(nul - line) + 1);
 			goto out;
@@ -370,13 +354,13 @@ static cvc_status rules_parse(const char *text, size_t len, const char *path,
 			continue;
 		if (rs->n == cap) {
 			if (cap >= RULES_MAX_RULES) {
-				st = errf(err, errlen, CVC_ERR_FORMAT,
+				st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 					  "'%s': line %d: more than %d rules", path, lineno,
 					  RULES_MAX_RULES);
 				goto out;
 			}
 			if (cvc_grow(&rs->v, &cap, cap + 1, sizeof *rs->v, 64) != CVC_OK) {
-				st = errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+				st = cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
 				goto out;
 			}
 		}
@@ -411,22 +395,22 @@ cvc_status cvc_rules_load(const char *path, cvc_rules **out, char *err, size_t e
 	if (!f) {
 		int e = errno;
 
-		return errf(err, errlen, cvc_open_status(e), "'%s': cannot open: %s", path,
+		return cvc_errf(err, errlen, cvc_open_status(e), "'%s': cannot open: %s", path,
 			    strerror(e));
 	}
 	buf = malloc(RULES_MAX_BYTES + 1);
 	if (!buf) {
-		st = errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		st = cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	n = fread(buf, 1, RULES_MAX_BYTES + 1, f);
 	if (ferror(f)) {
-		st = errf(err, errlen, CVC_ERR_IO, "'%s': read error: %s", path,
+		st = cvc_errf(err, errlen, CVC_ERR_IO, "'%s': read error: %s", path,
 			  strerror(errno));
 		goto out;
 	}
 	if (n > RULES_MAX_BYTES) {
-		st = errf(err, errlen, CVC_ERR_FORMAT, "'%s': larger than %u bytes", path,
+		st = cvc_errf(err, errlen, CVC_ERR_FORMAT, "'%s': larger than %u bytes", path,
 			  RULES_MAX_BYTES);
 		goto out;
 	}

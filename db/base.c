@@ -5,6 +5,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +75,18 @@ void cvc_buf_free(cvc_buf *b)
 	free(b->p);
 	b->p = NULL;
 	b->len = b->cap = 0;
+}
+
+cvc_status cvc_errf(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return st;
 }
 
 /* Past the blanks after a parsed number: the text must end there. */

@@ -11,6 +11,7 @@
 
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_calshape.h"
+#include "cvc/cvc_csv.h"
 
 #define PLAN_MAX 1000000u
 
@@ -241,10 +242,10 @@ cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *
 		goto bad;                                                          \
 	} while (0)
 	while (fgets(line, sizeof line, f)) {
-		char *fld[PLAN_MAX_FIELDS], *q = line;
+		char *fld[PLAN_MAX_FIELDS];
 		cvc_cal_shape s;
 		size_t len = strlen(line);
-		int nf = 0;
+		int nf;
 
 		lineno++;
 		if (len == sizeof line - 1 && line[len - 1] != '\n')
@@ -253,15 +254,7 @@ cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *
 			line[--len] = '\0';
 		if (!len)
 			continue;
-		while (nf < PLAN_MAX_FIELDS) {
-			char *c = strchr(q, ',');
-
-			fld[nf++] = q;
-			if (!c)
-				break;
-			*c = '\0';
-			q = c + 1;
-		}
+		nf = cvc_csv_split(line, fld, PLAN_MAX_FIELDS);
 		if (!nh) {
 			if (read_header(fld, nf, ci, why, sizeof why))
 				goto bad;

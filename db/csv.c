@@ -57,6 +57,23 @@ void cvc_csv_rec_release(cvc_csv_rec *rec)
 	memset(rec, 0, sizeof *rec);
 }
 
+int cvc_csv_split(char *line, char **f, int maxf)
+{
+	int nf = 0;
+	char *p = line;
+
+	while (nf < maxf) {
+		char *c = strchr(p, ',');
+
+		f[nf++] = p;
+		if (!c)
+			break;
+		*c = '\0';
+		p = c + 1;
+	}
+	return nf;
+}
+
 cvc_status cvc_csv_record(const char *name, const char *s, size_t len, size_t *pos, long *line,
 			  cvc_csv_rec *rec, size_t max_fields, size_t max_cell, char *err,
 			  size_t errlen)

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "cvc/cvc_base.h"
+#include "cvc/cvc_csv.h"
 #include "cvc/cvc_model.h"
-#include "csvsplit.h"
 
 extern const char cvc_hw_catalog_csv[];
 extern const size_t cvc_hw_catalog_csv_len;
@@ -251,7 +251,7 @@ static cvc_status load_text(cvc_hw_catalog *cat, const char *name, const char *t
 			line[--ll] = '\0';
 		if (!ll || line[0] == '#')
 			continue;
-		nf = model_csv_split(line, f, C_NCOL + 1);
+		nf = cvc_csv_split(line, f, C_NCOL + 1);
 		if (!have_header) {
 			if (nf != C_NCOL) {
 				st = cat_fail(cat, CVC_ERR_FORMAT,

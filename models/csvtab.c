@@ -14,9 +14,9 @@
 #include <zlib.h>
 
 #include "cvc/cvc_base.h"
+#include "cvc/cvc_csv.h"
 #include "cvc/cvc_model.h"
 #include "cvc/cvc_nccltab.h"
-#include "csvsplit.h"
 
 #define ROWS_MAX 10000000u /* bounded growth: 10 M rows is ~1.3 GB */
 #define LINE_CAP 65536
@@ -78,22 +78,6 @@ static int next_line(struct reader *r)
 	return 1;
 }
 
-int model_csv_split(char *line, char **f, int maxf)
-{
-	int nf = 0;
-	char *p = line;
-
-	while (nf < maxf) {
-		char *c = strchr(p, ',');
-
-		f[nf++] = p;
-		if (!c)
-			break;
-		*c = '\0';
-		p = c + 1;
-	}
-	return nf;
-}
 
 static int col_index(char **f, int nf, const char *name)
 {
@@ -168,7 +152,7 @@ static int next_record(struct reader *r, char **f, int nh)
 	while ((got = next_line(r)) == 1) {
 		if (!r->line[0])
 			continue;
-		if (model_csv_split(r->line, f, MAX_COLS) == nh)
+		if (cvc_csv_split(r->line, f, MAX_COLS) == nh)
 			return 1;
 		r->fail_st = bad(r, "as many fields as the header", r->line);
 		return -1;
@@ -507,7 +491,7 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 		goto out;
 	}
 	memcpy(hdr_copy, r.line, strlen(r.line) + 1);
-	nh = model_csv_split(hdr_copy, hdr, MAX_COLS);
+	nh = cvc_csv_split(hdr_copy, hdr, MAX_COLS);
 	if (col_index(hdr, nh, "flops_per_sec") >= 0 && col_index(hdr, nh, "device_key") >= 0)
 		st = read_xla(&r, rows, hdr, nh, &xla_matmul);
 	else if (col_index(hdr, nh, "network_throughput_bytes_per_sec") >= 0)

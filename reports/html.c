@@ -160,10 +160,10 @@ static cvc_status write_file(const char *dir, const char *name, const char *ext,
 	int bad;
 
 	if ((size_t)snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext) >= sizeof path)
-		return rep_err(err, errlen, CVC_ERR_USAGE, "'%s': path too long", dir);
+		return cvc_errf(err, errlen, CVC_ERR_USAGE, "'%s': path too long", dir);
 	f = fopen(path, "w");
 	if (!f)
-		return rep_err(err, errlen, CVC_ERR_IO, "'%s': cannot write: %s", path,
+		return cvc_errf(err, errlen, CVC_ERR_IO, "'%s': cannot write: %s", path,
 			       strerror(errno));
 	if (!t)
 		write_data(f, d, 0);
@@ -175,7 +175,7 @@ static cvc_status write_file(const char *dir, const char *name, const char *ext,
 	}
 	bad = ferror(f);
 	if (fclose(f) != 0 || bad)
-		return rep_err(err, errlen, CVC_ERR_IO, "'%s': write failed", path);
+		return cvc_errf(err, errlen, CVC_ERR_IO, "'%s': write failed", path);
 	return CVC_OK;
 }
 
@@ -186,10 +186,10 @@ static cvc_status write_csv_dir(const char *dir, const struct rep_doc *d, char *
 	cvc_status st;
 
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-		return rep_err(err, errlen, CVC_ERR_IO, "'%s': cannot create directory: %s", dir,
+		return cvc_errf(err, errlen, CVC_ERR_IO, "'%s': cannot create directory: %s", dir,
 			       strerror(errno));
 	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-		return rep_err(err, errlen, CVC_ERR_IO, "'%s': not a directory", dir);
+		return cvc_errf(err, errlen, CVC_ERR_IO, "'%s': not a directory", dir);
 	for (size_t i = 0; i < d->tables.n; i++) {
 		st = write_file(dir, d->tables.v[i]->name, "csv", d->tables.v[i], d, err, errlen);
 		if (!st)
@@ -212,7 +212,7 @@ static cvc_status read_text(const char *path, char **out, char *err, size_t errl
 	if (!f) {
 		int e = errno;
 
-		return rep_err(err, errlen, cvc_open_status(e), "'%s': cannot open: %s", path,
+		return cvc_errf(err, errlen, cvc_open_status(e), "'%s': cannot open: %s", path,
 			       strerror(e));
 	}
 	buf = malloc(REP_MAX_SCENARIO_FILE + 1);
@@ -227,8 +227,8 @@ static cvc_status read_text(const char *path, char **out, char *err, size_t errl
 		fclose(f);
 		free(buf);
 		if (io)
-			return rep_err(err, errlen, CVC_ERR_IO, "'%s': read error", path);
-		return rep_err(err, errlen, CVC_ERR_FORMAT,
+			return cvc_errf(err, errlen, CVC_ERR_IO, "'%s': read error", path);
+		return cvc_errf(err, errlen, CVC_ERR_FORMAT,
 			       "'%s': byte %zu: expected a scenario file under %zu bytes", path,
 			       REP_MAX_SCENARIO_FILE, REP_MAX_SCENARIO_FILE);
 	}
@@ -237,7 +237,7 @@ static cvc_status read_text(const char *path, char **out, char *err, size_t errl
 		size_t at = (size_t)((char *)memchr(buf, '\0', n) - buf);
 
 		free(buf);
-		return rep_err(err, errlen, CVC_ERR_FORMAT,
+		return cvc_errf(err, errlen, CVC_ERR_FORMAT,
 			       "'%s': byte %zu: expected text, found a NUL byte", path, at);
 	}
 	buf[n] = '\0';
@@ -279,10 +279,10 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 	if (err && errlen)
 		err[0] = '\0';
 	if (!opts || !html_path || (!db && !opts->projection))
-		return rep_err(err, errlen, CVC_ERR_USAGE,
+		return cvc_errf(err, errlen, CVC_ERR_USAGE,
 			       "report: a database or a projection file is needed");
 	if (!script_safe(cvc_chartjs, cvc_chartjs_len) || !script_safe(cvc_rep_js, cvc_rep_js_len))
-		return rep_err(err, errlen, CVC_ERR_INTERNAL,
+		return cvc_errf(err, errlen, CVC_ERR_INTERNAL,
 			       "report: an embedded script contains '</' or '<!'");
 	d.o = opts;
 	d.db_path = db ? cvc_db_path(db) : NULL;
@@ -315,7 +315,7 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 		if (st)
 			goto out;
 		if (d.tables.n >= REP_MAX_TABLES) {
-			st = rep_err(err, errlen, CVC_ERR_INTERNAL, "report: too many tables");
+			st = cvc_errf(err, errlen, CVC_ERR_INTERNAL, "report: too many tables");
 			goto out;
 		}
 		d.tables.v[d.tables.n++] = sc;
@@ -346,12 +346,12 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 			goto nomem;
 	}
 	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", html_path) >= sizeof tmp) {
-		st = rep_err(err, errlen, CVC_ERR_USAGE, "'%s': path too long", html_path);
+		st = cvc_errf(err, errlen, CVC_ERR_USAGE, "'%s': path too long", html_path);
 		goto out;
 	}
 	f = fopen(tmp, "w");
 	if (!f) {
-		st = rep_err(err, errlen, CVC_ERR_IO, "'%s': cannot write: %s", tmp, strerror(errno));
+		st = cvc_errf(err, errlen, CVC_ERR_IO, "'%s': cannot write: %s", tmp, strerror(errno));
 		goto out;
 	}
 	st = write_page(f, &d);
@@ -359,7 +359,7 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 	f = NULL;
 	if (st || bad || rename(tmp, html_path) != 0) {
 		unlink(tmp);
-		st = rep_err(err, errlen, CVC_ERR_IO, "'%s': write failed: %s", html_path,
+		st = cvc_errf(err, errlen, CVC_ERR_IO, "'%s': write failed: %s", html_path,
 			     strerror(errno));
 		goto out;
 	}

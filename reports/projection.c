@@ -620,7 +620,7 @@ cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles
 		goto nomem;
 	return CVC_OK;
 nomem:
-	return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory (or over %d rows)",
+	return cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory (or over %d rows)",
 		       CVC_REP_MAX_ROWS);
 }
 

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_report.h"
 
 typedef struct rep_cell {
@@ -47,9 +48,6 @@ void rep_json_strs(FILE *f, const char *const *v, size_t n, int html);
 /* Writes t as {"name":..,"title":..,"columns":[..],"rows":[[..],..]}. */
 void rep_json_table(FILE *f, const cvc_rep_table *t, int html);
 
-/* snprintf into err (NULL-safe); returns st. */
-cvc_status rep_err(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
-	CVC_PRINTF(4, 5);
 /* "out of memory" into err; returns CVC_ERR_NOMEM. */
 cvc_status rep_nomem(char *err, size_t errlen);
 

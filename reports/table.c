@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -16,21 +15,9 @@
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_csv.h"
 
-cvc_status rep_err(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return st;
-}
-
 cvc_status rep_nomem(char *err, size_t errlen)
 {
-	return rep_err(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	return cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
 }
 
 /* ---- building ----------------------------------------------------------------- */
@@ -447,7 +434,7 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 		line++;
 	}
 	if (pos >= len) {
-		st = rep_err(err, errlen, CVC_ERR_FORMAT, "'%s': line %ld: expected a header row",
+		st = cvc_errf(err, errlen, CVC_ERR_FORMAT, "'%s': line %ld: expected a header row",
 			     path, line);
 		goto out;
 	}
@@ -456,7 +443,7 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 		goto out;
 	for (size_t c = 0; c < row.n; c++) {
 		if (row.f[c][0] == '\0') {
-			st = rep_err(err, errlen, CVC_ERR_FORMAT,
+			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 				     "'%s': line 1: expected a name for column %zu", path, c + 1);
 			goto out;
 		}
@@ -485,14 +472,14 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 					 CVC_REP_MAX_CELL, err, errlen)))
 			goto out;
 		if (row.n != t->ncols) {
-			st = rep_err(err, errlen, CVC_ERR_FORMAT,
+			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 				     "'%s': line %ld: expected %zu fields, got %zu", path, hdr_line,
 				     t->ncols, row.n);
 			goto out;
 		}
 		r = cvc_rep_table_add_row(t);
 		if (r < 0) {
-			st = rep_err(err, errlen, CVC_ERR_FORMAT,
+			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 				     "'%s': line %ld: expected at most %d rows", path, hdr_line,
 				     CVC_REP_MAX_ROWS);
 			goto out;
@@ -561,13 +548,13 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 	if (!tok)
 		return rep_nomem(err, errlen);
 	if (len > INT32_MAX) {
-		st = rep_err(err, errlen, CVC_ERR_FORMAT, "'%s': byte 0: expected a smaller file", path);
+		st = cvc_errf(err, errlen, CVC_ERR_FORMAT, "'%s': byte 0: expected a smaller file", path);
 		goto out;
 	}
 	root = json_tokener_parse_ex(tok, s, (int)len);
 	jerr = json_tokener_get_error(tok);
 	if (!root || jerr != json_tokener_success) {
-		st = rep_err(err, errlen, CVC_ERR_FORMAT, "'%s': byte %zu: expected valid JSON (%s)",
+		st = cvc_errf(err, errlen, CVC_ERR_FORMAT, "'%s': byte %zu: expected valid JSON (%s)",
 			     path, base + json_tokener_get_parse_end(tok),
 			     json_tokener_error_desc(jerr == json_tokener_success
 						     ? json_tokener_continue : jerr));
@@ -579,7 +566,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 		while (e < len && isspace((unsigned char)s[e]))
 			e++;
 		if (e < len) {
-			st = rep_err(err, errlen, CVC_ERR_FORMAT,
+			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 				     "'%s': byte %zu: expected the end of the file", path, base + e);
 			goto out;
 		}
@@ -612,7 +599,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 		}
 	}
 	if (!arr || !json_object_is_type(arr, json_type_array)) {
-		st = rep_err(err, errlen, CVC_ERR_FORMAT,
+		st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 			     "'%s': byte 0: expected an array of scenario objects, or an object "
 			     "with a \"scenarios\" array", path);
 		goto out;
@@ -622,13 +609,13 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 		long r;
 
 		if (!json_object_is_type(o, json_type_object)) {
-			st = rep_err(err, errlen, CVC_ERR_FORMAT,
+			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 				     "'%s': byte 0: expected scenario %zu to be an object", path, i);
 			goto out;
 		}
 		r = cvc_rep_table_add_row(t);
 		if (r < 0) {
-			st = rep_err(err, errlen, CVC_ERR_FORMAT,
+			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 				     "'%s': byte 0: expected at most %d scenarios", path,
 				     CVC_REP_MAX_ROWS);
 			goto out;
@@ -638,7 +625,7 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 			int bad = 0;
 
 			if (c == -2) {
-				st = rep_err(err, errlen, CVC_ERR_FORMAT,
+				st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 					     "'%s': byte 0: expected at most %d columns", path,
 					     CVC_REP_MAX_COLS);
 				goto out;
@@ -690,7 +677,7 @@ cvc_status cvc_rep_table_read(const char *path, cvc_rep_table **out, char *err, 
 	if ((st = cvc_file_read(path, CVC_REP_MAX_FILE, &s, &len, err, errlen)))
 		return st;
 	if (memchr(s, '\0', len)) {
-		st = rep_err(err, errlen, CVC_ERR_FORMAT,
+		st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 			     "'%s': byte %zu: expected text, found a NUL byte", path,
 			     (size_t)((char *)memchr(s, '\0', len) - s));
 		goto out;

@@ -282,7 +282,7 @@ static cvc_status coll_table(const cvc_coll_stat *c, size_t nc, struct rep_table
 	}
 	if (rep_tables_take(out, &t)) {
 		cvc_rep_table_free(t);
-		return rep_err(err, errlen, CVC_ERR_NOMEM, "too many tables");
+		return cvc_errf(err, errlen, CVC_ERR_NOMEM, "too many tables");
 	}
 	return CVC_OK;
 }
@@ -290,7 +290,7 @@ static cvc_status coll_table(const cvc_coll_stat *c, size_t nc, struct rep_table
 /* "'<db>': <what>: <SQLite's message>" into err. */
 static cvc_status sql_err(cvc_db *db, const char *what, char *err, size_t errlen)
 {
-	return rep_err(err, errlen, CVC_ERR_DB, "'%s': %s: %s", cvc_db_path(db), what,
+	return cvc_errf(err, errlen, CVC_ERR_DB, "'%s': %s: %s", cvc_db_path(db), what,
 		       sqlite3_errmsg(cvc_db_sqlite(db)));
 }
 
@@ -507,7 +507,7 @@ cvc_status rep_trace_tables(cvc_db *db, const char *run, struct rep_tables *out,
 	ao.classes = 1;
 	st = cvc_analyze_run(db, &ao, &b, &nb);
 	if (st) {
-		rep_err(err, errlen, st, "%s", cvc_db_errmsg(db));
+		cvc_errf(err, errlen, st, "%s", cvc_db_errmsg(db));
 		goto out;
 	}
 	if (nb) {
@@ -519,7 +519,7 @@ cvc_status rep_trace_tables(cvc_db *db, const char *run, struct rep_tables *out,
 	}
 	st = cvc_analyze_collectives(db, &ao, &c, &nc);
 	if (st) {
-		rep_err(err, errlen, st, "%s", cvc_db_errmsg(db));
+		cvc_errf(err, errlen, st, "%s", cvc_db_errmsg(db));
 		goto out;
 	}
 	if (nc)

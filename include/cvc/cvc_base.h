@@ -61,6 +61,16 @@ CVC_API const char *cvc_buf_str(const cvc_buf *b);
 /* Frees the memory; the buffer is empty and reusable with the same max. */
 CVC_API void cvc_buf_free(cvc_buf *b);
 
+/* ---- messages --------------------------------------------------------- */
+
+/*
+ * Formats a message into err (nothing when err is NULL or errlen 0) and
+ * returns st: the one line every reader that fills a caller's error buffer
+ * ends a failure with.
+ */
+CVC_API cvc_status cvc_errf(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
+	CVC_PRINTF(4, 5);
+
 /* ---- numbers ----------------------------------------------------------- */
 
 /*

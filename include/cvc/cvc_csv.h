@@ -48,6 +48,16 @@ CVC_API cvc_status cvc_csv_record(const char *name, const char *s, size_t len, s
 				  size_t max_cell, char *err, size_t errlen);
 
 /*
+ * Splits line in place at commas into f[0..maxf); returns the field count.
+ * A line with more than maxf fields leaves the rest in f[maxf-1].  For the
+ * files cvc itself writes or ships with numbers and plain names only (the
+ * hardware catalog, measured tables, the calibration plan), where splitting
+ * at commas is the whole grammar; anything a user may quote goes through
+ * cvc_csv_record().
+ */
+CVC_API int cvc_csv_split(char *line, char **f, int maxf);
+
+/*
  * Reads the file at path whole into *out (NUL-terminated, caller frees;
  * *len excludes the NUL), for the table readers (validate, report).
  * Returns CVC_OK; CVC_ERR_IO with "'path': cannot open: ..." or "read
