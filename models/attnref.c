@@ -386,38 +386,15 @@ out:
 static int add_file(const char *path, double peak_tflops, int ref, struct group *g, int *ngp,
 		    int max, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
 	char *text = NULL;
-	size_t len = 0, cap = 0, pos = 0;
+	size_t len = 0, pos = 0;
 	long line = 1;
 	cvc_csv_rec hdr = {0}, rec = {0};
 	int ng = *ngp, rc = -1;
 
-	if (!f) {
-		snprintf(err, errlen, "'%s': cannot open", path);
+	/* The tables are a few hundred kB; 16 MiB bounds what a wrong path costs. */
+	if (cvc_file_read(path, (size_t)16 << 20, &text, &len, err, errlen) != CVC_OK)
 		return -1;
-	}
-	for (;;) {
-		size_t got;
-
-		if (len == cap) {
-			char *nt;
-
-			if (cap >= (16u << 20)) {
-				snprintf(err, errlen, "'%s': expected a file under 16 MiB", path);
-				goto out;
-			}
-			cap = cap ? cap * 2 : 65536;
-			nt = realloc(text, cap);
-			if (!nt)
-				goto nomem;
-			text = nt;
-		}
-		got = fread(text + len, 1, cap - len, f);
-		len += got;
-		if (!got)
-			break;
-	}
 	/* every "config_name,..." header starts a table; other lines are the
 	 * #SOURCE notes and the runner's log */
 	while (pos < len) {
@@ -511,14 +488,10 @@ static int add_file(const char *path, double peak_tflops, int ref, struct group 
 	}
 	*ngp = ng;
 	rc = 0;
-	goto out;
-nomem:
-	snprintf(err, errlen, "out of memory");
 out:
 	cvc_csv_rec_release(&hdr);
 	cvc_csv_rec_release(&rec);
 	free(text);
-	fclose(f);
 	return rc;
 }
 
