@@ -347,23 +347,6 @@ struct ref {
 	int bf16;
 };
 
-/* Next line of *p (NUL-terminated in place), or NULL at the end. */
-static char *next_line(char **p)
-{
-	char *s = *p, *e;
-
-	if (!s || !*s)
-		return NULL;
-	e = strchr(s, '\n');
-	if (e) {
-		*e = '\0';
-		*p = e + 1;
-	} else {
-		*p = s + strlen(s);
-	}
-	return s;
-}
-
 /* Reads GEMM.csv rows into refs; returns how many. */
 static size_t read_gemm_csv(struct ref *refs, size_t max)
 {
@@ -374,7 +357,7 @@ static size_t read_gemm_csv(struct ref *refs, size_t max)
 	size_t n = 0;
 
 	cr_assert_not_null(text);
-	line = next_line(&cur);
+	line = tu_next_line(&cur);
 	cr_assert_not_null(line);
 	nf = csv_split(line, f, 64);
 	for (int i = 0; i < nf; i++) {
@@ -397,7 +380,7 @@ static size_t read_gemm_csv(struct ref *refs, size_t max)
 	}
 	cr_assert(col_name >= 0 && col_b >= 0 && col_m >= 0 && col_n >= 0 && col_k >= 0 &&
 		  col_t >= 0 && col_cnt >= 0 && col_dt >= 0, "GEMM.csv: columns not found");
-	while ((line = next_line(&cur)) && n < max) {
+	while ((line = tu_next_line(&cur)) && n < max) {
 		if (!*line)
 			continue;
 		struct ref *r = &refs[n];

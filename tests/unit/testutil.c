@@ -153,6 +153,22 @@ const char *tu_gunzip(const char *gz, const char *dir)
 	return buf;
 }
 
+char *tu_next_line(char **p)
+{
+	char *s = *p, *nl;
+
+	if (!s || !*s)
+		return NULL;
+	nl = strchr(s, '\n');
+	if (nl) {
+		*nl = '\0';
+		*p = nl + 1;
+	} else {
+		*p = s + strlen(s);
+	}
+	return s;
+}
+
 size_t tu_count_lines(const char *s)
 {
 	size_t n = 0;

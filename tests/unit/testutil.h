@@ -39,6 +39,12 @@ int tu_write(const char *path, const char *text, size_t len);
 /* Reads a whole file (malloc'd, NUL-terminated); NULL on error. */
 char *tu_read(const char *path, size_t *len);
 
+/*
+ * Cuts the next line off *p, NUL-terminating it in place, and moves *p past
+ * it; NULL at the end of the text.
+ */
+char *tu_next_line(char **p);
+
 /* Number of lines in s. */
 size_t tu_count_lines(const char *s);
 
