@@ -12,32 +12,6 @@
 #include "cvc/cvc_classify.h"
 #include "testutil.h"
 
-static int64_t q_int(cvc_db *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t n = -1;
-
-	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK,
-		  "%s: %s", sql, sqlite3_errmsg(cvc_db_sqlite(db)));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
-static char *q_text(cvc_db *db, const char *sql, char *buf, size_t cap)
-{
-	sqlite3_stmt *st = NULL;
-
-	buf[0] = '\0';
-	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK,
-		  "%s", sql);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return buf;
-}
-
 static cvc_db *import1(const char *dir, const char *file, cvc_status want)
 {
 	cvc_db *db = NULL;
@@ -83,25 +57,25 @@ Test(nccltests, h100x16_all_reduce)
 	char buf[256];
 	int64_t n;
 
-	cr_assert_eq(q_int(db, "SELECT count(DISTINCT size_bytes) FROM nccl_tests"), 31);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests WHERE in_place=0"), 31);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests WHERE in_place=1"), 31);
-	cr_assert_str_eq(q_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
+	cr_assert_eq(tu_db_int(db, "SELECT count(DISTINCT size_bytes) FROM nccl_tests"), 31);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests WHERE in_place=0"), 31);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests WHERE in_place=1"), 31);
+	cr_assert_str_eq(tu_db_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
 				sizeof buf), "all_reduce");
-	n = q_int(db, "SELECT min(nranks) FROM nccl_tests");
+	n = tu_db_int(db, "SELECT min(nranks) FROM nccl_tests");
 	cr_assert_eq(n, 16);
-	cr_assert_eq(q_int(db, "SELECT max(nranks) FROM nccl_tests"), 16);
+	cr_assert_eq(tu_db_int(db, "SELECT max(nranks) FROM nccl_tests"), 16);
 	/* Peak bus bandwidth: where and how much, read back from the rows. */
-	cr_assert_eq(q_int(db, "SELECT size_bytes FROM nccl_tests ORDER BY busbw_gbps DESC LIMIT 1"),
+	cr_assert_eq(tu_db_int(db, "SELECT size_bytes FROM nccl_tests ORDER BY busbw_gbps DESC LIMIT 1"),
 		     8589934592LL);
-	cr_assert_eq(q_int(db, "SELECT in_place FROM nccl_tests ORDER BY busbw_gbps DESC LIMIT 1"), 0);
-	cr_assert_eq(q_int(db, "SELECT round(max(busbw_gbps)*100) FROM nccl_tests"), 33882);
+	cr_assert_eq(tu_db_int(db, "SELECT in_place FROM nccl_tests ORDER BY busbw_gbps DESC LIMIT 1"), 0);
+	cr_assert_eq(tu_db_int(db, "SELECT round(max(busbw_gbps)*100) FROM nccl_tests"), 33882);
 	check_factor(db, 2.0 * (n - 1) / n);
-	cr_assert_str_eq(q_text(db, "SELECT gpu_model FROM runs", buf, sizeof buf),
+	cr_assert_str_eq(tu_db_text(db, "SELECT gpu_model FROM runs", buf, sizeof buf),
 			 "NVIDIA H100 80GB HBM3");
-	cr_assert_str_eq(q_text(db, "SELECT format FROM runs", buf, sizeof buf), "nccl-tests");
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM sources WHERE format='nccl-tests'"), 1);
-	q_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
+	cr_assert_str_eq(tu_db_text(db, "SELECT format FROM runs", buf, sizeof buf), "nccl-tests");
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM sources WHERE format='nccl-tests'"), 1);
+	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
 	       sizeof buf);
 	cr_assert(strstr(buf, "command line"), "%s", buf);
 	cvc_db_close(db);
@@ -113,12 +87,12 @@ Test(nccltests, a100x8_sendrecv_in_markdown)
 	cvc_db *db = import1(tu_tmpdir(), log, CVC_OK);
 	char buf[64];
 
-	cr_assert_str_eq(q_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
+	cr_assert_str_eq(tu_db_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
 				sizeof buf), "sendrecv");
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests"), 8);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests WHERE wrong IS NULL"), 4,
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests"), 8);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests WHERE wrong IS NULL"), 4,
 		     "in-place #wrong is N/A");
-	cr_assert_eq(q_int(db, "SELECT min(nranks) FROM nccl_tests"), 8, "from -g 8");
+	cr_assert_eq(tu_db_int(db, "SELECT min(nranks) FROM nccl_tests"), 8, "from -g 8");
 	check_factor(db, 1.0);
 	cvc_db_close(db);
 }
@@ -137,10 +111,10 @@ Test(nccltests, infers_op_without_name)
 
 	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
 	db = import1(dir, log, CVC_OK);
-	cr_assert_str_eq(q_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
+	cr_assert_str_eq(tu_db_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
 				sizeof buf), "all_gather", "busbw/algbw 7/8 without redop");
-	cr_assert_eq(q_int(db, "SELECT min(nranks) FROM nccl_tests"), 8);
-	q_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
+	cr_assert_eq(tu_db_int(db, "SELECT min(nranks) FROM nccl_tests"), 8);
+	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
 	       sizeof buf);
 	cr_assert(strstr(buf, "inferred"), "%s", buf);
 	cvc_db_close(db);
@@ -162,10 +136,10 @@ Test(nccltests, footer_wins)
 
 	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
 	db = import1(dir, log, CVC_OK);
-	cr_assert_str_eq(q_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
+	cr_assert_str_eq(tu_db_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
 				sizeof buf), "reduce");
-	cr_assert_eq(q_int(db, "SELECT min(nranks) FROM nccl_tests"), 2);
-	cr_assert_eq(q_int(db, "SELECT min(root) FROM nccl_tests"), 0);
+	cr_assert_eq(tu_db_int(db, "SELECT min(nranks) FROM nccl_tests"), 2);
+	cr_assert_eq(tu_db_int(db, "SELECT min(root) FROM nccl_tests"), 0);
 	cvc_db_close(db);
 }
 
@@ -184,8 +158,8 @@ Test(nccltests, malformed_time_names_line_and_column)
 	db = import1(dir, log, CVC_ERR_FORMAT);
 	snprintf(want, sizeof want, "'%s': line 4: column 'time': expected a number", log);
 	cr_assert_str_eq(cvc_db_errmsg(db), want);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests"), 0, "rolled back");
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 0, "rolled back");
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests"), 0, "rolled back");
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs"), 0, "rolled back");
 	cvc_db_close(db);
 }
 

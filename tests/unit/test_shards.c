@@ -12,19 +12,6 @@
 #include "cvc/cvc_classify.h"
 #include "testutil.h"
 
-static int64_t q_int(cvc_db *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t n = -1;
-
-	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK,
-		  "%s: %s", sql, sqlite3_errmsg(cvc_db_sqlite(db)));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
 /* First column of the first row as a malloc'd string ("" when NULL). */
 static char *q_str(cvc_db *db, const char *sql)
 {
@@ -191,24 +178,24 @@ Test(shards, merges_written_shards)
 	make_shard(s2, 2, 1, 0);
 	db = open_db(tu_path(dir, "all.db"));
 	cr_assert_eq(import(db, paths, 2, 1), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 1);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM ranks"), 4);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM activities"), 6);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM ranges"), 4);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM sources"), 4);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM devices"), 4);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs"), 1);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM ranks"), 4);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM activities"), 6);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM ranges"), 4);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM sources"), 4);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM devices"), 4);
 	/* Each kernel keeps its rank and duration: 500 + r ns. */
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM activities a JOIN strings s ON "
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM activities a JOIN strings s ON "
 			       "s.id=a.name_id WHERE s.value='gemm_kernel' AND "
 			       "end_ns-start_ns=500+rank"), 4);
 	/* Names were remapped by value: the shards interned them in other orders. */
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM strings WHERE value IN ('gemm_kernel',"
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM strings WHERE value IN ('gemm_kernel',"
 			       "'elementwise_kernel','ncclDevKernel_AllReduce_Sum_f32_RING_LL')"), 3);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM ranges r JOIN strings s ON s.id=r.name_id "
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM ranges r JOIN strings s ON s.id=r.name_id "
 			       "WHERE s.value='elementwise_kernel'"), 4);
 	/* Collectives follow their activity's new id. */
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM collectives"), 2);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM collectives c JOIN activities a ON "
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM collectives"), 2);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM collectives c JOIN activities a ON "
 			       "a.id=c.activity_id JOIN strings s ON s.id=a.name_id WHERE "
 			       "s.value LIKE 'nccl%' AND c.bytes=4096*(a.rank+1) AND "
 			       "a.external_id=77"), 2);
@@ -241,7 +228,7 @@ Test(shards, compressed_shard_merges_like_plain)
 	b = open_db(tu_path(dir, "packed.db"));
 	cr_assert_eq(import(a, plain, 2, 1), CVC_OK, "%s", cvc_db_errmsg(a));
 	cr_assert_eq(import(b, packed, 2, 1), CVC_OK, "%s", cvc_db_errmsg(b));
-	cr_assert_eq(q_int(b, "SELECT count(*) FROM ranks"), 4);
+	cr_assert_eq(tu_db_int(b, "SELECT count(*) FROM ranks"), 4);
 	same_content(a, b);
 	cvc_db_close(a);
 	cvc_db_close(b);
@@ -263,8 +250,8 @@ Test(shards, same_rank_twice_is_a_conflict)
 	cr_assert_eq(import(db, paths, 2, 1), CVC_ERR_FORMAT);
 	snprintf(want, sizeof want, "'%s': rank 1 is already in run 'job'", s2);
 	cr_assert_str_eq(cvc_db_errmsg(db), want);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 0, "rolled back");
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM activities"), 0, "rolled back");
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs"), 0, "rolled back");
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM activities"), 0, "rolled back");
 	cvc_db_close(db);
 }
 
@@ -287,9 +274,9 @@ Test(shards, importer_numbered_ranks_are_renumbered)
 	cr_assert_str_eq(v, "0:1000,1:1001,2:1000,3:1001");
 	free(v);
 	/* Data follows its rank: the second shard's rank 0 is now 2. */
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM collectives c JOIN activities a ON "
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM collectives c JOIN activities a ON "
 			       "a.id=c.activity_id WHERE a.rank IN (0, 2)"), 2);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM sources WHERE rank=3"), 1);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM sources WHERE rank=3"), 1);
 	cvc_db_close(db);
 }
 
@@ -312,7 +299,7 @@ Test(shards, refuses_newer_and_foreign_files)
 		  cvc_db_errmsg(db));
 	cr_assert(strstr(cvc_db_errmsg(db), s1), "%s", cvc_db_errmsg(db));
 	cr_assert_eq(cvc_exit_code(CVC_ERR_VERSION), 2);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 0);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs"), 0);
 	cvc_db_close(db);
 }
 
@@ -329,8 +316,8 @@ Test(shards, parallel_nsys_equals_sequential, .timeout = 120)
 
 	cr_assert_eq(import(seq, paths, 2, 1), CVC_OK, "%s", cvc_db_errmsg(seq));
 	cr_assert_eq(import(par, paths, 2, 2), CVC_OK, "%s", cvc_db_errmsg(par));
-	cr_assert_eq(q_int(par, "SELECT count(*) FROM ranks"), 2);
-	cr_assert_gt(q_int(par, "SELECT count(*) FROM activities"), 1000);
+	cr_assert_eq(tu_db_int(par, "SELECT count(*) FROM ranks"), 2);
+	cr_assert_gt(tu_db_int(par, "SELECT count(*) FROM activities"), 1000);
 	same_content(seq, par);
 	cvc_db_close(seq);
 	cvc_db_close(par);
@@ -386,9 +373,9 @@ Test(shards, dlrm_two_shards_equal_direct_import, .timeout = 180)
 	direct = open_db(tu_path(dir, "direct.db"));
 	cr_assert_eq(import(direct, (const char *const *)p, 8, 1), CVC_OK, "%s",
 		     cvc_db_errmsg(direct));
-	cr_assert_eq(q_int(direct, "SELECT count(DISTINCT rank) FROM activities"), 8);
+	cr_assert_eq(tu_db_int(direct, "SELECT count(DISTINCT rank) FROM activities"), 8);
 	/* These traces predate PyTorch's collective args: NCCL kernels, no sizes. */
-	cr_assert_gt(q_int(direct, "SELECT count(*) FROM activities a JOIN strings s ON "
+	cr_assert_gt(tu_db_int(direct, "SELECT count(*) FROM activities a JOIN strings s ON "
 				   "s.id=a.name_id WHERE s.value LIKE 'ncclKernel%'"), 0);
 	same_content(direct, merged);
 	cvc_db_close(merged);
@@ -408,7 +395,7 @@ Test(shards, dlrm_parallel_equals_sequential, .timeout = 180)
 	par = open_db(tu_path(dir, "par.db"));
 	cr_assert_eq(import(seq, (const char *const *)p, 8, 1), CVC_OK, "%s", cvc_db_errmsg(seq));
 	cr_assert_eq(import(par, (const char *const *)p, 8, 2), CVC_OK, "%s", cvc_db_errmsg(par));
-	cr_assert_eq(q_int(par, "SELECT count(DISTINCT rank) FROM activities"), 8);
+	cr_assert_eq(tu_db_int(par, "SELECT count(DISTINCT rank) FROM activities"), 8);
 	same_content(seq, par);
 	cvc_db_close(seq);
 	cvc_db_close(par);
@@ -461,6 +448,6 @@ Test(shards, corrupt_shard_fails_cleanly)
 	db = open_db(tu_path(dir, "all.db"));
 	cr_assert_eq(import(db, paths, 1, 1), CVC_ERR_FORMAT, "%s", cvc_db_errmsg(db));
 	cr_assert(strstr(cvc_db_errmsg(db), s1), "%s", cvc_db_errmsg(db));
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 0, "rolled back");
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs"), 0, "rolled back");
 	cvc_db_close(db);
 }

@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include <zlib.h>
 
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
 #include "cvc/cvc_classify.h"
-#include "cvc/cvc_import.h"
 #include "testutil.h"
 
 const char *tu_shared(const char *rel)
@@ -167,6 +167,42 @@ char *tu_next_line(char **p)
 		*p = s + strlen(s);
 	}
 	return s;
+}
+
+int64_t tu_sq_int(sqlite3 *sq, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n = -1;
+
+	cr_assert(sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+		  sqlite3_errmsg(sq));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+char *tu_sq_text(sqlite3 *sq, const char *sql, char *buf, size_t cap)
+{
+	sqlite3_stmt *st = NULL;
+
+	buf[0] = '\0';
+	cr_assert(sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+		  sqlite3_errmsg(sq));
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+int64_t tu_db_int(cvc_db *db, const char *sql)
+{
+	return tu_sq_int(cvc_db_sqlite(db), sql);
+}
+
+char *tu_db_text(cvc_db *db, const char *sql, char *buf, size_t cap)
+{
+	return tu_sq_text(cvc_db_sqlite(db), sql, buf, cap);
 }
 
 size_t tu_count_lines(const char *s)

@@ -6,6 +6,10 @@
 #define CVC_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+struct cvc_db;
+struct sqlite3;
 
 /*
  * Full path of ../shared/<rel>.  When the file is missing the test is
@@ -44,6 +48,17 @@ char *tu_read(const char *path, size_t *len);
  * it; NULL at the end of the text.
  */
 char *tu_next_line(char **p);
+
+/*
+ * The first column of sql's first row: as an integer (-1 when there is no
+ * row), or as text copied into buf ("" when there is no row or it is NULL;
+ * returns buf).  A statement that does not prepare fails the test.  The
+ * _db_ forms query a cvc database, the _sq_ forms any SQLite handle.
+ */
+int64_t tu_sq_int(struct sqlite3 *sq, const char *sql);
+char *tu_sq_text(struct sqlite3 *sq, const char *sql, char *buf, size_t cap);
+int64_t tu_db_int(struct cvc_db *db, const char *sql);
+char *tu_db_text(struct cvc_db *db, const char *sql, char *buf, size_t cap);
 
 /* Number of lines in s. */
 size_t tu_count_lines(const char *s);
