@@ -140,6 +140,30 @@ static cvc_db *open_db(const char *path, int flags)
 	return db;
 }
 
+/* Analyzes db with o; asserts success and two rows. */
+static void analyze_two(cvc_db *db, const cvc_analyze_opts *o, cvc_breakdown **rows, size_t *n)
+{
+	cr_assert_eq(cvc_analyze_run(db, o, rows, n), CVC_OK, "%s", cvc_db_errmsg(db));
+	cr_assert_eq(*n, 2);
+}
+
+/*
+ * Builds the basic database (labelled or not) as dbname in a fresh
+ * directory, opens it with flags and analyzes it with o; asserts success
+ * and the two rows (rank 0, rank 1).  Returns the open handle.
+ */
+static cvc_db *analyze_basic(const char *dbname, int label, int flags, const cvc_analyze_opts *o,
+			     cvc_breakdown **rows, size_t *n)
+{
+	const char *path = tu_path(tu_tmpdir(), dbname);
+	cvc_db *db;
+
+	build_basic(path, label);
+	db = open_db(path, flags);
+	analyze_two(db, o, rows, n);
+	return db;
+}
+
 static void expect_basic_rank0(const cvc_breakdown *b)
 {
 	cr_expect_str_eq(b->run, "syn");
@@ -159,15 +183,10 @@ static void expect_basic_rank0(const cvc_breakdown *b)
 
 Test(analyze, hand_computed_by_rank)
 {
-	const char *path = tu_path(tu_tmpdir(), "a.db");
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
-	cvc_db *db;
+	cvc_db *db = analyze_basic("a.db", 1, 0, NULL, &rows, &n);
 
-	build_basic(path, 1);
-	db = open_db(path, 0);
-	cr_assert_eq(cvc_analyze_run(db, NULL, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(n, 2);
 	expect_basic_rank0(&rows[0]);
 	cr_expect_eq(rows[0].step, -1);
 	/* A device with only a memset: no kernels, span 10, all idle. */
@@ -184,17 +203,12 @@ Test(analyze, hand_computed_by_rank)
 
 Test(analyze, by_step_clips_to_gpu_windows)
 {
-	const char *path = tu_path(tu_tmpdir(), "s.db");
 	cvc_analyze_opts o = {.by = CVC_BY_STEP};
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
-	cvc_db *db;
-
-	build_basic(path, 1);
-	db = open_db(path, 0);
-	cr_assert_eq(cvc_analyze_run(db, &o, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
 	/* Device 1 has no step ranges at all: no rows for it. */
-	cr_assert_eq(n, 2);
+	cvc_db *db = analyze_basic("s.db", 1, 0, &o, &rows, &n);
+
 	/* Step 3 = [0,160): comp [0,100)+[150,160) = 110, comm [50,160) = 110,
 	 * busy 160, hidden [50,100)+[150,160) = 60, span 0..160. */
 	cr_expect_eq(rows[0].step, 3);
@@ -246,8 +260,7 @@ Test(analyze, step_fallback_to_cpu_and_user_regex)
 	syn_commit_close(db);
 
 	db = open_db(path, 0);
-	cr_assert_eq(cvc_analyze_run(db, &o, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(n, 2);
+	analyze_two(db, &o, &rows, &n);
 	cr_expect_eq(rows[0].step, 10);
 	cr_expect_eq(rows[0].busy_ns, 500);
 	cr_expect_eq(rows[0].compute_ns, 500);
@@ -265,8 +278,7 @@ Test(analyze, step_fallback_to_cpu_and_user_regex)
 
 	/* No capture group: steps are numbered by position. */
 	o.step_regex = "^iter_";
-	cr_assert_eq(cvc_analyze_run(db, &o, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(n, 2);
+	analyze_two(db, &o, &rows, &n);
 	cr_expect_eq(rows[0].step, 0);
 	cr_expect_eq(rows[0].busy_ns, 700);
 	cr_expect_eq(rows[1].step, 1);
@@ -304,17 +316,12 @@ Test(analyze, unknown_run_and_empty)
 
 Test(analyze, readonly_falls_back_to_hta_rule)
 {
-	const char *path = tu_path(tu_tmpdir(), "r.db");
 	cvc_analyze_opts o = {.classes = 1};
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
-	cvc_db *db;
+	cvc_db *db = analyze_basic("r.db", 0, CVC_DB_READONLY, &o, &rows, &n);
 	int seen_comm = 0, seen_comp = 0;
 
-	build_basic(path, 0);
-	db = open_db(path, CVC_DB_READONLY);
-	cr_assert_eq(cvc_analyze_run(db, &o, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(n, 2);
 	expect_basic_rank0(&rows[0]);
 	for (size_t i = 0; i < rows[0].nclasses; i++) {
 		const cvc_class_time *c = &rows[0].classes[i];
@@ -336,16 +343,11 @@ Test(analyze, readonly_falls_back_to_hta_rule)
 
 Test(analyze, unlabeled_names_are_classified_first)
 {
-	const char *path = tu_path(tu_tmpdir(), "u.db");
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
-	cvc_db *db;
+	cvc_db *db = analyze_basic("u.db", 0, 0, NULL, &rows, &n);
 	sqlite3_stmt *q = NULL;
 
-	build_basic(path, 0);
-	db = open_db(path, 0);
-	cr_assert_eq(cvc_analyze_run(db, NULL, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(n, 2);
 	expect_basic_rank0(&rows[0]);
 	cvc_breakdown_free(rows, n);
 	/* The classifier wrote its labels into the file. */
@@ -360,16 +362,11 @@ Test(analyze, unlabeled_names_are_classified_first)
 
 Test(analyze, classes_breakdown)
 {
-	const char *path = tu_path(tu_tmpdir(), "k.db");
 	cvc_analyze_opts o = {.classes = 1};
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
-	cvc_db *db;
+	cvc_db *db = analyze_basic("k.db", 1, 0, &o, &rows, &n);
 
-	build_basic(path, 1);
-	db = open_db(path, 0);
-	cr_assert_eq(cvc_analyze_run(db, &o, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(n, 2);
 	cr_assert_eq(rows[0].nclasses, 2);
 	/* Slots in class-id order: gemm (1), allreduce (11). */
 	cr_expect_str_eq(rows[0].classes[0].name, "gemm");
