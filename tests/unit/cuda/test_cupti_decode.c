@@ -172,6 +172,27 @@ static void fill_late(struct cbuf *c)
 	extcorr(c, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 778, 102);
 }
 
+/* Opens dir/name as a spool (its path into spool) and d writing to it; asserts both. */
+static cvc_spool *open_decoder(char *spool, size_t cap, const char *dir, const char *name,
+			       struct cvci_decoder *d)
+{
+	cvc_spool *sp = NULL;
+
+	snprintf(spool, cap, "%s/%s", dir, name);
+	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
+	cr_assert_eq(cvci_decoder_init(d, sp), CVC_OK);
+	return sp;
+}
+
+/* Closes the spool and d, then materializes the spool into db; asserts both. */
+static void finish_decoder(cvc_spool *sp, struct cvci_decoder *d, const char *spool,
+			   const char *db, cvc_materialize_stats *st, char *err, size_t errlen)
+{
+	cr_assert_eq(cvc_spool_close(sp), CVC_OK);
+	cvci_decoder_release(d);
+	cr_assert_eq(cvc_profile_materialize(spool, db, st, err, errlen), CVC_OK, "%s", err);
+}
+
 /* ---- the record walk agrees with libcupti's ------------------------------------------ */
 
 Test(cupti_decode, walk_matches_libcupti)
@@ -392,17 +413,13 @@ Test(cupti_decode, untimed_records_are_counted_not_stored)
 	kernel(&c, gemm_name, T0 + 1000, 500, 7, 1);
 	kernel(&c, gemm_name, 0, 0, 7, 2);                /* not timed */
 	kernel(&c, nccl_name, T0 + 3000, 0, 20, 3)->end = T0 + 2000; /* end before start */
-	snprintf(spool, sizeof spool, "%s/u.spool", dir);
 	snprintf(db, sizeof db, "%s/u.db", dir);
-	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
-	cr_assert_eq(cvci_decoder_init(&d, sp), CVC_OK);
+	sp = open_decoder(spool, sizeof spool, dir, "u.spool", &d);
 	cvci_put_proc(&d, 0, 1, 4000, "node07", "untimed", "cvc test");
 	cvci_decode(&d, c.b, c.used);
 	cr_expect_eq(d.untimed, 2);
 	cr_expect_eq(d.records, 1);
-	cr_assert_eq(cvc_spool_close(sp), CVC_OK);
-	cvci_decoder_release(&d);
-	cr_assert_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_OK, "%s", err);
+	finish_decoder(sp, &d, spool, db, &st, err, sizeof err);
 	sq = ct_open_ro(db);
 	ct_expect(sq, "SELECT count(*) || '|' || min(start_ns) FROM activities", "1|1763768000000001000");
 	sqlite3_close(sq);
@@ -448,9 +465,7 @@ Test(cupti_decode, external_ids_enable_the_api_kinds_and_drop_their_rows)
 	api->correlationId = 7;
 	extcorr(&c, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, 42, 7);
 	kernel(&c, nccl_name, T0 + 1000, 500, 20, 7);
-	snprintf(spool, sizeof spool, "%s/a.spool", dir);
-	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
-	cr_assert_eq(cvci_decoder_init(&d, sp), CVC_OK);
+	sp = open_decoder(spool, sizeof spool, dir, "a.spool", &d);
 	d.api_drop = 3;
 	cvci_put_proc(&d, 0, 1, 4000, "node07", "api", "cvc test");
 	cr_expect_eq(cvci_decode(&d, c.b, c.used), 3);
@@ -472,9 +487,7 @@ Test(cupti_decode, unknown_kind_stops_walk)
 	kernel(&c, nccl_name, T0, 10, 1, 1);
 	add(&c, 64, CUPTI_ACTIVITY_KIND_PC_SAMPLING); /* a kind we never enable */
 	kernel(&c, nccl_name, T0 + 20, 10, 1, 2);
-	snprintf(spool, sizeof spool, "%s/x.spool", dir);
-	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
-	cr_assert_eq(cvci_decoder_init(&d, sp), CVC_OK);
+	sp = open_decoder(spool, sizeof spool, dir, "x.spool", &d);
 	cr_expect_eq(cvci_decode(&d, c.b, c.used), 1);
 	cr_expect_eq(d.undecodable, 1);
 	/* A record cut by valid size is not read past the end either. */
@@ -507,9 +520,7 @@ Test(cupti_decode, libcupti_walks_past_kinds_cvc_does_not_decode)
 	o->start = T0 + 5;
 	o->end = T0 + 6;
 	kernel(&c, gemm_name, T0 + 20, 10, 7, 2);
-	snprintf(spool, sizeof spool, "%s/o.spool", dir);
-	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
-	cr_assert_eq(cvci_decoder_init(&d, sp), CVC_OK);
+	sp = open_decoder(spool, sizeof spool, dir, "o.spool", &d);
 	cr_expect_eq(cvci_decode(&d, c.b, c.used), 3);
 	cr_expect_eq(d.records, 2, "both kernels");
 	cr_expect_eq(d.skipped, 1, "the overhead record");
@@ -650,15 +661,11 @@ Test(cupti_decode, nameless_markers_are_kept_as_unnamed_ranges)
 	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_START, 22, T0 + 40, NULL, "NCCL", 4001);
 	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_END, 22, T0 + 90, "named at the end", NULL, 4001);
 	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 23, T0 + 95, NULL, NULL, 4001);
-	snprintf(spool, sizeof spool, "%s/nameless.spool", dir);
 	snprintf(db, sizeof db, "%s/nameless.db", dir);
-	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
-	cr_assert_eq(cvci_decoder_init(&d, sp), CVC_OK);
+	sp = open_decoder(spool, sizeof spool, dir, "nameless.spool", &d);
 	cvci_put_proc(&d, 0, 1, 4000, "node07", "myrun", "t");
 	cr_assert_eq(cvci_decode(&d, c.b, c.used), 5);
-	cr_assert_eq(cvc_spool_close(sp), CVC_OK);
-	cvci_decoder_release(&d);
-	cr_assert_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_OK, "%s", err);
+	finish_decoder(sp, &d, spool, db, &st, err, sizeof err);
 	cr_expect_eq(st.ranges, 3);
 	cr_expect_eq(st.unmatched_markers, 0);
 	{
