@@ -15,211 +15,85 @@
 #include "cvc/cvc_classify.h"
 #include "testutil.h"
 
-/* ---- examples: real names (traces under ../shared, notes b.1) ------------- */
+/* ---- examples: real names (tests/data/classify_examples.tsv) ------------- */
+
+#define NFIELD 6
 
 struct example {
+	int line; /* in the data file, for failure messages */
 	const char *name;
 	const char *cls;
 	const char *coll, *algo, *proto, *dtype; /* NULL = not checked, "" = empty */
 };
 
-static const struct example examples[] = {
-	/* NCCL >= 2.19 (notes b.1, b.3; 2.28.9 symbol set) */
-	{"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-	 "allreduce", "allreduce", "RING", "LL", "bf16"},
-	{"ncclDevKernel_AllReduce_Sum_f32_TREE_LL(ncclDevKernelArgsStorage<4096ul>)",
-	 "allreduce", "allreduce", "TREE", "LL", "f32"},
-	{"_Z24ncclDevKernel_AllGather_RING_LL24ncclDevKernelArgsStorageILm4096EE",
-	 "allgather", "allgather", "RING", "LL", ""},
-	{"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "allgather",
-	 "allgather", "RING", "LL", ""},
-	{"_Z38ncclDevKernel_ReduceScatter_Sum_f8e4m3_RING_LL24ncclDevKernelArgsStorageILm4096EE",
-	 "reducescatter", "reducescatter", "RING", "LL", "f8e4m3"},
-	{"ncclDevKernel_Reduce_Sum_u8_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "reduce",
-	 "reduce", "RING", "LL", "u8"},
-	{"ncclDevKernel_Broadcast_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "broadcast",
-	 "broadcast", "RING", "LL", ""},
-	{"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", "sendrecv", "sendrecv",
-	 "", "", ""},
-	{"ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", "other-comm", "generic",
-	 "", "", ""},
-	/* RCCL on AMD: same family, numbered generic kernels */
-	{"ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)", "other-comm", "generic",
-	 NULL, NULL, NULL},
-	/* NCCL <= 2.18 (traces: param-dlrm, hta-*) */
-	{"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
-	 "sendrecv", "sendrecv", "RING", "SIMPLE", "int8_t"},
-	{"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", "allreduce", "allreduce",
-	 "RING", "LL", "float"},
-	{"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
-	 "allreduce", "allreduce", "RING", "LL", "float"},
-	{"ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
-	 "broadcast", "broadcast", "RING", "LL", "int8_t"},
-	{"ncclKernel_AllReduce_RING_LL_Sum_half(ncclDevComm*, unsigned long, ncclWork*)",
-	 "allreduce", "allreduce", "RING", "LL", "half"},
-	{"_Z43ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_tP11ncclDevCommmP8ncclWork", "sendrecv",
-	 "sendrecv", "RING", "SIMPLE", "int8_t"},
-	/* legacy NCCL 2.3-2.7 */
-	{"ncclAllReduceRingLLKernel_sum_f32(ncclColl)", "allreduce", "allreduce", "Ring",
-	 "LL", "f32"},
-	/* NCCL 2.27/2.28 symmetric kernels */
-	{"ncclSymkDevKernel_AllReduce_RSxLD_AGxST_sum_bf16(ncclSymkDevWorkArgs4K)",
-	 "allreduce", "allreduce", "", "", "bf16"},
-	{"ncclSymkDevKernel_AllGather_LLMC(ncclSymkDevWorkArgs4K)", "allgather", "allgather",
-	 "", "", ""},
-	{"ncclSymDevKernel_ReduceScatter_LD_sum_f32", "reducescatter", "reducescatter", "",
-	 "", "f32"},
-	/* an NCCL name no specific rule knows still counts as communication */
-	{"ncclKernelFuture_Unknown(ncclDevComm*)", "other-comm", "", "", "", ""},
-	{"ncclAllToAll_custom_kernel", "alltoall", "alltoall", NULL, NULL, NULL},
-	/* MSCCL / RCCL-prefixed */
-	{"mscclKernel_Sum_half_LL128(ncclDevComm*, mscclAlgo*, mscclWork*)", "other-comm", "",
-	 NULL, NULL, NULL},
-	{"rcclKernel_AllGather_internal(void*)", "allgather", "allgather", NULL, NULL, NULL},
-	/* expert parallel */
-	{"void deep_ep::intranode::dispatch<8, 768, 6144>(int4*, float*, int*, long*, float*, int*, int*, int4 const*, float const*, long const*, float const*, bool const*, int const*, int, int, int, int, int, int, int, void**, int, int, int)",
-	 "alltoall", "alltoall", "", "", ""},
-	{"void deep_ep::internode_ll::combine<7168, 9>(void*, void*, int*, void*, void const*, long const*, float const*, int const*, long const*, int*, int*, void*, int, int, int, int, int, int, int, int, int, int, bool, bool)",
-	 "alltoall", "alltoall", NULL, NULL, NULL},
-	{"void deep_ep::intranode::barrier<8>(int**, int)", "other-comm", "", NULL, NULL, NULL},
-	/* a DeepEP build in its own namespace (issue 14, item 9) */
-	{"void dpsk::ep::internode::dispatch<false, 8, 256>(int4*, float*, int, int)", "alltoall",
-	 NULL, NULL, NULL, NULL},
-	{"void dpsk::ep::internode::notify_dispatch<8>(int const*, int*, int)", "alltoall", NULL,
-	 NULL, NULL, NULL},
-	{"void dpsk::ep::internode_ll::clean_low_latency_buffer<32>(int*, int)", "other-comm", "",
-	 NULL, NULL, NULL},
-	/* "keep" or "deep" before ep:: is not the namespace */
-	{"void sleep::intranode_helper(int)", "other", NULL, NULL, NULL, NULL},
-	{"void pplx::dispatchKernel<unsigned int, 32u>(int, unsigned long, void*)", "alltoall",
-	 NULL, NULL, NULL, NULL},
-	{"nvshmemi_barrier_all_on_stream_kernel()", "other-comm", NULL, NULL, NULL, NULL},
-	{"void nvshmemi_transfer_rma_kernel<(nvshmemi_op_t)1>(void*, void*, unsigned long, int)",
-	 "alltoall", NULL, NULL, NULL, NULL},
-	{"void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, __nv_bfloat16*, int, int)",
-	 "allreduce", "allreduce", NULL, NULL, NULL},
-	/* attention */
-	{"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, true, false, false, false, true, false, false>(pytorch_flash::Flash_fwd_params)",
-	 "attention", "", "", "", ""},
-	{"void flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, cutlass::half_t> >(Flash_bwd_params)",
-	 "attention", NULL, NULL, NULL, NULL},
-	{"void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::CollectiveMainloopFwdSm90<2, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >, cute::tuple<cute::C<128>, cute::C<128>, cute::C<128> >, 128, cutlass::bfloat16_t, float, cutlass::arch::Sm90> > > >(flash::FlashAttnFwdSm90::Params)",
-	 "attention", NULL, NULL, NULL, NULL},
-	{"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1_kernel0_0",
-	 "attention", NULL, NULL, NULL, NULL},
-	{"fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::half_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
-	 "attention", NULL, NULL, NULL, NULL},
-	{"void attention_kernel_batched_impl<AttentionKernel<cutlass::half_t, cutlass::arch::Sm80, true, 64, 64, 64, true, false> >(AttentionKernel::Params)",
-	 "attention", NULL, NULL, NULL, NULL},
-	{"_attn_fwd", "attention", NULL, NULL, NULL, NULL},
-	/* convolution (real names: hta-nccl-args ResNet trace) */
-	{"sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_execute_kernel_cudnn_infer",
-	 "conv", NULL, NULL, NULL, NULL},
-	{"sm80_xmma_wgrad_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x64x64_stage4_warpsize2x2x1_g1_tensor16x8x8_execute_kernel_cudnn_train",
-	 "conv", NULL, NULL, NULL, NULL},
-	{"void cutlass_cudnn_infer::Kernel<cutlass_tensorop_s1688dgrad_optimized_tf32_64x128_32x3_nhwc_align4>(cutlass_tensorop_s1688dgrad_optimized_tf32_64x128_32x3_nhwc_align4::Params)",
-	 "conv", NULL, NULL, NULL, NULL},
-	{"_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11threadblock22ImplicitGemmMultistageEEEEEvNT_6ParamsE",
-	 "conv", NULL, NULL, NULL, NULL},
-	{"void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>(int, int, int, float const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, float, int, float const*, float const*, bool, int, int)",
-	 "conv", NULL, NULL, NULL, NULL},
-	{"cudnn_infer_ampere_scudnn_128x64_relu_xregs_large_nn_v1", "conv", NULL, NULL, NULL,
-	 NULL},
-	{"void cudnn::cnn::reduce_wgrad_nchw_helper<float, float>(void*, void const*, float, int, int)",
-	 "conv", NULL, NULL, NULL, NULL},
-	/* GEMM */
-	{"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
-	 "gemm", "", "", "", ""},
-	{"sm80_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize128x256x64_stage3_warpsize2x4x1_tensor16x8x16_kernel",
-	 "gemm", NULL, NULL, NULL, NULL},
-	{"volta_sgemm_128x32_nt", "gemm", NULL, NULL, NULL, NULL},
-	{"ampere_sgemm_128x128_tn", "gemm", NULL, NULL, NULL, NULL},
-	{"void gemmSN_TN_kernel<float, 128, 16, 2, 4, 8, 9, false, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float> >(cublasGemmSmallNParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>)",
-	 "gemm", NULL, NULL, NULL, NULL},
-	{"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>(cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4::Params)",
-	 "gemm", NULL, NULL, NULL, NULL},
-	{"nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NNT", "gemm", NULL, NULL, NULL, NULL},
-	{"void splitKreduce_kernel<float, float, float, float, true, false, false>(cublasSplitKParams<float>, float const*, float const*, float*, float const*, float const*, float const*, float const*, float*, void*, long, float*, int*)",
-	 "gemm", NULL, NULL, NULL, NULL},
-	{"void epilogue::impl::globalKernel<float, float, float, true, true>(int, int, long, float*, cublasLtEpilogue_t, int, float*, long, void*, long, long, long, float*, long, int*)",
-	 "gemm", NULL, NULL, NULL, NULL},
-	{"void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, cublasGemvParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float> >(cublasGemvParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>, float, float)",
-	 "gemm", NULL, NULL, NULL, NULL},
-	{"Cijk_Ailk_Bljk_BBS_BH_MT128x128x64_MI32x32x8x1_SN_1LDSB1_APM1", "gemm", NULL, NULL,
-	 NULL, NULL},
-	/* normalization, softmax */
-	{"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)",
-	 "norm", NULL, NULL, NULL, NULL},
-	{"void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernel<float, float>(long, long, float const*, float const*, float const*, float const*, float*, float*)",
-	 "norm", NULL, NULL, NULL, NULL},
-	{"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 128, true, 1, true>(cudnnTensorStruct, float const*, cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, float)",
-	 "norm", NULL, NULL, NULL, NULL},
-	{"void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>(float, float, float, float, cudnnTensorStruct, float const*, cudnnTensorStruct, float const*, cudnnTensorStruct, float*, float const*, float*, float*, float const*, float const*, float)",
-	 "norm", NULL, NULL, NULL, NULL},
-	{"void vllm::rms_norm_kernel<c10::BFloat16>(c10::BFloat16*, c10::BFloat16 const*, c10::BFloat16 const*, float, int, int)",
-	 "norm", NULL, NULL, NULL, NULL},
-	{"void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, true, false>(float*, float const*, int, int, int, bool const*, int, bool)",
-	 "softmax", NULL, NULL, NULL, NULL},
-	{"triton_per_fused__softmax_0", "softmax", NULL, NULL, NULL, NULL},
-	/* embeddings (real names: param-dlrm, hta-a100-80g) */
-	{"void split_embedding_codegen_forward_unweighted_kernel<float, float, float, long, 5ul>(at::GenericPackedTensorAccessor<float, 1ul, at::RestrictPtrTraits, long>)",
-	 "embedding", NULL, NULL, NULL, NULL},
-	{"void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<float, float, float, 5ul>(at::GenericPackedTensorAccessor<float, 2ul, at::RestrictPtrTraits, int>)",
-	 "embedding", NULL, NULL, NULL, NULL},
-	{"void permute_pooled_embs_kernel<float>(float const*, long const*, long const*, long const*, float*, long, long, long)",
-	 "embedding", NULL, NULL, NULL, NULL},
-	{"void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, int const*, int const*, int*)",
-	 "embedding", NULL, NULL, NULL, NULL},
-	/* optimizer */
-	{"void multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float>, float, float, float, float, float, float, adamMode_t, float, int, int>(int, int volatile*, TensorListMetadata<4>, AdamFunctor<float>, float, float, float, float, float, float, adamMode_t, float, int, int)",
-	 "optimizer", NULL, NULL, NULL, NULL},
-	{"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float)",
-	 "optimizer", NULL, NULL, NULL, NULL},
-	{"void adagrad_update_kernel<float>(float*, float*, float const*, float, float, long)",
-	 "optimizer", NULL, NULL, NULL, NULL},
-	/* copies */
-	{"Memcpy DtoD (Device -> Device)", "copy", NULL, NULL, NULL, NULL},
-	{"void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 2, 128, 1>(float*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<float, unsigned int, 128, 1>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)",
-	 "copy", NULL, NULL, NULL, NULL},
-	{"void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#14}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#14}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#14}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#14}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1})",
-	 "copy", NULL, NULL, NULL, NULL},
-	{"void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, (cudnnKernelDataType_t)2>(cudnn::ops::nchw2nhwc_params_t<float>, float const*, float*)",
-	 "copy", NULL, NULL, NULL, NULL},
-	{"void at::native::index_elementwise_kernel<128, 4, at::native::gpu_index_kernel<at::native::index_kernel_impl<at::native::OpaqueType<4> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>, at::native::index_kernel_impl<at::native::OpaqueType<4> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1} const&)::{lambda(int)#1}>(long, at::native::gpu_index_kernel<at::native::index_kernel_impl<at::native::OpaqueType<4> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>, at::native::index_kernel_impl<at::native::OpaqueType<4> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1} const&)::{lambda(int)#1})",
-	 "copy", NULL, NULL, NULL, NULL},
-	{"void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, 2, 2, -2, true>(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, at::cuda::detail::TensorInfo<c10::BFloat16 const, unsigned int>, at::cuda::detail::TensorInfo<long const, unsigned int>, int, int, unsigned int, unsigned int, long)",
-	 "copy", NULL, NULL, NULL, NULL},
-	/* reductions */
-	{"void at::native::reduce_kernel<128, 4, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4>)",
-	 "reduction", NULL, NULL, NULL, NULL},
-	{"void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<long, int, int>::Policy800, false, long, int, int, int>(int*, int*, int*, int const*, long*, long const*, int*, int const*, int, int, int)",
-	 "reduction", NULL, NULL, NULL, NULL},
-	{"void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*, long, long, long, int, int, int, int, int, int, int, int, int, int, float*, long*)",
-	 "reduction", NULL, NULL, NULL, NULL},
-	{"void clover::par_reduce_kernel<field_summary(global_variables &, parallel_ &)::[lambda(int) (instance 1)]>(T1)",
-	 "reduction", NULL, NULL, NULL, NULL},
-	{"triton_red_fused_sum_0", "reduction", NULL, NULL, NULL, NULL},
-	/* a binary search is not a sort */
-	{"void at::native::(anonymous namespace)::searchsorted_cuda_kernel<float, long>(long*, float const*, float const*, long const*, long, long, long, bool, bool)",
-	 "other", "", "", "", ""},
-	/* elementwise */
-	{"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)",
-	 "elementwise", "", "", "", ""},
-	{"triton__0d1d2d3d", "elementwise", NULL, NULL, NULL, NULL},
-	{"triton_poi_fused_add_mul_0", "elementwise", NULL, NULL, NULL, NULL},
-	{"saxpy(double *, double *, double *, double, int)", "elementwise", NULL, NULL, NULL,
-	 NULL},
-	{"void clover::par_ranged2d_kernel<ideal_gas_kernel(int, int, int, int, clover::Buffer2D<double> &, clover::Buffer2D<double> &, clover::Buffer2D<double> &, clover::Buffer2D<double> &)::[lambda(int, int) (instance 1)]>(clover::Range2d, T1)",
-	 "elementwise", NULL, NULL, NULL, NULL},
-	{"void vllm::act_and_mul_kernel<c10::BFloat16, &(c10::BFloat16 vllm::silu_kernel<c10::BFloat16>(c10::BFloat16 const&)), true>(c10::BFloat16*, c10::BFloat16 const*, int)",
-	 "elementwise", NULL, NULL, NULL, NULL},
-	/* "nccl" inside a non-NCCL name is not communication */
-	{"void at::native::some_nccl_helper_kernel<float>(float*)", "other", "", "", "", ""},
-	/* nothing known */
-	{"my_custom_kernel(float*)", "other", "", "", "", ""},
+struct examples {
+	char *text; /* the file; the fields point into it */
+	struct example *v;
+	size_t n;
 };
 
-#define NEX (sizeof examples / sizeof examples[0])
+/* A field as the data file writes it: "-" = not checked, "\"\"" = empty. */
+static const char *field_value(char *f)
+{
+	if (strcmp(f, "-") == 0)
+		return NULL;
+	if (strcmp(f, "\"\"") == 0)
+		return "";
+	return f;
+}
+
+/*
+ * Reads the examples: each line not a comment must have exactly NFIELD
+ * tab-separated fields, so a damaged line fails the test instead of being
+ * skipped.
+ */
+static void load_examples(struct examples *ex)
+{
+	const char *path = tu_path(CVC_SOURCE_DIR "/tests/data", "classify_examples.tsv");
+	char *p, *l;
+	int line = 0;
+
+	memset(ex, 0, sizeof *ex);
+	ex->text = tu_read(path, NULL);
+	cr_assert(ex->text, "cannot read %s", path);
+	ex->v = calloc(tu_count_lines(ex->text), sizeof *ex->v);
+	cr_assert(ex->v);
+	p = ex->text;
+	while ((l = tu_next_line(&p))) {
+		struct example *e = &ex->v[ex->n];
+		char *f[NFIELD];
+		int nf = 0;
+
+		line++;
+		if (l[0] == '#')
+			continue;
+		for (char *t = l; t; nf++) {
+			char *tab = strchr(t, '\t');
+
+			if (nf < NFIELD)
+				f[nf] = t;
+			if (tab)
+				*tab++ = '\0';
+			t = tab;
+		}
+		cr_assert_eq(nf, NFIELD, "%s:%d: %d fields, want %d", path, line, nf, NFIELD);
+		e->line = line;
+		e->name = f[0];
+		e->cls = f[1];
+		e->coll = field_value(f[2]);
+		e->algo = field_value(f[3]);
+		e->proto = field_value(f[4]);
+		e->dtype = field_value(f[5]);
+		ex->n++;
+	}
+	cr_assert(ex->n > 0, "%s has no examples", path);
+}
+
+static void free_examples(struct examples *ex)
+{
+	free(ex->v);
+	free(ex->text);
+}
 
 static cvc_rules *load_default(void)
 {
@@ -231,10 +105,12 @@ static cvc_rules *load_default(void)
 	return r;
 }
 
-static void check_field(const char *ex, const char *want, const char *got, const char *what)
+static void check_field(const struct example *e, const char *want, const char *got,
+			const char *what)
 {
 	if (want)
-		cr_expect_str_eq(got, want, "'%s': %s is '%s', want '%s'", ex, what, got, want);
+		cr_expect_str_eq(got, want, "line %d '%s': %s is '%s', want '%s'", e->line,
+				 e->name, what, got, want);
 }
 
 Test(classify, class_names_round_trip)
@@ -265,19 +141,22 @@ Test(classify, shipped_rules_on_examples)
 	cvc_rules *r = load_default();
 	size_t nrules = cvc_rules_count(r);
 	int *hit = calloc(nrules, sizeof *hit);
+	struct examples ex;
 
 	cr_assert(hit);
-	for (size_t i = 0; i < NEX; i++) {
-		const struct example *e = &examples[i];
+	load_examples(&ex);
+	for (size_t i = 0; i < ex.n; i++) {
+		const struct example *e = &ex.v[i];
 		cvc_class_match m;
 
 		cr_assert_eq(cvc_rules_match(r, e->name, strlen(e->name), &m), CVC_OK);
-		cr_expect_str_eq(cvc_class_name(m.cls), e->cls, "'%s': class %s, want %s (rule %d)",
-				 e->name, cvc_class_name(m.cls), e->cls, m.rule);
-		check_field(e->name, e->coll, m.coll, "coll");
-		check_field(e->name, e->algo, m.algo, "algo");
-		check_field(e->name, e->proto, m.proto, "proto");
-		check_field(e->name, e->dtype, m.dtype, "dtype");
+		cr_expect_str_eq(cvc_class_name(m.cls), e->cls,
+				 "line %d '%s': class %s, want %s (rule %d)", e->line, e->name,
+				 cvc_class_name(m.cls), e->cls, m.rule);
+		check_field(e, e->coll, m.coll, "coll");
+		check_field(e, e->algo, m.algo, "algo");
+		check_field(e, e->proto, m.proto, "proto");
+		check_field(e, e->dtype, m.dtype, "dtype");
 		if (m.rule >= 0)
 			hit[m.rule]++;
 		else
@@ -286,6 +165,7 @@ Test(classify, shipped_rules_on_examples)
 	for (size_t i = 0; i < nrules; i++)
 		cr_expect(hit[i] > 0, "rule %zu (default.rules line %d) has no example", i,
 			  cvc_rules_line(r, (int)i));
+	free_examples(&ex);
 	free(hit);
 	cvc_rules_free(r);
 }
@@ -609,6 +489,7 @@ Test(classify, backtracking_is_bounded, .timeout = 20)
 
 struct thr {
 	const cvc_rules *r;
+	const struct examples *ex;
 	int mismatches;
 };
 
@@ -617,13 +498,14 @@ static void *thr_main(void *arg)
 	struct thr *t = arg;
 
 	for (int round = 0; round < 200; round++) {
-		for (size_t i = 0; i < NEX; i++) {
+		for (size_t i = 0; i < t->ex->n; i++) {
+			const struct example *e = &t->ex->v[i];
 			cvc_class_match m;
 			cvc_op_class want;
 
-			if (cvc_rules_match(t->r, examples[i].name, strlen(examples[i].name), &m) ||
-			    cvc_class_parse(examples[i].cls, &want) || m.cls != want ||
-			    (examples[i].coll && strcmp(m.coll, examples[i].coll) != 0))
+			if (cvc_rules_match(t->r, e->name, strlen(e->name), &m) ||
+			    cvc_class_parse(e->cls, &want) || m.cls != want ||
+			    (e->coll && strcmp(m.coll, e->coll) != 0))
 				t->mismatches++;
 		}
 	}
@@ -633,14 +515,17 @@ static void *thr_main(void *arg)
 Test(classify, two_threads_share_rules)
 {
 	cvc_rules *r = load_default();
-	struct thr a = {r, 0}, b = {r, 0};
+	struct examples ex;
+	struct thr a = {r, &ex, 0}, b = {r, &ex, 0};
 	pthread_t ta, tb;
 
+	load_examples(&ex);
 	cr_assert_eq(pthread_create(&ta, NULL, thr_main, &a), 0);
 	cr_assert_eq(pthread_create(&tb, NULL, thr_main, &b), 0);
 	pthread_join(ta, NULL);
 	pthread_join(tb, NULL);
 	cr_assert_eq(a.mismatches, 0);
 	cr_assert_eq(b.mismatches, 0);
+	free_examples(&ex);
 	cvc_rules_free(r);
 }
