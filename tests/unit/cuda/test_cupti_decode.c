@@ -43,28 +43,31 @@ static void *add(struct cbuf *c, size_t sz, CUpti_ActivityKind kind)
 	return p;
 }
 
+/*
+ * The fields every timed device record (kernel, copy, set) has, whatever its
+ * struct: times, stream and correlation, on device 1 in context 3.
+ */
+#define ON_STREAM(r, t0, t1, stream, corr)                                                   \
+	((r)->start = (t0), (r)->end = (t1), (r)->deviceId = 1, (r)->contextId = 3,          \
+	 (r)->streamId = (stream), (r)->correlationId = (corr))
+
+/* The launch every test kernel has (an H100 GEMM's), with no kind or times yet. */
+static const CUpti_ActivityKernel10 launch = {
+	.gridX = 132, .gridY = 2, .gridZ = 1,
+	.blockX = 384, .blockY = 1, .blockZ = 1,
+	.registersPerThread = 168, .staticSharedMemory = 1024, .dynamicSharedMemory = 229376,
+	.gridId = 99,
+};
+
 static CUpti_ActivityKernel10 *kernel(struct cbuf *c, const char *name, uint64_t start,
 				      uint64_t dur, uint32_t stream, uint32_t corr)
 {
 	CUpti_ActivityKernel10 *k = add(c, sizeof *k, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 
-	k->start = start;
-	k->end = start + dur;
+	*k = launch;
+	k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	ON_STREAM(k, start, start + dur, stream, corr);
 	k->completed = start + dur;
-	k->deviceId = 1;
-	k->contextId = 3;
-	k->streamId = stream;
-	k->gridX = 132;
-	k->gridY = 2;
-	k->gridZ = 1;
-	k->blockX = 384;
-	k->blockY = 1;
-	k->blockZ = 1;
-	k->registersPerThread = 168;
-	k->staticSharedMemory = 1024;
-	k->dynamicSharedMemory = 229376;
-	k->correlationId = corr;
-	k->gridId = 99;
 	k->name = name;
 	return k;
 }
@@ -124,32 +127,17 @@ static void fill_main(struct cbuf *c, char *gemm_copy)
 	mc->srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
 	mc->dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
 	mc->bytes = 64ull << 20;
-	mc->start = T0 + 2000000;
-	mc->end = T0 + 4700000;
-	mc->deviceId = 1;
-	mc->contextId = 3;
-	mc->streamId = 14;
-	mc->correlationId = 105;
+	ON_STREAM(mc, T0 + 2000000, T0 + 4700000, 14, 105);
 	ms = add(c, sizeof *ms, CUPTI_ACTIVITY_KIND_MEMSET);
 	ms->value = 0;
 	ms->bytes = 1u << 20;
-	ms->start = T0 + 5000000;
-	ms->end = T0 + 5004000;
-	ms->deviceId = 1;
-	ms->contextId = 3;
-	ms->streamId = 7;
-	ms->correlationId = 106;
+	ON_STREAM(ms, T0 + 5000000, T0 + 5004000, 7, 106);
 	p2p = add(c, sizeof *p2p, CUPTI_ACTIVITY_KIND_MEMCPY2);
 	p2p->copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
 	p2p->bytes = 8u << 20;
-	p2p->start = T0 + 6000000;
-	p2p->end = T0 + 6100000;
-	p2p->deviceId = 1;
-	p2p->contextId = 3;
-	p2p->streamId = 15;
+	ON_STREAM(p2p, T0 + 6000000, T0 + 6100000, 15, 107);
 	p2p->srcDeviceId = 1;
 	p2p->dstDeviceId = 0;
-	p2p->correlationId = 107;
 	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_START, 11, T0 + 100, "step", NULL, 4001);
 	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_START, 12, T0 + 290000, "ncclAllReduce", "NCCL", 4001);
 	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_END, 12, T0 + 299000, NULL, "NCCL", 4001);
@@ -172,25 +160,53 @@ static void fill_late(struct cbuf *c)
 	extcorr(c, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 778, 102);
 }
 
-/* Opens dir/name as a spool (its path into spool) and d writing to it; asserts both. */
-static cvc_spool *open_decoder(char *spool, size_t cap, const char *dir, const char *name,
-			       struct cvci_decoder *d)
-{
-	cvc_spool *sp = NULL;
+/*
+ * One decoding of a hand-built buffer: the buffer, a decoder writing
+ * dir/<base>.spool, and dir/<base>.db to materialize it into.
+ */
+struct rig {
+	struct cbuf c;
+	struct cvci_decoder d;
+	cvc_spool *sp;
+	char dir[2048], spool[4096], db[4200], err[512];
+	cvc_materialize_stats st;
+};
 
-	snprintf(spool, cap, "%s/%s", dir, name);
-	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
-	cr_assert_eq(cvci_decoder_init(d, sp), CVC_OK);
-	return sp;
+/*
+ * An empty buffer and the paths in a fresh tu_tmpdir(); nothing opened.
+ * Static: the buffer is too big for the stack (each test is its own process).
+ */
+static struct rig *rig_new(const char *base)
+{
+	static struct rig r;
+
+	memset(&r, 0, sizeof r);
+	snprintf(r.dir, sizeof r.dir, "%s", tu_tmpdir());
+	snprintf(r.spool, sizeof r.spool, "%s/%s.spool", r.dir, base);
+	snprintf(r.db, sizeof r.db, "%s/%s.db", r.dir, base);
+	return &r;
 }
 
-/* Closes the spool and d, then materializes the spool into db; asserts both. */
-static void finish_decoder(cvc_spool *sp, struct cvci_decoder *d, const char *spool,
-			   const char *db, cvc_materialize_stats *st, char *err, size_t errlen)
+/* Opens the spool (flushing every cap bytes) and the decoder on it; asserts both. */
+static void rig_open(struct rig *r, size_t cap)
 {
-	cr_assert_eq(cvc_spool_close(sp), CVC_OK);
-	cvci_decoder_release(d);
-	cr_assert_eq(cvc_profile_materialize(spool, db, st, err, errlen), CVC_OK, "%s", err);
+	cr_assert_eq(cvc_spool_open(r->spool, cap, &r->sp), CVC_OK);
+	cr_assert_eq(cvci_decoder_init(&r->d, r->sp), CVC_OK);
+}
+
+/* Releases the decoder and closes the spool; returns the close's status. */
+static cvc_status rig_close(struct rig *r)
+{
+	cvci_decoder_release(&r->d);
+	return cvc_spool_close(r->sp);
+}
+
+/* Closes as rig_close, then materializes the spool into the db; asserts both. */
+static void rig_finish(struct rig *r)
+{
+	cr_assert_eq(rig_close(r), CVC_OK);
+	cr_assert_eq(cvc_profile_materialize(r->spool, r->db, &r->st, r->err, sizeof r->err),
+		     CVC_OK, "%s", r->err);
 }
 
 /* ---- the record walk agrees with libcupti's ------------------------------------------ */
@@ -401,26 +417,19 @@ Test(cupti_decode, window_filters_records)
  */
 Test(cupti_decode, untimed_records_are_counted_not_stored)
 {
-	static struct cbuf c;
-	const char *dir = tu_tmpdir();
-	char spool[4096], db[4096], err[512];
-	struct cvci_decoder d;
-	cvc_materialize_stats st;
-	cvc_spool *sp = NULL;
+	struct rig *r = rig_new("u");
 	sqlite3 *sq;
 
-	c.used = 0;
-	kernel(&c, gemm_name, T0 + 1000, 500, 7, 1);
-	kernel(&c, gemm_name, 0, 0, 7, 2);                /* not timed */
-	kernel(&c, nccl_name, T0 + 3000, 0, 20, 3)->end = T0 + 2000; /* end before start */
-	snprintf(db, sizeof db, "%s/u.db", dir);
-	sp = open_decoder(spool, sizeof spool, dir, "u.spool", &d);
-	cvci_put_proc(&d, 0, 1, 4000, "node07", "untimed", "cvc test");
-	cvci_decode(&d, c.b, c.used);
-	cr_expect_eq(d.untimed, 2);
-	cr_expect_eq(d.records, 1);
-	finish_decoder(sp, &d, spool, db, &st, err, sizeof err);
-	sq = ct_open_ro(db);
+	kernel(&r->c, gemm_name, T0 + 1000, 500, 7, 1);
+	kernel(&r->c, gemm_name, 0, 0, 7, 2);                /* not timed */
+	kernel(&r->c, nccl_name, T0 + 3000, 0, 20, 3)->end = T0 + 2000; /* end before start */
+	rig_open(r, 1u << 16);
+	cvci_put_proc(&r->d, 0, 1, 4000, "node07", "untimed", "cvc test");
+	cvci_decode(&r->d, r->c.b, r->c.used);
+	cr_expect_eq(r->d.untimed, 2);
+	cr_expect_eq(r->d.records, 1);
+	rig_finish(r);
+	sq = ct_open_ro(r->db);
 	ct_expect(sq, "SELECT count(*) || '|' || min(start_ns) FROM activities", "1|1763768000000001000");
 	sqlite3_close(sq);
 }
@@ -433,11 +442,9 @@ Test(cupti_decode, untimed_records_are_counted_not_stored)
  */
 Test(cupti_decode, external_ids_enable_the_api_kinds_and_drop_their_rows)
 {
-	static struct cbuf c;
-	const char *dir = tu_tmpdir();
-	char spool[4096], cmd[8192], want[64], *err = NULL;
-	struct cvci_decoder d;
-	cvc_spool *sp = NULL;
+	struct rig *r = rig_new("a");
+	const char *dir = r->dir;
+	char cmd[8192], want[64], *err = NULL;
 	CUpti_ActivityAPI *api;
 
 	/* what the library enables (the harness logs each cuptiActivityEnable) */
@@ -458,43 +465,35 @@ Test(cupti_decode, external_ids_enable_the_api_kinds_and_drop_their_rows)
 	free(err);
 
 	/* the rows: API records dropped and counted, the correlation kept */
-	c.used = 0;
-	api = add(&c, sizeof *api, CUPTI_ACTIVITY_KIND_DRIVER);
+	api = add(&r->c, sizeof *api, CUPTI_ACTIVITY_KIND_DRIVER);
 	api->start = T0 + 100;
 	api->end = T0 + 200;
 	api->correlationId = 7;
-	extcorr(&c, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, 42, 7);
-	kernel(&c, nccl_name, T0 + 1000, 500, 20, 7);
-	sp = open_decoder(spool, sizeof spool, dir, "a.spool", &d);
-	d.api_drop = 3;
-	cvci_put_proc(&d, 0, 1, 4000, "node07", "api", "cvc test");
-	cr_expect_eq(cvci_decode(&d, c.b, c.used), 3);
-	cr_expect_eq(d.records, 2, "the external id and the kernel");
-	cr_expect_eq(d.skipped, 1, "the API record");
-	cr_assert_eq(cvc_spool_close(sp), CVC_OK);
-	cvci_decoder_release(&d);
+	extcorr(&r->c, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, 42, 7);
+	kernel(&r->c, nccl_name, T0 + 1000, 500, 20, 7);
+	rig_open(r, 1u << 16);
+	r->d.api_drop = 3;
+	cvci_put_proc(&r->d, 0, 1, 4000, "node07", "api", "cvc test");
+	cr_expect_eq(cvci_decode(&r->d, r->c.b, r->c.used), 3);
+	cr_expect_eq(r->d.records, 2, "the external id and the kernel");
+	cr_expect_eq(r->d.skipped, 1, "the API record");
+	cr_assert_eq(rig_close(r), CVC_OK);
 }
 
 Test(cupti_decode, unknown_kind_stops_walk)
 {
-	const char *dir = tu_tmpdir();
-	static struct cbuf c;
-	struct cvci_decoder d;
-	cvc_spool *sp = NULL;
-	char spool[4096];
+	struct rig *r = rig_new("x");
 
-	c.used = 0;
-	kernel(&c, nccl_name, T0, 10, 1, 1);
-	add(&c, 64, CUPTI_ACTIVITY_KIND_PC_SAMPLING); /* a kind we never enable */
-	kernel(&c, nccl_name, T0 + 20, 10, 1, 2);
-	sp = open_decoder(spool, sizeof spool, dir, "x.spool", &d);
-	cr_expect_eq(cvci_decode(&d, c.b, c.used), 1);
-	cr_expect_eq(d.undecodable, 1);
+	kernel(&r->c, nccl_name, T0, 10, 1, 1);
+	add(&r->c, 64, CUPTI_ACTIVITY_KIND_PC_SAMPLING); /* a kind we never enable */
+	kernel(&r->c, nccl_name, T0 + 20, 10, 1, 2);
+	rig_open(r, 1u << 16);
+	cr_expect_eq(cvci_decode(&r->d, r->c.b, r->c.used), 1);
+	cr_expect_eq(r->d.undecodable, 1);
 	/* A record cut by valid size is not read past the end either. */
-	cr_expect_eq(cvci_decode(&d, c.b, sizeof(CUpti_ActivityKernel10) - 8), 0);
-	cr_expect_eq(d.undecodable, 2);
-	cvci_decoder_release(&d);
-	cvc_spool_close(sp);
+	cr_expect_eq(cvci_decode(&r->d, r->c.b, sizeof(CUpti_ActivityKernel10) - 8), 0);
+	cr_expect_eq(r->d.undecodable, 2);
+	rig_close(r);
 }
 
 /*
@@ -506,27 +505,21 @@ Test(cupti_decode, unknown_kind_stops_walk)
  */
 Test(cupti_decode, libcupti_walks_past_kinds_cvc_does_not_decode)
 {
-	const char *dir = tu_tmpdir();
-	static struct cbuf c;
-	struct cvci_decoder d;
-	cvc_spool *sp = NULL;
-	char spool[4096];
+	struct rig *r = rig_new("o");
 	CUpti_ActivityOverhead3 *o;
 
-	c.used = 0;
-	kernel(&c, nccl_name, T0, 10, 1, 1);
-	o = add(&c, sizeof *o, CUPTI_ACTIVITY_KIND_OVERHEAD);
+	kernel(&r->c, nccl_name, T0, 10, 1, 1);
+	o = add(&r->c, sizeof *o, CUPTI_ACTIVITY_KIND_OVERHEAD);
 	o->overheadKind = CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH;
 	o->start = T0 + 5;
 	o->end = T0 + 6;
-	kernel(&c, gemm_name, T0 + 20, 10, 7, 2);
-	sp = open_decoder(spool, sizeof spool, dir, "o.spool", &d);
-	cr_expect_eq(cvci_decode(&d, c.b, c.used), 3);
-	cr_expect_eq(d.records, 2, "both kernels");
-	cr_expect_eq(d.skipped, 1, "the overhead record");
-	cr_expect_eq(d.undecodable, 0);
-	cvci_decoder_release(&d);
-	cvc_spool_close(sp);
+	kernel(&r->c, gemm_name, T0 + 20, 10, 7, 2);
+	rig_open(r, 1u << 16);
+	cr_expect_eq(cvci_decode(&r->d, r->c.b, r->c.used), 3);
+	cr_expect_eq(r->d.records, 2, "both kernels");
+	cr_expect_eq(r->d.skipped, 1, "the overhead record");
+	cr_expect_eq(r->d.undecodable, 0);
+	rig_close(r);
 }
 
 /* ---- damaged spools ---------------------------------------------------------------- */
@@ -592,45 +585,36 @@ Test(cupti_decode, cut_spool_keeps_whole_records)
 
 Test(cupti_decode, disk_full_drops_whole_buffers)
 {
-	char dir[2048], spool[4096], db[4200], err[512];
-	static struct cbuf c;
-	struct cvci_decoder d;
+	struct rig *r = rig_new("full");
 	struct rlimit old, lim;
-	cvc_spool *sp = NULL;
-	cvc_materialize_stats st;
 	struct stat sb;
 	int64_t lost;
 
-	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
-	snprintf(spool, sizeof spool, "%s/full.spool", dir);
-	snprintf(db, sizeof db, "%s/full.db", dir);
-	c.used = 0;
 	for (int i = 0; i < 200; i++)
-		kernel(&c, nccl_name, T0 + 1000 * (uint64_t)i, 500, 13, 1 + (uint32_t)i);
+		kernel(&r->c, nccl_name, T0 + 1000 * (uint64_t)i, 500, 13, 1 + (uint32_t)i);
 	/* A file size limit plays the full disk: writes past it fail (EFBIG). */
 	signal(SIGXFSZ, SIG_IGN);
 	cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
 	lim = old;
 	lim.rlim_cur = 64 << 10;
 	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
-	cr_assert_eq(cvc_spool_open(spool, 64 << 10, &sp), CVC_OK);
-	cr_assert_eq(cvci_decoder_init(&d, sp), CVC_OK);
-	cvci_put_proc(&d, 0, 1, 1, "h", "r", "t");
+	rig_open(r, 64 << 10);
+	cvci_put_proc(&r->d, 0, 1, 1, "h", "r", "t");
 	for (int rep = 0; rep < 20; rep++)
-		cr_assert_eq(cvci_decode(&d, c.b, c.used), 200);
-	lost = cvc_spool_lost(sp);
-	cr_expect_eq(cvc_spool_close(sp), CVC_ERR_IO); /* the last flush failed too */
-	cvci_decoder_release(&d);
+		cr_assert_eq(cvci_decode(&r->d, r->c.b, r->c.used), 200);
+	lost = cvc_spool_lost(r->sp);
+	cr_expect_eq(rig_close(r), CVC_ERR_IO); /* the last flush failed too */
 	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
 	cr_expect_gt(lost, 0);
-	cr_assert_eq(stat(spool, &sb), 0);
+	cr_assert_eq(stat(r->spool, &sb), 0);
 	cr_expect_leq(sb.st_size, 64 << 10);
 	/* What was kept ends on a whole record: nothing truncated, no error. */
-	cr_assert_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_OK, "%s", err);
-	cr_expect_gt(st.activities, 0);
-	cr_expect_lt(st.activities, 4000);
+	cr_assert_eq(cvc_profile_materialize(r->spool, r->db, &r->st, r->err, sizeof r->err),
+		     CVC_OK, "%s", r->err);
+	cr_expect_gt(r->st.activities, 0);
+	cr_expect_lt(r->st.activities, 4000);
 	{
-		sqlite3 *sq = ct_open_ro(db);
+		sqlite3 *sq = ct_open_ro(r->db);
 
 		ct_expect(sq, "SELECT count(*) FROM run_meta WHERE key='spool_truncated_bytes'", "0");
 		sqlite3_close(sq);
@@ -648,28 +632,22 @@ Test(cupti_decode, disk_full_drops_whole_buffers)
  */
 Test(cupti_decode, nameless_markers_are_kept_as_unnamed_ranges)
 {
-	const char *dir = tu_tmpdir();
-	static struct cbuf c;
-	struct cvci_decoder d;
-	cvc_spool *sp = NULL;
-	cvc_materialize_stats st;
-	char spool[4096], db[4200], err[512];
+	struct rig *r = rig_new("nameless");
+	struct cbuf *c = &r->c;
 
-	c.used = 0;
-	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_START, 21, T0 + 10, NULL, NULL, 4001);
-	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_END, 21, T0 + 30, NULL, NULL, 4001);
-	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_START, 22, T0 + 40, NULL, "NCCL", 4001);
-	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_END, 22, T0 + 90, "named at the end", NULL, 4001);
-	marker(&c, CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 23, T0 + 95, NULL, NULL, 4001);
-	snprintf(db, sizeof db, "%s/nameless.db", dir);
-	sp = open_decoder(spool, sizeof spool, dir, "nameless.spool", &d);
-	cvci_put_proc(&d, 0, 1, 4000, "node07", "myrun", "t");
-	cr_assert_eq(cvci_decode(&d, c.b, c.used), 5);
-	finish_decoder(sp, &d, spool, db, &st, err, sizeof err);
-	cr_expect_eq(st.ranges, 3);
-	cr_expect_eq(st.unmatched_markers, 0);
+	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_START, 21, T0 + 10, NULL, NULL, 4001);
+	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_END, 21, T0 + 30, NULL, NULL, 4001);
+	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_START, 22, T0 + 40, NULL, "NCCL", 4001);
+	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_END, 22, T0 + 90, "named at the end", NULL, 4001);
+	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 23, T0 + 95, NULL, NULL, 4001);
+	rig_open(r, 1u << 16);
+	cvci_put_proc(&r->d, 0, 1, 4000, "node07", "myrun", "t");
+	cr_assert_eq(cvci_decode(&r->d, c->b, c->used), 5);
+	rig_finish(r);
+	cr_expect_eq(r->st.ranges, 3);
+	cr_expect_eq(r->st.unmatched_markers, 0);
 	{
-		sqlite3 *sq = ct_open_ro(db);
+		sqlite3 *sq = ct_open_ro(r->db);
 
 		ct_expect(sq, "SELECT group_concat(x, ';') FROM (SELECT s.value||'|'||coalesce(domain,'-')"
 			   "||'|'||(start_ns-1763768000000000000)||'|'||(end_ns-1763768000000000000) AS x"
@@ -688,20 +666,21 @@ Test(cupti_decode, nameless_markers_are_kept_as_unnamed_ranges)
 		size_t len;
 		char want[64];
 
-		data = tu_read(spool, &len);
+		data = tu_read(r->spool, &len);
 		cr_assert(data);
 		memset(&mk, 0, sizeof mk);
 		mk.flags = CVC_MARK_START;
 		mk.id = 30;
 		mk.ts_ns = T0;
 		mk.domain_sid = 999;
-		ct_append_rec(spool, CVC_SPOOL_MARKER, &mk, sizeof mk);
-		unlink(db);
-		cr_expect_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_ERR_FORMAT);
+		ct_append_rec(r->spool, CVC_SPOOL_MARKER, &mk, sizeof mk);
+		unlink(r->db);
+		cr_expect_eq(cvc_profile_materialize(r->spool, r->db, &r->st, r->err, sizeof r->err),
+			     CVC_ERR_FORMAT);
 		snprintf(want, sizeof want, "byte %zu: expected a defined NVTX domain string",
 			 len + 8 + offsetof(struct cvc_spool_marker, domain_sid));
-		cr_expect(strstr(err, want), "want '%s' in: %s", want, err);
-		cr_expect_neq(access(db, F_OK), 0);
+		cr_expect(strstr(r->err, want), "want '%s' in: %s", want, r->err);
+		cr_expect_neq(access(r->db, F_OK), 0);
 		free(data);
 	}
 }
