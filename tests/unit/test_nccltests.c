@@ -25,6 +25,40 @@ static cvc_db *import1(const char *dir, const char *file, cvc_status want)
 }
 
 /*
+ * Writes text (a log) to name in a fresh tu_tmpdir() and imports it as
+ * import1 does; the log's path into *logp when logp is not NULL.
+ */
+static cvc_db *import_text(const char *name, const char *text, size_t len, cvc_status want,
+			   const char **logp)
+{
+	const char *dir = tu_tmpdir(), *log = tu_path(dir, name);
+
+	cr_assert_eq(tu_write(log, text, len), 0);
+	if (logp)
+		*logp = log;
+	return import1(dir, log, want);
+}
+
+/* The ops stored, distinct and comma-separated, are want. */
+static void expect_ops(cvc_db *db, const char *want)
+{
+	char buf[256];
+
+	tu_db_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf, sizeof buf);
+	cr_assert_str_eq(buf, want, "ops '%s', want '%s'", buf, want);
+}
+
+/* The nccl_tests.op_evidence run_meta value says how the op was found (contains want). */
+static void expect_op_evidence(cvc_db *db, const char *want)
+{
+	char buf[256];
+
+	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
+		   sizeof buf);
+	cr_assert(strstr(buf, want), "op evidence '%s', want '%s' in it", buf, want);
+}
+
+/*
  * Checks that busbw/algbw is the test's bus factor on every stored row,
  * allowing for the 2-decimal rounding of both printed numbers.
  */
@@ -60,8 +94,7 @@ Test(nccltests, h100x16_all_reduce)
 	cr_assert_eq(tu_db_int(db, "SELECT count(DISTINCT size_bytes) FROM nccl_tests"), 31);
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests WHERE in_place=0"), 31);
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests WHERE in_place=1"), 31);
-	cr_assert_str_eq(tu_db_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
-				sizeof buf), "all_reduce");
+	expect_ops(db, "all_reduce");
 	n = tu_db_int(db, "SELECT min(nranks) FROM nccl_tests");
 	cr_assert_eq(n, 16);
 	cr_assert_eq(tu_db_int(db, "SELECT max(nranks) FROM nccl_tests"), 16);
@@ -75,9 +108,7 @@ Test(nccltests, h100x16_all_reduce)
 			 "NVIDIA H100 80GB HBM3");
 	cr_assert_str_eq(tu_db_text(db, "SELECT format FROM runs", buf, sizeof buf), "nccl-tests");
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM sources WHERE format='nccl-tests'"), 1);
-	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
-	       sizeof buf);
-	cr_assert(strstr(buf, "command line"), "%s", buf);
+	expect_op_evidence(db, "command line");
 	cvc_db_close(db);
 }
 
@@ -85,10 +116,8 @@ Test(nccltests, a100x8_sendrecv_in_markdown)
 {
 	const char *log = tu_shared("traces/nccl-tests-logs/a100x8_sendrecv_perf.md");
 	cvc_db *db = import1(tu_tmpdir(), log, CVC_OK);
-	char buf[64];
 
-	cr_assert_str_eq(tu_db_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
-				sizeof buf), "sendrecv");
+	expect_ops(db, "sendrecv");
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests"), 8);
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests WHERE wrong IS NULL"), 4,
 		     "in-place #wrong is N/A");
@@ -100,30 +129,22 @@ Test(nccltests, a100x8_sendrecv_in_markdown)
 /* A log with no op name anywhere: the op comes from the bandwidth factor. */
 Test(nccltests, infers_op_without_name)
 {
-	const char *dir = tu_tmpdir(), *log = tu_path(dir, "noname.log");
 	static const char text[] =
 		"# nThread 1 nGpus 8 minBytes 1024 maxBytes 4096 step: 2(factor)\n"
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 		"        1024           256     float    none      -1     10.0   10.24    8.96      0     10.0   10.24    8.96      0\n"
 		"        2048           512     float    none      -1     10.0   20.48   17.92      0     10.0   20.48   17.92      0\n";
-	char buf[256];
-	cvc_db *db;
+	cvc_db *db = import_text("noname.log", text, sizeof text - 1, CVC_OK, NULL);
 
-	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
-	db = import1(dir, log, CVC_OK);
-	cr_assert_str_eq(tu_db_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
-				sizeof buf), "all_gather", "busbw/algbw 7/8 without redop");
+	expect_ops(db, "all_gather"); /* busbw/algbw 7/8 without redop */
 	cr_assert_eq(tu_db_int(db, "SELECT min(nranks) FROM nccl_tests"), 8);
-	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
-	       sizeof buf);
-	cr_assert(strstr(buf, "inferred"), "%s", buf);
+	expect_op_evidence(db, "inferred");
 	cvc_db_close(db);
 }
 
 /* The footer names the op even when the command line names another binary. */
 Test(nccltests, footer_wins)
 {
-	const char *dir = tu_tmpdir(), *log = tu_path(dir, "f.log");
 	static const char text[] =
 		"$ mpirun -np 2 ./build/all_reduce_perf -g 1\n"
 		"#  Rank  0 Group  0 Pid 1 on h device  0 [0x01] NVIDIA A100\n"
@@ -131,13 +152,9 @@ Test(nccltests, footer_wins)
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 		"     1048576        262144     float     sum       0     50.0   20.97   20.97    N/A     50.0   20.97   20.97    N/A\n"
 		"# Collective test concluded: reduce_perf\n";
-	char buf[64];
-	cvc_db *db;
+	cvc_db *db = import_text("f.log", text, sizeof text - 1, CVC_OK, NULL);
 
-	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
-	db = import1(dir, log, CVC_OK);
-	cr_assert_str_eq(tu_db_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
-				sizeof buf), "reduce");
+	expect_ops(db, "reduce");
 	cr_assert_eq(tu_db_int(db, "SELECT min(nranks) FROM nccl_tests"), 2);
 	cr_assert_eq(tu_db_int(db, "SELECT min(root) FROM nccl_tests"), 0);
 	cvc_db_close(db);
@@ -145,34 +162,26 @@ Test(nccltests, footer_wins)
 
 Test(nccltests, malformed_time_names_line_and_column)
 {
-	const char *dir = tu_tmpdir(), *log = tu_path(dir, "bad.log");
 	static const char text[] =
 		"# nccl-tests all_reduce_perf\n"
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 		"           8             2     float     sum      -1    135.8    0.00    0.00      0    123.5    0.00    0.00      0\n"
 		"          16             4     float     sum      -1    12x.2    0.00    0.00      0    122.3    0.00    0.00      0\n";
-	cvc_db *db;
-	char want[512];
+	const char *log;
+	cvc_db *db = import_text("bad.log", text, sizeof text - 1, CVC_ERR_FORMAT, &log);
 
-	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
-	db = import1(dir, log, CVC_ERR_FORMAT);
-	snprintf(want, sizeof want, "'%s': line 4: column 'time': expected a number", log);
-	cr_assert_str_eq(cvc_db_errmsg(db), want);
-	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests"), 0, "rolled back");
-	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs"), 0, "rolled back");
+	tu_expect_rolled_back(db, log, "line 4: column 'time': expected a number",
+			      "nccl_tests runs");
 	cvc_db_close(db);
 }
 
 Test(nccltests, short_row_is_an_error)
 {
-	const char *dir = tu_tmpdir(), *log = tu_path(dir, "short.log");
 	static const char text[] =
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 		"           8             2     float     sum      -1    135.8    0.00\n";
-	cvc_db *db;
+	cvc_db *db = import_text("short.log", text, sizeof text - 1, CVC_ERR_FORMAT, NULL);
 
-	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
-	db = import1(dir, log, CVC_ERR_FORMAT);
 	cr_assert(strstr(cvc_db_errmsg(db), "line 2: expected 13 columns, found 7"), "%s",
 		  cvc_db_errmsg(db));
 	cvc_db_close(db);

@@ -205,6 +205,25 @@ char *tu_db_text(cvc_db *db, const char *sql, char *buf, size_t cap)
 	return tu_sq_text(cvc_db_sqlite(db), sql, buf, cap);
 }
 
+void tu_expect_rolled_back(cvc_db *db, const char *path, const char *want, const char *tables)
+{
+	char full[8400], t[64], sql[128];
+	const char *errmsg = cvc_db_errmsg(db);
+
+	snprintf(full, sizeof full, "'%s': %s", path, want);
+	cr_assert_str_eq(errmsg, full, "message '%s', want '%s'", errmsg, full);
+	for (const char *p = tables; *p;) {
+		size_t n = strcspn(p, " ");
+
+		cr_assert(n > 0 && n < sizeof t, "bad table list '%s'", tables);
+		memcpy(t, p, n);
+		t[n] = '\0';
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", t);
+		cr_assert_eq(tu_db_int(db, sql), 0, "%s: rolled back", t);
+		p += n + strspn(p + n, " ");
+	}
+}
+
 size_t tu_count_lines(const char *s)
 {
 	size_t n = 0;

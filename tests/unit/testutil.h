@@ -60,6 +60,14 @@ char *tu_sq_text(struct sqlite3 *sq, const char *sql, char *buf, size_t cap);
 int64_t tu_db_int(struct cvc_db *db, const char *sql);
 char *tu_db_text(struct cvc_db *db, const char *sql, char *buf, size_t cap);
 
+/*
+ * An import refused as a whole: the database's message is exactly
+ * "'<path>': <want>", and every table in tables (space-separated) is empty
+ * again (rolled back).
+ */
+void tu_expect_rolled_back(struct cvc_db *db, const char *path, const char *want,
+			   const char *tables);
+
 /* Number of lines in s. */
 size_t tu_count_lines(const char *s);
 
