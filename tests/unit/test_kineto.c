@@ -261,28 +261,15 @@ Test(kineto, param_dlrm_8_ranks_one_run, .timeout = 120)
 {
 	static const int64_t n_kern[8] = {245, 310, 246, 315, 251, 245, 246, 246};
 	static const int64_t sum_us[8] = {6832, 12582, 4560, 11014, 7713, 7292, 4609, 2805};
-	static const char *const names[8] = {
-		"worker0_step_12.1694128201545.pt.trace.json.gz",
-		"worker1_step_12.1694128201556.pt.trace.json.gz",
-		"worker2_step_12.1694128201554.pt.trace.json.gz",
-		"worker3_step_12.1694128201557.pt.trace.json.gz",
-		"worker4_step_12.1694128201547.pt.trace.json.gz",
-		"worker5_step_12.1694128201549.pt.trace.json.gz",
-		"worker6_step_12.1694128201553.pt.trace.json.gz",
-		"worker7_step_12.1694128201553.pt.trace.json.gz",
-	};
-	char *paths[8];
+	char *byrank[8], *paths[8];
 	const char *dir = tu_tmpdir();
 	cvc_db *db = new_db(dir);
 	int64_t run_id = 0;
 
 	/* Given in reverse: ranks come from distributedInfo, not file order. */
-	for (int i = 0; i < 8; i++) {
-		char rel[256];
-
-		snprintf(rel, sizeof rel, "traces/param-dlrm-8xv100/%s", names[7 - i]);
-		paths[i] = strdup(tu_shared(rel));
-	}
+	tu_dlrm_paths(byrank);
+	for (int i = 0; i < 8; i++)
+		paths[i] = byrank[7 - i];
 	cr_assert_eq(cvc_import_files(db, (const char *const *)paths, 8, tu_classifying(), &run_id, NULL),
 		     CVC_OK, "%s", cvc_db_errmsg(db));
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 1);
@@ -290,7 +277,7 @@ Test(kineto, param_dlrm_8_ranks_one_run, .timeout = 120)
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM sources"), 8);
 	cr_assert_eq(q_int(db, "SELECT world_size FROM runs"), 8);
 	for (int i = 0; i < 8; i++) {
-		struct ref r = {names[i], i, 8, i, n_kern[i], sum_us[i] * 1000,
+		struct ref r = {tu_dlrm_files[i], i, 8, i, n_kern[i], sum_us[i] * 1000,
 				"Tesla V100-SXM2-32GB"};
 
 		check_ref(db, &r);

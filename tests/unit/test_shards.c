@@ -164,20 +164,70 @@ static void make_shard(const char *path, int r0, int order, int auto_rank)
 	cvc_db_close(db);
 }
 
-Test(shards, merges_written_shards)
+/* Two shards in a fresh directory, and both their paths in import order. */
+struct two_shards {
+	char dir[4096], s1[4200], s2[4200];
+	const char *paths[2];
+};
+
+/*
+ * Writes dir/s1.db with ranks 0 and 1 and dir/s2.db with ranks r0 and r0+1,
+ * its strings interned in `order`; auto_rank marks both as numbered by
+ * the importer.
+ */
+static void make_two(struct two_shards *t, int r0, int order, int auto_rank)
+{
+	snprintf(t->dir, sizeof t->dir, "%s", tu_tmpdir());
+	snprintf(t->s1, sizeof t->s1, "%s/s1.db", t->dir);
+	snprintf(t->s2, sizeof t->s2, "%s/s2.db", t->dir);
+	t->paths[0] = t->s1;
+	t->paths[1] = t->s2;
+	make_shard(t->s1, 0, 0, auto_rank);
+	make_shard(t->s2, r0, order, auto_rank);
+}
+
+/* Imports the n files at paths into a new dir/name with `jobs` jobs; asserts the status. */
+static cvc_db *import_into(const char *dir, const char *name, const char *const *paths, int n,
+			   int jobs, cvc_status want)
+{
+	cvc_db *db = open_db(tu_path(dir, name));
+	cvc_status st = import(db, paths, n, jobs);
+
+	cr_assert_eq(st, want, "%s: status %d, want %d: %s", name, st, want, cvc_db_errmsg(db));
+	return db;
+}
+
+/* Merges the two files at paths into a new dir/name, one job; asserts the status. */
+static cvc_db *merge_into(const char *dir, const char *name, const char *const *paths,
+			  cvc_status want)
+{
+	return import_into(dir, name, paths, 2, 1, want);
+}
+
+/*
+ * Imports the n files at paths with one job and, through shard databases,
+ * with two: both succeed and hold the same content.  Returns the parallel
+ * import for more checks (caller closes).
+ */
+static cvc_db *parallel_equals_sequential(const char *const *paths, int n)
 {
 	const char *dir = tu_tmpdir();
-	char s1[4200], s2[4200];
-	const char *paths[2] = {s1, s2};
+	cvc_db *seq = import_into(dir, "seq.db", paths, n, 1, CVC_OK);
+	cvc_db *par = import_into(dir, "par.db", paths, n, 2, CVC_OK);
+
+	same_content(seq, par);
+	cvc_db_close(seq);
+	return par;
+}
+
+Test(shards, merges_written_shards)
+{
+	struct two_shards t;
 	cvc_db *db;
 	char *v;
 
-	snprintf(s1, sizeof s1, "%s/s1.db", dir);
-	snprintf(s2, sizeof s2, "%s/s2.db", dir);
-	make_shard(s1, 0, 0, 0);
-	make_shard(s2, 2, 1, 0);
-	db = open_db(tu_path(dir, "all.db"));
-	cr_assert_eq(import(db, paths, 2, 1), CVC_OK, "%s", cvc_db_errmsg(db));
+	make_two(&t, 2, 1, 0);
+	db = merge_into(t.dir, "all.db", t.paths, CVC_OK);
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs"), 1);
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM ranks"), 4);
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM activities"), 6);
@@ -212,22 +262,17 @@ Test(shards, merges_written_shards)
 /* A shard compressed for the trip between nodes merges like the plain one. */
 Test(shards, compressed_shard_merges_like_plain)
 {
-	const char *dir = tu_tmpdir();
-	char s1[4200], s2[4200], gz2[4300], cmd[9000];
-	const char *plain[2] = {s1, s2}, *packed[2] = {s1, gz2};
+	struct two_shards t;
+	char gz2[4300], cmd[9000];
+	const char *packed[2] = {t.s1, gz2};
 	cvc_db *a, *b;
 
-	snprintf(s1, sizeof s1, "%s/s1.db", dir);
-	snprintf(s2, sizeof s2, "%s/s2.db", dir);
-	snprintf(gz2, sizeof gz2, "%s.gz", s2);
-	make_shard(s1, 0, 0, 0);
-	make_shard(s2, 2, 1, 0);
-	snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", s2, gz2);
+	make_two(&t, 2, 1, 0);
+	snprintf(gz2, sizeof gz2, "%s.gz", t.s2);
+	snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", t.s2, gz2);
 	cr_assert_eq(tu_run(cmd, NULL, NULL), 0);
-	a = open_db(tu_path(dir, "plain.db"));
-	b = open_db(tu_path(dir, "packed.db"));
-	cr_assert_eq(import(a, plain, 2, 1), CVC_OK, "%s", cvc_db_errmsg(a));
-	cr_assert_eq(import(b, packed, 2, 1), CVC_OK, "%s", cvc_db_errmsg(b));
+	a = merge_into(t.dir, "plain.db", t.paths, CVC_OK);
+	b = merge_into(t.dir, "packed.db", packed, CVC_OK);
 	cr_assert_eq(tu_db_int(b, "SELECT count(*) FROM ranks"), 4);
 	same_content(a, b);
 	cvc_db_close(a);
@@ -236,35 +281,23 @@ Test(shards, compressed_shard_merges_like_plain)
 
 Test(shards, same_rank_twice_is_a_conflict)
 {
-	const char *dir = tu_tmpdir();
-	char s1[4200], s2[4200];
-	const char *paths[2] = {s1, s2};
+	struct two_shards t;
 	cvc_db *db;
 
-	snprintf(s1, sizeof s1, "%s/s1.db", dir);
-	snprintf(s2, sizeof s2, "%s/s2.db", dir);
-	make_shard(s1, 0, 0, 0);
-	make_shard(s2, 1, 0, 0); /* ranks 1 and 2: rank 1 is in both */
-	db = open_db(tu_path(dir, "all.db"));
-	cr_assert_eq(import(db, paths, 2, 1), CVC_ERR_FORMAT);
-	tu_expect_rolled_back(db, s2, "rank 1 is already in run 'job'", "runs activities");
+	make_two(&t, 1, 0, 0); /* ranks 1 and 2: rank 1 is in both */
+	db = merge_into(t.dir, "all.db", t.paths, CVC_ERR_FORMAT);
+	tu_expect_rolled_back(db, t.s2, "rank 1 is already in run 'job'", "runs activities");
 	cvc_db_close(db);
 }
 
 Test(shards, importer_numbered_ranks_are_renumbered)
 {
-	const char *dir = tu_tmpdir();
-	char s1[4200], s2[4200];
-	const char *paths[2] = {s1, s2};
+	struct two_shards t;
 	cvc_db *db;
 	char *v;
 
-	snprintf(s1, sizeof s1, "%s/s1.db", dir);
-	snprintf(s2, sizeof s2, "%s/s2.db", dir);
-	make_shard(s1, 0, 0, 1);
-	make_shard(s2, 0, 1, 1);
-	db = open_db(tu_path(dir, "all.db"));
-	cr_assert_eq(import(db, paths, 2, 1), CVC_OK, "%s", cvc_db_errmsg(db));
+	make_two(&t, 0, 1, 1);
+	db = merge_into(t.dir, "all.db", t.paths, CVC_OK);
 	v = q_str(db, "SELECT group_concat(rank||':'||pid) FROM (SELECT rank, pid FROM ranks "
 		      "ORDER BY rank)");
 	cr_assert_str_eq(v, "0:1000,1:1001,2:1000,3:1001");
@@ -302,45 +335,18 @@ Test(shards, refuses_newer_and_foreign_files)
 /* -j 2 goes through shard databases: same content as a sequential import. */
 Test(shards, parallel_nsys_equals_sequential, .timeout = 120)
 {
-	const char *dir = tu_tmpdir();
 	char *a = strdup(tu_shared("traces/pipit-nsys-sqlite-perlmutter/"
 				   "perlmutter-cloverleaf-cuda.sqlite.gz"));
 	char *b = strdup(tu_shared("traces/pipit-nsys-sqlite-perlmutter/"
 				   "saxpy-mpi-cuda_nsys_perlmutter0.sqlite.gz"));
 	const char *paths[2] = {a, b};
-	cvc_db *seq = open_db(tu_path(dir, "seq.db")), *par = open_db(tu_path(dir, "par.db"));
+	cvc_db *par = parallel_equals_sequential(paths, 2);
 
-	cr_assert_eq(import(seq, paths, 2, 1), CVC_OK, "%s", cvc_db_errmsg(seq));
-	cr_assert_eq(import(par, paths, 2, 2), CVC_OK, "%s", cvc_db_errmsg(par));
 	cr_assert_eq(tu_db_int(par, "SELECT count(*) FROM ranks"), 2);
 	cr_assert_gt(tu_db_int(par, "SELECT count(*) FROM activities"), 1000);
-	same_content(seq, par);
-	cvc_db_close(seq);
 	cvc_db_close(par);
 	free(a);
 	free(b);
-}
-
-#define DLRM "traces/param-dlrm-8xv100/"
-static const char *const dlrm_files[8] = {
-	"worker0_step_12.1694128201545.pt.trace.json.gz",
-	"worker1_step_12.1694128201556.pt.trace.json.gz",
-	"worker2_step_12.1694128201554.pt.trace.json.gz",
-	"worker3_step_12.1694128201557.pt.trace.json.gz",
-	"worker4_step_12.1694128201547.pt.trace.json.gz",
-	"worker5_step_12.1694128201549.pt.trace.json.gz",
-	"worker6_step_12.1694128201553.pt.trace.json.gz",
-	"worker7_step_12.1694128201553.pt.trace.json.gz",
-};
-
-static void dlrm_paths(char *paths[8])
-{
-	char rel[256];
-
-	for (int i = 0; i < 8; i++) {
-		snprintf(rel, sizeof rel, DLRM "%s", dlrm_files[i]);
-		paths[i] = strdup(tu_shared(rel));
-	}
 }
 
 /*
@@ -352,23 +358,15 @@ Test(shards, dlrm_two_shards_equal_direct_import, .timeout = 180)
 	const char *dir = tu_tmpdir();
 	char *p[8], s1[4200], s2[4200];
 	const char *shards[2] = {s1, s2};
-	cvc_db *n0, *n1, *merged, *direct;
+	cvc_db *merged, *direct;
 
 	snprintf(s1, sizeof s1, "%s/node0.db", dir);
 	snprintf(s2, sizeof s2, "%s/node1.db", dir);
-	dlrm_paths(p);
-	n0 = open_db(s1);
-	n1 = open_db(s2);
-	cr_assert_eq(import(n0, (const char *const *)p, 4, 1), CVC_OK, "%s", cvc_db_errmsg(n0));
-	cr_assert_eq(import(n1, (const char *const *)p + 4, 4, 1), CVC_OK, "%s",
-		     cvc_db_errmsg(n1));
-	cvc_db_close(n0);
-	cvc_db_close(n1);
-	merged = open_db(tu_path(dir, "merged.db"));
-	cr_assert_eq(import(merged, shards, 2, 1), CVC_OK, "%s", cvc_db_errmsg(merged));
-	direct = open_db(tu_path(dir, "direct.db"));
-	cr_assert_eq(import(direct, (const char *const *)p, 8, 1), CVC_OK, "%s",
-		     cvc_db_errmsg(direct));
+	tu_dlrm_paths(p);
+	cvc_db_close(import_into(dir, "node0.db", (const char *const *)p, 4, 1, CVC_OK));
+	cvc_db_close(import_into(dir, "node1.db", (const char *const *)p + 4, 4, 1, CVC_OK));
+	merged = merge_into(dir, "merged.db", shards, CVC_OK);
+	direct = import_into(dir, "direct.db", (const char *const *)p, 8, 1, CVC_OK);
 	cr_assert_eq(tu_db_int(direct, "SELECT count(DISTINCT rank) FROM activities"), 8);
 	/* These traces predate PyTorch's collective args: NCCL kernels, no sizes. */
 	cr_assert_gt(tu_db_int(direct, "SELECT count(*) FROM activities a JOIN strings s ON "
@@ -382,18 +380,12 @@ Test(shards, dlrm_two_shards_equal_direct_import, .timeout = 180)
 
 Test(shards, dlrm_parallel_equals_sequential, .timeout = 180)
 {
-	const char *dir = tu_tmpdir();
 	char *p[8];
-	cvc_db *seq, *par;
+	cvc_db *par;
 
-	dlrm_paths(p);
-	seq = open_db(tu_path(dir, "seq.db"));
-	par = open_db(tu_path(dir, "par.db"));
-	cr_assert_eq(import(seq, (const char *const *)p, 8, 1), CVC_OK, "%s", cvc_db_errmsg(seq));
-	cr_assert_eq(import(par, (const char *const *)p, 8, 2), CVC_OK, "%s", cvc_db_errmsg(par));
+	tu_dlrm_paths(p);
+	par = parallel_equals_sequential((const char *const *)p, 8);
 	cr_assert_eq(tu_db_int(par, "SELECT count(DISTINCT rank) FROM activities"), 8);
-	same_content(seq, par);
-	cvc_db_close(seq);
 	cvc_db_close(par);
 	for (int i = 0; i < 8; i++)
 		free(p[i]);

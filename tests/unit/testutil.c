@@ -224,6 +224,28 @@ void tu_expect_rolled_back(cvc_db *db, const char *path, const char *want, const
 	}
 }
 
+const char *const tu_dlrm_files[8] = {
+	"worker0_step_12.1694128201545.pt.trace.json.gz",
+	"worker1_step_12.1694128201556.pt.trace.json.gz",
+	"worker2_step_12.1694128201554.pt.trace.json.gz",
+	"worker3_step_12.1694128201557.pt.trace.json.gz",
+	"worker4_step_12.1694128201547.pt.trace.json.gz",
+	"worker5_step_12.1694128201549.pt.trace.json.gz",
+	"worker6_step_12.1694128201553.pt.trace.json.gz",
+	"worker7_step_12.1694128201553.pt.trace.json.gz",
+};
+
+void tu_dlrm_paths(char *paths[8])
+{
+	char rel[256];
+
+	for (int i = 0; i < 8; i++) {
+		snprintf(rel, sizeof rel, TU_DLRM_DIR "%s", tu_dlrm_files[i]);
+		paths[i] = strdup(tu_shared(rel));
+		cr_assert(paths[i]);
+	}
+}
+
 size_t tu_count_lines(const char *s)
 {
 	size_t n = 0;

@@ -68,6 +68,13 @@ char *tu_db_text(struct cvc_db *db, const char *sql, char *buf, size_t cap);
 void tu_expect_rolled_back(struct cvc_db *db, const char *path, const char *want,
 			   const char *tables);
 
+/* The PARAM DLRM run on 8 V100s under ../shared: the worker traces' names, by rank. */
+#define TU_DLRM_DIR "traces/param-dlrm-8xv100/"
+extern const char *const tu_dlrm_files[8];
+
+/* Full paths of the 8 DLRM traces by rank, each malloc'd (caller frees); tu_shared's skip. */
+void tu_dlrm_paths(char *paths[8]);
+
 /* Number of lines in s. */
 size_t tu_count_lines(const char *s);
 
