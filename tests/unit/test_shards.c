@@ -28,6 +28,15 @@ static char *q_str(cvc_db *db, const char *sql)
 	return out;
 }
 
+/* The first column of sql's first row is want. */
+static void expect_text(cvc_db *db, const char *sql, const char *want)
+{
+	char *v = q_str(db, sql);
+
+	cr_assert_str_eq(v, want, "%s: '%s', want '%s'", sql, v, want);
+	free(v);
+}
+
 /*
  * What must survive a merge unchanged, each as one ordered text: ids and
  * string ids differ between databases, so everything is joined to values.
@@ -170,22 +179,6 @@ struct two_shards {
 	const char *paths[2];
 };
 
-/*
- * Writes dir/s1.db with ranks 0 and 1 and dir/s2.db with ranks r0 and r0+1,
- * its strings interned in `order`; auto_rank marks both as numbered by
- * the importer.
- */
-static void make_two(struct two_shards *t, int r0, int order, int auto_rank)
-{
-	snprintf(t->dir, sizeof t->dir, "%s", tu_tmpdir());
-	snprintf(t->s1, sizeof t->s1, "%s/s1.db", t->dir);
-	snprintf(t->s2, sizeof t->s2, "%s/s2.db", t->dir);
-	t->paths[0] = t->s1;
-	t->paths[1] = t->s2;
-	make_shard(t->s1, 0, 0, auto_rank);
-	make_shard(t->s2, r0, order, auto_rank);
-}
-
 /* Imports the n files at paths into a new dir/name with `jobs` jobs; asserts the status. */
 static cvc_db *import_into(const char *dir, const char *name, const char *const *paths, int n,
 			   int jobs, cvc_status want)
@@ -202,6 +195,24 @@ static cvc_db *merge_into(const char *dir, const char *name, const char *const *
 			  cvc_status want)
 {
 	return import_into(dir, name, paths, 2, 1, want);
+}
+
+/*
+ * Writes dir/s1.db with ranks 0 and 1 and dir/s2.db with ranks r0 and r0+1,
+ * its strings interned in `order` (auto_rank marks both as numbered by the
+ * importer), and merges them into dir/all.db; asserts the status.
+ */
+static cvc_db *merge_two(struct two_shards *t, int r0, int order, int auto_rank,
+			 cvc_status want)
+{
+	snprintf(t->dir, sizeof t->dir, "%s", tu_tmpdir());
+	snprintf(t->s1, sizeof t->s1, "%s/s1.db", t->dir);
+	snprintf(t->s2, sizeof t->s2, "%s/s2.db", t->dir);
+	t->paths[0] = t->s1;
+	t->paths[1] = t->s2;
+	make_shard(t->s1, 0, 0, auto_rank);
+	make_shard(t->s2, r0, order, auto_rank);
+	return merge_into(t->dir, "all.db", t->paths, want);
 }
 
 /*
@@ -223,11 +234,8 @@ static cvc_db *parallel_equals_sequential(const char *const *paths, int n)
 Test(shards, merges_written_shards)
 {
 	struct two_shards t;
-	cvc_db *db;
-	char *v;
+	cvc_db *db = merge_two(&t, 2, 1, 0, CVC_OK);
 
-	make_two(&t, 2, 1, 0);
-	db = merge_into(t.dir, "all.db", t.paths, CVC_OK);
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs"), 1);
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM ranks"), 4);
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM activities"), 6);
@@ -250,12 +258,9 @@ Test(shards, merges_written_shards)
 			       "s.value LIKE 'nccl%' AND c.bytes=4096*(a.rank+1) AND "
 			       "a.external_id=77"), 2);
 	/* Integer counters of both nodes add up; run fields merged. */
-	v = q_str(db, "SELECT value FROM run_meta WHERE key='lost_records'");
-	cr_assert_str_eq(v, "8");
-	free(v);
-	v = q_str(db, "SELECT format||' '||gpu_model||' '||world_size FROM runs");
-	cr_assert_str_eq(v, "kineto NVIDIA A100-SXM4-80GB 4");
-	free(v);
+	expect_text(db, "SELECT value FROM run_meta WHERE key='lost_records'", "8");
+	expect_text(db, "SELECT format||' '||gpu_model||' '||world_size FROM runs",
+		    "kineto NVIDIA A100-SXM4-80GB 4");
 	cvc_db_close(db);
 }
 
@@ -267,11 +272,10 @@ Test(shards, compressed_shard_merges_like_plain)
 	const char *packed[2] = {t.s1, gz2};
 	cvc_db *a, *b;
 
-	make_two(&t, 2, 1, 0);
+	a = merge_two(&t, 2, 1, 0, CVC_OK);
 	snprintf(gz2, sizeof gz2, "%s.gz", t.s2);
 	snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", t.s2, gz2);
 	cr_assert_eq(tu_run(cmd, NULL, NULL), 0);
-	a = merge_into(t.dir, "plain.db", t.paths, CVC_OK);
 	b = merge_into(t.dir, "packed.db", packed, CVC_OK);
 	cr_assert_eq(tu_db_int(b, "SELECT count(*) FROM ranks"), 4);
 	same_content(a, b);
@@ -282,10 +286,8 @@ Test(shards, compressed_shard_merges_like_plain)
 Test(shards, same_rank_twice_is_a_conflict)
 {
 	struct two_shards t;
-	cvc_db *db;
+	cvc_db *db = merge_two(&t, 1, 0, 0, CVC_ERR_FORMAT); /* ranks 1 and 2: 1 in both */
 
-	make_two(&t, 1, 0, 0); /* ranks 1 and 2: rank 1 is in both */
-	db = merge_into(t.dir, "all.db", t.paths, CVC_ERR_FORMAT);
 	tu_expect_rolled_back(db, t.s2, "rank 1 is already in run 'job'", "runs activities");
 	cvc_db_close(db);
 }
@@ -293,15 +295,10 @@ Test(shards, same_rank_twice_is_a_conflict)
 Test(shards, importer_numbered_ranks_are_renumbered)
 {
 	struct two_shards t;
-	cvc_db *db;
-	char *v;
+	cvc_db *db = merge_two(&t, 0, 1, 1, CVC_OK);
 
-	make_two(&t, 0, 1, 1);
-	db = merge_into(t.dir, "all.db", t.paths, CVC_OK);
-	v = q_str(db, "SELECT group_concat(rank||':'||pid) FROM (SELECT rank, pid FROM ranks "
-		      "ORDER BY rank)");
-	cr_assert_str_eq(v, "0:1000,1:1001,2:1000,3:1001");
-	free(v);
+	expect_text(db, "SELECT group_concat(rank||':'||pid) FROM (SELECT rank, pid FROM ranks "
+		    "ORDER BY rank)", "0:1000,1:1001,2:1000,3:1001");
 	/* Data follows its rank: the second shard's rank 0 is now 2. */
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM collectives c JOIN activities a ON "
 			       "a.id=c.activity_id WHERE a.rank IN (0, 2)"), 2);
