@@ -170,6 +170,26 @@ Test(kineto, hta_a100_80g_w16_rank0, .timeout = 60)
 }
 
 /*
+ * A trace with float timestamps: checked as check_single does, then
+ * imported again for the caller's own checks (returned; caller closes).
+ * INDEX.md's sum_kern for it, index_ns, came from (ts+dur)-ts in doubles:
+ * it holds within 0.01% of the exact sum.
+ */
+static cvc_db *import_float_trace(const struct ref *r, int64_t index_ns)
+{
+	cvc_db *db = new_db(tu_tmpdir());
+	int64_t sum;
+
+	check_single(r);
+	cr_assert_eq(import1(db, tu_shared(r->rel)), CVC_OK, "%s", cvc_db_errmsg(db));
+	sum = q_int(db, "SELECT sum(end_ns-start_ns) FROM activities WHERE kind=1");
+	cr_assert_lt(llabs(sum - index_ns) * 10000, index_ns,
+		     "%s: INDEX figure %lld within 0.01%% of %lld", r->rel, (long long)index_ns,
+		     (long long)sum);
+	return db;
+}
+
+/*
  * The float traces are checked exactly in ns.  INDEX.md's sum_kern for them
  * (162532.335 and 45432.706 us) came from (ts+dur)-ts in doubles; summing the
  * decimal "dur" texts exactly gives 162532.340 and 45432.698 us.  Both are
@@ -178,14 +198,8 @@ Test(kineto, hta_a100_80g_w16_rank0, .timeout = 60)
 Test(kineto, hta_nccl_args_exact_and_collectives, .timeout = 60)
 {
 	struct ref r = {NCCL_ARGS, 0, 2, 0, 2700, 162532340, "NVIDIA A100-PG509-200"};
-	const char *dir = tu_tmpdir();
-	cvc_db *db = new_db(dir);
-	int64_t sum;
+	cvc_db *db = import_float_trace(&r, 162532335);
 
-	check_single(&r);
-	cr_assert_eq(import1(db, tu_shared(NCCL_ARGS)), CVC_OK, "%s", cvc_db_errmsg(db));
-	sum = q_int(db, "SELECT sum(end_ns-start_ns) FROM activities WHERE kind=1");
-	cr_assert_lt(llabs(sum - 162532335) * 10000, 162532335, "INDEX figure within 0.01%%");
 	cr_assert_str_eq(q_text(db, "SELECT nccl_version FROM runs"), "2.17.1");
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM collectives"), 21);
 	/* HTA's test_nccl_parser_config: the longest NCCL kernel. */
@@ -235,14 +249,8 @@ Test(kineto, hta_nccl_args_exact_and_collectives, .timeout = 60)
 Test(kineto, tracelens_h100_qwen_exact, .timeout = 60)
 {
 	struct ref r = {QWEN, 0, 0, 0, 1465, 45432698, "NVIDIA H100 80GB HBM3"};
-	const char *dir = tu_tmpdir();
-	cvc_db *db = new_db(dir);
-	int64_t sum;
+	cvc_db *db = import_float_trace(&r, 45432706);
 
-	check_single(&r);
-	cr_assert_eq(import1(db, tu_shared(QWEN)), CVC_OK, "%s", cvc_db_errmsg(db));
-	sum = q_int(db, "SELECT sum(end_ns-start_ns) FROM activities WHERE kind=1");
-	cr_assert_lt(llabs(sum - 45432706) * 10000, 45432706, "INDEX figure within 0.01%%");
 	/* The ProfilerStep#6 GPU span that TraceLens clips to. */
 	cr_assert_eq(q_int(db, "SELECT end_ns-start_ns FROM ranges r JOIN strings s ON "
 			       "s.id=r.name_id WHERE r.kind=2 AND s.value='ProfilerStep#6'"),
