@@ -536,16 +536,27 @@ Test(kineto, fixture_record_param_comms_link)
 	cvc_db_close(db);
 }
 
-Test(kineto, fixture_gzip_same_as_plain)
+/*
+ * good_trace written to a fresh directory twice, as p.json (path into
+ * *plain) and gzipped as p.json.gz (*gz); returns a new database there.
+ */
+static cvc_db *good_plain_and_gz(const char **plain, const char **gz)
 {
 	const char *dir = tu_tmpdir();
-	const char *plain = write_fixture(dir, "p.json", good_trace, strlen(good_trace));
-	const char *gz = tu_path(dir, "p.json.gz");
-	cvc_db *db = new_db(dir);
+
+	*plain = write_fixture(dir, "p.json", good_trace, strlen(good_trace));
+	*gz = tu_path(dir, "p.json.gz");
+	write_gz(*gz, good_trace, strlen(good_trace));
+	return new_db(dir);
+}
+
+Test(kineto, fixture_gzip_same_as_plain)
+{
+	const char *plain, *gz;
+	cvc_db *db = good_plain_and_gz(&plain, &gz);
 	cvc_import_opts o1 = {.run_name = "plain", .after = cvc_classify_after_import},
 			o2 = {.run_name = "gz", .after = cvc_classify_after_import};
 
-	write_gz(gz, good_trace, strlen(good_trace));
 	cr_assert_eq(cvc_import_files(db, &plain, 1, &o1, NULL, NULL), CVC_OK, "%s",
 		     cvc_db_errmsg(db));
 	cr_assert_eq(cvc_import_files(db, &gz, 1, &o2, NULL, NULL), CVC_OK, "%s",
@@ -561,13 +572,10 @@ Test(kineto, fixture_gzip_same_as_plain)
 
 Test(kineto, same_rank_twice_in_one_run_is_refused)
 {
-	const char *dir = tu_tmpdir();
-	const char *plain = write_fixture(dir, "p.json", good_trace, strlen(good_trace));
-	const char *gz = tu_path(dir, "p.json.gz");
-	cvc_db *db = new_db(dir);
-	const char *paths[2] = {plain, gz};
+	const char *paths[2];
+	cvc_db *db = good_plain_and_gz(&paths[0], &paths[1]);
+	const char *gz = paths[1];
 
-	write_gz(gz, good_trace, strlen(good_trace));
 	cr_assert_eq(cvc_import_files(db, paths, 2, tu_classifying(), NULL, NULL), CVC_ERR_FORMAT);
 	cr_assert(strstr(cvc_db_errmsg(db), "is already in this run"), "%s", cvc_db_errmsg(db));
 	cr_assert(strstr(cvc_db_errmsg(db), gz), "names the second file: %s", cvc_db_errmsg(db));
