@@ -42,7 +42,7 @@ static void check_export(const char *rel, const char *device)
 	const char *gz = tu_shared(rel), *dir = tu_tmpdir();
 	const char *raw = tu_gunzip(gz, dir);
 	sqlite3 *ex = open_plain(raw);
-	cvc_db *db = NULL;
+	cvc_db *db;
 	sqlite3 *sq;
 	char buf[256];
 	int64_t nk, tk, nm;
@@ -53,8 +53,7 @@ static void check_export(const char *rel, const char *device)
 	sqlite3_close(ex);
 	cr_assert_gt(nk, 0);
 
-	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), CVC_DB_CREATE, &db), CVC_OK);
-	cr_assert_eq(import_into(db, gz), CVC_OK, "%s", cvc_db_errmsg(db));
+	db = tu_import(gz, "t.db");
 	sq = cvc_db_sqlite(db);
 	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM activities WHERE kind=1"), nk);
 	cr_assert_eq(tu_sq_int(sq, "SELECT sum(end_ns-start_ns) FROM activities WHERE kind=1"), tk);
@@ -89,7 +88,7 @@ Test(nsys, saxpy_nvtx_ranges, .timeout = 60)
 	const char *gz = tu_shared(SAXPY), *dir = tu_tmpdir();
 	const char *raw = tu_gunzip(gz, dir);
 	sqlite3 *ex = open_plain(raw), *sq;
-	cvc_db *db = NULL;
+	cvc_db *db;
 	char buf[64];
 	int64_t want;
 
@@ -97,8 +96,7 @@ Test(nsys, saxpy_nvtx_ranges, .timeout = 60)
 			 "\"end\" IS NOT NULL");
 	sqlite3_close(ex);
 	cr_assert_gt(want, 0);
-	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), CVC_DB_CREATE, &db), CVC_OK);
-	cr_assert_eq(import_into(db, gz), CVC_OK, "%s", cvc_db_errmsg(db));
+	db = tu_import(gz, "t.db");
 	sq = cvc_db_sqlite(db);
 	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM ranges WHERE kind=3 AND device=-1"), want);
 	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM ranges r JOIN strings s ON s.id=r.name_id "
@@ -156,14 +154,13 @@ static void make_newer_export(const char *path)
 
 Test(nsys, newer_schema_device_map_and_processes)
 {
-	const char *dir = tu_tmpdir(), *ex = tu_path(dir, "new.sqlite");
-	cvc_db *db = NULL;
+	const char *ex = tu_path(tu_tmpdir(), "new.sqlite");
+	cvc_db *db;
 	sqlite3 *sq;
 	char buf[256];
 
 	make_newer_export(ex);
-	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), CVC_DB_CREATE, &db), CVC_OK);
-	cr_assert_eq(import_into(db, ex), CVC_OK, "%s", cvc_db_errmsg(db));
+	db = tu_import(ex, "t.db");
 	sq = cvc_db_sqlite(db);
 	/* Ranks by globalPid: pid 50 first. */
 	cr_assert_eq(tu_sq_int(sq, "SELECT pid FROM ranks WHERE rank=0"), 50);
@@ -243,37 +240,49 @@ static void expect_broken(const char *bad, const char *needle)
 	cvc_db_close(db);
 }
 
+/* The SAXPY export's bytes, decompressed into a fresh directory (caller frees). */
+struct export_bytes {
+	char dir[4096];
+	char *data;
+	size_t len;
+};
+
+static void read_saxpy(struct export_bytes *x)
+{
+	snprintf(x->dir, sizeof x->dir, "%s", tu_tmpdir());
+	x->data = tu_read(tu_gunzip(tu_shared(SAXPY), x->dir), &x->len);
+	cr_assert(x->data && x->len > 8192);
+}
+
+/* Writes the first n bytes to dir/name, frees them, and expects that file broken. */
+static void expect_broken_bytes(struct export_bytes *x, const char *name, size_t n,
+				const char *needle)
+{
+	char bad[4200];
+
+	snprintf(bad, sizeof bad, "%s/%s", x->dir, name);
+	cr_assert_eq(tu_write(bad, x->data, n), 0);
+	free(x->data);
+	expect_broken(bad, needle);
+}
+
 Test(nsys, truncated_export_fails_cleanly, .timeout = 60)
 {
-	const char *dir = tu_tmpdir();
-	const char *raw = tu_gunzip(tu_shared(SAXPY), dir);
-	char *data, bad[4200];
-	size_t len;
+	struct export_bytes x;
 
-	data = tu_read(raw, &len);
-	cr_assert(data && len > 8192);
-	snprintf(bad, sizeof bad, "%s/cut.sqlite", dir);
-	cr_assert_eq(tu_write(bad, data, len / 2), 0);
-	free(data);
-	expect_broken(bad, "truncated");
+	read_saxpy(&x);
+	expect_broken_bytes(&x, "cut.sqlite", x.len / 2, "truncated");
 }
 
 Test(nsys, corrupt_pages_fail_cleanly, .timeout = 60)
 {
-	const char *dir = tu_tmpdir();
-	const char *raw = tu_gunzip(tu_shared(SAXPY), dir);
-	char *data, bad[4200];
-	size_t len;
+	struct export_bytes x;
 
-	data = tu_read(raw, &len);
-	cr_assert(data && len > 8192);
+	read_saxpy(&x);
 	/* Keep the header, scribble over every page after the first. */
-	for (size_t i = 4096; i < len; i++)
-		data[i] = (char)(i * 131 + 7);
-	snprintf(bad, sizeof bad, "%s/scribbled.sqlite", dir);
-	cr_assert_eq(tu_write(bad, data, len), 0);
-	free(data);
-	expect_broken(bad, "SQLite");
+	for (size_t i = 4096; i < x.len; i++)
+		x.data[i] = (char)(i * 131 + 7);
+	expect_broken_bytes(&x, "scribbled.sqlite", x.len, "SQLite");
 }
 
 Test(nsys, unrelated_sqlite_is_not_an_export)
