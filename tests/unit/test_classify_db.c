@@ -271,67 +271,74 @@ static long long file_count(const char *path, const char *sql)
 	return v;
 }
 
+/* One run of `cvc classify --db '<db>' <extra>`: its exit status and output. */
+struct cli {
+	int rc;
+	char *out, *err;
+};
+
+/* Runs the command and asserts its exit status is want (cli_free after). */
+static void classify_cli(struct cli *c, const char *db, const char *extra, int want)
+{
+	char args[2048];
+
+	snprintf(args, sizeof args, "classify --db '%s'%s%s", db, *extra ? " " : "", extra);
+	c->rc = tu_cvc(args, &c->out, &c->err);
+	cr_assert_eq(c->rc, want, "%s: exit %d, want %d: %s", args, c->rc, want, c->err);
+}
+
+static void cli_free(struct cli *c)
+{
+	free(c->out);
+	free(c->err);
+}
+
 Test(classify, cli_summary_and_errors, .timeout = 60)
 {
-	char path[512], args[1400], *out = NULL, *err = NULL;
+	char path[512], extra[1024], missing[1024];
 	const char *rules = tu_path(tu_tmpdir(), "bad.rules");
-	int rc;
+	struct cli c;
 
 	snprintf(path, sizeof path, "%s", cli_db());
 	/* bad rules: one error line, exit 2, nothing written */
 	cr_assert_eq(tu_write(rules, "gemm (\n", 7), 0);
-	snprintf(args, sizeof args, "classify --db '%s' --rules '%s'", path, rules);
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 2, "%s", err);
-	cr_assert_eq(tu_count_lines(err), 1, "%s", err);
-	cr_assert(strstr(err, "line 1, column 7: missing closing parenthesis"), "%s", err);
-	cr_assert_str_eq(out, "");
+	snprintf(extra, sizeof extra, "--rules '%s'", rules);
+	classify_cli(&c, path, extra, 2);
+	cr_assert_eq(tu_count_lines(c.err), 1, "%s", c.err);
+	cr_assert(strstr(c.err, "line 1, column 7: missing closing parenthesis"), "%s", c.err);
+	cr_assert_str_eq(c.out, "");
 	cr_assert_eq(file_count(path, "SELECT COUNT(*) FROM name_class"), 0);
-	free(out);
-	free(err);
+	cli_free(&c);
 
 	/* default rules: labels every name in one go and prints the table */
-	snprintf(args, sizeof args, "classify --db '%s'", path);
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 0, "%s", err);
-	cr_assert(strstr(out, "allreduce"), "%s", out);
-	cr_assert(strstr(out, "60.00%"), "allreduce is 6000 of 10000 ns:\n%s", out);
-	cr_assert(strstr(out, "gemm"), "%s", out);
-	cr_assert(strstr(out, "copy"), "%s", out);
-	cr_assert(strstr(out, "10.000"), "total 10 us:\n%s", out);
+	classify_cli(&c, path, "", 0);
+	cr_assert(strstr(c.out, "allreduce"), "%s", c.out);
+	cr_assert(strstr(c.out, "60.00%"), "allreduce is 6000 of 10000 ns:\n%s", c.out);
+	cr_assert(strstr(c.out, "gemm"), "%s", c.out);
+	cr_assert(strstr(c.out, "copy"), "%s", c.out);
+	cr_assert(strstr(c.out, "10.000"), "total 10 us:\n%s", c.out);
 	cr_assert_eq(file_count(path, "SELECT COUNT(*) FROM name_class"), 4);
-	free(out);
-	free(err);
+	cli_free(&c);
 
 	/* csv */
-	snprintf(args, sizeof args, "classify --db '%s' --format csv", path);
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 0, "%s", err);
-	cr_assert(strstr(out, "class,count,total_us,share_pct\nallreduce,1,6.000,60.00\n"), "%s", out);
-	free(out);
-	free(err);
+	classify_cli(&c, path, "--format csv", 0);
+	cr_assert(strstr(c.out, "class,count,total_us,share_pct\nallreduce,1,6.000,60.00\n"), "%s",
+		  c.out);
+	cli_free(&c);
 
 	/* --unknown: only the unmatched kernel, csv-quoted */
-	snprintf(args, sizeof args, "classify --db '%s' --unknown --format csv", path);
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 0, "%s", err);
-	cr_assert_str_eq(out, "name,count,total_us\n\"odd, \"\"quoted\"\" kernel\",1,0.500\n");
-	free(out);
-	free(err);
+	classify_cli(&c, path, "--unknown --format csv", 0);
+	cr_assert_str_eq(c.out, "name,count,total_us\n\"odd, \"\"quoted\"\" kernel\",1,0.500\n");
+	cli_free(&c);
 
 	/* unknown run, missing db */
-	snprintf(args, sizeof args, "classify --db '%s' --run nope", path);
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 2, "%s", err);
-	cr_assert(strstr(err, "no run named 'nope'"), "%s", err);
-	free(out);
-	free(err);
-	snprintf(args, sizeof args, "classify --db '%s/none.db'", tu_tmpdir());
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 2, "%s", err);
-	cr_assert(strstr(err, "none.db'"), "%s", err);
-	free(out);
-	free(err);
+	classify_cli(&c, path, "--run nope", 2);
+	cr_assert(strstr(c.err, "no run named 'nope'"), "%s", c.err);
+	cli_free(&c);
+	snprintf(missing, sizeof missing, "%s/none.db", tu_tmpdir());
+	classify_cli(&c, missing, "", 2);
+	cr_assert(strstr(c.err, "none.db'"), "%s", c.err);
+	cli_free(&c);
 }
 
 /*
