@@ -347,54 +347,48 @@ struct ref {
 	int bf16;
 };
 
+/* The GEMM.csv columns read, and their headers. */
+enum { C_NAME, C_B, C_M, C_N, C_K, C_T, C_CNT, C_DT, NCOL };
+static const char *const gemm_cols[NCOL] = {
+	[C_NAME] = "name",         [C_B] = "param: B", [C_M] = "param: M",
+	[C_N] = "param: N",        [C_K] = "param: K", [C_T] = "Kernel Time (\xc2\xb5s)_mean",
+	[C_CNT] = "name_count",    [C_DT] = "param: dtype_A_B",
+};
+
 /* Reads GEMM.csv rows into refs; returns how many. */
 static size_t read_gemm_csv(struct ref *refs, size_t max)
 {
 	char *text = tu_read(tu_shared(QWEN_GEMM), NULL), *line, *cur = text;
 	char *f[64];
-	int col_name = -1, col_b = -1, col_m = -1, col_n = -1, col_k = -1, col_t = -1,
-	    col_cnt = -1, col_dt = -1, nf;
+	int col[NCOL], nf;
 	size_t n = 0;
 
 	cr_assert_not_null(text);
 	line = tu_next_line(&cur);
 	cr_assert_not_null(line);
 	nf = csv_split(line, f, 64);
-	for (int i = 0; i < nf; i++) {
-		if (strcmp(f[i], "name") == 0)
-			col_name = i;
-		else if (strcmp(f[i], "param: B") == 0)
-			col_b = i;
-		else if (strcmp(f[i], "param: M") == 0)
-			col_m = i;
-		else if (strcmp(f[i], "param: N") == 0)
-			col_n = i;
-		else if (strcmp(f[i], "param: K") == 0)
-			col_k = i;
-		else if (strcmp(f[i], "Kernel Time (\xc2\xb5s)_mean") == 0)
-			col_t = i;
-		else if (strcmp(f[i], "name_count") == 0)
-			col_cnt = i;
-		else if (strcmp(f[i], "param: dtype_A_B") == 0)
-			col_dt = i;
+	for (int c = 0; c < NCOL; c++) {
+		col[c] = -1;
+		for (int i = 0; i < nf; i++)
+			if (strcmp(f[i], gemm_cols[c]) == 0)
+				col[c] = i;
+		cr_assert(col[c] >= 0, "GEMM.csv: column '%s' not found", gemm_cols[c]);
 	}
-	cr_assert(col_name >= 0 && col_b >= 0 && col_m >= 0 && col_n >= 0 && col_k >= 0 &&
-		  col_t >= 0 && col_cnt >= 0 && col_dt >= 0, "GEMM.csv: columns not found");
 	while ((line = tu_next_line(&cur)) && n < max) {
 		if (!*line)
 			continue;
 		struct ref *r = &refs[n];
 
 		nf = csv_split(line, f, 64);
-		cr_assert_gt(nf, col_t, "GEMM.csv: short row");
-		snprintf(r->op, sizeof r->op, "%s", f[col_name]);
-		r->b = strtoll(f[col_b], NULL, 10);
-		r->m = strtoll(f[col_m], NULL, 10);
-		r->n = strtoll(f[col_n], NULL, 10);
-		r->k = strtoll(f[col_k], NULL, 10);
-		r->mean_us = strtod(f[col_t], NULL);
-		r->count = strtol(f[col_cnt], NULL, 10);
-		r->bf16 = strstr(f[col_dt], "BFloat16") != NULL;
+		cr_assert_gt(nf, col[C_T], "GEMM.csv: short row");
+		snprintf(r->op, sizeof r->op, "%s", f[col[C_NAME]]);
+		r->b = strtoll(f[col[C_B]], NULL, 10);
+		r->m = strtoll(f[col[C_M]], NULL, 10);
+		r->n = strtoll(f[col[C_N]], NULL, 10);
+		r->k = strtoll(f[col[C_K]], NULL, 10);
+		r->mean_us = strtod(f[col[C_T]], NULL);
+		r->count = strtol(f[col[C_CNT]], NULL, 10);
+		r->bf16 = strstr(f[col[C_DT]], "BFloat16") != NULL;
 		n++;
 	}
 	free(text);
