@@ -36,6 +36,28 @@ Test(cupti_decode, inject_exports_only_entry_points)
 	dlclose(h);
 }
 
+/* Runs `cvc <args>`, asserts it exits 0, and returns its stdout (caller frees). */
+static char *cvc_ok(const char *args)
+{
+	char *out = NULL, *err = NULL;
+	int rc = tu_cvc(args, &out, &err);
+
+	cr_assert_eq(rc, 0, "cvc %s: exit %d: %s", args, rc, err);
+	free(err);
+	return out;
+}
+
+/* `cvc analyze` of the database at db warns with want on stderr. */
+static void expect_analyze_warns(const char *db, const char *want)
+{
+	char args[9000], *err = NULL;
+
+	snprintf(args, sizeof args, "analyze --db '%s'", db);
+	tu_cvc(args, NULL, &err);
+	cr_expect(err && strstr(err, want), "%s: want '%s' in: %s", args, want, err);
+	free(err);
+}
+
 Test(cupti_decode, profile_without_driver_passes_status)
 {
 	char dir[2048], args[8192], *out = NULL, *err = NULL;
@@ -145,9 +167,7 @@ Test(cupti_decode, sigkill_keeps_records_older_than_the_flush_period)
 	free(out);
 	free(err);
 	snprintf(cmd, sizeof cmd, "profile --materialize '%s'", dir);
-	rc = tu_cvc(cmd, NULL, &err);
-	cr_assert_eq(rc, 0, "materialize: exit %d: %s", rc, err);
-	free(err);
+	free(cvc_ok(cmd));
 	sq = ct_open_ro(only_db(dir, "-r5.db"));
 	ct_expect(sq, "SELECT count(*) FROM activities WHERE kind = 1", "64");
 	ct_expect(sq, "SELECT value FROM run_meta WHERE key = 'flush_period_ms'", "500");
@@ -180,7 +200,7 @@ static const char *harness_env(const char *pre, const char *how, int want_rc, ch
  */
 Test(cupti_decode, another_cupti_client_is_said_and_recorded)
 {
-	char *err = NULL, *aerr = NULL, cmd[9000], db[8192];
+	char *err = NULL, db[8192];
 	sqlite3 *sq;
 
 	snprintf(db, sizeof db, "%s", harness_env("HARNESS_SUBSCRIBE=busy", "exit", 3, &err));
@@ -189,11 +209,8 @@ Test(cupti_decode, another_cupti_client_is_said_and_recorded)
 	ct_expect(sq, "SELECT value FROM run_meta WHERE key='cupti_subscribe_result'", "39");
 	ct_expect(sq, "SELECT count(*) FROM activities", "0");
 	sqlite3_close(sq);
-	snprintf(cmd, sizeof cmd, "analyze --db '%s'", db);
-	tu_cvc(cmd, NULL, &aerr);
-	cr_expect(strstr(aerr, "another CUPTI client held CUPTI"), "%s", aerr);
+	expect_analyze_warns(db, "another CUPTI client held CUPTI");
 	free(err);
-	free(aerr);
 
 	snprintf(db, sizeof db, "%s",
 		 harness_env("HARNESS_SUBSCRIBE=ok HARNESS_ENABLE=fail", "exit", 3, &err));
@@ -203,11 +220,8 @@ Test(cupti_decode, another_cupti_client_is_said_and_recorded)
 	ct_expect(sq, "SELECT CAST(value AS INTEGER) > 0 FROM run_meta "
 		   "WHERE key='activity_enable_failures'", "1");
 	sqlite3_close(sq);
-	snprintf(cmd, sizeof cmd, "analyze --db '%s'", db);
-	tu_cvc(cmd, NULL, &aerr);
-	cr_expect(strstr(aerr, "activity kind(s): their records are missing"), "%s", aerr);
+	expect_analyze_warns(db, "activity kind(s): their records are missing");
 	free(err);
-	free(aerr);
 }
 
 /*
@@ -281,10 +295,9 @@ Test(cupti_decode, libcupti_of_another_minor_version_is_refused)
  */
 Test(cupti_decode, ranks_from_nccl_env_or_none_do_not_collide)
 {
-	char dir[2048], cmd[8192], db[4200], *err = NULL;
+	char dir[2048], cmd[8192], db[4200];
 	static const char *const runs[] = {"", "", "RANK=5", "RANK=5"};
 	sqlite3 *sq;
-	int rc;
 
 	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
 	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
@@ -297,9 +310,7 @@ Test(cupti_decode, ranks_from_nccl_env_or_none_do_not_collide)
 	cr_assert_eq(tu_run(cmd, NULL, NULL), 3);
 	snprintf(db, sizeof db, "%s/merged.sqlite3", tu_tmpdir());
 	snprintf(cmd, sizeof cmd, "import --db '%s' --run job '%s'", db, dir);
-	rc = tu_cvc(cmd, NULL, &err);
-	cr_assert_eq(rc, 0, "import: exit %d: %s", rc, err);
-	free(err);
+	free(cvc_ok(cmd));
 	sq = ct_open_ro(db);
 	ct_expect(sq, "SELECT count(*) FROM ranks", "5");
 	ct_expect(sq, "SELECT count(*) FROM ranks WHERE rank IN (3, 5)", "2");
@@ -377,11 +388,10 @@ static char *first_line(char *s)
 
 Test(cupti_decode, profiled_db_analyzes_like_imported_traces)
 {
-	char dir[2048], cmd[8192], *out = NULL, *err = NULL, *kin = NULL;
+	char dir[2048], cmd[8192], *out, *kin;
 	const char *trace = tu_shared("traces/hta-trace-diff-v100-w2/test.json.gz");
 	char tracebuf[4096];
 	struct run_out o;
-	int rc;
 
 	snprintf(tracebuf, sizeof tracebuf, "%s", trace);
 	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
@@ -391,25 +401,17 @@ Test(cupti_decode, profiled_db_analyzes_like_imported_traces)
 	ct_decode_rank_to_db(cmd, "cvc-node07-4001-r1", 1, &o, 0, 0);
 	/* The per-rank databases merge into one run with `cvc import DIR`. */
 	snprintf(cmd, sizeof cmd, "import --db '%s/p.db' --run prof '%s/out'", dir, dir);
-	rc = tu_cvc(cmd, NULL, &err);
-	cr_assert_eq(rc, 0, "import: %s", err);
-	free(err);
+	free(cvc_ok(cmd));
 	snprintf(cmd, sizeof cmd, "analyze --db '%s/p.db' --format csv", dir);
-	rc = tu_cvc(cmd, &out, &err);
-	cr_assert_eq(rc, 0, "analyze: %s", err);
+	out = cvc_ok(cmd);
 	cr_expect_eq(tu_count_lines(out), 3, "header + one row per rank:\n%s", out);
-	free(err);
 	snprintf(cmd, sizeof cmd, "import --db '%s/k.db' '%s'", dir, tracebuf);
-	rc = tu_cvc(cmd, NULL, &err);
-	cr_assert_eq(rc, 0, "import kineto: %s", err);
-	free(err);
+	free(cvc_ok(cmd));
 	snprintf(cmd, sizeof cmd, "analyze --db '%s/k.db' --format csv", dir);
-	rc = tu_cvc(cmd, &kin, &err);
-	cr_assert_eq(rc, 0, "analyze kineto: %s", err);
+	kin = cvc_ok(cmd);
 	cr_expect_str_eq(first_line(out), first_line(kin));
 	free(out);
 	free(kin);
-	free(err);
 }
 
 /* ---- NCCL profiler plugin: sizes of the calls a kernel launch carries ---------------- */
@@ -483,12 +485,6 @@ Test(cupti_decode, nccl_plugin_sizes_join_kernels)
 		ct_expect(sq, "SELECT value FROM run_meta WHERE key='nccl_graph_captured_calls'", "1");
 		sqlite3_close(sq);
 	}
-	{
-		char args[4300], *aerr = NULL;
-
-		snprintf(args, sizeof args, "analyze --db '%s'", db);
-		tu_cvc(args, NULL, &aerr);
-		cr_expect(strstr(aerr, "1 NCCL call(s) were captured into CUDA graphs: replays carry no sizes"), "%s", aerr);
-		free(aerr);
-	}
+	expect_analyze_warns(db, "1 NCCL call(s) were captured into CUDA graphs: replays carry no "
+				 "sizes");
 }
