@@ -43,6 +43,23 @@ static int64_t syn_run(cvc_db *db, const char *name, int world)
 	return id;
 }
 
+/*
+ * A fresh database <name>.db in a new directory (its path, tu_path's, into
+ * *path), in a transaction, holding one run called name of world ranks (its
+ * id into *run).
+ */
+static cvc_db *syn_start(const char *name, int world, const char **path, int64_t *run)
+{
+	char file[256];
+	cvc_db *db;
+
+	snprintf(file, sizeof file, "%s.db", name);
+	*path = tu_path(tu_tmpdir(), file);
+	db = syn_create(*path);
+	*run = syn_run(db, name, world);
+	return db;
+}
+
 static int64_t syn_name(cvc_db *db, const char *s)
 {
 	int64_t id = 0;
@@ -240,9 +257,9 @@ Test(analyze, by_step_clips_to_gpu_windows)
 
 Test(analyze, step_fallback_to_cpu_and_user_regex)
 {
-	const char *path = tu_path(tu_tmpdir(), "c.db");
-	cvc_db *db = syn_create(path);
-	int64_t run = syn_run(db, "cpu", 1);
+	const char *path;
+	int64_t run;
+	cvc_db *db = syn_start("cpu", 1, &path, &run);
 	cvc_analyze_opts o = {.by = CVC_BY_STEP};
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
@@ -396,9 +413,9 @@ Test(analyze, random_against_grid)
 	unsigned seed = 777;
 
 	for (int round = 0; round < 12; round++) {
-		const char *path = tu_path(tu_tmpdir(), "rnd.db");
-		cvc_db *db = syn_create(path);
-		int64_t run = syn_run(db, "rnd", 1);
+		const char *path;
+		int64_t run;
+		cvc_db *db = syn_start("rnd", 1, &path, &run);
 		struct ract acts[300];
 		size_t na = 50 + (size_t)(rand_r(&seed) % 250);
 		int64_t win[4][2];
@@ -540,9 +557,9 @@ static void syn_coll(cvc_db *db, int64_t act, const char *coll, const char *dtyp
 
 Test(analyze, collectives_stats)
 {
-	const char *path = tu_path(tu_tmpdir(), "coll.db");
-	cvc_db *db = syn_create(path);
-	int64_t run = syn_run(db, "coll", 4);
+	const char *path;
+	int64_t run;
+	cvc_db *db = syn_start("coll", 4, &path, &run);
 	cvc_coll_stat *s = NULL;
 	size_t n = 0;
 
@@ -731,9 +748,9 @@ Test(analyze_cli, empty_run_prints_header)
 
 Test(analyze, corrupt_times_are_format_errors)
 {
-	const char *path = tu_path(tu_tmpdir(), "bad.db");
-	cvc_db *db = syn_create(path);
-	int64_t run = syn_run(db, "bad", 1);
+	const char *path;
+	int64_t run;
+	cvc_db *db = syn_start("bad", 1, &path, &run);
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
 
