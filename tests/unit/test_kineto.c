@@ -338,6 +338,14 @@ static const char *write_fixture(const char *dir, const char *name, const char *
 	return p;
 }
 
+/* Writes len bytes of text to dir/name and imports that file into db; asserts success. */
+static void import_fixture(cvc_db *db, const char *dir, const char *name, const char *text,
+			   size_t len)
+{
+	cr_assert_eq(import1(db, write_fixture(dir, name, text, len)), CVC_OK, "%s: %s", name,
+		     cvc_db_errmsg(db));
+}
+
 static void write_gz(const char *path, const char *text, size_t len)
 {
 	gzFile gz = gzopen(path, "wb");
@@ -407,8 +415,7 @@ Test(kineto, fixture_time_conversion)
 			      "\"tid\":7,\"ts\":%s,\"dur\":%s}",
 			      i ? "," : "", i, cases[i].ts, cases[i].dur);
 	n += snprintf(text + n, sizeof text - (size_t)n, "]}");
-	cr_assert_eq(import1(db, write_fixture(dir, "t.json", text, (size_t)n)), CVC_OK, "%s",
-		     cvc_db_errmsg(db));
+	import_fixture(db, dir, "t.json", text, (size_t)n);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		snprintf(sql, sizeof sql,
 			 "SELECT start_ns FROM activities a JOIN strings s ON s.id=a.name_id "
@@ -436,8 +443,7 @@ Test(kineto, fixture_escapes_decode)
 	const char *dir = tu_tmpdir();
 	cvc_db *db = new_db(dir);
 
-	cr_assert_eq(import1(db, write_fixture(dir, "e.json", text, sizeof text - 1)), CVC_OK,
-		     "%s", cvc_db_errmsg(db));
+	import_fixture(db, dir, "e.json", text, sizeof text - 1);
 	cr_assert_str_eq(q_text(db, "SELECT hex(s.value) FROM activities a JOIN strings s ON "
 				    "s.id=a.name_id WHERE a.start_ns=1000"),
 			 "6122625C63C3A9F09F98802F0A");
@@ -465,8 +471,7 @@ Test(kineto, fixture_device_from_args_and_late_metadata)
 	int64_t before;
 
 	/* A first file takes rank 0, so the provisional rank would be 1. */
-	cr_assert_eq(import1(db, write_fixture(dir, "g.json", good_trace, strlen(good_trace))),
-		     CVC_OK, "%s", cvc_db_errmsg(db));
+	import_fixture(db, dir, "g.json", good_trace, strlen(good_trace));
 	before = q_int(db, "SELECT count(*) FROM activities WHERE rank=0");
 	{
 		const char *paths[2] = {tu_path(dir, "g.json"),
@@ -681,8 +686,7 @@ Test(kineto, bad_truncated_everywhere, .timeout = 60)
 	{
 		cvc_db *db = new_db(dir);
 
-		cr_assert_eq(import1(db, write_fixture(dir, "ok.json", good_trace, len - 1)),
-			     CVC_OK, "%s", cvc_db_errmsg(db));
+		import_fixture(db, dir, "ok.json", good_trace, len - 1);
 		cvc_db_close(db);
 	}
 }
@@ -794,8 +798,7 @@ Test(kineto, bad_deep_nesting)
 	{
 		cvc_db *db = new_db(dir);
 
-		cr_assert_eq(import1(db, write_fixture(dir, "d.json", text, strlen(text))), CVC_OK,
-			     "%s", cvc_db_errmsg(db));
+		import_fixture(db, dir, "d.json", text, strlen(text));
 		cvc_db_close(db);
 	}
 }
