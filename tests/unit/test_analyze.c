@@ -363,17 +363,12 @@ Test(analyze, unlabeled_names_are_classified_first)
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
 	cvc_db *db = analyze_basic("u.db", 0, 0, NULL, &rows, &n);
-	sqlite3_stmt *q = NULL;
 
 	expect_basic_rank0(&rows[0]);
 	cvc_breakdown_free(rows, n);
 	/* The classifier wrote its labels into the file. */
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db), "SELECT count(*) FROM name_class", -1,
-					&q, NULL),
-		     SQLITE_OK);
-	cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
-	cr_expect_geq(sqlite3_column_int(q, 0), 3, "every kernel name is labeled now");
-	sqlite3_finalize(q);
+	cr_expect_geq(tu_db_int(db, "SELECT count(*) FROM name_class"), 3,
+		      "every kernel name is labeled now");
 	cvc_db_close(db);
 }
 

@@ -235,10 +235,8 @@ Test(db, writers_store_every_field)
 	cr_assert_eq(tu_db_int(db, "SELECT world_size FROM runs"), 8, "merge keeps known fields");
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs WHERE gpu_model='NVIDIA H100'"), 1);
 	cr_assert_eq(tu_db_int(db, "SELECT value FROM run_meta WHERE key='lost_records'"), 12);
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db),
-		"SELECT rank,device,kind,start_ns,end_ns,stream,context,correlation,external_id,"
-		"grid_x,block_x,registers,shared_mem_bytes,bytes FROM activities", -1, &st, NULL),
-		SQLITE_OK);
+	st = tu_db_prepare(db, "SELECT rank,device,kind,start_ns,end_ns,stream,context,correlation,"
+			   "external_id,grid_x,block_x,registers,shared_mem_bytes,bytes FROM activities");
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 	cr_assert_eq(sqlite3_column_int(st, 0), 3);
 	cr_assert_eq(sqlite3_column_int(st, 1), 1);

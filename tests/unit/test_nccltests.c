@@ -67,9 +67,7 @@ static void check_factor(cvc_db *db, double factor)
 	sqlite3_stmt *st = NULL;
 	int rows = 0;
 
-	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db),
-				     "SELECT size_bytes, in_place, algbw_gbps, busbw_gbps FROM "
-				     "nccl_tests", -1, &st, NULL) == SQLITE_OK);
+	st = tu_db_prepare(db, "SELECT size_bytes, in_place, algbw_gbps, busbw_gbps FROM nccl_tests");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		double alg = sqlite3_column_double(st, 2), bus = sqlite3_column_double(st, 3);
 		double tol = 0.005 * (1 + factor) + 1e-9;

@@ -176,11 +176,8 @@ Test(tracefit, import_keeps_gemm_op_shapes)
 	cr_assert_not_null(root, "json-c cannot read %s", json);
 	cr_assert(json_object_object_get_ex(root, "traceEvents", &evs));
 	db = import_qwen(NULL);
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db),
-					"SELECT o.dims, coalesce(o.types,''), s.value FROM op_shapes o "
-					"JOIN strings s ON s.id = o.name_id WHERE o.external_id = ?",
-					-1, &st, NULL),
-		     SQLITE_OK);
+	st = tu_db_prepare(db, "SELECT o.dims, coalesce(o.types,''), s.value FROM op_shapes o "
+			   "JOIN strings s ON s.id = o.name_id WHERE o.external_id = ?");
 	for (size_t i = 0; i < json_object_array_length(evs); i++) {
 		json_object *e = json_object_array_get_idx(evs, i), *v, *args, *dims, *types, *ext;
 		const char *want_dims, *want_types;
@@ -214,13 +211,8 @@ Test(tracefit, import_keeps_gemm_op_shapes)
 	sqlite3_finalize(st);
 	cr_assert_gt(want, 0, "the trace has no kept op with Input Dims");
 	cr_expect_eq(seen, want);
-	st = NULL;
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db), "SELECT count(*) FROM op_shapes", -1, &st,
-					NULL),
-		     SQLITE_OK);
-	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-	cr_expect_eq((size_t)sqlite3_column_int64(st, 0), want, "op_shapes has rows the trace lacks");
-	sqlite3_finalize(st);
+	cr_expect_eq((size_t)tu_db_int(db, "SELECT count(*) FROM op_shapes"), want,
+		     "op_shapes has rows the trace lacks");
 	cr_expect_gt(ngemm, 0);
 	cr_log_info("qwen: %zu ops with shapes kept, %zu of them GEMM-like", want, ngemm);
 	cvc_db_close(db);
@@ -273,12 +265,9 @@ Test(tracefit, import_small_trace_rank_and_link)
 	cr_assert_eq(import_small("[[16], [8, 32],\n [32, 16], [], []]", msg, sizeof msg, &db), CVC_OK,
 		     "%s", msg);
 	/* addmm and relu (memory-bound) are kept, moved to rank 3 */
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db),
-					"SELECT count(*), min(rank), max(rank), "
-					"max(CASE WHEN s.value = 'aten::addmm' THEN dims END) "
-					"FROM op_shapes o JOIN strings s ON s.id = o.name_id",
-					-1, &st, NULL),
-		     SQLITE_OK);
+	st = tu_db_prepare(db, "SELECT count(*), min(rank), max(rank), "
+			   "max(CASE WHEN s.value = 'aten::addmm' THEN dims END) "
+			   "FROM op_shapes o JOIN strings s ON s.id = o.name_id");
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 	cr_expect_eq(sqlite3_column_int(st, 0), 2);
 	cr_expect_eq(sqlite3_column_int(st, 1), 3);

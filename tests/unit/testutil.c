@@ -246,6 +246,15 @@ void tu_dlrm_paths(char *paths[8])
 	}
 }
 
+sqlite3_stmt *tu_db_prepare(cvc_db *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK,
+		     "%s: %s", sql, sqlite3_errmsg(cvc_db_sqlite(db)));
+	return st;
+}
+
 size_t tu_count_lines(const char *s)
 {
 	size_t n = 0;

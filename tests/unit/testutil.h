@@ -75,6 +75,10 @@ extern const char *const tu_dlrm_files[8];
 /* Full paths of the 8 DLRM traces by rank, each malloc'd (caller frees); tu_shared's skip. */
 void tu_dlrm_paths(char *paths[8]);
 
+/* A prepared statement on a cvc database (caller finalizes); one that does
+ * not prepare fails the test, naming the statement. */
+struct sqlite3_stmt *tu_db_prepare(struct cvc_db *db, const char *sql);
+
 /* Number of lines in s. */
 size_t tu_count_lines(const char *s);
 
