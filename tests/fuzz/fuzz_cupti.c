@@ -24,7 +24,6 @@
 #include "decode.h"
 #include "fuzz_targets.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const CUpti_ActivityKind kinds[] = {
@@ -75,13 +74,7 @@ static const char *cbname(uint32_t domain, uint32_t cbid)
 	return domain == 2 && cbid % 3 == 0 ? "cudaLaunchKernel" : NULL;
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	atexit(fz_cleanup);
-	return 0;
-}
+FZ_DEFINE_INITIALIZE
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,17 +12,9 @@
 #error "build with -DFZ_TARGET=FZ_<NAME>"
 #endif
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	/* Removes the temporary input file; the in-memory db goes with the process. */
-	atexit(fz_cleanup);
-	return 0;
-}
+FZ_DEFINE_INITIALIZE
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -159,6 +159,22 @@ static inline void fz_cleanup(void)
 	}
 }
 
+/*
+ * Defines LLVMFuzzerInitialize as every harness has it: the temporary
+ * input file is removed at exit (an in-memory database goes with the
+ * process).  A macro, not a function elsewhere: fz_cleanup must reach the
+ * fz_state() of the harness's own source.  Use once, at file scope.
+ */
+#define FZ_DEFINE_INITIALIZE                                                                 \
+	int LLVMFuzzerInitialize(int *argc, char ***argv);                                   \
+	int LLVMFuzzerInitialize(int *argc, char ***argv)                                    \
+	{                                                                                    \
+		(void)argc;                                                                  \
+		(void)argv;                                                                  \
+		atexit(fz_cleanup);                                                          \
+		return 0;                                                                    \
+	}
+
 static inline void fz_copy_msg(const char *m)
 {
 	struct fz_state *s = fz_state();

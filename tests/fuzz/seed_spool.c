@@ -14,8 +14,11 @@ int main(int argc, char **argv)
 	cvc_spool *sp = NULL;
 	struct cvc_spool_proc proc = {0, 2, 4242, 1, 2, 3, 0};
 	struct cvc_spool_device dev = {0, 132, 85899345920LL, 9, 0, 3350000000ULL, 1980000, 4};
-	struct cvc_spool_act k = {0};
-	struct cvc_spool_act cp = {0};
+	struct cvc_spool_act k = {.kind = CVC_ACT_KERNEL, .start_ns = 1000, .end_ns = 5000,
+				  .stream = 7, .context = 1, .correlation = 100, .name_sid = 5,
+				  .grid = {128, 1, 1}, .block = {128, 1, 1}, .registers = 96};
+	struct cvc_spool_act cp = {.kind = CVC_ACT_MEMCPY, .copy_kind = 1, .start_ns = 6000,
+				   .end_ns = 7000, .stream = 8, .correlation = 101, .bytes = 4096};
 	struct cvc_spool_marker m1 = {CVC_MARK_START, 7, 1000, 6, 0, 11};
 	struct cvc_spool_marker m2 = {CVC_MARK_END, 7, 9000, 0, 0, 11};
 	struct cvc_spool_extcorr ec = {100, CVC_EXTCORR_NCCL_LAUNCH, 55};
@@ -40,24 +43,7 @@ int main(int argc, char **argv)
 		cvc_spool_put_str(sp, i + 1, strs[i], strlen(strs[i]));
 	cvc_spool_put(sp, CVC_SPOOL_PROC, &proc, sizeof proc);
 	cvc_spool_put(sp, CVC_SPOOL_DEVICE, &dev, sizeof dev);
-	k.kind = CVC_ACT_KERNEL;
-	k.start_ns = 1000;
-	k.end_ns = 5000;
-	k.stream = 7;
-	k.context = 1;
-	k.correlation = 100;
-	k.name_sid = 5;
-	k.grid[0] = k.block[0] = 128;
-	k.grid[1] = k.grid[2] = k.block[1] = k.block[2] = 1;
-	k.registers = 96;
 	cvc_spool_put(sp, CVC_SPOOL_ACT, &k, sizeof k);
-	cp.kind = CVC_ACT_MEMCPY;
-	cp.copy_kind = 1;
-	cp.start_ns = 6000;
-	cp.end_ns = 7000;
-	cp.stream = 8;
-	cp.correlation = 101;
-	cp.bytes = 4096;
 	cvc_spool_put(sp, CVC_SPOOL_ACT, &cp, sizeof cp);
 	cvc_spool_put(sp, CVC_SPOOL_MARKER, &m1, sizeof m1);
 	cvc_spool_put(sp, CVC_SPOOL_MARKER, &m2, sizeof m2);

@@ -1,16 +1,12 @@
 /*
  * test_analyze.c - the analyzer on synthetic databases with hand-computed
- * answers, against a brute-force grid on random ones, through the CLI, and
- * on the real traces of ../shared against INDEX.md's independent reference
- * table (parsed at test time).
+ * answers, against a brute-force grid on random ones, and through the CLI.
+ * The real traces against INDEX.md: test_analyze_reference.c.
  */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 #include <criterion/criterion.h>
 #include <json-c/json.h>
@@ -45,6 +41,23 @@ static int64_t syn_run(cvc_db *db, const char *name, int world)
 
 	cr_assert_eq(cvc_db_run_new(db, &ri, &id), CVC_OK, "%s", cvc_db_errmsg(db));
 	return id;
+}
+
+/*
+ * A fresh database <name>.db in a new directory (its path, tu_path's, into
+ * *path), in a transaction, holding one run called name of world ranks (its
+ * id into *run).
+ */
+static cvc_db *syn_start(const char *name, int world, const char **path, int64_t *run)
+{
+	char file[256];
+	cvc_db *db;
+
+	snprintf(file, sizeof file, "%s.db", name);
+	*path = tu_path(tu_tmpdir(), file);
+	db = syn_create(*path);
+	*run = syn_run(db, name, world);
+	return db;
 }
 
 static int64_t syn_name(cvc_db *db, const char *s)
@@ -144,6 +157,30 @@ static cvc_db *open_db(const char *path, int flags)
 	return db;
 }
 
+/* Analyzes db with o; asserts success and two rows. */
+static void analyze_two(cvc_db *db, const cvc_analyze_opts *o, cvc_breakdown **rows, size_t *n)
+{
+	cr_assert_eq(cvc_analyze_run(db, o, rows, n), CVC_OK, "%s", cvc_db_errmsg(db));
+	cr_assert_eq(*n, 2);
+}
+
+/*
+ * Builds the basic database (labelled or not) as dbname in a fresh
+ * directory, opens it with flags and analyzes it with o; asserts success
+ * and the two rows (rank 0, rank 1).  Returns the open handle.
+ */
+static cvc_db *analyze_basic(const char *dbname, int label, int flags, const cvc_analyze_opts *o,
+			     cvc_breakdown **rows, size_t *n)
+{
+	const char *path = tu_path(tu_tmpdir(), dbname);
+	cvc_db *db;
+
+	build_basic(path, label);
+	db = open_db(path, flags);
+	analyze_two(db, o, rows, n);
+	return db;
+}
+
 static void expect_basic_rank0(const cvc_breakdown *b)
 {
 	cr_expect_str_eq(b->run, "syn");
@@ -163,15 +200,10 @@ static void expect_basic_rank0(const cvc_breakdown *b)
 
 Test(analyze, hand_computed_by_rank)
 {
-	const char *path = tu_path(tu_tmpdir(), "a.db");
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
-	cvc_db *db;
+	cvc_db *db = analyze_basic("a.db", 1, 0, NULL, &rows, &n);
 
-	build_basic(path, 1);
-	db = open_db(path, 0);
-	cr_assert_eq(cvc_analyze_run(db, NULL, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(n, 2);
 	expect_basic_rank0(&rows[0]);
 	cr_expect_eq(rows[0].step, -1);
 	/* A device with only a memset: no kernels, span 10, all idle. */
@@ -188,17 +220,12 @@ Test(analyze, hand_computed_by_rank)
 
 Test(analyze, by_step_clips_to_gpu_windows)
 {
-	const char *path = tu_path(tu_tmpdir(), "s.db");
 	cvc_analyze_opts o = {.by = CVC_BY_STEP};
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
-	cvc_db *db;
-
-	build_basic(path, 1);
-	db = open_db(path, 0);
-	cr_assert_eq(cvc_analyze_run(db, &o, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
 	/* Device 1 has no step ranges at all: no rows for it. */
-	cr_assert_eq(n, 2);
+	cvc_db *db = analyze_basic("s.db", 1, 0, &o, &rows, &n);
+
 	/* Step 3 = [0,160): comp [0,100)+[150,160) = 110, comm [50,160) = 110,
 	 * busy 160, hidden [50,100)+[150,160) = 60, span 0..160. */
 	cr_expect_eq(rows[0].step, 3);
@@ -230,9 +257,9 @@ Test(analyze, by_step_clips_to_gpu_windows)
 
 Test(analyze, step_fallback_to_cpu_and_user_regex)
 {
-	const char *path = tu_path(tu_tmpdir(), "c.db");
-	cvc_db *db = syn_create(path);
-	int64_t run = syn_run(db, "cpu", 1);
+	const char *path;
+	int64_t run;
+	cvc_db *db = syn_start("cpu", 1, &path, &run);
 	cvc_analyze_opts o = {.by = CVC_BY_STEP};
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
@@ -250,8 +277,7 @@ Test(analyze, step_fallback_to_cpu_and_user_regex)
 	syn_commit_close(db);
 
 	db = open_db(path, 0);
-	cr_assert_eq(cvc_analyze_run(db, &o, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(n, 2);
+	analyze_two(db, &o, &rows, &n);
 	cr_expect_eq(rows[0].step, 10);
 	cr_expect_eq(rows[0].busy_ns, 500);
 	cr_expect_eq(rows[0].compute_ns, 500);
@@ -269,8 +295,7 @@ Test(analyze, step_fallback_to_cpu_and_user_regex)
 
 	/* No capture group: steps are numbered by position. */
 	o.step_regex = "^iter_";
-	cr_assert_eq(cvc_analyze_run(db, &o, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(n, 2);
+	analyze_two(db, &o, &rows, &n);
 	cr_expect_eq(rows[0].step, 0);
 	cr_expect_eq(rows[0].busy_ns, 700);
 	cr_expect_eq(rows[1].step, 1);
@@ -308,17 +333,12 @@ Test(analyze, unknown_run_and_empty)
 
 Test(analyze, readonly_falls_back_to_hta_rule)
 {
-	const char *path = tu_path(tu_tmpdir(), "r.db");
 	cvc_analyze_opts o = {.classes = 1};
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
-	cvc_db *db;
+	cvc_db *db = analyze_basic("r.db", 0, CVC_DB_READONLY, &o, &rows, &n);
 	int seen_comm = 0, seen_comp = 0;
 
-	build_basic(path, 0);
-	db = open_db(path, CVC_DB_READONLY);
-	cr_assert_eq(cvc_analyze_run(db, &o, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(n, 2);
 	expect_basic_rank0(&rows[0]);
 	for (size_t i = 0; i < rows[0].nclasses; i++) {
 		const cvc_class_time *c = &rows[0].classes[i];
@@ -340,40 +360,25 @@ Test(analyze, readonly_falls_back_to_hta_rule)
 
 Test(analyze, unlabeled_names_are_classified_first)
 {
-	const char *path = tu_path(tu_tmpdir(), "u.db");
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
-	cvc_db *db;
-	sqlite3_stmt *q = NULL;
+	cvc_db *db = analyze_basic("u.db", 0, 0, NULL, &rows, &n);
 
-	build_basic(path, 0);
-	db = open_db(path, 0);
-	cr_assert_eq(cvc_analyze_run(db, NULL, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(n, 2);
 	expect_basic_rank0(&rows[0]);
 	cvc_breakdown_free(rows, n);
 	/* The classifier wrote its labels into the file. */
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db), "SELECT count(*) FROM name_class", -1,
-					&q, NULL),
-		     SQLITE_OK);
-	cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
-	cr_expect_geq(sqlite3_column_int(q, 0), 3, "every kernel name is labeled now");
-	sqlite3_finalize(q);
+	cr_expect_geq(tu_db_int(db, "SELECT count(*) FROM name_class"), 3,
+		      "every kernel name is labeled now");
 	cvc_db_close(db);
 }
 
 Test(analyze, classes_breakdown)
 {
-	const char *path = tu_path(tu_tmpdir(), "k.db");
 	cvc_analyze_opts o = {.classes = 1};
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
-	cvc_db *db;
+	cvc_db *db = analyze_basic("k.db", 1, 0, &o, &rows, &n);
 
-	build_basic(path, 1);
-	db = open_db(path, 0);
-	cr_assert_eq(cvc_analyze_run(db, &o, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(n, 2);
 	cr_assert_eq(rows[0].nclasses, 2);
 	/* Slots in class-id order: gemm (1), allreduce (11). */
 	cr_expect_str_eq(rows[0].classes[0].name, "gemm");
@@ -403,9 +408,9 @@ Test(analyze, random_against_grid)
 	unsigned seed = 777;
 
 	for (int round = 0; round < 12; round++) {
-		const char *path = tu_path(tu_tmpdir(), "rnd.db");
-		cvc_db *db = syn_create(path);
-		int64_t run = syn_run(db, "rnd", 1);
+		const char *path;
+		int64_t run;
+		cvc_db *db = syn_start("rnd", 1, &path, &run);
 		struct ract acts[300];
 		size_t na = 50 + (size_t)(rand_r(&seed) % 250);
 		int64_t win[4][2];
@@ -547,9 +552,9 @@ static void syn_coll(cvc_db *db, int64_t act, const char *coll, const char *dtyp
 
 Test(analyze, collectives_stats)
 {
-	const char *path = tu_path(tu_tmpdir(), "coll.db");
-	cvc_db *db = syn_create(path);
-	int64_t run = syn_run(db, "coll", 4);
+	const char *path;
+	int64_t run;
+	cvc_db *db = syn_start("coll", 4, &path, &run);
 	cvc_coll_stat *s = NULL;
 	size_t n = 0;
 
@@ -736,363 +741,11 @@ Test(analyze_cli, empty_run_prints_header)
 	free(err);
 }
 
-/* ---- the real traces against INDEX.md ------------------------------------------------ */
-
-#define MAXCOL 20
-
-struct refrow {
-	char file[128];
-	double v[MAXCOL];
-	int dev;
-};
-
-/* Splits a markdown table line "| a | b |" into trimmed cells. */
-/* Cuts the next line off *p (NUL-terminating it); NULL at the end. */
-static char *next_line(char **p)
-{
-	char *s = *p, *nl;
-
-	if (!s || !*s)
-		return NULL;
-	nl = strchr(s, '\n');
-	if (nl) {
-		*nl = '\0';
-		*p = nl + 1;
-	} else {
-		*p = s + strlen(s);
-	}
-	return s;
-}
-
-static int md_cells(char *line, char **cells, int max)
-{
-	int n = 0;
-	char *p = strchr(line, '|');
-
-	while (p && n < max) {
-		char *q = strchr(p + 1, '|');
-		char *s = p + 1, *e;
-
-		if (!q)
-			break;
-		*q = '\0';
-		while (*s == ' ')
-			s++;
-		e = s + strlen(s);
-		while (e > s && e[-1] == ' ')
-			*--e = '\0';
-		cells[n++] = s;
-		p = q;
-	}
-	return n;
-}
-
-/*
- * Reads the "Reference check" table of INDEX.md: *cols gets the header
- * names (static), rows the values.  Returns the row count.
- */
-static int read_reference(struct refrow *rows, int max, char hdr[MAXCOL][32], int *ncols)
-{
-	char *text = tu_read(tu_shared("traces/INDEX.md"), NULL);
-	char *line, *cur = text;
-	int n = 0, in = 0;
-
-	cr_assert_not_null(text);
-	while ((line = next_line(&cur))) {
-		char *cells[MAXCOL + 2];
-		int k;
-
-		if (!in) {
-			if (strncmp(line, "| file | dev |", 14) != 0)
-				continue;
-			k = md_cells(line, cells, MAXCOL);
-			for (int i = 0; i < k; i++)
-				snprintf(hdr[i], 32, "%s", cells[i]);
-			*ncols = k;
-			in = 1;
-			continue;
-		}
-		if (line[0] != '|')
-			break;
-		if (strncmp(line, "|---", 4) == 0)
-			continue;
-		k = md_cells(line, cells, MAXCOL);
-		if (k != *ncols || n >= max)
-			continue;
-		snprintf(rows[n].file, sizeof rows[n].file, "%s", cells[0]);
-		rows[n].dev = (int)strtol(cells[1], NULL, 10);
-		for (int i = 1; i < k; i++)
-			rows[n].v[i] = strtod(cells[i], NULL);
-		n++;
-	}
-	free(text);
-	cr_assert_gt(n, 10, "INDEX.md reference table not found or changed shape");
-	return n;
-}
-
-static int col_of(char hdr[MAXCOL][32], int ncols, const char *name)
-{
-	for (int i = 0; i < ncols; i++)
-		if (strcmp(hdr[i], name) == 0)
-			return i;
-	cr_assert_fail("INDEX.md table has no column '%s'", name);
-	return -1;
-}
-
-/* Our CSV, parsed: header names and rows of cells (no quoting in these runs). */
-struct csv {
-	char *text;
-	char *hdr[32];
-	int ncols;
-	char *cell[512][32];
-	int nrows;
-};
-
-static void csv_parse(struct csv *c, char *text)
-{
-	char *line, *cur = text;
-
-	memset(c, 0, sizeof *c);
-	c->text = text;
-	while ((line = next_line(&cur))) {
-		char **dst = c->ncols ? c->cell[c->nrows] : c->hdr;
-		int k = 0;
-		char *p = line;
-
-		for (;;) {
-			char *comma = strchr(p, ',');
-
-			if (k < 32)
-				dst[k++] = p;
-			if (!comma)
-				break;
-			*comma = '\0';
-			p = comma + 1;
-		}
-		if (!c->ncols)
-			c->ncols = k;
-		else if (c->nrows < 511)
-			c->nrows++;
-	}
-}
-
-static double csv_get(const struct csv *c, int row, const char *col)
-{
-	for (int i = 0; i < c->ncols; i++)
-		if (strcmp(c->hdr[i], col) == 0)
-			return strtod(c->cell[row][i], NULL);
-	cr_assert_fail("our CSV has no column '%s'", col);
-	return NAN;
-}
-
-static int ends_with(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-
-	return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-/* Imports every *.json.gz of traces/<dir> into one run; returns the db path. */
-static const char *import_dir(const char *dir, double *secs)
-{
-	char rel[256], args[16384];
-	const char *tmp = tu_tmpdir();
-	static char db[4096];
-	char *err = NULL;
-	size_t len;
-	DIR *d;
-	struct dirent *de;
-	int rc, nfiles = 0;
-	const char *base;
-
-	snprintf(rel, sizeof rel, "traces/%s", dir);
-	base = tu_shared(rel);
-	snprintf(db, sizeof db, "%s/ref.db", tmp);
-	len = (size_t)snprintf(args, sizeof args, "import --db '%s'", db);
-	d = opendir(base);
-	cr_assert_not_null(d, "%s", base);
-	while ((de = readdir(d))) {
-		if (!ends_with(de->d_name, ".json.gz"))
-			continue;
-		len += (size_t)snprintf(args + len, sizeof args - len, " '%s/%s'", base, de->d_name);
-		nfiles++;
-		cr_assert_lt(len, sizeof args);
-	}
-	closedir(d);
-	cr_assert_gt(nfiles, 0, "no .json.gz in %s", base);
-	rc = tu_cvc(args, NULL, &err);
-	cr_assert_eq(rc, 0, "cvc %s: exit %d: %s", args, rc, err ? err : "");
-	free(err);
-	{
-		struct timespec t0, t1;
-		char *out = NULL;
-
-		snprintf(args, sizeof args, "analyze --db '%s' --format csv", db);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		rc = tu_cvc(args, &out, NULL);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		free(out);
-		if (secs)
-			*secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	}
-	return db;
-}
-
-static void expect_close(double got, double want, const char *what, const char *file)
-{
-	double tol = fmax(1e-4 * fabs(want), 0.0015);
-
-	cr_expect(fabs(got - want) <= tol, "%s: %s = %.3f, reference %.3f (tol %.4f)", file,
-		  what, got, want, tol);
-}
-
-/*
- * Checks every reference row whose file cell starts with prefix (or, for
- * the DLRM run, every workerN row) against `cvc analyze --format csv`.
- */
-static void check_reference(const char *dir, const char *prefix, int workers)
-{
-	static struct refrow ref[64];
-	char hdr[MAXCOL][32];
-	int ncols = 0, nref = read_reference(ref, 64, hdr, &ncols), checked = 0;
-	const char *db = import_dir(dir, NULL);
-	char args[4200], *out = NULL, *err = NULL;
-	struct csv *c = calloc(1, sizeof *c);
-	static const char *const map[][2] = {
-		{"busy_us", "busy_kern"},        {"compute_us", "comp_union"},
-		{"comm_us", "comm_union"},       {"hidden_comm_us", "overlap"},
-		{"exposed_comm_us", "exposed_comm"}, {"span_us", "span"},
-		{"kernels", "n_kern"},           {"comm_kernels", "n_comm"},
-		{"overlap_pct", "overlap_pct"},
-	};
-	int rc;
-
-	cr_assert_not_null(c);
-	snprintf(args, sizeof args, "analyze --db '%s' --format csv", db);
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
-	csv_parse(c, out);
-	cr_assert_gt(c->nrows, 0, "no rows: %s", err);
-	for (int i = 0; i < nref; i++) {
-		int match = workers ? strstr(ref[i].file, "worker") != NULL
-				    : strncmp(ref[i].file, prefix, strlen(prefix)) == 0;
-		int found = -1;
-
-		if (!match || strstr(ref[i].file, "--gpu-step"))
-			continue;
-		for (int r = 0; r < c->nrows; r++)
-			if ((int)csv_get(c, r, "device") == ref[i].dev)
-				found = r;
-		cr_expect_geq(found, 0, "%s: no row for device %d", ref[i].file, ref[i].dev);
-		if (found < 0)
-			continue;
-		for (size_t m = 0; m < sizeof map / sizeof map[0]; m++) {
-			int col = col_of(hdr, ncols, map[m][1]);
-
-			if (strcmp(map[m][0], "overlap_pct") == 0)
-				/* The reference rounds the percentage to 3 decimals. */
-				cr_expect(fabs(csv_get(c, found, map[m][0]) - ref[i].v[col]) <= 0.0015,
-					  "%s: overlap_pct %.3f vs %.3f", ref[i].file,
-					  csv_get(c, found, map[m][0]), ref[i].v[col]);
-			else
-				expect_close(csv_get(c, found, map[m][0]), ref[i].v[col], map[m][0],
-					     ref[i].file);
-		}
-		/* idle is span - busy by definition. */
-		expect_close(csv_get(c, found, "idle_us"),
-			     ref[i].v[col_of(hdr, ncols, "span")] -
-				     ref[i].v[col_of(hdr, ncols, "busy_kern")],
-			     "idle_us", ref[i].file);
-		checked++;
-	}
-	cr_expect_gt(checked, 0, "no INDEX.md row for %s", dir);
-	if (workers)
-		cr_expect_eq(checked, workers, "DLRM: one row per worker");
-	free(c->text);
-	free(c);
-	free(err);
-}
-
-TestSuite(reference, .timeout = 600);
-
-Test(reference, param_dlrm_8ranks)
-{
-	check_reference("param-dlrm-8xv100", NULL, 8);
-}
-
-Test(reference, hta_ddp_v100_2rank)
-{
-	double secs = 0;
-
-	check_reference("hta-ddp-v100-2rank", "hta-ddp-v100-2rank", 0);
-	import_dir("hta-ddp-v100-2rank", &secs);
-	cr_log_info("analyze of the 216k-event trace: %.3f s (tool start included)", secs);
-}
-
-Test(reference, hta_trace_diff_a100_w8)
-{
-	check_reference("hta-trace-diff-a100-w8", "hta-trace-diff-a100-w8", 0);
-}
-
-Test(reference, hta_trace_diff_v100_w2)
-{
-	check_reference("hta-trace-diff-v100-w2", "hta-trace-diff-v100-w2", 0);
-}
-
-Test(reference, hta_nccl_args_a100_w2)
-{
-	check_reference("hta-nccl-args-a100-w2", "hta-nccl-args-a100-w2", 0);
-}
-
-Test(reference, hta_a100_80g_w16_rank0)
-{
-	check_reference("hta-a100-80g-w16-rank0", "hta-a100-80g-w16-rank0", 0);
-}
-
-Test(reference, tracelens_whole_trace)
-{
-	check_reference("tracelens-h100-qwen05b", "tracelens-h100-qwen05b (whole", 0);
-}
-
-/* TraceLens's window: the GPU ProfilerStep#6 span. */
-Test(reference, tracelens_gpu_step)
-{
-	static struct refrow ref[64];
-	char hdr[MAXCOL][32];
-	int ncols = 0, nref = read_reference(ref, 64, hdr, &ncols), want = -1, got = -1;
-	const char *db = import_dir("tracelens-h100-qwen05b", NULL);
-	char args[4200], *out = NULL, *err = NULL;
-	struct csv *c = calloc(1, sizeof *c);
-	int rc;
-
-	for (int i = 0; i < nref; i++)
-		if (strstr(ref[i].file, "tracelens") && strstr(ref[i].file, "--gpu-step"))
-			want = i;
-	cr_assert_geq(want, 0, "INDEX.md has no tracelens --gpu-step row");
-	snprintf(args, sizeof args, "analyze --db '%s' --format csv --by step", db);
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
-	csv_parse(c, out);
-	for (int r = 0; r < c->nrows; r++)
-		if ((int)csv_get(c, r, "step") == 6)
-			got = r;
-	cr_assert_geq(got, 0, "no ProfilerStep#6 row:\n%s", err);
-	expect_close(csv_get(c, got, "busy_us"), ref[want].v[col_of(hdr, ncols, "busy_kern")],
-		     "busy_us", "tracelens --gpu-step");
-	expect_close(csv_get(c, got, "span_us"), ref[want].v[col_of(hdr, ncols, "span")],
-		     "span_us", "tracelens --gpu-step");
-	cr_expect_eq((int)csv_get(c, got, "kernels"),
-		     (int)ref[want].v[col_of(hdr, ncols, "n_kern")]);
-	free(c->text);
-	free(c);
-	free(err);
-}
-
 Test(analyze, corrupt_times_are_format_errors)
 {
-	const char *path = tu_path(tu_tmpdir(), "bad.db");
-	cvc_db *db = syn_create(path);
-	int64_t run = syn_run(db, "bad", 1);
+	const char *path;
+	int64_t run;
+	cvc_db *db = syn_start("bad", 1, &path, &run);
 	cvc_breakdown *rows = NULL;
 	size_t n = 0;
 

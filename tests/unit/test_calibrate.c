@@ -57,12 +57,16 @@ static const struct mset *mset_for(struct price *p, const cvc_proj_scenario *sc)
 	spec = cvc_hw_catalog_lookup(p->cat, sc->gpu);
 	cr_assert(spec, "%s", sc->gpu);
 	x = *spec;
-	for (int d = 0; d < CVC_HW_NDTYPE; d++)
-		x.peak_tflops[d] *= s[0];
-	x.hbm_bw_gbps *= s[1];
-	x.hbm_gb *= s[2];
-	x.intra_bw_gbps *= s[3];
-	x.inter_bw_gbps *= s[4];
+	{
+		/* what each of the scale's five factors multiplies, after compute */
+		double *const rest[4] = {&x.hbm_bw_gbps, &x.hbm_gb, &x.intra_bw_gbps,
+					 &x.inter_bw_gbps};
+
+		for (int d = 0; d < CVC_HW_NDTYPE; d++)
+			x.peak_tflops[d] *= s[0];
+		for (int k = 0; k < 4; k++)
+			*rest[k] *= s[1 + k];
+	}
 	cr_assert_eq(cvc_modelset_new(NULL, p->cat, &x, &m->scaled), CVC_OK);
 	cr_assert_eq(cvc_modelset_new(NULL, p->cat, spec, &m->base), CVC_OK);
 	return m;

@@ -1,226 +1,99 @@
 /*
  * test_classify.c - the kernel classifier: shipped rules against real
- * kernel names, rule-file errors, thread safety, and labelling a database.
+ * kernel names, rule-file errors, thread safety.  Labelling a database and
+ * the command: test_classify_db.c.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <criterion/criterion.h>
 #include <json-c/json.h>
 #include <sqlite3.h>
 
 #include "cvc/cvc_classify.h"
-#include "cvc/cvc_db.h"
 #include "testutil.h"
 
-/* ---- examples: real names (traces under ../shared, notes b.1) ------------- */
+/* ---- examples: real names (tests/data/classify_examples.tsv) ------------- */
+
+#define NFIELD 6
 
 struct example {
+	int line; /* in the data file, for failure messages */
 	const char *name;
 	const char *cls;
 	const char *coll, *algo, *proto, *dtype; /* NULL = not checked, "" = empty */
 };
 
-static const struct example examples[] = {
-	/* NCCL >= 2.19 (notes b.1, b.3; 2.28.9 symbol set) */
-	{"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-	 "allreduce", "allreduce", "RING", "LL", "bf16"},
-	{"ncclDevKernel_AllReduce_Sum_f32_TREE_LL(ncclDevKernelArgsStorage<4096ul>)",
-	 "allreduce", "allreduce", "TREE", "LL", "f32"},
-	{"_Z24ncclDevKernel_AllGather_RING_LL24ncclDevKernelArgsStorageILm4096EE",
-	 "allgather", "allgather", "RING", "LL", ""},
-	{"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "allgather",
-	 "allgather", "RING", "LL", ""},
-	{"_Z38ncclDevKernel_ReduceScatter_Sum_f8e4m3_RING_LL24ncclDevKernelArgsStorageILm4096EE",
-	 "reducescatter", "reducescatter", "RING", "LL", "f8e4m3"},
-	{"ncclDevKernel_Reduce_Sum_u8_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "reduce",
-	 "reduce", "RING", "LL", "u8"},
-	{"ncclDevKernel_Broadcast_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "broadcast",
-	 "broadcast", "RING", "LL", ""},
-	{"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", "sendrecv", "sendrecv",
-	 "", "", ""},
-	{"ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", "other-comm", "generic",
-	 "", "", ""},
-	/* RCCL on AMD: same family, numbered generic kernels */
-	{"ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)", "other-comm", "generic",
-	 NULL, NULL, NULL},
-	/* NCCL <= 2.18 (traces: param-dlrm, hta-*) */
-	{"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
-	 "sendrecv", "sendrecv", "RING", "SIMPLE", "int8_t"},
-	{"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", "allreduce", "allreduce",
-	 "RING", "LL", "float"},
-	{"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
-	 "allreduce", "allreduce", "RING", "LL", "float"},
-	{"ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
-	 "broadcast", "broadcast", "RING", "LL", "int8_t"},
-	{"ncclKernel_AllReduce_RING_LL_Sum_half(ncclDevComm*, unsigned long, ncclWork*)",
-	 "allreduce", "allreduce", "RING", "LL", "half"},
-	{"_Z43ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_tP11ncclDevCommmP8ncclWork", "sendrecv",
-	 "sendrecv", "RING", "SIMPLE", "int8_t"},
-	/* legacy NCCL 2.3-2.7 */
-	{"ncclAllReduceRingLLKernel_sum_f32(ncclColl)", "allreduce", "allreduce", "Ring",
-	 "LL", "f32"},
-	/* NCCL 2.27/2.28 symmetric kernels */
-	{"ncclSymkDevKernel_AllReduce_RSxLD_AGxST_sum_bf16(ncclSymkDevWorkArgs4K)",
-	 "allreduce", "allreduce", "", "", "bf16"},
-	{"ncclSymkDevKernel_AllGather_LLMC(ncclSymkDevWorkArgs4K)", "allgather", "allgather",
-	 "", "", ""},
-	{"ncclSymDevKernel_ReduceScatter_LD_sum_f32", "reducescatter", "reducescatter", "",
-	 "", "f32"},
-	/* an NCCL name no specific rule knows still counts as communication */
-	{"ncclKernelFuture_Unknown(ncclDevComm*)", "other-comm", "", "", "", ""},
-	{"ncclAllToAll_custom_kernel", "alltoall", "alltoall", NULL, NULL, NULL},
-	/* MSCCL / RCCL-prefixed */
-	{"mscclKernel_Sum_half_LL128(ncclDevComm*, mscclAlgo*, mscclWork*)", "other-comm", "",
-	 NULL, NULL, NULL},
-	{"rcclKernel_AllGather_internal(void*)", "allgather", "allgather", NULL, NULL, NULL},
-	/* expert parallel */
-	{"void deep_ep::intranode::dispatch<8, 768, 6144>(int4*, float*, int*, long*, float*, int*, int*, int4 const*, float const*, long const*, float const*, bool const*, int const*, int, int, int, int, int, int, int, void**, int, int, int)",
-	 "alltoall", "alltoall", "", "", ""},
-	{"void deep_ep::internode_ll::combine<7168, 9>(void*, void*, int*, void*, void const*, long const*, float const*, int const*, long const*, int*, int*, void*, int, int, int, int, int, int, int, int, int, int, bool, bool)",
-	 "alltoall", "alltoall", NULL, NULL, NULL},
-	{"void deep_ep::intranode::barrier<8>(int**, int)", "other-comm", "", NULL, NULL, NULL},
-	/* a DeepEP build in its own namespace (issue 14, item 9) */
-	{"void dpsk::ep::internode::dispatch<false, 8, 256>(int4*, float*, int, int)", "alltoall",
-	 NULL, NULL, NULL, NULL},
-	{"void dpsk::ep::internode::notify_dispatch<8>(int const*, int*, int)", "alltoall", NULL,
-	 NULL, NULL, NULL},
-	{"void dpsk::ep::internode_ll::clean_low_latency_buffer<32>(int*, int)", "other-comm", "",
-	 NULL, NULL, NULL},
-	/* "keep" or "deep" before ep:: is not the namespace */
-	{"void sleep::intranode_helper(int)", "other", NULL, NULL, NULL, NULL},
-	{"void pplx::dispatchKernel<unsigned int, 32u>(int, unsigned long, void*)", "alltoall",
-	 NULL, NULL, NULL, NULL},
-	{"nvshmemi_barrier_all_on_stream_kernel()", "other-comm", NULL, NULL, NULL, NULL},
-	{"void nvshmemi_transfer_rma_kernel<(nvshmemi_op_t)1>(void*, void*, unsigned long, int)",
-	 "alltoall", NULL, NULL, NULL, NULL},
-	{"void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, __nv_bfloat16*, int, int)",
-	 "allreduce", "allreduce", NULL, NULL, NULL},
-	/* attention */
-	{"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, true, false, false, false, true, false, false>(pytorch_flash::Flash_fwd_params)",
-	 "attention", "", "", "", ""},
-	{"void flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, cutlass::half_t> >(Flash_bwd_params)",
-	 "attention", NULL, NULL, NULL, NULL},
-	{"void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::CollectiveMainloopFwdSm90<2, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >, cute::tuple<cute::C<128>, cute::C<128>, cute::C<128> >, 128, cutlass::bfloat16_t, float, cutlass::arch::Sm90> > > >(flash::FlashAttnFwdSm90::Params)",
-	 "attention", NULL, NULL, NULL, NULL},
-	{"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1_kernel0_0",
-	 "attention", NULL, NULL, NULL, NULL},
-	{"fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::half_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
-	 "attention", NULL, NULL, NULL, NULL},
-	{"void attention_kernel_batched_impl<AttentionKernel<cutlass::half_t, cutlass::arch::Sm80, true, 64, 64, 64, true, false> >(AttentionKernel::Params)",
-	 "attention", NULL, NULL, NULL, NULL},
-	{"_attn_fwd", "attention", NULL, NULL, NULL, NULL},
-	/* convolution (real names: hta-nccl-args ResNet trace) */
-	{"sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_execute_kernel_cudnn_infer",
-	 "conv", NULL, NULL, NULL, NULL},
-	{"sm80_xmma_wgrad_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x64x64_stage4_warpsize2x2x1_g1_tensor16x8x8_execute_kernel_cudnn_train",
-	 "conv", NULL, NULL, NULL, NULL},
-	{"void cutlass_cudnn_infer::Kernel<cutlass_tensorop_s1688dgrad_optimized_tf32_64x128_32x3_nhwc_align4>(cutlass_tensorop_s1688dgrad_optimized_tf32_64x128_32x3_nhwc_align4::Params)",
-	 "conv", NULL, NULL, NULL, NULL},
-	{"_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11threadblock22ImplicitGemmMultistageEEEEEvNT_6ParamsE",
-	 "conv", NULL, NULL, NULL, NULL},
-	{"void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>(int, int, int, float const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, float, int, float const*, float const*, bool, int, int)",
-	 "conv", NULL, NULL, NULL, NULL},
-	{"cudnn_infer_ampere_scudnn_128x64_relu_xregs_large_nn_v1", "conv", NULL, NULL, NULL,
-	 NULL},
-	{"void cudnn::cnn::reduce_wgrad_nchw_helper<float, float>(void*, void const*, float, int, int)",
-	 "conv", NULL, NULL, NULL, NULL},
-	/* GEMM */
-	{"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
-	 "gemm", "", "", "", ""},
-	{"sm80_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize128x256x64_stage3_warpsize2x4x1_tensor16x8x16_kernel",
-	 "gemm", NULL, NULL, NULL, NULL},
-	{"volta_sgemm_128x32_nt", "gemm", NULL, NULL, NULL, NULL},
-	{"ampere_sgemm_128x128_tn", "gemm", NULL, NULL, NULL, NULL},
-	{"void gemmSN_TN_kernel<float, 128, 16, 2, 4, 8, 9, false, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float> >(cublasGemmSmallNParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>)",
-	 "gemm", NULL, NULL, NULL, NULL},
-	{"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>(cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4::Params)",
-	 "gemm", NULL, NULL, NULL, NULL},
-	{"nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NNT", "gemm", NULL, NULL, NULL, NULL},
-	{"void splitKreduce_kernel<float, float, float, float, true, false, false>(cublasSplitKParams<float>, float const*, float const*, float*, float const*, float const*, float const*, float const*, float*, void*, long, float*, int*)",
-	 "gemm", NULL, NULL, NULL, NULL},
-	{"void epilogue::impl::globalKernel<float, float, float, true, true>(int, int, long, float*, cublasLtEpilogue_t, int, float*, long, void*, long, long, long, float*, long, int*)",
-	 "gemm", NULL, NULL, NULL, NULL},
-	{"void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, cublasGemvParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float> >(cublasGemvParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>, float, float)",
-	 "gemm", NULL, NULL, NULL, NULL},
-	{"Cijk_Ailk_Bljk_BBS_BH_MT128x128x64_MI32x32x8x1_SN_1LDSB1_APM1", "gemm", NULL, NULL,
-	 NULL, NULL},
-	/* normalization, softmax */
-	{"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)",
-	 "norm", NULL, NULL, NULL, NULL},
-	{"void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernel<float, float>(long, long, float const*, float const*, float const*, float const*, float*, float*)",
-	 "norm", NULL, NULL, NULL, NULL},
-	{"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 128, true, 1, true>(cudnnTensorStruct, float const*, cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, float)",
-	 "norm", NULL, NULL, NULL, NULL},
-	{"void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>(float, float, float, float, cudnnTensorStruct, float const*, cudnnTensorStruct, float const*, cudnnTensorStruct, float*, float const*, float*, float*, float const*, float const*, float)",
-	 "norm", NULL, NULL, NULL, NULL},
-	{"void vllm::rms_norm_kernel<c10::BFloat16>(c10::BFloat16*, c10::BFloat16 const*, c10::BFloat16 const*, float, int, int)",
-	 "norm", NULL, NULL, NULL, NULL},
-	{"void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, true, false>(float*, float const*, int, int, int, bool const*, int, bool)",
-	 "softmax", NULL, NULL, NULL, NULL},
-	{"triton_per_fused__softmax_0", "softmax", NULL, NULL, NULL, NULL},
-	/* embeddings (real names: param-dlrm, hta-a100-80g) */
-	{"void split_embedding_codegen_forward_unweighted_kernel<float, float, float, long, 5ul>(at::GenericPackedTensorAccessor<float, 1ul, at::RestrictPtrTraits, long>)",
-	 "embedding", NULL, NULL, NULL, NULL},
-	{"void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<float, float, float, 5ul>(at::GenericPackedTensorAccessor<float, 2ul, at::RestrictPtrTraits, int>)",
-	 "embedding", NULL, NULL, NULL, NULL},
-	{"void permute_pooled_embs_kernel<float>(float const*, long const*, long const*, long const*, float*, long, long, long)",
-	 "embedding", NULL, NULL, NULL, NULL},
-	{"void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, int const*, int const*, int*)",
-	 "embedding", NULL, NULL, NULL, NULL},
-	/* optimizer */
-	{"void multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float>, float, float, float, float, float, float, adamMode_t, float, int, int>(int, int volatile*, TensorListMetadata<4>, AdamFunctor<float>, float, float, float, float, float, float, adamMode_t, float, int, int)",
-	 "optimizer", NULL, NULL, NULL, NULL},
-	{"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float)",
-	 "optimizer", NULL, NULL, NULL, NULL},
-	{"void adagrad_update_kernel<float>(float*, float*, float const*, float, float, long)",
-	 "optimizer", NULL, NULL, NULL, NULL},
-	/* copies */
-	{"Memcpy DtoD (Device -> Device)", "copy", NULL, NULL, NULL, NULL},
-	{"void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 2, 128, 1>(float*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<float, unsigned int, 128, 1>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)",
-	 "copy", NULL, NULL, NULL, NULL},
-	{"void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#14}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#14}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#14}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#14}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1})",
-	 "copy", NULL, NULL, NULL, NULL},
-	{"void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, (cudnnKernelDataType_t)2>(cudnn::ops::nchw2nhwc_params_t<float>, float const*, float*)",
-	 "copy", NULL, NULL, NULL, NULL},
-	{"void at::native::index_elementwise_kernel<128, 4, at::native::gpu_index_kernel<at::native::index_kernel_impl<at::native::OpaqueType<4> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>, at::native::index_kernel_impl<at::native::OpaqueType<4> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1} const&)::{lambda(int)#1}>(long, at::native::gpu_index_kernel<at::native::index_kernel_impl<at::native::OpaqueType<4> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>, at::native::index_kernel_impl<at::native::OpaqueType<4> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1} const&)::{lambda(int)#1})",
-	 "copy", NULL, NULL, NULL, NULL},
-	{"void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, 2, 2, -2, true>(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, at::cuda::detail::TensorInfo<c10::BFloat16 const, unsigned int>, at::cuda::detail::TensorInfo<long const, unsigned int>, int, int, unsigned int, unsigned int, long)",
-	 "copy", NULL, NULL, NULL, NULL},
-	/* reductions */
-	{"void at::native::reduce_kernel<128, 4, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4>)",
-	 "reduction", NULL, NULL, NULL, NULL},
-	{"void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<long, int, int>::Policy800, false, long, int, int, int>(int*, int*, int*, int const*, long*, long const*, int*, int const*, int, int, int)",
-	 "reduction", NULL, NULL, NULL, NULL},
-	{"void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*, long, long, long, int, int, int, int, int, int, int, int, int, int, float*, long*)",
-	 "reduction", NULL, NULL, NULL, NULL},
-	{"void clover::par_reduce_kernel<field_summary(global_variables &, parallel_ &)::[lambda(int) (instance 1)]>(T1)",
-	 "reduction", NULL, NULL, NULL, NULL},
-	{"triton_red_fused_sum_0", "reduction", NULL, NULL, NULL, NULL},
-	/* a binary search is not a sort */
-	{"void at::native::(anonymous namespace)::searchsorted_cuda_kernel<float, long>(long*, float const*, float const*, long const*, long, long, long, bool, bool)",
-	 "other", "", "", "", ""},
-	/* elementwise */
-	{"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)",
-	 "elementwise", "", "", "", ""},
-	{"triton__0d1d2d3d", "elementwise", NULL, NULL, NULL, NULL},
-	{"triton_poi_fused_add_mul_0", "elementwise", NULL, NULL, NULL, NULL},
-	{"saxpy(double *, double *, double *, double, int)", "elementwise", NULL, NULL, NULL,
-	 NULL},
-	{"void clover::par_ranged2d_kernel<ideal_gas_kernel(int, int, int, int, clover::Buffer2D<double> &, clover::Buffer2D<double> &, clover::Buffer2D<double> &, clover::Buffer2D<double> &)::[lambda(int, int) (instance 1)]>(clover::Range2d, T1)",
-	 "elementwise", NULL, NULL, NULL, NULL},
-	{"void vllm::act_and_mul_kernel<c10::BFloat16, &(c10::BFloat16 vllm::silu_kernel<c10::BFloat16>(c10::BFloat16 const&)), true>(c10::BFloat16*, c10::BFloat16 const*, int)",
-	 "elementwise", NULL, NULL, NULL, NULL},
-	/* "nccl" inside a non-NCCL name is not communication */
-	{"void at::native::some_nccl_helper_kernel<float>(float*)", "other", "", "", "", ""},
-	/* nothing known */
-	{"my_custom_kernel(float*)", "other", "", "", "", ""},
+struct examples {
+	char *text; /* the file; the fields point into it */
+	struct example *v;
+	size_t n;
 };
 
-#define NEX (sizeof examples / sizeof examples[0])
+/* A field as the data file writes it: "-" = not checked, "\"\"" = empty. */
+static const char *field_value(char *f)
+{
+	if (strcmp(f, "-") == 0)
+		return NULL;
+	if (strcmp(f, "\"\"") == 0)
+		return "";
+	return f;
+}
+
+/*
+ * Reads the examples: each line not a comment must have exactly NFIELD
+ * tab-separated fields, so a damaged line fails the test instead of being
+ * skipped.
+ */
+static void load_examples(struct examples *ex)
+{
+	const char *path = tu_path(CVC_SOURCE_DIR "/tests/data", "classify_examples.tsv");
+	char *p, *l;
+	int line = 0;
+
+	memset(ex, 0, sizeof *ex);
+	ex->text = tu_read(path, NULL);
+	cr_assert(ex->text, "cannot read %s", path);
+	ex->v = calloc(tu_count_lines(ex->text), sizeof *ex->v);
+	cr_assert(ex->v);
+	p = ex->text;
+	while ((l = tu_next_line(&p))) {
+		struct example *e = &ex->v[ex->n];
+		char *f[NFIELD];
+		int nf = 0;
+
+		line++;
+		if (l[0] == '#')
+			continue;
+		for (char *t = l; t; nf++) {
+			char *tab = strchr(t, '\t');
+
+			if (nf < NFIELD)
+				f[nf] = t;
+			if (tab)
+				*tab++ = '\0';
+			t = tab;
+		}
+		cr_assert_eq(nf, NFIELD, "%s:%d: %d fields, want %d", path, line, nf, NFIELD);
+		e->line = line;
+		e->name = f[0];
+		e->cls = f[1];
+		e->coll = field_value(f[2]);
+		e->algo = field_value(f[3]);
+		e->proto = field_value(f[4]);
+		e->dtype = field_value(f[5]);
+		ex->n++;
+	}
+	cr_assert(ex->n > 0, "%s has no examples", path);
+}
+
+static void free_examples(struct examples *ex)
+{
+	free(ex->v);
+	free(ex->text);
+}
 
 static cvc_rules *load_default(void)
 {
@@ -232,10 +105,12 @@ static cvc_rules *load_default(void)
 	return r;
 }
 
-static void check_field(const char *ex, const char *want, const char *got, const char *what)
+static void check_field(const struct example *e, const char *want, const char *got,
+			const char *what)
 {
 	if (want)
-		cr_expect_str_eq(got, want, "'%s': %s is '%s', want '%s'", ex, what, got, want);
+		cr_expect_str_eq(got, want, "line %d '%s': %s is '%s', want '%s'", e->line,
+				 e->name, what, got, want);
 }
 
 Test(classify, class_names_round_trip)
@@ -266,19 +141,22 @@ Test(classify, shipped_rules_on_examples)
 	cvc_rules *r = load_default();
 	size_t nrules = cvc_rules_count(r);
 	int *hit = calloc(nrules, sizeof *hit);
+	struct examples ex;
 
 	cr_assert(hit);
-	for (size_t i = 0; i < NEX; i++) {
-		const struct example *e = &examples[i];
+	load_examples(&ex);
+	for (size_t i = 0; i < ex.n; i++) {
+		const struct example *e = &ex.v[i];
 		cvc_class_match m;
 
 		cr_assert_eq(cvc_rules_match(r, e->name, strlen(e->name), &m), CVC_OK);
-		cr_expect_str_eq(cvc_class_name(m.cls), e->cls, "'%s': class %s, want %s (rule %d)",
-				 e->name, cvc_class_name(m.cls), e->cls, m.rule);
-		check_field(e->name, e->coll, m.coll, "coll");
-		check_field(e->name, e->algo, m.algo, "algo");
-		check_field(e->name, e->proto, m.proto, "proto");
-		check_field(e->name, e->dtype, m.dtype, "dtype");
+		cr_expect_str_eq(cvc_class_name(m.cls), e->cls,
+				 "line %d '%s': class %s, want %s (rule %d)", e->line, e->name,
+				 cvc_class_name(m.cls), e->cls, m.rule);
+		check_field(e, e->coll, m.coll, "coll");
+		check_field(e, e->algo, m.algo, "algo");
+		check_field(e, e->proto, m.proto, "proto");
+		check_field(e, e->dtype, m.dtype, "dtype");
 		if (m.rule >= 0)
 			hit[m.rule]++;
 		else
@@ -287,6 +165,7 @@ Test(classify, shipped_rules_on_examples)
 	for (size_t i = 0; i < nrules; i++)
 		cr_expect(hit[i] > 0, "rule %zu (default.rules line %d) has no example", i,
 			  cvc_rules_line(r, (int)i));
+	free_examples(&ex);
 	free(hit);
 	cvc_rules_free(r);
 }
@@ -470,39 +349,37 @@ static cvc_status load_text(const char *text, char *err, size_t errlen, const ch
 	return cvc_rules_load(path, out, err, errlen);
 }
 
-Test(classify, bad_regex_message)
+/* A rule file that does not load: nothing comes back, and the whole message is
+ * "'<path>': " then want. */
+static void expect_format_error(const char *text, const char *want)
 {
-	char err[512] = "", want[1024];
+	char err[512] = "", full[1024];
 	const char *path;
 	cvc_rules *r = NULL;
 
-	/* the regex starts at column 6 (after "gemm\t"); PCRE2 reports offset 7, the end */
-	cr_assert_eq(load_text("# mine\n\ngemm\tfoo(bar\n", err, sizeof err, &path, &r),
-		     CVC_ERR_FORMAT);
+	cr_assert_eq(load_text(text, err, sizeof err, &path, &r), CVC_ERR_FORMAT, "%s", text);
 	cr_assert_null(r);
-	snprintf(want, sizeof want, "'%s': line 3, column 13: missing closing parenthesis", path);
-	cr_assert_str_eq(err, want);
+	snprintf(full, sizeof full, "'%s': %s", path, want);
+	cr_assert_str_eq(err, full, "got '%s', want '%s'", err, full);
+}
+
+Test(classify, bad_regex_message)
+{
+	/* the regex starts at column 6 (after "gemm\t"); PCRE2 reports offset 7, the end */
+	expect_format_error("# mine\n\ngemm\tfoo(bar\n",
+			    "line 3, column 13: missing closing parenthesis");
 	/* flags shift the column too */
-	cr_assert_eq(load_text("copy   icase=1  a[b\n", err, sizeof err, &path, &r),
-		     CVC_ERR_FORMAT);
-	snprintf(want, sizeof want,
-		 "'%s': line 1, column 20: missing terminating ] for character class", path);
-	cr_assert_str_eq(err, want);
+	expect_format_error("copy   icase=1  a[b\n",
+			    "line 1, column 20: missing terminating ] for character class");
 }
 
 Test(classify, unknown_class_message)
 {
-	char err[512] = "", want[1024];
-	const char *path;
-	cvc_rules *r = NULL;
-
-	cr_assert_eq(load_text("gemm gemm\nfoo  bar\n", err, sizeof err, &path, &r),
-		     CVC_ERR_FORMAT);
-	snprintf(want, sizeof want, "'%s': line 2: unknown class 'foo' (expected one of gemm, "
-		 "attention, conv, norm, softmax, elementwise, reduction, optimizer, embedding, "
-		 "copy, allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, "
-		 "alltoall, other-comm, other, comm)", path);
-	cr_assert_str_eq(err, want);
+	expect_format_error("gemm gemm\nfoo  bar\n",
+			    "line 2: unknown class 'foo' (expected one of gemm, attention, conv, "
+			    "norm, softmax, elementwise, reduction, optimizer, embedding, copy, "
+			    "allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, "
+			    "alltoall, other-comm, other, comm)");
 }
 
 Test(classify, other_file_errors)
@@ -610,6 +487,7 @@ Test(classify, backtracking_is_bounded, .timeout = 20)
 
 struct thr {
 	const cvc_rules *r;
+	const struct examples *ex;
 	int mismatches;
 };
 
@@ -618,13 +496,14 @@ static void *thr_main(void *arg)
 	struct thr *t = arg;
 
 	for (int round = 0; round < 200; round++) {
-		for (size_t i = 0; i < NEX; i++) {
+		for (size_t i = 0; i < t->ex->n; i++) {
+			const struct example *e = &t->ex->v[i];
 			cvc_class_match m;
 			cvc_op_class want;
 
-			if (cvc_rules_match(t->r, examples[i].name, strlen(examples[i].name), &m) ||
-			    cvc_class_parse(examples[i].cls, &want) || m.cls != want ||
-			    (examples[i].coll && strcmp(m.coll, examples[i].coll) != 0))
+			if (cvc_rules_match(t->r, e->name, strlen(e->name), &m) ||
+			    cvc_class_parse(e->cls, &want) || m.cls != want ||
+			    (e->coll && strcmp(m.coll, e->coll) != 0))
 				t->mismatches++;
 		}
 	}
@@ -634,374 +513,17 @@ static void *thr_main(void *arg)
 Test(classify, two_threads_share_rules)
 {
 	cvc_rules *r = load_default();
-	struct thr a = {r, 0}, b = {r, 0};
+	struct examples ex;
+	struct thr a = {r, &ex, 0}, b = {r, &ex, 0};
 	pthread_t ta, tb;
 
+	load_examples(&ex);
 	cr_assert_eq(pthread_create(&ta, NULL, thr_main, &a), 0);
 	cr_assert_eq(pthread_create(&tb, NULL, thr_main, &b), 0);
 	pthread_join(ta, NULL);
 	pthread_join(tb, NULL);
 	cr_assert_eq(a.mismatches, 0);
 	cr_assert_eq(b.mismatches, 0);
+	free_examples(&ex);
 	cvc_rules_free(r);
-}
-
-/* ---- databases ------------------------------------------------------------------- */
-
-static void add_act(cvc_db *db, int64_t run, const char *name, cvc_act_kind kind,
-		    int64_t start, int64_t dur, int64_t *name_id)
-{
-	cvc_activity a = {0};
-	int64_t id;
-
-	cr_assert_eq(cvc_db_intern(db, name, strlen(name), &id), CVC_OK, "%s", cvc_db_errmsg(db));
-	a.run_id = run;
-	a.kind = kind;
-	a.name_id = id;
-	a.start_ns = start;
-	a.end_ns = start + dur;
-	a.stream = 7;
-	a.correlation = -1;
-	a.external_id = -1;
-	cr_assert_eq(cvc_db_activity_add(db, &a, NULL), CVC_OK, "%s", cvc_db_errmsg(db));
-	if (name_id)
-		*name_id = id;
-}
-
-static cvc_db *new_db(const char *path, int64_t *run)
-{
-	cvc_db *db = NULL;
-	cvc_run_info ri = {0};
-
-	cr_assert_eq(cvc_db_open(path, CVC_DB_CREATE, &db), CVC_OK, "%s",
-		     db ? cvc_db_errmsg(db) : "nomem");
-	cr_assert_eq(cvc_db_begin(db), CVC_OK);
-	ri.name = "r1";
-	ri.format = "test";
-	cr_assert_eq(cvc_db_run_new(db, &ri, run), CVC_OK, "%s", cvc_db_errmsg(db));
-	return db;
-}
-
-static long long q_int(cvc_db *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	long long v;
-
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK,
-		     "%s: %s", sql, sqlite3_errmsg(cvc_db_sqlite(db)));
-	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
-	v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static const char *q_text(cvc_db *db, const char *sql, char *buf, size_t len)
-{
-	sqlite3_stmt *st = NULL;
-	const unsigned char *s;
-
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
-	s = sqlite3_column_text(st, 0);
-	snprintf(buf, len, "%s", s ? (const char *)s : "(null)");
-	sqlite3_finalize(st);
-	return buf;
-}
-
-Test(classify, db_labels_new_names_then_relabels)
-{
-	const char *path = tu_path(tu_tmpdir(), "c.db");
-	int64_t run, id_ar, id_gemm, id_cpy, id_unk, id_range;
-	cvc_db *db = new_db(path, &run);
-	char buf[256], err[256];
-	cvc_rules *mine = NULL;
-	cvc_class_total tot[CVC_CLS_COUNT];
-	int64_t all_ns;
-
-	add_act(db, run, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-		CVC_ACT_KERNEL, 0, 1000, &id_ar);
-	add_act(db, run, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-		CVC_ACT_KERNEL, 5000, 3000, NULL);
-	add_act(db, run, "volta_sgemm_128x32_nt", CVC_ACT_KERNEL, 1000, 4000, &id_gemm);
-	add_act(db, run, "Memcpy HtoD (Pinned -> Device)", CVC_ACT_MEMCPY, 9000, 500, &id_cpy);
-	add_act(db, run, "my_kernel", CVC_ACT_KERNEL, 9500, 500, &id_unk);
-	/* a range name is not a kernel name: it must stay unlabelled */
-	cr_assert_eq(cvc_db_intern(db, "ProfilerStep#1", 14, &id_range), CVC_OK);
-	cr_assert_eq(cvc_classify_db(db, NULL, 0), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(q_int(db, "SELECT COUNT(*) FROM op_classes"), CVC_CLS_COUNT);
-	cr_assert_eq(q_int(db, "SELECT COUNT(*) FROM op_classes WHERE is_comm=1"), 8);
-	cr_assert_str_eq(q_text(db, "SELECT name FROM op_classes WHERE id=18", buf, sizeof buf),
-			 "other-comm");
-	cr_assert_eq(q_int(db, "SELECT COUNT(*) FROM name_class"), 4);
-	snprintf(buf, sizeof buf, "SELECT class_id FROM name_class WHERE name_id=%lld", (long long)id_ar);
-	cr_assert_eq(q_int(db, buf), CVC_CLS_ALLREDUCE);
-	snprintf(buf, sizeof buf, "SELECT algo||'/'||proto||'/'||dtype||'/'||coll FROM name_class WHERE name_id=%lld",
-		 (long long)id_ar);
-	{
-		char out[128];
-
-		cr_assert_str_eq(q_text(db, buf, out, sizeof out), "RING/LL/bf16/allreduce");
-	}
-	snprintf(buf, sizeof buf, "SELECT class_id FROM name_class WHERE name_id=%lld", (long long)id_gemm);
-	cr_assert_eq(q_int(db, buf), CVC_CLS_GEMM);
-	snprintf(buf, sizeof buf, "SELECT class_id*10 + (rule IS NULL) FROM name_class WHERE name_id=%lld",
-		 (long long)id_cpy);
-	cr_assert_eq(q_int(db, buf), CVC_CLS_COPY * 10 + 1, "memcpy -> copy, no rule");
-	snprintf(buf, sizeof buf, "SELECT class_id*10 + (rule IS NULL) FROM name_class WHERE name_id=%lld",
-		 (long long)id_unk);
-	cr_assert_eq(q_int(db, buf), CVC_CLS_OTHER * 10 + 1);
-	snprintf(buf, sizeof buf, "SELECT COUNT(*) FROM name_class WHERE name_id=%lld", (long long)id_range);
-	cr_assert_eq(q_int(db, buf), 0);
-
-	/* all = 0 only touches names without a label: a manual label survives */
-	snprintf(buf, sizeof buf, "UPDATE name_class SET class_id=9 WHERE name_id=%lld", (long long)id_gemm);
-	cr_assert_eq(cvc_db_exec(db, buf), CVC_OK);
-	add_act(db, run, "void at::native::vectorized_elementwise_kernel<4>()", CVC_ACT_KERNEL,
-		20000, 100, NULL);
-	cr_assert_eq(cvc_classify_db(db, NULL, 0), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(q_int(db, "SELECT COUNT(*) FROM name_class"), 5);
-	snprintf(buf, sizeof buf, "SELECT class_id FROM name_class WHERE name_id=%lld", (long long)id_gemm);
-	cr_assert_eq(q_int(db, buf), 9);
-
-	/* all = 1 with other rules relabels everything */
-	cr_assert_eq(load_text("softmax ^my_kernel$\n", err, sizeof err, NULL, &mine), CVC_OK, "%s", err);
-	cr_assert_eq(cvc_classify_db(db, mine, 1), CVC_OK, "%s", cvc_db_errmsg(db));
-	snprintf(buf, sizeof buf, "SELECT class_id FROM name_class WHERE name_id=%lld", (long long)id_unk);
-	cr_assert_eq(q_int(db, buf), CVC_CLS_SOFTMAX);
-	snprintf(buf, sizeof buf, "SELECT class_id FROM name_class WHERE name_id=%lld", (long long)id_gemm);
-	cr_assert_eq(q_int(db, buf), CVC_CLS_OTHER);
-	snprintf(buf, sizeof buf, "SELECT class_id FROM name_class WHERE name_id=%lld", (long long)id_cpy);
-	cr_assert_eq(q_int(db, buf), CVC_CLS_COPY);
-
-	/* summary follows the stored labels */
-	cr_assert_eq(cvc_classify_summary(db, -1, tot, &all_ns), CVC_OK);
-	cr_assert_eq(all_ns, 1000 + 3000 + 4000 + 500 + 500 + 100);
-	cr_assert_eq(tot[CVC_CLS_SOFTMAX].count, 1);
-	cr_assert_eq(tot[CVC_CLS_OTHER].total_ns, 1000 + 3000 + 4000 + 100);
-	cr_assert_eq(tot[CVC_CLS_COPY].total_ns, 500);
-	cr_assert_eq(cvc_classify_summary(db, run + 1, tot, &all_ns), CVC_OK);
-	cr_assert_eq(all_ns, 0);
-	cvc_rules_free(mine);
-	cr_assert_eq(cvc_db_commit(db), CVC_OK);
-	cvc_db_close(db);
-}
-
-Test(classify, db_needs_transaction)
-{
-	const char *path = tu_path(tu_tmpdir(), "t.db");
-	int64_t run;
-	cvc_db *db = new_db(path, &run);
-
-	cr_assert_eq(cvc_db_commit(db), CVC_OK);
-	cr_assert_eq(cvc_classify_db(db, NULL, 0), CVC_ERR_USAGE);
-	cr_assert(strstr(cvc_db_errmsg(db), "transaction"), "%s", cvc_db_errmsg(db));
-	cvc_db_close(db);
-}
-
-struct unk {
-	int n;
-	char first[64];
-	int64_t first_ns;
-	int64_t last_ns;
-};
-
-static int on_unknown(void *arg, const char *name, int64_t count, int64_t total_ns)
-{
-	struct unk *u = arg;
-
-	(void)count;
-	if (u->n == 0) {
-		snprintf(u->first, sizeof u->first, "%s", name);
-		u->first_ns = total_ns;
-	}
-	cr_assert(u->n == 0 || total_ns <= u->last_ns, "not in descending time order");
-	u->last_ns = total_ns;
-	u->n++;
-	return 0;
-}
-
-Test(classify, unknown_names_by_time)
-{
-	const char *path = tu_path(tu_tmpdir(), "u.db");
-	int64_t run;
-	cvc_db *db = new_db(path, &run);
-	struct unk u = {0};
-
-	add_act(db, run, "mystery_a", CVC_ACT_KERNEL, 0, 100, NULL);
-	add_act(db, run, "mystery_b", CVC_ACT_KERNEL, 100, 300, NULL);
-	add_act(db, run, "mystery_b", CVC_ACT_KERNEL, 400, 300, NULL);
-	add_act(db, run, "volta_sgemm_32x128_nn", CVC_ACT_KERNEL, 700, 1000, NULL);
-	add_act(db, run, "Memset (Device)", CVC_ACT_MEMSET, 1700, 5000, NULL);
-	cr_assert_eq(cvc_db_commit(db), CVC_OK);
-	cr_assert_eq(cvc_classify_unknown(db, NULL, -1, on_unknown, &u), CVC_OK, "%s",
-		     cvc_db_errmsg(db));
-	cr_assert_eq(u.n, 2);
-	cr_assert_str_eq(u.first, "mystery_b");
-	cr_assert_eq(u.first_ns, 600);
-	cr_assert_eq(q_int(db, "SELECT COUNT(*) FROM name_class"), 0, "--unknown writes nothing");
-	cvc_db_close(db);
-}
-
-/* Thousands of distinct names classify in well under a second each thousand. */
-Test(classify, db_many_names_fast, .timeout = 60)
-{
-	const char *path = tu_path(tu_tmpdir(), "big.db");
-	int64_t run;
-	cvc_db *db = new_db(path, &run);
-	struct timespec t0, t1;
-	double secs;
-	char name[256];
-	const int n = 5000;
-
-	for (int i = 0; i < n; i++) {
-		snprintf(name, sizeof name, "%s_%d<float, %d>(float*, int)",
-			 i % 3 == 0 ? "void at::native::vectorized_elementwise_kernel" :
-			 i % 3 == 1 ? "volta_sgemm_128x64" : "unknown_thing", i, i * 7);
-		add_act(db, run, name, CVC_ACT_KERNEL, i * 10, 5, NULL);
-		add_act(db, run, name, CVC_ACT_KERNEL, i * 10 + 5, 5, NULL);
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	cr_assert_eq(cvc_classify_db(db, NULL, 1), CVC_OK, "%s", cvc_db_errmsg(db));
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-	cr_log_info("classified %d distinct names (%d activities) in %.3f s", n, 2 * n, secs);
-	cr_assert_eq(q_int(db, "SELECT COUNT(*) FROM name_class"), n);
-	cr_assert_eq(q_int(db, "SELECT COUNT(*) FROM name_class WHERE class_id=1"), n / 3 + (n % 3 > 1));
-	cr_expect(secs < 5.0, "%.3f s for %d names", secs, n);
-	cr_assert_eq(cvc_db_commit(db), CVC_OK);
-	cvc_db_close(db);
-}
-
-/* ---- the command ---------------------------------------------------------------- */
-
-/* A small committed database: one run, kernels of three classes plus an unknown one. */
-static const char *cli_db(void)
-{
-	const char *path = tu_path(tu_tmpdir(), "cli.db");
-	int64_t run;
-	cvc_db *db = new_db(path, &run);
-
-	add_act(db, run, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", CVC_ACT_KERNEL,
-		0, 6000, NULL);
-	add_act(db, run, "volta_sgemm_128x64_nn", CVC_ACT_KERNEL, 0, 3000, NULL);
-	add_act(db, run, "Memcpy DtoD (Device -> Device)", CVC_ACT_MEMCPY, 3000, 500, NULL);
-	add_act(db, run, "odd, \"quoted\" kernel", CVC_ACT_KERNEL, 4000, 500, NULL);
-	cr_assert_eq(cvc_db_commit(db), CVC_OK);
-	cvc_db_close(db);
-	return path;
-}
-
-static long long file_count(const char *path, const char *sql)
-{
-	cvc_db *db = NULL;
-	long long v;
-
-	cr_assert_eq(cvc_db_open(path, 0, &db), CVC_OK);
-	v = q_int(db, sql);
-	cvc_db_close(db);
-	return v;
-}
-
-Test(classify, cli_summary_and_errors, .timeout = 60)
-{
-	char path[512], args[1400], *out = NULL, *err = NULL;
-	const char *rules = tu_path(tu_tmpdir(), "bad.rules");
-	int rc;
-
-	snprintf(path, sizeof path, "%s", cli_db());
-	/* bad rules: one error line, exit 2, nothing written */
-	cr_assert_eq(tu_write(rules, "gemm (\n", 7), 0);
-	snprintf(args, sizeof args, "classify --db '%s' --rules '%s'", path, rules);
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 2, "%s", err);
-	cr_assert_eq(tu_count_lines(err), 1, "%s", err);
-	cr_assert(strstr(err, "line 1, column 7: missing closing parenthesis"), "%s", err);
-	cr_assert_str_eq(out, "");
-	cr_assert_eq(file_count(path, "SELECT COUNT(*) FROM name_class"), 0);
-	free(out);
-	free(err);
-
-	/* default rules: labels every name in one go and prints the table */
-	snprintf(args, sizeof args, "classify --db '%s'", path);
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 0, "%s", err);
-	cr_assert(strstr(out, "allreduce"), "%s", out);
-	cr_assert(strstr(out, "60.00%"), "allreduce is 6000 of 10000 ns:\n%s", out);
-	cr_assert(strstr(out, "gemm"), "%s", out);
-	cr_assert(strstr(out, "copy"), "%s", out);
-	cr_assert(strstr(out, "10.000"), "total 10 us:\n%s", out);
-	cr_assert_eq(file_count(path, "SELECT COUNT(*) FROM name_class"), 4);
-	free(out);
-	free(err);
-
-	/* csv */
-	snprintf(args, sizeof args, "classify --db '%s' --format csv", path);
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 0, "%s", err);
-	cr_assert(strstr(out, "class,count,total_us,share_pct\nallreduce,1,6.000,60.00\n"), "%s", out);
-	free(out);
-	free(err);
-
-	/* --unknown: only the unmatched kernel, csv-quoted */
-	snprintf(args, sizeof args, "classify --db '%s' --unknown --format csv", path);
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 0, "%s", err);
-	cr_assert_str_eq(out, "name,count,total_us\n\"odd, \"\"quoted\"\" kernel\",1,0.500\n");
-	free(out);
-	free(err);
-
-	/* unknown run, missing db */
-	snprintf(args, sizeof args, "classify --db '%s' --run nope", path);
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 2, "%s", err);
-	cr_assert(strstr(err, "no run named 'nope'"), "%s", err);
-	free(out);
-	free(err);
-	snprintf(args, sizeof args, "classify --db '%s/none.db'", tu_tmpdir());
-	rc = tu_cvc(args, &out, &err);
-	cr_assert_eq(rc, 2, "%s", err);
-	cr_assert(strstr(err, "none.db'"), "%s", err);
-	free(out);
-	free(err);
-}
-
-/*
- * Communication from a stack the rules do not know is said, not silently
- * counted as compute (issue 14, item 9): a DeepEP build in its own
- * namespace is communication; an unknown send kernel holding time is
- * named by cvc_classify_suspects and by `cvc import`'s warning.
- */
-Test(classify, unknown_communication_is_said, .timeout = 30)
-{
-	static const char text[] =
-		"{\"traceEvents\":["
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":880,"
-		"\"name\":\"void dpsk::ep::internode::dispatch<false, 8>(int4*, int)\"},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"ts\":900,\"dur\":60,"
-		"\"name\":\"void acme::p2p::send_tokens_kernel(int*)\"},"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"ts\":1000,\"dur\":60,"
-		"\"name\":\"void descend_tree_kernel(int*)\"}]}";
-	const char *dir = tu_tmpdir();
-	char path[4096], args[8300], ex[160], *out = NULL, *err = NULL;
-	cvc_class_total tot[CVC_CLS_COUNT];
-	int64_t all = 0;
-	double share = 0;
-	cvc_db *db;
-
-	snprintf(path, sizeof path, "%s", tu_path(dir, "ep.json"));
-	cr_assert_eq(tu_write(path, text, sizeof text - 1), 0);
-	db = tu_import(path, "ep.db");
-	cr_assert_eq(cvc_classify_summary(db, -1, tot, &all), CVC_OK);
-	cr_expect_eq(tot[CVC_CLS_ALLTOALL].total_ns, 880000, "DeepEP dispatch is all-to-all");
-	cr_assert_eq(cvc_classify_suspects(db, -1, &share, ex, sizeof ex), CVC_OK);
-	cr_expect_float_eq(share, 60.0 / 1000, 1e-9, "share %.4f", share);
-	cr_expect_str_eq(ex, "void acme::p2p::send_tokens_kernel(int*)");
-	cvc_db_close(db);
-	snprintf(args, sizeof args, "import --db '%s' '%s'", tu_path(dir, "cli.db"), path);
-	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
-	cr_expect(strstr(err, "warning: 6.0% of the kernel time") &&
-		  strstr(err, "send_tokens_kernel") && strstr(err, "cvc classify --unknown"), "%s",
-		  err);
-	free(out);
-	free(err);
 }

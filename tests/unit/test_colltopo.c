@@ -149,10 +149,21 @@ Test(colltopo, ranks_from_the_bandwidth_ratio)
 	cr_expect_eq(cvc_nt_ranks_from_ratio("all_reduce", 2.5, 1e-4), 0);
 }
 
+/*
+ * Writes len bytes of text to name in a fresh directory and reads it as a
+ * log called name (cvc_nt_read); the log's release is the caller's.
+ */
+static cvc_status read_text(const char *name, const char *text, size_t len, cvc_nt_log *log,
+			    char *err, size_t errlen)
+{
+	const char *path = tu_path(tu_tmpdir(), name);
+
+	cr_assert_eq(tu_write(path, text, len), 0, "%s", path);
+	return cvc_nt_read(path, name, log, NULL, NULL, err, errlen);
+}
+
 Test(colltopo, launcher_prefixes_and_partial_rank_lines)
 {
-	const char *dir = tu_tmpdir();
-	const char *path = tu_path(dir, "log.txt");
 	static const char text[] =
 		"Some README text with a number: 8 GPUs per node\n"
 		"$ srun -N 2 --ntasks-per-node=8 ./all_reduce_perf -b 1M -e 4M -f 2 -g 1\n"
@@ -169,9 +180,8 @@ Test(colltopo, launcher_prefixes_and_partial_rank_lines)
 	cvc_nt_log log;
 	char err[512];
 
-	cr_assert_eq(tu_write(path, text, sizeof text - 1), 0);
-	cr_assert_eq(cvc_nt_read(path, "log.txt", &log, NULL, NULL, err, sizeof err), CVC_OK, "%s",
-		     err);
+	cr_assert_eq(read_text("log.txt", text, sizeof text - 1, &log, err, sizeof err), CVC_OK,
+		     "%s", err);
 	cr_expect_str_eq(log.op, "all_reduce");
 	cr_expect_eq(log.nrows, 3);
 	cr_expect_eq(log.nranks, 16, "%s", log.nranks_evidence);
@@ -182,8 +192,6 @@ Test(colltopo, launcher_prefixes_and_partial_rank_lines)
 
 Test(colltopo, malformed_row_names_file_and_line)
 {
-	const char *dir = tu_tmpdir();
-	const char *path = tu_path(dir, "bad.txt");
 	static const char text[] =
 		"# nccl log\n"
 		"#       size         count      type   redop    root     time   algbw   busbw "
@@ -193,13 +201,11 @@ Test(colltopo, malformed_row_names_file_and_line)
 	cvc_nt_log log;
 	char err[512];
 
-	cr_assert_eq(tu_write(path, text, sizeof text - 1), 0);
-	cr_assert_eq(cvc_nt_read(path, "bad.txt", &log, NULL, NULL, err, sizeof err),
+	cr_assert_eq(read_text("bad.txt", text, sizeof text - 1, &log, err, sizeof err),
 		     CVC_ERR_FORMAT);
 	cr_expect(strstr(err, "'bad.txt': line 3: column 'time'"), "%s", err);
 	cvc_nt_log_release(&log);
-	cr_assert_eq(tu_write(path, "just text\n", 10), 0);
-	cr_assert_eq(cvc_nt_read(path, "bad.txt", &log, NULL, NULL, err, sizeof err),
+	cr_assert_eq(read_text("bad.txt", "just text\n", 10, &log, err, sizeof err),
 		     CVC_ERR_NOTFOUND);
 	cvc_nt_log_release(&log);
 }
@@ -253,6 +259,19 @@ static double log_mape(const cvc_modelset *ms, const char *file, int algo, const
 }
 
 /*
+ * The dgx-h100 fits of two levels: the DGX H100 1-node log and the Dell
+ * XE9680 2-node log (IB NDR 8 x 400G), the second as model 2.
+ */
+static void fit_h100_levels(const cvc_hw_catalog *cat, cvc_model_fit fits[2])
+{
+	fits[0] = fit_file(cat, "nccl-scale/h100x8_1node_dgx_nvswitch_all_reduce_perf.txt",
+			   "dgx-h100");
+	fits[1] = fit_file(cat, "nccl-scale/h100x16_2node_ndr_xe9680_all_reduce_perf.txt",
+			   "dgx-h100");
+	fits[1].id = 2;
+}
+
+/*
  * The Done-when of "communication measured": fitted on the DGX H100 1-node
  * log and the Dell XE9680 2-node log (IB NDR 8 x 400G), the H100 system
  * predicts each other H100 2-node all-reduce log of nccl-scale from its
@@ -283,11 +302,7 @@ Test(colltopo, h100_system_predicts_other_two_node_logs, .timeout = 60)
 	};
 
 	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
-	fits[0] = fit_file(cat, "nccl-scale/h100x8_1node_dgx_nvswitch_all_reduce_perf.txt",
-			   "dgx-h100");
-	fits[1] = fit_file(cat, "nccl-scale/h100x16_2node_ndr_xe9680_all_reduce_perf.txt",
-			   "dgx-h100");
-	fits[1].id = 2;
+	fit_h100_levels(cat, fits);
 	cr_assert(cvc_model_level_usable(&fits[0], NULL));
 	cr_assert(cvc_model_level_usable(&fits[1], NULL));
 	cr_assert_eq(cvc_modelset_from_fits(cat, cvc_hw_catalog_lookup(cat, "dgx-h100"), fits, 2,
@@ -317,11 +332,7 @@ Test(colltopo, level_carries_over_spans_and_nics)
 	double t16, t1024, tring, tm;
 
 	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
-	fits[0] = fit_file(cat, "nccl-scale/h100x8_1node_dgx_nvswitch_all_reduce_perf.txt",
-			   "dgx-h100");
-	fits[1] = fit_file(cat, "nccl-scale/h100x16_2node_ndr_xe9680_all_reduce_perf.txt",
-			   "dgx-h100");
-	fits[1].id = 2;
+	fit_h100_levels(cat, fits);
 	cr_assert_eq(cvc_modelset_from_fits(cat, cvc_hw_catalog_lookup(cat, "dgx-h100"), fits, 2,
 					    &ms), CVC_OK);
 	cr_assert_eq(cvc_modelset_from_fits(cat, cvc_hw_catalog_lookup(cat, "a3-mega"), fits, 2,

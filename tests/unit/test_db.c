@@ -15,19 +15,6 @@
 /* The version-1 schema, as released (db/schema.sql, compiled in). */
 extern const char cvc_schema_sql[];
 
-static int64_t count(cvc_db *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t n = -1;
-
-	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK,
-		  "%s", sql);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
 Test(db, creates_schema_and_reopens)
 {
 	const char *path = tu_path(tu_tmpdir(), "a.db");
@@ -37,9 +24,9 @@ Test(db, creates_schema_and_reopens)
 	cr_assert(strstr(cvc_db_errmsg(db), path), "%s", cvc_db_errmsg(db));
 	cvc_db_close(db);
 	cr_assert_eq(cvc_db_open(path, CVC_DB_CREATE, &db), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(count(db, "PRAGMA user_version"), CVC_DB_SCHEMA_VERSION);
-	cr_assert_eq(count(db, "PRAGMA application_id"), CVC_DB_APP_ID);
-	cr_assert_eq(count(db, "SELECT count(*) FROM sqlite_schema WHERE name='activities'"), 1);
+	cr_assert_eq(tu_db_int(db, "PRAGMA user_version"), CVC_DB_SCHEMA_VERSION);
+	cr_assert_eq(tu_db_int(db, "PRAGMA application_id"), CVC_DB_APP_ID);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM sqlite_schema WHERE name='activities'"), 1);
 	cvc_db_close(db);
 	cr_assert_eq(cvc_db_open(path, CVC_DB_READONLY, &db), CVC_OK, "%s", cvc_db_errmsg(db));
 	cvc_db_close(db);
@@ -76,23 +63,23 @@ Test(db, upgrades_version_1)
 	sqlite3_close(sq);
 
 	cr_assert_eq(cvc_db_open(path, CVC_DB_READONLY, &db), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_expect_eq(count(db, "PRAGMA user_version"), 1);
-	cr_expect_eq(count(db, "SELECT count(*) FROM sqlite_schema WHERE name='op_launches'"), 0);
+	cr_expect_eq(tu_db_int(db, "PRAGMA user_version"), 1);
+	cr_expect_eq(tu_db_int(db, "SELECT count(*) FROM sqlite_schema WHERE name='op_launches'"), 0);
 	cr_expect_eq(cvc_model_trace_gemms(db, -1, &g, &n), CVC_OK, "%s", cvc_db_errmsg(db));
 	cr_expect_eq(n, 0); /* no kernels: nothing linked, but the query ran */
 	free(g);
 	cvc_db_close(db);
 
 	cr_assert_eq(cvc_db_open(path, CVC_DB_CREATE, &db), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_expect_eq(count(db, "PRAGMA user_version"), CVC_DB_SCHEMA_VERSION);
-	cr_expect_eq(count(db, "SELECT count(*) FROM sqlite_schema WHERE name='op_launches'"), 1);
-	cr_expect_eq(count(db, "SELECT count(*) FROM op_shapes WHERE external_id=5"), 1);
+	cr_expect_eq(tu_db_int(db, "PRAGMA user_version"), CVC_DB_SCHEMA_VERSION);
+	cr_expect_eq(tu_db_int(db, "SELECT count(*) FROM sqlite_schema WHERE name='op_launches'"), 1);
+	cr_expect_eq(tu_db_int(db, "SELECT count(*) FROM op_shapes WHERE external_id=5"), 1);
 	cr_expect_eq(cvc_db_op_launch_add(db, 1, 1, 0, 77), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_expect_eq(count(db, "SELECT correlation FROM op_launches WHERE shape_id=1"), 77);
+	cr_expect_eq(tu_db_int(db, "SELECT correlation FROM op_launches WHERE shape_id=1"), 77);
 	cvc_db_close(db);
 	/* and a second open has nothing left to do */
 	cr_assert_eq(cvc_db_open(path, CVC_DB_CREATE, &db), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_expect_eq(count(db, "PRAGMA user_version"), CVC_DB_SCHEMA_VERSION);
+	cr_expect_eq(tu_db_int(db, "PRAGMA user_version"), CVC_DB_SCHEMA_VERSION);
 	cvc_db_close(db);
 }
 
@@ -197,15 +184,15 @@ Test(db, rollback_restores_and_forgets_interned_ids)
 	cr_assert_eq(cvc_db_intern(db, "kernelA-and-more", 7, &again), CVC_OK);
 	cr_assert_eq(id1, again, "length-delimited names intern by their bytes");
 	cvc_db_rollback(db);
-	cr_assert_eq(count(db, "SELECT count(*) FROM runs"), 0);
-	cr_assert_eq(count(db, "SELECT count(*) FROM strings"), 0);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs"), 0);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM strings"), 0);
 
 	/* After the rollback the cache must not hand out the vanished id. */
 	cr_assert_eq(cvc_db_begin(db), CVC_OK);
 	cr_assert_eq(cvc_db_intern(db, "other", 5, &id2), CVC_OK);
 	cr_assert_eq(cvc_db_intern(db, "kernelA", 7, &id1), CVC_OK);
 	cr_assert_eq(cvc_db_commit(db), CVC_OK);
-	cr_assert_eq(count(db, "SELECT count(*) FROM strings"), 2);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM strings"), 2);
 	cr_assert_neq(id1, id2);
 	cvc_db_close(db);
 }
@@ -245,13 +232,11 @@ Test(db, writers_store_every_field)
 	cr_assert_eq(cvc_db_run_meta_add(db, run, "lost_records", 7), CVC_OK);
 	cr_assert_eq(cvc_db_commit(db), CVC_OK);
 
-	cr_assert_eq(count(db, "SELECT world_size FROM runs"), 8, "merge keeps known fields");
-	cr_assert_eq(count(db, "SELECT count(*) FROM runs WHERE gpu_model='NVIDIA H100'"), 1);
-	cr_assert_eq(count(db, "SELECT value FROM run_meta WHERE key='lost_records'"), 12);
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db),
-		"SELECT rank,device,kind,start_ns,end_ns,stream,context,correlation,external_id,"
-		"grid_x,block_x,registers,shared_mem_bytes,bytes FROM activities", -1, &st, NULL),
-		SQLITE_OK);
+	cr_assert_eq(tu_db_int(db, "SELECT world_size FROM runs"), 8, "merge keeps known fields");
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs WHERE gpu_model='NVIDIA H100'"), 1);
+	cr_assert_eq(tu_db_int(db, "SELECT value FROM run_meta WHERE key='lost_records'"), 12);
+	st = tu_db_prepare(db, "SELECT rank,device,kind,start_ns,end_ns,stream,context,correlation,"
+			   "external_id,grid_x,block_x,registers,shared_mem_bytes,bytes FROM activities");
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 	cr_assert_eq(sqlite3_column_int(st, 0), 3);
 	cr_assert_eq(sqlite3_column_int(st, 1), 1);
@@ -268,8 +253,8 @@ Test(db, writers_store_every_field)
 	cr_assert_eq(sqlite3_column_int64(st, 12), 231424);
 	cr_assert_eq(sqlite3_column_type(st, 13), SQLITE_NULL, "kernels have no byte count");
 	sqlite3_finalize(st);
-	cr_assert_eq(count(db, "SELECT bytes FROM collectives"), 8196000);
-	cr_assert_eq(count(db, "SELECT sm_count FROM devices WHERE rank=3 AND device=1"), 132);
+	cr_assert_eq(tu_db_int(db, "SELECT bytes FROM collectives"), 8196000);
+	cr_assert_eq(tu_db_int(db, "SELECT sm_count FROM devices WHERE rank=3 AND device=1"), 132);
 	cvc_db_close(db);
 }
 

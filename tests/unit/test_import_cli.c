@@ -53,37 +53,55 @@ static char *fingerprint(const char *db_path)
 	return out;
 }
 
-/* A database holding one real run, and its fingerprint. */
-static const char *good_db(const char *dir, char **fp)
+/* A database holding one real run, in a directory for the inputs a test writes. */
+struct good {
+	char dir[4096], db[4200];
+	char *fp; /* the database's fingerprint (caller frees) */
+};
+
+/* Imports the real run into dir/good.db in a fresh directory. */
+static void good_db(struct good *g)
 {
-	static char db[4200];
 	char args[8400];
 	int rc;
 
-	snprintf(db, sizeof db, "%s/good.db", dir);
-	snprintf(args, sizeof args, "import --db '%s' '%s'", db, tu_shared(NCCL_ARGS));
+	snprintf(g->dir, sizeof g->dir, "%s", tu_tmpdir());
+	snprintf(g->db, sizeof g->db, "%s/good.db", g->dir);
+	snprintf(args, sizeof args, "import --db '%s' '%s'", g->db, tu_shared(NCCL_ARGS));
 	rc = tu_cvc(args, NULL, NULL);
 	cr_assert_eq(rc, 0, "good import exits 0");
-	*fp = fingerprint(db);
-	return db;
+	g->fp = fingerprint(g->db);
 }
 
-/* Runs `cvc import` and checks exit 2, one error line naming file, unchanged db. */
-static void expect_refused(const char *db, const char *before, const char *extra,
-			   const char *file, const char *want_in_msg)
+/* Writes len bytes of text to the input dir/name; returns its path (tu_path's). */
+static const char *good_input(const struct good *g, const char *name, const char *text,
+			      size_t len)
+{
+	const char *path = tu_path(g->dir, name);
+
+	cr_assert_eq(tu_write(path, text, len), 0, "%s", path);
+	return path;
+}
+
+/*
+ * Runs `cvc import` of file (with extra arguments) into the good database
+ * and checks exit 2, one error line naming file, the database unchanged.
+ */
+static void expect_refused(const struct good *g, const char *extra, const char *file,
+			   const char *want_in_msg)
 {
 	char args[16384];
 	char *err = NULL, *after;
 	int rc;
 
-	snprintf(args, sizeof args, "import --db '%s' %s '%s'", db, extra ? extra : "", file);
+	snprintf(args, sizeof args, "import --db '%s' %s '%s'", g->db, extra ? extra : "", file);
 	rc = tu_cvc(args, NULL, &err);
 	cr_assert_eq(rc, 2, "exit code for %s: %d, stderr: %s", file, rc, err);
 	cr_assert_eq(tu_count_lines(err), 1, "one line: %s", err);
 	cr_assert(strncmp(err, "error: '", 8) == 0, "error prefix: %s", err);
 	cr_assert(strstr(err, want_in_msg), "message has '%s': %s", want_in_msg, err);
-	after = fingerprint(db);
-	cr_assert_str_eq(after, before, "database unchanged");
+	after = fingerprint(g->db);
+	cr_assert_str_eq(after, g->fp, "%s: database unchanged", file);
 	free(after);
 	free(err);
 }
@@ -108,42 +126,33 @@ static const char *truncated_trace(const char *dir, size_t n)
 
 Test(import_cli, truncated_trace_names_file_and_byte)
 {
-	const char *dir = tu_tmpdir();
-	char *fp;
-	const char *db = good_db(dir, &fp);
+	struct good g;
 	const size_t cuts[] = {1, 4096, 333333, 2000000};
 
+	good_db(&g);
 	for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
-		const char *f = truncated_trace(dir, cuts[i]);
+		const char *f = truncated_trace(g.dir, cuts[i]);
 
-		expect_refused(db, fp, NULL, f, "byte ");
-		expect_refused(db, fp, NULL, f, f);
+		expect_refused(&g, NULL, f, "byte ");
+		expect_refused(&g, NULL, f, f);
 	}
-	free(fp);
+	free(g.fp);
 }
 
 Test(import_cli, wrong_format_is_refused)
 {
-	const char *dir = tu_tmpdir();
-	char *fp;
-	const char *db = good_db(dir, &fp);
-	const char *png = tu_path(dir, "picture.png");
-	const char *csv = tu_path(dir, "table.csv");
 	static const char png_bytes[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+	struct good g;
 
-	cr_assert_eq(tu_write(png, png_bytes, sizeof png_bytes), 0);
-	cr_assert_eq(tu_write(csv, "a,b,c\n1,2,3\n", 12), 0);
-	expect_refused(db, fp, NULL, png, "unrecognised format");
-	expect_refused(db, fp, NULL, csv, "byte 0");
-	free(fp);
+	good_db(&g);
+	expect_refused(&g, NULL, good_input(&g, "picture.png", png_bytes, sizeof png_bytes),
+		       "unrecognised format");
+	expect_refused(&g, NULL, good_input(&g, "table.csv", "a,b,c\n1,2,3\n", 12), "byte 0");
+	free(g.fp);
 }
 
 Test(import_cli, wrong_typed_field_is_refused)
 {
-	const char *dir = tu_tmpdir();
-	char *fp;
-	const char *db = good_db(dir, &fp);
-	const char *f = tu_path(dir, "badts.json");
 	static const char text[] =
 		"{\"traceEvents\": [\n"
 		" {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,"
@@ -151,43 +160,42 @@ Test(import_cli, wrong_typed_field_is_refused)
 		" {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,"
 		" \"ts\": \"soon\", \"dur\": 5, \"args\": {\"device\": 0}}\n]}\n";
 
-	cr_assert_eq(tu_write(f, text, strlen(text)), 0);
-	expect_refused(db, fp, NULL, f, "field 'ts'");
-	free(fp);
+	struct good g;
+
+	good_db(&g);
+	expect_refused(&g, NULL, good_input(&g, "badts.json", text, strlen(text)), "field 'ts'");
+	free(g.fp);
 }
 
 Test(import_cli, bad_regex_in_rules_file_is_refused)
 {
-	const char *dir = tu_tmpdir();
-	char *fp;
-	const char *db = good_db(dir, &fp);
-	const char *rules = tu_path(dir, "bad.rules");
+	static const char text[] = "# my rules\ngemm ^sm90_xmma\nattention (flash\n";
+	struct good g;
+	const char *rules;
 	char extra[4300];
 	char *err = NULL;
-	static const char text[] = "# my rules\ngemm ^sm90_xmma\nattention (flash\n";
 
-	cr_assert_eq(tu_write(rules, text, strlen(text)), 0);
+	good_db(&g);
+	rules = good_input(&g, "bad.rules", text, strlen(text));
 	snprintf(extra, sizeof extra, "--rules '%s'", rules);
-	expect_refused(db, fp, extra, tu_shared(NCCL_ARGS), "line 3, column");
+	expect_refused(&g, extra, tu_shared(NCCL_ARGS), "line 3, column");
 	/* The message names the rule file, not the trace. */
 	{
 		char args[16384];
 
-		snprintf(args, sizeof args, "import --db '%s' %s '%s'", db, extra,
+		snprintf(args, sizeof args, "import --db '%s' %s '%s'", g.db, extra,
 			 tu_shared(NCCL_ARGS));
 		cr_assert_eq(tu_cvc(args, NULL, &err), 2);
 		cr_assert(strstr(err, rules), "%s", err);
 		free(err);
 	}
-	free(fp);
+	free(g.fp);
 }
 
 Test(import_cli, corrupt_gzip_and_truncated_sqlite_are_refused)
 {
-	const char *dir = tu_tmpdir();
-	char *fp;
-	const char *db = good_db(dir, &fp);
-	const char *gzp = tu_path(dir, "broken.json.gz");
+	struct good g;
+	const char *gzp;
 	size_t n = 0;
 	char *raw = tu_read(tu_shared(NCCL_ARGS), &n);
 	const char *nsys;
@@ -195,20 +203,21 @@ Test(import_cli, corrupt_gzip_and_truncated_sqlite_are_refused)
 	size_t sqn = 0;
 
 	cr_assert(raw && n > 100000);
+	good_db(&g);
 	/* Keep the gzip header, scribble over the deflate stream. */
 	for (size_t i = 5000; i < 5400; i++)
 		raw[i] = (char)(raw[i] ^ 0x5a);
-	cr_assert_eq(tu_write(gzp, raw, 60000), 0);
-	expect_refused(db, fp, NULL, gzp, "byte ");
+	gzp = good_input(&g, "broken.json.gz", raw, 60000);
+	expect_refused(&g, NULL, gzp, "byte ");
 	free(raw);
 
-	nsys = tu_gunzip(tu_shared(NSYS), dir);
+	nsys = tu_gunzip(tu_shared(NSYS), g.dir);
 	sq = tu_read(nsys, &sqn);
 	cr_assert(sq && sqn > 8192);
 	cr_assert_eq(tu_write(nsys, sq, sqn / 3), 0);
-	expect_refused(db, fp, NULL, nsys, nsys);
+	expect_refused(&g, NULL, nsys, nsys);
 	free(sq);
-	free(fp);
+	free(g.fp);
 }
 
 Test(import_cli, failed_first_import_leaves_no_database)

@@ -170,6 +170,26 @@ Test(kineto, hta_a100_80g_w16_rank0, .timeout = 60)
 }
 
 /*
+ * A trace with float timestamps: checked as check_single does, then
+ * imported again for the caller's own checks (returned; caller closes).
+ * INDEX.md's sum_kern for it, index_ns, came from (ts+dur)-ts in doubles:
+ * it holds within 0.01% of the exact sum.
+ */
+static cvc_db *import_float_trace(const struct ref *r, int64_t index_ns)
+{
+	cvc_db *db = new_db(tu_tmpdir());
+	int64_t sum;
+
+	check_single(r);
+	cr_assert_eq(import1(db, tu_shared(r->rel)), CVC_OK, "%s", cvc_db_errmsg(db));
+	sum = q_int(db, "SELECT sum(end_ns-start_ns) FROM activities WHERE kind=1");
+	cr_assert_lt(llabs(sum - index_ns) * 10000, index_ns,
+		     "%s: INDEX figure %lld within 0.01%% of %lld", r->rel, (long long)index_ns,
+		     (long long)sum);
+	return db;
+}
+
+/*
  * The float traces are checked exactly in ns.  INDEX.md's sum_kern for them
  * (162532.335 and 45432.706 us) came from (ts+dur)-ts in doubles; summing the
  * decimal "dur" texts exactly gives 162532.340 and 45432.698 us.  Both are
@@ -178,14 +198,8 @@ Test(kineto, hta_a100_80g_w16_rank0, .timeout = 60)
 Test(kineto, hta_nccl_args_exact_and_collectives, .timeout = 60)
 {
 	struct ref r = {NCCL_ARGS, 0, 2, 0, 2700, 162532340, "NVIDIA A100-PG509-200"};
-	const char *dir = tu_tmpdir();
-	cvc_db *db = new_db(dir);
-	int64_t sum;
+	cvc_db *db = import_float_trace(&r, 162532335);
 
-	check_single(&r);
-	cr_assert_eq(import1(db, tu_shared(NCCL_ARGS)), CVC_OK, "%s", cvc_db_errmsg(db));
-	sum = q_int(db, "SELECT sum(end_ns-start_ns) FROM activities WHERE kind=1");
-	cr_assert_lt(llabs(sum - 162532335) * 10000, 162532335, "INDEX figure within 0.01%%");
 	cr_assert_str_eq(q_text(db, "SELECT nccl_version FROM runs"), "2.17.1");
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM collectives"), 21);
 	/* HTA's test_nccl_parser_config: the longest NCCL kernel. */
@@ -235,14 +249,8 @@ Test(kineto, hta_nccl_args_exact_and_collectives, .timeout = 60)
 Test(kineto, tracelens_h100_qwen_exact, .timeout = 60)
 {
 	struct ref r = {QWEN, 0, 0, 0, 1465, 45432698, "NVIDIA H100 80GB HBM3"};
-	const char *dir = tu_tmpdir();
-	cvc_db *db = new_db(dir);
-	int64_t sum;
+	cvc_db *db = import_float_trace(&r, 45432706);
 
-	check_single(&r);
-	cr_assert_eq(import1(db, tu_shared(QWEN)), CVC_OK, "%s", cvc_db_errmsg(db));
-	sum = q_int(db, "SELECT sum(end_ns-start_ns) FROM activities WHERE kind=1");
-	cr_assert_lt(llabs(sum - 45432706) * 10000, 45432706, "INDEX figure within 0.01%%");
 	/* The ProfilerStep#6 GPU span that TraceLens clips to. */
 	cr_assert_eq(q_int(db, "SELECT end_ns-start_ns FROM ranges r JOIN strings s ON "
 			       "s.id=r.name_id WHERE r.kind=2 AND s.value='ProfilerStep#6'"),
@@ -261,28 +269,15 @@ Test(kineto, param_dlrm_8_ranks_one_run, .timeout = 120)
 {
 	static const int64_t n_kern[8] = {245, 310, 246, 315, 251, 245, 246, 246};
 	static const int64_t sum_us[8] = {6832, 12582, 4560, 11014, 7713, 7292, 4609, 2805};
-	static const char *const names[8] = {
-		"worker0_step_12.1694128201545.pt.trace.json.gz",
-		"worker1_step_12.1694128201556.pt.trace.json.gz",
-		"worker2_step_12.1694128201554.pt.trace.json.gz",
-		"worker3_step_12.1694128201557.pt.trace.json.gz",
-		"worker4_step_12.1694128201547.pt.trace.json.gz",
-		"worker5_step_12.1694128201549.pt.trace.json.gz",
-		"worker6_step_12.1694128201553.pt.trace.json.gz",
-		"worker7_step_12.1694128201553.pt.trace.json.gz",
-	};
-	char *paths[8];
+	char *byrank[8], *paths[8];
 	const char *dir = tu_tmpdir();
 	cvc_db *db = new_db(dir);
 	int64_t run_id = 0;
 
 	/* Given in reverse: ranks come from distributedInfo, not file order. */
-	for (int i = 0; i < 8; i++) {
-		char rel[256];
-
-		snprintf(rel, sizeof rel, "traces/param-dlrm-8xv100/%s", names[7 - i]);
-		paths[i] = strdup(tu_shared(rel));
-	}
+	tu_dlrm_paths(byrank);
+	for (int i = 0; i < 8; i++)
+		paths[i] = byrank[7 - i];
 	cr_assert_eq(cvc_import_files(db, (const char *const *)paths, 8, tu_classifying(), &run_id, NULL),
 		     CVC_OK, "%s", cvc_db_errmsg(db));
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 1);
@@ -290,7 +285,7 @@ Test(kineto, param_dlrm_8_ranks_one_run, .timeout = 120)
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM sources"), 8);
 	cr_assert_eq(q_int(db, "SELECT world_size FROM runs"), 8);
 	for (int i = 0; i < 8; i++) {
-		struct ref r = {names[i], i, 8, i, n_kern[i], sum_us[i] * 1000,
+		struct ref r = {tu_dlrm_files[i], i, 8, i, n_kern[i], sum_us[i] * 1000,
 				"Tesla V100-SXM2-32GB"};
 
 		check_ref(db, &r);
@@ -341,6 +336,14 @@ static const char *write_fixture(const char *dir, const char *name, const char *
 
 	cr_assert_eq(tu_write(p, text, len), 0, "%s", p);
 	return p;
+}
+
+/* Writes len bytes of text to dir/name and imports that file into db; asserts success. */
+static void import_fixture(cvc_db *db, const char *dir, const char *name, const char *text,
+			   size_t len)
+{
+	cr_assert_eq(import1(db, write_fixture(dir, name, text, len)), CVC_OK, "%s: %s", name,
+		     cvc_db_errmsg(db));
 }
 
 static void write_gz(const char *path, const char *text, size_t len)
@@ -412,8 +415,7 @@ Test(kineto, fixture_time_conversion)
 			      "\"tid\":7,\"ts\":%s,\"dur\":%s}",
 			      i ? "," : "", i, cases[i].ts, cases[i].dur);
 	n += snprintf(text + n, sizeof text - (size_t)n, "]}");
-	cr_assert_eq(import1(db, write_fixture(dir, "t.json", text, (size_t)n)), CVC_OK, "%s",
-		     cvc_db_errmsg(db));
+	import_fixture(db, dir, "t.json", text, (size_t)n);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		snprintf(sql, sizeof sql,
 			 "SELECT start_ns FROM activities a JOIN strings s ON s.id=a.name_id "
@@ -441,8 +443,7 @@ Test(kineto, fixture_escapes_decode)
 	const char *dir = tu_tmpdir();
 	cvc_db *db = new_db(dir);
 
-	cr_assert_eq(import1(db, write_fixture(dir, "e.json", text, sizeof text - 1)), CVC_OK,
-		     "%s", cvc_db_errmsg(db));
+	import_fixture(db, dir, "e.json", text, sizeof text - 1);
 	cr_assert_str_eq(q_text(db, "SELECT hex(s.value) FROM activities a JOIN strings s ON "
 				    "s.id=a.name_id WHERE a.start_ns=1000"),
 			 "6122625C63C3A9F09F98802F0A");
@@ -470,8 +471,7 @@ Test(kineto, fixture_device_from_args_and_late_metadata)
 	int64_t before;
 
 	/* A first file takes rank 0, so the provisional rank would be 1. */
-	cr_assert_eq(import1(db, write_fixture(dir, "g.json", good_trace, strlen(good_trace))),
-		     CVC_OK, "%s", cvc_db_errmsg(db));
+	import_fixture(db, dir, "g.json", good_trace, strlen(good_trace));
 	before = q_int(db, "SELECT count(*) FROM activities WHERE rank=0");
 	{
 		const char *paths[2] = {tu_path(dir, "g.json"),
@@ -541,16 +541,27 @@ Test(kineto, fixture_record_param_comms_link)
 	cvc_db_close(db);
 }
 
-Test(kineto, fixture_gzip_same_as_plain)
+/*
+ * good_trace written to a fresh directory twice, as p.json (path into
+ * *plain) and gzipped as p.json.gz (*gz); returns a new database there.
+ */
+static cvc_db *good_plain_and_gz(const char **plain, const char **gz)
 {
 	const char *dir = tu_tmpdir();
-	const char *plain = write_fixture(dir, "p.json", good_trace, strlen(good_trace));
-	const char *gz = tu_path(dir, "p.json.gz");
-	cvc_db *db = new_db(dir);
+
+	*plain = write_fixture(dir, "p.json", good_trace, strlen(good_trace));
+	*gz = tu_path(dir, "p.json.gz");
+	write_gz(*gz, good_trace, strlen(good_trace));
+	return new_db(dir);
+}
+
+Test(kineto, fixture_gzip_same_as_plain)
+{
+	const char *plain, *gz;
+	cvc_db *db = good_plain_and_gz(&plain, &gz);
 	cvc_import_opts o1 = {.run_name = "plain", .after = cvc_classify_after_import},
 			o2 = {.run_name = "gz", .after = cvc_classify_after_import};
 
-	write_gz(gz, good_trace, strlen(good_trace));
 	cr_assert_eq(cvc_import_files(db, &plain, 1, &o1, NULL, NULL), CVC_OK, "%s",
 		     cvc_db_errmsg(db));
 	cr_assert_eq(cvc_import_files(db, &gz, 1, &o2, NULL, NULL), CVC_OK, "%s",
@@ -566,13 +577,10 @@ Test(kineto, fixture_gzip_same_as_plain)
 
 Test(kineto, same_rank_twice_in_one_run_is_refused)
 {
-	const char *dir = tu_tmpdir();
-	const char *plain = write_fixture(dir, "p.json", good_trace, strlen(good_trace));
-	const char *gz = tu_path(dir, "p.json.gz");
-	cvc_db *db = new_db(dir);
-	const char *paths[2] = {plain, gz};
+	const char *paths[2];
+	cvc_db *db = good_plain_and_gz(&paths[0], &paths[1]);
+	const char *gz = paths[1];
 
-	write_gz(gz, good_trace, strlen(good_trace));
 	cr_assert_eq(cvc_import_files(db, paths, 2, tu_classifying(), NULL, NULL), CVC_ERR_FORMAT);
 	cr_assert(strstr(cvc_db_errmsg(db), "is already in this run"), "%s", cvc_db_errmsg(db));
 	cr_assert(strstr(cvc_db_errmsg(db), gz), "names the second file: %s", cvc_db_errmsg(db));
@@ -678,8 +686,7 @@ Test(kineto, bad_truncated_everywhere, .timeout = 60)
 	{
 		cvc_db *db = new_db(dir);
 
-		cr_assert_eq(import1(db, write_fixture(dir, "ok.json", good_trace, len - 1)),
-			     CVC_OK, "%s", cvc_db_errmsg(db));
+		import_fixture(db, dir, "ok.json", good_trace, len - 1);
 		cvc_db_close(db);
 	}
 }
@@ -791,8 +798,7 @@ Test(kineto, bad_deep_nesting)
 	{
 		cvc_db *db = new_db(dir);
 
-		cr_assert_eq(import1(db, write_fixture(dir, "d.json", text, strlen(text))), CVC_OK,
-			     "%s", cvc_db_errmsg(db));
+		import_fixture(db, dir, "d.json", text, strlen(text));
 		cvc_db_close(db);
 	}
 }

@@ -12,32 +12,6 @@
 #include "cvc/cvc_classify.h"
 #include "testutil.h"
 
-static int64_t q_int(cvc_db *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t n = -1;
-
-	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK,
-		  "%s: %s", sql, sqlite3_errmsg(cvc_db_sqlite(db)));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
-static char *q_text(cvc_db *db, const char *sql, char *buf, size_t cap)
-{
-	sqlite3_stmt *st = NULL;
-
-	buf[0] = '\0';
-	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK,
-		  "%s", sql);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return buf;
-}
-
 static cvc_db *import1(const char *dir, const char *file, cvc_status want)
 {
 	cvc_db *db = NULL;
@@ -51,6 +25,40 @@ static cvc_db *import1(const char *dir, const char *file, cvc_status want)
 }
 
 /*
+ * Writes text (a log) to name in a fresh tu_tmpdir() and imports it as
+ * import1 does; the log's path into *logp when logp is not NULL.
+ */
+static cvc_db *import_text(const char *name, const char *text, size_t len, cvc_status want,
+			   const char **logp)
+{
+	const char *dir = tu_tmpdir(), *log = tu_path(dir, name);
+
+	cr_assert_eq(tu_write(log, text, len), 0);
+	if (logp)
+		*logp = log;
+	return import1(dir, log, want);
+}
+
+/* The ops stored, distinct and comma-separated, are want. */
+static void expect_ops(cvc_db *db, const char *want)
+{
+	char buf[256];
+
+	tu_db_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf, sizeof buf);
+	cr_assert_str_eq(buf, want, "ops '%s', want '%s'", buf, want);
+}
+
+/* The nccl_tests.op_evidence run_meta value says how the op was found (contains want). */
+static void expect_op_evidence(cvc_db *db, const char *want)
+{
+	char buf[256];
+
+	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
+		   sizeof buf);
+	cr_assert(strstr(buf, want), "op evidence '%s', want '%s' in it", buf, want);
+}
+
+/*
  * Checks that busbw/algbw is the test's bus factor on every stored row,
  * allowing for the 2-decimal rounding of both printed numbers.
  */
@@ -59,9 +67,7 @@ static void check_factor(cvc_db *db, double factor)
 	sqlite3_stmt *st = NULL;
 	int rows = 0;
 
-	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db),
-				     "SELECT size_bytes, in_place, algbw_gbps, busbw_gbps FROM "
-				     "nccl_tests", -1, &st, NULL) == SQLITE_OK);
+	st = tu_db_prepare(db, "SELECT size_bytes, in_place, algbw_gbps, busbw_gbps FROM nccl_tests");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		double alg = sqlite3_column_double(st, 2), bus = sqlite3_column_double(st, 3);
 		double tol = 0.005 * (1 + factor) + 1e-9;
@@ -83,27 +89,24 @@ Test(nccltests, h100x16_all_reduce)
 	char buf[256];
 	int64_t n;
 
-	cr_assert_eq(q_int(db, "SELECT count(DISTINCT size_bytes) FROM nccl_tests"), 31);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests WHERE in_place=0"), 31);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests WHERE in_place=1"), 31);
-	cr_assert_str_eq(q_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
-				sizeof buf), "all_reduce");
-	n = q_int(db, "SELECT min(nranks) FROM nccl_tests");
+	cr_assert_eq(tu_db_int(db, "SELECT count(DISTINCT size_bytes) FROM nccl_tests"), 31);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests WHERE in_place=0"), 31);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests WHERE in_place=1"), 31);
+	expect_ops(db, "all_reduce");
+	n = tu_db_int(db, "SELECT min(nranks) FROM nccl_tests");
 	cr_assert_eq(n, 16);
-	cr_assert_eq(q_int(db, "SELECT max(nranks) FROM nccl_tests"), 16);
+	cr_assert_eq(tu_db_int(db, "SELECT max(nranks) FROM nccl_tests"), 16);
 	/* Peak bus bandwidth: where and how much, read back from the rows. */
-	cr_assert_eq(q_int(db, "SELECT size_bytes FROM nccl_tests ORDER BY busbw_gbps DESC LIMIT 1"),
+	cr_assert_eq(tu_db_int(db, "SELECT size_bytes FROM nccl_tests ORDER BY busbw_gbps DESC LIMIT 1"),
 		     8589934592LL);
-	cr_assert_eq(q_int(db, "SELECT in_place FROM nccl_tests ORDER BY busbw_gbps DESC LIMIT 1"), 0);
-	cr_assert_eq(q_int(db, "SELECT round(max(busbw_gbps)*100) FROM nccl_tests"), 33882);
+	cr_assert_eq(tu_db_int(db, "SELECT in_place FROM nccl_tests ORDER BY busbw_gbps DESC LIMIT 1"), 0);
+	cr_assert_eq(tu_db_int(db, "SELECT round(max(busbw_gbps)*100) FROM nccl_tests"), 33882);
 	check_factor(db, 2.0 * (n - 1) / n);
-	cr_assert_str_eq(q_text(db, "SELECT gpu_model FROM runs", buf, sizeof buf),
+	cr_assert_str_eq(tu_db_text(db, "SELECT gpu_model FROM runs", buf, sizeof buf),
 			 "NVIDIA H100 80GB HBM3");
-	cr_assert_str_eq(q_text(db, "SELECT format FROM runs", buf, sizeof buf), "nccl-tests");
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM sources WHERE format='nccl-tests'"), 1);
-	q_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
-	       sizeof buf);
-	cr_assert(strstr(buf, "command line"), "%s", buf);
+	cr_assert_str_eq(tu_db_text(db, "SELECT format FROM runs", buf, sizeof buf), "nccl-tests");
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM sources WHERE format='nccl-tests'"), 1);
+	expect_op_evidence(db, "command line");
 	cvc_db_close(db);
 }
 
@@ -111,14 +114,12 @@ Test(nccltests, a100x8_sendrecv_in_markdown)
 {
 	const char *log = tu_shared("traces/nccl-tests-logs/a100x8_sendrecv_perf.md");
 	cvc_db *db = import1(tu_tmpdir(), log, CVC_OK);
-	char buf[64];
 
-	cr_assert_str_eq(q_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
-				sizeof buf), "sendrecv");
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests"), 8);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests WHERE wrong IS NULL"), 4,
+	expect_ops(db, "sendrecv");
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests"), 8);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests WHERE wrong IS NULL"), 4,
 		     "in-place #wrong is N/A");
-	cr_assert_eq(q_int(db, "SELECT min(nranks) FROM nccl_tests"), 8, "from -g 8");
+	cr_assert_eq(tu_db_int(db, "SELECT min(nranks) FROM nccl_tests"), 8, "from -g 8");
 	check_factor(db, 1.0);
 	cvc_db_close(db);
 }
@@ -126,30 +127,22 @@ Test(nccltests, a100x8_sendrecv_in_markdown)
 /* A log with no op name anywhere: the op comes from the bandwidth factor. */
 Test(nccltests, infers_op_without_name)
 {
-	const char *dir = tu_tmpdir(), *log = tu_path(dir, "noname.log");
 	static const char text[] =
 		"# nThread 1 nGpus 8 minBytes 1024 maxBytes 4096 step: 2(factor)\n"
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 		"        1024           256     float    none      -1     10.0   10.24    8.96      0     10.0   10.24    8.96      0\n"
 		"        2048           512     float    none      -1     10.0   20.48   17.92      0     10.0   20.48   17.92      0\n";
-	char buf[256];
-	cvc_db *db;
+	cvc_db *db = import_text("noname.log", text, sizeof text - 1, CVC_OK, NULL);
 
-	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
-	db = import1(dir, log, CVC_OK);
-	cr_assert_str_eq(q_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
-				sizeof buf), "all_gather", "busbw/algbw 7/8 without redop");
-	cr_assert_eq(q_int(db, "SELECT min(nranks) FROM nccl_tests"), 8);
-	q_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
-	       sizeof buf);
-	cr_assert(strstr(buf, "inferred"), "%s", buf);
+	expect_ops(db, "all_gather"); /* busbw/algbw 7/8 without redop */
+	cr_assert_eq(tu_db_int(db, "SELECT min(nranks) FROM nccl_tests"), 8);
+	expect_op_evidence(db, "inferred");
 	cvc_db_close(db);
 }
 
 /* The footer names the op even when the command line names another binary. */
 Test(nccltests, footer_wins)
 {
-	const char *dir = tu_tmpdir(), *log = tu_path(dir, "f.log");
 	static const char text[] =
 		"$ mpirun -np 2 ./build/all_reduce_perf -g 1\n"
 		"#  Rank  0 Group  0 Pid 1 on h device  0 [0x01] NVIDIA A100\n"
@@ -157,48 +150,36 @@ Test(nccltests, footer_wins)
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 		"     1048576        262144     float     sum       0     50.0   20.97   20.97    N/A     50.0   20.97   20.97    N/A\n"
 		"# Collective test concluded: reduce_perf\n";
-	char buf[64];
-	cvc_db *db;
+	cvc_db *db = import_text("f.log", text, sizeof text - 1, CVC_OK, NULL);
 
-	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
-	db = import1(dir, log, CVC_OK);
-	cr_assert_str_eq(q_text(db, "SELECT group_concat(DISTINCT op) FROM nccl_tests", buf,
-				sizeof buf), "reduce");
-	cr_assert_eq(q_int(db, "SELECT min(nranks) FROM nccl_tests"), 2);
-	cr_assert_eq(q_int(db, "SELECT min(root) FROM nccl_tests"), 0);
+	expect_ops(db, "reduce");
+	cr_assert_eq(tu_db_int(db, "SELECT min(nranks) FROM nccl_tests"), 2);
+	cr_assert_eq(tu_db_int(db, "SELECT min(root) FROM nccl_tests"), 0);
 	cvc_db_close(db);
 }
 
 Test(nccltests, malformed_time_names_line_and_column)
 {
-	const char *dir = tu_tmpdir(), *log = tu_path(dir, "bad.log");
 	static const char text[] =
 		"# nccl-tests all_reduce_perf\n"
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 		"           8             2     float     sum      -1    135.8    0.00    0.00      0    123.5    0.00    0.00      0\n"
 		"          16             4     float     sum      -1    12x.2    0.00    0.00      0    122.3    0.00    0.00      0\n";
-	cvc_db *db;
-	char want[512];
+	const char *log;
+	cvc_db *db = import_text("bad.log", text, sizeof text - 1, CVC_ERR_FORMAT, &log);
 
-	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
-	db = import1(dir, log, CVC_ERR_FORMAT);
-	snprintf(want, sizeof want, "'%s': line 4: column 'time': expected a number", log);
-	cr_assert_str_eq(cvc_db_errmsg(db), want);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM nccl_tests"), 0, "rolled back");
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 0, "rolled back");
+	tu_expect_rolled_back(db, log, "line 4: column 'time': expected a number",
+			      "nccl_tests runs");
 	cvc_db_close(db);
 }
 
 Test(nccltests, short_row_is_an_error)
 {
-	const char *dir = tu_tmpdir(), *log = tu_path(dir, "short.log");
 	static const char text[] =
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 		"           8             2     float     sum      -1    135.8    0.00\n";
-	cvc_db *db;
+	cvc_db *db = import_text("short.log", text, sizeof text - 1, CVC_ERR_FORMAT, NULL);
 
-	cr_assert_eq(tu_write(log, text, sizeof text - 1), 0);
-	db = import1(dir, log, CVC_ERR_FORMAT);
 	cr_assert(strstr(cvc_db_errmsg(db), "line 2: expected 13 columns, found 7"), "%s",
 		  cvc_db_errmsg(db));
 	cvc_db_close(db);

@@ -17,32 +17,6 @@
 #define CLOVER "traces/pipit-nsys-sqlite-perlmutter/perlmutter-cloverleaf-cuda.sqlite.gz"
 #define SAXPY "traces/pipit-nsys-sqlite-perlmutter/saxpy-mpi-cuda_nsys_perlmutter0.sqlite.gz"
 
-static int64_t q_int(sqlite3 *sq, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t n = -1;
-
-	cr_assert(sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
-		  sqlite3_errmsg(sq));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
-static char *q_text(sqlite3 *sq, const char *sql, char *buf, size_t cap)
-{
-	sqlite3_stmt *st = NULL;
-
-	buf[0] = '\0';
-	cr_assert(sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
-		  sqlite3_errmsg(sq));
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return buf;
-}
-
 static sqlite3 *open_plain(const char *path)
 {
 	sqlite3 *sq = NULL;
@@ -68,33 +42,32 @@ static void check_export(const char *rel, const char *device)
 	const char *gz = tu_shared(rel), *dir = tu_tmpdir();
 	const char *raw = tu_gunzip(gz, dir);
 	sqlite3 *ex = open_plain(raw);
-	cvc_db *db = NULL;
+	cvc_db *db;
 	sqlite3 *sq;
 	char buf[256];
 	int64_t nk, tk, nm;
 
-	nk = q_int(ex, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
-	tk = q_int(ex, "SELECT sum(\"end\"-start) FROM CUPTI_ACTIVITY_KIND_KERNEL");
-	nm = q_int(ex, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+	nk = tu_sq_int(ex, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+	tk = tu_sq_int(ex, "SELECT sum(\"end\"-start) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+	nm = tu_sq_int(ex, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
 	sqlite3_close(ex);
 	cr_assert_gt(nk, 0);
 
-	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), CVC_DB_CREATE, &db), CVC_OK);
-	cr_assert_eq(import_into(db, gz), CVC_OK, "%s", cvc_db_errmsg(db));
+	db = tu_import(gz, "t.db");
 	sq = cvc_db_sqlite(db);
-	cr_assert_eq(q_int(sq, "SELECT count(*) FROM activities WHERE kind=1"), nk);
-	cr_assert_eq(q_int(sq, "SELECT sum(end_ns-start_ns) FROM activities WHERE kind=1"), tk);
-	cr_assert_eq(q_int(sq, "SELECT count(*) FROM activities WHERE kind=2"), nm);
-	cr_assert_str_eq(q_text(sq, "SELECT name FROM devices", buf, sizeof buf), device);
-	cr_assert_str_eq(q_text(sq, "SELECT gpu_model FROM runs", buf, sizeof buf), device);
-	cr_assert_str_eq(q_text(sq, "SELECT format FROM runs", buf, sizeof buf), "nsys");
-	cr_assert(strstr(q_text(sq, "SELECT tool_version FROM runs", buf, sizeof buf),
+	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM activities WHERE kind=1"), nk);
+	cr_assert_eq(tu_sq_int(sq, "SELECT sum(end_ns-start_ns) FROM activities WHERE kind=1"), tk);
+	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM activities WHERE kind=2"), nm);
+	cr_assert_str_eq(tu_sq_text(sq, "SELECT name FROM devices", buf, sizeof buf), device);
+	cr_assert_str_eq(tu_sq_text(sq, "SELECT gpu_model FROM runs", buf, sizeof buf), device);
+	cr_assert_str_eq(tu_sq_text(sq, "SELECT format FROM runs", buf, sizeof buf), "nsys");
+	cr_assert(strstr(tu_sq_text(sq, "SELECT tool_version FROM runs", buf, sizeof buf),
 			 "nsys export schema "), "%s", buf);
-	cr_assert_eq(q_int(sq, "SELECT count(*) FROM sources WHERE format='nsys'"), 1);
-	cr_assert_eq(q_int(sq, "SELECT count(*) FROM ranks"), 1);
-	cr_assert_gt(q_int(sq, "SELECT min(pid) FROM ranks"), 0);
+	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM sources WHERE format='nsys'"), 1);
+	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM ranks"), 1);
+	cr_assert_gt(tu_sq_int(sq, "SELECT min(pid) FROM ranks"), 0);
 	/* Every kernel name resolved through StringIds, none left unnamed. */
-	cr_assert_eq(q_int(sq, "SELECT count(*) FROM activities a JOIN strings s ON "
+	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM activities a JOIN strings s ON "
 			       "s.id=a.name_id WHERE a.kind=1 AND s.value='(unnamed kernel)'"), 0);
 	cvc_db_close(db);
 	unlink(raw);
@@ -115,28 +88,27 @@ Test(nsys, saxpy_nvtx_ranges, .timeout = 60)
 	const char *gz = tu_shared(SAXPY), *dir = tu_tmpdir();
 	const char *raw = tu_gunzip(gz, dir);
 	sqlite3 *ex = open_plain(raw), *sq;
-	cvc_db *db = NULL;
+	cvc_db *db;
 	char buf[64];
 	int64_t want;
 
-	want = q_int(ex, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59,60) AND "
+	want = tu_sq_int(ex, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59,60) AND "
 			 "\"end\" IS NOT NULL");
 	sqlite3_close(ex);
 	cr_assert_gt(want, 0);
-	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), CVC_DB_CREATE, &db), CVC_OK);
-	cr_assert_eq(import_into(db, gz), CVC_OK, "%s", cvc_db_errmsg(db));
+	db = tu_import(gz, "t.db");
 	sq = cvc_db_sqlite(db);
-	cr_assert_eq(q_int(sq, "SELECT count(*) FROM ranges WHERE kind=3 AND device=-1"), want);
-	cr_assert_eq(q_int(sq, "SELECT count(*) FROM ranges r JOIN strings s ON s.id=r.name_id "
+	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM ranges WHERE kind=3 AND device=-1"), want);
+	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM ranges r JOIN strings s ON s.id=r.name_id "
 			       "WHERE s.value='saxpy'"), 5, "inline text");
 	/* MPI_Send comes through textId and lives in the MPI domain. */
-	cr_assert_str_eq(q_text(sq, "SELECT DISTINCT r.domain FROM ranges r JOIN strings s ON "
+	cr_assert_str_eq(tu_sq_text(sq, "SELECT DISTINCT r.domain FROM ranges r JOIN strings s ON "
 				    "s.id=r.name_id WHERE s.value='MPI_Send'", buf, sizeof buf),
 			 "MPI");
-	cr_assert_eq(q_int(sq, "SELECT count(*) FROM ranges WHERE end_ns < start_ns"), 0);
+	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM ranges WHERE end_ns < start_ns"), 0);
 	/* The ranges hang on the rank of the process that ran the kernels. */
-	cr_assert_eq(q_int(sq, "SELECT count(DISTINCT rank) FROM ranges"), 1);
-	cr_assert_eq(q_int(sq, "SELECT count(*) FROM ranges r JOIN ranks k ON k.run_id=r.run_id "
+	cr_assert_eq(tu_sq_int(sq, "SELECT count(DISTINCT rank) FROM ranges"), 1);
+	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM ranges r JOIN ranks k ON k.run_id=r.run_id "
 			       "AND k.rank=r.rank AND k.pid=r.tid"), want, "main thread = pid");
 	cvc_db_close(db);
 	unlink(raw);
@@ -182,35 +154,34 @@ static void make_newer_export(const char *path)
 
 Test(nsys, newer_schema_device_map_and_processes)
 {
-	const char *dir = tu_tmpdir(), *ex = tu_path(dir, "new.sqlite");
-	cvc_db *db = NULL;
+	const char *ex = tu_path(tu_tmpdir(), "new.sqlite");
+	cvc_db *db;
 	sqlite3 *sq;
 	char buf[256];
 
 	make_newer_export(ex);
-	cr_assert_eq(cvc_db_open(tu_path(dir, "t.db"), CVC_DB_CREATE, &db), CVC_OK);
-	cr_assert_eq(import_into(db, ex), CVC_OK, "%s", cvc_db_errmsg(db));
+	db = tu_import(ex, "t.db");
 	sq = cvc_db_sqlite(db);
 	/* Ranks by globalPid: pid 50 first. */
-	cr_assert_eq(q_int(sq, "SELECT pid FROM ranks WHERE rank=0"), 50);
-	cr_assert_eq(q_int(sq, "SELECT pid FROM ranks WHERE rank=1"), 100);
-	cr_assert_eq(q_int(sq, "SELECT count(*) FROM activities WHERE rank=1"), 2);
+	cr_assert_eq(tu_sq_int(sq, "SELECT pid FROM ranks WHERE rank=0"), 50);
+	cr_assert_eq(tu_sq_int(sq, "SELECT pid FROM ranks WHERE rank=1"), 100);
+	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM activities WHERE rank=1"), 2);
 	/* deviceId 0 maps to TARGET_INFO_GPU.id 5 through TARGET_INFO_CUDA_DEVICE. */
-	cr_assert_str_eq(q_text(sq, "SELECT group_concat(DISTINCT name) FROM devices", buf,
+	cr_assert_str_eq(tu_sq_text(sq, "SELECT group_concat(DISTINCT name) FROM devices", buf,
 				sizeof buf), "NVIDIA H100 80GB HBM3");
-	cr_assert_eq(q_int(sq, "SELECT round(mem_bw_gbps) FROM devices LIMIT 1"), 3350);
-	cr_assert_eq(q_int(sq, "SELECT clock_khz FROM devices LIMIT 1"), 1980000);
-	cr_assert_eq(q_int(sq, "SELECT sm_count FROM devices LIMIT 1"), 132);
+	cr_assert_eq(tu_sq_int(sq, "SELECT round(mem_bw_gbps) FROM devices LIMIT 1"), 3350);
+	cr_assert_eq(tu_sq_int(sq, "SELECT clock_khz FROM devices LIMIT 1"), 1980000);
+	cr_assert_eq(tu_sq_int(sq, "SELECT sm_count FROM devices LIMIT 1"), 132);
 	/* demangled name, short name as fallback, shared memory summed. */
-	cr_assert_str_eq(q_text(sq, "SELECT s.value FROM activities a JOIN strings s ON "
+	cr_assert_str_eq(tu_sq_text(sq, "SELECT s.value FROM activities a JOIN strings s ON "
 				    "s.id=a.name_id WHERE a.start_ns=2000", buf, sizeof buf), "gemm");
-	cr_assert_eq(q_int(sq, "SELECT shared_mem_bytes FROM activities WHERE start_ns=1000"), 3072);
-	cr_assert_eq(q_int(sq, "SELECT grid_x*block_x FROM activities WHERE start_ns=1000"), 2048);
-	cr_assert_eq(q_int(sq, "SELECT correlation FROM activities WHERE start_ns=3000"), 13);
+	cr_assert_eq(tu_sq_int(sq, "SELECT shared_mem_bytes FROM activities WHERE start_ns=1000"), 3072);
+	cr_assert_eq(tu_sq_int(sq, "SELECT grid_x*block_x FROM activities WHERE start_ns=1000"), 2048);
+	cr_assert_eq(tu_sq_int(sq, "SELECT correlation FROM activities WHERE start_ns=3000"), 13);
 	/* Only the closed start/end range; it belongs to pid 100 (rank 1). */
-	cr_assert_eq(q_int(sq, "SELECT count(*) FROM ranges"), 1);
-	cr_assert_eq(q_int(sq, "SELECT rank FROM ranges"), 1);
-	cr_assert_str_eq(q_text(sq, "SELECT s.value FROM ranges r JOIN strings s ON s.id=r.name_id",
+	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM ranges"), 1);
+	cr_assert_eq(tu_sq_int(sq, "SELECT rank FROM ranges"), 1);
+	cr_assert_str_eq(tu_sq_text(sq, "SELECT s.value FROM ranges r JOIN strings s ON s.id=r.name_id",
 				buf, sizeof buf), "step");
 	cvc_db_close(db);
 }
@@ -224,7 +195,7 @@ static void snapshot(sqlite3 *sq, int64_t out[8])
 
 	for (int i = 0; i < 8; i++) {
 		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", t[i]);
-		out[i] = q_int(sq, sql);
+		out[i] = tu_sq_int(sq, sql);
 	}
 }
 
@@ -269,37 +240,49 @@ static void expect_broken(const char *bad, const char *needle)
 	cvc_db_close(db);
 }
 
+/* The SAXPY export's bytes, decompressed into a fresh directory (caller frees). */
+struct export_bytes {
+	char dir[4096];
+	char *data;
+	size_t len;
+};
+
+static void read_saxpy(struct export_bytes *x)
+{
+	snprintf(x->dir, sizeof x->dir, "%s", tu_tmpdir());
+	x->data = tu_read(tu_gunzip(tu_shared(SAXPY), x->dir), &x->len);
+	cr_assert(x->data && x->len > 8192);
+}
+
+/* Writes the first n bytes to dir/name, frees them, and expects that file broken. */
+static void expect_broken_bytes(struct export_bytes *x, const char *name, size_t n,
+				const char *needle)
+{
+	char bad[4200];
+
+	snprintf(bad, sizeof bad, "%s/%s", x->dir, name);
+	cr_assert_eq(tu_write(bad, x->data, n), 0);
+	free(x->data);
+	expect_broken(bad, needle);
+}
+
 Test(nsys, truncated_export_fails_cleanly, .timeout = 60)
 {
-	const char *dir = tu_tmpdir();
-	const char *raw = tu_gunzip(tu_shared(SAXPY), dir);
-	char *data, bad[4200];
-	size_t len;
+	struct export_bytes x;
 
-	data = tu_read(raw, &len);
-	cr_assert(data && len > 8192);
-	snprintf(bad, sizeof bad, "%s/cut.sqlite", dir);
-	cr_assert_eq(tu_write(bad, data, len / 2), 0);
-	free(data);
-	expect_broken(bad, "truncated");
+	read_saxpy(&x);
+	expect_broken_bytes(&x, "cut.sqlite", x.len / 2, "truncated");
 }
 
 Test(nsys, corrupt_pages_fail_cleanly, .timeout = 60)
 {
-	const char *dir = tu_tmpdir();
-	const char *raw = tu_gunzip(tu_shared(SAXPY), dir);
-	char *data, bad[4200];
-	size_t len;
+	struct export_bytes x;
 
-	data = tu_read(raw, &len);
-	cr_assert(data && len > 8192);
+	read_saxpy(&x);
 	/* Keep the header, scribble over every page after the first. */
-	for (size_t i = 4096; i < len; i++)
-		data[i] = (char)(i * 131 + 7);
-	snprintf(bad, sizeof bad, "%s/scribbled.sqlite", dir);
-	cr_assert_eq(tu_write(bad, data, len), 0);
-	free(data);
-	expect_broken(bad, "SQLite");
+	for (size_t i = 4096; i < x.len; i++)
+		x.data[i] = (char)(i * 131 + 7);
+	expect_broken_bytes(&x, "scribbled.sqlite", x.len, "SQLite");
 }
 
 Test(nsys, unrelated_sqlite_is_not_an_export)

@@ -205,12 +205,9 @@ Test(oplink, a100_older_trace_matches_brute_force, .timeout = 120)
 	db = tu_import(tu_shared(A100_TRACE), "a.db");
 	cr_expect_eq(q1(db, "SELECT count(*) FROM op_shapes WHERE external_id <> -1"), 0,
 		     "the older form was not recognised");
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db),
-					"SELECT s.value, o.dims FROM op_launches l "
-					"JOIN op_shapes o ON o.id = l.shape_id "
-					"JOIN strings s ON s.id = o.name_id WHERE l.correlation = ?",
-					-1, &st, NULL),
-		     SQLITE_OK);
+	st = tu_db_prepare(db, "SELECT s.value, o.dims FROM op_launches l "
+			   "JOIN op_shapes o ON o.id = l.shape_id "
+			   "JOIN strings s ON s.id = o.name_id WHERE l.correlation = ?");
 	/* every launch: the innermost kept op (latest start) on its thread */
 	for (size_t i = 0; i < nev; i++) {
 		json_object *e = json_object_array_get_idx(evs, i), *args;

@@ -49,6 +49,21 @@ static cvc_status replay(enum fz_target t, const char *path)
 	return st;
 }
 
+/*
+ * Replays the stored input at path through target: a clean format error
+ * whose message names both want and also.
+ */
+static void expect_format_error(enum fz_target t, const char *path, const char *want,
+				const char *also)
+{
+	cvc_status st = replay(t, path);
+	const char *msg = fz_state()->msg;
+
+	cr_expect_eq(st, CVC_ERR_FORMAT, "%s: status %d: %s", path, (int)st, msg);
+	cr_expect(strstr(msg, want) && strstr(msg, also), "%s: message: %s", path, msg);
+	fz_cleanup();
+}
+
 Test(regress, every_stored_input_keeps_the_error_contract)
 {
 	int total = 0;
@@ -87,12 +102,8 @@ Test(regress, every_stored_input_keeps_the_error_contract)
  */
 Test(regress, catalog_count_past_int_is_a_format_error)
 {
-	cvc_status st = replay(FZ_CATALOG, REGRESS_DIR "/catalog/gpus-per-node-overflow.csv");
-
-	cr_expect_eq(st, CVC_ERR_FORMAT, "status %d: %s", (int)st, fz_state()->msg);
-	cr_expect(strstr(fz_state()->msg, "line 2") && strstr(fz_state()->msg, "gpus_per_node"),
-		  "message: %s", fz_state()->msg);
-	fz_cleanup();
+	expect_format_error(FZ_CATALOG, REGRESS_DIR "/catalog/gpus-per-node-overflow.csv",
+			    "line 2", "gpus_per_node");
 }
 
 /*
@@ -102,12 +113,8 @@ Test(regress, catalog_count_past_int_is_a_format_error)
  */
 Test(regress, scenario_bad_list_value_is_a_format_error)
 {
-	cvc_status st = replay(FZ_SCENARIO, REGRESS_DIR "/scenario/leak-bad-list-value.yaml");
-
-	cr_expect_eq(st, CVC_ERR_FORMAT, "status %d: %s", (int)st, fz_state()->msg);
-	cr_expect(strstr(fz_state()->msg, "fuzz.yaml") && strstr(fz_state()->msg, "line "),
-		  "message: %s", fz_state()->msg);
-	fz_cleanup();
+	expect_format_error(FZ_SCENARIO, REGRESS_DIR "/scenario/leak-bad-list-value.yaml",
+			    "fuzz.yaml", "line ");
 }
 
 /*
@@ -117,12 +124,8 @@ Test(regress, scenario_bad_list_value_is_a_format_error)
  */
 Test(regress, nccltests_wrong_count_past_int64_is_a_format_error)
 {
-	cvc_status st = replay(FZ_NCCLTESTS, REGRESS_DIR "/nccltests/wrong-count-past-int64.txt");
-
-	cr_expect_eq(st, CVC_ERR_FORMAT, "status %d: %s", (int)st, fz_state()->msg);
-	cr_expect(strstr(fz_state()->msg, "line 7") && strstr(fz_state()->msg, "wrong"),
-		  "message: %s", fz_state()->msg);
-	fz_cleanup();
+	expect_format_error(FZ_NCCLTESTS, REGRESS_DIR "/nccltests/wrong-count-past-int64.txt",
+			    "line 7", "wrong");
 }
 
 /*

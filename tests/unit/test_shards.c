@@ -12,19 +12,6 @@
 #include "cvc/cvc_classify.h"
 #include "testutil.h"
 
-static int64_t q_int(cvc_db *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t n = -1;
-
-	cr_assert(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK,
-		  "%s: %s", sql, sqlite3_errmsg(cvc_db_sqlite(db)));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
 /* First column of the first row as a malloc'd string ("" when NULL). */
 static char *q_str(cvc_db *db, const char *sql)
 {
@@ -39,6 +26,15 @@ static char *q_str(cvc_db *db, const char *sql)
 	out = strdup(v ? v : "");
 	sqlite3_finalize(st);
 	return out;
+}
+
+/* The first column of sql's first row is want. */
+static void expect_text(cvc_db *db, const char *sql, const char *want)
+{
+	char *v = q_str(db, sql);
+
+	cr_assert_str_eq(v, want, "%s: '%s', want '%s'", sql, v, want);
+	free(v);
 }
 
 /*
@@ -177,71 +173,111 @@ static void make_shard(const char *path, int r0, int order, int auto_rank)
 	cvc_db_close(db);
 }
 
-Test(shards, merges_written_shards)
+/* Two shards in a fresh directory, and both their paths in import order. */
+struct two_shards {
+	char dir[4096], s1[4200], s2[4200];
+	const char *paths[2];
+};
+
+/* Imports the n files at paths into a new dir/name with `jobs` jobs; asserts the status. */
+static cvc_db *import_into(const char *dir, const char *name, const char *const *paths, int n,
+			   int jobs, cvc_status want)
+{
+	cvc_db *db = open_db(tu_path(dir, name));
+	cvc_status st = import(db, paths, n, jobs);
+
+	cr_assert_eq(st, want, "%s: status %d, want %d: %s", name, st, want, cvc_db_errmsg(db));
+	return db;
+}
+
+/* Merges the two files at paths into a new dir/name, one job; asserts the status. */
+static cvc_db *merge_into(const char *dir, const char *name, const char *const *paths,
+			  cvc_status want)
+{
+	return import_into(dir, name, paths, 2, 1, want);
+}
+
+/*
+ * Writes dir/s1.db with ranks 0 and 1 and dir/s2.db with ranks r0 and r0+1,
+ * its strings interned in `order` (auto_rank marks both as numbered by the
+ * importer), and merges them into dir/all.db; asserts the status.
+ */
+static cvc_db *merge_two(struct two_shards *t, int r0, int order, int auto_rank,
+			 cvc_status want)
+{
+	snprintf(t->dir, sizeof t->dir, "%s", tu_tmpdir());
+	snprintf(t->s1, sizeof t->s1, "%s/s1.db", t->dir);
+	snprintf(t->s2, sizeof t->s2, "%s/s2.db", t->dir);
+	t->paths[0] = t->s1;
+	t->paths[1] = t->s2;
+	make_shard(t->s1, 0, 0, auto_rank);
+	make_shard(t->s2, r0, order, auto_rank);
+	return merge_into(t->dir, "all.db", t->paths, want);
+}
+
+/*
+ * Imports the n files at paths with one job and, through shard databases,
+ * with two: both succeed and hold the same content.  Returns the parallel
+ * import for more checks (caller closes).
+ */
+static cvc_db *parallel_equals_sequential(const char *const *paths, int n)
 {
 	const char *dir = tu_tmpdir();
-	char s1[4200], s2[4200];
-	const char *paths[2] = {s1, s2};
-	cvc_db *db;
-	char *v;
+	cvc_db *seq = import_into(dir, "seq.db", paths, n, 1, CVC_OK);
+	cvc_db *par = import_into(dir, "par.db", paths, n, 2, CVC_OK);
 
-	snprintf(s1, sizeof s1, "%s/s1.db", dir);
-	snprintf(s2, sizeof s2, "%s/s2.db", dir);
-	make_shard(s1, 0, 0, 0);
-	make_shard(s2, 2, 1, 0);
-	db = open_db(tu_path(dir, "all.db"));
-	cr_assert_eq(import(db, paths, 2, 1), CVC_OK, "%s", cvc_db_errmsg(db));
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 1);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM ranks"), 4);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM activities"), 6);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM ranges"), 4);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM sources"), 4);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM devices"), 4);
+	same_content(seq, par);
+	cvc_db_close(seq);
+	return par;
+}
+
+Test(shards, merges_written_shards)
+{
+	struct two_shards t;
+	cvc_db *db = merge_two(&t, 2, 1, 0, CVC_OK);
+
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs"), 1);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM ranks"), 4);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM activities"), 6);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM ranges"), 4);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM sources"), 4);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM devices"), 4);
 	/* Each kernel keeps its rank and duration: 500 + r ns. */
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM activities a JOIN strings s ON "
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM activities a JOIN strings s ON "
 			       "s.id=a.name_id WHERE s.value='gemm_kernel' AND "
 			       "end_ns-start_ns=500+rank"), 4);
 	/* Names were remapped by value: the shards interned them in other orders. */
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM strings WHERE value IN ('gemm_kernel',"
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM strings WHERE value IN ('gemm_kernel',"
 			       "'elementwise_kernel','ncclDevKernel_AllReduce_Sum_f32_RING_LL')"), 3);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM ranges r JOIN strings s ON s.id=r.name_id "
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM ranges r JOIN strings s ON s.id=r.name_id "
 			       "WHERE s.value='elementwise_kernel'"), 4);
 	/* Collectives follow their activity's new id. */
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM collectives"), 2);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM collectives c JOIN activities a ON "
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM collectives"), 2);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM collectives c JOIN activities a ON "
 			       "a.id=c.activity_id JOIN strings s ON s.id=a.name_id WHERE "
 			       "s.value LIKE 'nccl%' AND c.bytes=4096*(a.rank+1) AND "
 			       "a.external_id=77"), 2);
 	/* Integer counters of both nodes add up; run fields merged. */
-	v = q_str(db, "SELECT value FROM run_meta WHERE key='lost_records'");
-	cr_assert_str_eq(v, "8");
-	free(v);
-	v = q_str(db, "SELECT format||' '||gpu_model||' '||world_size FROM runs");
-	cr_assert_str_eq(v, "kineto NVIDIA A100-SXM4-80GB 4");
-	free(v);
+	expect_text(db, "SELECT value FROM run_meta WHERE key='lost_records'", "8");
+	expect_text(db, "SELECT format||' '||gpu_model||' '||world_size FROM runs",
+		    "kineto NVIDIA A100-SXM4-80GB 4");
 	cvc_db_close(db);
 }
 
 /* A shard compressed for the trip between nodes merges like the plain one. */
 Test(shards, compressed_shard_merges_like_plain)
 {
-	const char *dir = tu_tmpdir();
-	char s1[4200], s2[4200], gz2[4300], cmd[9000];
-	const char *plain[2] = {s1, s2}, *packed[2] = {s1, gz2};
+	struct two_shards t;
+	char gz2[4300], cmd[9000];
+	const char *packed[2] = {t.s1, gz2};
 	cvc_db *a, *b;
 
-	snprintf(s1, sizeof s1, "%s/s1.db", dir);
-	snprintf(s2, sizeof s2, "%s/s2.db", dir);
-	snprintf(gz2, sizeof gz2, "%s.gz", s2);
-	make_shard(s1, 0, 0, 0);
-	make_shard(s2, 2, 1, 0);
-	snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", s2, gz2);
+	a = merge_two(&t, 2, 1, 0, CVC_OK);
+	snprintf(gz2, sizeof gz2, "%s.gz", t.s2);
+	snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", t.s2, gz2);
 	cr_assert_eq(tu_run(cmd, NULL, NULL), 0);
-	a = open_db(tu_path(dir, "plain.db"));
-	b = open_db(tu_path(dir, "packed.db"));
-	cr_assert_eq(import(a, plain, 2, 1), CVC_OK, "%s", cvc_db_errmsg(a));
-	cr_assert_eq(import(b, packed, 2, 1), CVC_OK, "%s", cvc_db_errmsg(b));
-	cr_assert_eq(q_int(b, "SELECT count(*) FROM ranks"), 4);
+	b = merge_into(t.dir, "packed.db", packed, CVC_OK);
+	cr_assert_eq(tu_db_int(b, "SELECT count(*) FROM ranks"), 4);
 	same_content(a, b);
 	cvc_db_close(a);
 	cvc_db_close(b);
@@ -249,47 +285,24 @@ Test(shards, compressed_shard_merges_like_plain)
 
 Test(shards, same_rank_twice_is_a_conflict)
 {
-	const char *dir = tu_tmpdir();
-	char s1[4200], s2[4200];
-	const char *paths[2] = {s1, s2};
-	cvc_db *db;
-	char want[8400];
+	struct two_shards t;
+	cvc_db *db = merge_two(&t, 1, 0, 0, CVC_ERR_FORMAT); /* ranks 1 and 2: 1 in both */
 
-	snprintf(s1, sizeof s1, "%s/s1.db", dir);
-	snprintf(s2, sizeof s2, "%s/s2.db", dir);
-	make_shard(s1, 0, 0, 0);
-	make_shard(s2, 1, 0, 0); /* ranks 1 and 2: rank 1 is in both */
-	db = open_db(tu_path(dir, "all.db"));
-	cr_assert_eq(import(db, paths, 2, 1), CVC_ERR_FORMAT);
-	snprintf(want, sizeof want, "'%s': rank 1 is already in run 'job'", s2);
-	cr_assert_str_eq(cvc_db_errmsg(db), want);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 0, "rolled back");
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM activities"), 0, "rolled back");
+	tu_expect_rolled_back(db, t.s2, "rank 1 is already in run 'job'", "runs activities");
 	cvc_db_close(db);
 }
 
 Test(shards, importer_numbered_ranks_are_renumbered)
 {
-	const char *dir = tu_tmpdir();
-	char s1[4200], s2[4200];
-	const char *paths[2] = {s1, s2};
-	cvc_db *db;
-	char *v;
+	struct two_shards t;
+	cvc_db *db = merge_two(&t, 0, 1, 1, CVC_OK);
 
-	snprintf(s1, sizeof s1, "%s/s1.db", dir);
-	snprintf(s2, sizeof s2, "%s/s2.db", dir);
-	make_shard(s1, 0, 0, 1);
-	make_shard(s2, 0, 1, 1);
-	db = open_db(tu_path(dir, "all.db"));
-	cr_assert_eq(import(db, paths, 2, 1), CVC_OK, "%s", cvc_db_errmsg(db));
-	v = q_str(db, "SELECT group_concat(rank||':'||pid) FROM (SELECT rank, pid FROM ranks "
-		      "ORDER BY rank)");
-	cr_assert_str_eq(v, "0:1000,1:1001,2:1000,3:1001");
-	free(v);
+	expect_text(db, "SELECT group_concat(rank||':'||pid) FROM (SELECT rank, pid FROM ranks "
+		    "ORDER BY rank)", "0:1000,1:1001,2:1000,3:1001");
 	/* Data follows its rank: the second shard's rank 0 is now 2. */
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM collectives c JOIN activities a ON "
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM collectives c JOIN activities a ON "
 			       "a.id=c.activity_id WHERE a.rank IN (0, 2)"), 2);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM sources WHERE rank=3"), 1);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM sources WHERE rank=3"), 1);
 	cvc_db_close(db);
 }
 
@@ -312,52 +325,25 @@ Test(shards, refuses_newer_and_foreign_files)
 		  cvc_db_errmsg(db));
 	cr_assert(strstr(cvc_db_errmsg(db), s1), "%s", cvc_db_errmsg(db));
 	cr_assert_eq(cvc_exit_code(CVC_ERR_VERSION), 2);
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 0);
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs"), 0);
 	cvc_db_close(db);
 }
 
 /* -j 2 goes through shard databases: same content as a sequential import. */
 Test(shards, parallel_nsys_equals_sequential, .timeout = 120)
 {
-	const char *dir = tu_tmpdir();
 	char *a = strdup(tu_shared("traces/pipit-nsys-sqlite-perlmutter/"
 				   "perlmutter-cloverleaf-cuda.sqlite.gz"));
 	char *b = strdup(tu_shared("traces/pipit-nsys-sqlite-perlmutter/"
 				   "saxpy-mpi-cuda_nsys_perlmutter0.sqlite.gz"));
 	const char *paths[2] = {a, b};
-	cvc_db *seq = open_db(tu_path(dir, "seq.db")), *par = open_db(tu_path(dir, "par.db"));
+	cvc_db *par = parallel_equals_sequential(paths, 2);
 
-	cr_assert_eq(import(seq, paths, 2, 1), CVC_OK, "%s", cvc_db_errmsg(seq));
-	cr_assert_eq(import(par, paths, 2, 2), CVC_OK, "%s", cvc_db_errmsg(par));
-	cr_assert_eq(q_int(par, "SELECT count(*) FROM ranks"), 2);
-	cr_assert_gt(q_int(par, "SELECT count(*) FROM activities"), 1000);
-	same_content(seq, par);
-	cvc_db_close(seq);
+	cr_assert_eq(tu_db_int(par, "SELECT count(*) FROM ranks"), 2);
+	cr_assert_gt(tu_db_int(par, "SELECT count(*) FROM activities"), 1000);
 	cvc_db_close(par);
 	free(a);
 	free(b);
-}
-
-#define DLRM "traces/param-dlrm-8xv100/"
-static const char *const dlrm_files[8] = {
-	"worker0_step_12.1694128201545.pt.trace.json.gz",
-	"worker1_step_12.1694128201556.pt.trace.json.gz",
-	"worker2_step_12.1694128201554.pt.trace.json.gz",
-	"worker3_step_12.1694128201557.pt.trace.json.gz",
-	"worker4_step_12.1694128201547.pt.trace.json.gz",
-	"worker5_step_12.1694128201549.pt.trace.json.gz",
-	"worker6_step_12.1694128201553.pt.trace.json.gz",
-	"worker7_step_12.1694128201553.pt.trace.json.gz",
-};
-
-static void dlrm_paths(char *paths[8])
-{
-	char rel[256];
-
-	for (int i = 0; i < 8; i++) {
-		snprintf(rel, sizeof rel, DLRM "%s", dlrm_files[i]);
-		paths[i] = strdup(tu_shared(rel));
-	}
 }
 
 /*
@@ -369,26 +355,18 @@ Test(shards, dlrm_two_shards_equal_direct_import, .timeout = 180)
 	const char *dir = tu_tmpdir();
 	char *p[8], s1[4200], s2[4200];
 	const char *shards[2] = {s1, s2};
-	cvc_db *n0, *n1, *merged, *direct;
+	cvc_db *merged, *direct;
 
 	snprintf(s1, sizeof s1, "%s/node0.db", dir);
 	snprintf(s2, sizeof s2, "%s/node1.db", dir);
-	dlrm_paths(p);
-	n0 = open_db(s1);
-	n1 = open_db(s2);
-	cr_assert_eq(import(n0, (const char *const *)p, 4, 1), CVC_OK, "%s", cvc_db_errmsg(n0));
-	cr_assert_eq(import(n1, (const char *const *)p + 4, 4, 1), CVC_OK, "%s",
-		     cvc_db_errmsg(n1));
-	cvc_db_close(n0);
-	cvc_db_close(n1);
-	merged = open_db(tu_path(dir, "merged.db"));
-	cr_assert_eq(import(merged, shards, 2, 1), CVC_OK, "%s", cvc_db_errmsg(merged));
-	direct = open_db(tu_path(dir, "direct.db"));
-	cr_assert_eq(import(direct, (const char *const *)p, 8, 1), CVC_OK, "%s",
-		     cvc_db_errmsg(direct));
-	cr_assert_eq(q_int(direct, "SELECT count(DISTINCT rank) FROM activities"), 8);
+	tu_dlrm_paths(p);
+	cvc_db_close(import_into(dir, "node0.db", (const char *const *)p, 4, 1, CVC_OK));
+	cvc_db_close(import_into(dir, "node1.db", (const char *const *)p + 4, 4, 1, CVC_OK));
+	merged = merge_into(dir, "merged.db", shards, CVC_OK);
+	direct = import_into(dir, "direct.db", (const char *const *)p, 8, 1, CVC_OK);
+	cr_assert_eq(tu_db_int(direct, "SELECT count(DISTINCT rank) FROM activities"), 8);
 	/* These traces predate PyTorch's collective args: NCCL kernels, no sizes. */
-	cr_assert_gt(q_int(direct, "SELECT count(*) FROM activities a JOIN strings s ON "
+	cr_assert_gt(tu_db_int(direct, "SELECT count(*) FROM activities a JOIN strings s ON "
 				   "s.id=a.name_id WHERE s.value LIKE 'ncclKernel%'"), 0);
 	same_content(direct, merged);
 	cvc_db_close(merged);
@@ -399,18 +377,12 @@ Test(shards, dlrm_two_shards_equal_direct_import, .timeout = 180)
 
 Test(shards, dlrm_parallel_equals_sequential, .timeout = 180)
 {
-	const char *dir = tu_tmpdir();
 	char *p[8];
-	cvc_db *seq, *par;
+	cvc_db *par;
 
-	dlrm_paths(p);
-	seq = open_db(tu_path(dir, "seq.db"));
-	par = open_db(tu_path(dir, "par.db"));
-	cr_assert_eq(import(seq, (const char *const *)p, 8, 1), CVC_OK, "%s", cvc_db_errmsg(seq));
-	cr_assert_eq(import(par, (const char *const *)p, 8, 2), CVC_OK, "%s", cvc_db_errmsg(par));
-	cr_assert_eq(q_int(par, "SELECT count(DISTINCT rank) FROM activities"), 8);
-	same_content(seq, par);
-	cvc_db_close(seq);
+	tu_dlrm_paths(p);
+	par = parallel_equals_sequential((const char *const *)p, 8);
+	cr_assert_eq(tu_db_int(par, "SELECT count(DISTINCT rank) FROM activities"), 8);
 	cvc_db_close(par);
 	for (int i = 0; i < 8; i++)
 		free(p[i]);
@@ -461,6 +433,6 @@ Test(shards, corrupt_shard_fails_cleanly)
 	db = open_db(tu_path(dir, "all.db"));
 	cr_assert_eq(import(db, paths, 1, 1), CVC_ERR_FORMAT, "%s", cvc_db_errmsg(db));
 	cr_assert(strstr(cvc_db_errmsg(db), s1), "%s", cvc_db_errmsg(db));
-	cr_assert_eq(q_int(db, "SELECT count(*) FROM runs"), 0, "rolled back");
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM runs"), 0, "rolled back");
 	cvc_db_close(db);
 }

@@ -176,11 +176,8 @@ Test(tracefit, import_keeps_gemm_op_shapes)
 	cr_assert_not_null(root, "json-c cannot read %s", json);
 	cr_assert(json_object_object_get_ex(root, "traceEvents", &evs));
 	db = import_qwen(NULL);
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db),
-					"SELECT o.dims, coalesce(o.types,''), s.value FROM op_shapes o "
-					"JOIN strings s ON s.id = o.name_id WHERE o.external_id = ?",
-					-1, &st, NULL),
-		     SQLITE_OK);
+	st = tu_db_prepare(db, "SELECT o.dims, coalesce(o.types,''), s.value FROM op_shapes o "
+			   "JOIN strings s ON s.id = o.name_id WHERE o.external_id = ?");
 	for (size_t i = 0; i < json_object_array_length(evs); i++) {
 		json_object *e = json_object_array_get_idx(evs, i), *v, *args, *dims, *types, *ext;
 		const char *want_dims, *want_types;
@@ -214,13 +211,8 @@ Test(tracefit, import_keeps_gemm_op_shapes)
 	sqlite3_finalize(st);
 	cr_assert_gt(want, 0, "the trace has no kept op with Input Dims");
 	cr_expect_eq(seen, want);
-	st = NULL;
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db), "SELECT count(*) FROM op_shapes", -1, &st,
-					NULL),
-		     SQLITE_OK);
-	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-	cr_expect_eq((size_t)sqlite3_column_int64(st, 0), want, "op_shapes has rows the trace lacks");
-	sqlite3_finalize(st);
+	cr_expect_eq((size_t)tu_db_int(db, "SELECT count(*) FROM op_shapes"), want,
+		     "op_shapes has rows the trace lacks");
 	cr_expect_gt(ngemm, 0);
 	cr_log_info("qwen: %zu ops with shapes kept, %zu of them GEMM-like", want, ngemm);
 	cvc_db_close(db);
@@ -273,12 +265,9 @@ Test(tracefit, import_small_trace_rank_and_link)
 	cr_assert_eq(import_small("[[16], [8, 32],\n [32, 16], [], []]", msg, sizeof msg, &db), CVC_OK,
 		     "%s", msg);
 	/* addmm and relu (memory-bound) are kept, moved to rank 3 */
-	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db),
-					"SELECT count(*), min(rank), max(rank), "
-					"max(CASE WHEN s.value = 'aten::addmm' THEN dims END) "
-					"FROM op_shapes o JOIN strings s ON s.id = o.name_id",
-					-1, &st, NULL),
-		     SQLITE_OK);
+	st = tu_db_prepare(db, "SELECT count(*), min(rank), max(rank), "
+			   "max(CASE WHEN s.value = 'aten::addmm' THEN dims END) "
+			   "FROM op_shapes o JOIN strings s ON s.id = o.name_id");
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 	cr_expect_eq(sqlite3_column_int(st, 0), 2);
 	cr_expect_eq(sqlite3_column_int(st, 1), 3);
@@ -347,71 +336,48 @@ struct ref {
 	int bf16;
 };
 
-/* Next line of *p (NUL-terminated in place), or NULL at the end. */
-static char *next_line(char **p)
-{
-	char *s = *p, *e;
-
-	if (!s || !*s)
-		return NULL;
-	e = strchr(s, '\n');
-	if (e) {
-		*e = '\0';
-		*p = e + 1;
-	} else {
-		*p = s + strlen(s);
-	}
-	return s;
-}
+/* The GEMM.csv columns read, and their headers. */
+enum { C_NAME, C_B, C_M, C_N, C_K, C_T, C_CNT, C_DT, NCOL };
+static const char *const gemm_cols[NCOL] = {
+	[C_NAME] = "name",         [C_B] = "param: B", [C_M] = "param: M",
+	[C_N] = "param: N",        [C_K] = "param: K", [C_T] = "Kernel Time (\xc2\xb5s)_mean",
+	[C_CNT] = "name_count",    [C_DT] = "param: dtype_A_B",
+};
 
 /* Reads GEMM.csv rows into refs; returns how many. */
 static size_t read_gemm_csv(struct ref *refs, size_t max)
 {
 	char *text = tu_read(tu_shared(QWEN_GEMM), NULL), *line, *cur = text;
 	char *f[64];
-	int col_name = -1, col_b = -1, col_m = -1, col_n = -1, col_k = -1, col_t = -1,
-	    col_cnt = -1, col_dt = -1, nf;
+	int col[NCOL], nf;
 	size_t n = 0;
 
 	cr_assert_not_null(text);
-	line = next_line(&cur);
+	line = tu_next_line(&cur);
 	cr_assert_not_null(line);
 	nf = csv_split(line, f, 64);
-	for (int i = 0; i < nf; i++) {
-		if (strcmp(f[i], "name") == 0)
-			col_name = i;
-		else if (strcmp(f[i], "param: B") == 0)
-			col_b = i;
-		else if (strcmp(f[i], "param: M") == 0)
-			col_m = i;
-		else if (strcmp(f[i], "param: N") == 0)
-			col_n = i;
-		else if (strcmp(f[i], "param: K") == 0)
-			col_k = i;
-		else if (strcmp(f[i], "Kernel Time (\xc2\xb5s)_mean") == 0)
-			col_t = i;
-		else if (strcmp(f[i], "name_count") == 0)
-			col_cnt = i;
-		else if (strcmp(f[i], "param: dtype_A_B") == 0)
-			col_dt = i;
+	for (int c = 0; c < NCOL; c++) {
+		col[c] = -1;
+		for (int i = 0; i < nf; i++)
+			if (strcmp(f[i], gemm_cols[c]) == 0)
+				col[c] = i;
+		cr_assert(col[c] >= 0, "GEMM.csv: column '%s' not found", gemm_cols[c]);
 	}
-	cr_assert(col_name >= 0 && col_b >= 0 && col_m >= 0 && col_n >= 0 && col_k >= 0 &&
-		  col_t >= 0 && col_cnt >= 0 && col_dt >= 0, "GEMM.csv: columns not found");
-	while ((line = next_line(&cur)) && n < max) {
+	while ((line = tu_next_line(&cur)) && n < max) {
 		if (!*line)
 			continue;
 		struct ref *r = &refs[n];
 
 		nf = csv_split(line, f, 64);
-		cr_assert_gt(nf, col_t, "GEMM.csv: short row");
-		snprintf(r->op, sizeof r->op, "%s", f[col_name]);
-		r->b = strtoll(f[col_b], NULL, 10);
-		r->m = strtoll(f[col_m], NULL, 10);
-		r->n = strtoll(f[col_n], NULL, 10);
-		r->k = strtoll(f[col_k], NULL, 10);
-		r->mean_us = strtod(f[col_t], NULL);
-		r->count = strtol(f[col_cnt], NULL, 10);
-		r->bf16 = strstr(f[col_dt], "BFloat16") != NULL;
+		cr_assert_gt(nf, col[C_T], "GEMM.csv: short row");
+		snprintf(r->op, sizeof r->op, "%s", f[col[C_NAME]]);
+		r->b = strtoll(f[col[C_B]], NULL, 10);
+		r->m = strtoll(f[col[C_M]], NULL, 10);
+		r->n = strtoll(f[col[C_N]], NULL, 10);
+		r->k = strtoll(f[col[C_K]], NULL, 10);
+		r->mean_us = strtod(f[col[C_T]], NULL);
+		r->count = strtol(f[col[C_CNT]], NULL, 10);
+		r->bf16 = strstr(f[col[C_DT]], "BFloat16") != NULL;
 		n++;
 	}
 	free(text);

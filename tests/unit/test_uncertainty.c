@@ -15,22 +15,25 @@
 #include "cvc/cvc_project.h"
 #include "testutil.h"
 
-static void eval(cvc_proj_ctx *ctx, void (*set)(cvc_proj_scenario *), cvc_proj_result *r)
+/* How the default scenario is laid out on the cluster. */
+struct layout {
+	int gpus, tp, pp;
+};
+
+static const struct layout big = {1024, 8, 4};
+static const struct layout thousands = {4096, 8, 1};
+
+/* Evaluates the default scenario laid out as l; asserts it is valid. */
+static void eval(cvc_proj_ctx *ctx, const struct layout *l, cvc_proj_result *r)
 {
 	cvc_proj_scenario sc;
 
 	cvc_proj_scenario_default(&sc);
-	if (set)
-		set(&sc);
+	sc.gpus = l->gpus;
+	sc.tp = l->tp;
+	sc.pp = l->pp;
 	cvc_proj_evaluate(ctx, &sc, r);
 	cr_assert(r->valid, "%s", r->reason);
-}
-
-static void big(cvc_proj_scenario *sc)
-{
-	sc->gpus = 1024;
-	sc->tp = 8;
-	sc->pp = 4;
 }
 
 Test(uncertainty, intervals_bracket_the_projection)
@@ -40,7 +43,7 @@ Test(uncertainty, intervals_bracket_the_projection)
 
 	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
 	cr_assert(cvc_proj_ctx_intervals(ctx), "intervals are on by default");
-	eval(ctx, big, &r);
+	eval(ctx, &big, &r);
 	cr_expect_gt(r.sigma, 0.01);
 	cr_expect_lt(r.sigma, 1.0);
 	cr_expect_lt(r.step_s_lo, r.step_s);
@@ -64,7 +67,7 @@ Test(uncertainty, intervals_bracket_the_projection)
 	cr_expect_geq(r.comm_share_hi, r.comm_share);
 	cr_expect_leq(r.exposed_share_hi, 1.0);
 	cvc_proj_ctx_set_intervals(ctx, 0);
-	eval(ctx, big, &r);
+	eval(ctx, &big, &r);
 	cr_expect(isnan(r.step_s_lo) && isnan(r.tokens_per_s_hi) && isnan(r.sigma));
 	cr_expect_str_empty(r.warnings);
 	cvc_proj_ctx_free(ctx);
@@ -79,8 +82,8 @@ Test(uncertainty, intervals_do_not_move_the_projection)
 	cr_assert_eq(cvc_proj_ctx_new(NULL, &a), CVC_OK);
 	cr_assert_eq(cvc_proj_ctx_new(NULL, &b), CVC_OK);
 	cvc_proj_ctx_set_intervals(b, 0);
-	eval(a, big, &ra);
-	eval(b, big, &rb);
+	eval(a, &big, &ra);
+	eval(b, &big, &rb);
 	cr_expect_eq(ra.step_s, rb.step_s);
 	cr_expect_eq(ra.comm_s, rb.comm_s);
 	cr_expect_eq(ra.exposed_s, rb.exposed_s);
@@ -131,13 +134,6 @@ Test(uncertainty, prices_carry_their_sources_errors)
 	cvc_hw_catalog_free(cat);
 }
 
-static void thousands(cvc_proj_scenario *sc)
-{
-	sc->gpus = 4096;
-	sc->tp = 8;
-	sc->pp = 1;
-}
-
 /* Warnings name what was priced with nothing measured or carried far. */
 Test(uncertainty, warnings_name_extrapolation)
 {
@@ -145,7 +141,7 @@ Test(uncertainty, warnings_name_extrapolation)
 	cvc_proj_result r;
 
 	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	eval(ctx, thousands, &r);
+	eval(ctx, &thousands, &r);
 	cr_log_info("warnings: %s", r.warnings);
 	cr_expect(strstr(r.warnings, "memory-bound: defaults, no measurement"), "%s", r.warnings);
 	cr_expect(strstr(r.warnings, "dp comm: defaults"), "%s", r.warnings);

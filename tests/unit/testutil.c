@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include <zlib.h>
 
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
 #include "cvc/cvc_classify.h"
-#include "cvc/cvc_import.h"
 #include "testutil.h"
 
 const char *tu_shared(const char *rel)
@@ -68,31 +68,18 @@ char *tu_read(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
-	size_t n = 0, cap = 0;
+	long size;
+	size_t n = 0;
 
 	if (!f)
 		return NULL;
-	for (;;) {
-		size_t got;
-
-		if (n + 4096 + 1 > cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
+	/* Test inputs are regular files: their size is known before reading. */
+	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = malloc((size_t)size + 1)) != NULL)
+		n = fread(buf, 1, (size_t)size, f);
 	fclose(f);
+	if (!buf)
+		return NULL;
 	buf[n] = '\0';
 	if (len)
 		*len = n;
@@ -151,6 +138,108 @@ const char *tu_gunzip(const char *gz, const char *dir)
 	gzclose(in);
 	cr_assert(fclose(out) == 0);
 	return buf;
+}
+
+char *tu_next_line(char **p)
+{
+	char *s = *p, *nl;
+
+	if (!s || !*s)
+		return NULL;
+	nl = strchr(s, '\n');
+	if (nl) {
+		*nl = '\0';
+		*p = nl + 1;
+	} else {
+		*p = s + strlen(s);
+	}
+	return s;
+}
+
+int64_t tu_sq_int(sqlite3 *sq, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n = -1;
+
+	cr_assert(sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+		  sqlite3_errmsg(sq));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+char *tu_sq_text(sqlite3 *sq, const char *sql, char *buf, size_t cap)
+{
+	sqlite3_stmt *st = NULL;
+
+	buf[0] = '\0';
+	cr_assert(sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+		  sqlite3_errmsg(sq));
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+int64_t tu_db_int(cvc_db *db, const char *sql)
+{
+	return tu_sq_int(cvc_db_sqlite(db), sql);
+}
+
+char *tu_db_text(cvc_db *db, const char *sql, char *buf, size_t cap)
+{
+	return tu_sq_text(cvc_db_sqlite(db), sql, buf, cap);
+}
+
+void tu_expect_rolled_back(cvc_db *db, const char *path, const char *want, const char *tables)
+{
+	char full[8400], t[64], sql[128];
+	const char *errmsg = cvc_db_errmsg(db);
+
+	snprintf(full, sizeof full, "'%s': %s", path, want);
+	cr_assert_str_eq(errmsg, full, "message '%s', want '%s'", errmsg, full);
+	for (const char *p = tables; *p;) {
+		size_t n = strcspn(p, " ");
+
+		cr_assert(n > 0 && n < sizeof t, "bad table list '%s'", tables);
+		memcpy(t, p, n);
+		t[n] = '\0';
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", t);
+		cr_assert_eq(tu_db_int(db, sql), 0, "%s: rolled back", t);
+		p += n + strspn(p + n, " ");
+	}
+}
+
+const char *const tu_dlrm_files[8] = {
+	"worker0_step_12.1694128201545.pt.trace.json.gz",
+	"worker1_step_12.1694128201556.pt.trace.json.gz",
+	"worker2_step_12.1694128201554.pt.trace.json.gz",
+	"worker3_step_12.1694128201557.pt.trace.json.gz",
+	"worker4_step_12.1694128201547.pt.trace.json.gz",
+	"worker5_step_12.1694128201549.pt.trace.json.gz",
+	"worker6_step_12.1694128201553.pt.trace.json.gz",
+	"worker7_step_12.1694128201553.pt.trace.json.gz",
+};
+
+void tu_dlrm_paths(char *paths[8])
+{
+	char rel[256];
+
+	for (int i = 0; i < 8; i++) {
+		snprintf(rel, sizeof rel, TU_DLRM_DIR "%s", tu_dlrm_files[i]);
+		paths[i] = strdup(tu_shared(rel));
+		cr_assert(paths[i]);
+	}
+}
+
+sqlite3_stmt *tu_db_prepare(cvc_db *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	cr_assert_eq(sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK,
+		     "%s: %s", sql, sqlite3_errmsg(cvc_db_sqlite(db)));
+	return st;
 }
 
 size_t tu_count_lines(const char *s)

@@ -6,6 +6,10 @@
 #define CVC_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+struct cvc_db;
+struct sqlite3;
 
 /*
  * Full path of ../shared/<rel>.  When the file is missing the test is
@@ -38,6 +42,42 @@ int tu_write(const char *path, const char *text, size_t len);
 
 /* Reads a whole file (malloc'd, NUL-terminated); NULL on error. */
 char *tu_read(const char *path, size_t *len);
+
+/*
+ * Cuts the next line off *p, NUL-terminating it in place, and moves *p past
+ * it; NULL at the end of the text.
+ */
+char *tu_next_line(char **p);
+
+/*
+ * The first column of sql's first row: as an integer (-1 when there is no
+ * row), or as text copied into buf ("" when there is no row or it is NULL;
+ * returns buf).  A statement that does not prepare fails the test.  The
+ * _db_ forms query a cvc database, the _sq_ forms any SQLite handle.
+ */
+int64_t tu_sq_int(struct sqlite3 *sq, const char *sql);
+char *tu_sq_text(struct sqlite3 *sq, const char *sql, char *buf, size_t cap);
+int64_t tu_db_int(struct cvc_db *db, const char *sql);
+char *tu_db_text(struct cvc_db *db, const char *sql, char *buf, size_t cap);
+
+/*
+ * An import refused as a whole: the database's message is exactly
+ * "'<path>': <want>", and every table in tables (space-separated) is empty
+ * again (rolled back).
+ */
+void tu_expect_rolled_back(struct cvc_db *db, const char *path, const char *want,
+			   const char *tables);
+
+/* The PARAM DLRM run on 8 V100s under ../shared: the worker traces' names, by rank. */
+#define TU_DLRM_DIR "traces/param-dlrm-8xv100/"
+extern const char *const tu_dlrm_files[8];
+
+/* Full paths of the 8 DLRM traces by rank, each malloc'd (caller frees); tu_shared's skip. */
+void tu_dlrm_paths(char *paths[8]);
+
+/* A prepared statement on a cvc database (caller finalizes); one that does
+ * not prepare fails the test, naming the statement. */
+struct sqlite3_stmt *tu_db_prepare(struct cvc_db *db, const char *sql);
 
 /* Number of lines in s. */
 size_t tu_count_lines(const char *s);
