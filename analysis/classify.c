@@ -22,6 +22,7 @@
 
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_classify.h"
+#include "cvc/cvc_csv.h"
 
 extern const char cvc_default_rules[];
 extern const size_t cvc_default_rules_len;
@@ -385,40 +386,15 @@ cvc_status cvc_rules_default(cvc_rules **out, char *err, size_t errlen)
 
 cvc_status cvc_rules_load(const char *path, cvc_rules **out, char *err, size_t errlen)
 {
-	FILE *f = NULL;
 	char *buf = NULL;
 	size_t n = 0;
-	cvc_status st = CVC_OK;
+	cvc_status st;
 
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f) {
-		int e = errno;
-
-		return cvc_errf(err, errlen, cvc_open_status(e), "'%s': cannot open: %s", path,
-			    strerror(e));
-	}
-	buf = malloc(RULES_MAX_BYTES + 1);
-	if (!buf) {
-		st = cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	n = fread(buf, 1, RULES_MAX_BYTES + 1, f);
-	if (ferror(f)) {
-		st = cvc_errf(err, errlen, CVC_ERR_IO, "'%s': read error: %s", path,
-			  strerror(errno));
-		goto out;
-	}
-	if (n > RULES_MAX_BYTES) {
-		st = cvc_errf(err, errlen, CVC_ERR_FORMAT, "'%s': larger than %u bytes", path,
-			  RULES_MAX_BYTES);
-		goto out;
-	}
-	st = rules_parse(buf, n, path, out, err, errlen);
-out:
+	st = cvc_file_read(path, RULES_MAX_BYTES, &buf, &n, err, errlen);
+	if (st == CVC_OK)
+		st = rules_parse(buf, n, path, out, err, errlen);
 	free(buf);
-	if (f)
-		fclose(f);
 	return st;
 }
 

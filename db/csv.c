@@ -185,38 +185,31 @@ cvc_status cvc_file_read(const char *path, size_t max, char **out, size_t *len, 
 	if (!f) {
 		int e = errno;
 
-		snprintf(err, errlen, "'%s': cannot open: %s", path, strerror(e));
-		return cvc_open_status(e);
+		return cvc_errf(err, errlen, cvc_open_status(e), "'%s': cannot open: %s", path,
+				strerror(e));
 	}
+	if (max > SIZE_MAX - 2)
+		max = SIZE_MAX - 2;
 	for (;;) {
-		size_t got;
+		/* Reading one byte past max is what tells a file too large. */
+		size_t want = max + 1 - n < 65536 ? max + 1 : n + 65536, got;
 
-		if (cap - n < 65536) {
-			char *nb;
-
-			if (cap >= max) {
-				snprintf(err, errlen, "'%s': byte %zu: expected at most %zu bytes",
-					 path, n, max);
-				st = CVC_ERR_FORMAT;
-				goto fail;
-			}
-			cap = cap ? cap * 2 : 131072;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				snprintf(err, errlen, "out of memory");
-				st = CVC_ERR_NOMEM;
-				goto fail;
-			}
-			buf = nb;
+		if (cvc_grow(&buf, &cap, want + 1, 1, 131072) != CVC_OK) {
+			st = cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+			goto fail;
 		}
-		got = fread(buf + n, 1, cap - n, f);
+		got = fread(buf + n, 1, want - n, f);
 		n += got;
+		if (n > max) {
+			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
+				      "'%s': byte %zu: expected at most %zu bytes", path, max, max);
+			goto fail;
+		}
 		if (got == 0)
 			break;
 	}
 	if (ferror(f)) {
-		snprintf(err, errlen, "'%s': read error", path);
-		st = CVC_ERR_IO;
+		st = cvc_errf(err, errlen, CVC_ERR_IO, "'%s': read error", path);
 		goto fail;
 	}
 	fclose(f);

@@ -280,9 +280,12 @@ struct group {
 	int n;
 };
 
-/* Reads one measured value into its group. */
+/*
+ * Reads one measured value into its group; -1 with the message in err when
+ * the table (path) holds more than max curves.
+ */
 static int add_point(struct group *g, int *ng, int max, const struct opm_attn_curve *key,
-		     double S, double e)
+		     double S, double e, const char *path, char *err, size_t errlen)
 {
 	int i;
 
@@ -292,8 +295,10 @@ static int add_point(struct group *g, int *ng, int max, const struct opm_attn_cu
 		    g[i].key.head_dim == key->head_dim)
 			break;
 	if (i == *ng) {
-		if (*ng >= max)
+		if (*ng >= max) {
+			snprintf(err, errlen, "'%s': more than %d curves", path, max);
 			return -1;
+		}
 		memset(&g[i], 0, sizeof g[i]);
 		g[i].key = *key;
 		(*ng)++;
@@ -370,10 +375,8 @@ static int sdpa_table(const char *path, const char *text, size_t len, size_t *po
 			double tf = strtod(rec.f[pass ? c_b : c_f], NULL);
 
 			key.bwd = pass;
-			if (tf > 0 && add_point(g, ng, max, &key, S, tf / peak)) {
-				snprintf(err, errlen, "'%s': more than %d curves", path, max);
+			if (tf > 0 && add_point(g, ng, max, &key, S, tf / peak, path, err, errlen))
 				goto out;
-			}
 		}
 	}
 	rc = 0;
@@ -479,10 +482,9 @@ static int add_file(const char *path, double peak_tflops, int ref, struct group 
 				if (!(tf > 0))
 					continue;
 				key.bwd = pass;
-				if (add_point(g, &ng, max, &key, S, tf / peak_tflops)) {
-					snprintf(err, errlen, "'%s': more than %d curves", path, max);
+				if (add_point(g, &ng, max, &key, S, tf / peak_tflops, path, err,
+					      errlen))
 					goto out;
-				}
 			}
 		}
 	}

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cvc/cvc_csv.h"
 #include "cvc/cvc_report.h"
 #include "rep_proj.h"
 
@@ -204,45 +205,19 @@ static cvc_status write_csv_dir(const char *dir, const struct rep_doc *d, char *
 /* Reads the scenario file to echo, bounded. */
 static cvc_status read_text(const char *path, char **out, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
 	size_t n;
+	cvc_status st = cvc_file_read(path, REP_MAX_SCENARIO_FILE, out, &n, err, errlen);
+	const char *nul = st == CVC_OK ? memchr(*out, '\0', n) : NULL;
 
-	*out = NULL;
-	if (!f) {
-		int e = errno;
+	if (nul) {
+		size_t at = (size_t)(nul - *out);
 
-		return cvc_errf(err, errlen, cvc_open_status(e), "'%s': cannot open: %s", path,
-			       strerror(e));
-	}
-	buf = malloc(REP_MAX_SCENARIO_FILE + 1);
-	if (!buf) {
-		fclose(f);
-		return rep_nomem(err, errlen);
-	}
-	n = fread(buf, 1, REP_MAX_SCENARIO_FILE + 1, f);
-	if (ferror(f) || n > REP_MAX_SCENARIO_FILE) {
-		int io = ferror(f);
-
-		fclose(f);
-		free(buf);
-		if (io)
-			return cvc_errf(err, errlen, CVC_ERR_IO, "'%s': read error", path);
+		free(*out);
+		*out = NULL;
 		return cvc_errf(err, errlen, CVC_ERR_FORMAT,
-			       "'%s': byte %zu: expected a scenario file under %zu bytes", path,
-			       REP_MAX_SCENARIO_FILE, REP_MAX_SCENARIO_FILE);
+				"'%s': byte %zu: expected text, found a NUL byte", path, at);
 	}
-	fclose(f);
-	if (memchr(buf, '\0', n)) {
-		size_t at = (size_t)((char *)memchr(buf, '\0', n) - buf);
-
-		free(buf);
-		return cvc_errf(err, errlen, CVC_ERR_FORMAT,
-			       "'%s': byte %zu: expected text, found a NUL byte", path, at);
-	}
-	buf[n] = '\0';
-	*out = buf;
-	return CVC_OK;
+	return st;
 }
 
 static int append(char **dst, const char *a, const char *b)

@@ -12,6 +12,8 @@
 #include <criterion/criterion.h>
 
 #include "cvc/cvc_base.h"
+#include "cvc/cvc_csv.h"
+#include "testutil.h"
 
 Test(base, grow_doubles_from_first_and_keeps_the_elements)
 {
@@ -103,4 +105,28 @@ Test(base, reals_are_finite_and_take_all_of_the_field)
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		cr_assert_eq(cvc_parse_f64(bad[i], &v), CVC_ERR_FORMAT, "'%s'", bad[i]);
 	cr_assert_eq(v, 7, "out is written only on success");
+}
+
+Test(base, a_whole_file_is_read_up_to_its_bound_exactly)
+{
+	const char *dir = tu_tmpdir();
+	const char *at = tu_path(dir, "bound.txt");
+	char body[200001], err[256] = "", *text = (char *)1;
+	size_t len = 7;
+
+	memset(body, 'x', sizeof body);
+	cr_assert_eq(tu_write(at, body, 200000), 0);
+	cr_assert_eq(cvc_file_read(at, 200000, &text, &len, err, sizeof err), CVC_OK, "%s", err);
+	cr_assert_eq(len, 200000, "a file of exactly max bytes is read whole");
+	cr_assert_eq(text[len], '\0');
+	free(text);
+	cr_assert_eq(tu_write(at, body, 200001), 0);
+	cr_assert_eq(cvc_file_read(at, 200000, &text, &len, err, sizeof err), CVC_ERR_FORMAT);
+	cr_assert_null(text);
+	cr_assert(strstr(err, "byte 200000: expected at most 200000 bytes"), "%s", err);
+	/* A small bound is exact too (it once read a whole first chunk of 128 KiB). */
+	cr_assert_eq(cvc_file_read(at, 10, &text, &len, err, sizeof err), CVC_ERR_FORMAT);
+	cr_assert_eq(cvc_file_read(tu_path(dir, "absent.txt"), 10, &text, &len, err, sizeof err),
+		     CVC_ERR_NOTFOUND);
+	cr_assert(strstr(err, "cannot open"), "%s", err);
 }
