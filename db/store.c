@@ -14,6 +14,7 @@
 
 #include <sqlite3.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_db.h"
 
 extern const char cvc_schema_sql[];
@@ -605,18 +606,6 @@ cvc_status cvc_db_source_add(cvc_db *db, int64_t run_id, const char *path,
 	return CVC_OK;
 }
 
-/* FNV-1a: short kernel names dominate, and it needs no setup. */
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 #define STR_CACHE_ONE ((size_t)64 << 10)
 #define STR_CACHE_BYTES ((size_t)64 << 20)
 
@@ -682,7 +671,7 @@ cvc_status cvc_db_intern(cvc_db *db, const char *s, size_t len, int64_t *id)
 				   len, CVC_DB_NAME_MAX);
 	if (db->nused * 2 >= db->nslots && (rc = str_table_grow(db)))
 		return rc;
-	h = hash_bytes(s, len);
+	h = cvc_hash_fnv1a(s, len);
 	for (j = h & (db->nslots - 1); db->slots[j].s; j = (j + 1) & (db->nslots - 1)) {
 		struct str_slot *sl = &db->slots[j];
 

@@ -61,6 +61,24 @@ CVC_API const char *cvc_buf_str(const cvc_buf *b);
 /* Frees the memory; the buffer is empty and reusable with the same max. */
 CVC_API void cvc_buf_free(cvc_buf *b);
 
+/* ---- hashing ---------------------------------------------------------- */
+
+/*
+ * FNV-1a over len bytes: the string caches (the store's interned names, the
+ * profiler's decoder) hash short kernel names, where it needs no setup and
+ * is fast enough.  Inline: the decoder calls it per record.
+ */
+static inline uint64_t cvc_hash_fnv1a(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
 /* ---- messages --------------------------------------------------------- */
 
 /*

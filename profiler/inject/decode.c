@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cvc/cvc_base.h"
 #include "decode.h"
 
 /* Every record CUPTI packs is a multiple of 8 bytes: the walk relies on it. */
@@ -89,17 +90,6 @@ void cvci_decoder_release(struct cvci_decoder *d)
 	d->pcache = NULL;
 }
 
-static uint64_t fnv1a(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static int str_grow(struct cvci_decoder *d)
 {
 	size_t n = (d->str_mask + 1) * 2;
@@ -125,7 +115,7 @@ static int str_grow(struct cvci_decoder *d)
 /* Content table: the slot holding s, filled in (and spooled) when new. */
 static struct cvci_str_slot *str_slot(struct cvci_decoder *d, const char *s, size_t len)
 {
-	uint64_t h = fnv1a(s, len);
+	uint64_t h = cvc_hash_fnv1a(s, len);
 	size_t j;
 	struct cvci_str_slot *sl;
 
