@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_calibrate.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_model.h"
@@ -179,13 +180,6 @@ static int run_local(const char *runner, const char *plan, const char *outdir, i
 	return rc;
 }
 
-static int has_suffix(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-
-	return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
 /* Removes a previous run's tables (the runner appends to collective logs). */
 static void clean_outputs(const char *outdir)
 {
@@ -232,8 +226,8 @@ static int list_tables(const char *outdir, char ***paths, int *n)
 	}
 	*paths = v;
 	while ((e = readdir(d)) && *n < MAX_FIT_FILES) {
-		if ((strncmp(e->d_name, "gemm.", 5) == 0 && has_suffix(e->d_name, ".csv")) ||
-		    (strncmp(e->d_name, "nccl_", 5) == 0 && has_suffix(e->d_name, ".txt"))) {
+		if ((strncmp(e->d_name, "gemm.", 5) == 0 && cvc_str_ends(e->d_name, ".csv")) ||
+		    (strncmp(e->d_name, "nccl_", 5) == 0 && cvc_str_ends(e->d_name, ".txt"))) {
 			size_t len = strlen(outdir) + strlen(e->d_name) + 2;
 			char *p = malloc(len);
 

@@ -71,13 +71,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int has_suffix(const char *s, const char *suf)
-{
-	size_t n = strlen(s), k = strlen(suf);
-
-	return n >= k && strcmp(s + n - k, suf) == 0;
-}
-
 /* What a directory walk found and left out. */
 struct walk {
 	struct pathlist found;
@@ -118,8 +111,8 @@ static int walk_dir(const char *dir, int depth, struct walk *w)
 		char path[4096];
 		struct stat sb;
 
-		if (e->d_name[0] == '.' || has_suffix(e->d_name, "-wal") ||
-		    has_suffix(e->d_name, "-shm") || has_suffix(e->d_name, "-journal"))
+		if (e->d_name[0] == '.' || cvc_str_ends(e->d_name, "-wal") ||
+		    cvc_str_ends(e->d_name, "-shm") || cvc_str_ends(e->d_name, "-journal"))
 			continue;
 		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
 			continue;

@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_profile.h"
 
 static const char synopsis[] =
@@ -88,13 +89,6 @@ static int mkdirs(const char *path)
 
 #endif
 
-static int has_suffix(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-
-	return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
 /* Length of name[0..len) without a trailing ".p<digits>" (the parent part). */
 static size_t strip_parent(const char *name, size_t len)
 {
@@ -131,7 +125,7 @@ static void materialize_dir(const char *dir, const char *prefix, const char *suf
 		cvc_materialize_stats st;
 
 		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 ||
-		    !has_suffix(e->d_name, suffix))
+		    !cvc_str_ends(e->d_name, suffix))
 			continue;
 		base = strlen(e->d_name) - strlen(suffix);
 		base = strip_parent(e->d_name, base);

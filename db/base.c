@@ -77,6 +77,13 @@ void cvc_buf_free(cvc_buf *b)
 	b->len = b->cap = 0;
 }
 
+int cvc_str_ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
 cvc_status cvc_errf(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
 {
 	va_list ap;

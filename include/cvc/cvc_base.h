@@ -61,6 +61,11 @@ CVC_API const char *cvc_buf_str(const cvc_buf *b);
 /* Frees the memory; the buffer is empty and reusable with the same max. */
 CVC_API void cvc_buf_free(cvc_buf *b);
 
+/* ---- strings ---------------------------------------------------------- */
+
+/* 1 when s ends with suffix (".gz", ".sqlite", ...), else 0. */
+CVC_API int cvc_str_ends(const char *s, const char *suffix);
+
 /* ---- hashing ---------------------------------------------------------- */
 
 /*

@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_import.h"
 #include "import_int.h"
 
@@ -85,13 +86,6 @@ out:
 	return st;
 }
 
-static int has_suffix(const char *s, const char *suf)
-{
-	size_t n = strlen(s), k = strlen(suf);
-
-	return n >= k && strcmp(s + n - k, suf) == 0;
-}
-
 /* True when s[0..n) contains needle. */
 static int contains(const unsigned char *s, size_t n, const char *needle)
 {
@@ -132,7 +126,7 @@ cvc_status imp_detect_buf(const char *path, const unsigned char *buf, size_t n,
 	}
 	if (n == 0)
 		snprintf(err, errlen, "'%s': byte 0: empty file, expected a trace", path);
-	else if (has_suffix(path, ".nsys-rep") || has_suffix(path, ".qdrep"))
+	else if (cvc_str_ends(path, ".nsys-rep") || cvc_str_ends(path, ".qdrep"))
 		/* The content decided; the name only says what the user has in hand. */
 		snprintf(err, errlen,
 			 "'%s': byte 0: an Nsight Systems report, expected its SQLite export: "

@@ -130,3 +130,12 @@ Test(base, a_whole_file_is_read_up_to_its_bound_exactly)
 		     CVC_ERR_NOTFOUND);
 	cr_assert(strstr(err, "cannot open"), "%s", err);
 }
+
+Test(base, suffixes_match_at_the_end_only)
+{
+	cr_assert(cvc_str_ends("trace.json.gz", ".gz"));
+	cr_assert(cvc_str_ends(".gz", ".gz"));
+	cr_assert(cvc_str_ends("x", ""));
+	cr_assert_not(cvc_str_ends("gz", ".gz"));
+	cr_assert_not(cvc_str_ends("a.gz.json", ".gz"));
+}
