@@ -288,6 +288,267 @@ static double fp8_cast_bytes(const struct shape *x)
 	return 4;
 }
 
+/* The forward, dgrad and wgrad times of a layer's four GEMMs (for MoE,
+ * the router rides with up and the experts' grouped GEMMs stand for up and
+ * down). */
+struct layer_gemms {
+	double qkv_f, qkv_d, qkv_w, pr_f, pr_d, pr_w, up_f, up_d, up_w, dn_f, dn_d, dn_w;
+};
+
+/* How often a layer's operators run per step: cf forward (again under full
+ * recomputation), cb backward; per for each per-layer collective (twice
+ * forward and twice backward, the backward pair again under full
+ * recomputation). */
+struct layer_runs {
+	int full;
+	double M, L, cf, cb, per;
+};
+
+/* MoE FFN: router (bf16), then each rank's E/ep experts as one grouped
+ * GEMM over the T*k routed tokens it receives (balanced routing: T*k/(E/ep)
+ * per expert), expert tensor parallel etp; and the token permutation
+ * around them, added to *mf / *mb. */
+static void moe_ffn_ops(struct sink *k, const struct shape *x, const struct layer_runs *n,
+			struct layer_gemms *G, double *mf, double *mb)
+{
+	double cf = n->cf, cb = n->cb;
+	double groups = fmax(1, x->E / x->e);
+	double ffn_l = x->f / x->et;
+	double up_f, up_d, up_w, dn_f, dn_d, dn_w, r_f, r_d, r_w;
+
+	r_f = gemm3(k, x->fp8 ? CVC_PROJ_BF16 : x->dtype, x->T, x->E, x->h, cf, cb, 0, 1, 1, 1,
+		    &r_d, &r_w);
+	up_f = op_gemm(k, x->Tm / groups, (x->swiglu ? 2 : 1) * ffn_l, x->h, groups, cf, 0);
+	up_d = op_gemm(k, x->Tm / groups, x->h, (x->swiglu ? 2 : 1) * ffn_l, groups, cb, 0);
+	up_w = op_gemm(k, x->h, (x->swiglu ? 2 : 1) * ffn_l, x->Tm / groups, groups, cb, 0);
+	dn_f = op_gemm(k, x->Tm / groups, x->h, ffn_l, groups, cf, 0);
+	dn_d = op_gemm(k, x->Tm / groups, ffn_l, x->h, groups, cb, 0);
+	dn_w = op_gemm(k, ffn_l, x->h, x->Tm / groups, groups, cb, 0);
+	G->up_f = up_f + r_f, G->up_d = up_d + r_d, G->up_w = up_w + r_w;
+	G->dn_f = dn_f, G->dn_d = dn_d, G->dn_w = dn_w;
+	/* token permutation before the experts and its inverse after, each
+	 * way (Megatron-Core's permute / unpermute: read and write the routed
+	 * copies of the tokens) */
+	*mf += 2 * op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cf, 0);
+	*mb += 2 * op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cb, 0);
+}
+
+/* GEMMs: QKV, attention output projection, FFN up(+gate), down.  TP
+ * overlap splits the GEMMs next to the overlapped collective. */
+static void layer_gemm_ops(struct sink *k, const struct shape *x, const struct layer_runs *n,
+			   struct layer_gemms *G, double *mf, double *mb)
+{
+	double cf = n->cf, cb = n->cb, tsplit = x->t, rs_slow = 1;
+
+	if (x->rs_ovl && k->p) {
+		double sms = cvc_modelset_spec(k->p->ms_scaled)->sm_count;
+
+		if (sms > 2 * TP_RS_SMS)
+			rs_slow = sms / (sms - TP_RS_SMS);
+	}
+	G->qkv_f = gemm3(k, x->dtype, x->T, x->qkv / x->t, x->h, cf, cb, 0,
+			 x->ag_ovl ? tsplit : 1, 1, 1, &G->qkv_d, &G->qkv_w);
+	G->pr_f = gemm3(k, x->dtype, x->T, x->h, x->a * x->dh / x->t, cf, cb, 0,
+			x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow, &G->pr_d,
+			&G->pr_w);
+	if (x->moe) {
+		moe_ffn_ops(k, x, n, G, mf, mb);
+	} else {
+		G->up_f = gemm3(k, x->dtype, x->T, (x->swiglu ? 2 : 1) * x->f / x->t, x->h, cf, cb,
+				0, x->ag_ovl ? tsplit : 1, 1, 1, &G->up_d, &G->up_w);
+		G->dn_f = gemm3(k, x->dtype, x->T, x->h, x->f / x->t, cf, cb, 0,
+				x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow,
+				&G->dn_d, &G->dn_w);
+	}
+}
+
+/* Attention core, forward into *af and backward into *ab; fp8 training
+ * keeps it in bf16 unless fp8_attention. */
+static void attn_core_ops(struct sink *k, const struct shape *x, const struct layer_runs *n,
+			  double *af, double *ab)
+{
+	double cf = n->cf, cb = n->cb;
+	double hl = x->a / x->t, gl = fmax(1, x->g / x->t), sq = x->s / x->c;
+	int adt = x->fp8_attn ? CVC_PROJ_FP8 : (x->fp8 ? CVC_PROJ_BF16 : x->dtype);
+
+	if (x->unfused) {
+		double bt = x->b * hl, el = bt * sq * x->s;
+		/* selective recomputation re-runs the unfused core */
+		double ca = cf + (x->recompute == CVC_PROJ_RECOMP_SELECTIVE ? cb : 0);
+		double f1, f2, f3, f4, b1, b2, b3, b4, b5;
+
+		f1 = op_gemm_dt(k, adt, sq, x->s, x->dh, bt, ca, 0);
+		f2 = op_gemm_dt(k, adt, sq, x->dh, x->s, bt, ca, 0);
+		f3 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * el, ca, 0); /* scale-mask-softmax */
+		f4 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, ca, 0); /* dropout */
+		*af = f1 + f2 + f3 + f4;
+		b1 = op_gemm_dt(k, adt, sq, x->dh, x->s, bt, 2 * cb, 0);
+		b2 = op_gemm_dt(k, adt, x->s, x->dh, sq, bt, cb, 0);
+		b3 = op_gemm_dt(k, adt, sq, x->s, x->dh, bt, cb, 0);
+		b4 = op_mem(k, CVC_MODEL_MEM_NORM, 3 * x->BA * el, cb, 0);
+		b5 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, cb, 0);
+		*ab = 2 * b1 + b2 + b3 + b4 + b5;
+	} else {
+		/* with context parallelism, c ring steps of s/c queries
+		 * against s/c keys: together the rank's half of the causal
+		 * pairs of s/c queries x s keys (load-balanced chunks) */
+		*af = x->c * op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 0, cf * x->c);
+		*ab = x->c * op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 1, cb * x->c);
+	}
+}
+
+/* Memory-bound operators of a layer, added to *mf / *mb: 2 norms, 2
+ * bias-dropout-residual, activation, rope, and the fp8 casts. */
+static void layer_mem_ops(struct sink *k, const struct shape *x, const struct layer_runs *n,
+			  double *mf, double *mb)
+{
+	double cf = n->cf, cb = n->cb;
+	double Th = x->T * x->h / (x->sp ? x->t : 1);
+	double f1, f2, f3, b1, b2, b3;
+
+	f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * cf, 0);
+	f2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, 2 * cf, 0);
+	f3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+		    (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t), cf, 0);
+	*mf += 2 * f1 + 2 * f2 + f3;
+	b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, 2 * cb, 0);
+	b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, 2 * cb, 0);
+	b3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+		    2 * (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t), cb,
+		    0);
+	*mb += 2 * b1 + 2 * b2 + b3;
+	if (x->swiglu) { /* Llama family: rotary embedding on q and k */
+		double rb = 2 * x->BA * x->T * (x->a + x->g) * x->dh / x->t;
+
+		*mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
+		*mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
+	}
+	if (x->fp8) {
+		double cb_bytes = fp8_cast_bytes(x);
+		double outs = x->qkv / x->t + x->h + (x->swiglu ? 2 : 1) * x->Tm / x->T * x->f /
+			      (x->moe ? x->et : x->t) + x->h;
+
+		*mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * x->a * x->dh / x->t,
+			      cf, 0);
+		*mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * outs, cb, 0);
+	}
+}
+
+/*
+ * Tensor parallel: 2 all-reduces per layer each way, or with sequence
+ * parallelism 2 all-gathers + 2 reduce-scatters forward and, backward, the
+ * 2 gradient all-gathers for the row-parallel dgrads, the 2 reduce-scatters
+ * of the column-parallel dgrads and the 2 re-gathers of their inputs for
+ * wgrad.  Hidden under the GEMMs they overlap with (gemm3() above): a ring
+ * exchange all but its last chunk's GEMM, a pipelined reduce-scatter all
+ * but its last chunk, bulk up to the GEMM's time.
+ */
+static void tp_comm_ops(struct sink *k, const struct shape *x, const struct layer_runs *n,
+			const struct layer_gemms *G, struct proj_layer_cost *lc)
+{
+	double M = n->M, L = n->L, msg = x->T * x->h * x->BA, pn_t = fmin(x->t, x->gpn);
+	int full = n->full;
+
+	if (x->sp) {
+		double nag = M * L * (2 + 4 + (full ? 2 : 0));
+		double nrs = M * L * (2 + 2 + (full ? 2 : 0));
+		double ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg, x->t, pn_t, nag);
+		double rs = op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
+				    nrs);
+		double ring = 1 - 1 / x->t, pipe = 1 - 1.0 / TP_RS_SPLITS, hf = 0, hb = 0;
+
+		if (x->ag_ovl) {
+			hf += fmin(ag, G->qkv_f * ring) + fmin(ag, G->up_f * ring);
+			hb += fmin(ag, G->pr_d * ring) + fmin(ag, G->dn_d * ring);
+			hb += fmin(ag, G->qkv_d) + fmin(ag, G->up_d);
+		}
+		if (x->rs_ovl) {
+			hf += fmin(rs * pipe, G->pr_f) + fmin(rs * pipe, G->dn_f);
+			hb += fmin(rs, G->qkv_w) + fmin(rs, G->up_w);
+		}
+		lc->tp_fwd_s = 2 * (ag + rs);
+		lc->tp_bwd_s = 4 * ag + 2 * rs + (full ? lc->tp_fwd_s : 0);
+		lc->tp_hid_s = hf * (full ? 2 : 1) + hb;
+	} else {
+		double one = op_coll(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
+				     n->per);
+
+		lc->tp_fwd_s = 2 * one;
+		lc->tp_bwd_s = 2 * one * (full ? 2 : 1);
+	}
+}
+
+/* MoE: dispatch + combine all-to-all each way, over the EP group: inside
+ * the NVLink domain while ep x etp ranks fit in it. */
+static void ep_comm_ops(struct sink *k, const struct shape *x, const struct layer_runs *n,
+			struct proj_layer_cost *lc)
+{
+	double pn = fmin(x->e, fmax(1, x->gpn / (x->et * x->c)));
+	double one = op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tm * x->h * x->BA, x->e,
+			     pn, n->per);
+
+	lc->ep_fwd_s = 2 * one;
+	lc->ep_bwd_s = 2 * one * (n->full ? 2 : 1);
+}
+
+/* Context parallel: ring exchange of K and V blocks, c-1 steps forward,
+ * twice that backward, again under full recomputation. */
+static void cp_comm_ops(struct sink *k, const struct shape *x, const struct layer_runs *n,
+			struct proj_layer_cost *lc)
+{
+	int full = n->full;
+	double kv = 2 * x->T * fmax(1, x->g / x->t) * x->dh * x->BA;
+	double one = (x->c - 1) * op_coll(k, CVC_MODEL_SENDRECV, CVC_PROJ_COMM_CP, kv, 2,
+					  x->t * x->c <= x->gpn ? 2 : 1,
+					  n->M * n->L * (x->c - 1) * (3 + (full ? 1 : 0)));
+
+	lc->cp_fwd_s = one;
+	lc->cp_bwd_s = 2 * one + (full ? one : 0);
+}
+
+/* First stage: embedding lookup and its scatter-add gradient. */
+static void first_stage_ops(struct sink *k, const struct shape *x, double M,
+			    struct proj_layer_cost *lc)
+{
+	k->kernels = 0;
+	lc->first_fwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->T * x->h, M,
+				 CVC_PROJ_STAGE_FIRST);
+	lc->first_bwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->T * x->h, M,
+				 CVC_PROJ_STAGE_FIRST);
+	lc->first_kernels = k->kernels;
+}
+
+/*
+ * Last stage: final norm, logits GEMM (bf16 under fp8 too: Transformer
+ * Engine's fp8 covers the transformer layers), softmax cross-entropy.
+ * Megatron-Core's fused vocab-parallel cross-entropy reads the logits and
+ * keeps fp32 exponentials for backward (6 B per logit each way); eager
+ * PyTorch under autocast casts them to fp32, runs log_softmax and
+ * nll_loss, and backward nll_loss_backward, log_softmax_backward and the
+ * cast back: 14 and 22 B per logit.
+ */
+static void last_stage_ops(struct sink *k, const struct shape *x, double M,
+			   struct proj_layer_cost *lc)
+{
+	double Th = x->T * x->h / (x->sp ? x->t : 1);
+	double f, b, d, w, tv = x->T * x->V / x->t, f1, f2, b1, b2;
+	int st = CVC_PROJ_STAGE_LAST, ldt = x->fp8 ? CVC_PROJ_BF16 : x->dtype;
+	int eager = x->framework == CVC_PROJ_FW_PYTORCH;
+
+	k->kernels = 0;
+	f = gemm3(k, ldt, x->T, x->V / x->t, x->h, M, M, st, 1, 1, 1, &d, &w);
+	b = d + w;
+	f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, M, st);
+	f2 = op_mem(k, CVC_MODEL_MEM_NORM, (eager ? 14 : x->BA + 4) * tv, M, st);
+	f += f1 + f2;
+	b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, M, st);
+	b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (eager ? 22 : 4 + x->BA) * tv, M, st);
+	b += b1 + b2;
+	lc->last_fwd_s = f;
+	lc->last_bwd_s = b;
+	lc->last_kernels = k->kernels;
+}
+
 /*
  * The operators of one layer (and of the first and last stage) for shape
  * x, priced into lc.  M micro-batches run through L layers of the busiest
@@ -296,131 +557,24 @@ static double fp8_cast_bytes(const struct shape *x)
 static void layer_ops(struct sink *k, const struct shape *x, double M, double L,
 		      struct proj_layer_cost *lc)
 {
-	int full = x->recompute == CVC_PROJ_RECOMP_FULL;
-	/* forward again under full recomputation */
-	double cf = M * L * (full ? 2 : 1), cb = M * L;
-	/* each per-layer collective runs twice forward and twice backward,
-	 * the backward pair again under full recomputation */
-	double per = M * L * (2 + 2 * (full ? 2 : 1));
+	struct layer_runs n;
+	struct layer_gemms G;
 	double fwd = 0, bwd = 0, gf = 0, gb = 0, af = 0, ab = 0, mf = 0, mb = 0, rc_extra = 0;
-	double Th = x->T * x->h / (x->sp ? x->t : 1);
-	double pn_t = fmin(x->t, x->gpn);
-	/* TP overlap splits the GEMMs next to the overlapped collective */
-	double tsplit = x->t, rs_slow = 1;
-	double g_qkv_f, g_qkv_d, g_qkv_w, g_pr_f, g_pr_d, g_pr_w, g_up_f, g_up_d, g_up_w;
-	double g_dn_f, g_dn_d, g_dn_w;
-	int adt = x->fp8_attn ? CVC_PROJ_FP8 : (x->fp8 ? CVC_PROJ_BF16 : x->dtype);
+	int full = x->recompute == CVC_PROJ_RECOMP_FULL;
 
+	n.full = full;
+	n.M = M;
+	n.L = L;
+	n.cf = M * L * (full ? 2 : 1);
+	n.cb = M * L;
+	n.per = M * L * (2 + 2 * (full ? 2 : 1));
 	k->kernels = 0;
 	k->margin_s = 0;
-	if (x->rs_ovl && k->p) {
-		double sms = cvc_modelset_spec(k->p->ms_scaled)->sm_count;
-
-		if (sms > 2 * TP_RS_SMS)
-			rs_slow = sms / (sms - TP_RS_SMS);
-	}
-	/* GEMMs: QKV, attention output projection, FFN up(+gate), down */
-	g_qkv_f = gemm3(k, x->dtype, x->T, x->qkv / x->t, x->h, cf, cb, 0,
-			x->ag_ovl ? tsplit : 1, 1, 1, &g_qkv_d, &g_qkv_w);
-	g_pr_f = gemm3(k, x->dtype, x->T, x->h, x->a * x->dh / x->t, cf, cb, 0,
-		       x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow, &g_pr_d,
-		       &g_pr_w);
-	if (x->moe) {
-		double groups = fmax(1, x->E / x->e);
-		double ffn_l = x->f / x->et;
-		double up_f, up_d, up_w, dn_f, dn_d, dn_w, r_f, r_d, r_w;
-
-		/* router (bf16), then each rank's E/ep experts as one grouped
-		 * GEMM over the T*k routed tokens it receives (balanced routing:
-		 * T*k/(E/ep) per expert), expert tensor parallel etp */
-		r_f = gemm3(k, x->fp8 ? CVC_PROJ_BF16 : x->dtype, x->T, x->E, x->h, cf, cb, 0, 1, 1,
-			    1, &r_d, &r_w);
-		up_f = op_gemm(k, x->Tm / groups, (x->swiglu ? 2 : 1) * ffn_l, x->h, groups, cf, 0);
-		up_d = op_gemm(k, x->Tm / groups, x->h, (x->swiglu ? 2 : 1) * ffn_l, groups, cb, 0);
-		up_w = op_gemm(k, x->h, (x->swiglu ? 2 : 1) * ffn_l, x->Tm / groups, groups, cb, 0);
-		dn_f = op_gemm(k, x->Tm / groups, x->h, ffn_l, groups, cf, 0);
-		dn_d = op_gemm(k, x->Tm / groups, ffn_l, x->h, groups, cb, 0);
-		dn_w = op_gemm(k, ffn_l, x->h, x->Tm / groups, groups, cb, 0);
-		g_up_f = up_f + r_f, g_up_d = up_d + r_d, g_up_w = up_w + r_w;
-		g_dn_f = dn_f, g_dn_d = dn_d, g_dn_w = dn_w;
-		/* token permutation before the experts and its inverse after,
-		 * each way (Megatron-Core's permute / unpermute: read and write
-		 * the routed copies of the tokens) */
-		mf += 2 * op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cf, 0);
-		mb += 2 * op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cb, 0);
-	} else {
-		g_up_f = gemm3(k, x->dtype, x->T, (x->swiglu ? 2 : 1) * x->f / x->t, x->h, cf, cb, 0,
-			       x->ag_ovl ? tsplit : 1, 1, 1, &g_up_d, &g_up_w);
-		g_dn_f = gemm3(k, x->dtype, x->T, x->h, x->f / x->t, cf, cb, 0,
-			       x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow, &g_dn_d,
-			       &g_dn_w);
-	}
-	gf = g_qkv_f + g_pr_f + g_up_f + g_dn_f;
-	gb = g_qkv_d + g_qkv_w + g_pr_d + g_pr_w + g_up_d + g_up_w + g_dn_d + g_dn_w;
-
-	/* attention core; fp8 training keeps it in bf16 unless fp8_attention */
-	{
-		double hl = x->a / x->t, gl = fmax(1, x->g / x->t), sq = x->s / x->c;
-
-		if (x->unfused) {
-			double bt = x->b * hl, el = bt * sq * x->s;
-			/* selective recomputation re-runs the unfused core */
-			double ca = cf + (x->recompute == CVC_PROJ_RECOMP_SELECTIVE ? cb : 0);
-			double f1, f2, f3, f4, b1, b2, b3, b4, b5;
-
-			f1 = op_gemm_dt(k, adt, sq, x->s, x->dh, bt, ca, 0);
-			f2 = op_gemm_dt(k, adt, sq, x->dh, x->s, bt, ca, 0);
-			f3 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * el, ca, 0); /* scale-mask-softmax */
-			f4 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, ca, 0); /* dropout */
-			af = f1 + f2 + f3 + f4;
-			b1 = op_gemm_dt(k, adt, sq, x->dh, x->s, bt, 2 * cb, 0);
-			b2 = op_gemm_dt(k, adt, x->s, x->dh, sq, bt, cb, 0);
-			b3 = op_gemm_dt(k, adt, sq, x->s, x->dh, bt, cb, 0);
-			b4 = op_mem(k, CVC_MODEL_MEM_NORM, 3 * x->BA * el, cb, 0);
-			b5 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, cb, 0);
-			ab = 2 * b1 + b2 + b3 + b4 + b5;
-		} else {
-			/* with context parallelism, c ring steps of s/c queries
-			 * against s/c keys: together the rank's half of the causal
-			 * pairs of s/c queries x s keys (load-balanced chunks) */
-			af = x->c * op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 0, cf * x->c);
-			ab = x->c * op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 1, cb * x->c);
-		}
-	}
-
-	/* memory-bound: 2 norms, 2 bias-dropout-residual, activation, rope */
-	{
-		double f1, f2, f3, b1, b2, b3;
-
-		f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * cf, 0);
-		f2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, 2 * cf, 0);
-		f3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-			    (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t),
-			    cf, 0);
-		mf += 2 * f1 + 2 * f2 + f3;
-		b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, 2 * cb, 0);
-		b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, 2 * cb, 0);
-		b3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-			    2 * (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f /
-				    (x->moe ? x->et : x->t),
-			    cb, 0);
-		mb += 2 * b1 + 2 * b2 + b3;
-	}
-	if (x->swiglu) { /* Llama family: rotary embedding on q and k */
-		double rb = 2 * x->BA * x->T * (x->a + x->g) * x->dh / x->t;
-
-		mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
-		mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
-	}
-	if (x->fp8) {
-		double cb_bytes = fp8_cast_bytes(x);
-		double outs = x->qkv / x->t + x->h + (x->swiglu ? 2 : 1) * x->Tm / x->T * x->f /
-			      (x->moe ? x->et : x->t) + x->h;
-
-		mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * x->a * x->dh / x->t,
-			     cf, 0);
-		mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * outs, cb, 0);
-	}
+	layer_gemm_ops(k, x, &n, &G, &mf, &mb);
+	gf = G.qkv_f + G.pr_f + G.up_f + G.dn_f;
+	gb = G.qkv_d + G.qkv_w + G.pr_d + G.pr_w + G.up_d + G.up_w + G.dn_d + G.dn_w;
+	attn_core_ops(k, x, &n, &af, &ab);
+	layer_mem_ops(k, x, &n, &mf, &mb);
 	fwd = gf + af + mf;
 	if (full)
 		rc_extra = fwd;
@@ -437,100 +591,14 @@ static void layer_ops(struct sink *k, const struct shape *x, double M, double L,
 	lc->kernels = k->kernels;
 	lc->tp_margin_s = k->margin_s * (full ? 2 : 1);
 
-	/* tensor parallel: 2 all-reduces per layer each way, or with sequence
-	 * parallelism 2 all-gathers + 2 reduce-scatters forward and, backward,
-	 * the 2 gradient all-gathers for the row-parallel dgrads, the 2
-	 * reduce-scatters of the column-parallel dgrads and the 2 re-gathers of
-	 * their inputs for wgrad.  Hidden under the GEMMs they overlap with
-	 * (gemm3() above): a ring exchange all but its last chunk's GEMM, a
-	 * pipelined reduce-scatter all but its last chunk, bulk up to the
-	 * GEMM's time. */
-	if (x->t > 1) {
-		double msg = x->T * x->h * x->BA;
-
-		if (x->sp) {
-			double nag = M * L * (2 + 4 + (full ? 2 : 0));
-			double nrs = M * L * (2 + 2 + (full ? 2 : 0));
-			double ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
-					    nag);
-			double rs = op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg, x->t,
-					    pn_t, nrs);
-			double ring = 1 - 1 / x->t, pipe = 1 - 1.0 / TP_RS_SPLITS, hf = 0, hb = 0;
-
-			if (x->ag_ovl) {
-				hf += fmin(ag, g_qkv_f * ring) + fmin(ag, g_up_f * ring);
-				hb += fmin(ag, g_pr_d * ring) + fmin(ag, g_dn_d * ring);
-				hb += fmin(ag, g_qkv_d) + fmin(ag, g_up_d);
-			}
-			if (x->rs_ovl) {
-				hf += fmin(rs * pipe, g_pr_f) + fmin(rs * pipe, g_dn_f);
-				hb += fmin(rs, g_qkv_w) + fmin(rs, g_up_w);
-			}
-			lc->tp_fwd_s = 2 * (ag + rs);
-			lc->tp_bwd_s = 4 * ag + 2 * rs + (full ? lc->tp_fwd_s : 0);
-			lc->tp_hid_s = hf * (full ? 2 : 1) + hb;
-		} else {
-			double one = op_coll(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
-					     per);
-
-			lc->tp_fwd_s = 2 * one;
-			lc->tp_bwd_s = 2 * one * (full ? 2 : 1);
-		}
-	}
-	/* MoE: dispatch + combine all-to-all each way, over the EP group:
-	 * inside the NVLink domain while ep x etp ranks fit in it */
-	if (x->moe && x->e > 1) {
-		double pn = fmin(x->e, fmax(1, x->gpn / (x->et * x->c)));
-		double one = op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tm * x->h * x->BA,
-				     x->e, pn, per);
-
-		lc->ep_fwd_s = 2 * one;
-		lc->ep_bwd_s = 2 * one * (full ? 2 : 1);
-	}
-	/* context parallel: ring exchange of K and V blocks, c-1 steps forward,
-	 * twice that backward, again under full recomputation */
-	if (x->c > 1) {
-		double kv = 2 * x->T * fmax(1, x->g / x->t) * x->dh * x->BA;
-		double one = (x->c - 1) *
-			     op_coll(k, CVC_MODEL_SENDRECV, CVC_PROJ_COMM_CP, kv, 2,
-				     x->t * x->c <= x->gpn ? 2 : 1,
-				     M * L * (x->c - 1) * (3 + (full ? 1 : 0)));
-
-		lc->cp_fwd_s = one;
-		lc->cp_bwd_s = 2 * one + (full ? one : 0);
-	}
-	k->kernels = 0;
-	/* first stage: embedding lookup and its scatter-add gradient */
-	lc->first_fwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->T * x->h, M,
-				 CVC_PROJ_STAGE_FIRST);
-	lc->first_bwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->T * x->h, M,
-				 CVC_PROJ_STAGE_FIRST);
-	lc->first_kernels = k->kernels;
-	k->kernels = 0;
-	/* last stage: final norm, logits GEMM (bf16 under fp8 too: Transformer
-	 * Engine's fp8 covers the transformer layers), softmax cross-entropy.
-	 * Megatron-Core's fused vocab-parallel cross-entropy reads the logits
-	 * and keeps fp32 exponentials for backward (6 B per logit each way);
-	 * eager PyTorch under autocast casts them to fp32, runs log_softmax and
-	 * nll_loss, and backward nll_loss_backward, log_softmax_backward and
-	 * the cast back: 14 and 22 B per logit. */
-	{
-		double f, b, d, w, tv = x->T * x->V / x->t, f1, f2, b1, b2;
-		int st = CVC_PROJ_STAGE_LAST, ldt = x->fp8 ? CVC_PROJ_BF16 : x->dtype;
-		int eager = x->framework == CVC_PROJ_FW_PYTORCH;
-
-		f = gemm3(k, ldt, x->T, x->V / x->t, x->h, M, M, st, 1, 1, 1, &d, &w);
-		b = d + w;
-		f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, M, st);
-		f2 = op_mem(k, CVC_MODEL_MEM_NORM, (eager ? 14 : x->BA + 4) * tv, M, st);
-		f += f1 + f2;
-		b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, M, st);
-		b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (eager ? 22 : 4 + x->BA) * tv, M, st);
-		b += b1 + b2;
-		lc->last_fwd_s = f;
-		lc->last_bwd_s = b;
-		lc->last_kernels = k->kernels;
-	}
+	if (x->t > 1)
+		tp_comm_ops(k, x, &n, &G, lc);
+	if (x->moe && x->e > 1)
+		ep_comm_ops(k, x, &n, lc);
+	if (x->c > 1)
+		cp_comm_ops(k, x, &n, lc);
+	first_stage_ops(k, x, M, lc);
+	last_stage_ops(k, x, M, lc);
 }
 
 static uint64_t key_hash(const double *k, int n)
@@ -1001,112 +1069,98 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct proj_layer_cost
 		  (o->cp_mb - o->cp_hid) + o->fsdp_exp;
 }
 
-void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)
+/* A valid result with nothing priced yet, intervals off. */
+static void result_init(cvc_proj_result *r)
 {
-	const struct proj_pricer *p;
-	const struct proj_layer_cost *lc;
-	struct sink k;
-	struct shape x;
-	struct params P;
-	struct step_cost st;
-	double pp, v, d, c, m, L, dc, peak;
-	double stage_c, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid, fsdp_mb, fsdp_exp;
-	double dp_rs_mb, t_mb, hidden_total, gap_mb, margin_mb;
-	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
-	double C = sc->clusters >= 1 ? sc->clusters : 1;
-	struct proj_unc su;
-
 	memset(r, 0, sizeof *r);
 	r->valid = 1;
 	r->reason = "";
 	r->half_tokens_per_s = NAN;
 	r->marginal_tokens_per_gpu = NAN;
 	proj_intervals_off(r);
-	memset(&su, 0, sizeof su);
+}
 
-	p = proj_ctx_pricer(ctx, sc);
+/* The pricer for sc when it can price sc's dtype; NULL with r marked
+ * invalid (and why) when not. */
+static const struct proj_pricer *usable_pricer(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc,
+					       cvc_proj_result *r)
+{
+	const struct proj_pricer *p = proj_ctx_pricer(ctx, sc);
+
 	if (!p) {
 		invalid(r, "models could not be built");
-		return;
+		return NULL;
 	}
 	if (!p->known) {
 		invalid(r, "gpu not in the hardware catalog");
-		return;
+		return NULL;
 	}
-	peak = p->peak_flops[sc->dtype];
-	if (!(peak > 0)) {
+	if (!(p->peak_flops[sc->dtype] > 0)) {
 		invalid(r, "gpu has no tensor path for the dtype");
-		return;
+		return NULL;
 	}
-	shape_of(sc, &x);
-	pp = sc->pp, v = sc->vpp, d = sc->dp, c = sc->cp;
-	dc = d * c;
-	m = sc->global_batch / (d * sc->micro_batch);
-	L = stage_max_layers(sc);
+	return p;
+}
 
-	/* the operators, priced: per layer (cached) and per step */
-	sink_init(&k, sc, p, NULL, NULL);
-	if (!ctx->no_intervals)
-		k.unc = &su;
-	lc = layer_cost(ctx, &k, &x);
-	params_of(sc, &x, L, &P);
-	step_ops(&k, sc, &x, &P, m, L, &st);
+/* One micro-batch through each stage: the slowest sets the pace (*best).
+ * Returns -1 when the pipeline stages cannot be split. */
+static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *p,
+			 const struct proj_layer_cost *lc, const struct step_cost *st,
+			 struct mb_cost *best)
+{
+	double Ls[3], ext[3], extk[3], first, mid, last, pp = sc->pp;
+	double gap = cvc_model_kernel_gap_us(p->ms_base);
+	int ns = 0;
+	struct mb_cost one;
 
-	/* ---- one micro-batch through each stage: the slowest sets the pace ---- */
-	{
-		double Ls[3], ext[3], extk[3], first, mid, last;
-		double gap = cvc_model_kernel_gap_us(p->ms_base);
-		int ns = 0;
-		struct mb_cost best, one;
-
-		if (proj_stage_layers(sc, &first, &mid, &last)) {
-			invalid(r, "pipeline stages cannot be split");
-			return;
-		}
-		if (pp > 1) {
-			Ls[ns] = first, extk[ns] = lc->first_kernels;
-			ext[ns++] = lc->first_fwd_s + lc->first_bwd_s;
-			if (pp > 2)
-				Ls[ns] = mid, extk[ns] = 0, ext[ns++] = 0;
-			Ls[ns] = last, extk[ns] = lc->last_kernels;
-			ext[ns++] = lc->last_fwd_s + lc->last_bwd_s;
-		} else {
-			Ls[ns] = first, extk[ns] = lc->first_kernels + lc->last_kernels;
-			ext[ns++] = lc->first_fwd_s + lc->first_bwd_s + lc->last_fwd_s +
-				    lc->last_bwd_s;
-		}
-		memset(&best, 0, sizeof best);
-		for (int i = 0; i < ns; i++) {
-			mb_cost_of(sc, lc, &st, Ls[i], ext[i], extk[i], gap, &one);
-			if (i == 0 || one.t_mb > best.t_mb)
-				best = one;
-		}
-		stage_c = best.stage_c;
-		gap_mb = best.gap_s;
-		margin_mb = best.margin_s;
-		tp_mb = best.tp_mb, tp_hid = best.tp_hid, ep_mb = best.ep_mb;
-		cp_mb = best.cp_mb, cp_hid = best.cp_hid;
-		fsdp_mb = best.fsdp_mb, dp_rs_mb = best.dp_rs_mb, fsdp_exp = best.fsdp_exp;
-		t_mb = best.t_mb;
-		L = best.L;
+	if (proj_stage_layers(sc, &first, &mid, &last))
+		return -1;
+	if (pp > 1) {
+		Ls[ns] = first, extk[ns] = lc->first_kernels;
+		ext[ns++] = lc->first_fwd_s + lc->first_bwd_s;
+		if (pp > 2)
+			Ls[ns] = mid, extk[ns] = 0, ext[ns++] = 0;
+		Ls[ns] = last, extk[ns] = lc->last_kernels;
+		ext[ns++] = lc->last_fwd_s + lc->last_bwd_s;
+	} else {
+		Ls[ns] = first, extk[ns] = lc->first_kernels + lc->last_kernels;
+		ext[ns++] = lc->first_fwd_s + lc->first_bwd_s + lc->last_fwd_s + lc->last_bwd_s;
 	}
+	memset(best, 0, sizeof *best);
+	for (int i = 0; i < ns; i++) {
+		mb_cost_of(sc, lc, st, Ls[i], ext[i], extk[i], gap, &one);
+		if (i == 0 || one.t_mb > best->t_mb)
+			*best = one;
+	}
+	return 0;
+}
 
-	add_comm(r, CVC_PROJ_COMM_TP, m * tp_mb, m * tp_hid);
-	add_comm(r, CVC_PROJ_COMM_EP, m * ep_mb, 0);
-	add_comm(r, CVC_PROJ_COMM_CP, m * cp_mb, m * cp_hid);
-	if (fsdp_mb + dp_rs_mb > 0) {
+/* The communication inside each of the m micro-batches' passes (b). */
+static void microbatch_comm(cvc_proj_result *r, double m, const struct mb_cost *b)
+{
+	add_comm(r, CVC_PROJ_COMM_TP, m * b->tp_mb, m * b->tp_hid);
+	add_comm(r, CVC_PROJ_COMM_EP, m * b->ep_mb, 0);
+	add_comm(r, CVC_PROJ_COMM_CP, m * b->cp_mb, m * b->cp_hid);
+	if (b->fsdp_mb + b->dp_rs_mb > 0) {
 		/* split the exposed part between the gathers and the scatters in
 		 * proportion to their time */
-		double tot = fsdp_mb + dp_rs_mb, hid = tot - fsdp_exp;
+		double tot = b->fsdp_mb + b->dp_rs_mb, hid = tot - b->fsdp_exp;
 
-		add_comm(r, CVC_PROJ_COMM_FSDP, m * fsdp_mb, m * hid * fsdp_mb / tot);
-		add_comm(r, CVC_PROJ_COMM_DP, m * dp_rs_mb, m * hid * dp_rs_mb / tot);
+		add_comm(r, CVC_PROJ_COMM_FSDP, m * b->fsdp_mb, m * hid * b->fsdp_mb / tot);
+		add_comm(r, CVC_PROJ_COMM_DP, m * b->dp_rs_mb, m * hid * b->dp_rs_mb / tot);
 	}
+}
 
-	/* ---- pipeline: 1F1B, interleaved with v chunks per stage ---- */
+/* Pipeline: 1F1B, interleaved with v chunks per stage: the bubble and the
+ * activation transfers. */
+static void pipeline_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
+			  const struct step_cost *st, double m, double t_mb)
+{
+	double pp = sc->pp, v = sc->vpp;
+
 	r->bubble_s = pp > 1 ? (pp - 1) / v * t_mb : 0;
 	if (pp > 1) {
-		double one = st.pp_one;
+		double one = st->pp_one;
 		double total = 2 * v * m * one;
 		/* fill and drain cross every stage boundary on the critical path;
 		 * steady-state transfers run under other micro-batches */
@@ -1114,11 +1168,23 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 
 		add_comm(r, CVC_PROJ_COMM_PP, total, total - exposed);
 	}
+}
 
-	/* ---- data parallel gradient sync (ZeRO 0-2), every H steps with
-	 * local SGD in one cluster ---- */
+/* Once per step (or every H steps): the gradient sync of ZeRO 0-2 and of
+ * hybrid ZeRO-3, and the exchange between clusters.  L: layers of the
+ * slowest stage. */
+static void gradient_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
+			  const struct proj_layer_cost *lc, const struct step_cost *st,
+			  const struct params *P, double L)
+{
+	double dc = sc->dp * sc->cp;
+	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
+	double C = sc->clusters >= 1 ? sc->clusters : 1;
+
+	/* data parallel gradient sync (ZeRO 0-2), every H steps with local
+	 * SGD in one cluster */
 	if (sc->zero < 3 && dc > 1) {
-		double tot = st.dp_tot, last = st.dp_last, ag = st.dp_ag, hid, win, amort;
+		double tot = st->dp_tot, last = st->dp_last, ag = st->dp_ag, hid, win, amort;
 
 		/* buckets reduce while the last micro-batch's backward still runs;
 		 * the last bucket is ready only at the end */
@@ -1131,82 +1197,125 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	}
 	/* hybrid ZeRO-3: the gradient shards all-reduced across the replicas
 	 * while the last micro-batch's backward runs */
-	if (st.hsdp_tot > 0) {
-		double hid = sc->dp_overlap ? fmin(fmax(0, st.hsdp_tot - st.hsdp_last),
+	if (st->hsdp_tot > 0) {
+		double hid = sc->dp_overlap ? fmin(fmax(0, st->hsdp_tot - st->hsdp_last),
 						   L * lc->bwd_s) : 0;
 
-		add_comm(r, CVC_PROJ_COMM_DP, st.hsdp_tot, hid);
+		add_comm(r, CVC_PROJ_COMM_DP, st->hsdp_tot, hid);
 	}
 	/* multi-cluster: clusters exchange full gradients over the slow link,
 	 * every H steps (local SGD); not overlapped */
 	if (C > 1) {
-		double bytes = P.p_total * P.gbytes;
+		double bytes = P->p_total * P->gbytes;
 		double bw = sc->inter_cluster_gbps * 1e9;
 		double xc = bw > 0 ? 2 * (C - 1) / C * bytes / bw / H : INFINITY;
 
 		add_comm(r, CVC_PROJ_COMM_XC, xc, 0);
 	}
+}
 
-	/* ---- totals ---- */
-	{
-		double opt = st.opt + st.wcast;
+/* Totals of the step from its communication (r) and the slowest stage's
+ * micro-batch (b), m of them. */
+static void step_totals(cvc_proj_result *r, const cvc_proj_scenario *sc,
+			const struct step_cost *st, double m, const struct mb_cost *b)
+{
+	double opt = st->opt + st->wcast, hidden_total;
 
-		hidden_total = 0;
-		for (int j = 0; j < CVC_PROJ_COMM_N; j++) {
-			r->comm_s += r->comm_type_s[j];
-			r->hidden_s += r->hidden_type_s[j];
-			r->exposed_s += r->exposed_type_s[j];
-		}
-		hidden_total = r->hidden_s;
-		r->contention_s = sc->contention * hidden_total + m * margin_mb;
-		r->gaps_s = m * gap_mb;
-		r->compute_s = m * (stage_c + gap_mb) + opt + r->contention_s;
-		/* exposed per micro-batch sits inside t_mb: the step is the
-		 * pipeline (m t_mb + bubble) plus what follows it */
-		r->step_s = r->compute_s + r->exposed_s + r->bubble_s;
+	for (int j = 0; j < CVC_PROJ_COMM_N; j++) {
+		r->comm_s += r->comm_type_s[j];
+		r->hidden_s += r->hidden_type_s[j];
+		r->exposed_s += r->exposed_type_s[j];
 	}
+	hidden_total = r->hidden_s;
+	r->contention_s = sc->contention * hidden_total + m * b->margin_s;
+	r->gaps_s = m * b->gap_s;
+	r->compute_s = m * (b->stage_c + b->gap_s) + opt + r->contention_s;
+	/* exposed per micro-batch sits inside t_mb: the step is the pipeline
+	 * (m t_mb + bubble) plus what follows it */
+	r->step_s = r->compute_s + r->exposed_s + r->bubble_s;
+}
 
-	/* ---- memory per GPU ---- */
+/* FLOPs, MFU, throughput and economics of a priced step (peak: the GPU's
+ * dense peak for the dtype). */
+static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
+			    const struct shape *x, const struct proj_pricer *p, double peak)
+{
+	double s = x->s, h = x->h, lay = sc->layers;
+	double ffn_act = x->ffw * (x->moe ? x->k : 1) + (x->moe ? h * x->E : 0);
+	double gemm_l = 2 * s * (h * x->qkv + h * h + ffn_act);
+	double attn_l = 4 * s * s * h;
+	double logits = 2 * s * h * x->V;
+	double per_seq = 3 * (lay * (gemm_l + attn_l) + logits);
+	double extra = sc->recompute == CVC_PROJ_RECOMP_FULL ? lay * (gemm_l + attn_l)
+		     : (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && x->unfused)
+			     ? lay * attn_l : 0;
+	double tokens = sc->global_batch * s;
+	double power = sc->gpu_power_w > 0 ? sc->gpu_power_w : p->power_w;
+	double secs;
+
+	r->model_flops = sc->global_batch * per_seq;
+	r->hw_flops = sc->global_batch * (per_seq + extra);
+	r->mfu = r->model_flops / (r->step_s * sc->gpus * peak);
+	r->hfu = r->hw_flops / (r->step_s * sc->gpus * peak);
+	r->tokens_per_s = tokens / r->step_s;
+	r->tokens_per_s_per_gpu = r->tokens_per_s / sc->gpus;
+	secs = sc->train_tokens / r->tokens_per_s;
+	r->train_days = secs / 86400;
+	r->gpu_hours = sc->gpus * secs / 3600;
+	r->energy_mwh = sc->gpus * power * secs * sc->pue / 3.6e9;
+	r->cost_usd = r->gpu_hours * sc->usd_per_gpu_hour;
+	r->comm_share = r->comm_s / (r->compute_s + r->comm_s);
+	r->exposed_share = r->exposed_s / r->step_s;
+}
+
+void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)
+{
+	const struct proj_pricer *p;
+	const struct proj_layer_cost *lc;
+	struct sink k;
+	struct shape x;
+	struct params P;
+	struct step_cost st;
+	struct mb_cost best;
+	double m, L;
+	struct proj_unc su;
+
+	result_init(r);
+	memset(&su, 0, sizeof su);
+	if (!(p = usable_pricer(ctx, sc, r)))
+		return;
+	shape_of(sc, &x);
+	m = sc->global_batch / (sc->dp * sc->micro_batch);
+	L = stage_max_layers(sc);
+
+	/* the operators, priced: per layer (cached) and per step */
+	sink_init(&k, sc, p, NULL, NULL);
+	if (!ctx->no_intervals)
+		k.unc = &su;
+	lc = layer_cost(ctx, &k, &x);
+	params_of(sc, &x, L, &P);
+	step_ops(&k, sc, &x, &P, m, L, &st);
+
+	if (slowest_stage(sc, p, lc, &st, &best)) {
+		invalid(r, "pipeline stages cannot be split");
+		return;
+	}
+	L = best.L;
+	microbatch_comm(r, m, &best);
+	pipeline_comm(r, sc, &st, m, best.t_mb);
+	gradient_comm(r, sc, lc, &st, &P, L);
+	step_totals(r, sc, &st, m, &best);
 	mem_of(sc, &x, &P, p, m, r);
+	flops_and_costs(r, sc, &x, p, p->peak_flops[sc->dtype]);
 
-	/* ---- FLOPs, MFU, throughput, economics ---- */
-	{
-		double s = x.s, h = x.h, lay = sc->layers;
-		double ffn_act = x.ffw * (x.moe ? x.k : 1) + (x.moe ? h * x.E : 0);
-		double gemm_l = 2 * s * (h * x.qkv + h * h + ffn_act);
-		double attn_l = 4 * s * s * h;
-		double logits = 2 * s * h * x.V;
-		double per_seq = 3 * (lay * (gemm_l + attn_l) + logits);
-		double extra = sc->recompute == CVC_PROJ_RECOMP_FULL ? lay * (gemm_l + attn_l)
-			     : (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && x.unfused)
-				     ? lay * attn_l : 0;
-		double tokens = sc->global_batch * s;
-		double power = sc->gpu_power_w > 0 ? sc->gpu_power_w : p->power_w;
-		double secs;
-
-		r->model_flops = sc->global_batch * per_seq;
-		r->hw_flops = sc->global_batch * (per_seq + extra);
-		r->mfu = r->model_flops / (r->step_s * sc->gpus * peak);
-		r->hfu = r->hw_flops / (r->step_s * sc->gpus * peak);
-		r->tokens_per_s = tokens / r->step_s;
-		r->tokens_per_s_per_gpu = r->tokens_per_s / sc->gpus;
-		secs = sc->train_tokens / r->tokens_per_s;
-		r->train_days = secs / 86400;
-		r->gpu_hours = sc->gpus * secs / 3600;
-		r->energy_mwh = sc->gpus * power * secs * sc->pue / 3.6e9;
-		r->cost_usd = r->gpu_hours * sc->usd_per_gpu_hour;
-		r->comm_share = r->comm_s / (r->compute_s + r->comm_s);
-		r->exposed_share = r->exposed_s / r->step_s;
-	}
-
-	/* ---- how sure: intervals and warnings ---- */
+	/* how sure: intervals and warnings */
 	if (k.unc) {
 		struct proj_interval_in in;
 
 		in.layer = &lc->unc;
 		in.layer_w = m * L;
 		in.step = &su;
-		in.bubble_f = m * t_mb > 0 ? 1 + r->bubble_s / (m * t_mb) : 1;
+		in.bubble_f = m * best.t_mb > 0 ? 1 + r->bubble_s / (m * best.t_mb) : 1;
 		in.step_compute_s = st.opt + st.wcast;
 		in.gap_sigma = cvc_model_kernel_gap_sigma(p->ms_base);
 		proj_intervals(&in, r);
