@@ -128,40 +128,47 @@ static int any_word(const char *t, const char *words)
 	return 0;
 }
 
-/* A value and the words (any_word()) that name it. */
-struct word_rule {
+/* What a free-text cell names. */
+enum wkind { W_DTYPE, W_ZERO, W_RECOMPUTE };
+
+/* The words (any_word()) that name a value, by kind; the first rule of a
+ * kind that matches wins, so the order settles overlaps ("bfloat16" holds
+ * "float16"). */
+static const struct word_rule {
+	enum wkind kind;
 	int value;
 	const char *words;
+} word_rules[] = {
+	/* dtype: "bf16 (amp)", "BF16", "bfloat16", "fp8 (delayed)", "FP8-MX" */
+	{W_DTYPE, CVC_PROJ_FP8, "fp8|float8|e4m3"},
+	{W_DTYPE, CVC_PROJ_BF16, "bf16|bfloat16"},
+	{W_DTYPE, CVC_PROJ_FP16, "fp16|float16|half"},
+	{W_DTYPE, CVC_PROJ_FP32, "fp32|tf32|float32"},
+	/* ZeRO stage from FSDP / ZeRO / Megatron wording */
+	{W_ZERO, 3, "zero-3|zero3|zero 3|full_shard|full shard|hybrid_shard"},
+	{W_ZERO, 2, "zero-2|zero2|zero 2|shard_grad_op|grad_op"},
+	{W_ZERO, 1, "zero-1|zero1|zero 1|distributed optimizer|distopt|dist-opt|dist_opt"},
+	{W_ZERO, 3, "fsdp"}, /* FSDP's default strategy is FULL_SHARD */
+	{W_ZERO, 0, "no_shard|ddp|none|zero-0"},
+	{W_RECOMPUTE, CVC_PROJ_RECOMP_SELECTIVE, "selective|core attention"},
+	{W_RECOMPUTE, CVC_PROJ_RECOMP_FULL, "full|block|uniform|=true|=yes|=on"},
+	{W_RECOMPUTE, CVC_PROJ_RECOMP_NONE, "none|=no|=false|=off|=0"},
 };
 
-/* The value of the first rule whose words t matches: the order settles
- * overlaps ("bfloat16" holds "float16").  Returns 0, or -1 when none. */
-static int match_rule(const char *t, const struct word_rule *rules, size_t n, int *value)
+/* The value of the first rule of kind that text names, read lower-cased
+ * from its first cut - 1 bytes.  Returns 0, or -1 when none. */
+static int match_words(const char *text, size_t cut, enum wkind kind, int *value)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (any_word(t, rules[i].words)) {
-			*value = rules[i].value;
+	char t[160];
+
+	lower_copy(t, cut < sizeof t ? cut : sizeof t, text);
+	for (size_t i = 0; i < sizeof word_rules / sizeof word_rules[0]; i++) {
+		if (word_rules[i].kind == kind && any_word(t, word_rules[i].words)) {
+			*value = word_rules[i].value;
 			return 0;
 		}
 	}
 	return -1;
-}
-
-#define NRULES(a) (sizeof a / sizeof a[0])
-
-/* dtype text: "bf16 (amp)", "BF16", "bfloat16", "fp8 (delayed)", "FP8-MX". */
-static int parse_dtype(const char *text, int *dtype)
-{
-	static const struct word_rule rules[] = {
-		{CVC_PROJ_FP8, "fp8|float8|e4m3"},
-		{CVC_PROJ_BF16, "bf16|bfloat16"},
-		{CVC_PROJ_FP16, "fp16|float16|half"},
-		{CVC_PROJ_FP32, "fp32|tf32|float32"},
-	};
-	char t[128];
-
-	lower_copy(t, sizeof t, text);
-	return match_rule(t, rules, NRULES(rules), dtype);
 }
 
 /*
@@ -171,13 +178,6 @@ static int parse_dtype(const char *text, int *dtype)
  */
 static int parse_zero(const char *text, double *zero, int *hybrid, int *torch_fsdp)
 {
-	static const struct word_rule rules[] = {
-		{3, "zero-3|zero3|zero 3|full_shard|full shard|hybrid_shard"},
-		{2, "zero-2|zero2|zero 2|shard_grad_op|grad_op"},
-		{1, "zero-1|zero1|zero 1|distributed optimizer|distopt|dist-opt|dist_opt"},
-		{3, "fsdp"}, /* FSDP's default strategy is FULL_SHARD */
-		{0, "no_shard|ddp|none|zero-0"},
-	};
 	char t[160];
 	char *end;
 	double v;
@@ -193,23 +193,10 @@ static int parse_zero(const char *text, double *zero, int *hybrid, int *torch_fs
 		*zero = v;
 		return 0;
 	}
-	if (match_rule(t, rules, NRULES(rules), &stage))
+	if (match_words(t, sizeof t, W_ZERO, &stage))
 		return -1;
 	*zero = stage;
 	return 0;
-}
-
-static int parse_recompute(const char *text, int *rc)
-{
-	static const struct word_rule rules[] = {
-		{CVC_PROJ_RECOMP_SELECTIVE, "selective|core attention"},
-		{CVC_PROJ_RECOMP_FULL, "full|block|uniform|=true|=yes|=on"},
-		{CVC_PROJ_RECOMP_NONE, "none|=no|=false|=off|=0"},
-	};
-	char t[128];
-
-	lower_copy(t, sizeof t, text);
-	return match_rule(t, rules, NRULES(rules), rc);
 }
 
 static int parse_flag(const char *text, int *v)
@@ -394,6 +381,19 @@ static int read_measured(struct vrow *r, enum vrole role, const char *k, const c
 	return 0;
 }
 
+/* A cell that names a value of kind in free text (its first 127 bytes)
+ * into *field; -1 with what was expected when it names none. */
+static int read_word_cell(struct vrow *r, const char *k, const char *t, enum wkind kind,
+			  const char *expected, int *field)
+{
+	int v;
+
+	if (match_words(t, 128, kind, &v))
+		return bad_cell(r, k, expected);
+	*field = v;
+	return 0;
+}
+
 /* The gpu cell: a catalog name, free text around it, a node network in
  * parentheses. */
 static int read_gpu(struct vrow *r, struct vgiven *g, const char *t, int guess,
@@ -514,26 +514,18 @@ static int read_cell(struct vrow *r, struct vgiven *g, const struct vcol *col, c
 	}
 	case V_GPU:
 		return read_gpu(r, g, t, guess, ctx);
-	case V_DTYPE: {
-		int d;
-
-		if (parse_dtype(t, &d))
-			return bad_cell(r, k, "a dtype (bf16, fp16, fp8, fp32)");
-		sc->dtype = d;
+	case V_DTYPE:
+		if (read_word_cell(r, k, t, W_DTYPE, "a dtype (bf16, fp16, fp8, fp32)", &sc->dtype))
+			return -1;
 		g->dtype = 1;
 		if (guess)
 			vrow_note(r, "dtype=%s (guess)", t);
 		return 0;
-	}
-	case V_RECOMP: {
-		int v;
-
-		if (parse_recompute(t, &v))
-			return bad_cell(r, k, "none, selective or full");
-		sc->recompute = v;
+	case V_RECOMP:
+		if (read_word_cell(r, k, t, W_RECOMPUTE, "none, selective or full", &sc->recompute))
+			return -1;
 		g->recompute = 1;
 		return 0;
-	}
 	case V_FIELD:
 		return read_field(r, g, col->field, k, t, guess);
 	default:
