@@ -234,105 +234,96 @@ static void parse_primary(struct parser *ps)
 	ps->depth--;
 }
 
-static void parse_unary(struct parser *ps)
+/* Operators of one precedence level, tried in order ("<=" before "<"). */
+struct opword {
+	const char *tok;
+	enum op op;
+};
+
+#define NOPS(a) (sizeof a / sizeof a[0])
+
+static const struct opword neg_ops[] = {{"-", OP_NEG}};
+static const struct opword prod_ops[] = {{"*", OP_MUL}, {"/", OP_DIV}, {"%", OP_MOD}};
+static const struct opword sum_ops[] = {{"+", OP_ADD}, {"-", OP_SUB}};
+static const struct opword cmp_ops[] = {
+	{"==", OP_EQ}, {"!=", OP_NE}, {"<=", OP_LE}, {">=", OP_GE},
+	{"<", OP_LT}, {">", OP_GT},
+};
+static const struct opword not_ops[] = {{"!", OP_NOT}, {"not", OP_NOT}};
+static const struct opword and_ops[] = {{"&&", OP_AND}, {"and", OP_AND}};
+static const struct opword or_ops[] = {{"||", OP_OR}, {"or", OP_OR}};
+
+/* Consumes the first of ops that comes next: 1 and its *op, or 0. */
+static int accept_op(struct parser *ps, const struct opword *ops, size_t n, enum op *op)
 {
-	if (accept(ps, "-")) {
-		if (++ps->depth > EXPR_MAX_DEPTH) {
-			perr(ps, "expression nested too deeply");
-			return;
-		}
-		parse_unary(ps);
-		ps->depth--;
-		emit(ps, OP_NEG, 0, 0);
-		return;
-	}
-	parse_primary(ps);
-}
-
-static void parse_prod(struct parser *ps)
-{
-	parse_unary(ps);
-	while (!ps->failed) {
-		enum op op;
-
-		if (accept(ps, "*"))
-			op = OP_MUL;
-		else if (accept(ps, "/"))
-			op = OP_DIV;
-		else if (accept(ps, "%"))
-			op = OP_MOD;
-		else
-			break;
-		parse_unary(ps);
-		emit(ps, op, 0, 0);
-	}
-}
-
-static void parse_sum(struct parser *ps)
-{
-	parse_prod(ps);
-	while (!ps->failed) {
-		enum op op;
-
-		if (accept(ps, "+"))
-			op = OP_ADD;
-		else if (accept(ps, "-"))
-			op = OP_SUB;
-		else
-			break;
-		parse_prod(ps);
-		emit(ps, op, 0, 0);
-	}
-}
-
-static void parse_cmp(struct parser *ps)
-{
-	static const struct { const char *tok; enum op op; } ops[] = {
-		{"==", OP_EQ}, {"!=", OP_NE}, {"<=", OP_LE}, {">=", OP_GE},
-		{"<", OP_LT}, {">", OP_GT},
-	};
-
-	parse_sum(ps);
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0] && !ps->failed; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (accept(ps, ops[i].tok)) {
-			parse_sum(ps);
-			emit(ps, ops[i].op, 0, 0);
-			break;
+			*op = ops[i].op;
+			return 1;
 		}
 	}
+	return 0;
 }
 
-static void parse_not(struct parser *ps)
+/*
+ * The grammar's precedence levels, loosest first: each parses the next
+ * tighter level as its operands, the last one primaries.  A prefix level
+ * applies its operator to its own level again (- - x, not not x), its
+ * nesting counted against EXPR_MAX_DEPTH; comparisons do not chain
+ * (a < b < c is an error).
+ */
+enum assoc { PREFIX, LEFT, NONASSOC };
+
+static const struct level {
+	const struct opword *ops;
+	size_t n;
+	enum assoc assoc;
+} levels[] = {
+	{or_ops, NOPS(or_ops), LEFT},
+	{and_ops, NOPS(and_ops), LEFT},
+	{not_ops, NOPS(not_ops), PREFIX},
+	{cmp_ops, NOPS(cmp_ops), NONASSOC},
+	{sum_ops, NOPS(sum_ops), LEFT},
+	{prod_ops, NOPS(prod_ops), LEFT},
+	{neg_ops, NOPS(neg_ops), PREFIX},
+};
+
+static void parse_level(struct parser *ps, size_t lv)
 {
-	if (accept(ps, "!") || accept(ps, "not")) {
+	const struct level *l;
+	enum op op;
+
+	if (lv == NOPS(levels)) {
+		parse_primary(ps);
+		return;
+	}
+	l = &levels[lv];
+	if (l->assoc == PREFIX) {
+		if (!accept_op(ps, l->ops, l->n, &op)) {
+			parse_level(ps, lv + 1);
+			return;
+		}
 		if (++ps->depth > EXPR_MAX_DEPTH) {
 			perr(ps, "expression nested too deeply");
 			return;
 		}
-		parse_not(ps);
+		parse_level(ps, lv);
 		ps->depth--;
-		emit(ps, OP_NOT, 0, 0);
+		emit(ps, op, 0, 0);
 		return;
 	}
-	parse_cmp(ps);
-}
-
-static void parse_and(struct parser *ps)
-{
-	parse_not(ps);
-	while (!ps->failed && (accept(ps, "&&") || accept(ps, "and"))) {
-		parse_not(ps);
-		emit(ps, OP_AND, 0, 0);
+	parse_level(ps, lv + 1);
+	while (!ps->failed && accept_op(ps, l->ops, l->n, &op)) {
+		parse_level(ps, lv + 1);
+		emit(ps, op, 0, 0);
+		if (l->assoc == NONASSOC)
+			break;
 	}
 }
 
 static void parse_or(struct parser *ps)
 {
-	parse_and(ps);
-	while (!ps->failed && (accept(ps, "||") || accept(ps, "or"))) {
-		parse_and(ps);
-		emit(ps, OP_OR, 0, 0);
-	}
+	parse_level(ps, 0);
 }
 
 proj_expr *proj_expr_compile(const char *text, char *err, size_t errlen)

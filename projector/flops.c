@@ -70,7 +70,7 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 	}
 	case PROJ_FLOPS_CVC:
 	default: {
-		/* what cvc's MFU counts (project.c): the GEMMs, attention
+		/* what cvc's MFU counts (evaluate.c): the GEMMs, attention
 		 * non-causal 4 s^2 h per layer forward, logits; x3 */
 		double dh = h / a, qkv = (a + 2 * g) * dh;
 		double ffw = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * f;

@@ -172,14 +172,92 @@ int proj_parse_number(const char *s, double *out);
  * returns 0, or -1 for any other text. */
 int proj_parse_flag(const char *s, int *out);
 
+/* ---- the step's decomposition (project.c) ---------------------------------- */
+
+struct proj_layer_cost; /* ctx.h */
+
+/* A scenario's sizes as the decomposition uses them (per GPU where split). */
+struct proj_shape {
+	double b, s, h, a, g, f, V, E, k, t, c, e, et, T, dh, qkv, BA, ffw, Tm, gpn;
+	int sp, moe, swiglu, dtype, recompute, unfused, attention, framework;
+	int fp8, fp8_recipe, fp8_attn, ag_ovl, rs_ovl;
+};
+
+/*
+ * Where the decomposition's operators go.  One decomposition
+ * (proj_layer_ops(), proj_step_ops()) serves both the projector and
+ * cvc_proj_scenario_ops():
+ *   pricing (p set):  every op_*() returns the seconds of one run of the
+ *                     operator, and the decomposition combines them;
+ *   listing (fn set): every operator goes to fn with how many times the
+ *                     step runs it; op_*() return 0.
+ * So the list `cvc calibrate --plan` measures cannot drift from what the
+ * projector prices.  The counts are not used when pricing; the arithmetic
+ * that consumes the prices must agree with them, which
+ * tests/unit/test_calibrate.c checks by pricing the list.
+ */
+struct proj_sink {
+	const struct proj_pricer *p;
+	cvc_proj_op_fn fn;
+	void *user;
+	size_t n;
+	int stop;
+	int dtype;          /* of the transformer layers' GEMMs */
+	int attn_backend;   /* cvc_model_attn_backend of the fused attention */
+	double kernels;     /* kernel launches priced since the last reset */
+	double margin_s;    /* GEMM time lost to SMs held back for communication */
+	double scale_hbm, scale_intra, scale_inter;
+	struct proj_unc *unc; /* where prices are accounted (NULL: intervals off) */
+};
+
+/* Parameters per GPU on the heaviest stage (layers + embedding), and the
+ * bytes per parameter of weights, gradients and optimizer state. */
+struct proj_params {
+	double p_dense, p_exp, p_layer, p_stage, p_total, wb, gbytes, ob;
+};
+
+/* Step-level operators: their prices, each for one run. */
+struct proj_step_cost {
+	double fsdp_ag, fsdp_rs;   /* ZeRO-3: one layer's gather / scatter */
+	double pp_one;             /* one pipeline activation transfer */
+	double dp_tot, dp_last;    /* ZeRO 0-2 gradient sync: all buckets, last one */
+	double dp_ag;              /* ZeRO 1-2: updated parameters gathered back */
+	double hsdp_tot, hsdp_last; /* hybrid ZeRO-3: shard all-reduce across groups */
+	double opt;                /* optimizer update */
+	double wcast;              /* fp8: every weight cast (and transposed) once */
+};
+
+void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x);
+/* k set to price with p (fn NULL) or to list to fn (p NULL). */
+void proj_sink_init(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_pricer *p,
+		    cvc_proj_op_fn fn, void *user);
+/* The operators of one layer and of the first and last stage, into lc. */
+void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, double L,
+		    struct proj_layer_cost *lc);
+void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, double L,
+		    struct proj_params *P);
+/* The step-level operators (ZeRO/FSDP, pipeline, data parallel sync,
+ * optimizer, fp8 weight casts), into st. */
+void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_shape *x,
+		   const struct proj_params *P, double M, double L, struct proj_step_cost *st);
+/* ZeRO/FSDP shard group of sc. */
+double proj_shard_of(const cvc_proj_scenario *sc);
+
 /* project.c: layers on the first, each middle and the last pipeline stage
  * (all equal with pp = 1); NULL, or why the layout cannot be split. */
 const char *proj_stage_layers(const cvc_proj_scenario *sc, double *first, double *mid,
 			      double *last);
+/* Layers of the stage that holds the most. */
+double proj_stage_max_layers(const cvc_proj_scenario *sc);
+
+/* memory.c: r's memory figures (mem_*_gb, hbm_gb, fits); m micro-batches. */
+void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
+		 const struct proj_params *P, const struct proj_pricer *p, double m,
+		 cvc_proj_result *r);
 
 /* run.c: derives gpus/nodes/dp/kv_heads/ffn; returns NULL or a reason. */
 const char *proj_finalize(cvc_proj_scenario *sc);
-/* project.c: evaluation with the ctx (finalize already done). */
+/* evaluate.c: evaluation with the ctx (finalize already done). */
 void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r);
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * project.c - one training step of one scenario: decomposition into
- * operators (per layer, per stage), pricing through the operator models,
- * the overlap model, and the summary figures (docs/SCENARIOS.md, "model").
+ * project.c - one training step of one scenario decomposed into operators
+ * (per layer, per stage, per step), each priced through the operator
+ * models or listed (docs/SCENARIOS.md, "model"); evaluate.c combines the
+ * prices into the step, memory.c sizes its memory.
  *
  * Shapes follow Megatron-LM's layout (Narayanan et al. 2021; Korthikanti
  * et al. 2022 for sequence parallelism, selective recompute and activation
@@ -17,17 +18,7 @@
 #include "ctx.h"
 #include "proj_internal.h"
 
-/* Usable share of HBM: the rest goes to the CUDA context, NCCL buffers and
- * allocator fragmentation (PyTorch reserves 5-10% in practice). */
-#define HBM_USABLE 0.9
-
-struct shape {
-	double b, s, h, a, g, f, V, E, k, t, c, e, et, T, dh, qkv, BA, ffw, Tm, gpn;
-	int sp, moe, swiglu, dtype, recompute, unfused, attention, framework;
-	int fp8, fp8_recipe, fp8_attn, ag_ovl, rs_ovl;
-};
-
-static void shape_of(const cvc_proj_scenario *sc, struct shape *x)
+void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 {
 	x->b = sc->micro_batch;
 	x->s = sc->seq;
@@ -66,34 +57,8 @@ static void shape_of(const cvc_proj_scenario *sc, struct shape *x)
 	x->gpn = sc->gpus_per_node;
 }
 
-/*
- * Where the decomposition's operators go.  One decomposition (layer_ops(),
- * step_ops()) serves both the projector and cvc_proj_scenario_ops():
- *   pricing (p set):  every op_*() returns the seconds of one run of the
- *                     operator, and the decomposition combines them;
- *   listing (fn set): every operator goes to fn with how many times the
- *                     step runs it; op_*() return 0.
- * So the list `cvc calibrate --plan` measures cannot drift from what the
- * projector prices.  The counts are not used when pricing; the arithmetic
- * that consumes the prices must agree with them, which
- * tests/unit/test_calibrate.c checks by pricing the list.
- */
-struct sink {
-	const struct proj_pricer *p;
-	cvc_proj_op_fn fn;
-	void *user;
-	size_t n;
-	int stop;
-	int dtype;          /* of the transformer layers' GEMMs */
-	int attn_backend;   /* cvc_model_attn_backend of the fused attention */
-	double kernels;     /* kernel launches priced since the last reset */
-	double margin_s;    /* GEMM time lost to SMs held back for communication */
-	double scale_hbm, scale_intra, scale_inter;
-	struct proj_unc *unc; /* where prices are accounted (NULL: intervals off) */
-};
-
-static void sink_init(struct sink *k, const cvc_proj_scenario *sc, const struct proj_pricer *p,
-		      cvc_proj_op_fn fn, void *user)
+void proj_sink_init(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_pricer *p,
+		    cvc_proj_op_fn fn, void *user)
 {
 	k->p = p;
 	k->fn = fn;
@@ -124,7 +89,7 @@ static void sink_init(struct sink *k, const cvc_proj_scenario *sc, const struct 
 	k->scale_inter = sc->scale_inter_bw;
 }
 
-static double put(struct sink *k, const cvc_proj_op *o)
+static double put(struct proj_sink *k, const cvc_proj_op *o)
 {
 	if (k->p) {
 		/* every operator is one kernel launch: with the gap between
@@ -160,7 +125,7 @@ static void op_init(cvc_proj_op *o, int kind, double count, int stage)
 	o->stage = stage;
 }
 
-static double op_gemm_dt(struct sink *k, int dtype, double m, double n, double kk,
+static double op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, double kk,
 			 double batch, double count, int stage)
 {
 	cvc_proj_op o;
@@ -172,14 +137,14 @@ static double op_gemm_dt(struct sink *k, int dtype, double m, double n, double k
 }
 
 /* A GEMM of the transformer layers: in the scenario's dtype (fp8 too). */
-static double op_gemm(struct sink *k, double m, double n, double kk, double batch, double count,
-		      int stage)
+static double op_gemm(struct proj_sink *k, double m, double n, double kk, double batch,
+		      double count, int stage)
 {
 	return op_gemm_dt(k, k->dtype, m, n, kk, batch, count, stage);
 }
 
-static double op_attn(struct sink *k, int dtype, double batch, double heads, double kv_heads, double sq,
-		      double skv, double head_dim, int backward, double count)
+static double op_attn(struct proj_sink *k, int dtype, double batch, double heads, double kv_heads,
+		      double sq, double skv, double head_dim, int backward, double count)
 {
 	cvc_proj_op o;
 
@@ -195,7 +160,7 @@ static double op_attn(struct sink *k, int dtype, double batch, double heads, dou
 
 /* HBM traffic scales with the hbm_bw factor: bytes / scale at the base
  * spec's bandwidth is the scaled GPU's time (price.c). */
-static double op_mem(struct sink *k, int cls, double bytes, double count, int stage)
+static double op_mem(struct proj_sink *k, int cls, double bytes, double count, int stage)
 {
 	cvc_proj_op o;
 
@@ -208,7 +173,7 @@ static double op_mem(struct sink *k, int cls, double bytes, double count, int st
 /* bytes = the nccl-tests size (AR: buffer; AG: gathered output; RS: input;
  * A2A: per-rank total; P2P: message); per_node = group members per node.
  * A group of one moves nothing (no op); p2p always has two ends. */
-static double op_coll(struct sink *k, int kind, int comm, double bytes, double group,
+static double op_coll(struct proj_sink *k, int kind, int comm, double bytes, double group,
 		      double per_node, double count)
 {
 	cvc_proj_op o;
@@ -238,7 +203,7 @@ static double op_coll(struct sink *k, int kind, int comm, double bytes, double g
  * smaller GEMMs' efficiency is what the overlap costs), the forward slow_f
  * times slower (SMs held back for the overlapped reduce-scatter).  Returns
  * the forward time; *dgrad and *wgrad get the backward ones. */
-static double gemm3(struct sink *k, int dtype, double m, double n, double kk, double cf,
+static double gemm3(struct proj_sink *k, int dtype, double m, double n, double kk, double cf,
 		    double cb, int stage, double split_f, double split_b, double slow_f,
 		    double *dgrad, double *wgrad)
 {
@@ -249,7 +214,7 @@ static double gemm3(struct sink *k, int dtype, double m, double n, double kk, do
 	fwd = split_f * op_gemm_dt(k, dtype, m / split_f, n, kk, 1, cf * split_f, stage);
 	*dgrad = split_b * op_gemm_dt(k, dtype, m / split_b, kk, n, 1, cb * split_b, stage);
 	*wgrad = op_gemm_dt(k, dtype, kk, n, m, 1, cb, stage);
-	/* booked apart (struct sink margin_s): the operator itself is the one
+	/* booked apart (struct proj_sink margin_s): the operator itself is the one
 	 * measured and listed */
 	if (slow_f > 1)
 		k->margin_s += fwd * (slow_f - 1);
@@ -277,9 +242,9 @@ static double gemm3(struct sink *k, int dtype, double m, double n, double kk, do
  * scaling reads bf16 and writes fp8 twice (both layouts): 4 bytes per
  * element; current scaling first reads the tensor for its amax (+2); MXFP8
  * writes both layouts and a 1-byte scale per 32 elements.  Weights are
- * cast once per step (step_ops()).
+ * cast once per step (proj_step_ops()).
  */
-static double fp8_cast_bytes(const struct shape *x)
+static double fp8_cast_bytes(const struct proj_shape *x)
 {
 	if (x->fp8_recipe == CVC_PROJ_FP8_CURRENT)
 		return 6;
@@ -288,139 +253,294 @@ static double fp8_cast_bytes(const struct shape *x)
 	return 4;
 }
 
-/*
- * The operators of one layer (and of the first and last stage) for shape
- * x, priced into lc.  M micro-batches run through L layers of the busiest
- * stage per step; they only set the listed counts.
- */
-static void layer_ops(struct sink *k, const struct shape *x, double M, double L,
-		      struct proj_layer_cost *lc)
-{
-	int full = x->recompute == CVC_PROJ_RECOMP_FULL;
-	/* forward again under full recomputation */
-	double cf = M * L * (full ? 2 : 1), cb = M * L;
-	/* each per-layer collective runs twice forward and twice backward,
-	 * the backward pair again under full recomputation */
-	double per = M * L * (2 + 2 * (full ? 2 : 1));
-	double fwd = 0, bwd = 0, gf = 0, gb = 0, af = 0, ab = 0, mf = 0, mb = 0, rc_extra = 0;
-	double Th = x->T * x->h / (x->sp ? x->t : 1);
-	double pn_t = fmin(x->t, x->gpn);
-	/* TP overlap splits the GEMMs next to the overlapped collective */
-	double tsplit = x->t, rs_slow = 1;
-	double g_qkv_f, g_qkv_d, g_qkv_w, g_pr_f, g_pr_d, g_pr_w, g_up_f, g_up_d, g_up_w;
-	double g_dn_f, g_dn_d, g_dn_w;
-	int adt = x->fp8_attn ? CVC_PROJ_FP8 : (x->fp8 ? CVC_PROJ_BF16 : x->dtype);
+/* The forward, dgrad and wgrad times of a layer's four GEMMs (for MoE,
+ * the router rides with up and the experts' grouped GEMMs stand for up and
+ * down). */
+struct layer_gemms {
+	double qkv_f, qkv_d, qkv_w, pr_f, pr_d, pr_w, up_f, up_d, up_w, dn_f, dn_d, dn_w;
+};
 
-	k->kernels = 0;
-	k->margin_s = 0;
+/* How often a layer's operators run per step: cf forward (again under full
+ * recomputation), cb backward; per for each per-layer collective (twice
+ * forward and twice backward, the backward pair again under full
+ * recomputation). */
+struct layer_runs {
+	int full;
+	double M, L, cf, cb, per;
+};
+
+/* MoE FFN: router (bf16), then each rank's E/ep experts as one grouped
+ * GEMM over the T*k routed tokens it receives (balanced routing: T*k/(E/ep)
+ * per expert), expert tensor parallel etp; and the token permutation
+ * around them, added to *mf / *mb. */
+static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x, const struct layer_runs *n,
+			struct layer_gemms *G, double *mf, double *mb)
+{
+	double cf = n->cf, cb = n->cb;
+	double groups = fmax(1, x->E / x->e);
+	double ffn_l = x->f / x->et;
+	double up_f, up_d, up_w, dn_f, dn_d, dn_w, r_f, r_d, r_w;
+
+	r_f = gemm3(k, x->fp8 ? CVC_PROJ_BF16 : x->dtype, x->T, x->E, x->h, cf, cb, 0, 1, 1, 1,
+		    &r_d, &r_w);
+	up_f = op_gemm(k, x->Tm / groups, (x->swiglu ? 2 : 1) * ffn_l, x->h, groups, cf, 0);
+	up_d = op_gemm(k, x->Tm / groups, x->h, (x->swiglu ? 2 : 1) * ffn_l, groups, cb, 0);
+	up_w = op_gemm(k, x->h, (x->swiglu ? 2 : 1) * ffn_l, x->Tm / groups, groups, cb, 0);
+	dn_f = op_gemm(k, x->Tm / groups, x->h, ffn_l, groups, cf, 0);
+	dn_d = op_gemm(k, x->Tm / groups, ffn_l, x->h, groups, cb, 0);
+	dn_w = op_gemm(k, ffn_l, x->h, x->Tm / groups, groups, cb, 0);
+	G->up_f = up_f + r_f, G->up_d = up_d + r_d, G->up_w = up_w + r_w;
+	G->dn_f = dn_f, G->dn_d = dn_d, G->dn_w = dn_w;
+	/* token permutation before the experts and its inverse after, each
+	 * way (Megatron-Core's permute / unpermute: read and write the routed
+	 * copies of the tokens) */
+	*mf += 2 * op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cf, 0);
+	*mb += 2 * op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cb, 0);
+}
+
+/* GEMMs: QKV, attention output projection, FFN up(+gate), down.  TP
+ * overlap splits the GEMMs next to the overlapped collective. */
+static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
+			   const struct layer_runs *n, struct layer_gemms *G, double *mf,
+			   double *mb)
+{
+	double cf = n->cf, cb = n->cb, tsplit = x->t, rs_slow = 1;
+
 	if (x->rs_ovl && k->p) {
 		double sms = cvc_modelset_spec(k->p->ms_scaled)->sm_count;
 
 		if (sms > 2 * TP_RS_SMS)
 			rs_slow = sms / (sms - TP_RS_SMS);
 	}
-	/* GEMMs: QKV, attention output projection, FFN up(+gate), down */
-	g_qkv_f = gemm3(k, x->dtype, x->T, x->qkv / x->t, x->h, cf, cb, 0,
-			x->ag_ovl ? tsplit : 1, 1, 1, &g_qkv_d, &g_qkv_w);
-	g_pr_f = gemm3(k, x->dtype, x->T, x->h, x->a * x->dh / x->t, cf, cb, 0,
-		       x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow, &g_pr_d,
-		       &g_pr_w);
+	G->qkv_f = gemm3(k, x->dtype, x->T, x->qkv / x->t, x->h, cf, cb, 0,
+			 x->ag_ovl ? tsplit : 1, 1, 1, &G->qkv_d, &G->qkv_w);
+	G->pr_f = gemm3(k, x->dtype, x->T, x->h, x->a * x->dh / x->t, cf, cb, 0,
+			x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow, &G->pr_d,
+			&G->pr_w);
 	if (x->moe) {
-		double groups = fmax(1, x->E / x->e);
-		double ffn_l = x->f / x->et;
-		double up_f, up_d, up_w, dn_f, dn_d, dn_w, r_f, r_d, r_w;
-
-		/* router (bf16), then each rank's E/ep experts as one grouped
-		 * GEMM over the T*k routed tokens it receives (balanced routing:
-		 * T*k/(E/ep) per expert), expert tensor parallel etp */
-		r_f = gemm3(k, x->fp8 ? CVC_PROJ_BF16 : x->dtype, x->T, x->E, x->h, cf, cb, 0, 1, 1,
-			    1, &r_d, &r_w);
-		up_f = op_gemm(k, x->Tm / groups, (x->swiglu ? 2 : 1) * ffn_l, x->h, groups, cf, 0);
-		up_d = op_gemm(k, x->Tm / groups, x->h, (x->swiglu ? 2 : 1) * ffn_l, groups, cb, 0);
-		up_w = op_gemm(k, x->h, (x->swiglu ? 2 : 1) * ffn_l, x->Tm / groups, groups, cb, 0);
-		dn_f = op_gemm(k, x->Tm / groups, x->h, ffn_l, groups, cf, 0);
-		dn_d = op_gemm(k, x->Tm / groups, ffn_l, x->h, groups, cb, 0);
-		dn_w = op_gemm(k, ffn_l, x->h, x->Tm / groups, groups, cb, 0);
-		g_up_f = up_f + r_f, g_up_d = up_d + r_d, g_up_w = up_w + r_w;
-		g_dn_f = dn_f, g_dn_d = dn_d, g_dn_w = dn_w;
-		/* token permutation before the experts and its inverse after,
-		 * each way (Megatron-Core's permute / unpermute: read and write
-		 * the routed copies of the tokens) */
-		mf += 2 * op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cf, 0);
-		mb += 2 * op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cb, 0);
+		moe_ffn_ops(k, x, n, G, mf, mb);
 	} else {
-		g_up_f = gemm3(k, x->dtype, x->T, (x->swiglu ? 2 : 1) * x->f / x->t, x->h, cf, cb, 0,
-			       x->ag_ovl ? tsplit : 1, 1, 1, &g_up_d, &g_up_w);
-		g_dn_f = gemm3(k, x->dtype, x->T, x->h, x->f / x->t, cf, cb, 0,
-			       x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow, &g_dn_d,
-			       &g_dn_w);
+		G->up_f = gemm3(k, x->dtype, x->T, (x->swiglu ? 2 : 1) * x->f / x->t, x->h, cf, cb,
+				0, x->ag_ovl ? tsplit : 1, 1, 1, &G->up_d, &G->up_w);
+		G->dn_f = gemm3(k, x->dtype, x->T, x->h, x->f / x->t, cf, cb, 0,
+				x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow,
+				&G->dn_d, &G->dn_w);
 	}
-	gf = g_qkv_f + g_pr_f + g_up_f + g_dn_f;
-	gb = g_qkv_d + g_qkv_w + g_pr_d + g_pr_w + g_up_d + g_up_w + g_dn_d + g_dn_w;
+}
 
-	/* attention core; fp8 training keeps it in bf16 unless fp8_attention */
-	{
-		double hl = x->a / x->t, gl = fmax(1, x->g / x->t), sq = x->s / x->c;
+/* Attention core, forward into *af and backward into *ab; fp8 training
+ * keeps it in bf16 unless fp8_attention. */
+static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
+			  const struct layer_runs *n, double *af, double *ab)
+{
+	double cf = n->cf, cb = n->cb;
+	double hl = x->a / x->t, gl = fmax(1, x->g / x->t), sq = x->s / x->c;
+	int adt = x->fp8_attn ? CVC_PROJ_FP8 : (x->fp8 ? CVC_PROJ_BF16 : x->dtype);
 
-		if (x->unfused) {
-			double bt = x->b * hl, el = bt * sq * x->s;
-			/* selective recomputation re-runs the unfused core */
-			double ca = cf + (x->recompute == CVC_PROJ_RECOMP_SELECTIVE ? cb : 0);
-			double f1, f2, f3, f4, b1, b2, b3, b4, b5;
+	if (x->unfused) {
+		double bt = x->b * hl, el = bt * sq * x->s;
+		/* selective recomputation re-runs the unfused core */
+		double ca = cf + (x->recompute == CVC_PROJ_RECOMP_SELECTIVE ? cb : 0);
+		double f1, f2, f3, f4, b1, b2, b3, b4, b5;
 
-			f1 = op_gemm_dt(k, adt, sq, x->s, x->dh, bt, ca, 0);
-			f2 = op_gemm_dt(k, adt, sq, x->dh, x->s, bt, ca, 0);
-			f3 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * el, ca, 0); /* scale-mask-softmax */
-			f4 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, ca, 0); /* dropout */
-			af = f1 + f2 + f3 + f4;
-			b1 = op_gemm_dt(k, adt, sq, x->dh, x->s, bt, 2 * cb, 0);
-			b2 = op_gemm_dt(k, adt, x->s, x->dh, sq, bt, cb, 0);
-			b3 = op_gemm_dt(k, adt, sq, x->s, x->dh, bt, cb, 0);
-			b4 = op_mem(k, CVC_MODEL_MEM_NORM, 3 * x->BA * el, cb, 0);
-			b5 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, cb, 0);
-			ab = 2 * b1 + b2 + b3 + b4 + b5;
-		} else {
-			/* with context parallelism, c ring steps of s/c queries
-			 * against s/c keys: together the rank's half of the causal
-			 * pairs of s/c queries x s keys (load-balanced chunks) */
-			af = x->c * op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 0, cf * x->c);
-			ab = x->c * op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 1, cb * x->c);
-		}
+		f1 = op_gemm_dt(k, adt, sq, x->s, x->dh, bt, ca, 0);
+		f2 = op_gemm_dt(k, adt, sq, x->dh, x->s, bt, ca, 0);
+		f3 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * el, ca, 0); /* scale-mask-softmax */
+		f4 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, ca, 0); /* dropout */
+		*af = f1 + f2 + f3 + f4;
+		b1 = op_gemm_dt(k, adt, sq, x->dh, x->s, bt, 2 * cb, 0);
+		b2 = op_gemm_dt(k, adt, x->s, x->dh, sq, bt, cb, 0);
+		b3 = op_gemm_dt(k, adt, sq, x->s, x->dh, bt, cb, 0);
+		b4 = op_mem(k, CVC_MODEL_MEM_NORM, 3 * x->BA * el, cb, 0);
+		b5 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, cb, 0);
+		*ab = 2 * b1 + b2 + b3 + b4 + b5;
+	} else {
+		/* with context parallelism, c ring steps of s/c queries
+		 * against s/c keys: together the rank's half of the causal
+		 * pairs of s/c queries x s keys (load-balanced chunks) */
+		*af = x->c * op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 0, cf * x->c);
+		*ab = x->c * op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 1, cb * x->c);
 	}
+}
 
-	/* memory-bound: 2 norms, 2 bias-dropout-residual, activation, rope */
-	{
-		double f1, f2, f3, b1, b2, b3;
+/* Memory-bound operators of a layer, added to *mf / *mb: 2 norms, 2
+ * bias-dropout-residual, activation, rope, and the fp8 casts. */
+static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
+			  const struct layer_runs *n, double *mf, double *mb)
+{
+	double cf = n->cf, cb = n->cb;
+	double Th = x->T * x->h / (x->sp ? x->t : 1);
+	double f1, f2, f3, b1, b2, b3;
 
-		f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * cf, 0);
-		f2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, 2 * cf, 0);
-		f3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-			    (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t),
-			    cf, 0);
-		mf += 2 * f1 + 2 * f2 + f3;
-		b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, 2 * cb, 0);
-		b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, 2 * cb, 0);
-		b3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-			    2 * (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f /
-				    (x->moe ? x->et : x->t),
-			    cb, 0);
-		mb += 2 * b1 + 2 * b2 + b3;
-	}
+	f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * cf, 0);
+	f2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, 2 * cf, 0);
+	f3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+		    (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t), cf, 0);
+	*mf += 2 * f1 + 2 * f2 + f3;
+	b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, 2 * cb, 0);
+	b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, 2 * cb, 0);
+	b3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+		    2 * (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t), cb,
+		    0);
+	*mb += 2 * b1 + 2 * b2 + b3;
 	if (x->swiglu) { /* Llama family: rotary embedding on q and k */
 		double rb = 2 * x->BA * x->T * (x->a + x->g) * x->dh / x->t;
 
-		mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
-		mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
+		*mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
+		*mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
 	}
 	if (x->fp8) {
 		double cb_bytes = fp8_cast_bytes(x);
 		double outs = x->qkv / x->t + x->h + (x->swiglu ? 2 : 1) * x->Tm / x->T * x->f /
 			      (x->moe ? x->et : x->t) + x->h;
 
-		mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * x->a * x->dh / x->t,
-			     cf, 0);
-		mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * outs, cb, 0);
+		*mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * x->a * x->dh / x->t,
+			      cf, 0);
+		*mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * outs, cb, 0);
 	}
+}
+
+/*
+ * Tensor parallel: 2 all-reduces per layer each way, or with sequence
+ * parallelism 2 all-gathers + 2 reduce-scatters forward and, backward, the
+ * 2 gradient all-gathers for the row-parallel dgrads, the 2 reduce-scatters
+ * of the column-parallel dgrads and the 2 re-gathers of their inputs for
+ * wgrad.  Hidden under the GEMMs they overlap with (gemm3() above): a ring
+ * exchange all but its last chunk's GEMM, a pipelined reduce-scatter all
+ * but its last chunk, bulk up to the GEMM's time.
+ */
+static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x, const struct layer_runs *n,
+			const struct layer_gemms *G, struct proj_layer_cost *lc)
+{
+	double M = n->M, L = n->L, msg = x->T * x->h * x->BA, pn_t = fmin(x->t, x->gpn);
+	int full = n->full;
+
+	if (x->sp) {
+		double nag = M * L * (2 + 4 + (full ? 2 : 0));
+		double nrs = M * L * (2 + 2 + (full ? 2 : 0));
+		double ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg, x->t, pn_t, nag);
+		double rs = op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
+				    nrs);
+		double ring = 1 - 1 / x->t, pipe = 1 - 1.0 / TP_RS_SPLITS, hf = 0, hb = 0;
+
+		if (x->ag_ovl) {
+			hf += fmin(ag, G->qkv_f * ring) + fmin(ag, G->up_f * ring);
+			hb += fmin(ag, G->pr_d * ring) + fmin(ag, G->dn_d * ring);
+			hb += fmin(ag, G->qkv_d) + fmin(ag, G->up_d);
+		}
+		if (x->rs_ovl) {
+			hf += fmin(rs * pipe, G->pr_f) + fmin(rs * pipe, G->dn_f);
+			hb += fmin(rs, G->qkv_w) + fmin(rs, G->up_w);
+		}
+		lc->tp_fwd_s = 2 * (ag + rs);
+		lc->tp_bwd_s = 4 * ag + 2 * rs + (full ? lc->tp_fwd_s : 0);
+		lc->tp_hid_s = hf * (full ? 2 : 1) + hb;
+	} else {
+		double one = op_coll(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
+				     n->per);
+
+		lc->tp_fwd_s = 2 * one;
+		lc->tp_bwd_s = 2 * one * (full ? 2 : 1);
+	}
+}
+
+/* MoE: dispatch + combine all-to-all each way, over the EP group: inside
+ * the NVLink domain while ep x etp ranks fit in it. */
+static void ep_comm_ops(struct proj_sink *k, const struct proj_shape *x, const struct layer_runs *n,
+			struct proj_layer_cost *lc)
+{
+	double pn = fmin(x->e, fmax(1, x->gpn / (x->et * x->c)));
+	double one = op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tm * x->h * x->BA, x->e,
+			     pn, n->per);
+
+	lc->ep_fwd_s = 2 * one;
+	lc->ep_bwd_s = 2 * one * (n->full ? 2 : 1);
+}
+
+/* Context parallel: ring exchange of K and V blocks, c-1 steps forward,
+ * twice that backward, again under full recomputation. */
+static void cp_comm_ops(struct proj_sink *k, const struct proj_shape *x, const struct layer_runs *n,
+			struct proj_layer_cost *lc)
+{
+	int full = n->full;
+	double kv = 2 * x->T * fmax(1, x->g / x->t) * x->dh * x->BA;
+	double one = (x->c - 1) * op_coll(k, CVC_MODEL_SENDRECV, CVC_PROJ_COMM_CP, kv, 2,
+					  x->t * x->c <= x->gpn ? 2 : 1,
+					  n->M * n->L * (x->c - 1) * (3 + (full ? 1 : 0)));
+
+	lc->cp_fwd_s = one;
+	lc->cp_bwd_s = 2 * one + (full ? one : 0);
+}
+
+/* First stage: embedding lookup and its scatter-add gradient. */
+static void first_stage_ops(struct proj_sink *k, const struct proj_shape *x, double M,
+			    struct proj_layer_cost *lc)
+{
+	k->kernels = 0;
+	lc->first_fwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->T * x->h, M,
+				 CVC_PROJ_STAGE_FIRST);
+	lc->first_bwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->T * x->h, M,
+				 CVC_PROJ_STAGE_FIRST);
+	lc->first_kernels = k->kernels;
+}
+
+/*
+ * Last stage: final norm, logits GEMM (bf16 under fp8 too: Transformer
+ * Engine's fp8 covers the transformer layers), softmax cross-entropy.
+ * Megatron-Core's fused vocab-parallel cross-entropy reads the logits and
+ * keeps fp32 exponentials for backward (6 B per logit each way); eager
+ * PyTorch under autocast casts them to fp32, runs log_softmax and
+ * nll_loss, and backward nll_loss_backward, log_softmax_backward and the
+ * cast back: 14 and 22 B per logit.
+ */
+static void last_stage_ops(struct proj_sink *k, const struct proj_shape *x, double M,
+			   struct proj_layer_cost *lc)
+{
+	double Th = x->T * x->h / (x->sp ? x->t : 1);
+	double f, b, d, w, tv = x->T * x->V / x->t, f1, f2, b1, b2;
+	int st = CVC_PROJ_STAGE_LAST, ldt = x->fp8 ? CVC_PROJ_BF16 : x->dtype;
+	int eager = x->framework == CVC_PROJ_FW_PYTORCH;
+
+	k->kernels = 0;
+	f = gemm3(k, ldt, x->T, x->V / x->t, x->h, M, M, st, 1, 1, 1, &d, &w);
+	b = d + w;
+	f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, M, st);
+	f2 = op_mem(k, CVC_MODEL_MEM_NORM, (eager ? 14 : x->BA + 4) * tv, M, st);
+	f += f1 + f2;
+	b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, M, st);
+	b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (eager ? 22 : 4 + x->BA) * tv, M, st);
+	b += b1 + b2;
+	lc->last_fwd_s = f;
+	lc->last_bwd_s = b;
+	lc->last_kernels = k->kernels;
+}
+
+/*
+ * The operators of one layer (and of the first and last stage) for shape
+ * x, priced into lc.  M micro-batches run through L layers of the busiest
+ * stage per step; they only set the listed counts.
+ */
+void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, double L,
+		    struct proj_layer_cost *lc)
+{
+	struct layer_runs n;
+	struct layer_gemms G;
+	double fwd = 0, bwd = 0, gf = 0, gb = 0, af = 0, ab = 0, mf = 0, mb = 0, rc_extra = 0;
+	int full = x->recompute == CVC_PROJ_RECOMP_FULL;
+
+	n.full = full;
+	n.M = M;
+	n.L = L;
+	n.cf = M * L * (full ? 2 : 1);
+	n.cb = M * L;
+	n.per = M * L * (2 + 2 * (full ? 2 : 1));
+	k->kernels = 0;
+	k->margin_s = 0;
+	layer_gemm_ops(k, x, &n, &G, &mf, &mb);
+	gf = G.qkv_f + G.pr_f + G.up_f + G.dn_f;
+	gb = G.qkv_d + G.qkv_w + G.pr_d + G.pr_w + G.up_d + G.up_w + G.dn_d + G.dn_w;
+	attn_core_ops(k, x, &n, &af, &ab);
+	layer_mem_ops(k, x, &n, &mf, &mb);
 	fwd = gf + af + mf;
 	if (full)
 		rc_extra = fwd;
@@ -437,153 +557,18 @@ static void layer_ops(struct sink *k, const struct shape *x, double M, double L,
 	lc->kernels = k->kernels;
 	lc->tp_margin_s = k->margin_s * (full ? 2 : 1);
 
-	/* tensor parallel: 2 all-reduces per layer each way, or with sequence
-	 * parallelism 2 all-gathers + 2 reduce-scatters forward and, backward,
-	 * the 2 gradient all-gathers for the row-parallel dgrads, the 2
-	 * reduce-scatters of the column-parallel dgrads and the 2 re-gathers of
-	 * their inputs for wgrad.  Hidden under the GEMMs they overlap with
-	 * (gemm3() above): a ring exchange all but its last chunk's GEMM, a
-	 * pipelined reduce-scatter all but its last chunk, bulk up to the
-	 * GEMM's time. */
-	if (x->t > 1) {
-		double msg = x->T * x->h * x->BA;
-
-		if (x->sp) {
-			double nag = M * L * (2 + 4 + (full ? 2 : 0));
-			double nrs = M * L * (2 + 2 + (full ? 2 : 0));
-			double ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
-					    nag);
-			double rs = op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg, x->t,
-					    pn_t, nrs);
-			double ring = 1 - 1 / x->t, pipe = 1 - 1.0 / TP_RS_SPLITS, hf = 0, hb = 0;
-
-			if (x->ag_ovl) {
-				hf += fmin(ag, g_qkv_f * ring) + fmin(ag, g_up_f * ring);
-				hb += fmin(ag, g_pr_d * ring) + fmin(ag, g_dn_d * ring);
-				hb += fmin(ag, g_qkv_d) + fmin(ag, g_up_d);
-			}
-			if (x->rs_ovl) {
-				hf += fmin(rs * pipe, g_pr_f) + fmin(rs * pipe, g_dn_f);
-				hb += fmin(rs, g_qkv_w) + fmin(rs, g_up_w);
-			}
-			lc->tp_fwd_s = 2 * (ag + rs);
-			lc->tp_bwd_s = 4 * ag + 2 * rs + (full ? lc->tp_fwd_s : 0);
-			lc->tp_hid_s = hf * (full ? 2 : 1) + hb;
-		} else {
-			double one = op_coll(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
-					     per);
-
-			lc->tp_fwd_s = 2 * one;
-			lc->tp_bwd_s = 2 * one * (full ? 2 : 1);
-		}
-	}
-	/* MoE: dispatch + combine all-to-all each way, over the EP group:
-	 * inside the NVLink domain while ep x etp ranks fit in it */
-	if (x->moe && x->e > 1) {
-		double pn = fmin(x->e, fmax(1, x->gpn / (x->et * x->c)));
-		double one = op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tm * x->h * x->BA,
-				     x->e, pn, per);
-
-		lc->ep_fwd_s = 2 * one;
-		lc->ep_bwd_s = 2 * one * (full ? 2 : 1);
-	}
-	/* context parallel: ring exchange of K and V blocks, c-1 steps forward,
-	 * twice that backward, again under full recomputation */
-	if (x->c > 1) {
-		double kv = 2 * x->T * fmax(1, x->g / x->t) * x->dh * x->BA;
-		double one = (x->c - 1) *
-			     op_coll(k, CVC_MODEL_SENDRECV, CVC_PROJ_COMM_CP, kv, 2,
-				     x->t * x->c <= x->gpn ? 2 : 1,
-				     M * L * (x->c - 1) * (3 + (full ? 1 : 0)));
-
-		lc->cp_fwd_s = one;
-		lc->cp_bwd_s = 2 * one + (full ? one : 0);
-	}
-	k->kernels = 0;
-	/* first stage: embedding lookup and its scatter-add gradient */
-	lc->first_fwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->T * x->h, M,
-				 CVC_PROJ_STAGE_FIRST);
-	lc->first_bwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->T * x->h, M,
-				 CVC_PROJ_STAGE_FIRST);
-	lc->first_kernels = k->kernels;
-	k->kernels = 0;
-	/* last stage: final norm, logits GEMM (bf16 under fp8 too: Transformer
-	 * Engine's fp8 covers the transformer layers), softmax cross-entropy.
-	 * Megatron-Core's fused vocab-parallel cross-entropy reads the logits
-	 * and keeps fp32 exponentials for backward (6 B per logit each way);
-	 * eager PyTorch under autocast casts them to fp32, runs log_softmax and
-	 * nll_loss, and backward nll_loss_backward, log_softmax_backward and
-	 * the cast back: 14 and 22 B per logit. */
-	{
-		double f, b, d, w, tv = x->T * x->V / x->t, f1, f2, b1, b2;
-		int st = CVC_PROJ_STAGE_LAST, ldt = x->fp8 ? CVC_PROJ_BF16 : x->dtype;
-		int eager = x->framework == CVC_PROJ_FW_PYTORCH;
-
-		f = gemm3(k, ldt, x->T, x->V / x->t, x->h, M, M, st, 1, 1, 1, &d, &w);
-		b = d + w;
-		f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, M, st);
-		f2 = op_mem(k, CVC_MODEL_MEM_NORM, (eager ? 14 : x->BA + 4) * tv, M, st);
-		f += f1 + f2;
-		b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, M, st);
-		b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (eager ? 22 : 4 + x->BA) * tv, M, st);
-		b += b1 + b2;
-		lc->last_fwd_s = f;
-		lc->last_bwd_s = b;
-		lc->last_kernels = k->kernels;
-	}
+	if (x->t > 1)
+		tp_comm_ops(k, x, &n, &G, lc);
+	if (x->moe && x->e > 1)
+		ep_comm_ops(k, x, &n, lc);
+	if (x->c > 1)
+		cp_comm_ops(k, x, &n, lc);
+	first_stage_ops(k, x, M, lc);
+	last_stage_ops(k, x, M, lc);
 }
 
-static uint64_t key_hash(const double *k, int n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (int i = 0; i < n; i++) {
-		uint64_t u;
-
-		memcpy(&u, &k[i], sizeof u);
-		h ^= u + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	}
-	return h;
-}
-
-/* Per-layer costs for a shape (k prices); cached in the ctx because a
- * sweep over GPU counts or batch sizes reuses the same layer shapes
- * thousands of times. */
-static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct sink *k,
-						const struct shape *x)
-{
-	double key[PROJ_CC_KEY] = {1 + k->p->id + (k->unc ? 0.5 : 0), x->b, x->s, x->h, x->a,
-				   x->g, x->f, x->V, x->E,
-				   x->k, x->t, x->c, x->e, x->et, x->gpn, x->sp, x->swiglu,
-				   x->dtype, x->recompute, x->attention, x->framework,
-				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl};
-	struct proj_layer_cost *lc;
-
-	lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
-	if (memcmp(lc->key, key, sizeof key) == 0)
-		return lc;
-	memset(lc, 0, sizeof *lc);
-	{
-		struct proj_unc *step = k->unc;
-
-		/* one layer's prices, kept with it */
-		if (step)
-			k->unc = &lc->unc;
-		layer_ops(k, x, 1, 1, lc); /* counts: one layer's own */
-		k->unc = step;
-	}
-	memcpy(lc->key, key, sizeof key);
-	return lc;
-}
-
-/* Parameters per GPU on the heaviest stage (layers + embedding), and the
- * bytes per parameter of weights, gradients and optimizer state. */
-struct params {
-	double p_dense, p_exp, p_layer, p_stage, p_total, wb, gbytes, ob;
-};
-
-static void params_of(const cvc_proj_scenario *sc, const struct shape *x, double L,
-		      struct params *P)
+void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, double L,
+		    struct proj_params *P)
 {
 	double t = sc->tp, e = sc->ep;
 
@@ -599,20 +584,9 @@ static void params_of(const cvc_proj_scenario *sc, const struct shape *x, double
 					       : (sc->dtype == CVC_PROJ_FP32 ? 4 : 8);
 }
 
-/* Step-level operators: their prices, each for one run. */
-struct step_cost {
-	double fsdp_ag, fsdp_rs;   /* ZeRO-3: one layer's gather / scatter */
-	double pp_one;             /* one pipeline activation transfer */
-	double dp_tot, dp_last;    /* ZeRO 0-2 gradient sync: all buckets, last one */
-	double dp_ag;              /* ZeRO 1-2: updated parameters gathered back */
-	double hsdp_tot, hsdp_last; /* hybrid ZeRO-3: shard all-reduce across groups */
-	double opt;                /* optimizer update */
-	double wcast;              /* fp8: every weight cast (and transposed) once */
-};
-
 /* ZeRO/FSDP shard group (hybrid sharding shards inside it and replicates
  * across the dp*cp / group copies); dp*cp when not hybrid. */
-static double shard_of(const cvc_proj_scenario *sc)
+double proj_shard_of(const cvc_proj_scenario *sc)
 {
 	double dc = sc->dp * sc->cp;
 
@@ -620,7 +594,7 @@ static double shard_of(const cvc_proj_scenario *sc)
 }
 
 /* Bucketed collective over bytes: (all buckets, the last bucket alone). */
-static void bucketed(struct sink *k, int kind, double bytes, double bucket, double group,
+static void bucketed(struct proj_sink *k, int kind, double bytes, double bucket, double group,
 		     double pn, double count, double *total, double *last)
 {
 	double nfull, rem;
@@ -642,8 +616,8 @@ static void bucketed(struct sink *k, int kind, double bytes, double bucket, doub
 	}
 }
 
-static void step_ops(struct sink *k, const cvc_proj_scenario *sc, const struct shape *x,
-		     const struct params *P, double M, double L, struct step_cost *st)
+void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_shape *x,
+		   const struct proj_params *P, double M, double L, struct proj_step_cost *st)
 {
 	double t = sc->tp, pp = sc->pp, v = sc->vpp, d = sc->dp, c = sc->cp, e = sc->ep;
 	double gpn = sc->gpus_per_node, dc = d * c;
@@ -656,7 +630,7 @@ static void step_ops(struct sink *k, const cvc_proj_scenario *sc, const struct s
 	 * the shard group; with hybrid sharding the gradient shards are then
 	 * all-reduced across the replicas, once per step */
 	if (sc->zero >= 3 && dc > 1) {
-		double sh = shard_of(sc), rep = dc / sh;
+		double sh = proj_shard_of(sc), rep = dc / sh;
 		double pn = fmin(sh, fmax(1, gpn / t));
 		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
 
@@ -687,7 +661,7 @@ static void step_ops(struct sink *k, const cvc_proj_scenario *sc, const struct s
 		double pn_e = fmin(dcl / e, fmax(1, gpn / (t * e)));
 		double bucket = sc->bucket_mb * 1e6;
 		double count = 1 / (C > 1 ? 1 : H);
-		double sh = sc->zero >= 1 ? fmin(shard_of(sc), dcl) : dcl, rep = dcl / sh;
+		double sh = sc->zero >= 1 ? fmin(proj_shard_of(sc), dcl) : dcl, rep = dcl / sh;
 		double pn_s = fmin(sh, fmax(1, gpn / t));
 		double tt, ll;
 
@@ -721,7 +695,7 @@ static void step_ops(struct sink *k, const cvc_proj_scenario *sc, const struct s
 	}
 	/* optimizer: weights, gradients and states read and written */
 	{
-		double shard = sc->zero >= 1 ? shard_of(sc) : 1;
+		double shard = sc->zero >= 1 ? proj_shard_of(sc) : 1;
 
 		st->opt = op_mem(k, CVC_MODEL_MEM_OPTIMIZER,
 				 P->p_stage / shard * (sc->optimizer == CVC_PROJ_ADAM ? 30 : 20), 1,
@@ -799,7 +773,7 @@ const char *proj_stage_layers(const cvc_proj_scenario *sc, double *first, double
 	return NULL;
 }
 
-static double stage_max_layers(const cvc_proj_scenario *sc)
+double proj_stage_max_layers(const cvc_proj_scenario *sc)
 {
 	double f, m, l;
 
@@ -810,405 +784,20 @@ static double stage_max_layers(const cvc_proj_scenario *sc)
 
 size_t cvc_proj_scenario_ops(const cvc_proj_scenario *sc, cvc_proj_op_fn fn, void *user)
 {
-	struct sink k;
-	struct shape x;
+	struct proj_sink k;
+	struct proj_shape x;
 	struct proj_layer_cost lc;
-	struct params P;
-	struct step_cost st;
-	double M = sc->global_batch / (sc->dp * sc->micro_batch), L = stage_max_layers(sc);
+	struct proj_params P;
+	struct proj_step_cost st;
+	double M = sc->global_batch / (sc->dp * sc->micro_batch), L = proj_stage_max_layers(sc);
 
 	if (!(M > 0) || !(L > 0) || !(sc->tp >= 1))
 		return 0;
-	sink_init(&k, sc, NULL, fn, user);
-	shape_of(sc, &x);
+	proj_sink_init(&k, sc, NULL, fn, user);
+	proj_shape_of(sc, &x);
 	memset(&lc, 0, sizeof lc);
-	layer_ops(&k, &x, M, L, &lc);
-	params_of(sc, &x, L, &P);
-	step_ops(&k, sc, &x, &P, M, L, &st);
+	proj_layer_ops(&k, &x, M, L, &lc);
+	proj_params_of(sc, &x, L, &P);
+	proj_step_ops(&k, sc, &x, &P, M, L, &st);
 	return k.n;
-}
-
-/*
- * Activation bytes one layer keeps for its backward, per token of a
- * micro-batch on this rank (docs/SCENARIOS.md "Memory"), by tensor: the
- * inputs of the two norms, of the four GEMMs and of the activation, the
- * attention's saved state, the dropout masks.  With the 2022 GPT layer
- * (LayerNorm, GELU, dropout, unfused attention, no tp) this is Korthikanti
- * et al. 2022's 34 h + 5 a s bytes; sequence parallelism shards what the
- * norms and dropout touch by tp; Transformer Engine's fp8 keeps the GEMM
- * inputs as fp8.
- */
-static double act_per_token(const cvc_proj_scenario *sc, const struct shape *x)
-{
-	double t = x->t, sh = x->sp ? t : 1, B = x->BA, gin = x->fp8 ? 1 : B;
-	double dq = x->a * x->dh / t, dkv = fmax(1, x->g / t) * x->dh;
-	double f_loc = x->f / (x->moe ? x->et : t), ffk = x->moe ? x->k : 1;
-	double drop = sc->dropout ? 1 : 0, a = 0;
-
-	a += 2 * B * x->h / sh;               /* the two norm inputs */
-	a += gin * x->h / sh;                 /* QKV input (norm output) */
-	if (x->unfused && sc->recompute == CVC_PROJ_RECOMP_NONE) {
-		double hl = x->a / t;
-
-		a += B * (dq + 2 * dkv);          /* Q, K, V */
-		a += B * hl * x->s;               /* softmax output */
-		a += drop * 3 * hl * x->s;        /* its dropout mask and output */
-	} else if (x->unfused) {
-		a += B * (dq + 2 * dkv);          /* selective: the core is recomputed */
-	} else {
-		a += B * (dq + 2 * dkv);          /* flash: Q, K, V */
-		a += 4 * x->a / t;                /* its fp32 log-sum-exp */
-	}
-	a += gin * dq;                        /* attention output = projection input */
-	a += drop * 2 * x->h / sh;            /* the two residual dropout masks */
-	a += gin * ffk * x->h / sh;           /* FC1 input (norm output, routed copies) */
-	a += B * ffk * (x->swiglu ? 2 : 1) * f_loc; /* activation input (FC1 output) */
-	a += gin * ffk * f_loc;               /* FC2 input (activation output) */
-	if (x->moe)
-		a += 4 * x->E;                    /* router logits (fp32) */
-	return a;
-}
-
-/*
- * Memory per GPU on the stage that holds the most: weights, gradients and
- * optimizer states (by framework, dtype and ZeRO stage), activations of
- * the micro-batches in flight, and buffers.  Bytes per parameter: bf16
- * weights; Megatron-Core accumulates gradients in fp32 (its DDP buffer)
- * and Adam keeps an fp32 master copy and two moments (4 + 4 + 4);
- * PyTorch mixed precision (FSDP, DDP) keeps fp32 parameters as the
- * master, fp32 gradients and two moments (4 + 4 + 8) and casts to bf16 per
- * layer; Transformer Engine's fp8 caches an fp8 weight and its transpose
- * (2).  Buffers: the last micro-batch's fp32 logits (4 B each, the
- * gradient written into them).  Activations: act_per_token() x tokens x layers x micro-batches in
- * flight on the stage (1F1B: pp - i on stage i; interleaved:
- * x (1 + (pp-1)/(pp vpp)) on the first, Narayanan et al. 2021).
- */
-static void mem_of(const cvc_proj_scenario *sc, const struct shape *x, const struct params *P,
-		   const struct proj_pricer *p, double m, cvc_proj_result *r)
-{
-	double t = sc->tp, pp = sc->pp, v = sc->vpp >= 1 ? sc->vpp : 1, sh = shard_of(sc);
-	double sh_w = sc->zero >= 3 ? sh : 1, sh_g = sc->zero >= 2 ? sh : 1;
-	double sh_o = sc->zero >= 1 ? sh : 1, fp32 = sc->dtype == CVC_PROJ_FP32;
-	int torch = sc->framework == CVC_PROJ_FW_PYTORCH;
-	double wb, gb, ob, first, mid, last, act_tok, act = 0, params, buf;
-
-	if (torch) { /* the fp32 parameter is the master copy */
-		wb = 4, gb = 4, ob = sc->optimizer == CVC_PROJ_ADAM ? 8 : 4;
-	} else {
-		wb = fp32 ? 4 : 2, gb = 4;
-		ob = sc->optimizer == CVC_PROJ_ADAM ? (fp32 ? 8 : 12) : (fp32 ? 4 : 8);
-	}
-	if (proj_stage_layers(sc, &first, &mid, &last))
-		first = mid = last = sc->layers / pp;
-	act_tok = act_per_token(sc, x) * x->T;
-	/* the stage holding the most activations, its extra on the first */
-	for (int i = 0; i < (pp > 2 ? 3 : (int)pp); i++) {
-		double Li = i == 0 ? first : (i == 1 && pp > 2 ? mid : last);
-		double stage = i == 0 ? 0 : (i == 1 && pp > 2 ? 1 : pp - 1);
-		double inflight = fmin(m, pp - stage) * (v > 1 && i == 0 ? 1 + (pp - 1) / (pp * v)
-									 : 1);
-		double a;
-
-		if (sc->recompute == CVC_PROJ_RECOMP_FULL)
-			/* each layer keeps its input; one layer is re-materialised */
-			a = Li * inflight * x->BA * x->h / (x->sp ? t : 1) * x->T + act_tok;
-		else
-			a = Li * inflight * act_tok;
-		act = fmax(act, a);
-	}
-	params = P->p_stage * (wb / sh_w + gb / sh_g + ob / sh_o);
-	if (torch && sc->zero >= 3)
-		params += 2 * P->p_layer * 2; /* bf16 copies of the gathered units in flight */
-	else if (sc->zero >= 3)
-		params += 2 * P->p_layer * wb;
-	if (x->fp8)
-		params += 2 * (P->p_stage - x->V * x->h / t); /* fp8 weights + transposes */
-	/* the logits of the last micro-batch: Megatron-Core's vocab-parallel
-	 * cross-entropy keeps fp32 exponentials and writes the gradient into
-	 * them, as fused cross-entropy kernels (flash-attn's, Liger's) do */
-	buf = 4 * x->T * x->V / t;
-	r->mem_params_gb = params / 1e9;
-	r->mem_act_gb = act / 1e9;
-	r->mem_buf_gb = buf / 1e9;
-	r->mem_gb = (params + act + buf) / 1e9;
-	r->hbm_gb = p->hbm_bytes * HBM_USABLE / 1e9;
-	r->fits = r->mem_gb <= r->hbm_gb;
-}
-
-static void add_comm(cvc_proj_result *r, int kind, double total, double hidden)
-{
-	if (hidden > total)
-		hidden = total;
-	if (hidden < 0)
-		hidden = 0;
-	r->comm_type_s[kind] += total;
-	r->hidden_type_s[kind] += hidden;
-	r->exposed_type_s[kind] += total - hidden;
-}
-
-static void invalid(cvc_proj_result *r, const char *why)
-{
-	r->valid = 0;
-	r->reason = why;
-}
-
-/* One micro-batch through a stage of L layers plus extra seconds of
- * stage-only work (embedding, logits and loss). */
-struct mb_cost {
-	double L, stage_c, gap_s, margin_s, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid;
-	double fsdp_mb, dp_rs_mb, fsdp_exp, t_mb;
-};
-
-/* extra_kernels: the launches of the stage-only work; gap_us: between two
- * back-to-back kernels (cvc_model_kernel_gap_us), charged per launch: the
- * time no operator model sees. */
-static void mb_cost_of(const cvc_proj_scenario *sc, const struct proj_layer_cost *lc,
-		       const struct step_cost *st, double L, double extra, double extra_kernels,
-		       double gap_us, struct mb_cost *o)
-{
-	double dc = sc->dp * sc->cp;
-
-	memset(o, 0, sizeof *o);
-	o->L = L;
-	o->stage_c = L * (lc->fwd_s + lc->bwd_s) + extra;
-	o->gap_s = 1e-6 * gap_us * (L * lc->kernels + extra_kernels);
-	o->margin_s = L * lc->tp_margin_s;
-	o->tp_mb = L * (lc->tp_fwd_s + lc->tp_bwd_s);
-	o->tp_hid = fmin(o->tp_mb, L * lc->tp_hid_s);
-	o->ep_mb = L * (lc->ep_fwd_s + lc->ep_bwd_s);
-	o->cp_mb = L * (lc->cp_fwd_s + lc->cp_bwd_s);
-	o->cp_hid = fmin(o->cp_mb, L * (lc->attn_fwd_s + lc->attn_bwd_s));
-	/* ZeRO-3 / FSDP: per layer all-gather of parameters before forward and
-	 * backward (again for recompute), reduce-scatter of gradients after
-	 * backward; prefetch hides layer i+1's gather under layer i */
-	if (sc->zero >= 3 && dc > 1 && L > 0) {
-		double ag = st->fsdp_ag, rs = st->fsdp_rs;
-		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
-		double ef, eb, tot_b = nag_b * ag + rs;
-
-		o->fsdp_mb = L * ag * (1 + nag_b);
-		o->dp_rs_mb = L * rs;
-		if (sc->dp_overlap) {
-			ef = ag + (L - 1) * fmax(0, ag - lc->fwd_s);
-			eb = tot_b + (L - 1) * fmax(0, tot_b - lc->bwd_s);
-		} else {
-			ef = L * ag;
-			eb = L * tot_b;
-		}
-		o->fsdp_exp = ef + eb;
-	}
-	o->t_mb = o->stage_c + o->gap_s + o->margin_s + (o->tp_mb - o->tp_hid) + o->ep_mb +
-		  (o->cp_mb - o->cp_hid) + o->fsdp_exp;
-}
-
-void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)
-{
-	const struct proj_pricer *p;
-	const struct proj_layer_cost *lc;
-	struct sink k;
-	struct shape x;
-	struct params P;
-	struct step_cost st;
-	double pp, v, d, c, m, L, dc, peak;
-	double stage_c, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid, fsdp_mb, fsdp_exp;
-	double dp_rs_mb, t_mb, hidden_total, gap_mb, margin_mb;
-	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
-	double C = sc->clusters >= 1 ? sc->clusters : 1;
-	struct proj_unc su;
-
-	memset(r, 0, sizeof *r);
-	r->valid = 1;
-	r->reason = "";
-	r->half_tokens_per_s = NAN;
-	r->marginal_tokens_per_gpu = NAN;
-	proj_intervals_off(r);
-	memset(&su, 0, sizeof su);
-
-	p = proj_ctx_pricer(ctx, sc);
-	if (!p) {
-		invalid(r, "models could not be built");
-		return;
-	}
-	if (!p->known) {
-		invalid(r, "gpu not in the hardware catalog");
-		return;
-	}
-	peak = p->peak_flops[sc->dtype];
-	if (!(peak > 0)) {
-		invalid(r, "gpu has no tensor path for the dtype");
-		return;
-	}
-	shape_of(sc, &x);
-	pp = sc->pp, v = sc->vpp, d = sc->dp, c = sc->cp;
-	dc = d * c;
-	m = sc->global_batch / (d * sc->micro_batch);
-	L = stage_max_layers(sc);
-
-	/* the operators, priced: per layer (cached) and per step */
-	sink_init(&k, sc, p, NULL, NULL);
-	if (!ctx->no_intervals)
-		k.unc = &su;
-	lc = layer_cost(ctx, &k, &x);
-	params_of(sc, &x, L, &P);
-	step_ops(&k, sc, &x, &P, m, L, &st);
-
-	/* ---- one micro-batch through each stage: the slowest sets the pace ---- */
-	{
-		double Ls[3], ext[3], extk[3], first, mid, last;
-		double gap = cvc_model_kernel_gap_us(p->ms_base);
-		int ns = 0;
-		struct mb_cost best, one;
-
-		if (proj_stage_layers(sc, &first, &mid, &last)) {
-			invalid(r, "pipeline stages cannot be split");
-			return;
-		}
-		if (pp > 1) {
-			Ls[ns] = first, extk[ns] = lc->first_kernels;
-			ext[ns++] = lc->first_fwd_s + lc->first_bwd_s;
-			if (pp > 2)
-				Ls[ns] = mid, extk[ns] = 0, ext[ns++] = 0;
-			Ls[ns] = last, extk[ns] = lc->last_kernels;
-			ext[ns++] = lc->last_fwd_s + lc->last_bwd_s;
-		} else {
-			Ls[ns] = first, extk[ns] = lc->first_kernels + lc->last_kernels;
-			ext[ns++] = lc->first_fwd_s + lc->first_bwd_s + lc->last_fwd_s +
-				    lc->last_bwd_s;
-		}
-		memset(&best, 0, sizeof best);
-		for (int i = 0; i < ns; i++) {
-			mb_cost_of(sc, lc, &st, Ls[i], ext[i], extk[i], gap, &one);
-			if (i == 0 || one.t_mb > best.t_mb)
-				best = one;
-		}
-		stage_c = best.stage_c;
-		gap_mb = best.gap_s;
-		margin_mb = best.margin_s;
-		tp_mb = best.tp_mb, tp_hid = best.tp_hid, ep_mb = best.ep_mb;
-		cp_mb = best.cp_mb, cp_hid = best.cp_hid;
-		fsdp_mb = best.fsdp_mb, dp_rs_mb = best.dp_rs_mb, fsdp_exp = best.fsdp_exp;
-		t_mb = best.t_mb;
-		L = best.L;
-	}
-
-	add_comm(r, CVC_PROJ_COMM_TP, m * tp_mb, m * tp_hid);
-	add_comm(r, CVC_PROJ_COMM_EP, m * ep_mb, 0);
-	add_comm(r, CVC_PROJ_COMM_CP, m * cp_mb, m * cp_hid);
-	if (fsdp_mb + dp_rs_mb > 0) {
-		/* split the exposed part between the gathers and the scatters in
-		 * proportion to their time */
-		double tot = fsdp_mb + dp_rs_mb, hid = tot - fsdp_exp;
-
-		add_comm(r, CVC_PROJ_COMM_FSDP, m * fsdp_mb, m * hid * fsdp_mb / tot);
-		add_comm(r, CVC_PROJ_COMM_DP, m * dp_rs_mb, m * hid * dp_rs_mb / tot);
-	}
-
-	/* ---- pipeline: 1F1B, interleaved with v chunks per stage ---- */
-	r->bubble_s = pp > 1 ? (pp - 1) / v * t_mb : 0;
-	if (pp > 1) {
-		double one = st.pp_one;
-		double total = 2 * v * m * one;
-		/* fill and drain cross every stage boundary on the critical path;
-		 * steady-state transfers run under other micro-batches */
-		double exposed = fmin(total, 2 * (pp * v - 1) * one);
-
-		add_comm(r, CVC_PROJ_COMM_PP, total, total - exposed);
-	}
-
-	/* ---- data parallel gradient sync (ZeRO 0-2), every H steps with
-	 * local SGD in one cluster ---- */
-	if (sc->zero < 3 && dc > 1) {
-		double tot = st.dp_tot, last = st.dp_last, ag = st.dp_ag, hid, win, amort;
-
-		/* buckets reduce while the last micro-batch's backward still runs;
-		 * the last bucket is ready only at the end */
-		win = L * lc->bwd_s;
-		hid = sc->dp_overlap ? fmin(fmax(0, tot - last), win) : 0;
-		if (sc->dp_overlap) /* parameter gather under the next forward */
-			hid += fmin(ag, L * lc->fwd_s);
-		amort = C > 1 ? 1 : H;
-		add_comm(r, CVC_PROJ_COMM_DP, (tot + ag) / amort, hid / amort);
-	}
-	/* hybrid ZeRO-3: the gradient shards all-reduced across the replicas
-	 * while the last micro-batch's backward runs */
-	if (st.hsdp_tot > 0) {
-		double hid = sc->dp_overlap ? fmin(fmax(0, st.hsdp_tot - st.hsdp_last),
-						   L * lc->bwd_s) : 0;
-
-		add_comm(r, CVC_PROJ_COMM_DP, st.hsdp_tot, hid);
-	}
-	/* multi-cluster: clusters exchange full gradients over the slow link,
-	 * every H steps (local SGD); not overlapped */
-	if (C > 1) {
-		double bytes = P.p_total * P.gbytes;
-		double bw = sc->inter_cluster_gbps * 1e9;
-		double xc = bw > 0 ? 2 * (C - 1) / C * bytes / bw / H : INFINITY;
-
-		add_comm(r, CVC_PROJ_COMM_XC, xc, 0);
-	}
-
-	/* ---- totals ---- */
-	{
-		double opt = st.opt + st.wcast;
-
-		hidden_total = 0;
-		for (int j = 0; j < CVC_PROJ_COMM_N; j++) {
-			r->comm_s += r->comm_type_s[j];
-			r->hidden_s += r->hidden_type_s[j];
-			r->exposed_s += r->exposed_type_s[j];
-		}
-		hidden_total = r->hidden_s;
-		r->contention_s = sc->contention * hidden_total + m * margin_mb;
-		r->gaps_s = m * gap_mb;
-		r->compute_s = m * (stage_c + gap_mb) + opt + r->contention_s;
-		/* exposed per micro-batch sits inside t_mb: the step is the
-		 * pipeline (m t_mb + bubble) plus what follows it */
-		r->step_s = r->compute_s + r->exposed_s + r->bubble_s;
-	}
-
-	/* ---- memory per GPU ---- */
-	mem_of(sc, &x, &P, p, m, r);
-
-	/* ---- FLOPs, MFU, throughput, economics ---- */
-	{
-		double s = x.s, h = x.h, lay = sc->layers;
-		double ffn_act = x.ffw * (x.moe ? x.k : 1) + (x.moe ? h * x.E : 0);
-		double gemm_l = 2 * s * (h * x.qkv + h * h + ffn_act);
-		double attn_l = 4 * s * s * h;
-		double logits = 2 * s * h * x.V;
-		double per_seq = 3 * (lay * (gemm_l + attn_l) + logits);
-		double extra = sc->recompute == CVC_PROJ_RECOMP_FULL ? lay * (gemm_l + attn_l)
-			     : (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && x.unfused)
-				     ? lay * attn_l : 0;
-		double tokens = sc->global_batch * s;
-		double power = sc->gpu_power_w > 0 ? sc->gpu_power_w : p->power_w;
-		double secs;
-
-		r->model_flops = sc->global_batch * per_seq;
-		r->hw_flops = sc->global_batch * (per_seq + extra);
-		r->mfu = r->model_flops / (r->step_s * sc->gpus * peak);
-		r->hfu = r->hw_flops / (r->step_s * sc->gpus * peak);
-		r->tokens_per_s = tokens / r->step_s;
-		r->tokens_per_s_per_gpu = r->tokens_per_s / sc->gpus;
-		secs = sc->train_tokens / r->tokens_per_s;
-		r->train_days = secs / 86400;
-		r->gpu_hours = sc->gpus * secs / 3600;
-		r->energy_mwh = sc->gpus * power * secs * sc->pue / 3.6e9;
-		r->cost_usd = r->gpu_hours * sc->usd_per_gpu_hour;
-		r->comm_share = r->comm_s / (r->compute_s + r->comm_s);
-		r->exposed_share = r->exposed_s / r->step_s;
-	}
-
-	/* ---- how sure: intervals and warnings ---- */
-	if (k.unc) {
-		struct proj_interval_in in;
-
-		in.layer = &lc->unc;
-		in.layer_w = m * L;
-		in.step = &su;
-		in.bubble_f = m * t_mb > 0 ? 1 + r->bubble_s / (m * t_mb) : 1;
-		in.step_compute_s = st.opt + st.wcast;
-		in.gap_sigma = cvc_model_kernel_gap_sigma(p->ms_base);
-		proj_intervals(&in, r);
-	}
 }

@@ -58,6 +58,25 @@ static cvc_status nomem(cvc_proj_study *st)
 	return CVC_ERR_NOMEM;
 }
 
+/*
+ * The array v of n elements (size bytes each, room for *cap) with room
+ * for one more: v, or v moved to twice the room (first when empty).  NULL
+ * when out of memory; v and *cap are then unchanged.
+ */
+static void *grow(void *v, size_t n, size_t *cap, size_t size, size_t first)
+{
+	size_t nc;
+	void *nv;
+
+	if (n < *cap)
+		return v;
+	nc = *cap ? *cap * 2 : first;
+	nv = realloc(v, nc * size);
+	if (nv)
+		*cap = nc;
+	return nv;
+}
+
 /* Interns s in the study's pool; the pointer lives as long as the study. */
 static const char *intern(cvc_proj_study *st, const char *s)
 {
@@ -79,6 +98,16 @@ static const char *intern(cvc_proj_study *st, const char *s)
 static const char *scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A mapping pair's key (*k) and value (*v); returns the key's text, NULL
+ * when the key is not a scalar. */
+static const char *pair_nodes(yaml_document_t *doc, const yaml_node_pair_t *pr, yaml_node_t **k,
+			      yaml_node_t **v)
+{
+	*k = yaml_document_get_node(doc, pr->key);
+	*v = yaml_document_get_node(doc, pr->value);
+	return scalar(*k);
 }
 
 /* A key written twice in one mapping: YAML loaders keep one silently. */
@@ -171,21 +200,15 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 
 static cvc_status alt_push(cvc_proj_study *st, struct axis *ax, const struct assign *as, int n)
 {
-	struct alt *al;
+	struct alt *al, *v;
 
 	if (st->nalts >= MAX_ALTS)
 		return fail_at(st, NULL, "too many alternatives: more than %u over all axes (narrow "
 			       "the ranges or split the study)", MAX_ALTS);
 	st->nalts++;
-	if (ax->nalt == ax->cap) {
-		size_t cap = ax->cap ? ax->cap * 2 : 8;
-		struct alt *v = realloc(ax->alts, cap * sizeof *v);
-
-		if (!v)
-			return nomem(st);
-		ax->alts = v;
-		ax->cap = cap;
-	}
+	if (!(v = grow(ax->alts, ax->nalt, &ax->cap, sizeof *v, 8)))
+		return nomem(st);
+	ax->alts = v;
 	al = &ax->alts[ax->nalt];
 	al->a = malloc((size_t)(n ? n : 1) * sizeof *as);
 	if (!al->a)
@@ -242,9 +265,8 @@ static cvc_status field_values(cvc_proj_study *st, yaml_document_t *doc, yaml_no
 		if ((rc = no_duplicates(st, doc, v)))
 			return rc;
 		for (pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
-			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
-			yaml_node_t *x = yaml_document_get_node(doc, pr->value);
-			const char *ks = scalar(k), *xs = scalar(x);
+			yaml_node_t *k, *x;
+			const char *ks = pair_nodes(doc, pr, &k, &x), *xs = scalar(x);
 			double d;
 
 			if (!ks)
@@ -320,15 +342,11 @@ static cvc_status flatten(cvc_proj_study *st, struct axis *parts, size_t n, stru
 
 static cvc_status block_add_axis(cvc_proj_study *st, struct block *b, struct axis *ax)
 {
-	if (b->naxes == b->capaxes) {
-		size_t cap = b->capaxes ? b->capaxes * 2 : 16;
-		struct axis *v = realloc(b->axes, cap * sizeof *v);
+	struct axis *v = grow(b->axes, b->naxes, &b->capaxes, sizeof *v, 16);
 
-		if (!v)
-			return nomem(st);
-		b->axes = v;
-		b->capaxes = cap;
-	}
+	if (!v)
+		return nomem(st);
+	b->axes = v;
 	b->axes[b->naxes++] = *ax;
 	memset(ax, 0, sizeof *ax);
 	return CVC_OK;
@@ -345,9 +363,8 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 	if ((rc = no_duplicates(st, doc, m)))
 		return rc;
 	for (pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
-		yaml_node_t *v = yaml_document_get_node(doc, pr->value);
-		const char *ks = scalar(k);
+		yaml_node_t *k, *v;
+		const char *ks = pair_nodes(doc, pr, &k, &v);
 		char key[80];
 		int f, fsdp = 0;
 
@@ -479,9 +496,8 @@ static cvc_status parse_block(cvc_proj_study *st, yaml_document_t *doc, struct b
 	if (m->type != YAML_MAPPING_NODE)
 		return fail_at(st, m, "expected a mapping of sections");
 	for (pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
-		yaml_node_t *v = yaml_document_get_node(doc, pr->value);
-		const char *ks = scalar(k);
+		yaml_node_t *k, *v;
+		const char *ks = pair_nodes(doc, pr, &k, &v);
 		size_t i;
 
 		if (!ks)
@@ -587,9 +603,8 @@ static cvc_status parse_doc(cvc_proj_study *st, yaml_document_t *doc)
 	if (root->type != YAML_MAPPING_NODE)
 		return fail_at(st, root, "expected a mapping at the top level");
 	for (pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
-		yaml_node_t *v = yaml_document_get_node(doc, pr->value);
-		const char *ks = scalar(k);
+		yaml_node_t *k, *v;
+		const char *ks = pair_nodes(doc, pr, &k, &v);
 
 		if (!ks)
 			continue;

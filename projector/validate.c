@@ -172,19 +172,242 @@ static void put_num(FILE *out, double v)
 		fprintf(out, "%.6g", v);
 }
 
+static cvc_status nomem(char *err, size_t errlen)
+{
+	snprintf(err, errlen, "out of memory");
+	return CVC_ERR_NOMEM;
+}
+
+/* The errors of the projected rows, growing. */
+struct verrs {
+	struct verr *v;
+	size_t n, cap;
+};
+
+static void put_fields(FILE *out, char **f, size_t n)
+{
+	for (size_t c = 0; c < n; c++) {
+		if (c)
+			putc(',', out);
+		cvc_csv_field(out, f[c]);
+	}
+}
+
+/*
+ * Reads the header at *pos into hdr and map's roles; checks it has the
+ * columns a projection needs, a measured one and the --by column (*by:
+ * its index, -1 without --by).
+ */
+static cvc_status read_header(const char *path, const char *text, size_t len, size_t *pos,
+			      long *line, const cvc_proj_validate_opts *opts, cvc_csv_rec *hdr,
+			      struct vrow_map *map, int *by, char *err, size_t errlen)
+{
+	static const char *const need[] = {"layers", "hidden", "heads", "global_batch"};
+	cvc_status rc;
+
+	skip_comments(text, len, pos, line);
+	if (*pos >= len) {
+		snprintf(err, errlen, "'%s': line %ld: expected a header line", path, *line);
+		return CVC_ERR_FORMAT;
+	}
+	if ((rc = cvc_csv_record(path, text, len, pos, line, hdr, VROW_MAX_COLS, 256, err,
+				 errlen)))
+		return rc;
+	vrow_columns(map, hdr->f, hdr->n);
+	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+		int f = proj_field_find(NULL, need[i]), have = 0;
+
+		for (size_t c = 0; c < map->n; c++)
+			have |= map->col[c].role == V_FIELD && map->col[c].field == f;
+		if (!have) {
+			snprintf(err, errlen, "'%s': line %ld: expected a header with column '%s'",
+				 path, *line - 1, need[i]);
+			return CVC_ERR_FORMAT;
+		}
+	}
+	if (!map->has_measured) {
+		snprintf(err, errlen,
+			 "'%s': line %ld: expected a measured column (tokens_per_s_per_gpu, iter_s, "
+			 "tflops_per_gpu or mfu_pct)", path, *line - 1);
+		return CVC_ERR_FORMAT;
+	}
+	*by = -1;
+	if (opts->by) {
+		for (size_t c = 0; c < hdr->n && *by < 0; c++)
+			if (!strcmp(hdr->f[c], opts->by))
+				*by = (int)c;
+		if (*by < 0) {
+			snprintf(err, errlen, "'%s': no column '%s' to group by", path, opts->by);
+			return CVC_ERR_USAGE;
+		}
+	}
+	return CVC_OK;
+}
+
+/* What projecting a row gave: the projection, the measurement compared. */
+struct vproj {
+	cvc_proj_result r;
+	cvc_proj_scenario fin;           /* the row's scenario, finalized */
+	const struct proj_pricer *p;
+	double meas;
+	const char *from;                /* the measured column */
+};
+
+/* Finalizes, evaluates and finds the measurement of a row read as k
+ * (vrow_read()); returns 0, or 1 with row->why when it cannot be compared. */
+static int project_row(cvc_proj_ctx *ctx, struct vrow *row, int k, struct vproj *v)
+{
+	v->fin = row->sc;
+	v->p = NULL;
+	v->meas = NAN;
+	v->from = "";
+	if (k == 0) {
+		const char *why = proj_finalize(&v->fin);
+
+		if (why) {
+			snprintf(row->why, sizeof row->why, "%s", why);
+			k = 1;
+		}
+	}
+	if (k == 0) {
+		cvc_proj_evaluate(ctx, &v->fin, &v->r);
+		if (!v->r.valid) {
+			snprintf(row->why, sizeof row->why, "%s", v->r.reason);
+			k = 1;
+		}
+	}
+	if (k == 0) {
+		v->p = proj_ctx_pricer(ctx, &v->fin);
+		v->meas = measured_tps(row, &v->fin, v->p, &v->from);
+		if (!(v->meas > 0)) {
+			snprintf(row->why, sizeof row->why,
+				 "no measured tokens/s, step time, or TFLOP/s or MFU "
+				 "with a named FLOP convention (--flops)");
+			k = 1;
+		}
+	}
+	return k;
+}
+
+/* Keeps a compared row's errors (group g) for the summary. */
+static cvc_status keep_errors(struct verrs *E, const struct vproj *v, double pred, double e,
+			      int g)
+{
+	const cvc_proj_result *r = &v->r;
+	double naive = NAN, meas = v->meas;
+	struct verr *x;
+
+	if (v->p && v->p->peak_flops[CVC_PROJ_BF16] > 0 && r->model_flops > 0)
+		naive = NAIVE_MFU * v->p->peak_flops[CVC_PROJ_BF16] * v->fin.global_batch *
+			v->fin.seq / r->model_flops;
+	if (E->n == E->cap) {
+		size_t nc = E->cap ? E->cap * 2 : 256;
+		struct verr *nv = realloc(E->v, nc * sizeof *nv);
+
+		if (!nv)
+			return CVC_ERR_NOMEM;
+		E->v = nv;
+		E->cap = nc;
+	}
+	x = &E->v[E->n++];
+	x->err = e;
+	x->naive = 100 * (naive - meas) / meas;
+	x->group = g;
+	x->covered = -1;
+	x->halfw = NAN;
+	if (isfinite(r->tokens_per_s_per_gpu_lo) && isfinite(r->tokens_per_s_per_gpu_hi)) {
+		x->covered = meas >= r->tokens_per_s_per_gpu_lo && meas <= r->tokens_per_s_per_gpu_hi;
+		x->halfw = 100 * (r->tokens_per_s_per_gpu_hi - r->tokens_per_s_per_gpu_lo) /
+			   (2 * pred);
+	}
+	return CVC_OK;
+}
+
+/* The row as read, then the projection, the measurement, the error and
+ * what was assumed (k: not projected, why first). */
+static void write_row(FILE *out, const cvc_csv_rec *rec, double pred, double meas, double e,
+		      int k, const struct vrow *row)
+{
+	put_fields(out, rec->f, rec->n);
+	putc(',', out);
+	put_num(out, pred);
+	putc(',', out);
+	put_num(out, meas);
+	putc(',', out);
+	if (isfinite(e))
+		fprintf(out, "%+.2f", e);
+	putc(',', out);
+	if (k) {
+		/* the why first: it is what a reader of the row needs */
+		char a[sizeof row->why + sizeof row->assumed + 24];
+		int n = snprintf(a, sizeof a, "not projected: %s%s%s", row->why,
+				 row->assumed[0] ? "; " : "", row->assumed);
+
+		cvc_csv_field(out, n > 0 ? a : row->why);
+	} else {
+		cvc_csv_field(out, row->assumed);
+	}
+	putc('\n', out);
+}
+
+/* One row read as k (vrow_read()): projected, compared, kept and
+ * written.  by: the --by column, -1 none. */
+static cvc_status validate_row(cvc_proj_ctx *ctx, struct vrow *row, int k,
+			       const cvc_csv_rec *rec, int by, cvc_proj_validation *sum,
+			       struct verrs *E, FILE *out, char *err, size_t errlen)
+{
+	struct vproj v;
+	double pred = NAN, e = NAN;
+	int g = -1;
+
+	if (by >= 0) {
+		g = group_of(sum, rec->f[by]);
+		if (g >= 0)
+			sum->groups[g].st.rows++;
+	}
+	k = project_row(ctx, row, k, &v);
+	if (k == 0) {
+		pred = v.r.tokens_per_s_per_gpu;
+		e = 100 * (pred - v.meas) / v.meas;
+		vrow_note(row, "measured: %s", v.from);
+		if (keep_errors(E, &v, pred, e, g))
+			return nomem(err, errlen);
+	}
+	write_row(out, rec, pred, v.meas, e, k, row);
+	return CVC_OK;
+}
+
+/* The accuracy over all rows and per group. */
+static cvc_status summarize(cvc_proj_validation *sum, const struct verrs *E, char *err,
+			    size_t errlen)
+{
+	double *scratch = malloc((E->n ? E->n : 1) * sizeof *scratch);
+
+	if (!scratch)
+		return nomem(err, errlen);
+	stats(E->v, E->n, -1, scratch, &sum->all);
+	for (size_t g = 0; g < sum->ngroups; g++) {
+		int rows = sum->groups[g].st.rows;
+
+		stats(E->v, E->n, (int)g, scratch, &sum->groups[g].st);
+		sum->groups[g].st.rows = rows;
+	}
+	free(scratch);
+	return CVC_OK;
+}
+
 cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 			     const cvc_proj_validate_opts *opts, FILE *out,
 			     cvc_proj_validation *sum, char *err, size_t errlen)
 {
 	static const cvc_proj_validate_opts none = {NULL, NULL};
 	char *text = NULL;
-	size_t len = 0, pos = 0, ne = 0, cap = 0;
+	size_t len = 0, pos = 0;
 	long line = 1;
 	cvc_csv_rec hdr = {0}, rec = {0};
 	struct vrow_map *map = NULL;
 	struct vrow *row = NULL;
-	struct verr *errs = NULL;
-	double *scratch = NULL;
+	struct verrs E = {NULL, 0, 0};
 	int legacy, conv = -1, by = -1;
 	cvc_status rc;
 
@@ -201,59 +424,13 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 	map = calloc(1, sizeof *map);
 	row = calloc(1, sizeof *row);
 	if (!map || !row) {
-		rc = CVC_ERR_NOMEM;
-		snprintf(err, errlen, "out of memory");
+		rc = nomem(err, errlen);
 		goto out;
 	}
-	skip_comments(text, len, &pos, &line);
-	if (pos >= len) {
-		snprintf(err, errlen, "'%s': line %ld: expected a header line", path, line);
-		rc = CVC_ERR_FORMAT;
+	if ((rc = read_header(path, text, len, &pos, &line, opts, &hdr, map, &by, err, errlen)))
 		goto out;
-	}
-	if ((rc = cvc_csv_record(path, text, len, &pos, &line, &hdr, VROW_MAX_COLS, 256, err,
-				 errlen)))
-		goto out;
-	vrow_columns(map, hdr.f, hdr.n);
-	{
-		static const char *const need[] = {"layers", "hidden", "heads", "global_batch"};
-
-		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
-			int f = proj_field_find(NULL, need[i]), have = 0;
-
-			for (size_t c = 0; c < map->n; c++)
-				have |= map->col[c].role == V_FIELD && map->col[c].field == f;
-			if (!have) {
-				snprintf(err, errlen, "'%s': line %ld: expected a header with column '%s'",
-					 path, line - 1, need[i]);
-				rc = CVC_ERR_FORMAT;
-				goto out;
-			}
-		}
-	}
-	if (!map->has_measured) {
-		snprintf(err, errlen,
-			 "'%s': line %ld: expected a measured column (tokens_per_s_per_gpu, iter_s, "
-			 "tflops_per_gpu or mfu_pct)", path, line - 1);
-		rc = CVC_ERR_FORMAT;
-		goto out;
-	}
-	if (opts->by) {
-		for (size_t c = 0; c < hdr.n && by < 0; c++)
-			if (!strcmp(hdr.f[c], opts->by))
-				by = (int)c;
-		if (by < 0) {
-			snprintf(err, errlen, "'%s': no column '%s' to group by", path, opts->by);
-			rc = CVC_ERR_USAGE;
-			goto out;
-		}
-	}
 	legacy = !map->has_gpu && !map->has_dtype;
-	for (size_t c = 0; c < hdr.n; c++) {
-		if (c)
-			putc(',', out);
-		cvc_csv_field(out, hdr.f[c]);
-	}
+	put_fields(out, hdr.f, hdr.n);
 	fputs(",predicted_tokens_per_s_per_gpu,measured_tokens_per_s_per_gpu,error_pct,assumed\n",
 	      out);
 	for (;;) {
@@ -288,125 +465,16 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 			rc = CVC_ERR_FORMAT;
 			goto out;
 		}
-		{
-			cvc_proj_result r;
-			cvc_proj_scenario fin = row->sc;
-			const struct proj_pricer *p = NULL;
-			double pred = NAN, meas = NAN, e = NAN;
-			const char *from = "";
-			int g = -1;
-
-			if (by >= 0) {
-				g = group_of(sum, rec.f[by]);
-				if (g >= 0)
-					sum->groups[g].st.rows++;
-			}
-			if (k == 0) {
-				const char *why = proj_finalize(&fin);
-
-				if (why) {
-					snprintf(row->why, sizeof row->why, "%s", why);
-					k = 1;
-				}
-			}
-			if (k == 0) {
-				cvc_proj_evaluate(ctx, &fin, &r);
-				if (!r.valid) {
-					snprintf(row->why, sizeof row->why, "%s", r.reason);
-					k = 1;
-				}
-			}
-			if (k == 0) {
-				p = proj_ctx_pricer(ctx, &fin);
-				meas = measured_tps(row, &fin, p, &from);
-				if (!(meas > 0)) {
-					snprintf(row->why, sizeof row->why,
-						 "no measured tokens/s, step time, or TFLOP/s or MFU "
-						 "with a named FLOP convention (--flops)");
-					k = 1;
-				}
-			}
-			if (k == 0) {
-				double naive = NAN;
-
-				pred = r.tokens_per_s_per_gpu;
-				e = 100 * (pred - meas) / meas;
-				vrow_note(row, "measured: %s", from);
-				if (p && p->peak_flops[CVC_PROJ_BF16] > 0 && r.model_flops > 0)
-					naive = NAIVE_MFU * p->peak_flops[CVC_PROJ_BF16] *
-						fin.global_batch * fin.seq / r.model_flops;
-				if (ne == cap) {
-					size_t nc = cap ? cap * 2 : 256;
-					struct verr *v = realloc(errs, nc * sizeof *v);
-
-					if (!v) {
-						rc = CVC_ERR_NOMEM;
-						snprintf(err, errlen, "out of memory");
-						goto out;
-					}
-					errs = v;
-					cap = nc;
-				}
-				errs[ne].err = e;
-				errs[ne].naive = 100 * (naive - meas) / meas;
-				errs[ne].group = g;
-				errs[ne].covered = -1;
-				errs[ne].halfw = NAN;
-				if (isfinite(r.tokens_per_s_per_gpu_lo) && isfinite(r.tokens_per_s_per_gpu_hi)) {
-					errs[ne].covered = meas >= r.tokens_per_s_per_gpu_lo &&
-							   meas <= r.tokens_per_s_per_gpu_hi;
-					errs[ne].halfw = 100 * (r.tokens_per_s_per_gpu_hi -
-								r.tokens_per_s_per_gpu_lo) / (2 * pred);
-				}
-				ne++;
-			}
-			for (size_t c = 0; c < rec.n; c++) {
-				if (c)
-					putc(',', out);
-				cvc_csv_field(out, rec.f[c]);
-			}
-			putc(',', out);
-			put_num(out, pred);
-			putc(',', out);
-			put_num(out, meas);
-			putc(',', out);
-			if (isfinite(e))
-				fprintf(out, "%+.2f", e);
-			putc(',', out);
-			if (k) {
-				/* the why first: it is what a reader of the row needs */
-				char a[sizeof row->why + sizeof row->assumed + 24];
-				int n = snprintf(a, sizeof a, "not projected: %s%s%s", row->why,
-						 row->assumed[0] ? "; " : "", row->assumed);
-
-				cvc_csv_field(out, n > 0 ? a : row->why);
-			} else {
-				cvc_csv_field(out, row->assumed);
-			}
-			putc('\n', out);
-		}
+		if ((rc = validate_row(ctx, row, k, &rec, by, sum, &E, out, err, errlen)))
+			goto out;
 	}
-	scratch = malloc((ne ? ne : 1) * sizeof *scratch);
-	if (!scratch) {
-		rc = CVC_ERR_NOMEM;
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	stats(errs, ne, -1, scratch, &sum->all);
-	for (size_t g = 0; g < sum->ngroups; g++) {
-		int rows = sum->groups[g].st.rows;
-
-		stats(errs, ne, (int)g, scratch, &sum->groups[g].st);
-		sum->groups[g].st.rows = rows;
-	}
-	rc = CVC_OK;
+	rc = summarize(sum, &E, err, errlen);
 out:
 	if (rc)
 		cvc_proj_validation_release(sum);
 	cvc_csv_rec_release(&hdr);
 	cvc_csv_rec_release(&rec);
-	free(scratch);
-	free(errs);
+	free(E.v);
 	free(row);
 	free(map);
 	free(text);

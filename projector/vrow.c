@@ -99,29 +99,76 @@ static void split_paren(const char *s, char *head, size_t hlen, char *paren, siz
 	}
 }
 
-static int has_word(const char *s, const char *w)
+/* A lower-case copy of text in t (len bytes: longer text is cut). */
+static void lower_copy(char *t, size_t len, const char *text)
 {
-	return strstr(s, w) != NULL;
+	snprintf(t, len, "%.*s", (int)len - 1, text);
+	lower(t);
 }
 
-/* dtype text: "bf16 (amp)", "BF16", "bfloat16", "fp8 (delayed)", "FP8-MX". */
-static int parse_dtype(const char *text, int *dtype)
+/*
+ * Whether t matches one of the '|'-separated words: contains it, or, for
+ * a word written "=word", is it.  Free text names its choice anywhere
+ * ("FSDP FULL_SHARD (ZeRO-3)"), but short words ("no", "on") only count
+ * as the whole cell.
+ */
+static int any_word(const char *t, const char *words)
 {
-	char t[128];
+	while (*words) {
+		const char *bar = strchr(words, '|');
+		size_t n = bar ? (size_t)(bar - words) : strlen(words);
+		int exact = words[0] == '=';
+		char w[64];
 
-	snprintf(t, sizeof t, "%.*s", (int)sizeof t - 1, text);
-	lower(t);
-	if (has_word(t, "fp8") || has_word(t, "float8") || has_word(t, "e4m3"))
-		*dtype = CVC_PROJ_FP8;
-	else if (has_word(t, "bf16") || has_word(t, "bfloat16"))
-		*dtype = CVC_PROJ_BF16;
-	else if (has_word(t, "fp16") || has_word(t, "float16") || has_word(t, "half"))
-		*dtype = CVC_PROJ_FP16;
-	else if (has_word(t, "fp32") || has_word(t, "tf32") || has_word(t, "float32"))
-		*dtype = CVC_PROJ_FP32;
-	else
-		return -1;
+		snprintf(w, sizeof w, "%.*s", (int)(n - (size_t)exact), words + exact);
+		if (exact ? !strcmp(t, w) : strstr(t, w) != NULL)
+			return 1;
+		words += n + (bar ? 1 : 0);
+	}
 	return 0;
+}
+
+/* What a free-text cell names. */
+enum wkind { W_DTYPE, W_ZERO, W_RECOMPUTE };
+
+/* The words (any_word()) that name a value, by kind; the first rule of a
+ * kind that matches wins, so the order settles overlaps ("bfloat16" holds
+ * "float16"). */
+static const struct word_rule {
+	enum wkind kind;
+	int value;
+	const char *words;
+} word_rules[] = {
+	/* dtype: "bf16 (amp)", "BF16", "bfloat16", "fp8 (delayed)", "FP8-MX" */
+	{W_DTYPE, CVC_PROJ_FP8, "fp8|float8|e4m3"},
+	{W_DTYPE, CVC_PROJ_BF16, "bf16|bfloat16"},
+	{W_DTYPE, CVC_PROJ_FP16, "fp16|float16|half"},
+	{W_DTYPE, CVC_PROJ_FP32, "fp32|tf32|float32"},
+	/* ZeRO stage from FSDP / ZeRO / Megatron wording */
+	{W_ZERO, 3, "zero-3|zero3|zero 3|full_shard|full shard|hybrid_shard"},
+	{W_ZERO, 2, "zero-2|zero2|zero 2|shard_grad_op|grad_op"},
+	{W_ZERO, 1, "zero-1|zero1|zero 1|distributed optimizer|distopt|dist-opt|dist_opt"},
+	{W_ZERO, 3, "fsdp"}, /* FSDP's default strategy is FULL_SHARD */
+	{W_ZERO, 0, "no_shard|ddp|none|zero-0"},
+	{W_RECOMPUTE, CVC_PROJ_RECOMP_SELECTIVE, "selective|core attention"},
+	{W_RECOMPUTE, CVC_PROJ_RECOMP_FULL, "full|block|uniform|=true|=yes|=on"},
+	{W_RECOMPUTE, CVC_PROJ_RECOMP_NONE, "none|=no|=false|=off|=0"},
+};
+
+/* The value of the first rule of kind that text names, read lower-cased
+ * from its first cut - 1 bytes.  Returns 0, or -1 when none. */
+static int match_words(const char *text, size_t cut, enum wkind kind, int *value)
+{
+	char t[160];
+
+	lower_copy(t, cut < sizeof t ? cut : sizeof t, text);
+	for (size_t i = 0; i < sizeof word_rules / sizeof word_rules[0]; i++) {
+		if (word_rules[i].kind == kind && any_word(t, word_rules[i].words)) {
+			*value = word_rules[i].value;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 /*
@@ -134,56 +181,21 @@ static int parse_zero(const char *text, double *zero, int *hybrid, int *torch_fs
 	char t[160];
 	char *end;
 	double v;
+	int stage;
 
-	snprintf(t, sizeof t, "%.*s", (int)sizeof t - 1, text);
-	lower(t);
-	*hybrid = has_word(t, "hybrid");
+	lower_copy(t, sizeof t, text);
+	*hybrid = any_word(t, "hybrid");
 	/* FULL_SHARD, SHARD_GRAD_OP, HYBRID_SHARD, NO_SHARD: PyTorch FSDP's
 	 * ShardingStrategy names */
-	*torch_fsdp = has_word(t, "fsdp") || has_word(t, "full_shard") ||
-		      has_word(t, "shard_grad_op") || has_word(t, "hybrid_shard") ||
-		      has_word(t, "no_shard");
+	*torch_fsdp = any_word(t, "fsdp|full_shard|shard_grad_op|hybrid_shard|no_shard");
 	v = strtod(t, &end);
 	if (end != t && !*end && v >= 0 && v <= 3 && v == floor(v)) {
 		*zero = v;
 		return 0;
 	}
-	if (has_word(t, "zero-3") || has_word(t, "zero3") || has_word(t, "zero 3") ||
-	    has_word(t, "full_shard") || has_word(t, "full shard") || has_word(t, "hybrid_shard"))
-		*zero = 3;
-	else if (has_word(t, "zero-2") || has_word(t, "zero2") || has_word(t, "zero 2") ||
-		 has_word(t, "shard_grad_op") || has_word(t, "grad_op"))
-		*zero = 2;
-	else if (has_word(t, "zero-1") || has_word(t, "zero1") || has_word(t, "zero 1") ||
-		 has_word(t, "distributed optimizer") || has_word(t, "distopt") ||
-		 has_word(t, "dist-opt") || has_word(t, "dist_opt"))
-		*zero = 1;
-	else if (has_word(t, "fsdp"))
-		*zero = 3; /* FSDP's default strategy is FULL_SHARD */
-	else if (has_word(t, "no_shard") || has_word(t, "ddp") || has_word(t, "none") ||
-		 has_word(t, "zero-0"))
-		*zero = 0;
-	else
+	if (match_words(t, sizeof t, W_ZERO, &stage))
 		return -1;
-	return 0;
-}
-
-static int parse_recompute(const char *text, int *rc)
-{
-	char t[128];
-
-	snprintf(t, sizeof t, "%.*s", (int)sizeof t - 1, text);
-	lower(t);
-	if (has_word(t, "selective") || has_word(t, "core attention"))
-		*rc = CVC_PROJ_RECOMP_SELECTIVE;
-	else if (has_word(t, "full") || has_word(t, "block") || has_word(t, "uniform") ||
-		 !strcmp(t, "true") || !strcmp(t, "yes") || !strcmp(t, "on"))
-		*rc = CVC_PROJ_RECOMP_FULL;
-	else if (has_word(t, "none") || !strcmp(t, "no") || !strcmp(t, "false") ||
-		 !strcmp(t, "off") || !strcmp(t, "0"))
-		*rc = CVC_PROJ_RECOMP_NONE;
-	else
-		return -1;
+	*zero = stage;
 	return 0;
 }
 
@@ -191,8 +203,7 @@ static int parse_flag(const char *text, int *v)
 {
 	char t[32];
 
-	snprintf(t, sizeof t, "%.*s", (int)sizeof t - 1, text);
-	lower(t);
+	lower_copy(t, sizeof t, text);
 	if (!proj_parse_flag(t, v))
 		return 0;
 	/* hand-made tables also write a bare y / n */
@@ -313,13 +324,18 @@ static int bad_cell(struct vrow *r, const char *col, const char *what)
 	return -1;
 }
 
-int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **cells,
-	      cvc_proj_ctx *ctx, int legacy, int default_conv)
+/* What a row's cells said besides its scenario: read by the cells, used
+ * for the defaults that follow. */
+struct vgiven {
+	int dtype, recompute, zero, gpu, ffn_type, tp, pp, framework;
+	int hybrid;      /* hybrid sharding named */
+	int torch_fsdp;  /* PyTorch FSDP's sharding names used */
+};
+
+/* r reset for a new row; a legacy table's own conventions set and said. */
+static void row_start(struct vrow *r, int legacy, int default_conv)
 {
 	cvc_proj_scenario *sc = &r->sc;
-	int dtype_given = 0, recompute_given = 0, zero_given = 0, gpu_given = 0, ffn_type_given = 0;
-	int tp_given = 0, pp_given = 0, hybrid = 0, torch_fsdp = 0, framework_given = 0;
-	char buf[512];
 
 	cvc_proj_scenario_default(sc);
 	sc->study = "validate";
@@ -342,181 +358,209 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 			     "unfused attention, full recompute, no DP or TP overlap, TFLOP/s as "
 			     "Narayanan et al. eq. 3");
 	}
-	for (size_t c = 0; c < map->n; c++) {
-		const struct vcol *col = &map->col[c];
-		const char *k = names[c];
-		int guess = 0;
-		char *t;
+}
 
-		if (col->role == V_CARRY)
-			continue;
-		t = clean(cells[c], buf, sizeof buf, &guess);
-		if (is_empty(t))
-			continue;
-		switch (col->role) {
-		case V_TPS:
-		case V_ITER:
-		case V_TFLOPS:
-		case V_MFU: {
-			double v;
+/* A measured figure (role V_TPS .. V_MFU). */
+static int read_measured(struct vrow *r, enum vrole role, const char *k, const char *t,
+			 int guess)
+{
+	double v;
 
-			if (proj_parse_number(t, &v) || !(v > 0))
-				return bad_cell(r, k, "a positive number");
-			if (col->role == V_TPS)
-				r->tps = v;
-			else if (col->role == V_ITER)
-				r->iter = v;
-			else if (col->role == V_TFLOPS)
-				r->tflops = v;
-			else
-				r->mfu = v;
-			if (guess)
-				vrow_note(r, "measured %s=%s (guess)", k, t);
-			break;
-		}
-		case V_CONV: {
-			int cv = proj_flops_parse(t);
+	if (proj_parse_number(t, &v) || !(v > 0))
+		return bad_cell(r, k, "a positive number");
+	if (role == V_TPS)
+		r->tps = v;
+	else if (role == V_ITER)
+		r->iter = v;
+	else if (role == V_TFLOPS)
+		r->tflops = v;
+	else
+		r->mfu = v;
+	if (guess)
+		vrow_note(r, "measured %s=%s (guess)", k, t);
+	return 0;
+}
 
-			if (cv < 0) {
-				snprintf(buf, sizeof buf, "a FLOP convention (%s)", proj_flops_names());
-				return bad_cell(r, k, buf);
-			}
-			r->conv = cv;
-			break;
-		}
-		case V_ZERO: {
-			double z;
+/* A cell that names a value of kind in free text (its first 127 bytes)
+ * into *field; -1 with what was expected when it names none. */
+static int read_word_cell(struct vrow *r, const char *k, const char *t, enum wkind kind,
+			  const char *expected, int *field)
+{
+	int v;
 
-			if (parse_zero(t, &z, &hybrid, &torch_fsdp))
-				return bad_cell(r, k, "a ZeRO stage 0-3 or an FSDP / ZeRO strategy");
-			sc->zero = z;
-			zero_given = 1;
-			if (!isdigit((unsigned char)t[0]) || guess)
-				vrow_note(r, "zero=%g ('%s'%s)", z, t, guess ? ", guess" : "");
-			break;
-		}
-		case V_GPU: {
-			char head[128], paren[256];
-			const cvc_hw_spec *spec;
+	if (match_words(t, 128, kind, &v))
+		return bad_cell(r, k, expected);
+	*field = v;
+	return 0;
+}
 
-			split_paren(t, head, sizeof head, paren, sizeof paren);
-			spec = ctx->cat ? cvc_hw_catalog_lookup(ctx->cat, head) : NULL;
-			if (!spec && ctx->cat)
-				spec = cvc_hw_catalog_lookup(ctx->cat, t);
-			if (!spec)
-				return cannot(r, "gpu '%s' is not in the hardware catalog", t);
-			snprintf(r->gpu, sizeof r->gpu, "%s", spec->name);
-			sc->gpu = r->gpu;
-			gpu_given = 1;
-			if (strcmp(head, spec->name) || guess)
-				vrow_note(r, "gpu=%s ('%s'%s)", spec->name, t, guess ? ", guess" : "");
-			r->net_gbps = network_gbps(paren);
-			break;
-		}
-		case V_DTYPE: {
-			int d;
+/* The gpu cell: a catalog name, free text around it, a node network in
+ * parentheses. */
+static int read_gpu(struct vrow *r, struct vgiven *g, const char *t, int guess,
+		    cvc_proj_ctx *ctx)
+{
+	char head[128], paren[256];
+	const cvc_hw_spec *spec;
 
-			if (parse_dtype(t, &d))
-				return bad_cell(r, k, "a dtype (bf16, fp16, fp8, fp32)");
-			sc->dtype = d;
-			dtype_given = 1;
-			if (guess)
-				vrow_note(r, "dtype=%s (guess)", t);
-			break;
-		}
-		case V_RECOMP: {
-			int v;
+	split_paren(t, head, sizeof head, paren, sizeof paren);
+	spec = ctx->cat ? cvc_hw_catalog_lookup(ctx->cat, head) : NULL;
+	if (!spec && ctx->cat)
+		spec = cvc_hw_catalog_lookup(ctx->cat, t);
+	if (!spec)
+		return cannot(r, "gpu '%s' is not in the hardware catalog", t);
+	snprintf(r->gpu, sizeof r->gpu, "%s", spec->name);
+	r->sc.gpu = r->gpu;
+	g->gpu = 1;
+	if (strcmp(head, spec->name) || guess)
+		vrow_note(r, "gpu=%s ('%s'%s)", spec->name, t, guess ? ", guess" : "");
+	r->net_gbps = network_gbps(paren);
+	return 0;
+}
 
-			if (parse_recompute(t, &v))
-				return bad_cell(r, k, "none, selective or full");
-			sc->recompute = v;
-			recompute_given = 1;
-			break;
-		}
-		case V_FIELD: {
-			const struct proj_field *fd = &proj_fields[col->field];
+/* A scenario field's cell, by the field's type. */
+static int read_field(struct vrow *r, struct vgiven *g, int field, const char *k,
+		      const char *t, int guess)
+{
+	const struct proj_field *fd = &proj_fields[field];
+	cvc_proj_scenario *sc = &r->sc;
 
-			switch (fd->type) {
-			case PF_NUM: {
-				double v;
+	switch (fd->type) {
+	case PF_NUM: {
+		double v;
 
-				if (proj_parse_number(t, &v))
-					return bad_cell(r, k, "a number");
-				if (v < 0)
-					return bad_cell(r, k, "a number >= 0");
-				proj_field_set_num(sc, col->field, v);
-				break;
-			}
-			case PF_FLAG: {
-				int v;
-
-				if (parse_flag(t, &v))
-					return bad_cell(r, k, "true or false");
-				proj_field_set_num(sc, col->field, v);
-				break;
-			}
-			case PF_ENUM: {
-				char w[64];
-				int v;
-
-				/* longer than any enum name: truncating keeps it unmatched */
-				snprintf(w, sizeof w, "%.*s", (int)sizeof w - 1, t);
-				lower(w);
-				v = proj_enum_index(fd->names, w);
-				if (v < 0) {
-					snprintf(buf, sizeof buf, "one of %s", fd->names);
-					return bad_cell(r, k, buf);
-				}
-				proj_field_set_num(sc, col->field, v);
-				if (!strcmp(fd->key, "ffn_type"))
-					ffn_type_given = 1;
-				break;
-			}
-			case PF_STR:
-				/* the label; gpu has its own role */
-				snprintf(r->name, sizeof r->name, "%.*s", (int)sizeof r->name - 1, t);
-				sc->model = r->name;
-				break;
-			}
-			if (!strcmp(fd->key, "tp"))
-				tp_given = 1;
-			if (!strcmp(fd->key, "pp"))
-				pp_given = 1;
-			mark_given(r, col->field);
-			if (guess)
-				vrow_note(r, "%s=%s (guess)", fd->key, t);
-			if (!strcmp(fd->key, "framework"))
-				framework_given = 1;
-			break;
-		}
-		default:
-			break;
-		}
+		if (proj_parse_number(t, &v))
+			return bad_cell(r, k, "a number");
+		if (v < 0)
+			return bad_cell(r, k, "a number >= 0");
+		proj_field_set_num(sc, field, v);
+		break;
 	}
-	if (!tp_given && !pp_given && !legacy)
-		return cannot(r, "layout not given (tp, pp)");
-	if (!gpu_given && !legacy)
+	case PF_FLAG: {
+		int v;
+
+		if (parse_flag(t, &v))
+			return bad_cell(r, k, "true or false");
+		proj_field_set_num(sc, field, v);
+		break;
+	}
+	case PF_ENUM: {
+		char w[64], what[256];
+		int v;
+
+		/* longer than any enum name: truncating keeps it unmatched */
+		lower_copy(w, sizeof w, t);
+		v = proj_enum_index(fd->names, w);
+		if (v < 0) {
+			snprintf(what, sizeof what, "one of %s", fd->names);
+			return bad_cell(r, k, what);
+		}
+		proj_field_set_num(sc, field, v);
+		if (!strcmp(fd->key, "ffn_type"))
+			g->ffn_type = 1;
+		break;
+	}
+	case PF_STR:
+		/* the label; gpu has its own role */
+		snprintf(r->name, sizeof r->name, "%.*s", (int)sizeof r->name - 1, t);
+		sc->model = r->name;
+		break;
+	}
+	if (!strcmp(fd->key, "tp"))
+		g->tp = 1;
+	if (!strcmp(fd->key, "pp"))
+		g->pp = 1;
+	mark_given(r, field);
+	if (guess)
+		vrow_note(r, "%s=%s (guess)", fd->key, t);
+	if (!strcmp(fd->key, "framework"))
+		g->framework = 1;
+	return 0;
+}
+
+/* One cell t (cleaned, not empty) of column k: 0, 1 (cannot be
+ * projected) or -1 (malformed), as vrow_read(). */
+static int read_cell(struct vrow *r, struct vgiven *g, const struct vcol *col, const char *k,
+		     const char *t, int guess, cvc_proj_ctx *ctx)
+{
+	cvc_proj_scenario *sc = &r->sc;
+
+	switch (col->role) {
+	case V_TPS:
+	case V_ITER:
+	case V_TFLOPS:
+	case V_MFU:
+		return read_measured(r, col->role, k, t, guess);
+	case V_CONV: {
+		int cv = proj_flops_parse(t);
+		char what[256];
+
+		if (cv < 0) {
+			snprintf(what, sizeof what, "a FLOP convention (%s)", proj_flops_names());
+			return bad_cell(r, k, what);
+		}
+		r->conv = cv;
+		return 0;
+	}
+	case V_ZERO: {
+		double z;
+
+		if (parse_zero(t, &z, &g->hybrid, &g->torch_fsdp))
+			return bad_cell(r, k, "a ZeRO stage 0-3 or an FSDP / ZeRO strategy");
+		sc->zero = z;
+		g->zero = 1;
+		if (!isdigit((unsigned char)t[0]) || guess)
+			vrow_note(r, "zero=%g ('%s'%s)", z, t, guess ? ", guess" : "");
+		return 0;
+	}
+	case V_GPU:
+		return read_gpu(r, g, t, guess, ctx);
+	case V_DTYPE:
+		if (read_word_cell(r, k, t, W_DTYPE, "a dtype (bf16, fp16, fp8, fp32)", &sc->dtype))
+			return -1;
+		g->dtype = 1;
+		if (guess)
+			vrow_note(r, "dtype=%s (guess)", t);
+		return 0;
+	case V_RECOMP:
+		if (read_word_cell(r, k, t, W_RECOMPUTE, "none, selective or full", &sc->recompute))
+			return -1;
+		g->recompute = 1;
+		return 0;
+	case V_FIELD:
+		return read_field(r, g, col->field, k, t, guess);
+	default:
+		return 0;
+	}
+}
+
+/* A modern table's row: the defaults for what it did not say, by the
+ * stack it names (none named: Megatron-Core, as its recipes run it). */
+static void stack_defaults(struct vrow *r, struct vgiven *g)
+{
+	cvc_proj_scenario *sc = &r->sc;
+
+	if (!g->gpu)
 		vrow_note(r, "gpu=%s (default)", sc->gpu);
-	if (!dtype_given && !legacy)
+	if (!g->dtype)
 		vrow_note(r, "dtype=bf16 (default)");
-	if (!recompute_given && !legacy)
+	if (!g->recompute)
 		vrow_note(r, "recompute=%s (default)",
 			  sc->recompute == CVC_PROJ_RECOMP_SELECTIVE ? "selective" : "none");
-	if (!framework_given && !legacy) {
+	if (!g->framework) {
 		/* the stack a run names through its sharding wording; runs that
 		 * name none are taken as Megatron-Core's, configured as its
 		 * recipes (NeMo, Megatron-LM's examples) run it */
-		sc->framework = torch_fsdp ? CVC_PROJ_FW_PYTORCH : CVC_PROJ_FW_MEGATRON;
-		vrow_note(r, "framework=%s (%s)", torch_fsdp ? "pytorch" : "megatron",
-			  torch_fsdp ? "PyTorch FSDP's sharding names" : "default");
+		sc->framework = g->torch_fsdp ? CVC_PROJ_FW_PYTORCH : CVC_PROJ_FW_MEGATRON;
+		vrow_note(r, "framework=%s (%s)", g->torch_fsdp ? "pytorch" : "megatron",
+			  g->torch_fsdp ? "PyTorch FSDP's sharding names" : "default");
 	}
-	if (sc->framework == CVC_PROJ_FW_MEGATRON && !legacy) {
+	if (sc->framework == CVC_PROJ_FW_MEGATRON) {
 		int f;
 
-		if (!zero_given) {
+		if (!g->zero) {
 			sc->zero = 1;
 			vrow_note(r, "zero=1 (Megatron-Core's distributed optimizer)");
-			zero_given = 1;
+			g->zero = 1;
 		}
 		f = proj_field_find(NULL, "sp");
 		if (sc->tp > 1 && !given_field(r, f)) {
@@ -530,27 +574,15 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 			vrow_note(r, "tp_overlap=1 (Megatron-Core's --tp-comm-overlap)");
 		}
 	}
-	if (!zero_given && !legacy)
+	if (!g->zero)
 		vrow_note(r, "zero=%g (default)", sc->zero);
-	if (hybrid && !(sc->shard_group > 0)) {
-		double gpn = sc->gpus_per_node >= 1 ? sc->gpus_per_node : 8;
-		double per = (sc->tp >= 1 ? sc->tp : 1) * (sc->cp >= 1 ? sc->cp : 1);
+}
 
-		sc->shard_group = fmax(1, floor(gpn / per));
-		vrow_note(r, "shard_group=%g (hybrid sharding: shard inside a node, replicate "
-			     "across)", sc->shard_group);
-	}
-	r->hybrid = hybrid;
-	/* A gated FFN (SwiGLU, GeGLU) is sized about 8h/3..3.5h to keep the
-	 * parameters of a 4h two-matrix FFN; one at 4h or wider is taken as
-	 * two matrices (GELU, squared ReLU). */
-	if (!ffn_type_given && sc->ffn > 0 && sc->hidden > 0) {
-		sc->ffn_type = sc->ffn < 4 * sc->hidden ? CVC_PROJ_FFN_SWIGLU : CVC_PROJ_FFN_GELU;
-		vrow_note(r, "ffn_type=%s (ffn %s 4 x hidden)",
-			  sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? "swiglu" : "gelu",
-			  sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? "<" : ">=");
-		mark_given(r, proj_field_find("model", "ffn_type"));
-	}
+/* Says the defaults filled in for the fields that define a run. */
+static void note_defining(struct vrow *r, int legacy)
+{
+	cvc_proj_scenario *sc = &r->sc;
+
 	for (size_t i = 0; i < sizeof defining / sizeof defining[0]; i++) {
 		int f = proj_field_find("model", defining[i]);
 		char val[64];
@@ -576,16 +608,71 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 			snprintf(val, sizeof val, "%g", proj_field_get(sc, f));
 		vrow_note(r, "%s=%s (default)", defining[i], val);
 	}
-	if (r->net_gbps > 0) {
-		const cvc_hw_spec *spec = cvc_hw_catalog_lookup(ctx->cat, sc->gpu);
-		double gpn = sc->gpus_per_node >= 1 ? sc->gpus_per_node : 8;
-		double per_gpu = r->net_gbps / gpn;
+}
 
-		if (spec && spec->inter_bw_gbps > 0) {
-			sc->scale_inter_bw = per_gpu / spec->inter_bw_gbps;
-			vrow_note(r, "network %.4g GB/s per GPU (%.4g Gb/s per node, from the gpu text)",
-				  per_gpu, r->net_gbps * 8);
-		}
+/* The node network the gpu text named, as a scale of the catalog GPU's
+ * inter-node bandwidth. */
+static void scale_network(struct vrow *r, cvc_proj_ctx *ctx)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	const cvc_hw_spec *spec = cvc_hw_catalog_lookup(ctx->cat, sc->gpu);
+	double gpn = sc->gpus_per_node >= 1 ? sc->gpus_per_node : 8;
+	double per_gpu = r->net_gbps / gpn;
+
+	if (spec && spec->inter_bw_gbps > 0) {
+		sc->scale_inter_bw = per_gpu / spec->inter_bw_gbps;
+		vrow_note(r, "network %.4g GB/s per GPU (%.4g Gb/s per node, from the gpu text)",
+			  per_gpu, r->net_gbps * 8);
 	}
+}
+
+int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **cells,
+	      cvc_proj_ctx *ctx, int legacy, int default_conv)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	struct vgiven g;
+	char buf[512];
+	int rc;
+
+	memset(&g, 0, sizeof g);
+	row_start(r, legacy, default_conv);
+	for (size_t c = 0; c < map->n; c++) {
+		int guess = 0;
+		char *t;
+
+		if (map->col[c].role == V_CARRY)
+			continue;
+		t = clean(cells[c], buf, sizeof buf, &guess);
+		if (is_empty(t))
+			continue;
+		if ((rc = read_cell(r, &g, &map->col[c], names[c], t, guess, ctx)))
+			return rc;
+	}
+	if (!g.tp && !g.pp && !legacy)
+		return cannot(r, "layout not given (tp, pp)");
+	if (!legacy)
+		stack_defaults(r, &g);
+	if (g.hybrid && !(sc->shard_group > 0)) {
+		double gpn = sc->gpus_per_node >= 1 ? sc->gpus_per_node : 8;
+		double per = (sc->tp >= 1 ? sc->tp : 1) * (sc->cp >= 1 ? sc->cp : 1);
+
+		sc->shard_group = fmax(1, floor(gpn / per));
+		vrow_note(r, "shard_group=%g (hybrid sharding: shard inside a node, replicate "
+			     "across)", sc->shard_group);
+	}
+	r->hybrid = g.hybrid;
+	/* A gated FFN (SwiGLU, GeGLU) is sized about 8h/3..3.5h to keep the
+	 * parameters of a 4h two-matrix FFN; one at 4h or wider is taken as
+	 * two matrices (GELU, squared ReLU). */
+	if (!g.ffn_type && sc->ffn > 0 && sc->hidden > 0) {
+		sc->ffn_type = sc->ffn < 4 * sc->hidden ? CVC_PROJ_FFN_SWIGLU : CVC_PROJ_FFN_GELU;
+		vrow_note(r, "ffn_type=%s (ffn %s 4 x hidden)",
+			  sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? "swiglu" : "gelu",
+			  sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? "<" : ">=");
+		mark_given(r, proj_field_find("model", "ffn_type"));
+	}
+	note_defining(r, legacy);
+	if (r->net_gbps > 0)
+		scale_network(r, ctx);
 	return 0;
 }

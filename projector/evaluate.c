@@ -1,0 +1,376 @@
+/*
+ * evaluate.c - one scenario's training step from its priced operators
+ * (project.c): the per-layer cost cache, the slowest pipeline stage, the
+ * overlap of each communication type with compute, the step's totals and
+ * the summary figures (docs/SCENARIOS.md, "model").
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cvc/cvc_model.h"
+#include "ctx.h"
+#include "proj_internal.h"
+
+/* Hash of a compute-cache key. */
+static uint64_t key_hash(const double *k, int n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t u;
+
+		memcpy(&u, &k[i], sizeof u);
+		h ^= u + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	}
+	return h;
+}
+
+/* Per-layer costs for a shape (k prices); cached in the ctx because a
+ * sweep over GPU counts or batch sizes reuses the same layer shapes
+ * thousands of times. */
+static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_sink *k,
+						const struct proj_shape *x)
+{
+	double key[PROJ_CC_KEY] = {1 + k->p->id + (k->unc ? 0.5 : 0), x->b, x->s, x->h, x->a,
+				   x->g, x->f, x->V, x->E,
+				   x->k, x->t, x->c, x->e, x->et, x->gpn, x->sp, x->swiglu,
+				   x->dtype, x->recompute, x->attention, x->framework,
+				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl};
+	struct proj_layer_cost *lc;
+
+	lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
+	if (memcmp(lc->key, key, sizeof key) == 0)
+		return lc;
+	memset(lc, 0, sizeof *lc);
+	{
+		struct proj_unc *step = k->unc;
+
+		/* one layer's prices, kept with it */
+		if (step)
+			k->unc = &lc->unc;
+		proj_layer_ops(k, x, 1, 1, lc); /* counts: one layer's own */
+		k->unc = step;
+	}
+	memcpy(lc->key, key, sizeof key);
+	return lc;
+}
+
+static void add_comm(cvc_proj_result *r, int kind, double total, double hidden)
+{
+	if (hidden > total)
+		hidden = total;
+	if (hidden < 0)
+		hidden = 0;
+	r->comm_type_s[kind] += total;
+	r->hidden_type_s[kind] += hidden;
+	r->exposed_type_s[kind] += total - hidden;
+}
+
+static void invalid(cvc_proj_result *r, const char *why)
+{
+	r->valid = 0;
+	r->reason = why;
+}
+
+/* One micro-batch through a stage of L layers plus extra seconds of
+ * stage-only work (embedding, logits and loss). */
+struct mb_cost {
+	double L, stage_c, gap_s, margin_s, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid;
+	double fsdp_mb, dp_rs_mb, fsdp_exp, t_mb;
+};
+
+/* extra_kernels: the launches of the stage-only work; gap_us: between two
+ * back-to-back kernels (cvc_model_kernel_gap_us), charged per launch: the
+ * time no operator model sees. */
+static void mb_cost_of(const cvc_proj_scenario *sc, const struct proj_layer_cost *lc,
+		       const struct proj_step_cost *st, double L, double extra, double extra_kernels,
+		       double gap_us, struct mb_cost *o)
+{
+	double dc = sc->dp * sc->cp;
+
+	memset(o, 0, sizeof *o);
+	o->L = L;
+	o->stage_c = L * (lc->fwd_s + lc->bwd_s) + extra;
+	o->gap_s = 1e-6 * gap_us * (L * lc->kernels + extra_kernels);
+	o->margin_s = L * lc->tp_margin_s;
+	o->tp_mb = L * (lc->tp_fwd_s + lc->tp_bwd_s);
+	o->tp_hid = fmin(o->tp_mb, L * lc->tp_hid_s);
+	o->ep_mb = L * (lc->ep_fwd_s + lc->ep_bwd_s);
+	o->cp_mb = L * (lc->cp_fwd_s + lc->cp_bwd_s);
+	o->cp_hid = fmin(o->cp_mb, L * (lc->attn_fwd_s + lc->attn_bwd_s));
+	/* ZeRO-3 / FSDP: per layer all-gather of parameters before forward and
+	 * backward (again for recompute), reduce-scatter of gradients after
+	 * backward; prefetch hides layer i+1's gather under layer i */
+	if (sc->zero >= 3 && dc > 1 && L > 0) {
+		double ag = st->fsdp_ag, rs = st->fsdp_rs;
+		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
+		double ef, eb, tot_b = nag_b * ag + rs;
+
+		o->fsdp_mb = L * ag * (1 + nag_b);
+		o->dp_rs_mb = L * rs;
+		if (sc->dp_overlap) {
+			ef = ag + (L - 1) * fmax(0, ag - lc->fwd_s);
+			eb = tot_b + (L - 1) * fmax(0, tot_b - lc->bwd_s);
+		} else {
+			ef = L * ag;
+			eb = L * tot_b;
+		}
+		o->fsdp_exp = ef + eb;
+	}
+	o->t_mb = o->stage_c + o->gap_s + o->margin_s + (o->tp_mb - o->tp_hid) + o->ep_mb +
+		  (o->cp_mb - o->cp_hid) + o->fsdp_exp;
+}
+
+/* A valid result with nothing priced yet, intervals off. */
+static void result_init(cvc_proj_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->valid = 1;
+	r->reason = "";
+	r->half_tokens_per_s = NAN;
+	r->marginal_tokens_per_gpu = NAN;
+	proj_intervals_off(r);
+}
+
+/* The pricer for sc when it can price sc's dtype; NULL with r marked
+ * invalid (and why) when not. */
+static const struct proj_pricer *usable_pricer(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc,
+					       cvc_proj_result *r)
+{
+	const struct proj_pricer *p = proj_ctx_pricer(ctx, sc);
+
+	if (!p) {
+		invalid(r, "models could not be built");
+		return NULL;
+	}
+	if (!p->known) {
+		invalid(r, "gpu not in the hardware catalog");
+		return NULL;
+	}
+	if (!(p->peak_flops[sc->dtype] > 0)) {
+		invalid(r, "gpu has no tensor path for the dtype");
+		return NULL;
+	}
+	return p;
+}
+
+/* One micro-batch through each stage: the slowest sets the pace (*best).
+ * Returns -1 when the pipeline stages cannot be split. */
+static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *p,
+			 const struct proj_layer_cost *lc, const struct proj_step_cost *st,
+			 struct mb_cost *best)
+{
+	double Ls[3], ext[3], extk[3], first, mid, last, pp = sc->pp;
+	double gap = cvc_model_kernel_gap_us(p->ms_base);
+	int ns = 0;
+	struct mb_cost one;
+
+	if (proj_stage_layers(sc, &first, &mid, &last))
+		return -1;
+	if (pp > 1) {
+		Ls[ns] = first, extk[ns] = lc->first_kernels;
+		ext[ns++] = lc->first_fwd_s + lc->first_bwd_s;
+		if (pp > 2)
+			Ls[ns] = mid, extk[ns] = 0, ext[ns++] = 0;
+		Ls[ns] = last, extk[ns] = lc->last_kernels;
+		ext[ns++] = lc->last_fwd_s + lc->last_bwd_s;
+	} else {
+		Ls[ns] = first, extk[ns] = lc->first_kernels + lc->last_kernels;
+		ext[ns++] = lc->first_fwd_s + lc->first_bwd_s + lc->last_fwd_s + lc->last_bwd_s;
+	}
+	memset(best, 0, sizeof *best);
+	for (int i = 0; i < ns; i++) {
+		mb_cost_of(sc, lc, st, Ls[i], ext[i], extk[i], gap, &one);
+		if (i == 0 || one.t_mb > best->t_mb)
+			*best = one;
+	}
+	return 0;
+}
+
+/* The communication inside each of the m micro-batches' passes (b). */
+static void microbatch_comm(cvc_proj_result *r, double m, const struct mb_cost *b)
+{
+	add_comm(r, CVC_PROJ_COMM_TP, m * b->tp_mb, m * b->tp_hid);
+	add_comm(r, CVC_PROJ_COMM_EP, m * b->ep_mb, 0);
+	add_comm(r, CVC_PROJ_COMM_CP, m * b->cp_mb, m * b->cp_hid);
+	if (b->fsdp_mb + b->dp_rs_mb > 0) {
+		/* split the exposed part between the gathers and the scatters in
+		 * proportion to their time */
+		double tot = b->fsdp_mb + b->dp_rs_mb, hid = tot - b->fsdp_exp;
+
+		add_comm(r, CVC_PROJ_COMM_FSDP, m * b->fsdp_mb, m * hid * b->fsdp_mb / tot);
+		add_comm(r, CVC_PROJ_COMM_DP, m * b->dp_rs_mb, m * hid * b->dp_rs_mb / tot);
+	}
+}
+
+/* Pipeline: 1F1B, interleaved with v chunks per stage: the bubble and the
+ * activation transfers. */
+static void pipeline_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
+			  const struct proj_step_cost *st, double m, double t_mb)
+{
+	double pp = sc->pp, v = sc->vpp;
+
+	r->bubble_s = pp > 1 ? (pp - 1) / v * t_mb : 0;
+	if (pp > 1) {
+		double one = st->pp_one;
+		double total = 2 * v * m * one;
+		/* fill and drain cross every stage boundary on the critical path;
+		 * steady-state transfers run under other micro-batches */
+		double exposed = fmin(total, 2 * (pp * v - 1) * one);
+
+		add_comm(r, CVC_PROJ_COMM_PP, total, total - exposed);
+	}
+}
+
+/* Once per step (or every H steps): the gradient sync of ZeRO 0-2 and of
+ * hybrid ZeRO-3, and the exchange between clusters.  L: layers of the
+ * slowest stage. */
+static void gradient_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
+			  const struct proj_layer_cost *lc, const struct proj_step_cost *st,
+			  const struct proj_params *P, double L)
+{
+	double dc = sc->dp * sc->cp;
+	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
+	double C = sc->clusters >= 1 ? sc->clusters : 1;
+
+	/* data parallel gradient sync (ZeRO 0-2), every H steps with local
+	 * SGD in one cluster */
+	if (sc->zero < 3 && dc > 1) {
+		double tot = st->dp_tot, last = st->dp_last, ag = st->dp_ag, hid, win, amort;
+
+		/* buckets reduce while the last micro-batch's backward still runs;
+		 * the last bucket is ready only at the end */
+		win = L * lc->bwd_s;
+		hid = sc->dp_overlap ? fmin(fmax(0, tot - last), win) : 0;
+		if (sc->dp_overlap) /* parameter gather under the next forward */
+			hid += fmin(ag, L * lc->fwd_s);
+		amort = C > 1 ? 1 : H;
+		add_comm(r, CVC_PROJ_COMM_DP, (tot + ag) / amort, hid / amort);
+	}
+	/* hybrid ZeRO-3: the gradient shards all-reduced across the replicas
+	 * while the last micro-batch's backward runs */
+	if (st->hsdp_tot > 0) {
+		double hid = sc->dp_overlap ? fmin(fmax(0, st->hsdp_tot - st->hsdp_last),
+						   L * lc->bwd_s) : 0;
+
+		add_comm(r, CVC_PROJ_COMM_DP, st->hsdp_tot, hid);
+	}
+	/* multi-cluster: clusters exchange full gradients over the slow link,
+	 * every H steps (local SGD); not overlapped */
+	if (C > 1) {
+		double bytes = P->p_total * P->gbytes;
+		double bw = sc->inter_cluster_gbps * 1e9;
+		double xc = bw > 0 ? 2 * (C - 1) / C * bytes / bw / H : INFINITY;
+
+		add_comm(r, CVC_PROJ_COMM_XC, xc, 0);
+	}
+}
+
+/* Totals of the step from its communication (r) and the slowest stage's
+ * micro-batch (b), m of them. */
+static void step_totals(cvc_proj_result *r, const cvc_proj_scenario *sc,
+			const struct proj_step_cost *st, double m, const struct mb_cost *b)
+{
+	double opt = st->opt + st->wcast, hidden_total;
+
+	for (int j = 0; j < CVC_PROJ_COMM_N; j++) {
+		r->comm_s += r->comm_type_s[j];
+		r->hidden_s += r->hidden_type_s[j];
+		r->exposed_s += r->exposed_type_s[j];
+	}
+	hidden_total = r->hidden_s;
+	r->contention_s = sc->contention * hidden_total + m * b->margin_s;
+	r->gaps_s = m * b->gap_s;
+	r->compute_s = m * (b->stage_c + b->gap_s) + opt + r->contention_s;
+	/* exposed per micro-batch sits inside t_mb: the step is the pipeline
+	 * (m t_mb + bubble) plus what follows it */
+	r->step_s = r->compute_s + r->exposed_s + r->bubble_s;
+}
+
+/* FLOPs, MFU, throughput and economics of a priced step (peak: the GPU's
+ * dense peak for the dtype). */
+static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
+			    const struct proj_shape *x, const struct proj_pricer *p, double peak)
+{
+	double s = x->s, h = x->h, lay = sc->layers;
+	double ffn_act = x->ffw * (x->moe ? x->k : 1) + (x->moe ? h * x->E : 0);
+	double gemm_l = 2 * s * (h * x->qkv + h * h + ffn_act);
+	double attn_l = 4 * s * s * h;
+	double logits = 2 * s * h * x->V;
+	double per_seq = 3 * (lay * (gemm_l + attn_l) + logits);
+	double extra = sc->recompute == CVC_PROJ_RECOMP_FULL ? lay * (gemm_l + attn_l)
+		     : (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && x->unfused)
+			     ? lay * attn_l : 0;
+	double tokens = sc->global_batch * s;
+	double power = sc->gpu_power_w > 0 ? sc->gpu_power_w : p->power_w;
+	double secs;
+
+	r->model_flops = sc->global_batch * per_seq;
+	r->hw_flops = sc->global_batch * (per_seq + extra);
+	r->mfu = r->model_flops / (r->step_s * sc->gpus * peak);
+	r->hfu = r->hw_flops / (r->step_s * sc->gpus * peak);
+	r->tokens_per_s = tokens / r->step_s;
+	r->tokens_per_s_per_gpu = r->tokens_per_s / sc->gpus;
+	secs = sc->train_tokens / r->tokens_per_s;
+	r->train_days = secs / 86400;
+	r->gpu_hours = sc->gpus * secs / 3600;
+	r->energy_mwh = sc->gpus * power * secs * sc->pue / 3.6e9;
+	r->cost_usd = r->gpu_hours * sc->usd_per_gpu_hour;
+	r->comm_share = r->comm_s / (r->compute_s + r->comm_s);
+	r->exposed_share = r->exposed_s / r->step_s;
+}
+
+void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)
+{
+	const struct proj_pricer *p;
+	const struct proj_layer_cost *lc;
+	struct proj_sink k;
+	struct proj_shape x;
+	struct proj_params P;
+	struct proj_step_cost st;
+	struct mb_cost best;
+	double m, L;
+	struct proj_unc su;
+
+	result_init(r);
+	memset(&su, 0, sizeof su);
+	if (!(p = usable_pricer(ctx, sc, r)))
+		return;
+	proj_shape_of(sc, &x);
+	m = sc->global_batch / (sc->dp * sc->micro_batch);
+	L = proj_stage_max_layers(sc);
+
+	/* the operators, priced: per layer (cached) and per step */
+	proj_sink_init(&k, sc, p, NULL, NULL);
+	if (!ctx->no_intervals)
+		k.unc = &su;
+	lc = layer_cost(ctx, &k, &x);
+	proj_params_of(sc, &x, L, &P);
+	proj_step_ops(&k, sc, &x, &P, m, L, &st);
+
+	if (slowest_stage(sc, p, lc, &st, &best)) {
+		invalid(r, "pipeline stages cannot be split");
+		return;
+	}
+	L = best.L;
+	microbatch_comm(r, m, &best);
+	pipeline_comm(r, sc, &st, m, best.t_mb);
+	gradient_comm(r, sc, lc, &st, &P, L);
+	step_totals(r, sc, &st, m, &best);
+	proj_mem_of(sc, &x, &P, p, m, r);
+	flops_and_costs(r, sc, &x, p, p->peak_flops[sc->dtype]);
+
+	/* how sure: intervals and warnings */
+	if (k.unc) {
+		struct proj_interval_in in;
+
+		in.layer = &lc->unc;
+		in.layer_w = m * L;
+		in.step = &su;
+		in.bubble_f = m * best.t_mb > 0 ? 1 + r->bubble_s / (m * best.t_mb) : 1;
+		in.step_compute_s = st.opt + st.wcast;
+		in.gap_sigma = cvc_model_kernel_gap_sigma(p->ms_base);
+		proj_intervals(&in, r);
+	}
+}

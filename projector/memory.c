@@ -1,0 +1,121 @@
+/*
+ * memory.c - memory per GPU of a scenario: weights, gradients and
+ * optimizer states, the activations kept for backward, and buffers
+ * (docs/SCENARIOS.md "Memory").
+ */
+#include <math.h>
+
+#include "ctx.h"
+#include "proj_internal.h"
+
+/* Usable share of HBM: the rest goes to the CUDA context, NCCL buffers and
+ * allocator fragmentation (PyTorch reserves 5-10% in practice). */
+#define HBM_USABLE 0.9
+
+/*
+ * Activation bytes one layer keeps for its backward, per token of a
+ * micro-batch on this rank (docs/SCENARIOS.md "Memory"), by tensor: the
+ * inputs of the two norms, of the four GEMMs and of the activation, the
+ * attention's saved state, the dropout masks.  With the 2022 GPT layer
+ * (LayerNorm, GELU, dropout, unfused attention, no tp) this is Korthikanti
+ * et al. 2022's 34 h + 5 a s bytes; sequence parallelism shards what the
+ * norms and dropout touch by tp; Transformer Engine's fp8 keeps the GEMM
+ * inputs as fp8.
+ */
+static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape *x)
+{
+	double t = x->t, sh = x->sp ? t : 1, B = x->BA, gin = x->fp8 ? 1 : B;
+	double dq = x->a * x->dh / t, dkv = fmax(1, x->g / t) * x->dh;
+	double f_loc = x->f / (x->moe ? x->et : t), ffk = x->moe ? x->k : 1;
+	double drop = sc->dropout ? 1 : 0, a = 0;
+
+	a += 2 * B * x->h / sh;               /* the two norm inputs */
+	a += gin * x->h / sh;                 /* QKV input (norm output) */
+	if (x->unfused && sc->recompute == CVC_PROJ_RECOMP_NONE) {
+		double hl = x->a / t;
+
+		a += B * (dq + 2 * dkv);          /* Q, K, V */
+		a += B * hl * x->s;               /* softmax output */
+		a += drop * 3 * hl * x->s;        /* its dropout mask and output */
+	} else if (x->unfused) {
+		a += B * (dq + 2 * dkv);          /* selective: the core is recomputed */
+	} else {
+		a += B * (dq + 2 * dkv);          /* flash: Q, K, V */
+		a += 4 * x->a / t;                /* its fp32 log-sum-exp */
+	}
+	a += gin * dq;                        /* attention output = projection input */
+	a += drop * 2 * x->h / sh;            /* the two residual dropout masks */
+	a += gin * ffk * x->h / sh;           /* FC1 input (norm output, routed copies) */
+	a += B * ffk * (x->swiglu ? 2 : 1) * f_loc; /* activation input (FC1 output) */
+	a += gin * ffk * f_loc;               /* FC2 input (activation output) */
+	if (x->moe)
+		a += 4 * x->E;                    /* router logits (fp32) */
+	return a;
+}
+
+/*
+ * Memory per GPU on the stage that holds the most: weights, gradients and
+ * optimizer states (by framework, dtype and ZeRO stage), activations of
+ * the micro-batches in flight, and buffers.  Bytes per parameter: bf16
+ * weights; Megatron-Core accumulates gradients in fp32 (its DDP buffer)
+ * and Adam keeps an fp32 master copy and two moments (4 + 4 + 4);
+ * PyTorch mixed precision (FSDP, DDP) keeps fp32 parameters as the
+ * master, fp32 gradients and two moments (4 + 4 + 8) and casts to bf16 per
+ * layer; Transformer Engine's fp8 caches an fp8 weight and its transpose
+ * (2).  Buffers: the last micro-batch's fp32 logits (4 B each, the
+ * gradient written into them).  Activations: act_per_token() x tokens x layers x micro-batches in
+ * flight on the stage (1F1B: pp - i on stage i; interleaved:
+ * x (1 + (pp-1)/(pp vpp)) on the first, Narayanan et al. 2021).
+ */
+void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
+		 const struct proj_params *P, const struct proj_pricer *p, double m,
+		 cvc_proj_result *r)
+{
+	double t = sc->tp, pp = sc->pp, v = sc->vpp >= 1 ? sc->vpp : 1, sh = proj_shard_of(sc);
+	double sh_w = sc->zero >= 3 ? sh : 1, sh_g = sc->zero >= 2 ? sh : 1;
+	double sh_o = sc->zero >= 1 ? sh : 1, fp32 = sc->dtype == CVC_PROJ_FP32;
+	int torch = sc->framework == CVC_PROJ_FW_PYTORCH;
+	double wb, gb, ob, first, mid, last, act_tok, act = 0, params, buf;
+
+	if (torch) { /* the fp32 parameter is the master copy */
+		wb = 4, gb = 4, ob = sc->optimizer == CVC_PROJ_ADAM ? 8 : 4;
+	} else {
+		wb = fp32 ? 4 : 2, gb = 4;
+		ob = sc->optimizer == CVC_PROJ_ADAM ? (fp32 ? 8 : 12) : (fp32 ? 4 : 8);
+	}
+	if (proj_stage_layers(sc, &first, &mid, &last))
+		first = mid = last = sc->layers / pp;
+	act_tok = act_per_token(sc, x) * x->T;
+	/* the stage holding the most activations, its extra on the first */
+	for (int i = 0; i < (pp > 2 ? 3 : (int)pp); i++) {
+		double Li = i == 0 ? first : (i == 1 && pp > 2 ? mid : last);
+		double stage = i == 0 ? 0 : (i == 1 && pp > 2 ? 1 : pp - 1);
+		double inflight = fmin(m, pp - stage) * (v > 1 && i == 0 ? 1 + (pp - 1) / (pp * v)
+									 : 1);
+		double a;
+
+		if (sc->recompute == CVC_PROJ_RECOMP_FULL)
+			/* each layer keeps its input; one layer is re-materialised */
+			a = Li * inflight * x->BA * x->h / (x->sp ? t : 1) * x->T + act_tok;
+		else
+			a = Li * inflight * act_tok;
+		act = fmax(act, a);
+	}
+	params = P->p_stage * (wb / sh_w + gb / sh_g + ob / sh_o);
+	if (torch && sc->zero >= 3)
+		params += 2 * P->p_layer * 2; /* bf16 copies of the gathered units in flight */
+	else if (sc->zero >= 3)
+		params += 2 * P->p_layer * wb;
+	if (x->fp8)
+		params += 2 * (P->p_stage - x->V * x->h / t); /* fp8 weights + transposes */
+	/* the logits of the last micro-batch: Megatron-Core's vocab-parallel
+	 * cross-entropy keeps fp32 exponentials and writes the gradient into
+	 * them, as fused cross-entropy kernels (flash-attn's, Liger's) do */
+	buf = 4 * x->T * x->V / t;
+	r->mem_params_gb = params / 1e9;
+	r->mem_act_gb = act / 1e9;
+	r->mem_buf_gb = buf / 1e9;
+	r->mem_gb = (params + act + buf) / 1e9;
+	r->hbm_gb = p->hbm_bytes * HBM_USABLE / 1e9;
+	r->fits = r->mem_gb <= r->hbm_gb;
+}
