@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_calibrate.h"
 #include "cvc/cvc_model.h"
 
@@ -383,15 +384,10 @@ static int add_op(void *user, const cvc_cal_shape *op, double count, int stage)
 		return 1;
 	}
 	if (set_find(&p->eset, p->exact, sizeof *p->exact, op, &slot) < 0) {
-		if (p->nexact == p->capexact) {
-			size_t nc = p->capexact ? p->capexact * 2 : 1024;
-			cvc_cal_shape *nv;
-
-			if (p->nexact >= PLAN_MAX || !(nv = realloc(p->exact, nc * sizeof *nv))) {
-				fail(p, CVC_ERR_NOMEM, "calibrate: more than 1 million distinct shapes");
-				return 1;
-			}
-			p->exact = nv, p->capexact = nc;
+		if (p->nexact >= PLAN_MAX ||
+		    cvc_grow(&p->exact, &p->capexact, p->nexact + 1, sizeof *p->exact, 1024)) {
+			fail(p, CVC_ERR_NOMEM, "calibrate: more than 1 million distinct shapes");
+			return 1;
 		}
 		p->exact[p->nexact++] = *op;
 		p->eset.slot[slot] = (uint32_t)p->nexact;

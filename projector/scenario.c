@@ -21,6 +21,7 @@
 
 #include <yaml.h>
 
+#include "cvc/cvc_base.h"
 #include "proj_internal.h"
 #include "study.h"
 
@@ -56,25 +57,6 @@ static cvc_status nomem(cvc_proj_study *st)
 {
 	snprintf(st->errmsg, sizeof st->errmsg, "'%s': out of memory", st->file);
 	return CVC_ERR_NOMEM;
-}
-
-/*
- * The array v of n elements (size bytes each, room for *cap) with room
- * for one more: v, or v moved to twice the room (first when empty).  NULL
- * when out of memory; v and *cap are then unchanged.
- */
-static void *grow(void *v, size_t n, size_t *cap, size_t size, size_t first)
-{
-	size_t nc;
-	void *nv;
-
-	if (n < *cap)
-		return v;
-	nc = *cap ? *cap * 2 : first;
-	nv = realloc(v, nc * size);
-	if (nv)
-		*cap = nc;
-	return nv;
 }
 
 /* Interns s in the study's pool; the pointer lives as long as the study. */
@@ -200,15 +182,14 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 
 static cvc_status alt_push(cvc_proj_study *st, struct axis *ax, const struct assign *as, int n)
 {
-	struct alt *al, *v;
+	struct alt *al;
 
 	if (st->nalts >= MAX_ALTS)
 		return fail_at(st, NULL, "too many alternatives: more than %u over all axes (narrow "
 			       "the ranges or split the study)", MAX_ALTS);
 	st->nalts++;
-	if (!(v = grow(ax->alts, ax->nalt, &ax->cap, sizeof *v, 8)))
+	if (cvc_grow(&ax->alts, &ax->cap, ax->nalt + 1, sizeof *ax->alts, 8) != CVC_OK)
 		return nomem(st);
-	ax->alts = v;
 	al = &ax->alts[ax->nalt];
 	al->a = malloc((size_t)(n ? n : 1) * sizeof *as);
 	if (!al->a)
@@ -342,11 +323,8 @@ static cvc_status flatten(cvc_proj_study *st, struct axis *parts, size_t n, stru
 
 static cvc_status block_add_axis(cvc_proj_study *st, struct block *b, struct axis *ax)
 {
-	struct axis *v = grow(b->axes, b->naxes, &b->capaxes, sizeof *v, 16);
-
-	if (!v)
+	if (cvc_grow(&b->axes, &b->capaxes, b->naxes + 1, sizeof *b->axes, 16) != CVC_OK)
 		return nomem(st);
-	b->axes = v;
 	b->axes[b->naxes++] = *ax;
 	memset(ax, 0, sizeof *ax);
 	return CVC_OK;

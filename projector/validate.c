@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_csv.h"
 #include "ctx.h"
 #include "proj_internal.h"
@@ -300,15 +301,8 @@ static cvc_status keep_errors(struct verrs *E, const struct vproj *v, double pre
 	if (v->p && v->p->peak_flops[CVC_PROJ_BF16] > 0 && r->model_flops > 0)
 		naive = NAIVE_MFU * v->p->peak_flops[CVC_PROJ_BF16] * v->fin.global_batch *
 			v->fin.seq / r->model_flops;
-	if (E->n == E->cap) {
-		size_t nc = E->cap ? E->cap * 2 : 256;
-		struct verr *nv = realloc(E->v, nc * sizeof *nv);
-
-		if (!nv)
-			return CVC_ERR_NOMEM;
-		E->v = nv;
-		E->cap = nc;
-	}
+	if (cvc_grow(&E->v, &E->cap, E->n + 1, sizeof *E->v, 256) != CVC_OK)
+		return CVC_ERR_NOMEM;
 	x = &E->v[E->n++];
 	x->err = e;
 	x->naive = 100 * (naive - meas) / meas;
