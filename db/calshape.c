@@ -255,6 +255,8 @@ cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, size_t *
 		if (!len)
 			continue;
 		nf = cvc_csv_split(line, fld, PLAN_MAX_FIELDS);
+		if (nf < 0)
+			BAD("fields quoted as RFC 4180 quotes them");
 		if (!nh) {
 			if (read_header(fld, nf, ci, why, sizeof why))
 				goto bad;

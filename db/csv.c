@@ -63,9 +63,34 @@ int cvc_csv_split(char *line, char **f, int maxf)
 	char *p = line;
 
 	while (nf < maxf) {
-		char *c = strchr(p, ',');
+		char *c;
 
 		f[nf++] = p;
+		if (*p == '"') {
+			char *w = p; /* the unquoted text is written over the quoted */
+
+			for (p++;; p++) {
+				if (!*p)
+					return -1; /* no closing quote on the line */
+				if (*p == '"' && p[1] == '"') {
+					*w++ = '"';
+					p++;
+				} else if (*p == '"') {
+					p++;
+					break;
+				} else {
+					*w++ = *p;
+				}
+			}
+			if (*p && *p != ',')
+				return -1; /* text after the closing quote */
+			*w = '\0';
+			c = *p ? p : NULL;
+		} else {
+			c = strchr(p, ',');
+			if (memchr(p, '"', c ? (size_t)(c - p) : strlen(p)))
+				return -1; /* a quote inside an unquoted field */
+		}
 		if (!c)
 			break;
 		*c = '\0';

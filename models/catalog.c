@@ -252,6 +252,12 @@ static cvc_status load_text(cvc_hw_catalog *cat, const char *name, const char *t
 		if (!ll || line[0] == '#')
 			continue;
 		nf = cvc_csv_split(line, f, C_NCOL + 1);
+		if (nf < 0) {
+			st = cat_fail(cat, CVC_ERR_FORMAT,
+				      "'%s': line %d: expected fields quoted as RFC 4180 quotes them",
+				      name, lineno);
+			goto out;
+		}
 		if (!have_header) {
 			if (nf != C_NCOL) {
 				st = cat_fail(cat, CVC_ERR_FORMAT,

@@ -150,11 +150,15 @@ static int next_record(struct reader *r, char **f, int nh)
 	int got;
 
 	while ((got = next_line(r)) == 1) {
+		int k;
+
 		if (!r->line[0])
 			continue;
-		if (cvc_csv_split(r->line, f, MAX_COLS) == nh)
+		k = cvc_csv_split(r->line, f, MAX_COLS);
+		if (k == nh)
 			return 1;
-		r->fail_st = bad(r, "as many fields as the header", r->line);
+		r->fail_st = bad(r, k < 0 ? "fields quoted as RFC 4180 quotes them"
+					  : "as many fields as the header", r->line);
 		return -1;
 	}
 	return got;
@@ -492,6 +496,10 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 	}
 	memcpy(hdr_copy, r.line, strlen(r.line) + 1);
 	nh = cvc_csv_split(hdr_copy, hdr, MAX_COLS);
+	if (nh < 0) {
+		st = bad(&r, "a header quoted as RFC 4180 quotes it", r.line);
+		goto out;
+	}
 	if (col_index(hdr, nh, "flops_per_sec") >= 0 && col_index(hdr, nh, "device_key") >= 0)
 		st = read_xla(&r, rows, hdr, nh, &xla_matmul);
 	else if (col_index(hdr, nh, "network_throughput_bytes_per_sec") >= 0)

@@ -48,12 +48,13 @@ CVC_API cvc_status cvc_csv_record(const char *name, const char *s, size_t len, s
 				  size_t max_cell, char *err, size_t errlen);
 
 /*
- * Splits line in place at commas into f[0..maxf); returns the field count.
- * A line with more than maxf fields leaves the rest in f[maxf-1].  For the
- * files cvc itself writes or ships with numbers and plain names only (the
- * hardware catalog, measured tables, the calibration plan), where splitting
- * at commas is the whole grammar; anything a user may quote goes through
- * cvc_csv_record().
+ * Splits one line in place into f[0..maxf) by the grammar of
+ * cvc_csv_record() on a single line: commas, "quoted, fields" with "" for a
+ * quote.  Returns the field count (maxf at most: fields past it are
+ * dropped, so maxf + 1 slots tell a line with too many), or -1 when the
+ * quoting is malformed (no closing quote, text after one, a quote inside
+ * an unquoted field).  For the line-oriented tables (the hardware catalog,
+ * measured tables, the calibration plan), whose fields never span lines.
  */
 CVC_API int cvc_csv_split(char *line, char **f, int maxf);
 

@@ -139,3 +139,30 @@ Test(base, suffixes_match_at_the_end_only)
 	cr_assert_not(cvc_str_ends("gz", ".gz"));
 	cr_assert_not(cvc_str_ends("a.gz.json", ".gz"));
 }
+
+/* The line-oriented tables (catalog, measured tables, plan) split by the
+ * same grammar as the record reader, on one line. */
+Test(base, one_line_splits_by_the_csv_grammar)
+{
+	char line[] = "H100,\"NVIDIA H100, SXM\",\"say \"\"hi\"\"\",,989";
+	char *f[6];
+
+	cr_assert_eq(cvc_csv_split(line, f, 6), 5);
+	cr_assert_str_eq(f[0], "H100");
+	cr_assert_str_eq(f[1], "NVIDIA H100, SXM");
+	cr_assert_str_eq(f[2], "say \"hi\"");
+	cr_assert_str_eq(f[3], "");
+	cr_assert_str_eq(f[4], "989");
+
+	char many[] = "a,b,c,d";
+	cr_assert_eq(cvc_csv_split(many, f, 2), 2, "fields past maxf are dropped");
+	cr_assert_str_eq(f[1], "b");
+
+	const char *bad[] = {"a,\"open", "a,\"x\"y,b", "a,b\"c", "\"x\"\"", "\""};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char buf[32];
+
+		strcpy(buf, bad[i]);
+		cr_assert_eq(cvc_csv_split(buf, f, 6), -1, "'%s'", bad[i]);
+	}
+}

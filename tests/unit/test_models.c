@@ -106,14 +106,16 @@ Test(models_catalog, user_file_adds_and_rejects)
 	size_t n0 = cvc_hw_catalog_count(cat);
 	const cvc_hw_spec *s;
 
+	/* A source with a comma is quoted as any spreadsheet writes it. */
 	snprintf(text, sizeof text, "%s# mine\nX200,gpu,,NVIDIA,x2,100,400,800,800,1600,4000,96,"
-		 "140,450,8,50,700,my lab sheet 2026\n", hdr);
+		 "140,450,8,50,700,\"my lab sheet, 2026\"\n", hdr);
 	cr_assert_eq(tu_write(good, text, strlen(text)), 0);
 	cr_assert_eq(cvc_hw_catalog_load(cat, good), CVC_OK, "%s", cvc_hw_catalog_errmsg(cat));
 	cr_expect_eq(cvc_hw_catalog_count(cat), n0 + 1);
 	s = cvc_hw_catalog_lookup(cat, "x2");
 	cr_assert_not_null(s);
 	cr_expect_eq(s->sm_count, 140);
+	cr_expect(strstr(s->source, "my lab sheet, 2026") != NULL, "%s", s->source);
 
 	snprintf(text, sizeof text, "%sY1,gpu,,NVIDIA,,100,,abc,,,4000,96,140,450,8,50,700,src\n", hdr);
 	cr_assert_eq(tu_write(bad, text, strlen(text)), 0);
