@@ -495,11 +495,10 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 		goto out;
 	}
 	memcpy(hdr_copy, r.line, strlen(r.line) + 1);
+	/* A first line that is no CSV (a log's text) names none of the tables. */
 	nh = cvc_csv_split(hdr_copy, hdr, MAX_COLS);
-	if (nh < 0) {
-		st = bad(&r, "a header quoted as RFC 4180 quotes it", r.line);
-		goto out;
-	}
+	if (nh < 0)
+		nh = 0;
 	if (col_index(hdr, nh, "flops_per_sec") >= 0 && col_index(hdr, nh, "device_key") >= 0)
 		st = read_xla(&r, rows, hdr, nh, &xla_matmul);
 	else if (col_index(hdr, nh, "network_throughput_bytes_per_sec") >= 0)
