@@ -12,18 +12,24 @@
 
 #include "cvc/cvc_base.h"
 
-cvc_status cvc_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t first)
+/* The growth both cvc_grow and cvc_grow_bounded are: doubling, at most max. */
+static cvc_status grow_to(void *arrp, size_t *cap, size_t need, size_t elem, size_t first,
+			  size_t max)
 {
 	size_t ncap = *cap ? *cap : (first ? first : 1);
 	void *old, *nw;
 
 	if (need <= *cap)
 		return CVC_OK;
+	if (need > max)
+		return CVC_ERR_NOMEM;
 	while (ncap < need) {
 		if (ncap > SIZE_MAX / 2)
 			return CVC_ERR_NOMEM;
 		ncap *= 2;
 	}
+	if (ncap > max)
+		ncap = max;
 	if (elem && ncap > SIZE_MAX / elem)
 		return CVC_ERR_NOMEM;
 	/* The pointer is read and written as bytes: arrp may point at any T *. */
@@ -34,6 +40,16 @@ cvc_status cvc_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t fi
 	memcpy(arrp, &nw, sizeof nw);
 	*cap = ncap;
 	return CVC_OK;
+}
+
+cvc_status cvc_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	return grow_to(arrp, cap, need, elem, first, SIZE_MAX);
+}
+
+cvc_status cvc_grow_bounded(void *arrp, size_t *cap, size_t need, size_t elem, size_t max)
+{
+	return grow_to(arrp, cap, need, elem, 64, max);
 }
 
 cvc_status cvc_buf_add(cvc_buf *b, const void *bytes, size_t n)

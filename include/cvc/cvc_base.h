@@ -32,6 +32,15 @@
  */
 CVC_API cvc_status cvc_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t first);
 
+/*
+ * cvc_grow() for arrays an input fills, which must stay bounded: doubles
+ * from 64 but never holds more than max elements.  CVC_ERR_NOMEM when need
+ * passes max (the caller names the bound in its message) or memory runs
+ * out; the array and *cap are then as they were.
+ */
+CVC_API cvc_status cvc_grow_bounded(void *arrp, size_t *cap, size_t need, size_t elem,
+				    size_t max);
+
 /* ---- bounded text ------------------------------------------------------ */
 
 /* A NUL-terminated byte buffer that never holds more than max bytes. */

@@ -163,7 +163,7 @@ static cvc_status merge_ranks(struct merge *m, int64_t src_run, const struct ran
 					  m->path, CDB_MAX_RANKS);
 			goto out;
 		}
-		if (imp_grow((void **)&m->map, &cap, m->nmap + 1, sizeof *m->map, CDB_MAX_RANKS)) {
+		if (cvc_grow_bounded(&m->map, &cap, m->nmap + 1, sizeof *m->map, CDB_MAX_RANKS)) {
 			ret = cvc_db_fail(m->db, CVC_ERR_NOMEM, "out of memory");
 			goto out;
 		}

@@ -305,28 +305,6 @@ cvc_status imp_next_free_rank(cvc_db *db, int64_t run_id, int *rank)
 	return CVC_OK;
 }
 
-int imp_grow(void **v, size_t *cap, size_t need, size_t size, size_t max)
-{
-	size_t ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	if (need > max)
-		return -1;
-	ncap = *cap ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	if (ncap > max)
-		ncap = max;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 void imp_progress(const cvc_import_opts *opts, const char *path, int64_t done,
 		  int64_t total)
 {

@@ -10,6 +10,7 @@
 
 #include <zlib.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_import.h"
 
 /* True when the first bytes are the gzip magic. */
@@ -52,12 +53,6 @@ cvc_status imp_gunzip_temp(cvc_db *db, const char *path, char **tmp);
  */
 cvc_status imp_next_free_rank(cvc_db *db, int64_t run_id, int *rank);
 
-/*
- * Grows the array *v of *cap elements of size bytes to hold need, doubling,
- * never past max elements.  0, or -1 when need is over max or out of
- * memory (*v is then unchanged).
- */
-int imp_grow(void **v, size_t *cap, size_t need, size_t size, size_t max);
 
 /*
  * An input that can be read only once (stream.c): a pipe, a FIFO, a

@@ -120,7 +120,7 @@ static cvc_status meta_put(struct kin *k, const char *key, const jval *v)
 			k->metas[i].value = val;
 			return CVC_OK;
 		}
-	if (imp_grow((void **)&k->metas, &k->capmeta, k->nmeta + 1, sizeof *k->metas, 1024))
+	if (cvc_grow_bounded(&k->metas, &k->capmeta, k->nmeta + 1, sizeof *k->metas, 1024))
 		return kin_nomem(k);
 	k->metas[k->nmeta].key = strdup(key);
 	k->metas[k->nmeta].value = kin_dup_value(k, v);

@@ -384,7 +384,7 @@ static cvc_status intern_name(struct kin *k, const struct ev *e, int64_t ev_off,
 
 static cvc_status add_pending(struct kin *k, int64_t act_id, int64_t ext)
 {
-	if (imp_grow((void **)&k->pend, &k->cappend, k->npend + 1, sizeof *k->pend, KIN_MAX_RPC))
+	if (cvc_grow_bounded(&k->pend, &k->cappend, k->npend + 1, sizeof *k->pend, KIN_MAX_RPC))
 		return kin_nomem(k);
 	k->pend[k->npend].act_id = act_id;
 	k->pend[k->npend].ext = ext;
@@ -515,7 +515,7 @@ static cvc_status do_rpc(struct kin *k, const struct ev *e)
 	note_host_pid(k, e);
 	if (!c.name || ext < 0)
 		goto out;  /* no sizes (older PyTorch) or nothing to link by */
-	if (imp_grow((void **)&k->rpcs, &k->caprpc, k->nrpc + 1, sizeof *k->rpcs, KIN_MAX_RPC)) {
+	if (cvc_grow_bounded(&k->rpcs, &k->caprpc, k->nrpc + 1, sizeof *k->rpcs, KIN_MAX_RPC)) {
 		st = cvc_db_fail(k->db, CVC_ERR_NOMEM,
 				 "'%s': too many record_param_comms events (limit %d)", k->path,
 				 KIN_MAX_RPC);

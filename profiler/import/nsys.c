@@ -322,8 +322,8 @@ static cvc_status find_ranks(struct nsys *n, const int *have_act)
 						  n->path, NSYS_MAX_PROCS);
 				goto out;
 			}
-			if (imp_grow((void **)&n->procs, &cap, n->nprocs + 1, sizeof *n->procs,
-				     NSYS_MAX_PROCS)) {
+			if (cvc_grow_bounded(&n->procs, &cap, n->nprocs + 1, sizeof *n->procs,
+					     NSYS_MAX_PROCS)) {
 				ret = cvc_db_fail(n->db, CVC_ERR_NOMEM, "out of memory");
 				goto out;
 			}

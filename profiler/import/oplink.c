@@ -16,8 +16,8 @@
 
 int oplink_add_op(oplink *l, const struct oplink_op *op)
 {
-	if (imp_grow((void **)&l->ops, &l->capops, l->nops + 1, sizeof *l->ops,
-		     SIZE_MAX / sizeof *l->ops))
+	if (cvc_grow_bounded(&l->ops, &l->capops, l->nops + 1, sizeof *l->ops,
+			     SIZE_MAX / sizeof *l->ops))
 		return -1;
 	l->ops[l->nops++] = *op;
 	return 0;
@@ -29,8 +29,8 @@ int oplink_add_launch(oplink *l, const struct oplink_launch *la)
 		l->dropped++;
 		return 0;
 	}
-	if (imp_grow((void **)&l->launches, &l->capl, l->nl + 1, sizeof *l->launches,
-		     SIZE_MAX / sizeof *l->launches))
+	if (cvc_grow_bounded(&l->launches, &l->capl, l->nl + 1, sizeof *l->launches,
+			     SIZE_MAX / sizeof *l->launches))
 		return -1;
 	l->launches[l->nl++] = *la;
 	return 0;

@@ -166,3 +166,18 @@ Test(base, one_line_splits_by_the_csv_grammar)
 		cr_assert_eq(cvc_csv_split(buf, f, 6), -1, "'%s'", bad[i]);
 	}
 }
+
+Test(base, bounded_growth_stops_at_max_elements)
+{
+	int *a = NULL;
+	size_t cap = 0;
+
+	cr_assert_eq(cvc_grow_bounded(&a, &cap, 1, sizeof *a, 100), CVC_OK);
+	cr_assert_eq(cap, 64);
+	cr_assert_eq(cvc_grow_bounded(&a, &cap, 65, sizeof *a, 100), CVC_OK);
+	cr_assert_eq(cap, 100, "doubling is clamped to max");
+	cr_assert_eq(cvc_grow_bounded(&a, &cap, 100, sizeof *a, 100), CVC_OK);
+	cr_assert_eq(cvc_grow_bounded(&a, &cap, 101, sizeof *a, 100), CVC_ERR_NOMEM);
+	cr_assert_eq(cap, 100);
+	free(a);
+}
