@@ -43,7 +43,12 @@ struct cvc_cmd {
 	cvc_cmd_fn fn;
 	unsigned flags;      /* enum cvc_cmd_flags */
 	const char *summary;
+	const char *examples; /* command lines, one a line, for --help */
 };
+
+/* The examples of command cmd ("models" or "models show": its first word)
+ * from the command table, or NULL for a name not in it. */
+const char *cli_cmd_examples(const char *cmd);
 
 /* ---- options are data -------------------------------------------------- */
 
@@ -76,13 +81,18 @@ struct cli_opt {
 int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
 	      int argc, char **argv, int *npos, int *rest);
 
-/* Prints generated usage for cmd. */
+/* Prints generated usage for cmd: synopsis, options, then the command's
+ * examples (cli_cmd_examples). */
 void cli_usage(FILE *f, const char *cmd, const char *synopsis,
 	       const struct cli_opt *opts);
 
 /* The same usage on stderr, for a command line that misses what it needs;
  * returns 2 (usage). */
 int cli_usage_error(const char *cmd, const char *synopsis, const struct cli_opt *opts);
+
+/* Prints a comma-separated list (metric or field names) wrapped to 80
+ * columns and indented, for the lists a --help ends with. */
+void cli_print_list(FILE *f, const char *list);
 
 /* "error: <fmt>\n" on stderr; returns 2 (bad input) for convenience. */
 int cli_error(const char *fmt, ...) CVC_PRINTF(1, 2);

@@ -1,8 +1,9 @@
 /*
  * cmd_project.c - `cvc project [SCENARIOS.yaml]`: expands a scenario file
  * (or the shipped default study), projects every scenario and writes CSV
- * (stdout or --csv) and JSON (--json).  With --top K --by METRIC only the K
- * best rows are kept (a heap: memory is K rows however large the sweep).
+ * (stdout or --csv) and JSON (--json).  With --top K --by METRIC --per FIELDS
+ * only the K best rows of each group are kept (cvc_proj_top: memory is
+ * groups x K rows however large the sweep).
  */
 #include <errno.h>
 #include <math.h>
@@ -16,23 +17,13 @@
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_project.h"
 
-struct row {
-	cvc_proj_scenario sc;
-	cvc_proj_result r;
-	double key;
-};
-
 struct sink {
 	FILE *csv, *json;
 	int json_first;
-	const char *by;
-	int asc;
-	long long top;
-	int include_unfit;  /* --top also ranks layouts that do not fit */
-	struct row *heap;    /* worst kept row at [0] */
-	size_t n;
+	cvc_proj_top *top;   /* --top: the K best per group; NULL: every row */
+	cvc_status top_rc;
+	char err[4096];
 	uint64_t valid, total;
-	int bad_metric;
 	int progress;        /* stderr is a terminal */
 	double last_draw;    /* monotonic seconds of the last progress line */
 	const char *name;
@@ -66,46 +57,6 @@ static void show_progress(struct sink *s)
 	fflush(stderr);
 }
 
-/* a is "worse" than b: it leaves the heap first */
-static int worse(const struct sink *s, const struct row *a, const struct row *b)
-{
-	return s->asc ? a->key > b->key : a->key < b->key;
-}
-
-static void sift_down(struct sink *s, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, w = i;
-		struct row tmp;
-
-		if (l < s->n && worse(s, &s->heap[l], &s->heap[w]))
-			w = l;
-		if (r < s->n && worse(s, &s->heap[r], &s->heap[w]))
-			w = r;
-		if (w == i)
-			return;
-		tmp = s->heap[i];
-		s->heap[i] = s->heap[w];
-		s->heap[w] = tmp;
-		i = w;
-	}
-}
-
-static void sift_up(struct sink *s, size_t i)
-{
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		struct row tmp;
-
-		if (!worse(s, &s->heap[i], &s->heap[p]))
-			return;
-		tmp = s->heap[i];
-		s->heap[i] = s->heap[p];
-		s->heap[p] = tmp;
-		i = p;
-	}
-}
-
 static void write_row(struct sink *s, const cvc_proj_scenario *sc, const cvc_proj_result *r)
 {
 	if (s->csv)
@@ -119,58 +70,29 @@ static void write_row(struct sink *s, const cvc_proj_scenario *sc, const cvc_pro
 static int on_row(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
 {
 	struct sink *s = user;
-	struct row row;
 
 	s->total++;
 	s->valid += r->valid != 0;
 	show_progress(s);
-	if (s->top <= 0) {
+	if (!s->top) {
 		write_row(s, sc, r);
 		return 0;
 	}
-	/* a ranking offers only what can run */
-	if (!r->valid || (!r->fits && !s->include_unfit))
-		return 0;
-	if (cvc_proj_metric(sc, r, s->by, &row.key)) {
-		s->bad_metric = 1;
-		return 1;
-	}
-	if (isnan(row.key))
-		return 0;
-	row.sc = *sc;
-	row.r = *r;
-	if (s->n < (size_t)s->top) {
-		s->heap[s->n++] = row;
-		sift_up(s, s->n - 1);
-	} else if (worse(s, &s->heap[0], &row)) {
-		s->heap[0] = row;
-		sift_down(s, 0);
-	}
+	s->top_rc = cvc_proj_top_add(s->top, sc, r, s->err, sizeof s->err);
+	return s->top_rc != CVC_OK;
+}
+
+/* cvc_proj_top_each's callback: the kept rows, in order */
+static int on_kept(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	write_row(user, sc, r);
 	return 0;
-}
-
-static int cmp_best(const void *a, const void *b, void *asc)
-{
-	const struct row *x = a, *y = b;
-	int up = *(int *)asc;
-
-	if (x->key == y->key)
-		return 0;
-	return (x->key < y->key) == up ? -1 : 1;
-}
-
-/* qsort has no user pointer in C11: a file-scope flag for the comparator */
-static int sort_asc;
-
-static int cmp_rows(const void *a, const void *b)
-{
-	return cmp_best(a, b, &sort_asc);
 }
 
 int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 {
 	const char *db_path = NULL, *csv_path = NULL, *json_path = NULL, *by = "tokens_per_s";
-	const char *intervals = "on";
+	const char *intervals = "on", *per = CVC_PROJ_TOP_PER_DEFAULT;
 	long long top = 0;
 	int asc = 0, valid_only = 0, no_marginal = 0, origins = 0, npos = 0, ret = 1;
 	int include_unfit = 0, force = 0;
@@ -178,8 +100,11 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		{"db", 0, CLI_STR, &db_path, "PATH", "price with the fitted models of this database", NULL},
 		{"csv", 0, CLI_STR, &csv_path, "FILE", "write the CSV here instead of stdout", NULL},
 		{"json", 0, CLI_STR, &json_path, "FILE", "also write JSON", NULL},
-		{"top", 0, CLI_INT, &top, "K", "keep only the K best scenarios", NULL},
-		{"by", 0, CLI_STR, &by, "METRIC", "metric ranking --top (default tokens_per_s)", NULL},
+		{"top", 0, CLI_INT, &top, "K", "keep only the K best scenarios of each --per group", NULL},
+		{"by", 0, CLI_STR, &by, "METRIC",
+		 "metric ranking --top (default tokens_per_s; the list below)", NULL},
+		{"per", 0, CLI_STR, &per, "FIELDS",
+		 "fields grouping --top (default " CVC_PROJ_TOP_PER_DEFAULT "; none: all)", NULL},
 		{"asc", 0, CLI_FLAG, &asc, NULL, "smaller is better for --by (step_s, cost_usd)", NULL},
 		{"valid-only", 0, CLI_FLAG, &valid_only, NULL, "leave out impossible layouts", NULL},
 		{"include-unfit", 0, CLI_FLAG, &include_unfit, NULL,
@@ -193,6 +118,8 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		{0},
 	};
 	struct sink sink = {0};
+	cvc_proj_top_opts topts = {0};
+	size_t ngroups = 0;
 	cvc_proj_study *st = NULL;
 	cvc_proj_ctx *ctx = NULL;
 	cvc_status rc;
@@ -201,24 +128,35 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	int r;
 
 	r = cli_parse("project", "[SCENARIOS.yaml] [options]", opts, argc, argv, &npos, NULL);
+	if (r < 0) {
+		/* --by's choices come from the metric table the writer uses */
+		printf("\nmetrics for --by (also any numeric scenario field):\n");
+		cli_print_list(stdout, cvc_proj_metric_names());
+		printf("\nfields for --per, comma-separated (hardware: the GPU with its scale"
+		       " factors;\nnone: one ranking over all scenarios):\n");
+		cli_print_list(stdout, cvc_proj_group_names());
+		return 0;
+	}
 	if (r)
-		return r < 0 ? 0 : r;
+		return r;
 	if (npos > 1)
 		return cli_error("project: expected at most one scenario file");
-	if (top < 0 || top > 10000000)
-		return cli_error("project: --top: expected 0..10000000, got %lld", top);
+	if (top < 0 || top > CVC_PROJ_TOP_MAX_K)
+		return cli_error("project: --top: expected 0..%lld, got %lld", CVC_PROJ_TOP_MAX_K,
+				 top);
 	if (strcmp(intervals, "on") != 0 && strcmp(intervals, "off") != 0)
 		return cli_error("project: --intervals: expected on or off, got '%s'", intervals);
-	{
-		cvc_proj_scenario dsc;
-		cvc_proj_result dr;
-		double dummy;
-
-		memset(&dr, 0, sizeof dr);
-		cvc_proj_scenario_default(&dsc);
-		if (cvc_proj_metric(&dsc, &dr, by, &dummy))
-			return cli_error("project: --by: unknown metric '%s' (one of %s)", by,
-					 cvc_proj_metric_names());
+	/* --by and --per are checked with or without --top: a typo is an error */
+	topts.k = top > 0 ? top : 1;
+	topts.by = by;
+	topts.asc = asc;
+	topts.per = per;
+	topts.include_unfit = include_unfit;
+	if ((rc = cvc_proj_top_new(&topts, &sink.top, sink.err, sizeof sink.err)))
+		return cli_fail(rc, "project: %s", sink.err);
+	if (top == 0) {
+		cvc_proj_top_free(sink.top);
+		sink.top = NULL;
 	}
 	rc = npos == 1 ? cvc_proj_study_load(argv[1], &st) : cvc_proj_study_default(&st);
 	if (rc) {
@@ -240,16 +178,8 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		goto out;
 	}
 	sink.json_first = 1;
-	sink.by = by;
-	sink.asc = asc;
-	sink.top = top;
-	sink.include_unfit = include_unfit;
 	sink.progress = cctx->progress;
 	sink.name = cvc_proj_study_name(st);
-	if (top > 0 && !(sink.heap = malloc((size_t)top * sizeof *sink.heap))) {
-		ret = cli_fail(CVC_ERR_NOMEM, "project: out of memory for --top %lld", top);
-		goto out;
-	}
 	cvc_proj_csv_header(sink.csv);
 	if (sink.json)
 		cvc_proj_json_begin(sink.json, cvc_proj_study_name(st));
@@ -261,20 +191,16 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (sink.last_draw > 0)
 		fputs("\r\033[K", stderr);
-	if (sink.bad_metric) {
-		ret = cli_error("project: --by: unknown metric '%s'", by);
+	if (sink.top_rc) {
+		ret = cli_fail(sink.top_rc, "project: %s", sink.err);
 		goto out;
 	}
 	if (rc) {
 		ret = cli_fail(rc, "%s", cvc_proj_study_errmsg(st));
 		goto out;
 	}
-	if (top > 0) {
-		sort_asc = asc;
-		qsort(sink.heap, sink.n, sizeof *sink.heap, cmp_rows);
-		for (size_t i = 0; i < sink.n; i++)
-			write_row(&sink, &sink.heap[i].sc, &sink.heap[i].r);
-	}
+	if (sink.top)
+		cvc_proj_top_each(sink.top, on_kept, &sink, &ngroups);
 	if (sink.json)
 		cvc_proj_json_end(sink.json);
 	if (origins) {
@@ -291,6 +217,12 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		cvc_proj_study_name(st), (unsigned long long)sink.total,
 		(unsigned long long)sink.valid,
 		(double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+	if (sink.top && strcmp(per, "none") == 0)
+		fprintf(stderr, "project: kept the %lld best by %s%s over all scenarios\n", top, by,
+			asc ? " (smallest first)" : "");
+	else if (sink.top)
+		fprintf(stderr, "project: kept the %lld best by %s%s of each of %zu groups (per %s)\n",
+			top, by, asc ? " (smallest first)" : "", ngroups, per);
 	ret = 0;
 	if ((sink.csv && fflush(sink.csv)) || (sink.json && fflush(sink.json)) ||
 	    (sink.csv && ferror(sink.csv)) || (sink.json && ferror(sink.json)))
@@ -300,7 +232,7 @@ out:
 		fclose(sink.csv);
 	if (sink.json)
 		fclose(sink.json);
-	free(sink.heap);
+	cvc_proj_top_free(sink.top);
 	cvc_proj_study_free(st);
 	cvc_proj_ctx_free(ctx);
 	return ret;

@@ -11,15 +11,32 @@
 #include "commands.h"
 #include "cvc/cvc_db.h"
 
-#define CVC_CMD_ENTRY(verb, flags, summary) {#verb, cmd_##verb, flags, summary},
+#define CVC_CMD_ENTRY(verb, flags, summary, examples) \
+	{#verb, cmd_##verb, flags, summary, examples},
 static const struct cvc_cmd commands[] = {CVC_COMMANDS(CVC_CMD_ENTRY)};
 #undef CVC_CMD_ENTRY
 
+const char *cli_cmd_examples(const char *cmd)
+{
+	size_t n = strcspn(cmd, " ");
+
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strlen(commands[i].name) == n && strncmp(commands[i].name, cmd, n) == 0)
+			return commands[i].examples;
+	return NULL;
+}
+
 int cmd_version(int argc, char **argv, struct cvc_ctx *ctx)
 {
-	(void)argc;
-	(void)argv;
+	static const struct cli_opt none[] = {{0}};
+	int npos = 0, r;
+
 	(void)ctx;
+	/* `cvc --version` passes no arguments */
+	if (argc > 0 && (r = cli_parse("version", "", none, argc, argv, &npos, NULL)))
+		return r < 0 ? 0 : r;
+	if (npos > 0)
+		return cli_error("version: takes no arguments");
 	printf("cvc %s\n", CVC_VERSION);
 	return 0;
 }

@@ -42,12 +42,50 @@ int cli_fail(cvc_status st, const char *fmt, ...)
 	return cvc_exit_code(st);
 }
 
+static void print_examples(FILE *f, const char *cmd)
+{
+	const char *ex = cli_cmd_examples(cmd);
+
+	if (!ex || !*ex)
+		return;
+	fputs("\nexamples:\n", f);
+	while (*ex) {
+		size_t n = strcspn(ex, "\n");
+
+		fprintf(f, "  %.*s\n", (int)n, ex);
+		ex += n + (ex[n] == '\n');
+	}
+}
+
+void cli_print_list(FILE *f, const char *list)
+{
+	size_t col = 0;
+
+	while (*list) {
+		size_t n = strcspn(list, ",");
+		int more = list[n] == ',';
+
+		if (col && col + n + 1 > 78) {
+			fputc('\n', f);
+			col = 0;
+		}
+		int w = fprintf(f, "%s%.*s%s", col ? " " : "  ", (int)n, list, more ? "," : "");
+
+		col += w > 0 ? (size_t)w : 0;
+		list += n + more;
+	}
+	if (col)
+		fputc('\n', f);
+}
+
 void cli_usage(FILE *f, const char *cmd, const char *synopsis,
 	       const struct cli_opt *opts)
 {
 	fprintf(f, "usage: cvc %s %s\n", cmd, synopsis ? synopsis : "");
-	if (!opts || !opts->lname)
+	if (!opts || !opts->lname) {
+		print_examples(f, cmd);
 		return;
+	}
 	fputs("\noptions:\n", f);
 	for (const struct cli_opt *o = opts; o->lname; o++) {
 		char left[64];
@@ -60,6 +98,7 @@ void cli_usage(FILE *f, const char *cmd, const char *synopsis,
 			fprintf(f, " (%s)", o->choices);
 		fputc('\n', f);
 	}
+	print_examples(f, cmd);
 }
 
 int cli_usage_error(const char *cmd, const char *synopsis, const struct cli_opt *opts)

@@ -312,6 +312,64 @@ CVC_API cvc_status cvc_proj_metric(const cvc_proj_scenario *sc, const cvc_proj_r
 /* Comma-separated list of the metric names, for --help and messages. */
 CVC_API const char *cvc_proj_metric_names(void);
 
+/* ---- rankings: the K best scenarios per group (--top K --by METRIC --per) --- */
+
+/*
+ * A ranking keeps, for each group of scenarios that share the values of
+ * some fields (model, hardware and GPU count by default), the k scenarios
+ * best by one metric.  Memory is at most groups x k rows however many
+ * scenarios are offered, so a sweep of 10^7 scenarios can stream through.
+ * Only what can run is ranked: invalid layouts, layouts that do not fit in
+ * memory (unless include_unfit) and rows whose metric is NaN are dropped.
+ * Not thread safe: one ranking per thread.
+ */
+typedef struct cvc_proj_top cvc_proj_top;
+
+typedef struct cvc_proj_top_opts {
+	long long k;           /* rows kept per group, 1..CVC_PROJ_TOP_MAX_K */
+	const char *by;        /* cvc_proj_metric() name; NULL: tokens_per_s */
+	int asc;               /* smaller is better (step_s, cost_usd) */
+	/* comma-separated scenario fields (docs/SCENARIOS.md; aliases such as
+	 * "model" work) or "hardware" (the GPU with its scale factors); "none"
+	 * ranks all scenarios together; NULL: CVC_PROJ_TOP_PER_DEFAULT */
+	const char *per;
+	int include_unfit;     /* rank layouts that do not fit in memory too */
+} cvc_proj_top_opts;
+
+#define CVC_PROJ_TOP_MAX_K 10000000LL
+#define CVC_PROJ_TOP_MAX_GROUPS ((size_t)1 << 20)
+#define CVC_PROJ_TOP_PER_DEFAULT "model,hardware,gpus"
+
+/*
+ * Checks opts and makes an empty ranking in *out (free with
+ * cvc_proj_top_free).  CVC_ERR_USAGE with a message in err naming the bad
+ * value and the valid ones: k out of range, an unknown metric for by, an
+ * unknown or empty word in per.  CVC_ERR_NOMEM.
+ */
+CVC_API cvc_status cvc_proj_top_new(const cvc_proj_top_opts *opts, cvc_proj_top **out,
+				    char *err, size_t errlen);
+/* Accepts NULL. */
+CVC_API void cvc_proj_top_free(cvc_proj_top *t);
+/*
+ * Offers one scenario (a cvc_proj_cb's arguments; both are copied, the
+ * strings sc borrows from its study must outlive t).  CVC_ERR_NOMEM, or
+ * CVC_ERR_USAGE when a new group would pass CVC_PROJ_TOP_MAX_GROUPS (the
+ * message in err).
+ */
+CVC_API cvc_status cvc_proj_top_add(cvc_proj_top *t, const cvc_proj_scenario *sc,
+				    const cvc_proj_result *r, char *err, size_t errlen);
+/*
+ * Calls cb with the kept rows: groups in the order their first scenario
+ * was offered, each group best first (ties: lower index first).  A nonzero
+ * return from cb stops and is returned as CVC_ERR_USAGE; else CVC_OK.
+ * *groups (may be NULL) receives the number of groups with a row.
+ */
+CVC_API cvc_status cvc_proj_top_each(cvc_proj_top *t, cvc_proj_cb cb, void *user,
+				     size_t *groups);
+/* Comma-separated list of the words per accepts: "hardware", "none" and the
+ * scenario fields, for --help and messages. */
+CVC_API const char *cvc_proj_group_names(void);
+
 /* CSV: one header line, then one line per scenario. */
 CVC_API void cvc_proj_csv_header(FILE *f);
 CVC_API void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_result *r);
