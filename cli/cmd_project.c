@@ -6,7 +6,6 @@
  * groups x K rows however large the sweep).
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
