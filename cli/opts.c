@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_classify.h"
 #include "cvc/cvc_db.h"
 
@@ -107,21 +108,6 @@ int cli_usage_error(const char *cmd, const char *synopsis, const struct cli_opt 
 	return 2;
 }
 
-static int choice_ok(const char *choices, const char *v)
-{
-	size_t n = strlen(v);
-
-	for (const char *p = choices; *p;) {
-		const char *bar = strchr(p, '|');
-		size_t len = bar ? (size_t)(bar - p) : strlen(p);
-
-		if (len == n && strncmp(p, v, n) == 0)
-			return 1;
-		p += len + (bar ? 1 : 0);
-	}
-	return 0;
-}
-
 static int set_value(const char *cmd, const struct cli_opt *o, const char *v)
 {
 	char *end = NULL;
@@ -134,7 +120,7 @@ static int set_value(const char *cmd, const struct cli_opt *o, const char *v)
 		*(const char **)o->dest = v;
 		return 0;
 	case CLI_CHOICE:
-		if (!choice_ok(o->choices, v))
+		if (!cvc_str_in_list(o->choices, v))
 			return cli_error("%s: --%s: '%s' is not one of %s", cmd,
 					 o->lname, v, o->choices);
 		*(const char **)o->dest = v;

@@ -100,6 +100,21 @@ int cvc_str_ends(const char *s, const char *suffix)
 	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+int cvc_str_in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; *p;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (len == n && memcmp(p, word, n) == 0)
+			return 1;
+		p += len + (bar ? 1 : 0);
+	}
+	return 0;
+}
+
 cvc_status cvc_errf(char *err, size_t errlen, cvc_status st, const char *fmt, ...)
 {
 	va_list ap;

@@ -385,21 +385,6 @@ cvc_status cvc_hw_catalog_new(cvc_hw_catalog **out)
 	return CVC_OK;
 }
 
-static int alias_has(const char *aliases, const char *norm)
-{
-	size_t n = strlen(norm);
-
-	for (const char *p = aliases; *p;) {
-		const char *bar = strchr(p, '|');
-		size_t len = bar ? (size_t)(bar - p) : strlen(p);
-
-		if (len == n && memcmp(p, norm, n) == 0)
-			return 1;
-		p += len + (bar ? 1 : 0);
-	}
-	return 0;
-}
-
 /* Longest canonical name or alias that is a prefix of norm; its length. */
 static size_t prefix_len(const struct entry *e, const char *norm)
 {
@@ -449,8 +434,8 @@ const cvc_hw_spec *cvc_hw_catalog_lookup(const cvc_hw_catalog *cat, const char *
 		char nn[CVC_HW_NAME_MAX];
 
 		cvc_name_fold(cat->v[i].spec.name, nn, sizeof nn);
-		if (strcmp(nn, q) == 0 || alias_has(cat->v[i].aliases, q) ||
-		    strcmp(nn, norm) == 0 || alias_has(cat->v[i].aliases, norm))
+		if (strcmp(nn, q) == 0 || cvc_str_in_list(cat->v[i].aliases, q) ||
+		    strcmp(nn, norm) == 0 || cvc_str_in_list(cat->v[i].aliases, norm))
 			return &cat->v[i].spec;
 	}
 	/* "h100sxm580gbhbm3" -> the entry with the longest matching prefix;

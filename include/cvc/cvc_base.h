@@ -75,6 +75,9 @@ CVC_API void cvc_buf_free(cvc_buf *b);
 /* 1 when s ends with suffix (".gz", ".sqlite", ...), else 0. */
 CVC_API int cvc_str_ends(const char *s, const char *suffix);
 
+/* 1 when word is one of the '|'-separated words of list ("a|bb|c"), else 0. */
+CVC_API int cvc_str_in_list(const char *list, const char *word);
+
 /* ---- hashing ---------------------------------------------------------- */
 
 /*

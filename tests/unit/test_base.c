@@ -181,3 +181,14 @@ Test(base, bounded_growth_stops_at_max_elements)
 	cr_assert_eq(cap, 100);
 	free(a);
 }
+
+Test(base, words_of_a_bar_separated_list)
+{
+	cr_assert(cvc_str_in_list("auto|ring|tree", "ring"));
+	cr_assert(cvc_str_in_list("auto|ring|tree", "tree"));
+	cr_assert(cvc_str_in_list("auto", "auto"));
+	cr_assert_not(cvc_str_in_list("auto|ring|tree", "rin"));
+	cr_assert_not(cvc_str_in_list("auto|ring|tree", "ring|tree"));
+	cr_assert_not(cvc_str_in_list("", "x"));
+	cr_assert(cvc_str_in_list("a||b", ""), "an empty word matches an empty entry");
+}
