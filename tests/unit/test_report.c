@@ -500,6 +500,29 @@ Test(report, page_tables_equal_csv_and_figures_follow_the_trace)
 	cr_assert_eq(json_object_array_length(get(get(get(data, "tables"), "best_layout"), "rows")),
 		     4 * 2 * 5);
 	cr_assert_float_eq(cell(data, "scaling", 0, "scaling_efficiency"), 1.0, 1e-12);
+	/* Headline: A100 before H100 (catalog peak), shares and intervals from
+	   the scenario; the findings name the type that leads the exposed time. */
+	cr_assert_eq(json_object_array_length(get(get(get(data, "tables"), "headline"), "rows")),
+		     4 * 2 * 5);
+	cr_assert_float_eq(cell(data, "headline", 0, "generation"), 1, 0);
+	cr_assert_float_eq(cell(data, "headline", 1, "generation"), 2, 0);
+	cr_assert_float_eq(cell(data, "headline", 0, "comm_share_lo90"),
+			   cell(data, "headline", 0, "comm_share") * 0.8, 1e-6);
+	{
+		json_object *f = get(get(get(data, "tables"), "findings"), "rows");
+		const char *tiny = json_object_get_string(
+			json_object_array_get_idx(json_object_array_get_idx(f, 0), 4));
+		const char *huge = json_object_get_string(
+			json_object_array_get_idx(json_object_array_get_idx(f, 3), 4));
+
+		cr_assert_eq(json_object_array_length(f), 4);
+		cr_assert(strstr(tiny, "tiny-1b at 2048 GPUs") &&
+			  strstr(tiny, "TP communication is the largest part of the exposed time on "
+				       "every generation"), "%s", tiny);
+		cr_assert(strstr(huge, "DP communication is the largest part"), "%s", huge);
+		cr_assert(strstr(huge, "on A100-SXM-80GB and") && strstr(huge, "on H100-SXM;"), "%s",
+			  huge);
+	}
 	/* The echo survives intact, and only escaped in the page. */
 	cr_assert(strstr(json_object_get_string(get(data, "assumptions")),
 			 "study: synthetic (test_report.c) </script><b>not markup</b>"));
@@ -873,5 +896,38 @@ Test(report, real_trace_and_projector_output, .timeout = 240)
 	}
 	free(html);
 	free(csv);
+	free(dir);
+}
+
+/* The shipped study as `make demo` reports it: under 8 MB, and whole with no network. */
+Test(report, shipped_study_page_is_small_and_offline, .timeout = 300)
+{
+	char *dir = mkdir_tmp(), *html = join(dir, "study.html");
+	char args[8192], *err = NULL, *text, *v, *dom;
+	struct stat sb;
+
+	snprintf(args, sizeof args, "project --csv '%s/study.csv'", dir);
+	cr_assert_eq(tu_cvc(args, NULL, &err), 0, "%s", err);
+	free(err);
+	snprintf(args, sizeof args, "report --no-db -p '%s/study.csv' -o '%s'", dir, html);
+	cr_assert_eq(tu_cvc(args, NULL, &err), 0, "%s", err);
+	free(err);
+	cr_assert_eq(stat(html, &sb), 0);
+	cr_assert_lt(sb.st_size, 8 << 20, "shipped study: %lld bytes", (long long)sb.st_size);
+	text = tu_read(html, NULL);
+	cr_assert(text);
+	cr_assert_null(strstr(text, "src=\"http"), "nothing loaded from the network");
+	cr_assert_null(strstr(text, "href=\"http"), "no stylesheet from the network");
+	free(text);
+	if (chromium()) {
+		dom = browse(html, DOM);
+		v = verdict(dom);
+		cr_assert(strstr(v, "CVC-SELFCHECK PASS"), "%s", v);
+		/* 5 models x 5 hardware at the largest GPU count. */
+		first_screen_headline(v, 25);
+		free(v);
+		free(dom);
+	}
+	free(html);
 	free(dir);
 }
