@@ -293,8 +293,9 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 			st = cvc_errf(err, errlen, CVC_ERR_INTERNAL, "report: too many tables");
 			goto out;
 		}
-		d.tables.v[d.tables.n++] = sc;
-		sc = NULL;
+		if (rep_scenarios_view(sc, &d.tables.v[d.tables.n]))
+			goto nomem;
+		d.tables.n++;
 	}
 	if (db) {
 		st = rep_models_table(db, &d.tables, err, errlen);

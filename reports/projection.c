@@ -72,13 +72,13 @@ void rep_roles_find(const cvc_rep_table *t, struct rep_roles *ro)
 	}
 }
 
-static double num(const cvc_rep_table *t, size_t r, long c)
+double rep_num(const cvc_rep_table *t, size_t r, long c)
 {
 	return c < 0 ? NAN : cvc_rep_table_num(t, r, (size_t)c);
 }
 
 /* A cell as text: strings as they are, numbers formatted, empty as "". */
-static const char *text(const cvc_rep_table *t, size_t r, long c, char *buf, size_t len)
+const char *rep_text(const cvc_rep_table *t, size_t r, long c, char *buf, size_t len)
 {
 	const char *s;
 
@@ -99,25 +99,25 @@ static const char *text(const cvc_rep_table *t, size_t r, long c, char *buf, siz
  */
 static double params_b(const cvc_rep_table *t, size_t r, const struct rep_roles *ro)
 {
-	double p = num(t, r, ro->col[REP_ROLE_PARAMS_B]);
+	double p = rep_num(t, r, ro->col[REP_ROLE_PARAMS_B]);
 	double l, h, heads, kv, ffn, vocab, experts, mats = 2, attn;
 	long c;
 	const char *ft;
 
 	if (isfinite(p))
 		return p;
-	p = num(t, r, ro->col[REP_ROLE_PARAMS]);
+	p = rep_num(t, r, ro->col[REP_ROLE_PARAMS]);
 	if (isfinite(p))
 		return p > 1e5 ? p / 1e9 : p;
-	l = num(t, r, cvc_rep_table_find(t, "layers"));
-	h = num(t, r, cvc_rep_table_find(t, "hidden"));
+	l = rep_num(t, r, cvc_rep_table_find(t, "layers"));
+	h = rep_num(t, r, cvc_rep_table_find(t, "hidden"));
 	if (!(l > 0 && h > 0))
 		return NAN;
-	heads = num(t, r, cvc_rep_table_find(t, "heads"));
-	kv = num(t, r, cvc_rep_table_find(t, "kv_heads"));
-	ffn = num(t, r, cvc_rep_table_find(t, "ffn"));
-	vocab = num(t, r, cvc_rep_table_find(t, "vocab"));
-	experts = num(t, r, cvc_rep_table_find(t, "experts"));
+	heads = rep_num(t, r, cvc_rep_table_find(t, "heads"));
+	kv = rep_num(t, r, cvc_rep_table_find(t, "kv_heads"));
+	ffn = rep_num(t, r, cvc_rep_table_find(t, "ffn"));
+	vocab = rep_num(t, r, cvc_rep_table_find(t, "vocab"));
+	experts = rep_num(t, r, cvc_rep_table_find(t, "experts"));
 	c = cvc_rep_table_find(t, "ffn_type");
 	ft = c >= 0 ? cvc_rep_table_str(t, r, (size_t)c) : NULL;
 	if (ft && strcasecmp(ft, "swiglu") == 0)
@@ -136,20 +136,36 @@ static double params_b(const cvc_rep_table *t, size_t r, const struct rep_roles 
 /* Usable for the charts: not marked invalid. */
 static int usable(const cvc_rep_table *t, size_t r, const struct rep_roles *ro)
 {
-	double v = num(t, r, ro->col[REP_ROLE_VALID]);
+	double v = rep_num(t, r, ro->col[REP_ROLE_VALID]);
 
 	return !(v == 0);
 }
 
 static int fits(const cvc_rep_table *t, size_t r, const struct rep_roles *ro)
 {
-	double v = num(t, r, ro->col[REP_ROLE_FITS]);
+	double v = rep_num(t, r, ro->col[REP_ROLE_FITS]);
 
 	return usable(t, r, ro) && !(v == 0);
 }
 
-/* "tp8 pp4 dp2" from the layout columns present. */
-static void layout(const cvc_rep_table *t, size_t r, char *buf, size_t len)
+/*
+ * Appends to buf what else tells two layouts of the same parallelism apart:
+ * the recompute policy ("rc:full") and TP overlap ("tp-overlap").
+ */
+static void rep_layout_extras(const cvc_rep_table *t, size_t r, char *buf, size_t len)
+{
+	long c = cvc_rep_table_find(t, "recompute");
+	const char *rc = c >= 0 ? cvc_rep_table_str(t, r, (size_t)c) : NULL;
+	size_t n = strlen(buf);
+
+	if (rc && *rc && strcasecmp(rc, "none") != 0 && n + 1 < len)
+		n += (size_t)snprintf(buf + n, len - n, "%src:%s", n ? " " : "", rc);
+	if (n < len && rep_num(t, r, cvc_rep_table_find(t, "tp_overlap")) > 0 && n + 1 < len)
+		snprintf(buf + n, len - n, "%stp-overlap", n ? " " : "");
+}
+
+/* "tp8 pp4 dp2 mb1 rc:full" from the layout columns present. */
+void rep_layout(const cvc_rep_table *t, size_t r, char *buf, size_t len)
 {
 	static const char *const keys[] = {"tp", "pp", "vpp", "dp", "cp", "ep", "zero",
 					   "micro_batch"};
@@ -159,7 +175,7 @@ static void layout(const cvc_rep_table *t, size_t r, char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
 		long c = cvc_rep_table_find(t, keys[k]);
-		double v = num(t, r, c);
+		double v = rep_num(t, r, c);
 		char nb[40];
 		int w;
 
@@ -177,6 +193,7 @@ static void layout(const cvc_rep_table *t, size_t r, char *buf, size_t len)
 			break;
 		n += (size_t)w;
 	}
+	rep_layout_extras(t, r, buf, len);
 }
 
 /*
@@ -184,7 +201,7 @@ static void layout(const cvc_rep_table *t, size_t r, char *buf, size_t len)
  * future-hardware scale factors when they are not 1, so that "B200 with 2x
  * compute" is a generation of its own in the charts.
  */
-static void hw_label(const cvc_rep_table *t, size_t r, const struct rep_roles *ro, char *buf,
+void rep_hw_label(const cvc_rep_table *t, size_t r, const struct rep_roles *ro, char *buf,
 		     size_t len)
 {
 	static const char *const keys[] = {"scale_compute", "scale_hbm_bw", "scale_hbm_cap",
@@ -194,9 +211,9 @@ static void hw_label(const cvc_rep_table *t, size_t r, const struct rep_roles *r
 	char nb[40];
 	size_t n;
 
-	snprintf(buf, len, "%s", text(t, r, ro->col[REP_ROLE_HW], nb, sizeof nb));
+	snprintf(buf, len, "%s", rep_text(t, r, ro->col[REP_ROLE_HW], nb, sizeof nb));
 	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-		double v = num(t, r, cvc_rep_table_find(t, keys[k]));
+		double v = rep_num(t, r, cvc_rep_table_find(t, keys[k]));
 
 		if (!isfinite(v) || v == 1)
 			continue;
@@ -206,16 +223,9 @@ static void hw_label(const cvc_rep_table *t, size_t r, const struct rep_roles *r
 	}
 }
 
-/* Sort key of a scenario for grouping by (hw, model, gpus). */
-struct gkey {
-	size_t row;
-	const char *hw, *model;
-	double params, gpus;
-};
-
 static int cmp_gkey(const void *pa, const void *pb)
 {
-	const struct gkey *a = pa, *b = pb;
+	const struct rep_gkey *a = pa, *b = pb;
 	int c = strcmp(a->hw, b->hw);
 
 	if (c)
@@ -245,35 +255,37 @@ struct rowtext {
 /* Scenario index: the projector's index column, else the row number. */
 static double scenario_index(const cvc_rep_table *sc, size_t r, const struct rep_roles *ro)
 {
-	return ro->col[REP_ROLE_INDEX] >= 0 ? num(sc, r, ro->col[REP_ROLE_INDEX]) : (double)r;
+	return ro->col[REP_ROLE_INDEX] >= 0 ? rep_num(sc, r, ro->col[REP_ROLE_INDEX]) : (double)r;
 }
 
-/* 1. time per scenario, stacked: compute-only, hidden, exposed, bubble. */
+/* 1. time per scenario that fits, stacked: compute-only, hidden, exposed,
+   bubble; model, hardware, GPU count and layout apart, so the page can
+   group the bars (a scenario that does not fit has no step to show). */
 static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 			   struct rep_tables *out)
 {
 	static const char *const stem[5] = {"compute_only", "hidden", "exposed", "bubble", "step"};
 	const long *col = ro->col;
-	const char *cols[7] = {"scenario", "label"};
+	const char *cols[10] = {"scenario", "model", "hw", "gpus", "layout"};
 	char unit_cols[5][40];
 	cvc_rep_table *t;
 	int rc = 0;
 
 	for (int k = 0; k < 5; k++) {
 		snprintf(unit_cols[k], sizeof unit_cols[k], "%s_%s", stem[k], ro->unit);
-		cols[k + 2] = unit_cols[k];
+		cols[k + 5] = unit_cols[k];
 	}
-	t = cvc_rep_table_new("proj_time", "Step time per scenario", 7, cols);
+	t = cvc_rep_table_new("proj_time", "Step time per scenario that fits", 10, cols);
 	if (!t)
 		return -1;
 	for (size_t r = 0; r < cvc_rep_table_nrows(sc) && !rc; r++) {
-		double comp = num(sc, r, col[REP_ROLE_COMPUTE]);
-		double hid = num(sc, r, col[REP_ROLE_HIDDEN]);
-		double bub = num(sc, r, col[REP_ROLE_BUBBLE]);
-		char lay[160], label[400], b1[40], b2[96], b3[64];
+		double comp = rep_num(sc, r, col[REP_ROLE_COMPUTE]);
+		double hid = rep_num(sc, r, col[REP_ROLE_HIDDEN]);
+		double bub = rep_num(sc, r, col[REP_ROLE_BUBBLE]);
+		char lay[160], b1[96], b2[96];
 		long i;
 
-		if (!usable(sc, r, ro))
+		if (!fits(sc, r, ro))
 			continue;
 		if (!isfinite(hid))
 			hid = 0;
@@ -284,20 +296,21 @@ static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 			rc = -1;
 			break;
 		}
-		layout(sc, r, lay, sizeof lay);
-		hw_label(sc, r, ro, b2, sizeof b2);
-		snprintf(label, sizeof label, "%s %s x%s %s",
-			 text(sc, r, col[REP_ROLE_MODEL], b1, sizeof b1), b2,
-			 text(sc, r, col[REP_ROLE_GPUS], b3, sizeof b3), lay);
+		rep_layout(sc, r, lay, sizeof lay);
+		rep_hw_label(sc, r, ro, b2, sizeof b2);
 		cvc_rep_table_set_num(t, (size_t)i, 0, scenario_index(sc, r, ro));
-		rc = cvc_rep_table_set_str(t, (size_t)i, 1, label);
+		rc = cvc_rep_table_set_str(t, (size_t)i, 1,
+					   rep_text(sc, r, col[REP_ROLE_MODEL], b1, sizeof b1)) ||
+		     cvc_rep_table_set_str(t, (size_t)i, 2, b2) ||
+		     cvc_rep_table_set_str(t, (size_t)i, 4, lay);
+		cvc_rep_table_set_num(t, (size_t)i, 3, rep_num(sc, r, col[REP_ROLE_GPUS]));
 		/* Hidden communication runs under compute: take it out so the
 		   stack adds up to the step. */
-		cvc_rep_table_set_num(t, (size_t)i, 2, comp - hid > 0 ? comp - hid : 0);
-		cvc_rep_table_set_num(t, (size_t)i, 3, hid);
-		cvc_rep_table_set_num(t, (size_t)i, 4, num(sc, r, col[REP_ROLE_EXPOSED]));
-		cvc_rep_table_set_num(t, (size_t)i, 5, bub);
-		cvc_rep_table_set_num(t, (size_t)i, 6, num(sc, r, col[REP_ROLE_STEP]));
+		cvc_rep_table_set_num(t, (size_t)i, 5, comp - hid > 0 ? comp - hid : 0);
+		cvc_rep_table_set_num(t, (size_t)i, 6, hid);
+		cvc_rep_table_set_num(t, (size_t)i, 7, rep_num(sc, r, col[REP_ROLE_EXPOSED]));
+		cvc_rep_table_set_num(t, (size_t)i, 8, bub);
+		cvc_rep_table_set_num(t, (size_t)i, 9, rep_num(sc, r, col[REP_ROLE_STEP]));
 	}
 	if (!rc)
 		rc = rep_tables_take(out, &t);
@@ -309,7 +322,7 @@ static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
  * The scenarios that fit and have a throughput, as group keys sorted by
  * (hw, model, gpus); their strings live in rt (one per scenario row).
  */
-static void group_keys(const cvc_rep_table *sc, const struct rep_roles *ro, struct gkey *g,
+static void group_keys(const cvc_rep_table *sc, const struct rep_roles *ro, struct rep_gkey *g,
 		      struct rowtext *rt, size_t *ng)
 {
 	const long *col = ro->col;
@@ -317,18 +330,18 @@ static void group_keys(const cvc_rep_table *sc, const struct rep_roles *ro, stru
 
 	*ng = 0;
 	for (size_t r = 0; r < cvc_rep_table_nrows(sc); r++) {
-		double tps = num(sc, r, col[REP_ROLE_TOKENS]);
+		double tps = rep_num(sc, r, col[REP_ROLE_TOKENS]);
 
-		if (!fits(sc, r, ro) || !isfinite(tps) || !isfinite(num(sc, r, col[REP_ROLE_GPUS])))
+		if (!fits(sc, r, ro) || !isfinite(tps) || !isfinite(rep_num(sc, r, col[REP_ROLE_GPUS])))
 			continue;
-		hw_label(sc, r, ro, rt[r].hw, sizeof rt[r].hw);
+		rep_hw_label(sc, r, ro, rt[r].hw, sizeof rt[r].hw);
 		snprintf(rt[r].model, sizeof rt[r].model, "%s",
-			 text(sc, r, col[REP_ROLE_MODEL], buf, sizeof buf));
+			 rep_text(sc, r, col[REP_ROLE_MODEL], buf, sizeof buf));
 		g[*ng].row = r;
 		g[*ng].hw = rt[r].hw;
 		g[*ng].model = rt[r].model;
 		g[*ng].params = params_b(sc, r, ro);
-		g[*ng].gpus = num(sc, r, col[REP_ROLE_GPUS]);
+		g[*ng].gpus = rep_num(sc, r, col[REP_ROLE_GPUS]);
 		(*ng)++;
 	}
 	qsort(g, *ng, sizeof *g, cmp_gkey);
@@ -360,7 +373,7 @@ static cvc_rep_table *best_layout_new(const struct rep_roles *ro)
 
 /* Appends scenario row r, the best of its group g, to best; -1 on no memory. */
 static int best_layout_row(cvc_rep_table *best, const cvc_rep_table *sc,
-			   const struct rep_roles *ro, const struct gkey *g)
+			   const struct rep_roles *ro, const struct rep_gkey *g)
 {
 	static const int roles[] = {REP_ROLE_TOKENS, REP_ROLE_STEP, REP_ROLE_MFU,
 				    REP_ROLE_COMM_SHARE, REP_ROLE_EXPOSED_SHARE, REP_ROLE_MEM};
@@ -370,28 +383,29 @@ static int best_layout_row(cvc_rep_table *best, const cvc_rep_table *sc,
 
 	if (k < 0)
 		return -1;
-	layout(sc, r, lay, sizeof lay);
+	rep_layout(sc, r, lay, sizeof lay);
 	if (cvc_rep_table_set_str(best, (size_t)k, 0, g->hw) || cvc_rep_table_set_str(best, (size_t)k, 1, g->model) ||
 	    cvc_rep_table_set_str(best, (size_t)k, 4, lay))
 		return -1;
 	cvc_rep_table_set_num(best, (size_t)k, 2, g->params);
 	cvc_rep_table_set_num(best, (size_t)k, 3, g->gpus);
 	for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
-		cvc_rep_table_set_num(best, (size_t)k, 5 + i, num(sc, r, ro->col[roles[i]]));
+		cvc_rep_table_set_num(best, (size_t)k, 5 + i, rep_num(sc, r, ro->col[roles[i]]));
 	cvc_rep_table_set_num(best, (size_t)k, 11, scenario_index(sc, r, ro));
-	cvc_rep_table_set_num(best, (size_t)k, 12, num(sc, r, ro->col[REP_ROLE_TOKENS_LO]));
-	cvc_rep_table_set_num(best, (size_t)k, 13, num(sc, r, ro->col[REP_ROLE_TOKENS_HI]));
+	cvc_rep_table_set_num(best, (size_t)k, 12, rep_num(sc, r, ro->col[REP_ROLE_TOKENS_LO]));
+	cvc_rep_table_set_num(best, (size_t)k, 13, rep_num(sc, r, ro->col[REP_ROLE_TOKENS_HI]));
 	return cvc_rep_table_set_str(best, (size_t)k, 14,
-			   text(sc, r, ro->col[REP_ROLE_WARNINGS], lay, sizeof lay));
+			   rep_text(sc, r, ro->col[REP_ROLE_WARNINGS], lay, sizeof lay));
 }
 
 /*
  * 2. best layout per (hardware, model, GPU count): most tokens/s that fits,
- * one row per group of g[0..ng); the groups' GPU counts go to gpu_counts.
+ * one row per group of g[0..ng); the groups' GPU counts go to gpu_counts
+ * and their keys to chosen (both one per row of best).
  */
 static int best_layout_fill(cvc_rep_table *best, const cvc_rep_table *sc,
-			    const struct rep_roles *ro, const struct gkey *g, size_t ng,
-			    double *gpu_counts)
+			    const struct rep_roles *ro, const struct rep_gkey *g, size_t ng,
+			    double *gpu_counts, struct rep_gkey *chosen)
 {
 	const long tok = ro->col[REP_ROLE_TOKENS];
 
@@ -400,11 +414,12 @@ static int best_layout_fill(cvc_rep_table *best, const cvc_rep_table *sc,
 
 		for (j = i; j < ng && strcmp(g[j].hw, g[i].hw) == 0 &&
 			    strcmp(g[j].model, g[i].model) == 0 && g[j].gpus == g[i].gpus; j++)
-			if (num(sc, g[j].row, tok) > num(sc, g[b].row, tok))
+			if (rep_num(sc, g[j].row, tok) > rep_num(sc, g[b].row, tok))
 				b = j;
 		if (best_layout_row(best, sc, ro, &g[b]))
 			return -1;
 		gpu_counts[best->nrows - 1] = g[b].gpus;
+		chosen[best->nrows - 1] = g[b];
 	}
 	return 0;
 }
@@ -478,49 +493,6 @@ static int scaling_table(const cvc_rep_table *best, struct rep_tables *out)
 	return rc;
 }
 
-/* 4. communication share against model size, one line per hardware:
-   mean (and range) over GPU counts of the best layouts. */
-static int comm_share_table(const cvc_rep_table *best, struct rep_tables *out)
-{
-	static const char *const cols[] = {"hw", "model", "params_b", "comm_share_mean",
-					   "comm_share_min", "comm_share_max", "gpu_counts"};
-	cvc_rep_table *t = cvc_rep_table_new("comm_share", "Communication share against model size",
-					 7, cols);
-	int rc = t ? 0 : -1;
-
-	for (size_t i = 0, j; !rc && i < best->nrows; i = j) {
-		size_t cnt = 0;
-		double sum = 0, lo = INFINITY, hi = -INFINITY;
-		long k;
-
-		for (j = i; j < best->nrows && same_model(best, j, i); j++) {
-			const rep_cell *x = rep_cell_at(best, j, 8);
-
-			if (x->kind == CVC_REP_NUM) {
-				sum += x->v;
-				lo = x->v < lo ? x->v : lo;
-				hi = x->v > hi ? x->v : hi;
-				cnt++;
-			}
-		}
-		if (!cnt)
-			continue;
-		k = model_row(t, best, i);
-		if (k < 0) {
-			rc = -1;
-			break;
-		}
-		cvc_rep_table_set_num(t, (size_t)k, 3, sum / (double)cnt);
-		cvc_rep_table_set_num(t, (size_t)k, 4, lo);
-		cvc_rep_table_set_num(t, (size_t)k, 5, hi);
-		cvc_rep_table_set_num(t, (size_t)k, 6, (double)cnt);
-	}
-	if (!rc)
-		rc = rep_tables_take(out, &t);
-	cvc_rep_table_free(t);
-	return rc;
-}
-
 /* The heat map, empty: hw, model, params_b, then a column per GPU count. */
 static cvc_rep_table *heatmap_new(const double *gpu_counts, size_t ncounts)
 {
@@ -579,9 +551,10 @@ static int best_layout_tables(const cvc_rep_table *sc, const struct rep_roles *r
 			      struct rep_tables *out)
 {
 	size_t n = cvc_rep_table_nrows(sc), ng = 0, ncounts;
-	struct gkey *g = calloc(n ? n : 1, sizeof *g);
+	struct rep_gkey *g = calloc(n ? n : 1, sizeof *g);
 	struct rowtext *rt = calloc(n ? n : 1, sizeof *rt);
 	double *gpu_counts = NULL;
+	struct rep_gkey *chosen = NULL;
 	cvc_rep_table *best = NULL;
 	int rc = -1;
 
@@ -590,11 +563,12 @@ static int best_layout_tables(const cvc_rep_table *sc, const struct rep_roles *r
 	group_keys(sc, ro, g, rt, &ng);
 	best = best_layout_new(ro);
 	gpu_counts = calloc(ng ? ng : 1, sizeof *gpu_counts);
-	if (!best || !gpu_counts || best_layout_fill(best, sc, ro, g, ng, gpu_counts))
+	chosen = calloc(ng ? ng : 1, sizeof *chosen);
+	if (!best || !gpu_counts || !chosen ||
+	    best_layout_fill(best, sc, ro, g, ng, gpu_counts, chosen))
 		goto out;
 	ncounts = distinct_counts(gpu_counts, best->nrows);
-	if (scaling_table(best, out) ||
-	    (ro->col[REP_ROLE_COMM_SHARE] >= 0 && comm_share_table(best, out)) ||
+	if (rep_headline_tables(sc, ro, chosen, best->nrows, out) || scaling_table(best, out) ||
 	    (ro->col[REP_ROLE_EXPOSED_SHARE] >= 0 &&
 	     heatmap_table(best, gpu_counts, ncounts, out)) ||
 	    rep_tables_take(out, &best))
@@ -605,6 +579,7 @@ out:
 	free(g);
 	free(rt);
 	free(gpu_counts);
+	free(chosen);
 	return rc;
 }
 
@@ -711,4 +686,93 @@ cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct r
 	}
 	cvc_proj_ctx_free(ctx);
 	return rep_tables_keep(out, t, st, err, errlen);
+}
+
+/*
+ * Detail columns of the projector's output that the page leaves to the
+ * projection file: per-type communication and hidden time and their
+ * intervals, the intervals of what the page does not chart, FLOP counts,
+ * the memory split (charted from the best layouts), the model's shape.
+ */
+static int detail_col(const char *name)
+{
+	static const char *const exact[] = {
+		"model_flops", "hw_flops", "hfu", "sigma", "contention_s", "gaps_s",
+		"half_tokens_per_s", "marginal_tokens_per_gpu", "mem_params_gb", "mem_act_gb",
+		"mem_buf_gb", "energy_mwh", "gpu_hours", "layers", "hidden", "heads", "kv_heads",
+		"ffn", "ffn_type", "vocab", "seq", "nodes", "study", "step_s_lo", "step_s_hi",
+		"compute_s_lo", "compute_s_hi", "comm_s_lo", "comm_s_hi", "hidden_s_lo",
+		"hidden_s_hi", "exposed_s_lo", "exposed_s_hi", "mfu_lo", "mfu_hi",
+		"tokens_per_s_per_gpu_lo", "tokens_per_s_per_gpu_hi", "train_days_lo",
+		"train_days_hi", "cost_usd_lo", "cost_usd_hi"};
+
+	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+		if (strcmp(name, exact[i]) == 0)
+			return 1;
+	return (strncmp(name, "comm_", 5) == 0 || strncmp(name, "hidden_", 7) == 0) &&
+	       strcmp(name, "comm_s") != 0 && strcmp(name, "hidden_s") != 0 &&
+	       strncmp(name, "comm_share", 10) != 0;
+}
+
+/* Whether column c holds one value in every row (and there are rows to compare). */
+static int constant_col(const cvc_rep_table *t, size_t c)
+{
+	size_t n = cvc_rep_table_nrows(t);
+
+	for (size_t r = 1; r < n; r++) {
+		const rep_cell *a = rep_cell_at(t, 0, c), *b = rep_cell_at(t, r, c);
+
+		if (a->kind != b->kind || (a->kind == CVC_REP_NUM && a->v != b->v) ||
+		    (a->kind == CVC_REP_STR && strcmp(a->s, b->s) != 0))
+			return 0;
+	}
+	return n > 1;
+}
+
+int rep_scenarios_view(const cvc_rep_table *sc, cvc_rep_table **out)
+{
+	size_t nc = cvc_rep_table_ncols(sc), nk = 0;
+	size_t *keep = calloc(nc ? nc : 1, sizeof *keep);
+	const char **cols = calloc(nc ? nc : 1, sizeof *cols);
+	cvc_rep_table *t = NULL;
+	int rc = -1;
+
+	*out = NULL;
+	if (!keep || !cols)
+		goto out;
+	for (size_t c = 0; c < nc; c++)
+		if (!detail_col(cvc_rep_table_col(sc, c)) && !constant_col(sc, c)) {
+			cols[nk] = cvc_rep_table_col(sc, c);
+			keep[nk++] = c;
+		}
+	t = cvc_rep_table_new("scenarios", "Scenarios: the columns that differ between them "
+			      "(every column is in the projection file)", nk, cols);
+	if (!t)
+		goto out;
+	free(t->comments);
+	t->comments = strdup(cvc_rep_table_comments(sc));
+	if (!t->comments)
+		goto out;
+	for (size_t r = 0; r < cvc_rep_table_nrows(sc); r++) {
+		long k = cvc_rep_table_add_row(t);
+
+		if (k < 0)
+			goto out;
+		for (size_t j = 0; j < nk; j++) {
+			const rep_cell *x = rep_cell_at(sc, r, keep[j]);
+
+			if (x->kind == CVC_REP_NUM)
+				cvc_rep_table_set_num(t, (size_t)k, j, x->v);
+			else if (x->kind == CVC_REP_STR && cvc_rep_table_set_str(t, (size_t)k, j, x->s))
+				goto out;
+		}
+	}
+	*out = t;
+	t = NULL;
+	rc = 0;
+out:
+	cvc_rep_table_free(t);
+	free(keep);
+	free(cols);
+	return rc;
 }

@@ -7,7 +7,7 @@
 
 #include "rep_int.h"
 
-#define REP_MAX_TABLES 24
+#define REP_MAX_TABLES 32
 
 /* Tables in page order; owned. */
 struct rep_tables {
@@ -46,14 +46,49 @@ struct rep_roles {
 	char unit[8];         /* suffix of the time columns: "s" or "ms" */
 };
 
+/* A scenario's group key (hw, model, gpus), its strings borrowed. */
+struct rep_gkey {
+	size_t row;             /* scenario row */
+	const char *hw, *model; /* hardware label (rep_hw_label), model name */
+	double params, gpus;    /* model size (B parameters, NaN unknown), GPU count */
+};
+
+/* Cell (r, c) as a number; NaN when c < 0 or the cell is not a number. */
+double rep_num(const cvc_rep_table *t, size_t r, long c);
+/* Cell (r, c) as text: strings as they are, numbers formatted into buf. */
+const char *rep_text(const cvc_rep_table *t, size_t r, long c, char *buf, size_t len);
+/* "tp8 pp4 dp2 mb1" from the layout columns present. */
+void rep_layout(const cvc_rep_table *t, size_t r, char *buf, size_t len);
+/* The GPU name plus the future-hardware scale factors that are not 1. */
+void rep_hw_label(const cvc_rep_table *t, size_t r, const struct rep_roles *ro, char *buf,
+		  size_t len);
+
+/*
+ * Appends the first-screen tables of the best layouts best[0..n) (one per
+ * hardware, model and GPU count): headline (comm and exposed shares with
+ * their 90% intervals and the change to the next hardware generation),
+ * findings (one sentence per model, computed from headline), and the
+ * chart tables exposed_by_type, memory and sensitivity.  -1 on no memory.
+ */
+int rep_headline_tables(const cvc_rep_table *sc, const struct rep_roles *ro,
+			const struct rep_gkey *best, size_t n, struct rep_tables *out);
+
+/*
+ * The page's copy of the scenario table, *out (owned by the caller): the
+ * columns that differ between scenarios, less the projector's detail
+ * columns (per-type communication, most intervals, FLOP counts), so the
+ * shipped study's page stays small; its comments are sc's.  -1 on no memory.
+ */
+int rep_scenarios_view(const cvc_rep_table *sc, cvc_rep_table **out);
+
 /* Role name as the page's JSON calls it. */
 const char *rep_role_key(int role);
 void rep_roles_find(const cvc_rep_table *t, struct rep_roles *ro);
 
 /*
- * Appends the projection's derived tables (proj_time, scaling, comm_share,
- * exposed_heatmap, best_layout) to out; the ones whose columns are
- * missing are left out.
+ * Appends the projection's derived tables (proj_time, headline, findings,
+ * exposed_by_type, memory, sensitivity, scaling, exposed_heatmap,
+ * best_layout) to out; the ones whose columns are missing are left out.
  */
 cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles *ro,
 				 struct rep_tables *out, char *err, size_t errlen);

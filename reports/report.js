@@ -13,13 +13,49 @@
 	var main = document.getElementById('main');
 	var toc = document.getElementById('toc');
 	var rendered = false;
-	var PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b',
-		'#e377c2', '#17becf', '#bcbd22', '#0b4f8a', '#b8860b', '#006d5b'];
+	/* Red means communication and nothing else: no palette colour is COMM,
+	   and a chart has at most one series in it (checked by selfCheck). */
+	var COMM = '#d62728';
+	var PALETTE = ['#1f77b4', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2',
+		'#17becf', '#bcbd22', '#0b4f8a', '#b8860b', '#006d5b', '#7f7f7f'];
+	/* Exposed communication by type: distinct from each other and from COMM. */
+	var TYPES = ['tp', 'pp', 'dp', 'fsdp', 'ep', 'cp', 'xc'];
+	var TYPE_COLOR = {tp: '#6a3d9a', pp: '#b15928', dp: '#ff7f00', fsdp: '#e7298a',
+		ep: '#1b9e77', cp: '#a6761d', xc: '#666666'};
+	var MIN_FONT_PX = 10;
 
 	Chart.defaults.animation = false;
 	Chart.defaults.responsive = true;
 	Chart.defaults.maintainAspectRatio = false;
 	Chart.defaults.font.size = 12;
+	/* Interval whiskers: chart.data.whiskers = {lo: [], hi: []}, one per category. */
+	Chart.register({id: 'cvcWhiskers', afterDatasetsDraw: function (chart) {
+		var w = chart.data.whiskers;
+		if (!w) return;
+		var horiz = chart.options.indexAxis === 'y';
+		var vs = horiz ? chart.scales.x : chart.scales.y, is = horiz ? chart.scales.y : chart.scales.x;
+		var ctx = chart.ctx, cap = 4;
+		ctx.save();
+		ctx.strokeStyle = '#1d2433';
+		ctx.lineWidth = 1.5;
+		w.lo.forEach(function (lo, i) {
+			var hi = w.hi[i];
+			if (lo === null || hi === null || lo === undefined || hi === undefined) return;
+			var c = is.getPixelForValue(i), a = vs.getPixelForValue(lo), b = vs.getPixelForValue(hi);
+			ctx.beginPath();
+			if (horiz) {
+				ctx.moveTo(a, c); ctx.lineTo(b, c);
+				ctx.moveTo(a, c - cap); ctx.lineTo(a, c + cap);
+				ctx.moveTo(b, c - cap); ctx.lineTo(b, c + cap);
+			} else {
+				ctx.moveTo(c, a); ctx.lineTo(c, b);
+				ctx.moveTo(c - cap, a); ctx.lineTo(c + cap, a);
+				ctx.moveTo(c - cap, b); ctx.lineTo(c + cap, b);
+			}
+			ctx.stroke();
+		});
+		ctx.restore();
+	}});
 
 	function el(tag, cls, text) {
 		var e = document.createElement(tag);
@@ -195,6 +231,243 @@
 		});
 	}
 
+	/* A GPU-count picker over table t's gpus column; the largest count first shown. */
+	function gpuPicker(parent, t, id) {
+		var counts = uniq(column(t, 'gpus')).sort(function (a, b) { return a - b; });
+		var pick = el('select');
+		pick.id = id;
+		counts.forEach(function (n) { var o = el('option', null, String(n)); o.value = String(n); pick.appendChild(o); });
+		pick.value = String(counts[counts.length - 1]);
+		var l = el('label', 'pick', 'GPUs: ');
+		l.appendChild(pick);
+		parent.appendChild(l);
+		return pick;
+	}
+	function picker(parent, text, values, labels) {
+		var pick = el('select');
+		values.forEach(function (v, i) { var o = el('option', null, labels ? labels[i] : v); o.value = String(v); pick.appendChild(o); });
+		var l = el('label', 'pick', text);
+		l.appendChild(pick);
+		parent.appendChild(l);
+		return pick;
+	}
+	/* A share as text: 1 decimal under 10%, none above. */
+	function pct(v) {
+		if (v === null || v === undefined) return '';
+		var p = 100 * v;
+		return (Math.abs(p) < 10 ? p.toFixed(1) : p.toFixed(0)) + '%';
+	}
+	function pctIv(v, lo, hi) {
+		if (lo === null || hi === null || lo === undefined || hi === undefined) return pct(v);
+		return pct(v) + ' (' + pct(lo).replace('%', '') + '\u2013' + pct(hi) + ')';
+	}
+	/* Resizes a horizontal bar chart's box to n readable rows. */
+	function fitRows(chart, n) {
+		chart.canvas.parentNode.style.height = Math.max(180, 22 * n + 90) + 'px';
+		chart.resize();
+	}
+
+	/* ---- first screen: the answer ---- */
+	function headlineSection() {
+		var hl = T.headline;
+		if (!hl || !hl.rows.length) return;
+		var s = section('headline', 'Answer: communication per model, hardware and GPU count');
+		var f = T.findings;
+		if (f && f.rows.length) {
+			var ul = el('ul', 'findings');
+			ul.id = 'findings';
+			f.rows.forEach(function (x) { ul.appendChild(el('li', null, x[col(f, 'finding')])); });
+			s.appendChild(ul);
+		}
+		var b = sub(s, 'Best layout per model and hardware',
+			'The valid layout with the most tokens/s per GPU; communication and exposed (not hidden under compute) shares of the step with their 90% intervals; the last columns compare with the next hardware generation at the same GPU count.');
+		var pick = gpuPicker(b, hl, 'headline-gpus');
+		var C = function (n) { return col(hl, n); };
+		var heads = ['model', 'hardware', 'layout', 'tokens/s per GPU', 'comm share (90%)',
+			'exposed share (90%)', 'most exposed', 'next gen.: \u0394 comm',
+			'\u0394 exposed', 'tokens/s per GPU'];
+		var tbl = el('table', 'data headline');
+		tbl.id = 'headline-table';
+		var hr = el('tr');
+		heads.forEach(function (h) { hr.appendChild(el('th', null, h)); });
+		tbl.appendChild(el('thead')).appendChild(hr);
+		var tbody = tbl.appendChild(el('tbody'));
+		var wrap = el('div', 'tablewrap');
+		wrap.appendChild(tbl);
+		b.appendChild(wrap);
+		var signed = function (v) { return v === null ? '' : (v > 0 ? '+' : '') + (100 * v).toFixed(1) + ' pt'; };
+		var drawTable = function () {
+			while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
+			hl.rows.filter(function (x) { return x[C('gpus')] === Number(pick.value); }).forEach(function (x) {
+				var tr = el('tr');
+				var cells = [
+					[x[C('model')]], [x[C('hw')]], [x[C('layout')]], [x[C('tokens_per_s_per_gpu')] === null ? '' : Number(x[C('tokens_per_s_per_gpu')].toPrecision(4)), 'num'],
+					[pctIv(x[C('comm_share')], x[C('comm_share_lo90')], x[C('comm_share_hi90')]), 'num iv'],
+					[pctIv(x[C('exposed_share')], x[C('exposed_share_lo90')], x[C('exposed_share_hi90')]), 'num iv'],
+					[x[C('top_exposed_type')] ? x[C('top_exposed_type')].toUpperCase() + ' ' + pct(x[C('top_exposed_frac')]) : 'none'],
+					[signed(x[C('next_comm_share_change')]), 'num'],
+					[signed(x[C('next_exposed_share_change')]), 'num'],
+					[x[C('next_tokens_per_gpu_ratio')] === null ? '' : '\u00d7' + x[C('next_tokens_per_gpu_ratio')].toFixed(2), 'num']];
+				cells.forEach(function (c) { tr.appendChild(el('td', c[1] || null, c[0])); });
+				tbody.appendChild(tr);
+			});
+		};
+		pick.addEventListener('change', drawTable);
+		drawTable();
+		fileNote(b, 'headline');
+		if (f) fileNote(b, 'findings');
+		var draws = [exposedByType(s, pick), memoryChart(s, pick), sensitivityChart(s, pick)];
+		pick.addEventListener('change', function () { draws.forEach(function (d) { if (d) d(); }); });
+	}
+
+	/* Rows of t at the picked GPU count and their labels "model, hardware". */
+	function atCount(t, pick) {
+		var rows = t.rows.filter(function (x) { return x[col(t, 'gpus')] === Number(pick.value); });
+		return {rows: rows, labels: rows.map(function (x) { return x[col(t, 'model')] + ' \u00b7 ' + x[col(t, 'hw')]; })};
+	}
+
+	function exposedByType(s, pick) {
+		var t = T.exposed_by_type, unit = D.unit || 's';
+		if (!t || !t.rows.length) return null;
+		var b = sub(s, 'Exposed communication by type',
+			'Share of the step that each communication type leaves exposed, best layout per model and hardware at the picked GPU count; whiskers: 90% interval of the total exposed time.');
+		var types = TYPES.filter(function (k) {
+			var c = col(t, 'exposed_' + k + '_' + unit);
+			return c >= 0 && t.rows.some(function (x) { return x[c] > 0; });
+		});
+		var chart = stackedBar(chartBox(b, 'chart-exposed-type', 400), [], types.map(function (k) {
+			return {label: k.toUpperCase() + ' exposed', data: [], color: TYPE_COLOR[k]};
+		}), 'share of the step', true);
+		var draw = function () {
+			var a = atCount(t, pick), step = col(t, 'step_' + unit);
+			var share = function (c) { return a.rows.map(function (x) { return c >= 0 && x[c] !== null && x[step] ? x[c] / x[step] : null; }); };
+			chart.data.labels = a.labels;
+			types.forEach(function (k, i) { chart.data.datasets[i].data = share(col(t, 'exposed_' + k + '_' + unit)); });
+			chart.data.whiskers = {lo: share(col(t, 'exposed_' + unit + '_lo')), hi: share(col(t, 'exposed_' + unit + '_hi'))};
+			/* The axis reaches the top whisker, not only the top bar. */
+			chart.options.scales.x.suggestedMax = Math.max.apply(null, chart.data.whiskers.hi.concat([0]));
+			fitRows(chart, a.rows.length);
+			chart.update();
+		};
+		draw();
+		fileNote(b, 'exposed_by_type');
+		return draw;
+	}
+
+	function memoryChart(s, pick) {
+		var t = T.memory;
+		if (!t || !t.rows.length || col(t, 'mem_gb') < 0) return null;
+		var b = sub(s, 'Memory per GPU against HBM',
+			'Best layout per model and hardware at the picked GPU count: parameters and optimizer state, activations, buffers; grey: the GPU\'s HBM.');
+		var parts = [['mem_params_gb', 'parameters + optimizer', '#1f77b4'], ['mem_act_gb', 'activations', '#2ca02c'],
+			['mem_buf_gb', 'buffers', '#9467bd']].filter(function (p) { return col(t, p[0]) >= 0; });
+		if (!parts.length) parts = [['mem_gb', 'memory', '#1f77b4']];
+		var sets = parts.map(function (p) { return {label: p[1], data: [], backgroundColor: p[2], borderWidth: 0, stack: 'mem'}; });
+		if (col(t, 'hbm_gb') >= 0) sets.push({label: 'HBM', data: [], backgroundColor: '#b0b6bf', borderWidth: 0, stack: 'hbm'});
+		var chart = new Chart(chartBox(b, 'chart-memory', 400), {
+			type: 'bar', data: {labels: [], datasets: sets},
+			options: {indexAxis: 'y', plugins: {legend: {position: 'top'}},
+				scales: {x: {stacked: true, title: {display: true, text: 'GB per GPU'}}, y: {stacked: true}}}
+		});
+		var draw = function () {
+			var a = atCount(t, pick);
+			chart.data.labels = a.labels;
+			parts.forEach(function (p, i) { chart.data.datasets[i].data = a.rows.map(function (x) { return x[col(t, p[0])]; }); });
+			if (col(t, 'hbm_gb') >= 0) chart.data.datasets[parts.length].data = a.rows.map(function (x) { return x[col(t, 'hbm_gb')]; });
+			fitRows(chart, a.rows.length);
+			chart.update();
+		};
+		draw();
+		fileNote(b, 'memory');
+		return draw;
+	}
+
+	function sensitivityChart(s, pick) {
+		var t = T.sensitivity;
+		if (!t || !t.rows.length) return null;
+		var factors = [['gain_compute', '2\u00d7 compute'], ['gain_hbm_bw', '2\u00d7 HBM bandwidth'], ['gain_hbm_cap', '2\u00d7 HBM capacity'],
+			['gain_intra_bw', '2\u00d7 intra-node bandwidth'], ['gain_inter_bw', '2\u00d7 inter-node bandwidth']].filter(function (x) { return col(t, x[0]) >= 0; });
+		var b = sub(s, 'Sensitivity: what doubling one hardware factor buys',
+			'Tokens/s gain of the chosen scenario (best layout at the picked GPU count) when one factor is doubled, everything else kept.');
+		var which = picker(b, 'scenario: ', []);
+		var chart = new Chart(chartBox(b, 'chart-sensitivity', 260), {
+			type: 'bar', data: {labels: factors.map(function (x) { return x[1]; }), datasets: [{label: 'tokens/s gain (%)', data: [], backgroundColor: '#1f77b4'}]},
+			options: {indexAxis: 'y', plugins: {legend: {display: false}}, scales: {x: {title: {display: true, text: 'tokens/s gain (%)'}, min: 0}}}
+		});
+		var a;
+		var drawOne = function () {
+			var x = a.rows[Number(which.value)] || a.rows[0];
+			chart.data.datasets[0].data = factors.map(function (fc) { var v = x ? x[col(t, fc[0])] : null; return v === null ? null : 100 * (v - 1); });
+			chart.update();
+		};
+		var draw = function () {
+			a = atCount(t, pick);
+			while (which.firstChild) which.removeChild(which.firstChild);
+			a.labels.forEach(function (l, i) { var o = el('option', null, l + ' (' + a.rows[i][col(t, 'layout')] + ')'); o.value = String(i); which.appendChild(o); });
+			drawOne();
+		};
+		which.addEventListener('change', drawOne);
+		draw();
+		fileNote(b, 'sensitivity');
+		return draw;
+	}
+
+	/* Step time of one model: its best layouts, or the fastest of one (hardware, GPU count). */
+	function stepTimeChart(b, pt, unit) {
+		var C = function (n) { return col(pt, n); }, LIMIT = 40;
+		var best = {};
+		if (T.best_layout) column(T.best_layout, 'scenario').forEach(function (i) { best[i] = 1; });
+		var models = uniq(column(pt, 'model'));
+		var mSel = picker(b, 'model: ', models);
+		var vSel = picker(b, ' show: ', []);
+		var info = el('span', 'note');
+		b.appendChild(info);
+		var chart = stackedBar(chartBox(b, 'chart-proj-time', 400), [], [
+			{label: 'compute only', data: [], color: '#1f77b4'},
+			{label: 'hidden comm', data: [], color: '#2ca02c'},
+			{label: 'exposed comm', data: [], color: COMM},
+			{label: 'bubble', data: [], color: '#f2b134'}
+		], unit, true);
+		var views = function () {
+			var rows = pt.rows.filter(function (x) { return x[C('model')] === mSel.value; });
+			while (vSel.firstChild) vSel.removeChild(vSel.firstChild);
+			var o = el('option', null, 'best layout per hardware and GPU count');
+			o.value = 'best';
+			vSel.appendChild(o);
+			uniq(rows.map(function (x) { return x[C('hw')] + '|' + x[C('gpus')]; })).forEach(function (k) {
+				var p = k.split('|');
+				var op = el('option', null, 'fastest layouts on ' + p[0] + ' at ' + p[1] + ' GPUs');
+				op.value = k;
+				vSel.appendChild(op);
+			});
+		};
+		var draw = function () {
+			var rows = pt.rows.filter(function (x) { return x[C('model')] === mSel.value; }), labels;
+			if (vSel.value === 'best') {
+				rows = rows.filter(function (x) { return best[x[C('scenario')]]; });
+				labels = rows.map(function (x) { return x[C('hw')] + ' \u00d7' + x[C('gpus')]; });
+				info.textContent = ' ' + rows.length + ' best layouts';
+			} else {
+				var p = vSel.value.split('|');
+				rows = rows.filter(function (x) { return x[C('hw')] === p[0] && String(x[C('gpus')]) === p[1]; })
+					.sort(function (x, y) { return x[C('step_' + unit)] - y[C('step_' + unit)]; });
+				info.textContent = ' the ' + Math.min(LIMIT, rows.length) + ' fastest of ' + rows.length + ' layouts that fit';
+				rows = rows.slice(0, LIMIT);
+				labels = rows.map(function (x) { return x[C('layout')]; });
+			}
+			chart.data.labels = labels;
+			['compute_only', 'hidden', 'exposed', 'bubble'].forEach(function (k, i) {
+				chart.data.datasets[i].data = rows.map(function (x) { return x[C(k + '_' + unit)]; });
+			});
+			fitRows(chart, rows.length);
+			chart.update();
+		};
+		mSel.addEventListener('change', function () { views(); draw(); });
+		vSel.addEventListener('change', draw);
+		views();
+		draw();
+	}
+
 	/* ---- trace section ---- */
 	function traceSection() {
 		var r = T.ranks;
@@ -205,37 +478,40 @@
 			var p = runs.length > 1 ? row[col(r, 'run')] + ' ' : '';
 			return p + 'rank ' + row[col(r, 'rank')] + (row[col(r, 'device')] !== row[col(r, 'rank')] ? '/dev ' + row[col(r, 'device')] : '');
 		});
+		/* One chart per run: a 13 ms step and a 660 ms step on one axis
+		   would hide the shorter run's bars. */
 		var b = sub(s, 'Per rank: compute, hidden and exposed communication, idle',
-			'Stacked to the span of each device: compute-only + hidden comm (under compute) + exposed comm + idle = span.');
-		stackedBar(chartBox(b, 'chart-ranks', 340), lab, [
-			{label: 'compute only', data: column(r, 'compute_only_ms'), color: '#1f77b4'},
-			{label: 'hidden comm', data: column(r, 'hidden_ms'), color: '#2ca02c'},
-			{label: 'exposed comm', data: column(r, 'exposed_ms'), color: '#d62728'},
-			{label: 'idle', data: column(r, 'idle_ms'), color: '#f2b134'}
-		], 'ms');
+			'Stacked to the span of each device: compute-only + hidden comm (under compute) + exposed comm + idle = span. One chart (and scale) per run.');
+		runs.forEach(function (run, ri) {
+			var idx = [];
+			r.rows.forEach(function (row, i) { if (row[col(r, 'run')] === run) idx.push(i); });
+			var pick = function (name) { var c = col(r, name); return idx.map(function (i) { return r.rows[i][c]; }); };
+			b.appendChild(el('h4', null, 'run ' + run));
+			stackedBar(chartBox(b, 'chart-ranks-' + ri, Math.max(200, 24 * idx.length + 90)),
+				idx.map(function (i) { return lab[i]; }), [
+					{label: 'compute only', data: pick('compute_only_ms'), color: '#1f77b4'},
+					{label: 'hidden comm', data: pick('hidden_ms'), color: '#2ca02c'},
+					{label: 'exposed comm', data: pick('exposed_ms'), color: COMM},
+					{label: 'idle', data: pick('idle_ms'), color: '#f2b134'}
+				], 'ms', true);
+		});
 		dataTable(b, r);
 		fileNote(b, 'ranks');
 
 		var c = T.classes;
 		if (c && c.rows.length) {
-			b = sub(s, 'Time per operator class', 'Union of each class\'s kernels per device, summed over devices (ms).');
-			var classes = uniq(column(c, 'class'));
-			var sets = uniq(column(c, 'run')).map(function (run, i) {
-				return {label: run, color: PALETTE[i % PALETTE.length], data: classes.map(function (k) {
-					var row = c.rows.find(function (x) { return x[0] === run && x[1] === k; });
-					return row ? row[col(c, 'time_ms')] : 0;
-				})};
-			});
-			new Chart(chartBox(b, 'chart-classes', Math.max(240, 26 * classes.length + 80)), {
-				type: 'bar',
-				data: {labels: classes, datasets: sets.map(function (x) {
-					return {label: x.label, data: x.data, backgroundColor: classes.map(function (k) {
-						var row = c.rows.find(function (y) { return y[1] === k; });
-						return row && row[col(c, 'is_comm')] ? '#d62728' : x.color;
-					})};
-				})},
-				options: {indexAxis: 'y', plugins: {legend: {display: sets.length > 1}},
-					scales: {x: {title: {display: true, text: 'ms (red: communication)'}}}}
+			b = sub(s, 'Time per operator class', 'Union of each class\'s kernels per device, summed over devices (ms); red: communication classes. One chart per run.');
+			uniq(column(c, 'run')).forEach(function (run, ri) {
+				var rows = c.rows.filter(function (x) { return x[col(c, 'run')] === run; });
+				var names = rows.map(function (x) { return x[col(c, 'class')]; });
+				var part = function (comm) {
+					return rows.map(function (x) { return !!x[col(c, 'is_comm')] === comm ? x[col(c, 'time_ms')] : null; });
+				};
+				b.appendChild(el('h4', null, 'run ' + run));
+				stackedBar(chartBox(b, 'chart-classes-' + ri, Math.max(160, 24 * names.length + 80)), names, [
+					{label: 'compute and memory classes', data: part(false), color: '#1f77b4'},
+					{label: 'communication classes', data: part(true), color: COMM}
+				], 'ms', true);
 			});
 			dataTable(b, c);
 			fileNote(b, 'classes');
@@ -293,7 +569,7 @@
 				type: 'bar',
 				data: {labels: lab, datasets: [
 					{label: 'busy vs mean (%)', data: column(k, 'busy_vs_mean_pct'), backgroundColor: '#1f77b4'},
-					{label: 'exposed comm vs mean (%)', data: column(k, 'exposed_vs_mean_pct'), backgroundColor: '#d62728'}]},
+					{label: 'exposed comm vs mean (%)', data: column(k, 'exposed_vs_mean_pct'), backgroundColor: COMM}]},
 				options: {scales: {y: {title: {display: true, text: '% from the run mean'}}}}
 			});
 			if (T.skew_summary) dataTable(b, T.skew_summary);
@@ -312,66 +588,38 @@
 		var pt = T.proj_time, b;
 		if (pt && pt.rows.length) {
 			b = sub(s, 'Step time per scenario',
-				'compute-only + hidden comm + exposed comm + pipeline bubble = step (' + unit + '). Hover a bar for the scenario.');
-			/* Thousands of bars are unreadable: by default only the best layout
-			   of each (hardware, model, GPU count); a selector shows them all. */
-			var best = {}, bl = T.best_layout, ch;
-			if (bl) column(bl, 'scenario').forEach(function (i) { best[i] = 1; });
-			var bestRows = pt.rows.filter(function (x) { return best[x[0]]; });
-			var show = el('select');
-			[['best', 'best layout per hardware, model and GPU count (' + bestRows.length + ')'],
-				['all', 'all scenarios (' + pt.rows.length + ')']].forEach(function (o) {
-				var op = el('option', null, o[1]);
-				op.value = o[0];
-				show.appendChild(op);
-			});
-			show.value = bestRows.length && pt.rows.length > 150 ? 'best' : 'all';
-			var sl2 = el('label', null, 'show: ');
-			sl2.appendChild(show);
-			b.appendChild(sl2);
-			ch = stackedBar(chartBox(b, 'chart-proj-time', 380), [], [
-				{label: 'compute only', data: [], color: '#1f77b4'},
-				{label: 'hidden comm', data: [], color: '#2ca02c'},
-				{label: 'exposed comm', data: [], color: '#d62728'},
-				{label: 'bubble', data: [], color: '#f2b134'}
-			], unit);
-			var drawTime = function () {
-				var rows = show.value === 'best' ? bestRows : pt.rows;
-				ch.data.labels = rows.map(function (x) { return x[1]; });
-				for (var k = 0; k < 4; k++) ch.data.datasets[k].data = rows.map(function (x) { return x[k + 2]; });
-				ch.options.scales.x.ticks = {display: rows.length <= 60};
-				ch.options.scales.x.grid = {display: rows.length <= 60};
-				ch.update();
-			};
-			show.addEventListener('change', drawTime);
-			drawTime();
+				'compute-only + hidden comm + exposed comm + pipeline bubble = step (' + unit + '). One model at a time: its best layouts, or the fastest layouts of one hardware and GPU count.');
+			stepTimeChart(b, pt, unit);
 			fileNote(b, 'proj_time');
 		} else {
 			s.appendChild(el('p', 'note', 'No step-time breakdown: the projection lacks step/compute/exposed columns.'));
 		}
 
-		var cs = T.comm_share;
-		if (cs && cs.rows.length) {
+		var hl = T.headline;
+		if (hl && hl.rows.length) {
 			b = sub(s, 'Communication share against model size',
-				'One line per hardware; mean over GPU counts of the best layout at each count.');
-			var hws = uniq(column(cs, 'hw'));
-			var numeric = cs.rows.every(function (x) { return x[col(cs, 'params_b')] !== null; });
-			var labels = numeric ? undefined : uniq(column(cs, 'model'));
-			new Chart(chartBox(b, 'chart-comm-share', 340), {
-				type: 'line',
-				data: {labels: labels, datasets: hws.map(function (h, i) {
-					var rows = cs.rows.filter(function (x) { return x[0] === h; });
+				'One line per hardware at one GPU count (best layout of each model); the 90% interval is in the table.');
+			var cpick = gpuPicker(b, hl, 'share-gpus');
+			var cchart = new Chart(chartBox(b, 'chart-comm-share', 340), {
+				type: 'line', data: {datasets: []},
+				options: {scales: {
+					x: {type: 'logarithmic', title: {display: true, text: 'model size (B parameters)'}},
+					y: {title: {display: true, text: 'communication share of the step'}, min: 0}}}
+			});
+			var drawShare = function () {
+				var rows = hl.rows.filter(function (x) { return x[col(hl, 'gpus')] === Number(cpick.value); });
+				cchart.data.datasets = uniq(rows.map(function (x) { return x[col(hl, 'hw')]; })).map(function (h, i) {
 					return {label: h, borderColor: PALETTE[i % PALETTE.length], backgroundColor: PALETTE[i % PALETTE.length],
 						pointRadius: 4, borderWidth: 2,
-						data: rows.map(function (x) { return numeric ? {x: x[2], y: x[3]} : {x: x[1], y: x[3]}; })};
-				})},
-				options: {scales: {
-					x: numeric ? {type: 'logarithmic', title: {display: true, text: 'model size (B parameters)'}}
-						: {type: 'category', title: {display: true, text: 'model'}},
-					y: {title: {display: true, text: 'communication share'}, min: 0}}}
-			});
-			dataTable(b, cs);
-			fileNote(b, 'comm_share');
+						data: rows.filter(function (x) { return x[col(hl, 'hw')] === h; }).map(function (x) {
+							return {x: x[col(hl, 'params_b')], y: x[col(hl, 'comm_share')]};
+						})};
+				});
+				cchart.update();
+			};
+			cpick.addEventListener('change', drawShare);
+			drawShare();
+			fileNote(b, 'headline');
 		}
 
 		var hm = T.exposed_heatmap;
@@ -460,6 +708,63 @@
 		if (D.assumptions) s.appendChild(el('pre', 'assume', D.assumptions));
 	}
 
+	/* Communication's colour: on at most one series of a chart, and only
+	   on a series of communication. */
+	function colourFaults(ch, id) {
+		var bad = [];
+		var comm = ch.data.datasets.filter(function (d) {
+			return [].concat(d.backgroundColor || [], d.borderColor || []).some(function (x) {
+				return String(x).toLowerCase() === COMM;
+			});
+		});
+		if (comm.length > 1) bad.push(id + ': ' + comm.length + ' series share the communication colour');
+		comm.forEach(function (d) {
+			if (!/comm/i.test(d.label || '')) bad.push(id + ': series "' + d.label + '" has the communication colour');
+		});
+		return bad;
+	}
+	/* Readable labels: tick fonts of at least MIN_FONT_PX, and on a category
+	   axis every category labelled with a font's height of room each. */
+	function labelFaults(ch, id) {
+		var bad = [];
+		Object.keys(ch.scales).forEach(function (k) {
+			var sc = ch.scales[k], cat = sc.type === 'category';
+			var shown = sc.options.display !== false && sc.options.ticks.display !== false;
+			if (!shown) {
+				if (cat && ch.data.labels.length) bad.push(id + ' ' + k + ': category labels hidden');
+				return;
+			}
+			var font = Chart.helpers.toFont(sc.options.ticks.font).size;
+			if (font < MIN_FONT_PX) bad.push(id + ' ' + k + ': tick font ' + font + ' px');
+			if (!cat) return;
+			var n = ch.data.labels.length, room = (sc.isHorizontal() ? sc.width : sc.height) / Math.max(1, n);
+			if (sc.ticks.length < n) bad.push(id + ' ' + k + ': ' + (n - sc.ticks.length) + ' of ' + n + ' labels skipped');
+			if (n && room < font) bad.push(id + ' ' + k + ': ' + room.toFixed(1) + ' px per label');
+		});
+		return bad;
+	}
+	/* The headline table: present, on the first screen, intervals where the data has them. */
+	function headlineFacts(bad) {
+		var hl = T.headline;
+		if (!hl || !hl.rows.length) return ' headline=none';
+		var t = document.getElementById('headline-table');
+		if (!t) {
+			bad.push('headline: no table');
+			return ' headline=missing';
+		}
+		var top = Math.round(t.getBoundingClientRect().top + window.scrollY);
+		var rows = t.tBodies[0].rows.length, iv = 0, want = 0, g = Number(document.getElementById('headline-gpus').value);
+		t.querySelectorAll('td.iv').forEach(function (td) { if (/\(\d[\d.]*\u2013\d[\d.]*%\)$/.test(td.textContent)) iv++; });
+		hl.rows.forEach(function (x) {
+			if (x[col(hl, 'gpus')] !== g) return;
+			['comm_share_lo90', 'exposed_share_lo90'].forEach(function (c) { if (x[col(hl, c)] !== null) want++; });
+		});
+		if (!rows) bad.push('headline: no rows');
+		if (iv < want) bad.push('headline: ' + iv + ' of ' + want + ' intervals shown');
+		if (top >= window.innerHeight) bad.push('headline: table at ' + top + ' px, below the first screen (' + window.innerHeight + ' px)');
+		return ' headline=rows:' + rows + ',intervals:' + iv + ',top:' + top + ',screen:' + window.innerHeight;
+	}
+
 	function selfCheck() {
 		var out = document.getElementById('cvc-selfcheck');
 		var bad = [], canv = document.querySelectorAll('canvas');
@@ -485,17 +790,26 @@
 			}
 			if (c.width === 0 || c.height === 0 || ink < 50 || color < 20) bad.push((c.id || 'canvas') + ': blank (' + ink + ' ink, ' + color + ' data px)');
 		});
-		var errs = window.__cvcErrors || [];
-		var ok = rendered && errs.length === 0 && bad.length === 0;
+		var errs = window.__cvcErrors || [], colour = [], labels = [], head = [];
+		Object.keys(Chart.instances).forEach(function (k) {
+			var ch = Chart.instances[k], id = ch.canvas.id || 'canvas';
+			colour = colour.concat(colourFaults(ch, id));
+			labels = labels.concat(labelFaults(ch, id));
+		});
+		var facts = headlineFacts(head);
+		var all = bad.concat(colour, labels, head);
+		var ok = rendered && errs.length === 0 && all.length === 0;
 		out.setAttribute('data-verdict', ok ? 'pass' : 'fail');
 		out.textContent = 'CVC-SELFCHECK ' + (ok ? 'PASS' : 'FAIL') + ' canvases=' + canv.length +
-			' errors=' + errs.length + ' blank=' + bad.length + (rendered ? '' : ' (render did not finish)') +
-			(errs.length ? '\n' + errs.join('\n') : '') + (bad.length ? '\n' + bad.join('\n') : '');
+			' errors=' + errs.length + ' blank=' + bad.length + ' colour=' + colour.length +
+			' labels=' + labels.length + facts + (rendered ? '' : ' (render did not finish)') +
+			(errs.length ? '\n' + errs.join('\n') : '') + (all.length ? '\n' + all.join('\n') : '');
 	}
 
 	var meta = document.getElementById('meta');
 	meta.textContent = 'cvc ' + (D.version || '') + (D.db ? ' | database: ' + D.db : '') +
 		(D.projection ? ' | projection: ' + D.projection : '') + (D.run ? ' | run: ' + D.run : '');
+	headlineSection();
 	traceSection();
 	projectionSection();
 	modelsSection();

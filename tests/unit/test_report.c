@@ -147,7 +147,9 @@ static void make_projection(const char *path)
 	fputs("# study: synthetic (test_report.c) </script><b>not markup</b>\n", f);
 	fputs("index,study,model,layers,hidden,heads,kv_heads,ffn,vocab,ffn_type,gpu,gpus,tp,pp,dp,"
 	      "micro_batch,valid,fits,step_s,compute_s,bubble_s,comm_s,hidden_s,exposed_s,"
-	      "comm_share,exposed_share,mem_gb,mfu,tokens_per_s,comm_tp_s\n", f);
+	      "comm_share,exposed_share,mem_gb,mfu,tokens_per_s,comm_tp_s,exposed_tp_s,exposed_dp_s,"
+	      "exposed_s_lo,exposed_s_hi,comm_share_lo,comm_share_hi,exposed_share_lo,"
+	      "exposed_share_hi,hbm_gb,gain_compute,gain_inter_bw\n", f);
 	for (int m = 0; m < 4; m++)
 		for (int g = 0; g < 2; g++)
 			for (int k = 0; k < 5; k++)
@@ -170,11 +172,18 @@ static void make_projection(const char *path)
 					else
 						fprintf(f, "%s,", models[m]);
 					fprintf(f, "%g,%g,32,8,%g,128256,swiglu,%s,%d,%d,%d,%d,1,%d,%d,"
-						"%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+						"%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,"
+						"%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,80,%.9g,%.9g\n",
 						layers[m], hidden[m], hidden[m] * 3.5, gpus[g], n, tp, pp, dp,
 						l != 24, l % 7 != 6, step, comp, bub, comm, hid, exp,
 						comm / (comp + comm), exp / step, 20 + 2.5 * l, 0.3 + 0.001 * l,
-						4e6 / step * (1 - 0.01 * l), comm * 0.6);
+						4e6 / step * (1 - 0.01 * l), comm * 0.6,
+						/* TP leads the exposed time on the smaller models,
+						   DP on the larger: the finding must say it moves. */
+						exp * (m < 2 ? 0.7 : 0.3), exp * (m < 2 ? 0.3 : 0.7),
+						exp * 0.8, exp * 1.3, comm / (comp + comm) * 0.8,
+						comm / (comp + comm) * 1.2, exp / step * 0.8, exp / step * 1.3,
+						1 + 0.1 * g, 1 + 0.02 * k);
 				}
 	cr_assert_eq(fclose(f), 0);
 }
@@ -491,6 +500,29 @@ Test(report, page_tables_equal_csv_and_figures_follow_the_trace)
 	cr_assert_eq(json_object_array_length(get(get(get(data, "tables"), "best_layout"), "rows")),
 		     4 * 2 * 5);
 	cr_assert_float_eq(cell(data, "scaling", 0, "scaling_efficiency"), 1.0, 1e-12);
+	/* Headline: A100 before H100 (catalog peak), shares and intervals from
+	   the scenario; the findings name the type that leads the exposed time. */
+	cr_assert_eq(json_object_array_length(get(get(get(data, "tables"), "headline"), "rows")),
+		     4 * 2 * 5);
+	cr_assert_float_eq(cell(data, "headline", 0, "generation"), 1, 0);
+	cr_assert_float_eq(cell(data, "headline", 1, "generation"), 2, 0);
+	cr_assert_float_eq(cell(data, "headline", 0, "comm_share_lo90"),
+			   cell(data, "headline", 0, "comm_share") * 0.8, 1e-6);
+	{
+		json_object *f = get(get(get(data, "tables"), "findings"), "rows");
+		const char *tiny = json_object_get_string(
+			json_object_array_get_idx(json_object_array_get_idx(f, 0), 4));
+		const char *huge = json_object_get_string(
+			json_object_array_get_idx(json_object_array_get_idx(f, 3), 4));
+
+		cr_assert_eq(json_object_array_length(f), 4);
+		cr_assert(strstr(tiny, "tiny-1b at 2048 GPUs") &&
+			  strstr(tiny, "TP communication is the largest part of the exposed time on "
+				       "every generation"), "%s", tiny);
+		cr_assert(strstr(huge, "DP communication is the largest part"), "%s", huge);
+		cr_assert(strstr(huge, "on A100-SXM-80GB and") && strstr(huge, "on H100-SXM;"), "%s",
+			  huge);
+	}
 	/* The echo survives intact, and only escaped in the page. */
 	cr_assert(strstr(json_object_get_string(get(data, "assumptions")),
 			 "study: synthetic (test_report.c) </script><b>not markup</b>"));
@@ -554,6 +586,25 @@ static char *browse(const char *html, const char *extra)
 	return out ? out : strdup("");
 }
 
+/*
+ * The verdict's headline facts: a table of rows rows (the models x GPUs at
+ * the largest GPU count), every row with both intervals, starting within
+ * the first screen.
+ */
+static void first_screen_headline(const char *v, int rows)
+{
+	const char *h = strstr(v, "headline=rows:");
+	int n = 0, iv = 0, top = 0, screen = 0;
+
+	cr_assert(h, "%s", v);
+	cr_assert_eq(sscanf(h, "headline=rows:%d,intervals:%d,top:%d,screen:%d", &n, &iv, &top,
+			    &screen), 4, "%s", v);
+	cr_assert_eq(n, rows, "%s", v);
+	cr_assert_eq(iv, 2 * rows, "%s", v);
+	cr_assert_lt(top, screen, "%s", v);
+	cr_assert_gt(screen, 600, "%s", v);
+}
+
 static char *verdict(const char *dom)
 {
 	const char *s = strstr(dom, "CVC-SELFCHECK");
@@ -561,6 +612,19 @@ static char *verdict(const char *dom)
 
 	return s && e ? strndup(s, (size_t)(e - s)) : strdup("(no verdict in the DOM)");
 }
+
+/* The browser as a planner opens the page: 1400 px wide, no network at all. */
+#define FIRST_SCREEN "--window-size=1400,900 --proxy-server=127.0.0.1:9 " \
+		     "--host-resolver-rules='MAP * ~NOTFOUND' "
+#define DOM FIRST_SCREEN "--dump-dom"
+
+/* Two bars charted over canvas id, each coloured c1 and c2, n labels. */
+#define TAMPER_CHART(id, w, n, c1, c2) \
+	"<div style=\"width:" w "px;height:200px\"><canvas id=\"" id "\"></canvas></div><script>" \
+	"new Chart(document.getElementById('" id "'),{type:'bar',data:{labels:" \
+	"Array.from({length:" n "},function(_,i){return 'label number '+i;}),datasets:[" \
+	"{label:'exposed comm',data:Array(" n ").fill(1),backgroundColor:'" c1 "'}," \
+	"{label:'compute',data:Array(" n ").fill(2),backgroundColor:'" c2 "'}]}});</script>"
 
 /* Pages spoiled on purpose: the file, what goes in, what the verdict must name. */
 static const struct tampered {
@@ -570,6 +634,14 @@ static const struct tampered {
 	 "tamper: blank"},
 	{"throw.html", "<script>null.boom();</script>", "errors=1"},
 	{"console.html", "<script>console.error('x');</script>", "console.error: x"},
+	{"red.html", TAMPER_CHART("tamper-red", "400", "3", "#d62728", "#d62728"),
+	 "tamper-red: 2 series share the communication colour"},
+	{"redcompute.html", TAMPER_CHART("tamper-rc", "400", "3", "#1f77b4", "#D62728"),
+	 "tamper-rc: series \"compute\" has the communication colour"},
+	{"crowded.html", TAMPER_CHART("tamper-many", "300", "300", "#1f77b4", "#2ca02c"),
+	 "tamper-many x:"},
+	{"nohead.html", "<script>document.getElementById('headline-table').remove();</script>",
+	 "headline: no table"},
 };
 
 /* Writes a copy of page with extra inserted before "</body>". */
@@ -602,11 +674,16 @@ Test(report, renders_in_headless_chromium, .timeout = 240)
 	if (!chromium())
 		cr_skip_test("chromium is not installed (apt-get install chromium; `make` installs it)");
 	make_page(&pg, 1, 1);
-	dom = browse(pg.html, "--dump-dom");
+	dom = browse(pg.html, DOM);
 	v = verdict(dom);
 	cr_assert(strstr(v, "CVC-SELFCHECK PASS"), "%s", v);
-	/* Seven charts: ranks, classes, collectives, skew; time, share, scaling. */
-	cr_assert(strstr(v, "canvases=7 "), "%s", v);
+	/* Ten charts: exposed by type, memory, sensitivity; ranks, classes,
+	   collectives, skew; time, share, scaling. */
+	cr_assert(strstr(v, "canvases=10 "), "%s", v);
+	/* Communication's colour on one communication series per chart at most,
+	   every chart's labels readable at 1400 px. */
+	cr_assert(strstr(v, " colour=0 labels=0 "), "%s", v);
+	first_screen_headline(v, 4 * 2);
 	cr_assert(strstr(dom, "<table class=\"data heat\">"), "heat map table rendered");
 	free(v);
 	free(dom);
@@ -616,7 +693,7 @@ Test(report, renders_in_headless_chromium, .timeout = 240)
 		const struct tampered *t = &tampered[i];
 
 		bad = tamper(pg.dir, pg.html, t->file, t->snippet);
-		dom = browse(bad, "--dump-dom");
+		dom = browse(bad, DOM);
 		v = verdict(dom);
 		cr_assert(strstr(v, "CVC-SELFCHECK FAIL") && strstr(v, t->why), "%s: %s", t->file,
 			  v);
@@ -637,6 +714,14 @@ Test(report, renders_in_headless_chromium, .timeout = 240)
 	fclose(png);
 	cr_assert_eq(memcmp(sig, "\x89PNG\r\n\x1a\n", 8), 0);
 	cr_log_info("screenshot: %s", shot);
+	free(shot);
+	/* The first screen as a planner sees it: the headline table and findings. */
+	shot = join(pg.dir, "first-screen.png");
+	snprintf(arg, sizeof arg, FIRST_SCREEN "--screenshot='%s' --hide-scrollbars", shot);
+	free(browse(pg.html, arg));
+	cr_assert_eq(stat(shot, &sb), 0, "no screenshot at %s", shot);
+	cr_assert_gt(sb.st_size, 20000, "first screen is %lld bytes", (long long)sb.st_size);
+	cr_log_info("first screen: %s", shot);
 	free(shot);
 	free_page(&pg);
 }
@@ -803,7 +888,7 @@ Test(report, real_trace_and_projector_output, .timeout = 240)
 	json_object_put(data);
 	free(text);
 	if (chromium()) {
-		dom = browse(html, "--dump-dom");
+		dom = browse(html, DOM);
 		v = verdict(dom);
 		cr_assert(strstr(v, "CVC-SELFCHECK PASS"), "%s", v);
 		free(v);
@@ -811,5 +896,38 @@ Test(report, real_trace_and_projector_output, .timeout = 240)
 	}
 	free(html);
 	free(csv);
+	free(dir);
+}
+
+/* The shipped study as `make demo` reports it: under 8 MB, and whole with no network. */
+Test(report, shipped_study_page_is_small_and_offline, .timeout = 300)
+{
+	char *dir = mkdir_tmp(), *html = join(dir, "study.html");
+	char args[8192], *err = NULL, *text, *v, *dom;
+	struct stat sb;
+
+	snprintf(args, sizeof args, "project --csv '%s/study.csv'", dir);
+	cr_assert_eq(tu_cvc(args, NULL, &err), 0, "%s", err);
+	free(err);
+	snprintf(args, sizeof args, "report --no-db -p '%s/study.csv' -o '%s'", dir, html);
+	cr_assert_eq(tu_cvc(args, NULL, &err), 0, "%s", err);
+	free(err);
+	cr_assert_eq(stat(html, &sb), 0);
+	cr_assert_lt(sb.st_size, 8 << 20, "shipped study: %lld bytes", (long long)sb.st_size);
+	text = tu_read(html, NULL);
+	cr_assert(text);
+	cr_assert_null(strstr(text, "src=\"http"), "nothing loaded from the network");
+	cr_assert_null(strstr(text, "href=\"http"), "no stylesheet from the network");
+	free(text);
+	if (chromium()) {
+		dom = browse(html, DOM);
+		v = verdict(dom);
+		cr_assert(strstr(v, "CVC-SELFCHECK PASS"), "%s", v);
+		/* 5 models x 5 hardware at the largest GPU count. */
+		first_screen_headline(v, 25);
+		free(v);
+		free(dom);
+	}
+	free(html);
 	free(dir);
 }
