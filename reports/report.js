@@ -267,6 +267,23 @@
 		chart.resize();
 	}
 
+	/*
+	 * Draws a chart of the rows at the picked GPU count and returns how to
+	 * redraw it when the pick changes; fill(a) sets the data for a.rows.
+	 */
+	function pickedChart(chart, t, pick, b, name, fill) {
+		var draw = function () {
+			var a = atCount(t, pick);
+			chart.data.labels = a.labels;
+			fill(a);
+			fitRows(chart, a.rows.length);
+			chart.update();
+		};
+		draw();
+		fileNote(b, name);
+		return draw;
+	}
+
 	/* ---- first screen: the answer ---- */
 	function headlineSection() {
 		var hl = T.headline;
@@ -338,20 +355,14 @@
 		var chart = stackedBar(chartBox(b, 'chart-exposed-type', 400), [], types.map(function (k) {
 			return {label: k.toUpperCase() + ' exposed', data: [], color: TYPE_COLOR[k]};
 		}), 'share of the step', true);
-		var draw = function () {
-			var a = atCount(t, pick), step = col(t, 'step_' + unit);
+		return pickedChart(chart, t, pick, b, 'exposed_by_type', function (a) {
+			var step = col(t, 'step_' + unit);
 			var share = function (c) { return a.rows.map(function (x) { return c >= 0 && x[c] !== null && x[step] ? x[c] / x[step] : null; }); };
-			chart.data.labels = a.labels;
 			types.forEach(function (k, i) { chart.data.datasets[i].data = share(col(t, 'exposed_' + k + '_' + unit)); });
 			chart.data.whiskers = {lo: share(col(t, 'exposed_' + unit + '_lo')), hi: share(col(t, 'exposed_' + unit + '_hi'))};
 			/* The axis reaches the top whisker, not only the top bar. */
 			chart.options.scales.x.suggestedMax = Math.max.apply(null, chart.data.whiskers.hi.concat([0]));
-			fitRows(chart, a.rows.length);
-			chart.update();
-		};
-		draw();
-		fileNote(b, 'exposed_by_type');
-		return draw;
+		});
 	}
 
 	function memoryChart(s, pick) {
@@ -369,17 +380,10 @@
 			options: {indexAxis: 'y', plugins: {legend: {position: 'top'}},
 				scales: {x: {stacked: true, title: {display: true, text: 'GB per GPU'}}, y: {stacked: true}}}
 		});
-		var draw = function () {
-			var a = atCount(t, pick);
-			chart.data.labels = a.labels;
+		return pickedChart(chart, t, pick, b, 'memory', function (a) {
 			parts.forEach(function (p, i) { chart.data.datasets[i].data = a.rows.map(function (x) { return x[col(t, p[0])]; }); });
 			if (col(t, 'hbm_gb') >= 0) chart.data.datasets[parts.length].data = a.rows.map(function (x) { return x[col(t, 'hbm_gb')]; });
-			fitRows(chart, a.rows.length);
-			chart.update();
-		};
-		draw();
-		fileNote(b, 'memory');
-		return draw;
+		});
 	}
 
 	function sensitivityChart(s, pick) {
