@@ -167,6 +167,37 @@ static int cmp_rows(const void *a, const void *b)
 	return cmp_best(a, b, &sort_asc);
 }
 
+/* Why writing the provenance failed: the ctx's message, else the status's. */
+static const char *prov_error(const cvc_proj_ctx *ctx, cvc_status rc)
+{
+	return *cvc_proj_ctx_errmsg(ctx) ? cvc_proj_ctx_errmsg(ctx) : cvc_strerror(rc);
+}
+
+/*
+ * The provenance of a CSV projection, in its side file (a JSON projection
+ * carries its own): what priced it, for `cvc report` to show as it was.
+ */
+static int write_provenance(const char *csv_path, cvc_proj_ctx *ctx)
+{
+	char path[4096];
+	cvc_status rc;
+	FILE *f;
+	int bad;
+
+	if (cvc_proj_provenance_path(csv_path, path, sizeof path))
+		return cli_error("'%s': path too long", csv_path);
+	if (!(f = fopen(path, "w")))
+		return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", path, strerror(errno));
+	rc = cvc_proj_provenance_write(ctx, f);
+	bad = fputc('\n', f) == EOF;
+	bad |= fclose(f) != 0;
+	if (rc)
+		return cli_fail(rc, "'%s': %s", path, prov_error(ctx, rc));
+	if (bad)
+		return cli_fail(CVC_ERR_IO, "'%s': write error", path);
+	return 0;
+}
+
 int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 {
 	const char *db_path = NULL, *csv_path = NULL, *json_path = NULL, *by = "tokens_per_s";
@@ -275,8 +306,14 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		for (size_t i = 0; i < sink.n; i++)
 			write_row(&sink, &sink.heap[i].sc, &sink.heap[i].r);
 	}
-	if (sink.json)
-		cvc_proj_json_end(sink.json);
+	if (sink.json && (rc = cvc_proj_json_end(sink.json, ctx))) {
+		ret = cli_fail(rc, "'%s': %s", json_path, prov_error(ctx, rc));
+		goto out;
+	}
+	if (csv_path && (r = write_provenance(csv_path, ctx))) {
+		ret = r;
+		goto out;
+	}
 	if (origins) {
 		static const char *const gpus[] = {"A100-SXM-80GB", "H100-SXM", "B200"};
 
