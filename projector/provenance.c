@@ -162,16 +162,6 @@ static cvc_status gpu_origins(struct prov *pv, int s)
 	return CVC_OK;
 }
 
-/* What a fit is of: dtype (gemm, attention), class (membound), collective. */
-static const char *fit_op(const cvc_model_fit *f)
-{
-	const char *s = f->kind == CVC_MODEL_COLLECTIVE ? cvc_model_coll_name(f->coll)
-			: f->kind == CVC_MODEL_MEMBOUND ? cvc_model_mem_name(f->mem)
-							: cvc_hw_dtype_name(f->dtype);
-
-	return s ? s : "";
-}
-
 static cvc_status write_models(struct prov *pv)
 {
 	for (size_t i = 0; i < pv->nids; i++) {
@@ -196,7 +186,7 @@ static cvc_status write_models(struct prov *pv)
 		fputc(',', pv->f);
 		key_str(pv->f, "system", fit.system);
 		fputc(',', pv->f);
-		key_str(pv->f, "op", fit_op(&fit));
+		key_str(pv->f, "op", cvc_model_fit_op(&fit));
 		fprintf(pv->f, ",\"nranks\":%d,\"gpus_per_node\":%d,\"n_points\":%d", fit.nranks,
 			fit.gpus_per_node, fit.n_points);
 		key_num(pv->f, "r2", fit.r2);
