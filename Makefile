@@ -42,8 +42,12 @@ build-asan: setup
 # The main job on its embedded default: the shipped projection study, priced
 # with operator models fitted from the real measurements in ../shared when
 # present (spec-sheet defaults otherwise), next to a real trace's breakdown,
-# written as CSV, JSON and one self-contained HTML report.
+# written as CSV (with the provenance file beside it), JSON and one
+# self-contained HTML report whose assumptions are the scenario file.
 DEMO = demo-out
+# The scenario file the demo projects, echoed as the report's assumptions:
+# the shipped study (what `cvc project` runs when given no file).
+STUDY = projector/studies/default.yaml
 demo: build
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
 	@if [ -d "$(SHARED)/traces" ]; then \
@@ -71,12 +75,13 @@ demo: build
 		echo "note: $(SHARED) is absent: projecting with spec-sheet default models"; \
 		./$(BUILD)/cvc import --help >/dev/null; \
 	fi
-	./$(BUILD)/cvc project $$( [ -f $(DEMO)/demo.db ] && echo --db $(DEMO)/demo.db ) \
+	./$(BUILD)/cvc project $(STUDY) $$( [ -f $(DEMO)/demo.db ] && echo --db $(DEMO)/demo.db ) \
 		--csv $(DEMO)/study.csv --json $(DEMO)/study.json --origins
 	./$(BUILD)/cvc report $$( [ -f $(DEMO)/demo.db ] && echo --db $(DEMO)/demo.db || echo --no-db ) \
-		--projection $(DEMO)/study.csv -o $(DEMO)/report.html --csv-dir $(DEMO)/tables \
+		--projection $(DEMO)/study.csv --scenario $(STUDY) \
+		-o $(DEMO)/report.html --csv-dir $(DEMO)/tables \
 		--title "cvc: compute vs communication, shipped study"
-	@echo "wrote $(DEMO)/study.csv, $(DEMO)/study.json and $(DEMO)/report.html"
+	@echo "wrote $(DEMO)/study.csv (what priced it: $(DEMO)/study.provenance.json), $(DEMO)/study.json and $(DEMO)/report.html"
 
 # What packagers build: Release (-O3, more inlining, more warnings under
 # -Werror) with gcc and with clang; the library and the tool only.

@@ -15,15 +15,6 @@
 
 static const char synopsis[] = "[list | show ID] [--db PATH]";
 
-static const char *op_name(const cvc_model_fit *f)
-{
-	const char *s = f->kind == CVC_MODEL_GEMM       ? cvc_hw_dtype_name(f->dtype)
-			: f->kind == CVC_MODEL_MEMBOUND ? cvc_model_mem_name(f->mem)
-							: cvc_model_coll_name(f->coll);
-
-	return s ? s : "?";
-}
-
 static void show(const cvc_model_fit *f)
 {
 	printf("id:            %lld\n", (long long)f->id);
@@ -31,7 +22,7 @@ static void show(const cvc_model_fit *f)
 	printf("gpu:           %s\n", f->gpu);
 	if (f->kind == CVC_MODEL_COLLECTIVE) {
 		printf("system:        %s\n", f->system[0] ? f->system : "-");
-		printf("collective:    %s\n", op_name(f));
+		printf("collective:    %s\n", cvc_model_fit_op(f));
 		printf("ranks:         %d (%d per node)\n", f->nranks, f->gpus_per_node);
 		printf("domain:        %.0f .. %.0f bytes\n", f->dom_min, f->dom_max);
 		for (int r = 0; r < (int)f->params[0] && 1 + 5 * r + 4 < f->nparams; r++) {
@@ -60,13 +51,13 @@ static void show(const cvc_model_fit *f)
 			printf("level:         none (fewer than 3 rows of 1 MiB and more)\n");
 		}
 	} else if (f->kind == CVC_MODEL_MEMBOUND) {
-		printf("class:         %s\n", op_name(f));
+		printf("class:         %s\n", cvc_model_fit_op(f));
 		printf("domain:        %.0f .. %.0f bytes\n", f->dom_min, f->dom_max);
 		if (f->nparams >= 2)
 			printf("params:        floor %.3f us, HBM bandwidth efficiency %.3f\n",
 			       f->params[0], f->params[1]);
 	} else {
-		printf("dtype:         %s\n", op_name(f));
+		printf("dtype:         %s\n", cvc_model_fit_op(f));
 		printf("domain:        %.4g .. %.4g FLOP\n", f->dom_min, f->dom_max);
 		if (f->nparams >= 6)
 			printf("params:        floor %.3f us, %.3f us per wave, wave factor %.4f, "
@@ -160,7 +151,7 @@ int cmd_models(int argc, char **argv, struct cvc_ctx *ctx)
 
 		printf("%-6lld %-10s %-14s %-14s %-10s %5d %4d %6d %8.2f %8.2f %-5s  %s\n",
 		       (long long)f->id, cvc_model_kind_name(f->kind), f->gpu,
-		       f->system[0] ? f->system : "-", op_name(f), f->nranks, f->gpus_per_node,
+		       f->system[0] ? f->system : "-", cvc_model_fit_op(f), f->nranks, f->gpus_per_node,
 		       f->n_points, f->mape, f->extrap_mape, use_word(f), f->source);
 	}
 	if (n)

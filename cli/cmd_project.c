@@ -88,6 +88,50 @@ static int on_kept(void *user, const cvc_proj_scenario *sc, const cvc_proj_resul
 	return 0;
 }
 
+/* Why writing the provenance failed: the ctx's message, else the status's. */
+static const char *prov_error(const cvc_proj_ctx *ctx, cvc_status rc)
+{
+	return *cvc_proj_ctx_errmsg(ctx) ? cvc_proj_ctx_errmsg(ctx) : cvc_strerror(rc);
+}
+
+/*
+ * The provenance of a CSV projection, in its side file (a JSON projection
+ * carries its own): what priced it, for `cvc report` to show as it was.
+ */
+static int write_provenance(const char *csv_path, cvc_proj_ctx *ctx)
+{
+	char path[4096];
+	cvc_status rc;
+	FILE *f;
+	int bad;
+
+	if (cvc_proj_provenance_path(csv_path, path, sizeof path))
+		return cli_error("'%s': path too long", csv_path);
+	if (!(f = fopen(path, "w")))
+		return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", path, strerror(errno));
+	rc = cvc_proj_provenance_write(ctx, f);
+	bad = fputc('\n', f) == EOF;
+	bad |= fclose(f) != 0;
+	if (rc)
+		return cli_fail(rc, "'%s': %s", path, prov_error(ctx, rc));
+	if (bad)
+		return cli_fail(CVC_ERR_IO, "'%s': write error", path);
+	return 0;
+}
+
+/* --origins: where the figures of the three generations the study names come from. */
+static void print_origins(cvc_proj_ctx *ctx)
+{
+	static const char *const gpus[] = {"A100-SXM-80GB", "H100-SXM", "B200"};
+
+	for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
+		char buf[8192];
+
+		if (cvc_proj_ctx_origin(ctx, gpus[i], 0, buf, sizeof buf) == CVC_OK)
+			fprintf(stderr, "models: %s\n", buf);
+	}
+}
+
 int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 {
 	const char *db_path = NULL, *csv_path = NULL, *json_path = NULL, *by = "tokens_per_s";
@@ -200,18 +244,16 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	}
 	if (sink.top)
 		cvc_proj_top_each(sink.top, on_kept, &sink, &ngroups);
-	if (sink.json)
-		cvc_proj_json_end(sink.json);
-	if (origins) {
-		static const char *const gpus[] = {"A100-SXM-80GB", "H100-SXM", "B200"};
-
-		for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
-			char buf[8192];
-
-			if (cvc_proj_ctx_origin(ctx, gpus[i], 0, buf, sizeof buf) == CVC_OK)
-				fprintf(stderr, "models: %s\n", buf);
-		}
+	if (sink.json && (rc = cvc_proj_json_end(sink.json, ctx))) {
+		ret = cli_fail(rc, "'%s': %s", json_path, prov_error(ctx, rc));
+		goto out;
 	}
+	if (csv_path && (r = write_provenance(csv_path, ctx))) {
+		ret = r;
+		goto out;
+	}
+	if (origins)
+		print_origins(ctx);
 	fprintf(stderr, "project: '%s': %llu scenarios (%llu valid) in %.3f s\n",
 		cvc_proj_study_name(st), (unsigned long long)sink.total,
 		(unsigned long long)sink.valid,

@@ -25,7 +25,7 @@ static cvc_status db_err(cvc_db *db, const char *what)
 			   sqlite3_errmsg(cvc_db_sqlite(db)));
 }
 
-static const char *fit_op(const cvc_model_fit *fit)
+const char *cvc_model_fit_op(const cvc_model_fit *fit)
 {
 	if (fit->kind == CVC_MODEL_COLLECTIVE)
 		return cvc_model_coll_name(fit->coll) ? cvc_model_coll_name(fit->coll) : "?";
@@ -82,7 +82,7 @@ cvc_status cvc_model_fit_store(cvc_db *db, cvc_model_fit *fit, const cvc_model_r
 	}
 	sqlite3_bind_text(st, 1, cvc_model_kind_name(fit->kind), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, fit->gpu, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, fit_op(fit), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, cvc_model_fit_op(fit), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, fit->system, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 5, fit->nranks);
 	sqlite3_bind_int(st, 6, fit->gpus_per_node);

@@ -42,12 +42,13 @@ static void span(double x, double rel_sigma, double *lo, double *hi)
 static void warn(char *buf, size_t len, const char *fmt, const char *what, double x)
 {
 	size_t used = strlen(buf);
+	char item[128];
+	int n = snprintf(item, sizeof item, fmt, what, x);
 
-	if (used + 1 >= len)
+	/* whole items only: a cut one would read as another warning */
+	if (n < 0 || (size_t)n >= sizeof item || used + (used ? 2 : 0) + (size_t)n >= len)
 		return;
-	snprintf(buf + used, len - used, "%s", used ? "; " : "");
-	used = strlen(buf);
-	snprintf(buf + used, len - used, fmt, what, x);
+	snprintf(buf + used, len - used, "%s%s", used ? "; " : "", item);
 }
 
 void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)

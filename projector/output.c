@@ -215,7 +215,7 @@ void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_resul
 	fputc('\n', f);
 }
 
-static void json_str(FILE *f, const char *s)
+void proj_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s && *s; s++) {
@@ -234,7 +234,7 @@ static void json_str(FILE *f, const char *s)
 void cvc_proj_json_begin(FILE *f, const char *study)
 {
 	fputs("{\"study\":", f);
-	json_str(f, study);
+	proj_json_str(f, study);
 	fputs(",\"scenarios\":[\n", f);
 }
 
@@ -255,10 +255,10 @@ void cvc_proj_json_row(FILE *f, int first, const cvc_proj_scenario *sc,
 		else if (fd->type == PF_FLAG)
 			fputs(buf, f);
 		else
-			json_str(f, buf);
+			proj_json_str(f, buf);
 	}
 	fprintf(f, ",\"valid\":%s,\"reason\":", r->valid ? "true" : "false");
-	json_str(f, r->reason);
+	proj_json_str(f, r->reason);
 	fprintf(f, ",\"fits\":%s", r->fits ? "true" : "false");
 	for (size_t i = 0; i < NMETRICS && r->valid; i++) {
 		double v = metric_value(&metrics[i], r);
@@ -271,12 +271,20 @@ void cvc_proj_json_row(FILE *f, int first, const cvc_proj_scenario *sc,
 	}
 	if (r->valid) {
 		fputs(",\"warnings\":", f);
-		json_str(f, r->warnings);
+		proj_json_str(f, r->warnings);
 	}
 	fputc('}', f);
 }
 
-void cvc_proj_json_end(FILE *f)
+cvc_status cvc_proj_json_end(FILE *f, cvc_proj_ctx *ctx)
 {
-	fputs("\n]}\n", f);
+	cvc_status st = CVC_OK;
+
+	fputs("\n]", f);
+	if (ctx) {
+		fputs(",\n\"provenance\":", f);
+		st = cvc_proj_provenance_write(ctx, f);
+	}
+	fputs("}\n", f);
+	return st;
 }

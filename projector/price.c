@@ -103,6 +103,21 @@ static int same_key(const struct proj_pricer *p, const char *gpu, const double s
 	return strcmp(p->gpu, gpu) == 0 && memcmp(p->scale, sc, sizeof p->scale) == 0;
 }
 
+/* The entry of gpu in u->seen, added when new; -1 when the list is full. */
+static int seen_slot(struct proj_used *u, const char *gpu)
+{
+	for (int i = 0; i < u->nseen; i++)
+		if (strcmp(u->seen[i].gpu, gpu) == 0)
+			return i;
+	if (u->nseen == PROJ_SEEN_MAX) {
+		u->seen_dropped = 1;
+		return -1;
+	}
+	snprintf(u->seen[u->nseen].gpu, sizeof u->seen[0].gpu, "%s", gpu);
+	u->seen[u->nseen].gemm = u->seen[u->nseen].attn = u->seen[u->nseen].mem = 0;
+	return u->nseen++;
+}
+
 /* Builds slot contents; known = 0 when the GPU is not in the catalog. */
 static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 		 const double sc[5])
@@ -116,8 +131,10 @@ static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 	memcpy(p->scale, sc, sizeof p->scale);
 	p->known = 0;
 	p->used = &ctx->used;
+	p->seen = -1;
 	if (!spec)
 		return 0;
+	p->seen = seen_slot(&ctx->used, gpu);
 	scaled = *spec;
 	for (int d = 0; d < CVC_HW_NDTYPE; d++)
 		scaled.peak_tflops[d] *= sc[0];
@@ -257,8 +274,10 @@ static void note_used(struct proj_used *u, const char *gpu, int coll, const char
 		    strcmp(u->e[i].origin, origin) == 0)
 			break;
 	if (i == u->n) {
-		if (u->n == PROJ_USED_MAX)
+		if (u->n == PROJ_USED_MAX) {
+			u->dropped = 1;
 			return;
+		}
 		u->n++;
 		snprintf(u->e[i].gpu, sizeof u->e[i].gpu, "%s", gpu);
 		snprintf(u->e[i].origin, sizeof u->e[i].origin, "%s", origin);
@@ -267,6 +286,23 @@ static void note_used(struct proj_used *u, const char *gpu, int coll, const char
 	}
 	u->e[i].calls += calls;
 	u->last = i;
+}
+
+/*
+ * Marks what op was priced with on p's GPU (the dtype its GEMM or
+ * attention ran in, the memory-bound class), for the provenance: one OR,
+ * so the pricing paths can afford it on every call.
+ */
+static void note_op(const struct proj_pricer *p, const cvc_proj_op *o)
+{
+	if (!p->used || p->seen < 0)
+		return;
+	if (o->kind == CVC_PROJ_OP_GEMM)
+		p->used->seen[p->seen].gemm |= 1u << p->gemm_dt[o->dtype];
+	else if (o->kind == CVC_PROJ_OP_ATTN)
+		p->used->seen[p->seen].attn |= 1u << p->gemm_dt[o->dtype];
+	else if (o->kind == CVC_PROJ_OP_MEM && o->sub >= 0 && o->sub < 32)
+		p->used->seen[p->seen].mem |= 1u << o->sub;
 }
 
 /* The attention call an operator stands for. */
@@ -292,6 +328,7 @@ double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct p
 
 	if (!u)
 		return proj_op_s(p, o);
+	note_op(p, o);
 	switch (o->kind) {
 	case CVC_PROJ_OP_GEMM:
 		cvc_model_gemm_price(p->ms_scaled, o->m, o->n, o->k, o->b,
@@ -336,6 +373,7 @@ double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct p
 
 double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *o)
 {
+	note_op(p, o);
 	switch (o->kind) {
 	case CVC_PROJ_OP_GEMM:
 		return 1e-6 * cvc_model_gemm_us(p->ms_scaled, o->m, o->n, o->k, o->b,

@@ -7,6 +7,7 @@
 #define CVC_PROJ_INTERNAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cvc/cvc_project.h"
 
@@ -75,8 +76,11 @@ struct cvc_hw_spec;
  * valid until the ctx is freed.
  */
 /* The collectives a ctx's projections priced, by GPU, collective and the
- * model that priced them (cvc_proj_ctx_origin() lists them). */
+ * model that priced them (cvc_proj_ctx_origin() lists them), and the GPUs
+ * priced with what they priced: the provenance a projection carries
+ * (provenance.c) names exactly the models these point at. */
 #define PROJ_USED_MAX 64
+#define PROJ_SEEN_MAX 64
 struct proj_used {
 	struct {
 		char gpu[64];
@@ -85,6 +89,15 @@ struct proj_used {
 		double calls;       /* times priced */
 	} e[PROJ_USED_MAX];
 	int n, last;
+	int dropped;            /* (gpu, collective, origin) past PROJ_USED_MAX */
+	struct {
+		char gpu[64];       /* as the scenarios name it */
+		unsigned gemm;      /* bit per cvc_hw_dtype a GEMM was priced in */
+		unsigned attn;      /* bit per cvc_hw_dtype of attention */
+		unsigned mem;       /* bit per cvc_model_mem class */
+	} seen[PROJ_SEEN_MAX];
+	int nseen;
+	int seen_dropped;       /* GPUs past PROJ_SEEN_MAX */
 };
 
 struct proj_pricer {
@@ -100,6 +113,7 @@ struct proj_pricer {
 	double power_w;               /* catalog TDP */
 	double gpus_per_node;         /* catalog */
 	int id;                       /* slot, part of the compute-cache key */
+	int seen;                     /* its entry in used->seen; -1 when full */
 };
 
 /* The pricer for sc's GPU and scale factors (cached in ctx).  NULL only on
@@ -165,6 +179,9 @@ const char *proj_flops_name(int conv);
 const char *proj_flops_names(void);
 /* Model FLOPs of one training sequence of sc (finalized: ffn, kv_heads set). */
 double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc);
+
+/* s as a JSON string literal, quotes included (NULL: ""). */
+void proj_json_str(FILE *f, const char *s);
 
 /* A number as scenario files write it: plain, or with K, M, G/B, T. */
 int proj_parse_number(const char *s, double *out);

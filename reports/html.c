@@ -286,7 +286,9 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 		}
 		st = rep_projection_tables(sc, &ro, &d.tables, err, errlen);
 		if (!st)
-			st = rep_origins_table(db, sc, &ro, &d.tables, err, errlen);
+			st = rep_warnings_table(sc, &ro, &d.tables, err, errlen);
+		if (!st)
+			st = rep_provenance_tables(opts->projection, sc, &d.tables, err, errlen);
 		if (st)
 			goto out;
 		if (d.tables.n >= REP_MAX_TABLES) {

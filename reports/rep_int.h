@@ -25,6 +25,8 @@ struct cvc_rep_table {
 	size_t nrows, cap;/* rows allocated */
 	rep_cell *cells;  /* nrows x ncols, row-major */
 	char *comments;   /* owned; "" or text */
+	char *provenance; /* owned; a JSON projection's "provenance" member as
+			     JSON text (reports/provenance.c reads it); NULL if none */
 };
 
 /* The cell at (r, c), which must exist. */

@@ -7,7 +7,7 @@
 
 #include "rep_int.h"
 
-#define REP_MAX_TABLES 32
+#define REP_MAX_TABLES 40
 
 /* Tables in page order; owned. */
 struct rep_tables {
@@ -94,11 +94,22 @@ cvc_status rep_projection_tables(const cvc_rep_table *sc, const struct rep_roles
 				 struct rep_tables *out, char *err, size_t errlen);
 
 /*
- * Appends model_origins: where the projector's figures come from for each
- * GPU and dtype of the projection, priced with db (may be NULL).
+ * Appends what priced the projection read from path (sc, as read from it),
+ * as the projector recorded it (provenance.c): provenance (item, value:
+ * the cvc version, database, models, catalog; or that none was recorded),
+ * model_origins, provenance_models and provenance_catalog.  A malformed
+ * provenance is CVC_ERR_FORMAT naming its file.
  */
-cvc_status rep_origins_table(cvc_db *db, const cvc_rep_table *sc, const struct rep_roles *ro,
-			     struct rep_tables *out, char *err, size_t errlen);
+cvc_status rep_provenance_tables(const char *path, const cvc_rep_table *sc,
+				 struct rep_tables *out, char *err, size_t errlen);
+
+/*
+ * Appends proj_warnings: the projector's warnings over the priced
+ * scenarios, per hardware and warning (its figures taken out), with how
+ * many scenarios carry it and the largest figure; none without warnings.
+ */
+cvc_status rep_warnings_table(const cvc_rep_table *sc, const struct rep_roles *ro,
+			      struct rep_tables *out, char *err, size_t errlen);
 
 /*
  * Appends the trace section's tables (ranks, classes, skew, skew_summary,

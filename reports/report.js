@@ -687,28 +687,44 @@
 		fileNote(b, 'scenarios');
 	}
 
+	/* What priced the projection, as the projection recorded it (never the
+	   report's database), then the fits the report's database holds. */
 	function modelsSection() {
-		var m = T.models, o = T.model_origins, s, b;
-		if (!m && !o) return;
-		s = section('models', 'Models used and their fit quality');
-		if (o) {
-			b = sub(s, 'Where the projection\'s figures come from',
-				'Per GPU and dtype of the projection, as the projector prices them with ' + (D.db ? 'this database' : 'no database (spec sheets and default efficiencies)') + '.');
-			dataTable(b, o);
-			fileNote(b, 'model_origins');
-		}
+		var m = T.models, p = T.provenance, s, b;
+		if (!m && !p) return;
+		s = section('models', 'Where these numbers come from');
+		[['provenance', 'What priced the projection',
+		  'As cvc project recorded it when it priced the projection (its JSON, or the .provenance.json file beside its CSV); the database given to this report plays no part in it.'],
+		 ['model_origins', 'Where each GPU\'s figures come from',
+		  'Per GPU the projection priced: GEMMs and attention per dtype, memory-bound ops per class, collectives per model that priced them (priced: how many times). model_id names a fitted model listed below.'],
+		 ['provenance_models', 'Fitted models that priced the projection',
+		  'r2 on log time; MAPE in-sample; extrapolation MAPE fits the smaller half of the sizes and predicts the larger half; domain: the sizes fitted (flop or bytes).'],
+		 ['provenance_catalog', 'Hardware catalog entries used', 'Spec-sheet figures and where they come from.']
+		].forEach(function (x) {
+			if (!T[x[0]]) return;
+			b = sub(s, x[1], x[2]);
+			dataTable(b, T[x[0]], T[x[0]].rows.length > 20 ? {interactive: true, page: 100} : {});
+			fileNote(b, x[0]);
+		});
 		if (m) {
-			s.appendChild(el('h3', null, 'Fitted models in the database'));
-			s.appendChild(el('p', 'note', 'r2 on log time; MAPE in-sample; extrapolation MAPE fits the smaller half of the sizes and predicts the larger half.'));
-			dataTable(s, m, {interactive: true, page: 100});
-			fileNote(s, 'models');
+			b = sub(s, 'Fitted models in the report\'s database' + (D.db ? ' (' + D.db + ')' : ''),
+				'r2 on log time; MAPE in-sample; extrapolation MAPE fits the smaller half of the sizes and predicts the larger half.');
+			dataTable(b, m, {interactive: true, page: 100});
+			fileNote(b, 'models');
 		}
 	}
 
 	function assumptionsSection() {
-		if (!D.assumptions && !(D.notes && D.notes.length)) return;
+		var w = T.proj_warnings, b;
+		if (!D.assumptions && !(D.notes && D.notes.length) && !w) return;
 		var s = section('assumptions', 'Assumptions and inputs');
 		(D.notes || []).forEach(function (n) { s.appendChild(el('p', 'note', n)); });
+		if (w) {
+			b = sub(s, 'Warnings: figures priced past or without measurements',
+				'The projector\'s warnings over the priced scenarios, per hardware: how many carry each (share_pct of that hardware\'s scenarios) and its largest figure (x: how far past the measured sizes; %: share of that component\'s time).');
+			dataTable(b, w, {interactive: true, page: 50});
+			fileNote(b, 'proj_warnings');
+		}
 		if (D.assumptions) s.appendChild(el('pre', 'assume', D.assumptions));
 	}
 

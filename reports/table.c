@@ -60,6 +60,7 @@ void cvc_rep_table_free(cvc_rep_table *t)
 	free(t->cols);
 	free(t->title);
 	free(t->comments);
+	free(t->provenance);
 	free(t);
 }
 
@@ -582,6 +583,18 @@ static cvc_status read_json(const char *path, const char *s, size_t len, size_t 
 		if (!json_object_object_get_ex(root, "scenarios", &arr))
 			json_object_object_get_ex(root, "rows", &arr);
 		json_object_object_foreach(root, key, val) {
+			/* What priced the projection: kept whole for the report's
+			   provenance tables, never echoed as an assumption. */
+			if (strcmp(key, "provenance") == 0 &&
+			    json_object_is_type(val, json_type_object)) {
+				free(t->provenance);
+				t->provenance = strdup(json_object_to_json_string_ext(
+					val, JSON_C_TO_STRING_PLAIN));
+				if (!t->provenance) {
+					st = rep_nomem(err, errlen);
+					goto out;
+				}
+			}
 			/* The other string members describe the inputs: echo them. */
 			if (json_object_is_type(val, json_type_string)) {
 				const char *v = json_object_get_string(val);

@@ -400,6 +400,11 @@ CVC_API cvc_status cvc_model_fit_list(cvc_db *db, cvc_model_fit **out, size_t *n
 /* Loads fit id; CVC_ERR_NOTFOUND when absent. */
 CVC_API cvc_status cvc_model_fit_get(cvc_db *db, int64_t id, cvc_model_fit *out);
 
+/* What a fit is of, as the models table's op column names it: the dtype
+ * (gemm, attention), the class (membound) or the collective; "?" when out
+ * of range.  Static; never NULL. */
+CVC_API const char *cvc_model_fit_op(const cvc_model_fit *fit);
+
 /* ---- fitting a row set (models/fitrows.c) -------------------------------------- */
 
 /*

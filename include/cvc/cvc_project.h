@@ -185,8 +185,10 @@ typedef struct cvc_proj_result {
 	/* step time / step time with one resource doubled (the study runner;
 	 * NaN with intervals off): which upgrade pays */
 	double gain_compute, gain_hbm_bw, gain_hbm_cap, gain_intra_bw, gain_inter_bw;
-	/* operators priced outside what was measured, and how far ("" none) */
-	char warnings[256];
+	/* operators priced outside what was measured, and how far ("" none):
+	 * items "what: why" joined by "; ", each whole (room for every item
+	 * of every component) */
+	char warnings[1024];
 } cvc_proj_result;
 
 /*
@@ -373,11 +375,43 @@ CVC_API const char *cvc_proj_group_names(void);
 /* CSV: one header line, then one line per scenario. */
 CVC_API void cvc_proj_csv_header(FILE *f);
 CVC_API void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_result *r);
-/* JSON: an array of objects; begin, rows (first = 1 for the first), end. */
+/* JSON: {"study":..,"scenarios":[objects],"provenance":{..}}; begin, rows
+ * (first = 1 for the first), end.  End writes the provenance of what ctx
+ * priced (cvc_proj_provenance_write) unless ctx is NULL, and returns its
+ * status. */
 CVC_API void cvc_proj_json_begin(FILE *f, const char *study);
 CVC_API void cvc_proj_json_row(FILE *f, int first, const cvc_proj_scenario *sc,
 			       const cvc_proj_result *r);
-CVC_API void cvc_proj_json_end(FILE *f);
+CVC_API cvc_status cvc_proj_json_end(FILE *f, cvc_proj_ctx *ctx);
+
+/* ---- provenance: what priced a projection ----------------------------------- */
+
+/*
+ * Writes, as one JSON object (docs/SCENARIOS.md "Provenance"), what priced
+ * the scenarios ctx has evaluated so far: cvc_version; database (its path,
+ * null for none) and models_from ("none: spec-sheet defaults" without
+ * one); the hardware catalog file(s); "origins", one element per GPU (as
+ * the scenarios name it) and what it priced: gemm and attention per dtype,
+ * membound per class, collective per (collective, model) with the times it
+ * was priced, each with the origin text of cvc_model_origin() and the
+ * model_id it names (null: none); "models", every fitted model those name
+ * (id, kind, gpu, system, op, nranks, gpus_per_node, n_points, r2,
+ * mape_pct, extrap_mape_pct, domain_min, domain_max, domain_unit, source);
+ * "catalog", every catalog entry used (name, kind, base, source); and
+ * "incomplete" when a list was cut at its bound.  May build pricers in ctx
+ * (not thread safe, as ctx).  CVC_ERR_DB (message in cvc_proj_ctx_errmsg)
+ * when a model cannot be read back, CVC_ERR_IO on a write error.
+ */
+CVC_API cvc_status cvc_proj_provenance_write(cvc_proj_ctx *ctx, FILE *f);
+
+/*
+ * The side file beside a projection written to path, which carries its
+ * provenance when the projection is CSV: path with a final ".csv" or
+ * ".json" replaced by ".provenance.json" ("study.csv" ->
+ * "study.provenance.json"), other names with it appended.  CVC_ERR_USAGE
+ * when buf (len bytes) is too small.
+ */
+CVC_API cvc_status cvc_proj_provenance_path(const char *path, char *buf, size_t len);
 
 /* ---- validation against published measurements ---------------------------- */
 

@@ -5,7 +5,8 @@
  *
  * The report reads two things and nothing else: the trace database (through
  * the analyzer, cvc_analyze.h, and the models table, cvc_model.h) and the
- * projector's output file as written by `cvc project --csv/--json`, parsed
+ * projector's output file as written by `cvc project --csv/--json` (with
+ * the provenance it carries, or the side file beside a CSV), parsed
  * generically by column name (cvc_rep_table below), so new projector
  * columns never break a report.  Every figure the page shows comes from one
  * set of tables; the same tables are written as CSV/JSON (docs/REPORTS.md
@@ -55,7 +56,9 @@ typedef enum cvc_rep_cell_kind {
  * are kept as comments), or JSON, chosen by the first non-blank byte ('['
  * or '{').  JSON is an array of flat objects, or an object whose
  * "scenarios" (else "rows") member is that array; its other string
- * members ("scenario_file", "assumptions", ...) are kept as comments.
+ * members ("scenario_file", "assumptions", ...) are kept as comments, and
+ * a "provenance" object (cvc_proj_provenance_write) is kept for the
+ * report's provenance tables.
  * Columns are the union of the objects' keys in first-seen order.  A cell
  * that parses completely as a finite number is a number; "", "nan", "inf"
  * and JSON null are empty.  *out is owned by the caller: cvc_rep_table_free.

@@ -895,3 +895,57 @@ Test(project, zero_duplicates_and_impossible_values_are_errors)
 		cvc_proj_study_free(st);
 	}
 }
+
+/* The side file a CSV projection's provenance goes to, which `cvc report`
+ * looks for beside it: the extension of the file name only. */
+Test(project, provenance_side_file_name)
+{
+	static const char *const cases[][2] = {
+		{"study.csv", "study.provenance.json"},
+		{"out/study.json", "out/study.provenance.json"},
+		{"study.tsv", "study.tsv.provenance.json"},
+		{"./out.d/study", "./out.d/study.provenance.json"},
+		{"dir.csv/x", "dir.csv/x.provenance.json"},
+	};
+	char buf[64], tiny[8];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cr_assert_eq(cvc_proj_provenance_path(cases[i][0], buf, sizeof buf), CVC_OK);
+		cr_assert_str_eq(buf, cases[i][1]);
+	}
+	cr_assert_eq(cvc_proj_provenance_path("study.csv", tiny, sizeof tiny), CVC_ERR_USAGE);
+}
+
+/* A ctx without a database records that it priced with spec-sheet
+ * defaults, each GPU it priced and no fitted model. */
+Test(project, provenance_without_database)
+{
+	cvc_proj_ctx *ctx = NULL;
+	cvc_proj_scenario sc;
+	cvc_proj_result r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert(f);
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cvc_proj_scenario_default(&sc);
+	sc.gpu = "H100-SXM";
+	sc.gpus = 64;
+	sc.tp = 8;
+	sc.pp = 1;
+	cvc_proj_evaluate(ctx, &sc, &r);
+	cr_assert(r.valid, "%s", r.reason);
+	cr_assert_eq(cvc_proj_provenance_write(ctx, f), CVC_OK);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert(strstr(text, "\"database\":null"), "%s", text);
+	cr_assert(strstr(text, "\"models_from\":\"none: spec-sheet defaults\""), "%s", text);
+	cr_assert(strstr(text, "{\"gpu\":\"H100-SXM\",\"kind\":\"gemm\",\"op\":\"bf16\",\"model_id\":null"),
+		  "%s", text);
+	cr_assert(strstr(text, "\"kind\":\"collective\",\"op\":\"allreduce\""), "%s", text);
+	cr_assert(strstr(text, "\"models\":[]"), "%s", text);
+	cr_assert(strstr(text, "{\"name\":\"H100-SXM\",\"kind\":\"gpu\""), "%s", text);
+	cr_assert(!strstr(text, "A100"), "only the GPU priced: %s", text);
+	free(text);
+	cvc_proj_ctx_free(ctx);
+}
