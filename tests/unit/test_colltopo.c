@@ -388,11 +388,7 @@ Test(colltopo, projector_prices_from_the_fitted_system, .timeout = 60)
 	cr_assert_eq(cvc_db_open(path, CVC_DB_READONLY, &db), CVC_OK);
 	cr_assert_eq(cvc_proj_ctx_new(NULL, &plain), CVC_OK);
 	cr_assert_eq(cvc_proj_ctx_new(db, &fitted), CVC_OK);
-	cvc_proj_scenario_default(&sc);
-	sc.gpu = "H100-SXM";
-	sc.gpus = 1024;
-	sc.tp = 8;
-	sc.pp = 1;
+	tu_scenario(&sc, "H100-SXM", 1024, 8, 1);
 	sc.zero = 1;
 	cvc_proj_evaluate(plain, &sc, &a);
 	cvc_proj_evaluate(fitted, &sc, &b);

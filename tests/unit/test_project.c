@@ -929,11 +929,7 @@ Test(project, provenance_without_database)
 
 	cr_assert(f);
 	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cvc_proj_scenario_default(&sc);
-	sc.gpu = "H100-SXM";
-	sc.gpus = 64;
-	sc.tp = 8;
-	sc.pp = 1;
+	tu_scenario(&sc, "H100-SXM", 64, 8, 1);
 	cvc_proj_evaluate(ctx, &sc, &r);
 	cr_assert(r.valid, "%s", r.reason);
 	cr_assert_eq(cvc_proj_provenance_write(ctx, f), CVC_OK);

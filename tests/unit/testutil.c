@@ -14,6 +14,7 @@
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
 #include "cvc/cvc_classify.h"
+#include "cvc/cvc_project.h"
 #include "testutil.h"
 
 const char *tu_shared(const char *rel)
@@ -271,4 +272,13 @@ cvc_db *tu_import(const char *path, const char *dbname)
 	free(t);
 	free(dbpath);
 	return db;
+}
+
+void tu_scenario(struct cvc_proj_scenario *sc, const char *gpu, int gpus, int tp, int pp)
+{
+	cvc_proj_scenario_default(sc);
+	sc->gpu = gpu;
+	sc->gpus = gpus;
+	sc->tp = tp;
+	sc->pp = pp;
 }

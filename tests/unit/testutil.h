@@ -10,6 +10,7 @@
 
 struct cvc_db;
 struct sqlite3;
+struct cvc_proj_scenario;
 
 /*
  * Full path of ../shared/<rel>.  When the file is missing the test is
@@ -91,5 +92,12 @@ const struct cvc_import_opts *tu_classifying(void);
 /* Imports the trace at path into a fresh database dbname in a new
  * tu_tmpdir(); asserts success and returns the open handle (caller closes). */
 struct cvc_db *tu_import(const char *path, const char *dbname);
+
+/*
+ * The default scenario (cvc_proj_scenario_default) on gpus of gpu with
+ * tensor parallelism tp and pipeline parallelism pp: the layout the
+ * library-level projection tests price.
+ */
+void tu_scenario(struct cvc_proj_scenario *sc, const char *gpu, int gpus, int tp, int pp);
 
 #endif
