@@ -32,6 +32,7 @@
 
 #include <sqlite3.h>
 
+#include "../unit/nsys_fixture.h"
 #include "cvc/cvc.h"
 #include "cvc/cvc_classify.h"
 #include "cvc/cvc_db.h"
@@ -391,15 +392,7 @@ static inline cvc_status fz_stream(const uint8_t *d, size_t n)
  * bytes rarely reaches a view, a trigger or a huge value; SQL does.
  */
 static const char fz_nsys_base_sql[] =
-	"CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);"
-	"INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.28.1');"
-	"CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
-	"INSERT INTO StringIds VALUES(1,'void gemm<128>(float*)'),(2,'gemm'),(3,'step'),"
-	"(4,'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)');"
-	"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, contextId INT,"
-	" greenContextId INT, streamId INT, correlationId INT, globalPid INT, demangledName INT,"
-	" shortName INT, mangledName INT, registersPerThread INT, gridX INT, gridY INT, gridZ INT,"
-	" blockX INT, blockY INT, blockZ INT, staticSharedMemory INT, dynamicSharedMemory INT);"
+	TU_NSYS_HEAD_SQL ");"
 	"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
 	" (1000,1500,0,1,NULL,7,11,1677721600,1,2,NULL,64,8,1,1,256,1,1,1024,2048),"
 	" (2000,2600,0,1,NULL,7,12,1677721600,NULL,2,NULL,32,1,1,1,128,1,1,0,0),"
