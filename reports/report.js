@@ -318,7 +318,7 @@
 			hl.rows.filter(function (x) { return x[C('gpus')] === Number(pick.value); }).forEach(function (x) {
 				var tr = el('tr');
 				var cells = [
-					[x[C('model')]], [x[C('hw')]], [x[C('layout')]], [x[C('tokens_per_s_per_gpu')] === null ? '' : Number(x[C('tokens_per_s_per_gpu')].toPrecision(4)), 'num'],
+					[x[C('model')]], [x[C('hw')]], [x[C('layout')], 'layout'], [x[C('tokens_per_s_per_gpu')] === null ? '' : Number(x[C('tokens_per_s_per_gpu')].toPrecision(4)), 'num'],
 					[pctIv(x[C('comm_share')], x[C('comm_share_lo90')], x[C('comm_share_hi90')]), 'num iv'],
 					[pctIv(x[C('exposed_share')], x[C('exposed_share_lo90')], x[C('exposed_share_hi90')]), 'num iv'],
 					[x[C('top_exposed_type')] ? x[C('top_exposed_type')].toUpperCase() + ' ' + pct(x[C('top_exposed_frac')]) : 'none'],
