@@ -223,12 +223,23 @@ static void pipeline_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
 	}
 }
 
+/* Of the outer exchange of local SGD / DiLoCo (per step: its total over H
+ * steps / H), the part hidden: none when it blocks at the sync step (it
+ * needs the H-th step's updated parameters, so no backward can hide it);
+ * streamed under the next H inner steps (Douillard et al. 2025, Streaming
+ * DiLoCo, arXiv 2501.18512; Kale et al. 2025, eager updates, arXiv
+ * 2502.12996), up to their compute (cstep per step). */
+static double outer_hidden(const cvc_proj_scenario *sc, double per_step, double cstep)
+{
+	return sc->outer_overlap ? fmin(per_step, cstep) : 0;
+}
+
 /* Once per step (or every H steps): the gradient sync of ZeRO 0-2 and of
  * hybrid ZeRO-3, and the exchange between clusters.  L: layers of the
- * slowest stage. */
+ * slowest stage; cstep: the step's compute (m micro-batches + optimizer). */
 static void gradient_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
 			  const struct proj_layer_cost *lc, const struct proj_step_cost *st,
-			  const struct proj_params *P, double L)
+			  const struct proj_params *P, double L, double cstep)
 {
 	double dc = sc->dp * sc->cp;
 	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
@@ -246,6 +257,8 @@ static void gradient_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
 		if (sc->dp_overlap) /* parameter gather under the next forward */
 			hid += fmin(ag, L * lc->fwd_s);
 		amort = C > 1 ? 1 : H;
+		if (amort > 1) /* local SGD in one cluster: the outer exchange */
+			hid = outer_hidden(sc, (tot + ag) / amort, cstep) * amort;
 		add_comm(r, CVC_PROJ_COMM_DP, (tot + ag) / amort, hid / amort);
 	}
 	/* hybrid ZeRO-3: the gradient shards all-reduced across the replicas
@@ -257,13 +270,13 @@ static void gradient_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
 		add_comm(r, CVC_PROJ_COMM_DP, st->hsdp_tot, hid);
 	}
 	/* multi-cluster: clusters exchange full gradients over the slow link,
-	 * every H steps (local SGD); not overlapped */
+	 * every H steps (local SGD: the outer gradient, parameter-sized) */
 	if (C > 1) {
 		double bytes = P->p_total * P->gbytes;
 		double bw = sc->inter_cluster_gbps * 1e9;
 		double xc = bw > 0 ? 2 * (C - 1) / C * bytes / bw / H : INFINITY;
 
-		add_comm(r, CVC_PROJ_COMM_XC, xc, 0);
+		add_comm(r, CVC_PROJ_COMM_XC, xc, H > 1 ? outer_hidden(sc, xc, cstep) : 0);
 	}
 }
 
@@ -356,7 +369,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	L = best.L;
 	microbatch_comm(r, m, &best);
 	pipeline_comm(r, sc, &st, m, best.t_mb);
-	gradient_comm(r, sc, lc, &st, &P, L);
+	gradient_comm(r, sc, lc, &st, &P, L, m * (best.stage_c + best.gap_s) + st.opt + st.wcast);
 	step_totals(r, sc, &st, m, &best);
 	proj_mem_of(sc, &x, &P, p, m, r);
 	flops_and_costs(r, sc, &x, p, p->peak_flops[sc->dtype]);
@@ -373,4 +386,6 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		in.gap_sigma = cvc_model_kernel_gap_sigma(p->ms_base);
 		proj_intervals(&in, r);
 	}
+	/* the token side of local SGD (after the intervals: it reads them) */
+	proj_lsgd_apply(sc, &P, k.unc != NULL, r);
 }

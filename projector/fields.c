@@ -68,6 +68,7 @@ const struct proj_field proj_fields[] = {
 	FLAG("comm", "tp_overlap_ag", tp_overlap_ag),
 	FLAG("comm", "tp_overlap_rs", tp_overlap_rs),
 	NUM("comm", "local_sgd_h", local_sgd_h),
+	FLAG("comm", "outer_overlap", outer_overlap),
 	NUM("comm", "clusters", clusters),
 	NUM("comm", "inter_cluster_gbps", inter_cluster_gbps),
 	NUM("comm", "contention", contention),
@@ -89,6 +90,7 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"expert_parallel", "ep"}, {"activation_recompute", "recompute"},
 	{"zero_stage", "zero"}, {"gpu_per_node", "gpus_per_node"},
 	{"lsgd_h", "local_sgd_h"}, {"sync_interval", "local_sgd_h"},
+	{"streaming", "outer_overlap"},
 	{"tokens", "train_tokens"},
 	/* the column names of published-run tables (validate) */
 	{"model", "name"}, {"moe_experts", "experts"}, {"moe_topk", "top_k"},
@@ -273,6 +275,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->tp_overlap_ag = -1;
 	sc->tp_overlap_rs = -1;
 	sc->local_sgd_h = 1;
+	sc->outer_overlap = 0;
 	sc->clusters = 1;
 	sc->inter_cluster_gbps = 100;  /* per cluster pair, aggregate */
 	sc->contention = 0.1;

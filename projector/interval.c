@@ -38,17 +38,26 @@ static void span(double x, double rel_sigma, double *lo, double *hi)
 	*hi = x * exp(Z90 * rel_sigma);
 }
 
+/* item appended to buf after "; " (none first), whole or not at all: a
+ * cut one would read as another warning. */
+static void append(char *buf, size_t len, const char *item)
+{
+	size_t used = strlen(buf), n = strlen(item);
+
+	if (used + (used ? 2 : 0) + n >= len)
+		return;
+	snprintf(buf + used, len - used, "%s%s", used ? "; " : "", item);
+}
+
 /* "gemm: default efficiency (62%); allreduce ..." parts appended to buf. */
 static void warn(char *buf, size_t len, const char *fmt, const char *what, double x)
 {
-	size_t used = strlen(buf);
 	char item[128];
 	int n = snprintf(item, sizeof item, fmt, what, x);
 
-	/* whole items only: a cut one would read as another warning */
-	if (n < 0 || (size_t)n >= sizeof item || used + (used ? 2 : 0) + (size_t)n >= len)
+	if (n < 0 || (size_t)n >= sizeof item)
 		return;
-	snprintf(buf + used, len - used, "%s%s", used ? "; " : "", item);
+	append(buf, len, item);
 }
 
 void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
@@ -146,6 +155,11 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 				     "(%.0f%%)", name, 100 * car);
 		}
 	}
+}
+
+void proj_warn_add(cvc_proj_result *r, const char *item)
+{
+	append(r->warnings, sizeof r->warnings, item);
 }
 
 void proj_intervals_off(cvc_proj_result *r)

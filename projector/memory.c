@@ -108,6 +108,16 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		params += 2 * P->p_layer * wb;
 	if (x->fp8)
 		params += 2 * (P->p_stage - x->V * x->h / t); /* fp8 weights + transposes */
+	if (sc->local_sgd_h > 1) {
+		/* local SGD / DiLoCo's outer optimizer: the global parameters of
+		 * the last sync and the outer Nesterov momentum, fp32 (Douillard et
+		 * al. 2023, Algorithm 1), sharded as the optimizer states are, the
+		 * ZeRO group no wider than one cluster */
+		double C = sc->clusters >= 1 ? sc->clusters : 1;
+		double sh_out = sc->zero >= 1 ? fmin(sh, fmax(1, sc->dp * sc->cp / C)) : 1;
+
+		params += P->p_stage * 8 / sh_out;
+	}
 	/* the logits of the last micro-batch: Megatron-Core's vocab-parallel
 	 * cross-entropy keeps fp32 exponentials and writes the gradient into
 	 * them, as fused cross-entropy kernels (flash-attn's, Liger's) do */

@@ -58,6 +58,9 @@ static const struct metric metrics[] = {
 	R(cost_usd_hi),
 	/* step time / step time with the resource doubled */
 	R(gain_compute), R(gain_hbm_bw), R(gain_hbm_cap), R(gain_intra_bw), R(gain_inter_bw),
+	/* local SGD / DiLoCo: the token side (localsgd.c) */
+	R(loss_penalty_pct), R(token_factor), R(token_factor_lo), R(token_factor_hi),
+	R(eff_tokens_per_s), R(eff_tokens_per_s_lo), R(eff_tokens_per_s_hi), R(days_to_loss),
 };
 #define NMETRICS (sizeof metrics / sizeof metrics[0])
 

@@ -157,6 +157,9 @@ struct proj_interval_in {
 void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r);
 /* Sets them NaN / "" (intervals off, invalid layouts). */
 void proj_intervals_off(cvc_proj_result *r);
+/* Appends one "what: why" item to r's warnings ("; " between items), whole
+ * or not at all. */
+void proj_warn_add(cvc_proj_result *r, const char *item);
 
 /* Compute-cache slot of a ctx: per-layer compute times keyed by shape. */
 struct proj_ccache;
@@ -271,6 +274,28 @@ double proj_stage_max_layers(const cvc_proj_scenario *sc);
 void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		 const struct proj_params *P, const struct proj_pricer *p, double m,
 		 cvc_proj_result *r);
+
+/* ---- local SGD / DiLoCo: the token side (localsgd.c) ----------------------- */
+
+/* Evaluation loss of synchronous data parallel at N parameters, and of
+ * DiLoCo with M replicas at H = 30 (Charles et al. 2025, Table 7; between
+ * measured M linear in log M, past 8 Table 10's M^0.0116). */
+double proj_lsgd_loss_dp(double N);
+double proj_lsgd_loss_m(double N, double M);
+/* Relative loss penalty p = L / L_DP - 1 of M replicas syncing every H
+ * steps (0 at H = 1); past H = 30 plus Douillard et al. 2023's ln H term. */
+double proj_lsgd_penalty(double N, double M, double H);
+/* Hoffmann et al. 2022's L(N, D) (eq. 10). */
+double proj_lsgd_chinchilla(double N, double D);
+/* D'/D with L(N, D')(1 + p) = L(N, D); INFINITY when no D' exists. */
+double proj_lsgd_token_factor(double N, double D, double p);
+/* Replicas of the outer exchange: clusters, or dp*cp in one cluster. */
+double proj_lsgd_replicas(const cvc_proj_scenario *sc);
+/* r's loss_penalty_pct, token_factor(_lo/_hi), eff_tokens_per_s(_lo/_hi)
+ * and days_to_loss from its throughput (after flops_and_costs); warn:
+ * append out-of-domain warnings. */
+void proj_lsgd_apply(const cvc_proj_scenario *sc, const struct proj_params *P, int warn,
+		     cvc_proj_result *r);
 
 /* run.c: derives gpus/nodes/dp/kv_heads/ffn; returns NULL or a reason. */
 const char *proj_finalize(cvc_proj_scenario *sc);

@@ -624,6 +624,14 @@ static int detail_col(const char *name)
 	       strncmp(name, "comm_share", 10) != 0;
 }
 
+/* The local-SGD columns that are throughput or days over a token factor
+ * (projector/localsgd.c): with token_factor the same in every row (1 when
+ * nothing syncs every H steps) they repeat tokens_per_s and train_days. */
+static int token_scaled_col(const char *name)
+{
+	return strncmp(name, "eff_tokens_per_s", 16) == 0 || strcmp(name, "days_to_loss") == 0;
+}
+
 /* Whether column c holds one value in every row (and there are rows to compare). */
 static int constant_col(const cvc_rep_table *t, size_t c)
 {
@@ -648,10 +656,14 @@ int rep_scenarios_view(const cvc_rep_table *sc, cvc_rep_table **out)
 	int rc = -1;
 
 	*out = NULL;
+	long tf = cvc_rep_table_find(sc, "token_factor");
+	int tf_same = tf < 0 || constant_col(sc, (size_t)tf);
+
 	if (!keep || !cols)
 		goto out;
 	for (size_t c = 0; c < nc; c++)
-		if (!detail_col(cvc_rep_table_col(sc, c)) && !constant_col(sc, c)) {
+		if (!detail_col(cvc_rep_table_col(sc, c)) && !constant_col(sc, c) &&
+		    !(tf_same && token_scaled_col(cvc_rep_table_col(sc, c)))) {
 			cols[nk] = cvc_rep_table_col(sc, c);
 			keep[nk++] = c;
 		}

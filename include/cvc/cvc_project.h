@@ -135,6 +135,9 @@ typedef struct cvc_proj_scenario {
 	int dp_overlap, tp_overlap;
 	int tp_overlap_ag, tp_overlap_rs; /* per collective (sp): -1 = tp_overlap */
 	double bucket_mb, local_sgd_h, clusters, inter_cluster_gbps, contention;
+	int outer_overlap;         /* local SGD's outer exchange streamed under the
+				    * next H inner steps (Streaming/eager DiLoCo);
+				    * 0: blocking at the sync step */
 	/* economics */
 	double train_tokens, usd_per_gpu_hour, gpu_power_w, pue;
 } cvc_proj_scenario;
@@ -185,6 +188,16 @@ typedef struct cvc_proj_result {
 	/* step time / step time with one resource doubled (the study runner;
 	 * NaN with intervals off): which upgrade pays */
 	double gain_compute, gain_hbm_bw, gain_hbm_cap, gain_intra_bw, gain_inter_bw;
+	/* local SGD / DiLoCo, the token side of syncing every H steps
+	 * (docs/MODELS.md "Local SGD / DiLoCo token penalty"): the loss penalty
+	 * of the published law in %, the tokens needed for synchronous data
+	 * parallel's loss over train_tokens (_lo/_hi: the law's own residual),
+	 * throughput in those tokens and days to that loss.  0, 1, tokens_per_s
+	 * and train_days at H = 1 */
+	double loss_penalty_pct;
+	double token_factor, token_factor_lo, token_factor_hi;
+	double eff_tokens_per_s, eff_tokens_per_s_lo, eff_tokens_per_s_hi;
+	double days_to_loss;
 	/* operators priced outside what was measured, and how far ("" none):
 	 * items "what: why" joined by "; ", each whole (room for every item
 	 * of every component) */
