@@ -141,8 +141,10 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	int include_unfit = 0, force = 0;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_STR, &db_path, "PATH", "price with the fitted models of this database", NULL},
-		{"csv", 0, CLI_STR, &csv_path, "FILE", "write the CSV here instead of stdout", NULL},
-		{"json", 0, CLI_STR, &json_path, "FILE", "also write JSON", NULL},
+		{"csv", 0, CLI_STR, &csv_path, "FILE", "write the CSV here instead of stdout ('-' = stdout)",
+		 NULL},
+		{"json", 0, CLI_STR, &json_path, "FILE", "also write JSON ('-' = stdout, with --csv FILE)",
+		 NULL},
 		{"top", 0, CLI_INT, &top, "K", "keep only the K best scenarios of each --per group", NULL},
 		{"by", 0, CLI_STR, &by, "METRIC",
 		 "metric ranking --top (default tokens_per_s; the list below)", NULL},
@@ -187,6 +189,12 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	if (top < 0 || top > CVC_PROJ_TOP_MAX_K)
 		return cli_error("project: --top: expected 0..%lld, got %lld", CVC_PROJ_TOP_MAX_K,
 				 top);
+	/* '-' is stdout, as everywhere on a command line: no file named '-',
+	 * and no provenance side file for a stream */
+	if (csv_path && strcmp(csv_path, "-") == 0)
+		csv_path = NULL;
+	if (json_path && strcmp(json_path, "-") == 0 && !csv_path)
+		return cli_error("project: --json -: the CSV goes to stdout too; give --csv FILE");
 	if (strcmp(intervals, "on") != 0 && strcmp(intervals, "off") != 0)
 		return cli_error("project: --intervals: expected on or off, got '%s'", intervals);
 	/* --by and --per are checked with or without --top: a typo is an error */
@@ -216,7 +224,9 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", csv_path, strerror(errno));
 		goto out;
 	}
-	if (json_path && !(sink.json = fopen(json_path, "w"))) {
+	if (json_path && strcmp(json_path, "-") == 0)
+		sink.json = stdout;
+	else if (json_path && !(sink.json = fopen(json_path, "w"))) {
 		ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", json_path, strerror(errno));
 		goto out;
 	}
@@ -271,7 +281,7 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 out:
 	if (sink.csv && sink.csv != stdout)
 		fclose(sink.csv);
-	if (sink.json)
+	if (sink.json && sink.json != stdout)
 		fclose(sink.json);
 	cvc_proj_top_free(sink.top);
 	cvc_proj_study_free(st);
