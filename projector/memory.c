@@ -112,7 +112,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		params += 2 * P->p_layer * wb;
 	if (x->fp8)
 		params += 2 * (P->p_stage - x->V * x->h / t); /* fp8 weights + transposes */
-	if (x->d3) /* 3D: the layer in use and the prefetched one, gathered over depth */
+	if (x->d3 && x->td > 1) /* 3D: the layer in use and the prefetched one, gathered */
 		params += 2 * P->p_layer * x->td * wb;
 	/* the logits of the last micro-batch: Megatron-Core's vocab-parallel
 	 * cross-entropy keeps fp32 exponentials and writes the gradient into
