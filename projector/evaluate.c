@@ -40,7 +40,10 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 				   x->tr, x->tc, x->td, x->ovl3};
 	struct proj_layer_cost *lc;
 
-	lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
+	/* 1D layouts hash the key as before 3D existed (the grid's entries are
+	 * constant for them), so their cache slots, and with them the counts
+	 * of priced operators the provenance reports, stay as they were */
+	lc = &ctx->cc.e[key_hash(key, x->d3 ? PROJ_CC_KEY : PROJ_CC_KEY - 4) % PROJ_CC_SLOTS];
 	if (memcmp(lc->key, key, sizeof key) == 0)
 		return lc;
 	memset(lc, 0, sizeof *lc);
