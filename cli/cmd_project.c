@@ -119,6 +119,20 @@ static int write_provenance(const char *csv_path, cvc_proj_ctx *ctx)
 	return 0;
 }
 
+/* The CSV (stdout unless csv_path) and the JSON (none unless json_path;
+ * "-" is stdout) of sink. */
+static int open_sinks(struct sink *sink, const char *csv_path, const char *json_path)
+{
+	sink->csv = stdout;
+	if (csv_path && !(sink->csv = fopen(csv_path, "w")))
+		return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", csv_path, strerror(errno));
+	if (json_path && strcmp(json_path, "-") == 0)
+		sink->json = stdout;
+	else if (json_path && !(sink->json = fopen(json_path, "w")))
+		return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", json_path, strerror(errno));
+	return 0;
+}
+
 /* --origins: where the figures of the three generations the study names come from. */
 static void print_origins(cvc_proj_ctx *ctx)
 {
@@ -184,17 +198,17 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	}
 	if (r)
 		return r;
-	if (npos > 1)
-		return cli_error("project: expected at most one scenario file");
-	if (top < 0 || top > CVC_PROJ_TOP_MAX_K)
-		return cli_error("project: --top: expected 0..%lld, got %lld", CVC_PROJ_TOP_MAX_K,
-				 top);
 	/* '-' is stdout, as everywhere on a command line: no file named '-',
 	 * and no provenance side file for a stream */
 	if (csv_path && strcmp(csv_path, "-") == 0)
 		csv_path = NULL;
 	if (json_path && strcmp(json_path, "-") == 0 && !csv_path)
 		return cli_error("project: --json -: the CSV goes to stdout too; give --csv FILE");
+	if (npos > 1)
+		return cli_error("project: expected at most one scenario file");
+	if (top < 0 || top > CVC_PROJ_TOP_MAX_K)
+		return cli_error("project: --top: expected 0..%lld, got %lld", CVC_PROJ_TOP_MAX_K,
+				 top);
 	if (strcmp(intervals, "on") != 0 && strcmp(intervals, "off") != 0)
 		return cli_error("project: --intervals: expected on or off, got '%s'", intervals);
 	/* --by and --per are checked with or without --top: a typo is an error */
@@ -219,15 +233,8 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		goto out;
 	}
 	cvc_proj_ctx_set_intervals(ctx, strcmp(intervals, "on") == 0);
-	sink.csv = stdout;
-	if (csv_path && !(sink.csv = fopen(csv_path, "w"))) {
-		ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", csv_path, strerror(errno));
-		goto out;
-	}
-	if (json_path && strcmp(json_path, "-") == 0)
-		sink.json = stdout;
-	else if (json_path && !(sink.json = fopen(json_path, "w"))) {
-		ret = cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", json_path, strerror(errno));
+	if ((r = open_sinks(&sink, csv_path, json_path))) {
+		ret = r;
 		goto out;
 	}
 	sink.json_first = 1;

@@ -13,7 +13,7 @@ struct cvc_hw_catalog;
 
 #define PROJ_NPRICERS 48
 #define PROJ_CC_SLOTS 256
-#define PROJ_CC_KEY 25
+#define PROJ_CC_KEY 29
 
 /* Everything in a stage's compute that does not depend on dp or pp. */
 struct proj_layer_cost {
@@ -31,6 +31,8 @@ struct proj_layer_cost {
 	double ep_fwd_s, ep_bwd_s;     /* MoE all-to-all per layer */
 	struct proj_unc unc;           /* what one layer's prices rest on */
 	double cp_fwd_s, cp_bwd_s;     /* CP KV exchange per layer */
+	double d3_ag_s, d3_rs_s;       /* 3D: one layer's depth all-gathers (one
+					* pass) and its reduce-scatters */
 	double first_fwd_s, first_bwd_s; /* embedding (first stage) */
 	double last_fwd_s, last_bwd_s;   /* logits + loss (last stage) */
 };

@@ -36,10 +36,14 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 				   x->g, x->f, x->V, x->E,
 				   x->k, x->t, x->c, x->e, x->et, x->gpn, x->sp, x->swiglu,
 				   x->dtype, x->recompute, x->attention, x->framework,
-				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl};
+				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl,
+				   x->tr, x->tc, x->td, x->ovl3};
 	struct proj_layer_cost *lc;
 
-	lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
+	/* 1D layouts hash the key as before 3D existed (the grid's entries are
+	 * constant for them), so their cache slots, and with them the counts
+	 * of priced operators the provenance reports, stay as they were */
+	lc = &ctx->cc.e[key_hash(key, x->d3 ? PROJ_CC_KEY : PROJ_CC_KEY - 4) % PROJ_CC_SLOTS];
 	if (memcmp(lc->key, key, sizeof key) == 0)
 		return lc;
 	memset(lc, 0, sizeof *lc);
@@ -117,6 +121,24 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct proj_layer_cost
 			eb = L * tot_b;
 		}
 		o->fsdp_exp = ef + eb;
+	}
+	/* 3D tensor parallelism: the depth all-gathers and reduce-scatters of
+	 * each layer, prefetched and deferred like FSDP's above when AxoNN
+	 * overlaps them (tp_overlap); booked as tensor parallel */
+	if (lc->d3_ag_s + lc->d3_rs_s > 0 && L > 0) {
+		double ag = lc->d3_ag_s, rs = lc->d3_rs_s;
+		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
+		double tot_b = nag_b * ag + rs, tot = L * (ag + tot_b), ef, eb;
+
+		if (sc->tp_overlap) {
+			ef = ag + (L - 1) * fmax(0, ag - lc->fwd_s);
+			eb = tot_b + (L - 1) * fmax(0, tot_b - lc->bwd_s);
+		} else {
+			ef = L * ag;
+			eb = L * tot_b;
+		}
+		o->tp_mb += tot;
+		o->tp_hid += tot - (ef + eb);
 	}
 	o->t_mb = o->stage_c + o->gap_s + o->margin_s + (o->tp_mb - o->tp_hid) + o->ep_mb +
 		  (o->cp_mb - o->cp_hid) + o->fsdp_exp;

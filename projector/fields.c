@@ -53,6 +53,9 @@ const struct proj_field proj_fields[] = {
 	FLAG("parallelism", "sp", sp),
 	NUM("parallelism", "first_stage_layers", first_stage_layers),
 	NUM("parallelism", "last_stage_layers", last_stage_layers),
+	NUM("parallelism", "tp_row", tp_row),
+	NUM("parallelism", "tp_col", tp_col),
+	NUM("parallelism", "tp_depth", tp_depth),
 	STR("hardware", "gpu", gpu),
 	NUM("hardware", "gpus", gpus),
 	NUM("hardware", "nodes", nodes),
@@ -99,6 +102,10 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"expert_tensor_parallel", "etp"}, {"moe_expert_tensor_parallel_size", "etp"},
 	{"nvlink_domain", "gpus_per_node"}, {"hsdp_shard", "shard_group"},
 	{"decoder_last_pipeline_num_layers", "last_stage_layers"},
+	/* AxoNN's Megatron-LM arguments (axonn-ai/Megatron-AxoNN) */
+	{"row_tensor_model_parallel_size", "tp_row"},
+	{"column_tensor_model_parallel_size", "tp_col"},
+	{"depth_tensor_model_parallel_size", "tp_depth"},
 };
 
 int proj_parse_flag(const char *s, int *out)

@@ -75,7 +75,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	double sh_w = sc->zero >= 3 ? sh : 1, sh_g = sc->zero >= 2 ? sh : 1;
 	double sh_o = sc->zero >= 1 ? sh : 1, fp32 = sc->dtype == CVC_PROJ_FP32;
 	int torch = sc->framework == CVC_PROJ_FW_PYTORCH;
-	double wb, gb, ob, first, mid, last, act_tok, act = 0, params, buf;
+	double wb, gb, ob, first, mid, last, act_tok, act = 0, params, buf, in3 = 0;
 
 	if (torch) { /* the fp32 parameter is the master copy */
 		wb = 4, gb = 4, ob = sc->optimizer == CVC_PROJ_ADAM ? 8 : 4;
@@ -86,6 +86,8 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	if (proj_stage_layers(sc, &first, &mid, &last))
 		first = mid = last = sc->layers / pp;
 	act_tok = act_per_token(sc, x) * x->T;
+	if (x->d3) /* 3D tensor parallelism: its shards (tp3d.c) */
+		proj_act3d(sc, x, &in3, &act_tok);
 	/* the stage holding the most activations, its extra on the first */
 	for (int i = 0; i < (pp > 2 ? 3 : (int)pp); i++) {
 		double Li = i == 0 ? first : (i == 1 && pp > 2 ? mid : last);
@@ -94,7 +96,9 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 									 : 1);
 		double a;
 
-		if (sc->recompute == CVC_PROJ_RECOMP_FULL)
+		if (sc->recompute == CVC_PROJ_RECOMP_FULL && x->d3)
+			a = Li * inflight * in3 + act_tok;
+		else if (sc->recompute == CVC_PROJ_RECOMP_FULL)
 			/* each layer keeps its input; one layer is re-materialised */
 			a = Li * inflight * x->BA * x->h / (x->sp ? t : 1) * x->T + act_tok;
 		else
@@ -118,6 +122,8 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 
 		params += P->p_stage * 8 / sh_out;
 	}
+	if (x->d3 && x->td > 1) /* 3D: the layer in use and the prefetched one, gathered */
+		params += 2 * P->p_layer * x->td * wb;
 	/* the logits of the last micro-batch: Megatron-Core's vocab-parallel
 	 * cross-entropy keeps fp32 exponentials and writes the gradient into
 	 * them, as fused cross-entropy kernels (flash-attn's, Liger's) do */

@@ -201,6 +201,12 @@ struct proj_shape {
 	double b, s, h, a, g, f, V, E, k, t, c, e, et, T, dh, qkv, BA, ffw, Tm, gpn;
 	int sp, moe, swiglu, dtype, recompute, unfused, attention, framework;
 	int fp8, fp8_recipe, fp8_attn, ag_ovl, rs_ovl;
+	/* 3D tensor parallelism (tp3d.c): d3 set, grid tr x tc x td (1 x 1 x
+	 * 1 in 1D); Td = tokens of a micro-batch per GPU outside the layers
+	 * (T / td), tv = ranks the vocabulary is split over (t / td); ovl3 =
+	 * AxoNN's overlap of its collectives (tp_overlap) */
+	double tr, tc, td, Td, tv;
+	int d3, ovl3;
 };
 
 /*
@@ -260,6 +266,43 @@ void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, dou
  * optimizer, fp8 weight casts), into st. */
 void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_shape *x,
 		   const struct proj_params *P, double M, double L, struct proj_step_cost *st);
+/* Whether sc asks for 3D tensor parallelism (any of tp_row, tp_col,
+ * tp_depth set). */
+int proj_is_3d(const cvc_proj_scenario *sc);
+/* The grid of a 3D layout: each axis, 1 where not given. */
+void proj_grid_of(const cvc_proj_scenario *sc, double *tr, double *tc, double *td);
+
+/* The decomposition's operator makers (project.c), shared with tp3d.c:
+ * each lists the operator (count runs per step) or returns the seconds of
+ * one run. */
+double proj_op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, double kk,
+		       double batch, double count, int stage);
+double proj_op_attn(struct proj_sink *k, int dtype, double batch, double heads, double kv_heads,
+		    double sq, double skv, double head_dim, int backward, double count);
+double proj_op_mem(struct proj_sink *k, int cls, double bytes, double count, int stage);
+double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, double group,
+		    double per_node, double count);
+
+/* How often a layer's operators run per step (project.c). */
+struct proj_layer_runs {
+	int full;
+	double M, L, cf, cb, per;
+};
+
+/* tp3d.c: the operators of one layer under 3D tensor parallelism, into lc
+ * (compute, the row/column all-reduces and the depth all-gathers and
+ * reduce-scatters). */
+void proj_layer3d_ops(struct proj_sink *k, const struct proj_shape *x,
+		      const struct proj_layer_runs *n, struct proj_layer_cost *lc);
+/* tp3d.c: the layout checks of a 3D grid; sets sc->tp to the grid's size.
+ * NULL, or why the layout is impossible. */
+const char *proj_grid_reason(cvc_proj_scenario *sc);
+/* tp3d.c: activation bytes per GPU kept by one layer for its backward, per
+ * micro-batch (full recompute: the layer's input), and the working set of
+ * one layer re-materialised. */
+void proj_act3d(const cvc_proj_scenario *sc, const struct proj_shape *x, double *input,
+		double *working);
+
 /* ZeRO/FSDP shard group of sc. */
 double proj_shard_of(const cvc_proj_scenario *sc);
 

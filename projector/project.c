@@ -55,6 +55,11 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->ffw = (x->swiglu ? 3 : 2) * x->h * x->f; /* FFN weights of one expert */
 	x->Tm = x->moe ? x->T * x->k : x->T;
 	x->gpn = sc->gpus_per_node;
+	x->d3 = proj_is_3d(sc);
+	proj_grid_of(sc, &x->tr, &x->tc, &x->td);
+	x->Td = x->T / x->td;
+	x->tv = x->t / x->td;
+	x->ovl3 = x->d3 && sc->tp_overlap;
 }
 
 void proj_sink_init(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_pricer *p,
@@ -196,6 +201,30 @@ static double op_coll(struct proj_sink *k, int kind, int comm, double bytes, dou
 	return put(k, &o);
 }
 
+/* The operator makers for tp3d.c (proj_internal.h). */
+double proj_op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, double kk,
+		       double batch, double count, int stage)
+{
+	return op_gemm_dt(k, dtype, m, n, kk, batch, count, stage);
+}
+
+double proj_op_attn(struct proj_sink *k, int dtype, double batch, double heads, double kv_heads,
+		    double sq, double skv, double head_dim, int backward, double count)
+{
+	return op_attn(k, dtype, batch, heads, kv_heads, sq, skv, head_dim, backward, count);
+}
+
+double proj_op_mem(struct proj_sink *k, int cls, double bytes, double count, int stage)
+{
+	return op_mem(k, cls, bytes, count, stage);
+}
+
+double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, double group,
+		    double per_node, double count)
+{
+	return op_coll(k, kind, comm, bytes, group, per_node, count);
+}
+
 /* One GEMM forward and its two backward GEMMs (dgrad, wgrad), run cf and
  * cb times per step; the forward and the dgrad as split_f / split_b GEMMs
  * of m/split rows each when a TP collective is overlapped with them (the
@@ -260,20 +289,16 @@ struct layer_gemms {
 	double qkv_f, qkv_d, qkv_w, pr_f, pr_d, pr_w, up_f, up_d, up_w, dn_f, dn_d, dn_w;
 };
 
-/* How often a layer's operators run per step: cf forward (again under full
- * recomputation), cb backward; per for each per-layer collective (twice
- * forward and twice backward, the backward pair again under full
- * recomputation). */
-struct layer_runs {
-	int full;
-	double M, L, cf, cb, per;
-};
+/* How often a layer's operators run per step (struct proj_layer_runs): cf
+ * forward (again under full recomputation), cb backward; per for each
+ * per-layer collective (twice forward and twice backward, the backward pair
+ * again under full recomputation). */
 
 /* MoE FFN: router (bf16), then each rank's E/ep experts as one grouped
  * GEMM over the T*k routed tokens it receives (balanced routing: T*k/(E/ep)
  * per expert), expert tensor parallel etp; and the token permutation
  * around them, added to *mf / *mb. */
-static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x, const struct layer_runs *n,
+static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x, const struct proj_layer_runs *n,
 			struct layer_gemms *G, double *mf, double *mb)
 {
 	double cf = n->cf, cb = n->cb;
@@ -301,7 +326,7 @@ static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x, const s
 /* GEMMs: QKV, attention output projection, FFN up(+gate), down.  TP
  * overlap splits the GEMMs next to the overlapped collective. */
 static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
-			   const struct layer_runs *n, struct layer_gemms *G, double *mf,
+			   const struct proj_layer_runs *n, struct layer_gemms *G, double *mf,
 			   double *mb)
 {
 	double cf = n->cf, cb = n->cb, tsplit = x->t, rs_slow = 1;
@@ -331,7 +356,7 @@ static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
 /* Attention core, forward into *af and backward into *ab; fp8 training
  * keeps it in bf16 unless fp8_attention. */
 static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
-			  const struct layer_runs *n, double *af, double *ab)
+			  const struct proj_layer_runs *n, double *af, double *ab)
 {
 	double cf = n->cf, cb = n->cb;
 	double hl = x->a / x->t, gl = fmax(1, x->g / x->t), sq = x->s / x->c;
@@ -366,7 +391,7 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 /* Memory-bound operators of a layer, added to *mf / *mb: 2 norms, 2
  * bias-dropout-residual, activation, rope, and the fp8 casts. */
 static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
-			  const struct layer_runs *n, double *mf, double *mb)
+			  const struct proj_layer_runs *n, double *mf, double *mb)
 {
 	double cf = n->cf, cb = n->cb;
 	double Th = x->T * x->h / (x->sp ? x->t : 1);
@@ -409,7 +434,7 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
  * exchange all but its last chunk's GEMM, a pipelined reduce-scatter all
  * but its last chunk, bulk up to the GEMM's time.
  */
-static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x, const struct layer_runs *n,
+static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x, const struct proj_layer_runs *n,
 			const struct layer_gemms *G, struct proj_layer_cost *lc)
 {
 	double M = n->M, L = n->L, msg = x->T * x->h * x->BA, pn_t = fmin(x->t, x->gpn);
@@ -446,7 +471,7 @@ static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x, const s
 
 /* MoE: dispatch + combine all-to-all each way, over the EP group: inside
  * the NVLink domain while ep x etp ranks fit in it. */
-static void ep_comm_ops(struct proj_sink *k, const struct proj_shape *x, const struct layer_runs *n,
+static void ep_comm_ops(struct proj_sink *k, const struct proj_shape *x, const struct proj_layer_runs *n,
 			struct proj_layer_cost *lc)
 {
 	double pn = fmin(x->e, fmax(1, x->gpn / (x->et * x->c)));
@@ -459,7 +484,7 @@ static void ep_comm_ops(struct proj_sink *k, const struct proj_shape *x, const s
 
 /* Context parallel: ring exchange of K and V blocks, c-1 steps forward,
  * twice that backward, again under full recomputation. */
-static void cp_comm_ops(struct proj_sink *k, const struct proj_shape *x, const struct layer_runs *n,
+static void cp_comm_ops(struct proj_sink *k, const struct proj_shape *x, const struct proj_layer_runs *n,
 			struct proj_layer_cost *lc)
 {
 	int full = n->full;
@@ -477,9 +502,9 @@ static void first_stage_ops(struct proj_sink *k, const struct proj_shape *x, dou
 			    struct proj_layer_cost *lc)
 {
 	k->kernels = 0;
-	lc->first_fwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->T * x->h, M,
+	lc->first_fwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Td * x->h, M,
 				 CVC_PROJ_STAGE_FIRST);
-	lc->first_bwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->T * x->h, M,
+	lc->first_bwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->Td * x->h, M,
 				 CVC_PROJ_STAGE_FIRST);
 	lc->first_kernels = k->kernels;
 }
@@ -496,13 +521,13 @@ static void first_stage_ops(struct proj_sink *k, const struct proj_shape *x, dou
 static void last_stage_ops(struct proj_sink *k, const struct proj_shape *x, double M,
 			   struct proj_layer_cost *lc)
 {
-	double Th = x->T * x->h / (x->sp ? x->t : 1);
-	double f, b, d, w, tv = x->T * x->V / x->t, f1, f2, b1, b2;
+	double Th = x->Td * x->h / (x->sp ? x->t : 1);
+	double f, b, d, w, tv = x->Td * x->V / x->tv, f1, f2, b1, b2;
 	int st = CVC_PROJ_STAGE_LAST, ldt = x->fp8 ? CVC_PROJ_BF16 : x->dtype;
 	int eager = x->framework == CVC_PROJ_FW_PYTORCH;
 
 	k->kernels = 0;
-	f = gemm3(k, ldt, x->T, x->V / x->t, x->h, M, M, st, 1, 1, 1, &d, &w);
+	f = gemm3(k, ldt, x->Td, x->V / x->tv, x->h, M, M, st, 1, 1, 1, &d, &w);
 	b = d + w;
 	f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, M, st);
 	f2 = op_mem(k, CVC_MODEL_MEM_NORM, (eager ? 14 : x->BA + 4) * tv, M, st);
@@ -523,7 +548,7 @@ static void last_stage_ops(struct proj_sink *k, const struct proj_shape *x, doub
 void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, double L,
 		    struct proj_layer_cost *lc)
 {
-	struct layer_runs n;
+	struct proj_layer_runs n;
 	struct layer_gemms G;
 	double fwd = 0, bwd = 0, gf = 0, gb = 0, af = 0, ab = 0, mf = 0, mb = 0, rc_extra = 0;
 	int full = x->recompute == CVC_PROJ_RECOMP_FULL;
@@ -536,6 +561,12 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 	n.per = M * L * (2 + 2 * (full ? 2 : 1));
 	k->kernels = 0;
 	k->margin_s = 0;
+	if (x->d3) { /* 3D tensor parallelism: its own layer (tp3d.c) */
+		proj_layer3d_ops(k, x, &n, lc);
+		first_stage_ops(k, x, M, lc);
+		last_stage_ops(k, x, M, lc);
+		return;
+	}
 	layer_gemm_ops(k, x, &n, &G, &mf, &mb);
 	gf = G.qkv_f + G.pr_f + G.up_f + G.dn_f;
 	gb = G.qkv_d + G.qkv_w + G.pr_d + G.pr_w + G.up_d + G.up_w + G.dn_d + G.dn_w;

@@ -80,12 +80,19 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 		return "parallel sizes and batches must be positive integers";
 	if (fmod(sc->hidden, sc->heads) != 0)
 		return "hidden not divisible by heads";
-	if (fmod(sc->heads, sc->tp) != 0)
+	if (proj_is_3d(sc)) {
+		/* the grid's own checks; tp becomes the grid's size */
+		const char *why = proj_grid_reason(sc);
+
+		if (why)
+			return why;
+	} else if (fmod(sc->heads, sc->tp) != 0) {
 		return "heads not divisible by tp";
-	if (fmod(sc->kv_heads, sc->tp) != 0 && fmod(sc->tp, sc->kv_heads) != 0)
+	} else if (fmod(sc->kv_heads, sc->tp) != 0 && fmod(sc->tp, sc->kv_heads) != 0) {
 		return "kv_heads and tp do not divide";
-	if (fmod(sc->ffn, sc->tp) != 0)
+	} else if (fmod(sc->ffn, sc->tp) != 0) {
 		return "ffn not divisible by tp";
+	}
 	if (sc->vpp > 1 && sc->pp < 2)
 		return "vpp > 1 needs pp > 1";
 	{

@@ -127,6 +127,10 @@ typedef struct cvc_proj_scenario {
 	double etp;                /* expert tensor parallel (MoE); 0 = tp */
 	int sp;                    /* sequence parallel with tp */
 	double first_stage_layers, last_stage_layers; /* uneven pipeline: 0 = auto */
+	/* 3D tensor parallelism (AxoNN, Singh et al. 2023): a grid of tp_row x
+	 * tp_col x tp_depth GPUs per replica (docs/SCENARIOS.md "3D tensor
+	 * parallelism"); all 0 = Megatron's 1D tensor parallelism */
+	double tp_row, tp_col, tp_depth;
 	/* hardware */
 	const char *gpu;           /* hardware catalog name */
 	double gpus, nodes, gpus_per_node;

@@ -23,6 +23,7 @@
 struct row {
 	char model[24], gpu[24];
 	double scale, gpus, gb, tp, pp, zero, tps, tps_lo, tps_hi, comm_share, exposed_share;
+	double tr, tc, td, dp, mb, sp, step, step_lo, step_hi, seq, layers, hidden, vocab;
 	int fits, recompute;
 	/* local SGD: clusters, link, H, streamed outer exchange, token side */
 	double clusters, gbps, H, tf, eff;
@@ -64,6 +65,10 @@ static int keep_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_resul
 	w->ovl = sc->outer_overlap;
 	w->tf = r->token_factor;
 	w->eff = r->eff_tokens_per_s;
+	w->tr = sc->tp_row, w->tc = sc->tp_col, w->td = sc->tp_depth;
+	w->dp = sc->dp, w->mb = sc->micro_batch, w->sp = sc->sp;
+	w->step = r->step_s, w->step_lo = r->step_s_lo, w->step_hi = r->step_s_hi;
+	w->seq = sc->seq, w->layers = sc->layers, w->hidden = sc->hidden, w->vocab = sc->vocab;
 	return 0;
 }
 
@@ -462,6 +467,38 @@ static const struct row *lsgd_best(const char *model, double C, double gbps, dou
 	return b;
 }
 
+static struct rows axonn;
+
+static void load_axonn(void)
+{
+	load(&axonn, CVC_SOURCE_DIR "/projector/studies/axonn2024.yaml", 500);
+}
+
+static void free_axonn(void)
+{
+	free(axonn.v);
+	axonn.v = NULL;
+}
+
+/* The fastest valid, fitting layout of the AxoNN study at global batch gb:
+ * 4D (a tp_row/tp_col/tp_depth grid) or Megatron's 1D, the latter with
+ * recompute `rec` (-1: any). */
+static const struct row *axonn_best(double gb, int grid, int rec)
+{
+	const struct row *b = NULL;
+
+	for (int i = 0; i < axonn.n; i++) {
+		const struct row *w = &axonn.v[i];
+		int is3d = w->tr > 0 || w->tc > 0 || w->td > 0;
+
+		if (w->gb != gb || !w->fits || is3d != grid || (rec >= 0 && w->recompute != rec))
+			continue;
+		if (!b || w->step < b->step)
+			b = w;
+	}
+	return b;
+}
+
 static const char *const lsgd_models[] = {"diloco-2.4b", "diloco-4b", "diloco-10b"};
 
 /* Claim (He et al. 2024; Charles et al. 2025, Fig. 6): across clusters on a
@@ -533,4 +570,82 @@ Test(project_findings, localsgd_h_priced_on_both_sides, .init = load_lsgd, .fini
 					checked++;
 				}
 	cr_assert_geq(checked, 50);
+}
+
+/* FLOP/s of a row under Narayanan et al. 2021's count (eq. 3, full
+ * recomputation counted), the count Megatron-AxoNN's training.py
+ * get_flops() prints; at step time t. */
+static double pflops(const struct row *w, double t)
+{
+	return cvc_proj_megatron_flops(w->gb, w->seq, w->layers, w->hidden, w->vocab) / t / 1e15;
+}
+
+/*
+ * Claim (Singh et al. 2023/2024, arXiv 2305.13525, abstract): AxoNN trains an
+ * 80B GPT on 1024 A100s of Perlmutter at 57% of peak, 182 PFLOP/s.
+ * Setup: projector/studies/axonn2024.yaml (42 layers, hidden 12288, 96 heads,
+ * seq 2048, bf16, flash attention, full recompute, 4 A100-40GB per node; every
+ * power-of-two grid of >= 64 GPUs x data parallel, one micro-batch per
+ * step, AxoNN's overlap on; shipped default models). The check projects cvc's
+ * fastest valid fitting 4D layout (at 2048 sequences it is tp_depth 64 x data
+ * 16, which AxoNN's own comm_model.py also ranks in its top five), counted
+ * with the megatron-2021 convention. The run's global batch is not published:
+ * 1024, 2048 and 4096 sequences are projected.
+ * Tolerance: |cvc / 182 - 1| <= 0.15 at 1024 and 2048 sequences. At 4096
+ * cvc is 16% above (outside the tolerance): held to 1.0-1.25 and stated as
+ * such in docs/FINDINGS.md.
+ */
+Test(project_findings, axonn_80b_against_182_pflops, .init = load_axonn, .fini = free_axonn)
+{
+	static const double gbs[] = {1024, 2048, 4096};
+
+	for (size_t i = 0; i < 3; i++) {
+		const struct row *w = axonn_best(gbs[i], 1, -1);
+		double pf, q;
+
+		cr_assert_not_null(w, "batch %g: no valid fitting 4D layout", gbs[i]);
+		pf = pflops(w, w->step);
+		q = pf / 182;
+		cr_log_info("AxoNN 80B, batch %g: row %g col %g depth %g data %g micro-batch %g: "
+			    "%.1f PFLOP/s [%.1f, %.1f], %.3f x published", gbs[i], w->tr, w->tc,
+			    w->td, w->dp, w->mb, pf, pflops(w, w->step_hi), pflops(w, w->step_lo), q);
+		if (gbs[i] <= 2048)
+			cr_expect_leq(fabs(q - 1), 0.15, "batch %g: %.1f PFLOP/s vs 182", gbs[i], pf);
+		else
+			cr_expect(q > 1 && q < 1.25, "batch %g: %.3f x published", gbs[i], q);
+	}
+}
+
+/*
+ * Claim (same paper): on that run AxoNN's 4D surpasses Megatron-LM by 26%.
+ * Setup: the same study; Megatron-LM's side is every 1D layout (tp 1-8, pp
+ * any divisor, sequence parallel or not, full or selective recompute,
+ * ZeRO-1 or not, micro-batch 1-4), each side its fastest valid fitting
+ * layout at the same global batch. What cvc finds, and holds:
+ *  - against Megatron-LM with full recompute (as AxoNN runs), the 4D layout
+ *    is ahead at every batch, by >= 10% (12%, 24%, 23% at 1024/2048/4096);
+ *  - against Megatron-LM's fastest layout, which in cvc uses selective
+ *    recompute (tp 8, pp 2, sequence parallel), the 4D layout is behind at
+ *    every batch: the 26% is reproduced only if the paper's Megatron-LM run
+ *    recomputed fully, which the paper's abstract does not say.
+ */
+Test(project_findings, axonn_vs_megatron_lm, .init = load_axonn, .fini = free_axonn)
+{
+	static const double gbs[] = {1024, 2048, 4096};
+
+	for (size_t i = 0; i < 3; i++) {
+		const struct row *a = axonn_best(gbs[i], 1, -1);
+		const struct row *mf = axonn_best(gbs[i], 0, CVC_PROJ_RECOMP_FULL);
+		const struct row *m = axonn_best(gbs[i], 0, -1);
+
+		cr_assert(a && mf && m, "batch %g: a side has no valid fitting layout", gbs[i]);
+		cr_log_info("batch %g: 4D %.2f s [%.2f, %.2f]; Megatron full recompute %.2f s (tp %g "
+			    "pp %g) -> 4D ahead %.3fx; Megatron best %.2f s [%.2f, %.2f] (tp %g pp %g "
+			    "sp %g recompute %d) -> %.3fx", gbs[i], a->step, a->step_lo, a->step_hi,
+			    mf->step, mf->tp, mf->pp, mf->step / a->step, m->step, m->step_lo,
+			    m->step_hi, m->tp, m->pp, m->sp, m->recompute, m->step / a->step);
+		cr_expect_geq(mf->step / a->step, 1.10, "batch %g: 4D vs Megatron full recompute",
+			      gbs[i]);
+		cr_expect_lt(m->step / a->step, 1, "batch %g: 4D ahead of Megatron's best", gbs[i]);
+	}
 }
