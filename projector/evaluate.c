@@ -84,6 +84,20 @@ struct mb_cost {
 	double fsdp_mb, dp_rs_mb, fsdp_exp, t_mb;
 };
 
+/* Exposed time of per-layer weight gathers (ag before each forward) and
+ * backward traffic (tot_b: the backward's gathers and the gradient
+ * reduce-scatter) over L layers: with prefetch (overlap), layer i+1's
+ * traffic runs under layer i's compute and only the first layer's and the
+ * excess show; without it, all of it. */
+static double gathered_exposed(const struct proj_layer_cost *lc, double L, double ag,
+			       double tot_b, int overlap)
+{
+	if (!overlap)
+		return L * (ag + tot_b);
+	return ag + (L - 1) * fmax(0, ag - lc->fwd_s) + tot_b +
+	       (L - 1) * fmax(0, tot_b - lc->bwd_s);
+}
+
 /* extra_kernels: the launches of the stage-only work; gap_us: between two
  * back-to-back kernels (cvc_model_kernel_gap_us), charged per launch: the
  * time no operator model sees. */
@@ -109,18 +123,11 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct proj_layer_cost
 	if (sc->zero >= 3 && dc > 1 && L > 0) {
 		double ag = st->fsdp_ag, rs = st->fsdp_rs;
 		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
-		double ef, eb, tot_b = nag_b * ag + rs;
+		double tot_b = nag_b * ag + rs;
 
 		o->fsdp_mb = L * ag * (1 + nag_b);
 		o->dp_rs_mb = L * rs;
-		if (sc->dp_overlap) {
-			ef = ag + (L - 1) * fmax(0, ag - lc->fwd_s);
-			eb = tot_b + (L - 1) * fmax(0, tot_b - lc->bwd_s);
-		} else {
-			ef = L * ag;
-			eb = L * tot_b;
-		}
-		o->fsdp_exp = ef + eb;
+		o->fsdp_exp = gathered_exposed(lc, L, ag, tot_b, sc->dp_overlap);
 	}
 	/* 3D tensor parallelism: the depth all-gathers and reduce-scatters of
 	 * each layer, prefetched and deferred like FSDP's above when AxoNN
@@ -128,17 +135,10 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct proj_layer_cost
 	if (lc->d3_ag_s + lc->d3_rs_s > 0 && L > 0) {
 		double ag = lc->d3_ag_s, rs = lc->d3_rs_s;
 		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
-		double tot_b = nag_b * ag + rs, tot = L * (ag + tot_b), ef, eb;
+		double tot_b = nag_b * ag + rs, tot = L * (ag + tot_b);
 
-		if (sc->tp_overlap) {
-			ef = ag + (L - 1) * fmax(0, ag - lc->fwd_s);
-			eb = tot_b + (L - 1) * fmax(0, tot_b - lc->bwd_s);
-		} else {
-			ef = L * ag;
-			eb = L * tot_b;
-		}
 		o->tp_mb += tot;
-		o->tp_hid += tot - (ef + eb);
+		o->tp_hid += tot - gathered_exposed(lc, L, ag, tot_b, sc->tp_overlap);
 	}
 	o->t_mb = o->stage_c + o->gap_s + o->margin_s + (o->tp_mb - o->tp_hid) + o->ep_mb +
 		  (o->cp_mb - o->cp_hid) + o->fsdp_exp;

@@ -128,46 +128,19 @@ Test(localsgd, replicas_between_and_past_the_table)
 
 /* ---- scenario output ---------------------------------------------------------- */
 
-struct one {
-	cvc_proj_scenario sc;
-	cvc_proj_result r;
-	int n;
-};
-
-static int one_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
-{
-	struct one *o = user;
-
-	o->sc = *sc;
-	o->r = *r;
-	o->n++;
-	return 0;
-}
-
 /* One scenario: a 2.4B model (Charles et al. Table 3) on 32 H100s, the
  * given extra YAML sections. */
 static void eval(const char *extra, cvc_proj_result *r)
 {
 	char y[2048];
-	cvc_proj_study *st = NULL;
-	cvc_proj_ctx *ctx = NULL;
-	struct one o;
 
 	snprintf(y, sizeof y,
 		 "model: {layers: 30, hidden: 2560, heads: 40, ffn: 10240, vocab: 32768, seq: 2048}\n"
 		 "hardware: {gpu: H100-SXM, gpus: 32}\n"
 		 "cost: {train_tokens: 48B}\n%s",
 		 extra);
-	memset(&o, 0, sizeof o);
-	cr_assert_eq(cvc_proj_study_parse("t.yaml", y, strlen(y), &st), CVC_OK, "%s",
-		     cvc_proj_study_errmsg(st));
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, one_cb, &o, NULL), CVC_OK);
-	cr_assert_eq(o.n, 1);
-	cr_assert(o.r.valid, "%s", o.r.reason);
-	*r = o.r;
-	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
+	cr_assert_eq(tu_proj_first(y, NULL, r), 1);
+	cr_assert(r->valid, "%s", r->reason);
 }
 
 /* Claim: local SGD's output changes with H on both sides.  Setup: the 2.4B

@@ -14,40 +14,19 @@
 
 #include "cvc/cvc_model.h"
 #include "cvc/cvc_project.h"
+#include "testutil.h"
 
 /* The first scenario of a study text, as a study run hands it (finalized,
  * dp derived), and its result. */
 struct first {
 	cvc_proj_scenario sc;
 	cvc_proj_result r;
-	int n;
 };
-
-static int first_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
-{
-	struct first *f = user;
-
-	if (f->n++ == 0) {
-		f->sc = *sc;
-		f->r = *r;
-	}
-	return 0;
-}
 
 static void run_one(const char *yaml, struct first *f)
 {
-	cvc_proj_study *st = NULL;
-	cvc_proj_ctx *ctx = NULL;
-
-	memset(f, 0, sizeof *f);
-	cr_assert_eq(cvc_proj_study_parse("t", yaml, strlen(yaml), &st), CVC_OK, "%s",
-		     cvc_proj_study_errmsg(st));
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, first_cb, f, NULL), CVC_OK);
-	cr_assert_eq(f->n, 1);
+	cr_assert_eq(tu_proj_first(yaml, &f->sc, &f->r), 1);
 	cr_assert(f->r.valid, "invalid: %s", f->r.reason);
-	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
 }
 
 /* Per-GPU bytes each collective moves per step (the ring volume a model
@@ -303,8 +282,6 @@ Test(tp3d, invalid_grids_say_why)
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char yaml[1024];
-		cvc_proj_study *st = NULL;
-		cvc_proj_ctx *ctx = NULL;
 		struct first f;
 
 		snprintf(yaml, sizeof yaml,
@@ -312,14 +289,8 @@ Test(tp3d, invalid_grids_say_why)
 			 "training: {global_batch: 64, micro_batch: 2}\n"
 			 "parallelism: %s\nhardware: {gpu: A100-SXM-80GB, gpus: 64}\n",
 			 cases[i].par);
-		memset(&f, 0, sizeof f);
-		cr_assert_eq(cvc_proj_study_parse("t", yaml, strlen(yaml), &st), CVC_OK);
-		cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-		cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, first_cb, &f, NULL),
-			     CVC_OK);
+		cr_assert_eq(tu_proj_first(yaml, &f.sc, &f.r), 1);
 		cr_expect(!f.r.valid && strstr(f.r.reason, cases[i].why), "%s: '%s'", cases[i].par,
 			  f.r.reason ? f.r.reason : "");
-		cvc_proj_ctx_free(ctx);
-		cvc_proj_study_free(st);
 	}
 }

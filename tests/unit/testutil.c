@@ -282,3 +282,40 @@ void tu_scenario(struct cvc_proj_scenario *sc, const char *gpu, int gpus, int tp
 	sc->tp = tp;
 	sc->pp = pp;
 }
+
+struct first_of {
+	cvc_proj_scenario sc;
+	cvc_proj_result r;
+	int n;
+};
+
+static int first_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	struct first_of *f = user;
+
+	if (f->n++ == 0) {
+		f->sc = *sc;
+		f->r = *r;
+	}
+	return 0;
+}
+
+int tu_proj_first(const char *yaml, struct cvc_proj_scenario *sc, struct cvc_proj_result *r)
+{
+	cvc_proj_study *st = NULL;
+	cvc_proj_ctx *ctx = NULL;
+	struct first_of f;
+
+	memset(&f, 0, sizeof f);
+	cr_assert_eq(cvc_proj_study_parse("t.yaml", yaml, strlen(yaml), &st), CVC_OK, "%s",
+		     cvc_proj_study_errmsg(st));
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, first_cb, &f, NULL), CVC_OK);
+	cvc_proj_ctx_free(ctx);
+	cvc_proj_study_free(st);
+	if (sc)
+		*sc = f.sc;
+	if (r)
+		*r = f.r;
+	return f.n;
+}

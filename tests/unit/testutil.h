@@ -11,6 +11,7 @@
 struct cvc_db;
 struct sqlite3;
 struct cvc_proj_scenario;
+struct cvc_proj_result;
 
 /*
  * Full path of ../shared/<rel>.  When the file is missing the test is
@@ -99,5 +100,14 @@ struct cvc_db *tu_import(const char *path, const char *dbname);
  * library-level projection tests price.
  */
 void tu_scenario(struct cvc_proj_scenario *sc, const char *gpu, int gpus, int tp, int pp);
+
+/*
+ * Runs a study given as YAML text (no marginal half-GPU runs, spec-sheet
+ * models) and copies its first scenario, as a study run hands it (dp and
+ * defaults derived), and that scenario's result; either may be NULL.  A
+ * study that does not parse or run fails the test.  Returns the number of
+ * scenarios the study called back.
+ */
+int tu_proj_first(const char *yaml, struct cvc_proj_scenario *sc, struct cvc_proj_result *r);
 
 #endif
