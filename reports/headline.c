@@ -282,11 +282,40 @@ static void type_clause(const cvc_rep_table *t, size_t a, size_t b, char *buf, s
 			 rep_cell_at(t, b, H_HW)->s);
 }
 
+/*
+ * The token side of a best layout that syncs every H steps (local SGD /
+ * DiLoCo), read back from the words rep_layout() wrote ("H=100 streamed
+ * tokens-x1.15"): " It syncs every 100 steps (streamed) and needs 15% more
+ * tokens for the same loss."  Empty for layouts that sync every step.
+ */
+static void sync_clause(const char *layout, char *buf, size_t len)
+{
+	const char *h = strstr(layout, "H="), *x = strstr(layout, "tokens-x");
+	double H = h ? strtod(h + 2, NULL) : 0, f = x ? strtod(x + 8, NULL) : 1;
+	int streamed = strstr(layout, " streamed") != NULL;
+
+	buf[0] = '\0';
+	if (!(H > 1))
+		return;
+	if (!isfinite(f))
+		snprintf(buf, len, " It syncs every %.0f steps%s, and no token budget reaches the "
+			 "loss of syncing every step (docs/MODELS.md, local SGD).", H,
+			 streamed ? " (streamed)" : "");
+	else if (fabs(f - 1) < 0.005)
+		snprintf(buf, len, " It syncs every %.0f steps%s and needs about as many tokens for "
+			 "the same loss (docs/MODELS.md, local SGD).", H,
+			 streamed ? " (streamed)" : "");
+	else
+		snprintf(buf, len, " It syncs every %.0f steps%s and needs %.0f%% %s tokens for the "
+			 "same loss (docs/MODELS.md, local SGD).", H, streamed ? " (streamed)" : "",
+			 fabs(f - 1) * 100, f >= 1 ? "more" : "fewer");
+}
+
 /* The finding of one model: rows a..b of the headline (oldest to newest
  * hardware at one GPU count) as a sentence. */
 static void finding(const cvc_rep_table *t, size_t a, size_t b, char *buf, size_t len)
 {
-	char ca[48], cb[48], ea[48], eb[48], g[32], moves[160], tail[400];
+	char ca[48], cb[48], ea[48], eb[48], g[32], moves[160], tail[400], sync[200];
 	double d = rep_num(t, b, H_ES) - rep_num(t, a, H_ES);
 	const char *m = rep_cell_at(t, a, H_MODEL)->s, *ha = rep_cell_at(t, a, H_HW)->s;
 
@@ -296,9 +325,10 @@ static void finding(const cvc_rep_table *t, size_t a, size_t b, char *buf, size_
 	pct(t, a, H_ES, H_ES_LO, ea, sizeof ea);
 	pct(t, b, H_ES, H_ES_LO, eb, sizeof eb);
 	type_clause(t, a, b, tail, sizeof tail);
+	sync_clause(rep_cell_at(t, b, H_LAYOUT)->s, sync, sizeof sync);
 	if (a == b) {
 		snprintf(buf, len, "%s at %s GPUs on %s: communication is %s of the step and %s "
-			 "of the step is exposed.%s", m, g, ha, ca, ea, tail);
+			 "of the step is exposed.%s%s", m, g, ha, ca, ea, tail, sync);
 		return;
 	}
 	/* Half a point either way reads as no change at the precision shown. */
@@ -307,9 +337,9 @@ static void finding(const cvc_rep_table *t, size_t a, size_t b, char *buf, size_
 	else
 		snprintf(moves, sizeof moves, "%s from %s to %s", d > 0 ? "rises" : "falls", ea, eb);
 	snprintf(buf, len, "%s at %s GPUs: communication is %s of the step on %s and %s on %s; "
-		 "the exposed share %s, and tokens/s per GPU change %.2gx.%s", m, g, ca, ha, cb,
+		 "the exposed share %s, and tokens/s per GPU change %.2gx.%s%s", m, g, ca, ha, cb,
 		 rep_cell_at(t, b, H_HW)->s, moves, rep_num(t, b, H_TPG) / rep_num(t, a, H_TPG),
-		 tail);
+		 tail, sync);
 }
 
 /*

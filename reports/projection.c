@@ -5,6 +5,7 @@
  * columns are missing is left out with a note rather than failing.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -148,20 +149,60 @@ static int fits(const cvc_rep_table *t, size_t r, const struct rep_roles *ro)
 	return usable(t, r, ro) && !(v == 0);
 }
 
+/* Appends " word" (no space first in an empty buf); whole words only. */
+static void add_word(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	char w[96];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w, sizeof w, fmt, ap);
+	va_end(ap);
+	if (n + (n ? 1 : 0) + strlen(w) < len)
+		snprintf(buf + n, len - n, "%s%s", n ? " " : "", w);
+}
+
 /*
  * Appends to buf what else tells two layouts of the same parallelism apart:
- * the recompute policy ("rc:full") and TP overlap ("tp-overlap").
+ * the recompute policy ("rc:full"), TP overlap ("tp-overlap"), a 3D tensor
+ * parallel grid ("grid=8x1x16": row x column x depth), the clusters of a
+ * multi-cluster run ("clusters=4") and local SGD's sync interval with what
+ * it costs in tokens ("H=100 streamed tokens-x1.15"): a layout that syncs
+ * every H steps is faster per step but needs more tokens for the same loss,
+ * and the label must not hide that.
  */
 static void rep_layout_extras(const cvc_rep_table *t, size_t r, char *buf, size_t len)
 {
 	long c = cvc_rep_table_find(t, "recompute");
 	const char *rc = c >= 0 ? cvc_rep_table_str(t, r, (size_t)c) : NULL;
-	size_t n = strlen(buf);
+	double g[3], cl = rep_num(t, r, cvc_rep_table_find(t, "clusters"));
+	double H = rep_num(t, r, cvc_rep_table_find(t, "local_sgd_h"));
+	double tf = rep_num(t, r, cvc_rep_table_find(t, "token_factor"));
+	static const char *const grid[3] = {"tp_row", "tp_col", "tp_depth"};
+	char a[40], b[40], d[40];
 
-	if (rc && *rc && strcasecmp(rc, "none") != 0 && n + 1 < len)
-		n += (size_t)snprintf(buf + n, len - n, "%src:%s", n ? " " : "", rc);
-	if (n < len && rep_num(t, r, cvc_rep_table_find(t, "tp_overlap")) > 0 && n + 1 < len)
-		snprintf(buf + n, len - n, "%stp-overlap", n ? " " : "");
+	if (rc && *rc && strcasecmp(rc, "none") != 0)
+		add_word(buf, len, "rc:%s", rc);
+	if (rep_num(t, r, cvc_rep_table_find(t, "tp_overlap")) > 0)
+		add_word(buf, len, "tp-overlap");
+	for (int k = 0; k < 3; k++) {
+		g[k] = rep_num(t, r, cvc_rep_table_find(t, grid[k]));
+		g[k] = isfinite(g[k]) && g[k] > 0 ? g[k] : 0;
+	}
+	if (g[0] + g[1] + g[2] > 0)
+		add_word(buf, len, "grid=%sx%sx%s", rep_fmt_num(g[0] > 0 ? g[0] : 1, a, sizeof a),
+			 rep_fmt_num(g[1] > 0 ? g[1] : 1, b, sizeof b),
+			 rep_fmt_num(g[2] > 0 ? g[2] : 1, d, sizeof d));
+	if (isfinite(cl) && cl > 1)
+		add_word(buf, len, "clusters=%s", rep_fmt_num(cl, a, sizeof a));
+	if (isfinite(H) && H > 1) {
+		add_word(buf, len, "H=%s", rep_fmt_num(H, a, sizeof a));
+		if (rep_num(t, r, cvc_rep_table_find(t, "outer_overlap")) > 0)
+			add_word(buf, len, "streamed");
+		if (isfinite(tf) && tf != 1)
+			add_word(buf, len, "tokens-x%.2f", tf);
+	}
 }
 
 /* "tp8 pp4 dp2 mb1 rc:full" from the layout columns present. */
@@ -407,7 +448,11 @@ static int best_layout_fill(cvc_rep_table *best, const cvc_rep_table *sc,
 			    const struct rep_roles *ro, const struct rep_gkey *g, size_t ng,
 			    double *gpu_counts, struct rep_gkey *chosen)
 {
-	const long tok = ro->col[REP_ROLE_TOKENS];
+	/* local SGD's effective throughput (tokens/s over the tokens it needs
+	 * for the same loss) where the projection has it: equal to tokens/s
+	 * for every layout that syncs each step */
+	const long eff = cvc_rep_table_find(sc, "eff_tokens_per_s");
+	const long tok = eff >= 0 ? eff : ro->col[REP_ROLE_TOKENS];
 
 	for (size_t i = 0, j; i < ng; i = j) {
 		size_t b = i;
