@@ -116,7 +116,7 @@ static cvc_status no_duplicates(cvc_proj_study *st, yaml_document_t *doc, const 
 static int positive_only(const char *key)
 {
 	static const char *const keys[] = {"kv_heads", "micro_batch", "gpus_per_node", "experts",
-					   "top_k", "clusters", "layers", "hidden", "heads",
+					   "top_k", "clusters", "local_sgd_h", "layers", "hidden", "heads",
 					   "vocab", "seq", "global_batch"};
 
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)

@@ -663,6 +663,9 @@ Test(project, zero_duplicates_and_impossible_values_are_errors)
 		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: 64}\n"
 		 "hardware: {gpu: H100-SXM, gpus: 8, gpus_per_node: 0}\n",
 		 "at least 1 for 'gpus_per_node'"},
+		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: 64}\n"
+		 "hardware: {gpu: H100-SXM, gpus: 8}\ncomm: {local_sgd_h: 0}\n",
+		 "at least 1 for 'local_sgd_h'"},
 		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: 64, layers: 4}\n"
 		 "hardware: {gpu: H100-SXM, gpus: 8}\n", "key 'layers' given twice"},
 		{"model: {layers: 2, hidden: 256, heads: 4, vocab: 100, seq: {from: 64, to: 256, "
