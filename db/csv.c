@@ -204,6 +204,7 @@ cvc_status cvc_file_read(const char *path, size_t max, char **out, size_t *len, 
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
 	cvc_status st = CVC_OK;
+	int rerr = 0;
 
 	*out = NULL;
 	*len = 0;
@@ -223,7 +224,9 @@ cvc_status cvc_file_read(const char *path, size_t max, char **out, size_t *len, 
 			st = cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
 			goto fail;
 		}
+		errno = 0;
 		got = fread(buf + n, 1, want - n, f);
+		rerr = errno;
 		n += got;
 		if (n > max) {
 			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
@@ -234,7 +237,11 @@ cvc_status cvc_file_read(const char *path, size_t max, char **out, size_t *len, 
 			break;
 	}
 	if (ferror(f)) {
-		st = cvc_errf(err, errlen, CVC_ERR_IO, "'%s': read error", path);
+		/* a directory opens but does not read (EISDIR): the caller's input,
+		 * not the machine, is wrong */
+		st = rerr ? cvc_errf(err, errlen, rerr == EIO ? CVC_ERR_IO : cvc_open_status(rerr),
+				     "'%s': cannot read: %s", path, strerror(rerr))
+			  : cvc_errf(err, errlen, CVC_ERR_IO, "'%s': read error", path);
 		goto fail;
 	}
 	fclose(f);

@@ -23,6 +23,7 @@
 
 #include "cvc/cvc_base.h"
 #include "proj_internal.h"
+#include "cvc/cvc_csv.h"
 #include "study.h"
 
 #define MAX_FILE_BYTES (16u << 20)
@@ -687,49 +688,23 @@ out:
 
 cvc_status cvc_proj_study_load(const char *path, cvc_proj_study **out)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	char *buf = NULL, err[sizeof((cvc_proj_study *)0)->errmsg];
+	size_t len = 0;
 	cvc_status rc;
 
 	*out = NULL;
-	if (!f) {
-		int e = errno;
-		cvc_proj_study *st = calloc(1, sizeof *st);
+	rc = cvc_file_read(path, MAX_FILE_BYTES, &buf, &len, err, sizeof err);
+	if (rc) {
+		/* a study that holds only the message, for cvc_proj_study_errmsg */
+		cvc_proj_study *st = rc == CVC_ERR_NOMEM ? NULL : calloc(1, sizeof *st);
 
 		if (!st)
 			return CVC_ERR_NOMEM;
-		snprintf(st->errmsg, sizeof st->errmsg, "'%s': cannot open: %s", path,
-			 strerror(e));
+		snprintf(st->errmsg, sizeof st->errmsg, "%s", err);
 		*out = st;
-		return cvc_open_status(e);
+		return rc;
 	}
-	for (;;) {
-		size_t n;
-
-		if (len == cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			if (cap > MAX_FILE_BYTES + 1)
-				cap = MAX_FILE_BYTES + 1;
-			if (len == cap)
-				break; /* over the limit: the parser reports it */
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return CVC_ERR_NOMEM;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	fclose(f);
-	rc = cvc_proj_study_parse(path, buf ? buf : "", len, out);
+	rc = cvc_proj_study_parse(path, buf, len, out);
 	free(buf);
 	return rc;
 }

@@ -1,0 +1,3 @@
+args: project .
+exit: 2
+stderr: cannot read: Is a directory
