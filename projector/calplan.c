@@ -211,8 +211,8 @@ struct cvc_cal_plan {
 	cvc_modelset *ms;
 	cvc_hw_catalog *cat;
 	cvc_cal_item *items;
-	uint64_t *last_scn;
-	size_t n, cap;
+	uint64_t *last_scn;   /* per item: the last scenario that used it */
+	size_t n, cap, caplast;
 	struct set iset;
 	cvc_cal_shape *exact; /* distinct exact shapes */
 	size_t nexact, capexact;
@@ -405,21 +405,13 @@ static int add_op(void *user, const cvc_cal_shape *op, double count, int stage)
 	if (i < 0) {
 		cvc_cal_item *it;
 
-		if (p->n == p->cap) {
-			size_t nc = p->cap ? p->cap * 2 : 256;
-			cvc_cal_item *nv;
-			uint64_t *nl;
-
-			if (p->n >= PLAN_MAX || !(nv = realloc(p->items, nc * sizeof *nv))) {
-				fail(p, CVC_ERR_NOMEM, "calibrate: more than 1 million planned shapes");
-				return 1;
-			}
-			p->items = nv;
-			if (!(nl = realloc(p->last_scn, nc * sizeof *nl))) {
-				fail(p, CVC_ERR_NOMEM, "calibrate: out of memory");
-				return 1;
-			}
-			p->last_scn = nl, p->cap = nc;
+		if (cvc_grow_bounded(&p->items, &p->cap, p->n + 1, sizeof *p->items, PLAN_MAX)) {
+			fail(p, CVC_ERR_NOMEM, "calibrate: more than 1 million planned shapes");
+			return 1;
+		}
+		if (cvc_grow(&p->last_scn, &p->caplast, p->n + 1, sizeof *p->last_scn, 256)) {
+			fail(p, CVC_ERR_NOMEM, "calibrate: out of memory");
+			return 1;
 		}
 		i = (long)p->n++;
 		it = &p->items[i];
