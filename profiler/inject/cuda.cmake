@@ -87,6 +87,7 @@ if(CRITERION_FOUND)
   get_filename_component(CVC_SHARED_DIR_CUDA ${CMAKE_SOURCE_DIR}/../shared ABSOLUTE)
   add_executable(test_cupti_decode ${CMAKE_SOURCE_DIR}/tests/unit/cuda/test_cupti_decode.c
                  ${CMAKE_SOURCE_DIR}/tests/unit/cuda/test_cupti_inject.c
+                 ${CMAKE_SOURCE_DIR}/tests/unit/cuda/test_cupti_graph.c
                  ${CMAKE_SOURCE_DIR}/tests/unit/testutil.c)
   target_include_directories(test_cupti_decode PRIVATE ${CMAKE_SOURCE_DIR}
                              ${CMAKE_SOURCE_DIR}/tests/unit)
