@@ -21,65 +21,38 @@
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_profile.h"
+#include "materialize_int.h"
 #include "spool_int.h"
 
-/* Correlation id -> external id, open addressing; key 0 is "empty". */
-struct ext_slot {
-	uint32_t corr;
-	uint32_t kind;
-	uint64_t ext;
-};
-
-struct mat {
-	const char *spool;
-	const unsigned char *base;
-	size_t size;
-	cvc_db *db;
-	int64_t run_id;
-	int rank;
-	int have_proc;
-	int64_t *sid2id;        /* spool string id -> strings.id, 0 = undefined */
-	const char **sid2str;   /* spool string id -> bytes in the map */
-	uint32_t *sid2len;
-	uint32_t nsid;
-	struct ext_slot *ext;       /* correlation -> framework external id */
-	size_t next_mask;
-	struct ext_slot *launch;    /* correlation -> NCCL launch id */
-	size_t launch_mask;
-	struct cvc_spool_coll *colls; /* sorted by launch_id */
-	unsigned char *coll_used;
-	size_t ncolls;
-	struct cvc_spool_marker *marks;
-	size_t nmarks, capmarks;
-	int64_t clock[4];       /* start cupti, start real, end cupti, end real */
-	int have_clock[4];
-	cvc_materialize_stats *stats;
-	int64_t out_of_range;   /* records no GPU produced: dropped and counted */
-	char *err;
-	size_t errlen;
-};
+_Static_assert(offsetof(struct cvc_spool_act, graph_node_id) == CVC_SPOOL_ACT_V1_SIZE,
+	       "a version 1 ACT record is the version 2 one without graph_node_id");
 
 #define MAT_MAX_STRINGS (1u << 24)
 #define MAT_MAX_MARKERS ((size_t)1 << 26)
 
-static cvc_status mat_fail(struct mat *m, cvc_status st, size_t off, const char *what)
+cvc_status mat_fail(struct mat *m, cvc_status st, size_t off, const char *what)
 {
 	if (m->err)
 		snprintf(m->err, m->errlen, "'%s': byte %zu: %s", m->spool, off, what);
 	return st;
 }
 
-static cvc_status mat_dbfail(struct mat *m, cvc_status st)
+cvc_status mat_dbfail(struct mat *m, cvc_status st)
 {
 	if (m->err)
 		snprintf(m->err, m->errlen, "%s", cvc_db_errmsg(m->db));
 	return st;
 }
 
-static size_t rec_size(uint32_t type)
+/* Payload size of a record of type in a spool of version; 0 if not a type. */
+static size_t rec_size(uint32_t type, uint32_t version)
 {
 	switch (type) {
-	case CVC_SPOOL_ACT: return sizeof(struct cvc_spool_act);
+	case CVC_SPOOL_ACT:
+		return version < 2 ? CVC_SPOOL_ACT_V1_SIZE : sizeof(struct cvc_spool_act);
+	case CVC_SPOOL_GNODE:
+	case CVC_SPOOL_GCLONE:
+		return version < 2 ? 0 : sizeof(struct cvc_spool_graph);
 	case CVC_SPOOL_MARKER: return sizeof(struct cvc_spool_marker);
 	case CVC_SPOOL_EXTCORR: return sizeof(struct cvc_spool_extcorr);
 	case CVC_SPOOL_API: return sizeof(struct cvc_spool_api);
@@ -104,6 +77,7 @@ static cvc_status mat_scan(struct mat *m, size_t *end, size_t *next, size_t *nco
 	*next = 0;
 	*ncoll = 0;
 	*maxsid = 0;
+	m->ngnodes = m->nclones = 0;
 	while (off + 8 <= m->size) {
 		uint32_t type, len;
 		size_t want;
@@ -128,10 +102,11 @@ static cvc_status mat_scan(struct mat *m, size_t *end, size_t *next, size_t *nco
 			if (id > *maxsid)
 				*maxsid = id;
 		} else {
-			want = rec_size(type);
+			want = rec_size(type, m->version);
 			if (!want)
 				return mat_fail(m, CVC_ERR_FORMAT, off,
-						"expected a record type in 1..9");
+						m->version < 2 ? "expected a record type in 1..9"
+							       : "expected a record type in 1..11");
 			if (len != want)
 				return mat_fail(m, CVC_ERR_FORMAT, off + 4,
 						"expected the record length of its type");
@@ -139,6 +114,8 @@ static cvc_status mat_scan(struct mat *m, size_t *end, size_t *next, size_t *nco
 				(*next)++;
 			if (type == CVC_SPOOL_COLL)
 				(*ncoll)++;
+			m->ngnodes += type == CVC_SPOOL_GNODE;
+			m->nclones += type == CVC_SPOOL_GCLONE;
 		}
 		off += 8 + spool_pad8(len);
 	}
@@ -192,7 +169,7 @@ static cvc_status mat_sid(struct mat *m, size_t off, uint32_t sid, int64_t *id)
 }
 
 /* Borrowed NUL-less bytes of a string, for keys and short text. */
-static int mat_str(const struct mat *m, uint32_t sid, char *buf, size_t cap)
+int mat_str(const struct mat *m, uint32_t sid, char *buf, size_t cap)
 {
 	uint32_t len;
 
@@ -239,14 +216,15 @@ static cvc_status mat_proc(struct mat *m, size_t off, const struct cvc_spool_pro
 	return CVC_OK;
 }
 
-/* The NCCL calls of launch launch_id, stored for kernel activity_id. */
-static cvc_status mat_coll(struct mat *m, size_t off, int64_t activity_id, int64_t launch_id)
+cvc_status mat_coll(struct mat *m, size_t off, int64_t activity_id, int64_t launch_id,
+		    int *joined)
 {
 	char func[64], dtype[64];
 	cvc_collective c;
 	size_t lo = 0, hi = m->ncolls;
 	cvc_status st;
 
+	*joined = 0;
 	if (launch_id < 0)
 		return CVC_OK;
 	while (lo < hi) {
@@ -275,6 +253,7 @@ static cvc_status mat_coll(struct mat *m, size_t off, int64_t activity_id, int64
 		return mat_dbfail(m, st);
 	m->coll_used[lo] = 1;
 	m->stats->collectives++;
+	*joined = 1;
 	return CVC_OK;
 }
 
@@ -283,6 +262,7 @@ static cvc_status mat_act(struct mat *m, size_t off, const struct cvc_spool_act 
 	cvc_activity a;
 	cvc_status st;
 	int64_t id = 0;
+	int joined = 0;
 
 	if (s->kind < CVC_ACT_KERNEL || s->kind > CVC_ACT_MEMSET)
 		return mat_fail(m, CVC_ERR_FORMAT, off, "expected activity kind 1, 2 or 3");
@@ -314,8 +294,16 @@ static cvc_status mat_act(struct mat *m, size_t off, const struct cvc_spool_act 
 	if ((st = cvc_db_activity_add(m->db, &a, &id)))
 		return mat_dbfail(m, st);
 	m->stats->activities++;
-	if (a.kind == CVC_ACT_KERNEL && m->launch)
-		return mat_coll(m, off, id, map_get(m->launch, m->launch_mask, s->correlation));
+	if (a.kind != CVC_ACT_KERNEL)
+		return CVC_OK;
+	if (m->launch &&
+	    (st = mat_coll(m, off, id, map_get(m->launch, m->launch_mask, s->correlation),
+			   &joined)))
+		return st;
+	/* a graph replay carries the graph launch's correlation: its NCCL
+	 * call comes through the node the captured launch created */
+	if (!joined && s->graph_node_id)
+		return mat_graph_join(m, off, id, s);
 	return CVC_OK;
 }
 
@@ -527,6 +515,8 @@ static cvc_status mat_records(struct mat *m, size_t end)
 			return mat_fail(m, CVC_ERR_FORMAT, off, "expected the process record first");
 		m->stats->records++;
 		/* mat_scan checked that a fixed-size record's len is its type's size. */
+		/* zeroed first: a version 1 ACT record is shorter (graph_node_id 0) */
+		memset(&r, 0, sizeof r);
 		if (type != CVC_SPOOL_STR && len <= sizeof r)
 			memcpy(&r, p, len);
 		switch (type) {
@@ -553,6 +543,8 @@ static cvc_status mat_records(struct mat *m, size_t end)
 			break;
 		case CVC_SPOOL_EXTCORR:
 		case CVC_SPOOL_COLL:
+		case CVC_SPOOL_GNODE:
+		case CVC_SPOOL_GCLONE:
 			break; /* collected up front */
 		case CVC_SPOOL_API:
 			st = mat_api(m, off, &r.api);
@@ -605,11 +597,17 @@ static void mat_prefill(struct mat *m, size_t end)
 				map_put(m->ext, m->next_mask, &e);
 		} else if (type == CVC_SPOOL_COLL && nc < m->ncolls) {
 			memcpy(&m->colls[nc++], m->base + off + 8, sizeof *m->colls);
+		} else if (type == CVC_SPOOL_GNODE || type == CVC_SPOOL_GCLONE) {
+			struct cvc_spool_graph g;
+
+			memcpy(&g, m->base + off + 8, sizeof g);
+			mat_graph_collect(m, type, &g);
 		}
 		off += 8 + spool_pad8(len);
 	}
 	if (m->ncolls) /* qsort's pointer must not be NULL, even for 0 items */
 		qsort(m->colls, m->ncolls, sizeof *m->colls, coll_cmp);
+	mat_graph_sort(m);
 }
 
 static cvc_status mat_finish(struct mat *m, size_t end, const char *spool_path)
@@ -646,6 +644,8 @@ static cvc_status mat_finish(struct mat *m, size_t end, const char *spool_path)
 							   "nccl_launches_unjoined", unjoined)))
 			return mat_dbfail(m, st);
 	}
+	if ((st = mat_graph_finish(m)))
+		return st;
 	if (m->stats->unmatched_markers &&
 	    (st = cvc_db_run_meta_add(m->db, m->run_id, "unmatched_nvtx_markers",
 				      m->stats->unmatched_markers)))
@@ -718,10 +718,11 @@ cvc_status cvc_profile_materialize(const char *spool_path, const char *db_path,
 			st = mat_fail(&m, CVC_ERR_FORMAT, 0, "expected the magic 'CVCSPOOL'");
 			goto out;
 		}
-		if (h.version != CVC_SPOOL_VERSION) {
-			st = mat_fail(&m, CVC_ERR_FORMAT, 8, "expected spool version 1");
+		if (h.version < 1 || h.version > CVC_SPOOL_VERSION) {
+			st = mat_fail(&m, CVC_ERR_FORMAT, 8, "expected spool version 1 or 2");
 			goto out;
 		}
+		m.version = h.version;
 	}
 	if ((st = mat_scan(&m, &end, &next, &ncoll, &maxsid)))
 		goto out;
@@ -756,6 +757,8 @@ cvc_status cvc_profile_materialize(const char *spool_path, const char *db_path,
 		}
 		m.ncolls = ncoll;
 	}
+	if ((st = mat_graph_alloc(&m)))
+		goto out;
 	mat_prefill(&m, end);
 	if (access(db_path, F_OK) == 0) {
 		if (err)
@@ -795,5 +798,6 @@ out:
 	free(m.colls);
 	free(m.coll_used);
 	free(m.marks);
+	mat_graph_free(&m);
 	return st;
 }

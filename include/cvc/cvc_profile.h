@@ -28,7 +28,13 @@
 #include "cvc.h"
 
 #define CVC_SPOOL_MAGIC "CVCSPOOL"
-#define CVC_SPOOL_VERSION 1
+/*
+ * Version 2 (issue 19 item 8) added the kernel's CUDA-graph node id to the
+ * ACT record and the graph records (CVC_SPOOL_GNODE, CVC_SPOOL_GCLONE).
+ * Version 1 spools (an ACT record CVC_SPOOL_ACT_V1_SIZE bytes long, no
+ * graph records) still materialize, as they did.
+ */
+#define CVC_SPOOL_VERSION 2
 /* No record is larger than this; a bigger len means a corrupt file. */
 #define CVC_SPOOL_MAX_RECORD (1u << 20)
 
@@ -78,7 +84,9 @@ enum cvc_spool_type {
 	CVC_SPOOL_DEVICE = 6,  /* struct cvc_spool_device */
 	CVC_SPOOL_META = 7,    /* struct cvc_spool_meta */
 	CVC_SPOOL_PROC = 8,    /* struct cvc_spool_proc, first record */
-	CVC_SPOOL_COLL = 9     /* struct cvc_spool_coll */
+	CVC_SPOOL_COLL = 9,    /* struct cvc_spool_coll */
+	CVC_SPOOL_GNODE = 10,  /* struct cvc_spool_graph: node made by an NCCL launch (v2) */
+	CVC_SPOOL_GCLONE = 11  /* struct cvc_spool_graph: node cloned from another (v2) */
 };
 
 /*
@@ -101,6 +109,24 @@ struct cvc_spool_act {
 	uint32_t reserved2;
 	int64_t shared_mem_bytes;
 	int64_t bytes;
+	/* version 2 on: CUPTI's graphNodeId of a kernel launched by a CUDA
+	 * graph (the executable graph's node), 0 otherwise */
+	uint64_t graph_node_id;
+};
+
+/* Size of the ACT record in a version 1 spool (no graph_node_id). */
+#define CVC_SPOOL_ACT_V1_SIZE 88
+
+/*
+ * A CUDA-graph node and what it came from: for CVC_SPOOL_GNODE, ref is the
+ * NCCL launch id (struct cvc_spool_coll) whose kernel launch, made while a
+ * stream was being captured, created node_id; for CVC_SPOOL_GCLONE, ref is
+ * the node node_id was cloned from (cudaGraphInstantiate clones every node
+ * into the executable graph, and replayed kernels carry the clone's id).
+ */
+struct cvc_spool_graph {
+	uint64_t node_id;
+	uint64_t ref;
 };
 
 enum {
@@ -219,6 +245,8 @@ typedef struct cvc_materialize_stats {
 	int64_t unmatched_markers;  /* START without END or END without START */
 	int64_t lost_records;       /* sum of the spool's lost_records meta */
 	int64_t collectives;        /* NCCL launches joined to their kernel */
+	int64_t graph_replay_joined; /* of those, kernels replayed from a CUDA
+					graph, joined through their graph node */
 } cvc_materialize_stats;
 
 /*

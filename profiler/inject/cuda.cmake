@@ -30,8 +30,10 @@ if(NOT CVC_CUPTI_LIB)
 endif()
 target_compile_definitions(cvc_tool PRIVATE CVC_HAVE_CUPTI=1 CVC_CUPTI_LIB="${CVC_CUPTI_LIB}")
 
-# The decoder: shared by the injection library, its test and its benchmark.
-add_library(cvc_cupti_decode STATIC ${CMAKE_SOURCE_DIR}/profiler/inject/decode.c)
+# The decoder and the graph-node tracker (graph.c): shared by the injection
+# library, its test and its benchmark.
+add_library(cvc_cupti_decode STATIC ${CMAKE_SOURCE_DIR}/profiler/inject/decode.c
+            ${CMAKE_SOURCE_DIR}/profiler/inject/graph.c)
 target_include_directories(cvc_cupti_decode PUBLIC ${CMAKE_SOURCE_DIR}/profiler/inject)
 target_link_libraries(cvc_cupti_decode PUBLIC cvc CUDA::cupti)
 set_target_properties(cvc_cupti_decode PROPERTIES POSITION_INDEPENDENT_CODE ON)
@@ -85,6 +87,7 @@ if(CRITERION_FOUND)
   get_filename_component(CVC_SHARED_DIR_CUDA ${CMAKE_SOURCE_DIR}/../shared ABSOLUTE)
   add_executable(test_cupti_decode ${CMAKE_SOURCE_DIR}/tests/unit/cuda/test_cupti_decode.c
                  ${CMAKE_SOURCE_DIR}/tests/unit/cuda/test_cupti_inject.c
+                 ${CMAKE_SOURCE_DIR}/tests/unit/cuda/test_cupti_graph.c
                  ${CMAKE_SOURCE_DIR}/tests/unit/testutil.c)
   target_include_directories(test_cupti_decode PRIVATE ${CMAKE_SOURCE_DIR}
                              ${CMAKE_SOURCE_DIR}/tests/unit)

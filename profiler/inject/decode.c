@@ -266,6 +266,8 @@ static void dec_kernel(struct cvci_decoder *d, const CUpti_ActivityKernel10 *k)
 	a.block[2] = k->blockZ;
 	a.registers = k->registersPerThread;
 	a.shared_mem_bytes = (int64_t)k->staticSharedMemory + k->dynamicSharedMemory;
+	/* a graph replay's kernel: its size comes through this node (issue 19 item 8) */
+	a.graph_node_id = k->graphNodeId;
 	put(d, CVC_SPOOL_ACT, &a, sizeof a);
 }
 

@@ -39,9 +39,16 @@
 #include "cvc/cvc.h"
 #include "cvc/cvc_profile.h"
 #include "decode.h"
+#include "graph.h"
 #include "inject_int.h"
 
 #define COLLQ 8192 /* NCCL launch records waiting for the writer */
+#define GRAPHQ 4096 /* graph node records waiting for the writer */
+#define GRAPH_NODES (1u << 16) /* NCCL-made graph nodes (and clones) remembered */
+
+_Static_assert(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED == CVCI_CBID_GRAPHNODE_CREATED &&
+	       CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED == CVCI_CBID_GRAPHNODE_CLONED,
+	       "graph.h's callback ids are CUPTI's");
 
 struct collq_ent {
 	struct cvc_spool_coll c;
@@ -51,6 +58,11 @@ struct collq_ent {
 struct qent {
 	uint8_t *buf;
 	size_t valid;
+};
+
+struct graphq_ent {
+	uint32_t type;
+	struct cvc_spool_graph r;
 };
 
 static struct {
@@ -98,6 +110,13 @@ static struct {
 	int cq_head, cq_len;
 	atomic_llong lost_colls;
 	atomic_llong graph_calls;   /* NCCL calls captured into CUDA graphs */
+	/* CUDA-graph nodes NCCL's launches made (resource callbacks, any
+	 * thread; under mu) and their records waiting for the writer */
+	struct cvci_graph graph;
+	struct graphq_ent graphq[GRAPHQ];
+	int gq_head, gq_len;
+	atomic_llong lost_graph;
+	int graph_cb_failed;        /* resource callbacks CUPTI refused */
 	/* the largest communicator NCCL initialised (under mu) */
 	int nccl_nranks, nccl_rank;
 	int env_rank;
@@ -215,9 +234,31 @@ void cvci_note_graph_call(void)
 	atomic_fetch_add(&G.graph_calls, 1);
 }
 
+/* Writer thread (or finish() after it): queued graph node records into the spool. */
+static void drain_graph(void)
+{
+	for (;;) {
+		struct graphq_ent batch[64];
+		int n = 0;
+
+		pthread_mutex_lock(&G.mu);
+		while (n < 64 && G.gq_len > 0) {
+			batch[n++] = G.graphq[G.gq_head];
+			G.gq_head = (G.gq_head + 1) % GRAPHQ;
+			G.gq_len--;
+		}
+		pthread_mutex_unlock(&G.mu);
+		if (n == 0)
+			return;
+		for (int i = 0; i < n; i++)
+			cvc_spool_put(G.sp, batch[i].type, &batch[i].r, sizeof batch[i].r);
+	}
+}
+
 /* Writer thread (or finish() after it): queued NCCL launches into the spool. */
 static void drain_colls(void)
 {
+	drain_graph();
 	for (;;) {
 		struct collq_ent batch[64];
 		int n = 0;
@@ -274,7 +315,8 @@ static void *writer_main(void *arg)
 		int idle = 0;
 
 		pthread_mutex_lock(&G.mu);
-		while (G.qlen == 0 && !G.stop && G.cq_len < COLLQ / 2 && !idle)
+		while (G.qlen == 0 && !G.stop && G.cq_len < COLLQ / 2 && G.gq_len < GRAPHQ / 2 &&
+		       !idle)
 			idle = pthread_cond_timedwait(&G.cv, &G.mu, &until) == ETIMEDOUT;
 		if (G.qlen == 0 && G.stop) {
 			pthread_mutex_unlock(&G.mu);
@@ -308,6 +350,27 @@ static void enable_kinds(int on);
 static void meta_n(const char *key, int64_t n)
 {
 	cvci_put_meta(&G.dec, key, n);
+}
+
+/*
+ * The graph tracker is done (CUPTI unsubscribed: no more callbacks); what
+ * its path could not do goes to run_meta, where a missing join is explained.
+ */
+static void finish_graph(void)
+{
+	int64_t failed, untracked;
+
+	pthread_mutex_lock(&G.mu);
+	failed = G.graph.id_failed;
+	untracked = G.graph.untracked;
+	cvci_graph_release(&G.graph);
+	pthread_mutex_unlock(&G.mu);
+	if (failed)
+		meta_n("graph_node_id_failures", failed);
+	if (untracked)
+		meta_n("graph_nodes_untracked", untracked);
+	if (G.graph_cb_failed)
+		meta_n("graph_callback_failures", G.graph_cb_failed);
 }
 
 static void materialize_here(void)
@@ -350,15 +413,15 @@ static void finish(void)
 	pthread_mutex_unlock(&G.mu);
 	if (G.have_writer)
 		pthread_join(G.writer, NULL);
-	drain_colls();
 	if (G.subscribe_result == CUPTI_SUCCESS)
 		cuptiUnsubscribe(G.subscriber);
+	drain_colls(); /* after the last callback */
 	if (cuptiGetTimestamp(&ts) == CUPTI_SUCCESS) {
 		meta_n("clock_end_cupti_ns", (int64_t)ts);
 		meta_n("clock_end_realtime_ns", realtime_ns());
 	}
 	lost = atomic_load(&G.dropped) + G.dec.undecodable + atomic_load(&G.lost_colls) +
-	       cvc_spool_lost(G.sp);
+	       atomic_load(&G.lost_graph) + cvc_spool_lost(G.sp);
 	meta_n("lost_records", lost);
 	meta_n("pool_exhausted_requests", atomic_load(&G.pool_empty));
 	meta_n("late_buffers", atomic_load(&G.late_buffers));
@@ -366,6 +429,7 @@ static void finish(void)
 	meta_n("cupti_subscribe_result", G.subscribe_result);
 	if (atomic_load(&G.graph_calls))
 		meta_n("nccl_graph_captured_calls", atomic_load(&G.graph_calls));
+	finish_graph();
 	/* where the rank came from, for `cvc import` (issue 19 item 5):
 	 * NCCL's world rank is preferred; a rank only from the environment
 	 * (inherited by a compile or autotune child) yields on a collision */
@@ -558,14 +622,77 @@ static void *control_main(void *arg)
 	return NULL;
 }
 
-/* The subscription is what claims CUPTI; its callbacks are not needed. */
+/*
+ * The one CUPTI call of the graph path, kept thin: what gets spooled is
+ * decided in graph.c, which the unit tests drive with synthetic ids.
+ */
+static int node_id(CUgraphNode n, uint64_t *id)
+{
+	*id = 0;
+	return n && cuptiGetGraphNodeId(n, id) == CUPTI_SUCCESS;
+}
+
+/* A resource callback's record for the writer; never blocks the program
+ * for long (one mutex), a full queue counts the record as lost. */
+static void queue_graph(uint32_t cbid, int ok, uint64_t node, uint64_t orig, uint64_t launch)
+{
+	struct graphq_ent e;
+
+	pthread_mutex_lock(&G.mu);
+	if (cvci_graph_event(&G.graph, cbid, ok, node, orig, launch, &e.type, &e.r)) {
+		if (G.gq_len == GRAPHQ) {
+			atomic_fetch_add(&G.lost_graph, 1);
+		} else {
+			G.graphq[(G.gq_head + G.gq_len) % GRAPHQ] = e;
+			if (++G.gq_len >= GRAPHQ / 2)
+				pthread_cond_signal(&G.cv);
+		}
+	}
+	pthread_mutex_unlock(&G.mu);
+}
+
+/*
+ * The subscription claims CUPTI; its callbacks are the two graph-node
+ * resource callbacks (issue 19 item 8).  GRAPHNODE_CREATED fires inside
+ * the call that adds the node, stream capture included, so on the thread
+ * of NCCL's launch while its launch id is pushed; GRAPHNODE_CLONED fires
+ * when cudaGraphInstantiate (or cudaGraphClone) copies a node.
+ */
 static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 				 const void *data)
 {
+	const CUpti_ResourceData *rd = data;
+	const CUpti_GraphData *gd;
+	uint64_t node = 0, orig = 0, launch = 0;
+	int ok;
+
 	(void)user;
-	(void)domain;
-	(void)cbid;
-	(void)data;
+	if (domain != CUPTI_CB_DOMAIN_RESOURCE || !rd || atomic_load(&G.inert))
+		return;
+	gd = rd->resourceDescriptor;
+	if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED) {
+		launch = cvci_nccl_current_launch();
+		if (!launch)
+			return; /* not NCCL's launch: the common case, one TLS read */
+		ok = gd && node_id(gd->node, &node);
+	} else if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
+		ok = gd && node_id(gd->node, &node) && node_id(gd->originalNode, &orig);
+	} else {
+		return;
+	}
+	queue_graph((uint32_t)cbid, ok, node, orig, launch);
+}
+
+/* The graph-node callbacks on the subscriber; a refusal is counted. */
+static void enable_graph_callbacks(void)
+{
+	static const CUpti_CallbackIdResource ids[] = {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+						       CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED};
+
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+		if (cuptiEnableCallback(1, G.subscriber, CUPTI_CB_DOMAIN_RESOURCE, ids[i]) !=
+		    CUPTI_SUCCESS)
+			G.graph_cb_failed++;
 }
 
 static const char *cbname(uint32_t domain, uint32_t cbid)
@@ -645,7 +772,7 @@ static int setup_pool(void)
 	G.arena = aligned_alloc(4096, G.bufsz * (size_t)G.nbuf);
 	G.free_stack = calloc((size_t)G.nbuf, sizeof *G.free_stack);
 	G.q = calloc((size_t)G.nbuf, sizeof *G.q);
-	if (!G.arena || !G.free_stack || !G.q)
+	if (!G.arena || !G.free_stack || !G.q || cvci_graph_init(&G.graph, GRAPH_NODES))
 		return -1;
 	for (int i = 0; i < G.nbuf; i++)
 		G.free_stack[i] = G.arena + (size_t)i * G.bufsz;
@@ -805,6 +932,9 @@ CVC_API int InitializeInjection(void)
 	 * driver): the spool is still flushed every period; run_meta says
 	 * which held (written by finish(): the writer owns the spool by now). */
 	G.cupti_flush_ok = cuptiActivityFlushPeriod((uint32_t)G.flush_ms) == CUPTI_SUCCESS;
+	/* sizes of NCCL kernels replayed from CUDA graphs need the node ids */
+	if (G.acts & CVC_PROF_EXTCORR)
+		enable_graph_callbacks();
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT);
 	if (G.delay_s > 0 || G.duration_s > 0) {

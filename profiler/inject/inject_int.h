@@ -24,11 +24,18 @@ void cvci_queue_coll(const struct cvc_spool_coll *c, const char *func, const cha
 void cvci_note_comm(int nranks, int rank);
 
 /*
- * Counts an NCCL call captured into a CUDA graph: its size joins the launch
- * made at capture, but the graph's replays launch without NCCL's profiler
- * events and carry no size (run_meta nccl_graph_captured_calls, and a
- * `cvc analyze` warning).  Any thread.
+ * Counts an NCCL call captured into a CUDA graph (run_meta
+ * nccl_graph_captured_calls).  Its replays launch without NCCL's profiler
+ * events: they get its size through the graph node the captured launch
+ * created (cvci_nccl_current_launch, graph.h).  Any thread.
  */
 void cvci_note_graph_call(void);
+
+/*
+ * The NCCL launch id the profiler plugin has pushed as the external
+ * correlation on the calling thread, for the kernel launch NCCL is making
+ * right now; 0 outside such a launch, or when the push failed.
+ */
+uint64_t cvci_nccl_current_launch(void);
 
 #endif

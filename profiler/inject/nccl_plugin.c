@@ -61,6 +61,19 @@ static struct slot slots[NSLOTS];
 static atomic_uint next_slot;
 static atomic_ullong next_launch = 1;
 
+/*
+ * The launch id pushed on this thread around NCCL's kernel launch, 0 when
+ * none: a CUDA-graph node created inside the launch (stream capture) is
+ * that launch's (cvci_nccl_current_launch, issue 19 item 8).  NCCL starts
+ * and stops the KernelLaunch event on the thread that launches.
+ */
+static _Thread_local uint64_t cur_launch;
+
+uint64_t cvci_nccl_current_launch(void)
+{
+	return cur_launch;
+}
+
 static struct slot *slot_new(uint64_t type, struct comm_ctx *ctx)
 {
 	struct slot *s = &slots[atomic_fetch_add(&next_slot, 1) % NSLOTS];
@@ -184,13 +197,17 @@ static cvc_nccl_result p_start(void *context, void **handle, cvc_nccl_descr_v5 *
 		if (d->p2pApi.graphCaptured)
 			cvci_note_graph_call();
 		break;
-	case NCCL_PROFILE_KERNEL_LAUNCH:
+	case NCCL_PROFILE_KERNEL_LAUNCH: {
+		uint64_t id = launch(d->parentObj, ctx);
+
 		s = slot_new(d->type, ctx);
 		s->pushed = cuptiActivityPushExternalCorrelationId(
-				    CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2,
-				    launch(d->parentObj, ctx)) == CUPTI_SUCCESS;
+				    CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, id) == CUPTI_SUCCESS;
+		if (s->pushed)
+			cur_launch = id;
 		*handle = s;
 		break;
+	}
 	default:
 		break;
 	}
@@ -205,6 +222,7 @@ static cvc_nccl_result p_stop(void *handle)
 	if (s && s->type == NCCL_PROFILE_KERNEL_LAUNCH && s->pushed) {
 		cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, &last);
 		s->pushed = 0;
+		cur_launch = 0;
 	}
 	return 0;
 }
