@@ -27,12 +27,7 @@
 
 /* ---- building CUPTI buffers ----------------------------------------------------- */
 
-struct cbuf {
-	_Alignas(8) uint8_t b[1 << 16];
-	size_t used;
-};
-
-static void *add(struct cbuf *c, size_t sz, CUpti_ActivityKind kind)
+void *ct_add(struct ct_buf *c, size_t sz, CUpti_ActivityKind kind)
 {
 	void *p = c->b + c->used;
 
@@ -59,10 +54,10 @@ static const CUpti_ActivityKernel10 launch = {
 	.gridId = 99,
 };
 
-static CUpti_ActivityKernel10 *kernel(struct cbuf *c, const char *name, uint64_t start,
+static CUpti_ActivityKernel10 *kernel(struct ct_buf *c, const char *name, uint64_t start,
 				      uint64_t dur, uint32_t stream, uint32_t corr)
 {
-	CUpti_ActivityKernel10 *k = add(c, sizeof *k, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	CUpti_ActivityKernel10 *k = ct_add(c, sizeof *k, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 
 	*k = launch;
 	k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -72,10 +67,10 @@ static CUpti_ActivityKernel10 *kernel(struct cbuf *c, const char *name, uint64_t
 	return k;
 }
 
-static void marker(struct cbuf *c, CUpti_ActivityFlag flag, uint32_t id, uint64_t ts,
+static void marker(struct ct_buf *c, CUpti_ActivityFlag flag, uint32_t id, uint64_t ts,
 		   const char *name, const char *domain, uint32_t tid)
 {
-	CUpti_ActivityMarker2 *m = add(c, sizeof *m, CUPTI_ACTIVITY_KIND_MARKER);
+	CUpti_ActivityMarker2 *m = ct_add(c, sizeof *m, CUPTI_ACTIVITY_KIND_MARKER);
 
 	m->flags = flag;
 	m->id = id;
@@ -87,11 +82,11 @@ static void marker(struct cbuf *c, CUpti_ActivityFlag flag, uint32_t id, uint64_
 	m->domain = domain;
 }
 
-static void extcorr(struct cbuf *c, CUpti_ExternalCorrelationKind kind, uint64_t ext,
+static void extcorr(struct ct_buf *c, CUpti_ExternalCorrelationKind kind, uint64_t ext,
 		    uint32_t corr)
 {
 	CUpti_ActivityExternalCorrelation *e =
-		add(c, sizeof *e, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+		ct_add(c, sizeof *e, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
 
 	e->externalKind = kind;
 	e->externalId = ext;
@@ -99,10 +94,10 @@ static void extcorr(struct cbuf *c, CUpti_ExternalCorrelationKind kind, uint64_t
 }
 
 /* Buffer 1: device, kernels, copies, markers, an API call. */
-static void fill_main(struct cbuf *c, char *gemm_copy)
+static void fill_main(struct ct_buf *c, char *gemm_copy)
 {
-	CUpti_ActivityDevice5 *d = add(c, sizeof *d, CUPTI_ACTIVITY_KIND_DEVICE);
-	CUpti_ActivityContext3 *ctx = add(c, sizeof *ctx, CUPTI_ACTIVITY_KIND_CONTEXT);
+	CUpti_ActivityDevice5 *d = ct_add(c, sizeof *d, CUPTI_ACTIVITY_KIND_DEVICE);
+	CUpti_ActivityContext3 *ctx = ct_add(c, sizeof *ctx, CUPTI_ACTIVITY_KIND_CONTEXT);
 	CUpti_ActivityMemcpy6 *mc;
 	CUpti_ActivityMemset4 *ms;
 	CUpti_ActivityMemcpyPtoP4 *p2p;
@@ -122,17 +117,17 @@ static void fill_main(struct cbuf *c, char *gemm_copy)
 	kernel(c, nccl_name, T0 + 300000, 1200000, 13, 102);
 	kernel(c, gemm_name, T0 + 260000, 250000, 7, 103); /* pointer cache hit */
 	kernel(c, gemm_copy, T0 + 520000, 250000, 7, 104); /* same text, other pointer */
-	mc = add(c, sizeof *mc, CUPTI_ACTIVITY_KIND_MEMCPY);
+	mc = ct_add(c, sizeof *mc, CUPTI_ACTIVITY_KIND_MEMCPY);
 	mc->copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
 	mc->srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
 	mc->dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
 	mc->bytes = 64ull << 20;
 	ON_STREAM(mc, T0 + 2000000, T0 + 4700000, 14, 105);
-	ms = add(c, sizeof *ms, CUPTI_ACTIVITY_KIND_MEMSET);
+	ms = ct_add(c, sizeof *ms, CUPTI_ACTIVITY_KIND_MEMSET);
 	ms->value = 0;
 	ms->bytes = 1u << 20;
 	ON_STREAM(ms, T0 + 5000000, T0 + 5004000, 7, 106);
-	p2p = add(c, sizeof *p2p, CUPTI_ACTIVITY_KIND_MEMCPY2);
+	p2p = ct_add(c, sizeof *p2p, CUPTI_ACTIVITY_KIND_MEMCPY2);
 	p2p->copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
 	p2p->bytes = 8u << 20;
 	ON_STREAM(p2p, T0 + 6000000, T0 + 6100000, 15, 107);
@@ -142,7 +137,7 @@ static void fill_main(struct cbuf *c, char *gemm_copy)
 	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_START, 12, T0 + 290000, "ncclAllReduce", "NCCL", 4001);
 	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_END, 12, T0 + 299000, NULL, "NCCL", 4001);
 	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 13, T0 + 50, "checkpoint", NULL, 4001);
-	api = add(c, sizeof *api, CUPTI_ACTIVITY_KIND_RUNTIME);
+	api = ct_add(c, sizeof *api, CUPTI_ACTIVITY_KIND_RUNTIME);
 	api->cbid = 211;
 	api->start = T0 + 500;
 	api->end = T0 + 900;
@@ -152,7 +147,7 @@ static void fill_main(struct cbuf *c, char *gemm_copy)
 }
 
 /* Buffer 2, delivered later: the END of "step" and the external ids. */
-static void fill_late(struct cbuf *c)
+static void fill_late(struct ct_buf *c)
 {
 	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_END, 11, T0 + 8000000, NULL, NULL, 4001);
 	extcorr(c, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, 555, 101);
@@ -165,7 +160,7 @@ static void fill_late(struct cbuf *c)
  * dir/<base>.spool, and dir/<base>.db to materialize it into.
  */
 struct rig {
-	struct cbuf c;
+	struct ct_buf c;
 	struct cvci_decoder d;
 	cvc_spool *sp;
 	char dir[2048], spool[4096], db[4200], err[512];
@@ -213,7 +208,7 @@ static void rig_finish(struct rig *r)
 
 Test(cupti_decode, walk_matches_libcupti)
 {
-	static struct cbuf c, late;
+	static struct ct_buf c, late;
 	static char copy[sizeof gemm_name];
 	CUpti_Activity *rec = NULL;
 	size_t off = 0, n = 0;
@@ -243,7 +238,7 @@ Test(cupti_decode, walk_matches_libcupti)
 void ct_decode_rank_to_db(const char *dir, const char *base, int rank, struct run_out *o,
 			  int64_t win_start, int64_t win_end)
 {
-	static struct cbuf c, late;
+	static struct ct_buf c, late;
 	static char copy[sizeof gemm_name];
 	char spool[4096], err[512];
 	cvc_spool *sp = NULL;
@@ -465,7 +460,7 @@ Test(cupti_decode, external_ids_enable_the_api_kinds_and_drop_their_rows)
 	free(err);
 
 	/* the rows: API records dropped and counted, the correlation kept */
-	api = add(&r->c, sizeof *api, CUPTI_ACTIVITY_KIND_DRIVER);
+	api = ct_add(&r->c, sizeof *api, CUPTI_ACTIVITY_KIND_DRIVER);
 	api->start = T0 + 100;
 	api->end = T0 + 200;
 	api->correlationId = 7;
@@ -485,7 +480,7 @@ Test(cupti_decode, unknown_kind_stops_walk)
 	struct rig *r = rig_new("x");
 
 	kernel(&r->c, nccl_name, T0, 10, 1, 1);
-	add(&r->c, 64, CUPTI_ACTIVITY_KIND_PC_SAMPLING); /* a kind we never enable */
+	ct_add(&r->c, 64, CUPTI_ACTIVITY_KIND_PC_SAMPLING); /* a kind we never enable */
 	kernel(&r->c, nccl_name, T0 + 20, 10, 1, 2);
 	rig_open(r, 1u << 16);
 	cr_expect_eq(cvci_decode(&r->d, r->c.b, r->c.used), 1);
@@ -509,7 +504,7 @@ Test(cupti_decode, libcupti_walks_past_kinds_cvc_does_not_decode)
 	CUpti_ActivityOverhead3 *o;
 
 	kernel(&r->c, nccl_name, T0, 10, 1, 1);
-	o = add(&r->c, sizeof *o, CUPTI_ACTIVITY_KIND_OVERHEAD);
+	o = ct_add(&r->c, sizeof *o, CUPTI_ACTIVITY_KIND_OVERHEAD);
 	o->overheadKind = CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH;
 	o->start = T0 + 5;
 	o->end = T0 + 6;
@@ -538,7 +533,7 @@ Test(cupti_decode, cut_spool_keeps_whole_records)
 	snprintf(spool, sizeof spool, "%s/cvc-test-1-r3.spool", dir);
 	unlink(o.db);
 	{
-		static struct cbuf c;
+		static struct ct_buf c;
 		static char copy[sizeof gemm_name];
 		struct cvci_decoder d;
 		cvc_spool *sp = NULL;
@@ -633,7 +628,7 @@ Test(cupti_decode, disk_full_drops_whole_buffers)
 Test(cupti_decode, nameless_markers_are_kept_as_unnamed_ranges)
 {
 	struct rig *r = rig_new("nameless");
-	struct cbuf *c = &r->c;
+	struct ct_buf *c = &r->c;
 
 	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_START, 21, T0 + 10, NULL, NULL, 4001);
 	marker(c, CUPTI_ACTIVITY_FLAG_MARKER_END, 21, T0 + 30, NULL, NULL, 4001);

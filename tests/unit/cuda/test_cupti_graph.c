@@ -25,105 +25,97 @@
 
 /* ---- the tracker: what a callback spools ------------------------------------------- */
 
-Test(cupti_graph, created_inside_an_nccl_launch_is_spooled)
+/* The tracker of the three tests below: a table of 16 remembered nodes. */
+static struct cvci_graph tg;
+
+static void tracker_init(void)
 {
-	struct cvci_graph g;
+	cr_assert_eq(cvci_graph_init(&tg, 16), CVC_OK);
+}
+
+static void tracker_fini(void)
+{
+	cvci_graph_release(&tg);
+}
+
+Test(cupti_graph, created_inside_an_nccl_launch_is_spooled,
+     .init = tracker_init, .fini = tracker_fini)
+{
 	struct cvc_spool_graph r = {0, 0};
 	uint32_t type = 0;
 
-	cr_assert_eq(cvci_graph_init(&g, 16), CVC_OK);
-	cr_assert_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CREATED, 1, 0x51, 0, 7, &type, &r), 1);
+	cr_assert_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CREATED, 1, 0x51, 0, 7, &type, &r), 1);
 	cr_expect_eq(type, CVC_SPOOL_GNODE);
 	cr_expect_eq(r.node_id, 0x51);
 	cr_expect_eq(r.ref, 7);
 	/* outside an NCCL launch (a GEMM captured on the same stream): nothing */
-	cr_expect_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CREATED, 1, 0x52, 0, 0, &type, &r), 0);
+	cr_expect_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CREATED, 1, 0x52, 0, 0, &type, &r), 0);
 	/* another resource callback id: nothing */
-	cr_expect_eq(cvci_graph_event(&g, 9, 1, 0x53, 0, 7, &type, &r), 0);
-	cr_expect_eq(g.id_failed, 0);
-	cvci_graph_release(&g);
+	cr_expect_eq(cvci_graph_event(&tg, 9, 1, 0x53, 0, 7, &type, &r), 0);
+	cr_expect_eq(tg.id_failed, 0);
 }
 
-Test(cupti_graph, clones_of_nccl_nodes_and_their_clones_are_spooled)
+Test(cupti_graph, clones_of_nccl_nodes_and_their_clones_are_spooled,
+     .init = tracker_init, .fini = tracker_fini)
 {
-	struct cvci_graph g;
 	struct cvc_spool_graph r = {0, 0};
 	uint32_t type = 0;
 
-	cr_assert_eq(cvci_graph_init(&g, 16), CVC_OK);
-	cr_assert_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CREATED, 1, 0x51, 0, 7, &type, &r), 1);
-	cr_expect_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CREATED, 1, 0x52, 0, 0, &type, &r), 0);
+	cr_assert_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CREATED, 1, 0x51, 0, 7, &type, &r), 1);
+	cr_expect_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CREATED, 1, 0x52, 0, 0, &type, &r), 0);
 	/* cudaGraphInstantiate clones both: only the NCCL node's clone is spooled */
-	cr_assert_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CLONED, 1, 0x9051, 0x51, 0, &type, &r),
+	cr_assert_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CLONED, 1, 0x9051, 0x51, 0, &type, &r),
 		     1);
 	cr_expect_eq(type, CVC_SPOOL_GCLONE);
 	cr_expect_eq(r.node_id, 0x9051);
 	cr_expect_eq(r.ref, 0x51);
-	cr_expect_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CLONED, 1, 0x9052, 0x52, 0, &type, &r),
+	cr_expect_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CLONED, 1, 0x9052, 0x52, 0, &type, &r),
 		     0);
 	/* a clone of the clone (cudaGraphClone, then instantiate) is followed */
-	cr_assert_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CLONED, 1, 0xA051, 0x9051, 0, &type,
+	cr_assert_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CLONED, 1, 0xA051, 0x9051, 0, &type,
 				      &r), 1);
 	cr_expect_eq(r.node_id, 0xA051);
 	cr_expect_eq(r.ref, 0x9051);
-	cvci_graph_release(&g);
+	cvci_graph_release(&tg); /* again in .fini: release is idempotent */
 	/* released (the process is finishing): nothing, no crash */
-	cr_expect_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CREATED, 1, 0x61, 0, 8, &type, &r), 0);
+	cr_expect_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CREATED, 1, 0x61, 0, 8, &type, &r), 0);
 }
 
-Test(cupti_graph, failed_id_lookups_and_a_full_table_are_counted)
+Test(cupti_graph, failed_id_lookups_and_a_full_table_are_counted,
+     .init = tracker_init, .fini = tracker_fini)
 {
-	struct cvci_graph g;
 	struct cvc_spool_graph r = {0, 0};
 	uint32_t type = 0;
 	int spooled = 0;
 
-	cr_assert_eq(cvci_graph_init(&g, 16), CVC_OK);
 	/* cuptiGetGraphNodeId failed: counted, nothing spooled */
-	cr_expect_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CREATED, 0, 0, 0, 7, &type, &r), 0);
-	cr_expect_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CLONED, 0, 0, 0, 0, &type, &r), 0);
-	cr_expect_eq(g.id_failed, 2);
+	cr_expect_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CREATED, 0, 0, 0, 7, &type, &r), 0);
+	cr_expect_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CLONED, 0, 0, 0, 0, &type, &r), 0);
+	cr_expect_eq(tg.id_failed, 2);
 	/* 17 NCCL nodes in a table for 16: all spooled, the 17th not remembered */
 	for (uint64_t n = 1; n <= 17; n++)
-		spooled += cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CREATED, 1, 0x100 + n, 0, n,
+		spooled += cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CREATED, 1, 0x100 + n, 0, n,
 					    &type, &r);
 	cr_expect_eq(spooled, 17);
-	cr_expect_eq(g.untracked, 1);
+	cr_expect_eq(tg.untracked, 1);
 	/* a remembered node's clone is still spooled (materialize needs no
 	 * more), but not remembered: a clone of it would be lost */
-	cr_expect_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CLONED, 1, 0x9101, 0x101, 0, &type,
+	cr_expect_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CLONED, 1, 0x9101, 0x101, 0, &type,
 				      &r), 1);
-	cr_expect_eq(g.untracked, 2);
-	cr_expect_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CLONED, 1, 0xA101, 0x9101, 0, &type,
+	cr_expect_eq(tg.untracked, 2);
+	cr_expect_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CLONED, 1, 0xA101, 0x9101, 0, &type,
 				      &r), 0);
-	cr_expect_eq(cvci_graph_event(&g, CVCI_CBID_GRAPHNODE_CLONED, 1, 0x9111, 0x111, 0, &type,
+	cr_expect_eq(cvci_graph_event(&tg, CVCI_CBID_GRAPHNODE_CLONED, 1, 0x9111, 0x111, 0, &type,
 				      &r), 0, "the 17th node was not remembered");
-	cvci_graph_release(&g);
 }
 
 /* ---- a captured NCCL call, replayed three times, materialized ---------------------- */
 
-struct gbuf {
-	_Alignas(8) uint8_t b[1 << 14];
-	size_t used;
-};
-
-static void *gadd(struct gbuf *c, size_t sz, CUpti_ActivityKind kind)
-{
-	void *p = c->b + c->used;
-
-	cr_assert(c->used + sz <= sizeof c->b);
-	memset(p, 0, sz);
-	*(CUpti_ActivityKind *)p = kind;
-	c->used += sz;
-	return p;
-}
-
 /* A replayed kernel: the cudaGraphLaunch's correlation, the clone's node id. */
-static void replay_kernel(struct gbuf *c, const char *name, uint64_t start, uint32_t corr,
+static void replay_kernel(struct ct_buf *c, const char *name, uint64_t start, uint32_t corr,
 			  uint64_t node)
 {
-	CUpti_ActivityKernel10 *k = gadd(c, sizeof *k, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	CUpti_ActivityKernel10 *k = ct_add(c, sizeof *k, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 
 	k->start = (uint64_t)T0 + start;
 	k->end = k->start + 40000;
@@ -160,7 +152,7 @@ static void callback(struct cvci_decoder *d, struct cvci_graph *g, uint32_t cbid
  */
 static void graph_rank(const char *dir, const char *base, int stray, struct run_out *o)
 {
-	static struct gbuf cap, rep;
+	static struct ct_buf cap, rep;
 	struct cvc_spool_coll coll;
 	struct cvci_graph g;
 	CUpti_ActivityAPI *api;
@@ -189,14 +181,14 @@ static void graph_rank(const char *dir, const char *base, int stray, struct run_
 	cr_assert_eq(cvc_spool_put(sp, CVC_SPOOL_COLL, &coll, sizeof coll), CVC_OK);
 	/* capture: NCCL's cuLaunchKernelEx inside launch 1's external id; the
 	 * node it creates is 0x51; the GEMM captured next to it, 0x52 */
-	api = gadd(&cap, sizeof *api, CUPTI_ACTIVITY_KIND_DRIVER);
+	api = ct_add(&cap, sizeof *api, CUPTI_ACTIVITY_KIND_DRIVER);
 	api->cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx;
 	api->start = (uint64_t)T0 + 1000;
 	api->end = (uint64_t)T0 + 5000;
 	api->processId = 4000;
 	api->threadId = 4001;
 	api->correlationId = 900;
-	e = gadd(&cap, sizeof *e, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+	e = ct_add(&cap, sizeof *e, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
 	e->externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
 	e->externalId = 1;
 	e->correlationId = 900;
@@ -303,6 +295,20 @@ static void put_str(const char *path, uint32_t sid, const char *s)
 	ct_append_rec(path, CVC_SPOOL_STR, buf, (uint32_t)(n + 4));
 }
 
+
+/* A 500 ns kernel record (name 6) at T0 with correlation corr, launched by
+ * graph node node (0: not from a graph). */
+static void kernel_rec(struct cvc_spool_act *k, uint32_t corr, uint64_t node)
+{
+	memset(k, 0, sizeof *k);
+	k->kind = CVC_ACT_KERNEL;
+	k->start_ns = T0;
+	k->end_ns = T0 + 500;
+	k->correlation = corr;
+	k->name_sid = 6;
+	k->graph_node_id = node;
+}
+
 /* Strings 1..6 and the process record, as every spool starts. */
 static void spool_start(const char *path, uint32_t v)
 {
@@ -330,13 +336,8 @@ Test(cupti_graph, version_1_spool_materializes_with_the_old_counts)
 	snprintf(spool, sizeof spool, "%s/v1.spool", dir);
 	snprintf(db, sizeof db, "%s/v1.db", dir);
 	spool_start(spool, 1);
-	memset(&k, 0, sizeof k);
-	k.kind = CVC_ACT_KERNEL;
-	k.start_ns = T0;
-	k.end_ns = T0 + 500;
+	kernel_rec(&k, 500, 0);
 	k.stream = 13;
-	k.correlation = 500;
-	k.name_sid = 6;
 	/* version 1 wrote the ACT record without graph_node_id */
 	ct_append_rec(spool, CVC_SPOOL_ACT, &k, CVC_SPOOL_ACT_V1_SIZE);
 	ct_append_rec(spool, CVC_SPOOL_EXTCORR, &e, sizeof e);
@@ -398,13 +399,7 @@ Test(cupti_graph, a_loop_of_clones_ends_unjoined)
 	ct_append_rec(spool, CVC_SPOOL_GCLONE, &a, sizeof a);
 	ct_append_rec(spool, CVC_SPOOL_GCLONE, &b, sizeof b);
 	ct_append_rec(spool, CVC_SPOOL_COLL, &c, sizeof c);
-	memset(&k, 0, sizeof k);
-	k.kind = CVC_ACT_KERNEL;
-	k.start_ns = T0;
-	k.end_ns = T0 + 500;
-	k.correlation = 77;
-	k.name_sid = 6;
-	k.graph_node_id = 0x71;
+	kernel_rec(&k, 77, 0x71);
 	ct_append_rec(spool, CVC_SPOOL_ACT, &k, sizeof k);
 	cr_assert_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_OK, "%s", err);
 	cr_expect_eq(st.collectives, 0);

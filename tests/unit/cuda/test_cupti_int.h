@@ -36,6 +36,15 @@ struct run_out {
 void ct_decode_rank_to_db(const char *dir, const char *base, int rank, struct run_out *o,
 			  int64_t win_start, int64_t win_end);
 
+/* A CUPTI activity buffer being built, 8-byte aligned as CUPTI's are. */
+struct ct_buf {
+	_Alignas(8) uint8_t b[1 << 16];
+	size_t used;
+};
+
+/* Appends a zeroed record of sz bytes and kind to c (asserts it fits). */
+void *ct_add(struct ct_buf *c, size_t sz, CUpti_ActivityKind kind);
+
 /* Appends one raw spool record (the writer's framing) to the file at path. */
 void ct_append_rec(const char *path, uint32_t type, const void *p, uint32_t len);
 
