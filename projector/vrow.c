@@ -557,7 +557,9 @@ static void stack_defaults(struct vrow *r, struct vgiven *g)
 	if (sc->framework == CVC_PROJ_FW_MEGATRON) {
 		int f;
 
-		if (!g->zero) {
+		/* a 3D grid's depth axis shards the weights itself (AxoNN): no
+		 * distributed optimizer on top */
+		if (!g->zero && !proj_is_3d(sc)) {
 			sc->zero = 1;
 			vrow_note(r, "zero=1 (Megatron-Core's distributed optimizer)");
 			g->zero = 1;
@@ -648,8 +650,9 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 		if ((rc = read_cell(r, &g, &map->col[c], names[c], t, guess, ctx)))
 			return rc;
 	}
-	if (!g.tp && !g.pp && !legacy)
-		return cannot(r, "layout not given (tp, pp)");
+	/* a 3D tensor-parallel grid (tp_row, tp_col, tp_depth) is a layout too */
+	if (!g.tp && !g.pp && !legacy && !proj_is_3d(sc))
+		return cannot(r, "layout not given (tp, pp; or tp_row, tp_col, tp_depth)");
 	if (!legacy)
 		stack_defaults(r, &g);
 	if (g.hybrid && !(sc->shard_group > 0)) {

@@ -1,13 +1,15 @@
 #!/bin/sh
 # Golden CLI cases: each tests/cli/*.t file holds
-#   args: <arguments to cvc>          (one line; $SHARED and $TMP are expanded)
+#   args: <arguments to cvc>          (one line; $SHARED, $TMP and $CASES, this
+#                                      folder, are expanded)
 #   exit: <expected exit code>
 #   stdout: / stderr: <lines that must appear, as fixed strings, one per line>
 # A case whose args mention $SHARED is skipped when ../shared is absent.
 cvc=$1 dir=$2 SHARED=$3
+CASES=$(cd "$dir" && pwd)
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT
-export SHARED TMP
+export SHARED TMP CASES
 pass=0 fail=0 skip=0
 for t in "$dir"/*.t; do
 	[ -e "$t" ] || continue
