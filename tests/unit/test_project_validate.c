@@ -417,7 +417,8 @@ Test(project_validate, free_text_cells_guesses_and_defaults)
 	cr_expect(strstr(r[2], "gpu=A100-SXM-40GB"), "%s", r[2]);
 	cr_expect(strstr(r[3], "not projected: gpu 'Z9000' is not in the hardware catalog"), "%s",
 		  r[3]);
-	cr_expect(strstr(r[4], "not projected: layout not given (tp, pp)"), "%s", r[4]);
+	cr_expect(strstr(r[4], "not projected: layout not given (tp, pp; or tp_row, tp_col, "
+				 "tp_depth)"), "%s", r[4]);
 	cr_expect(strstr(r[5], "not projected") == NULL, "%s", r[5]);
 	free(out);
 	cvc_proj_validation_release(&v);
