@@ -100,7 +100,10 @@ static void write_data(FILE *f, const struct rep_doc *d, int html)
 			fputs(",\n", f);
 		rep_json_str(f, d->tables.v[i]->name, html);
 		putc(':', f);
-		rep_json_table(f, d->tables.v[i], html);
+		if (html)
+			rep_json_table_island(f, d->tables.v[i]);
+		else
+			rep_json_table(f, d->tables.v[i], 0);
 	}
 	fputs("}}\n", f);
 }

@@ -49,6 +49,10 @@ void rep_json_str(FILE *f, const char *s, int html);
 void rep_json_strs(FILE *f, const char *const *v, size_t n, int html);
 /* Writes t as {"name":..,"title":..,"columns":[..],"rows":[[..],..]}. */
 void rep_json_table(FILE *f, const cvc_rep_table *t, int html);
+/* rep_json_table() for the page's data island (island.c): a string column
+ * whose values repeat goes once into "dict":{"col":[..]} and its cells are
+ * indexes into it (null stays null); report.js expands them. */
+void rep_json_table_island(FILE *f, const cvc_rep_table *t);
 
 /* "out of memory" into err; returns CVC_ERR_NOMEM. */
 cvc_status rep_nomem(char *err, size_t errlen);

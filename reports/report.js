@@ -10,6 +10,18 @@
 	'use strict';
 	var D = JSON.parse(document.getElementById('cvc-data').textContent);
 	var T = D.tables || {};
+	/* Columns whose strings repeat come as indexes into the table's dict
+	   (reports/island.c): expanded here, before anything reads a table. */
+	Object.keys(T).forEach(function (n) {
+		var t = T[n];
+		if (!t.dict) return;
+		Object.keys(t.dict).forEach(function (name) {
+			var c = t.columns.indexOf(name), v = t.dict[name];
+			if (c < 0) return;
+			t.rows.forEach(function (r) { if (r[c] !== null) r[c] = v[r[c]]; });
+		});
+		delete t.dict;
+	});
 	var main = document.getElementById('main');
 	var toc = document.getElementById('toc');
 	var rendered = false;
