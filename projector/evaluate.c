@@ -270,18 +270,18 @@ static void gradient_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
 	/* data parallel gradient sync (ZeRO 0-2), every H steps with local
 	 * SGD in one cluster */
 	if (sc->zero < 3 && dc > 1) {
-		double tot = st->dp_tot, last = st->dp_last, ag = st->dp_ag, hid, win, amort;
+		double tot = st->dp_tot, last = st->dp_last, ag = st->dp_ag, hid = 0;
+		double amort = C > 1 ? 1 : H, per = (tot + ag) / amort;
 
-		/* buckets reduce while the last micro-batch's backward still runs;
-		 * the last bucket is ready only at the end */
-		win = L * lc->bwd_s;
-		hid = sc->dp_overlap ? fmin(fmax(0, tot - last), win) : 0;
-		if (sc->dp_overlap) /* parameter gather under the next forward */
-			hid += fmin(ag, L * lc->fwd_s);
-		amort = C > 1 ? 1 : H;
-		if (amort > 1) /* local SGD in one cluster: the outer exchange */
-			hid = outer_hidden(sc, (tot + ag) / amort, cstep) * amort;
-		add_comm(r, CVC_PROJ_COMM_DP, (tot + ag) / amort, hid / amort);
+		if (amort > 1) { /* local SGD in one cluster: the outer exchange */
+			hid = outer_hidden(sc, per, cstep);
+		} else if (sc->dp_overlap) {
+			/* buckets reduce while the last micro-batch's backward still
+			 * runs (the last bucket is ready only at the end); the
+			 * parameter gather runs under the next forward */
+			hid = fmin(fmax(0, tot - last), L * lc->bwd_s) + fmin(ag, L * lc->fwd_s);
+		}
+		add_comm(r, CVC_PROJ_COMM_DP, per, hid);
 	}
 	/* hybrid ZeRO-3: the gradient shards all-reduced across the replicas
 	 * while the last micro-batch's backward runs */

@@ -130,8 +130,8 @@ static void op_init(cvc_proj_op *o, int kind, double count, int stage)
 	o->stage = stage;
 }
 
-static double op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, double kk,
-			 double batch, double count, int stage)
+double proj_op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, double kk,
+		       double batch, double count, int stage)
 {
 	cvc_proj_op o;
 
@@ -145,11 +145,11 @@ static double op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, dou
 static double op_gemm(struct proj_sink *k, double m, double n, double kk, double batch,
 		      double count, int stage)
 {
-	return op_gemm_dt(k, k->dtype, m, n, kk, batch, count, stage);
+	return proj_op_gemm_dt(k, k->dtype, m, n, kk, batch, count, stage);
 }
 
-static double op_attn(struct proj_sink *k, int dtype, double batch, double heads, double kv_heads,
-		      double sq, double skv, double head_dim, int backward, double count)
+double proj_op_attn(struct proj_sink *k, int dtype, double batch, double heads, double kv_heads,
+		    double sq, double skv, double head_dim, int backward, double count)
 {
 	cvc_proj_op o;
 
@@ -165,7 +165,7 @@ static double op_attn(struct proj_sink *k, int dtype, double batch, double heads
 
 /* HBM traffic scales with the hbm_bw factor: bytes / scale at the base
  * spec's bandwidth is the scaled GPU's time (price.c). */
-static double op_mem(struct proj_sink *k, int cls, double bytes, double count, int stage)
+double proj_op_mem(struct proj_sink *k, int cls, double bytes, double count, int stage)
 {
 	cvc_proj_op o;
 
@@ -178,8 +178,8 @@ static double op_mem(struct proj_sink *k, int cls, double bytes, double count, i
 /* bytes = the nccl-tests size (AR: buffer; AG: gathered output; RS: input;
  * A2A: per-rank total; P2P: message); per_node = group members per node.
  * A group of one moves nothing (no op); p2p always has two ends. */
-static double op_coll(struct proj_sink *k, int kind, int comm, double bytes, double group,
-		      double per_node, double count)
+double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, double group,
+		    double per_node, double count)
 {
 	cvc_proj_op o;
 	int g = group > 2e9 ? 2000000000 : (int)group;
@@ -201,30 +201,6 @@ static double op_coll(struct proj_sink *k, int kind, int comm, double bytes, dou
 	return put(k, &o);
 }
 
-/* The operator makers for tp3d.c (proj_internal.h). */
-double proj_op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, double kk,
-		       double batch, double count, int stage)
-{
-	return op_gemm_dt(k, dtype, m, n, kk, batch, count, stage);
-}
-
-double proj_op_attn(struct proj_sink *k, int dtype, double batch, double heads, double kv_heads,
-		    double sq, double skv, double head_dim, int backward, double count)
-{
-	return op_attn(k, dtype, batch, heads, kv_heads, sq, skv, head_dim, backward, count);
-}
-
-double proj_op_mem(struct proj_sink *k, int cls, double bytes, double count, int stage)
-{
-	return op_mem(k, cls, bytes, count, stage);
-}
-
-double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, double group,
-		    double per_node, double count)
-{
-	return op_coll(k, kind, comm, bytes, group, per_node, count);
-}
-
 /* One GEMM forward and its two backward GEMMs (dgrad, wgrad), run cf and
  * cb times per step; the forward and the dgrad as split_f / split_b GEMMs
  * of m/split rows each when a TP collective is overlapped with them (the
@@ -240,9 +216,9 @@ static double gemm3(struct proj_sink *k, int dtype, double m, double n, double k
 
 	split_f = split_f > 1 ? split_f : 1;
 	split_b = split_b > 1 ? split_b : 1;
-	fwd = split_f * op_gemm_dt(k, dtype, m / split_f, n, kk, 1, cf * split_f, stage);
-	*dgrad = split_b * op_gemm_dt(k, dtype, m / split_b, kk, n, 1, cb * split_b, stage);
-	*wgrad = op_gemm_dt(k, dtype, kk, n, m, 1, cb, stage);
+	fwd = split_f * proj_op_gemm_dt(k, dtype, m / split_f, n, kk, 1, cf * split_f, stage);
+	*dgrad = split_b * proj_op_gemm_dt(k, dtype, m / split_b, kk, n, 1, cb * split_b, stage);
+	*wgrad = proj_op_gemm_dt(k, dtype, kk, n, m, 1, cb, stage);
 	/* booked apart (struct proj_sink margin_s): the operator itself is the one
 	 * measured and listed */
 	if (slow_f > 1)
@@ -298,8 +274,8 @@ struct layer_gemms {
  * GEMM over the T*k routed tokens it receives (balanced routing: T*k/(E/ep)
  * per expert), expert tensor parallel etp; and the token permutation
  * around them, added to *mf / *mb. */
-static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x, const struct proj_layer_runs *n,
-			struct layer_gemms *G, double *mf, double *mb)
+static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
+			const struct proj_layer_runs *n, struct layer_gemms *G, double *mf, double *mb)
 {
 	double cf = n->cf, cb = n->cb;
 	double groups = fmax(1, x->E / x->e);
@@ -319,8 +295,8 @@ static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x, const s
 	/* token permutation before the experts and its inverse after, each
 	 * way (Megatron-Core's permute / unpermute: read and write the routed
 	 * copies of the tokens) */
-	*mf += 2 * op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cf, 0);
-	*mb += 2 * op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cb, 0);
+	*mf += 2 * proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cf, 0);
+	*mb += 2 * proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cb, 0);
 }
 
 /* GEMMs: QKV, attention output projection, FFN up(+gate), down.  TP
@@ -368,23 +344,23 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 		double ca = cf + (x->recompute == CVC_PROJ_RECOMP_SELECTIVE ? cb : 0);
 		double f1, f2, f3, f4, b1, b2, b3, b4, b5;
 
-		f1 = op_gemm_dt(k, adt, sq, x->s, x->dh, bt, ca, 0);
-		f2 = op_gemm_dt(k, adt, sq, x->dh, x->s, bt, ca, 0);
-		f3 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * el, ca, 0); /* scale-mask-softmax */
-		f4 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, ca, 0); /* dropout */
+		f1 = proj_op_gemm_dt(k, adt, sq, x->s, x->dh, bt, ca, 0);
+		f2 = proj_op_gemm_dt(k, adt, sq, x->dh, x->s, bt, ca, 0);
+		f3 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * el, ca, 0); /* scale-mask-softmax */
+		f4 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, ca, 0); /* dropout */
 		*af = f1 + f2 + f3 + f4;
-		b1 = op_gemm_dt(k, adt, sq, x->dh, x->s, bt, 2 * cb, 0);
-		b2 = op_gemm_dt(k, adt, x->s, x->dh, sq, bt, cb, 0);
-		b3 = op_gemm_dt(k, adt, sq, x->s, x->dh, bt, cb, 0);
-		b4 = op_mem(k, CVC_MODEL_MEM_NORM, 3 * x->BA * el, cb, 0);
-		b5 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, cb, 0);
+		b1 = proj_op_gemm_dt(k, adt, sq, x->dh, x->s, bt, 2 * cb, 0);
+		b2 = proj_op_gemm_dt(k, adt, x->s, x->dh, sq, bt, cb, 0);
+		b3 = proj_op_gemm_dt(k, adt, sq, x->s, x->dh, bt, cb, 0);
+		b4 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 3 * x->BA * el, cb, 0);
+		b5 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, cb, 0);
 		*ab = 2 * b1 + b2 + b3 + b4 + b5;
 	} else {
 		/* with context parallelism, c ring steps of s/c queries
 		 * against s/c keys: together the rank's half of the causal
 		 * pairs of s/c queries x s keys (load-balanced chunks) */
-		*af = x->c * op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 0, cf * x->c);
-		*ab = x->c * op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 1, cb * x->c);
+		*af = x->c * proj_op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 0, cf * x->c);
+		*ab = x->c * proj_op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 1, cb * x->c);
 	}
 }
 
@@ -397,31 +373,31 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 	double Th = x->T * x->h / (x->sp ? x->t : 1);
 	double f1, f2, f3, b1, b2, b3;
 
-	f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * cf, 0);
-	f2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, 2 * cf, 0);
-	f3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-		    (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t), cf, 0);
+	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * cf, 0);
+	f2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, 2 * cf, 0);
+	f3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+			 (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t), cf, 0);
 	*mf += 2 * f1 + 2 * f2 + f3;
-	b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, 2 * cb, 0);
-	b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, 2 * cb, 0);
-	b3 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-		    2 * (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t), cb,
-		    0);
+	b1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, 2 * cb, 0);
+	b2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, 2 * cb, 0);
+	b3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+			 2 * (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t), cb,
+			 0);
 	*mb += 2 * b1 + 2 * b2 + b3;
 	if (x->swiglu) { /* Llama family: rotary embedding on q and k */
 		double rb = 2 * x->BA * x->T * (x->a + x->g) * x->dh / x->t;
 
-		*mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
-		*mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
+		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
+		*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
 	}
 	if (x->fp8) {
 		double cb_bytes = fp8_cast_bytes(x);
 		double outs = x->qkv / x->t + x->h + (x->swiglu ? 2 : 1) * x->Tm / x->T * x->f /
 			      (x->moe ? x->et : x->t) + x->h;
 
-		*mf += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * x->a * x->dh / x->t,
-			      cf, 0);
-		*mb += op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * outs, cb, 0);
+		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * x->a * x->dh / x->t,
+				   cf, 0);
+		*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * outs, cb, 0);
 	}
 }
 
@@ -434,8 +410,9 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
  * exchange all but its last chunk's GEMM, a pipelined reduce-scatter all
  * but its last chunk, bulk up to the GEMM's time.
  */
-static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x, const struct proj_layer_runs *n,
-			const struct layer_gemms *G, struct proj_layer_cost *lc)
+static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x,
+			const struct proj_layer_runs *n, const struct layer_gemms *G,
+			struct proj_layer_cost *lc)
 {
 	double M = n->M, L = n->L, msg = x->T * x->h * x->BA, pn_t = fmin(x->t, x->gpn);
 	int full = n->full;
@@ -443,9 +420,9 @@ static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x, const s
 	if (x->sp) {
 		double nag = M * L * (2 + 4 + (full ? 2 : 0));
 		double nrs = M * L * (2 + 2 + (full ? 2 : 0));
-		double ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg, x->t, pn_t, nag);
-		double rs = op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
-				    nrs);
+		double ag = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg, x->t, pn_t, nag);
+		double rs = proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
+					 nrs);
 		double ring = 1 - 1 / x->t, pipe = 1 - 1.0 / TP_RS_SPLITS, hf = 0, hb = 0;
 
 		if (x->ag_ovl) {
@@ -461,8 +438,8 @@ static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x, const s
 		lc->tp_bwd_s = 4 * ag + 2 * rs + (full ? lc->tp_fwd_s : 0);
 		lc->tp_hid_s = hf * (full ? 2 : 1) + hb;
 	} else {
-		double one = op_coll(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
-				     n->per);
+		double one = proj_op_coll(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
+					  n->per);
 
 		lc->tp_fwd_s = 2 * one;
 		lc->tp_bwd_s = 2 * one * (full ? 2 : 1);
@@ -471,12 +448,12 @@ static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x, const s
 
 /* MoE: dispatch + combine all-to-all each way, over the EP group: inside
  * the NVLink domain while ep x etp ranks fit in it. */
-static void ep_comm_ops(struct proj_sink *k, const struct proj_shape *x, const struct proj_layer_runs *n,
-			struct proj_layer_cost *lc)
+static void ep_comm_ops(struct proj_sink *k, const struct proj_shape *x,
+			const struct proj_layer_runs *n, struct proj_layer_cost *lc)
 {
 	double pn = fmin(x->e, fmax(1, x->gpn / (x->et * x->c)));
-	double one = op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tm * x->h * x->BA, x->e,
-			     pn, n->per);
+	double one = proj_op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tm * x->h * x->BA, x->e,
+				  pn, n->per);
 
 	lc->ep_fwd_s = 2 * one;
 	lc->ep_bwd_s = 2 * one * (n->full ? 2 : 1);
@@ -484,14 +461,14 @@ static void ep_comm_ops(struct proj_sink *k, const struct proj_shape *x, const s
 
 /* Context parallel: ring exchange of K and V blocks, c-1 steps forward,
  * twice that backward, again under full recomputation. */
-static void cp_comm_ops(struct proj_sink *k, const struct proj_shape *x, const struct proj_layer_runs *n,
-			struct proj_layer_cost *lc)
+static void cp_comm_ops(struct proj_sink *k, const struct proj_shape *x,
+			const struct proj_layer_runs *n, struct proj_layer_cost *lc)
 {
 	int full = n->full;
 	double kv = 2 * x->T * fmax(1, x->g / x->t) * x->dh * x->BA;
-	double one = (x->c - 1) * op_coll(k, CVC_MODEL_SENDRECV, CVC_PROJ_COMM_CP, kv, 2,
-					  x->t * x->c <= x->gpn ? 2 : 1,
-					  n->M * n->L * (x->c - 1) * (3 + (full ? 1 : 0)));
+	double one = (x->c - 1) * proj_op_coll(k, CVC_MODEL_SENDRECV, CVC_PROJ_COMM_CP, kv, 2,
+					       x->t * x->c <= x->gpn ? 2 : 1,
+					       n->M * n->L * (x->c - 1) * (3 + (full ? 1 : 0)));
 
 	lc->cp_fwd_s = one;
 	lc->cp_bwd_s = 2 * one + (full ? one : 0);
@@ -502,10 +479,10 @@ static void first_stage_ops(struct proj_sink *k, const struct proj_shape *x, dou
 			    struct proj_layer_cost *lc)
 {
 	k->kernels = 0;
-	lc->first_fwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Td * x->h, M,
-				 CVC_PROJ_STAGE_FIRST);
-	lc->first_bwd_s = op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->Td * x->h, M,
-				 CVC_PROJ_STAGE_FIRST);
+	lc->first_fwd_s = proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Td * x->h, M,
+				      CVC_PROJ_STAGE_FIRST);
+	lc->first_bwd_s = proj_op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->Td * x->h, M,
+				      CVC_PROJ_STAGE_FIRST);
 	lc->first_kernels = k->kernels;
 }
 
@@ -529,11 +506,11 @@ static void last_stage_ops(struct proj_sink *k, const struct proj_shape *x, doub
 	k->kernels = 0;
 	f = gemm3(k, ldt, x->Td, x->V / x->tv, x->h, M, M, st, 1, 1, 1, &d, &w);
 	b = d + w;
-	f1 = op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, M, st);
-	f2 = op_mem(k, CVC_MODEL_MEM_NORM, (eager ? 14 : x->BA + 4) * tv, M, st);
+	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, M, st);
+	f2 = proj_op_mem(k, CVC_MODEL_MEM_NORM, (eager ? 14 : x->BA + 4) * tv, M, st);
 	f += f1 + f2;
-	b1 = op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, M, st);
-	b2 = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (eager ? 22 : 4 + x->BA) * tv, M, st);
+	b1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, M, st);
+	b2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (eager ? 22 : 4 + x->BA) * tv, M, st);
 	b += b1 + b2;
 	lc->last_fwd_s = f;
 	lc->last_bwd_s = b;
@@ -634,15 +611,15 @@ static void bucketed(struct proj_sink *k, int kind, double bytes, double bucket,
 	if (bytes <= 0 || group <= 1)
 		return;
 	if (bucket <= 0 || bucket >= bytes) {
-		*total = *last = op_coll(k, kind, CVC_PROJ_COMM_DP, bytes, group, pn, count);
+		*total = *last = proj_op_coll(k, kind, CVC_PROJ_COMM_DP, bytes, group, pn, count);
 		return;
 	}
 	nfull = floor(bytes / bucket);
 	rem = bytes - nfull * bucket;
-	*last = op_coll(k, kind, CVC_PROJ_COMM_DP, bucket, group, pn, count * nfull);
+	*last = proj_op_coll(k, kind, CVC_PROJ_COMM_DP, bucket, group, pn, count * nfull);
 	*total = nfull * *last;
 	if (rem > 0) {
-		*last = op_coll(k, kind, CVC_PROJ_COMM_DP, rem, group, pn, count);
+		*last = proj_op_coll(k, kind, CVC_PROJ_COMM_DP, rem, group, pn, count);
 		*total += *last;
 	}
 }
@@ -666,10 +643,10 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
 
 		if (sh > 1) {
-			st->fsdp_ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_FSDP,
-					      P->p_layer * P->wb, sh, pn, M * L * (1 + nag_b));
-			st->fsdp_rs = op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_DP,
-					      P->p_layer * P->gbytes, sh, pn, M * L);
+			st->fsdp_ag = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_FSDP,
+						   P->p_layer * P->wb, sh, pn, M * L * (1 + nag_b));
+			st->fsdp_rs = proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_DP,
+						   P->p_layer * P->gbytes, sh, pn, M * L);
 		}
 		if (rep > 1)
 			bucketed(k, CVC_MODEL_ALLREDUCE, P->p_stage / sh * P->gbytes,
@@ -682,7 +659,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 		double msg = x->T * x->h * x->BA / (x->sp ? t : 1);
 		double pn = t * c * d < gpn ? 2 : 1;
 
-		st->pp_one = op_coll(k, CVC_MODEL_SENDRECV, CVC_PROJ_COMM_PP, msg, 2, pn, 2 * v * M);
+		st->pp_one = proj_op_coll(k, CVC_MODEL_SENDRECV, CVC_PROJ_COMM_PP, msg, 2, pn, 2 * v * M);
 	}
 	/* data parallel gradient sync (ZeRO 0-2), every H steps with local SGD
 	 * in one cluster */
@@ -720,25 +697,25 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 				st->dp_tot += tt;
 			}
 			if (sc->zero >= 1 && sh > 1) /* updated parameter shards gathered back */
-				st->dp_ag = op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_DP,
-						    P->p_stage * P->wb, sh, pn_s, count);
+				st->dp_ag = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_DP,
+							 P->p_stage * P->wb, sh, pn_s, count);
 		}
 	}
 	/* optimizer: weights, gradients and states read and written */
 	{
 		double shard = sc->zero >= 1 ? proj_shard_of(sc) : 1;
 
-		st->opt = op_mem(k, CVC_MODEL_MEM_OPTIMIZER,
-				 P->p_stage / shard * (sc->optimizer == CVC_PROJ_ADAM ? 30 : 20), 1,
-				 CVC_PROJ_STAGE_ALL);
+		st->opt = proj_op_mem(k, CVC_MODEL_MEM_OPTIMIZER,
+				      P->p_stage / shard * (sc->optimizer == CVC_PROJ_ADAM ? 30 : 20), 1,
+				      CVC_PROJ_STAGE_ALL);
 	}
 	/* fp8: Transformer Engine casts every weight of the transformer layers
 	 * to fp8 (and its transpose) once per step, cached across micro-batches
 	 * (fp8_cast_bytes() per element) */
 	if (x->fp8)
-		st->wcast = op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-				   fp8_cast_bytes(x) * (P->p_stage - x->V * x->h / t), 1,
-				   CVC_PROJ_STAGE_ALL);
+		st->wcast = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+					fp8_cast_bytes(x) * (P->p_stage - x->V * x->h / t), 1,
+					CVC_PROJ_STAGE_ALL);
 }
 
 /*

@@ -12,7 +12,6 @@
  *   SECTION := {key: VALUE} | [ {key: VALUE}, ... ]   (a list = alternatives)
  *   VALUE := scalar | [scalar, ...] | {from: a, to: b, mul: m | step: s}
  */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,8 +21,8 @@
 #include <yaml.h>
 
 #include "cvc/cvc_base.h"
-#include "proj_internal.h"
 #include "cvc/cvc_csv.h"
+#include "proj_internal.h"
 #include "study.h"
 
 #define MAX_FILE_BYTES (16u << 20)
