@@ -283,39 +283,41 @@ static void type_clause(const cvc_rep_table *t, size_t a, size_t b, char *buf, s
 }
 
 /*
- * The token side of a best layout that syncs every H steps (local SGD /
- * DiLoCo), read back from the words rep_layout() wrote ("H=100 streamed
- * tokens-x1.15"): " It syncs every 100 steps (streamed) and needs 15% more
- * tokens for the same loss."  Empty for layouts that sync every step.
+ * The token side of the best layout in scenario row r when it syncs every
+ * H steps (local SGD / DiLoCo): " It syncs every 100 steps (streamed) and
+ * needs 15% more tokens for the same loss."  Empty for layouts that sync
+ * every step.
  */
-static void sync_clause(const char *layout, char *buf, size_t len)
+static void sync_clause(const cvc_rep_table *sc, size_t r, char *buf, size_t len)
 {
-	const char *h = strstr(layout, "H="), *x = strstr(layout, "tokens-x");
-	double H = h ? strtod(h + 2, NULL) : 0, f = x ? strtod(x + 8, NULL) : 1;
-	int streamed = strstr(layout, " streamed") != NULL;
+	double H = rep_num(sc, r, cvc_rep_table_find(sc, "local_sgd_h"));
+	double f = rep_num(sc, r, cvc_rep_table_find(sc, "token_factor"));
+	const char *streamed =
+		rep_num(sc, r, cvc_rep_table_find(sc, "outer_overlap")) > 0 ? " (streamed)" : "";
 
 	buf[0] = '\0';
 	if (!(H > 1))
 		return;
+	if (isnan(f))
+		f = 1;
 	if (!isfinite(f))
 		snprintf(buf, len, " It syncs every %.0f steps%s, and no token budget reaches the "
-			 "loss of syncing every step (docs/MODELS.md, local SGD).", H,
-			 streamed ? " (streamed)" : "");
+			 "loss of syncing every step (docs/MODELS.md, local SGD).", H, streamed);
 	else if (fabs(f - 1) < 0.005)
 		snprintf(buf, len, " It syncs every %.0f steps%s and needs about as many tokens for "
-			 "the same loss (docs/MODELS.md, local SGD).", H,
-			 streamed ? " (streamed)" : "");
+			 "the same loss (docs/MODELS.md, local SGD).", H, streamed);
 	else
 		snprintf(buf, len, " It syncs every %.0f steps%s and needs %.0f%% %s tokens for the "
-			 "same loss (docs/MODELS.md, local SGD).", H, streamed ? " (streamed)" : "",
-			 fabs(f - 1) * 100, f >= 1 ? "more" : "fewer");
+			 "same loss (docs/MODELS.md, local SGD).", H, streamed, fabs(f - 1) * 100,
+			 f >= 1 ? "more" : "fewer");
 }
 
 /* The finding of one model: rows a..b of the headline (oldest to newest
- * hardware at one GPU count) as a sentence. */
-static void finding(const cvc_rep_table *t, size_t a, size_t b, char *buf, size_t len)
+ * hardware at one GPU count) as a sentence; sync: row b's sync_clause(). */
+static void finding(const cvc_rep_table *t, size_t a, size_t b, const char *sync, char *buf,
+		    size_t len)
 {
-	char ca[48], cb[48], ea[48], eb[48], g[32], moves[160], tail[400], sync[200];
+	char ca[48], cb[48], ea[48], eb[48], g[32], moves[160], tail[400];
 	double d = rep_num(t, b, H_ES) - rep_num(t, a, H_ES);
 	const char *m = rep_cell_at(t, a, H_MODEL)->s, *ha = rep_cell_at(t, a, H_HW)->s;
 
@@ -325,7 +327,6 @@ static void finding(const cvc_rep_table *t, size_t a, size_t b, char *buf, size_
 	pct(t, a, H_ES, H_ES_LO, ea, sizeof ea);
 	pct(t, b, H_ES, H_ES_LO, eb, sizeof eb);
 	type_clause(t, a, b, tail, sizeof tail);
-	sync_clause(rep_cell_at(t, b, H_LAYOUT)->s, sync, sizeof sync);
 	if (a == b) {
 		snprintf(buf, len, "%s at %s GPUs on %s: communication is %s of the step and %s "
 			 "of the step is exposed.%s%s", m, g, ha, ca, ea, tail, sync);
@@ -346,12 +347,13 @@ static void finding(const cvc_rep_table *t, size_t a, size_t b, char *buf, size_
  * findings: per model (rows of the headline grouped by model), the largest
  * GPU count that has the most hardware generations, oldest to newest.
  */
-static int findings_table(const cvc_rep_table *hl, struct rep_tables *out)
+static int findings_table(const cvc_rep_table *hl, const cvc_rep_table *sc,
+			  const struct hrow *h, struct rep_tables *out)
 {
 	static const char *const cols[] = {"model", "gpus", "from_hw", "to_hw", "finding"};
 	cvc_rep_table *t = cvc_rep_table_new("findings", "What the projection says, per model",
 					     5, cols);
-	char text[1200];
+	char text[1200], sync[200];
 	int rc = t ? 0 : -1;
 
 	for (size_t i = 0, j; !rc && i < hl->nrows; i = j) {
@@ -372,7 +374,8 @@ static int findings_table(const cvc_rep_table *hl, struct rep_tables *out)
 			}
 			j = e;
 		}
-		finding(hl, a, b, text, sizeof text);
+		sync_clause(sc, h[b].g->row, sync, sizeof sync);
+		finding(hl, a, b, sync, text, sizeof text);
 		k = cvc_rep_table_add_row(t);
 		if (k < 0 || cvc_rep_table_set_str(t, (size_t)k, 0, rep_cell_at(hl, a, H_MODEL)->s) ||
 		    cvc_rep_table_set_str(t, (size_t)k, 2, rep_cell_at(hl, a, H_HW)->s) ||
@@ -496,7 +499,7 @@ int rep_headline_tables(const cvc_rep_table *sc, const struct rep_roles *ro,
 		for (size_t i = 0; hl && i < n; i++)
 			if (headline_row(hl, sc, ro, h, i, n))
 				goto out;
-		if (!hl || findings_table(hl, out) || rep_tables_take(out, &hl))
+		if (!hl || findings_table(hl, sc, h, out) || rep_tables_take(out, &hl))
 			goto out;
 	}
 	rc = chart_tables(sc, ro, h, n, out);
