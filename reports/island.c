@@ -79,18 +79,6 @@ no:
 	return 1;
 }
 
-static void island_cell(FILE *f, const rep_cell *x)
-{
-	char buf[40];
-
-	if (x->kind == CVC_REP_NUM)
-		fputs(rep_fmt_num(x->v, buf, sizeof buf), f);
-	else if (x->kind == CVC_REP_STR)
-		rep_json_str(f, x->s, 1);
-	else
-		fputs("null", f);
-}
-
 void rep_json_table_island(FILE *f, const cvc_rep_table *t)
 {
 	struct packed *pk = calloc(t->ncols ? t->ncols : 1, sizeof *pk);
@@ -127,7 +115,7 @@ void rep_json_table_island(FILE *f, const cvc_rep_table *t)
 			if (c)
 				putc(',', f);
 			if (!on[c])
-				island_cell(f, rep_cell_at(t, r, c));
+				rep_json_cell(f, rep_cell_at(t, r, c), 1);
 			else if (pk[c].idx[r] < 0)
 				fputs("null", f);
 			else

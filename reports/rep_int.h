@@ -47,6 +47,8 @@ const char *rep_fmt_num(double v, char *buf, size_t len);
 void rep_json_str(FILE *f, const char *s, int html);
 /* Writes v[0..n) as JSON strings separated by commas (no brackets). */
 void rep_json_strs(FILE *f, const char *const *v, size_t n, int html);
+/* Writes one cell: a number, a JSON string, or null. */
+void rep_json_cell(FILE *f, const rep_cell *x, int html);
 /* Writes t as {"name":..,"title":..,"columns":[..],"rows":[[..],..]}. */
 void rep_json_table(FILE *f, const cvc_rep_table *t, int html);
 /* rep_json_table() for the page's data island (island.c): a string column

@@ -302,7 +302,7 @@ void rep_json_strs(FILE *f, const char *const *v, size_t n, int html)
 	}
 }
 
-static void json_cell(FILE *f, const rep_cell *x, int html)
+void rep_json_cell(FILE *f, const rep_cell *x, int html)
 {
 	char buf[40];
 
@@ -328,7 +328,7 @@ void rep_json_table(FILE *f, const cvc_rep_table *t, int html)
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (c)
 				putc(',', f);
-			json_cell(f, rep_cell_at(t, r, c), html);
+			rep_json_cell(f, rep_cell_at(t, r, c), html);
 		}
 		putc(']', f);
 	}
