@@ -22,6 +22,7 @@
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_analyze.h"
 #include "cvc/cvc_classify.h"
+#include "cvc/cvc_vocab.h"
 #include "analysis/analyze_int.h"
 
 #define DEFAULT_STEP_REGEX "^ProfilerStep#(\\d+)$"
@@ -219,14 +220,6 @@ static cvc_status map_load(cvc_db *db, struct class_map *m)
 out:
 	sqlite3_finalize(st);
 	return rc;
-}
-
-int cvc_hta_is_comm(const char *name)
-{
-	if (!name)
-		return 0;
-	return strncmp(name, "nccl", 4) == 0 || strstr(name, "ncclKernel") ||
-	       strstr(name, "ncclDevKernel");
 }
 
 /* Labels a name the classifier never saw, by HTA's rule, and caches it. */

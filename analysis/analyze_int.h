@@ -42,7 +42,5 @@ struct an_ctx {
  */
 cvc_status an_runs_load(cvc_db *db, const char *name, struct an_run **runs, size_t *nruns);
 
-/* HTA's communication rule on a kernel name: "nccl" prefix or ncclKernel/ncclDevKernel. */
-int cvc_hta_is_comm(const char *name);
 
 #endif

@@ -21,6 +21,14 @@ void cvc_name_fold(const char *s, char *out, size_t cap)
 	out[j] = '\0';
 }
 
+int cvc_hta_is_comm(const char *name)
+{
+	if (!name)
+		return 0;
+	return strncmp(name, "nccl", 4) == 0 || strstr(name, "ncclKernel") ||
+	       strstr(name, "ncclDevKernel");
+}
+
 static const char *const dtype_names[CVC_HW_NDTYPE] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
 
 const char *cvc_hw_dtype_name(cvc_hw_dtype d)

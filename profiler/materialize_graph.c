@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cvc/cvc_vocab.h"
 #include "materialize_int.h"
 
 /* Clones followed at most (instantiate, and a cudaGraphClone or two before
@@ -89,15 +90,12 @@ static int64_t graph_launch(const struct mat *m, uint64_t node)
 	return -1;
 }
 
-/* HTA's communication rule on a kernel name, as cvc analyze applies it. */
+/* Whether the kernel's name is NCCL's, by the rule cvc analyze applies. */
 static int nccl_kernel(const struct mat *m, uint32_t name_sid)
 {
 	char name[256];
 
-	if (mat_str(m, name_sid, name, sizeof name))
-		return 0;
-	return strncmp(name, "nccl", 4) == 0 || strstr(name, "ncclKernel") ||
-	       strstr(name, "ncclDevKernel");
+	return mat_str(m, name_sid, name, sizeof name) == 0 && cvc_hta_is_comm(name);
 }
 
 cvc_status mat_graph_join(struct mat *m, size_t off, int64_t activity_id,

@@ -1,6 +1,7 @@
 /*
  * cvc_vocab.h - the words every room shares, at the bottom beside the
- * database: the data types cvc prices (hardware dtypes), the collective
+ * database: kernel names (folding, HTA's communication rule), the data
+ * types cvc prices (hardware dtypes), the collective
  * operations with their nccl-tests bus-bandwidth factors, the classes of
  * memory-bound operators, and the fused attention kernel libraries.  The importers, the calibration runner, the
  * models, the projector and the reports all speak them; no code here
@@ -19,6 +20,14 @@
  * "_allgather_base" -> "allgatherbase").  out always NUL-terminated.
  */
 CVC_API void cvc_name_fold(const char *s, char *out, size_t cap);
+
+/*
+ * HTA's communication rule on a kernel name: it starts with "nccl" or
+ * contains "ncclKernel" / "ncclDevKernel".  The fallback for names no rule
+ * classified (cvc analyze), and what the importers and the profile's
+ * materialize step take for an NCCL kernel.  0 for NULL.
+ */
+CVC_API int cvc_hta_is_comm(const char *name);
 
 /* ---- data types -------------------------------------------------------- */
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cvc/cvc_db.h"
+#include "cvc/cvc_vocab.h"
 #include "import_int.h"
 #include "kineto_int.h"
 
@@ -268,12 +269,6 @@ cvc_status kin_store_coll(struct kin *k, int64_t act_id, const struct coll *c)
 	return st;
 }
 
-static int is_nccl_name(const char *s)
-{
-	return strncmp(s, "nccl", 4) == 0 || strstr(s, "ncclKernel") ||
-	       strstr(s, "ncclDevKernel");
-}
-
 /* CUPTI copy kind from "Memcpy HtoD (Pinned -> Device)". */
 static int32_t copy_kind(const char *name)
 {
@@ -452,7 +447,7 @@ static cvc_status do_activity(struct kin *k, enum evkind kind, const struct ev *
 
 		if (n < 0)
 			st = kin_nomem(k);
-		else if (is_nccl_name(k->tmp))
+		else if (cvc_hta_is_comm(k->tmp))
 			st = add_pending(k, act_id, act.external_id);
 	}
 out:
