@@ -515,10 +515,11 @@ static cvc_status mat_records(struct mat *m, size_t end)
 			return mat_fail(m, CVC_ERR_FORMAT, off, "expected the process record first");
 		m->stats->records++;
 		/* mat_scan checked that a fixed-size record's len is its type's size. */
-		/* zeroed first: a version 1 ACT record is shorter (graph_node_id 0) */
-		memset(&r, 0, sizeof r);
 		if (type != CVC_SPOOL_STR && len <= sizeof r)
 			memcpy(&r, p, len);
+		/* a version 1 ACT record is shorter: no graph node (0) */
+		if (type == CVC_SPOOL_ACT && len < sizeof r.act)
+			memset((unsigned char *)&r.act + len, 0, sizeof r.act - len);
 		switch (type) {
 		case CVC_SPOOL_STR: {
 			uint32_t sid;
