@@ -12,57 +12,26 @@
 
 #include <criterion/criterion.h>
 
-#include "cvc/cvc_csv.h"
+#include "cvc/cvc_report.h"
 #include "testutil.h"
 
-#define MAXF 160
-
-/* A CSV written by cvc: header names and rows of fields, one line each. */
-struct csv {
-	char *text;
-	char *hdr[MAXF];
-	int nh;
-	char *rows[4096];
-	int nrows;
-};
-
-static void csv_read(struct csv *c, const char *path)
+/* A CSV the tool wrote, read as the report reads its inputs. */
+static cvc_rep_table *read_table(const char *path)
 {
-	char *p, *line;
+	char err[512];
+	cvc_rep_table *t = NULL;
 
-	memset(c, 0, sizeof *c);
-	c->text = tu_read(path, NULL);
-	cr_assert_not_null(c->text, "%s", path);
-	p = c->text;
-	line = tu_next_line(&p);
-	cr_assert_not_null(line);
-	c->nh = cvc_csv_split(line, c->hdr, MAXF);
-	cr_assert_gt(c->nh, 0);
-	while ((line = tu_next_line(&p)) && c->nrows < 4096)
-		if (*line)
-			c->rows[c->nrows++] = line;
+	cr_assert_eq(cvc_rep_table_read(path, &t, err, sizeof err), CVC_OK, "%s", err);
+	return t;
 }
 
-static int col(const struct csv *c, const char *name)
+/* Index of the column named name in t (asserts it is there). */
+static size_t col(const cvc_rep_table *t, const char *name)
 {
-	for (int i = 0; i < c->nh; i++)
-		if (strcmp(c->hdr[i], name) == 0)
-			return i;
-	cr_assert_fail("no column %s", name);
-	return -1;
-}
+	long c = cvc_rep_table_find(t, name);
 
-/* Field k of row r, copied into out. */
-static const char *field(const struct csv *c, int r, int k, char *out, size_t len)
-{
-	char line[65536], *f[MAXF + 1];
-	int n;
-
-	snprintf(line, sizeof line, "%s", c->rows[r]);
-	n = cvc_csv_split(line, f, MAXF);
-	cr_assert_gt(n, k, "row %d has %d fields", r, n);
-	snprintf(out, len, "%s", f[k]);
-	return out;
+	cr_assert_geq(c, 0, "no column %s", name);
+	return (size_t)c;
 }
 
 /* Claim: every best layout the headline shows is the one with the most
@@ -74,9 +43,9 @@ static const char *field(const struct csv *c, int r, int k, char *out, size_t le
  * written). */
 Test(report_sync, best_layouts_rank_by_tokens_that_reach_the_loss, .timeout = 120)
 {
-	char dir[512], args[8192], scen[64], idx[64], lay[512], fin[2048], *err = NULL;
-	struct csv top, hl, fd;
-	int kept = 0;
+	char dir[512], args[8192], *err = NULL;
+	cvc_rep_table *top, *hl, *fd;
+	size_t kept = 0;
 
 	/* tu_tmpdir's buffer is reused by tu_cvc: keep a copy */
 	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
@@ -88,30 +57,33 @@ Test(report_sync, best_layouts_rank_by_tokens_that_reach_the_loss, .timeout = 12
 		 CVC_SOURCE_DIR, dir, CVC_TOOL, CVC_SOURCE_DIR, dir, CVC_TOOL, dir, dir, dir);
 	cr_assert_eq(tu_cvc(args, NULL, &err), 0, "%s", err);
 	free(err);
-	csv_read(&top, tu_path(dir, "top.csv"));
-	csv_read(&hl, tu_path(dir, "t/headline.csv"));
-	csv_read(&fd, tu_path(dir, "t/findings.csv"));
-	cr_assert_gt(hl.nrows, 5);
-	for (int r = 0; r < hl.nrows; r++) {
+	top = read_table(tu_path(dir, "top.csv"));
+	hl = read_table(tu_path(dir, "t/headline.csv"));
+	fd = read_table(tu_path(dir, "t/findings.csv"));
+	cr_assert_gt(cvc_rep_table_nrows(hl), 5);
+	for (size_t r = 0; r < cvc_rep_table_nrows(hl); r++) {
+		double scen = cvc_rep_table_num(hl, r, col(hl, "scenario"));
+		const char *lay = cvc_rep_table_str(hl, r, col(hl, "layout"));
 		int found = 0;
 
-		field(&hl, r, col(&hl, "scenario"), scen, sizeof scen);
-		for (int q = 0; q < top.nrows && !found; q++)
-			found = strcmp(field(&top, q, col(&top, "index"), idx, sizeof idx), scen) == 0;
-		cr_expect(found, "headline row %d: scenario %s is not the --top 1 by "
+		for (size_t q = 0; q < cvc_rep_table_nrows(top) && !found; q++)
+			found = cvc_rep_table_num(top, q, col(top, "index")) == scen;
+		cr_expect(found, "headline row %zu: scenario %g is not the --top 1 by "
 			  "eff_tokens_per_s of its group", r, scen);
-		kept += found;
-		field(&hl, r, col(&hl, "layout"), lay, sizeof lay);
-		cr_expect(strstr(lay, "H=") && strstr(lay, "tokens-x") && strstr(lay, "clusters="),
-			  "row %d layout '%s' hides the sync interval or its token cost", r, lay);
+		kept += (size_t)found;
+		cr_expect(lay && strstr(lay, "H=") && strstr(lay, "tokens-x") &&
+			  strstr(lay, "clusters="),
+			  "row %zu layout '%s' hides the sync interval or its token cost", r,
+			  lay ? lay : "");
 	}
-	cr_assert_eq(kept, hl.nrows);
-	for (int r = 0; r < fd.nrows; r++) {
-		field(&fd, r, col(&fd, "finding"), fin, sizeof fin);
-		cr_expect(strstr(fin, "It syncs every") && strstr(fin, "tokens for the same loss"),
-			  "%s", fin);
+	cr_assert_eq(kept, cvc_rep_table_nrows(hl));
+	for (size_t r = 0; r < cvc_rep_table_nrows(fd); r++) {
+		const char *f = cvc_rep_table_str(fd, r, col(fd, "finding"));
+
+		cr_expect(f && strstr(f, "It syncs every") && strstr(f, "tokens for the same loss"),
+			  "%s", f ? f : "");
 	}
-	free(top.text);
-	free(hl.text);
-	free(fd.text);
+	cvc_rep_table_free(top);
+	cvc_rep_table_free(hl);
+	cvc_rep_table_free(fd);
 }
