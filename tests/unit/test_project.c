@@ -633,24 +633,6 @@ Test(project, expansion_is_capped_over_the_whole_file, .timeout = 20)
 	cvc_proj_study_free(st);
 }
 
-struct first1 {
-	int seen, valid;
-	char reason[128];
-};
-
-static int first1_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
-{
-	struct first1 *f = user;
-
-	(void)sc;
-	if (!f->seen) {
-		f->seen = 1;
-		f->valid = r->valid;
-		snprintf(f->reason, sizeof f->reason, "%s", r->reason ? r->reason : "");
-	}
-	return 0;
-}
-
 /* Values that used to become defaults without a word (issue 14, item 11). */
 Test(project, zero_duplicates_and_impossible_values_are_errors)
 {
@@ -689,18 +671,11 @@ Test(project, zero_duplicates_and_impossible_values_are_errors)
 		cvc_proj_study_free(st);
 	}
 	for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
-		cvc_proj_ctx *ctx = NULL;
-		struct first1 f = {0};
+		cvc_proj_result r;
 
-		cr_assert_eq(cvc_proj_study_parse("v.yaml", invalid[i][0], strlen(invalid[i][0]), &st),
-			     CVC_OK, "%s", cvc_proj_study_errmsg(st));
-		cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-		cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, first1_cb, &f, NULL),
-			     CVC_OK);
-		cr_expect(f.seen && !f.valid, "case %zu valid", i);
-		cr_expect_str_eq(f.reason, invalid[i][1]);
-		cvc_proj_ctx_free(ctx);
-		cvc_proj_study_free(st);
+		cr_expect(tu_proj_first(invalid[i][0], NULL, &r) > 0 && !r.valid, "case %zu valid",
+			  i);
+		cr_expect_str_eq(r.reason ? r.reason : "", invalid[i][1]);
 	}
 }
 
