@@ -234,51 +234,42 @@ void cvci_note_graph_call(void)
 	atomic_fetch_add(&G.graph_calls, 1);
 }
 
-/* Writer thread (or finish() after it): queued graph node records into the spool. */
-static void drain_graph(void)
+/*
+ * Takes up to max queued entries (esz bytes each) off the ring ring[cap]
+ * at *head holding *len, into batch, under the mutex; the count taken.
+ */
+static int ring_take(void *ring, size_t esz, int cap, int *head, int *len, void *batch,
+		     int max)
 {
-	for (;;) {
-		struct graphq_ent batch[64];
-		int n = 0;
+	int n = 0;
 
-		pthread_mutex_lock(&G.mu);
-		while (n < 64 && G.gq_len > 0) {
-			batch[n++] = G.graphq[G.gq_head];
-			G.gq_head = (G.gq_head + 1) % GRAPHQ;
-			G.gq_len--;
-		}
-		pthread_mutex_unlock(&G.mu);
-		if (n == 0)
-			return;
-		for (int i = 0; i < n; i++)
-			cvc_spool_put(G.sp, batch[i].type, &batch[i].r, sizeof batch[i].r);
+	pthread_mutex_lock(&G.mu);
+	for (; n < max && *len > 0; n++) {
+		memcpy((char *)batch + (size_t)n * esz, (char *)ring + (size_t)*head * esz, esz);
+		*head = (*head + 1) % cap;
+		(*len)--;
 	}
+	pthread_mutex_unlock(&G.mu);
+	return n;
 }
 
-/* Writer thread (or finish() after it): queued NCCL launches into the spool. */
+/* Writer thread (or finish() after it): the queued graph node records and
+ * NCCL launches into the spool. */
 static void drain_colls(void)
 {
-	drain_graph();
-	for (;;) {
-		struct collq_ent batch[64];
-		int n = 0;
+	struct graphq_ent gb[64];
+	struct collq_ent cb[64];
+	int n;
 
-		pthread_mutex_lock(&G.mu);
-		while (n < 64 && G.cq_len > 0) {
-			batch[n++] = G.collq[G.cq_head];
-			G.cq_head = (G.cq_head + 1) % COLLQ;
-			G.cq_len--;
-		}
-		pthread_mutex_unlock(&G.mu);
-		if (n == 0)
-			return;
+	while ((n = ring_take(G.graphq, sizeof *gb, GRAPHQ, &G.gq_head, &G.gq_len, gb, 64)))
+		for (int i = 0; i < n; i++)
+			cvc_spool_put(G.sp, gb[i].type, &gb[i].r, sizeof gb[i].r);
+	while ((n = ring_take(G.collq, sizeof *cb, COLLQ, &G.cq_head, &G.cq_len, cb, 64)))
 		for (int i = 0; i < n; i++) {
-			batch[i].c.func_sid = cvci_intern(&G.dec, batch[i].func, strlen(batch[i].func));
-			batch[i].c.dtype_sid =
-				cvci_intern(&G.dec, batch[i].dtype, strlen(batch[i].dtype));
-			cvc_spool_put(G.sp, CVC_SPOOL_COLL, &batch[i].c, sizeof batch[i].c);
+			cb[i].c.func_sid = cvci_intern(&G.dec, cb[i].func, strlen(cb[i].func));
+			cb[i].c.dtype_sid = cvci_intern(&G.dec, cb[i].dtype, strlen(cb[i].dtype));
+			cvc_spool_put(G.sp, CVC_SPOOL_COLL, &cb[i].c, sizeof cb[i].c);
 		}
-	}
 }
 
 static void block_signals(void)
