@@ -82,24 +82,20 @@ no:
 void rep_json_table_island(FILE *f, const cvc_rep_table *t)
 {
 	struct packed *pk = calloc(t->ncols ? t->ncols : 1, sizeof *pk);
-	int *on = calloc(t->ncols ? t->ncols : 1, sizeof *on), any = 0;
+	const long **idx = calloc(t->ncols ? t->ncols : 1, sizeof *idx);
+	int any = 0;
 
-	if (!pk || !on) { /* no memory for the dictionary: the table whole */
+	if (!pk || !idx) { /* no memory for the dictionary: the table whole */
 		free(pk);
-		free(on);
+		free(idx);
 		rep_json_table(f, t, 1);
 		return;
 	}
-	fputs("{\"name\":", f);
-	rep_json_str(f, t->name, 1);
-	fputs(",\"title\":", f);
-	rep_json_str(f, t->title, 1);
-	fputs(",\"columns\":[", f);
-	rep_json_strs(f, (const char *const *)t->cols, t->ncols, 1);
-	putc(']', f);
+	rep_json_table_head(f, t, 1);
 	for (size_t c = 0; c < t->ncols; c++) {
-		if (!(on[c] = pack_column(t, c, &pk[c]) == 0))
+		if (pack_column(t, c, &pk[c]))
 			continue;
+		idx[c] = pk[c].idx;
 		fputs(any++ ? "," : ",\"dict\":{", f);
 		rep_json_str(f, t->cols[c], 1);
 		fputs(":[", f);
@@ -108,24 +104,9 @@ void rep_json_table_island(FILE *f, const cvc_rep_table *t)
 	}
 	if (any)
 		putc('}', f);
-	fputs(",\"rows\":[", f);
-	for (size_t r = 0; r < t->nrows; r++) {
-		fputs(r ? ",\n[" : "\n[", f);
-		for (size_t c = 0; c < t->ncols; c++) {
-			if (c)
-				putc(',', f);
-			if (!on[c])
-				rep_json_cell(f, rep_cell_at(t, r, c), 1);
-			else if (pk[c].idx[r] < 0)
-				fputs("null", f);
-			else
-				fprintf(f, "%ld", pk[c].idx[r]);
-		}
-		putc(']', f);
-	}
-	fputs("]}", f);
+	rep_json_table_rows(f, t, 1, idx);
 	for (size_t c = 0; c < t->ncols; c++)
 		packed_free(&pk[c]);
 	free(pk);
-	free(on);
+	free(idx);
 }

@@ -51,6 +51,11 @@ void rep_json_strs(FILE *f, const char *const *v, size_t n, int html);
 void rep_json_cell(FILE *f, const rep_cell *x, int html);
 /* Writes t as {"name":..,"title":..,"columns":[..],"rows":[[..],..]}. */
 void rep_json_table(FILE *f, const cvc_rep_table *t, int html);
+/* Its two halves: {"name":..,"title":..,"columns":[..] (the object left
+ * open), then ,"rows":[..]} closing it; idx may be NULL, else per column
+ * NULL (its cells written) or the index written for each row (-1: null). */
+void rep_json_table_head(FILE *f, const cvc_rep_table *t, int html);
+void rep_json_table_rows(FILE *f, const cvc_rep_table *t, int html, const long *const *idx);
 /* rep_json_table() for the page's data island (island.c): a string column
  * whose values repeat goes once into "dict":{"col":[..]} and its cells are
  * indexes into it (null stays null); report.js expands them. */

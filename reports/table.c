@@ -314,7 +314,7 @@ void rep_json_cell(FILE *f, const rep_cell *x, int html)
 		fputs("null", f);
 }
 
-void rep_json_table(FILE *f, const cvc_rep_table *t, int html)
+void rep_json_table_head(FILE *f, const cvc_rep_table *t, int html)
 {
 	fputs("{\"name\":", f);
 	rep_json_str(f, t->name, html);
@@ -322,17 +322,33 @@ void rep_json_table(FILE *f, const cvc_rep_table *t, int html)
 	rep_json_str(f, t->title, html);
 	fputs(",\"columns\":[", f);
 	rep_json_strs(f, (const char *const *)t->cols, t->ncols, html);
-	fputs("],\"rows\":[", f);
+	putc(']', f);
+}
+
+void rep_json_table_rows(FILE *f, const cvc_rep_table *t, int html, const long *const *idx)
+{
+	fputs(",\"rows\":[", f);
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputs(r ? ",\n[" : "\n[", f);
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (c)
 				putc(',', f);
-			rep_json_cell(f, rep_cell_at(t, r, c), html);
+			if (!idx || !idx[c])
+				rep_json_cell(f, rep_cell_at(t, r, c), html);
+			else if (idx[c][r] < 0)
+				fputs("null", f);
+			else
+				fprintf(f, "%ld", idx[c][r]);
 		}
 		putc(']', f);
 	}
 	fputs("]}", f);
+}
+
+void rep_json_table(FILE *f, const cvc_rep_table *t, int html)
+{
+	rep_json_table_head(f, t, html);
+	rep_json_table_rows(f, t, html, NULL);
 }
 
 void cvc_rep_table_write_csv(FILE *f, const cvc_rep_table *t)
