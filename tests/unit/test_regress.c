@@ -118,6 +118,18 @@ Test(regress, scenario_bad_list_value_is_a_format_error)
 }
 
 /*
+ * fuzz scenario, 2026-11: a study whose `where:` matches no scenario of a
+ * 10^8-scenario expansion ran for minutes (the harness stopped only after 64
+ * scenarios called back).  The harness now runs only studies of at most
+ * FZ_SCENARIO_WALK scenarios; this one parses and is not run.
+ */
+Test(regress, scenario_huge_filtered_study_is_not_walked, .timeout = 20)
+{
+	cr_expect_eq(replay(FZ_SCENARIO, REGRESS_DIR "/scenario/timeout-where-matches-nothing.yaml"),
+		     CVC_OK, "%s", fz_state()->msg);
+}
+
+/*
  * fuzz nccltests, 2026-11: a #wrong column of 1e+21 was cast to int64
  * (undefined behaviour, UBSan float-cast-overflow in
  * profiler/import/nccltests.c parse_row).
