@@ -105,5 +105,5 @@ if(CRITERION_FOUND)
   enable_testing()
   add_test(NAME unit.cupti_decode COMMAND test_cupti_decode --jobs=2)
   set_tests_properties(unit.cupti_decode PROPERTIES
-    ENVIRONMENT "CVC_TEST_TMP=${CMAKE_BINARY_DIR}/testtmp")
+    ENVIRONMENT "CVC_TEST_TMP=${CMAKE_BINARY_DIR}/testtmp" TIMEOUT ${CVC_TEST_TIMEOUT})
 endif()

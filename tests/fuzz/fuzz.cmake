@@ -30,6 +30,8 @@ if(TARGET cvc_inject)
   message(FATAL_ERROR "CVC_FUZZ: configure with -DCVC_WITH_CUDA=OFF (the CUPTI harness finds cupti.h itself)")
 endif()
 set(CVC_FUZZ_SECONDS 10 CACHE STRING "seconds each harness runs under ctest -L fuzz")
+# ctest fails a harness that outlives its run by far (a hang in a harness or in run.sh).
+math(EXPR CVC_FUZZ_TIMEOUT "${CVC_FUZZ_SECONDS} * 2 + 300")
 
 set(CVC_FUZZ_SAN -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 # The library: coverage for libFuzzer plus the sanitizers.  Other owners'
@@ -55,7 +57,7 @@ foreach(t ${CVC_FUZZ_TARGETS})
   add_test(NAME fuzz.${t} COMMAND ${CMAKE_SOURCE_DIR}/tests/fuzz/run.sh
            $<TARGET_FILE:fuzz_${t}> ${t} ${CVC_FUZZ_SECONDS} ${CMAKE_BINARY_DIR}/fuzz
            ${CMAKE_SOURCE_DIR} ${CVC_SHARED_DIR} $<TARGET_FILE:fuzz_seed_spool>)
-  set_tests_properties(fuzz.${t} PROPERTIES LABELS fuzz)
+  set_tests_properties(fuzz.${t} PROPERTIES LABELS fuzz TIMEOUT ${CVC_FUZZ_TIMEOUT})
 endforeach()
 
 # The CUPTI record decoder, when the toolkit's headers are there.
@@ -75,7 +77,7 @@ if(CUDAToolkit_FOUND AND EXISTS ${CUDAToolkit_INCLUDE_DIRS}/cupti.h)
   add_test(NAME fuzz.cupti COMMAND ${CMAKE_SOURCE_DIR}/tests/fuzz/run.sh
            $<TARGET_FILE:fuzz_cupti> cupti ${CVC_FUZZ_SECONDS} ${CMAKE_BINARY_DIR}/fuzz
            ${CMAKE_SOURCE_DIR} ${CVC_SHARED_DIR})
-  set_tests_properties(fuzz.cupti PROPERTIES LABELS fuzz)
+  set_tests_properties(fuzz.cupti PROPERTIES LABELS fuzz TIMEOUT ${CVC_FUZZ_TIMEOUT})
 else()
   message(STATUS "cvc fuzz: no cupti.h: the CUPTI decoder harness is not built")
 endif()

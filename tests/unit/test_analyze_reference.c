@@ -272,8 +272,6 @@ static void check_reference(const char *dir, const char *prefix, int workers)
 	free(err);
 }
 
-TestSuite(reference, .timeout = 600);
-
 Test(reference, param_dlrm_8ranks)
 {
 	check_reference("param-dlrm-8xv100", NULL, 8);

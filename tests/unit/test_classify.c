@@ -293,7 +293,7 @@ static int hta_is_nccl(const char *s)
  * Over every shared trace: a kernel is communication exactly when HTA's
  * rule says NCCL, and the kernel time left in `other` stays small.
  */
-Test(classify, shared_traces, .timeout = 300)
+Test(classify, shared_traces)
 {
 	const char *dir = tu_tmpdir();
 	struct tnames t = {0};
@@ -469,7 +469,7 @@ Test(classify, user_rules_semantics)
 }
 
 /* A catastrophic regex gives up on the match limit instead of hanging. */
-Test(classify, backtracking_is_bounded, .timeout = 20)
+Test(classify, backtracking_is_bounded)
 {
 	char err[512] = "", name[4096];
 	cvc_rules *r = NULL;

@@ -212,7 +212,7 @@ Test(classify, unknown_names_by_time)
 }
 
 /* Thousands of distinct names classify in well under a second each thousand. */
-Test(classify, db_many_names_fast, .timeout = 60)
+Test(classify, db_many_names_fast)
 {
 	const char *path = tu_path(tu_tmpdir(), "big.db");
 	int64_t run;
@@ -293,7 +293,7 @@ static void cli_free(struct cli *c)
 	free(c->err);
 }
 
-Test(classify, cli_summary_and_errors, .timeout = 60)
+Test(classify, cli_summary_and_errors)
 {
 	char path[512], extra[1024], missing[1024];
 	const char *rules = tu_path(tu_tmpdir(), "bad.rules");
@@ -347,7 +347,7 @@ Test(classify, cli_summary_and_errors, .timeout = 60)
  * namespace is communication; an unknown send kernel holding time is
  * named by cvc_classify_suspects and by `cvc import`'s warning.
  */
-Test(classify, unknown_communication_is_said, .timeout = 30)
+Test(classify, unknown_communication_is_said)
 {
 	static const char text[] =
 		"{\"traceEvents\":["

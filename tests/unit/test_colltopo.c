@@ -91,7 +91,7 @@ Test(colltopo, every_shared_log_reads_with_its_rank_count)
 
 /* Import and fit agree: the importer stores the reader's rank count and
  * cvc fit, on the file or on the imported rows, fits at it. */
-Test(colltopo, every_shared_log_imports_and_fits_with_its_rank_count, .timeout = 120)
+Test(colltopo, every_shared_log_imports_and_fits_with_its_rank_count)
 {
 	const char *dir = tu_tmpdir();
 	cvc_hw_catalog *cat = NULL;
@@ -283,7 +283,7 @@ static void fit_h100_levels(const cvc_hw_catalog *cat, cvc_model_fit fits[2])
  * reach 210-290: no NIC-rate model can predict that from another cluster,
  * so it is held to a regression bound and reported (docs/MODELS.md).
  */
-Test(colltopo, h100_system_predicts_other_two_node_logs, .timeout = 60)
+Test(colltopo, h100_system_predicts_other_two_node_logs)
 {
 	cvc_hw_catalog *cat = NULL;
 	cvc_modelset *ms = NULL;
@@ -365,7 +365,7 @@ Test(colltopo, level_carries_over_spans_and_nics)
  * 1024-GPU H100 layout's communication comes from the fitted DGX H100
  * system (its models line says so) and differs from the spec-sheet run.
  */
-Test(colltopo, projector_prices_from_the_fitted_system, .timeout = 60)
+Test(colltopo, projector_prices_from_the_fitted_system)
 {
 	const char *dir = tu_tmpdir();
 	char args[4096], line[8192], *out = NULL, *err = NULL;

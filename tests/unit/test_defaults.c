@@ -150,7 +150,7 @@ Test(models_gap, modelset_takes_its_generation)
 }
 
 /* The built-in reference GEMM fits are what `cvc fit` makes of their files. */
-Test(models_gemm, reference_fits_refit, .timeout = 60)
+Test(models_gemm, reference_fits_refit)
 {
 	size_t nref = 0;
 	const cvc_model_fit *ref = opm_gemm_references(&nref);

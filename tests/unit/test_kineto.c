@@ -125,7 +125,7 @@ static void check_single(const struct ref *r)
 #define NCCL_ARGS "traces/hta-nccl-args-a100-w2/nccl_data.json.gz"
 #define QWEN "traces/tracelens-h100-qwen05b/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
 
-Test(kineto, hta_ddp_v100_2rank, .timeout = 120)
+Test(kineto, hta_ddp_v100_2rank)
 {
 	struct ref r = {DDP, 1, 2, 1, 19370, 977859000, "Tesla V100-SXM2-32GB"};
 	const char *dir = tu_tmpdir();
@@ -145,7 +145,7 @@ Test(kineto, hta_ddp_v100_2rank, .timeout = 120)
 	cvc_db_close(db);
 }
 
-Test(kineto, hta_trace_diff_a100_w8, .timeout = 60)
+Test(kineto, hta_trace_diff_a100_w8)
 {
 	struct ref r = {"traces/hta-trace-diff-a100-w8/control.json.gz", 3, 8, 3, 8568,
 			446813000, "NVIDIA A100-PG509-200"};
@@ -153,7 +153,7 @@ Test(kineto, hta_trace_diff_a100_w8, .timeout = 60)
 	check_single(&r);
 }
 
-Test(kineto, hta_trace_diff_v100_w2, .timeout = 60)
+Test(kineto, hta_trace_diff_v100_w2)
 {
 	struct ref r = {"traces/hta-trace-diff-v100-w2/test.json.gz", 1, 2, 1, 9876,
 			801858000, "Tesla V100-SXM2-16GB"};
@@ -161,7 +161,7 @@ Test(kineto, hta_trace_diff_v100_w2, .timeout = 60)
 	check_single(&r);
 }
 
-Test(kineto, hta_a100_80g_w16_rank0, .timeout = 60)
+Test(kineto, hta_a100_80g_w16_rank0)
 {
 	struct ref r = {"traces/hta-a100-80g-w16-rank0/rank0.json.gz", 0, 16, 0, 6080,
 			401445000, "NVIDIA A100-SXM4-80GB"};
@@ -195,7 +195,7 @@ static cvc_db *import_float_trace(const struct ref *r, int64_t index_ns)
  * decimal "dur" texts exactly gives 162532.340 and 45432.698 us.  Both are
  * asserted: exact against the decimal sum, and INDEX's within 0.01%.
  */
-Test(kineto, hta_nccl_args_exact_and_collectives, .timeout = 60)
+Test(kineto, hta_nccl_args_exact_and_collectives)
 {
 	struct ref r = {NCCL_ARGS, 0, 2, 0, 2700, 162532340, "NVIDIA A100-PG509-200"};
 	cvc_db *db = import_float_trace(&r, 162532335);
@@ -246,7 +246,7 @@ Test(kineto, hta_nccl_args_exact_and_collectives, .timeout = 60)
 	cvc_db_close(db);
 }
 
-Test(kineto, tracelens_h100_qwen_exact, .timeout = 60)
+Test(kineto, tracelens_h100_qwen_exact)
 {
 	struct ref r = {QWEN, 0, 0, 0, 1465, 45432698, "NVIDIA H100 80GB HBM3"};
 	cvc_db *db = import_float_trace(&r, 45432706);
@@ -265,7 +265,7 @@ Test(kineto, tracelens_h100_qwen_exact, .timeout = 60)
 	cvc_db_close(db);
 }
 
-Test(kineto, param_dlrm_8_ranks_one_run, .timeout = 120)
+Test(kineto, param_dlrm_8_ranks_one_run)
 {
 	static const int64_t n_kern[8] = {245, 310, 246, 315, 251, 245, 246, 246};
 	static const int64_t sum_us[8] = {6832, 12582, 4560, 11014, 7713, 7292, 4609, 2805};
@@ -603,7 +603,7 @@ static void on_progress(void *arg, const char *path, int64_t done, int64_t total
 	p->last_total = total;
 }
 
-Test(kineto, progress_reported, .timeout = 60)
+Test(kineto, progress_reported)
 {
 	const char *dir = tu_tmpdir();
 	cvc_db *db = new_db(dir);
@@ -671,7 +671,7 @@ static const char *bad_fixture(const char *dir, const char *text)
 	return write_fixture(dir, "bad.json", text, strlen(text));
 }
 
-Test(kineto, bad_truncated_everywhere, .timeout = 60)
+Test(kineto, bad_truncated_everywhere)
 {
 	const char *dir = tu_tmpdir();
 	size_t len = strlen(good_trace);

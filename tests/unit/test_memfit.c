@@ -189,7 +189,7 @@ static double mape_of(const cvc_model_fit *f, const cvc_hw_spec *s, const cvc_mo
  */
 #define CROSS_MAPE_MAX 15.0
 
-Test(memfit, a100_traces_cross_check, .timeout = 120)
+Test(memfit, a100_traces_cross_check)
 {
 	cvc_db *d40 = tu_import(tu_shared(A100_40), "a40.db");
 	cvc_db *d80 = tu_import(tu_shared(A100_80), "a80.db");
@@ -232,7 +232,7 @@ Test(memfit, a100_traces_cross_check, .timeout = 120)
 /* `cvc fit` (no files) stores the trace's membound fits next to its GEMM
  * ones; they read back, the modelset uses them (this GPU: fitted; another:
  * carried over through the HBM bandwidth) and the projector names them. */
-Test(memfit, cli_fit_store_modelset_projector, .timeout = 90)
+Test(memfit, cli_fit_store_modelset_projector)
 {
 	char args[4096], *out = NULL, *err = NULL, org[4096];
 	const char *db = tu_path(tu_tmpdir(), "memfit.db");

@@ -151,7 +151,7 @@ static size_t xla_h100_bf16(const cvc_hw_catalog *cat, cvc_model_rows *all, cvc_
 	return n;
 }
 
-Test(models_gemm, xla_h100_bf16_extrapolates_to_4096, .timeout = 60)
+Test(models_gemm, xla_h100_bf16_extrapolates_to_4096)
 {
 	cvc_hw_catalog *cat = cat_or_die();
 	const cvc_hw_spec *h100 = spec_or_die(cat, "H100");
@@ -231,7 +231,7 @@ static double vidur_op_mape(const cvc_modelset *ms, const cvc_model_rows *v, con
  * only on XLA's H100 table: directly on H100, carried over through the spec
  * sheet to A100 (no A100 GEMM row is fitted).
  */
-Test(models_gemm, vidur_llama2_7b_ops, .timeout = 90)
+Test(models_gemm, vidur_llama2_7b_ops)
 {
 	static const char *const ops[] = {"mlp_up_proj", "mlp_down_proj", "attn_pre_proj"};
 	static const char *const gpus[] = {"h100", "a100"};
@@ -307,7 +307,7 @@ static double coll_mape(const cvc_model_fit *fit, const cvc_model_row *rows, siz
  * (8: 20%, 16: 15%, above the 17.2% / 12.0% measured when written) and
  * logged as missing the 10% bar.
  */
-Test(models_coll, vidur_a100_allreduce_extrapolates, .timeout = 120)
+Test(models_coll, vidur_a100_allreduce_extrapolates)
 {
 	cvc_hw_catalog *cat = cat_or_die();
 	cvc_model_rows rows = {0};
@@ -459,7 +459,7 @@ static double line_mape(const cvc_model_row *r, size_t n, double f, double busbw
 	return 100.0 * sum / (double)n;
 }
 
-Test(models_coll, vidur_a100_large_message_sources, .timeout = 120)
+Test(models_coll, vidur_a100_large_message_sources)
 {
 	static const int ns[] = {2, 4, 8};
 	cvc_hw_catalog *cat = cat_or_die();
@@ -520,7 +520,7 @@ Test(models_coll, vidur_a100_large_message_sources, .timeout = 120)
  * regime a fit on the H100 system attaches (bandwidth = eff x 450 GB/s,
  * fill = a/b bytes).
  */
-Test(models_coll, simple_ref_matches_xla, .timeout = 60)
+Test(models_coll, simple_ref_matches_xla)
 {
 	static const int ns[] = {2, 4, 8};
 	cvc_hw_catalog *cat = cat_or_die();
@@ -599,7 +599,7 @@ Test(models_coll, simple_ref_matches_xla, .timeout = 60)
 	cvc_hw_catalog_free(cat);
 }
 
-Test(models_coll, nccl_tests_h100_2node_busbw, .timeout = 60)
+Test(models_coll, nccl_tests_h100_2node_busbw)
 {
 	cvc_hw_catalog *cat = cat_or_die();
 	cvc_model_rows rows = {0};
@@ -640,7 +640,7 @@ Test(models_coll, nccl_tests_h100_2node_busbw, .timeout = 60)
 
 /* The same log through the nccl-tests importer into a db, then fitted from
  * the db's nccl_tests rows (what `cvc fit` does with no sources). */
-Test(models_coll, nccl_tests_via_importer_and_db, .timeout = 60)
+Test(models_coll, nccl_tests_via_importer_and_db)
 {
 	const char *log = tu_shared("traces/nccl-tests-logs/h100x16_2node_a3mega_all_reduce_perf.txt");
 	const char *dir = tu_tmpdir();
@@ -736,7 +736,7 @@ Test(models_set, defaults_and_speed)
 	cvc_hw_catalog_free(cat);
 }
 
-Test(models_set, store_list_and_carry_over, .timeout = 60)
+Test(models_set, store_list_and_carry_over)
 {
 	const char *dir = tu_tmpdir();
 	cvc_hw_catalog *cat = cat_or_die();

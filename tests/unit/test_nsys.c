@@ -74,17 +74,17 @@ static void check_export(const char *rel, const char *device)
 	unlink(raw);
 }
 
-Test(nsys, cloverleaf_schema_3_13, .timeout = 60)
+Test(nsys, cloverleaf_schema_3_13)
 {
 	check_export(CLOVER, "NVIDIA A100-SXM4-80GB");
 }
 
-Test(nsys, saxpy_schema_2_9, .timeout = 60)
+Test(nsys, saxpy_schema_2_9)
 {
 	check_export(SAXPY, "NVIDIA A100-SXM4-40GB");
 }
 
-Test(nsys, saxpy_nvtx_ranges, .timeout = 60)
+Test(nsys, saxpy_nvtx_ranges)
 {
 	const char *gz = tu_shared(SAXPY), *dir = tu_tmpdir();
 	const char *raw = tu_gunzip(gz, dir);
@@ -258,7 +258,7 @@ static void expect_broken_bytes(struct export_bytes *x, const char *name, size_t
 	expect_broken(bad, needle);
 }
 
-Test(nsys, truncated_export_fails_cleanly, .timeout = 60)
+Test(nsys, truncated_export_fails_cleanly)
 {
 	struct export_bytes x;
 
@@ -266,7 +266,7 @@ Test(nsys, truncated_export_fails_cleanly, .timeout = 60)
 	expect_broken_bytes(&x, "cut.sqlite", x.len / 2, "truncated");
 }
 
-Test(nsys, corrupt_pages_fail_cleanly, .timeout = 60)
+Test(nsys, corrupt_pages_fail_cleanly)
 {
 	struct export_bytes x;
 
@@ -316,7 +316,7 @@ static void crafted(const char *name, const char *sql, char *out, size_t cap)
  * Each is refused with the file, table and row, the database unchanged,
  * instead of importing and breaking every later analysis.
  */
-Test(nsys, impossible_values_are_refused, .timeout = 60)
+Test(nsys, impossible_values_are_refused)
 {
 	static const char *const cases[][2] = {
 		{"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET \"end\"=9223372036854775807",
@@ -339,7 +339,7 @@ Test(nsys, impossible_values_are_refused, .timeout = 60)
 
 /* A table replaced by a recursive view would be read forever (issue 14,
  * item 2): refused before any row, naming the file. */
-Test(nsys, views_are_refused, .timeout = 60)
+Test(nsys, views_are_refused)
 {
 	char bad[4200];
 

@@ -170,7 +170,7 @@ static double num_of(json_object *e, const char *key)
 	return json_object_object_get_ex(e, key, &v) ? json_object_get_double(v) : -1;
 }
 
-Test(oplink, a100_older_trace_matches_brute_force, .timeout = 120)
+Test(oplink, a100_older_trace_matches_brute_force)
 {
 	const char *json = tu_gunzip(tu_shared(A100_TRACE), tu_tmpdir());
 	json_object *root = json_object_from_file(json), *evs = NULL;

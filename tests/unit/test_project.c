@@ -606,7 +606,7 @@ Test(project, llama3_405b_memory_as_meta_ran_it)
 
 /* A small file cannot expand past what can run or fit in memory (issue 14,
  * item 4): nine range axes, each within the old per-axis limit. */
-Test(project, expansion_is_capped_over_the_whole_file, .timeout = 20)
+Test(project, expansion_is_capped_over_the_whole_file)
 {
 	static const char yaml[] =
 		"name: bomb\n"

@@ -265,7 +265,7 @@ static void validate_file(const char *path, const char *db_path, const char *by,
  * table in ../shared), so they are held as regression bounds at what was
  * measured and each unmet bar is logged.
  */
-Test(project_validate, modern_runs_with_spec_sheet_defaults, .timeout = 120)
+Test(project_validate, modern_runs_with_spec_sheet_defaults)
 {
 	cvc_proj_validation v;
 	double share;
@@ -311,7 +311,7 @@ Test(project_validate, modern_runs_with_spec_sheet_defaults, .timeout = 120)
 
 /* What `make demo` fits (the GEMM tables and the collective systems): priced
  * with it, the published runs come out no worse than with the defaults. */
-Test(project_validate, demo_fits_are_no_worse_than_defaults, .timeout = 180)
+Test(project_validate, demo_fits_are_no_worse_than_defaults)
 {
 	char db[1024], args[8192], *out = NULL, *err = NULL;
 	cvc_proj_validation d, f;
@@ -488,7 +488,7 @@ Test(project_validate, by_groups_and_bad_convention)
 
 /* Every published run that states its recompute setting ran in its GPU's
  * memory under its published layout: cvc must say it fits. */
-Test(project_validate, published_runs_with_stated_recompute_fit, .timeout = 60)
+Test(project_validate, published_runs_with_stated_recompute_fit)
 {
 	const char *path = tu_shared("published/modern-runs.csv");
 	size_t len = 0, pos = 0;

@@ -123,7 +123,7 @@ Test(regress, scenario_bad_list_value_is_a_format_error)
  * scenarios called back).  The harness now runs only studies of at most
  * FZ_SCENARIO_WALK scenarios; this one parses and is not run.
  */
-Test(regress, scenario_huge_filtered_study_is_not_walked, .timeout = 20)
+Test(regress, scenario_huge_filtered_study_is_not_walked)
 {
 	cr_expect_eq(replay(FZ_SCENARIO, REGRESS_DIR "/scenario/timeout-where-matches-nothing.yaml"),
 		     CVC_OK, "%s", fz_state()->msg);

@@ -702,7 +702,7 @@ static char *tamper(const char *dir, const char *page, const char *name, const c
 	return p;
 }
 
-Test(report, renders_in_headless_chromium, .timeout = 240)
+Test(report, renders_in_headless_chromium)
 {
 	struct page pg;
 	char *dom, *v, *shot, *bad, arg[4200];
@@ -891,7 +891,7 @@ Test(report, cli_report_and_export)
 
 /* ---- real inputs: a shared trace, fitted models, the projector's own output ---------- */
 
-Test(report, real_trace_and_projector_output, .timeout = 240)
+Test(report, real_trace_and_projector_output)
 {
 	const char *trace = tu_shared("traces/hta-nccl-args-a100-w2/nccl_data.json.gz");
 	char *dir = mkdir_tmp(), *html = join(dir, "real.html"), *csv = join(dir, "csv");
@@ -940,7 +940,7 @@ Test(report, real_trace_and_projector_output, .timeout = 240)
 
 /* The shipped study as `make demo` reports it: under 5 MB (its repeated warnings stored
  * once, reports/island.c), and whole with no network. */
-Test(report, shipped_study_page_is_small_and_offline, .timeout = 300)
+Test(report, shipped_study_page_is_small_and_offline)
 {
 	char *dir = mkdir_tmp(), *html = join(dir, "study.html");
 	char args[8192], *err = NULL, *text, *v, *dom;

@@ -41,7 +41,7 @@ static size_t col(const cvc_rep_table *t, const char *name)
  * many more tokens it needs.  Setup: localsgd2024.yaml, projected, reported
  * without a database.  Tolerance: exact (the same scenario index, words as
  * written). */
-Test(report_sync, best_layouts_rank_by_tokens_that_reach_the_loss, .timeout = 120)
+Test(report_sync, best_layouts_rank_by_tokens_that_reach_the_loss)
 {
 	char dir[512], args[8192], *err = NULL;
 	cvc_rep_table *top, *hl, *fd;

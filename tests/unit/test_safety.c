@@ -163,7 +163,7 @@ static int import_cli(const char *db, const char *run, const char *file)
 
 /* ---- SIGKILL in the middle of an import ------------------------------------------ */
 
-Test(safety, sigkill_mid_import_leaves_the_database_intact, .timeout = 240)
+Test(safety, sigkill_mid_import_leaves_the_database_intact)
 {
 	const char *dir = tu_tmpdir();
 	char db[1024], ref[1024], big[1024], small[1024], log[1024], errf[1024];
@@ -234,7 +234,7 @@ Test(safety, sigkill_mid_import_leaves_the_database_intact, .timeout = 240)
 
 /* ---- two importers at once --------------------------------------------------------- */
 
-Test(safety, concurrent_imports_both_succeed, .timeout = 240)
+Test(safety, concurrent_imports_both_succeed)
 {
 	const char *dir = tu_tmpdir();
 	char db[1024], big[1024], small[1024];
@@ -399,7 +399,7 @@ static long long write_kineto(int fd, long long bytes)
 	return ev;
 }
 
-Test(safety, large_trace_through_a_fifo_imports_in_bounded_memory, .timeout = 300)
+Test(safety, large_trace_through_a_fifo_imports_in_bounded_memory)
 {
 	const char *dir = tu_tmpdir();
 	char fifo[1024], db[1024];
@@ -475,7 +475,7 @@ static void write_long_names(int fd, int n)
  * suspect-communication check grouped rows carrying whole names) and at
  * 220 MB in `cvc report` (top kernels ranked the same way).
  */
-Test(safety, distinct_long_names_stay_in_bounded_memory, .timeout = 300)
+Test(safety, distinct_long_names_stay_in_bounded_memory)
 {
 	const char *dir = tu_tmpdir();
 	char fifo[1024], db[1024], html[1024];
@@ -688,7 +688,7 @@ static void write_fully(int fd, const void *buf, size_t n)
  * shard each), both stopped mid-input.  Before the fix the copy and both
  * shards stayed in $TMPDIR.
  */
-Test(safety, interrupted_imports_leave_no_temporary_files, .timeout = 120)
+Test(safety, interrupted_imports_leave_no_temporary_files)
 {
 	char dir[1024], tmp[1024], db[1024], src[1024], fa[1024], fb[1024];
 	char *sqlbuf = NULL, *kin = NULL;
@@ -771,7 +771,7 @@ Test(safety, interrupted_imports_leave_no_temporary_files, .timeout = 120)
 	free(sqlbuf);
 }
 
-Test(safety, million_scenarios_stream_in_bounded_memory, .timeout = 300)
+Test(safety, million_scenarios_stream_in_bounded_memory)
 {
 	const char *dir = tu_tmpdir();
 	char yaml[1024], csv[1024];

@@ -330,7 +330,7 @@ Test(shards, refuses_newer_and_foreign_files)
 }
 
 /* -j 2 goes through shard databases: same content as a sequential import. */
-Test(shards, parallel_nsys_equals_sequential, .timeout = 120)
+Test(shards, parallel_nsys_equals_sequential)
 {
 	char *a = strdup(tu_shared("traces/pipit-nsys-sqlite-perlmutter/"
 				   "perlmutter-cloverleaf-cuda.sqlite.gz"));
@@ -350,7 +350,7 @@ Test(shards, parallel_nsys_equals_sequential, .timeout = 120)
  * The 8 DLRM ranks imported as two per-node shards of 4 files, then merged,
  * equal the same 8 files imported directly (needs the Kineto importer).
  */
-Test(shards, dlrm_two_shards_equal_direct_import, .timeout = 180)
+Test(shards, dlrm_two_shards_equal_direct_import)
 {
 	const char *dir = tu_tmpdir();
 	char *p[8], s1[4200], s2[4200];
@@ -375,7 +375,7 @@ Test(shards, dlrm_two_shards_equal_direct_import, .timeout = 180)
 		free(p[i]);
 }
 
-Test(shards, dlrm_parallel_equals_sequential, .timeout = 180)
+Test(shards, dlrm_parallel_equals_sequential)
 {
 	char *p[8];
 	cvc_db *par;

@@ -231,7 +231,7 @@ Test(cupti_decode, another_cupti_client_is_said_and_recorded)
  * have; atexit joined a writer thread that is not there) nor write into the
  * parent's spool.  The parent's database comes out whole.
  */
-Test(cupti_decode, forked_children_leave_the_parent_spool_alone, .timeout = 60)
+Test(cupti_decode, forked_children_leave_the_parent_spool_alone)
 {
 	char *err = NULL, *out = NULL, dir[2048], cmd[8192];
 	struct timespec t0, t1;
