@@ -384,6 +384,7 @@ cvc_status cvc_proj_study_run(cvc_proj_study *st, cvc_proj_ctx *ctx, int flags, 
 			      void *user, uint64_t *count)
 {
 	struct runner rn = {ctx, NULL, flags, cb, user, 0, 0};
+	double walked = 0, size = cvc_proj_study_size(st);
 
 	for (size_t bi = 0; bi < st->nblocks && !rn.stopped; bi++) {
 		const struct block *b = &st->blocks[bi];
@@ -406,6 +407,8 @@ cvc_status cvc_proj_study_run(cvc_proj_study *st, cvc_proj_ctx *ctx, int flags, 
 					proj_assign(&sc, &al->a[j]);
 			}
 			run_point(&rn, &sc);
+			if (st->walk)
+				st->walk(st->walk_user, ++walked, size);
 			if (rn.stopped)
 				break;
 			/* odometer: the last axis turns fastest */
@@ -422,4 +425,10 @@ cvc_status cvc_proj_study_run(cvc_proj_study *st, cvc_proj_ctx *ctx, int flags, 
 	if (count)
 		*count = rn.count;
 	return rn.stopped ? CVC_ERR_USAGE : CVC_OK;
+}
+
+void cvc_proj_study_on_walk(cvc_proj_study *st, cvc_proj_walk_cb fn, void *user)
+{
+	st->walk = fn;
+	st->walk_user = user;
 }

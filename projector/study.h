@@ -55,6 +55,8 @@ struct cvc_proj_study {
 	size_t nblocks;
 	struct pool_str *pool;
 	size_t nalts;   /* alternatives over every axis of every block */
+	cvc_proj_walk_cb walk; /* cvc_proj_study_on_walk */
+	void *walk_user;
 };
 
 void proj_assign(cvc_proj_scenario *sc, const struct assign *a);

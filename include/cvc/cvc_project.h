@@ -307,6 +307,15 @@ CVC_API double cvc_proj_study_size(const cvc_proj_study *st);
 typedef int (*cvc_proj_cb)(void *user, const cvc_proj_scenario *sc,
 			   const cvc_proj_result *r);
 
+/*
+ * Called by cvc_proj_study_run once per point of the expansion it has
+ * walked (an `auto` layout's point counts once, whatever it tries), with the
+ * points walked so far and cvc_proj_study_size(): a sweep whose `where:`
+ * lets few scenarios through can still say how far it is.  fn NULL: none.
+ */
+typedef void (*cvc_proj_walk_cb)(void *user, double walked, double size);
+CVC_API void cvc_proj_study_on_walk(cvc_proj_study *st, cvc_proj_walk_cb fn, void *user);
+
 enum {
 	CVC_PROJ_NO_MARGINAL = 1 << 0, /* skip the half-GPU evaluation */
 	CVC_PROJ_VALID_ONLY = 1 << 1   /* do not call back impossible layouts */

@@ -117,6 +117,63 @@ Test(project, cross_product_ranges_lists_and_where)
 		cr_assert_leq(2 * c.sc[i].gpus, c.sc[i].global_batch);
 }
 
+struct walk {
+	double last, size;
+	int calls, in_order;
+};
+
+static void walk_cb(void *user, double walked, double size)
+{
+	struct walk *w = user;
+
+	w->in_order &= walked == w->last + 1;
+	w->last = walked;
+	w->size = size;
+	w->calls++;
+}
+
+/* Progress comes from the walk, not the rows: a where: that passes nothing
+ * still reports every point, and an auto layout's point counts once. */
+static void walk_study(const char *text, struct walk *w, uint64_t *rows)
+{
+	cvc_proj_study *st = parse_ok(text);
+	cvc_proj_ctx *ctx = NULL;
+	struct collect c = {0};
+
+	memset(w, 0, sizeof *w);
+	w->in_order = 1;
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cvc_proj_study_on_walk(st, walk_cb, w);
+	cr_assert_eq(cvc_proj_study_run(st, ctx, 0, collect_cb, &c, rows), CVC_OK, "%s",
+		     cvc_proj_study_errmsg(st));
+	cvc_proj_ctx_free(ctx);
+	cvc_proj_study_free(st);
+}
+
+Test(project, walk_reports_points_the_filter_drops)
+{
+	struct walk w;
+	uint64_t rows = 0;
+
+	walk_study("model: {layers: 4, hidden: 512, heads: 8}\n"
+		   "training: {global_batch: [64, 128, 256]}\n"
+		   "hardware: {gpus: {from: 8, to: 64, step: 8}}\n"
+		   "where: \"gpus > 1000\"\n", &w, &rows);
+	cr_assert_eq(rows, 0);
+	cr_assert_eq(w.calls, 24);
+	cr_assert(w.in_order);
+	cr_assert_eq(w.last, 24);
+	cr_assert_eq(w.size, 24);
+	/* one point, 13 auto layouts called back (the test below) */
+	walk_study("model: {layers: 8, hidden: 1024, heads: 16}\n"
+		   "training: {global_batch: 64}\n"
+		   "parallelism: auto\n"
+		   "hardware: {gpus: 16}\n", &w, &rows);
+	cr_assert_eq(rows, 13);
+	cr_assert_eq(w.calls, 1);
+	cr_assert_eq(w.size, 1);
+}
+
 Test(project, auto_layouts_are_valid_and_cover_tp_pp)
 {
 	struct collect c;
