@@ -132,8 +132,10 @@ static int write_provenance(const char *csv_path, cvc_proj_ctx *ctx)
 }
 
 /* The CSV (stdout unless csv_path) and the JSON (none unless json_path;
- * "-" is stdout) of sink. */
-static int open_sinks(struct sink *sink, const char *csv_path, const char *json_path)
+ * "-" is stdout) of sink, their headers written, and the progress line
+ * following st's walk when stderr is a terminal. */
+static int open_sinks(struct sink *sink, const char *csv_path, const char *json_path,
+		      cvc_proj_study *st, int progress)
 {
 	sink->csv = stdout;
 	if (csv_path && !(sink->csv = fopen(csv_path, "w")))
@@ -142,6 +144,14 @@ static int open_sinks(struct sink *sink, const char *csv_path, const char *json_
 		sink->json = stdout;
 	else if (json_path && !(sink->json = fopen(json_path, "w")))
 		return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", json_path, strerror(errno));
+	sink->json_first = 1;
+	sink->progress = progress;
+	sink->name = cvc_proj_study_name(st);
+	if (progress)
+		cvc_proj_study_on_walk(st, on_walk, sink);
+	cvc_proj_csv_header(sink->csv);
+	if (sink->json)
+		cvc_proj_json_begin(sink->json, sink->name);
 	return 0;
 }
 
@@ -245,18 +255,10 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		goto out;
 	}
 	cvc_proj_ctx_set_intervals(ctx, strcmp(intervals, "on") == 0);
-	if ((r = open_sinks(&sink, csv_path, json_path))) {
+	if ((r = open_sinks(&sink, csv_path, json_path, st, cctx->progress))) {
 		ret = r;
 		goto out;
 	}
-	sink.json_first = 1;
-	sink.progress = cctx->progress;
-	sink.name = cvc_proj_study_name(st);
-	if (sink.progress)
-		cvc_proj_study_on_walk(st, on_walk, &sink);
-	cvc_proj_csv_header(sink.csv);
-	if (sink.json)
-		cvc_proj_json_begin(sink.json, cvc_proj_study_name(st));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = cvc_proj_study_run(st, ctx,
 				(valid_only ? CVC_PROJ_VALID_ONLY : 0) |
