@@ -14,6 +14,7 @@ struct cvc_hw_catalog;
 #define PROJ_NPRICERS 48
 #define PROJ_CC_SLOTS 256
 #define PROJ_CC_KEY 29
+#define PROJ_LC_NOTES 8
 
 /* Everything in a stage's compute that does not depend on dp or pp. */
 struct proj_layer_cost {
@@ -35,6 +36,14 @@ struct proj_layer_cost {
 					* pass) and its reduce-scatters */
 	double first_fwd_s, first_bwd_s; /* embedding (first stage) */
 	double last_fwd_s, last_bwd_s;   /* logits + loss (last stage) */
+	/* the collectives pricing this layer counted in ctx->used (entry,
+	 * times), added again on every cache hit: the provenance's "priced"
+	 * counts are then what pricing without the cache would count */
+	struct {
+		int entry;
+		double calls;
+	} notes[PROJ_LC_NOTES];
+	int nnotes;
 };
 
 struct proj_ccache {

@@ -26,6 +26,39 @@ static uint64_t key_hash(const double *k, int n)
 	return h;
 }
 
+/* The calls of u's entries before a layer is priced, into before[]. */
+static int notes_begin(const struct proj_used *u, double *before)
+{
+	for (int i = 0; u && i < u->n; i++)
+		before[i] = u->e[i].calls;
+	return u ? u->n : 0;
+}
+
+/* What pricing lc's layer added to u's counts, kept in lc; 0 when more
+ * entries changed than lc can keep (the layer is then not cached). */
+static int notes_record(const struct proj_used *u, const double *before, int n0,
+			struct proj_layer_cost *lc)
+{
+	for (int i = 0; u && i < u->n; i++) {
+		double d = u->e[i].calls - (i < n0 ? before[i] : 0);
+
+		if (d <= 0)
+			continue;
+		if (lc->nnotes == PROJ_LC_NOTES)
+			return 0;
+		lc->notes[lc->nnotes].entry = i;
+		lc->notes[lc->nnotes++].calls = d;
+	}
+	return 1;
+}
+
+/* A cache hit counts what pricing the layer counted. */
+static void notes_replay(struct proj_used *u, const struct proj_layer_cost *lc)
+{
+	for (int i = 0; u && i < lc->nnotes; i++)
+		u->e[lc->notes[i].entry].calls += lc->notes[i].calls;
+}
+
 /* Per-layer costs for a shape (k prices); cached in the ctx because a
  * sweep over GPU counts or batch sizes reuses the same layer shapes
  * thousands of times. */
@@ -38,15 +71,17 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 				   x->dtype, x->recompute, x->attention, x->framework,
 				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl,
 				   x->tr, x->tc, x->td, x->ovl3};
-	struct proj_layer_cost *lc;
+	struct proj_layer_cost *lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
+	struct proj_used *u = k->p->used;
+	double before[PROJ_USED_MAX];
+	int n0;
 
-	/* 1D layouts hash the key as before 3D existed (the grid's entries are
-	 * constant for them), so their cache slots, and with them the counts
-	 * of priced operators the provenance reports, stay as they were */
-	lc = &ctx->cc.e[key_hash(key, x->d3 ? PROJ_CC_KEY : PROJ_CC_KEY - 4) % PROJ_CC_SLOTS];
-	if (memcmp(lc->key, key, sizeof key) == 0)
+	if (memcmp(lc->key, key, sizeof key) == 0) {
+		notes_replay(u, lc);
 		return lc;
+	}
 	memset(lc, 0, sizeof *lc);
+	n0 = notes_begin(u, before);
 	{
 		struct proj_unc *step = k->unc;
 
@@ -56,7 +91,8 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 		proj_layer_ops(k, x, 1, 1, lc); /* counts: one layer's own */
 		k->unc = step;
 	}
-	memcpy(lc->key, key, sizeof key);
+	if (notes_record(u, before, n0, lc))
+		memcpy(lc->key, key, sizeof key);
 	return lc;
 }
 

@@ -174,6 +174,48 @@ Test(project, walk_reports_points_the_filter_drops)
 	cr_assert_eq(w.size, 1);
 }
 
+/* The "priced N times" counts of gpu's collectives after running text, in
+ * origin order, into n[] (how many in *k). */
+static void priced_counts(const char *text, double *n, int *k)
+{
+	cvc_proj_study *st = parse_ok(text);
+	cvc_proj_ctx *ctx = NULL;
+	struct collect c;
+	char buf[8192];
+	const char *p;
+
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_proj_study_run(st, ctx, 0, collect_cb, &c, NULL), CVC_OK);
+	cr_assert_eq(cvc_proj_ctx_origin(ctx, "H100-SXM", 0, buf, sizeof buf), CVC_OK);
+	for (*k = 0, p = buf; (p = strstr(p, "(priced ")) && *k < 16; p++)
+		n[(*k)++] = strtod(p + 8, NULL);
+	cvc_proj_ctx_free(ctx);
+	cvc_proj_study_free(st);
+}
+
+/* The provenance counts every pricing of a collective, the layer cache's
+ * hits too: four copies of one scenario count four times what one does. */
+Test(project, priced_counts_do_not_depend_on_the_cache)
+{
+	static const char one[] = "model: {layers: 8, hidden: 4096, heads: 32}\n"
+				  "training: {global_batch: 64}\n"
+				  "parallelism: {tp: 4, pp: 2}\n"
+				  "hardware: {gpu: H100-SXM, gpus: 64}\n";
+	static const char four[] = "model: {layers: 8, hidden: 4096, heads: 32}\n"
+				   "training: {global_batch: 64}\n"
+				   "parallelism: {tp: 4, pp: 2}\n"
+				   "hardware: {gpu: H100-SXM, gpus: [64, 64, 64, 64]}\n";
+	double a[16], b[16];
+	int na, nb;
+
+	priced_counts(one, a, &na);
+	priced_counts(four, b, &nb);
+	cr_assert_geq(na, 2, "TP and data-parallel collectives");
+	cr_assert_eq(na, nb);
+	for (int i = 0; i < na; i++)
+		cr_expect_eq(b[i], 4 * a[i], "collective %d: %g, four times %g", i, b[i], a[i]);
+}
+
 Test(project, auto_layouts_are_valid_and_cover_tp_pp)
 {
 	struct collect c;
