@@ -152,26 +152,34 @@ static void walk_study(const char *text, struct walk *w, uint64_t *rows)
 
 Test(project, walk_reports_points_the_filter_drops)
 {
-	struct walk w;
-	uint64_t rows = 0;
+	/* a filter that passes nothing over 24 points; one point whose 13
+	 * auto layouts are called back (the test below) */
+	static const struct {
+		const char *text;
+		uint64_t rows;
+		int points;
+	} cases[] = {
+		{"model: {layers: 4, hidden: 512, heads: 8}\n"
+		 "training: {global_batch: [64, 128, 256]}\n"
+		 "hardware: {gpus: {from: 8, to: 64, step: 8}}\n"
+		 "where: \"gpus > 1000\"\n", 0, 24},
+		{"model: {layers: 8, hidden: 1024, heads: 16}\n"
+		 "training: {global_batch: 64}\n"
+		 "parallelism: auto\n"
+		 "hardware: {gpus: 16}\n", 13, 1},
+	};
 
-	walk_study("model: {layers: 4, hidden: 512, heads: 8}\n"
-		   "training: {global_batch: [64, 128, 256]}\n"
-		   "hardware: {gpus: {from: 8, to: 64, step: 8}}\n"
-		   "where: \"gpus > 1000\"\n", &w, &rows);
-	cr_assert_eq(rows, 0);
-	cr_assert_eq(w.calls, 24);
-	cr_assert(w.in_order);
-	cr_assert_eq(w.last, 24);
-	cr_assert_eq(w.size, 24);
-	/* one point, 13 auto layouts called back (the test below) */
-	walk_study("model: {layers: 8, hidden: 1024, heads: 16}\n"
-		   "training: {global_batch: 64}\n"
-		   "parallelism: auto\n"
-		   "hardware: {gpus: 16}\n", &w, &rows);
-	cr_assert_eq(rows, 13);
-	cr_assert_eq(w.calls, 1);
-	cr_assert_eq(w.size, 1);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct walk w;
+		uint64_t rows = 0;
+
+		walk_study(cases[i].text, &w, &rows);
+		cr_assert_eq(rows, cases[i].rows, "case %zu", i);
+		cr_assert_eq(w.calls, cases[i].points, "case %zu", i);
+		cr_assert(w.in_order, "case %zu", i);
+		cr_assert_eq(w.last, cases[i].points, "case %zu", i);
+		cr_assert_eq(w.size, cases[i].points, "case %zu", i);
+	}
 }
 
 /* The "priced N times" counts of gpu's collectives after running text, in
