@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -180,6 +181,35 @@ Test(project, walk_reports_points_the_filter_drops)
 		cr_assert_eq(w.last, cases[i].points, "case %zu", i);
 		cr_assert_eq(w.size, cases[i].points, "case %zu", i);
 	}
+}
+
+/* On a terminal (a pseudo-terminal from util-linux's script(1)) `cvc
+ * project` shows the walk of a study whose filter passes nothing; piped it
+ * prints only its summary. */
+Test(project, progress_on_a_terminal_only)
+{
+	static const char yaml[] = "model: {layers: 4, hidden: 512, heads: 8}\n"
+				   "training: {global_batch: [64, 128]}\n"
+				   "hardware: {gpus: {from: 8, to: 2048, step: 8}}\n"
+				   "where: \"gpus > 100000\"\n";
+	const char *dir = tu_tmpdir();
+	char path[4200], cmd[8192], *out = NULL, *err = NULL;
+
+	snprintf(path, sizeof path, "%s", tu_path(dir, "walk.yaml"));
+	cr_assert_eq(tu_write(path, yaml, sizeof yaml - 1), 0);
+	snprintf(cmd, sizeof cmd, "project '%s' --csv /dev/null", path);
+	cr_assert_eq(tu_cvc(cmd, NULL, &err), 0, "%s", err);
+	cr_expect_null(strstr(err, "projecting"), "piped: %s", err);
+	cr_expect(strstr(err, "0 scenarios (0 valid)"), "%s", err);
+	free(err);
+	if (access("/usr/bin/script", X_OK) != 0)
+		cr_skip_test("script(1) is missing (util-linux's bsdutils)");
+	snprintf(cmd, sizeof cmd, "script -qec \"'%s' project '%s' --csv /dev/null\" /dev/null",
+		 CVC_TOOL, path);
+	cr_assert_eq(tu_run(cmd, &out, NULL), 0, "%s", out);
+	/* the first draw comes at 256 of the 512 points */
+	cr_expect(strstr(out, "projecting 'walk': 50.0% of 512 points, 0 scenarios"), "%s", out);
+	free(out);
 }
 
 /* The "priced N times" counts of gpu's collectives after running text, in
