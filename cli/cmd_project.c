@@ -63,7 +63,7 @@ static void on_walk(void *user, double walked, double size)
 
 	s->walked = walked;
 	s->size = size;
-	if (((uint64_t)walked & 0xff) == 0)
+	if (s->progress && ((uint64_t)walked & 0xff) == 0)
 		show_progress(s);
 }
 
@@ -132,8 +132,8 @@ static int write_provenance(const char *csv_path, cvc_proj_ctx *ctx)
 }
 
 /* The CSV (stdout unless csv_path) and the JSON (none unless json_path;
- * "-" is stdout) of sink, their headers written, and the progress line
- * following st's walk when stderr is a terminal. */
+ * "-" is stdout) of sink, their headers written, and st's walk followed
+ * (the progress line when stderr is a terminal, the summary's points). */
 static int open_sinks(struct sink *sink, const char *csv_path, const char *json_path,
 		      cvc_proj_study *st, int progress)
 {
@@ -147,8 +147,8 @@ static int open_sinks(struct sink *sink, const char *csv_path, const char *json_
 	sink->json_first = 1;
 	sink->progress = progress;
 	sink->name = cvc_proj_study_name(st);
-	if (progress)
-		cvc_proj_study_on_walk(st, on_walk, sink);
+	/* the walk is counted for the summary, drawn only on a terminal */
+	cvc_proj_study_on_walk(st, on_walk, sink);
 	cvc_proj_csv_header(sink->csv);
 	if (sink->json)
 		cvc_proj_json_begin(sink->json, sink->name);
@@ -287,9 +287,9 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	}
 	if (origins)
 		print_origins(ctx);
-	fprintf(stderr, "project: '%s': %llu scenarios (%llu valid) in %.3f s\n",
+	fprintf(stderr, "project: '%s': %llu scenarios (%llu valid) from %.0f point%s in %.3f s\n",
 		cvc_proj_study_name(st), (unsigned long long)sink.total,
-		(unsigned long long)sink.valid,
+		(unsigned long long)sink.valid, sink.walked, sink.walked == 1 ? "" : "s",
 		(double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
 	if (sink.top && strcmp(per, "none") == 0)
 		fprintf(stderr, "project: kept the %lld best by %s%s over all scenarios\n", top, by,

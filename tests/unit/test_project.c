@@ -200,7 +200,8 @@ Test(project, progress_on_a_terminal_only)
 	snprintf(cmd, sizeof cmd, "project '%s' --csv /dev/null", path);
 	cr_assert_eq(tu_cvc(cmd, NULL, &err), 0, "%s", err);
 	cr_expect_null(strstr(err, "projecting"), "piped: %s", err);
-	cr_expect(strstr(err, "0 scenarios (0 valid)"), "%s", err);
+	/* the summary says the filter dropped every point */
+	cr_expect(strstr(err, "0 scenarios (0 valid) from 512 points"), "%s", err);
 	free(err);
 	if (access("/usr/bin/script", X_OK) != 0)
 		cr_skip_test("script(1) is missing (util-linux's bsdutils)");
