@@ -71,7 +71,24 @@ static int collect_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_re
 	return 0;
 }
 
-static void run(const char *text, struct collect *c, int flags)
+struct walk {
+	double last, size;
+	int calls, in_order;
+};
+
+static void walk_cb(void *user, double walked, double size)
+{
+	struct walk *w = user;
+
+	w->in_order &= walked == w->last + 1;
+	w->last = walked;
+	w->size = size;
+	w->calls++;
+}
+
+/* Runs text's study, every scenario into c and, with w, every point of its
+ * walk into w; returns the ctx that priced it (the caller frees it). */
+static cvc_proj_ctx *run_ctx(const char *text, struct collect *c, int flags, struct walk *w)
 {
 	cvc_proj_study *st = parse_ok(text);
 	cvc_proj_ctx *ctx = NULL;
@@ -79,11 +96,21 @@ static void run(const char *text, struct collect *c, int flags)
 
 	memset(c, 0, sizeof *c);
 	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	if (w) {
+		memset(w, 0, sizeof *w);
+		w->in_order = 1;
+		cvc_proj_study_on_walk(st, walk_cb, w);
+	}
 	cr_assert_eq(cvc_proj_study_run(st, ctx, flags, collect_cb, c, &n), CVC_OK, "%s",
 		     cvc_proj_study_errmsg(st));
 	cr_assert_eq((int)n, c->n);
-	cvc_proj_ctx_free(ctx);
 	cvc_proj_study_free(st);
+	return ctx;
+}
+
+static void run(const char *text, struct collect *c, int flags)
+{
+	cvc_proj_ctx_free(run_ctx(text, c, flags, NULL));
 }
 
 Test(project, cross_product_ranges_lists_and_where)
@@ -118,39 +145,6 @@ Test(project, cross_product_ranges_lists_and_where)
 		cr_assert_leq(2 * c.sc[i].gpus, c.sc[i].global_batch);
 }
 
-struct walk {
-	double last, size;
-	int calls, in_order;
-};
-
-static void walk_cb(void *user, double walked, double size)
-{
-	struct walk *w = user;
-
-	w->in_order &= walked == w->last + 1;
-	w->last = walked;
-	w->size = size;
-	w->calls++;
-}
-
-/* Progress comes from the walk, not the rows: a where: that passes nothing
- * still reports every point, and an auto layout's point counts once. */
-static void walk_study(const char *text, struct walk *w, uint64_t *rows)
-{
-	cvc_proj_study *st = parse_ok(text);
-	cvc_proj_ctx *ctx = NULL;
-	struct collect c = {0};
-
-	memset(w, 0, sizeof *w);
-	w->in_order = 1;
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cvc_proj_study_on_walk(st, walk_cb, w);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, 0, collect_cb, &c, rows), CVC_OK, "%s",
-		     cvc_proj_study_errmsg(st));
-	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
-}
-
 Test(project, walk_reports_points_the_filter_drops)
 {
 	/* a filter that passes nothing over 24 points; one point whose 13
@@ -170,12 +164,13 @@ Test(project, walk_reports_points_the_filter_drops)
 		 "hardware: {gpus: 16}\n", 13, 1},
 	};
 
+	/* progress comes from the walk, not the rows */
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct collect c;
 		struct walk w;
-		uint64_t rows = 0;
 
-		walk_study(cases[i].text, &w, &rows);
-		cr_assert_eq(rows, cases[i].rows, "case %zu", i);
+		cvc_proj_ctx_free(run_ctx(cases[i].text, &c, 0, &w));
+		cr_assert_eq((uint64_t)c.n, cases[i].rows, "case %zu", i);
 		cr_assert_eq(w.calls, cases[i].points, "case %zu", i);
 		cr_assert(w.in_order, "case %zu", i);
 		cr_assert_eq(w.last, cases[i].points, "case %zu", i);
@@ -221,19 +216,15 @@ Test(project, progress_on_a_terminal_only)
  * origin order, into n[] (how many in *k). */
 static void priced_counts(const char *text, double *n, int *k)
 {
-	cvc_proj_study *st = parse_ok(text);
-	cvc_proj_ctx *ctx = NULL;
 	struct collect c;
+	cvc_proj_ctx *ctx = run_ctx(text, &c, 0, NULL);
 	char buf[8192];
 	const char *p;
 
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, 0, collect_cb, &c, NULL), CVC_OK);
 	cr_assert_eq(cvc_proj_ctx_origin(ctx, "H100-SXM", 0, buf, sizeof buf), CVC_OK);
 	for (*k = 0, p = buf; (p = strstr(p, "(priced ")) && *k < 16; p++)
 		n[(*k)++] = strtod(p + 8, NULL);
 	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
 }
 
 /* The provenance counts every pricing of a collective, the layer cache's
