@@ -66,7 +66,7 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 						const struct proj_shape *x)
 {
 	double key[PROJ_CC_KEY] = {1 + k->p->id + (k->unc ? 0.5 : 0), x->b, x->s, x->h, x->a,
-				   x->g, x->f, x->V, x->E,
+				   x->g, x->f, x->fs, x->V, x->E,
 				   x->k, x->t, x->c, x->e, x->et, x->gpn, x->sp, x->swiglu,
 				   x->dtype, x->recompute, x->attention, x->framework,
 				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl,
@@ -365,7 +365,7 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 			    const struct proj_shape *x, const struct proj_pricer *p, double peak)
 {
 	double s = x->s, h = x->h, lay = sc->layers;
-	double ffn_act = x->ffw * (x->moe ? x->k : 1) + (x->moe ? h * x->E : 0);
+	double ffn_act = x->ffw * (x->moe ? x->k : 1) + (x->moe ? h * x->E + x->ffs : 0);
 	double gemm_l = 2 * s * (h * x->qkv + h * h + ffn_act);
 	double attn_l = 4 * s * s * h;
 	double logits = 2 * s * h * x->V;

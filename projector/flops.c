@@ -40,10 +40,13 @@ const char *proj_flops_names(void)
 
 double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 {
-	double s = sc->seq, h = sc->hidden, L = sc->layers, V = sc->vocab, f = sc->ffn;
+	double s = sc->seq, h = sc->hidden, L = sc->layers, V = sc->vocab;
 	double a = sc->heads, g = sc->kv_heads > 0 ? sc->kv_heads : sc->heads;
 	double gated = sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 1.5 : 1;
 	double topk = sc->experts > 1 ? sc->top_k : 1;
+	/* MoE: the routed experts' width (x top_k) and the shared experts' */
+	double f = sc->experts > 1 && sc->moe_ffn > 0 ? sc->moe_ffn : sc->ffn;
+	double fsh = sc->experts > 1 && sc->shared_ffn > 0 ? sc->shared_ffn : 0;
 
 	switch (conv) {
 	case PROJ_FLOPS_MEGATRON:
@@ -53,7 +56,7 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 		 * ((1 + g/a + s/h) + f/h topk gated + V/(2 L h)), attention
 		 * counted non-causal, no recomputation.  Head dim = h/a. */
 		return 12 * s * L * h * h *
-		       ((1 + g / a + s / h) + f / h * topk * gated + V / (2 * L * h));
+		       ((1 + g / a + s / h) + (f * topk + fsh) / h * gated + V / (2 * L * h));
 	case PROJ_FLOPS_MEGATRON_2021:
 		/* Narayanan et al. 2021, eq. 3: GPT with MHA, 4h GELU FFN,
 		 * full recomputation counted (96 = 4 passes x 24) */
@@ -63,7 +66,7 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 		 * N the non-embedding parameters */
 		double dh = h / a;
 		double attn_p = h * a * dh + 2 * h * g * dh + a * dh * h;
-		double ffn_p = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * f * topk;
+		double ffn_p = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * (f * topk + fsh);
 		double N = L * (attn_p + ffn_p);
 
 		return s * (6 * N + 12 * L * h * s);
@@ -74,8 +77,9 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 		 * non-causal 4 s^2 h per layer forward, logits; x3 */
 		double dh = h / a, qkv = (a + 2 * g) * dh;
 		double ffw = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * f;
+		double ffs = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * fsh;
 		double E = sc->experts > 1 ? sc->experts : 0;
-		double gemm_l = 2 * s * (h * qkv + h * h + ffw * topk + h * E);
+		double gemm_l = 2 * s * (h * qkv + h * h + ffw * topk + ffs + h * E);
 
 		return 3 * (L * (gemm_l + 4 * s * s * h) + 2 * s * h * V);
 	}

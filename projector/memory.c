@@ -48,6 +48,8 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 	a += gin * ffk * x->h / sh;           /* FC1 input (norm output, routed copies) */
 	a += B * ffk * (x->swiglu ? 2 : 1) * f_loc; /* activation input (FC1 output) */
 	a += gin * ffk * f_loc;               /* FC2 input (activation output) */
+	/* shared experts: their FC1 input is the routed experts' (kept once) */
+	a += (B * (x->swiglu ? 2 : 1) + gin) * x->fs / t;
 	if (x->moe)
 		a += 4 * x->E;                    /* router logits (fp32) */
 	return a;

@@ -198,7 +198,9 @@ struct proj_layer_cost; /* ctx.h */
 
 /* A scenario's sizes as the decomposition uses them (per GPU where split). */
 struct proj_shape {
-	double b, s, h, a, g, f, V, E, k, t, c, e, et, T, dh, qkv, BA, ffw, Tm, gpn;
+	/* f: the FFN width (each routed expert's in MoE); fs, ffs: the shared
+	 * experts' total width and weights (MoE only, else 0) */
+	double b, s, h, a, g, f, fs, V, E, k, t, c, e, et, T, dh, qkv, BA, ffw, ffs, Tm, gpn;
 	int sp, moe, swiglu, dtype, recompute, unfused, attention, framework;
 	int fp8, fp8_recipe, fp8_attn, ag_ovl, rs_ovl;
 	/* 3D tensor parallelism (tp3d.c): d3 set, grid tr x tc x td (1 x 1 x

@@ -25,7 +25,8 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->h = sc->hidden;
 	x->a = sc->heads;
 	x->g = sc->kv_heads;
-	x->f = sc->ffn;
+	x->f = sc->experts > 1 && sc->moe_ffn > 0 ? sc->moe_ffn : sc->ffn;
+	x->fs = sc->experts > 1 ? sc->shared_ffn : 0;
 	x->V = sc->vocab;
 	x->E = sc->experts;
 	x->k = sc->top_k;
@@ -53,6 +54,7 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->qkv = (x->a + 2 * x->g) * x->dh;
 	x->BA = sc->dtype == CVC_PROJ_FP32 ? 4 : 2; /* activations, grads, comm */
 	x->ffw = (x->swiglu ? 3 : 2) * x->h * x->f; /* FFN weights of one expert */
+	x->ffs = (x->swiglu ? 3 : 2) * x->h * x->fs; /* of the shared experts */
 	x->Tm = x->moe ? x->T * x->k : x->T;
 	x->gpn = sc->gpus_per_node;
 	x->d3 = proj_is_3d(sc);
@@ -292,6 +294,20 @@ static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 	dn_w = op_gemm(k, ffn_l, x->h, x->Tm / groups, groups, cb, 0);
 	G->up_f = up_f + r_f, G->up_d = up_d + r_d, G->up_w = up_w + r_w;
 	G->dn_f = dn_f, G->dn_d = dn_d, G->dn_w = dn_w;
+	if (x->fs > 0) {
+		/* shared experts (Megatron-Core's SharedExpertMLP): one dense
+		 * FFN of their total width over every token, tensor parallel
+		 * as the dense FFN is; not overlapped with the all-to-all
+		 * (--moe-shared-expert-overlap is off by default) */
+		double sd, sw;
+
+		G->up_f += gemm3(k, x->dtype, x->T, (x->swiglu ? 2 : 1) * x->fs / x->t, x->h, cf,
+				 cb, 0, 1, 1, 1, &sd, &sw);
+		G->up_d += sd, G->up_w += sw;
+		G->dn_f += gemm3(k, x->dtype, x->T, x->h, x->fs / x->t, cf, cb, 0, 1, 1, 1, &sd,
+				 &sw);
+		G->dn_d += sd, G->dn_w += sw;
+	}
 	/* token permutation before the experts and its inverse after, each
 	 * way (Megatron-Core's permute / unpermute: read and write the routed
 	 * copies of the tokens) */
@@ -384,6 +400,12 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 			 2 * (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t), cb,
 			 0);
 	*mb += 2 * b1 + 2 * b2 + b3;
+	if (x->fs > 0) { /* the shared experts' activation */
+		double sb = (x->swiglu ? 3 : 2) * x->BA * x->T * x->fs / x->t;
+
+		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, sb, cf, 0);
+		*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * sb, cb, 0);
+	}
 	if (x->swiglu) { /* Llama family: rotary embedding on q and k */
 		double rb = 2 * x->BA * x->T * (x->a + x->g) * x->dh / x->t;
 
@@ -393,7 +415,8 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 	if (x->fp8) {
 		double cb_bytes = fp8_cast_bytes(x);
 		double outs = x->qkv / x->t + x->h + (x->swiglu ? 2 : 1) * x->Tm / x->T * x->f /
-			      (x->moe ? x->et : x->t) + x->h;
+			      (x->moe ? x->et : x->t) + x->h +
+			      (x->fs > 0 ? ((x->swiglu ? 2 : 1) * x->fs / x->t + x->h) : 0);
 
 		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * x->a * x->dh / x->t,
 				   cf, 0);
@@ -580,12 +603,13 @@ void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, dou
 {
 	double t = sc->tp, e = sc->ep;
 
-	P->p_dense = (x->h * x->qkv + x->h * x->h + (x->moe ? x->h * x->E : x->ffw)) / t + 4 * x->h;
+	P->p_dense = (x->h * x->qkv + x->h * x->h + (x->moe ? x->h * x->E + x->ffs : x->ffw)) / t +
+		     4 * x->h;
 	P->p_exp = x->moe ? x->E / e * x->ffw / t : 0;
 	P->p_layer = P->p_dense + P->p_exp;
 	P->p_stage = L * P->p_layer + x->V * x->h / t;
 	P->p_total = sc->layers * (x->h * x->qkv + x->h * x->h + x->ffw * (x->moe ? x->E : 1) +
-				   (x->moe ? x->h * x->E : 0) + 4 * x->h) + x->V * x->h;
+				   (x->moe ? x->h * x->E + x->ffs : 0) + 4 * x->h) + x->V * x->h;
 	P->wb = sc->dtype == CVC_PROJ_FP32 ? 4 : 2;
 	P->gbytes = x->BA;
 	P->ob = sc->optimizer == CVC_PROJ_ADAM ? (sc->dtype == CVC_PROJ_FP32 ? 8 : 12)

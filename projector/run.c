@@ -33,6 +33,14 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		sc->experts = 1;
 	if (sc->top_k < 1 || sc->experts == 1)
 		sc->top_k = 1;
+	/* the expert widths mean nothing to a dense model (a sweep over
+	 * experts: [1, 64] keeps them for its MoE half) */
+	if (sc->experts == 1)
+		sc->moe_ffn = sc->shared_ffn = 0;
+	else if (sc->moe_ffn <= 0)
+		sc->moe_ffn = sc->ffn;
+	if (sc->shared_ffn < 0)
+		sc->shared_ffn = 0;
 	if (sc->gpus_per_node < 1)
 		sc->gpus_per_node = 8;
 	if (sc->micro_batch < 1)
@@ -51,6 +59,9 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		sc->clusters = 1;
 	if (sc->experts > 1 && sc->top_k > sc->experts)
 		return "top_k larger than experts";
+	if (sc->experts > 1 && (!is_int(sc->moe_ffn) ||
+				(sc->shared_ffn > 0 && !is_int(sc->shared_ffn))))
+		return "moe_ffn and shared_ffn must be positive integers";
 	if (sc->clusters > 1 && !(sc->inter_cluster_gbps > 0))
 		return "clusters > 1 need inter_cluster_gbps > 0";
 	if (sc->gpus <= 0) {
@@ -90,8 +101,10 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 		return "heads not divisible by tp";
 	} else if (fmod(sc->kv_heads, sc->tp) != 0 && fmod(sc->tp, sc->kv_heads) != 0) {
 		return "kv_heads and tp do not divide";
-	} else if (fmod(sc->ffn, sc->tp) != 0) {
+	} else if (sc->experts == 1 && fmod(sc->ffn, sc->tp) != 0) {
 		return "ffn not divisible by tp";
+	} else if (fmod(sc->shared_ffn, sc->tp) != 0) {
+		return "shared_ffn not divisible by tp";
 	}
 	if (sc->vpp > 1 && sc->pp < 2)
 		return "vpp > 1 needs pp > 1";
@@ -121,8 +134,8 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 
 		if (fmod(sc->experts, sc->ep) != 0)
 			return "experts not divisible by ep";
-		if (!is_int(etp) || fmod(sc->ffn, etp) != 0)
-			return "ffn not divisible by etp";
+		if (!is_int(etp) || fmod(sc->moe_ffn, etp) != 0)
+			return "moe_ffn not divisible by etp";
 		/* Megatron-Core's expert layout: ep x etp ranks carved from
 		 * tp x dp x cp (ep divides dp*cp when etp = tp) */
 		if (fmod(sc->tp * dp * sc->cp, sc->ep * etp) != 0)

@@ -111,6 +111,11 @@ typedef struct cvc_proj_scenario {
 	/* model */
 	const char *model;         /* model name, "" when not given */
 	double layers, hidden, heads, kv_heads, ffn, vocab, seq, experts, top_k;
+	/* MoE (experts > 1; 0 for dense models): each routed expert's FFN
+	 * width (0 = ffn) and the shared experts' total width, run on every
+	 * token (0 = none): Megatron-Core's --moe-ffn-hidden-size and
+	 * --moe-shared-expert-intermediate-size */
+	double moe_ffn, shared_ffn;
 	int ffn_type;              /* enum cvc_proj_ffn */
 	/* training */
 	double global_batch, micro_batch;

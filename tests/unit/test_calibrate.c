@@ -173,7 +173,8 @@ Test(calibrate, operators_reproduce_projector_default_study)
 }
 
 /* Everything the default study leaves out: unfused attention with
- * selective recompute, MoE with ep, context and sequence parallelism,
+ * selective recompute, MoE with ep (routed experts of their own width,
+ * shared experts), context and sequence parallelism,
  * interleaving, fp32/fp16, ZeRO 0 and 2, SGD, local SGD. */
 Test(calibrate, operators_reproduce_projector_other_features)
 {
@@ -188,7 +189,8 @@ Test(calibrate, operators_reproduce_projector_other_features)
 		"    hardware: {gpu: H100-SXM, gpus: 16, gpus_per_node: 4}\n"
 		"    comm: {local_sgd_h: [1, 4], bucket_mb: 3}\n"
 		"  - model: {layers: 4, hidden: 2048, heads: 16, kv_heads: 4, ffn_type: swiglu,\n"
-		"            seq: 8192, experts: 8, top_k: 2}\n"
+		"            seq: 8192, experts: 8, top_k: 2, moe_ffn: [0, 1024],\n"
+		"            shared_ffn: [0, 2048]}\n"
 		"    training: {global_batch: 32, recompute: [selective, full]}\n"
 		"    parallelism: {tp: 2, cp: [1, 2], ep: [1, 2, 4]}\n"
 		"    hardware: {gpu: A100-SXM-80GB, gpus: 32, scale: {intra_bw: 2, inter_bw: 3}}\n"
