@@ -55,6 +55,12 @@ Test(models_catalog, names_resolve)
 		{"H200", "H200-SXM"}, {"GB200", "GB200"}, {"mi300x", "MI300X"},
 		{"AMD Instinct MI250X", "MI250X"}, {"H100 PCIe", "H100-PCIE"},
 		{"a100_dgx", "dgx-a100"}, {"h100_dgx", "dgx-h100"},
+		/* products whose name starts like another's: a prefix match would
+		 * take the wrong memory (A100 PCIe 40 GB as 80 GB) or the wrong
+		 * card (H100 NVL as SXM) */
+		{"NVIDIA A100-PCIE-40GB", "A100-PCIE-40GB"}, {"A100-PCIe-40GB", "A100-PCIE-40GB"},
+		{"NVIDIA A100 80GB PCIe", "A100-PCIE-80GB"}, {"H100 NVL", "H100-NVL"},
+		{"NVIDIA A800-SXM4-80GB", "A800-SXM4-80GB"},
 	};
 	cvc_hw_catalog *cat = cat_or_die();
 
@@ -66,6 +72,11 @@ Test(models_catalog, names_resolve)
 	}
 	cr_expect_null(cvc_hw_catalog_lookup(cat, "RTX 9999 Ultra"));
 	cr_expect_null(cvc_hw_catalog_lookup(cat, ""));
+	cr_expect_eq(spec_or_die(cat, "A100-PCIE-40GB")->hbm_gb, 40);
+	cr_expect_eq(spec_or_die(cat, "H100-NVL")->hbm_gb, 94);
+	/* the A800 is an A100 with NVLink cut to 400 GB/s (200 each way) */
+	cr_expect_eq(spec_or_die(cat, "A800")->intra_bw_gbps, 200);
+	cr_expect_eq(spec_or_die(cat, "A800")->peak_tflops[CVC_HW_BF16], 312);
 	cvc_hw_catalog_free(cat);
 }
 
