@@ -116,7 +116,7 @@ static void invalid(cvc_proj_result *r, const char *why)
 /* One micro-batch through a stage of L layers plus extra seconds of
  * stage-only work (embedding, logits and loss). */
 struct mb_cost {
-	double L, stage_c, gap_s, margin_s, tp_mb, tp_hid, ep_mb, cp_mb, cp_hid;
+	double L, stage_c, gap_s, margin_s, tp_mb, tp_hid, ep_mb, ep_hid, cp_mb, cp_hid;
 	double fsdp_mb, dp_rs_mb, fsdp_exp, t_mb;
 };
 
@@ -132,6 +132,21 @@ static double gathered_exposed(const struct proj_layer_cost *lc, double L, doubl
 		return L * (ag + tot_b);
 	return ag + (L - 1) * fmax(0, ag - lc->fwd_s) + tot_b +
 	       (L - 1) * fmax(0, tot_b - lc->bwd_s);
+}
+
+/*
+ * Share of the micro-batches whose MoE all-to-alls Megatron-Core's
+ * combined 1F1B (ep_overlap) pairs with another micro-batch's compute:
+ * all but the warm-up forwards of the first stage, which run alone
+ * (schedules.py: pp - 1 warm-up micro-batches, one more with the overlap;
+ * interleaved: 2 (pp - 1) + (vpp - 1) pp + 1 virtual ones out of m vpp).
+ */
+static double ep_paired_share(const cvc_proj_scenario *sc)
+{
+	double m = sc->global_batch / (sc->dp * sc->micro_batch), pp = sc->pp, v = sc->vpp;
+	double warm = v > 1 ? 2 * (pp - 1) + (v - 1) * pp + 1 : pp, n = m * (v > 1 ? v : 1);
+
+	return n > 0 ? fmax(0, n - warm) / n : 0;
 }
 
 /* extra_kernels: the launches of the stage-only work; gap_us: between two
@@ -151,6 +166,11 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct proj_layer_cost
 	o->tp_mb = L * (lc->tp_fwd_s + lc->tp_bwd_s);
 	o->tp_hid = fmin(o->tp_mb, L * lc->tp_hid_s);
 	o->ep_mb = L * (lc->ep_fwd_s + lc->ep_bwd_s);
+	/* combined 1F1B: a layer's forward all-to-alls run under the paired
+	 * micro-batch's backward compute of that layer, and the other way */
+	if (sc->ep_overlap)
+		o->ep_hid = ep_paired_share(sc) * L *
+			    (fmin(lc->ep_fwd_s, lc->bwd_s) + fmin(lc->ep_bwd_s, lc->fwd_s));
 	o->cp_mb = L * (lc->cp_fwd_s + lc->cp_bwd_s);
 	o->cp_hid = fmin(o->cp_mb, L * (lc->attn_fwd_s + lc->attn_bwd_s));
 	/* ZeRO-3 / FSDP: per layer all-gather of parameters before forward and
@@ -176,7 +196,8 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct proj_layer_cost
 		o->tp_mb += tot;
 		o->tp_hid += tot - gathered_exposed(lc, L, ag, tot_b, sc->tp_overlap);
 	}
-	o->t_mb = o->stage_c + o->gap_s + o->margin_s + (o->tp_mb - o->tp_hid) + o->ep_mb +
+	o->t_mb = o->stage_c + o->gap_s + o->margin_s + (o->tp_mb - o->tp_hid) +
+		  (o->ep_mb - o->ep_hid) +
 		  (o->cp_mb - o->cp_hid) + o->fsdp_exp;
 }
 
@@ -250,7 +271,7 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 static void microbatch_comm(cvc_proj_result *r, double m, const struct mb_cost *b)
 {
 	add_comm(r, CVC_PROJ_COMM_TP, m * b->tp_mb, m * b->tp_hid);
-	add_comm(r, CVC_PROJ_COMM_EP, m * b->ep_mb, 0);
+	add_comm(r, CVC_PROJ_COMM_EP, m * b->ep_mb, m * b->ep_hid);
 	add_comm(r, CVC_PROJ_COMM_CP, m * b->cp_mb, m * b->cp_hid);
 	if (b->fsdp_mb + b->dp_rs_mb > 0) {
 		/* split the exposed part between the gathers and the scatters in

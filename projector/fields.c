@@ -72,6 +72,7 @@ const struct proj_field proj_fields[] = {
 	FLAG("comm", "tp_overlap", tp_overlap),
 	FLAG("comm", "tp_overlap_ag", tp_overlap_ag),
 	FLAG("comm", "tp_overlap_rs", tp_overlap_rs),
+	FLAG("comm", "ep_overlap", ep_overlap),
 	NUM("comm", "local_sgd_h", local_sgd_h),
 	FLAG("comm", "outer_overlap", outer_overlap),
 	NUM("comm", "clusters", clusters),
@@ -98,6 +99,7 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"zero_stage", "zero"}, {"gpu_per_node", "gpus_per_node"},
 	{"lsgd_h", "local_sgd_h"}, {"sync_interval", "local_sgd_h"},
 	{"streaming", "outer_overlap"},
+	{"overlap_moe_expert_parallel_comm", "ep_overlap"},
 	{"tokens", "train_tokens"},
 	/* the column names of published-run tables (validate) */
 	{"model", "name"}, {"moe_experts", "experts"}, {"moe_topk", "top_k"},

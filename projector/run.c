@@ -143,6 +143,11 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 	} else if (sc->ep > 1) {
 		return "ep > 1 needs experts > 1";
 	}
+	/* Megatron-Core's combined 1F1B pairs one micro-batch's forward with
+	 * another's backward layer by layer; a fully recomputed layer has no
+	 * such split (its prerequisites: selective recompute or none) */
+	if (sc->ep_overlap && sc->ep > 1 && sc->recompute == CVC_PROJ_RECOMP_FULL)
+		return "ep_overlap needs recompute none or selective";
 	if (sc->zero < 0 || sc->zero > 3 || sc->zero != floor(sc->zero))
 		return "zero must be 0, 1, 2 or 3";
 	if (fmod(dp, sc->clusters) != 0)

@@ -143,6 +143,9 @@ typedef struct cvc_proj_scenario {
 	/* communication */
 	int dp_overlap, tp_overlap;
 	int tp_overlap_ag, tp_overlap_rs; /* per collective (sp): -1 = tp_overlap */
+	int ep_overlap;            /* MoE all-to-alls of one micro-batch under the
+				    * compute of another (Megatron-Core's combined
+				    * 1F1B, --overlap-moe-expert-parallel-comm) */
 	double bucket_mb, local_sgd_h, clusters, inter_cluster_gbps, contention;
 	int outer_overlap;         /* local SGD's outer exchange streamed under the
 				    * next H inner steps (Streaming/eager DiLoCo);

@@ -3,7 +3,8 @@
  * "What one step is made of", MoE): routed experts of their own width
  * (moe_ffn), shared experts run on every token (shared_ffn), checked
  * against the parameter counts the models' authors publish, the operator
- * list, the memory and the layout checks.
+ * list, the memory and the layout checks; and the all-to-alls hidden by
+ * Megatron-Core's combined 1F1B schedule (ep_overlap).
  */
 #include <math.h>
 #include <stdio.h>
@@ -230,4 +231,64 @@ Test(moe, widths_checked_against_their_sharding)
 	cr_expect_eq(g.sc[2].moe_ffn, 1026);
 	cr_expect_eq(g.r[3].valid, 0);
 	cr_expect_str_eq(g.r[3].reason, "moe_ffn and shared_ffn must be positive integers");
+}
+
+/* A 4096-wide MoE model's study text (seq 4096, vocab 32000, H100s). */
+static const char *ep_study(char *buf, size_t n, const char *model, const char *training,
+			    const char *par, const char *comm, int gpus)
+{
+	snprintf(buf, n,
+		 "model: {hidden: 4096, heads: 32, seq: 4096, vocab: 32000, %s}\n"
+		 "training: {%s}\nparallelism: {%s}\ncomm: {%s}\n"
+		 "hardware: {gpu: H100-SXM, gpus: %d}\n",
+		 model, training, par, comm, gpus);
+	return buf;
+}
+
+/*
+ * Claim: with ep_overlap (Megatron-Core's combined 1F1B,
+ * --overlap-moe-expert-parallel-comm) a micro-batch's all-to-alls run under
+ * the paired micro-batch's compute of the same layer; only the warm-up
+ * micro-batches of the first stage have no partner.  Setup: h 4096, 8
+ * experts (top 2) over ep 8 inside one NVLink node, 8 micro-batches per
+ * GPU (pp 1): every all-to-all is shorter than the layer's compute, so 7
+ * of 8 micro-batches hide theirs entirely: hidden = 7/8 of the EP time
+ * (exact to rounding).  With pp 8 and 8 micro-batches no micro-batch is
+ * paired: nothing hides.  Full recompute has no forward/backward split
+ * per layer: invalid.  Across nodes (ep 64 over 8 nodes of 8) the
+ * all-to-alls outlast the compute: what hides is bounded by the paired
+ * compute, and the step still shrinks.
+ */
+Test(moe, ep_overlap_hides_all_to_alls_under_the_paired_compute)
+{
+	struct got g;
+	char y[512];
+	const double *comm, *hid;
+
+	run_valid(ep_study(y, sizeof y, "layers: 4, experts: 8, top_k: 2", "global_batch: 64",
+			   "ep: 8", "ep_overlap: [false, true]", 8), &g, 2);
+	comm = g.r[1].comm_type_s, hid = g.r[1].hidden_type_s;
+	cr_expect_eq(g.r[0].hidden_type_s[CVC_PROJ_COMM_EP], 0);
+	cr_expect_float_eq(comm[CVC_PROJ_COMM_EP], g.r[0].comm_type_s[CVC_PROJ_COMM_EP], 1e-12);
+	cr_expect_float_eq(hid[CVC_PROJ_COMM_EP], 7.0 / 8 * comm[CVC_PROJ_COMM_EP],
+			   1e-9 * comm[CVC_PROJ_COMM_EP], "hidden %g of %g", hid[CVC_PROJ_COMM_EP],
+			   comm[CVC_PROJ_COMM_EP]);
+	cr_expect_lt(g.r[1].step_s, g.r[0].step_s);
+
+	run(ep_study(y, sizeof y, "layers: 8, experts: 8, top_k: 2",
+		     "global_batch: 8, recompute: [selective, full]", "ep: 8, pp: 8",
+		     "ep_overlap: true", 64), &g);
+	cr_assert_eq(g.n, 2);
+	cr_assert(g.r[0].valid, "%s", g.r[0].reason);
+	cr_expect_eq(g.r[0].hidden_type_s[CVC_PROJ_COMM_EP], 0, "no micro-batch is paired");
+	cr_expect_eq(g.r[1].valid, 0);
+	cr_expect_str_eq(g.r[1].reason, "ep_overlap needs recompute none or selective");
+
+	run_valid(ep_study(y, sizeof y, "layers: 4, experts: 64, top_k: 8, moe_ffn: 1024",
+			   "global_batch: 512", "ep: 64", "ep_overlap: [false, true]", 64), &g, 2);
+	comm = g.r[1].comm_type_s, hid = g.r[1].hidden_type_s;
+	cr_expect_gt(hid[CVC_PROJ_COMM_EP], 0);
+	cr_expect_lt(hid[CVC_PROJ_COMM_EP], 0.999 * comm[CVC_PROJ_COMM_EP], "the all-to-alls outlast");
+	cr_expect_leq(hid[CVC_PROJ_COMM_EP], g.r[0].compute_s);
+	cr_expect_lt(g.r[1].step_s, g.r[0].step_s);
 }
