@@ -27,6 +27,7 @@ const struct proj_field proj_fields[] = {
 	NUM("model", "kv_heads", kv_heads),
 	NUM("model", "ffn", ffn),
 	ENUM("model", "ffn_type", ffn_type, "gelu|swiglu"),
+	FLAG("model", "tie_embeddings", tie_embeddings),
 	NUM("model", "vocab", vocab),
 	NUM("model", "seq", seq),
 	NUM("model", "experts", experts),
@@ -100,6 +101,8 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"lsgd_h", "local_sgd_h"}, {"sync_interval", "local_sgd_h"},
 	{"streaming", "outer_overlap"},
 	{"overlap_moe_expert_parallel_comm", "ep_overlap"},
+	{"share_embeddings_and_output_weights", "tie_embeddings"},
+	{"tie_word_embeddings", "tie_embeddings"},
 	{"tokens", "train_tokens"},
 	/* the column names of published-run tables (validate) */
 	{"model", "name"}, {"moe_experts", "experts"}, {"moe_topk", "top_k"},
@@ -259,6 +262,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->kv_heads = 0;   /* = heads */
 	sc->ffn = 0;        /* = 4h (gelu) or 8h/3 rounded to 256 (swiglu) */
 	sc->ffn_type = CVC_PROJ_FFN_GELU;
+	sc->tie_embeddings = 1;
 	sc->vocab = 51200;
 	sc->seq = 2048;
 	sc->experts = 1;

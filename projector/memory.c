@@ -113,7 +113,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	else if (sc->zero >= 3)
 		params += 2 * P->p_layer * wb;
 	if (x->fp8)
-		params += 2 * (P->p_stage - x->V * x->h / t); /* fp8 weights + transposes */
+		params += 2 * (P->p_stage - P->p_vocab); /* fp8 weights + transposes */
 	if (sc->local_sgd_h > 1) {
 		/* local SGD / DiLoCo's outer optimizer: the global parameters of
 		 * the last sync and the outer Nesterov momentum, fp32 (Douillard et

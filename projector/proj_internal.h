@@ -242,6 +242,7 @@ struct proj_sink {
  * bytes per parameter of weights, gradients and optimizer state. */
 struct proj_params {
 	double p_dense, p_exp, p_layer, p_stage, p_total, wb, gbytes, ob;
+	double p_vocab; /* of p_stage: the embedding and, untied, the output layer */
 };
 
 /* Step-level operators: their prices, each for one run. */

@@ -607,9 +607,14 @@ void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, dou
 		     4 * x->h;
 	P->p_exp = x->moe ? x->E / e * x->ffw / t : 0;
 	P->p_layer = P->p_dense + P->p_exp;
-	P->p_stage = L * P->p_layer + x->V * x->h / t;
+	/* one pipeline stage holds both vocabulary matrices when there is
+	 * one stage and they are not tied (pp > 1: the last stage keeps the
+	 * output layer, or the tied copy Megatron-Core keeps there) */
+	P->p_vocab = x->V * x->h / t * (sc->pp == 1 && !sc->tie_embeddings ? 2 : 1);
+	P->p_stage = L * P->p_layer + P->p_vocab;
 	P->p_total = sc->layers * (x->h * x->qkv + x->h * x->h + x->ffw * (x->moe ? x->E : 1) +
-				   (x->moe ? x->h * x->E + x->ffs : 0) + 4 * x->h) + x->V * x->h;
+				   (x->moe ? x->h * x->E + x->ffs : 0) + 4 * x->h) +
+		     x->V * x->h * (sc->tie_embeddings ? 1 : 2);
 	P->wb = sc->dtype == CVC_PROJ_FP32 ? 4 : 2;
 	P->gbytes = x->BA;
 	P->ob = sc->optimizer == CVC_PROJ_ADAM ? (sc->dtype == CVC_PROJ_FP32 ? 8 : 12)
@@ -738,7 +743,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 	 * (fp8_cast_bytes() per element) */
 	if (x->fp8)
 		st->wcast = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-					fp8_cast_bytes(x) * (P->p_stage - x->V * x->h / t), 1,
+					fp8_cast_bytes(x) * (P->p_stage - P->p_vocab), 1,
 					CVC_PROJ_STAGE_ALL);
 }
 

@@ -117,6 +117,10 @@ typedef struct cvc_proj_scenario {
 	 * --moe-shared-expert-intermediate-size */
 	double moe_ffn, shared_ffn;
 	int ffn_type;              /* enum cvc_proj_ffn */
+	int tie_embeddings;        /* output layer shares the input embedding's
+				    * weights (Megatron-Core's default); 0: its own
+				    * (--untie-embeddings-and-output-weights: Llama,
+				    * Mistral, Qwen, DeepSeek) */
 	/* training */
 	double global_batch, micro_batch;
 	int dtype, recompute, optimizer, attention;

@@ -62,11 +62,11 @@ static void run_valid(const char *text, struct got *g, int n)
 
 /*
  * Parameters of a model as its authors count them: every layer (attention,
- * router, routed and shared experts, norms) and both the input embedding
- * and the untied output layer (cvc's p_total holds the vocabulary matrix
- * once, as a tied model has it).  Active: what one token runs through,
- * from the FLOPs cvc's MFU counts (evaluate.c: 6 x active GEMM weights per
- * token, plus attention and logits, taken out again here).
+ * router, routed and shared experts, norms), the input embedding and the
+ * untied output layer.  Active: what one token runs through, from the
+ * FLOPs cvc's MFU counts (evaluate.c: 6 x active GEMM weights per token,
+ * plus attention and logits, taken out again here), and both vocabulary
+ * matrices.
  */
 static void params_of(const struct got *g, int i, double *total, double *active)
 {
@@ -79,7 +79,7 @@ static void params_of(const struct got *g, int i, double *total, double *active)
 
 	proj_shape_of(sc, &x);
 	proj_params_of(sc, &x, L, &P);
-	*total = P.p_total + V * h;
+	*total = P.p_total;
 	*active = gemm + L * 4 * h + 2 * V * h;
 }
 
@@ -102,10 +102,11 @@ Test(moe, published_parameter_counts)
 	double total, active;
 
 	run_valid("model: [{name: mixtral-8x7b, layers: 32, hidden: 4096, heads: 32, kv_heads: 8,\n"
-	    "         ffn: 14336, ffn_type: swiglu, vocab: 32000, experts: 8, top_k: 2},\n"
+	    "         ffn: 14336, ffn_type: swiglu, vocab: 32000, experts: 8, top_k: 2,\n"
+	    "         tie_word_embeddings: false},\n"
 	    "        {name: qwen1.5-moe-a2.7b, layers: 24, hidden: 2048, heads: 16,\n"
 	    "         ffn: 5632, moe_ffn: 1408, shared_ffn: 5632, ffn_type: swiglu,\n"
-	    "         vocab: 151936, experts: 60, top_k: 4}]\n"
+	    "         vocab: 151936, experts: 60, top_k: 4, tie_embeddings: false}]\n"
 	    "training: {global_batch: 8}\n"
 	    "hardware: {gpu: H100-SXM, gpus: 8}\n", &g, 2);
 	cr_expect_eq(g.sc[0].moe_ffn, 14336, "moe_ffn defaults to ffn");

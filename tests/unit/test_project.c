@@ -737,6 +737,30 @@ Test(project, llama3_405b_memory_as_meta_ran_it)
 	cr_expect(c.r[0].fits, "%.1f GB of %.1f", c.r[0].mem_gb, c.r[0].hbm_gb);
 }
 
+/* Claim: an untied output layer (Llama's --untie-embeddings-and-output-
+ * weights) is a second vocabulary matrix on the GPU when one pipeline stage
+ * holds both ends, and only then.  Setup: Llama 3 8B (vocab 128256, h
+ * 4096), ZeRO 0, tp 1: 18 bytes per parameter (bf16 weight, fp32 gradient,
+ * master and two moments).  Exact: pp 1 untied holds 128256 x 4096 x 18 B
+ * = 9.456 GB more than tied; pp 2 the same either way (the last stage keeps
+ * the output layer or Megatron-Core's tied copy). */
+Test(project, untied_output_layer_memory)
+{
+	struct collect c;
+
+	run("model: {layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336,\n"
+	    "        ffn_type: swiglu, vocab: 128256, seq: 8192, tie_embeddings: [true, false]}\n"
+	    "training: {global_batch: 64, zero: 0}\n"
+	    "parallelism: {pp: [1, 2]}\nhardware: {gpu: H100, gpus: 16}\n", &c, 0);
+	cr_assert_eq(c.n, 4);
+	for (int i = 0; i < 4; i++)
+		cr_assert(c.r[i].valid, "%d: %s", i, c.r[i].reason);
+	cr_expect_float_eq(c.r[2].mem_params_gb - c.r[0].mem_params_gb, 128256.0 * 4096 * 18 / 1e9,
+			   1e-9, "pp 1: %g GB more", c.r[2].mem_params_gb - c.r[0].mem_params_gb);
+	cr_expect_eq(c.r[3].mem_params_gb, c.r[1].mem_params_gb);
+	cr_expect_gt(c.r[2].comm_type_s[CVC_PROJ_COMM_DP], c.r[0].comm_type_s[CVC_PROJ_COMM_DP]);
+}
+
 /* A small file cannot expand past what can run or fit in memory (issue 14,
  * item 4): nine range axes, each within the old per-axis limit. */
 Test(project, expansion_is_capped_over_the_whole_file)
