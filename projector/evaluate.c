@@ -387,8 +387,9 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 {
 	double s = x->s, h = x->h, lay = sc->layers;
 	double ffn_act = x->ffw * (x->moe ? x->k : 1) + (x->moe ? h * x->E + x->ffs : 0);
-	double gemm_l = 2 * s * (h * x->qkv + h * h + ffn_act);
-	double attn_l = 4 * s * s * h;
+	double gemm_l = 2 * s * (x->attw + ffn_act);
+	/* QK^T and PV over every (query, key) pair (non-causal, as MFU counts) */
+	double attn_l = 2 * s * s * x->a * (x->dqk + x->dv);
 	double logits = 2 * s * h * x->V;
 	double per_seq = 3 * (lay * (gemm_l + attn_l) + logits);
 	double extra = sc->recompute == CVC_PROJ_RECOMP_FULL ? lay * (gemm_l + attn_l)

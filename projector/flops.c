@@ -42,46 +42,52 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 {
 	double s = sc->seq, h = sc->hidden, L = sc->layers, V = sc->vocab;
 	double a = sc->heads, g = sc->kv_heads > 0 ? sc->kv_heads : sc->heads;
+	double dh = sc->head_dim > 0 ? sc->head_dim : h / a;
 	double gated = sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 1.5 : 1;
 	double topk = sc->experts > 1 ? sc->top_k : 1;
 	/* MoE: the routed experts' width (x top_k) and the shared experts' */
 	double f = sc->experts > 1 && sc->moe_ffn > 0 ? sc->moe_ffn : sc->ffn;
 	double fsh = sc->experts > 1 && sc->shared_ffn > 0 ? sc->shared_ffn : 0;
+	/* the attention block's GEMM weights, and the query/key plus value
+	 * head widths the core multiplies by (MLA: dh + rope, v_head_dim) */
+	double attw = proj_attn_weights(sc, 1, NULL);
+	int mla = sc->kv_lora_rank > 0;
+	double dqkv = mla ? dh + sc->qk_rope_dim + (sc->v_head_dim > 0 ? sc->v_head_dim : dh)
+			  : 2 * dh;
+	double ffn_w = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * (f * topk + fsh);
 
 	switch (conv) {
 	case PROJ_FLOPS_MEGATRON:
 		/* Megatron-LM megatron/training/training.py
 		 * num_floating_point_operations (r0.8 and later; NeMo's and
 		 * NVIDIA's DGX Cloud benchmarks report with it): 12 B s L h^2
-		 * ((1 + g/a + s/h) + f/h topk gated + V/(2 L h)), attention
-		 * counted non-causal, no recomputation.  Head dim = h/a. */
+		 * ((1 + g/a + s/h) a dh/h + f/h topk gated + V/(2 L h)),
+		 * attention counted non-causal, no recomputation (a dh/h: its
+		 * query_projection_to_hidden_size_ratio, 1 unless kv_channels is
+		 * set).  MLA: the same count over MLA's projections, 6 s (weights)
+		 * + 6 s^2 a (dqk + dv) per layer. */
+		if (mla)
+			return 6 * s * (L * (attw + ffn_w) + h * V) + 6 * s * s * L * a * dqkv;
 		return 12 * s * L * h * h *
-		       ((1 + g / a + s / h) + (f * topk + fsh) / h * gated + V / (2 * L * h));
+		       ((1 + g / a + s / h) * (a * dh / h) + (f * topk + fsh) / h * gated +
+			V / (2 * L * h));
 	case PROJ_FLOPS_MEGATRON_2021:
 		/* Narayanan et al. 2021, eq. 3: GPT with MHA, 4h GELU FFN,
 		 * full recomputation counted (96 = 4 passes x 24) */
 		return 96 * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
-	case PROJ_FLOPS_PALM: {
+	case PROJ_FLOPS_PALM:
 		/* Chowdhery et al. 2022, appendix B: 6 N + 12 L h s per token,
-		 * N the non-embedding parameters */
-		double dh = h / a;
-		double attn_p = h * a * dh + 2 * h * g * dh + a * dh * h;
-		double ffn_p = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * (f * topk + fsh);
-		double N = L * (attn_p + ffn_p);
-
-		return s * (6 * N + 12 * L * h * s);
-	}
+		 * N the non-embedding parameters (12 L h s = 6 L s a (dqk + dv)
+		 * for any head widths) */
+		return s * (6 * L * (attw + ffn_w) + 6 * L * s * a * dqkv);
 	case PROJ_FLOPS_CVC:
 	default: {
 		/* what cvc's MFU counts (evaluate.c): the GEMMs, attention
-		 * non-causal 4 s^2 h per layer forward, logits; x3 */
-		double dh = h / a, qkv = (a + 2 * g) * dh;
-		double ffw = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * f;
-		double ffs = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * fsh;
+		 * non-causal 2 s^2 a (dqk + dv) per layer forward, logits; x3 */
 		double E = sc->experts > 1 ? sc->experts : 0;
-		double gemm_l = 2 * s * (h * qkv + h * h + ffw * topk + ffs + h * E);
+		double gemm_l = 2 * s * (attw + ffn_w + h * E);
 
-		return 3 * (L * (gemm_l + 4 * s * s * h) + 2 * s * h * V);
+		return 3 * (L * (gemm_l + 2 * s * s * a * dqkv) + 2 * s * h * V);
 	}
 	}
 }

@@ -39,11 +39,17 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 		a += drop * 3 * hl * x->s;        /* its dropout mask and output */
 	} else if (x->unfused) {
 		a += B * (dq + 2 * dkv);          /* selective: the core is recomputed */
+	} else if (x->mla) {
+		/* MLA: the latents (whole on every tp rank) and the up
+		 * projections' inputs, then Q, K, V per local head */
+		a += B * (x->rq + x->rkv + x->dr) + gin * (x->rq + x->rkv);
+		a += B * x->a / t * (2 * x->dqk + x->dv);
+		a += 4 * x->a / t;                /* the fp32 log-sum-exp */
 	} else {
 		a += B * (dq + 2 * dkv);          /* flash: Q, K, V */
 		a += 4 * x->a / t;                /* its fp32 log-sum-exp */
 	}
-	a += gin * dq;                        /* attention output = projection input */
+	a += gin * x->a * x->dv / t;          /* attention output = projection input */
 	a += drop * 2 * x->h / sh;            /* the two residual dropout masks */
 	a += gin * ffk * x->h / sh;           /* FC1 input (norm output, routed copies) */
 	a += B * ffk * (x->swiglu ? 2 : 1) * f_loc; /* activation input (FC1 output) */

@@ -201,6 +201,12 @@ struct proj_shape {
 	/* f: the FFN width (each routed expert's in MoE); fs, ffs: the shared
 	 * experts' total width and weights (MoE only, else 0) */
 	double b, s, h, a, g, f, fs, V, E, k, t, c, e, et, T, dh, qkv, BA, ffw, ffs, Tm, gpn;
+	/* multi-latent attention (mla set): query and kv latents rq, rkv, the
+	 * rope part dr of the query/key heads; dqk, dv: query/key and value
+	 * head widths (dh, dh without MLA); attw, attw_t: the attention
+	 * block's GEMM weights, whole and on one tensor-parallel rank */
+	double rq, rkv, dr, dqk, dv, attw, attw_t;
+	int mla;
 	int sp, moe, swiglu, dtype, recompute, unfused, attention, framework;
 	int fp8, fp8_recipe, fp8_attn, ag_ovl, rs_ovl;
 	/* 3D tensor parallelism (tp3d.c): d3 set, grid tr x tc x td (1 x 1 x
@@ -257,6 +263,10 @@ struct proj_step_cost {
 };
 
 void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x);
+/* The attention block's GEMM weights of a finalized scenario (QKV or MLA's
+ * projections, the output projection), whole; *per_rank (may be NULL):
+ * on one of tp ranks (MLA's down projections are not split). */
+double proj_attn_weights(const cvc_proj_scenario *sc, double tp, double *per_rank);
 /* k set to price with p (fn NULL) or to list to fn (p NULL). */
 void proj_sink_init(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_pricer *p,
 		    cvc_proj_op_fn fn, void *user);

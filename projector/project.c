@@ -18,6 +18,28 @@
 #include "ctx.h"
 #include "proj_internal.h"
 
+double proj_attn_weights(const cvc_proj_scenario *sc, double tp, double *per_rank)
+{
+	double h = sc->hidden, a = sc->heads, g = sc->kv_heads > 0 ? sc->kv_heads : a;
+	double dh = sc->head_dim > 0 ? sc->head_dim : h / a, split, whole = 0;
+
+	if (sc->kv_lora_rank > 0) {
+		/* Megatron-Core's MLASelfAttention: the down projections run
+		 * whole on every tensor-parallel rank, the up projections and the
+		 * output projection split by heads */
+		double rq = sc->q_lora_rank, rkv = sc->kv_lora_rank, dr = sc->qk_rope_dim;
+		double dv = sc->v_head_dim > 0 ? sc->v_head_dim : dh;
+
+		whole = (rq > 0 ? h * rq : 0) + h * (rkv + dr);
+		split = (rq > 0 ? rq : h) * a * (dh + dr) + rkv * a * (dh + dv) + a * dv * h;
+	} else {
+		split = h * (a + 2 * g) * dh + a * dh * h;
+	}
+	if (per_rank)
+		*per_rank = whole + split / tp;
+	return whole + split;
+}
+
 void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 {
 	x->b = sc->micro_batch;
@@ -50,8 +72,15 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->ag_ovl = x->sp && (sc->tp_overlap_ag < 0 ? sc->tp_overlap : sc->tp_overlap_ag);
 	x->rs_ovl = x->sp && (sc->tp_overlap_rs < 0 ? sc->tp_overlap : sc->tp_overlap_rs);
 	x->T = x->b * x->s / x->c;             /* tokens per micro-batch per GPU */
-	x->dh = x->h / x->a;
+	x->dh = sc->head_dim > 0 ? sc->head_dim : x->h / x->a;
 	x->qkv = (x->a + 2 * x->g) * x->dh;
+	x->mla = sc->kv_lora_rank > 0;
+	x->rq = x->mla ? sc->q_lora_rank : 0;
+	x->rkv = x->mla ? sc->kv_lora_rank : 0;
+	x->dr = x->mla ? sc->qk_rope_dim : 0;
+	x->dqk = x->dh + x->dr;
+	x->dv = x->mla && sc->v_head_dim > 0 ? sc->v_head_dim : x->dh;
+	x->attw = proj_attn_weights(sc, sc->tp, &x->attw_t);
 	x->BA = sc->dtype == CVC_PROJ_FP32 ? 4 : 2; /* activations, grads, comm */
 	x->ffw = (x->swiglu ? 3 : 2) * x->h * x->f; /* FFN weights of one expert */
 	x->ffs = (x->swiglu ? 3 : 2) * x->h * x->fs; /* of the shared experts */
@@ -315,6 +344,33 @@ static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 	*mb += 2 * proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cb, 0);
 }
 
+/* Multi-latent attention's projections in place of QKV (Megatron-Core's
+ * MLASelfAttention; DeepSeek-V2 2024, section 2.1): the query latent (or
+ * the query directly), its up projection to the heads' nope and rope
+ * parts, the kv latent with the shared rope key, its up projection to keys
+ * and values.  The down projections are whole on every tensor-parallel
+ * rank. */
+static double mla_gemm_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
+			   double *dgrad, double *wgrad)
+{
+	double hl = x->a / x->t, f = 0, d, w;
+
+	*dgrad = *wgrad = 0;
+	if (x->rq > 0) {
+		f += gemm3(k, x->dtype, x->T, x->rq, x->h, cf, cb, 0, 1, 1, 1, &d, &w);
+		*dgrad += d, *wgrad += w;
+		f += gemm3(k, x->dtype, x->T, hl * x->dqk, x->rq, cf, cb, 0, 1, 1, 1, &d, &w);
+	} else {
+		f += gemm3(k, x->dtype, x->T, hl * x->dqk, x->h, cf, cb, 0, 1, 1, 1, &d, &w);
+	}
+	*dgrad += d, *wgrad += w;
+	f += gemm3(k, x->dtype, x->T, x->rkv + x->dr, x->h, cf, cb, 0, 1, 1, 1, &d, &w);
+	*dgrad += d, *wgrad += w;
+	f += gemm3(k, x->dtype, x->T, hl * (x->dh + x->dv), x->rkv, cf, cb, 0, 1, 1, 1, &d, &w);
+	*dgrad += d, *wgrad += w;
+	return f;
+}
+
 /* GEMMs: QKV, attention output projection, FFN up(+gate), down.  TP
  * overlap splits the GEMMs next to the overlapped collective. */
 static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
@@ -329,9 +385,12 @@ static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
 		if (sms > 2 * TP_RS_SMS)
 			rs_slow = sms / (sms - TP_RS_SMS);
 	}
-	G->qkv_f = gemm3(k, x->dtype, x->T, x->qkv / x->t, x->h, cf, cb, 0,
-			 x->ag_ovl ? tsplit : 1, 1, 1, &G->qkv_d, &G->qkv_w);
-	G->pr_f = gemm3(k, x->dtype, x->T, x->h, x->a * x->dh / x->t, cf, cb, 0,
+	if (x->mla)
+		G->qkv_f = mla_gemm_ops(k, x, cf, cb, &G->qkv_d, &G->qkv_w);
+	else
+		G->qkv_f = gemm3(k, x->dtype, x->T, x->qkv / x->t, x->h, cf, cb, 0,
+				 x->ag_ovl ? tsplit : 1, 1, 1, &G->qkv_d, &G->qkv_w);
+	G->pr_f = gemm3(k, x->dtype, x->T, x->h, x->a * x->dv / x->t, cf, cb, 0,
 			x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow, &G->pr_d,
 			&G->pr_w);
 	if (x->moe) {
@@ -375,8 +434,14 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 		/* with context parallelism, c ring steps of s/c queries
 		 * against s/c keys: together the rank's half of the causal
 		 * pairs of s/c queries x s keys (load-balanced chunks) */
-		*af = x->c * proj_op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 0, cf * x->c);
-		*ab = x->c * proj_op_attn(k, adt, x->b, hl, gl, sq, sq, x->dh, 1, cb * x->c);
+		/* MLA: query/key heads of dh + dr, value heads of dv: the
+		 * kernel's FLOPs are those of heads of their mean width */
+		double d = x->mla ? (x->dqk + x->dv) / 2 : x->dh;
+
+		if (x->mla)
+			gl = hl; /* keys and values per head after the up projection */
+		*af = x->c * proj_op_attn(k, adt, x->b, hl, gl, sq, sq, d, 0, cf * x->c);
+		*ab = x->c * proj_op_attn(k, adt, x->b, hl, gl, sq, sq, d, 1, cb * x->c);
 	}
 }
 
@@ -406,7 +471,19 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, sb, cf, 0);
 		*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * sb, cb, 0);
 	}
-	if (x->swiglu) { /* Llama family: rotary embedding on q and k */
+	if (x->mla) {
+		/* the RMSNorms of the query and kv latents; rope on the heads'
+		 * query part and the one shared key part */
+		double nb = 2 * x->BA * x->T * (x->rq + x->rkv);
+		double rb = 2 * x->BA * x->T * (x->a / x->t + 1) * x->dr;
+
+		*mf += proj_op_mem(k, CVC_MODEL_MEM_NORM, nb, cf, 0);
+		*mb += proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * nb, cb, 0);
+		if (rb > 0) {
+			*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
+			*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
+		}
+	} else if (x->swiglu) { /* Llama family: rotary embedding on q and k */
 		double rb = 2 * x->BA * x->T * (x->a + x->g) * x->dh / x->t;
 
 		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
@@ -414,11 +491,14 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 	}
 	if (x->fp8) {
 		double cb_bytes = fp8_cast_bytes(x);
-		double outs = x->qkv / x->t + x->h + (x->swiglu ? 2 : 1) * x->Tm / x->T * x->f /
+		double qkv_out = x->mla ? x->rq + x->a / x->t * x->dqk + x->rkv + x->dr +
+					  x->a / x->t * (x->dh + x->dv)
+					: x->qkv / x->t;
+		double outs = qkv_out + x->h + (x->swiglu ? 2 : 1) * x->Tm / x->T * x->f /
 			      (x->moe ? x->et : x->t) + x->h +
 			      (x->fs > 0 ? ((x->swiglu ? 2 : 1) * x->fs / x->t + x->h) : 0);
 
-		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * x->a * x->dh / x->t,
+		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * x->a * x->dv / x->t,
 				   cf, 0);
 		*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * outs, cb, 0);
 	}
@@ -488,7 +568,10 @@ static void cp_comm_ops(struct proj_sink *k, const struct proj_shape *x,
 			const struct proj_layer_runs *n, struct proj_layer_cost *lc)
 {
 	int full = n->full;
-	double kv = 2 * x->T * fmax(1, x->g / x->t) * x->dh * x->BA;
+	/* K and V of the local heads (MLA: every head's, after the up
+	 * projection) */
+	double kv = x->mla ? x->T * x->a / x->t * (x->dqk + x->dv) * x->BA
+			   : 2 * x->T * fmax(1, x->g / x->t) * x->dh * x->BA;
 	double one = (x->c - 1) * proj_op_coll(k, CVC_MODEL_SENDRECV, CVC_PROJ_COMM_CP, kv, 2,
 					       x->t * x->c <= x->gpn ? 2 : 1,
 					       n->M * n->L * (x->c - 1) * (3 + (full ? 1 : 0)));
@@ -603,8 +686,8 @@ void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, dou
 {
 	double t = sc->tp, e = sc->ep;
 
-	P->p_dense = (x->h * x->qkv + x->h * x->h + (x->moe ? x->h * x->E + x->ffs : x->ffw)) / t +
-		     4 * x->h;
+	P->p_dense = x->attw_t + (x->moe ? x->h * x->E + x->ffs : x->ffw) / t + 4 * x->h +
+		     x->rq + x->rkv;
 	P->p_exp = x->moe ? x->E / e * x->ffw / t : 0;
 	P->p_layer = P->p_dense + P->p_exp;
 	/* one pipeline stage holds both vocabulary matrices when there is
@@ -612,8 +695,8 @@ void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, dou
 	 * output layer, or the tied copy Megatron-Core keeps there) */
 	P->p_vocab = x->V * x->h / t * (sc->pp == 1 && !sc->tie_embeddings ? 2 : 1);
 	P->p_stage = L * P->p_layer + P->p_vocab;
-	P->p_total = sc->layers * (x->h * x->qkv + x->h * x->h + x->ffw * (x->moe ? x->E : 1) +
-				   (x->moe ? x->h * x->E + x->ffs : 0) + 4 * x->h) +
+	P->p_total = sc->layers * (x->attw + x->ffw * (x->moe ? x->E : 1) +
+				   (x->moe ? x->h * x->E + x->ffs : 0) + 4 * x->h + x->rq + x->rkv) +
 		     x->V * x->h * (sc->tie_embeddings ? 1 : 2);
 	P->wb = sc->dtype == CVC_PROJ_FP32 ? 4 : 2;
 	P->gbytes = x->BA;

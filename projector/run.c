@@ -25,6 +25,24 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		return "model sizes must be positive integers";
 	if (sc->kv_heads <= 0)
 		sc->kv_heads = sc->heads;
+	if (sc->head_dim <= 0) {
+		if (fmod(sc->hidden, sc->heads) != 0)
+			return "hidden not divisible by heads";
+		sc->head_dim = sc->hidden / sc->heads;
+	}
+	/* the latent ranks and the rope part mean nothing without MLA */
+	if (sc->kv_lora_rank <= 0)
+		sc->kv_lora_rank = sc->q_lora_rank = sc->qk_rope_dim = 0;
+	if (sc->v_head_dim <= 0 || sc->kv_lora_rank <= 0)
+		sc->v_head_dim = sc->head_dim;
+	if (sc->q_lora_rank < 0)
+		sc->q_lora_rank = 0;
+	if (sc->qk_rope_dim < 0)
+		sc->qk_rope_dim = 0;
+	if (!is_int(sc->head_dim) || !is_int(sc->v_head_dim) ||
+	    (sc->kv_lora_rank > 0 && !is_int(sc->kv_lora_rank)) ||
+	    sc->q_lora_rank != floor(sc->q_lora_rank) || sc->qk_rope_dim != floor(sc->qk_rope_dim))
+		return "head_dim and the MLA ranks must be positive integers";
 	if (sc->ffn <= 0)
 		sc->ffn = sc->ffn_type == CVC_PROJ_FFN_SWIGLU
 				  ? 256 * ceil(8 * sc->hidden / 3 / 256)
@@ -89,8 +107,6 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 	if (!is_int(sc->tp) || !is_int(sc->pp) || !is_int(sc->vpp) || !is_int(sc->cp) ||
 	    !is_int(sc->ep) || !is_int(sc->micro_batch) || !is_int(sc->global_batch))
 		return "parallel sizes and batches must be positive integers";
-	if (fmod(sc->hidden, sc->heads) != 0)
-		return "hidden not divisible by heads";
 	if (proj_is_3d(sc)) {
 		/* the grid's own checks; tp becomes the grid's size */
 		const char *why = proj_grid_reason(sc);
@@ -106,6 +122,8 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 	} else if (fmod(sc->shared_ffn, sc->tp) != 0) {
 		return "shared_ffn not divisible by tp";
 	}
+	if (sc->kv_lora_rank > 0 && sc->attention == CVC_PROJ_ATTN_UNFUSED)
+		return "multi-latent attention is priced with fused attention only";
 	if (sc->vpp > 1 && sc->pp < 2)
 		return "vpp > 1 needs pp > 1";
 	{

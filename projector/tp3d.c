@@ -66,8 +66,8 @@ const char *proj_grid_reason(cvc_proj_scenario *sc)
 		return "3D tensor parallelism runs without pipeline stages (pp 1)";
 	if (sc->cp != 1)
 		return "3D tensor parallelism runs without context parallelism (cp 1)";
-	if (sc->experts > 1)
-		return "3D tensor parallelism is priced for dense models only";
+	if (sc->experts > 1 || sc->kv_lora_rank > 0)
+		return "3D tensor parallelism is priced for dense models with standard attention";
 	if (sc->zero != 0)
 		return "3D tensor parallelism shards over tp_depth itself (zero 0)";
 	if (sc->dtype == CVC_PROJ_FP8 || sc->attention == CVC_PROJ_ATTN_UNFUSED)

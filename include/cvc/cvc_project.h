@@ -117,6 +117,13 @@ typedef struct cvc_proj_scenario {
 	 * --moe-shared-expert-intermediate-size */
 	double moe_ffn, shared_ffn;
 	int ffn_type;              /* enum cvc_proj_ffn */
+	/* attention heads' width: head_dim (0 = hidden / heads; Megatron's
+	 * --kv-channels); multi-latent attention (DeepSeek-V2/V3, Megatron-Core
+	 * --multi-latent-attention) when kv_lora_rank > 0: queries through a
+	 * q_lora_rank latent (0: projected directly), keys and values through
+	 * a kv_lora_rank latent, query/key heads of head_dim + qk_rope_dim,
+	 * value heads of v_head_dim (0 = head_dim) */
+	double head_dim, q_lora_rank, kv_lora_rank, qk_rope_dim, v_head_dim;
 	int tie_embeddings;        /* output layer shares the input embedding's
 				    * weights (Megatron-Core's default); 0: its own
 				    * (--untie-embeddings-and-output-weights: Llama,

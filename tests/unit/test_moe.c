@@ -3,8 +3,10 @@
  * "What one step is made of", MoE): routed experts of their own width
  * (moe_ffn), shared experts run on every token (shared_ffn), checked
  * against the parameter counts the models' authors publish, the operator
- * list, the memory and the layout checks; and the all-to-alls hidden by
- * Megatron-Core's combined 1F1B schedule (ep_overlap).
+ * list, the memory and the layout checks; the all-to-alls hidden by
+ * Megatron-Core's combined 1F1B schedule (ep_overlap); and DeepSeek's
+ * multi-latent attention (kv_lora_rank, q_lora_rank, qk_rope_dim,
+ * v_head_dim).
  */
 #include <math.h>
 #include <stdio.h>
@@ -65,8 +67,8 @@ static void run_valid(const char *text, struct got *g, int n)
  * router, routed and shared experts, norms), the input embedding and the
  * untied output layer.  Active: what one token runs through, from the
  * FLOPs cvc's MFU counts (evaluate.c: 6 x active GEMM weights per token,
- * plus attention and logits, taken out again here), and both vocabulary
- * matrices.
+ * plus the attention core, 2 s^2 a (dqk + dv) per layer, and the logits,
+ * taken out again here), and both vocabulary matrices.
  */
 static void params_of(const struct got *g, int i, double *total, double *active)
 {
@@ -74,11 +76,11 @@ static void params_of(const struct got *g, int i, double *total, double *active)
 	struct proj_shape x;
 	struct proj_params P;
 	double s = sc->seq, h = sc->hidden, L = sc->layers, V = sc->vocab;
-	double per_seq = g->r[i].model_flops / sc->global_batch;
-	double gemm = (per_seq / 3 - 2 * s * h * V - L * 4 * s * s * h) / (2 * s);
+	double per_seq = g->r[i].model_flops / sc->global_batch, gemm;
 
 	proj_shape_of(sc, &x);
 	proj_params_of(sc, &x, L, &P);
+	gemm = (per_seq / 3 - 2 * s * h * V - L * 2 * s * s * x.a * (x.dqk + x.dv)) / (2 * s);
 	*total = P.p_total;
 	*active = gemm + L * 4 * h + 2 * V * h;
 }
@@ -292,4 +294,103 @@ Test(moe, ep_overlap_hides_all_to_alls_under_the_paired_compute)
 	cr_expect_lt(hid[CVC_PROJ_COMM_EP], 0.999 * comm[CVC_PROJ_COMM_EP], "the all-to-alls outlast");
 	cr_expect_leq(hid[CVC_PROJ_COMM_EP], g.r[0].compute_s);
 	cr_expect_lt(g.r[1].step_s, g.r[0].step_s);
+}
+
+/* DeepSeek-V3 as released (Hugging Face deepseek-ai/DeepSeek-V3
+ * config.json): multi-latent attention, 256 routed experts of 2048 and one
+ * shared, top 8, untied; its first 3 of 61 layers are dense (ffn 18432). */
+#define DSV3 "name: deepseek-v3, layers: 61, hidden: 7168, heads: 128, ffn: 18432,\n" \
+	     " ffn_type: swiglu, vocab: 129280, experts: 256, top_k: 8, moe_ffn: 2048,\n" \
+	     " shared_ffn: 2048, tie_embeddings: false, q_lora_rank: 1536, kv_lora_rank: 512,\n" \
+	     " qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128, seq: 4096"
+
+/*
+ * Claim: with multi-latent attention, cvc counts DeepSeek-V3 as DeepSeek
+ * does: 671B parameters, 37B activated per token (DeepSeek-AI, "DeepSeek-V3
+ * Technical Report", arXiv 2412.19437, abstract; the multi-token-prediction
+ * module is not in the 671B).  cvc prices every layer as an MoE layer
+ * (docs/SCENARIOS.md), so the test replaces the expert FFNs of the 3 dense
+ * layers by their dense FFN by hand: 3 x (256 + 1) x 3 h 2048 + router out,
+ * 3 x 3 h 18432 in; activated: 3 x (9 x 3 h 2048) out, the same dense in.
+ * Tolerance: total 0.5% (671 rounds to 0.1%); activated 2% ("37B" rounds to
+ * 1.4%, and whether the input embedding counts as activated is not said:
+ * 2.5% of it).
+ */
+Test(moe, deepseek_v3_parameter_counts)
+{
+	struct got g;
+	double total, active, h = 7168, moe3 = 3 * (257 * 3 * h * 2048 + h * 256);
+	double dense3 = 3 * 3 * h * 18432;
+
+	run_valid("model: {" DSV3 "}\ntraining: {global_batch: 64}\n"
+		  "parallelism: {ep: 64, pp: 1}\nhardware: {gpu: H800, gpus: 64}\n", &g, 1);
+	params_of(&g, 0, &total, &active);
+	total += dense3 - moe3;
+	active += dense3 - 3 * (9 * 3 * h * 2048 + h * 256);
+	cr_log_info("DeepSeek-V3: %.2fB total, %.2fB active", total / 1e9, active / 1e9);
+	cr_expect_lt(fabs(total / 671e9 - 1), 0.005, "total %.2fB", total / 1e9);
+	cr_expect_lt(fabs(active / 37e9 - 1), 0.02, "active %.2fB", active / 1e9);
+}
+
+struct mlascan {
+	double T;
+	int q_down, q_up, kv_down, kv_up, out, attn;
+};
+
+static int mla_op(void *user, const cvc_proj_op *o)
+{
+	struct mlascan *s = user;
+	int64_t T = (int64_t)s->T;
+
+	if (o->kind == CVC_PROJ_OP_ATTN && !o->backward && o->heads == 64 && o->kv_heads == 64 &&
+	    o->k == 160 && o->m == 4096 && o->n == 4096)
+		s->attn++;
+	if (o->kind != CVC_PROJ_OP_GEMM || o->m != T || o->b != 1)
+		return 0;
+	s->q_down += o->n == 1536 && o->k == 7168;
+	s->q_up += o->n == 64 * 192 && o->k == 1536;
+	s->kv_down += o->n == 512 + 64 && o->k == 7168;
+	s->kv_up += o->n == 64 * 256 && o->k == 512;
+	s->out += o->n == 7168 && o->k == 64 * 128;
+	return 0;
+}
+
+/*
+ * Claim: multi-latent attention is priced as Megatron-Core's
+ * MLASelfAttention runs it: the query latent (7168 -> 1536) and the kv
+ * latent with the shared rope key (7168 -> 576) whole on every tp rank, the
+ * up projections (1536 -> heads x 192, 512 -> heads x (128 + 128)) and the
+ * output projection (heads x 128 -> 7168) split by heads, the fused core
+ * over query/key heads of 192 and value heads of 128 (priced at their mean
+ * width, 160: the same FLOPs) with as many key/value heads as query heads.
+ * Setup: DeepSeek-V3's attention, tp 2 (64 heads per rank), micro-batch 1
+ * x seq 4096.  Exact: each forward GEMM listed once, the core once; the
+ * MFU's attention core is 2 s^2 a (192 + 128) per layer forward.
+ */
+Test(moe, mla_projections_and_core)
+{
+	struct got g;
+	struct mlascan sc = {4096, 0, 0, 0, 0, 0, 0};
+	double s = 4096, per_seq, want;
+
+	run_valid("model: {" DSV3 "}\ntraining: {global_batch: 64}\n"
+		  "parallelism: {tp: 2, ep: 32}\nhardware: {gpu: H800, gpus: 64}\n", &g, 1);
+	cvc_proj_scenario_ops(&g.sc[0], mla_op, &sc);
+	cr_expect_eq(sc.q_down, 1, "q down %d", sc.q_down);
+	cr_expect_eq(sc.q_up, 1, "q up %d", sc.q_up);
+	cr_expect_eq(sc.kv_down, 1, "kv down %d", sc.kv_down);
+	cr_expect_eq(sc.kv_up, 1, "kv up %d", sc.kv_up);
+	cr_expect_eq(sc.out, 1, "out %d", sc.out);
+	cr_expect_eq(sc.attn, 1, "core %d", sc.attn);
+	/* cvc's MFU count: 3 x (GEMMs + core) per layer + logits */
+	per_seq = g.r[0].model_flops / 64;
+	want = 3 * (61 * (2 * s * (proj_attn_weights(&g.sc[0], 1, NULL) +
+				   3 * 7168.0 * (8 * 2048 + 2048) + 7168.0 * 256) +
+			  2 * s * s * 128 * (192 + 128)) +
+		    2 * s * 7168 * 129280);
+	cr_expect_float_eq(per_seq, want, 1e-9 * want, "%g vs %g", per_seq, want);
+	/* the attention block's weights: 11.0M + 37.7M + 4.1M + 16.8M + 117.4M */
+	cr_expect_float_eq(proj_attn_weights(&g.sc[0], 1, NULL),
+			   7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 +
+				   128.0 * 128 * 7168, 1e-3);
 }
