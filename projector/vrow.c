@@ -129,7 +129,7 @@ static int any_word(const char *t, const char *words)
 }
 
 /* What a free-text cell names. */
-enum wkind { W_DTYPE, W_ZERO, W_RECOMPUTE };
+enum wkind { W_DTYPE, W_ZERO, W_RECOMPUTE, W_FRAMEWORK, W_ATTENTION, W_FFN, W_OPT, W_FP8R };
 
 /* The words (any_word()) that name a value, by kind; the first rule of a
  * kind that matches wins, so the order settles overlaps ("bfloat16" holds
@@ -153,7 +153,50 @@ static const struct word_rule {
 	{W_RECOMPUTE, CVC_PROJ_RECOMP_SELECTIVE, "selective|core attention"},
 	{W_RECOMPUTE, CVC_PROJ_RECOMP_FULL, "full|block|uniform|=true|=yes|=on"},
 	{W_RECOMPUTE, CVC_PROJ_RECOMP_NONE, "none|=no|=false|=off|=0"},
+	/* the stack: Megatron's fused kernels (NeMo, Megatron-Bridge,
+	 * Megatron-DeepSpeed) or eager PyTorch (FSDP, DeepSpeed, torchtitan,
+	 * llm-foundry); JAX/XLA stacks match neither */
+	{W_FRAMEWORK, CVC_PROJ_FW_MEGATRON, "megatron|nemo|mcore|m-core"},
+	{W_FRAMEWORK, CVC_PROJ_FW_PYTORCH,
+	 "pytorch|torch|fsdp|titan|foundry|composer|deepspeed|accelerate|lightning|hugging|"
+	 "transformers|=ddp|colossal|fairscale"},
+	/* attention: "FlashAttention-2", "cuDNN (TE)", "SDPA", "FA3", "eager" */
+	{W_ATTENTION, CVC_PROJ_ATTN_FA4, "fa4|fa-4|flashattention-4|flash-attention-4|"
+					  "flash attention 4|flashattention4"},
+	{W_ATTENTION, CVC_PROJ_ATTN_FA2, "fa2|fa-2|flashattention-2|flash-attention-2|"
+					  "flash attention 2|flashattention2|flash_attn2"},
+	{W_ATTENTION, CVC_PROJ_ATTN_CUDNN, "cudnn"},
+	{W_ATTENTION, CVC_PROJ_ATTN_UNFUSED, "unfused|eager|naive|math|=none|=no"},
+	{W_ATTENTION, CVC_PROJ_ATTN_FLASH, "flash|fa3|sdpa|fused|triton|=te"},
+	/* FFN: gated (SwiGLU, GeGLU: three matrices) or not (GELU, ReLU,
+	 * squared ReLU: two) */
+	{W_FFN, CVC_PROJ_FFN_SWIGLU, "glu|silu|gated"},
+	{W_FFN, CVC_PROJ_FFN_GELU, "gelu|relu|=mlp"},
+	/* optimizer states: two moments (Adam, AdamW, LAMB) or one (SGD with
+	 * momentum, Lion, Muon) */
+	{W_OPT, CVC_PROJ_ADAM, "adam|lamb"},
+	{W_OPT, CVC_PROJ_SGD, "sgd|momentum|lion|muon"},
+	/* Transformer Engine's fp8 recipes */
+	{W_FP8R, CVC_PROJ_FP8_MXFP8, "mxfp8|=mx|block|microscal"},
+	{W_FP8R, CVC_PROJ_FP8_CURRENT, "current|dynamic"},
+	{W_FP8R, CVC_PROJ_FP8_DELAYED, "delayed|amax|hybrid|=te"},
 };
+
+/* The word kind of an enum field whose published cells are free text. */
+static int enum_kind(const char *key, enum wkind *kind)
+{
+	static const struct { const char *key; enum wkind kind; } kinds[] = {
+		{"framework", W_FRAMEWORK}, {"attention", W_ATTENTION}, {"ffn_type", W_FFN},
+		{"optimizer", W_OPT},       {"fp8_recipe", W_FP8R},
+	};
+
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (!strcmp(kinds[i].key, key)) {
+			*kind = kinds[i].kind;
+			return 0;
+		}
+	return -1;
+}
 
 /* The value of the first rule of kind that text names, read lower-cased
  * from its first cut - 1 bytes.  Returns 0, or -1 when none. */
@@ -417,6 +460,53 @@ static int read_gpu(struct vrow *r, struct vgiven *g, const char *t, int guess,
 	return 0;
 }
 
+/* "PyTorch FSDP2", "DeepSpeed ZeRO-3" in a framework cell: the sharding
+ * too, unless a column has said it. */
+static void zero_from_stack(struct vrow *r, struct vgiven *g, const char *t)
+{
+	char w[160];
+	double z;
+	int hybrid, torch;
+
+	lower_copy(w, sizeof w, t);
+	if (g->zero || !any_word(w, "fsdp|zero|shard") || parse_zero(t, &z, &hybrid, &torch))
+		return;
+	r->sc.zero = z;
+	g->zero = 1;
+	g->hybrid |= hybrid;
+	vrow_note(r, "zero=%g ('%s')", z, t);
+}
+
+/*
+ * An enum field's cell: one of its names, or for the fields published
+ * tables word freely ("FlashAttention-2", "AdamW", "torchtitan") what the
+ * words name, said in the row's notes.  0 with *v set; 1 when the words name
+ * a stack or kernel cvc has no model of (the row is not projected); -1 when
+ * the cell is malformed.
+ */
+static int read_enum(struct vrow *r, struct vgiven *g, const struct proj_field *fd,
+		     const char *k, const char *t, int *v)
+{
+	char w[64], what[256];
+	enum wkind kind;
+
+	/* longer than any enum name: truncating keeps it unmatched */
+	lower_copy(w, sizeof w, t);
+	if ((*v = proj_enum_index(fd->names, w)) >= 0)
+		return 0;
+	if (enum_kind(fd->key, &kind)) {
+		snprintf(what, sizeof what, "one of %s", fd->names);
+		return bad_cell(r, k, what);
+	}
+	if (match_words(t, 128, kind, v))
+		return cannot(r, "%s '%s' is none cvc models (%s)", fd->key, t, fd->names);
+	proj_enum_name(fd->names, *v, w, sizeof w);
+	vrow_note(r, "%s=%s ('%s')", fd->key, w, t);
+	if (kind == W_FRAMEWORK)
+		zero_from_stack(r, g, t);
+	return 0;
+}
+
 /* A scenario field's cell, by the field's type. */
 static int read_field(struct vrow *r, struct vgiven *g, int field, const char *k,
 		      const char *t, int guess)
@@ -444,16 +534,10 @@ static int read_field(struct vrow *r, struct vgiven *g, int field, const char *k
 		break;
 	}
 	case PF_ENUM: {
-		char w[64], what[256];
-		int v;
+		int v, rc = read_enum(r, g, fd, k, t, &v);
 
-		/* longer than any enum name: truncating keeps it unmatched */
-		lower_copy(w, sizeof w, t);
-		v = proj_enum_index(fd->names, w);
-		if (v < 0) {
-			snprintf(what, sizeof what, "one of %s", fd->names);
-			return bad_cell(r, k, what);
-		}
+		if (rc)
+			return rc;
 		proj_field_set_num(sc, field, v);
 		if (!strcmp(fd->key, "ffn_type"))
 			g->ffn_type = 1;

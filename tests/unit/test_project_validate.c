@@ -177,6 +177,16 @@ static char *validate_text(const char *text, const cvc_proj_validate_opts *o,
 	return buf;
 }
 
+/* The lines of validate's output (header first) into r[0..max); their count. */
+static int output_lines(char *out, const char **r, int max)
+{
+	int n = 0;
+
+	for (char *p = out; p && n < max; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		r[n++] = p;
+	return n;
+}
+
 Test(project_validate, iter_s_column_and_comments)
 {
 	const char *text = "# a comment\n"
@@ -393,13 +403,10 @@ Test(project_validate, free_text_cells_guesses_and_defaults)
 	cvc_proj_validation v;
 	char *out = validate_text(text, NULL, &v, CVC_OK);
 	const char *r[6];
-	int n = 0;
 
 	cr_assert_eq(v.all.rows, 5);
 	cr_assert_eq(v.all.expressible, 3, "%s", out);
-	for (char *p = out; p && n < 6; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		r[n++] = p;
-	cr_assert_eq(n, 6, "%s", out);
+	cr_assert_eq(output_lines(out, r, 6), 6, "%s", out);
 	/* the quoted cells come back quoted */
 	cr_expect(strstr(r[1], "\"Llama, 8B\"") == r[1], "%.80s", r[1]);
 	cr_expect(strstr(r[1], "\"a \"\"quoted\"\" note\""), "%.200s", r[1]);
@@ -420,6 +427,44 @@ Test(project_validate, free_text_cells_guesses_and_defaults)
 	cr_expect(strstr(r[4], "not projected: layout not given (tp, pp; or tp_row, tp_col, "
 				 "tp_depth)"), "%s", r[4]);
 	cr_expect(strstr(r[5], "not projected") == NULL, "%s", r[5]);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/* The enum columns published tables word freely: what the words name is
+ * used and said; a stack cvc has no model of (JAX) or words it cannot read
+ * leave that row unprojected, not the file refused. */
+Test(project_validate, enum_cells_in_published_wording)
+{
+	/* the same run, worded five ways: framework, attention, optimizer, ffn_type */
+#define RUN "\n32,4096,32,4096,1,1,64,8,H100,bf16,9000,"
+	const char *text =
+		"layers,hidden,heads,seq,tp,pp,global_batch,gpus,gpu,dtype,tokens_per_s_per_gpu,"
+		"framework,attention,optimizer,ffn_type"
+		RUN "torchtitan,FlashAttention-2,AdamW,GeGLU" RUN "PyTorch FSDP2,cuDNN (TE),Lion,squared ReLU"
+		RUN "NeMo 2.0,SDPA,adam,gelu" RUN "MaxText (JAX),flash,adam,gelu"
+		RUN "megatron,ring-attention,adam,gelu\n";
+#undef RUN
+	cvc_proj_validation v;
+	char *out = validate_text(text, NULL, &v, CVC_OK);
+	const char *r[6];
+
+	cr_assert_eq(output_lines(out, r, 6), 6, "%s", out);
+	cr_expect_eq(v.all.rows, 5);
+	cr_expect_eq(v.all.expressible, 3, "%s", out);
+	static const struct { int row; const char *said; } want[] = {
+		{1, "framework=pytorch ('torchtitan')"}, {1, "attention=fa2 ('FlashAttention-2')"},
+		{1, "optimizer=adam ('AdamW')"}, {1, "ffn_type=swiglu ('GeGLU')"},
+		{2, "zero=3 ('PyTorch FSDP2')"}, {2, "attention=cudnn ('cuDNN (TE)')"},
+		{2, "optimizer=sgd ('Lion')"}, {2, "ffn_type=gelu ('squared ReLU')"},
+		{3, "framework=megatron ('NeMo 2.0')"}, {3, "attention=flash ('SDPA')"},
+		{4, "not projected: framework 'MaxText (JAX)' is none cvc models"},
+		{5, "not projected: attention 'ring-attention' is none cvc models"},
+	};
+
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		cr_expect(strstr(r[want[i].row], want[i].said), "row %d lacks %s: %.300s",
+			  want[i].row, want[i].said, r[want[i].row]);
 	free(out);
 	cvc_proj_validation_release(&v);
 }
