@@ -82,6 +82,11 @@ seed_from_shared() {
 			sqlite3 "$work/seed.db" "PRAGMA journal_mode=DELETE; PRAGMA page_size=512; VACUUM;" >/dev/null 2>&1 &&
 			cp "$work/seed.db" "$corpus/shared-seed.db"
 		rm -f "$work/seed.db" "$work/seed.db-wal" "$work/seed.db-shm" "$work/seed.json" ;;
+	validate)
+		# The published tables' header and first rows: their free text.
+		for f in "$shared"/published/*.csv; do
+			[ -f "$f" ] && head -n 12 "$f" > "$corpus/shared-$(basename "$f")"
+		done ;;
 	stream)
 		# Through a pipe, detection picks the importer: seeds of every format.
 		for f in kineto nsys nccltests cvcdb; do seed_from_shared $f; done ;;
@@ -92,7 +97,8 @@ if [ ! -f "$corpus/.seeded" ]; then
 	case $target in
 	catalog) cp "$src/models/hw/catalog.csv" "$corpus/repo-catalog.csv" ;;
 	rules) cp "$src/analysis/rules/default.rules" "$corpus/repo-default.rules" ;;
-	scenario) cp "$src/projector/studies"/*.yaml "$corpus/" ;;
+	scenario) cp "$src/projector/studies"/*.yaml "$src/examples"/*.yaml "$corpus/" ;;
+	validate) cp "$src/tests/data"/*.csv "$corpus/" 2>/dev/null ;;
 	spool) [ -n "$seed_spool" ] && rm -f "$corpus/seed.spool" && "$seed_spool" "$corpus/seed.spool" ;;
 	esac
 	seed_from_shared "$target"
