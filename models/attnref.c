@@ -12,7 +12,9 @@
  * runs) on the measured tables of ../shared/traces/attention-bench:
  * NVIDIA/cudnn-frontend's attention-training results (Llama-3.1 shapes
  * B=2, Hq=64, Hkv=8, d=128, S=2k-32k; Qwen3.5 d=256) on A100, H200 and
- * GB200, and its 2026-02 H200 / 2026-04 GB200 runs.  docs/MODELS.md
+ * GB200, and its 2026-02 H200 / 2026-04 GB200 runs; ROCm's flash-attention
+ * (CK) on MI300X at one sequence length (ROCm/flash-attention issue #142),
+ * so that AMD GPUs are not priced by cuDNN's curves.  docs/MODELS.md
  * "Attention" has the table and the fit quality.  The benchmarks ran at
  * the boost clock; the efficiencies are per datasheet clock (taken against
  * the peak at the benchmark's clock, OPM_BENCH_CLOCK_*), since a training
@@ -28,14 +30,18 @@
 #include "cvc/cvc_model.h"
 #include "models/opmodel_int.h"
 
-/* Reference GPUs the curves were measured on, one per generation. */
+/* Reference GPUs the curves were measured on, one per generation and
+ * vendor. */
 static const struct {
 	const char *gpu;      /* catalog name */
-	double bf16, sms;     /* dense bf16 TFLOP/s, SMs (for the nearest) */
+	double bf16, sms;     /* dense bf16 TFLOP/s, SMs or CUs (for the nearest) */
+	const char *vendor;   /* another vendor's kernels are another library */
 } ref_gpu[] = {
-	{"A100-SXM-80GB", 312, 108}, /* measured on an A100 80GB PCIe, peak 312 */
-	{"H200-SXM", 989.4, 132},
-	{"GB200", 2500, 148},
+	{"A100-SXM-80GB", 312, 108, "NVIDIA"}, /* measured on an A100 80GB PCIe, peak 312 */
+	{"H200-SXM", 989.4, 132, "NVIDIA"},
+	{"GB200", 2500, 148, "NVIDIA"},
+	/* ROCm flash-attention (CK) at one sequence length: flat curves */
+	{"MI300X", 1307.4, 304, "AMD"},
 };
 #define NREF (sizeof ref_gpu / sizeof ref_gpu[0])
 
@@ -96,6 +102,9 @@ static const struct opm_attn_curve curves[] = {
 	{2, 2, 0, 1, 1, 128, 0.5453, 1698.2, 5.33, 5},
 	{2, 2, 0, 0, 0, 128, 0.6353, 316.2, 3.78, 5},
 	{2, 2, 0, 1, 0, 128, 0.5327, 549.5, 4.82, 5},
+	/* MI300X, ROCm flash-attention 2 (CK), S = 16384 only */
+	{3, 1, 0, 0, 0, 128, 0.2581, 0.0, 4.80, 4},
+	{3, 1, 0, 1, 0, 128, 0.1545, 0.0, 1.99, 4},
 };
 #define NCURVES (sizeof curves / sizeof curves[0])
 
@@ -123,6 +132,9 @@ int opm_attn_ref_gpu(const cvc_hw_spec *spec)
 	for (size_t i = 0; i < NREF; i++) {
 		double d = fabs(log(p / ref_gpu[i].bf16)) + 0.5 * fabs(log(sms / ref_gpu[i].sms));
 
+		if (spec->vendor[0] && strcmp(spec->vendor, ref_gpu[i].vendor))
+			d += 10; /* cuDNN curves do not price ROCm kernels */
+
 		if (d < best)
 			best = d, b = (int)i;
 	}
@@ -140,6 +152,7 @@ static const int stack_default[NREF][2] = {
 	{CVC_ATTN_FA2, CVC_ATTN_FA2},     /* Ampere */
 	{CVC_ATTN_CUDNN, CVC_ATTN_FA2},   /* Hopper */
 	{CVC_ATTN_CUDNN, CVC_ATTN_CUDNN}, /* Blackwell */
+	{CVC_ATTN_FA2, CVC_ATTN_FA2},     /* CDNA3: ROCm flash-attention (CK) */
 };
 
 int opm_attn_default(int ref, int torch)
@@ -227,9 +240,13 @@ static void fit_curve(const double *S, const double *e, int n, double *emax, dou
 		      double *mape)
 {
 	double best = INFINITY;
+	int one_s = 1;
 
 	*emax = *s0 = 0;
-	for (int i = 0; i < 400; i++) {
+	for (int j = 1; j < n; j++)
+		one_s &= S[j] == S[0];
+	/* one sequence length cannot place s0: a flat curve (s0 = 0) */
+	for (int i = 0; i < (one_s ? 1 : 400); i++) {
 		double s = i == 0 ? 0 : pow(10, 1 + i * 0.01), num = 0, den = 0, err = 0, em;
 
 		for (int j = 0; j < n; j++) {
@@ -386,6 +403,66 @@ out:
 	return rc;
 }
 
+/* The line at *pos into buf (NUL-terminated, cut at len - 1); moves past it. */
+static void take_line(const char *text, size_t len, size_t *pos, long *line, char *buf,
+		      size_t blen)
+{
+	size_t n = 0;
+
+	while (*pos < len && text[*pos] != '\n') {
+		if (n + 1 < blen)
+			buf[n++] = text[*pos];
+		(*pos)++;
+	}
+	buf[n] = 0;
+	*pos += *pos < len;
+	(*line)++;
+}
+
+/*
+ * flash-attention's benchmarks/benchmark_flash_attention.py printout: a
+ * "### causal=False, headdim=128, batch_size=1, seqlen=16384 ###" line, then
+ * one "NAME fwd: X TFLOPs/s, bwd: Y TFLOPs/s, ..." line per implementation;
+ * its "Flash2" rows are FlashAttention-2 (the ROCm build: CK).  The script
+ * counts 4 B S^2 H d forward (halved causal), 2.5x that backward: the
+ * convention here.  Other names (its PyTorch rows) are not read.
+ */
+static int fa_printout(const char *path, const char *text, size_t len, size_t *pos, long *line,
+		       int ref, double peak, struct group *g, int *ng, int max, char *err,
+		       size_t errlen)
+{
+	char buf[256], causal[8];
+	int d, b, S;
+	struct opm_attn_curve key;
+
+	take_line(text, len, pos, line, buf, sizeof buf);
+	if (sscanf(buf, "### causal=%7[^,], headdim=%d, batch_size=%d, seqlen=%d", causal, &d, &b,
+		   &S) != 4 || S <= 0 || d <= 0) {
+		snprintf(err, errlen, "'%s': line %ld: expected '### causal=..., headdim=N, "
+			 "batch_size=N, seqlen=N ###'", path, *line - 1);
+		return -1;
+	}
+	memset(&key, 0, sizeof key);
+	key.ref = ref;
+	key.backend = CVC_ATTN_FA2;
+	key.causal = !strcmp(causal, "True");
+	key.head_dim = d;
+	while (*pos < len && text[*pos] != '#' && text[*pos] != '`') {
+		double f, bw;
+
+		take_line(text, len, pos, line, buf, sizeof buf);
+		if (sscanf(buf, "Flash2 fwd: %lf TFLOPs/s, bwd: %lf TFLOPs/s", &f, &bw) != 2)
+			continue;
+		key.bwd = 0;
+		if (f > 0 && add_point(g, ng, max, &key, S, f / peak, path, err, errlen))
+			return -1;
+		key.bwd = 1;
+		if (bw > 0 && add_point(g, ng, max, &key, S, bw / peak, path, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
 static int add_file(const char *path, double peak_tflops, int ref, struct group *g, int *ngp,
 		    int max, char *err, size_t errlen)
 {
@@ -403,6 +480,12 @@ static int add_file(const char *path, double peak_tflops, int ref, struct group 
 	while (pos < len) {
 		int c_be, c_dt, c_mask, c_sq, c_skv, c_d, c_pass, c_det, c_t, c_tf, c_tb, c_ok, c_sw;
 
+		if (len - pos >= 11 && memcmp(text + pos, "### causal=", 11) == 0) {
+			if (fa_printout(path, text, len, &pos, &line, ref, peak_tflops, g, &ng,
+					max, err, errlen))
+				goto out;
+			continue;
+		}
 		if (len - pos >= 6 && memcmp(text + pos, "Batch,", 6) == 0) {
 			if (sdpa_table(path, text, len, &pos, &line, ref, peak_tflops, g, &ng, max,
 				       err, errlen))
