@@ -450,3 +450,42 @@ Test(moe, shipped_example_runs_and_overlap_only_helps)
 	cvc_proj_ctx_free(ctx);
 	cvc_proj_study_free(st);
 }
+
+/*
+ * Claim: the per-layer price cache (evaluate.c) keys every attention width:
+ * scenarios that differ only in head_dim or the MLA ranks are priced as if
+ * each ran alone.  Setup: five attention shapes of one 16-head model in one
+ * study (one context, so the cache is shared), against each in a study of
+ * its own (a fresh context).  Exact.
+ */
+Test(moe, layer_cache_keys_the_attention_shape)
+{
+	static const char *const shapes[] = {
+		"head_dim: 128", "head_dim: 64",
+		"kv_lora_rank: 512, qk_rope_dim: 64, v_head_dim: 128, head_dim: 128",
+		"kv_lora_rank: 256, qk_rope_dim: 64, v_head_dim: 128, head_dim: 128",
+		"kv_lora_rank: 512, q_lora_rank: 768, qk_rope_dim: 32, v_head_dim: 64",
+	};
+	char y[1024], one[512];
+	struct got all, g;
+	size_t n = sizeof shapes / sizeof shapes[0], k = 0;
+
+	k += (size_t)snprintf(y + k, sizeof y - k, "model: [");
+	for (size_t i = 0; i < n; i++)
+		k += (size_t)snprintf(y + k, sizeof y - k, "%s{layers: 4, hidden: 2048, heads: 16, %s}",
+				      i ? ", " : "", shapes[i]);
+	snprintf(y + k, sizeof y - k, "]\ntraining: {global_batch: 64}\n"
+				      "hardware: {gpu: H100-SXM, gpus: 8}\n");
+	run_valid(y, &all, (int)n);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(one, sizeof one, "model: {layers: 4, hidden: 2048, heads: 16, %s}\n"
+					  "training: {global_batch: 64}\n"
+					  "hardware: {gpu: H100-SXM, gpus: 8}\n", shapes[i]);
+		run_valid(one, &g, 1);
+		cr_expect_eq(all.r[i].step_s, g.r[0].step_s, "%s: %.9g in the study, %.9g alone",
+			     shapes[i], all.r[i].step_s, g.r[0].step_s);
+		cr_expect_eq(all.r[i].mem_gb, g.r[0].mem_gb, "%s", shapes[i]);
+	}
+	cr_expect_neq(all.r[0].step_s, all.r[1].step_s, "head_dim moves the step");
+	cr_expect_neq(all.r[2].step_s, all.r[3].step_s, "kv_lora_rank moves the step");
+}
