@@ -240,7 +240,14 @@ Test(cupti_decode, forked_children_leave_the_parent_spool_alone)
 	int rc;
 
 	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
-	snprintf(cmd, sizeof cmd, "env -u CVC_PROFILE_PARENT CVC_PROFILE_DIR='%s' RANK=5 '%s' '%s' fork",
+	/* LeakSanitizer off for the harness and its children: GCC 12's (Debian
+	 * 12's libasan) runs its leak check in a forked child of a threaded
+	 * process and waits forever for an allocator lock another thread of
+	 * the parent held at fork (seen: 1 run in 15 hung in CI's ASan build;
+	 * stack: __cxa_finalize -> DoLeakCheck -> LockAllocator).  The leaks of
+	 * this code are checked by every other harness test. */
+	snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" "
+		 "env -u CVC_PROFILE_PARENT CVC_PROFILE_DIR='%s' RANK=5 '%s' '%s' fork",
 		 dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = tu_run(cmd, &out, &err);
