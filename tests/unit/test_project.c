@@ -747,14 +747,15 @@ Test(project, llama3_405b_memory_as_meta_ran_it)
 Test(project, untied_output_layer_memory)
 {
 	struct collect c;
+	int valid = 0;
 
 	run("model: {layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336,\n"
 	    "        ffn_type: swiglu, vocab: 128256, seq: 8192, tie_embeddings: [true, false]}\n"
 	    "training: {global_batch: 64, zero: 0}\n"
 	    "parallelism: {pp: [1, 2]}\nhardware: {gpu: H100, gpus: 16}\n", &c, 0);
-	cr_assert_eq(c.n, 4);
-	for (int i = 0; i < 4; i++)
-		cr_assert(c.r[i].valid, "%d: %s", i, c.r[i].reason);
+	for (int i = 0; i < c.n; i++)
+		valid += c.r[i].valid;
+	cr_assert_eq(valid, 4, "%d of %d valid", valid, c.n);
 	cr_expect_float_eq(c.r[2].mem_params_gb - c.r[0].mem_params_gb, 128256.0 * 4096 * 18 / 1e9,
 			   1e-9, "pp 1: %g GB more", c.r[2].mem_params_gb - c.r[0].mem_params_gb);
 	cr_expect_eq(c.r[3].mem_params_gb, c.r[1].mem_params_gb);
