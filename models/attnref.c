@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cvc/cvc_csv.h"
 #include "cvc/cvc_model.h"
@@ -132,7 +133,7 @@ int opm_attn_ref_gpu(const cvc_hw_spec *spec)
 	for (size_t i = 0; i < NREF; i++) {
 		double d = fabs(log(p / ref_gpu[i].bf16)) + 0.5 * fabs(log(sms / ref_gpu[i].sms));
 
-		if (spec->vendor[0] && strcmp(spec->vendor, ref_gpu[i].vendor))
+		if (spec->vendor[0] && strcasecmp(spec->vendor, ref_gpu[i].vendor))
 			d += 10; /* cuDNN curves do not price ROCm kernels */
 
 		if (d < best)
