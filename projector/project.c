@@ -301,6 +301,19 @@ struct layer_gemms {
  * per-layer collective (twice forward and twice backward, the backward pair
  * again under full recomputation). */
 
+/* A dense FFN of width w split by tp (FC1 with its gate, FC2) into G's up
+ * and down GEMMs; split_ag / split_rs / slow: the chunks and SM margin of
+ * TP overlap (gemm3()), 1 / 1 / 1 without it. */
+static void dense_ffn_gemms(struct proj_sink *k, const struct proj_shape *x, double w, double cf,
+			    double cb, double split_ag, double split_rs, double slow,
+			    struct layer_gemms *G)
+{
+	G->up_f = gemm3(k, x->dtype, x->T, (x->swiglu ? 2 : 1) * w / x->t, x->h, cf, cb, 0,
+			split_ag, 1, 1, &G->up_d, &G->up_w);
+	G->dn_f = gemm3(k, x->dtype, x->T, x->h, w / x->t, cf, cb, 0, split_rs, split_ag, slow,
+			&G->dn_d, &G->dn_w);
+}
+
 /* MoE FFN: router (bf16), then each rank's E/ep experts as one grouped
  * GEMM over the T*k routed tokens it receives (balanced routing: T*k/(E/ep)
  * per expert), expert tensor parallel etp; and the token permutation
@@ -328,14 +341,11 @@ static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 		 * FFN of their total width over every token, tensor parallel
 		 * as the dense FFN is; not overlapped with the all-to-all
 		 * (--moe-shared-expert-overlap is off by default) */
-		double sd, sw;
+		struct layer_gemms s;
 
-		G->up_f += gemm3(k, x->dtype, x->T, (x->swiglu ? 2 : 1) * x->fs / x->t, x->h, cf,
-				 cb, 0, 1, 1, 1, &sd, &sw);
-		G->up_d += sd, G->up_w += sw;
-		G->dn_f += gemm3(k, x->dtype, x->T, x->h, x->fs / x->t, cf, cb, 0, 1, 1, 1, &sd,
-				 &sw);
-		G->dn_d += sd, G->dn_w += sw;
+		dense_ffn_gemms(k, x, x->fs, cf, cb, 1, 1, 1, &s);
+		G->up_f += s.up_f, G->up_d += s.up_d, G->up_w += s.up_w;
+		G->dn_f += s.dn_f, G->dn_d += s.dn_d, G->dn_w += s.dn_w;
 	}
 	/* token permutation before the experts and its inverse after, each
 	 * way (Megatron-Core's permute / unpermute: read and write the routed
@@ -354,20 +364,19 @@ static double mla_gemm_ops(struct proj_sink *k, const struct proj_shape *x, doub
 			   double *dgrad, double *wgrad)
 {
 	double hl = x->a / x->t, f = 0, d, w;
+	/* (out, in) of each projection; no query latent: one fewer */
+	const double nk[4][2] = {
+		{x->rq, x->h},                                  /* query down */
+		{hl * x->dqk, x->rq > 0 ? x->rq : x->h},        /* query up */
+		{x->rkv + x->dr, x->h},                         /* kv down, rope key */
+		{hl * (x->dh + x->dv), x->rkv},                 /* kv up */
+	};
 
 	*dgrad = *wgrad = 0;
-	if (x->rq > 0) {
-		f += gemm3(k, x->dtype, x->T, x->rq, x->h, cf, cb, 0, 1, 1, 1, &d, &w);
+	for (int i = x->rq > 0 ? 0 : 1; i < 4; i++) {
+		f += gemm3(k, x->dtype, x->T, nk[i][0], nk[i][1], cf, cb, 0, 1, 1, 1, &d, &w);
 		*dgrad += d, *wgrad += w;
-		f += gemm3(k, x->dtype, x->T, hl * x->dqk, x->rq, cf, cb, 0, 1, 1, 1, &d, &w);
-	} else {
-		f += gemm3(k, x->dtype, x->T, hl * x->dqk, x->h, cf, cb, 0, 1, 1, 1, &d, &w);
 	}
-	*dgrad += d, *wgrad += w;
-	f += gemm3(k, x->dtype, x->T, x->rkv + x->dr, x->h, cf, cb, 0, 1, 1, 1, &d, &w);
-	*dgrad += d, *wgrad += w;
-	f += gemm3(k, x->dtype, x->T, hl * (x->dh + x->dv), x->rkv, cf, cb, 0, 1, 1, 1, &d, &w);
-	*dgrad += d, *wgrad += w;
 	return f;
 }
 
@@ -396,11 +405,8 @@ static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
 	if (x->moe) {
 		moe_ffn_ops(k, x, n, G, mf, mb);
 	} else {
-		G->up_f = gemm3(k, x->dtype, x->T, (x->swiglu ? 2 : 1) * x->f / x->t, x->h, cf, cb,
-				0, x->ag_ovl ? tsplit : 1, 1, 1, &G->up_d, &G->up_w);
-		G->dn_f = gemm3(k, x->dtype, x->T, x->h, x->f / x->t, cf, cb, 0,
-				x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow,
-				&G->dn_d, &G->dn_w);
+		dense_ffn_gemms(k, x, x->f, cf, cb, x->ag_ovl ? tsplit : 1,
+				x->rs_ovl ? TP_RS_SPLITS : 1, rs_slow, G);
 	}
 }
 
