@@ -90,6 +90,7 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 		if (step)
 			k->unc = &lc->unc;
 		proj_layer_ops(k, x, 1, 1, lc); /* counts: one layer's own */
+		proj_ends_ops(k, x, 1, lc);
 		k->unc = step;
 	}
 	if (notes_record(u, before, n0, lc))
@@ -114,12 +115,23 @@ static void invalid(cvc_proj_result *r, const char *why)
 	r->reason = why;
 }
 
-/* One micro-batch through a stage of L layers plus extra seconds of
- * stage-only work (embedding, logits and loss). */
+/* One micro-batch through a stage of L layers (Ld of them dense layers
+ * of an MoE model) plus extra seconds of stage-only work (embedding,
+ * logits and loss); fwd_c, bwd_c: its layers' compute each way. */
 struct mb_cost {
-	double L, stage_c, gap_s, margin_s, tp_mb, tp_hid, ep_mb, ep_hid, cp_mb, cp_hid;
-	double fsdp_mb, dp_rs_mb, fsdp_exp, t_mb;
+	double L, Ld, fwd_c, bwd_c, stage_c, gap_s, margin_s, tp_mb, tp_hid, ep_mb, ep_hid;
+	double cp_mb, cp_hid, fsdp_mb, dp_rs_mb, fsdp_exp, t_mb;
 };
+
+/* The layers of a stage: Lm of the main shape (lc), Ld dense (ld). */
+struct stage_layers {
+	const struct proj_layer_cost *lc, *ld;
+	double Lm, Ld;
+};
+
+/* Sums over the stage's layers of one per-layer figure, or of two. */
+#define SUM_OF(S, f) ((S)->Lm * (S)->lc->f + (S)->Ld * (S)->ld->f)
+#define SUM2_OF(S, f, g) ((S)->Lm * ((S)->lc->f + (S)->lc->g) + (S)->Ld * ((S)->ld->f + (S)->ld->g))
 
 /* Exposed time of per-layer weight gathers (ag before each forward) and
  * backward traffic (tot_b: the backward's gathers and the gradient
@@ -150,34 +162,69 @@ static double ep_paired_share(const cvc_proj_scenario *sc)
 	return n > 0 ? fmax(0, n - warm) / n : 0;
 }
 
+/*
+ * ZeRO-3 / FSDP over a stage with dense layers too: per layer all-gather
+ * of parameters before forward and backward (again for recompute),
+ * reduce-scatter of gradients after backward, each layer at its own size.
+ * Exposed: taken as one block of dense layers, then the MoE ones (exact
+ * for first-k-dense patterns; an alternating pattern's prefetch crosses
+ * types at every layer, which this sees at the one boundary only).
+ */
+static void fsdp_mixed(const cvc_proj_scenario *sc, const struct stage_layers *S,
+		       const struct proj_step_cost *st, struct mb_cost *o)
+{
+	double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
+	double agm = st->fsdp_ag, agd = st->fsdp_ag_d;
+	double tbm = nag_b * agm + st->fsdp_rs, tbd = nag_b * agd + st->fsdp_rs_d;
+
+	o->fsdp_mb = (S->Lm * agm + S->Ld * agd) * (1 + nag_b);
+	o->dp_rs_mb = S->Lm * st->fsdp_rs + S->Ld * st->fsdp_rs_d;
+	if (!sc->dp_overlap) {
+		o->fsdp_exp = o->fsdp_mb + o->dp_rs_mb;
+		return;
+	}
+	o->fsdp_exp = gathered_exposed(S->ld, S->Ld, agd, tbd, 1);
+	if (S->Lm > 0) /* the first MoE layer's traffic under the last dense layer's */
+		o->fsdp_exp += fmax(0, agm - S->ld->fwd_s) + fmax(0, tbm - S->ld->bwd_s) +
+			       (S->Lm - 1) * (fmax(0, agm - S->lc->fwd_s) +
+					      fmax(0, tbm - S->lc->bwd_s));
+}
+
 /* extra_kernels: the launches of the stage-only work; gap_us: between two
  * back-to-back kernels (cvc_model_kernel_gap_us), charged per launch: the
  * time no operator model sees. */
-static void mb_cost_of(const cvc_proj_scenario *sc, const struct proj_layer_cost *lc,
-		       const struct proj_step_cost *st, double L, double extra, double extra_kernels,
+static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S,
+		       const struct proj_step_cost *st, double extra, double extra_kernels,
 		       double gap_us, struct mb_cost *o)
 {
-	double dc = sc->dp * sc->cp;
+	const struct proj_layer_cost *lc = S->lc;
+	double dc = sc->dp * sc->cp, L = S->Lm + S->Ld;
 
 	memset(o, 0, sizeof *o);
 	o->L = L;
-	o->stage_c = L * (lc->fwd_s + lc->bwd_s) + extra;
-	o->gap_s = 1e-6 * gap_us * (L * lc->kernels + extra_kernels);
-	o->margin_s = L * lc->tp_margin_s;
-	o->tp_mb = L * (lc->tp_fwd_s + lc->tp_bwd_s);
-	o->tp_hid = fmin(o->tp_mb, L * lc->tp_hid_s);
-	o->ep_mb = L * (lc->ep_fwd_s + lc->ep_bwd_s);
+	o->Ld = S->Ld;
+	o->fwd_c = SUM_OF(S, fwd_s);
+	o->bwd_c = SUM_OF(S, bwd_s);
+	o->stage_c = SUM2_OF(S, fwd_s, bwd_s) + extra;
+	o->gap_s = 1e-6 * gap_us * (SUM_OF(S, kernels) + extra_kernels);
+	o->margin_s = SUM_OF(S, tp_margin_s);
+	o->tp_mb = SUM2_OF(S, tp_fwd_s, tp_bwd_s);
+	o->tp_hid = fmin(o->tp_mb, SUM_OF(S, tp_hid_s));
+	/* the dense layers have none */
+	o->ep_mb = S->Lm * (lc->ep_fwd_s + lc->ep_bwd_s);
 	/* combined 1F1B: a layer's forward all-to-alls run under the paired
 	 * micro-batch's backward compute of that layer, and the other way */
 	if (sc->ep_overlap)
-		o->ep_hid = ep_paired_share(sc) * L *
+		o->ep_hid = ep_paired_share(sc) * S->Lm *
 			    (fmin(lc->ep_fwd_s, lc->bwd_s) + fmin(lc->ep_bwd_s, lc->fwd_s));
-	o->cp_mb = L * (lc->cp_fwd_s + lc->cp_bwd_s);
-	o->cp_hid = fmin(o->cp_mb, L * (lc->attn_fwd_s + lc->attn_bwd_s));
+	o->cp_mb = SUM2_OF(S, cp_fwd_s, cp_bwd_s);
+	o->cp_hid = fmin(o->cp_mb, SUM2_OF(S, attn_fwd_s, attn_bwd_s));
 	/* ZeRO-3 / FSDP: per layer all-gather of parameters before forward and
 	 * backward (again for recompute), reduce-scatter of gradients after
 	 * backward; prefetch hides layer i+1's gather under layer i */
-	if (sc->zero >= 3 && dc > 1 && L > 0) {
+	if (sc->zero >= 3 && dc > 1 && S->Ld > 0) {
+		fsdp_mixed(sc, S, st, o);
+	} else if (sc->zero >= 3 && dc > 1 && L > 0) {
 		double ag = st->fsdp_ag, rs = st->fsdp_rs;
 		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
 		double tot_b = nag_b * ag + rs;
@@ -235,33 +282,53 @@ static const struct proj_pricer *usable_pricer(cvc_proj_ctx *ctx, const cvc_proj
 	return p;
 }
 
+/* u = wa a + wb b: the prices of a stage's layers of two shapes. */
+static void unc_mix(struct proj_unc *u, const struct proj_unc *a, double wa,
+		    const struct proj_unc *b, double wb)
+{
+	for (int c = 0; c < PU_N; c++) {
+		u->t[c] = wa * a->t[c] + wb * b->t[c];
+		u->ts[c] = wa * a->ts[c] + wb * b->ts[c];
+		u->tdef[c] = wa * a->tdef[c] + wb * b->tdef[c];
+		u->tcarry[c] = wa * a->tcarry[c] + wb * b->tcarry[c];
+		u->ext[c] = fmax(wa > 0 ? a->ext[c] : 0, wb > 0 ? b->ext[c] : 0);
+	}
+}
+
 /* One micro-batch through each stage: the slowest sets the pace (*best).
  * Returns -1 when the pipeline stages cannot be split. */
 static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *p,
-			 const struct proj_layer_cost *lc, const struct proj_step_cost *st,
-			 struct mb_cost *best)
+			 const struct proj_layer_cost *lc, const struct proj_layer_cost *ld,
+			 const struct proj_step_cost *st, struct mb_cost *best)
 {
-	double Ls[3], ext[3], extk[3], first, mid, last, pp = sc->pp;
+	double pp = sc->pp, first_e = lc->first_fwd_s + lc->first_bwd_s;
+	double last_e = lc->last_fwd_s + lc->last_bwd_s;
 	double gap = cvc_model_kernel_gap_us(p->ms_base);
-	int ns = 0;
 	struct mb_cost one;
+	int n = 1;
 
-	if (proj_stage_layers(sc, &first, &mid, &last))
-		return -1;
-	if (pp > 1) {
-		Ls[ns] = first, extk[ns] = lc->first_kernels;
-		ext[ns++] = lc->first_fwd_s + lc->first_bwd_s;
-		if (pp > 2)
-			Ls[ns] = mid, extk[ns] = 0, ext[ns++] = 0;
-		Ls[ns] = last, extk[ns] = lc->last_kernels;
-		ext[ns++] = lc->last_fwd_s + lc->last_bwd_s;
-	} else {
-		Ls[ns] = first, extk[ns] = lc->first_kernels + lc->last_kernels;
-		ext[ns++] = lc->first_fwd_s + lc->first_bwd_s + lc->last_fwd_s + lc->last_bwd_s;
-	}
 	memset(best, 0, sizeof *best);
-	for (int i = 0; i < ns; i++) {
-		mb_cost_of(sc, lc, st, Ls[i], ext[i], extk[i], gap, &one);
+	for (int i = 0; i < n; i++) {
+		double at = proj_stage_pick(sc, i, &n), Li, Lm, ext = 0, extk = 0;
+		struct stage_layers S;
+
+		if (proj_stage_mix(sc, at, &Li, &Lm))
+			return -1;
+		if (!(pp > 1)) { /* one stage: embedding, logits and loss */
+			ext = lc->first_fwd_s + lc->first_bwd_s + lc->last_fwd_s + lc->last_bwd_s;
+			extk = lc->first_kernels + lc->last_kernels;
+		} else if (at == 0) {
+			ext = first_e;
+			extk = lc->first_kernels;
+		} else if (at == pp - 1) {
+			ext = last_e;
+			extk = lc->last_kernels;
+		}
+		S.lc = lc;
+		S.ld = ld;
+		S.Lm = Lm;
+		S.Ld = Li - Lm;
+		mb_cost_of(sc, &S, st, ext, extk, gap, &one);
 		if (i == 0 || one.t_mb > best->t_mb)
 			*best = one;
 	}
@@ -315,11 +382,12 @@ static double outer_hidden(const cvc_proj_scenario *sc, double per_step, double 
 }
 
 /* Once per step (or every H steps): the gradient sync of ZeRO 0-2 and of
- * hybrid ZeRO-3, and the exchange between clusters.  L: layers of the
- * slowest stage; cstep: the step's compute (m micro-batches + optimizer). */
+ * hybrid ZeRO-3, and the exchange between clusters.  b: one micro-batch
+ * through the slowest stage (its layers' compute each way); cstep: the
+ * step's compute (m micro-batches + optimizer). */
 static void gradient_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
-			  const struct proj_layer_cost *lc, const struct proj_step_cost *st,
-			  const struct proj_params *P, double L, double cstep)
+			  const struct mb_cost *b, const struct proj_step_cost *st,
+			  const struct proj_params *P, double cstep)
 {
 	double dc = sc->dp * sc->cp;
 	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
@@ -337,7 +405,7 @@ static void gradient_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
 			/* buckets reduce while the last micro-batch's backward still
 			 * runs (the last bucket is ready only at the end); the
 			 * parameter gather runs under the next forward */
-			hid = fmin(fmax(0, tot - last), L * lc->bwd_s) + fmin(ag, L * lc->fwd_s);
+			hid = fmin(fmax(0, tot - last), b->bwd_c) + fmin(ag, b->fwd_c);
 		}
 		add_comm(r, CVC_PROJ_COMM_DP, per, hid);
 	}
@@ -345,7 +413,7 @@ static void gradient_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
 	 * while the last micro-batch's backward runs */
 	if (st->hsdp_tot > 0) {
 		double hid = sc->dp_overlap ? fmin(fmax(0, st->hsdp_tot - st->hsdp_last),
-						   L * lc->bwd_s) : 0;
+						   b->bwd_c) : 0;
 
 		add_comm(r, CVC_PROJ_COMM_DP, st->hsdp_tot, hid);
 	}
@@ -386,16 +454,20 @@ static void step_totals(cvc_proj_result *r, const cvc_proj_scenario *sc,
 static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 			    const struct proj_shape *x, const struct proj_pricer *p, double peak)
 {
-	double s = x->s, h = x->h, lay = sc->layers;
+	double s = x->s, h = x->h, lay = proj_main_layers(sc, 0, sc->layers);
 	double ffn_act = x->ffw * (x->moe ? x->k : 1) + (x->moe ? h * x->E + x->ffs : 0);
 	double gemm_l = 2 * s * (x->attw + ffn_act);
+	/* the dense layers of an MoE model's layer pattern */
+	double lay_d = sc->layers - lay;
+	double gemm_d = 2 * s * (x->attw + (x->swiglu ? 3 : 2) * h * sc->ffn);
 	/* QK^T and PV over every (query, key) pair (non-causal, as MFU counts) */
 	double attn_l = 2 * s * s * x->a * (x->dqk + x->dv);
 	double logits = 2 * s * h * x->V;
-	double per_seq = 3 * (lay * (gemm_l + attn_l) + logits);
-	double extra = sc->recompute == CVC_PROJ_RECOMP_FULL ? lay * (gemm_l + attn_l)
+	double per_seq = 3 * (lay * (gemm_l + attn_l) + lay_d * (gemm_d + attn_l) + logits);
+	double extra = sc->recompute == CVC_PROJ_RECOMP_FULL
+			       ? lay * (gemm_l + attn_l) + lay_d * (gemm_d + attn_l)
 		     : (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && x->unfused)
-			     ? lay * attn_l : 0;
+			     ? sc->layers * attn_l : 0;
 	double tokens = sc->global_batch * s;
 	double power = sc->gpu_power_w > 0 ? sc->gpu_power_w : p->power_w;
 	double secs;
@@ -418,14 +490,15 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)
 {
 	const struct proj_pricer *p;
-	const struct proj_layer_cost *lc;
+	const struct proj_layer_cost *lc, *ld;
+	struct proj_layer_cost lc_own;
 	struct proj_sink k;
-	struct proj_shape x;
+	struct proj_shape x, xd;
 	struct proj_params P;
 	struct proj_step_cost st;
 	struct mb_cost best;
-	double m, L;
-	struct proj_unc su;
+	double m, L, Ld;
+	struct proj_unc su, lu;
 
 	result_init(r);
 	memset(&su, 0, sizeof su);
@@ -433,24 +506,32 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		return;
 	proj_shape_of(sc, &x);
 	m = sc->global_batch / (sc->dp * sc->micro_batch);
-	L = proj_stage_max_layers(sc);
+	proj_heaviest_stage(sc, &x, &L, &Ld);
 
 	/* the operators, priced: per layer (cached) and per step */
 	proj_sink_init(&k, sc, p, NULL, NULL);
 	if (!ctx->no_intervals)
 		k.unc = &su;
-	lc = layer_cost(ctx, &k, &x);
-	proj_params_of(sc, &x, L, &P);
-	proj_step_ops(&k, sc, &x, &P, m, L, &st);
+	lc = ld = layer_cost(ctx, &k, &x);
+	if (proj_layers_mixed(sc)) {
+		/* the dense layers' own (a copy of the first: both may share a
+		 * cache slot) */
+		lc_own = *lc;
+		lc = &lc_own;
+		proj_shape_dense(sc, &x, &xd);
+		ld = layer_cost(ctx, &k, &xd);
+	}
+	proj_params_of(sc, &x, L, Ld, &P);
+	proj_step_ops(&k, sc, &x, &P, m, &st);
 
-	if (slowest_stage(sc, p, lc, &st, &best)) {
+	if (slowest_stage(sc, p, lc, ld, &st, &best)) {
 		invalid(r, "pipeline stages cannot be split");
 		return;
 	}
 	L = best.L;
 	microbatch_comm(r, m, &best);
 	pipeline_comm(r, sc, &st, m, best.t_mb);
-	gradient_comm(r, sc, lc, &st, &P, L, m * (best.stage_c + best.gap_s) + st.opt + st.wcast);
+	gradient_comm(r, sc, &best, &st, &P, m * (best.stage_c + best.gap_s) + st.opt + st.wcast);
 	step_totals(r, sc, &st, m, &best);
 	proj_mem_of(sc, &x, &P, p, m, r);
 	flops_and_costs(r, sc, &x, p, p->peak_flops[sc->dtype]);
@@ -461,6 +542,11 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 
 		in.layer = &lc->unc;
 		in.layer_w = m * L;
+		if (best.Ld > 0) { /* the slowest stage's layers of both shapes */
+			unc_mix(&lu, &lc->unc, L - best.Ld, &ld->unc, best.Ld);
+			in.layer = &lu;
+			in.layer_w = m;
+		}
 		in.step = &su;
 		in.bubble_f = m * best.t_mb > 0 ? 1 + r->bubble_s / (m * best.t_mb) : 1;
 		in.step_compute_s = st.opt + st.wcast;

@@ -39,6 +39,8 @@ const struct proj_field proj_fields[] = {
 	NUM("model", "top_k", top_k),
 	NUM("model", "moe_ffn", moe_ffn),
 	NUM("model", "shared_ffn", shared_ffn),
+	NUM("model", "moe_first_dense", moe_first_dense),
+	NUM("model", "moe_layer_freq", moe_layer_freq),
 	NUM("training", "global_batch", global_batch),
 	NUM("training", "micro_batch", micro_batch),
 	ENUM("training", "dtype", dtype, "bf16|fp16|fp8|fp32"),
@@ -99,6 +101,7 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"num_experts", "experts"}, {"topk", "top_k"}, {"moe_top_k", "top_k"},
 	{"moe_router_topk", "top_k"}, {"moe_ffn_hidden_size", "moe_ffn"},
 	{"moe_shared_expert_intermediate_size", "shared_ffn"},
+	{"first_k_dense_replace", "moe_first_dense"}, {"first_k_dense", "moe_first_dense"},
 	{"interleave", "vpp"}, {"virtual_stages", "vpp"},
 	{"sequence_parallel", "sp"}, {"context_parallel", "cp"},
 	{"expert_parallel", "ep"}, {"activation_recompute", "recompute"},
@@ -274,6 +277,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->seq = 2048;
 	sc->experts = 1;
 	sc->top_k = 1;
+	sc->moe_layer_freq = 1;
 	sc->global_batch = 512;
 	sc->micro_batch = 1;
 	sc->dtype = CVC_PROJ_BF16;

@@ -54,7 +54,11 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 	int mla = sc->kv_lora_rank > 0;
 	double dqkv = mla ? dh + sc->qk_rope_dim + (sc->v_head_dim > 0 ? sc->v_head_dim : dh)
 			  : 2 * dh;
-	double ffn_w = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * (f * topk + fsh);
+	/* per layer on average: an MoE model's dense layers (its layer
+	 * pattern) run one FFN of width ffn, as Megatron-LM counts them */
+	double Ld = L - proj_main_layers(sc, 0, L);
+	double fl = Ld > 0 ? ((L - Ld) * (f * topk + fsh) + Ld * sc->ffn) / L : f * topk + fsh;
+	double ffn_w = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * fl;
 
 	switch (conv) {
 	case PROJ_FLOPS_MEGATRON:
@@ -69,7 +73,7 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 		if (mla)
 			return 6 * s * (L * (attw + ffn_w) + h * V) + 6 * s * s * L * a * dqkv;
 		return 12 * s * L * h * h *
-		       ((1 + g / a + s / h) * (a * dh / h) + (f * topk + fsh) / h * gated +
+		       ((1 + g / a + s / h) * (a * dh / h) + fl / h * gated +
 			V / (2 * L * h));
 	case PROJ_FLOPS_MEGATRON_2021:
 		/* Narayanan et al. 2021, eq. 3: GPT with MHA, 4h GELU FFN,
@@ -84,7 +88,8 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 	default: {
 		/* what cvc's MFU counts (evaluate.c): the GEMMs, attention
 		 * non-causal 2 s^2 a (dqk + dv) per layer forward, logits; x3 */
-		double E = sc->experts > 1 ? sc->experts : 0;
+		/* the router, in the MoE layers only */
+		double E = sc->experts > 1 ? (Ld > 0 ? sc->experts * (L - Ld) / L : sc->experts) : 0;
 		double gemm_l = 2 * s * (attw + ffn_w + h * E);
 
 		return 3 * (L * (gemm_l + 2 * s * s * a * dqkv) + 2 * s * h * V);

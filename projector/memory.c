@@ -83,7 +83,8 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	double sh_w = sc->zero >= 3 ? sh : 1, sh_g = sc->zero >= 2 ? sh : 1;
 	double sh_o = sc->zero >= 1 ? sh : 1, fp32 = sc->dtype == CVC_PROJ_FP32;
 	int torch = sc->framework == CVC_PROJ_FW_PYTORCH;
-	double wb, gb, ob, first, mid, last, act_tok, act = 0, params, buf, in3 = 0;
+	double wb, gb, ob, first, mid, last, act_tok, act_tok_d, act = 0, params, buf, in3 = 0;
+	double p_unit = proj_layers_mixed(sc) ? fmax(P->p_layer, P->p_layer_d) : P->p_layer;
 
 	if (torch) { /* the fp32 parameter is the master copy */
 		wb = 4, gb = 4, ob = sc->optimizer == CVC_PROJ_ADAM ? 8 : 4;
@@ -93,31 +94,40 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	}
 	if (proj_stage_layers(sc, &first, &mid, &last))
 		first = mid = last = sc->layers / pp;
-	act_tok = act_per_token(sc, x) * x->T;
+	act_tok = act_tok_d = act_per_token(sc, x) * x->T;
 	if (x->d3) /* 3D tensor parallelism: its shards (tp3d.c) */
 		proj_act3d(sc, x, &in3, &act_tok);
+	if (proj_layers_mixed(sc)) { /* the dense layers of the layer pattern */
+		struct proj_shape xd;
+
+		proj_shape_dense(sc, x, &xd);
+		act_tok_d = act_per_token(sc, &xd) * x->T;
+	}
 	/* the stage holding the most activations, its extra on the first */
-	for (int i = 0; i < (pp > 2 ? 3 : (int)pp); i++) {
-		double Li = i == 0 ? first : (i == 1 && pp > 2 ? mid : last);
-		double stage = i == 0 ? 0 : (i == 1 && pp > 2 ? 1 : pp - 1);
-		double inflight = fmin(m, pp - stage) * (v > 1 && i == 0 ? 1 + (pp - 1) / (pp * v)
-									 : 1);
+	for (int i = 0, n = 1; i < n; i++) {
+		double stage = proj_stage_pick(sc, i, &n), Li, Lm, Ld;
+		double inflight = fmin(m, pp - stage) * (v > 1 && stage == 0
+							 ? 1 + (pp - 1) / (pp * v) : 1);
 		double a;
 
+		if (proj_stage_mix(sc, stage, &Li, &Lm))
+			Li = Lm = stage == 0 ? first : stage == pp - 1 ? last : mid;
+		Ld = Li - Lm;
 		if (sc->recompute == CVC_PROJ_RECOMP_FULL && x->d3)
 			a = Li * inflight * in3 + act_tok;
 		else if (sc->recompute == CVC_PROJ_RECOMP_FULL)
 			/* each layer keeps its input; one layer is re-materialised */
-			a = Li * inflight * x->BA * x->h / (x->sp ? t : 1) * x->T + act_tok;
+			a = Li * inflight * x->BA * x->h / (x->sp ? t : 1) * x->T +
+			    fmax(act_tok, act_tok_d);
 		else
-			a = Li * inflight * act_tok;
+			a = Lm * inflight * act_tok + Ld * inflight * act_tok_d;
 		act = fmax(act, a);
 	}
 	params = P->p_stage * (wb / sh_w + gb / sh_g + ob / sh_o);
 	if (torch && sc->zero >= 3)
-		params += 2 * P->p_layer * 2; /* bf16 copies of the gathered units in flight */
+		params += 2 * p_unit * 2; /* bf16 copies of the gathered units in flight */
 	else if (sc->zero >= 3)
-		params += 2 * P->p_layer * wb;
+		params += 2 * p_unit * wb;
 	if (x->fp8)
 		params += 2 * (P->p_stage - P->p_vocab); /* fp8 weights + transposes */
 	if (sc->local_sgd_h > 1) {

@@ -249,11 +249,14 @@ struct proj_sink {
 struct proj_params {
 	double p_dense, p_exp, p_layer, p_stage, p_total, wb, gbytes, ob;
 	double p_vocab; /* of p_stage: the embedding and, untied, the output layer */
+	double p_layer_d; /* a dense layer's (MoE models' dense layers) */
+	double L, Ld;     /* the stage's layers of the main shape, and dense ones */
 };
 
 /* Step-level operators: their prices, each for one run. */
 struct proj_step_cost {
 	double fsdp_ag, fsdp_rs;   /* ZeRO-3: one layer's gather / scatter */
+	double fsdp_ag_d, fsdp_rs_d; /* the same for a dense layer (layer pattern) */
 	double pp_one;             /* one pipeline activation transfer */
 	double dp_tot, dp_last;    /* ZeRO 0-2 gradient sync: all buckets, last one */
 	double dp_ag;              /* ZeRO 1-2: updated parameters gathered back */
@@ -263,6 +266,33 @@ struct proj_step_cost {
 };
 
 void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x);
+/* The dense layers of an MoE model with a layer pattern (moe_first_dense,
+ * moe_layer_freq): x as a dense layer of width ffn. */
+void proj_shape_dense(const cvc_proj_scenario *sc, const struct proj_shape *x,
+		      struct proj_shape *xd);
+/* Whether sc's layers are of two shapes (MoE with dense layers). */
+int proj_layers_mixed(const cvc_proj_scenario *sc);
+/* Layers of the main shape (MoE layers of an MoE model, all of a dense
+ * one) among the model's layers lo..hi-1 (0-based). */
+double proj_main_layers(const cvc_proj_scenario *sc, double lo, double hi);
+/* Stage i's layers and, of them, the main shape's; NULL or why the stages
+ * cannot be split. */
+const char *proj_stage_mix(const cvc_proj_scenario *sc, double i, double *layers, double *nmain);
+/* Megatron-Core's --moe-layer-freq as a list ("([0]*3+[1]*58)",
+ * "[0, 1, 0, 1]", 1 = MoE layer) as cvc's pattern: *first_dense dense
+ * layers, then an MoE layer every *freq-th; *n layers in all.  NULL, or
+ * what is wrong: *other_shape set when the list is well written but of
+ * another shape (unevenly spaced, no MoE layer). */
+const char *proj_parse_layer_pattern(const char *text, double *first_dense, double *freq,
+				     double *n, int *other_shape);
+/* The stages whose pace and memory are looked at: with every layer alike
+ * the first, a middle one and the last (the middle ones are alike); with
+ * a layer pattern every stage.  Sets *n to their number and returns the
+ * index of the i-th. */
+double proj_stage_pick(const cvc_proj_scenario *sc, int i, int *n);
+/* The stage holding the most parameters: its main-shape and dense layers. */
+void proj_heaviest_stage(const cvc_proj_scenario *sc, const struct proj_shape *x, double *L,
+			 double *Ld);
 /* The attention block's GEMM weights of a finalized scenario (QKV or MLA's
  * projections, the output projection), whole; *per_rank (may be NULL):
  * on one of tp ranks (MLA's down projections are not split). */
@@ -270,15 +300,19 @@ double proj_attn_weights(const cvc_proj_scenario *sc, double tp, double *per_ran
 /* k set to price with p (fn NULL) or to list to fn (p NULL). */
 void proj_sink_init(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_pricer *p,
 		    cvc_proj_op_fn fn, void *user);
-/* The operators of one layer and of the first and last stage, into lc. */
+/* The operators of one layer, into lc; of the first and the last stage
+ * (embedding, logits and loss), into lc's first_* and last_*. */
 void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, double L,
 		    struct proj_layer_cost *lc);
+void proj_ends_ops(struct proj_sink *k, const struct proj_shape *x, double M,
+		   struct proj_layer_cost *lc);
+/* Parameters of a stage of L layers of shape x and Ld dense ones. */
 void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, double L,
-		    struct proj_params *P);
+		    double Ld, struct proj_params *P);
 /* The step-level operators (ZeRO/FSDP, pipeline, data parallel sync,
  * optimizer, fp8 weight casts), into st. */
 void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_shape *x,
-		   const struct proj_params *P, double M, double L, struct proj_step_cost *st);
+		   const struct proj_params *P, double M, struct proj_step_cost *st);
 /* Whether sc asks for 3D tensor parallelism (any of tp_row, tp_col,
  * tp_depth set). */
 int proj_is_3d(const cvc_proj_scenario *sc);

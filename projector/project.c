@@ -93,6 +93,24 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->ovl3 = x->d3 && sc->tp_overlap;
 }
 
+/*
+ * The dense layers of an MoE model whose layer pattern has them
+ * (moe_first_dense, moe_layer_freq): x's shape with one FFN of width ffn,
+ * split by tp like a dense model's, no router, no experts.
+ */
+void proj_shape_dense(const cvc_proj_scenario *sc, const struct proj_shape *x,
+		      struct proj_shape *xd)
+{
+	*xd = *x;
+	xd->moe = 0;
+	xd->E = xd->k = 1;
+	xd->f = sc->ffn;
+	xd->fs = xd->ffs = 0;
+	xd->et = x->t;
+	xd->ffw = (x->swiglu ? 3 : 2) * x->h * xd->f;
+	xd->Tm = x->T;
+}
+
 void proj_sink_init(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_pricer *p,
 		    cvc_proj_op_fn fn, void *user)
 {
@@ -630,9 +648,9 @@ static void last_stage_ops(struct proj_sink *k, const struct proj_shape *x, doub
 }
 
 /*
- * The operators of one layer (and of the first and last stage) for shape
- * x, priced into lc.  M micro-batches run through L layers of the busiest
- * stage per step; they only set the listed counts.
+ * The operators of one layer for shape x, priced into lc.  M micro-batches
+ * run through L layers of the busiest stage per step; they only set the
+ * listed counts.  proj_ends_ops(): the first and the last stage's own.
  */
 void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, double L,
 		    struct proj_layer_cost *lc)
@@ -652,8 +670,6 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 	k->margin_s = 0;
 	if (x->d3) { /* 3D tensor parallelism: its own layer (tp3d.c) */
 		proj_layer3d_ops(k, x, &n, lc);
-		first_stage_ops(k, x, M, lc);
-		last_stage_ops(k, x, M, lc);
 		return;
 	}
 	layer_gemm_ops(k, x, &n, &G, &mf, &mb);
@@ -683,27 +699,40 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 		ep_comm_ops(k, x, &n, lc);
 	if (x->c > 1)
 		cp_comm_ops(k, x, &n, lc);
+}
+
+void proj_ends_ops(struct proj_sink *k, const struct proj_shape *x, double M,
+		   struct proj_layer_cost *lc)
+{
 	first_stage_ops(k, x, M, lc);
 	last_stage_ops(k, x, M, lc);
 }
 
 void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, double L,
-		    struct proj_params *P)
+		    double Ld, struct proj_params *P)
 {
-	double t = sc->tp, e = sc->ep;
+	double t = sc->tp, e = sc->ep, common = 4 * x->h + x->rq + x->rkv;
+	double ffw_d = (x->swiglu ? 3 : 2) * x->h * sc->ffn;
+	double nd = sc->layers - proj_main_layers(sc, 0, sc->layers);
 
-	P->p_dense = x->attw_t + (x->moe ? x->h * x->E + x->ffs : x->ffw) / t + 4 * x->h +
-		     x->rq + x->rkv;
+	P->p_dense = x->attw_t + (x->moe ? x->h * x->E + x->ffs : x->ffw) / t + common;
 	P->p_exp = x->moe ? x->E / e * x->ffw / t : 0;
 	P->p_layer = P->p_dense + P->p_exp;
+	P->p_layer_d = x->attw_t + ffw_d / t + common;
+	P->L = L;
+	P->Ld = Ld;
 	/* one pipeline stage holds both vocabulary matrices when there is
 	 * one stage and they are not tied (pp > 1: the last stage keeps the
 	 * output layer, or the tied copy Megatron-Core keeps there) */
 	P->p_vocab = x->V * x->h / t * (sc->pp == 1 && !sc->tie_embeddings ? 2 : 1);
 	P->p_stage = L * P->p_layer + P->p_vocab;
-	P->p_total = sc->layers * (x->attw + x->ffw * (x->moe ? x->E : 1) +
-				   (x->moe ? x->h * x->E + x->ffs : 0) + 4 * x->h + x->rq + x->rkv) +
+	P->p_total = (sc->layers - nd) * (x->attw + x->ffw * (x->moe ? x->E : 1) +
+					  (x->moe ? x->h * x->E + x->ffs : 0) + common) +
 		     x->V * x->h * (sc->tie_embeddings ? 1 : 2);
+	if (Ld > 0)
+		P->p_stage += Ld * P->p_layer_d;
+	if (nd > 0)
+		P->p_total += nd * (x->attw + ffw_d + common);
 	P->wb = sc->dtype == CVC_PROJ_FP32 ? 4 : 2;
 	P->gbytes = x->BA;
 	P->ob = sc->optimizer == CVC_PROJ_ADAM ? (sc->dtype == CVC_PROJ_FP32 ? 8 : 12)
@@ -743,8 +772,9 @@ static void bucketed(struct proj_sink *k, int kind, double bytes, double bucket,
 }
 
 void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_shape *x,
-		   const struct proj_params *P, double M, double L, struct proj_step_cost *st)
+		   const struct proj_params *P, double M, struct proj_step_cost *st)
 {
+	double L = P->L; /* the stage's layers of the main shape */
 	double t = sc->tp, pp = sc->pp, v = sc->vpp, d = sc->dp, c = sc->cp, e = sc->ep;
 	double gpn = sc->gpus_per_node, dc = d * c;
 	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
@@ -765,6 +795,13 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 						   P->p_layer * P->wb, sh, pn, M * L * (1 + nag_b));
 			st->fsdp_rs = proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_DP,
 						   P->p_layer * P->gbytes, sh, pn, M * L);
+		}
+		if (sh > 1 && P->Ld > 0) { /* the dense layers' own */
+			st->fsdp_ag_d = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_FSDP,
+						     P->p_layer_d * P->wb, sh, pn,
+						     M * P->Ld * (1 + nag_b));
+			st->fsdp_rs_d = proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_DP,
+						     P->p_layer_d * P->gbytes, sh, pn, M * P->Ld);
 		}
 		if (rep > 1)
 			bucketed(k, CVC_MODEL_ALLREDUCE, P->p_stage / sh * P->gbytes,
@@ -836,94 +873,31 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 					CVC_PROJ_STAGE_ALL);
 }
 
-/*
- * Layers per pipeline stage (docs/SCENARIOS.md, "uneven pipeline stages"):
- * first_stage_layers / last_stage_layers as given (Megatron-Core's
- * --decoder-first/last-pipeline-num-layers), the other stages sharing the
- * rest evenly; or, when neither is given and layers do not divide by pp*vpp,
- * Megatron-Core's account-for-embedding / account-for-loss split, which
- * counts the embedding and the loss as one layer each of the first and the
- * last virtual stage (Llama 3 405B: 126 layers on 8 x 8 virtual stages, the
- * first and the last stage one layer fewer).  Returns NULL or why not.
- */
-const char *proj_stage_layers(const cvc_proj_scenario *sc, double *first, double *mid,
-			      double *last)
-{
-	double pp = sc->pp, v = sc->vpp >= 1 ? sc->vpp : 1, L = sc->layers;
-	double f = sc->first_stage_layers, l = sc->last_stage_layers;
-
-	*first = *mid = *last = L / (pp >= 1 ? pp : 1);
-	if (!(pp > 1)) {
-		if (f > 0 || l > 0)
-			return "first/last_stage_layers need pp > 1";
-		return NULL;
-	}
-	if (f <= 0 && l <= 0) {
-		double chunks = pp * v;
-
-		if (fmod(L, chunks) == 0)
-			return NULL;
-		if (fmod(L + 2, chunks) == 0 && (L + 2) / chunks >= 1) {
-			*mid = (L + 2) / pp;
-			*first = *last = *mid - 1;
-			return NULL;
-		}
-		if (fmod(L + 1, chunks) == 0) {
-			*first = *mid = (L + 1) / pp;
-			*last = *mid - 1;
-			return NULL;
-		}
-		return "layers not divisible by pp*vpp (set first_stage_layers, last_stage_layers)";
-	}
-	if (f != floor(f) || l != floor(l) || f < 0 || l < 0)
-		return "first/last_stage_layers must be whole numbers";
-	{
-		double given = (f > 0) + (l > 0), rest = L - (f > 0 ? f : 0) - (l > 0 ? l : 0);
-		double others = pp - given, each;
-
-		if (rest < 0)
-			return "first + last stage layers exceed layers";
-		if (others <= 0) {
-			if (rest != 0)
-				return "first + last stage layers must equal layers with pp = 2";
-			each = 0;
-		} else {
-			each = rest / others;
-			if (each != floor(each) || each < 1)
-				return "layers left for the other stages do not divide evenly";
-		}
-		*first = f > 0 ? f : each;
-		*last = l > 0 ? l : each;
-		*mid = pp > 2 ? each : fmax(*first, *last);
-	}
-	return NULL;
-}
-
-double proj_stage_max_layers(const cvc_proj_scenario *sc)
-{
-	double f, m, l;
-
-	if (proj_stage_layers(sc, &f, &m, &l))
-		return sc->layers / sc->pp;
-	return fmax(f, fmax(m, l));
-}
-
 size_t cvc_proj_scenario_ops(const cvc_proj_scenario *sc, cvc_proj_op_fn fn, void *user)
 {
 	struct proj_sink k;
-	struct proj_shape x;
+	struct proj_shape x, xd;
 	struct proj_layer_cost lc;
 	struct proj_params P;
 	struct proj_step_cost st;
-	double M = sc->global_batch / (sc->dp * sc->micro_batch), L = proj_stage_max_layers(sc);
+	double M = sc->global_batch / (sc->dp * sc->micro_batch), L, Ld;
 
-	if (!(M > 0) || !(L > 0) || !(sc->tp >= 1))
+	if (!(M > 0) || !(sc->tp >= 1))
+		return 0;
+	proj_shape_of(sc, &x);
+	proj_heaviest_stage(sc, &x, &L, &Ld);
+	if (!(L + Ld > 0))
 		return 0;
 	proj_sink_init(&k, sc, NULL, fn, user);
-	proj_shape_of(sc, &x);
 	memset(&lc, 0, sizeof lc);
-	proj_layer_ops(&k, &x, M, L, &lc);
-	proj_params_of(sc, &x, L, &P);
-	proj_step_ops(&k, sc, &x, &P, M, L, &st);
+	if (L > 0)
+		proj_layer_ops(&k, &x, M, L, &lc);
+	if (Ld > 0) { /* the stage's dense layers */
+		proj_shape_dense(sc, &x, &xd);
+		proj_layer_ops(&k, &xd, M, Ld, &lc);
+	}
+	proj_ends_ops(&k, &x, M, &lc);
+	proj_params_of(sc, &x, L, Ld, &P);
+	proj_step_ops(&k, sc, &x, &P, M, &st);
 	return k.n;
 }

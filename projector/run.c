@@ -57,6 +57,11 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		sc->moe_ffn = sc->shared_ffn = 0;
 	else if (sc->moe_ffn <= 0)
 		sc->moe_ffn = sc->ffn;
+	/* so is the layer pattern (every layer of a dense model is alike) */
+	if (sc->experts == 1 || sc->moe_layer_freq < 1)
+		sc->moe_layer_freq = 1;
+	if (sc->experts == 1 || sc->moe_first_dense < 0)
+		sc->moe_first_dense = 0;
 	if (sc->shared_ffn < 0)
 		sc->shared_ffn = 0;
 	if (sc->gpus_per_node < 1)
@@ -80,6 +85,10 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 	if (sc->experts > 1 && (!is_int(sc->moe_ffn) ||
 				(sc->shared_ffn > 0 && !is_int(sc->shared_ffn))))
 		return "moe_ffn and shared_ffn must be positive integers";
+	if (sc->moe_first_dense != floor(sc->moe_first_dense) || !is_int(sc->moe_layer_freq))
+		return "moe_first_dense and moe_layer_freq must be whole numbers";
+	if (sc->experts > 1 && sc->moe_first_dense >= sc->layers)
+		return "moe_first_dense leaves no MoE layer (set experts: 1 for a dense model)";
 	if (sc->clusters > 1 && !(sc->inter_cluster_gbps > 0))
 		return "clusters > 1 need inter_cluster_gbps > 0";
 	if (sc->gpus <= 0) {

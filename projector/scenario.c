@@ -117,7 +117,7 @@ static int positive_only(const char *key)
 {
 	static const char *const keys[] = {"kv_heads", "micro_batch", "gpus_per_node", "experts",
 					   "top_k", "clusters", "local_sgd_h", "layers", "hidden", "heads",
-					   "vocab", "seq", "global_batch"};
+					   "vocab", "seq", "global_batch", "moe_layer_freq"};
 
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (strcmp(key, keys[i]) == 0)
@@ -154,6 +154,10 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 			a->num = PROJ_AUTO;
 			return CVC_OK;
 		}
+		if (proj_parse_number(s, &a->num) && !strcmp(fd->key, "moe_layer_freq"))
+			return fail_at(st, n, "expected a number for 'moe_layer_freq' (for a "
+				       "Megatron-style list such as ([0]*3+[1]*58) write "
+				       "moe_first_dense: 3 and moe_layer_freq: 1)");
 		if (proj_parse_number(s, &a->num) || a->num < 0)
 			return fail_at(st, n, "expected a non-negative number for '%s'%s", fd->key,
 				       fd->allow_auto ? " or auto" : "");

@@ -507,6 +507,29 @@ static int read_enum(struct vrow *r, struct vgiven *g, const struct proj_field *
 	return 0;
 }
 
+/* Megatron-Core's --moe-layer-freq written as a list ("([0]*3+[1]*58)"):
+ * the two fields of cvc's layer pattern, said in the row. */
+static int read_pattern(struct vrow *r, const char *k, const char *t)
+{
+	double first, freq, n;
+	int other;
+	const char *why = proj_parse_layer_pattern(t, &first, &freq, &n, &other);
+	char what[160];
+
+	if (why && other)
+		return cannot(r, "moe_layer_freq '%s': %s (cvc prices k dense layers, then an MoE "
+			      "layer every f-th)", t, why);
+	if (why) {
+		snprintf(what, sizeof what, "a number or a list such as ([0]*3+[1]*58) (%s)", why);
+		return bad_cell(r, k, what);
+	}
+	proj_field_set_num(&r->sc, proj_field_find(NULL, "moe_first_dense"), first);
+	proj_field_set_num(&r->sc, proj_field_find(NULL, "moe_layer_freq"), freq);
+	mark_given(r, proj_field_find(NULL, "moe_first_dense"));
+	vrow_note(r, "moe_first_dense=%g, moe_layer_freq=%g (from %g layers' list)", first, freq, n);
+	return 0;
+}
+
 /* A scenario field's cell, by the field's type. */
 static int read_field(struct vrow *r, struct vgiven *g, int field, const char *k,
 		      const char *t, int guess)
@@ -518,6 +541,13 @@ static int read_field(struct vrow *r, struct vgiven *g, int field, const char *k
 	case PF_NUM: {
 		double v;
 
+		if (proj_parse_number(t, &v) && !strcmp(fd->key, "moe_layer_freq")) {
+			int rc = read_pattern(r, k, t);
+
+			if (rc)
+				return rc;
+			break;
+		}
 		if (proj_parse_number(t, &v))
 			return bad_cell(r, k, "a number");
 		if (v < 0)

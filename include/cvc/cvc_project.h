@@ -116,6 +116,13 @@ typedef struct cvc_proj_scenario {
 	 * token (0 = none): Megatron-Core's --moe-ffn-hidden-size and
 	 * --moe-shared-expert-intermediate-size */
 	double moe_ffn, shared_ffn;
+	/* which layers are MoE layers: layer i (0-based) is one when i >=
+	 * moe_first_dense and (i - moe_first_dense) % moe_layer_freq == 0;
+	 * the others are dense layers of width ffn (DeepSeek-V3's
+	 * first_k_dense_replace = 3; Llama 4 Maverick's alternation: 1 and 2).
+	 * Megatron-Core's --moe-layer-freq (an integer, or a list of that
+	 * shape) and HF's first_k_dense_replace */
+	double moe_first_dense, moe_layer_freq;
 	int ffn_type;              /* enum cvc_proj_ffn */
 	/* attention heads' width: head_dim (0 = hidden / heads; Megatron's
 	 * --kv-channels); multi-latent attention (DeepSeek-V2/V3, Megatron-Core

@@ -469,6 +469,50 @@ Test(project_validate, enum_cells_in_published_wording)
 	cvc_proj_validation_release(&v);
 }
 
+/*
+ * Megatron-Core's --moe-layer-freq written as its list ("([0]*3+[1]*58)",
+ * "[0,1]*24") reads as cvc's layer pattern and is said in the row; a list
+ * of another shape names the column and what is wrong.  Exact.
+ */
+Test(project_validate, moe_layer_freq_as_megatron_list)
+{
+#define MOE "16,2048,16,4096,2,1,64,16,H100,bf16,9000,64,8,1024,"
+	const char *text = "layers,hidden,heads,seq,tp,pp,global_batch,gpus,gpu,dtype,"
+			   "tokens_per_s_per_gpu,moe_experts,moe_topk,ffn,moe_layer_freq\n"
+			   MOE "([0]*3+[1]*13)\n" MOE "\"[0, 1]*8\"\n" MOE "2\n"
+			   MOE "\"[1, 1, 0, 1]*4\"\n";
+#undef MOE
+	const char *bad = "layers,hidden,heads,seq,tp,pp,global_batch,gpus,gpu,dtype,"
+			  "tokens_per_s_per_gpu,moe_experts,moe_layer_freq\n"
+			  "16,2048,16,4096,2,1,64,16,H100,bf16,9000,64,[0]*16\n";
+	cvc_proj_validation v;
+	char *out = validate_text(text, NULL, &v, CVC_OK);
+	const char *r[5];
+
+	cr_assert_eq(output_lines(out, r, 5), 5, "%s", out);
+	cr_expect(strstr(r[1], "moe_first_dense=3, moe_layer_freq=1 (from 16 layers' list)"),
+		  "%.400s", r[1]);
+	cr_expect(strstr(r[2], "moe_first_dense=1, moe_layer_freq=2 (from 16 layers' list)"),
+		  "%.400s", r[2]);
+	cr_expect_eq(v.all.rows, 4);
+	cr_expect_eq(v.all.expressible, 3, "an unevenly spaced list is not a layer pattern: %s",
+		     out);
+	cr_expect(strstr(r[4], "MoE layers not evenly spaced"), "%.400s", r[4]);
+	free(out);
+	cvc_proj_validation_release(&v);
+	out = validate_text(bad, NULL, &v, CVC_OK);
+	cr_expect_eq(v.all.expressible, 0);
+	cr_expect(strstr(out, "no MoE layer in the list"), "%s", out);
+	free(out);
+	cvc_proj_validation_release(&v);
+	/* a list that is not one: the file is refused, naming line and column */
+	out = validate_text("layers,hidden,heads,seq,gpus,gpu,dtype,global_batch,"
+			    "tokens_per_s_per_gpu,moe_experts,moe_layer_freq\n"
+			    "16,2048,16,4096,16,H100,bf16,64,9000,64,[0]*3+[2]*13\n", NULL, &v,
+			    CVC_ERR_FORMAT);
+	free(out);
+}
+
 /* TFLOP/s and MFU are read only under a named FLOP convention; the
  * megatron convention reproduces the NVIDIA README's own MFU. */
 Test(project_validate, flop_conventions)

@@ -1,0 +1,310 @@
+/*
+ * stages.c - which layers each pipeline stage holds: the layers per stage
+ * (uneven first and last stages, Megatron-Core's account-for-embedding
+ * split), and under an MoE model's layer pattern (moe_first_dense,
+ * moe_layer_freq) how many of them are MoE layers and how many dense
+ * (docs/SCENARIOS.md "Uneven pipeline stages", "MoE").
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "proj_internal.h"
+
+int proj_layers_mixed(const cvc_proj_scenario *sc)
+{
+	return sc->experts > 1 && (sc->moe_first_dense > 0 || sc->moe_layer_freq > 1);
+}
+
+/* Layers of the main shape (the MoE layers of an MoE model, every layer
+ * of a dense one) among the model's first n layers. */
+static double main_below(const cvc_proj_scenario *sc, double n)
+{
+	double k = proj_layers_mixed(sc) ? sc->moe_first_dense : 0;
+	double f = proj_layers_mixed(sc) ? sc->moe_layer_freq : 1;
+
+	return n <= k ? 0 : ceil((n - k) / f);
+}
+
+double proj_main_layers(const cvc_proj_scenario *sc, double lo, double hi)
+{
+	return hi > lo ? main_below(sc, hi) - main_below(sc, lo) : 0;
+}
+
+/* Chunk c's layers of a stage of Ls layers cut in v chunks: equal, the
+ * remainder on the last chunks of the first stage and on the first chunks
+ * of the others (with Megatron-Core's account-for-embedding/loss split,
+ * exactly its first stage's short first chunk and last stage's short last
+ * one); and the layers of its chunks before c. */
+static double chunk_len(double Ls, double v, int first, double c)
+{
+	double base = floor(Ls / v), rem = Ls - base * v;
+
+	return base + (first ? c >= v - rem : c < rem);
+}
+
+static double chunks_before(double Ls, double v, int first, double c)
+{
+	double base = floor(Ls / v), rem = Ls - base * v;
+
+	return c * base + (first ? fmax(0, c - (v - rem)) : fmin(c, rem));
+}
+
+/*
+ * Stage i's (0-based) layers and, of them, the main shape's (*main) under
+ * the layer pattern: virtual stage c pp + i holds the model's layers after
+ * those of every earlier virtual stage (Megatron-Core's interleaved
+ * order).  Returns NULL or why the stages cannot be split.
+ */
+const char *proj_stage_mix(const cvc_proj_scenario *sc, double i, double *layers, double *nmain)
+{
+	double pp = sc->pp >= 1 ? sc->pp : 1, v = sc->vpp >= 1 ? sc->vpp : 1, f, m, l;
+	const char *why = proj_stage_layers(sc, &f, &m, &l);
+	double Li = i == 0 ? f : i == pp - 1 ? l : m;
+
+	if (why)
+		return why;
+	*layers = pp > 1 ? Li : sc->layers;
+	*nmain = *layers;
+	if (!proj_layers_mixed(sc))
+		return NULL;
+	if (pp == 1) {
+		*nmain = proj_main_layers(sc, 0, sc->layers);
+		return NULL;
+	}
+	*nmain = 0;
+	for (double c = 0; c < v; c++) {
+		/* every stage's chunks before c, then stages 0..i-1's chunk c */
+		double start = chunks_before(f, v, 1, c) + chunks_before(l, v, 0, c) +
+			       (pp - 2) * chunks_before(m, v, 0, c);
+
+		if (i >= 1)
+			start += chunk_len(f, v, 1, c) + (i - 1) * chunk_len(m, v, 0, c);
+		*nmain += proj_main_layers(sc, start, start + chunk_len(Li, v, i == 0, c));
+	}
+	return NULL;
+}
+
+/*
+ * Layers per pipeline stage (docs/SCENARIOS.md, "uneven pipeline stages"):
+ * first_stage_layers / last_stage_layers as given (Megatron-Core's
+ * --decoder-first/last-pipeline-num-layers), the other stages sharing the
+ * rest evenly; or, when neither is given and layers do not divide by pp*vpp,
+ * Megatron-Core's account-for-embedding / account-for-loss split, which
+ * counts the embedding and the loss as one layer each of the first and the
+ * last virtual stage (Llama 3 405B: 126 layers on 8 x 8 virtual stages, the
+ * first and the last stage one layer fewer).  Returns NULL or why not.
+ */
+const char *proj_stage_layers(const cvc_proj_scenario *sc, double *first, double *mid,
+			      double *last)
+{
+	double pp = sc->pp, v = sc->vpp >= 1 ? sc->vpp : 1, L = sc->layers;
+	double f = sc->first_stage_layers, l = sc->last_stage_layers;
+
+	*first = *mid = *last = L / (pp >= 1 ? pp : 1);
+	if (!(pp > 1)) {
+		if (f > 0 || l > 0)
+			return "first/last_stage_layers need pp > 1";
+		return NULL;
+	}
+	if (f <= 0 && l <= 0) {
+		double chunks = pp * v;
+
+		if (fmod(L, chunks) == 0)
+			return NULL;
+		if (fmod(L + 2, chunks) == 0 && (L + 2) / chunks >= 1) {
+			*mid = (L + 2) / pp;
+			*first = *last = *mid - 1;
+			return NULL;
+		}
+		if (fmod(L + 1, chunks) == 0) {
+			*first = *mid = (L + 1) / pp;
+			*last = *mid - 1;
+			return NULL;
+		}
+		return "layers not divisible by pp*vpp (set first_stage_layers, last_stage_layers)";
+	}
+	if (f != floor(f) || l != floor(l) || f < 0 || l < 0)
+		return "first/last_stage_layers must be whole numbers";
+	{
+		double given = (f > 0) + (l > 0), rest = L - (f > 0 ? f : 0) - (l > 0 ? l : 0);
+		double others = pp - given, each;
+
+		if (rest < 0)
+			return "first + last stage layers exceed layers";
+		if (others <= 0) {
+			if (rest != 0)
+				return "first + last stage layers must equal layers with pp = 2";
+			each = 0;
+		} else {
+			each = rest / others;
+			if (each != floor(each) || each < 1)
+				return "layers left for the other stages do not divide evenly";
+		}
+		*first = f > 0 ? f : each;
+		*last = l > 0 ? l : each;
+		*mid = pp > 2 ? each : fmax(*first, *last);
+	}
+	return NULL;
+}
+
+double proj_stage_max_layers(const cvc_proj_scenario *sc)
+{
+	double f, m, l;
+
+	if (proj_stage_layers(sc, &f, &m, &l))
+		return sc->layers / sc->pp;
+	return fmax(f, fmax(m, l));
+}
+
+double proj_stage_pick(const cvc_proj_scenario *sc, int i, int *n)
+{
+	double pp = sc->pp;
+
+	if (proj_layers_mixed(sc) && pp > 1) {
+		*n = pp > 1e6 ? 1000000 : (int)pp;
+		return i;
+	}
+	*n = pp > 2 ? 3 : pp > 1 ? 2 : 1;
+	return i == 0 ? 0 : i == 1 && pp > 2 ? 1 : pp - 1;
+}
+
+/*
+ * The stage holding the most parameters: its layers of the main shape
+ * (*L) and dense ones (*Ld) under the layer pattern; with every layer
+ * alike, the stage with the most layers.
+ */
+void proj_heaviest_stage(const cvc_proj_scenario *sc, const struct proj_shape *x, double *L,
+			 double *Ld)
+{
+	struct proj_params one;
+	double best = -1;
+
+	*L = proj_stage_max_layers(sc);
+	*Ld = 0;
+	if (!proj_layers_mixed(sc))
+		return;
+	for (double i = 0; i < (sc->pp >= 1 ? sc->pp : 1); i++) {
+		double n, nm;
+
+		if (proj_stage_mix(sc, i, &n, &nm))
+			return;
+		proj_params_of(sc, x, nm, n - nm, &one);
+		if (one.p_stage > best) {
+			best = one.p_stage;
+			*L = nm;
+			*Ld = n - nm;
+		}
+	}
+}
+
+/* The running shape of a layer pattern read bit by bit. */
+struct pattern {
+	double n, k, f, last; /* layers, first MoE layer, MoE spacing, last MoE layer */
+	const char *why;
+};
+
+static void pattern_bit(struct pattern *p, int moe)
+{
+	double i = p->n++;
+
+	if (p->why)
+		return;
+	if (moe) {
+		if (p->k < 0)
+			p->k = i;
+		else if (p->f == 0)
+			p->f = i - p->last;
+		else if (i - p->last != p->f)
+			p->why = "MoE layers not evenly spaced";
+		p->last = i;
+	} else if (p->k >= 0 && p->f > 0 && fmod(i - p->k, p->f) == 0) {
+		p->why = "MoE layers not evenly spaced";
+	}
+}
+
+static const char *skip_space(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* One "[0, 1, ...]" or "[...]*N" term at *ps. */
+static const char *pattern_term(const char **ps, struct pattern *p)
+{
+	const char *s = skip_space(*ps), *open, *e;
+	double reps = 1;
+
+	if (*s != '[')
+		return "expected '['";
+	open = ++s;
+	for (;;) { /* check the list once */
+		s = skip_space(s);
+		if (*s != '0' && *s != '1')
+			return "expected 0 or 1 in the list";
+		s = skip_space(s + 1);
+		if (*s == ']')
+			break;
+		if (*s != ',')
+			return "expected ',' or ']'";
+		s++;
+	}
+	e = skip_space(s + 1);
+	if (*e == '*') {
+		char *end;
+
+		reps = strtod(e + 1, &end);
+		if (end == e + 1 || reps < 1 || reps > 1e6 || reps != floor(reps))
+			return "expected a whole count after '*'";
+		e = end;
+	}
+	for (double r = 0; r < reps && p->n <= 1e6; r++)
+		for (const char *c = open; c < s; c++)
+			if (*c == '0' || *c == '1')
+				pattern_bit(p, *c == '1');
+	*ps = e;
+	return NULL;
+}
+
+const char *proj_parse_layer_pattern(const char *text, double *first_dense, double *freq,
+				     double *n, int *other_shape)
+{
+	struct pattern p = {0, -1, 0, -1, NULL};
+	const char *s = skip_space(text), *why;
+	int paren = 0;
+
+	*other_shape = 0;
+	if (*s == '"' || *s == '\'')
+		s++;
+	if (*s == '(')
+		paren = 1, s++;
+	for (;;) {
+		if ((why = pattern_term(&s, &p)))
+			return why;
+		s = skip_space(s);
+		if (*s != '+')
+			break;
+		s++;
+	}
+	if (paren) {
+		if (*s != ')')
+			return "expected ')'";
+		s = skip_space(s + 1);
+	}
+	if (*s == '"' || *s == '\'')
+		s = skip_space(s + 1);
+	if (*s)
+		return "unexpected text after the list";
+	if (p.n > 1e6)
+		return "more than a million layers";
+	*other_shape = 1; /* well written, but not a pattern cvc prices */
+	if (p.why)
+		return p.why;
+	if (p.k < 0)
+		return "no MoE layer in the list";
+	*other_shape = 0;
+	*first_dense = p.k;
+	*freq = p.f > 0 ? p.f : fmax(1, p.n - p.k);
+	*n = p.n;
+	return NULL;
+}
