@@ -306,14 +306,16 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 	double gap = cvc_model_kernel_gap_us(p->ms_base);
 	struct mb_cost one;
 	int n = 1;
+	double fml[3];
 
+	if (proj_stage_layers(sc, &fml[0], &fml[1], &fml[2]))
+		return -1;
 	memset(best, 0, sizeof *best);
 	for (int i = 0; i < n; i++) {
 		double at = proj_stage_pick(sc, i, &n), Li, Lm, ext = 0, extk = 0;
 		struct stage_layers S;
 
-		if (proj_stage_mix(sc, at, &Li, &Lm))
-			return -1;
+		proj_stage_mix(sc, fml, at, &Li, &Lm);
 		if (!(pp > 1)) { /* one stage: embedding, logits and loss */
 			ext = lc->first_fwd_s + lc->first_bwd_s + lc->last_fwd_s + lc->last_bwd_s;
 			extk = lc->first_kernels + lc->last_kernels;

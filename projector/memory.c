@@ -83,7 +83,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	double sh_w = sc->zero >= 3 ? sh : 1, sh_g = sc->zero >= 2 ? sh : 1;
 	double sh_o = sc->zero >= 1 ? sh : 1, fp32 = sc->dtype == CVC_PROJ_FP32;
 	int torch = sc->framework == CVC_PROJ_FW_PYTORCH;
-	double wb, gb, ob, first, mid, last, act_tok, act_tok_d, act = 0, params, buf, in3 = 0;
+	double wb, gb, ob, fml[3], act_tok, act_tok_d, act = 0, params, buf, in3 = 0;
 	double p_unit = proj_layers_mixed(sc) ? fmax(P->p_layer, P->p_layer_d) : P->p_layer;
 
 	if (torch) { /* the fp32 parameter is the master copy */
@@ -92,8 +92,8 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		wb = fp32 ? 4 : 2, gb = 4;
 		ob = sc->optimizer == CVC_PROJ_ADAM ? (fp32 ? 8 : 12) : (fp32 ? 4 : 8);
 	}
-	if (proj_stage_layers(sc, &first, &mid, &last))
-		first = mid = last = sc->layers / pp;
+	if (proj_stage_layers(sc, &fml[0], &fml[1], &fml[2]))
+		fml[0] = fml[1] = fml[2] = sc->layers / pp;
 	act_tok = act_tok_d = act_per_token(sc, x) * x->T;
 	if (x->d3) /* 3D tensor parallelism: its shards (tp3d.c) */
 		proj_act3d(sc, x, &in3, &act_tok);
@@ -110,8 +110,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 							 ? 1 + (pp - 1) / (pp * v) : 1);
 		double a;
 
-		if (proj_stage_mix(sc, stage, &Li, &Lm))
-			Li = Lm = stage == 0 ? first : stage == pp - 1 ? last : mid;
+		proj_stage_mix(sc, fml, stage, &Li, &Lm);
 		Ld = Li - Lm;
 		if (sc->recompute == CVC_PROJ_RECOMP_FULL && x->d3)
 			a = Li * inflight * in3 + act_tok;

@@ -275,9 +275,10 @@ int proj_layers_mixed(const cvc_proj_scenario *sc);
 /* Layers of the main shape (MoE layers of an MoE model, all of a dense
  * one) among the model's layers lo..hi-1 (0-based). */
 double proj_main_layers(const cvc_proj_scenario *sc, double lo, double hi);
-/* Stage i's layers and, of them, the main shape's; NULL or why the stages
- * cannot be split. */
-const char *proj_stage_mix(const cvc_proj_scenario *sc, double i, double *layers, double *nmain);
+/* Stage i's layers and, of them, the main shape's, given the first, each
+ * middle and the last stage's layers (fml, from proj_stage_layers()). */
+void proj_stage_mix(const cvc_proj_scenario *sc, const double fml[3], double i, double *layers,
+		    double *nmain);
 /* Megatron-Core's --moe-layer-freq as a list ("([0]*3+[1]*58)",
  * "[0, 1, 0, 1]", 1 = MoE layer) as cvc's pattern: *first_dense dense
  * layers, then an MoE layer every *freq-th; *n layers in all.  NULL, or

@@ -126,7 +126,7 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 		return "heads not divisible by tp";
 	} else if (fmod(sc->kv_heads, sc->tp) != 0 && fmod(sc->tp, sc->kv_heads) != 0) {
 		return "kv_heads and tp do not divide";
-	} else if (sc->experts == 1 && fmod(sc->ffn, sc->tp) != 0) {
+	} else if ((sc->experts == 1 || proj_layers_mixed(sc)) && fmod(sc->ffn, sc->tp) != 0) {
 		return "ffn not divisible by tp";
 	} else if (fmod(sc->shared_ffn, sc->tp) != 0) {
 		return "shared_ffn not divisible by tp";

@@ -50,26 +50,26 @@ static double chunks_before(double Ls, double v, int first, double c)
 }
 
 /*
- * Stage i's (0-based) layers and, of them, the main shape's (*main) under
- * the layer pattern: virtual stage c pp + i holds the model's layers after
- * those of every earlier virtual stage (Megatron-Core's interleaved
- * order).  Returns NULL or why the stages cannot be split.
+ * Stage i's (0-based) layers and, of them, the main shape's (*nmain) under
+ * the layer pattern, given the layers of the first, each middle and the
+ * last stage (fml: proj_stage_layers()): virtual stage c pp + i holds the
+ * model's layers after those of every earlier virtual stage
+ * (Megatron-Core's interleaved order).
  */
-const char *proj_stage_mix(const cvc_proj_scenario *sc, double i, double *layers, double *nmain)
+void proj_stage_mix(const cvc_proj_scenario *sc, const double fml[3], double i, double *layers,
+		    double *nmain)
 {
-	double pp = sc->pp >= 1 ? sc->pp : 1, v = sc->vpp >= 1 ? sc->vpp : 1, f, m, l;
-	const char *why = proj_stage_layers(sc, &f, &m, &l);
+	double pp = sc->pp >= 1 ? sc->pp : 1, v = sc->vpp >= 1 ? sc->vpp : 1;
+	double f = fml[0], m = fml[1], l = fml[2];
 	double Li = i == 0 ? f : i == pp - 1 ? l : m;
 
-	if (why)
-		return why;
 	*layers = pp > 1 ? Li : sc->layers;
 	*nmain = *layers;
 	if (!proj_layers_mixed(sc))
-		return NULL;
+		return;
 	if (pp == 1) {
 		*nmain = proj_main_layers(sc, 0, sc->layers);
-		return NULL;
+		return;
 	}
 	*nmain = 0;
 	for (double c = 0; c < v; c++) {
@@ -81,7 +81,6 @@ const char *proj_stage_mix(const cvc_proj_scenario *sc, double i, double *layers
 			start += chunk_len(f, v, 1, c) + (i - 1) * chunk_len(m, v, 0, c);
 		*nmain += proj_main_layers(sc, start, start + chunk_len(Li, v, i == 0, c));
 	}
-	return NULL;
 }
 
 /*
@@ -179,15 +178,16 @@ void proj_heaviest_stage(const cvc_proj_scenario *sc, const struct proj_shape *x
 	struct proj_params one;
 	double best = -1;
 
+	double fml[3];
+
 	*L = proj_stage_max_layers(sc);
 	*Ld = 0;
-	if (!proj_layers_mixed(sc))
+	if (!proj_layers_mixed(sc) || proj_stage_layers(sc, &fml[0], &fml[1], &fml[2]))
 		return;
 	for (double i = 0; i < (sc->pp >= 1 ? sc->pp : 1); i++) {
 		double n, nm;
 
-		if (proj_stage_mix(sc, i, &n, &nm))
-			return;
+		proj_stage_mix(sc, fml, i, &n, &nm);
 		proj_params_of(sc, x, nm, n - nm, &one);
 		if (one.p_stage > best) {
 			best = one.p_stage;

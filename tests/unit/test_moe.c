@@ -501,6 +501,7 @@ static void mix_of(double layers, double pp, double vpp, double k, double f, dou
 		   double *n, double *moe)
 {
 	cvc_proj_scenario sc;
+	double fml[3];
 
 	cvc_proj_scenario_default(&sc);
 	sc.layers = layers;
@@ -509,7 +510,9 @@ static void mix_of(double layers, double pp, double vpp, double k, double f, dou
 	sc.experts = 8;
 	sc.moe_first_dense = k;
 	sc.moe_layer_freq = f;
-	cr_assert_null(proj_stage_mix(&sc, i, n, moe), "%g layers on %g x %g", layers, pp, vpp);
+	cr_assert_null(proj_stage_layers(&sc, &fml[0], &fml[1], &fml[2]), "%g layers on %g x %g",
+		       layers, pp, vpp);
+	proj_stage_mix(&sc, fml, i, n, moe);
 }
 
 /*
@@ -585,5 +588,48 @@ Test(moe, dense_layers_carry_no_all_to_all)
 
 		cr_expect_float_eq(ep, share[i], 1e-9, "scenario %d: %.12f of all-MoE's", i, ep);
 		cr_expect_lt(g.r[i].step_s, g.r[0].step_s);
+	}
+}
+
+/*
+ * Claim: the layer pattern's checks: a dense model ignores it (it reads 0
+ * and 1 and prices as without), a pattern leaving no MoE layer or a dense
+ * FFN that tp does not divide is an impossible layout, and a file writing
+ * moe_layer_freq 0 or as a list is refused with what to write.  Exact.
+ */
+Test(moe, layer_pattern_checks)
+{
+	struct got g;
+	cvc_proj_study *st = NULL;
+	static const char *const refused[] = {
+		"model: {experts: 8, moe_layer_freq: 0}\n",
+		"model: {experts: 8, moe_layer_freq: '([0]*3+[1]*21)'}\n",
+	};
+
+	run("model: [{layers: 4, hidden: 1024, heads: 8, ffn: 2048},\n"
+	    "        {layers: 4, hidden: 1024, heads: 8, ffn: 2048, moe_first_dense: 2,\n"
+	    "         moe_layer_freq: 2},\n"
+	    "        {layers: 4, hidden: 1024, heads: 8, ffn: 2048, experts: 8,\n"
+	    "         moe_first_dense: 4},\n"
+	    "        {layers: 4, hidden: 1024, heads: 8, ffn: 2044, experts: 8, moe_ffn: 512,\n"
+	    "         moe_first_dense: 1}]\n"
+	    "training: {global_batch: 32}\nparallelism: {tp: 8}\n"
+	    "hardware: {gpu: A100-SXM-80GB, gpus: 8}\n", &g);
+	cr_assert_eq(g.n, 4);
+	cr_expect(g.r[0].valid && g.r[1].valid);
+	cr_expect_eq(g.sc[1].moe_first_dense, 0);
+	cr_expect_eq(g.sc[1].moe_layer_freq, 1);
+	cr_expect_eq(g.r[0].step_s, g.r[1].step_s);
+	cr_expect_not(g.r[2].valid);
+	cr_expect(strstr(g.r[2].reason, "leaves no MoE layer"), "%s", g.r[2].reason);
+	cr_expect_not(g.r[3].valid);
+	cr_expect_str_eq(g.r[3].reason, "ffn not divisible by tp");
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		cr_expect_neq(cvc_proj_study_parse("p.yaml", refused[i], strlen(refused[i]), &st),
+			      CVC_OK, "%s", refused[i]);
+		cr_expect(strstr(cvc_proj_study_errmsg(st), "moe_layer_freq"), "%s",
+			  cvc_proj_study_errmsg(st));
+		cvc_proj_study_free(st);
+		st = NULL;
 	}
 }
