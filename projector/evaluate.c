@@ -71,7 +71,7 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 				   x->dtype, x->recompute, x->attention, x->framework,
 				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl,
 				   x->tr, x->tc, x->td, x->ovl3, x->dh, x->rq, x->rkv, x->dr,
-				   x->dv};
+				   x->dv, x->flex, x->disp8, x->gtopk};
 	struct proj_layer_cost *lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
 	struct proj_used *u = k->p->used;
 	double before[PROJ_USED_MAX];

@@ -209,6 +209,10 @@ struct proj_shape {
 	int mla;
 	int sp, moe, swiglu, dtype, recompute, unfused, attention, framework;
 	int fp8, fp8_recipe, fp8_attn, ag_ovl, rs_ovl;
+	/* MoE dispatch: flex (one copy per node across the network), the
+	 * forward dispatch in fp8, nodes a token may reach (0 = any) */
+	int flex, disp8;
+	double gtopk;
 	/* 3D tensor parallelism (tp3d.c): d3 set, grid tr x tc x td (1 x 1 x
 	 * 1 in 1D); Td = tokens of a micro-batch per GPU outside the layers
 	 * (T / td), tv = ranks the vocabulary is split over (t / td); ovl3 =

@@ -91,6 +91,9 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->Td = x->T / x->td;
 	x->tv = x->t / x->td;
 	x->ovl3 = x->d3 && sc->tp_overlap;
+	x->flex = sc->ep_dispatcher == CVC_PROJ_DISPATCH_FLEX;
+	x->disp8 = sc->ep_dispatch_fp8;
+	x->gtopk = sc->moe_router_group_topk;
 }
 
 /*
@@ -573,17 +576,54 @@ static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x,
 	}
 }
 
-/* MoE: dispatch + combine all-to-all each way, over the EP group: inside
- * the NVLink domain while ep x etp ranks fit in it. */
+/*
+ * Expected nodes a token's k experts land on, of N nodes (at most M with
+ * node-limited routing), with the experts drawn evenly among them: the
+ * balanced routing the load-balancing losses aim at.
+ */
+static double nodes_reached(double k, double N, double M)
+{
+	double n = M >= 1 && M < N ? M : N;
+
+	return n * (1 - pow(1 - 1 / n, k));
+}
+
+/*
+ * MoE: dispatch + combine all-to-all each way, over the EP group: inside
+ * the NVLink domain while ep x etp ranks fit in it.  Across nodes the flex
+ * dispatcher (DeepEP, HybridEP) sends a token once to each node holding
+ * one of its experts and forwards it over NVLink there (DeepSeek-AI,
+ * "DeepSeek-V3 Technical Report", arXiv 2412.19437, sec. 3.2.2): the
+ * network carries the distinct remote nodes' copies instead of k, the
+ * NVLink domain every copy, the two pipelined (the slower one counts).
+ * With ep_dispatch_fp8 the forward dispatch moves 1 B per element plus a
+ * 4 B scale per 128 (the report's sec. 3.3), the combine stays 16-bit.
+ */
+static double ep_one_way(struct proj_sink *k, const struct proj_shape *x, double bytes,
+			 double count)
+{
+	double pn = fmin(x->e, fmax(1, x->gpn / (x->et * x->c))), N = ceil(x->e / pn);
+	double t = proj_op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP,
+			       x->flex && N > 1 ? bytes * nodes_reached(x->k, N, x->gtopk) / x->k
+						: bytes, x->e, pn, count);
+
+	if (x->flex && N > 1 && pn > 1) /* the forward inside each node */
+		t = fmax(t, proj_op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, bytes, pn, pn,
+					 count));
+	return t;
+}
+
 static void ep_comm_ops(struct proj_sink *k, const struct proj_shape *x,
 			const struct proj_layer_runs *n, struct proj_layer_cost *lc)
 {
-	double pn = fmin(x->e, fmax(1, x->gpn / (x->et * x->c)));
-	double one = proj_op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tm * x->h * x->BA, x->e,
-				  pn, n->per);
+	double bytes = x->Tm * x->h * x->BA;
+	/* every forward pass (again for full recompute) dispatches once */
+	double one = ep_one_way(k, x, bytes, x->disp8 ? n->per - n->cf : n->per);
+	double disp = x->disp8 ? ep_one_way(k, x, bytes / x->BA * (1 + 4.0 / 128), n->cf) : one;
 
-	lc->ep_fwd_s = 2 * one;
-	lc->ep_bwd_s = 2 * one * (n->full ? 2 : 1);
+	lc->ep_fwd_s = disp + one;
+	lc->ep_bwd_s = x->disp8 ? 2 * one + (n->full ? disp + one : 0)
+				: 2 * one * (n->full ? 2 : 1);
 }
 
 /* Context parallel: ring exchange of K and V blocks, c-1 steps forward,

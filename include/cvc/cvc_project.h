@@ -56,6 +56,10 @@ CVC_API cvc_status cvc_proj_ctx_origin(cvc_proj_ctx *ctx, const char *gpu, int d
 /* ---- enums (stable values: they appear in CSV output as names) ---------- */
 
 enum cvc_proj_ffn { CVC_PROJ_FFN_GELU = 0, CVC_PROJ_FFN_SWIGLU = 1 };
+/* MoE token dispatch: one all-to-all copy per routed expert (Megatron-Core's
+ * alltoall dispatcher), or one copy per destination node across the network,
+ * forwarded over NVLink inside it (DeepEP / HybridEP: the flex dispatcher) */
+enum cvc_proj_dispatcher { CVC_PROJ_DISPATCH_ALLTOALL = 0, CVC_PROJ_DISPATCH_FLEX = 1 };
 enum cvc_proj_dtype {
 	CVC_PROJ_BF16 = 0, CVC_PROJ_FP16 = 1, CVC_PROJ_FP8 = 2, CVC_PROJ_FP32 = 3
 };
@@ -161,6 +165,11 @@ typedef struct cvc_proj_scenario {
 	/* communication */
 	int dp_overlap, tp_overlap;
 	int tp_overlap_ag, tp_overlap_rs; /* per collective (sp): -1 = tp_overlap */
+	int ep_dispatcher;         /* enum cvc_proj_dispatcher */
+	int ep_dispatch_fp8;       /* the forward dispatch in fp8 with 1x128 scales
+				    * (DeepSeek-V3; the combine stays bf16) */
+	double moe_router_group_topk; /* node-limited routing: a token's experts on
+				    * at most this many nodes (0 = any) */
 	int ep_overlap;            /* MoE all-to-alls of one micro-batch under the
 				    * compute of another (Megatron-Core's combined
 				    * 1F1B, --overlap-moe-expert-parallel-comm) */

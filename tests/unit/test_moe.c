@@ -633,3 +633,76 @@ Test(moe, layer_pattern_checks)
 		st = NULL;
 	}
 }
+
+struct a2a {
+	int n;
+	struct { int64_t bytes; int group, per_node; double count; } o[8];
+};
+
+static int a2a_op(void *user, const cvc_proj_op *o)
+{
+	struct a2a *s = user;
+
+	if (o->kind == CVC_PROJ_OP_COLL && o->comm == CVC_PROJ_COMM_EP && s->n < 8) {
+		s->o[s->n].bytes = o->bytes;
+		s->o[s->n].group = o->group;
+		s->o[s->n].per_node = o->per_node;
+		s->o[s->n++].count = o->count;
+	}
+	return 0;
+}
+
+/*
+ * Claim: the flex dispatcher (DeepEP, HybridEP) sends a token across the
+ * network once per node holding one of its experts and forwards it over
+ * NVLink there; node-limited routing caps those nodes; an fp8 dispatch
+ * moves 1 B per element and a 4 B scale per 128 (DeepSeek-V3 Technical
+ * Report, sec. 3.2.2 and 3.3).  Setup: 8 layers of 64 experts, top 8, ep
+ * 64 over 8 nodes, 16 micro-batches of 4096 tokens, h 2048.  Expected, by
+ * hand: the network all-to-all at T k h 2 B x D / k, D = 8 (1 - (7/8)^8) =
+ * 5.25 nodes reached (4 (1 - (3/4)^8) = 3.60 with 4 nodes at most), the
+ * NVLink forward at the full T k h 2 B over the node's 8 GPUs; the fp8
+ * dispatch at T k h (1 + 4/128) B once per forward pass.  Exact to the
+ * byte; the step only faster, and inside one node nothing changes.
+ */
+Test(moe, flex_dispatcher_node_limited_routing_and_fp8_dispatch)
+{
+	struct got g;
+	struct a2a s[4];
+	double T = 4096, k = 8, h = 2048, full = T * k * h * 2;
+	double D8 = 8 * (1 - pow(7.0 / 8, 8)), D4 = 4 * (1 - pow(3.0 / 4, 8));
+
+	run_valid("model: {layers: 8, hidden: 2048, heads: 16, ffn: 1024, experts: 64, top_k: 8,\n"
+		  "        seq: 4096}\n"
+		  "training: {global_batch: 1024, recompute: none}\n"
+		  "parallelism: {ep: [64, 8]}\nhardware: {gpu: H100-SXM, gpus: 64}\n"
+		  "comm: {ep_dispatcher: [alltoall, flex], moe_router_group_topk: [0, 4],\n"
+		  "       ep_dispatch_fp8: [false, true]}\n", &g, 16);
+	for (int i = 0; i < 4; i++) { /* ep 64: alltoall, flex, flex + 4 nodes, flex + fp8 */
+		static const int at[4] = {0, 4, 6, 5};
+
+		memset(&s[i], 0, sizeof s[i]);
+		cvc_proj_scenario_ops(&g.sc[at[i]], a2a_op, &s[i]);
+		cr_assert_eq(g.sc[at[i]].ep, 64);
+	}
+	cr_expect_eq(s[0].n, 1);
+	cr_expect_eq(s[0].o[0].bytes, (int64_t)full);
+	cr_expect_eq(s[1].n, 2, "the network part and the NVLink forward");
+	cr_expect_leq(llabs(s[1].o[0].bytes - llround(full * D8 / k)), 1, "%lld",
+		      (long long)s[1].o[0].bytes);
+	cr_expect_eq(s[1].o[0].group, 64);
+	cr_expect_eq(s[1].o[1].bytes, (int64_t)full);
+	cr_expect_eq(s[1].o[1].group, 8);
+	cr_expect_leq(llabs(s[2].o[0].bytes - llround(full * D4 / k)), 1, "%lld",
+		      (long long)s[2].o[0].bytes);
+	cr_expect_eq(s[3].n, 4, "bf16 and fp8, each in two parts");
+	cr_expect_leq(llabs(s[3].o[2].bytes - llround(T * k * h * (1 + 4.0 / 128) * D8 / k)), 1,
+		      "%lld", (long long)s[3].o[2].bytes);
+	cr_expect_float_eq(s[3].o[2].count, s[3].o[0].count / 3, 1e-9, "1 of 4 one-ways is fp8");
+	cr_expect_lt(g.r[4].comm_type_s[CVC_PROJ_COMM_EP], g.r[0].comm_type_s[CVC_PROJ_COMM_EP]);
+	cr_expect_lt(g.r[6].comm_type_s[CVC_PROJ_COMM_EP], g.r[4].comm_type_s[CVC_PROJ_COMM_EP]);
+	cr_expect_lt(g.r[5].comm_type_s[CVC_PROJ_COMM_EP], g.r[4].comm_type_s[CVC_PROJ_COMM_EP]);
+	/* ep 8: one node, the flex dispatcher moves what alltoall does */
+	cr_expect_eq(g.sc[8].ep, 8);
+	cr_expect_eq(g.r[12].comm_type_s[CVC_PROJ_COMM_EP], g.r[8].comm_type_s[CVC_PROJ_COMM_EP]);
+}
