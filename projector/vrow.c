@@ -129,7 +129,9 @@ static int any_word(const char *t, const char *words)
 }
 
 /* What a free-text cell names. */
-enum wkind { W_DTYPE, W_ZERO, W_RECOMPUTE, W_FRAMEWORK, W_ATTENTION, W_FFN, W_OPT, W_FP8R };
+enum wkind {
+	W_DTYPE, W_ZERO, W_RECOMPUTE, W_FRAMEWORK, W_ATTENTION, W_FFN, W_OPT, W_FP8R, W_DISPATCH
+};
 
 /* The words (any_word()) that name a value, by kind; the first rule of a
  * kind that matches wins, so the order settles overlaps ("bfloat16" holds
@@ -180,6 +182,11 @@ static const struct word_rule {
 	{W_FP8R, CVC_PROJ_FP8_MXFP8, "mxfp8|=mx|block|microscal"},
 	{W_FP8R, CVC_PROJ_FP8_CURRENT, "current|dynamic"},
 	{W_FP8R, CVC_PROJ_FP8_DELAYED, "delayed|amax|hybrid|=te"},
+	/* MoE dispatch: one copy per node (DeepEP, HybridEP: the flex
+	 * dispatcher) or per expert (all-to-all); the allgather dispatcher
+	 * matches neither */
+	{W_DISPATCH, CVC_PROJ_DISPATCH_FLEX, "flex|deepep|deep-ep|deep_ep|hybridep|hybrid-ep"},
+	{W_DISPATCH, CVC_PROJ_DISPATCH_ALLTOALL, "alltoall|all-to-all|all_to_all|a2a"},
 };
 
 /* The word kind of an enum field whose published cells are free text. */
@@ -187,7 +194,7 @@ static int enum_kind(const char *key, enum wkind *kind)
 {
 	static const struct { const char *key; enum wkind kind; } kinds[] = {
 		{"framework", W_FRAMEWORK}, {"attention", W_ATTENTION}, {"ffn_type", W_FFN},
-		{"optimizer", W_OPT},       {"fp8_recipe", W_FP8R},
+		{"optimizer", W_OPT},       {"fp8_recipe", W_FP8R}, {"ep_dispatcher", W_DISPATCH},
 	};
 
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)

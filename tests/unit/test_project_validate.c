@@ -513,6 +513,29 @@ Test(project_validate, moe_layer_freq_as_megatron_list)
 	free(out);
 }
 
+/* Megatron-Core's dispatcher names in a table: flex / DeepEP, alltoall;
+ * the allgather dispatcher is not priced: that row only is left out. */
+Test(project_validate, moe_dispatcher_in_published_wording)
+{
+#define MOE "\n16,2048,16,4096,1,1,64,64,H100,bf16,9000,64,8,1024,64,"
+	const char *text = "layers,hidden,heads,seq,tp,pp,global_batch,gpus,gpu,dtype,"
+			   "tokens_per_s_per_gpu,moe_experts,moe_topk,ffn,ep,"
+			   "moe_token_dispatcher_type"
+			   MOE "flex (DeepEP)" MOE "alltoall" MOE "allgather\n";
+#undef MOE
+	cvc_proj_validation v;
+	char *out = validate_text(text, NULL, &v, CVC_OK);
+	const char *r[4];
+
+	cr_assert_eq(output_lines(out, r, 4), 4, "%s", out);
+	cr_expect(strstr(r[1], "ep_dispatcher=flex ('flex (DeepEP)')"), "%.400s", r[1]);
+	cr_expect_eq(v.all.expressible, 2, "%s", out);
+	cr_expect(strstr(r[3], "not projected: ep_dispatcher 'allgather' is none cvc models"),
+		  "%.400s", r[3]);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
 /* TFLOP/s and MFU are read only under a named FLOP convention; the
  * megatron convention reproduces the NVIDIA README's own MFU. */
 Test(project_validate, flop_conventions)
