@@ -71,7 +71,7 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 				   x->dtype, x->recompute, x->attention, x->framework,
 				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl,
 				   x->tr, x->tc, x->td, x->ovl3, x->dh, x->rq, x->rkv, x->dr,
-				   x->dv, x->flex, x->disp8, x->gtopk};
+				   x->dv, x->flex, x->disp8, x->gtopk, x->mtp};
 	struct proj_layer_cost *lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
 	struct proj_used *u = k->p->used;
 	double before[PROJ_USED_MAX];
@@ -470,6 +470,16 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 			       ? lay * (gemm_l + attn_l) + lay_d * (gemm_d + attn_l)
 		     : (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && x->unfused)
 			     ? sc->layers * attn_l : 0;
+
+	/* multi-token prediction: per module one more layer, the 2h -> h
+	 * projection and the logits again */
+	if (x->mtp > 0) {
+		per_seq += 3 * x->mtp * (gemm_l + attn_l + 2 * s * 2 * h * h + logits);
+		if (sc->recompute == CVC_PROJ_RECOMP_FULL)
+			extra += x->mtp * (gemm_l + attn_l);
+		else if (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && x->unfused)
+			extra += x->mtp * attn_l;
+	}
 	double tokens = sc->global_batch * s;
 	double power = sc->gpu_power_w > 0 ? sc->gpu_power_w : p->power_w;
 	double secs;

@@ -60,6 +60,12 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 	double fl = Ld > 0 ? ((L - Ld) * (f * topk + fsh) + Ld * sc->ffn) / L : f * topk + fsh;
 	double ffn_w = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * fl;
 
+	/* one MoE (main-shape) layer, for the multi-token prediction modules
+	 * (Megatron-LM counts each as one more layer of the last layer's kind,
+	 * plus 3 h + 2 h^2 for its norms and projection, and the logits again) */
+	double ffn_m = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * (f * topk + fsh);
+	double mtp = sc->mtp_layers > 0 ? sc->mtp_layers : 0, r;
+
 	switch (conv) {
 	case PROJ_FLOPS_MEGATRON:
 		/* Megatron-LM megatron/training/training.py
@@ -71,10 +77,16 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 		 * set).  MLA: the same count over MLA's projections, 6 s (weights)
 		 * + 6 s^2 a (dqk + dv) per layer. */
 		if (mla)
-			return 6 * s * (L * (attw + ffn_w) + h * V) + 6 * s * s * L * a * dqkv;
-		return 12 * s * L * h * h *
-		       ((1 + g / a + s / h) * (a * dh / h) + fl / h * gated +
-			V / (2 * L * h));
+			r = 6 * s * (L * (attw + ffn_w) + h * V) + 6 * s * s * L * a * dqkv;
+		else
+			r = 12 * s * L * h * h *
+			    ((1 + g / a + s / h) * (a * dh / h) + fl / h * gated + V / (2 * L * h));
+		if (mtp > 0)
+			r += mtp * ((mla ? 6 * s * (attw + ffn_m) + 6 * s * s * a * dqkv
+					 : 12 * s * h * h * ((1 + g / a + s / h) * (a * dh / h) +
+							     (f * topk + fsh) / h * gated)) +
+				    6 * s * (3 * h + 2 * h * h) + 6 * s * h * V);
+		return r;
 	case PROJ_FLOPS_MEGATRON_2021:
 		/* Narayanan et al. 2021, eq. 3: GPT with MHA, 4h GELU FFN,
 		 * full recomputation counted (96 = 4 passes x 24) */
@@ -83,7 +95,10 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 		/* Chowdhery et al. 2022, appendix B: 6 N + 12 L h s per token,
 		 * N the non-embedding parameters (12 L h s = 6 L s a (dqk + dv)
 		 * for any head widths) */
-		return s * (6 * L * (attw + ffn_w) + 6 * L * s * a * dqkv);
+		r = s * (6 * L * (attw + ffn_w) + 6 * L * s * a * dqkv);
+		if (mtp > 0)
+			r += s * mtp * (6 * (attw + ffn_m + 2 * h * h) + 6 * s * a * dqkv);
+		return r;
 	case PROJ_FLOPS_CVC:
 	default: {
 		/* what cvc's MFU counts (evaluate.c): the GEMMs, attention
@@ -92,7 +107,11 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 		double E = sc->experts > 1 ? (Ld > 0 ? sc->experts * (L - Ld) / L : sc->experts) : 0;
 		double gemm_l = 2 * s * (attw + ffn_w + h * E);
 
-		return 3 * (L * (gemm_l + 2 * s * s * a * dqkv) + 2 * s * h * V);
+		r = 3 * (L * (gemm_l + 2 * s * s * a * dqkv) + 2 * s * h * V);
+		if (mtp > 0)
+			r += 3 * mtp * (2 * s * (attw + ffn_m + h * (sc->experts > 1 ? sc->experts : 0)) +
+					2 * s * s * a * dqkv + 2 * s * 2 * h * h + 2 * s * h * V);
+		return r;
 	}
 	}
 }

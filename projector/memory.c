@@ -144,7 +144,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	/* the logits of the last micro-batch: Megatron-Core's vocab-parallel
 	 * cross-entropy keeps fp32 exponentials and writes the gradient into
 	 * them, as fused cross-entropy kernels (flash-attn's, Liger's) do */
-	buf = 4 * x->T * x->V / t;
+	buf = 4 * x->T * x->V / t * (1 + x->mtp); /* and each prediction module's */
 	r->mem_params_gb = params / 1e9;
 	r->mem_act_gb = act / 1e9;
 	r->mem_buf_gb = buf / 1e9;

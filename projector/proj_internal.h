@@ -213,6 +213,7 @@ struct proj_shape {
 	 * forward dispatch in fp8, nodes a token may reach (0 = any) */
 	int flex, disp8;
 	double gtopk;
+	double mtp; /* multi-token prediction modules on the last stage */
 	/* 3D tensor parallelism (tp3d.c): d3 set, grid tr x tc x td (1 x 1 x
 	 * 1 in 1D); Td = tokens of a micro-batch per GPU outside the layers
 	 * (T / td), tv = ranks the vocabulary is split over (t / td); ovl3 =
@@ -254,6 +255,7 @@ struct proj_params {
 	double p_dense, p_exp, p_layer, p_stage, p_total, wb, gbytes, ob;
 	double p_vocab; /* of p_stage: the embedding and, untied, the output layer */
 	double p_layer_d; /* a dense layer's (MoE models' dense layers) */
+	double p_mtp;     /* of p_stage: the prediction modules' own (not their layers) */
 	double L, Ld;     /* the stage's layers of the main shape, and dense ones */
 };
 

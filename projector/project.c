@@ -94,6 +94,7 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->flex = sc->ep_dispatcher == CVC_PROJ_DISPATCH_FLEX;
 	x->disp8 = sc->ep_dispatch_fp8;
 	x->gtopk = sc->moe_router_group_topk;
+	x->mtp = sc->mtp_layers;
 }
 
 /*
@@ -672,16 +673,36 @@ static void last_stage_ops(struct proj_sink *k, const struct proj_shape *x, doub
 	double f, b, d, w, tv = x->Td * x->V / x->tv, f1, f2, b1, b2;
 	int st = CVC_PROJ_STAGE_LAST, ldt = x->fp8 ? CVC_PROJ_BF16 : x->dtype;
 	int eager = x->framework == CVC_PROJ_FW_PYTORCH;
+	double R = M * (1 + x->mtp); /* runs: again per prediction module */
 
 	k->kernels = 0;
-	f = gemm3(k, ldt, x->Td, x->V / x->tv, x->h, M, M, st, 1, 1, 1, &d, &w);
+	f = gemm3(k, ldt, x->Td, x->V / x->tv, x->h, R, R, st, 1, 1, 1, &d, &w);
 	b = d + w;
-	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, M, st);
-	f2 = proj_op_mem(k, CVC_MODEL_MEM_NORM, (eager ? 14 : x->BA + 4) * tv, M, st);
+	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, R, st);
+	f2 = proj_op_mem(k, CVC_MODEL_MEM_NORM, (eager ? 14 : x->BA + 4) * tv, R, st);
 	f += f1 + f2;
-	b1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, M, st);
-	b2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (eager ? 22 : 4 + x->BA) * tv, M, st);
+	b1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, R, st);
+	b2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (eager ? 22 : 4 + x->BA) * tv, R, st);
 	b += b1 + b2;
+	if (x->mtp > 0) {
+		/*
+		 * Multi-token prediction (Megatron-Core's MultiTokenPredictionLayer;
+		 * DeepSeek-V3 report sec. 2.2): per module the next tokens' embedding
+		 * (the shared table), its norm and the hidden state's, their
+		 * concatenation projected 2h -> h (column parallel), one more layer
+		 * (counted with the stage's layers) and the final norm, logits and
+		 * loss again, as above.
+		 */
+		double m = M * x->mtp, pf, pd, pw;
+
+		pf = gemm3(k, x->dtype, x->Td, x->h / x->tv, 2 * x->h, m, m, st, 1, 1, 1, &pd, &pw);
+		pf += proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Td * x->h, m, st) +
+		      2 * proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, m, st);
+		pd += pw + proj_op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->Td * x->h, m, st) +
+		      2 * proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, m, st);
+		f += x->mtp * (pf + f);
+		b += x->mtp * (pd + b);
+	}
 	lc->last_fwd_s = f;
 	lc->last_bwd_s = b;
 	lc->last_kernels = k->kernels;
@@ -763,8 +784,13 @@ void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, dou
 	P->Ld = Ld;
 	/* one pipeline stage holds both vocabulary matrices when there is
 	 * one stage and they are not tied (pp > 1: the last stage keeps the
-	 * output layer, or the tied copy Megatron-Core keeps there) */
-	P->p_vocab = x->V * x->h / t * (sc->pp == 1 && !sc->tie_embeddings ? 2 : 1);
+	 * output layer, or the tied copy Megatron-Core keeps there), and the
+	 * last stage does when multi-token prediction embeds there too */
+	P->p_vocab = x->V * x->h / t *
+		     ((sc->pp == 1 || sc->mtp_layers > 0) && !sc->tie_embeddings ? 2 : 1);
+	/* multi-token prediction: each module's 2h -> h projection (column
+	 * parallel) and two norms; its layer is counted in L */
+	P->p_mtp = sc->mtp_layers * (2 * x->h * x->h / t + 2 * x->h);
 	P->p_stage = L * P->p_layer + P->p_vocab;
 	P->p_total = (sc->layers - nd) * (x->attw + x->ffw * (x->moe ? x->E : 1) +
 					  (x->moe ? x->h * x->E + x->ffs : 0) + common) +
@@ -773,6 +799,12 @@ void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, dou
 		P->p_stage += Ld * P->p_layer_d;
 	if (nd > 0)
 		P->p_total += nd * (x->attw + ffw_d + common);
+	if (sc->mtp_layers > 0) {
+		P->p_stage += P->p_mtp;
+		P->p_total += sc->mtp_layers * (x->attw + x->ffw * (x->moe ? x->E : 1) +
+						(x->moe ? x->h * x->E + x->ffs : 0) + common +
+						2 * x->h * x->h + 2 * x->h);
+	}
 	P->wb = sc->dtype == CVC_PROJ_FP32 ? 4 : 2;
 	P->gbytes = x->BA;
 	P->ob = sc->optimizer == CVC_PROJ_ADAM ? (sc->dtype == CVC_PROJ_FP32 ? 8 : 12)

@@ -87,6 +87,8 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		return "moe_ffn and shared_ffn must be positive integers";
 	if (sc->moe_first_dense != floor(sc->moe_first_dense) || !is_int(sc->moe_layer_freq))
 		return "moe_first_dense and moe_layer_freq must be whole numbers";
+	if (sc->mtp_layers < 0 || sc->mtp_layers != floor(sc->mtp_layers) || sc->mtp_layers > 64)
+		return "mtp_layers must be a whole number, 0 to 64";
 	if (sc->experts > 1 && sc->moe_first_dense >= sc->layers)
 		return "moe_first_dense leaves no MoE layer (set experts: 1 for a dense model)";
 	if (sc->clusters > 1 && !(sc->inter_cluster_gbps > 0))

@@ -63,12 +63,16 @@ void proj_stage_mix(const cvc_proj_scenario *sc, const double fml[3], double i, 
 	double f = fml[0], m = fml[1], l = fml[2];
 	double Li = i == 0 ? f : i == pp - 1 ? l : m;
 
-	*layers = pp > 1 ? Li : sc->layers;
+	/* the multi-token prediction modules' layers: on the last stage, of
+	 * the main shape (DeepSeek-V3's is an MoE layer) */
+	double mtp = i == pp - 1 ? sc->mtp_layers : 0;
+
+	*layers = (pp > 1 ? Li : sc->layers) + mtp;
 	*nmain = *layers;
 	if (!proj_layers_mixed(sc))
 		return;
 	if (pp == 1) {
-		*nmain = proj_main_layers(sc, 0, sc->layers);
+		*nmain = proj_main_layers(sc, 0, sc->layers) + mtp;
 		return;
 	}
 	*nmain = 0;
@@ -81,6 +85,7 @@ void proj_stage_mix(const cvc_proj_scenario *sc, const double fml[3], double i, 
 			start += chunk_len(f, v, 1, c) + (i - 1) * chunk_len(m, v, 0, c);
 		*nmain += proj_main_layers(sc, start, start + chunk_len(Li, v, i == 0, c));
 	}
+	*nmain += mtp;
 }
 
 /*
@@ -151,8 +156,8 @@ double proj_stage_max_layers(const cvc_proj_scenario *sc)
 	double f, m, l;
 
 	if (proj_stage_layers(sc, &f, &m, &l))
-		return sc->layers / sc->pp;
-	return fmax(f, fmax(m, l));
+		return sc->layers / sc->pp + sc->mtp_layers;
+	return fmax(f, fmax(m, l + sc->mtp_layers));
 }
 
 double proj_stage_pick(const cvc_proj_scenario *sc, int i, int *n)

@@ -127,6 +127,10 @@ typedef struct cvc_proj_scenario {
 	 * Megatron-Core's --moe-layer-freq (an integer, or a list of that
 	 * shape) and HF's first_k_dense_replace */
 	double moe_first_dense, moe_layer_freq;
+	/* multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core's
+	 * --mtp-num-layers) on the last stage: each one more layer, a
+	 * projection of 2h to h and the logits and loss again */
+	double mtp_layers;
 	int ffn_type;              /* enum cvc_proj_ffn */
 	/* attention heads' width: head_dim (0 = hidden / heads; Megatron's
 	 * --kv-channels); multi-latent attention (DeepSeek-V2/V3, Megatron-Core

@@ -706,3 +706,65 @@ Test(moe, flex_dispatcher_node_limited_routing_and_fp8_dispatch)
 	cr_expect_eq(g.sc[8].ep, 8);
 	cr_expect_eq(g.r[12].comm_type_s[CVC_PROJ_COMM_EP], g.r[8].comm_type_s[CVC_PROJ_COMM_EP]);
 }
+
+struct mtpscan {
+	double T, h, V;
+	double logits, proj;
+};
+
+static int mtp_op(void *user, const cvc_proj_op *o)
+{
+	struct mtpscan *s = user;
+
+	if (o->kind != CVC_PROJ_OP_GEMM || o->m != (int64_t)s->T || o->backward)
+		return 0;
+	if (o->n == (int64_t)s->V && o->k == (int64_t)s->h)
+		s->logits += o->count;
+	if (o->n == (int64_t)s->h && o->k == (int64_t)(2 * s->h))
+		s->proj += o->count;
+	return 0;
+}
+
+/*
+ * Claim: multi-token prediction (mtp_layers, Megatron-Core's
+ * --mtp-num-layers) is priced as Megatron-Core runs it and counted as its
+ * authors and Megatron-LM count it.  Published: DeepSeek-V3 is 685B with
+ * its MTP module, 671B without (Hugging Face deepseek-ai/DeepSeek-V3
+ * model card: "671B of the Main Model weights and 14B of the Multi-Token
+ * Prediction (MTP) Module weights"); the checkpoint stores the module's
+ * own embedding and output head, which training shares with the main
+ * model (the report's sec. 2.2), so training holds 685B - 2 V h.
+ * Tolerance 0.5% (685 rounds to 0.07%, the 14B to 3.6% of itself).
+ * Megatron-LM's num_floating_point_operations adds per module one more
+ * layer, 6 s (3 h + 2 h^2) and the logits again: exact for a GQA model.
+ * The listing runs the logits GEMM 1 + mtp times per micro-batch and the
+ * 2h -> h projection mtp times, on the last stage, whose step grows.
+ */
+Test(moe, multi_token_prediction)
+{
+	struct got g;
+	struct mtpscan m = {2048, 4096, 32000, 0, 0};
+	double total, active, want, s = 2048, h = 4096, V = 32000, layer;
+
+	run_valid("model: {" DSV3 ", mtp_num_layers: 1}\ntraining: {global_batch: 64}\n"
+		  "parallelism: {ep: 64, pp: 1}\nhardware: {gpu: H800, gpus: 64}\n", &g, 1);
+	params_of(&g, 0, &total, &active);
+	want = 685e9 - 2 * 129280.0 * 7168;
+	cr_log_info("DeepSeek-V3 with MTP: %.2fB total (%.2fB published, shared tables once)",
+		    total / 1e9, want / 1e9);
+	cr_expect_lt(fabs(total / want - 1), 0.005, "total %.2fB", total / 1e9);
+
+	run_valid("model: {layers: 16, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336,\n"
+		  "        ffn_type: swiglu, vocab: 32000, seq: 2048, mtp_layers: [0, 1]}\n"
+		  "training: {global_batch: 64}\nparallelism: {tp: 1, pp: 4}\n"
+		  "hardware: {gpu: H100-SXM, gpus: 32}\n", &g, 2);
+	layer = 12 * s * h * h * ((1 + 8.0 / 32 + s / h) + 14336 / h * 1.5);
+	cr_expect_float_eq(proj_flops_per_seq(PROJ_FLOPS_MEGATRON, &g.sc[1]) -
+				   proj_flops_per_seq(PROJ_FLOPS_MEGATRON, &g.sc[0]),
+			   layer + 6 * s * (3 * h + 2 * h * h) + 6 * s * h * V, 1e-6 * layer);
+	cvc_proj_scenario_ops(&g.sc[1], mtp_op, &m);
+	cr_expect_float_eq(m.logits, 2 * 8, 1e-9, "8 micro-batches x (1 + 1): %g", m.logits);
+	cr_expect_float_eq(m.proj, 8, 1e-9, "%g", m.proj);
+	cr_expect_gt(g.r[1].step_s, g.r[0].step_s, "the last stage holds one more layer");
+	cr_expect_gt(g.r[1].mem_gb, g.r[0].mem_gb);
+}
