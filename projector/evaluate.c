@@ -71,7 +71,7 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 				   x->dtype, x->recompute, x->attention, x->framework,
 				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl,
 				   x->tr, x->tc, x->td, x->ovl3, x->dh, x->rq, x->rkv, x->dr,
-				   x->dv, x->flex, x->disp8, x->gtopk, x->mtp};
+				   x->dv, x->flex, x->disp8, x->gtopk, x->mtp, x->rcm};
 	struct proj_layer_cost *lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
 	struct proj_used *u = k->p->used;
 	double before[PROJ_USED_MAX];
@@ -468,9 +468,21 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 	double per_seq = 3 * (lay * (gemm_l + attn_l) + lay_d * (gemm_d + attn_l) + logits);
 	double extra = sc->recompute == CVC_PROJ_RECOMP_FULL
 			       ? lay * (gemm_l + attn_l) + lay_d * (gemm_d + attn_l)
-		     : (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && x->unfused)
-			     ? sc->layers * attn_l : 0;
+		     : ((x->rcm & PROJ_RC_CORE) && x->unfused) ? sc->layers * attn_l : 0;
 
+	if (x->rcm & ~PROJ_RC_CORE) {
+		/* the GEMMs of the other modules selective recompute names */
+		double up = (x->rq > 0 ? x->rq : h) * x->a * x->dqk + x->rkv * x->a * (x->dh + x->dv);
+
+		if (x->mla && (x->rcm & PROJ_RC_MLA_UP))
+			extra += sc->layers * 2 * s * up;
+		if (x->moe && (x->rcm & PROJ_RC_MOE))
+			extra += lay * 2 * s * (x->ffw * x->k + h * x->E + x->ffs);
+		else if (x->moe && (x->rcm & PROJ_RC_SHARED))
+			extra += lay * 2 * s * x->ffs;
+		if (x->rcm & PROJ_RC_MLP)
+			extra += x->moe ? lay_d * (gemm_d - 2 * s * x->attw) : lay * 2 * s * x->ffw;
+	}
 	/* multi-token prediction: per module one more layer, the 2h -> h
 	 * projection and the logits again */
 	if (x->mtp > 0) {

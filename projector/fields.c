@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,7 @@ const struct proj_field proj_fields[] = {
 	NUM("training", "micro_batch", micro_batch),
 	ENUM("training", "dtype", dtype, "bf16|fp16|fp8|fp32"),
 	ENUM("training", "recompute", recompute, "none|selective|full"),
+	STR("training", "recompute_modules", recompute_modules),
 	ENUM("training", "optimizer", optimizer, "adam|sgd"),
 	ENUM("training", "attention", attention, "flash|unfused|cudnn|fa2|fa4"),
 	ENUM("training", "framework", framework, "megatron|pytorch"),
@@ -288,6 +290,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->micro_batch = 1;
 	sc->dtype = CVC_PROJ_BF16;
 	sc->recompute = CVC_PROJ_RECOMP_SELECTIVE;
+	sc->recompute_modules = "";
 	sc->optimizer = CVC_PROJ_ADAM;
 	sc->attention = CVC_PROJ_ATTN_FLASH;
 	sc->zero = 0;
@@ -325,4 +328,38 @@ const char *cvc_proj_comm_name(int kind)
 							   "ep", "cp", "xc"};
 
 	return kind >= 0 && kind < CVC_PROJ_COMM_N ? names[kind] : NULL;
+}
+
+const char *proj_recompute_modules(const char *text, int *mask, char *bad, size_t badlen)
+{
+	static const struct { const char *name; int bit; } mods[] = {
+		{"core_attn", PROJ_RC_CORE},   {"moe_act", PROJ_RC_MOE_ACT},
+		{"layernorm", PROJ_RC_NORM},   {"mla_up_proj", PROJ_RC_MLA_UP},
+		{"mlp", PROJ_RC_MLP},          {"moe", PROJ_RC_MOE},
+		{"shared_experts", PROJ_RC_SHARED},
+	};
+	const char *s = text ? text : "";
+
+	*mask = 0;
+	while (*s) {
+		size_t n = strcspn(s, " \t,[]()'\"");
+		size_t i;
+
+		if (n == 0) {
+			s++;
+			continue;
+		}
+		for (i = 0; i < sizeof mods / sizeof mods[0]; i++)
+			if (strlen(mods[i].name) == n && !strncmp(mods[i].name, s, n))
+				break;
+		if (i == sizeof mods / sizeof mods[0]) {
+			snprintf(bad, badlen, "%.*s", (int)(n < 64 ? n : 64), s);
+			return bad;
+		}
+		*mask |= mods[i].bit;
+		s += n;
+	}
+	if (*mask == 0)
+		*mask = PROJ_RC_CORE;
+	return NULL;
 }

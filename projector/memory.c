@@ -28,10 +28,18 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 	double dq = x->a * x->dh / t, dkv = fmax(1, x->g / t) * x->dh;
 	double f_loc = x->f / (x->moe ? x->et : t), ffk = x->moe ? x->k : 1;
 	double drop = sc->dropout ? 1 : 0, a = 0;
+	/* selective recompute's modules (Megatron-Core's --recompute-modules):
+	 * what they recompute is not kept; mlp and moe keep their input */
+	int rc = x->rcm, norm = rc & PROJ_RC_NORM, up = x->mla && (rc & PROJ_RC_MLA_UP);
+	int ffn = rc & (x->moe ? PROJ_RC_MOE : PROJ_RC_MLP);
+	int act = ffn || (x->moe && (rc & PROJ_RC_MOE_ACT));
+	int shared = rc & (PROJ_RC_MOE | PROJ_RC_SHARED);
 
 	a += 2 * B * x->h / sh;               /* the two norm inputs */
-	a += gin * x->h / sh;                 /* QKV input (norm output) */
-	if (x->unfused && sc->recompute == CVC_PROJ_RECOMP_NONE) {
+	if (!norm)
+		a += gin * x->h / sh;         /* QKV input (norm output) */
+	if (x->unfused && (sc->recompute == CVC_PROJ_RECOMP_NONE ||
+			   (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && !(rc & PROJ_RC_CORE)))) {
 		double hl = x->a / t;
 
 		a += B * (dq + 2 * dkv);          /* Q, K, V */
@@ -41,9 +49,11 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 		a += B * (dq + 2 * dkv);          /* selective: the core is recomputed */
 	} else if (x->mla) {
 		/* MLA: the latents (whole on every tp rank) and the up
-		 * projections' inputs, then Q, K, V per local head */
+		 * projections' inputs, then Q, K, V per local head (not with
+		 * mla_up_proj: recomputed from the latents) */
 		a += B * (x->rq + x->rkv + x->dr) + gin * (x->rq + x->rkv);
-		a += B * x->a / t * (2 * x->dqk + x->dv);
+		if (!up)
+			a += B * x->a / t * (2 * x->dqk + x->dv);
 		a += 4 * x->a / t;                /* the fp32 log-sum-exp */
 	} else {
 		a += B * (dq + 2 * dkv);          /* flash: Q, K, V */
@@ -51,11 +61,20 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 	}
 	a += gin * x->a * x->dv / t;          /* attention output = projection input */
 	a += drop * 2 * x->h / sh;            /* the two residual dropout masks */
-	a += gin * ffk * x->h / sh;           /* FC1 input (norm output, routed copies) */
+	if (ffn) {
+		/* mlp / moe: the FFN's input only (the norm's output unless
+		 * layernorm recomputes that too) */
+		a += norm ? 0 : B * x->h / sh;
+		return a + (!shared ? (B * (x->swiglu ? 2 : 1) + gin) * x->fs / t : 0);
+	}
+	if (!(norm && !x->moe))
+		a += gin * ffk * x->h / sh;   /* FC1 input (norm output, routed copies) */
 	a += B * ffk * (x->swiglu ? 2 : 1) * f_loc; /* activation input (FC1 output) */
-	a += gin * ffk * f_loc;               /* FC2 input (activation output) */
+	if (!act)
+		a += gin * ffk * f_loc;       /* FC2 input (activation output) */
 	/* shared experts: their FC1 input is the routed experts' (kept once) */
-	a += (B * (x->swiglu ? 2 : 1) + gin) * x->fs / t;
+	if (!shared)
+		a += (B * (x->swiglu ? 2 : 1) + gin) * x->fs / t;
 	if (x->moe)
 		a += 4 * x->E;                    /* router logits (fp32) */
 	return a;

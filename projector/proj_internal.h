@@ -165,6 +165,18 @@ void proj_warn_add(cvc_proj_result *r, const char *item);
 struct proj_ccache;
 struct proj_ccache *proj_ctx_ccache(cvc_proj_ctx *ctx);
 
+/* ---- selective recomputation's submodules (fields.c) --------------------- */
+
+/* Megatron-Core's --recompute-modules, one bit each */
+enum {
+	PROJ_RC_CORE = 1, PROJ_RC_MOE_ACT = 2, PROJ_RC_NORM = 4, PROJ_RC_MLA_UP = 8,
+	PROJ_RC_MLP = 16, PROJ_RC_MOE = 32, PROJ_RC_SHARED = 64
+};
+/* The modules named in text (words split by spaces, commas, brackets or
+ * quotes; "" = core_attn, Megatron-Core's default) into *mask; NULL, or
+ * the first word that names none. */
+const char *proj_recompute_modules(const char *text, int *mask, char *bad, size_t badlen);
+
 /* ---- FLOP conventions (flops.c) ------------------------------------------ */
 
 enum proj_flops {
@@ -214,6 +226,7 @@ struct proj_shape {
 	int flex, disp8;
 	double gtopk;
 	double mtp; /* multi-token prediction modules on the last stage */
+	int rcm;    /* selective recompute's modules (PROJ_RC_*); 0 otherwise */
 	/* 3D tensor parallelism (tp3d.c): d3 set, grid tr x tc x td (1 x 1 x
 	 * 1 in 1D); Td = tokens of a micro-batch per GPU outside the layers
 	 * (T / td), tv = ranks the vocabulary is split over (t / td); ovl3 =

@@ -95,6 +95,15 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->disp8 = sc->ep_dispatch_fp8;
 	x->gtopk = sc->moe_router_group_topk;
 	x->mtp = sc->mtp_layers;
+	x->rcm = 0;
+	if (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE) {
+		char bad[80];
+
+		if (!sc->recompute_modules || !sc->recompute_modules[0])
+			x->rcm = PROJ_RC_CORE;
+		else if (proj_recompute_modules(sc->recompute_modules, &x->rcm, bad, sizeof bad))
+			x->rcm = PROJ_RC_CORE; /* refused by proj_finalize() */
+	}
 }
 
 /*
@@ -316,7 +325,17 @@ static double fp8_cast_bytes(const struct proj_shape *x)
  * down). */
 struct layer_gemms {
 	double qkv_f, qkv_d, qkv_w, pr_f, pr_d, pr_w, up_f, up_d, up_w, dn_f, dn_d, dn_w;
+	/* selective recompute's modules (x->rcm) run forward again in the
+	 * backward: their GEMMs' and their other operators' forward seconds */
+	double rc_gemm, rc_mem;
 };
+
+/* Forward runs of a submodule's operators: again in the backward when
+ * selective recompute names it (bit of x->rcm). */
+static double fwd_runs(const struct proj_shape *x, const struct proj_layer_runs *n, int bit)
+{
+	return n->cf + (x->rcm & bit ? n->cb : 0);
+}
 
 /* How often a layer's operators run per step (struct proj_layer_runs): cf
  * forward (again under full recomputation), cb backward; per for each
@@ -343,7 +362,7 @@ static void dense_ffn_gemms(struct proj_sink *k, const struct proj_shape *x, dou
 static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 			const struct proj_layer_runs *n, struct layer_gemms *G, double *mf, double *mb)
 {
-	double cf = n->cf, cb = n->cb;
+	double cf = fwd_runs(x, n, PROJ_RC_MOE), cb = n->cb, perm;
 	double groups = fmax(1, x->E / x->e);
 	double ffn_l = x->f / x->et;
 	double up_f, up_d, up_w, dn_f, dn_d, dn_w, r_f, r_d, r_w;
@@ -365,15 +384,23 @@ static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 		 * (--moe-shared-expert-overlap is off by default) */
 		struct layer_gemms s;
 
-		dense_ffn_gemms(k, x, x->fs, cf, cb, 1, 1, 1, &s);
+		dense_ffn_gemms(k, x, x->fs, fwd_runs(x, n, PROJ_RC_MOE | PROJ_RC_SHARED), cb, 1,
+				1, 1, &s);
 		G->up_f += s.up_f, G->up_d += s.up_d, G->up_w += s.up_w;
 		G->dn_f += s.dn_f, G->dn_d += s.dn_d, G->dn_w += s.dn_w;
+		if (x->rcm & (PROJ_RC_MOE | PROJ_RC_SHARED))
+			G->rc_gemm += s.up_f + s.dn_f;
 	}
 	/* token permutation before the experts and its inverse after, each
 	 * way (Megatron-Core's permute / unpermute: read and write the routed
 	 * copies of the tokens) */
-	*mf += 2 * proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cf, 0);
+	perm = 2 * proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cf, 0);
+	*mf += perm;
 	*mb += 2 * proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cb, 0);
+	if (x->rcm & PROJ_RC_MOE) { /* the whole MoE layer forward again */
+		G->rc_gemm += r_f + up_f + dn_f;
+		G->rc_mem += perm;
+	}
 }
 
 /* Multi-latent attention's projections in place of QKV (Megatron-Core's
@@ -383,7 +410,7 @@ static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
  * and values.  The down projections are whole on every tensor-parallel
  * rank. */
 static double mla_gemm_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
-			   double *dgrad, double *wgrad)
+			   double *dgrad, double *wgrad, double *rc_up)
 {
 	double hl = x->a / x->t, f = 0, d, w;
 	/* (out, in) of each projection; no query latent: one fewer */
@@ -396,8 +423,15 @@ static double mla_gemm_ops(struct proj_sink *k, const struct proj_shape *x, doub
 
 	*dgrad = *wgrad = 0;
 	for (int i = x->rq > 0 ? 0 : 1; i < 4; i++) {
-		f += gemm3(k, x->dtype, x->T, nk[i][0], nk[i][1], cf, cb, 0, 1, 1, 1, &d, &w);
+		/* mla_up_proj recomputes the two up projections (i = 1, 3) */
+		int up = (i == 1 || i == 3) && (x->rcm & PROJ_RC_MLA_UP);
+		double fi = gemm3(k, x->dtype, x->T, nk[i][0], nk[i][1], cf + (up ? cb : 0), cb, 0, 1,
+				  1, 1, &d, &w);
+
+		f += fi;
 		*dgrad += d, *wgrad += w;
+		if (up)
+			*rc_up += fi;
 	}
 	return f;
 }
@@ -416,8 +450,9 @@ static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
 		if (sms > 2 * TP_RS_SMS)
 			rs_slow = sms / (sms - TP_RS_SMS);
 	}
+	G->rc_gemm = G->rc_mem = 0;
 	if (x->mla)
-		G->qkv_f = mla_gemm_ops(k, x, cf, cb, &G->qkv_d, &G->qkv_w);
+		G->qkv_f = mla_gemm_ops(k, x, cf, cb, &G->qkv_d, &G->qkv_w, &G->rc_gemm);
 	else
 		G->qkv_f = gemm3(k, x->dtype, x->T, x->qkv / x->t, x->h, cf, cb, 0,
 				 x->ag_ovl ? tsplit : 1, 1, 1, &G->qkv_d, &G->qkv_w);
@@ -427,8 +462,10 @@ static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
 	if (x->moe) {
 		moe_ffn_ops(k, x, n, G, mf, mb);
 	} else {
-		dense_ffn_gemms(k, x, x->f, cf, cb, x->ag_ovl ? tsplit : 1,
+		dense_ffn_gemms(k, x, x->f, fwd_runs(x, n, PROJ_RC_MLP), cb, x->ag_ovl ? tsplit : 1,
 				x->rs_ovl ? TP_RS_SPLITS : 1, rs_slow, G);
+		if (x->rcm & PROJ_RC_MLP) /* the dense MLP forward again */
+			G->rc_gemm += G->up_f + G->dn_f;
 	}
 }
 
@@ -444,7 +481,7 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 	if (x->unfused) {
 		double bt = x->b * hl, el = bt * sq * x->s;
 		/* selective recomputation re-runs the unfused core */
-		double ca = cf + (x->recompute == CVC_PROJ_RECOMP_SELECTIVE ? cb : 0);
+		double ca = fwd_runs(x, n, PROJ_RC_CORE);
 		double f1, f2, f3, f4, b1, b2, b3, b4, b5;
 
 		f1 = proj_op_gemm_dt(k, adt, sq, x->s, x->dh, bt, ca, 0);
@@ -476,17 +513,25 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 /* Memory-bound operators of a layer, added to *mf / *mb: 2 norms, 2
  * bias-dropout-residual, activation, rope, and the fp8 casts. */
 static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
-			  const struct proj_layer_runs *n, double *mf, double *mb)
+			  const struct proj_layer_runs *n, struct layer_gemms *G, double *mf,
+			  double *mb)
 {
 	double cf = n->cf, cb = n->cb;
 	double Th = x->T * x->h / (x->sp ? x->t : 1);
 	double f1, f2, f3, b1, b2, b3;
+	/* the activation is recomputed with moe_act or moe (MoE), mlp (dense) */
+	int act = x->moe ? PROJ_RC_MOE_ACT | PROJ_RC_MOE : PROJ_RC_MLP;
 
-	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * cf, 0);
+	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * fwd_runs(x, n, PROJ_RC_NORM), 0);
 	f2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, 2 * cf, 0);
 	f3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-			 (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t), cf, 0);
+			 (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t),
+			 fwd_runs(x, n, act), 0);
 	*mf += 2 * f1 + 2 * f2 + f3;
+	if (x->rcm & PROJ_RC_NORM) /* input_layernorm and pre_mlp_layernorm */
+		G->rc_mem += 2 * f1;
+	if (x->rcm & act)
+		G->rc_mem += f3;
 	b1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, 2 * cb, 0);
 	b2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, 2 * cb, 0);
 	b3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
@@ -495,9 +540,13 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 	*mb += 2 * b1 + 2 * b2 + b3;
 	if (x->fs > 0) { /* the shared experts' activation */
 		double sb = (x->swiglu ? 3 : 2) * x->BA * x->T * x->fs / x->t;
+		double sf = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, sb,
+					fwd_runs(x, n, PROJ_RC_MOE | PROJ_RC_SHARED), 0);
 
-		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, sb, cf, 0);
+		*mf += sf;
 		*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * sb, cb, 0);
+		if (x->rcm & (PROJ_RC_MOE | PROJ_RC_SHARED))
+			G->rc_mem += sf;
 	}
 	if (x->mla) {
 		/* the RMSNorms of the query and kv latents; rope on the heads'
@@ -508,8 +557,13 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 		*mf += proj_op_mem(k, CVC_MODEL_MEM_NORM, nb, cf, 0);
 		*mb += proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * nb, cb, 0);
 		if (rb > 0) {
-			*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
+			double rf = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb,
+						fwd_runs(x, n, PROJ_RC_MLA_UP), 0);
+
+			*mf += rf;
 			*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
+			if (x->rcm & PROJ_RC_MLA_UP) /* mla_up_proj: rope again too */
+				G->rc_mem += rf;
 		}
 	} else if (x->swiglu) { /* Llama family: rotary embedding on q and k */
 		double rb = 2 * x->BA * x->T * (x->a + x->g) * x->dh / x->t;
@@ -547,10 +601,13 @@ static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x,
 {
 	double M = n->M, L = n->L, msg = x->T * x->h * x->BA, pn_t = fmin(x->t, x->gpn);
 	int full = n->full;
+	/* selective recompute of the FFN (mlp, moe) runs its half of the
+	 * forward collectives again */
+	int ffn_rc = x->rcm & (x->moe ? PROJ_RC_MOE : PROJ_RC_MLP);
 
 	if (x->sp) {
-		double nag = M * L * (2 + 4 + (full ? 2 : 0));
-		double nrs = M * L * (2 + 2 + (full ? 2 : 0));
+		double nag = M * L * (2 + 4 + (full ? 2 : 0) + (ffn_rc ? 1 : 0));
+		double nrs = M * L * (2 + 2 + (full ? 2 : 0) + (ffn_rc ? 1 : 0));
 		double ag = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg, x->t, pn_t, nag);
 		double rs = proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
 					 nrs);
@@ -568,12 +625,17 @@ static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x,
 		lc->tp_fwd_s = 2 * (ag + rs);
 		lc->tp_bwd_s = 4 * ag + 2 * rs + (full ? lc->tp_fwd_s : 0);
 		lc->tp_hid_s = hf * (full ? 2 : 1) + hb;
+		if (ffn_rc) {
+			lc->tp_bwd_s += ag + rs;
+			lc->tp_hid_s += (x->ag_ovl ? fmin(ag, G->up_f * ring) : 0) +
+					(x->rs_ovl ? fmin(rs * pipe, G->dn_f) : 0);
+		}
 	} else {
 		double one = proj_op_coll(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
-					  n->per);
+					  n->per + (ffn_rc ? M * L : 0));
 
 		lc->tp_fwd_s = 2 * one;
-		lc->tp_bwd_s = 2 * one * (full ? 2 : 1);
+		lc->tp_bwd_s = 2 * one * (full ? 2 : 1) + (ffn_rc ? one : 0);
 	}
 }
 
@@ -618,13 +680,17 @@ static void ep_comm_ops(struct proj_sink *k, const struct proj_shape *x,
 			const struct proj_layer_runs *n, struct proj_layer_cost *lc)
 {
 	double bytes = x->Tm * x->h * x->BA;
-	/* every forward pass (again for full recompute) dispatches once */
-	double one = ep_one_way(k, x, bytes, x->disp8 ? n->per - n->cf : n->per);
-	double disp = x->disp8 ? ep_one_way(k, x, bytes / x->BA * (1 + 4.0 / 128), n->cf) : one;
+	/* every forward pass dispatches once: again under full recompute, and
+	 * when selective recompute names the moe module */
+	double rc = x->rcm & PROJ_RC_MOE ? 2 * n->cb : 0, fwds = fwd_runs(x, n, PROJ_RC_MOE);
+	double one = ep_one_way(k, x, bytes, x->disp8 ? n->per + rc - fwds : n->per + rc);
+	double disp = x->disp8 ? ep_one_way(k, x, bytes / x->BA * (1 + 4.0 / 128), fwds) : one;
 
 	lc->ep_fwd_s = disp + one;
 	lc->ep_bwd_s = x->disp8 ? 2 * one + (n->full ? disp + one : 0)
 				: 2 * one * (n->full ? 2 : 1);
+	if (rc > 0)
+		lc->ep_bwd_s += disp + one;
 }
 
 /* Context parallel: ring exchange of K and V blocks, c-1 steps forward,
@@ -737,18 +803,20 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 	gf = G.qkv_f + G.pr_f + G.up_f + G.dn_f;
 	gb = G.qkv_d + G.qkv_w + G.pr_d + G.pr_w + G.up_d + G.up_w + G.dn_d + G.dn_w;
 	attn_core_ops(k, x, &n, &af, &ab);
-	layer_mem_ops(k, x, &n, &mf, &mb);
+	layer_mem_ops(k, x, &n, &G, &mf, &mb);
 	fwd = gf + af + mf;
 	if (full)
 		rc_extra = fwd;
-	else if (x->recompute == CVC_PROJ_RECOMP_SELECTIVE && x->unfused)
-		rc_extra = af; /* core attention only (Korthikanti et al. 2022) */
+	else if ((x->rcm & PROJ_RC_CORE) && x->unfused)
+		rc_extra = af; /* core attention (Korthikanti et al. 2022) */
+	if (!full && x->rcm & ~PROJ_RC_CORE) /* the other modules selective recompute names */
+		rc_extra += G.rc_gemm + G.rc_mem;
 	bwd = gb + ab + mb + rc_extra;
 
 	lc->fwd_s = fwd;
 	lc->bwd_s = bwd;
 	lc->fwd_gemm_s = gf;
-	lc->bwd_gemm_s = gb + (full ? gf : 0);
+	lc->bwd_gemm_s = gb + (full ? gf : 0) + (full ? 0 : G.rc_gemm);
 	lc->attn_fwd_s = af;
 	lc->attn_bwd_s = ab;
 	lc->kernels = k->kernels;

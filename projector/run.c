@@ -87,6 +87,14 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		return "moe_ffn and shared_ffn must be positive integers";
 	if (sc->moe_first_dense != floor(sc->moe_first_dense) || !is_int(sc->moe_layer_freq))
 		return "moe_first_dense and moe_layer_freq must be whole numbers";
+	{
+		int mask;
+		char bad[80];
+
+		if (proj_recompute_modules(sc->recompute_modules, &mask, bad, sizeof bad))
+			return "recompute_modules: expected core_attn, moe_act, layernorm, "
+			       "mla_up_proj, mlp, moe or shared_experts";
+	}
 	if (sc->mtp_layers < 0 || sc->mtp_layers != floor(sc->mtp_layers) || sc->mtp_layers > 64)
 		return "mtp_layers must be a whole number, 0 to 64";
 	if (sc->experts > 1 && sc->moe_first_dense >= sc->layers)

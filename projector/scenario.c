@@ -176,6 +176,15 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 	case PF_STR:
 		if (strlen(s) > 200)
 			return fail_at(st, n, "value of '%s' is too long", fd->key);
+		if (!strcmp(fd->key, "recompute_modules")) {
+			int mask;
+			char bad[80];
+
+			if (proj_recompute_modules(s, &mask, bad, sizeof bad))
+				return fail_at(st, n, "recompute_modules: '%s' is not one of core_attn, "
+					       "moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts "
+					       "(several: one string, 'mla_up_proj layernorm')", bad);
+		}
 		a->str = intern(st, s);
 		return a->str ? CVC_OK : nomem(st);
 	case PF_FLAG:

@@ -581,6 +581,18 @@ static int read_field(struct vrow *r, struct vgiven *g, int field, const char *k
 		break;
 	}
 	case PF_STR:
+		if (!strcmp(fd->key, "recompute_modules")) {
+			int mask;
+			char bad[80];
+
+			if (proj_recompute_modules(t, &mask, bad, sizeof bad))
+				return cannot(r, "recompute_modules '%s' is none cvc models (core_attn, "
+					      "moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts)",
+					      bad);
+			snprintf(r->rcmods, sizeof r->rcmods, "%.*s", (int)sizeof r->rcmods - 1, t);
+			sc->recompute_modules = r->rcmods;
+			break;
+		}
 		/* the label; gpu has its own role */
 		snprintf(r->name, sizeof r->name, "%.*s", (int)sizeof r->name - 1, t);
 		sc->model = r->name;

@@ -43,6 +43,7 @@ struct vrow {
 	long line;
 	cvc_proj_scenario sc;
 	char name[128], gpu[64];  /* strings sc points to */
+	char rcmods[128];
 	double tps, iter, tflops, mfu; /* NaN when not given */
 	int conv;                 /* enum proj_flops for tflops/mfu; -1 none */
 	int hybrid;               /* hybrid sharding named */

@@ -146,6 +146,10 @@ typedef struct cvc_proj_scenario {
 	/* training */
 	double global_batch, micro_batch;
 	int dtype, recompute, optimizer, attention;
+	/* with recompute selective: the submodules recomputed, Megatron-Core's
+	 * --recompute-modules as words ("core_attn moe_act layernorm
+	 * mla_up_proj mlp moe shared_experts"); "" = core_attn */
+	const char *recompute_modules;
 	int framework;             /* enum cvc_proj_framework */
 	int fp8_recipe;            /* enum cvc_proj_fp8_recipe (dtype fp8) */
 	int fp8_attention;         /* attention in fp8 too (TE's fp8_dpa); else bf16 */

@@ -536,6 +536,26 @@ Test(project_validate, moe_dispatcher_in_published_wording)
 	cvc_proj_validation_release(&v);
 }
 
+/* recompute_modules cells as Megatron-Core's launch scripts write them;
+ * a module cvc does not know leaves that row unprojected, naming it. */
+Test(project_validate, recompute_modules_cells)
+{
+#define ROW "\n16,2048,16,4096,1,1,64,8,H100,bf16,9000,selective,"
+	const char *text = "layers,hidden,heads,seq,tp,pp,global_batch,gpus,gpu,dtype,"
+			   "tokens_per_s_per_gpu,recompute,recompute_modules"
+			   ROW "\"[core_attn, mlp]\"" ROW "layernorm mlp" ROW "router\n";
+#undef ROW
+	cvc_proj_validation v;
+	char *out = validate_text(text, NULL, &v, CVC_OK);
+	const char *r[4];
+
+	cr_assert_eq(output_lines(out, r, 4), 4, "%s", out);
+	cr_expect_eq(v.all.expressible, 2, "%s", out);
+	cr_expect(strstr(r[3], "recompute_modules 'router' is none cvc models"), "%.400s", r[3]);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
 /* TFLOP/s and MFU are read only under a named FLOP convention; the
  * megatron convention reproduces the NVIDIA README's own MFU. */
 Test(project_validate, flop_conventions)
