@@ -313,6 +313,9 @@ double proj_stage_pick(const cvc_proj_scenario *sc, int i, int *n);
 /* The stage holding the most parameters: its main-shape and dense layers. */
 void proj_heaviest_stage(const cvc_proj_scenario *sc, const struct proj_shape *x, double *L,
 			 double *Ld);
+/* FP8 (Transformer Engine): bytes per element a recipe's cast moves
+ * (project.c). */
+double proj_fp8_cast_bytes(const struct proj_shape *x);
 /* The attention block's GEMM weights of a finalized scenario (QKV or MLA's
  * projections, the output projection), whole; *per_rank (may be NULL):
  * on one of tp ranks (MLA's down projections are not split). */
