@@ -79,7 +79,7 @@ const struct proj_field proj_fields[] = {
 	NUM("hardware", "scale_intra_bw", scale_intra_bw),
 	NUM("hardware", "scale_inter_bw", scale_inter_bw),
 	FLAG("comm", "dp_overlap", dp_overlap),
-	NUM("comm", "bucket_mb", bucket_mb),
+	AUTO("comm", "bucket_mb", bucket_mb),
 	FLAG("comm", "tp_overlap", tp_overlap),
 	FLAG("comm", "tp_overlap_ag", tp_overlap_ag),
 	FLAG("comm", "tp_overlap_rs", tp_overlap_rs),
@@ -307,7 +307,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->scale_compute = sc->scale_hbm_bw = sc->scale_hbm_cap = 1;
 	sc->scale_intra_bw = sc->scale_inter_bw = 1;
 	sc->dp_overlap = 1;
-	sc->bucket_mb = 25;  /* PyTorch DDP's default bucket_cap_mb */
+	sc->bucket_mb = PROJ_AUTO; /* the framework's own (proj_bucket_bytes()) */
 	sc->tp_overlap = 0;
 	sc->tp_overlap_ag = -1;
 	sc->tp_overlap_rs = -1;

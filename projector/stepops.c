@@ -62,6 +62,25 @@ double proj_shard_of(const cvc_proj_scenario *sc)
 	return sc->shard_group > 0 && sc->shard_group < dc ? sc->shard_group : dc;
 }
 
+/*
+ * The gradient bucket in bytes: the scenario's bucket_mb, or with `auto`
+ * (the default) the framework's own.  Megatron-Core's
+ * DistributedDataParallelConfig.bucket_size: max(40M, 1M x dp) parameters,
+ * "larger DP sizes need larger buckets to ensure collectives do not become
+ * latency-bound" (its docstring; the group is dp*cp in Megatron Bridge's
+ * get_model), at the gradients' bytes.  It is the first pipeline stage's
+ * rule: later stages and later virtual chunks sync in one bucket, off the
+ * critical path.  PyTorch DDP: bucket_cap_mb = 25 (MiB).
+ */
+double proj_bucket_bytes(const cvc_proj_scenario *sc, double gbytes)
+{
+	if (sc->bucket_mb >= 0)
+		return sc->bucket_mb * 1e6;
+	if (sc->framework == CVC_PROJ_FW_PYTORCH)
+		return 25.0 * 1024 * 1024;
+	return fmax(40e6, 1e6 * sc->dp * sc->cp) * gbytes;
+}
+
 /* Bucketed collective over bytes: (all buckets, the last bucket alone). */
 static void bucketed(struct proj_sink *k, int kind, double bytes, double bucket, double group,
 		     double pn, double count, double *total, double *last)
@@ -119,7 +138,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 		}
 		if (rep > 1)
 			bucketed(k, CVC_MODEL_ALLREDUCE, P->p_stage / sh * P->gbytes,
-				 sc->bucket_mb * 1e6, rep, fmin(rep, fmax(1, gpn / (t * sh))), 1,
+				 proj_bucket_bytes(sc, P->gbytes), rep, fmin(rep, fmax(1, gpn / (t * sh))), 1,
 				 &st->hsdp_tot, &st->hsdp_last);
 	}
 	/* pipeline: each micro-batch's activations forward and gradients back
@@ -136,7 +155,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 		double dcl = dc / C; /* replicas inside one cluster */
 		double pn = fmin(dcl, fmax(1, gpn / t));
 		double pn_e = fmin(dcl / e, fmax(1, gpn / (t * e)));
-		double bucket = sc->bucket_mb * 1e6;
+		double bucket = proj_bucket_bytes(sc, P->gbytes);
 		double count = 1 / (C > 1 ? 1 : H);
 		double sh = sc->zero >= 1 ? fmin(proj_shard_of(sc), dcl) : dcl, rep = dcl / sh;
 		double pn_s = fmin(sh, fmax(1, gpn / t));

@@ -578,6 +578,35 @@ Test(project, hybrid_sharding)
 	cr_assert_lt(hybrid.comm_type_s[CVC_PROJ_COMM_FSDP], full.comm_type_s[CVC_PROJ_COMM_FSDP]);
 }
 
+/*
+ * Gradient buckets: `auto` (the default) is the framework's own, Megatron-
+ * Core's max(40M, 1M x dp) parameters at the gradients' 2 bytes, PyTorch
+ * DDP's 25 MiB; a number is taken as given.  At dp 256 Megatron's bucket
+ * is 512 MB, and the reduce-scatter in 25 MB buckets, each paying the
+ * ring's latency over 32 nodes, costs more.
+ */
+Test(project, gradient_buckets_follow_the_framework)
+{
+	cvc_proj_result a, m, small, ta, tm;
+	cvc_proj_scenario sc;
+
+	eval("training: {zero: 1}\n", &a, &sc);
+	cr_assert_eq(sc.bucket_mb, -1, "auto stays auto in the output: %g", sc.bucket_mb);
+	eval("training: {zero: 1}\ncomm: {bucket_mb: 512}\n", &m, NULL);
+	eval("training: {zero: 1}\ncomm: {bucket_mb: 25}\n", &small, NULL);
+	cr_assert_float_eq(a.comm_type_s[CVC_PROJ_COMM_DP], m.comm_type_s[CVC_PROJ_COMM_DP], 1e-12,
+			   "auto %g s, 512 MB %g s", a.comm_type_s[CVC_PROJ_COMM_DP],
+			   m.comm_type_s[CVC_PROJ_COMM_DP]);
+	cr_assert_gt(small.comm_type_s[CVC_PROJ_COMM_DP], 1.5 * a.comm_type_s[CVC_PROJ_COMM_DP],
+		     "25 MB %g s, 512 MB %g s", small.comm_type_s[CVC_PROJ_COMM_DP],
+		     a.comm_type_s[CVC_PROJ_COMM_DP]);
+	eval("training: {framework: pytorch}\n", &ta, NULL);
+	eval("training: {framework: pytorch}\ncomm: {bucket_mb: 26.2144}\n", &tm, NULL);
+	cr_assert_float_eq(ta.comm_type_s[CVC_PROJ_COMM_DP], tm.comm_type_s[CVC_PROJ_COMM_DP],
+			   1e-12, "PyTorch auto %g s, 25 MiB %g s", ta.comm_type_s[CVC_PROJ_COMM_DP],
+			   tm.comm_type_s[CVC_PROJ_COMM_DP]);
+}
+
 /* validate's column names are scenario fields too. */
 Test(project, published_column_names_are_fields)
 {

@@ -289,10 +289,17 @@ Test(project_validate, modern_runs_with_spec_sheet_defaults)
 	cr_assert_eq(v.all.rows, 258);
 	cr_expect_geq(share, 95.0, "%.1f%% of the rows projected", share);
 	cr_expect_float_eq(v.all.naive_mape_pct, 28.2, 0.1, "naive %.2f%%", v.all.naive_mape_pct);
-	/* regression bounds at the measured 14.9% / 39.3% / 47.3% */
-	cr_expect_leq(v.all.mape_pct, 15.2, "MAPE %.2f%%", v.all.mape_pct);
-	cr_expect_geq(v.all.within10_pct, 38.0, "within 10%%: %.1f%%", v.all.within10_pct);
-	cr_expect_geq(v.all.skill_pct, 46.0, "skill %.1f%%", v.all.skill_pct);
+	/* regression bounds at the measured 15.25% / 35.6% / 45.9%.  They were
+	 * 14.9% / 39.3% / 47.3% while every Megatron layout was priced with
+	 * PyTorch's 25 MB gradient buckets: that had the runs on 1024-2048
+	 * GPUs latency-bound in their data-parallel reduce-scatter, slower by
+	 * just about the bias the other rows show (Nemotron4-15B at 2048 GPUs:
+	 * -18% and -28% against +12% at 16).  Megatron-Core's own buckets
+	 * (megatron_scale_up_follows_the_published_runs) price what ran, and
+	 * the bias shows at every size alike. */
+	cr_expect_leq(v.all.mape_pct, 15.6, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_geq(v.all.within10_pct, 34.5, "within 10%%: %.1f%%", v.all.within10_pct);
+	cr_expect_geq(v.all.skill_pct, 44.8, "skill %.1f%%", v.all.skill_pct);
 	/*
 	 * Issue 13's interval bars: the measurement inside the 90% interval in
 	 * 80-95% of the rows, median half-width <= 20%.  The intervals come
@@ -317,6 +324,62 @@ Test(project_validate, modern_runs_with_spec_sheet_defaults)
 	if (v.all.skill_pct < 50)
 		cr_log_info("bar skill >= 50%%: NOT met (%.1f%%)", v.all.skill_pct);
 	cvc_proj_validation_release(&v);
+}
+
+/*
+ * Scale-up as Megatron-Core runs it.  NVIDIA's Nemotron-4 15B tables
+ * (dgxc-benchmarking nemotron/README.md: TP 4, 4 micro-batches of 4 per
+ * step at every size) lose 2.6% (bf16) and 3.8% (fp8) of their per-GPU
+ * throughput from 16 to 2048 GPUs.  Megatron-Core sizes its gradient
+ * buckets to the data-parallel group (max(40M, 1M x dp) parameters), so
+ * the reduce-scatter over 512 replicas stays bandwidth-bound; priced in
+ * PyTorch's 25 MB buckets, as every layout was before the framework's own
+ * became the default, cvc had the 2048-GPU runs 27-36% slower than the
+ * 16-GPU ones.  The projection's error may not move by more than 5 points
+ * between the two ends of each series.
+ */
+Test(project_validate, megatron_scale_up_follows_the_published_runs)
+{
+	static const char *const dtypes[] = {"bf16", "fp8"};
+
+	for (size_t d = 0; d < 2; d++) {
+		size_t len = 0, sublen = 0;
+		char *all = tu_read(tu_shared("published/modern-runs.csv"), &len);
+		char *sub = NULL, *p = all, *line, want[32];
+		FILE *f = open_memstream(&sub, &sublen);
+		cvc_proj_validation v;
+		double e16 = NAN, e2048 = NAN, ratio;
+		char path[4096];
+
+		cr_assert_not_null(all);
+		snprintf(path, sizeof path, "%s", tu_path(tu_tmpdir(), "scale.csv"));
+		snprintf(want, sizeof want, ",%s,", dtypes[d]);
+		for (int first = 1; (line = tu_next_line(&p)) != NULL; first = 0)
+			if (first || (!strncmp(line, "Nemotron4-15B,", 14) &&
+				      strstr(line, "nemotron/README") && strstr(line, want) &&
+				      strstr(line, "Throughput on")))
+				fprintf(f, "%s\n", line);
+		fclose(f);
+		free(all);
+		cr_assert_eq(tu_write(path, sub, sublen), 0);
+		free(sub);
+		validate_file(path, NULL, "gpus", &v, NULL);
+		for (size_t g = 0; g < v.ngroups; g++) {
+			if (!strcmp(v.groups[g].key, "16"))
+				e16 = v.groups[g].st.bias_pct;
+			if (!strcmp(v.groups[g].key, "2048"))
+				e2048 = v.groups[g].st.bias_pct;
+		}
+		cr_assert(isfinite(e16) && isfinite(e2048), "%s: the 16- and 2048-GPU rows",
+			  dtypes[d]);
+		ratio = (1 + e2048 / 100) / (1 + e16 / 100);
+		cr_log_info("Nemotron4-15B %s: error %+.2f%% at 16 GPUs, %+.2f%% at 2048",
+			    dtypes[d], e16, e2048);
+		cr_expect_lt(fabs(ratio - 1), 0.05,
+			     "%s: projected 2048/16 scale-up off the measured by %+.1f%%", dtypes[d],
+			     100 * (ratio - 1));
+		cvc_proj_validation_release(&v);
+	}
 }
 
 /* What `make demo` fits (the GEMM tables and the collective systems): priced
