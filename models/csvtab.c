@@ -484,9 +484,10 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 		goto out;
 	}
 	gzbuffer(r.gz, 1 << 16);
+	/* blank lines and '#' lines (a table's provenance) before the header */
 	do
 		got = next_line(&r);
-	while (got == 1 && !r.line[0]);
+	while (got == 1 && (!r.line[0] || r.line[0] == '#'));
 	if (got <= 0) {
 		if (got == 0)
 			snprintf(err, errlen, "'%s': line 1: expected a known table header, got an empty file",

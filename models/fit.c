@@ -222,13 +222,15 @@ cvc_status cvc_model_fit_gemm_min(const cvc_model_row *rows, size_t n, size_t mi
 	snprintf(out->gpu, sizeof out->gpu, "%s", spec->name);
 	out->dtype = rows[0].dtype;
 	out->nparams = GP_N;
-	/* benchmark rows ran at the boost clock: fit against that peak, so the
-	 * efficiency is per datasheet clock; the quality figures below compare
-	 * with the rows as measured, so they use the same spec */
+	/* benchmark rows ran in bursts: fit against the peak times the burst
+	 * over the sustained matmul throughput of the GPU's generation
+	 * (ceiling.c), so the efficiency is what a training step sustains; the
+	 * quality figures below compare with the rows as measured, so they use
+	 * the same spec */
 	sheet = spec;
 	boosted = *spec;
 	if (rows[0].bench) {
-		double c = opm_bench_clock(spec);
+		double c = opm_burst_ratio(spec);
 
 		for (int d = 0; d < CVC_HW_NDTYPE; d++)
 			boosted.peak_tflops[d] *= c;

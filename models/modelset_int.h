@@ -52,6 +52,8 @@
 
 #define MS_COLL_MAX 96
 #define ORIGIN_MAX 256
+/* a GEMM's origin also says how it was carried (opmodel.c fit_factor()) */
+#define GEMM_ORIGIN_MAX 448
 
 struct gemm_slot {
 	double p[GP_N];
@@ -60,7 +62,7 @@ struct gemm_slot {
 	double sigma;            /* of the fit inside its sizes (docs/MODELS.md
 				    "Uncertainty"); the default's outside */
 	int carried;             /* fitted on another GPU */
-	char origin[ORIGIN_MAX];
+	char origin[GEMM_ORIGIN_MAX];
 };
 
 struct coll_slot {
@@ -97,7 +99,8 @@ struct cvc_modelset {
 	struct mem_slot mem[CVC_MODEL_NMEM];
 	struct coll_slot coll[MS_COLL_MAX];
 	int ncoll;
-	char def_origin[ORIGIN_MAX];
+	double def_eff[CVC_HW_NDTYPE]; /* default GEMM efficiency, sustained */
+	char def_origin[GEMM_ORIGIN_MAX];
 	char coll_def_origin[ORIGIN_MAX];
 	char attn_origin[ORIGIN_MAX];
 	int attn_ref;              /* reference GPU of the attention curves */

@@ -11,25 +11,21 @@
 /* ---- defaults (docs/MODELS.md "Default efficiencies") --------------------- */
 
 #define DEF_GEMM_T0_US 4.0       /* launch floor of a library GEMM */
-/* Fraction of the datasheet's dense peak on padded FLOPs: the median of
- * XLA's H100 bf16 table over its 34 rows of 2^36 FLOPs and more (0.757),
- * per datasheet clock (/ OPM_BENCH_CLOCK_HOPPER: benchmarks hold the boost
- * clock, a training step does not).  models_gemm.default_efficiency_from_xla
- * recomputes it. */
-#define DEF_GEMM_EFF 0.6993
+/* Fraction of the datasheet's dense peak on padded FLOPs, in a burst: the
+ * median of XLA's H100 bf16 table over its 34 rows of 2^36 FLOPs and more.
+ * models_gemm.default_efficiency_from_xla recomputes it. */
+#define DEF_GEMM_EFF_BURST 0.7570
+/* The GPU XLA's table was measured on, for its ceiling (ceiling.c): an
+ * H100, whose die and power limit the H200 SXM row measured. */
+#define DEF_GEMM_EFF_GPU "H200-SXM"
 
-double opm_bench_clock(const cvc_hw_spec *spec)
+double opm_gemm_default_efficiency(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 {
-	static const double clock[3] = {OPM_BENCH_CLOCK_AMPERE, OPM_BENCH_CLOCK_HOPPER,
-					OPM_BENCH_CLOCK_BLACKWELL};
-	int ref = opm_attn_ref_gpu(spec);
+	double to = opm_ceiling_share(cat, spec, NULL);
+	double from = opm_ceiling_share_of(DEF_GEMM_EFF_GPU);
 
-	return ref >= 0 && ref < 3 ? clock[ref] : 1.0;
-}
-
-double opm_gemm_default_efficiency(void)
-{
-	return DEF_GEMM_EFF;
+	/* XLA's burst, through the two ceilings, at spec's sustained clock */
+	return DEF_GEMM_EFF_BURST * (to > 0 && from > 0 ? to / from : 1) / opm_burst_ratio(spec);
 }
 
 void opm_gemm_defaults(double p[GP_N])
@@ -37,7 +33,7 @@ void opm_gemm_defaults(double p[GP_N])
 	p[GP_T0] = DEF_GEMM_T0_US;
 	p[GP_WAVE] = 0;
 	p[GP_CWAVE] = 0;
-	p[GP_CFLOP] = 1.0 / DEF_GEMM_EFF;
+	p[GP_CFLOP] = 1.0 / DEF_GEMM_EFF_BURST;
 	p[GP_MEMEFF] = OPM_DEF_MEM_EFF;
 	p[GP_TILE] = 128;
 }

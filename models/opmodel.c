@@ -34,16 +34,18 @@ const cvc_hw_spec *cvc_modelset_spec(const cvc_modelset *ms)
 
 static double gap_for(const cvc_hw_spec *spec);
 
-static cvc_modelset *ms_new(const cvc_hw_spec *spec)
+static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 {
 	cvc_modelset *ms = calloc(1, sizeof *ms);
+	double eff;
 
 	if (!ms)
 		return NULL;
 	ms->spec = *spec;
+	eff = opm_gemm_default_efficiency(cat, spec);
 	snprintf(ms->def_origin, sizeof ms->def_origin,
 		 "spec-sheet roofline of %s, default efficiency %.2f (no fitted model)", spec->name,
-		 opm_gemm_default_efficiency());
+		 eff);
 	snprintf(ms->coll_def_origin, sizeof ms->coll_def_origin,
 		 "spec-sheet links of %s, default alpha-beta (no fitted model)", spec->name);
 	ms->attn_ref = opm_attn_ref_gpu(spec);
@@ -52,8 +54,11 @@ static cvc_modelset *ms_new(const cvc_hw_spec *spec)
 		 "fused-attention curves measured on %s (attention-bench), carried to %s "
 		 "through the spec sheet", opm_attn_ref_name(ms->attn_ref), spec->name);
 	for (int d = 0; d < CVC_HW_NDTYPE; d++) {
-		opm_gemm_defaults(ms->gemm[d].p);
+		/* fp8 at the share of its peak that fp8 sustains (ceiling.c) */
+		ms->def_eff[d] = eff * (d == CVC_HW_FP8 ? opm_fp8_share(spec) : 1);
 		opm_gemm_defaults(ms->gemm[d].def);
+		ms->gemm[d].def[GP_CFLOP] = 1 / ms->def_eff[d];
+		memcpy(ms->gemm[d].p, ms->gemm[d].def, sizeof ms->gemm[d].p);
 		ms->gemm[d].sigma = SIG_GEMM_DEFAULT;
 		snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin, "%s", ms->def_origin);
 	}
@@ -132,6 +137,12 @@ static int gemm_of(const cvc_model_fit *f, int dtype)
 	return f->kind == CVC_MODEL_GEMM && (int)f->dtype == dtype && cvc_model_fit_usable(f, NULL);
 }
 
+/* A GEMM fit of either dtype packed in arg (dtype | sibling << 8). */
+static int gemm_of2(const cvc_model_fit *f, int arg)
+{
+	return gemm_of(f, arg & 0xff) || gemm_of(f, arg >> 8);
+}
+
 static int mem_of(const cvc_model_fit *f, int cls)
 {
 	return f->kind == CVC_MODEL_MEMBOUND && (int)f->mem == cls && f->nparams == MP_N &&
@@ -179,14 +190,14 @@ static const cvc_model_fit *pick_closest(const cvc_hw_catalog *cat, const cvc_hw
  */
 static const cvc_model_fit ref_gemm[] = {
 	{.kind = CVC_MODEL_GEMM, .gpu = "H100-SXM", .dtype = CVC_HW_BF16, .nparams = GP_N,
-	 .params = {5.0545075511085802, 0.74499272262461869, 0.1866920525133991,
-		    1.1230840250250347, 0.80, 128},
+	 .params = {5.0545075511085802, 0.74499272262461869, 0.1941691545850481,
+		    1.1680640537787963, 0.80, 128},
 	 .dom_min = 33554432, .dom_max = 549755813888.0,
 	 .source = "xla_matmul_perf_table.csv.gz", .n_points = 375,
 	 .r2 = 0.994931209908575, .mape = 4.80450087031124, .extrap_mape = 15.0701961159707},
 	{.kind = CVC_MODEL_GEMM, .gpu = "A100-SXM-80GB", .dtype = CVC_HW_FP16, .nparams = GP_N,
-	 .params = {4.5247767893364914, 0.66663691207201747, 0.14462308116102762,
-		    1.1776701047925526, 0.80, 128},
+	 .params = {4.5247767893364914, 0.66663691207201747, 0.15515680168127871,
+		    1.2634465081809405, 0.80, 128},
 	 .dom_min = 4194304, .dom_max = 738734374912.0,
 	 .source = "a100__Llama-2-7b-hf__mlp.csv.gz", .n_points = 4176,
 	 .r2 = 0.994381692919458, .mape = 6.60707958404745, .extrap_mape = 5.9101718068926},
@@ -207,6 +218,52 @@ static double fit_sigma(const cvc_model_fit *f, double carry)
 	return sqrt(m * m + carry * carry);
 }
 
+/* Efficiency times f: the main-loop and FLOP terms (they carry the peak;
+ * the launch floor and per-wave overhead are times of their own). */
+static void scale_eff(double p[GP_N], double f)
+{
+	if (f > 0 && f != 1) {
+		p[GP_CWAVE] /= f;
+		p[GP_CFLOP] /= f;
+	}
+}
+
+/*
+ * What a fit of GPU `gpu` (dtype fitted) is worth on the modelset's GPU for
+ * dtype d: the measured carry across GPUs (ceiling.c: burst ceilings and
+ * sustained clocks) when it is another GPU, and an fp8 GEMM priced from a
+ * bf16 fit at the share of the fp8 peak that fp8 sustains; *how (may be
+ * NULL) says so, "" when neither applies.
+ */
+static double fit_factor(const cvc_modelset *ms, const cvc_hw_catalog *cat, const char *gpu,
+			 int fitted, int d, int carried, char *how, size_t howlen)
+{
+	const cvc_hw_spec *src = cat ? cvc_hw_catalog_lookup(cat, gpu) : NULL;
+	double f = 1, c = 1, s = 1;
+	const char *a = NULL, *b = NULL;
+	int n = 0;
+
+	if (carried && src) {
+		c = opm_carry_factor(cat, src, &ms->spec);
+		opm_ceiling_share(cat, src, &a);
+		opm_ceiling_share(cat, &ms->spec, &b);
+	}
+	if (d == CVC_HW_FP8 && fitted != CVC_HW_FP8)
+		s = opm_fp8_share(&ms->spec);
+	f = c * s;
+	if (how && howlen) {
+		how[0] = '\0';
+		if (c != 1 && a && b)
+			n = snprintf(how, howlen, "; x%.3f through the measured matmul ceilings of %s and %s",
+				     c, a, b);
+		if (s != 1 && n >= 0 && (size_t)n < howlen)
+			snprintf(how + n, howlen - (size_t)n,
+				 "; fp8 at %.3f of bf16's share of peak (sustained on %s)", s,
+				 opm_burst_ratio_gpu(&ms->spec));
+	}
+	return f;
+}
+
 static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_model_fit *fits,
 			 size_t n)
 {
@@ -216,23 +273,35 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 		const cvc_model_fit *pick = NULL;
 		int same = 0;
 		cvc_hw_dtype want[2] = {(cvc_hw_dtype)d, (cvc_hw_dtype)d};
+		char how[160];
 
 		/* fp16 and bf16 run on the same tensor cores: each may stand in
 		 * for the other.  Order: this GPU (this dtype, then its sibling),
-		 * then the closest fitted GPU (same order).  Fits are newest
-		 * first, so the first match wins. */
-		/* fp8 without an fp8 fit: the bf16 one, as a share of the fp8
-		 * peak (XLA's H100 table: 2048^3 reaches 0.71 of the fp8 peak and
-		 * 0.65 of the bf16 one; its larger fp8 rows exceed the fp8 peak
-		 * and fit nothing) */
+		 * then the closest fitted GPU (same order there).  Fits are
+		 * newest first, so the first match wins. */
+		/* fp8 without an fp8 fit: the bf16 one, at the share of the fp8
+		 * peak that fp8 sustains (ceiling.c; XLA's H100 fp8 rows above
+		 * 2^34 FLOPs exceed the fp8 peak and fit nothing) */
 		if (d == CVC_HW_BF16 || d == CVC_HW_FP8)
 			want[1] = d == CVC_HW_FP8 ? CVC_HW_BF16 : CVC_HW_FP16;
 		else if (d == CVC_HW_FP16)
 			want[1] = CVC_HW_BF16;
 		for (int w = 0; w < 2 && !pick; w++)
 			same = (pick = pick_on(cat, target, fits, n, gemm_of, (int)want[w])) != NULL;
-		for (int w = 0; w < 2 && !pick; w++)
-			pick = pick_closest(cat, &ms->spec, fits, n, gemm_of, (int)want[w]);
+		/* else the closest GPU with a fit of either: a far GPU's dtype
+		 * does not beat the sibling measured on a GPU like this one;
+		 * that GPU's own dtype first */
+		if (!pick && (pick = pick_closest(cat, &ms->spec, fits, n, gemm_of2,
+						  (int)want[0] | (int)want[1] << 8)) != NULL)
+			for (int w = 0; w < 2; w++) {
+				const cvc_model_fit *p =
+					pick_on(cat, fit_gpu(cat, pick), fits, n, gemm_of, (int)want[w]);
+
+				if (p) {
+					pick = p;
+					break;
+				}
+			}
 		if (!pick) {
 			/* the built-in references: bf16 and fp16 stand in for each
 			 * other (and for fp8) as for fitted models */
@@ -256,12 +325,14 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 			ms->gemm[d].dom_max = ref->dom_max;
 			ms->gemm[d].carried = strcmp(ref->gpu, target) != 0;
 			ms->gemm[d].sigma = fit_sigma(ref, ms->gemm[d].carried ? SIG_GEMM_CARRY : 0);
+			scale_eff(ms->gemm[d].p, fit_factor(ms, cat, ref->gpu, ref->dtype, d,
+							    ms->gemm[d].carried, how, sizeof how));
 			snprintf(to, sizeof to, "%s", ms->spec.name);
 			snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin,
 				 "built-in reference fit (%.40s, %.20s %s), carried to %.47s through "
-				 "the spec sheet; default efficiency %.2f beyond its sizes",
-				 ref->source, ref->gpu, cvc_hw_dtype_name(ref->dtype), to,
-				 opm_gemm_default_efficiency());
+				 "the spec sheet%s; default efficiency %.2f beyond its sizes",
+				 ref->source, ref->gpu, cvc_hw_dtype_name(ref->dtype), to, how,
+				 ms->def_eff[d]);
 			continue;
 		}
 		memcpy(ms->gemm[d].p, pick->params, sizeof ms->gemm[d].p);
@@ -269,10 +340,12 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 		ms->gemm[d].dom_max = pick->dom_max;
 		ms->gemm[d].carried = !same;
 		ms->gemm[d].sigma = fit_sigma(pick, same ? 0 : SIG_GEMM_CARRY);
+		scale_eff(ms->gemm[d].p,
+			  fit_factor(ms, cat, pick->gpu, pick->dtype, d, !same, how, sizeof how));
 		if (same)
 			snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin,
-				 "fitted model %lld (%.47s %s, %.60s)", (long long)pick->id, pick->gpu,
-				 cvc_hw_dtype_name(pick->dtype), pick->source);
+				 "fitted model %lld (%.47s %s, %.60s)%s", (long long)pick->id, pick->gpu,
+				 cvc_hw_dtype_name(pick->dtype), pick->source, how);
 		else {
 			char from[CVC_HW_NAME_MAX], to[CVC_HW_NAME_MAX];
 
@@ -280,8 +353,9 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 			snprintf(from, sizeof from, "%s", fit_gpu(cat, pick));
 			snprintf(to, sizeof to, "%s", ms->spec.name);
 			snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin,
-				 "model %lld fitted on %.47s %s, carried over to %.47s through the spec sheet",
-				 (long long)pick->id, from, cvc_hw_dtype_name(pick->dtype), to);
+				 "model %lld fitted on %.47s %s, carried over to %.47s through the "
+				 "spec sheet%s",
+				 (long long)pick->id, from, cvc_hw_dtype_name(pick->dtype), to, how);
 		}
 	}
 }
@@ -412,7 +486,7 @@ cvc_status cvc_modelset_from_fits(const cvc_hw_catalog *cat, const cvc_hw_spec *
 	if (!spec || !out || (n && !fits))
 		return CVC_ERR_USAGE;
 	*out = NULL;
-	ms = ms_new(spec);
+	ms = ms_new(cat, spec);
 	if (!ms)
 		return CVC_ERR_NOMEM;
 	install_gemm(ms, cat, fits, n);

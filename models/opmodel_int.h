@@ -103,20 +103,36 @@ enum { MP_FLOOR, MP_EFF, MP_N };
 double opm_membound_us(const double *p, const cvc_hw_spec *spec, int64_t bytes);
 
 /*
- * Clock of short benchmarks over the clock of the datasheet's peak: kernel
- * benchmarks run at the boost clock (locked at 1980 MHz for the H200
- * tables; cudnn-frontend records the sampled MMA peak: H200 1071 TFLOP/s,
- * GB200 2568, A100 312 against datasheet peaks of 989.4, 2500 and 312),
- * while a training step under the power cap does not hold it.  Efficiencies
- * measured in such benchmarks are divided by it (docs/MODELS.md "Clocks").
+ * Measured matmul ceilings (ceiling.c, docs/MODELS.md "Clocks: benchmarks
+ * vs training").  Kernel tables are measured in bursts at the boost clock;
+ * a training step runs at the power limit.  opm_burst_ratio() is the burst
+ * over the sustained matmul throughput of spec's generation (H200 SXM
+ * 850 / 755), moved to spec's power limit; efficiencies measured in bursts
+ * are divided by it.
+ * opm_burst_ratio_gpu() names the GPU it was measured on.
  */
-#define OPM_BENCH_CLOCK_HOPPER (1071.0 / 989.4)
-#define OPM_BENCH_CLOCK_BLACKWELL (2568.0 / 2500.0)
-#define OPM_BENCH_CLOCK_AMPERE 1.0
-
-/* The benchmark clock ratio of spec's generation (its nearest reference
- * GPU: Ampere, Hopper, Blackwell). */
-double opm_bench_clock(const cvc_hw_spec *spec);
+double opm_burst_ratio(const cvc_hw_spec *spec);
+const char *opm_burst_ratio_gpu(const cvc_hw_spec *spec);
+/* The same for the card the attention tables of reference generation ref
+ * (opm_attn_ref_gpu()) were measured on. */
+double opm_burst_ratio_ref(int ref);
+/* A sustained fp8 GEMM's share of the fp8 peak over a bf16 GEMM's share of
+ * the bf16 peak, on spec's generation (H200 0.897, B200 0.969); 1 where
+ * the generation has no fp8. */
+double opm_fp8_share(const cvc_hw_spec *spec);
+/* Burst matmul ceiling of spec (measured, else of the closest measured GPU
+ * of the catalog, same vendor first) as a share of its own dense bf16
+ * peak; *from (may be NULL) names the GPU measured.  NaN when none
+ * (no catalog to find the closest). */
+double opm_ceiling_share(const cvc_hw_catalog *cat, const cvc_hw_spec *spec, const char **from);
+/* The burst ceiling share of a GPU of the table by its catalog name; NaN
+ * when it is not measured. */
+double opm_ceiling_share_of(const char *gpu);
+/* What a GEMM efficiency measured on GPU `from` (a fit, sustained there)
+ * becomes on spec: the ratio of their burst ceilings and of their
+ * burst/sustained ratios; 1 when either ceiling is unknown. */
+double opm_carry_factor(const cvc_hw_catalog *cat, const cvc_hw_spec *from,
+			const cvc_hw_spec *spec);
 
 /* ---- fused attention (attnref.c) ---------------------------------------- */
 
@@ -137,6 +153,8 @@ const struct opm_attn_curve *opm_attn_curves(size_t *n);
  * SM count. */
 int opm_attn_ref_gpu(const cvc_hw_spec *spec);
 const char *opm_attn_ref_name(int ref);
+/* The power limit of the card reference ref's tables were measured on. */
+double opm_attn_ref_watts(int ref);
 /* The default backend of a framework (torch: PyTorch SDPA, else
  * Transformer Engine) on reference generation ref. */
 int opm_attn_default(int ref, int torch);
@@ -146,8 +164,8 @@ double opm_attn_eff(int ref, int backend, int fp8, int bwd, int causal, double S
 		    int *exact);
 /* Fits the curves of cudnn-frontend attention results tables (the
  * "config_name,..." CSV blocks of the given files, together) measured on a
- * GPU of peak_tflops dense bf16 at the datasheet clock, benchmarked at
- * clock times that clock (OPM_BENCH_CLOCK_*); fills out[0..max) and
+ * GPU of peak_tflops dense bf16, in bursts that ran `clock` times faster
+ * than the same GPU sustains (opm_burst_ratio_ref()); fills out[0..max) and
  * returns the count, or -1 with err set. */
 int opm_attn_fit_files(const char *const *paths, size_t npaths, double peak_tflops,
 		       double clock, int ref, struct opm_attn_curve *out, int max, char *err,
@@ -169,10 +187,13 @@ const struct opm_gap_ref *opm_gap_refs(size_t *n);
  * Llama-2-7B timings). */
 const cvc_model_fit *opm_gemm_references(size_t *n);
 
-/* The default GEMM efficiency (docs/MODELS.md "Default efficiencies"). */
-double opm_gemm_default_efficiency(void);
+/* The default GEMM efficiency on spec, sustained (docs/MODELS.md "Default
+ * efficiencies"): XLA's H100 burst through the ceilings of ceiling.c; cat
+ * finds the closest measured GPU (may be NULL). */
+double opm_gemm_default_efficiency(const cvc_hw_catalog *cat, const cvc_hw_spec *spec);
 
-/* Default GEMM parameters (no fit): docs/MODELS.md "defaults". */
+/* Default GEMM parameters at the burst efficiency (no fit; the starting
+ * point of a fit): docs/MODELS.md "defaults". */
 void opm_gemm_defaults(double p[GP_N]);
 
 #endif

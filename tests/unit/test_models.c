@@ -190,11 +190,11 @@ Test(models_gemm, xla_h100_bf16_extrapolates_to_4096)
 	cr_assert_gt(ntr, 20);
 	cr_assert_gt(nte, 20);
 	cr_assert_eq(cvc_model_fit_gemm(train, ntr, h100, &fit, err, sizeof err), CVC_OK, "%s", err);
-	/* the fit is per datasheet clock (benchmark rows): compared with the
-	 * rows as measured, at the benchmark's boost clock */
+	/* the fit is what a training step sustains (benchmark rows): compared
+	 * with the rows as measured, in bursts */
 	boosted = *h100;
 	for (int d = 0; d < CVC_HW_NDTYPE; d++)
-		boosted.peak_tflops[d] *= opm_bench_clock(h100);
+		boosted.peak_tflops[d] *= opm_burst_ratio(h100);
 	for (size_t i = 0; i < nte; i++) {
 		double t = cvc_model_fit_predict(&fit, &boosted, &test[i]);
 
@@ -718,11 +718,14 @@ Test(models_set, defaults_and_speed)
 	t_small = cvc_model_gemm_us(h, 128, 128, 128, 1, CVC_HW_BF16);
 	t_big = cvc_model_gemm_us(h, 8192, 8192, 8192, 1, CVC_HW_BF16);
 	t_a = cvc_model_gemm_us(a, 8192, 8192, 8192, 1, CVC_HW_BF16);
-	/* beyond the reference's sizes the default: FLOPs / (peak * 0.70),
-	 * 1.1 TFLOP at 692 TFLOP/s ~ 1.6 ms */
+	/* beyond the reference's sizes the default: FLOPs / (peak * 0.67),
+	 * 1.1 TFLOP at 665 TFLOP/s ~ 1.65 ms */
 	cr_expect(t_big > 2.0 * 8192.0 * 8192 * 8192 / 989.4e6 && t_big < 2.0 * 8192.0 * 8192 * 8192 / 989.4e6 * 1.6,
 		  "%f", t_big);
-	cr_expect_gt(t_a / t_big, 3.0);
+	/* the A100 has 312 / 989.4 of the peak, and reaches a larger share of
+	 * it (ceiling.c: 91% in a burst against the H200's 86%, at a power
+	 * limit it sustains better): slower by less than the peaks' ratio */
+	cr_expect(t_a / t_big > 2.5 && t_a / t_big < 989.4 / 312, "A100 / H100 %.3f", t_a / t_big);
 	cr_expect_lt(t_small, 10.0);
 	cr_expect_gt(cvc_model_grouped_gemm_us(h, ms, 4, 4096, 1024, CVC_HW_BF16),
 		     cvc_model_gemm_us(h, 700, 4096, 1024, 1, CVC_HW_BF16));

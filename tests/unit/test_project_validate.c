@@ -289,30 +289,29 @@ Test(project_validate, modern_runs_with_spec_sheet_defaults)
 	cr_assert_eq(v.all.rows, 258);
 	cr_expect_geq(share, 95.0, "%.1f%% of the rows projected", share);
 	cr_expect_float_eq(v.all.naive_mape_pct, 28.2, 0.1, "naive %.2f%%", v.all.naive_mape_pct);
-	/* regression bounds at the measured 15.25% / 35.6% / 45.9%.  They were
-	 * 14.9% / 39.3% / 47.3% while every Megatron layout was priced with
-	 * PyTorch's 25 MB gradient buckets: that had the runs on 1024-2048
-	 * GPUs latency-bound in their data-parallel reduce-scatter, slower by
-	 * just about the bias the other rows show (Nemotron4-15B at 2048 GPUs:
-	 * -18% and -28% against +12% at 16).  Megatron-Core's own buckets
-	 * (megatron_scale_up_follows_the_published_runs) price what ran, and
-	 * the bias shows at every size alike. */
-	cr_expect_leq(v.all.mape_pct, 15.6, "MAPE %.2f%%", v.all.mape_pct);
-	cr_expect_geq(v.all.within10_pct, 34.5, "within 10%%: %.1f%%", v.all.within10_pct);
-	cr_expect_geq(v.all.skill_pct, 44.8, "skill %.1f%%", v.all.skill_pct);
+	/* regression bounds at the measured 10.90% / 66.0% / 61.4%.  Kernel
+	 * tables are bursts at the boost clock; since the GEMMs and attention
+	 * are priced at the sustained clock of a training step and carried
+	 * across GPUs through measured matmul ceilings (models/ceiling.c), the
+	 * bias on these runs fell from +14.3% to +10.3% (15.25% / 35.6% /
+	 * 45.9% before; 14.86% / 39.3% / 47.3% before Megatron-Core's gradient
+	 * buckets, megatron_scale_up_follows_the_published_runs). */
+	cr_expect_leq(v.all.mape_pct, 11.2, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_geq(v.all.within10_pct, 64.5, "within 10%%: %.1f%%", v.all.within10_pct);
+	cr_expect_geq(v.all.skill_pct, 60.0, "skill %.1f%%", v.all.skill_pct);
 	/*
 	 * Issue 13's interval bars: the measurement inside the 90% interval in
 	 * 80-95% of the rows, median half-width <= 20%.  The intervals come
 	 * from each operator model's measured error (docs/MODELS.md
 	 * "Uncertainty"), not from these rows; they are narrow (half-width
-	 * 11%) and hold the measurement in about 54% of the rows: the
-	 * projector's error on these runs is mostly a bias the operator models'
-	 * own errors do not explain.  Held as regression bounds, the unmet bar
-	 * logged.
+	 * 11%) and hold the measurement in about 72% of the rows (54% before
+	 * the sustained clocks): the projector's remaining error on these runs
+	 * is mostly a bias the operator models' own errors do not explain.
+	 * Held as regression bounds, the unmet bar logged.
 	 */
 	cr_log_info("90%% intervals: coverage %.1f%%, median half-width %.1f%%",
 		    v.all.coverage_pct, v.all.median_halfwidth_pct);
-	cr_expect_geq(v.all.coverage_pct, 50.0, "coverage %.1f%%", v.all.coverage_pct);
+	cr_expect_geq(v.all.coverage_pct, 70.0, "coverage %.1f%%", v.all.coverage_pct);
 	cr_expect_leq(v.all.median_halfwidth_pct, 20.0, "half-width %.1f%%",
 		      v.all.median_halfwidth_pct);
 	if (v.all.coverage_pct < 80 || v.all.coverage_pct > 95)

@@ -1,0 +1,182 @@
+/*
+ * ceiling.c - what the tensor cores of a GPU reach on a dense matmul when it
+ * is measured, in a short burst at the boost clock and sustained at the
+ * power limit: the published measurements of Stas Bekman's "Machine
+ * Learning Engineering" (github.com/stas00/ml-engineering,
+ * compute/accelerator/README.md, "Maximum Achievable and Sustainable Matmul
+ * FLOPS comparison table", commit fe12f4e4b0418f5e5a8321a1685c2ab26e41f416;
+ * its benchmarks/mamf-finder.py, benchmark version 4).
+ *
+ * Three facts come out of it (docs/MODELS.md "Clocks: benchmarks vs
+ * training"):
+ *
+ *  - every kernel table cvc fits (XLA's, vidur's, cudnn-frontend's) was
+ *    measured in bursts; a training step holds its GPU at the power limit,
+ *    where the SM clock settles lower.  The sustained share of the burst
+ *    throughput (MSMF / MAMF, one GPU, one harness, one session: H200
+ *    755 / 850 at 1860-1918 MHz against 1980) converts one to the other
+ *    (opm_burst_ratio());
+ *  - an fp8 GEMM does not reach the share of its (twice as high) peak that
+ *    bf16 reaches of its own: sustained, H200 68.4% against 76.3%, B200
+ *    62.0% against 64.0% (opm_fp8_share()).
+ *
+ *  - GPUs do not reach the same share of their datasheet peaks, even in a
+ *    burst: an MI300X 48% where an H200 reaches 86%, a B200 77%.  A fit
+ *    carried to another GPU goes through these ceilings, not the spec
+ *    sheet alone (opm_ceiling_share()).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cvc/cvc_model.h"
+#include "models/modelset_int.h"
+
+/*
+ * Burst (MAMF) and sustained (MSMF) TFLOP/s, bf16 and fp8; 0 = not
+ * measured.  Only the rows measured both ways are here, each with the
+ * table's own figures: the GPUs measured with benchmark version 4 (A100
+ * PCIe, H200 SXM, B200; the sustained figure the median of the eight GPUs of
+ * a node all busy), and B300 and MI300X, measured with an earlier version
+ * "that defined both headlines differently, so compare those two with the
+ * rest only roughly" (the table's words).  The table's burst figures for
+ * other GPUs (H100 795, A100 SXM 271, GB200 1822, ...) come from older
+ * benchmark versions that ran each shape after a 30 s warm-up and do not
+ * compare: H100 and H200 are one die at one power limit, 795 against 850.
+ * Measured on two GPU pairs with the same harness on both (vidur's A100
+ * and H100 tables, XLA's sm_90 and sm_100 tables), ratios of these rows
+ * carry a GEMM fit across GPUs within 3% and 6.6% in the median, where the
+ * spec sheet alone is off by 3% and 13.7% (ceiling.carry_across_gpus_...).
+ */
+static const struct ceiling {
+	const char *gpu;  /* catalog name (H200 NVL: not in the catalog) */
+	double theory;    /* the table's dense bf16 peak, TFLOP/s */
+	double watts;     /* the card's power limit */
+	double mamf[2];   /* bf16, fp8 */
+	double msmf[2];
+} ceil_tab[] = {
+	/* 80 GB, 300 W; MSMF at 1326 MHz, MAMF at 1395 MHz */
+	{"A100-PCIE-80GB", 312, 300, {285, 0}, {258, 0}},
+	/* MAMF at 1980 MHz; MSMF at 1860-1918 MHz, 685-688 W (fp8: 1767-1848) */
+	{"H200-SXM", 989, 700, {850, 1525}, {755, 1354}},
+	/* the same die at 600 W */
+	{"H200-NVL", 835, 600, {761, 1366}, {665, 1160}},
+	/* MAMF at 1965 MHz; MSMF at 1399-1443 MHz, 978-987 W */
+	{"B200", 2250, 1000, {1737, 3350}, {1439, 2788}},
+	/* earlier benchmark version; 1100 W; MSMF at 1455 MHz */
+	{"B300", 2250, 1100, {1892, 3608}, {1519, 2969}},
+	/* earlier benchmark version; 750 W, reached within the first kernel, so
+	 * its burst is hardly one */
+	{"MI300X", 1300, 750, {634, 1230}, {616, 1182}},
+};
+#define NCEIL (sizeof ceil_tab / sizeof ceil_tab[0])
+
+static const struct ceiling *row_of(const char *gpu)
+{
+	for (size_t i = 0; i < NCEIL; i++)
+		if (!strcmp(ceil_tab[i].gpu, gpu))
+			return &ceil_tab[i];
+	return NULL;
+}
+
+/* The row that gives each reference generation of opm_attn_ref_gpu()
+ * (Ampere, Hopper, Blackwell, CDNA3) its burst/sustained ratio: the GPU of
+ * the generation measured with the current benchmark (CDNA3: the only
+ * one). */
+static const char *const sustain_gpu[] = {"A100-PCIE-80GB", "H200-SXM", "B200", "MI300X"};
+
+static int sustain_ref(const cvc_hw_spec *spec)
+{
+	return opm_attn_ref_gpu(spec);
+}
+
+/*
+ * The sustained share of the burst at a power limit of `watts`: the
+ * generation's measured GPU, moved by the power difference.  The share
+ * grows with the power limit (the clock settles where the power limit
+ * is): one die measured at two limits, H200 SXM (700 W, 0.888) and NVL
+ * (600 W, 0.874), gives its slope on log power; an A100 SXM (400 W) is
+ * priced from the A100 PCIe (300 W) through it.  Never above 1.
+ */
+static double sustained_share(int ref, double watts)
+{
+	const struct ceiling *m, *a = row_of("H200-SXM"), *b = row_of("H200-NVL");
+	double share, slope;
+
+	if (ref < 0 || (size_t)ref >= sizeof sustain_gpu / sizeof sustain_gpu[0])
+		ref = 1;
+	m = row_of(sustain_gpu[ref]);
+	share = m->msmf[0] / m->mamf[0];
+	slope = (a->msmf[0] / a->mamf[0] - b->msmf[0] / b->mamf[0]) / log(a->watts / b->watts);
+	if (watts > 0)
+		share += slope * log(watts / m->watts);
+	return fmin(1.0, share);
+}
+
+double opm_burst_ratio_ref(int ref)
+{
+	return 1 / sustained_share(ref, opm_attn_ref_watts(ref));
+}
+
+double opm_burst_ratio(const cvc_hw_spec *spec)
+{
+	return 1 / sustained_share(sustain_ref(spec), spec->tdp_w);
+}
+
+const char *opm_burst_ratio_gpu(const cvc_hw_spec *spec)
+{
+	int r = sustain_ref(spec);
+
+	return sustain_gpu[r >= 0 && (size_t)r < sizeof sustain_gpu / sizeof sustain_gpu[0] ? r : 1];
+}
+
+/* Each of these GPUs' fp8 peak is twice its bf16 peak (H200 1978.9 and
+ * 989.4, B200 4500 and 2250, MI300X 2614.9 and 1307.4), so the share of
+ * the fp8 peak over the share of the bf16 peak is msmf_fp8 / (2 msmf_bf16). */
+double opm_fp8_share(const cvc_hw_spec *spec)
+{
+	const struct ceiling *c = row_of(opm_burst_ratio_gpu(spec));
+
+	if (!(c->msmf[1] > 0))
+		return 1.0; /* no fp8 on the generation (Ampere) */
+	return c->msmf[1] / (2 * c->msmf[0]);
+}
+
+double opm_ceiling_share(const cvc_hw_catalog *cat, const cvc_hw_spec *spec, const char **from)
+{
+	const char *names[NCEIL];
+	const struct ceiling *c = row_of(opm_gpu_of(spec));
+
+	if (!c && cat) {
+		int best;
+
+		for (size_t i = 0; i < NCEIL; i++)
+			names[i] = ceil_tab[i].gpu;
+		best = cvc_hw_closest(cat, spec, names, NCEIL);
+		if (best >= 0)
+			c = &ceil_tab[best];
+	}
+	if (from)
+		*from = c ? c->gpu : NULL;
+	/* the share of the measured GPU's own peak, as the table gives it: a
+	 * GPU scaled by the projector keeps its model's share */
+	return c ? c->mamf[0] / c->theory : NAN;
+}
+
+double opm_ceiling_share_of(const char *gpu)
+{
+	const struct ceiling *c = row_of(gpu);
+
+	return c ? c->mamf[0] / c->theory : NAN;
+}
+
+double opm_carry_factor(const cvc_hw_catalog *cat, const cvc_hw_spec *from,
+			const cvc_hw_spec *spec)
+{
+	double a = opm_ceiling_share(cat, from, NULL), b = opm_ceiling_share(cat, spec, NULL);
+
+	if (!(a > 0) || !(b > 0))
+		return 1.0;
+	/* from's sustained efficiency, back to its burst, through the two
+	 * ceilings, down to spec's sustained */
+	return b / a * opm_burst_ratio(from) / opm_burst_ratio(spec);
+}
