@@ -35,10 +35,12 @@
  * Burst (MAMF) and sustained (MSMF) TFLOP/s, bf16 and fp8; 0 = not
  * measured.  Only the rows measured both ways are here, each with the
  * table's own figures: the GPUs measured with benchmark version 4 (A100
- * PCIe, H200 SXM, B200; the sustained figure the median of the eight GPUs of
- * a node all busy), and B300 and MI300X, measured with an earlier version
- * "that defined both headlines differently, so compare those two with the
- * rest only roughly" (the table's words).  The table's burst figures for
+ * PCIe, H200 SXM and NVL, B200; the sustained figure the median of the eight
+ * GPUs of a node all busy), and the MI300X, the only AMD GPU measured both
+ * ways, with an earlier version "that defined both headlines differently,
+ * so compare those two [B300, MI300X] with the rest only roughly" (the
+ * table's words).  The B300, measured the same earlier way, is left out:
+ * the B200 speaks for Blackwell in the current benchmark.  The table's burst figures for
  * other GPUs (H100 795, A100 SXM 271, GB200 1822, ...) come from older
  * benchmark versions that ran each shape after a 30 s warm-up and do not
  * compare: H100 and H200 are one die at one power limit, 795 against 850.
@@ -62,8 +64,6 @@ static const struct ceiling {
 	{"H200-NVL", 835, 600, {761, 1366}, {665, 1160}},
 	/* MAMF at 1965 MHz; MSMF at 1399-1443 MHz, 978-987 W */
 	{"B200", 2250, 1000, {1737, 3350}, {1439, 2788}},
-	/* earlier benchmark version; 1100 W; MSMF at 1455 MHz */
-	{"B300", 2250, 1100, {1892, 3608}, {1519, 2969}},
 	/* earlier benchmark version; 750 W, reached within the first kernel, so
 	 * its burst is hardly one */
 	{"MI300X", 1300, 750, {634, 1230}, {616, 1182}},

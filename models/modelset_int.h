@@ -104,6 +104,8 @@ struct cvc_modelset {
 	char coll_def_origin[ORIGIN_MAX];
 	char attn_origin[ORIGIN_MAX];
 	int attn_ref;              /* reference GPU of the attention curves */
+	double attn_factor;        /* their efficiency on this GPU's power limit
+				    * (the card measured may have another) */
 	double kernel_gap_us;      /* between back-to-back kernels */
 };
 

@@ -50,9 +50,18 @@ static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 		 "spec-sheet links of %s, default alpha-beta (no fitted model)", spec->name);
 	ms->attn_ref = opm_attn_ref_gpu(spec);
 	ms->kernel_gap_us = gap_for(spec);
+	/* the curves sustain what their card sustains at its power limit; a
+	 * GPU of the generation at another limit sustains its own (ceiling.c) */
+	ms->attn_factor = opm_burst_ratio_ref(ms->attn_ref) / opm_burst_ratio(spec);
 	snprintf(ms->attn_origin, sizeof ms->attn_origin,
 		 "fused-attention curves measured on %s (attention-bench), carried to %s "
 		 "through the spec sheet", opm_attn_ref_name(ms->attn_ref), spec->name);
+	if (fabs(ms->attn_factor - 1) > 5e-4) {
+		size_t used = strlen(ms->attn_origin);
+
+		snprintf(ms->attn_origin + used, sizeof ms->attn_origin - used,
+			 " at its power limit (x%.3f)", ms->attn_factor);
+	}
 	for (int d = 0; d < CVC_HW_NDTYPE; d++) {
 		/* fp8 at the share of its peak that fp8 sustains (ceiling.c) */
 		ms->def_eff[d] = eff * (d == CVC_HW_FP8 ? opm_fp8_share(spec) : 1);

@@ -121,6 +121,7 @@ double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
 	eff = opm_attn_eff(ms->attn_ref, be, fp8, a->backward, a->causal, Skv, D, &exact);
 	if (!(eff > 0))
 		eff = 0.5; /* no curve at all: cannot happen with the compiled-in set */
+	eff *= ms->attn_factor;
 	eff *= util;
 	tc = flops / (P * eff);
 	tm = bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 * OPM_DEF_MEM_EFF);
