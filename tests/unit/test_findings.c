@@ -498,7 +498,7 @@ static const char *const lsgd_models[] = {"diloco-2.4b", "diloco-4b", "diloco-10
  * (1.25 GB/s), the fastest fitting layout of each.  Tolerance: synchronous
  * across clusters below 10% of the single cluster; H = 100 blocking on the
  * outer exchange above 80%; streamed (outer_overlap) at H = 30 above 95%.
- * (cvc: 5-6%, 89-90%, 99-101%.) */
+ * (cvc: 5-6%, 89-91%, 99-101%.) */
 Test(project_findings, localsgd_recovers_rate_on_slow_link, .init = load_lsgd,
      .fini = free_rows)
 {
