@@ -170,9 +170,9 @@ double opm_ceiling_share_of(const char *gpu)
 }
 
 double opm_carry_factor(const cvc_hw_catalog *cat, const cvc_hw_spec *from,
-			const cvc_hw_spec *spec)
+			const cvc_hw_spec *spec, const char **gpu_a, const char **gpu_b)
 {
-	double a = opm_ceiling_share(cat, from, NULL), b = opm_ceiling_share(cat, spec, NULL);
+	double a = opm_ceiling_share(cat, from, gpu_a), b = opm_ceiling_share(cat, spec, gpu_b);
 
 	if (!(a > 0) || !(b > 0))
 		return 1.0;

@@ -252,11 +252,8 @@ static double fit_factor(const cvc_modelset *ms, const cvc_hw_catalog *cat, cons
 	const char *a = NULL, *b = NULL;
 	int n = 0;
 
-	if (carried && src) {
-		c = opm_carry_factor(cat, src, &ms->spec);
-		opm_ceiling_share(cat, src, &a);
-		opm_ceiling_share(cat, &ms->spec, &b);
-	}
+	if (carried && src)
+		c = opm_carry_factor(cat, src, &ms->spec, &a, &b);
 	if (d == CVC_HW_FP8 && fitted != CVC_HW_FP8)
 		s = opm_fp8_share(&ms->spec);
 	f = c * s;

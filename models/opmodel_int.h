@@ -130,9 +130,10 @@ double opm_ceiling_share(const cvc_hw_catalog *cat, const cvc_hw_spec *spec, con
 double opm_ceiling_share_of(const char *gpu);
 /* What a GEMM efficiency measured on GPU `from` (a fit, sustained there)
  * becomes on spec: the ratio of their burst ceilings and of their
- * burst/sustained ratios; 1 when either ceiling is unknown. */
+ * burst/sustained ratios; 1 when either ceiling is unknown.  *gpu_a and
+ * *gpu_b (may be NULL) name the GPUs whose ceilings were used. */
 double opm_carry_factor(const cvc_hw_catalog *cat, const cvc_hw_spec *from,
-			const cvc_hw_spec *spec);
+			const cvc_hw_spec *spec, const char **gpu_a, const char **gpu_b);
 
 /* ---- fused attention (attnref.c) ---------------------------------------- */
 
