@@ -18,8 +18,7 @@
  *    (opm_burst_ratio());
  *  - an fp8 GEMM does not reach the share of its (twice as high) peak that
  *    bf16 reaches of its own: sustained, H200 68.4% against 76.3%, B200
- *    62.0% against 64.0% (opm_fp8_share()).
- *
+ *    62.0% against 64.0% (opm_fp8_share());
  *  - GPUs do not reach the same share of their datasheet peaks, even in a
  *    burst: an MI300X 48% where an H200 reaches 86%, a B200 77%.  A fit
  *    carried to another GPU goes through these ceilings, not the spec
@@ -40,10 +39,11 @@
  * ways, with an earlier version "that defined both headlines differently,
  * so compare those two [B300, MI300X] with the rest only roughly" (the
  * table's words).  The B300, measured the same earlier way, is left out:
- * the B200 speaks for Blackwell in the current benchmark.  The table's burst figures for
- * other GPUs (H100 795, A100 SXM 271, GB200 1822, ...) come from older
- * benchmark versions that ran each shape after a 30 s warm-up and do not
- * compare: H100 and H200 are one die at one power limit, 795 against 850.
+ * the B200 speaks for Blackwell in the current benchmark.  The table's
+ * burst figures for other GPUs (H100 795, A100 SXM 271, GB200 1822, ...)
+ * come from older benchmark versions that ran each shape after a 30 s
+ * warm-up and do not compare: H100 and H200 are one die at one power
+ * limit, 795 against 850.
  * Measured on two GPU pairs with the same harness on both (vidur's A100
  * and H100 tables, XLA's sm_90 and sm_100 tables), ratios of these rows
  * carry a GEMM fit across GPUs within 3% and 6.6% in the median, where the
@@ -84,9 +84,13 @@ static const struct ceiling *row_of(const char *gpu)
  * one). */
 static const char *const sustain_gpu[] = {"A100-PCIE-80GB", "H200-SXM", "B200", "MI300X"};
 
-static int sustain_ref(const cvc_hw_spec *spec)
+/* The measured row of reference generation ref (Hopper's when out of
+ * range). */
+static const struct ceiling *sustain_row(int ref)
 {
-	return opm_attn_ref_gpu(spec);
+	if (ref < 0 || (size_t)ref >= sizeof sustain_gpu / sizeof sustain_gpu[0])
+		ref = 1;
+	return row_of(sustain_gpu[ref]);
 }
 
 /*
@@ -99,14 +103,10 @@ static int sustain_ref(const cvc_hw_spec *spec)
  */
 static double sustained_share(int ref, double watts)
 {
-	const struct ceiling *m, *a = row_of("H200-SXM"), *b = row_of("H200-NVL");
-	double share, slope;
+	const struct ceiling *m = sustain_row(ref), *a = row_of("H200-SXM"), *b = row_of("H200-NVL");
+	double share = m->msmf[0] / m->mamf[0];
+	double slope = (a->msmf[0] / a->mamf[0] - b->msmf[0] / b->mamf[0]) / log(a->watts / b->watts);
 
-	if (ref < 0 || (size_t)ref >= sizeof sustain_gpu / sizeof sustain_gpu[0])
-		ref = 1;
-	m = row_of(sustain_gpu[ref]);
-	share = m->msmf[0] / m->mamf[0];
-	slope = (a->msmf[0] / a->mamf[0] - b->msmf[0] / b->mamf[0]) / log(a->watts / b->watts);
 	if (watts > 0)
 		share += slope * log(watts / m->watts);
 	return fmin(1.0, share);
@@ -119,14 +119,12 @@ double opm_burst_ratio_ref(int ref)
 
 double opm_burst_ratio(const cvc_hw_spec *spec)
 {
-	return 1 / sustained_share(sustain_ref(spec), spec->tdp_w);
+	return 1 / sustained_share(opm_attn_ref_gpu(spec), spec->tdp_w);
 }
 
 const char *opm_burst_ratio_gpu(const cvc_hw_spec *spec)
 {
-	int r = sustain_ref(spec);
-
-	return sustain_gpu[r >= 0 && (size_t)r < sizeof sustain_gpu / sizeof sustain_gpu[0] ? r : 1];
+	return sustain_row(opm_attn_ref_gpu(spec))->gpu;
 }
 
 /* Each of these GPUs' fp8 peak is twice its bf16 peak (H200 1978.9 and
@@ -134,11 +132,19 @@ const char *opm_burst_ratio_gpu(const cvc_hw_spec *spec)
  * the fp8 peak over the share of the bf16 peak is msmf_fp8 / (2 msmf_bf16). */
 double opm_fp8_share(const cvc_hw_spec *spec)
 {
-	const struct ceiling *c = row_of(opm_burst_ratio_gpu(spec));
+	const struct ceiling *c = sustain_row(opm_attn_ref_gpu(spec));
 
 	if (!(c->msmf[1] > 0))
 		return 1.0; /* no fp8 on the generation (Ampere) */
 	return c->msmf[1] / (2 * c->msmf[0]);
+}
+
+/* The burst ceiling as a share of the measured GPU's own peak, as the
+ * table gives it (a GPU the projector scales keeps its model's share);
+ * NaN for no row. */
+static double share_of(const struct ceiling *c)
+{
+	return c ? c->mamf[0] / c->theory : NAN;
 }
 
 double opm_ceiling_share(const cvc_hw_catalog *cat, const cvc_hw_spec *spec, const char **from)
@@ -157,16 +163,12 @@ double opm_ceiling_share(const cvc_hw_catalog *cat, const cvc_hw_spec *spec, con
 	}
 	if (from)
 		*from = c ? c->gpu : NULL;
-	/* the share of the measured GPU's own peak, as the table gives it: a
-	 * GPU scaled by the projector keeps its model's share */
-	return c ? c->mamf[0] / c->theory : NAN;
+	return share_of(c);
 }
 
 double opm_ceiling_share_of(const char *gpu)
 {
-	const struct ceiling *c = row_of(gpu);
-
-	return c ? c->mamf[0] / c->theory : NAN;
+	return share_of(row_of(gpu));
 }
 
 double opm_carry_factor(const cvc_hw_catalog *cat, const cvc_hw_spec *from,

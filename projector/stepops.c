@@ -138,8 +138,8 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 		}
 		if (rep > 1)
 			bucketed(k, CVC_MODEL_ALLREDUCE, P->p_stage / sh * P->gbytes,
-				 proj_bucket_bytes(sc, P->gbytes), rep, fmin(rep, fmax(1, gpn / (t * sh))), 1,
-				 &st->hsdp_tot, &st->hsdp_last);
+				 proj_bucket_bytes(sc, P->gbytes), rep,
+				 fmin(rep, fmax(1, gpn / (t * sh))), 1, &st->hsdp_tot, &st->hsdp_last);
 	}
 	/* pipeline: each micro-batch's activations forward and gradients back
 	 * across each of the v chunk boundaries */
