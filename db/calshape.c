@@ -148,7 +148,7 @@ static int parse_compute(cvc_cal_shape *s, const char *dtype, const char *sub, c
 		/* plans written before the backends: empty */
 		if (sub[0] && cvc_model_attn_backend_parse(sub, &be))
 			return expect(why, cap,
-				      "an attention backend (cudnn, fa2, fa4, te-default, "
+				      "an attention backend (cudnn, fa2, fa4, fa1, te-default, "
 				      "torch-default), got '%.32s'",
 				      sub);
 		s->sub = (int)be;

@@ -161,7 +161,7 @@ cvc_status cvc_model_mem_parse(const char *s, cvc_model_mem *out)
 
 /* The defaults first: index = backend + 2. */
 static const char *const backend_names[CVC_ATTN_NBACKEND + 2] = {
-	"torch-default", "te-default", "cudnn", "fa2", "fa4"};
+	"torch-default", "te-default", "cudnn", "fa2", "fa4", "fa1"};
 
 const char *cvc_model_attn_backend_name(cvc_model_attn_backend b)
 {

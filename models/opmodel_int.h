@@ -96,6 +96,17 @@ double opm_span_lat_us(cvc_model_coll fit_c, cvc_model_coll c, const struct opm_
  * bandwidth.  Time = p0 + bytes / (p1 BW). */
 enum { MP_FLOOR, MP_EFF, MP_N };
 
+/*
+ * FlashAttention-1 over FlashAttention-2, time for the same work: what
+ * Dao (2023, arXiv 2307.08691) Table 1 measured end to end (GPT3-1.3B and
+ * -2.7B at 2k and 8k on 8x A100 80GB SXM, the same stack with either
+ * kernel), with cvc's FlashAttention-2 price of those layers as the
+ * attention time: the step time the older kernel adds, over that time,
+ * least squares over the four rows (tests/data/flash2-paper-table1.csv;
+ * recomputed by models_attention.fa1_slowdown_from_the_paper).
+ */
+#define OPM_FA1_SLOWDOWN 1.79
+
 /* Default fraction of HBM bandwidth when memory bound (docs/MODELS.md
  * "Default efficiencies"). */
 #define OPM_DEF_MEM_EFF 0.80

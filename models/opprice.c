@@ -118,9 +118,15 @@ double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
 	util = tiles / (ceil(tiles / sms) * sms);
 	be = a->backend >= 0 ? a->backend
 			     : opm_attn_default(ms->attn_ref, a->backend == CVC_ATTN_DEFAULT_TORCH);
+	/* no FlashAttention-1 table exists: its successor's curves, slowed by
+	 * the end-to-end ratio the FlashAttention-2 paper measured */
+	if (be == CVC_ATTN_FA1)
+		be = CVC_ATTN_FA2;
 	eff = opm_attn_eff(ms->attn_ref, be, fp8, a->backward, a->causal, Skv, D, &exact);
 	if (!(eff > 0))
 		eff = 0.5; /* no curve at all: cannot happen with the compiled-in set */
+	if (a->backend == CVC_ATTN_FA1)
+		eff /= OPM_FA1_SLOWDOWN;
 	eff *= ms->attn_factor;
 	eff *= util;
 	tc = flops / (P * eff);
@@ -171,6 +177,13 @@ void cvc_model_attention_price(const cvc_modelset *ms, const cvc_model_attn *a,
 	out->carried = strcmp(opm_attn_ref_name(ms->attn_ref), opm_gpu_of(&ms->spec)) != 0;
 	out->sigma = out->carried ? sqrt(SIG_ATTN * SIG_ATTN + SIG_GEMM_CARRY * SIG_GEMM_CARRY)
 				  : SIG_ATTN;
+	if (a && a->backend == CVC_ATTN_FA1) {
+		/* the ratio was measured on Ampere (the first reference
+		 * generation); on another one it is carried as well */
+		double s = ms->attn_ref == 0 ? SIG_FA1 : hypot(SIG_FA1, SIG_GEMM_CARRY);
+
+		out->sigma = hypot(out->sigma, s);
+	}
 }
 
 void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls,

@@ -146,6 +146,9 @@ void proj_sink_init(struct proj_sink *k, const cvc_proj_scenario *sc, const stru
 	case CVC_PROJ_ATTN_FA4:
 		k->attn_backend = CVC_ATTN_FA4;
 		break;
+	case CVC_PROJ_ATTN_FA1:
+		k->attn_backend = CVC_ATTN_FA1;
+		break;
 	default: /* the framework's own choice on the GPU generation priced */
 		k->attn_backend = sc->framework == CVC_PROJ_FW_PYTORCH ? CVC_ATTN_DEFAULT_TORCH
 								       : CVC_ATTN_DEFAULT_TE;

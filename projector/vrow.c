@@ -166,7 +166,11 @@ static const struct word_rule {
 	{W_ATTENTION, CVC_PROJ_ATTN_FA4, "fa4|fa-4|flashattention-4|flash-attention-4|"
 					  "flash attention 4|flashattention4"},
 	{W_ATTENTION, CVC_PROJ_ATTN_FA2, "fa2|fa-2|flashattention-2|flash-attention-2|"
-					  "flash attention 2|flashattention2|flash_attn2"},
+					  "flash attention 2|flashattention2|flash_attn2|"
+					  "flash-attn 2|flash-attn==2|flash_attn==2|flashattention v2"},
+	{W_ATTENTION, CVC_PROJ_ATTN_FA1, "fa1|fa-1|flashattention-1|flash-attention-1|"
+					  "flash attention 1|flashattention1|flash-attn 1|"
+					  "flash-attn==1|flash_attn==1|flashattention v1"},
 	{W_ATTENTION, CVC_PROJ_ATTN_CUDNN, "cudnn"},
 	{W_ATTENTION, CVC_PROJ_ATTN_UNFUSED, "unfused|eager|naive|math|=none|=no"},
 	{W_ATTENTION, CVC_PROJ_ATTN_FLASH, "flash|fa3|sdpa|fused|triton|=te"},
@@ -514,6 +518,42 @@ static int read_enum(struct vrow *r, struct vgiven *g, const struct proj_field *
 	return 0;
 }
 
+/*
+ * The attention kernel a row's free text (its source and notes, lower
+ * case) names, when no attention column said: a FlashAttention version
+ * named anywhere; else llm-foundry's `attn_impl: flash` without a version,
+ * which ran flash-attn 1.x: its `gpu` extra pinned flash-attn 1.0.x until
+ * llm-foundry 0.6.0 (2024-03, PR #1023; FlashAttention-2 only through the
+ * `gpu-flash2` extra, allowed in MPT from 2023-10, PR #672), and MosaicML's
+ * benchmark scripts install that extra (docs/SCENARIOS.md).
+ */
+static void attention_from_text(struct vrow *r, const char *t)
+{
+	static const int named[] = {CVC_PROJ_ATTN_FA4, CVC_PROJ_ATTN_FA2, CVC_PROJ_ATTN_FA1};
+	int f = proj_field_find(NULL, "attention");
+
+	if (f < 0 || given_field(r, f) || !*t)
+		return;
+	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+		for (size_t j = 0; j < sizeof word_rules / sizeof word_rules[0]; j++)
+			if (word_rules[j].kind == W_ATTENTION && word_rules[j].value == named[i] &&
+			    any_word(t, word_rules[j].words)) {
+				r->sc.attention = named[i];
+				mark_given(r, f);
+				vrow_note(r, "attention=%s (named in the row's text)",
+					  named[i] == CVC_PROJ_ATTN_FA4   ? "fa4"
+					  : named[i] == CVC_PROJ_ATTN_FA2 ? "fa2"
+									  : "fa1");
+				return;
+			}
+	if (any_word(t, "llm-foundry|llm_foundry|llm foundry") && any_word(t, "flash")) {
+		r->sc.attention = CVC_PROJ_ATTN_FA1;
+		mark_given(r, f);
+		vrow_note(r, "attention=fa1 (llm-foundry's attn_impl flash: flash-attn 1.x, its gpu "
+			     "extra before llm-foundry 0.6.0)");
+	}
+}
+
 /* Megatron-Core's --moe-layer-freq written as a list ("([0]*3+[1]*58)"):
  * the two fields of cvc's layer pattern, said in the row. */
 static int read_pattern(struct vrow *r, const char *k, const char *t)
@@ -766,7 +806,7 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 {
 	cvc_proj_scenario *sc = &r->sc;
 	struct vgiven g;
-	char buf[512];
+	char buf[512], text[1024] = "";
 	int rc;
 
 	memset(&g, 0, sizeof g);
@@ -775,8 +815,18 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 		int guess = 0;
 		char *t;
 
-		if (map->col[c].role == V_CARRY)
+		if (map->col[c].role == V_CARRY) {
+			/* the free text that may name the stack's kernels */
+			char nm[16];
+
+			lower_copy(nm, sizeof nm, names[c]);
+			if (cells[c] && (!strcmp(nm, "source") || !strcmp(nm, "notes"))) {
+				size_t n = strlen(text);
+
+				snprintf(text + n, sizeof text - n, "%s ", cells[c]);
+			}
 			continue;
+		}
 		t = clean(cells[c], buf, sizeof buf, &guess);
 		if (is_empty(t))
 			continue;
@@ -786,8 +836,11 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 	/* a 3D tensor-parallel grid (tp_row, tp_col, tp_depth) is a layout too */
 	if (!g.tp && !g.pp && !legacy && !proj_is_3d(sc))
 		return cannot(r, "layout not given (tp, pp; or tp_row, tp_col, tp_depth)");
-	if (!legacy)
+	if (!legacy) {
+		lower(text);
+		attention_from_text(r, text);
 		stack_defaults(r, &g);
+	}
 	if (g.hybrid && !(sc->shard_group > 0)) {
 		double gpn = sc->gpus_per_node >= 1 ? sc->gpus_per_node : 8;
 		double per = (sc->tp >= 1 ? sc->tp : 1) * (sc->cp >= 1 ? sc->cp : 1);

@@ -70,11 +70,13 @@ enum cvc_proj_optim { CVC_PROJ_ADAM = 0, CVC_PROJ_SGD = 1 };
 /* flash: the framework's fused attention kernel (Transformer Engine:
  * cuDNN on Hopper and later, FlashAttention-2 on Ampere; PyTorch SDPA:
  * FlashAttention-2, cuDNN on Blackwell); cudnn, fa2, fa4: that library;
+ * fa1: FlashAttention-1 (flash-attn 1.x: llm-foundry's attn_impl flash
+ * before its 0.6.0);
  * unfused: QK^T and AV batched GEMMs with a materialised softmax/dropout
  * (Megatron-LM before 2022). */
 enum cvc_proj_attn {
 	CVC_PROJ_ATTN_FLASH = 0, CVC_PROJ_ATTN_UNFUSED = 1, CVC_PROJ_ATTN_CUDNN = 2,
-	CVC_PROJ_ATTN_FA2 = 3, CVC_PROJ_ATTN_FA4 = 4
+	CVC_PROJ_ATTN_FA2 = 3, CVC_PROJ_ATTN_FA4 = 4, CVC_PROJ_ATTN_FA1 = 5
 };
 /* megatron: Megatron-Core / NeMo with Transformer Engine (fused kernels:
  * vocab-parallel cross-entropy, norms and casts fused into GEMM

@@ -105,17 +105,20 @@ CVC_API cvc_status cvc_model_mem_parse(const char *s, cvc_model_mem *out);
 
 /* Fused attention kernel libraries with measured curves (docs/MODELS.md
  * "Attention"): cuDNN (Transformer Engine's default on Hopper and later),
- * FlashAttention-2, FlashAttention-4. */
+ * FlashAttention-2, FlashAttention-4; and FlashAttention-1, priced as
+ * FlashAttention-2 slowed by the end-to-end ratio Dao (2023) measured
+ * (docs/MODELS.md "FlashAttention-1"). */
 typedef enum cvc_model_attn_backend {
 	CVC_ATTN_DEFAULT_TORCH = -2, /* what PyTorch SDPA runs on this GPU */
 	CVC_ATTN_DEFAULT_TE = -1,    /* what Transformer Engine runs on this GPU */
 	CVC_ATTN_CUDNN = 0,
 	CVC_ATTN_FA2 = 1,
 	CVC_ATTN_FA4 = 2,
+	CVC_ATTN_FA1 = 3,
 	CVC_ATTN_NBACKEND
 } cvc_model_attn_backend;
 
-/* "cudnn", "fa2", "fa4", "te-default", "torch-default"; NULL when out of
+/* "cudnn", "fa2", "fa4", "fa1", "te-default", "torch-default"; NULL when out of
  * range. */
 CVC_API const char *cvc_model_attn_backend_name(cvc_model_attn_backend b);
 /* The reverse; CVC_ERR_NOTFOUND when s is none of them. */

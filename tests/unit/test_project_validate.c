@@ -14,6 +14,7 @@
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_model.h"
 #include "cvc/cvc_project.h"
+#include "models/opmodel_int.h"
 #include "testutil.h"
 
 static void fit_store(cvc_db *db, const cvc_hw_catalog *cat, cvc_model_rows *rows, int coll,
@@ -268,12 +269,8 @@ static void validate_file(const char *path, const char *db_path, const char *by,
 
 /*
  * The issue's bars for the spec-sheet defaults are at least 95% of the rows
- * projected, MAPE <= 10%, >= 60% within 10%, skill >= 50%.  The first is
- * held; the accuracy bars are not met today (docs/MODELS.md "Validation"
- * says why: on H100 and A100 the runs are slower than the measured kernels
- * predict, and MosaicML's long sequences are far slower than any attention
- * table in ../shared), so they are held as regression bounds at what was
- * measured and each unmet bar is logged.
+ * projected, MAPE <= 10%, >= 60% within 10%, skill >= 50%: each held as a
+ * bar, and as a regression bound near what was measured.
  */
 Test(project_validate, modern_runs_with_spec_sheet_defaults)
 {
@@ -289,30 +286,31 @@ Test(project_validate, modern_runs_with_spec_sheet_defaults)
 	cr_assert_eq(v.all.rows, 258);
 	cr_expect_geq(share, 95.0, "%.1f%% of the rows projected", share);
 	cr_expect_float_eq(v.all.naive_mape_pct, 28.2, 0.1, "naive %.2f%%", v.all.naive_mape_pct);
-	/* regression bounds at the measured 11.37% / 64.8% / 59.7%.  Kernel
-	 * tables are bursts at the boost clock; since the GEMMs and attention
-	 * are priced at the sustained clock of a training step and carried
-	 * across GPUs through measured matmul ceilings (models/ceiling.c), the
-	 * bias on these runs fell from +14.3% to +10.8% (15.25% / 35.6% /
-	 * 45.9% before; 14.86% / 39.3% / 47.3% before Megatron-Core's gradient
-	 * buckets, megatron_scale_up_follows_the_published_runs).  MosaicML's
-	 * 46 rows of sequences over 4096 are 5.3 points of the MAPE. */
-	cr_expect_leq(v.all.mape_pct, 11.7, "MAPE %.2f%%", v.all.mape_pct);
-	cr_expect_geq(v.all.within10_pct, 63.5, "within 10%%: %.1f%%", v.all.within10_pct);
-	cr_expect_geq(v.all.skill_pct, 58.5, "skill %.1f%%", v.all.skill_pct);
+	/* the bars */
+	cr_expect_leq(v.all.mape_pct, 10.0, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_geq(v.all.within10_pct, 60.0, "within 10%%: %.1f%%", v.all.within10_pct);
+	cr_expect_geq(v.all.skill_pct, 50.0, "skill %.1f%%", v.all.skill_pct);
+	/* regression bounds near the measured 7.19% / 76.5% / 74.5%: MosaicML's
+	 * runs priced with the FlashAttention-1 their llm-foundry ran (11.37% /
+	 * 64.8% / 59.7% with FlashAttention-2's price; 15.25% / 35.6% / 45.9%
+	 * before the sustained clocks of models/ceiling.c; 14.86% / 39.3% /
+	 * 47.3% before Megatron-Core's gradient buckets,
+	 * megatron_scale_up_follows_the_published_runs) */
+	cr_expect_leq(v.all.mape_pct, 7.5, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_geq(v.all.within10_pct, 75.0, "within 10%%: %.1f%%", v.all.within10_pct);
+	cr_expect_geq(v.all.skill_pct, 73.0, "skill %.1f%%", v.all.skill_pct);
 	/*
 	 * Issue 13's interval bars: the measurement inside the 90% interval in
 	 * 80-95% of the rows, median half-width <= 20%.  The intervals come
 	 * from each operator model's measured error (docs/MODELS.md
 	 * "Uncertainty"), not from these rows; they are narrow (half-width
-	 * 11%) and hold the measurement in about 71% of the rows (54% before
-	 * the sustained clocks): the projector's remaining error on these runs
-	 * is mostly a bias the operator models' own errors do not explain.
-	 * Held as regression bounds, the unmet bar logged.
+	 * 11%) and hold the measurement in 79.8% of the rows (71.3% with
+	 * FlashAttention-2's price for MosaicML's runs, 54% before the
+	 * sustained clocks).  Held as regression bounds, an unmet bar logged.
 	 */
 	cr_log_info("90%% intervals: coverage %.1f%%, median half-width %.1f%%",
 		    v.all.coverage_pct, v.all.median_halfwidth_pct);
-	cr_expect_geq(v.all.coverage_pct, 70.0, "coverage %.1f%%", v.all.coverage_pct);
+	cr_expect_geq(v.all.coverage_pct, 78.0, "coverage %.1f%%", v.all.coverage_pct);
 	cr_expect_leq(v.all.median_halfwidth_pct, 20.0, "half-width %.1f%%",
 		      v.all.median_halfwidth_pct);
 	if (v.all.coverage_pct < 80 || v.all.coverage_pct > 95)
@@ -529,6 +527,71 @@ Test(project_validate, enum_cells_in_published_wording)
 		cr_expect(strstr(r[want[i].row], want[i].said), "row %d lacks %s: %.300s",
 			  want[i].row, want[i].said, r[want[i].row]);
 	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/*
+ * The attention kernel a row's source and notes name, when no attention
+ * column says (docs/SCENARIOS.md "Interpretation rules"): a FlashAttention
+ * version named anywhere wins; llm-foundry's unversioned `attn_impl: flash`
+ * is FlashAttention-1 (its gpu extra before 0.6.0); an attention column
+ * overrides the text; other stacks' text changes nothing.  The same MPT-1b
+ * run (A100, 32k tokens) is projected slower with FlashAttention-1 than
+ * with -2, by less than the kernel's own ratio (the GEMMs are shared).
+ */
+Test(project_validate, attention_named_in_the_rows_text)
+{
+#define RUN "\n24,2048,16,32768,1,1,32,8,A100-80GB,bf16,FSDP FULL_SHARD,6275,"
+	const char *text =
+		"layers,hidden,heads,seq,tp,pp,global_batch,gpus,gpu,dtype,zero_fsdp,"
+		"tokens_per_s_per_gpu,source,notes,attention"
+		RUN "mosaicml/llm-foundry benchmarking README,FlashAttention (attn_impl flash),"
+		RUN "mosaicml/llm-foundry benchmarking README,flash-attn 2.5.0 (attn_impl flash),"
+		RUN "mosaicml/llm-foundry benchmarking README,FlashAttention (attn_impl flash),fa2"
+		RUN "a torchtitan run,FlashAttention (SDPA),"
+		RUN "mosaicml/llm-foundry benchmarking README,attn_impl torch,\n";
+#undef RUN
+	cvc_proj_validation v;
+	char *out = validate_text(text, NULL, &v, CVC_OK);
+	const char *r[6];
+	int pc;
+	double p1, p2;
+
+	cr_assert_eq(output_lines(out, r, 6), 6, "%s", out);
+	cr_expect_eq(v.all.expressible, 5, "%s", out);
+	cr_expect(strstr(r[1], "attention=fa1 (llm-foundry's attn_impl flash"), "%.400s", r[1]);
+	cr_expect(strstr(r[2], "attention=fa2 (named in the row's text)"), "%.400s", r[2]);
+	/* r[3] runs to the end of the output: rows 3-5 say none */
+	cr_expect(!strstr(r[3], "attention="), "%.1200s", r[3]);
+	pc = col_of(r[0], "predicted_tokens_per_s_per_gpu");
+	cr_assert_geq(pc, 0);
+	/* the notes hold no commas: cell() counts them plainly */
+	p1 = cell(r[1], pc), p2 = cell(r[2], pc);
+	cr_expect_eq(cell(r[3], pc), p2, "the column's fa2 is the text's");
+	cr_expect(p1 < p2 && p1 > p2 / OPM_FA1_SLOWDOWN, "fa1 %.0f, fa2 %.0f tokens/s", p1, p2);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/*
+ * Off the shared set: MosaicML's H100 BF16 table of the same README
+ * (tests/data/mosaicml-h100-bf16.csv, 52 runs of MPT 760m-70b, sequences
+ * 512-65536, FSDP on 8-64 H100s), which nothing in cvc was fitted or
+ * checked on before.  With FlashAttention-2's price these runs projected
+ * 25.2% fast on average (MAPE 25.2%, 13% of rows within 10%); with the
+ * FlashAttention-1 llm-foundry ran, measured on A100 and carried to
+ * Hopper, 6.8% (84.6% within 10%).  Tolerance: the issue's 10% bar.
+ */
+Test(project_validate, mosaicml_h100_runs_off_the_shared_set)
+{
+	cvc_proj_validation v;
+
+	validate_file(CVC_SOURCE_DIR "/tests/data/mosaicml-h100-bf16.csv", NULL, NULL, &v, NULL);
+	cr_log_info("MosaicML H100: %d rows, MAPE %.2f%%, within 10%% %.1f%%, bias %+.2f%%",
+		    v.all.expressible, v.all.mape_pct, v.all.within10_pct, v.all.bias_pct);
+	cr_expect_eq(v.all.expressible, 52);
+	cr_expect_leq(v.all.mape_pct, 10.0, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_geq(v.all.within10_pct, 60.0, "within 10%%: %.1f%%", v.all.within10_pct);
 	cvc_proj_validation_release(&v);
 }
 
