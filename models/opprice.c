@@ -134,6 +134,11 @@ double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
 	return ms->gemm[a->dtype].p[GP_T0] + (tc > tm ? tc : tm);
 }
 
+double cvc_model_fa1_slowdown(void)
+{
+	return OPM_FA1_SLOWDOWN;
+}
+
 cvc_model_attn_backend cvc_model_attn_default(const cvc_modelset *ms, int torch)
 {
 	return (cvc_model_attn_backend)opm_attn_default(ms ? ms->attn_ref : 0, torch);

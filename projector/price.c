@@ -299,6 +299,8 @@ static void note_op(const struct proj_pricer *p, const cvc_proj_op *o)
 		return;
 	if (o->kind == CVC_PROJ_OP_GEMM)
 		p->used->seen[p->seen].gemm |= 1u << p->gemm_dt[o->dtype];
+	else if (o->kind == CVC_PROJ_OP_ATTN && o->sub == CVC_ATTN_FA1)
+		p->used->seen[p->seen].attn_fa1 |= 1u << p->gemm_dt[o->dtype];
 	else if (o->kind == CVC_PROJ_OP_ATTN)
 		p->used->seen[p->seen].attn |= 1u << p->gemm_dt[o->dtype];
 	else if (o->kind == CVC_PROJ_OP_MEM && o->sub >= 0 && o->sub < 32)

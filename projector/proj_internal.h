@@ -94,6 +94,7 @@ struct proj_used {
 		char gpu[64];       /* as the scenarios name it */
 		unsigned gemm;      /* bit per cvc_hw_dtype a GEMM was priced in */
 		unsigned attn;      /* bit per cvc_hw_dtype of attention */
+		unsigned attn_fa1;  /* the same, FlashAttention-1's */
 		unsigned mem;       /* bit per cvc_model_mem class */
 	} seen[PROJ_SEEN_MAX];
 	int nseen;

@@ -149,6 +149,15 @@ static cvc_status gpu_origins(struct prov *pv, int s)
 		if (u->seen[s].attn & (1u << d))
 			origin_row(pv, gpu, "attention", cvc_hw_dtype_name((cvc_hw_dtype)d),
 				   cvc_model_origin(p->ms_scaled, CVC_MODEL_ATTENTION, d, 0), -1);
+		if (u->seen[s].attn_fa1 & (1u << d)) {
+			char o[640];
+
+			snprintf(o, sizeof o, "FlashAttention-1: FlashAttention-2's time x %.2f (the "
+				 "FlashAttention-2 paper's end-to-end table, Dao 2023); %s",
+				 cvc_model_fa1_slowdown(),
+				 cvc_model_origin(p->ms_scaled, CVC_MODEL_ATTENTION, d, 0));
+			origin_row(pv, gpu, "attention", cvc_hw_dtype_name((cvc_hw_dtype)d), o, -1);
+		}
 	}
 	for (int c = 0; c < CVC_MODEL_NMEM; c++)
 		if (u->seen[s].mem & (1u << c))

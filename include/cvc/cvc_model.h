@@ -515,6 +515,10 @@ CVC_API double cvc_model_gemm_us(const cvc_modelset *ms, int64_t m, int64_t n,
 CVC_API double cvc_model_grouped_gemm_us(const cvc_modelset *ms, const int64_t *m_per_group,
 					 int groups, int64_t n, int64_t k, cvc_hw_dtype dt);
 
+/* FlashAttention-1's time over FlashAttention-2's for the same attention
+ * (docs/MODELS.md "Attention": Dao 2023, Table 1). */
+CVC_API double cvc_model_fa1_slowdown(void);
+
 typedef struct cvc_model_attn {
 	int64_t batch, heads, kv_heads;  /* kv_heads 0 = heads (MHA) */
 	int64_t seq_q, seq_kv;           /* seq_kv 0 = seq_q */

@@ -915,3 +915,39 @@ Test(project, provenance_without_database)
 	free(text);
 	cvc_proj_ctx_free(ctx);
 }
+
+/* A scenario priced with FlashAttention-1 says so where its numbers came
+ * from: the provenance's attention origin names the ratio and its source
+ * beside the FlashAttention-2 curves it scales; FlashAttention-2's own
+ * origin does not. */
+Test(project, fa1_attention_says_where_it_came_from)
+{
+	const char *dir = tu_tmpdir();
+	char y[1024], csv[1024], prov[1100], args[4096], *out = NULL, *err = NULL, *text;
+	const char *study =
+		"name: fa1\n"
+		"scenarios:\n"
+		"  - model: {layers: 24, hidden: 2048, heads: 16, seq: 32768}\n"
+		"    parallelism: {tp: 1, pp: 1}\n"
+		"    training: {attention: [fa1, fa2], framework: pytorch, global_batch: 32}\n"
+		"    hardware: {gpu: A100-SXM-80GB, gpus: 8}\n";
+	const char *p;
+	int n = 0;
+
+	snprintf(y, sizeof y, "%s", tu_path(dir, "fa1.yaml"));
+	snprintf(csv, sizeof csv, "%s", tu_path(dir, "fa1.csv"));
+	snprintf(prov, sizeof prov, "%s", tu_path(dir, "fa1.provenance.json"));
+	cr_assert_eq(tu_write(y, study, strlen(study)), 0);
+	snprintf(args, sizeof args, "project '%s' --csv '%s'", y, csv);
+	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
+	text = tu_read(prov, NULL);
+	cr_assert_not_null(text);
+	for (p = text; (p = strstr(p, "\"kind\":\"attention\"")); p++)
+		n++;
+	cr_expect_eq(n, 2, "%s", text);
+	cr_expect(strstr(text, "FlashAttention-1: FlashAttention-2's time x 1.79 (the "
+			       "FlashAttention-2 paper's end-to-end table, Dao 2023)"),
+		  "%s", text);
+	free(text);
+	free(out), free(err);
+}
