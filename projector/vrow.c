@@ -328,6 +328,8 @@ int vrow_columns(struct vrow_map *map, char **names, size_t n)
 			col->role = V_DTYPE;
 		else if (!strcmp(k, "recompute"))
 			col->role = V_RECOMP;
+		else if (!strcmp(k, "source") || !strcmp(k, "notes"))
+			col->role = V_TEXT;
 		else if ((col->field = proj_field_find(NULL, k)) >= 0)
 			col->role = V_FIELD;
 		if (col->role == V_GPU)
@@ -529,23 +531,27 @@ static int read_enum(struct vrow *r, struct vgiven *g, const struct proj_field *
  */
 static void attention_from_text(struct vrow *r, const char *t)
 {
-	static const int named[] = {CVC_PROJ_ATTN_FA4, CVC_PROJ_ATTN_FA2, CVC_PROJ_ATTN_FA1};
 	int f = proj_field_find(NULL, "attention");
 
 	if (f < 0 || given_field(r, f) || !*t)
 		return;
-	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
-		for (size_t j = 0; j < sizeof word_rules / sizeof word_rules[0]; j++)
-			if (word_rules[j].kind == W_ATTENTION && word_rules[j].value == named[i] &&
-			    any_word(t, word_rules[j].words)) {
-				r->sc.attention = named[i];
-				mark_given(r, f);
-				vrow_note(r, "attention=%s (named in the row's text)",
-					  named[i] == CVC_PROJ_ATTN_FA4   ? "fa4"
-					  : named[i] == CVC_PROJ_ATTN_FA2 ? "fa2"
-									  : "fa1");
-				return;
-			}
+	/* word_rules' FlashAttention versions only: the unversioned words
+	 * ("flash", "fused") say nothing a default does not */
+	for (size_t j = 0; j < sizeof word_rules / sizeof word_rules[0]; j++) {
+		const struct word_rule *w = &word_rules[j];
+		char name[16];
+
+		if (w->kind != W_ATTENTION ||
+		    (w->value != CVC_PROJ_ATTN_FA4 && w->value != CVC_PROJ_ATTN_FA2 &&
+		     w->value != CVC_PROJ_ATTN_FA1) ||
+		    !any_word(t, w->words))
+			continue;
+		r->sc.attention = w->value;
+		mark_given(r, f);
+		proj_enum_name(proj_fields[f].names, w->value, name, sizeof name);
+		vrow_note(r, "attention=%s (named in the row's text)", name);
+		return;
+	}
 	if (any_word(t, "llm-foundry|llm_foundry|llm foundry") && any_word(t, "flash")) {
 		r->sc.attention = CVC_PROJ_ATTN_FA1;
 		mark_given(r, f);
@@ -815,16 +821,12 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 		int guess = 0;
 		char *t;
 
-		if (map->col[c].role == V_CARRY) {
-			/* the free text that may name the stack's kernels */
-			char nm[16];
+		if (map->col[c].role == V_CARRY)
+			continue;
+		if (map->col[c].role == V_TEXT) {
+			size_t n = strlen(text);
 
-			lower_copy(nm, sizeof nm, names[c]);
-			if (cells[c] && (!strcmp(nm, "source") || !strcmp(nm, "notes"))) {
-				size_t n = strlen(text);
-
-				snprintf(text + n, sizeof text - n, "%s ", cells[c]);
-			}
+			snprintf(text + n, sizeof text - n, "%s ", cells[c]);
 			continue;
 		}
 		t = clean(cells[c], buf, sizeof buf, &guess);

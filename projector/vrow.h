@@ -23,7 +23,8 @@ enum vrole {
 	V_TPS,       /* measured tokens/s per GPU */
 	V_ITER,      /* measured step time, s */
 	V_TFLOPS,    /* measured TFLOP/s per GPU */
-	V_MFU        /* measured MFU, % */
+	V_MFU,       /* measured MFU, % */
+	V_TEXT       /* source, notes: carried, and read for the stack's kernels */
 };
 
 struct vcol {
