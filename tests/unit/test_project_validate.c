@@ -303,24 +303,19 @@ Test(project_validate, modern_runs_with_spec_sheet_defaults)
 	 * Issue 13's interval bars: the measurement inside the 90% interval in
 	 * 80-95% of the rows, median half-width <= 20%.  The intervals come
 	 * from each operator model's measured error (docs/MODELS.md
-	 * "Uncertainty"), not from these rows; they are narrow (half-width
-	 * 11%) and hold the measurement in 79.8% of the rows (71.3% with
+	 * "Uncertainty"), not from these rows: 85.0% covered at a median
+	 * half-width of 11.6% (79.8% / 10.9% while a fitted GEMM's error was
+	 * its in-sample residual on its own table, 71.3% with
 	 * FlashAttention-2's price for MosaicML's runs, 54% before the
-	 * sustained clocks).  Held as regression bounds, an unmet bar logged.
+	 * sustained clocks).  The bars, and a regression bound.
 	 */
 	cr_log_info("90%% intervals: coverage %.1f%%, median half-width %.1f%%",
 		    v.all.coverage_pct, v.all.median_halfwidth_pct);
-	cr_expect_geq(v.all.coverage_pct, 78.0, "coverage %.1f%%", v.all.coverage_pct);
+	cr_expect_geq(v.all.coverage_pct, 80.0, "coverage %.1f%%", v.all.coverage_pct);
+	cr_expect_leq(v.all.coverage_pct, 95.0, "coverage %.1f%%", v.all.coverage_pct);
 	cr_expect_leq(v.all.median_halfwidth_pct, 20.0, "half-width %.1f%%",
 		      v.all.median_halfwidth_pct);
-	if (v.all.coverage_pct < 80 || v.all.coverage_pct > 95)
-		cr_log_info("bar coverage 80-95%%: NOT met (%.1f%%)", v.all.coverage_pct);
-	if (v.all.mape_pct > 10)
-		cr_log_info("bar MAPE <= 10%%: NOT met (%.2f%%)", v.all.mape_pct);
-	if (v.all.within10_pct < 60)
-		cr_log_info("bar >= 60%% within 10%%: NOT met (%.1f%%)", v.all.within10_pct);
-	if (v.all.skill_pct < 50)
-		cr_log_info("bar skill >= 50%%: NOT met (%.1f%%)", v.all.skill_pct);
+	cr_expect_geq(v.all.coverage_pct, 84.0, "coverage %.1f%%", v.all.coverage_pct);
 	cvc_proj_validation_release(&v);
 }
 

@@ -102,9 +102,10 @@ Test(uncertainty, prices_carry_their_sources_errors)
 	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
 	cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "H100"), &h100), CVC_OK);
 	cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "B200"), &b200), CVC_OK);
-	/* inside XLA's H100 table: its fit's residuals (MAPE 4.8%) */
+	/* inside XLA's H100 table: what the fit misses on another harness's
+	 * H100 GEMMs (vidur, 9.40%), not its own residuals (MAPE 4.8%) */
 	cvc_model_gemm_price(h100, 2048, 2048, 2048, 1, CVC_HW_BF16, &in);
-	cr_expect_float_eq(in.sigma, 1.2533 * 0.0480450087, 1e-4);
+	cr_expect_float_eq(in.sigma, 1.2533 * 0.094, 1e-4);
 	cr_expect_eq(in.extrap, 1);
 	cr_expect_eq(in.carried, 0);
 	cr_expect_eq(in.us, cvc_model_gemm_us(h100, 2048, 2048, 2048, 1, CVC_HW_BF16));
@@ -112,10 +113,12 @@ Test(uncertainty, prices_carry_their_sources_errors)
 	cvc_model_gemm_price(h100, 65536, 65536, 65536, 1, CVC_HW_BF16, &out);
 	cr_expect_float_eq(out.sigma, 1.2533 * 0.038, 1e-6);
 	cr_expect_float_eq(out.extrap, 2.0 * 65536.0 * 65536 * 65536 / 549755813888.0, 1e-6);
-	/* carried to B200 through the spec sheet: the carry-over's error added */
+	/* carried to B200 through the spec sheet: the larger of the carry's
+	 * measured error (vidur's A100 from the same fit, 8.02%, harness
+	 * included) and the harness alone, so no smaller than on H100 */
 	cvc_model_gemm_price(b200, 2048, 2048, 2048, 1, CVC_HW_BF16, &carried);
 	cr_expect_eq(carried.carried, 1);
-	cr_expect_gt(carried.sigma, in.sigma);
+	cr_expect_float_eq(carried.sigma, fmax(1.2533 * 0.094, 1.2533 * 0.080), 1e-4);
 	/* memory-bound defaults: nothing measured */
 	cvc_model_membound_price(h100, 1 << 28, CVC_MODEL_MEM_NORM, &mem);
 	cr_expect_eq(mem.extrap, 0);
