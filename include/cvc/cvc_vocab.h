@@ -107,7 +107,7 @@ CVC_API cvc_status cvc_model_mem_parse(const char *s, cvc_model_mem *out);
  * "Attention"): cuDNN (Transformer Engine's default on Hopper and later),
  * FlashAttention-2, FlashAttention-4; and FlashAttention-1, priced as
  * FlashAttention-2 slowed by the end-to-end ratio Dao (2023) measured
- * (docs/MODELS.md "FlashAttention-1"). */
+ * (docs/MODELS.md "Attention"). */
 typedef enum cvc_model_attn_backend {
 	CVC_ATTN_DEFAULT_TORCH = -2, /* what PyTorch SDPA runs on this GPU */
 	CVC_ATTN_DEFAULT_TE = -1,    /* what Transformer Engine runs on this GPU */
