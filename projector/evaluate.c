@@ -451,6 +451,24 @@ static void step_totals(cvc_proj_result *r, const cvc_proj_scenario *sc,
 	r->step_s = r->compute_s + r->exposed_s + r->bubble_s;
 }
 
+/*
+ * A layout that does not fit by the lowest ceiling at which a published
+ * training run ran out of memory (PROJ_HBM_USABLE) but is under their
+ * median: it may run; a planner with --include-unfit should know which.
+ */
+static void mem_edge_warn(cvc_proj_result *r, const struct proj_pricer *p)
+{
+	char item[200];
+	double share = r->mem_gb * 1e9 / p->hbm_bytes;
+
+	if (r->fits || !(share <= PROJ_HBM_MEDIAN))
+		return;
+	snprintf(item, sizeof item, "memory: %.1f%% of HBM, over the %.1f%% every published "
+		 "training run held before it ran out, under their median %.1f%%: may fit",
+		 100 * share, 100 * PROJ_HBM_USABLE, 100 * PROJ_HBM_MEDIAN);
+	proj_warn_add(r, item);
+}
+
 /* FLOPs, MFU, throughput and economics of a priced step (peak: the GPU's
  * dense peak for the dtype). */
 static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
@@ -576,6 +594,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		in.step_compute_s = st.opt + st.wcast;
 		in.gap_sigma = cvc_model_kernel_gap_sigma(p->ms_base);
 		proj_intervals(&in, r);
+		mem_edge_warn(r, p);
 	}
 	/* the token side of local SGD (after the intervals: it reads them) */
 	proj_lsgd_apply(sc, &P, k.unc != NULL, r);

@@ -8,10 +8,6 @@
 #include "ctx.h"
 #include "proj_internal.h"
 
-/* Usable share of HBM: the rest goes to the CUDA context, NCCL buffers and
- * allocator fragmentation (PyTorch reserves 5-10% in practice). */
-#define HBM_USABLE 0.9
-
 /*
  * Activation bytes one layer keeps for its backward, per token of a
  * micro-batch on this rank (docs/SCENARIOS.md "Memory"), by tensor: the
@@ -168,6 +164,6 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	r->mem_act_gb = act / 1e9;
 	r->mem_buf_gb = buf / 1e9;
 	r->mem_gb = (params + act + buf) / 1e9;
-	r->hbm_gb = p->hbm_bytes * HBM_USABLE / 1e9;
+	r->hbm_gb = p->hbm_bytes * PROJ_HBM_USABLE / 1e9;
 	r->fits = r->mem_gb <= r->hbm_gb;
 }

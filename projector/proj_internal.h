@@ -32,6 +32,24 @@ struct proj_field {
 /* Value stored in tp/pp/vpp when the file says `auto`. */
 #define PROJ_AUTO (-1.0)
 
+/*
+ * The share of a GPU's nominal HBM a training step's tensors can hold, from
+ * what PyTorch had allocated when a training step of a multi-GPU LLM run ran
+ * out of memory: the published messages of tests/data/pytorch-oom-at-limit.csv
+ * whose failed request was at most 2 GiB (so what was held and what was asked
+ * for bracket the ceiling within 2.5% of an 80 GB GPU).  Each is net of what
+ * CUDA keeps (the context, NCCL's buffers) and of the allocator's
+ * fragmentation at the moment the run failed, which is why it is taken at
+ * the failure and not from a run's allocated/reserved ratio off the limit
+ * (0.52-0.79 in the memory events of ../shared's traces, memory to spare).
+ * A layout fits below the lowest of those ceilings, where every one of the
+ * runs still held its tensors: a ranking offers only what fits.  The median
+ * is where a run would fail as often as not.  docs/SCENARIOS.md "Memory";
+ * test_project_validate.c recomputes both from the file.
+ */
+#define PROJ_HBM_USABLE 0.901
+#define PROJ_HBM_MEDIAN 0.9585
+
 extern const struct proj_field proj_fields[];
 extern const size_t proj_nfields;
 

@@ -254,6 +254,16 @@ static void write_head(const cvc_proj_ctx *ctx, FILE *f)
 				      : "the database's fits; spec-sheet defaults where it has none")
 			: "none: spec-sheet defaults");
 	fputc(',', f);
+	{
+		char fits[320];
+
+		snprintf(fits, sizeof fits, "memory at most %.1f%% of the nominal HBM: the lowest "
+			 "ceiling of the published out-of-memory messages of training runs in "
+			 "tests/data/pytorch-oom-at-limit.csv (their median %.1f%%; docs/SCENARIOS.md "
+			 "\"What fits\")", 100 * PROJ_HBM_USABLE, 100 * PROJ_HBM_MEDIAN);
+		key_str(f, "fits_when", fits);
+	}
+	fputc(',', f);
 	key_str(f, "catalog_file", "models/hw/catalog.csv (shipped)");
 	if (user_cat && *user_cat) {
 		fputc(',', f);

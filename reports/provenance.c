@@ -137,6 +137,8 @@ static cvc_status summary_table(json_object *prov, const char *projection, const
 						   : "none: spec-sheet defaults");
 		bad |= item(t, "models", member(prov, "models_from", "not recorded"));
 		bad |= item(t, "hardware catalog", member(prov, "catalog_file", "not recorded"));
+		if (member(prov, "fits_when", NULL))
+			bad |= item(t, "what fits", member(prov, "fits_when", ""));
 		if (member(prov, "catalog_user_file", NULL))
 			bad |= item(t, "user catalog", member(prov, "catalog_user_file", ""));
 		if (member(prov, "incomplete", NULL))

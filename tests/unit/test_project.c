@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 
 #include "cvc/cvc_project.h"
+#include "projector/proj_internal.h"
 #include "testutil.h"
 
 static cvc_proj_study *parse_ok(const char *text)
@@ -679,6 +680,46 @@ Test(project, rankings_offer_what_fits)
 
 /* ---- memory (docs/SCENARIOS.md "Memory") ------------------------------------ */
 
+/* A layout between the lowest published out-of-memory ceiling and their
+ * median does not fit, and says it may; one under the lowest fits and says
+ * nothing about memory; one over the median does not fit and says nothing.
+ * Llama 2 70B with tp 8 on A100 80GB: ZeRO-1 over dp 256 and selective
+ * recompute keeps 82.1 GB (95.5% of the 80 GiB); full recompute, less;
+ * two sequences per micro-batch, more. */
+Test(project, memory_between_the_published_ceilings_may_fit)
+{
+	static const char *const rc[] = {"selective", "full", "selective"};
+	struct collect c;
+	char y[1024];
+
+	for (int i = 0; i < 3; i++) {
+		double share;
+		const char *w;
+
+		snprintf(y, sizeof y,
+			 "model: {layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn: 28672,\n"
+			 "        ffn_type: swiglu, vocab: 32000, seq: 4096}\n"
+			 "training: {global_batch: 4096, micro_batch: %d, recompute: %s, zero: 1}\n"
+			 "parallelism: {tp: 8, pp: 1}\n"
+			 "hardware: {gpu: A100-SXM-80GB, gpus: 2048}\n", i == 2 ? 2 : 1, rc[i]);
+		run(y, &c, 0);
+		cr_assert_eq(c.n, 1);
+		cr_assert(c.r[0].valid, "%s", c.r[0].reason);
+		share = c.r[0].mem_gb * 1e9 / (80 * 1073741824.0);
+		w = strstr(c.r[0].warnings, "may fit");
+		cr_expect_eq(c.r[0].fits, share <= PROJ_HBM_USABLE, "%s: %.3f", rc[i], share);
+		cr_expect_eq(w != NULL, share > PROJ_HBM_USABLE && share <= PROJ_HBM_MEDIAN,
+			     "%s: %.3f of HBM: %s", rc[i], share, c.r[0].warnings);
+		if (i == 0)
+			cr_expect(share > PROJ_HBM_USABLE && share <= PROJ_HBM_MEDIAN && w,
+				  "the case this test is for: %.3f", share);
+		else if (i == 1)
+			cr_expect(c.r[0].fits, "full recompute: %.3f", share);
+		else
+			cr_expect(share > PROJ_HBM_MEDIAN && !c.r[0].fits, "micro-batch 2: %.3f", share);
+	}
+}
+
 /* One layer's activations per s*b*h, from a one-layer, one-stage scenario. */
 static double act_sbh(const char *extra, int h, int a, int s, int t)
 {
@@ -906,6 +947,7 @@ Test(project, provenance_without_database)
 	cr_assert_eq(fclose(f), 0);
 	cr_assert(strstr(text, "\"database\":null"), "%s", text);
 	cr_assert(strstr(text, "\"models_from\":\"none: spec-sheet defaults\""), "%s", text);
+	cr_assert(strstr(text, "\"fits_when\":\"memory at most 90.1% of the nominal HBM"), "%s", text);
 	cr_assert(strstr(text, "{\"gpu\":\"H100-SXM\",\"kind\":\"gemm\",\"op\":\"bf16\",\"model_id\":null"),
 		  "%s", text);
 	cr_assert(strstr(text, "\"kind\":\"collective\",\"op\":\"allreduce\""), "%s", text);
