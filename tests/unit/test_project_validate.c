@@ -766,6 +766,7 @@ Test(project_validate, usable_hbm_from_published_out_of_memory_messages)
 	long line = 1;
 	cvc_csv_rec rec = {0};
 	int col[5] = {-1, -1, -1, -1, -1}, n = 0, header = 1;
+	size_t ncols = 0;
 	static const char *want[5] = {"nominal_gib", "phase", "request_gib",
 				      "pytorch_allocated_gib", "source"};
 	double v[64], med, lo;
@@ -789,9 +790,12 @@ Test(project_validate, usable_hbm_from_published_out_of_memory_messages)
 						col[k] = (int)c;
 			for (int k = 0; k < 5; k++)
 				cr_assert_geq(col[k], 0, "no column %s", want[k]);
+			ncols = rec.n;
 			header = 0;
 			continue;
 		}
+		cr_assert_eq(rec.n, ncols, "line %ld: %zu fields, the header has %zu", line, rec.n,
+			     ncols);
 		{
 			const char *ph = rec.f[col[1]];
 			double nom = atof(rec.f[col[0]]), q = atof(rec.f[col[2]]);
