@@ -91,13 +91,14 @@ const cvc_hw_spec *cvc_hw_catalog_at(const cvc_hw_catalog *cat, size_t i)
 /* The columns of the catalog format, in the order of the shipped header. */
 enum col {
 	C_NAME, C_KIND, C_BASE, C_VENDOR, C_ALIASES, C_FP32, C_TF32, C_BF16, C_FP16,
-	C_FP8, C_HBM_BW, C_HBM_GB, C_SMS, C_INTRA, C_GPN, C_INTER, C_TDP, C_SOURCE, C_NCOL
+	C_FP8, C_HBM_BW, C_HBM_GB, C_SMS, C_INTRA, C_GPN, C_INTER, C_TDP, C_TOPO, C_SOURCE,
+	C_NCOL
 };
 
 static const char *const col_names[C_NCOL] = {
 	"name", "kind", "base", "vendor", "aliases", "fp32_tflops", "tf32_tflops",
 	"bf16_tflops", "fp16_tflops", "fp8_tflops", "hbm_bw_gbps", "hbm_gb", "sm_count",
-	"intra_bw_gbps", "gpus_per_node", "inter_bw_gbps", "tdp_w", "source"};
+	"intra_bw_gbps", "gpus_per_node", "inter_bw_gbps", "tdp_w", "intra_topology", "source"};
 
 static struct entry *find_exact(cvc_hw_catalog *cat, const char *norm)
 {
@@ -185,6 +186,13 @@ static cvc_status parse_entry(cvc_hw_catalog *cat, const char *name, int lineno,
 	TAKE(C_INTER, inter_bw_gbps, double);
 	TAKE(C_TDP, tdp_w, double);
 #undef TAKE
+	if (*f[C_TOPO] && strcmp(f[C_TOPO], "mesh") && strcmp(f[C_TOPO], "switch"))
+		return cat_fail(cat, CVC_ERR_FORMAT,
+				"'%s': line %d: expected intra_topology 'switch', 'mesh' or empty, "
+				"got '%s'",
+				name, lineno, f[C_TOPO]);
+	if (*f[C_TOPO] || !base)
+		e->spec.intra_mesh = !strcmp(f[C_TOPO], "mesh");
 	copy_field(e->spec.source, sizeof e->spec.source, f[C_SOURCE]);
 	if (!base && (e->spec.peak_tflops[CVC_HW_BF16] <= 0 && e->spec.peak_tflops[CVC_HW_FP16] <= 0 &&
 		      e->spec.peak_tflops[CVC_HW_FP32] <= 0))
@@ -228,7 +236,8 @@ static cvc_status load_text(cvc_hw_catalog *cat, const char *name, const char *t
 {
 	char line[LINE_MAX_LEN];
 	size_t pos = 0, keep_n = cat->n;
-	int lineno = 0, have_header = 0;
+	int lineno = 0, have_header = 0, no_topo = 0;
+	char empty[1] = "";
 	cvc_status st = CVC_OK;
 
 	while (pos < len) {
@@ -259,28 +268,37 @@ static cvc_status load_text(cvc_hw_catalog *cat, const char *name, const char *t
 			goto out;
 		}
 		if (!have_header) {
-			if (nf != C_NCOL) {
+			/* files written before intra_topology existed lack it */
+			no_topo = nf == C_NCOL - 1;
+			if (nf != C_NCOL && !no_topo) {
 				st = cat_fail(cat, CVC_ERR_FORMAT,
 					      "'%s': line %d: expected the header '%s,...,%s' (%d columns)",
 					      name, lineno, col_names[0], col_names[C_NCOL - 1], C_NCOL);
 				goto out;
 			}
-			for (int c = 0; c < C_NCOL; c++) {
-				if (strcmp(f[c], col_names[c]) != 0) {
+			for (int c = 0, k = 0; c < C_NCOL; c++) {
+				if (no_topo && c == C_TOPO)
+					continue;
+				if (strcmp(f[k], col_names[c]) != 0) {
 					st = cat_fail(cat, CVC_ERR_FORMAT,
 						      "'%s': line %d: expected column '%s', got '%s'",
-						      name, lineno, col_names[c], f[c]);
+						      name, lineno, col_names[c], f[k]);
 					goto out;
 				}
+				k++;
 			}
 			have_header = 1;
 			continue;
 		}
-		if (nf != C_NCOL) {
+		if (nf != C_NCOL - no_topo) {
 			st = cat_fail(cat, CVC_ERR_FORMAT,
 				      "'%s': line %d: expected %d comma-separated fields, got %d", name,
-				      lineno, C_NCOL, nf);
+				      lineno, C_NCOL - no_topo, nf);
 			goto out;
+		}
+		if (no_topo) {
+			f[C_SOURCE] = f[C_TOPO];
+			f[C_TOPO] = empty;
 		}
 		if ((st = parse_entry(cat, name, lineno, f, &e)))
 			goto out;

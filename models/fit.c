@@ -739,14 +739,15 @@ cvc_status cvc_model_fit_collective(const cvc_model_row *rows, size_t n, const c
 	cx.large = 0;
 	{
 		/* One NVLink domain with a known link: NCCL's large-message protocol
-		 * gets a spec-sheet regime (docs/MODELS.md "Large messages"). */
+		 * gets a spec-sheet regime (docs/MODELS.md "Large messages"), on
+		 * the share of the links the group reaches on a mesh node. */
 		int gpn = out->gpus_per_node > 0 ? out->gpus_per_node : spec ? spec->gpus_per_node : 0;
 		double eff, sfill;
 
 		if (spec && spec->intra_bw_gbps > 0 && gpn > 1 && out->nranks <= gpn &&
 		    opm_coll_simple_ref(out->coll, out->nranks, &eff, &sfill)) {
 			cx.large = 1;
-			cx.bw_l = eff * spec->intra_bw_gbps;
+			cx.bw_l = eff * spec->intra_bw_gbps * opm_intra_share(spec, out->nranks);
 			cx.sfill = sfill;
 		}
 	}

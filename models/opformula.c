@@ -131,6 +131,20 @@ int opm_coll_simple_ref(cvc_model_coll c, int n, double *eff, double *sfill)
 	return 1;
 }
 
+/*
+ * Measured on Perlmutter (4 A100s, 4 NVLink3 links per pair) by AxoNN's
+ * authors: 76 GB/s for a pair against 225 for all four
+ * (tests/data/axonn-perlmutter-busbw.csv; docs/MODELS.md "Mesh nodes").
+ */
+double opm_intra_share(const cvc_hw_spec *spec, int k)
+{
+	int P = spec ? spec->gpus_per_node : 0;
+
+	if (!spec || !spec->intra_mesh || P <= 1 || k <= 1 || k >= P)
+		return 1;
+	return (double)(k - 1) / (P - 1);
+}
+
 static double regime_us(const double *q, double f, int64_t bytes)
 {
 	double t;

@@ -49,6 +49,14 @@ void opm_gemm_features(const double *p, const cvc_hw_spec *spec, int64_t m, int6
 
 double opm_coll_us(const double *p, int nparams, cvc_model_coll c, int64_t bytes, int nranks);
 
+/*
+ * The share of a GPU's NVLink (xGMI) bandwidth a group with k GPUs in one
+ * node reaches: 1 behind a switch; on a mesh node (spec->intra_mesh: links
+ * wired GPU to GPU, spread evenly over the node's P - 1 others) only the
+ * links to its k - 1 fellow members carry its traffic, (k-1)/(P-1).
+ */
+double opm_intra_share(const cvc_hw_spec *spec, int k);
+
 /* ---- collectives on the topology (colltopo.c) ------------------------------ */
 
 /* NCCL's algorithms as cvc prices them across nodes. */

@@ -258,7 +258,8 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
 {
 	double S = (double)bytes, intra, inter, f;
 
-	intra = (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * 1e3 * DEF_COLL_INTRA_EFF;
+	intra = (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * 1e3 * DEF_COLL_INTRA_EFF *
+		opm_intra_share(sys, gpn < n ? gpn : n);
 	inter = (sys->inter_bw_gbps > 0 ? sys->inter_bw_gbps : 12.5) * 1e3 * DEF_COLL_INTER_EFF;
 	f = cvc_model_busbw_factor(c, n);
 	switch (level_of(n, gpn)) {
@@ -320,10 +321,11 @@ static const struct coll_slot *level_slot(const cvc_modelset *ms, cvc_model_coll
 	return NULL;
 }
 
-/* The NVLink level's large-message bus bandwidth (GB/s): a fitted one-node
- * level of c (else of all-reduce: the same links), else the spec's link
- * times the default efficiency. */
-static double dom_busbw(const cvc_modelset *ms, cvc_model_coll c, const cvc_hw_spec *sys,
+/* The NVLink level's large-message bus bandwidth (GB/s) for k GPUs of a
+ * node: a fitted one-node level of c (else of all-reduce: the same links),
+ * else the spec's link times the default efficiency; on a mesh node, the
+ * share of the links k GPUs reach (opm_intra_share()). */
+static double dom_busbw(const cvc_modelset *ms, cvc_model_coll c, const cvc_hw_spec *sys, int k,
 			const struct coll_slot **from)
 {
 	const struct coll_slot *s = level_slot(ms, c, 0);
@@ -332,8 +334,10 @@ static double dom_busbw(const cvc_modelset *ms, cvc_model_coll c, const cvc_hw_s
 		s = level_slot(ms, CVC_MODEL_ALLREDUCE, 0);
 	*from = s;
 	if (s)
-		return s->lvl.algbw_gbps * cvc_model_busbw_factor(s->c, s->nranks);
-	return (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * DEF_COLL_INTRA_EFF;
+		return s->lvl.algbw_gbps * cvc_model_busbw_factor(s->c, s->nranks) *
+		       opm_intra_share(sys, k) / opm_intra_share(sys, s->nranks);
+	return (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * DEF_COLL_INTRA_EFF *
+	       opm_intra_share(sys, k);
 }
 
 static double node_nics(const cvc_hw_spec *sys, int gpn)
@@ -377,9 +381,17 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 	if (s && algo == OPM_ALGO_AUTO &&
 	    (nodes == 1 || !s->level_ok || !net ||
 	     fabs(s->lvl.b_node_gbps - node_nics(sys, gpus_per_node)) <= 0.01 * s->lvl.b_node_gbps)) {
+		/* on a mesh node a fit of another group size measured another
+		 * share of the links: its bytes take that much longer or
+		 * shorter to move, the latency stays */
+		double r = nodes == 1 ? opm_intra_share(sys, s->nranks) / opm_intra_share(sys, group_size)
+				      : 1;
+
 		out->origin = s->origin;
-		out->us = opm_coll_us(s->p, s->nparams, c, bytes, group_size);
-		out->sigma = s->sigma;
+		out->us = opm_coll_us(s->p, s->nparams, c, (int64_t)llround((double)bytes * r),
+				      group_size);
+		out->sigma = r != 1 ? hypot(s->sigma, SIG_COLL_CARRY) : s->sigma;
+		out->carried = r != 1;
 		/* the nearest fitted group size, or sizes past the fitted ones */
 		out->extrap = fmax((double)bytes / s->dom_max, 1.0) *
 			      fmax((double)group_size / s->nranks, (double)s->nranks / group_size);
@@ -387,19 +399,18 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 	}
 	if (net) {
 		struct opm_span fit, to;
-		double busbw = dom_busbw(ms, c, sys, &dom);
 		int used;
 
 		fit.n = net->nranks;
 		fit.gpn = net->gpn;
 		fit.nodes = (net->nranks + net->gpn - 1) / net->gpn;
-		fit.busbw_dom = busbw;
+		fit.busbw_dom = dom_busbw(ms, c, sys, net->gpn, &dom);
 		fit.b_node = net->lvl.b_node_gbps > 0 ? net->lvl.b_node_gbps
 						      : node_nics(sys, net->gpn);
 		to.n = group_size;
 		to.gpn = gpus_per_node;
 		to.nodes = nodes;
-		to.busbw_dom = busbw;
+		to.busbw_dom = dom_busbw(ms, c, sys, gpus_per_node, &dom);
 		to.b_node = node_nics(sys, gpus_per_node);
 		out->us = opm_topo_us(&net->lvl, net->c, c, &fit, &to, bytes, algo, &used);
 		/* below the level's sizes, inside the fit's: the fit's own

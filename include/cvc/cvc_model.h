@@ -52,6 +52,9 @@ typedef struct cvc_hw_spec {
 	int sm_count;                 /* SMs (NVIDIA) or CUs (AMD) */
 	double intra_bw_gbps;         /* NVLink/xGMI per GPU, unidirectional */
 	int gpus_per_node;
+	int intra_mesh;               /* 1: no switch, each GPU's links split evenly
+					 over the node's other GPUs (a group of k of
+					 the node's P gets (k-1)/(P-1) of intra_bw) */
 	double inter_bw_gbps;         /* typical NIC bandwidth per GPU, unidir. */
 	double tdp_w;
 	char source[CVC_HW_SOURCE_MAX]; /* where the figures come from */

@@ -405,3 +405,129 @@ Test(colltopo, projector_prices_from_the_fitted_system)
 	cvc_proj_ctx_free(fitted);
 	cvc_db_close(db);
 }
+
+/* ---- mesh nodes ---------------------------------------------------------------- */
+
+/* cvc's bus bandwidth (GB/s) of an all-reduce of `bytes` over n ranks, gpn per node. */
+static double busbw(const cvc_modelset *ms, int64_t bytes, int n, int gpn, const char **o)
+{
+	double us = cvc_model_collective_algo_us(ms, CVC_MODEL_ALLREDUCE, bytes, n, gpn, NULL,
+						 CVC_ALGO_AUTO, o);
+
+	return (double)bytes / us / 1e3 * cvc_model_busbw_factor(CVC_MODEL_ALLREDUCE, n);
+}
+
+/*
+ * Perlmutter's 4 A100s are wired all to all (4 NVLink3 links per pair, no
+ * switch): a pair reaches a third of a GPU's links.  Held against the bus
+ * bandwidths AxoNN's authors measured there (tests/data/
+ * axonn-perlmutter-busbw.csv): within 10% for every group inside a node and
+ * for groups over 16 to 1024 nodes, at 256 MiB and 1 GiB.  AxoNN gives one
+ * figure for every span of 2 nodes and more; at 2-8 nodes cvc prices NCCL's
+ * shorter rings and trees faster (logged, docs/MODELS.md "Mesh nodes").
+ * Priced as a switch, a pair would get 223 GB/s against the 76 measured.
+ */
+Test(colltopo, mesh_node_matches_axonn_perlmutter)
+{
+	char *text = tu_read(CVC_SOURCE_DIR "/tests/data/axonn-perlmutter-busbw.csv", NULL), *p, *l;
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *ms = NULL;
+	const char *o = NULL;
+	int rows = 0, held = 0, header = 0;
+
+	cr_assert_not_null(text);
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	cr_assert_eq(cvc_modelset_from_fits(cat, cvc_hw_catalog_lookup(cat, "perlmutter"), NULL, 0,
+					    &ms),
+		     CVC_OK);
+	p = text;
+	while ((l = tu_next_line(&p)) != NULL) {
+		int ip, lo, hi = 0, pn, k;
+		double meas;
+
+		if (*l == '#' || !*l)
+			continue;
+		if (!header++) {
+			cr_assert_str_eq(l, "ip,min_ranks,max_ranks,per_node,busbw_gbps");
+			continue;
+		}
+		k = sscanf(l, "%d,%d,%d,%d,%lf", &ip, &lo, &hi, &pn, &meas);
+		if (k != 5) {
+			hi = 0;
+			cr_assert_eq(sscanf(l, "%d,%d,,%d,%lf", &ip, &lo, &pn, &meas), 4, "%s", l);
+		}
+		rows++;
+		for (int n = lo; n <= (hi ? hi : 1024); n *= 2) {
+			int nodes = n / pn;
+
+			for (int64_t b = 256 << 20; b <= 1 << 30; b *= 4) {
+				double got = busbw(ms, b, n, pn, &o), err = got / meas - 1;
+
+				if (nodes == 1 || nodes >= 16) {
+					cr_expect_lt(fabs(err), 0.10,
+						     "%d ranks, %d per node, %lld B: cvc %.1f GB/s, "
+						     "AxoNN %.0f",
+						     n, pn, (long long)b, got, meas);
+					held++;
+				} else {
+					cr_log_info("%d ranks over %d nodes, %lld B: cvc %.1f GB/s, "
+						    "AxoNN %.0f (%+.0f%%)",
+						    n, nodes, (long long)b, got, meas, 100 * err);
+				}
+			}
+		}
+	}
+	cr_expect_eq(rows, 6);
+	cr_expect_geq(held, 20);
+	cvc_modelset_free(ms);
+	cvc_hw_catalog_free(cat);
+	free(text);
+}
+
+/*
+ * A one-node fit carried to a smaller group of a mesh node moves its bytes
+ * over that group's share of the links.  No one-node Perlmutter log is
+ * shared: the DGX A100 log's fit stands in for one, labelled with the mesh
+ * system.  A pair then moves its bytes 3 times slower than on the DGX (its
+ * 4 links of 12), and says it was carried; the whole node is priced as
+ * fitted.
+ */
+Test(colltopo, mesh_node_carries_a_one_node_fit)
+{
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *dgx = NULL, *mesh = NULL;
+	cvc_model_fit fit, as_mesh;
+	cvc_model_price pd, pm;
+	const int64_t b = 1 << 30;
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	fit = fit_file(cat, "nccl-scale/a100x8_1node_nvswitch_meta_gcm_all_reduce_perf.txt",
+		       "dgx-a100");
+	cr_assert_eq(cvc_modelset_from_fits(cat, cvc_hw_catalog_lookup(cat, "dgx-a100"), &fit, 1,
+					    &dgx),
+		     CVC_OK);
+	as_mesh = fit;
+	snprintf(as_mesh.system, sizeof as_mesh.system, "perlmutter");
+	cr_assert_eq(cvc_modelset_from_fits(cat, cvc_hw_catalog_lookup(cat, "perlmutter"), &as_mesh, 1,
+					    &mesh),
+		     CVC_OK);
+	cvc_model_collective_price(dgx, CVC_MODEL_ALLREDUCE, b, 2, 8, NULL, CVC_ALGO_AUTO, &pd);
+	cvc_model_collective_price(mesh, CVC_MODEL_ALLREDUCE, b, 2, 4, NULL, CVC_ALGO_AUTO, &pm);
+	cr_expect(strstr(pd.origin, "fitted model 1") && strstr(pm.origin, "fitted model 1"),
+		  "%s | %s", pd.origin, pm.origin);
+	cr_expect_eq(pd.carried, 0);
+	cr_expect_eq(pm.carried, 1);
+	cr_expect_gt(pm.sigma, pd.sigma);
+	/* the bytes' part triples, the fit's fixed part (a fifth of it at
+	 * 1 GiB in this fit's top regime) does not */
+	cr_expect(pm.us > 2.4 * pd.us && pm.us < 3.0 * pd.us, "pair: mesh %.0f us, switch %.0f us",
+		  pm.us, pd.us);
+	/* the whole node: all the links, the fit as measured */
+	cvc_model_collective_price(dgx, CVC_MODEL_ALLREDUCE, b, 4, 4, NULL, CVC_ALGO_AUTO, &pd);
+	cvc_model_collective_price(mesh, CVC_MODEL_ALLREDUCE, b, 4, 4, NULL, CVC_ALGO_AUTO, &pm);
+	cr_expect_eq(pm.us, pd.us);
+	cr_expect_eq(pm.carried, 0);
+	cvc_modelset_free(dgx);
+	cvc_modelset_free(mesh);
+	cvc_hw_catalog_free(cat);
+}

@@ -138,6 +138,55 @@ Test(models_catalog, user_file_adds_and_rejects)
 	cvc_hw_catalog_free(cat);
 }
 
+/*
+ * intra_topology: 'mesh' boards (GPU-to-GPU links, no switch) are marked in
+ * the shipped catalog, a system row inherits its base's topology unless it
+ * names one, and a value other than switch/mesh is refused with its line.
+ */
+Test(models_catalog, intra_topology_column)
+{
+	const char *dir = tu_tmpdir();
+	const char *good = tu_path(dir, "topo.csv"), *bad = tu_path(dir, "topo-bad.csv");
+	static const char hdr[] =
+		"name,kind,base,vendor,aliases,fp32_tflops,tf32_tflops,bf16_tflops,fp16_tflops,"
+		"fp8_tflops,hbm_bw_gbps,hbm_gb,sm_count,intra_bw_gbps,gpus_per_node,inter_bw_gbps,"
+		"tdp_w,intra_topology,source\n";
+	char text[2048];
+	cvc_hw_catalog *cat = cat_or_die();
+	size_t n0;
+
+	cr_expect_eq(spec_or_die(cat, "MI300X")->intra_mesh, 1);
+	cr_expect_eq(spec_or_die(cat, "perlmutter")->intra_mesh, 1);
+	cr_expect_eq(spec_or_die(cat, "H100-SXM")->intra_mesh, 0);
+	cr_expect_eq(spec_or_die(cat, "dgx-a100")->intra_mesh, 0);
+	n0 = cvc_hw_catalog_count(cat);
+	snprintf(text, sizeof text,
+		 "%sM1,gpu,,AMD,,100,,800,800,,4000,96,140,448,8,50,700,mesh,sheet\n"
+		 "m1-box,system,M1,AMD,,,,,,,,,,,,,,,box docs\n"
+		 "m1-switched,system,M1,AMD,,,,,,,,,,,,,,switch,box docs\n",
+		 hdr);
+	cr_assert_eq(tu_write(good, text, strlen(text)), 0);
+	cr_assert_eq(cvc_hw_catalog_load(cat, good), CVC_OK, "%s", cvc_hw_catalog_errmsg(cat));
+	cr_expect_eq(cvc_hw_catalog_count(cat), n0 + 3);
+	cr_expect_eq(spec_or_die(cat, "M1")->intra_mesh, 1);
+	cr_expect_eq(spec_or_die(cat, "m1-box")->intra_mesh, 1, "inherited from its base");
+	cr_expect_eq(spec_or_die(cat, "m1-switched")->intra_mesh, 0);
+	cr_expect_str_eq(spec_or_die(cat, "m1-box")->source, "box docs");
+
+	snprintf(text, sizeof text,
+		 "%sM2,gpu,,AMD,,100,,800,800,,4000,96,140,448,8,50,700,,sheet\n"
+		 "M3,gpu,,AMD,,100,,800,800,,4000,96,140,448,8,50,700,ring,sheet\n",
+		 hdr);
+	cr_assert_eq(tu_write(bad, text, strlen(text)), 0);
+	cr_expect_eq(cvc_hw_catalog_load(cat, bad), CVC_ERR_FORMAT);
+	cr_expect(strstr(cvc_hw_catalog_errmsg(cat), "line 3") &&
+			  strstr(cvc_hw_catalog_errmsg(cat), "'ring'"),
+		  "%s", cvc_hw_catalog_errmsg(cat));
+	cr_expect_null(cvc_hw_catalog_lookup(cat, "M2"), "the file is all or nothing");
+	cr_expect_eq(cvc_hw_catalog_count(cat), n0 + 3);
+	cvc_hw_catalog_free(cat);
+}
+
 /* ---- GEMM ------------------------------------------------------------------------ */
 
 static int64_t max3(int64_t a, int64_t b, int64_t c)
