@@ -47,7 +47,8 @@ static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 		 "spec-sheet roofline of %s, default efficiency %.2f (no fitted model)", spec->name,
 		 eff);
 	snprintf(ms->coll_def_origin, sizeof ms->coll_def_origin,
-		 "spec-sheet links of %s, default alpha-beta (no fitted model)", spec->name);
+		 "spec-sheet links of %s%s, default alpha-beta (no fitted model)", spec->name,
+		 spec->intra_mesh ? " (mesh node: k of its GPUs get (k-1)/(P-1) of the links)" : "");
 	ms->attn_ref = opm_attn_ref_gpu(spec);
 	ms->kernel_gap_us = gap_for(spec);
 	/* the curves sustain what their card sustains at its power limit; a

@@ -479,6 +479,7 @@ Test(colltopo, mesh_node_matches_axonn_perlmutter)
 	}
 	cr_expect_eq(rows, 6);
 	cr_expect_geq(held, 20);
+	cr_expect(o && strstr(o, "mesh node"), "the price says the node is a mesh: %s", o);
 	cvc_modelset_free(ms);
 	cvc_hw_catalog_free(cat);
 	free(text);

@@ -109,6 +109,7 @@ Test(models_catalog, user_file_adds_and_rejects)
 {
 	const char *dir = tu_tmpdir();
 	const char *good = tu_path(dir, "good.csv"), *bad = tu_path(dir, "bad.csv");
+	/* the 18 columns of catalogs written before intra_topology existed */
 	static const char hdr[] =
 		"name,kind,base,vendor,aliases,fp32_tflops,tf32_tflops,bf16_tflops,fp16_tflops,"
 		"fp8_tflops,hbm_bw_gbps,hbm_gb,sm_count,intra_bw_gbps,gpus_per_node,inter_bw_gbps,"
