@@ -39,9 +39,13 @@
  *     sd / mean 0.266, test_models kernel_gaps_from_traces);
  *   collectives carried on the topology: the held-out 2-node H100 logs,
  *     11.3 / 6.1 / 9.5 / 41.6% (unit.colltopo, mean 17.1%); an all-reduce
- *     level on all-gather rings: 4 / 11 / 27% (GCP logs, mean 14%);
- *   collectives at the defaults: 13 shared logs at 64 MiB and up, mean
- *     MAPE 33.8%.
+ *     level on all-gather rings: 4 / 11 / 27% (GCP logs, mean 14%; at
+ *     64 MiB and up over four logs 11.0%, colltopo.ring_carry_against_the_
+ *     defaults, which fails if it passes 14%);
+ *   collectives at the defaults: the 20 shared nccl-tests logs whose
+ *     network is stated, priced on their own links, rows of 64 MiB and up:
+ *     mean MAPE 27.1% (colltopo.defaults_against_the_shared_logs recomputes
+ *     it and fails when this figure drifts by more than a point).
  */
 #define SIG_PER_MAPE 1.2533
 #define SIG_GEMM_HELDOUT (SIG_PER_MAPE * 0.094)
@@ -57,7 +61,7 @@
 #define SIG_GAP 0.266
 #define SIG_COLL_CARRY (SIG_PER_MAPE * 0.171)
 #define SIG_COLL_RING_CARRY (SIG_PER_MAPE * 0.14)
-#define SIG_COLL_DEFAULT (SIG_PER_MAPE * 0.338)
+#define SIG_COLL_DEFAULT (SIG_PER_MAPE * 0.271)
 
 #define MS_COLL_MAX 96
 #define ORIGIN_MAX 256

@@ -271,7 +271,11 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
 		/* Hierarchical: NCCL pipelines the node-local and the network
 		 * phases, so the slower one sets the bandwidth.  Over the
 		 * network each GPU carries its 1/gpn share of the node's data
-		 * (all NICs busy), except all-to-all and point to point. */
+		 * (all NICs busy), except all-to-all and point to point.  The
+		 * network phase spans the nodes, f(nodes), as NCCL's tree does
+		 * for an all-reduce; all-gather and reduce-scatter have only
+		 * rings, f(n) (docs/MODELS.md Known gaps: why that is not
+		 * priced here yet). */
 		int nodes = (n + gpn - 1) / gpn;
 		double f_in = cvc_model_busbw_factor(c, gpn), f_out;
 		double t_in, t_out;
