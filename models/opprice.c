@@ -325,11 +325,12 @@ static const struct coll_slot *level_slot(const cvc_modelset *ms, cvc_model_coll
 	return NULL;
 }
 
-/* The NVLink level's large-message bus bandwidth (GB/s) for k GPUs of a
- * node: a fitted one-node level of c (else of all-reduce: the same links),
- * else the spec's link times the default efficiency; on a mesh node, the
- * share of the links k GPUs reach (opm_intra_share()). */
-static double dom_busbw(const cvc_modelset *ms, cvc_model_coll c, const cvc_hw_spec *sys, int k,
+/* The NVLink level's large-message bus bandwidth (GB/s) with all of a
+ * node's links: a fitted one-node level of c (else of all-reduce: the same
+ * links), else the spec's link times the default efficiency.  A group of k
+ * GPUs of a mesh node reaches opm_intra_share(sys, k) of it; a fit of a
+ * smaller group measured its own share. */
+static double dom_busbw(const cvc_modelset *ms, cvc_model_coll c, const cvc_hw_spec *sys,
 			const struct coll_slot **from)
 {
 	const struct coll_slot *s = level_slot(ms, c, 0);
@@ -338,10 +339,9 @@ static double dom_busbw(const cvc_modelset *ms, cvc_model_coll c, const cvc_hw_s
 		s = level_slot(ms, CVC_MODEL_ALLREDUCE, 0);
 	*from = s;
 	if (s)
-		return s->lvl.algbw_gbps * cvc_model_busbw_factor(s->c, s->nranks) *
-		       opm_intra_share(sys, k) / opm_intra_share(sys, s->nranks);
-	return (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * DEF_COLL_INTRA_EFF *
-	       opm_intra_share(sys, k);
+		return s->lvl.algbw_gbps * cvc_model_busbw_factor(s->c, s->nranks) /
+		       opm_intra_share(sys, s->nranks);
+	return (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * DEF_COLL_INTRA_EFF;
 }
 
 static double node_nics(const cvc_hw_spec *sys, int gpn)
@@ -403,18 +403,19 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 	}
 	if (net) {
 		struct opm_span fit, to;
+		double busbw = dom_busbw(ms, c, sys, &dom);
 		int used;
 
 		fit.n = net->nranks;
 		fit.gpn = net->gpn;
 		fit.nodes = (net->nranks + net->gpn - 1) / net->gpn;
-		fit.busbw_dom = dom_busbw(ms, c, sys, net->gpn, &dom);
+		fit.busbw_dom = busbw * opm_intra_share(sys, net->gpn);
 		fit.b_node = net->lvl.b_node_gbps > 0 ? net->lvl.b_node_gbps
 						      : node_nics(sys, net->gpn);
 		to.n = group_size;
 		to.gpn = gpus_per_node;
 		to.nodes = nodes;
-		to.busbw_dom = dom_busbw(ms, c, sys, gpus_per_node, &dom);
+		to.busbw_dom = busbw * opm_intra_share(sys, gpus_per_node);
 		to.b_node = node_nics(sys, gpus_per_node);
 		out->us = opm_topo_us(&net->lvl, net->c, c, &fit, &to, bytes, algo, &used);
 		/* below the level's sizes, inside the fit's: the fit's own

@@ -232,30 +232,43 @@ static cvc_model_fit fit_file(const cvc_hw_catalog *cat, const char *file, const
 	return fit;
 }
 
-/* MAPE (%) of the modelset on the log's out-of-place rows of 64 MiB and up. */
-static double log_mape(const cvc_modelset *ms, const char *file, int algo, const char **origin)
+/*
+ * MAPE (%) of the modelset on the log's rows of 64 MiB and up, gpn GPUs per
+ * node (gpu names the GPU when the log does not); *bias (may be NULL) gets
+ * the mean signed error (%), > 0 where the model is slower.
+ */
+static double log_err(const cvc_modelset *ms, const char *file, const char *gpu, int gpn,
+		      int algo, const char **origin, double *bias)
 {
 	const char *path = shared(file);
 	cvc_model_rows rows = {0};
 	char err[512];
-	double sum = 0;
+	double sum = 0, sgn = 0;
 	int n = 0;
 
-	cr_assert_eq(cvc_model_rows_read(&rows, path, "H100-SXM", err, sizeof err), CVC_OK, "%s",
-		     err);
+	cr_assert_eq(cvc_model_rows_read(&rows, path, gpu, err, sizeof err), CVC_OK, "%s", err);
 	for (size_t i = 0; i < rows.n; i++) {
-		double t;
+		double d;
 
 		if (rows.v[i].bytes < 64 << 20)
 			continue;
-		t = cvc_model_collective_algo_us(ms, rows.v[i].coll, rows.v[i].bytes,
-						 rows.v[i].nranks, 8, NULL, algo, origin);
-		sum += fabs(t - rows.v[i].time_us) / rows.v[i].time_us;
-		n++;
+		d = (cvc_model_collective_algo_us(ms, rows.v[i].coll, rows.v[i].bytes,
+						  rows.v[i].nranks, gpn, NULL, algo, origin) -
+		     rows.v[i].time_us) /
+		    rows.v[i].time_us;
+		sum += fabs(d), sgn += d, n++;
 	}
 	cvc_model_rows_release(&rows);
-	cr_assert_gt(n, 0);
+	cr_assert_gt(n, 0, "%s: no rows of 64 MiB and up", file);
+	if (bias)
+		*bias = 100.0 * sgn / n;
 	return 100.0 * sum / n;
+}
+
+/* MAPE (%) of the modelset on an H100 log of 8 GPUs per node. */
+static double log_mape(const cvc_modelset *ms, const char *file, int algo, const char **origin)
+{
+	return log_err(ms, file, "H100-SXM", 8, algo, origin, NULL);
 }
 
 /*
@@ -585,37 +598,18 @@ Test(colltopo, defaults_against_the_shared_logs)
 
 	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
 	for (size_t i = 0; i < sizeof deflogs / sizeof deflogs[0]; i++) {
-		const char *path = shared(deflogs[i].file);
 		cvc_hw_spec spec = *cvc_hw_catalog_lookup(cat, deflogs[i].gpu);
-		cvc_model_rows rows = {0};
 		cvc_modelset *ms = NULL;
-		char err[512];
-		double e = 0, sgn = 0;
-		int n = 0, ranks = 0;
+		double e, bias;
 
 		spec.gpus_per_node = deflogs[i].gpn;
 		if (deflogs[i].nic > 0)
 			spec.inter_bw_gbps = deflogs[i].nic;
 		cr_assert_eq(cvc_modelset_from_fits(cat, &spec, NULL, 0, &ms), CVC_OK);
-		cr_assert_eq(cvc_model_rows_read(&rows, path, deflogs[i].gpu, err, sizeof err), CVC_OK,
-			     "%s", err);
-		for (size_t r = 0; r < rows.n; r++) {
-			double t, d;
-
-			if (rows.v[r].bytes < 64 << 20)
-				continue;
-			t = cvc_model_collective_algo_us(ms, rows.v[r].coll, rows.v[r].bytes,
-							 rows.v[r].nranks, deflogs[i].gpn, NULL,
-							 deflogs[i].algo, NULL);
-			d = (t - rows.v[r].time_us) / rows.v[r].time_us;
-			e += fabs(d), sgn += d, n++;
-			ranks = rows.v[r].nranks;
-		}
-		cr_assert_gt(n, 0, "%s: no rows of 64 MiB and up", deflogs[i].file);
-		cr_log_info("%-72s %3d ranks: MAPE %5.1f%%, bias %+5.1f%%", deflogs[i].file, ranks,
-			    100 * e / n, 100 * sgn / n);
-		sum += 100 * e / n, nlogs++;
-		cvc_model_rows_release(&rows);
+		e = log_err(ms, deflogs[i].file, deflogs[i].gpu, deflogs[i].gpn, deflogs[i].algo, NULL,
+			    &bias);
+		cr_log_info("%-72s MAPE %5.1f%%, bias %+5.1f%%", deflogs[i].file, e, bias);
+		sum += e, nlogs++;
 		cvc_modelset_free(ms);
 	}
 	{
@@ -667,36 +661,16 @@ Test(colltopo, ring_carry_against_the_defaults)
 	for (size_t i = 0; i < sizeof ag / sizeof ag[0]; i++) {
 		cvc_hw_spec spec = *cvc_hw_catalog_lookup(cat, "dgx-h100");
 		cvc_modelset *fitted = NULL, *plain = NULL;
-		cvc_model_rows rows = {0};
-		char err[512];
-		double ec = 0, ed = 0;
-		int n = 0;
 		const char *o = "";
+		double ec, ed;
 
 		spec.inter_bw_gbps = ag[i].nic;
 		cr_assert_eq(cvc_modelset_from_fits(cat, &spec, fits, 2, &fitted), CVC_OK);
 		cr_assert_eq(cvc_modelset_from_fits(cat, &spec, NULL, 0, &plain), CVC_OK);
-		cr_assert_eq(cvc_model_rows_read(&rows, shared(ag[i].file), "H100-SXM", err, sizeof err),
-			     CVC_OK, "%s", err);
-		for (size_t r = 0; r < rows.n; r++) {
-			const cvc_model_row *w = &rows.v[r];
-			double tc, td;
-
-			if (w->bytes < 64 << 20)
-				continue;
-			tc = cvc_model_collective_algo_us(fitted, w->coll, w->bytes, w->nranks, 8, NULL,
-							  CVC_ALGO_AUTO, &o);
-			td = cvc_model_collective_algo_us(plain, w->coll, w->bytes, w->nranks, 8, NULL,
-							  CVC_ALGO_AUTO, NULL);
-			ec += fabs(tc - w->time_us) / w->time_us;
-			ed += fabs(td - w->time_us) / w->time_us;
-			n++;
-		}
-		cr_assert_gt(n, 0);
-		cr_log_info("%-70s carried %5.1f%%, defaults %5.1f%% (%s)", ag[i].file, 100 * ec / n,
-			    100 * ed / n, o);
-		sum_c += 100 * ec / n, sum_d += 100 * ed / n;
-		cvc_model_rows_release(&rows);
+		ec = log_mape(fitted, ag[i].file, CVC_ALGO_AUTO, &o);
+		ed = log_mape(plain, ag[i].file, CVC_ALGO_AUTO, NULL);
+		cr_log_info("%-70s carried %5.1f%%, defaults %5.1f%% (%s)", ag[i].file, ec, ed, o);
+		sum_c += ec, sum_d += ed;
 		cvc_modelset_free(fitted);
 		cvc_modelset_free(plain);
 	}
