@@ -378,6 +378,38 @@ struct proj_layer_runs {
 	double M, L, cf, cb, per;
 };
 
+/* The forward, dgrad and wgrad times of a layer's four GEMMs (for MoE,
+ * the router rides with up and the experts' grouped GEMMs stand for up and
+ * down). */
+struct proj_layer_gemms {
+	double qkv_f, qkv_d, qkv_w, pr_f, pr_d, pr_w, up_f, up_d, up_w, dn_f, dn_d, dn_w;
+	/* selective recompute's modules (x->rcm) run forward again in the
+	 * backward: their GEMMs' and their other operators' forward seconds */
+	double rc_gemm, rc_mem;
+};
+
+/* project.c: one GEMM forward and its dgrad and wgrad, run cf and cb times
+ * per step (split and slowed by TP overlap, 1 / 1 / 1 without it); returns
+ * the forward time, *dgrad and *wgrad the backward ones. */
+double proj_gemm3(struct proj_sink *k, int dtype, double m, double n, double kk, double cf,
+		  double cb, int stage, double split_f, double split_b, double slow_f,
+		  double *dgrad, double *wgrad);
+/* project.c: forward runs of a submodule's operators, again in the
+ * backward when selective recompute names it (bit of x->rcm). */
+double proj_fwd_runs(const struct proj_shape *x, const struct proj_layer_runs *n, int bit);
+/* project.c: a dense FFN of width w split by tp into G's up and down GEMMs. */
+void proj_dense_ffn_gemms(struct proj_sink *k, const struct proj_shape *x, double w, double cf,
+			  double cb, double split_ag, double split_rs, double slow,
+			  struct proj_layer_gemms *G);
+/* moe.c: an MoE layer's FFN (router, experts, shared experts, permutation)
+ * into G's up and down GEMMs and *mf / *mb. */
+void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
+		      const struct proj_layer_runs *n, struct proj_layer_gemms *G, double *mf,
+		      double *mb);
+/* moe.c: the expert-parallel dispatch and combine of one layer into lc. */
+void proj_ep_comm_ops(struct proj_sink *k, const struct proj_shape *x,
+		      const struct proj_layer_runs *n, struct proj_layer_cost *lc);
+
 /* tp3d.c: the operators of one layer under 3D tensor parallelism, into lc
  * (compute, the row/column all-reduces and the depth all-gathers and
  * reduce-scatters). */

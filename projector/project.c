@@ -206,13 +206,6 @@ double proj_op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, doubl
 	return put(k, &o);
 }
 
-/* A GEMM of the transformer layers: in the scenario's dtype (fp8 too). */
-static double op_gemm(struct proj_sink *k, double m, double n, double kk, double batch,
-		      double count, int stage)
-{
-	return proj_op_gemm_dt(k, k->dtype, m, n, kk, batch, count, stage);
-}
-
 double proj_op_attn(struct proj_sink *k, int dtype, double batch, double heads, double kv_heads,
 		    double sq, double skv, double head_dim, int backward, double count)
 {
@@ -273,7 +266,7 @@ double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, doubl
  * smaller GEMMs' efficiency is what the overlap costs), the forward slow_f
  * times slower (SMs held back for the overlapped reduce-scatter).  Returns
  * the forward time; *dgrad and *wgrad get the backward ones. */
-static double gemm3(struct proj_sink *k, int dtype, double m, double n, double kk, double cf,
+double proj_gemm3(struct proj_sink *k, int dtype, double m, double n, double kk, double cf,
 		    double cb, int stage, double split_f, double split_b, double slow_f,
 		    double *dgrad, double *wgrad)
 {
@@ -323,19 +316,9 @@ double proj_fp8_cast_bytes(const struct proj_shape *x)
 	return 4;
 }
 
-/* The forward, dgrad and wgrad times of a layer's four GEMMs (for MoE,
- * the router rides with up and the experts' grouped GEMMs stand for up and
- * down). */
-struct layer_gemms {
-	double qkv_f, qkv_d, qkv_w, pr_f, pr_d, pr_w, up_f, up_d, up_w, dn_f, dn_d, dn_w;
-	/* selective recompute's modules (x->rcm) run forward again in the
-	 * backward: their GEMMs' and their other operators' forward seconds */
-	double rc_gemm, rc_mem;
-};
-
 /* Forward runs of a submodule's operators: again in the backward when
  * selective recompute names it (bit of x->rcm). */
-static double fwd_runs(const struct proj_shape *x, const struct proj_layer_runs *n, int bit)
+double proj_fwd_runs(const struct proj_shape *x, const struct proj_layer_runs *n, int bit)
 {
 	return n->cf + (x->rcm & bit ? n->cb : 0);
 }
@@ -347,63 +330,15 @@ static double fwd_runs(const struct proj_shape *x, const struct proj_layer_runs 
 
 /* A dense FFN of width w split by tp (FC1 with its gate, FC2) into G's up
  * and down GEMMs; split_ag / split_rs / slow: the chunks and SM margin of
- * TP overlap (gemm3()), 1 / 1 / 1 without it. */
-static void dense_ffn_gemms(struct proj_sink *k, const struct proj_shape *x, double w, double cf,
+ * TP overlap (proj_gemm3()), 1 / 1 / 1 without it. */
+void proj_dense_ffn_gemms(struct proj_sink *k, const struct proj_shape *x, double w, double cf,
 			    double cb, double split_ag, double split_rs, double slow,
-			    struct layer_gemms *G)
+			    struct proj_layer_gemms *G)
 {
-	G->up_f = gemm3(k, x->dtype, x->T, (x->swiglu ? 2 : 1) * w / x->t, x->h, cf, cb, 0,
+	G->up_f = proj_gemm3(k, x->dtype, x->T, (x->swiglu ? 2 : 1) * w / x->t, x->h, cf, cb, 0,
 			split_ag, 1, 1, &G->up_d, &G->up_w);
-	G->dn_f = gemm3(k, x->dtype, x->T, x->h, w / x->t, cf, cb, 0, split_rs, split_ag, slow,
+	G->dn_f = proj_gemm3(k, x->dtype, x->T, x->h, w / x->t, cf, cb, 0, split_rs, split_ag, slow,
 			&G->dn_d, &G->dn_w);
-}
-
-/* MoE FFN: router (bf16), then each rank's E/ep experts as one grouped
- * GEMM over the T*k routed tokens it receives (balanced routing: T*k/(E/ep)
- * per expert), expert tensor parallel etp; and the token permutation
- * around them, added to *mf / *mb. */
-static void moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
-			const struct proj_layer_runs *n, struct layer_gemms *G, double *mf, double *mb)
-{
-	double cf = fwd_runs(x, n, PROJ_RC_MOE), cb = n->cb, perm;
-	double groups = fmax(1, x->E / x->e);
-	double ffn_l = x->f / x->et;
-	double up_f, up_d, up_w, dn_f, dn_d, dn_w, r_f, r_d, r_w;
-
-	r_f = gemm3(k, x->fp8 ? CVC_PROJ_BF16 : x->dtype, x->T, x->E, x->h, cf, cb, 0, 1, 1, 1,
-		    &r_d, &r_w);
-	up_f = op_gemm(k, x->Tm / groups, (x->swiglu ? 2 : 1) * ffn_l, x->h, groups, cf, 0);
-	up_d = op_gemm(k, x->Tm / groups, x->h, (x->swiglu ? 2 : 1) * ffn_l, groups, cb, 0);
-	up_w = op_gemm(k, x->h, (x->swiglu ? 2 : 1) * ffn_l, x->Tm / groups, groups, cb, 0);
-	dn_f = op_gemm(k, x->Tm / groups, x->h, ffn_l, groups, cf, 0);
-	dn_d = op_gemm(k, x->Tm / groups, ffn_l, x->h, groups, cb, 0);
-	dn_w = op_gemm(k, ffn_l, x->h, x->Tm / groups, groups, cb, 0);
-	G->up_f = up_f + r_f, G->up_d = up_d + r_d, G->up_w = up_w + r_w;
-	G->dn_f = dn_f, G->dn_d = dn_d, G->dn_w = dn_w;
-	if (x->fs > 0) {
-		/* shared experts (Megatron-Core's SharedExpertMLP): one dense
-		 * FFN of their total width over every token, tensor parallel
-		 * as the dense FFN is; not overlapped with the all-to-all
-		 * (--moe-shared-expert-overlap is off by default) */
-		struct layer_gemms s;
-
-		dense_ffn_gemms(k, x, x->fs, fwd_runs(x, n, PROJ_RC_MOE | PROJ_RC_SHARED), cb, 1,
-				1, 1, &s);
-		G->up_f += s.up_f, G->up_d += s.up_d, G->up_w += s.up_w;
-		G->dn_f += s.dn_f, G->dn_d += s.dn_d, G->dn_w += s.dn_w;
-		if (x->rcm & (PROJ_RC_MOE | PROJ_RC_SHARED))
-			G->rc_gemm += s.up_f + s.dn_f;
-	}
-	/* token permutation before the experts and its inverse after, each
-	 * way (Megatron-Core's permute / unpermute: read and write the routed
-	 * copies of the tokens) */
-	perm = 2 * proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cf, 0);
-	*mf += perm;
-	*mb += 2 * proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Tm * x->h, 2 * cb, 0);
-	if (x->rcm & PROJ_RC_MOE) { /* the whole MoE layer forward again */
-		G->rc_gemm += r_f + up_f + dn_f;
-		G->rc_mem += perm;
-	}
 }
 
 /* Multi-latent attention's projections in place of QKV (Megatron-Core's
@@ -428,7 +363,7 @@ static double mla_gemm_ops(struct proj_sink *k, const struct proj_shape *x, doub
 	for (int i = x->rq > 0 ? 0 : 1; i < 4; i++) {
 		/* mla_up_proj recomputes the two up projections (i = 1, 3) */
 		int up = (i == 1 || i == 3) && (x->rcm & PROJ_RC_MLA_UP);
-		double fi = gemm3(k, x->dtype, x->T, nk[i][0], nk[i][1], cf + (up ? cb : 0), cb, 0, 1,
+		double fi = proj_gemm3(k, x->dtype, x->T, nk[i][0], nk[i][1], cf + (up ? cb : 0), cb, 0, 1,
 				  1, 1, &d, &w);
 
 		f += fi;
@@ -442,7 +377,7 @@ static double mla_gemm_ops(struct proj_sink *k, const struct proj_shape *x, doub
 /* GEMMs: QKV, attention output projection, FFN up(+gate), down.  TP
  * overlap splits the GEMMs next to the overlapped collective. */
 static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
-			   const struct proj_layer_runs *n, struct layer_gemms *G, double *mf,
+			   const struct proj_layer_runs *n, struct proj_layer_gemms *G, double *mf,
 			   double *mb)
 {
 	double cf = n->cf, cb = n->cb, tsplit = x->t, rs_slow = 1;
@@ -457,15 +392,15 @@ static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
 	if (x->mla)
 		G->qkv_f = mla_gemm_ops(k, x, cf, cb, &G->qkv_d, &G->qkv_w, &G->rc_gemm);
 	else
-		G->qkv_f = gemm3(k, x->dtype, x->T, x->qkv / x->t, x->h, cf, cb, 0,
+		G->qkv_f = proj_gemm3(k, x->dtype, x->T, x->qkv / x->t, x->h, cf, cb, 0,
 				 x->ag_ovl ? tsplit : 1, 1, 1, &G->qkv_d, &G->qkv_w);
-	G->pr_f = gemm3(k, x->dtype, x->T, x->h, x->a * x->dv / x->t, cf, cb, 0,
+	G->pr_f = proj_gemm3(k, x->dtype, x->T, x->h, x->a * x->dv / x->t, cf, cb, 0,
 			x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow, &G->pr_d,
 			&G->pr_w);
 	if (x->moe) {
-		moe_ffn_ops(k, x, n, G, mf, mb);
+		proj_moe_ffn_ops(k, x, n, G, mf, mb);
 	} else {
-		dense_ffn_gemms(k, x, x->f, fwd_runs(x, n, PROJ_RC_MLP), cb, x->ag_ovl ? tsplit : 1,
+		proj_dense_ffn_gemms(k, x, x->f, proj_fwd_runs(x, n, PROJ_RC_MLP), cb, x->ag_ovl ? tsplit : 1,
 				x->rs_ovl ? TP_RS_SPLITS : 1, rs_slow, G);
 		if (x->rcm & PROJ_RC_MLP) /* the dense MLP forward again */
 			G->rc_gemm += G->up_f + G->dn_f;
@@ -484,7 +419,7 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 	if (x->unfused) {
 		double bt = x->b * hl, el = bt * sq * x->s;
 		/* selective recomputation re-runs the unfused core */
-		double ca = fwd_runs(x, n, PROJ_RC_CORE);
+		double ca = proj_fwd_runs(x, n, PROJ_RC_CORE);
 		double f1, f2, f3, f4, b1, b2, b3, b4, b5;
 
 		f1 = proj_op_gemm_dt(k, adt, sq, x->s, x->dh, bt, ca, 0);
@@ -516,7 +451,7 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 /* Memory-bound operators of a layer, added to *mf / *mb: 2 norms, 2
  * bias-dropout-residual, activation, rope, and the fp8 casts. */
 static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
-			  const struct proj_layer_runs *n, struct layer_gemms *G, double *mf,
+			  const struct proj_layer_runs *n, struct proj_layer_gemms *G, double *mf,
 			  double *mb)
 {
 	double cf = n->cf, cb = n->cb;
@@ -525,11 +460,11 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 	/* the activation is recomputed with moe_act or moe (MoE), mlp (dense) */
 	int act = x->moe ? PROJ_RC_MOE_ACT | PROJ_RC_MOE : PROJ_RC_MLP;
 
-	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * fwd_runs(x, n, PROJ_RC_NORM), 0);
+	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * proj_fwd_runs(x, n, PROJ_RC_NORM), 0);
 	f2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, 2 * cf, 0);
 	f3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
 			 (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t),
-			 fwd_runs(x, n, act), 0);
+			 proj_fwd_runs(x, n, act), 0);
 	*mf += 2 * f1 + 2 * f2 + f3;
 	if (x->rcm & PROJ_RC_NORM) /* input_layernorm and pre_mlp_layernorm */
 		G->rc_mem += 2 * f1;
@@ -544,7 +479,7 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 	if (x->fs > 0) { /* the shared experts' activation */
 		double sb = (x->swiglu ? 3 : 2) * x->BA * x->T * x->fs / x->t;
 		double sf = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, sb,
-					fwd_runs(x, n, PROJ_RC_MOE | PROJ_RC_SHARED), 0);
+					proj_fwd_runs(x, n, PROJ_RC_MOE | PROJ_RC_SHARED), 0);
 
 		*mf += sf;
 		*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * sb, cb, 0);
@@ -561,7 +496,7 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 		*mb += proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * nb, cb, 0);
 		if (rb > 0) {
 			double rf = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb,
-						fwd_runs(x, n, PROJ_RC_MLA_UP), 0);
+						proj_fwd_runs(x, n, PROJ_RC_MLA_UP), 0);
 
 			*mf += rf;
 			*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
@@ -594,12 +529,12 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
  * parallelism 2 all-gathers + 2 reduce-scatters forward and, backward, the
  * 2 gradient all-gathers for the row-parallel dgrads, the 2 reduce-scatters
  * of the column-parallel dgrads and the 2 re-gathers of their inputs for
- * wgrad.  Hidden under the GEMMs they overlap with (gemm3() above): a ring
+ * wgrad.  Hidden under the GEMMs they overlap with (proj_gemm3() above): a ring
  * exchange all but its last chunk's GEMM, a pipelined reduce-scatter all
  * but its last chunk, bulk up to the GEMM's time.
  */
 static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x,
-			const struct proj_layer_runs *n, const struct layer_gemms *G,
+			const struct proj_layer_runs *n, const struct proj_layer_gemms *G,
 			struct proj_layer_cost *lc)
 {
 	double M = n->M, L = n->L, msg = x->T * x->h * x->BA, pn_t = fmin(x->t, x->gpn);
@@ -640,60 +575,6 @@ static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x,
 		lc->tp_fwd_s = 2 * one;
 		lc->tp_bwd_s = 2 * one * (full ? 2 : 1) + (ffn_rc ? one : 0);
 	}
-}
-
-/*
- * Expected nodes a token's k experts land on, of N nodes (at most M with
- * node-limited routing), with the experts drawn evenly among them: the
- * balanced routing the load-balancing losses aim at.
- */
-static double nodes_reached(double k, double N, double M)
-{
-	double n = M >= 1 && M < N ? M : N;
-
-	return n * (1 - pow(1 - 1 / n, k));
-}
-
-/*
- * MoE: dispatch + combine all-to-all each way, over the EP group: inside
- * the NVLink domain while ep x etp ranks fit in it.  Across nodes the flex
- * dispatcher (DeepEP, HybridEP) sends a token once to each node holding
- * one of its experts and forwards it over NVLink there (DeepSeek-AI,
- * "DeepSeek-V3 Technical Report", arXiv 2412.19437, sec. 3.2.2): the
- * network carries the distinct remote nodes' copies instead of k, the
- * NVLink domain every copy, the two pipelined (the slower one counts).
- * With ep_dispatch_fp8 the forward dispatch moves 1 B per element plus a
- * 4 B scale per 128 (the report's sec. 3.3), the combine stays 16-bit.
- */
-static double ep_one_way(struct proj_sink *k, const struct proj_shape *x, double bytes,
-			 double count)
-{
-	double pn = fmin(x->e, fmax(1, x->gpn / (x->et * x->c))), N = ceil(x->e / pn);
-	double t = proj_op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP,
-			       x->flex && N > 1 ? bytes * nodes_reached(x->k, N, x->gtopk) / x->k
-						: bytes, x->e, pn, count);
-
-	if (x->flex && N > 1 && pn > 1) /* the forward inside each node */
-		t = fmax(t, proj_op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, bytes, pn, pn,
-					 count));
-	return t;
-}
-
-static void ep_comm_ops(struct proj_sink *k, const struct proj_shape *x,
-			const struct proj_layer_runs *n, struct proj_layer_cost *lc)
-{
-	double bytes = x->Tm * x->h * x->BA;
-	/* every forward pass dispatches once: again under full recompute, and
-	 * when selective recompute names the moe module */
-	double rc = x->rcm & PROJ_RC_MOE ? 2 * n->cb : 0, fwds = fwd_runs(x, n, PROJ_RC_MOE);
-	double one = ep_one_way(k, x, bytes, x->disp8 ? n->per + rc - fwds : n->per + rc);
-	double disp = x->disp8 ? ep_one_way(k, x, bytes / x->BA * (1 + 4.0 / 128), fwds) : one;
-
-	lc->ep_fwd_s = disp + one;
-	lc->ep_bwd_s = x->disp8 ? 2 * one + (n->full ? disp + one : 0)
-				: 2 * one * (n->full ? 2 : 1);
-	if (rc > 0)
-		lc->ep_bwd_s += disp + one;
 }
 
 /* Context parallel: ring exchange of K and V blocks, c-1 steps forward,
@@ -745,7 +626,7 @@ static void last_stage_ops(struct proj_sink *k, const struct proj_shape *x, doub
 	double R = M * (1 + x->mtp); /* runs: again per prediction module */
 
 	k->kernels = 0;
-	f = gemm3(k, ldt, x->Td, x->V / x->tv, x->h, R, R, st, 1, 1, 1, &d, &w);
+	f = proj_gemm3(k, ldt, x->Td, x->V / x->tv, x->h, R, R, st, 1, 1, 1, &d, &w);
 	b = d + w;
 	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, R, st);
 	f2 = proj_op_mem(k, CVC_MODEL_MEM_NORM, (eager ? 14 : x->BA + 4) * tv, R, st);
@@ -764,7 +645,7 @@ static void last_stage_ops(struct proj_sink *k, const struct proj_shape *x, doub
 		 */
 		double m = M * x->mtp, pf, pd, pw;
 
-		pf = gemm3(k, x->dtype, x->Td, x->h / x->tv, 2 * x->h, m, m, st, 1, 1, 1, &pd, &pw);
+		pf = proj_gemm3(k, x->dtype, x->Td, x->h / x->tv, 2 * x->h, m, m, st, 1, 1, 1, &pd, &pw);
 		pf += proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Td * x->h, m, st) +
 		      2 * proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, m, st);
 		pd += pw + proj_op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->Td * x->h, m, st) +
@@ -786,7 +667,7 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 		    struct proj_layer_cost *lc)
 {
 	struct proj_layer_runs n;
-	struct layer_gemms G;
+	struct proj_layer_gemms G;
 	double fwd = 0, bwd = 0, gf = 0, gb = 0, af = 0, ab = 0, mf = 0, mb = 0, rc_extra = 0;
 	int full = x->recompute == CVC_PROJ_RECOMP_FULL;
 
@@ -828,7 +709,7 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 	if (x->t > 1)
 		tp_comm_ops(k, x, &n, &G, lc);
 	if (x->moe && x->e > 1)
-		ep_comm_ops(k, x, &n, lc);
+		proj_ep_comm_ops(k, x, &n, lc);
 	if (x->c > 1)
 		cp_comm_ops(k, x, &n, lc);
 }
