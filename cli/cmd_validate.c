@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -14,15 +15,29 @@
 
 static void print_stats(const char *what, const cvc_proj_vstats *s)
 {
-	if (!s->expressible) {
-		fprintf(stderr, "%s: %d rows, none projected\n", what, s->rows);
-		return;
+	int not = 0;
+	char why[512] = "";
+
+	for (int w = 0; w < CVC_PROJ_VWHY_N; w++) {
+		size_t n = strlen(why);
+
+		if (!s->not_projected[w])
+			continue;
+		not += s->not_projected[w];
+		snprintf(why + n, sizeof why - n, "%s%d %s", n ? ", " : "", s->not_projected[w],
+			 cvc_proj_vwhy_name(w));
 	}
+	fprintf(stderr, "%s: %d rows read, %d with a measured figure; %d projected (%.1f%% of "
+		"those), %d not projected%s%s%s\n",
+		what, s->rows, s->measured, s->expressible,
+		100.0 * s->expressible / (s->measured ? s->measured : 1), not, not ? " (" : "",
+		why, not ? ")" : "");
+	if (!s->expressible)
+		return;
 	fprintf(stderr,
-		"%s: %d rows, %d projected (%.1f%%); MAPE %.2f%%, median %.2f%%, within 10%%: "
-		"%.1f%%, bias %+.2f%%; naive (40%% of bf16 peak) MAPE %.2f%%, skill %.1f%%\n",
-		what, s->rows, s->expressible, 100.0 * s->expressible / (s->rows ? s->rows : 1),
-		s->mape_pct, s->median_pct, s->within10_pct, s->bias_pct, s->naive_mape_pct,
+		"%s: MAPE %.2f%%, median %.2f%%, within 10%%: %.1f%%, bias %+.2f%%; naive (40%% of "
+		"bf16 peak) MAPE %.2f%%, skill %.1f%%\n",
+		what, s->mape_pct, s->median_pct, s->within10_pct, s->bias_pct, s->naive_mape_pct,
 		s->skill_pct);
 	if (isfinite(s->coverage_pct))
 		fprintf(stderr, "%s: 90%% intervals hold the measurement in %.1f%% of the rows; "
@@ -32,7 +47,7 @@ static void print_stats(const char *what, const cvc_proj_vstats *s)
 int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 {
 	const char *db_path = NULL, *flops = NULL, *by = NULL;
-	int npos = 0, origins = 0, force = 0, ret = 1, r;
+	int npos = 0, origins = 0, force = 0, strict = 0, ret = 1, r;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_STR, &db_path, "PATH", "price with the fitted models of this database", NULL},
 		{"flops", 0, CLI_STR, &flops, "NAME",
@@ -42,15 +57,18 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 		{"origins", 0, CLI_FLAG, &origins, NULL, "print where the A100 and H100 model figures come from", NULL},
 		{"force", 0, CLI_FLAG, &force, NULL,
 		 "also price with fits the quality gate keeps out", NULL},
+		{"strict", 0, CLI_FLAG, &strict, NULL,
+		 "project only what rows state: a default, a guess or a remark read leaves the "
+		 "row unprojected", NULL},
 		{0},
 	};
-	cvc_proj_validate_opts vo;
+	cvc_proj_validate_opts vo = {0};
 	cvc_proj_validation v = {0};
 	cvc_proj_ctx *ctx = NULL;
 	cvc_status rc;
 	char err[512] = "";
 
-	r = cli_parse("validate", "[--db PATH] [--flops NAME] [--by COLUMN] FILE.csv", opts, argc,
+	r = cli_parse("validate", "[--db PATH] [--flops NAME] [--by COLUMN] [--strict] FILE.csv", opts, argc,
 		      argv, &npos, NULL);
 	if (r)
 		return r < 0 ? 0 : r;
@@ -62,6 +80,7 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 	}
 	vo.flops = flops;
 	vo.by = by;
+	vo.strict = strict;
 	rc = cvc_proj_validate(argv[1], ctx, &vo, stdout, &v, err, sizeof err);
 	if (rc) {
 		ret = cli_fail(rc, "%s", err[0] ? err : cvc_strerror(rc));

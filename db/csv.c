@@ -103,6 +103,14 @@ cvc_status cvc_csv_record(const char *name, const char *s, size_t len, size_t *p
 			  cvc_csv_rec *rec, size_t max_fields, size_t max_cell, char *err,
 			  size_t errlen)
 {
+	return cvc_csv_record_sep(name, s, len, pos, line, ',', rec, max_fields, max_cell, err,
+				  errlen);
+}
+
+cvc_status cvc_csv_record_sep(const char *name, const char *s, size_t len, size_t *pos,
+			      long *line, char sep, cvc_csv_rec *rec, size_t max_fields,
+			      size_t max_cell, char *err, size_t errlen)
+{
 	size_t i = *pos;
 	cvc_buf b = CVC_BUF_INIT(max_cell); /* the field being built */
 	long start = *line, cur = *line; /* a quoted field may span lines */
@@ -140,11 +148,11 @@ cvc_status cvc_csv_record(const char *name, const char *s, size_t len, size_t *p
 					goto put_failed;
 			}
 		}
-		while (i < len && s[i] != ',' && s[i] != '\n' && s[i] != '\r') {
+		while (i < len && s[i] != sep && s[i] != '\n' && s[i] != '\r') {
 			if (quoted) {
 				snprintf(err, errlen,
-					 "'%s': line %ld: expected ',' or a line end after a quoted field",
-					 name, cur);
+					 "'%s': line %ld: expected '%c' or a line end after a quoted field",
+					 name, cur, sep);
 				goto out;
 			}
 			if (s[i] == '"') {
@@ -169,7 +177,7 @@ cvc_status cvc_csv_record(const char *name, const char *s, size_t len, size_t *p
 		if (!rec->f[rec->n])
 			goto nomem;
 		rec->n++;
-		if (i < len && s[i] == ',') {
+		if (i < len && s[i] == sep) {
 			i++;
 			continue;
 		}

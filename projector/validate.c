@@ -200,8 +200,9 @@ static void put_fields(FILE *out, char **f, size_t n)
  * its index, -1 without --by).
  */
 static cvc_status read_header(const char *path, const char *text, size_t len, size_t *pos,
-			      long *line, const cvc_proj_validate_opts *opts, cvc_csv_rec *hdr,
-			      struct vrow_map *map, int *by, char *err, size_t errlen)
+			      long *line, char sep, const cvc_proj_validate_opts *opts,
+			      cvc_csv_rec *hdr, struct vrow_map *map, int *by, char *err,
+			      size_t errlen)
 {
 	static const char *const need[] = {"layers", "hidden", "heads", "global_batch"};
 	cvc_status rc;
@@ -211,8 +212,8 @@ static cvc_status read_header(const char *path, const char *text, size_t len, si
 		snprintf(err, errlen, "'%s': line %ld: expected a header line", path, *line);
 		return CVC_ERR_FORMAT;
 	}
-	if ((rc = cvc_csv_record(path, text, len, pos, line, hdr, VROW_MAX_COLS, 256, err,
-				 errlen)))
+	if ((rc = cvc_csv_record_sep(path, text, len, pos, line, sep, hdr, VROW_MAX_COLS, 256, err,
+				     errlen)))
 		return rc;
 	vrow_columns(map, hdr->f, hdr->n);
 	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
@@ -265,27 +266,21 @@ static int project_row(cvc_proj_ctx *ctx, struct vrow *row, int k, struct vproj 
 	if (k == 0) {
 		const char *why = proj_finalize(&v->fin);
 
-		if (why) {
-			snprintf(row->why, sizeof row->why, "%s", why);
-			k = 1;
-		}
+		if (why)
+			k = vrow_cannot(row, CVC_PROJ_VWHY_INVALID, "%s", why);
 	}
 	if (k == 0) {
 		cvc_proj_evaluate(ctx, &v->fin, &v->r);
-		if (!v->r.valid) {
-			snprintf(row->why, sizeof row->why, "%s", v->r.reason);
-			k = 1;
-		}
+		if (!v->r.valid)
+			k = vrow_cannot(row, CVC_PROJ_VWHY_INVALID, "%s", v->r.reason);
 	}
 	if (k == 0) {
 		v->p = proj_ctx_pricer(ctx, &v->fin);
 		v->meas = measured_tps(row, &v->fin, v->p, &v->from);
-		if (!(v->meas > 0)) {
-			snprintf(row->why, sizeof row->why,
-				 "no measured tokens/s, step time, or TFLOP/s or MFU "
-				 "with a named FLOP convention (--flops)");
-			k = 1;
-		}
+		if (!(v->meas > 0) || !isfinite(v->meas))
+			k = vrow_cannot(row, CVC_PROJ_VWHY_MEASURE,
+					"no measured tokens/s, step time, or TFLOP/s or MFU "
+					"with a named FLOP convention (--flops)");
 	}
 	return k;
 }
@@ -360,6 +355,16 @@ static cvc_status validate_row(cvc_proj_ctx *ctx, struct vrow *row, int k,
 			sum->groups[g].st.rows++;
 	}
 	k = project_row(ctx, row, k, &v);
+	sum->all.measured += row->has_measured;
+	if (g >= 0)
+		sum->groups[g].st.measured += row->has_measured;
+	if (k) {
+		int w = row->kind >= 0 && row->kind < CVC_PROJ_VWHY_N ? row->kind : CVC_PROJ_VWHY_INVALID;
+
+		sum->all.not_projected[w]++;
+		if (g >= 0)
+			sum->groups[g].st.not_projected[w]++;
+	}
 	if (k == 0) {
 		pred = v.r.tokens_per_s_per_gpu;
 		e = 100 * (pred - v.meas) / v.meas;
@@ -390,12 +395,99 @@ static cvc_status summarize(cvc_proj_validation *sum, const struct verrs *E, cha
 	return CVC_OK;
 }
 
+/* A UTF-8 byte-order mark, which spreadsheets put before a CSV's header. */
+static size_t skip_bom(const char *s, size_t len)
+{
+	return len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3) ? 3 : 0;
+}
+
+/*
+ * The field separator: the one of ',', ';' and tab the header line holds
+ * most often outside quotes (spreadsheets where the comma is the decimal
+ * mark write ';'; copies from a web table are tab separated); ',' on a tie.
+ */
+static char detect_sep(const char *s, size_t len, size_t pos)
+{
+	size_t n[3] = {0, 0, 0};
+	static const char seps[3] = {',', ';', '\t'};
+	int q = 0, best = 0;
+
+	for (size_t i = pos; i < len && (q || (s[i] != '\n' && s[i] != '\r')); i++) {
+		if (s[i] == '"')
+			q = !q;
+		for (int j = 0; j < 3 && !q; j++)
+			n[j] += s[i] == seps[j];
+	}
+	for (int j = 1; j < 3; j++)
+		if (n[j] > n[best])
+			best = j;
+	return seps[best];
+}
+
+/* Past the line that starts at or holds pos: where a row whose quoting
+ * cannot be read is dropped, so the rows after it are still read. */
+static size_t next_line(const char *s, size_t len, size_t pos)
+{
+	const char *nl = memchr(s + pos, '\n', len - pos);
+
+	return nl ? (size_t)(nl - s) + 1 : len;
+}
+
+/* A record whose quoting could not be read: written with empty cells and
+ * the reader's message (without the file name the summary gives). */
+static cvc_status bad_record(cvc_proj_ctx *ctx, struct vrow *row, const char *msg,
+			     const cvc_csv_rec *hdr, int by, cvc_proj_validation *sum,
+			     struct verrs *E, FILE *out, char *err, size_t errlen)
+{
+	static char blank[1];
+	const char *at = strstr(msg, "line ");
+	char *empty[VROW_MAX_COLS];
+	cvc_csv_rec rec = {empty, hdr->n, 0};
+
+	for (size_t c = 0; c < hdr->n; c++)
+		empty[c] = blank;
+	vrow_start(row, 0, -1);
+	vrow_cannot(row, CVC_PROJ_VWHY_ROW, "%s (the row's first line skipped)", at ? at : msg);
+	return validate_row(ctx, row, 1, &rec, by, sum, E, out, err, errlen);
+}
+
+/*
+ * The cells of a record as the header's columns: a short row's missing
+ * trailing cells read as empty (editors drop trailing commas), said; a long
+ * row whose extra cells are not empty is not read (a comma inside an
+ * unquoted cell shifts every cell after it).  Returns 0, or 1 with the
+ * reason in row.
+ */
+static int fit_cells(struct vrow *row, const cvc_csv_rec *hdr, const cvc_csv_rec *rec,
+		     char **cells)
+{
+	static char blank[1];
+	int all_empty = 1;
+
+	for (size_t c = 0; c < hdr->n; c++) {
+		cells[c] = c < rec->n ? rec->f[c] : blank;
+		all_empty &= !cells[c][strspn(cells[c], " \t")];
+	}
+	for (size_t c = hdr->n; c < rec->n; c++)
+		if (rec->f[c][strspn(rec->f[c], " \t")])
+			return vrow_cannot(row, CVC_PROJ_VWHY_ROW,
+					   "expected %zu cells, got %zu (a separator inside an "
+					   "unquoted cell?)", hdr->n, rec->n);
+	if (all_empty)
+		return vrow_cannot(row, CVC_PROJ_VWHY_ROW, "an empty row");
+	if (rec->n < hdr->n)
+		vrow_assume(row, "cells %zu-%zu empty (the line has %zu of the header's %zu)",
+			    rec->n + 1, hdr->n, rec->n, hdr->n);
+	return 0;
+}
+
 cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 			     const cvc_proj_validate_opts *opts, FILE *out,
 			     cvc_proj_validation *sum, char *err, size_t errlen)
 {
-	static const cvc_proj_validate_opts none = {NULL, NULL};
-	char *text = NULL;
+	static const cvc_proj_validate_opts none = {NULL, NULL, 0};
+	char *text = NULL, **cells = NULL;
+	const char *nul;
 	size_t len = 0, pos = 0;
 	long line = 1;
 	cvc_csv_rec hdr = {0}, rec = {0};
@@ -403,6 +495,7 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 	struct vrow *row = NULL;
 	struct verrs E = {NULL, 0, 0};
 	int legacy, conv = -1, by = -1;
+	char sep, rerr[512];
 	cvc_status rc;
 
 	if (!opts)
@@ -415,13 +508,25 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 	}
 	if ((rc = cvc_file_read(path, MAX_FILE, &text, &len, err, errlen)))
 		return rc;
+	/* a table is text: a NUL byte says this is some other file */
+	if ((nul = memchr(text, 0, len)) != NULL) {
+		snprintf(err, errlen, "'%s': byte %zu: expected a text table (CSV), found a NUL byte",
+			 path, (size_t)(nul - text));
+		rc = CVC_ERR_FORMAT;
+		goto out;
+	}
 	map = calloc(1, sizeof *map);
 	row = calloc(1, sizeof *row);
-	if (!map || !row) {
+	cells = calloc(VROW_MAX_COLS, sizeof *cells);
+	if (!map || !row || !cells) {
 		rc = nomem(err, errlen);
 		goto out;
 	}
-	if ((rc = read_header(path, text, len, &pos, &line, opts, &hdr, map, &by, err, errlen)))
+	pos = skip_bom(text, len);
+	skip_comments(text, len, &pos, &line);
+	sep = detect_sep(text, len, pos);
+	if ((rc = read_header(path, text, len, &pos, &line, sep, opts, &hdr, map, &by, err,
+			      errlen)))
 		goto out;
 	legacy = !map->has_gpu && !map->has_dtype;
 	put_fields(out, hdr.f, hdr.n);
@@ -429,21 +534,14 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 	      out);
 	for (;;) {
 		long first;
+		size_t start;
 		int k;
 
 		skip_comments(text, len, &pos, &line);
 		if (pos >= len)
 			break;
 		first = line;
-		if ((rc = cvc_csv_record(path, text, len, &pos, &line, &rec, VROW_MAX_COLS,
-					 MAX_CELL, err, errlen)))
-			goto out;
-		if (rec.n != hdr.n) {
-			snprintf(err, errlen, "'%s': line %ld: expected %zu columns, got %zu", path,
-				 first, hdr.n, rec.n);
-			rc = CVC_ERR_FORMAT;
-			goto out;
-		}
+		start = pos;
 		if (sum->all.rows >= MAX_ROWS) {
 			snprintf(err, errlen, "'%s': line %ld: expected at most %d rows", path, first,
 				 MAX_ROWS);
@@ -453,14 +551,30 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 		sum->all.rows++;
 		row->path = path;
 		row->line = first;
-		k = vrow_read(row, map, hdr.f, rec.f, ctx, legacy, conv);
-		if (k < 0) {
-			snprintf(err, errlen, "%s", row->err);
-			rc = CVC_ERR_FORMAT;
+		row->strict = opts->strict;
+		rc = cvc_csv_record_sep(path, text, len, &pos, &line, sep, &rec, VROW_MAX_COLS,
+					MAX_CELL, rerr, sizeof rerr);
+		if (rc == CVC_ERR_NOMEM) {
+			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
-		if ((rc = validate_row(ctx, row, k, &rec, by, sum, &E, out, err, errlen)))
-			goto out;
+		if (rc) {
+			pos = next_line(text, len, start);
+			line = first + 1;
+			if ((rc = bad_record(ctx, row, rerr, &hdr, by, sum, &E, out, err, errlen)))
+				goto out;
+			continue;
+		}
+		vrow_start(row, legacy, conv);
+		k = fit_cells(row, &hdr, &rec, cells);
+		if (!k)
+			k = vrow_read(row, map, hdr.f, cells, ctx, legacy);
+		{
+			cvc_csv_rec shown = {cells, hdr.n, 0};
+
+			if ((rc = validate_row(ctx, row, k, &shown, by, sum, &E, out, err, errlen)))
+				goto out;
+		}
 	}
 	rc = summarize(sum, &E, err, errlen);
 out:
@@ -468,6 +582,7 @@ out:
 		cvc_proj_validation_release(sum);
 	cvc_csv_rec_release(&hdr);
 	cvc_csv_rec_release(&rec);
+	free(cells);
 	free(E.v);
 	free(row);
 	free(map);

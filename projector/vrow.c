@@ -2,10 +2,14 @@
  * vrow.c - one row of a measured-runs table read as a scenario.  Published
  * tables are transcribed by hand: cells carry units and remarks in free
  * text ("H100-SXM-80GB (DGX H100-class cluster)", "bf16 (amp)", "FSDP
- * FULL_SHARD (ZeRO-3)"), a trailing '?' marks a transcriber's guess, and
- * empty cells mean "not published".  The rules here turn such a row into a
- * scenario and say, in the row's `assumed` text, every default filled and
- * every guess used (docs/SCENARIOS.md, "validate").
+ * FULL_SHARD (ZeRO-3)", "14336 per expert"), a '?' marks a transcriber's
+ * guess, and empty cells mean "not published".  Each kind of cell has its
+ * grammar (vcell.c numbers, vtext.c sharding / dtype / recompute words,
+ * vgpu.c hardware, vfield.c scenario fields); the stack and era the
+ * row's text names fill what it does not say (vstack.c, vdefault.c).
+ * Every value not read verbatim is said in the row's `assumed` text; a
+ * cell that cannot be read leaves that row unprojected with the reason,
+ * never the file (docs/SCENARIOS.md, "validate").
  */
 #include <ctype.h>
 #include <math.h>
@@ -19,9 +23,8 @@
 #include "proj_internal.h"
 #include "vrow.h"
 
-void vrow_note(struct vrow *r, const char *fmt, ...)
+static void vnote(struct vrow *r, const char *fmt, va_list ap)
 {
-	va_list ap;
 	size_t n = strlen(r->assumed);
 	int k;
 
@@ -31,18 +34,65 @@ void vrow_note(struct vrow *r, const char *fmt, ...)
 		memcpy(r->assumed + n, "; ", 3);
 		n += 2;
 	}
-	va_start(ap, fmt);
 	k = vsnprintf(r->assumed + n, sizeof r->assumed - n, fmt, ap);
-	va_end(ap);
 	if (k < 0)
 		r->assumed[n] = 0;
+}
+
+void vrow_note(struct vrow *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(r, fmt, ap);
+	va_end(ap);
+}
+
+void vrow_assume(struct vrow *r, const char *fmt, ...)
+{
+	va_list ap;
+	char what[512];
+
+	va_start(ap, fmt);
+	if (!r->strict) {
+		vnote(r, fmt, ap);
+	} else if (!r->why[0]) {
+		vsnprintf(what, sizeof what, fmt, ap);
+		vrow_cannot(r, CVC_PROJ_VWHY_STRICT, "--strict: the row does not state %s", what);
+	}
+	va_end(ap);
+}
+
+int vrow_cannot(struct vrow *r, int kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->why[0])
+		return 1;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof r->why, fmt, ap);
+	va_end(ap);
+	r->kind = kind;
+	return 1;
+}
+
+const char *cvc_proj_vwhy_name(int why)
+{
+	static const char *const names[CVC_PROJ_VWHY_N] = {
+		"row", "cell", "layout or shape missing", "hardware", "not modelled",
+		"invalid scenario", "no measured figure", "strict",
+	};
+
+	return why >= 0 && why < CVC_PROJ_VWHY_N ? names[why] : "";
 }
 
 /* Cells that mean "not published". */
 static int is_empty(const char *s)
 {
-	return !*s || !strcmp(s, "-") || !strcmp(s, "?") || !strcasecmp(s, "n/a") ||
-	       !strcasecmp(s, "na") || !strcasecmp(s, "none given");
+	return !*s || !strcmp(s, "-") || !strcmp(s, "?") || !strcmp(s, "\xE2\x80\x94") ||
+	       !strcmp(s, "\xE2\x80\x93") || !strcasecmp(s, "n/a") || !strcasecmp(s, "na") ||
+	       !strcasecmp(s, "none given") || !strcasecmp(s, "not published") ||
+	       !strcasecmp(s, "unknown") || !strcasecmp(s, "tbd") || !strcasecmp(s, "n.a.");
 }
 
 /*
@@ -69,233 +119,19 @@ static char *clean(const char *cell, char *buf, size_t len, int *guess)
 	return buf;
 }
 
-static void lower(char *s)
+/* A header name as a column key: trimmed, lower case, ' ' and '-' as '_'
+ * ("Global Batch" -> "global_batch"). */
+static void key_of(const char *name, char *k, size_t len)
 {
-	for (; *s; s++)
-		*s = (char)tolower((unsigned char)*s);
-}
+	size_t o = 0;
 
-/* Text before '(' (trimmed), and the text inside the parentheses. */
-static void split_paren(const char *s, char *head, size_t hlen, char *paren, size_t plen)
-{
-	const char *o = strchr(s, '(');
-	size_t n = o ? (size_t)(o - s) : strlen(s);
-
-	while (n && isspace((unsigned char)s[n - 1]))
-		n--;
-	if (n >= hlen)
-		n = hlen - 1;
-	memcpy(head, s, n);
-	head[n] = 0;
-	paren[0] = 0;
-	if (o) {
-		const char *c = strchr(o, ')');
-		size_t m = c ? (size_t)(c - o - 1) : strlen(o + 1);
-
-		if (m >= plen)
-			m = plen - 1;
-		memcpy(paren, o + 1, m);
-		paren[m] = 0;
-	}
-}
-
-/* A lower-case copy of text in t (len bytes: longer text is cut). */
-static void lower_copy(char *t, size_t len, const char *text)
-{
-	snprintf(t, len, "%.*s", (int)len - 1, text);
-	lower(t);
-}
-
-/*
- * Whether t matches one of the '|'-separated words: contains it, or, for
- * a word written "=word", is it.  Free text names its choice anywhere
- * ("FSDP FULL_SHARD (ZeRO-3)"), but short words ("no", "on") only count
- * as the whole cell.
- */
-static int any_word(const char *t, const char *words)
-{
-	while (*words) {
-		const char *bar = strchr(words, '|');
-		size_t n = bar ? (size_t)(bar - words) : strlen(words);
-		int exact = words[0] == '=';
-		char w[64];
-
-		snprintf(w, sizeof w, "%.*s", (int)(n - (size_t)exact), words + exact);
-		if (exact ? !strcmp(t, w) : strstr(t, w) != NULL)
-			return 1;
-		words += n + (bar ? 1 : 0);
-	}
-	return 0;
-}
-
-/* What a free-text cell names. */
-enum wkind {
-	W_DTYPE, W_ZERO, W_RECOMPUTE, W_FRAMEWORK, W_ATTENTION, W_FFN, W_OPT, W_FP8R, W_DISPATCH
-};
-
-/* The words (any_word()) that name a value, by kind; the first rule of a
- * kind that matches wins, so the order settles overlaps ("bfloat16" holds
- * "float16"). */
-static const struct word_rule {
-	enum wkind kind;
-	int value;
-	const char *words;
-} word_rules[] = {
-	/* dtype: "bf16 (amp)", "BF16", "bfloat16", "fp8 (delayed)", "FP8-MX" */
-	{W_DTYPE, CVC_PROJ_FP8, "fp8|float8|e4m3"},
-	{W_DTYPE, CVC_PROJ_BF16, "bf16|bfloat16"},
-	{W_DTYPE, CVC_PROJ_FP16, "fp16|float16|half"},
-	{W_DTYPE, CVC_PROJ_FP32, "fp32|tf32|float32"},
-	/* ZeRO stage from FSDP / ZeRO / Megatron wording */
-	{W_ZERO, 3, "zero-3|zero3|zero 3|full_shard|full shard|hybrid_shard"},
-	{W_ZERO, 2, "zero-2|zero2|zero 2|shard_grad_op|grad_op"},
-	{W_ZERO, 1, "zero-1|zero1|zero 1|distributed optimizer|distopt|dist-opt|dist_opt"},
-	{W_ZERO, 3, "fsdp"}, /* FSDP's default strategy is FULL_SHARD */
-	{W_ZERO, 0, "no_shard|ddp|none|zero-0"},
-	{W_RECOMPUTE, CVC_PROJ_RECOMP_SELECTIVE, "selective|core attention"},
-	{W_RECOMPUTE, CVC_PROJ_RECOMP_FULL, "full|block|uniform|=true|=yes|=on"},
-	{W_RECOMPUTE, CVC_PROJ_RECOMP_NONE, "none|=no|=false|=off|=0"},
-	/* the stack: Megatron's fused kernels (NeMo, Megatron-Bridge,
-	 * Megatron-DeepSpeed) or eager PyTorch (FSDP, DeepSpeed, torchtitan,
-	 * llm-foundry); JAX/XLA stacks match neither */
-	{W_FRAMEWORK, CVC_PROJ_FW_MEGATRON, "megatron|nemo|mcore|m-core"},
-	{W_FRAMEWORK, CVC_PROJ_FW_PYTORCH,
-	 "pytorch|torch|fsdp|titan|foundry|composer|deepspeed|accelerate|lightning|hugging|"
-	 "transformers|=ddp|colossal|fairscale"},
-	/* attention: "FlashAttention-2", "cuDNN (TE)", "SDPA", "FA3", "eager" */
-	{W_ATTENTION, CVC_PROJ_ATTN_FA4, "fa4|fa-4|flashattention-4|flash-attention-4|"
-					  "flash attention 4|flashattention4"},
-	{W_ATTENTION, CVC_PROJ_ATTN_FA2, "fa2|fa-2|flashattention-2|flash-attention-2|"
-					  "flash attention 2|flashattention2|flash_attn2|"
-					  "flash-attn 2|flash-attn==2|flash_attn==2|flashattention v2"},
-	{W_ATTENTION, CVC_PROJ_ATTN_FA1, "fa1|fa-1|flashattention-1|flash-attention-1|"
-					  "flash attention 1|flashattention1|flash-attn 1|"
-					  "flash-attn==1|flash_attn==1|flashattention v1"},
-	{W_ATTENTION, CVC_PROJ_ATTN_CUDNN, "cudnn"},
-	{W_ATTENTION, CVC_PROJ_ATTN_UNFUSED, "unfused|eager|naive|math|=none|=no"},
-	{W_ATTENTION, CVC_PROJ_ATTN_FLASH, "flash|fa3|sdpa|fused|triton|=te"},
-	/* FFN: gated (SwiGLU, GeGLU: three matrices) or not (GELU, ReLU,
-	 * squared ReLU: two) */
-	{W_FFN, CVC_PROJ_FFN_SWIGLU, "glu|silu|gated"},
-	{W_FFN, CVC_PROJ_FFN_GELU, "gelu|relu|=mlp"},
-	/* optimizer states: two moments (Adam, AdamW, LAMB) or one (SGD with
-	 * momentum, Lion, Muon) */
-	{W_OPT, CVC_PROJ_ADAM, "adam|lamb"},
-	{W_OPT, CVC_PROJ_SGD, "sgd|momentum|lion|muon"},
-	/* Transformer Engine's fp8 recipes */
-	{W_FP8R, CVC_PROJ_FP8_MXFP8, "mxfp8|=mx|block|microscal"},
-	{W_FP8R, CVC_PROJ_FP8_CURRENT, "current|dynamic"},
-	{W_FP8R, CVC_PROJ_FP8_DELAYED, "delayed|amax|hybrid|=te"},
-	/* MoE dispatch: one copy per node (DeepEP, HybridEP: the flex
-	 * dispatcher) or per expert (all-to-all); the allgather dispatcher
-	 * matches neither */
-	{W_DISPATCH, CVC_PROJ_DISPATCH_FLEX, "flex|deepep|deep-ep|deep_ep|hybridep|hybrid-ep"},
-	{W_DISPATCH, CVC_PROJ_DISPATCH_ALLTOALL, "alltoall|all-to-all|all_to_all|a2a"},
-};
-
-/* The word kind of an enum field whose published cells are free text. */
-static int enum_kind(const char *key, enum wkind *kind)
-{
-	static const struct { const char *key; enum wkind kind; } kinds[] = {
-		{"framework", W_FRAMEWORK}, {"attention", W_ATTENTION}, {"ffn_type", W_FFN},
-		{"optimizer", W_OPT},       {"fp8_recipe", W_FP8R}, {"ep_dispatcher", W_DISPATCH},
-	};
-
-	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-		if (!strcmp(kinds[i].key, key)) {
-			*kind = kinds[i].kind;
-			return 0;
-		}
-	return -1;
-}
-
-/* The value of the first rule of kind that text names, read lower-cased
- * from its first cut - 1 bytes.  Returns 0, or -1 when none. */
-static int match_words(const char *text, size_t cut, enum wkind kind, int *value)
-{
-	char t[160];
-
-	lower_copy(t, cut < sizeof t ? cut : sizeof t, text);
-	for (size_t i = 0; i < sizeof word_rules / sizeof word_rules[0]; i++) {
-		if (word_rules[i].kind == kind && any_word(t, word_rules[i].words)) {
-			*value = word_rules[i].value;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/*
- * Sharding text: a stage number 0..3, or FSDP / ZeRO / Megatron wording.
- * Hybrid forms (FSDP HYBRID_SHARD, ZeRO++ hpZ) shard inside a node and
- * replicate across nodes: *hybrid = 1.
- */
-static int parse_zero(const char *text, double *zero, int *hybrid, int *torch_fsdp)
-{
-	char t[160];
-	char *end;
-	double v;
-	int stage;
-
-	lower_copy(t, sizeof t, text);
-	*hybrid = any_word(t, "hybrid");
-	/* FULL_SHARD, SHARD_GRAD_OP, HYBRID_SHARD, NO_SHARD: PyTorch FSDP's
-	 * ShardingStrategy names */
-	*torch_fsdp = any_word(t, "fsdp|full_shard|shard_grad_op|hybrid_shard|no_shard");
-	v = strtod(t, &end);
-	if (end != t && !*end && v >= 0 && v <= 3 && v == floor(v)) {
-		*zero = v;
-		return 0;
-	}
-	if (match_words(t, sizeof t, W_ZERO, &stage))
-		return -1;
-	*zero = stage;
-	return 0;
-}
-
-static int parse_flag(const char *text, int *v)
-{
-	char t[32];
-
-	lower_copy(t, sizeof t, text);
-	if (!proj_parse_flag(t, v))
-		return 0;
-	/* hand-made tables also write a bare y / n */
-	if (!strcmp(t, "y") || !strcmp(t, "n")) {
-		*v = t[0] == 'y';
-		return 0;
-	}
-	return -1;
-}
-
-/*
- * "1600 Gbps RoCE node-node", "8x400 Gb/s": a node's network bandwidth in
- * GB/s (1e9 B/s), 0 when the text names none.
- */
-static double network_gbps(const char *text)
-{
-	for (const char *p = text; *p; p++) {
-		char *end;
-		double n, mul = 1, v;
-
-		if (!isdigit((unsigned char)*p) || (p > text && isalnum((unsigned char)p[-1])))
-			continue;
-		n = strtod(p, &end);
-		if (*end == 'x' || *end == 'X') { /* "8x400 Gbps" */
-			mul = n;
-			n = strtod(end + 1, &end);
-		}
-		while (*end == ' ')
-			end++;
-		if (!strncasecmp(end, "gbps", 4) || !strncasecmp(end, "gb/s", 4) ||
-		    !strncasecmp(end, "gbit", 4) || !strncasecmp(end, "gbe", 3)) {
-			v = mul * n / 8;
-			if (v > 0)
-				return v;
-		}
-		p = end > p ? end - 1 : p;
-	}
-	return 0;
+	while (isspace((unsigned char)*name))
+		name++;
+	for (; *name && o + 1 < len; name++)
+		k[o++] = *name == ' ' || *name == '-' ? '_' : (char)tolower((unsigned char)*name);
+	while (o && k[o - 1] == '_')
+		o--;
+	k[o] = 0;
 }
 
 int vrow_columns(struct vrow_map *map, char **names, size_t n)
@@ -304,9 +140,10 @@ int vrow_columns(struct vrow_map *map, char **names, size_t n)
 	map->has_gpu = map->has_dtype = 0;
 	map->has_measured = 0;
 	for (size_t c = 0; c < n; c++) {
-		const char *k = names[c];
+		char k[128];
 		struct vcol *col = &map->col[c];
 
+		key_of(names[c], k, sizeof k);
 		col->field = -1;
 		col->role = V_CARRY;
 		if (!strcmp(k, "tokens_per_s_per_gpu"))
@@ -324,6 +161,8 @@ int vrow_columns(struct vrow_map *map, char **names, size_t n)
 			col->role = V_ZERO;
 		else if (!strcmp(k, "gpu"))
 			col->role = V_GPU;
+		else if (!strcmp(k, "network") || !strcmp(k, "interconnect") || !strcmp(k, "nic"))
+			col->role = V_NET;
 		else if (!strcmp(k, "dtype") || !strcmp(k, "precision"))
 			col->role = V_DTYPE;
 		else if (!strcmp(k, "recompute"))
@@ -342,13 +181,7 @@ int vrow_columns(struct vrow_map *map, char **names, size_t n)
 	return 0;
 }
 
-/* Fields that define a run: a default filled in for one of them is said. */
-static const char *const defining[] = {
-	"layers", "hidden", "heads", "kv_heads", "ffn", "ffn_type", "vocab", "seq",
-	"global_batch", "micro_batch", "tp", "pp", "vpp", "cp", "sp",
-};
-
-static int given_field(const struct vrow *r, int f)
+int vrow_given(const struct vrow *r, int f)
 {
 	for (int i = 0; i < r->ngiven; i++)
 		if (r->given[i] == f)
@@ -356,51 +189,32 @@ static int given_field(const struct vrow *r, int f)
 	return 0;
 }
 
-static void mark_given(struct vrow *r, int f)
+void vrow_mark(struct vrow *r, int f)
 {
-	if (r->ngiven < (int)(sizeof r->given / sizeof r->given[0]))
+	if (f >= 0 && !vrow_given(r, f) &&
+	    r->ngiven < (int)(sizeof r->given / sizeof r->given[0]))
 		r->given[r->ngiven++] = f;
 }
 
-/* Sets r->why and returns 1 (the row cannot be projected). */
-static int cannot(struct vrow *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->why, sizeof r->why, fmt, ap);
-	va_end(ap);
-	return 1;
-}
-
-static int bad_cell(struct vrow *r, const char *col, const char *what)
-{
-	snprintf(r->err, sizeof r->err, "'%s': line %ld: expected %s in column '%s'", r->path,
-		 r->line, what, col);
-	return -1;
-}
-
-/* What a row's cells said besides its scenario: read by the cells, used
- * for the defaults that follow. */
-struct vgiven {
-	int dtype, recompute, zero, gpu, ffn_type, tp, pp, framework;
-	int hybrid;      /* hybrid sharding named */
-	int torch_fsdp;  /* PyTorch FSDP's sharding names used */
-};
-
-/* r reset for a new row; a legacy table's own conventions set and said. */
-static void row_start(struct vrow *r, int legacy, int default_conv)
+void vrow_start(struct vrow *r, int legacy, int default_conv)
 {
 	cvc_proj_scenario *sc = &r->sc;
 
 	cvc_proj_scenario_default(sc);
 	sc->study = "validate";
 	sc->model = "";
-	r->assumed[0] = r->why[0] = r->err[0] = 0;
+	r->name[0] = r->gpu[0] = r->rcmods[0] = 0;
+	r->assumed[0] = r->why[0] = 0;
+	r->kind = CVC_PROJ_VWHY_INVALID;
 	r->ngiven = 0;
 	r->tps = r->iter = r->tflops = r->mfu = NAN;
 	r->conv = default_conv;
 	r->net_gbps = 0;
+	r->hybrid = 0;
+	r->has_measured = 0;
+	r->text[0] = 0;
+	memset(&r->g, 0, sizeof r->g);
+	memset(&r->stack, 0, sizeof r->stack);
 	if (legacy) {
 		/* Megatron-LM 2021 (Narayanan et al.): what its tables measured */
 		sc->dtype = CVC_PROJ_FP16;
@@ -416,14 +230,35 @@ static void row_start(struct vrow *r, int legacy, int default_conv)
 	}
 }
 
-/* A measured figure (role V_TPS .. V_MFU). */
+/* A measured figure (role V_TPS .. V_MFU), within what a GPU can do:
+ * tokens/s below 1e9, a step from 1 us to 1e7 s, TFLOP/s below 1e6, MFU
+ * above 0 and at most 100%. */
 static int read_measured(struct vrow *r, enum vrole role, const char *k, const char *t,
 			 int guess)
 {
+	static const struct {
+		double lo, hi;
+		const char *what;
+	} range[] = {
+		[V_TPS] = {0, 1e9, "a number of tokens/s above 0 and below 1e9"},
+		[V_ITER] = {1e-6, 1e7, "a step time from 1e-6 to 1e7 s"},
+		[V_TFLOPS] = {0, 1e6, "a TFLOP/s figure above 0 and below 1e6"},
+		[V_MFU] = {0, 100, "an MFU above 0 and at most 100 (%)"},
+	};
+	struct vnum n;
+	const char *what;
 	double v;
 
-	if (proj_parse_number(t, &v) || !(v > 0))
-		return bad_cell(r, k, "a positive number");
+	r->has_measured = 1;
+	if (vcell_number(t, r->decimal_comma, &n, &what))
+		return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "column %s: '%s' (expected %s)", k, t,
+				   what);
+	v = n.v;
+	if (n.unit == 'K' || n.unit == 'M')
+		v *= n.unit == 'K' ? 1e3 : 1e6;
+	if (!(v > range[role].lo) || v > range[role].hi || (role == V_ITER && v < range[role].lo))
+		return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "column %s: '%s' (expected %s)", k, t,
+				   range[role].what);
 	if (role == V_TPS)
 		r->tps = v;
 	else if (role == V_ITER)
@@ -432,92 +267,164 @@ static int read_measured(struct vrow *r, enum vrole role, const char *k, const c
 		r->tflops = v;
 	else
 		r->mfu = v;
-	if (guess)
-		vrow_note(r, "measured %s=%s (guess)", k, t);
+	if (guess || n.guess)
+		vrow_assume(r, "measured %s=%g (guess%s%s)", k, v, n.remark[0] ? ": " : "",
+			    n.remark);
+	else if (n.approx || n.bound)
+		vrow_assume(r, "measured %s=%g ('%s': %s)", k, v, t,
+			    n.approx ? "approximate" : "a bound");
+	else if (n.remark[0])
+		vrow_note(r, "measured %s=%g ('%s')", k, v, t);
 	return 0;
 }
 
-/* A cell that names a value of kind in free text (its first 127 bytes)
- * into *field; -1 with what was expected when it names none. */
-static int read_word_cell(struct vrow *r, const char *k, const char *t, enum wkind kind,
-			  const char *expected, int *field)
+/* The dtype cell: cvc's dtype and, for fp8, its recipe. */
+static int read_dtype(struct vrow *r, const char *k, const char *t, int guess)
 {
+	struct vdtype d;
+	int fd = proj_field_find(NULL, "dtype"), fr = proj_field_find(NULL, "fp8_recipe");
+	const char *name;
 	int v;
 
-	if (match_words(t, 128, kind, &v))
-		return bad_cell(r, k, expected);
-	*field = v;
+	if (vtext_dtype(t, &d))
+		return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "column %s: '%s' (expected a dtype: "
+				   "bf16, fp16, fp32, fp8 with its recipe, nvfp4, mxfp4)", k, t);
+	name = d.dtype;
+	if (!strcmp(name, "fp4")) {
+		name = "nvfp4";
+		vrow_assume(r, "dtype=nvfp4 ('%s': FP4 with no scaling named, NVIDIA's NVFP4)", t);
+	}
+	r->g.dtype = 1;
+	snprintf(r->g.dtype_cell, sizeof r->g.dtype_cell, "%.*s",
+		 (int)sizeof r->g.dtype_cell - 1, t);
+	if ((v = proj_enum_index(proj_fields[fd].names, name)) < 0) {
+		r->g.dtype_name = name; /* not priced: the defaults say so */
+		return 0;
+	}
+	r->sc.dtype = v;
+	if (strcmp(t, name))
+		vrow_note(r, "dtype=%s ('%s')", name, t);
+	if (d.recipe) {
+		if ((v = proj_enum_index(proj_fields[fr].names, d.recipe)) < 0)
+			return vrow_cannot(r, CVC_PROJ_VWHY_UNMODELLED, "fp8 recipe '%s' ('%s') is "
+					   "none cvc prices (%s)", d.recipe, t, proj_fields[fr].names);
+		r->sc.fp8_recipe = v;
+		r->g.recipe = 1;
+		vrow_note(r, "fp8_recipe=%s ('%s')", d.recipe, t);
+	}
+	if (guess)
+		vrow_assume(r, "dtype=%s (guess)", name);
 	return 0;
 }
 
-/* The gpu cell: a catalog name, free text around it, a node network in
- * parentheses. */
-static int read_gpu(struct vrow *r, struct vgiven *g, const char *t, int guess,
+/* The recompute cell, with the modules a selective recompute names. */
+static int read_recompute(struct vrow *r, const char *k, const char *t, int guess)
+{
+	struct vrecompute rc;
+	int f = proj_field_find(NULL, "recompute_modules"), mask;
+	char bad[80];
+
+	if (vtext_recompute(t, &rc))
+		return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "column %s: '%s' (expected none, "
+				   "selective or full, or the modules recomputed)", k, t);
+	r->sc.recompute = rc.kind;
+	r->g.recompute = 1;
+	if (rc.modules[0] && !vrow_given(r, f) &&
+	    !proj_recompute_modules(rc.modules, &mask, bad, sizeof bad)) {
+		snprintf(r->rcmods, sizeof r->rcmods, "%s", rc.modules);
+		r->sc.recompute_modules = r->rcmods;
+		vrow_mark(r, f);
+		vrow_note(r, "recompute=selective, recompute_modules=%s ('%s')", rc.modules, t);
+	}
+	if (guess)
+		vrow_assume(r, "recompute='%s' (guess)", t);
+	return 0;
+}
+
+/* The gpu cell (or a network column): the catalog GPU named anywhere in it,
+ * its NVLink domain, node and link rates (vgpu.c). */
+static int read_gpu(struct vrow *r, enum vrole role, const char *t, int guess,
 		    cvc_proj_ctx *ctx)
 {
-	char head[128], paren[256];
-	const cvc_hw_spec *spec;
+	struct vgpu g;
+	double gpn = r->sc.gpus_per_node >= 1 ? r->sc.gpus_per_node : 8;
 
-	split_paren(t, head, sizeof head, paren, sizeof paren);
-	spec = ctx->cat ? cvc_hw_catalog_lookup(ctx->cat, head) : NULL;
-	if (!spec && ctx->cat)
-		spec = cvc_hw_catalog_lookup(ctx->cat, t);
-	if (!spec)
-		return cannot(r, "gpu '%s' is not in the hardware catalog", t);
-	snprintf(r->gpu, sizeof r->gpu, "%s", spec->name);
-	r->sc.gpu = r->gpu;
-	g->gpu = 1;
-	if (strcmp(head, spec->name) || guess)
-		vrow_note(r, "gpu=%s ('%s'%s)", spec->name, t, guess ? ", guess" : "");
-	r->net_gbps = network_gbps(paren);
-	return 0;
-}
-
-/* "PyTorch FSDP2", "DeepSpeed ZeRO-3" in a framework cell: the sharding
- * too, unless a column has said it. */
-static void zero_from_stack(struct vrow *r, struct vgiven *g, const char *t)
-{
-	char w[160];
-	double z;
-	int hybrid, torch;
-
-	lower_copy(w, sizeof w, t);
-	if (g->zero || !any_word(w, "fsdp|zero|shard") || parse_zero(t, &z, &hybrid, &torch))
-		return;
-	r->sc.zero = z;
-	g->zero = 1;
-	g->hybrid |= hybrid;
-	vrow_note(r, "zero=%g ('%s')", z, t);
-}
-
-/*
- * An enum field's cell: one of its names, or for the fields published
- * tables word freely ("FlashAttention-2", "AdamW", "torchtitan") what the
- * words name, said in the row's notes.  0 with *v set; 1 when the words name
- * a stack or kernel cvc has no model of (the row is not projected); -1 when
- * the cell is malformed.
- */
-static int read_enum(struct vrow *r, struct vgiven *g, const struct proj_field *fd,
-		     const char *k, const char *t, int *v)
-{
-	char w[64], what[256];
-	enum wkind kind;
-
-	/* longer than any enum name: truncating keeps it unmatched */
-	lower_copy(w, sizeof w, t);
-	if ((*v = proj_enum_index(fd->names, w)) >= 0)
+	if (vgpu_read(ctx->cat, t, gpn, &g) && role == V_GPU)
+		return vrow_cannot(r, CVC_PROJ_VWHY_HARDWARE,
+				   "gpu '%s' names no GPU of the hardware catalog", t);
+	if (role == V_NET) {
+		/* the rates only; the gpu cell's own rates win */
+		if (!(r->g.hw.nic_gbps > 0))
+			r->g.hw.nic_gbps = g.nic_gbps, r->g.hw.nic_how = g.nic_how,
+			r->g.hw.nic_assumed = g.nic_assumed;
+		if (!(r->g.hw.nvlink_gbps > 0))
+			r->g.hw.nvlink_gbps = g.nvlink_gbps,
+			r->g.hw.nvlink_assumed = g.nvlink_assumed;
+		memcpy(r->g.hw.nic_text, g.nic_text, sizeof g.nic_text);
+		r->g.has_net = 1;
 		return 0;
-	if (enum_kind(fd->key, &kind)) {
-		snprintf(what, sizeof what, "one of %s", fd->names);
-		return bad_cell(r, k, what);
 	}
-	if (match_words(t, 128, kind, v))
-		return cannot(r, "%s '%s' is none cvc models (%s)", fd->key, t, fd->names);
-	proj_enum_name(fd->names, *v, w, sizeof w);
-	vrow_note(r, "%s=%s ('%s')", fd->key, w, t);
-	if (kind == W_FRAMEWORK)
-		zero_from_stack(r, g, t);
+	snprintf(r->gpu, sizeof r->gpu, "%s", g.spec->name);
+	r->sc.gpu = r->gpu;
+	r->g.gpu = 1;
+	if (g.in_paren)
+		vrow_assume(r, "gpu=%s ('%s': the GPU named in parentheses)", g.spec->name, t);
+	else if (strcmp(t, g.spec->name) || guess)
+		(guess ? vrow_assume : vrow_note)(r, "gpu=%s ('%s'%s)", g.spec->name, t,
+						  guess ? ", guess" : "");
+	if (r->g.has_net) {
+		g.nic_gbps = g.nic_gbps > 0 ? g.nic_gbps : r->g.hw.nic_gbps;
+		g.nvlink_gbps = g.nvlink_gbps > 0 ? g.nvlink_gbps : r->g.hw.nvlink_gbps;
+	}
+	r->g.hw = g;
+	r->g.has_hw = 1;
 	return 0;
+}
+
+/* One cell t (cleaned, not empty) of column k: 0, or 1 (not projected). */
+static int read_cell(struct vrow *r, const struct vcol *col, const char *k, const char *t,
+		     int guess, cvc_proj_ctx *ctx)
+{
+	switch (col->role) {
+	case V_TPS:
+	case V_ITER:
+	case V_TFLOPS:
+	case V_MFU:
+		return read_measured(r, col->role, k, t, guess);
+	case V_CONV: {
+		char w[64];
+		int cv;
+
+		vtext_lower(w, sizeof w, t);
+		if ((cv = proj_flops_parse(w)) < 0)
+			return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "column %s: '%s' (expected a FLOP "
+					   "convention: %s)", k, t, proj_flops_names());
+		r->conv = cv;
+		return 0;
+	}
+	case V_ZERO:
+		if (vtext_sharding(t, &r->g.shard))
+			return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "column %s: '%s' (expected a ZeRO "
+					   "stage 0-3, DDP, or an FSDP / ZeRO / distributed optimizer "
+					   "wording)", k, t);
+		r->g.has_shard = 1;
+		snprintf(r->g.shard_cell, sizeof r->g.shard_cell, "%.*s",
+			 (int)sizeof r->g.shard_cell - 1, t);
+		if (guess)
+			vrow_assume(r, "sharding '%s' (guess)", t);
+		return 0;
+	case V_GPU:
+	case V_NET:
+		return read_gpu(r, col->role, t, guess, ctx);
+	case V_DTYPE:
+		return read_dtype(r, k, t, guess);
+	case V_RECOMP:
+		return read_recompute(r, k, t, guess);
+	case V_FIELD:
+		return vrow_field(r, col->field, k, t, guess);
+	default:
+		return 0;
+	}
 }
 
 /*
@@ -531,339 +438,84 @@ static int read_enum(struct vrow *r, struct vgiven *g, const struct proj_field *
  */
 static void attention_from_text(struct vrow *r, const char *t)
 {
+	static const char *const versions[] = {"fa4", "fa2", "fa1"};
 	int f = proj_field_find(NULL, "attention");
 
-	if (f < 0 || given_field(r, f) || !*t)
+	if (f < 0 || vrow_given(r, f) || !*t)
 		return;
-	/* word_rules' FlashAttention versions only: the unversioned words
-	 * ("flash", "fused") say nothing a default does not */
-	for (size_t j = 0; j < sizeof word_rules / sizeof word_rules[0]; j++) {
-		const struct word_rule *w = &word_rules[j];
-		char name[16];
+	/* the FlashAttention versions only: the unversioned words ("flash",
+	 * "fused") say nothing a default does not */
+	for (size_t j = 0; j < sizeof versions / sizeof versions[0]; j++) {
+		int v = vrow_enum_words("attention", t);
 
-		if (w->kind != W_ATTENTION ||
-		    (w->value != CVC_PROJ_ATTN_FA4 && w->value != CVC_PROJ_ATTN_FA2 &&
-		     w->value != CVC_PROJ_ATTN_FA1) ||
-		    !any_word(t, w->words))
+		if (v < 0 || v != proj_enum_index(proj_fields[f].names, versions[j]))
 			continue;
-		r->sc.attention = w->value;
-		mark_given(r, f);
-		proj_enum_name(proj_fields[f].names, w->value, name, sizeof name);
-		vrow_note(r, "attention=%s (named in the row's text)", name);
+		r->sc.attention = v;
+		vrow_mark(r, f);
+		vrow_note(r, "attention=%s (named in the row's text)", versions[j]);
 		return;
 	}
-	if (any_word(t, "llm-foundry|llm_foundry|llm foundry") && any_word(t, "flash")) {
+	if (vtext_has(t, "llm-foundry|llm_foundry|llm foundry") && strstr(t, "flash")) {
 		r->sc.attention = CVC_PROJ_ATTN_FA1;
-		mark_given(r, f);
+		vrow_mark(r, f);
 		vrow_note(r, "attention=fa1 (llm-foundry's attn_impl flash: flash-attn 1.x, its gpu "
 			     "extra before llm-foundry 0.6.0)");
 	}
 }
 
-/* Megatron-Core's --moe-layer-freq written as a list ("([0]*3+[1]*58)"):
- * the two fields of cvc's layer pattern, said in the row. */
-static int read_pattern(struct vrow *r, const char *k, const char *t)
-{
-	double first, freq, n;
-	int other;
-	const char *why = proj_parse_layer_pattern(t, &first, &freq, &n, &other);
-	char what[160];
-
-	if (why && other)
-		return cannot(r, "moe_layer_freq '%s': %s (cvc prices k dense layers, then an MoE "
-			      "layer every f-th)", t, why);
-	if (why) {
-		snprintf(what, sizeof what, "a number or a list such as ([0]*3+[1]*58) (%s)", why);
-		return bad_cell(r, k, what);
-	}
-	proj_field_set_num(&r->sc, proj_field_find(NULL, "moe_first_dense"), first);
-	proj_field_set_num(&r->sc, proj_field_find(NULL, "moe_layer_freq"), freq);
-	mark_given(r, proj_field_find(NULL, "moe_first_dense"));
-	vrow_note(r, "moe_first_dense=%g, moe_layer_freq=%g (from %g layers' list)", first, freq, n);
-	return 0;
-}
-
-/* A scenario field's cell, by the field's type. */
-static int read_field(struct vrow *r, struct vgiven *g, int field, const char *k,
-		      const char *t, int guess)
-{
-	const struct proj_field *fd = &proj_fields[field];
-	cvc_proj_scenario *sc = &r->sc;
-
-	switch (fd->type) {
-	case PF_NUM: {
-		double v;
-
-		if (proj_parse_number(t, &v) && !strcmp(fd->key, "moe_layer_freq")) {
-			int rc = read_pattern(r, k, t);
-
-			if (rc)
-				return rc;
-			break;
-		}
-		if (proj_parse_number(t, &v))
-			return bad_cell(r, k, "a number");
-		if (v < 0)
-			return bad_cell(r, k, "a number >= 0");
-		proj_field_set_num(sc, field, v);
-		break;
-	}
-	case PF_FLAG: {
-		int v;
-
-		if (parse_flag(t, &v))
-			return bad_cell(r, k, "true or false");
-		proj_field_set_num(sc, field, v);
-		break;
-	}
-	case PF_ENUM: {
-		int v, rc = read_enum(r, g, fd, k, t, &v);
-
-		if (rc)
-			return rc;
-		proj_field_set_num(sc, field, v);
-		if (!strcmp(fd->key, "ffn_type"))
-			g->ffn_type = 1;
-		break;
-	}
-	case PF_STR:
-		if (!strcmp(fd->key, "recompute_modules")) {
-			int mask;
-			char bad[80];
-
-			if (proj_recompute_modules(t, &mask, bad, sizeof bad))
-				return cannot(r, "recompute_modules '%s' is none cvc models (core_attn, "
-					      "moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts)",
-					      bad);
-			snprintf(r->rcmods, sizeof r->rcmods, "%.*s", (int)sizeof r->rcmods - 1, t);
-			sc->recompute_modules = r->rcmods;
-			break;
-		}
-		/* the label; gpu has its own role */
-		snprintf(r->name, sizeof r->name, "%.*s", (int)sizeof r->name - 1, t);
-		sc->model = r->name;
-		break;
-	}
-	if (!strcmp(fd->key, "tp"))
-		g->tp = 1;
-	if (!strcmp(fd->key, "pp"))
-		g->pp = 1;
-	mark_given(r, field);
-	if (guess)
-		vrow_note(r, "%s=%s (guess)", fd->key, t);
-	if (!strcmp(fd->key, "framework"))
-		g->framework = 1;
-	return 0;
-}
-
-/* One cell t (cleaned, not empty) of column k: 0, 1 (cannot be
- * projected) or -1 (malformed), as vrow_read(). */
-static int read_cell(struct vrow *r, struct vgiven *g, const struct vcol *col, const char *k,
-		     const char *t, int guess, cvc_proj_ctx *ctx)
-{
-	cvc_proj_scenario *sc = &r->sc;
-
-	switch (col->role) {
-	case V_TPS:
-	case V_ITER:
-	case V_TFLOPS:
-	case V_MFU:
-		return read_measured(r, col->role, k, t, guess);
-	case V_CONV: {
-		int cv = proj_flops_parse(t);
-		char what[256];
-
-		if (cv < 0) {
-			snprintf(what, sizeof what, "a FLOP convention (%s)", proj_flops_names());
-			return bad_cell(r, k, what);
-		}
-		r->conv = cv;
-		return 0;
-	}
-	case V_ZERO: {
-		double z;
-
-		if (parse_zero(t, &z, &g->hybrid, &g->torch_fsdp))
-			return bad_cell(r, k, "a ZeRO stage 0-3 or an FSDP / ZeRO strategy");
-		sc->zero = z;
-		g->zero = 1;
-		if (!isdigit((unsigned char)t[0]) || guess)
-			vrow_note(r, "zero=%g ('%s'%s)", z, t, guess ? ", guess" : "");
-		return 0;
-	}
-	case V_GPU:
-		return read_gpu(r, g, t, guess, ctx);
-	case V_DTYPE:
-		if (read_word_cell(r, k, t, W_DTYPE, "a dtype (bf16, fp16, fp8, fp32)", &sc->dtype))
-			return -1;
-		g->dtype = 1;
-		if (guess)
-			vrow_note(r, "dtype=%s (guess)", t);
-		return 0;
-	case V_RECOMP:
-		if (read_word_cell(r, k, t, W_RECOMPUTE, "none, selective or full", &sc->recompute))
-			return -1;
-		g->recompute = 1;
-		return 0;
-	case V_FIELD:
-		return read_field(r, g, col->field, k, t, guess);
-	default:
-		return 0;
-	}
-}
-
-/* A modern table's row: the defaults for what it did not say, by the
- * stack it names (none named: Megatron-Core, as its recipes run it). */
-static void stack_defaults(struct vrow *r, struct vgiven *g)
-{
-	cvc_proj_scenario *sc = &r->sc;
-
-	if (!g->gpu)
-		vrow_note(r, "gpu=%s (default)", sc->gpu);
-	if (!g->dtype)
-		vrow_note(r, "dtype=bf16 (default)");
-	if (!g->recompute)
-		vrow_note(r, "recompute=%s (default)",
-			  sc->recompute == CVC_PROJ_RECOMP_SELECTIVE ? "selective" : "none");
-	if (!g->framework) {
-		/* the stack a run names through its sharding wording; runs that
-		 * name none are taken as Megatron-Core's, configured as its
-		 * recipes (NeMo, Megatron-LM's examples) run it */
-		sc->framework = g->torch_fsdp ? CVC_PROJ_FW_PYTORCH : CVC_PROJ_FW_MEGATRON;
-		vrow_note(r, "framework=%s (%s)", g->torch_fsdp ? "pytorch" : "megatron",
-			  g->torch_fsdp ? "PyTorch FSDP's sharding names" : "default");
-	}
-	if (sc->framework == CVC_PROJ_FW_MEGATRON) {
-		int f;
-
-		/* a 3D grid's depth axis shards the weights itself (AxoNN): no
-		 * distributed optimizer on top */
-		if (!g->zero && !proj_is_3d(sc)) {
-			sc->zero = 1;
-			vrow_note(r, "zero=1 (Megatron-Core's distributed optimizer)");
-			g->zero = 1;
-		}
-		f = proj_field_find(NULL, "sp");
-		if (sc->tp > 1 && !given_field(r, f)) {
-			sc->sp = 1;
-			mark_given(r, f);
-			vrow_note(r, "sp=1 (Megatron-Core with tp > 1)");
-		}
-		f = proj_field_find(NULL, "tp_overlap");
-		if (sc->tp > 1 && !given_field(r, f)) {
-			sc->tp_overlap = 1;
-			vrow_note(r, "tp_overlap=1 (Megatron-Core's --tp-comm-overlap)");
-		}
-	}
-	if (!g->zero)
-		vrow_note(r, "zero=%g (default)", sc->zero);
-}
-
-/* Says the defaults filled in for the fields that define a run. */
-static void note_defining(struct vrow *r, int legacy)
-{
-	cvc_proj_scenario *sc = &r->sc;
-
-	for (size_t i = 0; i < sizeof defining / sizeof defining[0]; i++) {
-		int f = proj_field_find("model", defining[i]);
-		char val[64];
-
-		if (f < 0)
-			f = proj_field_find(NULL, defining[i]);
-		if (f < 0 || given_field(r, f))
-			continue;
-		if (legacy && (!strcmp(defining[i], "seq") || !strcmp(defining[i], "vocab") ||
-			       !strcmp(defining[i], "micro_batch") || !strcmp(defining[i], "sp") ||
-			       !strcmp(defining[i], "vpp") || !strcmp(defining[i], "cp") ||
-			       !strcmp(defining[i], "kv_heads") || !strcmp(defining[i], "ffn") ||
-			       !strcmp(defining[i], "ffn_type")))
-			continue; /* the table's own conventions, said once above */
-		if (!strcmp(defining[i], "kv_heads") || !strcmp(defining[i], "ffn"))
-			snprintf(val, sizeof val, "%s", !strcmp(defining[i], "ffn")
-							      ? (sc->ffn_type ? "8h/3" : "4h")
-							      : "heads");
-		else if (proj_fields[f].type == PF_ENUM)
-			proj_enum_name(proj_fields[f].names, (int)proj_field_get(sc, f), val,
-				       sizeof val);
-		else
-			snprintf(val, sizeof val, "%g", proj_field_get(sc, f));
-		vrow_note(r, "%s=%s (default)", defining[i], val);
-	}
-}
-
-/* The node network the gpu text named, as a scale of the catalog GPU's
- * inter-node bandwidth. */
-static void scale_network(struct vrow *r, cvc_proj_ctx *ctx)
-{
-	cvc_proj_scenario *sc = &r->sc;
-	const cvc_hw_spec *spec = cvc_hw_catalog_lookup(ctx->cat, sc->gpu);
-	double gpn = sc->gpus_per_node >= 1 ? sc->gpus_per_node : 8;
-	double per_gpu = r->net_gbps / gpn;
-
-	if (spec && spec->inter_bw_gbps > 0) {
-		sc->scale_inter_bw = per_gpu / spec->inter_bw_gbps;
-		vrow_note(r, "network %.4g GB/s per GPU (%.4g Gb/s per node, from the gpu text)",
-			  per_gpu, r->net_gbps * 8);
-	}
-}
-
 int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **cells,
-	      cvc_proj_ctx *ctx, int legacy, int default_conv)
+	      cvc_proj_ctx *ctx, int legacy)
 {
 	cvc_proj_scenario *sc = &r->sc;
-	struct vgiven g;
-	char buf[512], text[1024] = "";
-	int rc;
+	char buf[512];
 
-	memset(&g, 0, sizeof g);
-	row_start(r, legacy, default_conv);
+	/* the text first: the stack it names decides what other cells mean */
+	for (size_t c = 0; c < map->n; c++) {
+		size_t n = strlen(r->text);
+
+		if (map->col[c].role == V_TEXT)
+			snprintf(r->text + n, sizeof r->text - n, "%s ", cells[c]);
+		/* what counts as a row carrying a measurement, read or not */
+		if (map->col[c].role >= V_TPS && map->col[c].role <= V_MFU) {
+			int guess;
+
+			r->has_measured |= !is_empty(clean(cells[c], buf, sizeof buf, &guess));
+		}
+	}
+	for (char *p = r->text; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	vstack_read(r->text, &r->stack);
 	for (size_t c = 0; c < map->n; c++) {
 		int guess = 0;
 		char *t;
 
-		if (map->col[c].role == V_CARRY)
+		if (map->col[c].role == V_CARRY || map->col[c].role == V_TEXT)
 			continue;
-		if (map->col[c].role == V_TEXT) {
-			size_t n = strlen(text);
-
-			snprintf(text + n, sizeof text - n, "%s ", cells[c]);
-			continue;
-		}
 		t = clean(cells[c], buf, sizeof buf, &guess);
 		if (is_empty(t))
 			continue;
-		if ((rc = read_cell(r, &g, &map->col[c], names[c], t, guess, ctx)))
-			return rc;
+		if (read_cell(r, &map->col[c], names[c], t, guess, ctx))
+			return 1;
 	}
-	/* a 3D tensor-parallel grid (tp_row, tp_col, tp_depth) is a layout too */
-	if (!g.tp && !g.pp && !legacy && !proj_is_3d(sc))
-		return cannot(r, "layout not given (tp, pp; or tp_row, tp_col, tp_depth)");
-	if (!legacy) {
-		lower(text);
-		attention_from_text(r, text);
-		stack_defaults(r, &g);
-	}
-	if (g.hybrid && !(sc->shard_group > 0)) {
-		double gpn = sc->gpus_per_node >= 1 ? sc->gpus_per_node : 8;
-		double per = (sc->tp >= 1 ? sc->tp : 1) * (sc->cp >= 1 ? sc->cp : 1);
+	/* the shape a table's header promises, per row: a row that leaves one
+	 * out is a model cvc cannot guess */
+	if (!legacy)
+		for (size_t i = 0; i < 3; i++) {
+			static const char *const shape[] = {"layers", "hidden", "heads"};
 
-		sc->shard_group = fmax(1, floor(gpn / per));
-		vrow_note(r, "shard_group=%g (hybrid sharding: shard inside a node, replicate "
-			     "across)", sc->shard_group);
-	}
-	r->hybrid = g.hybrid;
-	/* A gated FFN (SwiGLU, GeGLU) is sized about 8h/3..3.5h to keep the
-	 * parameters of a 4h two-matrix FFN; one at 4h or wider is taken as
-	 * two matrices (GELU, squared ReLU). */
-	if (!g.ffn_type && sc->ffn > 0 && sc->hidden > 0) {
-		sc->ffn_type = sc->ffn < 4 * sc->hidden ? CVC_PROJ_FFN_SWIGLU : CVC_PROJ_FFN_GELU;
-		vrow_note(r, "ffn_type=%s (ffn %s 4 x hidden)",
-			  sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? "swiglu" : "gelu",
-			  sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? "<" : ">=");
-		mark_given(r, proj_field_find("model", "ffn_type"));
-	}
-	note_defining(r, legacy);
-	if (r->net_gbps > 0)
-		scale_network(r, ctx);
-	return 0;
+			if (!vrow_given(r, proj_field_find("model", shape[i])))
+				return vrow_cannot(r, CVC_PROJ_VWHY_MISSING,
+						   "the model's shape not given (%s)", shape[i]);
+		}
+	if (!vrow_given(r, proj_field_find(NULL, "global_batch")))
+		return vrow_cannot(r, CVC_PROJ_VWHY_MISSING, "global_batch not given");
+	/* a 3D tensor-parallel grid (tp_row, tp_col, tp_depth) is a layout too */
+	if (!r->g.tp && !r->g.pp && !legacy && !proj_is_3d(sc))
+		return vrow_cannot(r, CVC_PROJ_VWHY_MISSING,
+				   "layout not given (tp, pp; or tp_row, tp_col, tp_depth)");
+	if (!legacy)
+		attention_from_text(r, r->text);
+	if (vrow_defaults(r, ctx, legacy))
+		return 1;
+	return r->why[0] ? 1 : 0;
 }

@@ -48,6 +48,15 @@ CVC_API cvc_status cvc_csv_record(const char *name, const char *s, size_t len, s
 				  size_t max_cell, char *err, size_t errlen);
 
 /*
+ * cvc_csv_record() with sep instead of the comma between fields: the
+ * ';'-separated files spreadsheets write where the comma is the decimal
+ * mark.  sep must not be '"', CR or LF.
+ */
+CVC_API cvc_status cvc_csv_record_sep(const char *name, const char *s, size_t len, size_t *pos,
+				      long *line, char sep, cvc_csv_rec *rec, size_t max_fields,
+				      size_t max_cell, char *err, size_t errlen);
+
+/*
  * Splits one line in place into f[0..maxf) by the grammar of
  * cvc_csv_record() on a single line: commas, "quoted, fields" with "" for a
  * quote.  Returns the field count (maxf at most: fields past it are

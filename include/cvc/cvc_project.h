@@ -486,10 +486,32 @@ CVC_API cvc_status cvc_proj_provenance_path(const char *path, char *buf, size_t 
 
 /* ---- validation against published measurements ---------------------------- */
 
+/*
+ * Why a row of a validated table was not projected: the reasons
+ * `cvc validate` counts (docs/SCENARIOS.md "validate").  Values are stable.
+ */
+enum cvc_proj_vwhy {
+	CVC_PROJ_VWHY_ROW = 0,    /* the record itself: quoting, cell count, empty */
+	CVC_PROJ_VWHY_CELL,       /* a cell that could not be read as its column */
+	CVC_PROJ_VWHY_MISSING,    /* the layout or the model's shape not given */
+	CVC_PROJ_VWHY_HARDWARE,   /* a gpu the hardware catalog does not name */
+	CVC_PROJ_VWHY_UNMODELLED, /* a stack, kernel or setting cvc has no model of */
+	CVC_PROJ_VWHY_INVALID,    /* no valid scenario: layout, sizes, memory */
+	CVC_PROJ_VWHY_MEASURE,    /* no measured figure cvc can compare */
+	CVC_PROJ_VWHY_STRICT,     /* --strict: a value the row did not state */
+	CVC_PROJ_VWHY_N
+};
+
+/* The short name of a reason ("cell", "layout or shape", ...); "" out of range. */
+CVC_API const char *cvc_proj_vwhy_name(int why);
+
 /* Accuracy over a set of validated rows. */
 typedef struct cvc_proj_vstats {
 	int rows;                /* data rows read */
+	int measured;            /* rows carrying a measured figure (a cell of a
+				  * measured column that is not empty) */
 	int expressible;         /* rows projected (a scenario and a measured figure) */
+	int not_projected[CVC_PROJ_VWHY_N]; /* rows not projected, by reason */
 	double mape_pct;         /* mean |error| on tokens/s per GPU, % */
 	double median_pct;       /* median |error|, % */
 	double within10_pct;     /* share of expressible rows with |error| <= 10%, % */
@@ -517,22 +539,28 @@ CVC_API void cvc_proj_validation_release(cvc_proj_validation *v);
 
 typedef struct cvc_proj_validate_opts {
 	const char *flops; /* FLOP convention of TFLOP/s and MFU columns in rows
-			    * that name none (NULL: such rows are not read) */
+			    * that name none and whose text names none (NULL:
+			    * such rows are not read) */
 	const char *by;    /* column whose values group the accuracy (NULL: none) */
+	int strict;        /* every value a row does not state (a default, a
+			    * guess, a remark read, an ambiguity resolved)
+			    * leaves the row unprojected instead of assumed */
 } cvc_proj_validate_opts;
 
 /*
- * Reads a table of measured runs (RFC 4180 CSV; docs/SCENARIOS.md,
- * "validate"), projects every row and writes the table back to out with
- * four columns added: predicted_tokens_per_s_per_gpu,
- * measured_tokens_per_s_per_gpu, error_pct (signed) and assumed (what the
- * row did not say and was filled in, or why it cannot be projected).
- * Accuracy goes to *sum (release it).  The naive predictor runs every row
- * at 40% of its GPU's dense bf16 peak, FLOPs per token as cvc's mfu counts
- * them.  opts may be NULL.  Rows that cannot be projected are written and
- * counted, not errors.  Errors: CVC_ERR_IO, CVC_ERR_FORMAT with
- * "'file': line N: expected ..." in err (a malformed cell, header or
- * record), CVC_ERR_USAGE (unknown convention or --by column).
+ * Reads a table of measured runs (RFC 4180 CSV, or ';'/tab separated;
+ * docs/SCENARIOS.md, "validate"), projects every row and writes the table
+ * back to out with four columns added: predicted_tokens_per_s_per_gpu,
+ * measured_tokens_per_s_per_gpu, error_pct (signed) and assumed (every
+ * value not read verbatim from a numeric cell, with the text it came from,
+ * or "not projected: " and why).  Accuracy goes to *sum (release it).  The
+ * naive predictor runs every row at 40% of its GPU's dense bf16 peak, FLOPs
+ * per token as cvc's mfu counts them.  opts may be NULL.  A row that cannot
+ * be read or projected (an odd cell, bad quoting, a wrong cell count) is
+ * written with its reason and counted, never an error of the file.
+ * Errors: CVC_ERR_IO, CVC_ERR_FORMAT with "'file': line N: expected ..." in
+ * err when the file is not a table (no header with the needed columns, a
+ * binary file, empty), CVC_ERR_USAGE (unknown convention or --by column).
  */
 CVC_API cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 				     const cvc_proj_validate_opts *opts, FILE *out,

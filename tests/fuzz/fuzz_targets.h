@@ -317,7 +317,7 @@ static inline cvc_status fz_scenario(const uint8_t *d, size_t n)
 static inline cvc_status fz_validate(const char *path)
 {
 	static cvc_proj_ctx *ctx;
-	cvc_proj_validate_opts o = {"megatron", "gpu"};
+	cvc_proj_validate_opts o = {"megatron", "gpu", 0};
 	cvc_proj_validation v;
 	char err[1024] = "";
 	FILE *out;

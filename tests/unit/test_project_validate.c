@@ -138,7 +138,7 @@ Test(project_validate, megatron_selene_within_10pct_with_fitted_a100_models)
 	/* the GEMM figures must come from the fit, not the spec-sheet default */
 	cr_assert(strstr(err, "gemm: fitted") || strstr(err, "gemm: model"),
 		  "A100 GEMM model is not a fitted one: %s", err);
-	cr_assert(strstr(err, "5 rows, 5 projected"), "%s", err);
+	cr_assert(strstr(err, "5 rows read, 5 with a measured figure; 5 projected"), "%s", err);
 	ecol = col_of(out, "error_pct");
 	pcol = col_of(out, "predicted_tokens_per_s_per_gpu");
 	cr_assert(ecol > 0 && pcol > 0, "header: %s", out);
@@ -215,7 +215,7 @@ Test(project_validate, iter_s_column_and_comments)
 	cvc_proj_validation_release(&v);
 }
 
-Test(project_validate, malformed_rows_name_the_line)
+Test(project_validate, malformed_header_refused_malformed_cells_per_row)
 {
 	const char *dir = tu_tmpdir();
 	const char *p1 = tu_path(dir, "a.csv"), *p2 = tu_path(dir, "b.csv");
@@ -231,9 +231,12 @@ Test(project_validate, malformed_rows_name_the_line)
 	cr_assert(strstr(err, "line 1: expected a header with column 'global_batch'"), "%s", err);
 	free(out);
 	free(err);
+	/* a cell that is not a number leaves its row unprojected, named */
 	snprintf(args, sizeof args, "validate '%s'", p2);
-	cr_assert_eq(tu_cvc(args, &out, &err), 2);
-	cr_assert(strstr(err, "line 3: expected a number in column 'layers'"), "%s", err);
+	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, "not projected: column layers: 'x' (expected a number)"), "%s", out);
+	cr_assert(strstr(err, "2 rows read, 2 with a measured figure; 1 projected (50.0% of "
+			      "those), 1 not projected (1 cell)"), "%s", err);
 	free(out);
 	free(err);
 }
@@ -245,7 +248,7 @@ static void validate_file(const char *path, const char *db_path, const char *by,
 {
 	static char *buf;
 	static size_t len;
-	cvc_proj_validate_opts o = {NULL, by};
+	cvc_proj_validate_opts o = {NULL, by, 0};
 	cvc_proj_ctx *ctx = NULL;
 	cvc_db *db = NULL;
 	char err[512] = "";
@@ -476,10 +479,11 @@ Test(project_validate, free_text_cells_guesses_and_defaults)
 	cr_expect(strstr(r[1], "measured: tokens_per_s_per_gpu"), "%s", r[1]);
 	cr_expect(strstr(r[2], "zero=3 ('FSDP FULL_SHARD (ZeRO-3)')"), "%s", r[2]);
 	cr_expect(strstr(r[2], "framework=pytorch (PyTorch FSDP's sharding names)"), "%s", r[2]);
-	cr_expect(strstr(r[2], "network 25 GB/s per GPU (1600 Gb/s per node"), "%s", r[2]);
+	cr_expect(strstr(r[2], "network 25 GB/s per GPU ('1600 Gbps' read per node, as the cell "
+			       "says)"), "%s", r[2]);
 	cr_expect(strstr(r[2], "gpu=A100-SXM-40GB"), "%s", r[2]);
-	cr_expect(strstr(r[3], "not projected: gpu 'Z9000' is not in the hardware catalog"), "%s",
-		  r[3]);
+	cr_expect(strstr(r[3], "not projected: gpu 'Z9000' names no GPU of the hardware catalog"),
+		  "%s", r[3]);
 	cr_expect(strstr(r[4], "not projected: layout not given (tp, pp; or tp_row, tp_col, "
 				 "tp_depth)"), "%s", r[4]);
 	cr_expect(strstr(r[5], "not projected") == NULL, "%s", r[5]);
@@ -626,11 +630,16 @@ Test(project_validate, moe_layer_freq_as_megatron_list)
 	cr_expect(strstr(out, "no MoE layer in the list"), "%s", out);
 	free(out);
 	cvc_proj_validation_release(&v);
-	/* a list that is not one: the file is refused, naming line and column */
+	/* a list that is not one: that row is not projected, naming the
+	 * column and what was expected; the file is read */
 	out = validate_text("layers,hidden,heads,seq,gpus,gpu,dtype,global_batch,"
 			    "tokens_per_s_per_gpu,moe_experts,moe_layer_freq\n"
 			    "16,2048,16,4096,16,H100,bf16,64,9000,64,[0]*3+[2]*13\n", NULL, &v,
-			    CVC_ERR_FORMAT);
+			    CVC_OK);
+	cr_expect(strstr(out, "not projected: column moe_layer_freq: '[0]*3+[2]*13' (expected a "
+			      "number or a list"), "%s", out);
+	cr_expect_eq(v.all.not_projected[CVC_PROJ_VWHY_CELL], 1);
+	cvc_proj_validation_release(&v);
 	free(out);
 }
 
@@ -692,7 +701,7 @@ Test(project_validate, flop_conventions)
 	const char *conv = "layers,hidden,heads,kv_heads,ffn,vocab,seq,tp,pp,cp,vpp,micro_batch,"
 			   "global_batch,gpus,gpu,dtype,mfu_pct,flops_convention\n"
 			   "80,8192,64,8,28672,128256,8192,4,4,2,5,1,128,64,H100,bf16,54.52,megatron\n";
-	cvc_proj_validate_opts o = {"megatron", NULL};
+	cvc_proj_validate_opts o = {"megatron", NULL, 0};
 	cvc_proj_validation v;
 	char *out;
 	int col;
@@ -721,7 +730,7 @@ Test(project_validate, by_groups_and_bad_convention)
 	const char *text = "layers,hidden,heads,global_batch,gpus,tp,pp,seq,iter_s,site\n"
 			   "24,2048,16,512,8,1,1,2048,1.0,a\n24,2048,16,512,8,1,1,2048,2.0,b\n"
 			   "24,2048,16,512,8,1,1,2048,3.0,a\n";
-	cvc_proj_validate_opts by = {NULL, "site"}, bad = {"flopz", NULL}, nocol = {NULL, "x"};
+	cvc_proj_validate_opts by = {NULL, "site", 0}, bad = {"flopz", NULL, 0}, nocol = {NULL, "x", 0};
 	cvc_proj_validation v;
 	char *out = validate_text(text, &by, &v, CVC_OK);
 
@@ -862,7 +871,8 @@ Test(project_validate, published_runs_with_stated_recompute_fit)
 			continue;
 		row->path = path;
 		row->line = line;
-		if (vrow_read(row, map, hdr.f, rec.f, ctx, 0, -1) != 0)
+		vrow_start(row, 0, -1);
+		if (vrow_read(row, map, hdr.f, rec.f, ctx, 0) != 0)
 			continue;
 		cvc_proj_evaluate(ctx, &row->sc, &r);
 		cr_assert(r.valid, "%s: %s", rec.f[0], r.reason);

@@ -1,0 +1,385 @@
+/*
+ * vdefault.c - what a published row did not say, filled in from the stack
+ * and the date its source and notes name, and said.  A feature is assumed
+ * only where that stack had it at that date:
+ *  - Megatron's sequence parallelism: Korthikanti et al., "Reducing
+ *    Activation Recomputation in Large Transformer Models" (arXiv
+ *    2205.05198, May 2022), implemented in Megatron-LM then; never in
+ *    Megatron-DeepSpeed's 2021-22 fork (BLOOM, MT-NLG).
+ *  - TP communication overlap (--tp-comm-overlap): Transformer Engine's
+ *    userbuffers, released with Hopper at the end of 2022: none before 2023.
+ *  - FlashAttention: Dao et al. (arXiv 2205.14135, May 2022); a Megatron
+ *    stack dated before June 2022, or Megatron-DeepSpeed before 2023, ran
+ *    its unfused attention with the fused softmax kernel.
+ *  - The distributed optimizer: NeMo's and Megatron-Bridge's recipes turn
+ *    it on (`use_distributed_optimizer=True` in their
+ *    `distributed_fused_adam_with_cosine_annealing`), so "DDP" in their
+ *    tables is Megatron-Core's data parallel with ZeRO-1.
+ *  - The FP8 recipe: Megatron-Core's --fp8-recipe defaults to "delayed".
+ * docs/SCENARIOS.md "validate" lists these with an example each.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cvc/cvc_model.h"
+#include "ctx.h"
+#include "vrow.h"
+
+/* Fields that define a run: a default filled in for one of them is said. */
+static const char *const defining[] = {
+	"layers", "hidden", "heads", "kv_heads", "ffn", "ffn_type", "vocab", "seq",
+	"global_batch", "micro_batch", "tp", "pp", "vpp", "cp", "sp",
+};
+
+static int field(const char *key)
+{
+	return proj_field_find(NULL, key);
+}
+
+/* The framework: a column's, else the stack's, else the sharding's words,
+ * else Megatron-Core as its recipes run it.  1 when the stack is one cvc
+ * has no model of. */
+static int framework(struct vrow *r)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	const struct vstack *st = &r->stack;
+
+	if (r->g.framework)
+		return 0;
+	if (st->family == VS_JAX)
+		return vrow_cannot(r, CVC_PROJ_VWHY_UNMODELLED,
+				   "the stack '%s' (a JAX stack) is none cvc models", st->word);
+	if (vstack_megatron(st)) {
+		sc->framework = CVC_PROJ_FW_MEGATRON;
+		vrow_note(r, "framework=megatron (%s, named in the row's text)", st->name);
+	} else if (st->family) {
+		sc->framework = CVC_PROJ_FW_PYTORCH;
+		vrow_note(r, "framework=pytorch (%s, named in the row's text)", st->name);
+	} else if (r->g.has_shard && r->g.shard.torch_fsdp) {
+		sc->framework = CVC_PROJ_FW_PYTORCH;
+		vrow_note(r, "framework=pytorch (PyTorch FSDP's sharding names)");
+	} else {
+		sc->framework = CVC_PROJ_FW_MEGATRON;
+		vrow_assume(r, "framework=megatron (default)");
+	}
+	return 0;
+}
+
+/* The sharding cell applied under the stack now known. */
+static void sharding(struct vrow *r)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	const struct vshard *s = &r->g.shard;
+	const struct vstack *st = &r->stack;
+	int megatron = sc->framework == CVC_PROJ_FW_MEGATRON;
+
+	if (!r->g.has_shard) {
+		if (megatron && !proj_is_3d(sc)) {
+			/* a 3D grid's depth axis shards the weights itself (AxoNN):
+			 * no distributed optimizer on top */
+			sc->zero = 1;
+			vrow_assume(r, "zero=1 (%s's distributed optimizer)",
+				    st->family == VS_MEGATRON_DS ? "DeepSpeed ZeRO-1, BLOOM" :
+								   "Megatron-Core");
+		} else {
+			vrow_assume(r, "zero=%g (default)", sc->zero);
+		}
+		return;
+	}
+	if (s->ddp) {
+		/* plain data parallel: with Megatron-Core's recipes that is
+		 * the distributed optimizer (NeMo, Megatron-Bridge) */
+		int dist = megatron && (st->family == VS_NEMO || st->family == VS_BRIDGE ||
+					!st->family);
+
+		sc->zero = dist ? 1 : 0;
+		if (dist)
+			vrow_assume(r, "zero=1 ('%s': data parallel with the distributed optimizer "
+				       "%s recipes turn on)", r->g.shard_cell,
+				    st->family ? st->name : "Megatron-Core's");
+		else
+			vrow_note(r, "zero=0 (data parallel, no sharding)");
+	} else if (s->stage_unnamed) {
+		sc->zero = 1;
+		vrow_assume(r, "zero=1 (ZeRO named with no stage: stage 1)");
+	} else {
+		sc->zero = s->stage;
+		if (!isdigit((unsigned char)r->g.shard_cell[0]))
+			vrow_note(r, "zero=%d ('%s')", s->stage, r->g.shard_cell);
+	}
+	if (s->group > 0 && !(sc->shard_group > 0)) {
+		sc->shard_group = s->group;
+		if (s->group_pair)
+			vrow_assume(r, "shard_group=%g ('%g/%g': the first number read as the shard "
+				       "group, the second as its replicas)", s->group, s->group,
+				    s->replicas);
+		else
+			vrow_note(r, "shard_group=%g", s->group);
+	} else if (s->hybrid && !(sc->shard_group > 0)) {
+		double gpn = sc->gpus_per_node >= 1 ? sc->gpus_per_node : 8;
+		double per = (sc->tp >= 1 ? sc->tp : 1) * (sc->cp >= 1 ? sc->cp : 1);
+
+		sc->shard_group = fmax(1, floor(gpn / per));
+		vrow_assume(r, "shard_group=%g (hybrid sharding: shard inside a node, replicate "
+			       "across)", sc->shard_group);
+	}
+	r->hybrid = s->hybrid || s->group > 0;
+}
+
+/* A switch the text states ("without sequence parallel", "SP=1"), else
+ * the stack's default when it had the feature then.  key: the field. */
+static void feature(struct vrow *r, const char *key, const char *words, int on,
+		    const char *why_off, const char *why_on)
+{
+	int f = field(key), said;
+
+	if (f < 0 || vrow_given(r, f))
+		return;
+	said = vtext_switch(r->text, words);
+	if (said >= 0) {
+		proj_field_set_num(&r->sc, f, said);
+		vrow_mark(r, f);
+		vrow_note(r, "%s=%d (the row's text says so)", key, said);
+		return;
+	}
+	if (!on && !why_off)
+		return;
+	proj_field_set_num(&r->sc, f, on);
+	vrow_mark(r, f);
+	vrow_assume(r, "%s=%d (%s)", key, on, on ? why_on : why_off);
+}
+
+/* Megatron's features by stack and date; PyTorch stacks keep the defaults. */
+static void megatron_features(struct vrow *r)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	const struct vstack *st = &r->stack;
+	int ds = st->family == VS_MEGATRON_DS;
+	int no_sp = ds || vstack_before(st, 2022, 5);
+	int no_ub = ds || vstack_before(st, 2023, 1);
+	int f = field("attention");
+	char why_sp[160], why_ub[160];
+
+	if (sc->framework != CVC_PROJ_FW_MEGATRON)
+		return;
+	snprintf(why_sp, sizeof why_sp, "%s%s: before Megatron's sequence parallelism",
+		 st->name ? st->name : "the stack", st->year ? " dated by the text" : "");
+	snprintf(why_ub, sizeof why_ub, "%s%s: before Transformer Engine's TP overlap",
+		 st->name ? st->name : "the stack", st->year ? " dated by the text" : "");
+	feature(r, "sp", "sequence parallel|sequence-parallel|sequence_parallel|"
+		"sequence parallelism|seq parallel|--sequence-parallel|sp",
+		sc->tp > 1 && !no_sp, sc->tp > 1 ? why_sp : NULL, "Megatron-Core with tp > 1");
+	feature(r, "tp_overlap", "tp comm overlap|tp-comm-overlap|tp_comm_overlap|tp overlap|"
+		"userbuffers|comm-gemm overlap", sc->tp > 1 && !no_ub, sc->tp > 1 ? why_ub : NULL,
+		"Megatron-Core's --tp-comm-overlap");
+	/* before FlashAttention: Megatron's unfused attention, fused softmax */
+	if (f >= 0 && !vrow_given(r, f) &&
+	    ((ds && !(st->year >= 2023)) || vstack_before(st, 2022, 6))) {
+		sc->attention = CVC_PROJ_ATTN_UNFUSED;
+		vrow_mark(r, f);
+		vrow_assume(r, "attention=unfused (%s%s: before FlashAttention)",
+			    st->name ? st->name : "the stack", st->year ? " as dated" : "");
+	}
+}
+
+/* The FP8 recipe a row names none of, and a dtype cvc does not price. */
+static int precision(struct vrow *r)
+{
+	cvc_proj_scenario *sc = &r->sc;
+
+	if (r->g.dtype_name)
+		return vrow_cannot(r, CVC_PROJ_VWHY_UNMODELLED, "dtype '%s' ('%s') is none cvc "
+				   "prices (%s)", r->g.dtype_name, r->g.dtype_cell,
+				   proj_fields[field("dtype")].names);
+	if (!r->g.dtype)
+		vrow_assume(r, "dtype=bf16 (default)");
+	if (sc->dtype == CVC_PROJ_FP8 && !r->g.recipe) {
+		sc->fp8_recipe = CVC_PROJ_FP8_DELAYED;
+		vrow_assume(r, "fp8_recipe=delayed (no recipe named: Megatron-Core's --fp8-recipe "
+			       "default)");
+	}
+	return 0;
+}
+
+/* The FFN's kind: a column's, the words of the model name or notes
+ * ("GeGLU"), else by width (a gated FFN is sized about 8h/3..3.5h to keep a
+ * 4h two-matrix FFN's parameters). */
+static void ffn_kind(struct vrow *r)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	char t[2300];
+	double w = sc->ffn > 0 ? sc->ffn : sc->moe_ffn;
+	int v, f = proj_field_find("model", "ffn_type");
+
+	if (r->g.ffn_type)
+		return;
+	snprintf(t, sizeof t, "%s %s", r->name, r->text);
+	if ((v = vrow_enum_words("ffn_type", t)) >= 0 &&
+	    vtext_switch(t, "swiglu|geglu|reglu|glu|gated|gelu|relu|squared relu") > 0) {
+		char nm[16];
+
+		sc->ffn_type = v;
+		vrow_mark(r, f);
+		proj_enum_name(proj_fields[f].names, v, nm, sizeof nm);
+		vrow_note(r, "ffn_type=%s (named in the row's text)", nm);
+		return;
+	}
+	if (!(w > 0) || !(sc->hidden > 0))
+		return;
+	sc->ffn_type = w < 4 * sc->hidden ? CVC_PROJ_FFN_SWIGLU : CVC_PROJ_FFN_GELU;
+	vrow_assume(r, "ffn_type=%s (ffn %s 4 x hidden)",
+		    sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? "swiglu" : "gelu",
+		    sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? "<" : ">=");
+	vrow_mark(r, f);
+}
+
+/* Experts' widths and attention's kind the cells named by their forms. */
+static int moe_and_mla(struct vrow *r)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	int fs = field("shared_ffn");
+
+	if (r->g.shared_n > 0 && !vrow_given(r, fs)) {
+		if (!(sc->moe_ffn > 0))
+			return vrow_cannot(r, CVC_PROJ_VWHY_MISSING, "%g shared experts named, but "
+					   "no expert width (moe_ffn) to size them", r->g.shared_n);
+		sc->shared_ffn = r->g.shared_n * sc->moe_ffn;
+		vrow_mark(r, fs);
+		vrow_note(r, "shared_ffn=%g (%g shared experts of moe_ffn %g)", sc->shared_ffn,
+			  r->g.shared_n, sc->moe_ffn);
+	}
+	if (r->g.mla && !(sc->kv_lora_rank > 0))
+		return vrow_cannot(r, CVC_PROJ_VWHY_MISSING,
+				   "kv_heads says multi-latent attention, and no cell gives its "
+				   "ranks (kv_lora_rank, q_lora_rank, qk_rope_head_dim, v_head_dim)");
+	return 0;
+}
+
+/* The hardware cell's domain, node and links, as scenario fields. */
+static void hardware(struct vrow *r, cvc_proj_ctx *ctx)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	const struct vgpu *hw = &r->g.hw;
+	const cvc_hw_spec *spec = cvc_hw_catalog_lookup(ctx->cat, sc->gpu);
+	int fd = field("nvlink_domain"), fn = field("gpus_per_node");
+
+	if (!r->g.has_hw && !r->g.has_net)
+		return;
+	if (hw->per_node > 0 && !vrow_given(r, fn)) {
+		sc->gpus_per_node = hw->per_node;
+		vrow_mark(r, fn);
+		vrow_note(r, "gpus_per_node=%g (the gpu text)", hw->per_node);
+	}
+	if (hw->domain > 0 && fd >= 0 && !vrow_given(r, fd)) {
+		proj_field_set_num(sc, fd, hw->domain);
+		vrow_mark(r, fd);
+		vrow_note(r, "nvlink_domain=%g (NVL%g in the gpu text)", hw->domain, hw->domain);
+	}
+	if (hw->nic_gbps > 0 && spec && spec->inter_bw_gbps > 0) {
+		sc->scale_inter_bw = hw->nic_gbps / spec->inter_bw_gbps;
+		(hw->nic_assumed ? vrow_assume : vrow_note)(
+			r, "network %.4g GB/s per GPU ('%s' read %s)", hw->nic_gbps, hw->nic_text,
+			hw->nic_how);
+	}
+	if (hw->nvlink_gbps > 0 && spec && spec->intra_bw_gbps > 0) {
+		sc->scale_intra_bw = hw->nvlink_gbps / spec->intra_bw_gbps;
+		(hw->nvlink_assumed ? vrow_assume : vrow_note)(
+			r, "NVLink %.4g GB/s per GPU each way ('%s'%s)", hw->nvlink_gbps,
+			hw->nvlink_text,
+			hw->nvlink_assumed ? " read as both directions, as datasheets print NVLink"
+					   : "");
+	}
+	if (hw->ignored[0])
+		vrow_note(r, "'%s' not read (the gpu text names no link for it)", hw->ignored);
+}
+
+/* A TFLOP/s or MFU figure's convention, where no column or flag names it:
+ * the convention the text names, else the one its stack prints. */
+static void convention(struct vrow *r)
+{
+	static const struct {
+		int conv;
+		const char *words;
+	} named[] = {
+		{PROJ_FLOPS_MEGATRON_2021, "narayanan|eq. 3|megatron-2021"},
+		{PROJ_FLOPS_MEGATRON, "megatron model-flop|nemo/megatron model-flop|"
+				      "num_floating_point_operations|model tflop/s uses nemo|"
+				      "megatron model flop|nemo model-flop"},
+		{PROJ_FLOPS_PALM, "palm|6n + 12"},
+	};
+
+	if (r->conv >= 0 || !(r->tflops > 0 || r->mfu > 0) || r->tps > 0 || r->iter > 0)
+		return;
+	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+		if (vtext_has(r->text, named[i].words)) {
+			r->conv = named[i].conv;
+			vrow_note(r, "TFLOP/s counted as %s (named in the row's text)",
+				  proj_flops_name(r->conv));
+			return;
+		}
+	if (r->stack.family == VS_NEMO || r->stack.family == VS_BRIDGE) {
+		r->conv = PROJ_FLOPS_MEGATRON;
+		vrow_assume(r, "TFLOP/s counted as megatron (%s prints Megatron-LM's "
+			       "num_floating_point_operations)", r->stack.name);
+	}
+}
+
+/* Says the defaults filled in for the fields that define a run. */
+static void note_defining(struct vrow *r, int legacy)
+{
+	cvc_proj_scenario *sc = &r->sc;
+
+	for (size_t i = 0; i < sizeof defining / sizeof defining[0]; i++) {
+		int f = proj_field_find("model", defining[i]);
+		char val[64];
+
+		if (f < 0)
+			f = field(defining[i]);
+		if (f < 0 || vrow_given(r, f))
+			continue;
+		if (legacy && (!strcmp(defining[i], "seq") || !strcmp(defining[i], "vocab") ||
+			       !strcmp(defining[i], "micro_batch") || !strcmp(defining[i], "sp") ||
+			       !strcmp(defining[i], "vpp") || !strcmp(defining[i], "cp") ||
+			       !strcmp(defining[i], "kv_heads") || !strcmp(defining[i], "ffn") ||
+			       !strcmp(defining[i], "ffn_type")))
+			continue; /* the table's own conventions, said once above */
+		if (!strcmp(defining[i], "kv_heads") && r->g.mla)
+			continue;
+		if (!strcmp(defining[i], "kv_heads") || !strcmp(defining[i], "ffn"))
+			snprintf(val, sizeof val, "%s", !strcmp(defining[i], "ffn")
+							      ? (sc->ffn_type ? "8h/3" : "4h")
+							      : "heads");
+		else if (proj_fields[f].type == PF_ENUM)
+			proj_enum_name(proj_fields[f].names, (int)proj_field_get(sc, f), val,
+				       sizeof val);
+		else
+			snprintf(val, sizeof val, "%g", proj_field_get(sc, f));
+		vrow_assume(r, "%s=%s (default)", defining[i], val);
+	}
+}
+
+int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
+{
+	cvc_proj_scenario *sc = &r->sc;
+
+	if (!r->g.gpu && !legacy)
+		vrow_assume(r, "gpu=%s (default)", sc->gpu);
+	if (!legacy) {
+		if (!r->g.recompute)
+			vrow_assume(r, "recompute=%s (default)",
+				    sc->recompute == CVC_PROJ_RECOMP_SELECTIVE ? "selective" : "none");
+		if (framework(r) || precision(r))
+			return 1;
+		sharding(r);
+		megatron_features(r);
+	}
+	ffn_kind(r);
+	if (moe_and_mla(r))
+		return 1;
+	hardware(r, ctx);
+	convention(r);
+	note_defining(r, legacy);
+	return r->why[0] ? 1 : 0;
+}
