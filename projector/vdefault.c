@@ -33,10 +33,6 @@ static const char *const defining[] = {
 	"global_batch", "micro_batch", "tp", "pp", "vpp", "cp", "sp",
 };
 
-static int field(const char *key)
-{
-	return proj_field_find(NULL, key);
-}
 
 /* The framework: a column's, else the stack's, else the sharding's words,
  * else Megatron-Core as its recipes run it.  1 when the stack is one cvc
@@ -133,11 +129,11 @@ static void sharding(struct vrow *r)
 static void feature(struct vrow *r, const char *key, const char *words, int on,
 		    const char *why_off, const char *why_on)
 {
-	int f = field(key), said;
+	int f = vrow_fid(r, key), said;
 
 	if (f < 0 || vrow_given(r, f))
 		return;
-	said = vtext_switch(r->text, words);
+	said = vtext_switch_lower(r->text, words);
 	if (said >= 0) {
 		proj_field_set_num(&r->sc, f, said);
 		vrow_mark(r, f);
@@ -159,7 +155,7 @@ static void megatron_features(struct vrow *r)
 	int ds = st->family == VS_MEGATRON_DS;
 	int no_sp = ds || vstack_before(st, 2022, 5);
 	int no_ub = ds || vstack_before(st, 2023, 1);
-	int f = field("attention");
+	int f = vrow_fid(r, "attention");
 	char why_sp[160], why_ub[160];
 
 	if (sc->framework != CVC_PROJ_FW_MEGATRON)
@@ -192,7 +188,7 @@ static int precision(struct vrow *r)
 	if (r->g.dtype_name)
 		return vrow_cannot(r, CVC_PROJ_VWHY_UNMODELLED, "dtype '%s' ('%s') is none cvc "
 				   "prices (%s)", r->g.dtype_name, r->g.dtype_cell,
-				   proj_fields[field("dtype")].names);
+				   proj_fields[vrow_fid(r, "dtype")].names);
 	if (!r->g.dtype)
 		vrow_assume(r, "dtype=bf16 (default)");
 	if (sc->dtype == CVC_PROJ_FP8 && !r->g.recipe) {
@@ -211,13 +207,15 @@ static void ffn_kind(struct vrow *r)
 	cvc_proj_scenario *sc = &r->sc;
 	char t[2300];
 	double w = sc->ffn > 0 ? sc->ffn : sc->moe_ffn;
-	int v, f = proj_field_find("model", "ffn_type");
+	int v, f = vrow_fid(r, "ffn_type");
 
 	if (r->g.ffn_type)
 		return;
 	snprintf(t, sizeof t, "%s %s", r->name, r->text);
-	if ((v = vrow_enum_words("ffn_type", t)) >= 0 &&
-	    vtext_switch(t, "swiglu|geglu|reglu|glu|gated|gelu|relu|squared relu") > 0) {
+	for (char *c = t; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	if ((v = vrow_enum_words_lower("ffn_type", t)) >= 0 &&
+	    vtext_switch_lower(t, "swiglu|geglu|reglu|glu|gated|gelu|relu|squared relu") > 0) {
 		char nm[16];
 
 		sc->ffn_type = v;
@@ -239,7 +237,7 @@ static void ffn_kind(struct vrow *r)
 static int moe_and_mla(struct vrow *r)
 {
 	cvc_proj_scenario *sc = &r->sc;
-	int fs = field("shared_ffn");
+	int fs = vrow_fid(r, "shared_ffn");
 
 	if (r->g.shared_n > 0 && !vrow_given(r, fs)) {
 		if (!(sc->moe_ffn > 0))
@@ -263,7 +261,7 @@ static void hardware(struct vrow *r, cvc_proj_ctx *ctx)
 	cvc_proj_scenario *sc = &r->sc;
 	const struct vgpu *hw = &r->g.hw;
 	const cvc_hw_spec *spec = cvc_hw_catalog_lookup(ctx->cat, sc->gpu);
-	int fd = field("nvlink_domain"), fn = field("gpus_per_node");
+	int fd = vrow_fid(r, "nvlink_domain"), fn = vrow_fid(r, "gpus_per_node");
 
 	if (!r->g.has_hw && !r->g.has_net)
 		return;
@@ -332,11 +330,9 @@ static void note_defining(struct vrow *r, int legacy)
 	cvc_proj_scenario *sc = &r->sc;
 
 	for (size_t i = 0; i < sizeof defining / sizeof defining[0]; i++) {
-		int f = proj_field_find("model", defining[i]);
+		int f = vrow_fid(r, defining[i]);
 		char val[64];
 
-		if (f < 0)
-			f = field(defining[i]);
 		if (f < 0 || vrow_given(r, f))
 			continue;
 		if (legacy && (!strcmp(defining[i], "seq") || !strcmp(defining[i], "vocab") ||

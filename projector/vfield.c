@@ -69,12 +69,18 @@ static const struct word_rule {
 
 int vrow_enum_words(const char *key, const char *text)
 {
+	char t[512];
+
+	vtext_lower(t, sizeof t, text);
+	return vrow_enum_words_lower(key, t);
+}
+
+int vrow_enum_words_lower(const char *key, const char *t)
+{
 	int f = proj_field_find(NULL, key);
-	char t[2400];
 
 	if (f < 0)
 		return -1;
-	vtext_lower(t, sizeof t, text);
 	for (size_t i = 0; i < sizeof word_rules / sizeof word_rules[0]; i++)
 		if (!strcmp(word_rules[i].key, key) && vtext_has(t, word_rules[i].words))
 			return proj_enum_index(proj_fields[f].names, word_rules[i].value);
@@ -147,9 +153,9 @@ static int read_pattern(struct vrow *r, const char *k, const char *t)
 		return vrow_cannot(r, CVC_PROJ_VWHY_CELL,
 				   "column %s: '%s' (expected a number or a list such as "
 				   "([0]*3+[1]*58): %s)", k, t, why);
-	proj_field_set_num(&r->sc, proj_field_find(NULL, "moe_first_dense"), first);
-	proj_field_set_num(&r->sc, proj_field_find(NULL, "moe_layer_freq"), freq);
-	vrow_mark(r, proj_field_find(NULL, "moe_first_dense"));
+	proj_field_set_num(&r->sc, vrow_fid(r, "moe_first_dense"), first);
+	proj_field_set_num(&r->sc, vrow_fid(r, "moe_layer_freq"), freq);
+	vrow_mark(r, vrow_fid(r, "moe_first_dense"));
 	vrow_note(r, "moe_first_dense=%g, moe_layer_freq=%g (from %g layers' list)", first, freq, n);
 	return 0;
 }
@@ -157,7 +163,7 @@ static int read_pattern(struct vrow *r, const char *k, const char *t)
 /* Sets numeric field key to v, given, said as read from cell t. */
 static void set_labelled(struct vrow *r, const char *key, double v, const char *t)
 {
-	int f = proj_field_find(NULL, key);
+	int f = vrow_fid(r, key);
 
 	if (f < 0 || vrow_given(r, f))
 		return;

@@ -181,6 +181,21 @@ int vrow_columns(struct vrow_map *map, char **names, size_t n)
 	return 0;
 }
 
+int vrow_fid(struct vrow *r, const char *key)
+{
+	int f;
+
+	for (int i = 0; i < r->nfid; i++)
+		if (r->fid_key[i] == key)
+			return r->fid[i];
+	f = proj_field_find(NULL, key);
+	if (r->nfid < (int)(sizeof r->fid / sizeof r->fid[0])) {
+		r->fid_key[r->nfid] = key;
+		r->fid[r->nfid++] = f;
+	}
+	return f;
+}
+
 int vrow_given(const struct vrow *r, int f)
 {
 	for (int i = 0; i < r->ngiven; i++)
@@ -282,7 +297,7 @@ static int read_measured(struct vrow *r, enum vrole role, const char *k, const c
 static int read_dtype(struct vrow *r, const char *k, const char *t, int guess)
 {
 	struct vdtype d;
-	int fd = proj_field_find(NULL, "dtype"), fr = proj_field_find(NULL, "fp8_recipe");
+	int fd = vrow_fid(r, "dtype"), fr = vrow_fid(r, "fp8_recipe");
 	const char *name;
 	int v;
 
@@ -321,7 +336,7 @@ static int read_dtype(struct vrow *r, const char *k, const char *t, int guess)
 static int read_recompute(struct vrow *r, const char *k, const char *t, int guess)
 {
 	struct vrecompute rc;
-	int f = proj_field_find(NULL, "recompute_modules"), mask;
+	int f = vrow_fid(r, "recompute_modules"), mask;
 	char bad[80];
 
 	if (vtext_recompute(t, &rc))
@@ -341,6 +356,28 @@ static int read_recompute(struct vrow *r, const char *k, const char *t, int gues
 	return 0;
 }
 
+/* vgpu_read() through the row reader's memo of recent cells. */
+static int vgpu_memo(struct vrow *r, const cvc_hw_catalog *cat, const char *t, double gpn,
+		     struct vgpu *g)
+{
+	const int n = (int)(sizeof r->hwmemo / sizeof r->hwmemo[0]);
+	int slot;
+
+	if (strlen(t) >= sizeof r->hwmemo[0].cell)
+		return vgpu_read(cat, t, gpn, g);
+	for (int i = 0; i < n && i < r->nhw; i++)
+		if (r->hwmemo[i].gpn == gpn && !strcmp(r->hwmemo[i].cell, t)) {
+			*g = r->hwmemo[i].g;
+			return r->hwmemo[i].rc;
+		}
+	slot = r->nhw++ % n;
+	snprintf(r->hwmemo[slot].cell, sizeof r->hwmemo[slot].cell, "%s", t);
+	r->hwmemo[slot].gpn = gpn;
+	r->hwmemo[slot].rc = vgpu_read(cat, t, gpn, &r->hwmemo[slot].g);
+	*g = r->hwmemo[slot].g;
+	return r->hwmemo[slot].rc;
+}
+
 /* The gpu cell (or a network column): the catalog GPU named anywhere in it,
  * its NVLink domain, node and link rates (vgpu.c). */
 static int read_gpu(struct vrow *r, enum vrole role, const char *t, int guess,
@@ -349,7 +386,7 @@ static int read_gpu(struct vrow *r, enum vrole role, const char *t, int guess,
 	struct vgpu g;
 	double gpn = r->sc.gpus_per_node >= 1 ? r->sc.gpus_per_node : 8;
 
-	if (vgpu_read(ctx->cat, t, gpn, &g) && role == V_GPU)
+	if (vgpu_memo(r, ctx->cat, t, gpn, &g) && role == V_GPU)
 		return vrow_cannot(r, CVC_PROJ_VWHY_HARDWARE,
 				   "gpu '%s' names no GPU of the hardware catalog", t);
 	if (role == V_NET) {
@@ -439,15 +476,15 @@ static int read_cell(struct vrow *r, const struct vcol *col, const char *k, cons
 static void attention_from_text(struct vrow *r, const char *t)
 {
 	static const char *const versions[] = {"fa4", "fa2", "fa1"};
-	int f = proj_field_find(NULL, "attention");
+	int f = vrow_fid(r, "attention");
 
 	if (f < 0 || vrow_given(r, f) || !*t)
 		return;
 	/* the FlashAttention versions only: the unversioned words ("flash",
 	 * "fused") say nothing a default does not */
-	for (size_t j = 0; j < sizeof versions / sizeof versions[0]; j++) {
-		int v = vrow_enum_words("attention", t);
+	int v = vrow_enum_words_lower("attention", t);
 
+	for (size_t j = 0; j < sizeof versions / sizeof versions[0]; j++) {
 		if (v < 0 || v != proj_enum_index(proj_fields[f].names, versions[j]))
 			continue;
 		r->sc.attention = v;
@@ -503,11 +540,11 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 		for (size_t i = 0; i < 3; i++) {
 			static const char *const shape[] = {"layers", "hidden", "heads"};
 
-			if (!vrow_given(r, proj_field_find("model", shape[i])))
+			if (!vrow_given(r, vrow_fid(r, shape[i])))
 				return vrow_cannot(r, CVC_PROJ_VWHY_MISSING,
 						   "the model's shape not given (%s)", shape[i]);
 		}
-	if (!vrow_given(r, proj_field_find(NULL, "global_batch")))
+	if (!vrow_given(r, vrow_fid(r, "global_batch")))
 		return vrow_cannot(r, CVC_PROJ_VWHY_MISSING, "global_batch not given");
 	/* a 3D tensor-parallel grid (tp_row, tp_col, tp_depth) is a layout too */
 	if (!r->g.tp && !r->g.pp && !legacy && !proj_is_3d(sc))

@@ -49,6 +49,9 @@ void vtext_lower(char *t, size_t len, const char *text);
  * follow: "fsdp2"), NULL when it does not. */
 const char *vtext_find(const char *t, const char *w);
 
+/* vtext_find() of the first n bytes of w. */
+const char *vtext_find_n(const char *t, const char *w, size_t n);
+
 /* Whether lower-case t holds one of the '|'-separated words as a word. */
 int vtext_has(const char *t, const char *words);
 
@@ -58,6 +61,9 @@ int vtext_negated(const char *t, const char *p, size_t n);
 /* The first of the '|'-separated words text names: 1 when on, 0 when
  * negated ("without sequence parallel", "sp=0"), -1 when none is named. */
 int vtext_switch(const char *text, const char *words);
+
+/* vtext_switch() of text already lower case (no copy, no length bound). */
+int vtext_switch_lower(const char *t, const char *words);
 
 /* A sharding cell as its words say (vtext_sharding()). */
 struct vshard {
@@ -204,6 +210,16 @@ struct vrow {
 	char text[2048];          /* source and notes, lower case */
 	int decimal_comma;        /* a ';'-separated file */
 	int strict;               /* --strict: an assumption is a reason */
+	struct {                  /* the last hardware cells read, kept across
+				   * rows: a table repeats its few GPUs */
+		char cell[160];
+		double gpn;
+		struct vgpu g;
+		int rc;
+	} hwmemo[4];
+	int nhw;
+	const char *fid_key[48];  /* vrow_fid()'s memo, kept across rows */
+	int fid[48], nfid;
 	int has_measured;         /* a measured cell is not empty */
 	char assumed[2048];       /* "; "-separated */
 	int kind;                 /* enum cvc_proj_vwhy of why */
@@ -252,8 +268,13 @@ int vrow_cannot(struct vrow *r, int kind, const char *fmt, ...) CVC_PRINTF(3, 4)
 int vrow_field(struct vrow *r, int field, const char *k, const char *t, int guess);
 
 /* The value of the first word rule of the enum field named key that text
- * names (vfield.c's published wordings), -1 when none. */
+ * names (vfield.c's published wordings), -1 when none; _lower: text is
+ * already lower case. */
 int vrow_enum_words(const char *key, const char *text);
+int vrow_enum_words_lower(const char *key, const char *t);
+
+/* proj_field_find(NULL, key), remembered per key string in r. */
+int vrow_fid(struct vrow *r, const char *key);
 
 /* Whether field f was given by the row, and marking it so. */
 int vrow_given(const struct vrow *r, int f);

@@ -66,14 +66,42 @@ static int two(const char *p)
  * container release "24.07" after "nemo" / "release" / "container" / "v",
  * an arXiv number "2104.04473" (year and month of submission).
  */
+/* The month named by the word that ends right before p ("jan 2024",
+ * "January, 2024"): 1..12, 0 when none. */
+static int month_before(const char *t, const char *p)
+{
+	const char *e = p, *b;
+
+	while (e > t && (e[-1] == ' ' || e[-1] == '.' || e[-1] == ','))
+		e--;
+	b = e;
+	while (b > t && isalpha((unsigned char)b[-1]))
+		b--;
+	if (e - b < 3)
+		return 0;
+	for (int m = 0; m < 12; m++)
+		if (!strncmp(b, months[m], 3))
+			return m + 1;
+	return 0;
+}
+
+/*
+ * The latest date the text gives: "2024-04", "2024", "Jan 2024", a
+ * container release "24.07" after "nemo" / "release" / "container" / "v",
+ * an arXiv number "2104.04473" (year and month of submission).  Only
+ * digits start a date, so the scan costs a test per byte.
+ */
 static void dates(const char *t, struct vstack *st)
 {
 	static const char *const release[] = {"nemo ", "release ", "container ", "releases v",
 					      "nemo:", "v", "r"};
 
 	for (const char *p = t; *p; p++) {
-		int word = p == t || !isalnum((unsigned char)p[-1]);
+		int word;
 
+		if (!isdigit((unsigned char)*p))
+			continue;
+		word = p == t || !isalnum((unsigned char)p[-1]);
 		/* a container release: "nemo 24.07", "release 26.06", "v25.02" */
 		if (two(p) >= 18 && p[2] == '.' && two(p + 3) >= 1 && two(p + 3) <= 12)
 			for (size_t i = 0; i < sizeof release / sizeof release[0]; i++) {
@@ -92,29 +120,18 @@ static void dates(const char *t, struct vstack *st)
 		    strspn(p, "0123456789") == 4 && p[4] == '.') {
 			keep(st, 2000 + (p[0] - '0') * 10 + (p[1] - '0'), (p[2] - '0') * 10 + (p[3] - '0'),
 			     p - 6, 16);
-			continue;
-		}
-		/* 20YY, 20YY-MM */
-		if (p[0] == '2' && p[1] == '0' && two(p + 2) >= 0) {
+		} else if (p[0] == '2' && p[1] == '0' && two(p + 2) >= 0) {
+			/* 20YY, 20YY-MM, "Jan 2024" */
 			int y = 2000 + two(p + 2), m = 0;
 
 			if (p[4] == '-' && two(p + 5) >= 1 && two(p + 5) <= 12)
 				m = two(p + 5);
+			else
+				m = month_before(t, p);
 			keep(st, y, m, p, m ? 7 : 4);
-			continue;
 		}
-		/* month names: "jan 2024" */
-		for (int m = 0; m < 12; m++)
-			if (!strncmp(p, months[m], 3)) {
-				const char *q = p + 3;
-
-				while (isalpha((unsigned char)*q))
-					q++;
-				while (*q == ' ' || *q == '.' || *q == ',')
-					q++;
-				if (q[0] == '2' && q[1] == '0' && two(q + 2) >= 0)
-					keep(st, 2000 + two(q + 2), m + 1, p, (size_t)(q + 4 - p));
-			}
+		while (isdigit((unsigned char)p[1]))
+			p++;
 	}
 }
 
@@ -127,13 +144,11 @@ int vstack_read(const char *t, struct vstack *st)
 		while (*w) {
 			const char *bar = strchr(w, '|');
 			size_t n = bar ? (size_t)(bar - w) : strlen(w);
-			char word[48];
 
-			snprintf(word, sizeof word, "%.*s", (int)n, w);
-			if (vtext_find(t, word)) {
+			if (vtext_find_n(t, w, n)) {
 				st->family = stacks[i].family;
 				st->name = stacks[i].name;
-				snprintf(st->word, sizeof st->word, "%s", word);
+				snprintf(st->word, sizeof st->word, "%.*s", (int)n, w);
 				goto found;
 			}
 			w += n + (bar ? 1 : 0);

@@ -20,9 +20,12 @@
 
 void vtext_lower(char *t, size_t len, const char *text)
 {
-	snprintf(t, len, "%s", text);
-	for (; *t; t++)
-		*t = (char)tolower((unsigned char)*t);
+	size_t i = 0;
+
+	for (; text[i] && i + 1 < len; i++)
+		t[i] = (char)tolower((unsigned char)text[i]);
+	if (len)
+		t[i] = 0;
 }
 
 /* Whether c may be part of a word ("fsdp2", "shard_grad_op", "zero-3"
@@ -32,20 +35,27 @@ static int wordc(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-const char *vtext_find(const char *t, const char *w)
+const char *vtext_find_n(const char *t, const char *w, size_t n)
 {
-	size_t n = strlen(w);
-
-	for (const char *p = strstr(t, w); p; p = strstr(p + 1, w)) {
-		int before = p > t && wordc(p[-1]) && wordc(w[0]);
+	if (!n)
+		return NULL;
+	for (const char *p = strchr(t, w[0]); p; p = strchr(p + 1, w[0])) {
+		if (strncmp(p, w, n))
+			continue;
 		/* a word may carry a version ("fsdp2", "fa3") but not run into
 		 * more letters ("fsdpx", "ddpm") */
-		int after = isalpha((unsigned char)p[n]) && wordc(w[n - 1]);
-
-		if (!before && !after)
-			return p;
+		if (p > t && wordc(p[-1]) && wordc(w[0]))
+			continue;
+		if (isalpha((unsigned char)p[n]) && wordc(w[n - 1]))
+			continue;
+		return p;
 	}
 	return NULL;
+}
+
+const char *vtext_find(const char *t, const char *w)
+{
+	return vtext_find_n(t, w, strlen(w));
 }
 
 int vtext_has(const char *t, const char *words)
@@ -53,10 +63,8 @@ int vtext_has(const char *t, const char *words)
 	while (*words) {
 		const char *bar = strchr(words, '|');
 		size_t n = bar ? (size_t)(bar - words) : strlen(words);
-		char w[64];
 
-		snprintf(w, sizeof w, "%.*s", (int)n, words);
-		if (vtext_find(t, w))
+		if (vtext_find_n(t, words, n))
 			return 1;
 		words += n + (bar ? 1 : 0);
 	}
@@ -72,11 +80,8 @@ static const char *first_of(const char *t, const char *words, size_t *len)
 	while (*words) {
 		const char *bar = strchr(words, '|');
 		size_t n = bar ? (size_t)(bar - words) : strlen(words);
-		char w[64];
-		const char *p;
+		const char *p = vtext_find_n(t, words, n);
 
-		snprintf(w, sizeof w, "%.*s", (int)n, words);
-		p = vtext_find(t, w);
 		if (p && (!best || p < best)) {
 			best = p;
 			*len = n;
@@ -360,15 +365,18 @@ int vtext_recompute(const char *text, struct vrecompute *rc)
 	return rc->kind >= 0 ? 0 : -1;
 }
 
+int vtext_switch_lower(const char *t, const char *words)
+{
+	size_t n;
+	const char *p = first_of(t, words, &n);
+
+	return p ? !vtext_negated(t, p, n) : -1;
+}
+
 int vtext_switch(const char *text, const char *words)
 {
-	char t[2400];
-	const char *p;
-	size_t n;
+	char t[512];
 
 	vtext_lower(t, sizeof t, text);
-	p = first_of(t, words, &n);
-	if (!p)
-		return -1;
-	return !vtext_negated(t, p, n);
+	return vtext_switch_lower(t, words);
 }
