@@ -435,19 +435,22 @@ static size_t next_line(const char *s, size_t len, size_t pos)
 
 /* A record whose quoting could not be read: written with empty cells and
  * the reader's message (without the file name the summary gives). */
-static cvc_status bad_record(cvc_proj_ctx *ctx, struct vrow *row, const char *msg,
+static cvc_status bad_record(cvc_proj_ctx *ctx, struct vrow *row, long first, const char *msg,
 			     const cvc_csv_rec *hdr, int by, cvc_proj_validation *sum,
 			     struct verrs *E, FILE *out, char *err, size_t errlen)
 {
 	static char blank[1];
-	const char *at = strstr(msg, "line ");
+	/* the reader's words after its "'file': line N: ", N where it saw the
+	 * fault; the row is named by the line it starts on */
+	const char *at = strstr(msg, ": expected");
 	char *empty[VROW_MAX_COLS];
 	cvc_csv_rec rec = {empty, hdr->n, 0};
 
 	for (size_t c = 0; c < hdr->n; c++)
 		empty[c] = blank;
 	vrow_start(row, 0, -1);
-	vrow_cannot(row, CVC_PROJ_VWHY_ROW, "%s (the row's first line skipped)", at ? at : msg);
+	vrow_cannot(row, CVC_PROJ_VWHY_ROW, "line %ld%s (the row's first line skipped)", first,
+		    at ? at : msg);
 	return validate_row(ctx, row, 1, &rec, by, sum, E, out, err, errlen);
 }
 
@@ -552,6 +555,7 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 		row->path = path;
 		row->line = first;
 		row->strict = opts->strict;
+		row->decimal_comma = sep == ';';
 		rc = cvc_csv_record_sep(path, text, len, &pos, &line, sep, &rec, VROW_MAX_COLS,
 					MAX_CELL, rerr, sizeof rerr);
 		if (rc == CVC_ERR_NOMEM) {
@@ -561,7 +565,8 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 		if (rc) {
 			pos = next_line(text, len, start);
 			line = first + 1;
-			if ((rc = bad_record(ctx, row, rerr, &hdr, by, sum, &E, out, err, errlen)))
+			if ((rc = bad_record(ctx, row, first, rerr, &hdr, by, sum, &E, out, err,
+					     errlen)))
 				goto out;
 			continue;
 		}

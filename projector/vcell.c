@@ -58,7 +58,8 @@ static size_t starts_word(const char *s, const char *w)
  * ';'-separated file) a comma is the decimal mark instead.  Returns the
  * bytes of s used, 0 when s does not start with a digit or '.'.
  */
-static size_t number_text(const char *s, int decimal_comma, char *buf, size_t len)
+static size_t number_text(const char *s, int decimal_comma, char *buf, size_t len,
+			  int *was_grouped)
 {
 	size_t i = 0, o = 0;
 	int grouped = 0;
@@ -73,6 +74,7 @@ static size_t number_text(const char *s, int decimal_comma, char *buf, size_t le
 			i++;
 		} else if (c == ',' && decimal_comma && isdigit((unsigned char)s[i + 1])) {
 			buf[o++] = '.';
+			*was_grouped = 1;
 			i++;
 		} else if (c == ',' && !decimal_comma && isdigit((unsigned char)s[i + 1]) &&
 			   isdigit((unsigned char)s[i + 2]) && isdigit((unsigned char)s[i + 3]) &&
@@ -80,6 +82,7 @@ static size_t number_text(const char *s, int decimal_comma, char *buf, size_t le
 			/* "1,024": three digits after each comma, at most three
 			 * before the first */
 			grouped = 1;
+			*was_grouped = 1;
 			i++;
 		} else if ((c == 'e' || c == 'E') &&
 			   (isdigit((unsigned char)s[i + 1]) ||
@@ -140,14 +143,16 @@ int vcell_number(const char *cell, int decimal_comma, struct vnum *n, const char
 	}
 	if (*s == '+')
 		s++;
-	used = number_text(s, decimal_comma, buf, sizeof buf);
+	used = number_text(s, decimal_comma, buf, sizeof buf, &n->grouped);
 	if (!used) {
 		*what = "a number";
 		return -1;
 	}
 	errno = 0;
 	v = strtod(buf, &end);
-	if (errno == ERANGE || *end || !isfinite(v)) {
+	/* an underflow ("1e-320") is a tiny number, which the column's range
+	 * refuses with its own words; an overflow is no number */
+	if ((errno == ERANGE && fabs(v) >= 1) || *end || !isfinite(v)) {
 		*what = "a finite number";
 		return -1;
 	}
@@ -175,7 +180,7 @@ int vcell_number(const char *cell, int decimal_comma, struct vnum *n, const char
 		if (strncmp(s, arrows[i], w))
 			continue;
 		t = skip_space(s + w);
-		used = number_text(t, decimal_comma, b2, sizeof b2);
+		used = number_text(t, decimal_comma, b2, sizeof b2, &n->grouped);
 		if (!used)
 			break;
 		n->to = strtod(b2, &end);
@@ -223,7 +228,11 @@ size_t vcell_labels(const char *text, struct vlabel *out, size_t max)
 			s++;
 			continue;
 		}
-		used = number_text(s, 0, buf, sizeof buf);
+		{
+			int grouped = 0;
+
+			used = number_text(s, 0, buf, sizeof buf, &grouped);
+		}
 		out[k].v = strtod(buf, &end);
 		w = skip_space(s + used);
 		/* the label: the words up to the next separator */

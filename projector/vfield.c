@@ -337,7 +337,34 @@ static int read_number(struct vrow *r, int field, const char *k, const char *t, 
 			    n.approx ? "approximate" : "a bound");
 	else if (n.remark[0] && !forms)
 		vrow_assume(r, "%s=%g ('%s': the remark '%s' not read)", fd->key, v, t, n.remark);
+	else if (forms || n.grouped)
+		vrow_note(r, "%s=%g ('%s')", fd->key, v, t);
 	return 0;
+}
+
+/*
+ * A yes/no cell: "yes", "true", "on", "enabled", "x", "1", or the same
+ * switched off ("no", "off", "disabled", "0"), also written as a setting
+ * ("SP=1", "sequence_parallel: false").  1, 0, or -1 when it says neither.
+ */
+static int read_flag(const char *t)
+{
+	char w[128];
+	const char *eq;
+	int v = vtext_switch(t, "true|yes|y|on|1|enabled|x|used");
+
+	if (v >= 0)
+		return v;
+	if (vtext_switch(t, "false|no|n|off|0|disabled|none|unused") >= 0)
+		return 0;
+	vtext_lower(w, sizeof w, t);
+	if ((eq = strpbrk(w, "=:")) != NULL) {
+		eq++;
+		while (*eq == ' ')
+			eq++;
+		return read_flag(eq);
+	}
+	return -1;
 }
 
 int vrow_field(struct vrow *r, int field, const char *k, const char *t, int guess)
@@ -354,10 +381,8 @@ int vrow_field(struct vrow *r, int field, const char *k, const char *t, int gues
 		break;
 	}
 	case PF_FLAG: {
-		int v = vtext_switch(t, "true|yes|y|on|1|enabled|x");
+		int v = read_flag(t);
 
-		if (v < 0)
-			v = vtext_switch(t, "false|no|n|off|0|disabled|none") < 0 ? -1 : 0;
 		if (v < 0)
 			return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "column %s: '%s' (expected true "
 					   "or false)", k, t);
@@ -365,6 +390,9 @@ int vrow_field(struct vrow *r, int field, const char *k, const char *t, int gues
 		vrow_mark(r, field);
 		if (guess)
 			vrow_assume(r, "%s=%d (guess)", fd->key, v);
+		else if (strcmp(t, "0") && strcmp(t, "1") && strcasecmp(t, "true") &&
+			 strcasecmp(t, "false"))
+			vrow_note(r, "%s=%d ('%s')", fd->key, v, t);
 		break;
 	}
 	case PF_ENUM: {

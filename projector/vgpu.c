@@ -98,7 +98,16 @@ static const cvc_hw_spec *lookup_words(const cvc_hw_catalog *cat, const char *w)
 static const cvc_hw_spec *find_gpu(const cvc_hw_catalog *cat, const struct tok *t, size_t n,
 				   int *in_paren, char *matched, size_t mlen)
 {
-	for (int paren = 0; paren <= 1; paren++)
+	/* a model number outside the parentheses that is no catalog GPU
+	 * ("Z9000 (NVL72)") names a GPU cvc does not know: the words in
+	 * parentheses describe it, they do not name another */
+	int unknown_model = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!t[i].paren && strpbrk(t[i].s, "0123456789") &&
+		    strspn(t[i].s, "0123456789.") < strlen(t[i].s))
+			unknown_model = 1;
+	for (int paren = 0; paren <= 1 - unknown_model; paren++)
 		for (size_t w = 3; w >= 1; w--)
 			for (size_t i = 0; i + w <= n; i++) {
 				char buf[160] = "";

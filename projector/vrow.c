@@ -271,6 +271,8 @@ static int read_measured(struct vrow *r, enum vrole role, const char *k, const c
 	v = n.v;
 	if (n.unit == 'K' || n.unit == 'M')
 		v *= n.unit == 'K' ? 1e3 : 1e6;
+	if (n.unit == 'K' || n.unit == 'M' || n.grouped)
+		vrow_note(r, "measured %s=%g ('%s')", k, v, t);
 	if (!(v > range[role].lo) || v > range[role].hi || (role == V_ITER && v < range[role].lo))
 		return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "column %s: '%s' (expected %s)", k, t,
 				   range[role].what);
@@ -344,6 +346,10 @@ static int read_recompute(struct vrow *r, const char *k, const char *t, int gues
 				   "selective or full, or the modules recomputed)", k, t);
 	r->sc.recompute = rc.kind;
 	r->g.recompute = 1;
+	if (!rc.modules[0] && strcmp(t, rc.kind == CVC_PROJ_RECOMP_FULL ? "full" :
+				      rc.kind == CVC_PROJ_RECOMP_NONE ? "none" : "selective"))
+		vrow_note(r, "recompute=%s ('%s')", rc.kind == CVC_PROJ_RECOMP_FULL ? "full" :
+			  rc.kind == CVC_PROJ_RECOMP_NONE ? "none" : "selective", t);
 	if (rc.modules[0] && !vrow_given(r, f) &&
 	    !proj_recompute_modules(rc.modules, &mask, bad, sizeof bad)) {
 		snprintf(r->rcmods, sizeof r->rcmods, "%s", rc.modules);

@@ -19,6 +19,7 @@ struct vnum {
 	int guess;          /* a '?' after it: the transcriber's guess */
 	int approx;         /* "~", "about": approximate */
 	int bound;          /* "up to", "<": an upper bound 1; "at least", ">": -1 */
+	int grouped;        /* written with thousands separators or a decimal comma */
 	char unit;          /* written on the number: 'K' 'M' 'G' 'B' 'T' '%', or 0 */
 	char qualifier[16]; /* the words before it ("~", "up to") */
 	char remark[160];   /* the text after it, trimmed, without enclosing () */

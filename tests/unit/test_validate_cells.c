@@ -1,0 +1,496 @@
+/*
+ * test_validate_cells.c - `cvc validate` reads published tables as people
+ * write them: the hostile-cell corpus (tests/data/validate-hostile-cells.csv,
+ * one odd cell per row) and the ten misreads of issue 32
+ * (tests/data/validate-misreads.csv) each give their row the reading or the
+ * reason their `expect` column names, never a refused file; the file forms
+ * (BOM, CRLF, ';' and tab separators, bad quoting, short, long and empty
+ * rows) are read; the grammars behind them (vcell.c, vtext.c, vgpu.c,
+ * vstack.c) are held to their cells, with the negations ("FSDP=0", "no
+ * FSDP", "without sequence parallel").
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "cvc/cvc_model.h"
+#include "cvc/cvc_project.h"
+#include "projector/vrow.h"
+#include "testutil.h"
+
+/* Validates the file at path (strict as given); returns the output table. */
+static char *validate_path(const char *path, int strict, cvc_proj_validation *v,
+			   cvc_status want)
+{
+	cvc_proj_validate_opts o = {NULL, NULL, strict};
+	cvc_proj_ctx *ctx = NULL;
+	char err[512] = "";
+	static char *buf;
+	static size_t len;
+	FILE *mem;
+
+	buf = NULL;
+	len = 0;
+	mem = open_memstream(&buf, &len);
+	cr_assert_not_null(mem);
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_proj_validate(path, ctx, &o, mem, v, err, sizeof err), want, "%s: %s", path,
+		     err);
+	fclose(mem);
+	cvc_proj_ctx_free(ctx);
+	return buf;
+}
+
+static char *validate_text(const char *text, size_t n, int strict, cvc_proj_validation *v,
+			   cvc_status want)
+{
+	const char *path = tu_path(tu_tmpdir(), "t.csv");
+
+	cr_assert_eq(tu_write(path, text, n), 0);
+	return validate_path(path, strict, v, want);
+}
+
+/* The cells of one CSV record of text (validate's output), in place:
+ * f[0..max), returns the count; *p moves past the record. */
+static size_t record(char **p, char **f, size_t max)
+{
+	size_t n = 0;
+	char *s = *p, *w;
+
+	if (!*s)
+		return 0;
+	while (n < max) {
+		f[n++] = w = s;
+		if (*s == '"') {
+			for (s++;; s++) {
+				if (!*s)
+					break;
+				if (*s == '"' && s[1] == '"') {
+					*w++ = '"';
+					s++;
+				} else if (*s == '"') {
+					s++;
+					break;
+				} else {
+					*w++ = *s;
+				}
+			}
+		} else {
+			while (*s && *s != ',' && *s != '\n')
+				*w++ = *s++;
+		}
+		if (*s == ',') {
+			*w = 0;
+			s++;
+			continue;
+		}
+		if (*s == '\n')
+			s++;
+		*w = 0;
+		break;
+	}
+	*p = s;
+	return n;
+}
+
+static int col(char **h, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(h[i], name))
+			return (int)i;
+	cr_assert_fail("no column %s", name);
+	return -1;
+}
+
+/*
+ * Checks every row of a validated corpus: its `expect` cell must occur in
+ * "<model>|<measured>|<assumed>" of its output line.  Returns the rows.
+ */
+static int check_expect(char *out, int *not_projected)
+{
+	char *h[64], *f[64], *p = out;
+	size_t nh = record(&p, h, 64);
+	int ce = col(h, nh, "expect"), cm = col(h, nh, "model");
+	int cme = col(h, nh, "measured_tokens_per_s_per_gpu"), ca = col(h, nh, "assumed");
+	int rows = 0;
+
+	*not_projected = 0;
+	for (size_t n; (n = record(&p, f, 64)) > 0; rows++) {
+		char hay[4096];
+
+		cr_assert_eq(n, nh, "row %d has %zu cells", rows + 1, n);
+		snprintf(hay, sizeof hay, "%s|%s|%s", f[cm], f[cme], f[ca]);
+		cr_expect(strstr(hay, f[ce]) != NULL, "row %d: expected '%s' in: %s", rows + 1, f[ce],
+			  hay);
+		*not_projected += !strncmp(f[ca], "not projected", 13);
+	}
+	return rows;
+}
+
+Test(validate_cells, hostile_corpus_rows_read_or_explained)
+{
+	cvc_proj_validation v;
+	char path[1024], *out;
+	int rows, np;
+
+	snprintf(path, sizeof path, "%s/tests/data/validate-hostile-cells.csv", CVC_SOURCE_DIR);
+	out = validate_path(path, 0, &v, CVC_OK);
+	rows = check_expect(out, &np);
+	cr_assert_geq(rows, 40, "the corpus holds %d rows", rows);
+	cr_expect_eq(v.all.rows, rows);
+	cr_expect_eq(v.all.expressible + np, rows);
+	/* every reason the corpus provokes is counted under its kind */
+	cr_expect_gt(v.all.not_projected[CVC_PROJ_VWHY_CELL], 8);
+	cr_expect_gt(v.all.not_projected[CVC_PROJ_VWHY_MISSING], 1);
+	cr_expect_eq(v.all.not_projected[CVC_PROJ_VWHY_HARDWARE], 1);
+	cr_expect_gt(v.all.not_projected[CVC_PROJ_VWHY_INVALID], 0);
+	cr_log_info("hostile corpus: %d rows, %d projected, %d not", rows, v.all.expressible, np);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/*
+ * The ten misreads: each row says the reading its cell means.  The nvfp4 and
+ * blockwise-fp8 rows are projected once the projector prices those dtypes,
+ * and named as unpriced (not misread as another dtype) before.
+ */
+Test(validate_cells, the_ten_misreads_read_right)
+{
+	cvc_proj_validation v;
+	char path[1024], *out, *p, *h[64], *f[64];
+	int seen[11] = {0}, np;
+	size_t nh;
+
+	snprintf(path, sizeof path, "%s/tests/data/validate-misreads.csv", CVC_SOURCE_DIR);
+	out = validate_path(path, 0, &v, CVC_OK);
+	p = strdup(out); /* check_expect() cuts its copy into cells */
+	cr_assert_not_null(p);
+	check_expect(p, &np);
+	free(p);
+	p = out;
+	nh = record(&p, h, 64);
+	for (size_t n; (n = record(&p, f, 64)) > 0;) {
+		int m = atoi(f[col(h, nh, "misread")]);
+		const char *a = f[col(h, nh, "assumed")], *dt = f[col(h, nh, "dtype")];
+
+		cr_assert(m >= 1 && m <= 10);
+		seen[m] = 1;
+		if (!strncmp(a, "not projected", 13))
+			cr_expect(strstr(a, "none cvc prices") &&
+					  (strstr(dt, "nvfp4") || strstr(dt, "blockwise")),
+				  "misread %d not projected: %s", m, a);
+	}
+	for (int m = 1; m <= 10; m++)
+		cr_expect(seen[m], "misread %d has no row", m);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/* The file forms spreadsheets and web pages write. */
+Test(validate_cells, bom_crlf_semicolon_and_tab_files)
+{
+	static const char crlf[] = "\xEF\xBB\xBFlayers,hidden,heads,tp,pp,gpus,global_batch,gpu,dtype,"
+				   "tokens_per_s_per_gpu\r\n32,4096,32,1,1,8,128,H100,bf16,9000\r\n";
+	static const char semi[] = "Layers;Hidden;Heads;TP;PP;GPUs;Global Batch;GPU;dtype;"
+				   "tokens_per_s_per_gpu;notes\n32;4096;32;1;1;8;128;H100;bf16;"
+				   "9000,5;\"a; note\"\n";
+	static const char tab[] = "layers\thidden\theads\ttp\tpp\tgpus\tglobal_batch\tgpu\tdtype\t"
+				  "tokens_per_s_per_gpu\n32\t4096\t32\t1\t1\t8\t128\tH100\tbf16\t9000\n";
+	cvc_proj_validation v;
+	char *out;
+
+	out = validate_text(crlf, sizeof crlf - 1, 0, &v, CVC_OK);
+	cr_expect_eq(v.all.expressible, 1, "%s", out);
+	cr_expect(strstr(out, "layers,hidden") == out, "the BOM is not a column's: %s", out);
+	free(out);
+	cvc_proj_validation_release(&v);
+	out = validate_text(semi, sizeof semi - 1, 0, &v, CVC_OK);
+	cr_expect_eq(v.all.expressible, 1, "%s", out);
+	cr_expect(strstr(out, "measured tokens_per_s_per_gpu=9000.5 ('9000,5')"),
+		  "a decimal comma in a ';' file: %s", out);
+	free(out);
+	cvc_proj_validation_release(&v);
+	out = validate_text(tab, sizeof tab - 1, 0, &v, CVC_OK);
+	cr_expect_eq(v.all.expressible, 1, "%s", out);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/* Bad quoting costs its row only; short rows read as empty cells, long
+ * ones and empty ones are explained. */
+Test(validate_cells, broken_rows_cost_only_themselves)
+{
+	static const char text[] =
+		"layers,hidden,heads,tp,pp,gpus,global_batch,gpu,dtype,tokens_per_s_per_gpu,notes\n"
+		"32,4096,32,1,1,8,128,H100,bf16,9000,ok\n"
+		"32,4096,32,1,1,8,128,H100,bf16,9000,a \"quoted\" word\n"
+		"32,4096,32,1,1,8,128,H100,bf16,9000,\"never closed\n"
+		"32,4096,32,1,1,8,128,H100,bf16,9000\n"
+		"32,4096,32,1,1,8,128,H100,bf16,9000,x,extra\n"
+		",,,,,,,,,,\n"
+		"32,4096,32,1,1,8,128,H100,bf16,9000,\"last, and fine\"\n";
+	cvc_proj_validation v;
+	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK);
+
+	cr_expect_eq(v.all.rows, 7, "%s", out);
+	cr_expect_eq(v.all.expressible, 3, "%s", out);
+	cr_expect_eq(v.all.not_projected[CVC_PROJ_VWHY_ROW], 4, "%s", out);
+	/* (the output doubles the quotes of its own cells) */
+	cr_expect(strstr(out, "not projected: line 3: expected '\"\"' only inside a quoted field"),
+		  "%s", out);
+	cr_expect(strstr(out, "not projected: line 4: expected ',' or a line end after a quoted "
+			      "field (the row's first line skipped)"), "%s", out);
+	cr_expect(strstr(out, "cells 11-11 empty (the line has 10 of the header's 11)"), "%s", out);
+	cr_expect(strstr(out, "not projected: expected 11 cells, got 12"), "%s", out);
+	cr_expect(strstr(out, "not projected: an empty row"), "%s", out);
+	cr_expect(strstr(out, "\"last, and fine\""), "%s", out);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/* What is not a table is still refused, with the file and where. */
+Test(validate_cells, not_a_table_is_refused)
+{
+	static const char bin[] = "layers,hidden,heads,global_batch,tokens_per_s_per_gpu\n1,2\0,3";
+	char dir[1024], args[2048], *out = NULL, *err = NULL;
+
+	/* tu_cvc() makes scratch folders of its own: keep this one's name */
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	cr_assert_eq(tu_write(tu_path(dir, "bin.csv"), bin, sizeof bin - 1), 0);
+	cr_assert_eq(tu_write(tu_path(dir, "empty.csv"), "", 0), 0);
+	cr_assert_eq(tu_write(tu_path(dir, "cols.csv"), "a,b\n1,2\n", 8), 0);
+	snprintf(args, sizeof args, "validate '%s'", tu_path(dir, "bin.csv"));
+	cr_expect_eq(tu_cvc(args, &out, &err), 2);
+	cr_expect(strstr(err, "bin.csv': byte 57: expected a text table (CSV), found a NUL byte"),
+		  "%s", err);
+	free(out);
+	free(err);
+	snprintf(args, sizeof args, "validate '%s'", tu_path(dir, "empty.csv"));
+	cr_expect_eq(tu_cvc(args, &out, &err), 2);
+	cr_expect(strstr(err, "empty.csv': line 1: expected a header line"), "%s", err);
+	free(out);
+	free(err);
+	snprintf(args, sizeof args, "validate '%s'", tu_path(dir, "cols.csv"));
+	cr_expect_eq(tu_cvc(args, &out, &err), 2);
+	cr_expect(strstr(err, "cols.csv': line 1: expected a header with column 'layers'"), "%s",
+		  err);
+	free(out);
+	free(err);
+}
+
+/* --strict: a row that states everything is projected; one default,
+ * guess or remark and the row says which instead. */
+Test(validate_cells, strict_projects_only_what_rows_state)
+{
+	static const char text[] =
+		"layers,hidden,heads,kv_heads,ffn,ffn_type,vocab,seq,global_batch,micro_batch,tp,pp,"
+		"vpp,cp,sp,gpus,gpu,dtype,recompute,framework,zero_fsdp,tokens_per_s_per_gpu\n"
+		"32,4096,32,8,14336,swiglu,128256,8192,128,1,1,1,1,1,0,8,H100-SXM,bf16,none,megatron,1,"
+		"9000\n"
+		"32,4096,32,8,14336,swiglu,128256,8192,128,1,1,1,1,1,0,8,H100-SXM,bf16,none,megatron,1,"
+		"9000?\n"
+		"32,4096,32,8,14336,swiglu,128256,,128,1,1,1,1,1,0,8,H100-SXM,bf16,none,megatron,1,"
+		"9000\n";
+	cvc_proj_validation v;
+	char *out = validate_text(text, sizeof text - 1, 1, &v, CVC_OK);
+
+	cr_expect_eq(v.all.expressible, 1, "%s", out);
+	cr_expect_eq(v.all.not_projected[CVC_PROJ_VWHY_STRICT], 2, "%s", out);
+	cr_expect(strstr(out, "not projected: --strict: the row does not state measured "
+			      "tokens_per_s_per_gpu=9000 (guess)"), "%s", out);
+	cr_expect(strstr(out, "not projected: --strict: the row does not state seq=2048 (default)"),
+		  "%s", out);
+	free(out);
+	cvc_proj_validation_release(&v);
+	/* the same rows without --strict: all three projected, what they
+	 * did not state said */
+	out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK);
+	cr_expect_eq(v.all.expressible, 3, "%s", out);
+	cr_expect(strstr(out, "seq=2048 (default)"), "%s", out);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/* ---- the grammars ---------------------------------------------------------- */
+
+Test(validate_cells, numbers_with_remarks)
+{
+	struct vnum n;
+	const char *what = NULL;
+
+	cr_assert_eq(vcell_number("14336 per expert", 0, &n, &what), 0);
+	cr_expect_eq(n.v, 14336);
+	cr_expect_str_eq(n.remark, "per expert");
+	cr_assert_eq(vcell_number("1024? (2M tokens)", 0, &n, &what), 0);
+	cr_expect(n.v == 1024 && n.guess);
+	cr_expect_str_eq(n.remark, "2M tokens");
+	cr_assert_eq(vcell_number("3072->15360 (ramp over first 469B tokens)", 0, &n, &what), 0);
+	cr_expect(n.v == 3072 && n.to == 15360);
+	cr_assert_eq(vcell_number("3072 \xE2\x86\x92 15360", 0, &n, &what), 0);
+	cr_expect_eq(n.to, 15360);
+	cr_assert_eq(vcell_number("147 (up to)", 0, &n, &what), 0);
+	cr_expect_str_eq(n.remark, "up to");
+	cr_assert_eq(vcell_number("up to 147", 0, &n, &what), 0);
+	cr_expect(n.v == 147 && n.bound == 1);
+	cr_assert_eq(vcell_number("1,024,000", 0, &n, &what), 0);
+	cr_expect(n.v == 1024000 && n.grouped);
+	cr_assert_eq(vcell_number("7,5", 1, &n, &what), 0);
+	cr_expect_eq(n.v, 7.5);
+	cr_assert_eq(vcell_number("1,5", 0, &n, &what), 0);
+	cr_expect(n.v == 1 && !strcmp(n.remark, ",5"), "not a thousands group: %g '%s'", n.v,
+		  n.remark);
+	cr_assert_eq(vcell_number("8K", 0, &n, &what), 0);
+	cr_expect(n.v == 8 && n.unit == 'K');
+	cr_assert_eq(vcell_number("256+1 shared", 0, &n, &what), 0);
+	cr_expect(n.v == 256 && !strcmp(n.remark, "+1 shared"));
+	cr_expect_eq(vcell_number("NaN", 0, &n, &what), -1);
+	cr_expect_eq(vcell_number("inf", 0, &n, &what), -1);
+	cr_expect_eq(vcell_number("-5", 0, &n, &what), -1);
+	cr_expect_str_eq(what, "a number >= 0");
+	cr_expect_eq(vcell_number("1e999", 0, &n, &what), -1);
+	cr_expect_str_eq(what, "a finite number");
+	cr_expect_eq(vcell_number("MLA", 0, &n, &what), -1);
+}
+
+Test(validate_cells, sharding_words_and_their_negations)
+{
+	struct vshard s;
+
+	cr_assert_eq(vtext_sharding("DDP (FSDP=0)", &s), 0);
+	cr_expect(s.ddp && s.fsdp_off && s.stage == 0 && !s.torch_fsdp);
+	cr_assert_eq(vtext_sharding("no FSDP", &s), 0);
+	cr_expect(s.ddp && s.stage == 0);
+	cr_assert_eq(vtext_sharding("without FSDP", &s), 0);
+	cr_expect(s.stage == 0);
+	cr_assert_eq(vtext_sharding("FSDP: false", &s), 0);
+	cr_expect(s.stage == 0);
+	cr_assert_eq(vtext_sharding("FSDP=1", &s), 0);
+	cr_expect(s.stage == 3 && s.torch_fsdp);
+	cr_assert_eq(vtext_sharding("FSDP (shard group 64/8)", &s), 0);
+	cr_expect(s.stage == 3 && s.group == 64 && s.replicas == 8 && s.group_pair);
+	cr_assert_eq(vtext_sharding("HSDP (shard 8, replicate 16)", &s), 0);
+	cr_expect(s.stage == 3 && s.hybrid && s.group == 8 && s.replicas == 16);
+	cr_assert_eq(vtext_sharding("ZeRO-1 DP", &s), 0);
+	cr_expect(s.stage == 1 && !s.ddp);
+	cr_assert_eq(vtext_sharding("DeepSpeed ZeRO stage 2", &s), 0);
+	cr_expect_eq(s.stage, 2);
+	cr_assert_eq(vtext_sharding("ZeRO++ (hpZ)", &s), 0);
+	cr_expect(s.stage == 3 && s.hybrid);
+	cr_assert_eq(vtext_sharding("distributed optimizer", &s), 0);
+	cr_expect(s.stage == 1 && s.dist_opt);
+	cr_assert_eq(vtext_sharding("SHARD_GRAD_OP", &s), 0);
+	cr_expect_eq(s.stage, 2);
+	cr_assert_eq(vtext_sharding("no distributed optimizer", &s), -1);
+	cr_assert_eq(vtext_sharding("2", &s), 0);
+	cr_expect_eq(s.stage, 2);
+	cr_expect_eq(vtext_sharding("banana", &s), -1);
+}
+
+Test(validate_cells, dtypes_and_fp8_recipes)
+{
+	static const struct {
+		const char *cell, *dtype, *recipe;
+	} want[] = {
+		{"bf16 (amp)", "bf16", NULL},         {"BF16", "bf16", NULL},
+		{"fp8", "fp8", NULL},                 {"fp8 (hybrid)", "fp8", NULL},
+		{"mxfp8", "fp8", "mxfp8"},            {"fp8-mx", "fp8", "mxfp8"},
+		{"mxfp8 (32x32)", "fp8", "mxfp8"},    {"fp8-cs", "fp8", "current"},
+		{"fp8 (current scaling)", "fp8", "current"},
+		{"fp8-blockwise(128x128 w,1x128 act)", "fp8", "blockwise"},
+		{"fp8 (fine-grained 1x128/128x128)", "fp8", "blockwise"},
+		{"FP8 delayed", "fp8", "delayed"},    {"nvfp4", "nvfp4", NULL},
+		{"MXFP4", "mxfp4", NULL},             {"fp4", "fp4", NULL},
+		{"fp8 (bf16 first and last layers)", "fp8", NULL},
+		{"float16", "fp16", NULL},            {"tf32", "fp32", NULL},
+	};
+	struct vdtype d;
+
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		cr_assert_eq(vtext_dtype(want[i].cell, &d), 0, "%s", want[i].cell);
+		cr_expect_str_eq(d.dtype, want[i].dtype, "%s", want[i].cell);
+		if (want[i].recipe)
+			cr_expect(d.recipe && !strcmp(d.recipe, want[i].recipe), "%s: %s", want[i].cell,
+				  d.recipe ? d.recipe : "(none)");
+		else
+			cr_expect_null(d.recipe, "%s: %s", want[i].cell, d.recipe);
+	}
+	cr_expect_eq(vtext_dtype("int4", &d), -1);
+}
+
+Test(validate_cells, switches_in_text_and_their_negations)
+{
+	static const char *sp = "sequence parallel|sequence parallelism|sp";
+
+	cr_expect_eq(vtext_switch("trained without sequence parallelism", sp), 0);
+	cr_expect_eq(vtext_switch("no sequence parallel", sp), 0);
+	cr_expect_eq(vtext_switch("SP=0", sp), 0);
+	cr_expect_eq(vtext_switch("with sequence parallelism on", sp), 1);
+	cr_expect_eq(vtext_switch("SP=1", sp), 1);
+	cr_expect_eq(vtext_switch("the spine", sp), -1);
+}
+
+Test(validate_cells, hardware_cells)
+{
+	cvc_hw_catalog *cat = NULL;
+	struct vgpu g;
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	cr_assert_eq(vgpu_read(cat, "NVIDIA Ampere (A100 implied by the node type)", 8, &g), 0);
+	cr_expect(g.in_paren && !strncmp(g.spec->name, "A100", 4));
+	cr_assert_eq(vgpu_read(cat, "H800-SXM (8/node, NVLink 400GB/s, 8x400 Gb/s IB)", 8, &g), 0);
+	cr_expect_str_eq(g.spec->name, "H800-SXM");
+	cr_expect_eq(g.per_node, 8);
+	cr_expect_float_eq(g.nvlink_gbps, 200, 1e-9);
+	cr_expect_float_eq(g.nic_gbps, 50, 1e-9);
+	cr_expect(!g.nic_assumed);
+	cr_assert_eq(vgpu_read(cat, "H100 (RoCE 400Gbps)", 8, &g), 0);
+	cr_expect_float_eq(g.nic_gbps, 50, 1e-9);
+	cr_expect(g.nic_assumed);
+	cr_assert_eq(vgpu_read(cat, "A100-40GB (1600 Gbps RoCE node-node)", 8, &g), 0);
+	cr_expect_float_eq(g.nic_gbps, 25, 1e-9);
+	cr_expect(!g.nic_assumed);
+	cr_assert_eq(vgpu_read(cat, "H100 (3200 Gbps)", 8, &g), 0);
+	cr_expect_float_eq(g.nic_gbps, 50, 1e-9, "more than one NIC carries: per node");
+	cr_expect(g.nic_assumed);
+	cr_assert_eq(vgpu_read(cat, "GB200 (NVL72)", 8, &g), 0);
+	cr_expect_eq(g.domain, 72);
+	cr_assert_eq(vgpu_read(cat, "GB200 NVL36x2", 8, &g), 0);
+	cr_expect_eq(g.domain, 72);
+	cr_assert_eq(vgpu_read(cat, "H100 (400 GB/s)", 8, &g), 0);
+	cr_expect(g.nvlink_gbps == 0 && g.nic_gbps == 0 && g.ignored[0],
+		  "a byte rate with no link named is not read");
+	cr_expect_eq(vgpu_read(cat, "Z9000 (NVL72)", 8, &g), -1);
+	cvc_hw_catalog_free(cat);
+}
+
+Test(validate_cells, stacks_and_their_dates)
+{
+	static const struct {
+		const char *text;
+		int family, year, month;
+	} want[] = {
+		{"bloom-176b (bigscience), megatron-deepspeed, 2022", VS_MEGATRON_DS, 2022, 0},
+		{"nvidia-nemo/megatron-bridge performance summary, release 26.06 nemo container",
+		 VS_BRIDGE, 2026, 6},
+		{"nvidia/nemo performance_summary.md (nemo 24.07)", VS_NEMO, 2024, 7},
+		{"megatron-lm, arxiv 2104.04473", VS_MEGATRON_LM, 2021, 4},
+		{"mosaicml/llm-foundry readme (tables from pr #838 jan 2024)", VS_FOUNDRY, 2024, 1},
+		{"nvidia/dgxc-benchmarking (releases v25.02,v25.02.01)", VS_UNKNOWN, 2025, 2},
+		{"maxtext on tpu", VS_JAX, 0, 0},
+	};
+	struct vstack st;
+
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		vstack_read(want[i].text, &st);
+		cr_expect_eq(st.family, want[i].family, "%s: family %d", want[i].text, st.family);
+		cr_expect(st.year == want[i].year && st.month == want[i].month, "%s: %d-%d",
+			  want[i].text, st.year, st.month);
+	}
+	vstack_read("megatron-lm, arxiv 2104.04473", &st);
+	cr_expect(vstack_before(&st, 2022, 5));
+	vstack_read("nemo 24.07", &st);
+	cr_expect(!vstack_before(&st, 2023, 1));
+}
