@@ -13,7 +13,7 @@ struct cvc_hw_catalog;
 
 #define PROJ_NPRICERS 48
 #define PROJ_CC_SLOTS 256
-#define PROJ_CC_KEY 40
+#define PROJ_CC_KEY 50
 #define PROJ_LC_NOTES 8
 
 /* Everything in a stage's compute that does not depend on dp or pp. */

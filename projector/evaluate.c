@@ -5,6 +5,7 @@
  * the summary figures (docs/SCENARIOS.md, "model").
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -71,7 +72,9 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 				   x->dtype, x->recompute, x->attention, x->framework,
 				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl,
 				   x->tr, x->tc, x->td, x->ovl3, x->dh, x->rq, x->rkv, x->dr,
-				   x->dv, x->flex, x->disp8, x->gtopk, x->mtp, x->rcm};
+				   x->dv, x->flex, x->disp8, x->gtopk, x->mtp, x->rcm, x->kind,
+				   x->win, x->wchunk, x->mh, x->mp, x->mn, x->mg, x->mk, x->mq,
+				   x->gated};
 	struct proj_layer_cost *lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
 	struct proj_used *u = k->p->used;
 	double before[PROJ_USED_MAX];
@@ -119,19 +122,51 @@ static void invalid(cvc_proj_result *r, const char *why)
  * of an MoE model) plus extra seconds of stage-only work (embedding,
  * logits and loss); fwd_c, bwd_c: its layers' compute each way. */
 struct mb_cost {
+	double n[PROJ_NKIND]; /* the stage's layers by kind */
 	double L, Ld, fwd_c, bwd_c, stage_c, gap_s, margin_s, tp_mb, tp_hid, ep_mb, ep_hid;
 	double cp_mb, cp_hid, fsdp_mb, dp_rs_mb, fsdp_exp, t_mb;
 };
 
-/* The layers of a stage: Lm of the main shape (lc), Ld dense (ld). */
+/* The layers of a stage: n[k] of each kind k, priced in lc[k]; the kinds
+ * it holds in the order they first appear in the model (ord, nord). */
 struct stage_layers {
-	const struct proj_layer_cost *lc, *ld;
-	double Lm, Ld;
+	const struct proj_layer_cost *lc[PROJ_NKIND];
+	double n[PROJ_NKIND];
+	int ord[PROJ_NKIND], nord;
 };
 
-/* Sums over the stage's layers of one per-layer figure, or of two. */
-#define SUM_OF(S, f) ((S)->Lm * (S)->lc->f + (S)->Ld * (S)->ld->f)
-#define SUM2_OF(S, f, g) ((S)->Lm * ((S)->lc->f + (S)->lc->g) + (S)->Ld * ((S)->ld->f + (S)->ld->g))
+/* Sums over the stage's layers of one per-layer figure (at offset off in
+ * struct proj_layer_cost), or of two. */
+static double sum_of(const struct stage_layers *S, size_t off)
+{
+	double t = 0;
+
+	for (int i = 0; i < S->nord; i++) {
+		int k = S->ord[i];
+
+		if (S->n[k] > 0)
+			t += S->n[k] * *(const double *)((const char *)S->lc[k] + off);
+	}
+	return t;
+}
+
+static double sum2_of(const struct stage_layers *S, size_t a, size_t b)
+{
+	double t = 0;
+
+	for (int i = 0; i < S->nord; i++) {
+		int k = S->ord[i];
+		const char *c = (const char *)S->lc[k];
+
+		if (S->n[k] > 0)
+			t += S->n[k] * (*(const double *)(c + a) + *(const double *)(c + b));
+	}
+	return t;
+}
+
+#define SUM_OF(S, f) sum_of(S, offsetof(struct proj_layer_cost, f))
+#define SUM2_OF(S, f, g) \
+	sum2_of(S, offsetof(struct proj_layer_cost, f), offsetof(struct proj_layer_cost, g))
 
 /* Exposed time of per-layer weight gathers (ag before each forward) and
  * backward traffic (tot_b: the backward's gathers and the gradient
@@ -163,31 +198,61 @@ static double ep_paired_share(const cvc_proj_scenario *sc)
 }
 
 /*
- * ZeRO-3 / FSDP over a stage with dense layers too: per layer all-gather
- * of parameters before forward and backward (again for recompute),
- * reduce-scatter of gradients after backward, each layer at its own size.
- * Exposed: taken as one block of dense layers, then the MoE ones (exact
- * for first-k-dense patterns; an alternating pattern's prefetch crosses
- * types at every layer, which this sees at the one boundary only).
+ * ZeRO-3 / FSDP over a stage with layers of several kinds: per layer
+ * all-gather of parameters before forward and backward (again for
+ * recompute), reduce-scatter of gradients after backward, each layer at
+ * its own size.  Exposed: taken as one block of layers per kind, in the
+ * order the kinds first appear (exact for first-k-dense patterns; an
+ * alternating pattern's prefetch crosses kinds at every layer, which this
+ * sees at the blocks' boundaries only).
  */
 static void fsdp_mixed(const cvc_proj_scenario *sc, const struct stage_layers *S,
 		       const struct proj_step_cost *st, struct mb_cost *o)
 {
 	double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
-	double agm = st->fsdp_ag, agd = st->fsdp_ag_d;
-	double tbm = nag_b * agm + st->fsdp_rs, tbd = nag_b * agd + st->fsdp_rs_d;
+	const struct proj_layer_cost *prev = NULL;
 
-	o->fsdp_mb = (S->Lm * agm + S->Ld * agd) * (1 + nag_b);
-	o->dp_rs_mb = S->Lm * st->fsdp_rs + S->Ld * st->fsdp_rs_d;
+	o->fsdp_mb = o->dp_rs_mb = 0;
+	for (int i = 0; i < S->nord; i++) {
+		int k = S->ord[i];
+
+		o->fsdp_mb += S->n[k] * st->fsdp_ag[k];
+		o->dp_rs_mb += S->n[k] * st->fsdp_rs[k];
+	}
+	o->fsdp_mb *= 1 + nag_b;
 	if (!sc->dp_overlap) {
 		o->fsdp_exp = o->fsdp_mb + o->dp_rs_mb;
 		return;
 	}
-	o->fsdp_exp = gathered_exposed(S->ld, S->Ld, agd, tbd, 1);
-	if (S->Lm > 0) /* the first MoE layer's traffic under the last dense layer's */
-		o->fsdp_exp += fmax(0, agm - S->ld->fwd_s) + fmax(0, tbm - S->ld->bwd_s) +
-			       (S->Lm - 1) * (fmax(0, agm - S->lc->fwd_s) +
-					      fmax(0, tbm - S->lc->bwd_s));
+	o->fsdp_exp = 0;
+	for (int i = 0; i < S->nord; i++) {
+		int k = S->ord[i];
+		double ag = st->fsdp_ag[k], tb = nag_b * ag + st->fsdp_rs[k];
+
+		if (!(S->n[k] > 0))
+			continue;
+		if (!prev)
+			o->fsdp_exp += gathered_exposed(S->lc[k], S->n[k], ag, tb, 1);
+		else /* the block's first layer's traffic under the last one of the block before */
+			o->fsdp_exp += fmax(0, ag - prev->fwd_s) + fmax(0, tb - prev->bwd_s) +
+				       (S->n[k] - 1) * (fmax(0, ag - S->lc[k]->fwd_s) +
+							fmax(0, tb - S->lc[k]->bwd_s));
+		prev = S->lc[k];
+	}
+}
+
+/* The kind of the stage's layers when they are all of one; -1 when not. */
+static int single_kind(const struct stage_layers *S)
+{
+	int one = -1;
+
+	for (int i = 0; i < S->nord; i++)
+		if (S->n[S->ord[i]] > 0) {
+			if (one >= 0)
+				return -1;
+			one = S->ord[i];
+		}
+	return one;
 }
 
 /* extra_kernels: the launches of the stage-only work; gap_us: between two
@@ -197,12 +262,28 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 		       const struct proj_step_cost *st, double extra, double extra_kernels,
 		       double gap_us, struct mb_cost *o)
 {
-	const struct proj_layer_cost *lc = S->lc;
-	double dc = sc->dp * sc->cp, L = S->Lm + S->Ld;
+	double dc = sc->dp * sc->cp, L = 0;
+	int one = single_kind(S);
+	const struct proj_layer_cost *lc = S->lc[one >= 0 ? one : S->ord[0]];
 
 	memset(o, 0, sizeof *o);
+	memcpy(o->n, S->n, sizeof o->n);
+	for (int i = 0; i < S->nord; i++) {
+		int k = S->ord[i];
+
+		L += S->n[k];
+		/* the layers of another kind than the model's plain one */
+		if (k != proj_main_kind(sc))
+			o->Ld += S->n[k];
+		/* combined 1F1B: a layer's forward all-to-alls run under the paired
+		 * micro-batch's backward compute of that layer, and the other way */
+		o->ep_mb += S->n[k] * (S->lc[k]->ep_fwd_s + S->lc[k]->ep_bwd_s);
+		if (sc->ep_overlap)
+			o->ep_hid += ep_paired_share(sc) * S->n[k] *
+				     (fmin(S->lc[k]->ep_fwd_s, S->lc[k]->bwd_s) +
+				      fmin(S->lc[k]->ep_bwd_s, S->lc[k]->fwd_s));
+	}
 	o->L = L;
-	o->Ld = S->Ld;
 	o->fwd_c = SUM_OF(S, fwd_s);
 	o->bwd_c = SUM_OF(S, bwd_s);
 	o->stage_c = SUM2_OF(S, fwd_s, bwd_s) + extra;
@@ -210,22 +291,15 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 	o->margin_s = SUM_OF(S, tp_margin_s);
 	o->tp_mb = SUM2_OF(S, tp_fwd_s, tp_bwd_s);
 	o->tp_hid = fmin(o->tp_mb, SUM_OF(S, tp_hid_s));
-	/* the dense layers have none */
-	o->ep_mb = S->Lm * (lc->ep_fwd_s + lc->ep_bwd_s);
-	/* combined 1F1B: a layer's forward all-to-alls run under the paired
-	 * micro-batch's backward compute of that layer, and the other way */
-	if (sc->ep_overlap)
-		o->ep_hid = ep_paired_share(sc) * S->Lm *
-			    (fmin(lc->ep_fwd_s, lc->bwd_s) + fmin(lc->ep_bwd_s, lc->fwd_s));
 	o->cp_mb = SUM2_OF(S, cp_fwd_s, cp_bwd_s);
 	o->cp_hid = fmin(o->cp_mb, SUM2_OF(S, attn_fwd_s, attn_bwd_s));
 	/* ZeRO-3 / FSDP: per layer all-gather of parameters before forward and
 	 * backward (again for recompute), reduce-scatter of gradients after
 	 * backward; prefetch hides layer i+1's gather under layer i */
-	if (sc->zero >= 3 && dc > 1 && S->Ld > 0) {
+	if (sc->zero >= 3 && dc > 1 && one < 0) {
 		fsdp_mixed(sc, S, st, o);
 	} else if (sc->zero >= 3 && dc > 1 && L > 0) {
-		double ag = st->fsdp_ag, rs = st->fsdp_rs;
+		double ag = st->fsdp_ag[one], rs = st->fsdp_rs[one];
 		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
 		double tot_b = nag_b * ag + rs;
 
@@ -282,25 +356,26 @@ static const struct proj_pricer *usable_pricer(cvc_proj_ctx *ctx, const cvc_proj
 	return p;
 }
 
-/* u = wa a + wb b: the prices of a stage's layers of two shapes. */
-static void unc_mix(struct proj_unc *u, const struct proj_unc *a, double wa,
-		    const struct proj_unc *b, double wb)
+/* u += w a: the prices of a stage's layers of several kinds. */
+static void unc_add(struct proj_unc *u, const struct proj_unc *a, double w)
 {
 	for (int c = 0; c < PU_N; c++) {
-		u->t[c] = wa * a->t[c] + wb * b->t[c];
-		u->ts[c] = wa * a->ts[c] + wb * b->ts[c];
-		u->tdef[c] = wa * a->tdef[c] + wb * b->tdef[c];
-		u->tcarry[c] = wa * a->tcarry[c] + wb * b->tcarry[c];
-		u->ext[c] = fmax(wa > 0 ? a->ext[c] : 0, wb > 0 ? b->ext[c] : 0);
+		u->t[c] += w * a->t[c];
+		u->ts[c] += w * a->ts[c];
+		u->tdef[c] += w * a->tdef[c];
+		u->tcarry[c] += w * a->tcarry[c];
+		u->ext[c] = fmax(u->ext[c], w > 0 ? a->ext[c] : 0);
 	}
 }
 
 /* One micro-batch through each stage: the slowest sets the pace (*best).
- * Returns -1 when the pipeline stages cannot be split. */
+ * K: the model's layer kinds, priced (its first/last stage work from the
+ * first kind's).  Returns -1 when the pipeline stages cannot be split. */
 static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *p,
-			 const struct proj_layer_cost *lc, const struct proj_layer_cost *ld,
-			 const struct proj_step_cost *st, struct mb_cost *best)
+			 const struct stage_layers *K, const struct proj_step_cost *st,
+			 struct mb_cost *best)
 {
+	const struct proj_layer_cost *lc = K->lc[K->ord[0]];
 	double pp = sc->pp, first_e = lc->first_fwd_s + lc->first_bwd_s;
 	double last_e = lc->last_fwd_s + lc->last_bwd_s;
 	double gap = cvc_model_kernel_gap_us(p->ms_base);
@@ -312,10 +387,10 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 		return -1;
 	memset(best, 0, sizeof *best);
 	for (int i = 0; i < n; i++) {
-		double at = proj_stage_pick(sc, i, &n), Li, Lm, ext = 0, extk = 0;
-		struct stage_layers S;
+		double at = proj_stage_pick(sc, i, &n), ext = 0, extk = 0;
+		struct stage_layers S = *K;
 
-		proj_stage_mix(sc, fml, at, &Li, &Lm);
+		proj_stage_kinds(sc, fml, at, S.n);
 		if (!(pp > 1)) { /* one stage: embedding, logits and loss */
 			ext = lc->first_fwd_s + lc->first_bwd_s + lc->last_fwd_s + lc->last_bwd_s;
 			extk = lc->first_kernels + lc->last_kernels;
@@ -326,10 +401,6 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 			ext = last_e;
 			extk = lc->last_kernels;
 		}
-		S.lc = lc;
-		S.ld = ld;
-		S.Lm = Lm;
-		S.Ld = Li - Lm;
 		mb_cost_of(sc, &S, st, ext, extk, gap, &one);
 		if (i == 0 || one.t_mb > best->t_mb)
 			*best = one;
@@ -474,41 +545,59 @@ static void mem_edge_warn(cvc_proj_result *r, const struct proj_pricer *p)
 static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 			    const struct proj_shape *x, const struct proj_pricer *p, double peak)
 {
-	double s = x->s, h = x->h, lay = proj_main_layers(sc, 0, sc->layers);
-	double ffn_act = x->ffw * (x->moe ? x->k : 1) + (x->moe ? h * x->E + x->ffs : 0);
-	double gemm_l = 2 * s * (x->attw + ffn_act);
-	/* the dense layers of an MoE model's layer pattern */
-	double lay_d = sc->layers - lay;
-	double gemm_d = 2 * s * (x->attw + (x->swiglu ? 3 : 2) * h * sc->ffn);
-	/* QK^T and PV over every (query, key) pair (non-causal, as MFU counts) */
-	double attn_l = 2 * s * s * x->a * (x->dqk + x->dv);
+	double s = x->s, h = x->h, N[PROJ_NKIND];
 	double logits = 2 * s * h * x->V;
-	double per_seq = 3 * (lay * (gemm_l + attn_l) + lay_d * (gemm_d + attn_l) + logits);
-	double extra = sc->recompute == CVC_PROJ_RECOMP_FULL
-			       ? lay * (gemm_l + attn_l) + lay_d * (gemm_d + attn_l)
-		     : ((x->rcm & PROJ_RC_CORE) && x->unfused) ? sc->layers * attn_l : 0;
+	double per_seq = 0, extra = 0, gemm_m = 0, attn_m = 0, n_mla = 0, n_moe = 0, mlp = 0;
+	int ord[PROJ_NKIND], nord = proj_kinds_order(sc, ord);
 
-	if (x->rcm & ~PROJ_RC_CORE) {
+	proj_kinds_in(sc, 0, sc->layers, N);
+	/* per layer of each kind: its GEMMs (2 s x the weights a token runs
+	 * through) and its sequence mixer's core (attention: QK^T and PV over
+	 * every (query, key) pair, non-causal as MFU counts; local attention:
+	 * each query's window; Mamba: the SSD's matmuls); x3 for training */
+	for (int i = 0; i < nord; i++) {
+		struct proj_shape xk;
+		double w, core, wmix;
+		int kd = ord[i];
+
+		proj_shape_kind(sc, x, kd, &xk);
+		proj_kind_flops(&xk, &w, &wmix, &core);
+		if (kd == proj_main_kind(sc))
+			gemm_m = 2 * s * w, attn_m = core;
+		if (!(N[kd] > 0))
+			continue;
+		per_seq += N[kd] * (2 * s * w + core);
+		if (sc->recompute == CVC_PROJ_RECOMP_FULL)
+			extra += N[kd] * (2 * s * w + core);
+		else if ((x->rcm & PROJ_RC_CORE) && x->unfused && xk.mixer == PROJ_MIX_ATTN)
+			extra += N[kd] * core; /* core attention (Korthikanti et al. 2022) */
+		n_mla += xk.mixer <= PROJ_MIX_LOCAL ? N[kd] : 0;
+		n_moe += PROJ_KIND_FFN(kd) == PROJ_FK_MOE ? N[kd] : 0;
+		if (PROJ_KIND_FFN(kd) == PROJ_FK_DENSE)
+			mlp += x->moe ? N[kd] * (2 * s * w - 2 * s * wmix) : N[kd] * 2 * s * xk.ffw;
+	}
+	if (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && (x->rcm & ~PROJ_RC_CORE)) {
 		/* the GEMMs of the other modules selective recompute names */
 		double up = (x->rq > 0 ? x->rq : h) * x->a * x->dqk + x->rkv * x->a * (x->dh + x->dv);
 
 		if (x->mla && (x->rcm & PROJ_RC_MLA_UP))
-			extra += sc->layers * 2 * s * up;
+			extra += n_mla * 2 * s * up;
 		if (x->moe && (x->rcm & PROJ_RC_MOE))
-			extra += lay * 2 * s * (x->ffw * x->k + h * x->E + x->ffs);
+			extra += n_moe * 2 * s * (x->ffw * x->k + h * x->E + x->ffs);
 		else if (x->moe && (x->rcm & PROJ_RC_SHARED))
-			extra += lay * 2 * s * x->ffs;
+			extra += n_moe * 2 * s * x->ffs;
 		if (x->rcm & PROJ_RC_MLP)
-			extra += x->moe ? lay_d * (gemm_d - 2 * s * x->attw) : lay * 2 * s * x->ffw;
+			extra += mlp;
 	}
-	/* multi-token prediction: per module one more layer, the 2h -> h
-	 * projection and the logits again */
+	per_seq = 3 * (per_seq + logits);
+	/* multi-token prediction: per module one more layer of the main kind,
+	 * the 2h -> h projection and the logits again */
 	if (x->mtp > 0) {
-		per_seq += 3 * x->mtp * (gemm_l + attn_l + 2 * s * 2 * h * h + logits);
+		per_seq += 3 * x->mtp * (gemm_m + attn_m + 2 * s * 2 * h * h + logits);
 		if (sc->recompute == CVC_PROJ_RECOMP_FULL)
-			extra += x->mtp * (gemm_l + attn_l);
+			extra += x->mtp * (gemm_m + attn_m);
 		else if (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && x->unfused)
-			extra += x->mtp * attn_l;
+			extra += x->mtp * attn_m;
 	}
 	double tokens = sc->global_batch * s;
 	double power = sc->gpu_power_w > 0 ? sc->gpu_power_w : p->power_w;
@@ -532,14 +621,14 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)
 {
 	const struct proj_pricer *p;
-	const struct proj_layer_cost *lc, *ld;
-	struct proj_layer_cost lc_own;
+	struct proj_layer_cost own[PROJ_NKIND];
+	struct stage_layers K;
 	struct proj_sink k;
-	struct proj_shape x, xd;
+	struct proj_shape x;
 	struct proj_params P;
 	struct proj_step_cost st;
 	struct mb_cost best;
-	double m, L, Ld;
+	double m, n[PROJ_NKIND];
 	struct proj_unc su, lu;
 
 	result_init(r);
@@ -548,29 +637,29 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		return;
 	proj_shape_of(sc, &x);
 	m = sc->global_batch / (sc->dp * sc->micro_batch);
-	proj_heaviest_stage(sc, &x, &L, &Ld);
+	proj_heaviest_stage(sc, &x, n);
 
-	/* the operators, priced: per layer (cached) and per step */
+	/* the operators, priced: per layer of each kind (cached) and per step */
 	proj_sink_init(&k, sc, p, NULL, NULL);
 	if (!ctx->no_intervals)
 		k.unc = &su;
-	lc = ld = layer_cost(ctx, &k, &x);
-	if (proj_layers_mixed(sc)) {
-		/* the dense layers' own (a copy of the first: both may share a
-		 * cache slot) */
-		lc_own = *lc;
-		lc = &lc_own;
-		proj_shape_dense(sc, &x, &xd);
-		ld = layer_cost(ctx, &k, &xd);
+	memset(&K, 0, sizeof K);
+	K.nord = proj_kinds_order(sc, K.ord);
+	for (int i = 0; i < K.nord; i++) {
+		struct proj_shape xk;
+
+		proj_shape_kind(sc, &x, K.ord[i], &xk);
+		/* a copy: two kinds may share a cache slot */
+		own[i] = *layer_cost(ctx, &k, &xk);
+		K.lc[K.ord[i]] = &own[i];
 	}
-	proj_params_of(sc, &x, L, Ld, &P);
+	proj_params_kinds(sc, &x, n, &P);
 	proj_step_ops(&k, sc, &x, &P, m, &st);
 
-	if (slowest_stage(sc, p, lc, ld, &st, &best)) {
+	if (slowest_stage(sc, p, &K, &st, &best)) {
 		invalid(r, "pipeline stages cannot be split");
 		return;
 	}
-	L = best.L;
 	microbatch_comm(r, m, &best);
 	pipeline_comm(r, sc, &st, m, best.t_mb);
 	gradient_comm(r, sc, &best, &st, &P, m * (best.stage_c + best.gap_s) + st.opt + st.wcast);
@@ -581,11 +670,17 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	/* how sure: intervals and warnings */
 	if (k.unc) {
 		struct proj_interval_in in;
+		int kinds = 0, one = K.ord[0];
 
-		in.layer = &lc->unc;
-		in.layer_w = m * L;
-		if (best.Ld > 0) { /* the slowest stage's layers of both shapes */
-			unc_mix(&lu, &lc->unc, L - best.Ld, &ld->unc, best.Ld);
+		for (int i = 0; i < K.nord; i++)
+			if (best.n[K.ord[i]] > 0)
+				kinds++, one = K.ord[i];
+		in.layer = &K.lc[one]->unc;
+		in.layer_w = m * best.L;
+		if (kinds > 1) { /* the slowest stage's layers of each kind */
+			memset(&lu, 0, sizeof lu);
+			for (int i = 0; i < K.nord; i++)
+				unc_add(&lu, &K.lc[K.ord[i]]->unc, best.n[K.ord[i]]);
 			in.layer = &lu;
 			in.layer_w = m;
 		}

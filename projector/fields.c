@@ -32,7 +32,7 @@ const struct proj_field proj_fields[] = {
 	NUM("model", "qk_rope_dim", qk_rope_dim),
 	NUM("model", "v_head_dim", v_head_dim),
 	NUM("model", "ffn", ffn),
-	ENUM("model", "ffn_type", ffn_type, "gelu|swiglu"),
+	ENUM("model", "ffn_type", ffn_type, "gelu|swiglu|geglu|relu2"),
 	FLAG("model", "tie_embeddings", tie_embeddings),
 	NUM("model", "vocab", vocab),
 	NUM("model", "seq", seq),
@@ -96,6 +96,17 @@ const struct proj_field proj_fields[] = {
 	NUM("cost", "usd_per_gpu_hour", usd_per_gpu_hour),
 	NUM("cost", "gpu_power_w", gpu_power_w),
 	NUM("cost", "pue", pue),
+	/* after the fields of older files, so their CSV columns keep their places */
+	STR("model", "layer_pattern", layer_pattern),
+	NUM("model", "mamba_heads", mamba_heads),
+	NUM("model", "mamba_head_dim", mamba_head_dim),
+	NUM("model", "mamba_state", mamba_state),
+	NUM("model", "mamba_groups", mamba_groups),
+	NUM("model", "mamba_conv", mamba_conv),
+	NUM("model", "mamba_chunk", mamba_chunk),
+	NUM("model", "window", window),
+	NUM("model", "window_skip_freq", window_skip_freq),
+	FLAG("model", "window_chunked", window_chunked),
 };
 const size_t proj_nfields = sizeof proj_fields / sizeof proj_fields[0];
 
@@ -129,6 +140,14 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"expert_tensor_parallel", "etp"}, {"moe_expert_tensor_parallel_size", "etp"},
 	{"nvlink_domain", "gpus_per_node"}, {"hsdp_shard", "shard_group"},
 	{"decoder_last_pipeline_num_layers", "last_stage_layers"},
+	/* hybrid and local-attention models: Megatron-Core's arguments and
+	 * Hugging Face's config.json keys */
+	{"hybrid_override_pattern", "layer_pattern"}, {"hybrid_layer_pattern", "layer_pattern"},
+	{"mamba_num_heads", "mamba_heads"}, {"mamba_state_dim", "mamba_state"},
+	{"ssm_state_size", "mamba_state"}, {"mamba_num_groups", "mamba_groups"},
+	{"n_groups", "mamba_groups"}, {"conv_kernel", "mamba_conv"}, {"d_conv", "mamba_conv"},
+	{"chunk_size", "mamba_chunk"}, {"sliding_window", "window"}, {"window_size", "window"},
+	{"window_attn_skip_freq", "window_skip_freq"},
 	/* AxoNN's Megatron-LM arguments (axonn-ai/Megatron-AxoNN) */
 	{"row_tensor_model_parallel_size", "tp_row"},
 	{"column_tensor_model_parallel_size", "tp_col"},
@@ -320,6 +339,18 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->usd_per_gpu_hour = 2.0;
 	sc->gpu_power_w = 0;  /* = catalog TDP */
 	sc->pue = 1.2;
+	sc->layer_pattern = "";
+	/* Megatron-Core's MambaMixer defaults (d_state 128, headdim 64, ngroups
+	 * 8, d_conv 4, chunk_size 128; heads from expand 2) */
+	sc->mamba_heads = 0;
+	sc->mamba_head_dim = 64;
+	sc->mamba_state = 128;
+	sc->mamba_groups = 8;
+	sc->mamba_conv = 4;
+	sc->mamba_chunk = 128;
+	sc->window = 0;
+	sc->window_skip_freq = 0;
+	sc->window_chunked = 0;
 }
 
 const char *cvc_proj_comm_name(int kind)

@@ -38,12 +38,93 @@ const char *proj_flops_names(void)
 	return "megatron, megatron-2021, palm, cvc";
 }
 
+void proj_kind_flops(const struct proj_shape *x, double *w, double *wmix, double *core)
+{
+	double s = x->s, h = x->h, ffn = 0;
+
+	*wmix = *core = 0;
+	if (x->mixer == PROJ_MIX_ATTN || x->mixer == PROJ_MIX_LOCAL) {
+		double keys = x->mixer == PROJ_MIX_LOCAL && x->win > 0 ? fmin(x->win, s) : s;
+
+		*wmix = x->attw;
+		*core = 2 * s * keys * x->a * (x->dqk + x->dv);
+	} else if (x->mixer == PROJ_MIX_MAMBA) {
+		/* in_proj and out_proj; the SSD per token: C B^T (Q N per group),
+		 * the masked scores times x (Q P per head), the chunk states and
+		 * the states to the output (N P per head each), 2 FLOPs a MAC */
+		*wmix = h * (2 * x->di + 2 * x->mg * x->mn + x->mh) + x->di * h;
+		*core = s * (2 * x->mq * x->mn * x->mg + 2 * x->mq * x->mp * x->mh +
+			     4 * x->mn * x->mp * x->mh);
+	}
+	if (!x->noffn)
+		ffn = x->ffw * (x->moe ? x->k : 1) + (x->moe ? h * x->E + x->ffs : 0);
+	*w = *wmix + ffn;
+}
+
+/* Whether the model has layers of other kinds than attention + FFN
+ * (a hybrid pattern, local attention): their own counts below. */
+static int varied(const cvc_proj_scenario *sc)
+{
+	return (sc->layer_pattern && sc->layer_pattern[0]) ||
+	       (sc->window > 0 && sc->window < sc->seq);
+}
+
+/*
+ * The FLOP conventions over layers of several kinds.  megatron: Megatron's
+ * hybrid count (Megatron-Bridge training/utils/flop_utils.py hybrid_flops,
+ * as NeMo reports hybrid models: attention 4 s h p (h + h g/a + s/2),
+ * Mamba 2 s h (2 d + 2 G N + H) + 7 s d N + 2 s d h with d = 2 h, MLP
+ * 4 (f/h) s h^2 (x 3/2 SwiGLU), MoE 4 s h (f k + f_shared) (x 3/2), logits
+ * 2 s h V; all x 3) for a layer pattern, its transformer count otherwise
+ * (local attention counted as full, as Megatron-LM does); palm: 6 N plus
+ * each attention layer's 6 s a (dqk + dv) over the keys it sees; cvc: what
+ * the projector's MFU counts (evaluate.c), kind by kind.
+ */
+static double varied_flops(int conv, const cvc_proj_scenario *sc)
+{
+	struct proj_shape x, xk;
+	double s = sc->seq, h = sc->hidden, V = sc->vocab, N[PROJ_NKIND], r = 0;
+	double gated = sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 1.5 : 1;
+	int ord[PROJ_NKIND], nord = proj_kinds_order(sc, ord);
+
+	proj_shape_of(sc, &x);
+	proj_kinds_in(sc, 0, sc->layers, N);
+	for (int i = 0; i < nord; i++) {
+		double w, wmix, core, n = N[ord[i]];
+		int mix = PROJ_KIND_MIX(ord[i]), ffn = PROJ_KIND_FFN(ord[i]);
+
+		proj_shape_kind(sc, &x, ord[i], &xk);
+		proj_kind_flops(&xk, &w, &wmix, &core);
+		if (conv == PROJ_FLOPS_PALM) {
+			r += n * s * (6 * w + 3 * core / s);
+		} else if (conv == PROJ_FLOPS_CVC) {
+			r += n * 3 * (2 * s * w + core);
+		} else { /* megatron */
+			double p = x.a * x.dh / h;
+
+			if (mix == PROJ_MIX_ATTN || mix == PROJ_MIX_LOCAL)
+				r += n * 3 * 4 * s * h * p * (h + h * x.g / x.a + s / 2);
+			else if (mix == PROJ_MIX_MAMBA)
+				r += n * 3 * (2 * s * h * (4 * h + 2 * x.mg * x.mn + x.mh) +
+					      7 * s * 2 * h * x.mn + 2 * s * 2 * h * h);
+			if (ffn == PROJ_FK_DENSE)
+				r += n * 3 * 4 * s * h * xk.f * gated;
+			else if (ffn == PROJ_FK_MOE)
+				r += n * 3 * 4 * s * h * (x.f * x.k + x.fs) * gated;
+		}
+	}
+	return r + (conv == PROJ_FLOPS_PALM ? 0 : 3 * 2 * s * h * V);
+}
+
 double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 {
+	if (varied(sc) && conv != PROJ_FLOPS_MEGATRON_2021)
+		return varied_flops(conv, sc);
 	double s = sc->seq, h = sc->hidden, L = sc->layers, V = sc->vocab;
 	double a = sc->heads, g = sc->kv_heads > 0 ? sc->kv_heads : sc->heads;
 	double dh = sc->head_dim > 0 ? sc->head_dim : h / a;
 	double gated = sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 1.5 : 1;
+	double nmat = sc->ffn_type == CVC_PROJ_FFN_SWIGLU || sc->ffn_type == CVC_PROJ_FFN_GEGLU ? 3 : 2;
 	double topk = sc->experts > 1 ? sc->top_k : 1;
 	/* MoE: the routed experts' width (x top_k) and the shared experts' */
 	double f = sc->experts > 1 && sc->moe_ffn > 0 ? sc->moe_ffn : sc->ffn;
@@ -58,12 +139,12 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 	 * pattern) run one FFN of width ffn, as Megatron-LM counts them */
 	double Ld = L - proj_main_layers(sc, 0, L);
 	double fl = Ld > 0 ? ((L - Ld) * (f * topk + fsh) + Ld * sc->ffn) / L : f * topk + fsh;
-	double ffn_w = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * fl;
+	double ffn_w = nmat * h * fl;
 
 	/* one MoE (main-shape) layer, for the multi-token prediction modules
 	 * (Megatron-LM counts each as one more layer of the last layer's kind,
 	 * plus 3 h + 2 h^2 for its norms and projection, and the logits again) */
-	double ffn_m = (sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 3 : 2) * h * (f * topk + fsh);
+	double ffn_m = nmat * h * (f * topk + fsh);
 	double mtp = sc->mtp_layers > 0 ? sc->mtp_layers : 0, r;
 
 	switch (conv) {

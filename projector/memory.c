@@ -24,53 +24,68 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 	double dq = x->a * x->dh / t, dkv = fmax(1, x->g / t) * x->dh;
 	double f_loc = x->f / (x->moe ? x->et : t), ffk = x->moe ? x->k : 1;
 	double drop = sc->dropout ? 1 : 0, a = 0;
+	double nsub = (x->mixer != PROJ_MIX_NONE) + !x->noffn;
 	/* selective recompute's modules (Megatron-Core's --recompute-modules):
 	 * what they recompute is not kept; mlp and moe keep their input */
 	int rc = x->rcm, norm = rc & PROJ_RC_NORM, up = x->mla && (rc & PROJ_RC_MLA_UP);
-	int ffn = rc & (x->moe ? PROJ_RC_MOE : PROJ_RC_MLP);
+	int ffn = !x->noffn && (rc & (x->moe ? PROJ_RC_MOE : PROJ_RC_MLP));
 	int act = ffn || (x->moe && (rc & PROJ_RC_MOE_ACT));
 	int shared = rc & (PROJ_RC_MOE | PROJ_RC_SHARED);
 
-	a += 2 * B * x->h / sh;               /* the two norm inputs */
-	if (!norm)
-		a += gin * x->h / sh;         /* QKV input (norm output) */
-	if (x->unfused && (sc->recompute == CVC_PROJ_RECOMP_NONE ||
-			   (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && !(rc & PROJ_RC_CORE)))) {
-		double hl = x->a / t;
+	a += nsub * B * x->h / sh;            /* the norm inputs, one per block */
+	if (x->mixer == PROJ_MIX_MAMBA) {
+		/* the Mamba-2 mixer (MambaMixer; mamba_chunk_scan_combined keeps
+		 * x, dt, dA_cumsum, B, C, z and its output, not the chunk
+		 * states): in_proj's input and output, conv1d's output, dt and
+		 * its cumulative sum (fp32), the scan's output and out_proj's
+		 * input (the gated norm's output) */
+		if (!norm)
+			a += gin * x->h / sh;
+		a += B * (2 * x->di + 2 * x->mg * x->mn + x->mh) / t + B * x->cdim / t;
+		a += 2 * 4 * x->mh / t + B * x->di / t + gin * x->di / t;
+	} else if (x->mixer != PROJ_MIX_NONE) {
+		if (!norm)
+			a += gin * x->h / sh; /* QKV input (norm output) */
+		if (x->unfused && (sc->recompute == CVC_PROJ_RECOMP_NONE ||
+				   (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && !(rc & PROJ_RC_CORE)))) {
+			double hl = x->a / t;
 
-		a += B * (dq + 2 * dkv);          /* Q, K, V */
-		a += B * hl * x->s;               /* softmax output */
-		a += drop * 3 * hl * x->s;        /* its dropout mask and output */
-	} else if (x->unfused) {
-		a += B * (dq + 2 * dkv);          /* selective: the core is recomputed */
-	} else if (x->mla) {
-		/* MLA: the latents (whole on every tp rank) and the up
-		 * projections' inputs, then Q, K, V per local head (not with
-		 * mla_up_proj: recomputed from the latents) */
-		a += B * (x->rq + x->rkv + x->dr) + gin * (x->rq + x->rkv);
-		if (!up)
-			a += B * x->a / t * (2 * x->dqk + x->dv);
-		a += 4 * x->a / t;                /* the fp32 log-sum-exp */
-	} else {
-		a += B * (dq + 2 * dkv);          /* flash: Q, K, V */
-		a += 4 * x->a / t;                /* its fp32 log-sum-exp */
+			a += B * (dq + 2 * dkv);          /* Q, K, V */
+			a += B * hl * x->s;               /* softmax output */
+			a += drop * 3 * hl * x->s;        /* its dropout mask and output */
+		} else if (x->unfused) {
+			a += B * (dq + 2 * dkv);          /* selective: the core is recomputed */
+		} else if (x->mla) {
+			/* MLA: the latents (whole on every tp rank) and the up
+			 * projections' inputs, then Q, K, V per local head (not with
+			 * mla_up_proj: recomputed from the latents) */
+			a += B * (x->rq + x->rkv + x->dr) + gin * (x->rq + x->rkv);
+			if (!up)
+				a += B * x->a / t * (2 * x->dqk + x->dv);
+			a += 4 * x->a / t;                /* the fp32 log-sum-exp */
+		} else {
+			a += B * (dq + 2 * dkv);          /* flash: Q, K, V */
+			a += 4 * x->a / t;                /* its fp32 log-sum-exp */
+		}
+		a += gin * x->a * x->dv / t;          /* attention output = projection input */
 	}
-	a += gin * x->a * x->dv / t;          /* attention output = projection input */
-	a += drop * 2 * x->h / sh;            /* the two residual dropout masks */
+	a += drop * nsub * x->h / sh;         /* the residual dropout masks */
+	if (x->noffn)
+		return a;
 	if (ffn) {
 		/* mlp / moe: the FFN's input only (the norm's output unless
 		 * layernorm recomputes that too) */
 		a += norm ? 0 : B * x->h / sh;
-		return a + (!shared ? (B * (x->swiglu ? 2 : 1) + gin) * x->fs / t : 0);
+		return a + (!shared ? (B * (x->gated ? 2 : 1) + gin) * x->fs / t : 0);
 	}
 	if (!(norm && !x->moe))
 		a += gin * ffk * x->h / sh;   /* FC1 input (norm output, routed copies) */
-	a += B * ffk * (x->swiglu ? 2 : 1) * f_loc; /* activation input (FC1 output) */
+	a += B * ffk * (x->gated ? 2 : 1) * f_loc; /* activation input (FC1 output) */
 	if (!act)
 		a += gin * ffk * f_loc;       /* FC2 input (activation output) */
 	/* shared experts: their FC1 input is the routed experts' (kept once) */
 	if (!shared)
-		a += (B * (x->swiglu ? 2 : 1) + gin) * x->fs / t;
+		a += (B * (x->gated ? 2 : 1) + gin) * x->fs / t;
 	if (x->moe)
 		a += 4 * x->E;                    /* router logits (fp32) */
 	return a;
@@ -98,8 +113,9 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	double sh_w = sc->zero >= 3 ? sh : 1, sh_g = sc->zero >= 2 ? sh : 1;
 	double sh_o = sc->zero >= 1 ? sh : 1, fp32 = sc->dtype == CVC_PROJ_FP32;
 	int torch = sc->framework == CVC_PROJ_FW_PYTORCH;
-	double wb, gb, ob, fml[3], act_tok, act_tok_d, act = 0, params, buf, in3 = 0;
-	double p_unit = proj_layers_mixed(sc) ? fmax(P->p_layer, P->p_layer_d) : P->p_layer;
+	double wb, gb, ob, fml[3], act = 0, params, buf, in3 = 0, p_unit = 0, act_max = 0;
+	double act_k[PROJ_NKIND] = {0};
+	int ord[PROJ_NKIND], nord = proj_kinds_order(sc, ord);
 
 	if (torch) { /* the fp32 parameter is the master copy */
 		wb = 4, gb = 4, ob = sc->optimizer == CVC_PROJ_ADAM ? 8 : 4;
@@ -109,32 +125,37 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	}
 	if (proj_stage_layers(sc, &fml[0], &fml[1], &fml[2]))
 		fml[0] = fml[1] = fml[2] = sc->layers / pp;
-	act_tok = act_tok_d = act_per_token(sc, x) * x->T;
-	if (x->d3) /* 3D tensor parallelism: its shards (tp3d.c) */
-		proj_act3d(sc, x, &in3, &act_tok);
-	if (proj_layers_mixed(sc)) { /* the dense layers of the layer pattern */
-		struct proj_shape xd;
+	/* per token of a micro-batch, one layer of each kind the model has */
+	for (int i = 0; i < nord; i++) {
+		struct proj_shape xk;
 
-		proj_shape_dense(sc, x, &xd);
-		act_tok_d = act_per_token(sc, &xd) * x->T;
+		proj_shape_kind(sc, x, ord[i], &xk);
+		act_k[ord[i]] = act_per_token(sc, &xk) * x->T;
+		act_max = fmax(act_max, act_k[ord[i]]);
+		p_unit = fmax(p_unit, P->p_kind[ord[i]]);
+	}
+	if (x->d3) { /* 3D tensor parallelism: its shards (tp3d.c); dense models only */
+		proj_act3d(sc, x, &in3, &act_max);
+		act_k[ord[0]] = act_max;
 	}
 	/* the stage holding the most activations, its extra on the first */
 	for (int i = 0, n = 1; i < n; i++) {
-		double stage = proj_stage_pick(sc, i, &n), Li, Lm, Ld;
+		double stage = proj_stage_pick(sc, i, &n), Li = 0, nk[PROJ_NKIND];
 		double inflight = fmin(m, pp - stage) * (v > 1 && stage == 0
 							 ? 1 + (pp - 1) / (pp * v) : 1);
-		double a;
+		double a = 0;
 
-		proj_stage_mix(sc, fml, stage, &Li, &Lm);
-		Ld = Li - Lm;
+		proj_stage_kinds(sc, fml, stage, nk);
+		for (int j = 0; j < nord; j++)
+			Li += nk[ord[j]];
 		if (sc->recompute == CVC_PROJ_RECOMP_FULL && x->d3)
-			a = Li * inflight * in3 + act_tok;
+			a = Li * inflight * in3 + act_max;
 		else if (sc->recompute == CVC_PROJ_RECOMP_FULL)
 			/* each layer keeps its input; one layer is re-materialised */
-			a = Li * inflight * x->BA * x->h / (x->sp ? t : 1) * x->T +
-			    fmax(act_tok, act_tok_d);
+			a = Li * inflight * x->BA * x->h / (x->sp ? t : 1) * x->T + act_max;
 		else
-			a = Lm * inflight * act_tok + Ld * inflight * act_tok_d;
+			for (int j = 0; j < nord; j++)
+				a += nk[ord[j]] * inflight * act_k[ord[j]];
 		act = fmax(act, a);
 	}
 	params = P->p_stage * (wb / sh_w + gb / sh_g + ob / sh_o);

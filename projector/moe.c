@@ -27,11 +27,11 @@ void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 
 	r_f = proj_gemm3(k, x->fp8 ? CVC_PROJ_BF16 : x->dtype, x->T, x->E, x->h, cf, cb, 0, 1, 1, 1,
 		    &r_d, &r_w);
-	up_f = proj_op_gemm_dt(k, k->dtype, x->Tm / groups, (x->swiglu ? 2 : 1) * ffn_l, x->h,
+	up_f = proj_op_gemm_dt(k, k->dtype, x->Tm / groups, (x->gated ? 2 : 1) * ffn_l, x->h,
 			       groups, cf, 0);
-	up_d = proj_op_gemm_dt(k, k->dtype, x->Tm / groups, x->h, (x->swiglu ? 2 : 1) * ffn_l,
+	up_d = proj_op_gemm_dt(k, k->dtype, x->Tm / groups, x->h, (x->gated ? 2 : 1) * ffn_l,
 			       groups, cb, 0);
-	up_w = proj_op_gemm_dt(k, k->dtype, x->h, (x->swiglu ? 2 : 1) * ffn_l, x->Tm / groups,
+	up_w = proj_op_gemm_dt(k, k->dtype, x->h, (x->gated ? 2 : 1) * ffn_l, x->Tm / groups,
 			       groups, cb, 0);
 	dn_f = proj_op_gemm_dt(k, k->dtype, x->Tm / groups, x->h, ffn_l, groups, cf, 0);
 	dn_d = proj_op_gemm_dt(k, k->dtype, x->Tm / groups, ffn_l, x->h, groups, cb, 0);

@@ -223,6 +223,40 @@ int proj_parse_number(const char *s, double *out);
  * returns 0, or -1 for any other text. */
 int proj_parse_flag(const char *s, int *out);
 
+/* ---- layer kinds (layers.c) ----------------------------------------------- */
+
+struct proj_shape;
+
+/* A layer's sequence mixer and its FFN; a kind is the pair. */
+enum proj_mixer { PROJ_MIX_ATTN = 0, PROJ_MIX_LOCAL = 1, PROJ_MIX_MAMBA = 2, PROJ_MIX_NONE = 3 };
+enum proj_ffn_kind { PROJ_FK_DENSE = 0, PROJ_FK_MOE = 1, PROJ_FK_NONE = 2 };
+#define PROJ_NKIND 12
+#define PROJ_KIND(mix, ffn) ((mix) * 3 + (ffn))
+#define PROJ_KIND_MIX(k) ((k) / 3)
+#define PROJ_KIND_FFN(k) ((k) % 3)
+
+/* The kind of a plain layer (attention and the model's FFN): every layer
+ * of a uniform model, and the prediction modules' layers. */
+int proj_main_kind(const cvc_proj_scenario *sc);
+/* Whether every layer is of one kind (no hybrid, MoE or local-attention
+ * pattern crossing layers). */
+int proj_layers_uniform(const cvc_proj_scenario *sc);
+/* The kind of layer i (0-based). */
+int proj_kind_of(const cvc_proj_scenario *sc, double i);
+/* n[k]: layers of kind k among the model's layers lo..hi-1. */
+void proj_kinds_in(const cvc_proj_scenario *sc, double lo, double hi, double n[PROJ_NKIND]);
+/* The kinds the model has (its layers, then the prediction modules'), by
+ * first appearance, into order; returns how many. */
+int proj_kinds_order(const cvc_proj_scenario *sc, int order[PROJ_NKIND]);
+/* Whether any layer has the mixer (enum proj_mixer). */
+int proj_has_kind(const cvc_proj_scenario *sc, int mixer);
+/* x (the scenario's shape) as a layer of the kind. */
+void proj_shape_kind(const cvc_proj_scenario *sc, const struct proj_shape *x, int kind,
+		     struct proj_shape *xk);
+/* proj_finalize()'s part for the layer patterns and the Mamba sizes; NULL
+ * or why the model cannot be priced. */
+const char *proj_layers_finalize(cvc_proj_scenario *sc);
+
 /* ---- the step's decomposition (project.c) ---------------------------------- */
 
 struct proj_layer_cost; /* ctx.h */
@@ -252,6 +286,12 @@ struct proj_shape {
 	 * AxoNN's overlap of its collectives (tp_overlap) */
 	double tr, tc, td, Td, tv;
 	int d3, ovl3;
+	/* the layer's kind (layers.c): its mixer (enum proj_mixer) and no FFN
+	 * (noffn); local attention's window (0: none) and whether in aligned
+	 * chunks; the Mamba-2 mixer's heads, head width, state, groups, conv
+	 * kernel and chunk, its inner width mh x mp and conv channels */
+	int kind, mixer, noffn, wchunk, gated;
+	double win, mh, mp, mn, mg, mk, mq, di, cdim;
 };
 
 /*
@@ -289,12 +329,16 @@ struct proj_params {
 	double p_layer_d; /* a dense layer's (MoE models' dense layers) */
 	double p_mtp;     /* of p_stage: the prediction modules' own (not their layers) */
 	double L, Ld;     /* the stage's layers of the main shape, and dense ones */
+	/* by layer kind: the stage's layers, one layer's parameters per GPU
+	 * (experts included), and the MoE layers' count */
+	double n[PROJ_NKIND], p_kind[PROJ_NKIND], L_moe;
+	double p_mtp_all; /* of p_total: the prediction modules' */
 };
 
 /* Step-level operators: their prices, each for one run. */
 struct proj_step_cost {
-	double fsdp_ag, fsdp_rs;   /* ZeRO-3: one layer's gather / scatter */
-	double fsdp_ag_d, fsdp_rs_d; /* the same for a dense layer (layer pattern) */
+	/* ZeRO-3: one layer's gather / scatter, by layer kind */
+	double fsdp_ag[PROJ_NKIND], fsdp_rs[PROJ_NKIND];
 	double pp_one;             /* one pipeline activation transfer */
 	double dp_tot, dp_last;    /* ZeRO 0-2 gradient sync: all buckets, last one */
 	double dp_ag;              /* ZeRO 1-2: updated parameters gathered back */
@@ -317,6 +361,9 @@ double proj_main_layers(const cvc_proj_scenario *sc, double lo, double hi);
  * middle and the last stage's layers (fml, from proj_stage_layers()). */
 void proj_stage_mix(const cvc_proj_scenario *sc, const double fml[3], double i, double *layers,
 		    double *nmain);
+/* Stage i's layers by kind (n[k]), the prediction modules' on the last. */
+void proj_stage_kinds(const cvc_proj_scenario *sc, const double fml[3], double i,
+		      double n[PROJ_NKIND]);
 /* Megatron-Core's --moe-layer-freq as a list ("([0]*3+[1]*58)",
  * "[0, 1, 0, 1]", 1 = MoE layer) as cvc's pattern: *first_dense dense
  * layers, then an MoE layer every *freq-th; *n layers in all.  NULL, or
@@ -329,9 +376,9 @@ const char *proj_parse_layer_pattern(const char *text, double *first_dense, doub
  * a layer pattern every stage.  Sets *n to their number and returns the
  * index of the i-th. */
 double proj_stage_pick(const cvc_proj_scenario *sc, int i, int *n);
-/* The stage holding the most parameters: its main-shape and dense layers. */
-void proj_heaviest_stage(const cvc_proj_scenario *sc, const struct proj_shape *x, double *L,
-			 double *Ld);
+/* The stage holding the most parameters: its layers by kind. */
+void proj_heaviest_stage(const cvc_proj_scenario *sc, const struct proj_shape *x,
+			 double n[PROJ_NKIND]);
 /* FP8 (Transformer Engine): bytes per element a recipe's cast moves
  * (project.c). */
 double proj_fp8_cast_bytes(const struct proj_shape *x);
@@ -351,6 +398,13 @@ void proj_ends_ops(struct proj_sink *k, const struct proj_shape *x, double M,
 /* Parameters of a stage of L layers of shape x and Ld dense ones. */
 void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, double L,
 		    double Ld, struct proj_params *P);
+/* Parameters of a stage holding n[k] layers of each kind. */
+void proj_params_kinds(const cvc_proj_scenario *sc, const struct proj_shape *x,
+		       const double n[PROJ_NKIND], struct proj_params *P);
+/* One layer of shape x's parameters, whole (*all) and per GPU (*gpu:
+ * tensor-parallel and, of the experts, expert-parallel shares); *exp: of
+ * *gpu, the experts'. */
+void proj_layer_params(const struct proj_shape *x, double *all, double *gpu, double *exp);
 /* The step-level operators (ZeRO/FSDP, pipeline, data parallel sync,
  * optimizer, fp8 weight casts), into st. */
 void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_shape *x,
@@ -371,6 +425,19 @@ double proj_op_attn(struct proj_sink *k, int dtype, double batch, double heads, 
 double proj_op_mem(struct proj_sink *k, int cls, double bytes, double count, int stage);
 double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, double group,
 		    double per_node, double count);
+
+/* mamba.c: a Mamba-2 mixer's SSD scan, forward into *af and backward into
+ * *ab (cf, cb runs), and its conv1d and gated norm, added to *mf / *mb. */
+void proj_mamba_scan_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
+			 double *af, double *ab);
+void proj_mamba_mem_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
+			double *mf, double *mb);
+
+/* flops.c: one layer of shape x per token: the GEMM weights a token runs
+ * through (*w; of them the sequence mixer's, *wmix) and, per sequence,
+ * the forward FLOPs of its mixer's core (*core: attention's QK^T and PV
+ * over the pairs MFU counts, the SSD's matmuls). */
+void proj_kind_flops(const struct proj_shape *x, double *w, double *wmix, double *core);
 
 /* How often a layer's operators run per step (project.c). */
 struct proj_layer_runs {

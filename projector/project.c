@@ -59,6 +59,8 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->sp = sc->sp && sc->tp > 1;
 	x->moe = sc->experts > 1;
 	x->swiglu = sc->ffn_type == CVC_PROJ_FFN_SWIGLU;
+	/* gate, up and down matrices: SwiGLU and GeGLU alike */
+	x->gated = x->swiglu || sc->ffn_type == CVC_PROJ_FFN_GEGLU;
 	x->dtype = sc->dtype;
 	x->recompute = sc->recompute;
 	x->unfused = sc->attention == CVC_PROJ_ATTN_UNFUSED;
@@ -82,8 +84,8 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->dv = x->mla && sc->v_head_dim > 0 ? sc->v_head_dim : x->dh;
 	x->attw = proj_attn_weights(sc, sc->tp, &x->attw_t);
 	x->BA = sc->dtype == CVC_PROJ_FP32 ? 4 : 2; /* activations, grads, comm */
-	x->ffw = (x->swiglu ? 3 : 2) * x->h * x->f; /* FFN weights of one expert */
-	x->ffs = (x->swiglu ? 3 : 2) * x->h * x->fs; /* of the shared experts */
+	x->ffw = (x->gated ? 3 : 2) * x->h * x->f; /* FFN weights of one expert */
+	x->ffs = (x->gated ? 3 : 2) * x->h * x->fs; /* of the shared experts */
 	x->Tm = x->moe ? x->T * x->k : x->T;
 	x->gpn = sc->gpus_per_node;
 	x->d3 = proj_is_3d(sc);
@@ -95,6 +97,19 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->disp8 = sc->ep_dispatch_fp8;
 	x->gtopk = sc->moe_router_group_topk;
 	x->mtp = sc->mtp_layers;
+	/* a plain layer; layers of other kinds: proj_shape_kind() */
+	x->kind = proj_main_kind(sc);
+	x->mixer = PROJ_MIX_ATTN;
+	x->noffn = x->wchunk = 0;
+	x->win = 0;
+	x->mh = sc->mamba_heads;
+	x->mp = sc->mamba_head_dim;
+	x->mn = sc->mamba_state;
+	x->mg = sc->mamba_groups;
+	x->mk = sc->mamba_conv;
+	x->mq = sc->mamba_chunk;
+	x->di = x->mh * x->mp;
+	x->cdim = x->di + 2 * x->mg * x->mn;
 	x->rcm = 0;
 	if (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE) {
 		char bad[80];
@@ -120,7 +135,7 @@ void proj_shape_dense(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	xd->f = sc->ffn;
 	xd->fs = xd->ffs = 0;
 	xd->et = x->t;
-	xd->ffw = (x->swiglu ? 3 : 2) * x->h * xd->f;
+	xd->ffw = (x->gated ? 3 : 2) * x->h * xd->f;
 	xd->Tm = x->T;
 }
 
@@ -335,7 +350,7 @@ void proj_dense_ffn_gemms(struct proj_sink *k, const struct proj_shape *x, doubl
 			    double cb, double split_ag, double split_rs, double slow,
 			    struct proj_layer_gemms *G)
 {
-	G->up_f = proj_gemm3(k, x->dtype, x->T, (x->swiglu ? 2 : 1) * w / x->t, x->h, cf, cb, 0,
+	G->up_f = proj_gemm3(k, x->dtype, x->T, (x->gated ? 2 : 1) * w / x->t, x->h, cf, cb, 0,
 			split_ag, 1, 1, &G->up_d, &G->up_w);
 	G->dn_f = proj_gemm3(k, x->dtype, x->T, x->h, w / x->t, cf, cb, 0, split_rs, split_ag, slow,
 			&G->dn_d, &G->dn_w);
@@ -388,15 +403,28 @@ static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
 		if (sms > 2 * TP_RS_SMS)
 			rs_slow = sms / (sms - TP_RS_SMS);
 	}
-	G->rc_gemm = G->rc_mem = 0;
-	if (x->mla)
-		G->qkv_f = mla_gemm_ops(k, x, cf, cb, &G->qkv_d, &G->qkv_w, &G->rc_gemm);
-	else
-		G->qkv_f = proj_gemm3(k, x->dtype, x->T, x->qkv / x->t, x->h, cf, cb, 0,
-				 x->ag_ovl ? tsplit : 1, 1, 1, &G->qkv_d, &G->qkv_w);
-	G->pr_f = proj_gemm3(k, x->dtype, x->T, x->h, x->a * x->dv / x->t, cf, cb, 0,
-			x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow, &G->pr_d,
-			&G->pr_w);
+	memset(G, 0, sizeof *G);
+	if (x->mixer == PROJ_MIX_MAMBA) {
+		/* in_proj in QKV's place, out_proj in the projection's: the same
+		 * TP layout and overlap (MambaMixer's tp_comm_buffer fc1/fc2) */
+		G->qkv_f = proj_gemm3(k, x->dtype, x->T,
+				      (2 * x->di + 2 * x->mg * x->mn + x->mh) / x->t, x->h, cf, cb, 0,
+				      x->ag_ovl ? tsplit : 1, 1, 1, &G->qkv_d, &G->qkv_w);
+		G->pr_f = proj_gemm3(k, x->dtype, x->T, x->h, x->di / x->t, cf, cb, 0,
+				     x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow,
+				     &G->pr_d, &G->pr_w);
+	} else if (x->mixer != PROJ_MIX_NONE) {
+		if (x->mla)
+			G->qkv_f = mla_gemm_ops(k, x, cf, cb, &G->qkv_d, &G->qkv_w, &G->rc_gemm);
+		else
+			G->qkv_f = proj_gemm3(k, x->dtype, x->T, x->qkv / x->t, x->h, cf, cb, 0,
+					      x->ag_ovl ? tsplit : 1, 1, 1, &G->qkv_d, &G->qkv_w);
+		G->pr_f = proj_gemm3(k, x->dtype, x->T, x->h, x->a * x->dv / x->t, cf, cb, 0,
+				     x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow,
+				     &G->pr_d, &G->pr_w);
+	}
+	if (x->noffn)
+		return;
 	if (x->moe) {
 		proj_moe_ffn_ops(k, x, n, G, mf, mb);
 	} else {
@@ -405,6 +433,33 @@ static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
 		if (x->rcm & PROJ_RC_MLP) /* the dense MLP forward again */
 			G->rc_gemm += G->up_f + G->dn_f;
 	}
+}
+
+/*
+ * Local attention (docs/SCENARIOS.md "Layer kinds"): each query sees the
+ * window tokens before it (sliding: Mistral, Gemma 2/3, GPT-OSS), or the
+ * tokens of its aligned chunk (chunked: Llama 4).  A fused kernel runs
+ * only the key blocks inside the band, so the layer is priced as causal
+ * attention blocks of min(2 w, s) tokens (each query block then meets about
+ * w keys, as in the band), as many as give the band's exact (query, key)
+ * pairs: w (w + 1) / 2 + (s - w) w sliding, s (w + 1) / 2 chunked (s a
+ * multiple of w), at the s^2 / 2 pairs the attention model counts causal.
+ * With cp the rank holds 1/c of the pairs.  FlashAttention and cuDNN take
+ * the window as (left, 0) (Megatron-Core's window_size).
+ */
+static void local_attn_ops(struct proj_sink *k, const struct proj_shape *x, int adt, double cf,
+			   double cb, double *af, double *ab)
+{
+	double hl = x->a / x->t, gl = fmax(1, x->g / x->t), s = x->s, w = x->win;
+	double d = x->mla ? (x->dqk + x->dv) / 2 : x->dh;
+	double blk = x->wchunk ? w : fmin(2 * w, s);
+	double pairs = x->wchunk ? s * (w + 1) / 2 : w * (w + 1) / 2 + (s - w) * w;
+	/* the blocks of one sequence, on this rank (a causal block of blk
+	 * tokens is priced as blk^2 / 2 pairs) */
+	double nb = pairs / (blk * blk / 2) / x->c;
+
+	*af = nb * proj_op_attn(k, adt, x->b, hl, x->mla ? hl : gl, blk, blk, d, 0, cf * nb);
+	*ab = nb * proj_op_attn(k, adt, x->b, hl, x->mla ? hl : gl, blk, blk, d, 1, cb * nb);
 }
 
 /* Attention core, forward into *af and backward into *ab; fp8 training
@@ -416,6 +471,17 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 	double hl = x->a / x->t, gl = fmax(1, x->g / x->t), sq = x->s / x->c;
 	int adt = x->fp8_attn ? CVC_PROJ_FP8 : (x->fp8 ? CVC_PROJ_BF16 : x->dtype);
 
+	*af = *ab = 0;
+	if (x->mixer == PROJ_MIX_MAMBA) {
+		proj_mamba_scan_ops(k, x, cf, cb, af, ab);
+		return;
+	}
+	if (x->mixer == PROJ_MIX_NONE)
+		return;
+	if (x->win > 0 && x->win < x->s && !x->unfused) {
+		local_attn_ops(k, x, adt, cf, cb, af, ab);
+		return;
+	}
 	if (x->unfused) {
 		double bt = x->b * hl, el = bt * sq * x->s;
 		/* selective recomputation re-runs the unfused core */
@@ -448,36 +514,72 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 	}
 }
 
-/* Memory-bound operators of a layer, added to *mf / *mb: 2 norms, 2
- * bias-dropout-residual, activation, rope, and the fp8 casts. */
+/* FP8 casts of a layer (proj_fp8_cast_bytes()): forward the input of the
+ * output projection (the attention output, a Mamba mixer's gated norm
+ * output), backward the gradient of every GEMM output with its transpose;
+ * the other GEMM inputs are cast inside the norm or activation making them. */
+static void fp8_cast_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
+			 double *mf, double *mb)
+{
+	double cb_bytes = proj_fp8_cast_bytes(x), fwd = 0, outs = 0;
+
+	if (x->mixer == PROJ_MIX_MAMBA) {
+		fwd = cb_bytes * x->T * x->di / x->t;
+		outs = (2 * x->di + 2 * x->mg * x->mn + x->mh) / x->t + x->h;
+	} else if (x->mixer != PROJ_MIX_NONE) {
+		fwd = cb_bytes * x->T * x->a * x->dv / x->t;
+		outs = (x->mla ? x->rq + x->a / x->t * x->dqk + x->rkv + x->dr +
+					 x->a / x->t * (x->dh + x->dv)
+			       : x->qkv / x->t) +
+		       x->h;
+	}
+	if (!x->noffn) {
+		outs = outs + (x->gated ? 2 : 1) * x->Tm / x->T * x->f / (x->moe ? x->et : x->t);
+		outs = outs + x->h;
+		outs = outs + (x->fs > 0 ? ((x->gated ? 2 : 1) * x->fs / x->t + x->h) : 0);
+	}
+	if (fwd > 0)
+		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, fwd, cf, 0);
+	*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * outs, cb, 0);
+}
+
+/* Memory-bound operators of a layer, added to *mf / *mb: a norm and a
+ * bias-dropout-residual per block (2 in an attention + FFN layer), the
+ * activation, rope, a Mamba mixer's own (mamba.c), and the fp8 casts. */
 static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 			  const struct proj_layer_runs *n, struct proj_layer_gemms *G, double *mf,
 			  double *mb)
 {
 	double cf = n->cf, cb = n->cb;
 	double Th = x->T * x->h / (x->sp ? x->t : 1);
-	double f1, f2, f3, b1, b2, b3;
+	double nsub = (x->mixer != PROJ_MIX_NONE) + !x->noffn;
+	double f1, f2, f3 = 0, b1, b2, b3 = 0;
 	/* the activation is recomputed with moe_act or moe (MoE), mlp (dense) */
 	int act = x->moe ? PROJ_RC_MOE_ACT | PROJ_RC_MOE : PROJ_RC_MLP;
+	int attn = x->mixer == PROJ_MIX_ATTN || x->mixer == PROJ_MIX_LOCAL;
 
-	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * proj_fwd_runs(x, n, PROJ_RC_NORM), 0);
-	f2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, 2 * cf, 0);
-	f3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-			 (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t),
-			 proj_fwd_runs(x, n, act), 0);
-	*mf += 2 * f1 + 2 * f2 + f3;
+	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th,
+			 nsub * proj_fwd_runs(x, n, PROJ_RC_NORM), 0);
+	f2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, nsub * cf, 0);
+	if (!x->noffn)
+		f3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+				 (x->gated ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t),
+				 proj_fwd_runs(x, n, act), 0);
+	*mf += nsub * f1 + nsub * f2 + f3;
 	if (x->rcm & PROJ_RC_NORM) /* input_layernorm and pre_mlp_layernorm */
-		G->rc_mem += 2 * f1;
-	if (x->rcm & act)
+		G->rc_mem += nsub * f1;
+	if ((x->rcm & act) && !x->noffn)
 		G->rc_mem += f3;
-	b1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, 2 * cb, 0);
-	b2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, 2 * cb, 0);
-	b3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-			 2 * (x->swiglu ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t), cb,
-			 0);
-	*mb += 2 * b1 + 2 * b2 + b3;
-	if (x->fs > 0) { /* the shared experts' activation */
-		double sb = (x->swiglu ? 3 : 2) * x->BA * x->T * x->fs / x->t;
+	b1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, nsub * cb, 0);
+	b2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, nsub * cb, 0);
+	if (!x->noffn)
+		b3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+				 2 * (x->gated ? 3 : 2) * x->BA * x->Tm * x->f /
+					 (x->moe ? x->et : x->t),
+				 cb, 0);
+	*mb += nsub * b1 + nsub * b2 + b3;
+	if (x->fs > 0 && !x->noffn) { /* the shared experts' activation */
+		double sb = (x->gated ? 3 : 2) * x->BA * x->T * x->fs / x->t;
 		double sf = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, sb,
 					proj_fwd_runs(x, n, PROJ_RC_MOE | PROJ_RC_SHARED), 0);
 
@@ -486,7 +588,9 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 		if (x->rcm & (PROJ_RC_MOE | PROJ_RC_SHARED))
 			G->rc_mem += sf;
 	}
-	if (x->mla) {
+	if (x->mixer == PROJ_MIX_MAMBA) {
+		proj_mamba_mem_ops(k, x, cf, cb, mf, mb);
+	} else if (x->mla && attn) {
 		/* the RMSNorms of the query and kv latents; rope on the heads'
 		 * query part and the one shared key part */
 		double nb = 2 * x->BA * x->T * (x->rq + x->rkv);
@@ -503,25 +607,14 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 			if (x->rcm & PROJ_RC_MLA_UP) /* mla_up_proj: rope again too */
 				G->rc_mem += rf;
 		}
-	} else if (x->swiglu) { /* Llama family: rotary embedding on q and k */
+	} else if (x->gated && attn) { /* Llama family: rotary embedding on q and k */
 		double rb = 2 * x->BA * x->T * (x->a + x->g) * x->dh / x->t;
 
 		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
 		*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
 	}
-	if (x->fp8) {
-		double cb_bytes = proj_fp8_cast_bytes(x);
-		double qkv_out = x->mla ? x->rq + x->a / x->t * x->dqk + x->rkv + x->dr +
-					  x->a / x->t * (x->dh + x->dv)
-					: x->qkv / x->t;
-		double outs = qkv_out + x->h + (x->swiglu ? 2 : 1) * x->Tm / x->T * x->f /
-			      (x->moe ? x->et : x->t) + x->h +
-			      (x->fs > 0 ? ((x->swiglu ? 2 : 1) * x->fs / x->t + x->h) : 0);
-
-		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * x->a * x->dv / x->t,
-				   cf, 0);
-		*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * outs, cb, 0);
-	}
+	if (x->fp8)
+		fp8_cast_ops(k, x, cf, cb, mf, mb);
 }
 
 /*
@@ -538,14 +631,16 @@ static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x,
 			struct proj_layer_cost *lc)
 {
 	double M = n->M, L = n->L, msg = x->T * x->h * x->BA, pn_t = fmin(x->t, x->gpn);
+	/* one of each per block: 2 in an attention + FFN layer */
+	double ns = (x->mixer != PROJ_MIX_NONE) + !x->noffn;
 	int full = n->full;
 	/* selective recompute of the FFN (mlp, moe) runs its half of the
 	 * forward collectives again */
-	int ffn_rc = x->rcm & (x->moe ? PROJ_RC_MOE : PROJ_RC_MLP);
+	int ffn_rc = !x->noffn && (x->rcm & (x->moe ? PROJ_RC_MOE : PROJ_RC_MLP));
 
 	if (x->sp) {
-		double nag = M * L * (2 + 4 + (full ? 2 : 0) + (ffn_rc ? 1 : 0));
-		double nrs = M * L * (2 + 2 + (full ? 2 : 0) + (ffn_rc ? 1 : 0));
+		double nag = M * L * (ns + 2 * ns + (full ? ns : 0) + (ffn_rc ? 1 : 0));
+		double nrs = M * L * (ns + ns + (full ? ns : 0) + (ffn_rc ? 1 : 0));
 		double ag = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg, x->t, pn_t, nag);
 		double rs = proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
 					 nrs);
@@ -560,8 +655,8 @@ static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x,
 			hf += fmin(rs * pipe, G->pr_f) + fmin(rs * pipe, G->dn_f);
 			hb += fmin(rs, G->qkv_w) + fmin(rs, G->up_w);
 		}
-		lc->tp_fwd_s = 2 * (ag + rs);
-		lc->tp_bwd_s = 4 * ag + 2 * rs + (full ? lc->tp_fwd_s : 0);
+		lc->tp_fwd_s = ns * (ag + rs);
+		lc->tp_bwd_s = 2 * ns * ag + ns * rs + (full ? lc->tp_fwd_s : 0);
 		lc->tp_hid_s = hf * (full ? 2 : 1) + hb;
 		if (ffn_rc) {
 			lc->tp_bwd_s += ag + rs;
@@ -570,10 +665,10 @@ static void tp_comm_ops(struct proj_sink *k, const struct proj_shape *x,
 		}
 	} else {
 		double one = proj_op_coll(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->t, pn_t,
-					  n->per + (ffn_rc ? M * L : 0));
+					  n->per * ns / 2 + (ffn_rc ? M * L : 0));
 
-		lc->tp_fwd_s = 2 * one;
-		lc->tp_bwd_s = 2 * one * (full ? 2 : 1) + (ffn_rc ? one : 0);
+		lc->tp_fwd_s = ns * one;
+		lc->tp_bwd_s = ns * one * (full ? 2 : 1) + (ffn_rc ? one : 0);
 	}
 }
 
@@ -691,7 +786,7 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 	fwd = gf + af + mf;
 	if (full)
 		rc_extra = fwd;
-	else if ((x->rcm & PROJ_RC_CORE) && x->unfused)
+	else if ((x->rcm & PROJ_RC_CORE) && x->unfused && x->mixer == PROJ_MIX_ATTN)
 		rc_extra = af; /* core attention (Korthikanti et al. 2022) */
 	if (!full && x->rcm & ~PROJ_RC_CORE) /* the other modules selective recompute names */
 		rc_extra += G.rc_gemm + G.rc_mem;
@@ -708,9 +803,9 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 
 	if (x->t > 1)
 		tp_comm_ops(k, x, &n, &G, lc);
-	if (x->moe && x->e > 1)
+	if (x->moe && !x->noffn && x->e > 1)
 		proj_ep_comm_ops(k, x, &n, lc);
-	if (x->c > 1)
+	if (x->c > 1 && (x->mixer == PROJ_MIX_ATTN || x->mixer == PROJ_MIX_LOCAL))
 		cp_comm_ops(k, x, &n, lc);
 }
 
@@ -724,28 +819,34 @@ void proj_ends_ops(struct proj_sink *k, const struct proj_shape *x, double M,
 size_t cvc_proj_scenario_ops(const cvc_proj_scenario *sc, cvc_proj_op_fn fn, void *user)
 {
 	struct proj_sink k;
-	struct proj_shape x, xd;
+	struct proj_shape x;
 	struct proj_layer_cost lc;
 	struct proj_params P;
 	struct proj_step_cost st;
-	double M = sc->global_batch / (sc->dp * sc->micro_batch), L, Ld;
+	double M = sc->global_batch / (sc->dp * sc->micro_batch), n[PROJ_NKIND], L = 0;
 
 	if (!(M > 0) || !(sc->tp >= 1))
 		return 0;
 	proj_shape_of(sc, &x);
-	proj_heaviest_stage(sc, &x, &L, &Ld);
-	if (!(L + Ld > 0))
+	proj_heaviest_stage(sc, &x, n);
+	for (int i = 0; i < PROJ_NKIND; i++)
+		L += n[i];
+	if (!(L > 0))
 		return 0;
 	proj_sink_init(&k, sc, NULL, fn, user);
 	memset(&lc, 0, sizeof lc);
-	if (L > 0)
-		proj_layer_ops(&k, &x, M, L, &lc);
-	if (Ld > 0) { /* the stage's dense layers */
-		proj_shape_dense(sc, &x, &xd);
-		proj_layer_ops(&k, &xd, M, Ld, &lc);
+	/* the stage's layers of each kind, the main kind first */
+	for (int i = -1; i < PROJ_NKIND; i++) {
+		int kd = i < 0 ? proj_main_kind(sc) : i;
+		struct proj_shape xk;
+
+		if (i == proj_main_kind(sc) || !(n[kd] > 0))
+			continue;
+		proj_shape_kind(sc, &x, kd, &xk);
+		proj_layer_ops(&k, &xk, M, n[kd], &lc);
 	}
 	proj_ends_ops(&k, &x, M, &lc);
-	proj_params_of(sc, &x, L, Ld, &P);
+	proj_params_kinds(sc, &x, n, &P);
 	proj_step_ops(&k, sc, &x, &P, M, &st);
 	return k.n;
 }

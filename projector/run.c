@@ -44,7 +44,7 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 	    sc->q_lora_rank != floor(sc->q_lora_rank) || sc->qk_rope_dim != floor(sc->qk_rope_dim))
 		return "head_dim and the MLA ranks must be positive integers";
 	if (sc->ffn <= 0)
-		sc->ffn = sc->ffn_type == CVC_PROJ_FFN_SWIGLU
+		sc->ffn = sc->ffn_type == CVC_PROJ_FFN_SWIGLU || sc->ffn_type == CVC_PROJ_FFN_GEGLU
 				  ? 256 * ceil(8 * sc->hidden / 3 / 256)
 				  : 4 * sc->hidden;
 	if (sc->experts < 1)
@@ -97,6 +97,12 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 	}
 	if (sc->mtp_layers < 0 || sc->mtp_layers != floor(sc->mtp_layers) || sc->mtp_layers > 64)
 		return "mtp_layers must be a whole number, 0 to 64";
+	{
+		const char *why = proj_layers_finalize(sc);
+
+		if (why)
+			return why;
+	}
 	if (sc->experts > 1 && sc->moe_first_dense >= sc->layers)
 		return "moe_first_dense leaves no MoE layer (set experts: 1 for a dense model)";
 	if (sc->clusters > 1 && !(sc->inter_cluster_gbps > 0))
@@ -143,6 +149,15 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 	}
 	if (sc->kv_lora_rank > 0 && sc->attention == CVC_PROJ_ATTN_UNFUSED)
 		return "multi-latent attention is priced with fused attention only";
+	if (proj_has_kind(sc, PROJ_MIX_MAMBA)) {
+		/* MambaMixer: each tensor-parallel rank holds whole heads and groups */
+		if (fmod(sc->mamba_heads, sc->tp) != 0 || fmod(sc->mamba_groups, sc->tp) != 0)
+			return "mamba_heads and mamba_groups not divisible by tp";
+		if (sc->cp > 1)
+			return "Mamba layers with context parallelism are not priced (cp 1)";
+		if (proj_is_3d(sc))
+			return "3D tensor parallelism is priced for attention layers only";
+	}
 	if (sc->vpp > 1 && sc->pp < 2)
 		return "vpp > 1 needs pp > 1";
 	{

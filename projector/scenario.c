@@ -174,8 +174,12 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 		return CVC_OK;
 	}
 	case PF_STR:
-		if (strlen(s) > 200)
+		/* a layer pattern has a character per layer */
+		if (strlen(s) > (strcmp(fd->key, "layer_pattern") ? 200u : 4096u))
 			return fail_at(st, n, "value of '%s' is too long", fd->key);
+		if (!strcmp(fd->key, "layer_pattern") && s[strspn(s, "M*-E")])
+			return fail_at(st, n, "layer_pattern: expected M, *, - or E for each layer "
+				       "(Mamba, attention, MLP, MoE), not '%c'", s[strspn(s, "M*-E")]);
 		if (!strcmp(fd->key, "recompute_modules")) {
 			int mask;
 			char bad[80];

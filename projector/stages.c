@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "proj_internal.h"
 
@@ -50,42 +51,56 @@ static double chunks_before(double Ls, double v, int first, double c)
 }
 
 /*
- * Stage i's (0-based) layers and, of them, the main shape's (*nmain) under
- * the layer pattern, given the layers of the first, each middle and the
- * last stage (fml: proj_stage_layers()): virtual stage c pp + i holds the
- * model's layers after those of every earlier virtual stage
- * (Megatron-Core's interleaved order).
+ * Stage i's (0-based) layers by kind, given the layers of the first, each
+ * middle and the last stage (fml: proj_stage_layers()): virtual stage
+ * c pp + i holds the model's layers after those of every earlier virtual
+ * stage (Megatron-Core's interleaved order).  The multi-token prediction
+ * modules' layers sit on the last stage, of the main kind (DeepSeek-V3's
+ * is an MoE layer).
  */
-void proj_stage_mix(const cvc_proj_scenario *sc, const double fml[3], double i, double *layers,
-		    double *nmain)
+void proj_stage_kinds(const cvc_proj_scenario *sc, const double fml[3], double i,
+		      double n[PROJ_NKIND])
 {
 	double pp = sc->pp >= 1 ? sc->pp : 1, v = sc->vpp >= 1 ? sc->vpp : 1;
 	double f = fml[0], m = fml[1], l = fml[2];
 	double Li = i == 0 ? f : i == pp - 1 ? l : m;
 
-	/* the multi-token prediction modules' layers: on the last stage, of
-	 * the main shape (DeepSeek-V3's is an MoE layer) */
-	double mtp = i == pp - 1 ? sc->mtp_layers : 0;
+	if (pp == 1 || proj_layers_uniform(sc)) {
+		memset(n, 0, PROJ_NKIND * sizeof n[0]);
+		if (pp == 1)
+			proj_kinds_in(sc, 0, sc->layers, n);
+		else
+			n[proj_kind_of(sc, 0)] = Li;
+	} else {
+		memset(n, 0, PROJ_NKIND * sizeof n[0]);
+		for (double c = 0; c < v; c++) {
+			/* every stage's chunks before c, then stages 0..i-1's chunk c */
+			double start = chunks_before(f, v, 1, c) + chunks_before(l, v, 0, c) +
+				       (pp - 2) * chunks_before(m, v, 0, c), part[PROJ_NKIND];
 
-	*layers = (pp > 1 ? Li : sc->layers) + mtp;
-	*nmain = *layers;
-	if (!proj_layers_mixed(sc))
-		return;
-	if (pp == 1) {
-		*nmain = proj_main_layers(sc, 0, sc->layers) + mtp;
-		return;
+			if (i >= 1)
+				start += chunk_len(f, v, 1, c) + (i - 1) * chunk_len(m, v, 0, c);
+			proj_kinds_in(sc, start, start + chunk_len(Li, v, i == 0, c), part);
+			for (int k = 0; k < PROJ_NKIND; k++)
+				n[k] += part[k];
+		}
 	}
-	*nmain = 0;
-	for (double c = 0; c < v; c++) {
-		/* every stage's chunks before c, then stages 0..i-1's chunk c */
-		double start = chunks_before(f, v, 1, c) + chunks_before(l, v, 0, c) +
-			       (pp - 2) * chunks_before(m, v, 0, c);
+	if (i == pp - 1)
+		n[proj_main_kind(sc)] += sc->mtp_layers;
+}
 
-		if (i >= 1)
-			start += chunk_len(f, v, 1, c) + (i - 1) * chunk_len(m, v, 0, c);
-		*nmain += proj_main_layers(sc, start, start + chunk_len(Li, v, i == 0, c));
+void proj_stage_mix(const cvc_proj_scenario *sc, const double fml[3], double i, double *layers,
+		    double *nmain)
+{
+	double n[PROJ_NKIND];
+
+	proj_stage_kinds(sc, fml, i, n);
+	*layers = *nmain = 0;
+	for (int k = 0; k < PROJ_NKIND; k++) {
+		*layers += n[k];
+		if (!proj_layers_mixed(sc) || PROJ_KIND_FFN(k) == PROJ_FK_MOE)
+			*nmain += n[k];
 	}
-	*nmain += mtp;
 }
 
 /*
@@ -164,7 +179,7 @@ double proj_stage_pick(const cvc_proj_scenario *sc, int i, int *n)
 {
 	double pp = sc->pp;
 
-	if (proj_layers_mixed(sc) && pp > 1) {
+	if (!proj_layers_uniform(sc) && pp > 1) {
 		*n = pp > 1e6 ? 1000000 : (int)pp;
 		return i;
 	}
@@ -173,31 +188,28 @@ double proj_stage_pick(const cvc_proj_scenario *sc, int i, int *n)
 }
 
 /*
- * The stage holding the most parameters: its layers of the main shape
- * (*L) and dense ones (*Ld) under the layer pattern; with every layer
- * alike, the stage with the most layers.
+ * The stage holding the most parameters: its layers by kind; with every
+ * layer alike, the stage with the most layers.
  */
-void proj_heaviest_stage(const cvc_proj_scenario *sc, const struct proj_shape *x, double *L,
-			 double *Ld)
+void proj_heaviest_stage(const cvc_proj_scenario *sc, const struct proj_shape *x,
+			 double n[PROJ_NKIND])
 {
 	struct proj_params one;
-	double best = -1;
+	double best = -1, fml[3];
 
-	double fml[3];
-
-	*L = proj_stage_max_layers(sc);
-	*Ld = 0;
-	if (!proj_layers_mixed(sc) || proj_stage_layers(sc, &fml[0], &fml[1], &fml[2]))
+	memset(n, 0, PROJ_NKIND * sizeof n[0]);
+	if (proj_layers_uniform(sc) || proj_stage_layers(sc, &fml[0], &fml[1], &fml[2])) {
+		n[proj_kind_of(sc, 0)] = proj_stage_max_layers(sc);
 		return;
+	}
 	for (double i = 0; i < (sc->pp >= 1 ? sc->pp : 1); i++) {
-		double n, nm;
+		double k[PROJ_NKIND];
 
-		proj_stage_mix(sc, fml, i, &n, &nm);
-		proj_params_of(sc, x, nm, n - nm, &one);
+		proj_stage_kinds(sc, fml, i, k);
+		proj_params_kinds(sc, x, k, &one);
 		if (one.p_stage > best) {
 			best = one.p_stage;
-			*L = nm;
-			*Ld = n - nm;
+			memcpy(n, k, sizeof k);
 		}
 	}
 }

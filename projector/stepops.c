@@ -11,19 +11,45 @@
 #include "cvc/cvc_model.h"
 #include "proj_internal.h"
 
-void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, double L,
-		    double Ld, struct proj_params *P)
+void proj_layer_params(const struct proj_shape *x, double *all, double *gpu, double *exp)
 {
-	double t = sc->tp, e = sc->ep, common = 4 * x->h + x->rq + x->rkv;
-	double ffw_d = (x->swiglu ? 3 : 2) * x->h * sc->ffn;
-	double nd = sc->layers - proj_main_layers(sc, 0, sc->layers);
+	double t = x->t, h = x->h, mix_all = 0, mix_gpu = 0, ffn_all = 0, ffn_gpu = 0;
+	double nsub = (x->mixer != PROJ_MIX_NONE) + !x->noffn;
+	/* the norms (two per attention + FFN layer), MLA's latent norms */
+	double common = 2 * h * nsub + (x->mixer <= PROJ_MIX_LOCAL ? x->rq + x->rkv : 0);
 
-	P->p_dense = x->attw_t + (x->moe ? x->h * x->E + x->ffs : x->ffw) / t + common;
-	P->p_exp = x->moe ? x->E / e * x->ffw / t : 0;
-	P->p_layer = P->p_dense + P->p_exp;
-	P->p_layer_d = x->attw_t + ffw_d / t + common;
-	P->L = L;
-	P->Ld = Ld;
+	*exp = 0;
+	if (x->mixer == PROJ_MIX_ATTN || x->mixer == PROJ_MIX_LOCAL) {
+		mix_all = x->attw;
+		mix_gpu = x->attw_t;
+	} else if (x->mixer == PROJ_MIX_MAMBA) {
+		/* in_proj (z, x, B, C, dt), conv1d with its bias, A, D, dt_bias,
+		 * the gated norm and out_proj, all split by tp (MambaMixer) */
+		mix_all = h * (2 * x->di + 2 * x->mg * x->mn + x->mh) + x->cdim * (x->mk + 1) +
+			  3 * x->mh + x->di + x->di * h;
+		mix_gpu = mix_all / t;
+	}
+	if (!x->noffn && x->moe) {
+		/* router and shared experts split by tp; the routed experts by ep */
+		ffn_all = x->ffw * x->E + h * x->E + x->ffs;
+		ffn_gpu = (h * x->E + x->ffs) / t;
+		*exp = x->E / x->e * x->ffw / t;
+	} else if (!x->noffn) {
+		ffn_all = x->ffw;
+		ffn_gpu = x->ffw / t;
+	}
+	*all = mix_all + ffn_all + common;
+	*gpu = mix_gpu + ffn_gpu + common + *exp;
+}
+
+void proj_params_kinds(const cvc_proj_scenario *sc, const struct proj_shape *x,
+		       const double n[PROJ_NKIND], struct proj_params *P)
+{
+	double t = sc->tp, N[PROJ_NKIND], all, gpu, exp;
+	int main = proj_main_kind(sc);
+
+	memset(P, 0, sizeof *P);
+	proj_kinds_in(sc, 0, sc->layers, N);
 	/* one pipeline stage holds both vocabulary matrices when there is
 	 * one stage and they are not tied (pp > 1: the last stage keeps the
 	 * output layer, or the tied copy Megatron-Core keeps there), and the
@@ -31,26 +57,54 @@ void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, dou
 	P->p_vocab = x->V * x->h / t *
 		     ((sc->pp == 1 || sc->mtp_layers > 0) && !sc->tie_embeddings ? 2 : 1);
 	/* multi-token prediction: each module's 2h -> h projection (column
-	 * parallel) and two norms; its layer is counted in L */
+	 * parallel) and two norms; its layer is counted in the stage's */
 	P->p_mtp = sc->mtp_layers * (2 * x->h * x->h / t + 2 * x->h);
-	P->p_stage = L * P->p_layer + P->p_vocab;
-	P->p_total = (sc->layers - nd) * (x->attw + x->ffw * (x->moe ? x->E : 1) +
-					  (x->moe ? x->h * x->E + x->ffs : 0) + common) +
-		     x->V * x->h * (sc->tie_embeddings ? 1 : 2);
-	if (Ld > 0)
-		P->p_stage += Ld * P->p_layer_d;
-	if (nd > 0)
-		P->p_total += nd * (x->attw + ffw_d + common);
-	if (sc->mtp_layers > 0) {
-		P->p_stage += P->p_mtp;
-		P->p_total += sc->mtp_layers * (x->attw + x->ffw * (x->moe ? x->E : 1) +
-						(x->moe ? x->h * x->E + x->ffs : 0) + common +
-						2 * x->h * x->h + 2 * x->h);
+	/* the main kind first (a uniform model's only one), then the others */
+	for (int i = -1; i < PROJ_NKIND; i++) {
+		int k = i < 0 ? main : i;
+		struct proj_shape xk;
+
+		if (i == main || (i >= 0 && !(n[k] > 0) && !(N[k] > 0)))
+			continue;
+		proj_shape_kind(sc, x, k, &xk);
+		proj_layer_params(&xk, &all, &gpu, &exp);
+		P->n[k] = n[k];
+		P->p_kind[k] = gpu;
+		P->p_stage += n[k] * gpu;
+		P->p_total += N[k] * all;
+		if (PROJ_KIND_FFN(k) == PROJ_FK_MOE) {
+			P->L_moe += n[k];
+			P->p_exp = exp;
+		}
+		if (k == main) {
+			P->p_layer = gpu;
+			P->p_dense = gpu - exp;
+			P->L = n[k];
+			P->p_stage += P->p_vocab;
+			P->p_total += x->V * x->h * (sc->tie_embeddings ? 1 : 2);
+			/* the prediction modules' layers and their own */
+			P->p_mtp_all = sc->mtp_layers * (all + 2 * x->h * x->h + 2 * x->h);
+		} else if (k == PROJ_KIND(PROJ_MIX_ATTN, PROJ_FK_DENSE)) {
+			P->p_layer_d = gpu;
+			P->Ld = n[k];
+		}
 	}
+	P->p_stage += P->p_mtp;
+	P->p_total += P->p_mtp_all;
 	P->wb = sc->dtype == CVC_PROJ_FP32 ? 4 : 2;
 	P->gbytes = x->BA;
 	P->ob = sc->optimizer == CVC_PROJ_ADAM ? (sc->dtype == CVC_PROJ_FP32 ? 8 : 12)
 					       : (sc->dtype == CVC_PROJ_FP32 ? 4 : 8);
+}
+
+void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, double L,
+		    double Ld, struct proj_params *P)
+{
+	double n[PROJ_NKIND] = {0};
+
+	n[proj_main_kind(sc)] = L;
+	n[PROJ_KIND(PROJ_MIX_ATTN, PROJ_FK_DENSE)] += Ld;
+	proj_params_kinds(sc, x, n, P);
 }
 
 /* ZeRO/FSDP shard group (hybrid sharding shards inside it and replicates
@@ -107,7 +161,6 @@ static void bucketed(struct proj_sink *k, int kind, double bytes, double bucket,
 void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_shape *x,
 		   const struct proj_params *P, double M, struct proj_step_cost *st)
 {
-	double L = P->L; /* the stage's layers of the main shape */
 	double t = sc->tp, pp = sc->pp, v = sc->vpp, d = sc->dp, c = sc->cp, e = sc->ep;
 	double gpn = sc->gpus_per_node, dc = d * c;
 	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
@@ -123,18 +176,18 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 		double pn = fmin(sh, fmax(1, gpn / t));
 		double nag_b = sc->recompute == CVC_PROJ_RECOMP_FULL ? 2 : 1;
 
-		if (sh > 1) {
-			st->fsdp_ag = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_FSDP,
-						   P->p_layer * P->wb, sh, pn, M * L * (1 + nag_b));
-			st->fsdp_rs = proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_DP,
-						   P->p_layer * P->gbytes, sh, pn, M * L);
-		}
-		if (sh > 1 && P->Ld > 0) { /* the dense layers' own */
-			st->fsdp_ag_d = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_FSDP,
-						     P->p_layer_d * P->wb, sh, pn,
-						     M * P->Ld * (1 + nag_b));
-			st->fsdp_rs_d = proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_DP,
-						     P->p_layer_d * P->gbytes, sh, pn, M * P->Ld);
+		/* each kind of layer the stage holds at its own size */
+		for (int i = -1; sh > 1 && i < PROJ_NKIND; i++) {
+			int kd = i < 0 ? proj_main_kind(sc) : i;
+
+			if (i == proj_main_kind(sc) || (i >= 0 && !(P->n[kd] > 0)))
+				continue;
+			st->fsdp_ag[kd] = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_FSDP,
+						       P->p_kind[kd] * P->wb, sh, pn,
+						       M * P->n[kd] * (1 + nag_b));
+			st->fsdp_rs[kd] = proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_DP,
+						       P->p_kind[kd] * P->gbytes, sh, pn,
+						       M * P->n[kd]);
 		}
 		if (rep > 1)
 			bucketed(k, CVC_MODEL_ALLREDUCE, P->p_stage / sh * P->gbytes,
@@ -168,7 +221,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 
 			/* ZeRO 1-2 reduce-scatter in the shard group (all of dp*cp
 			 * unless sharded hybrid), else all-reduce */
-			bucketed(k, kind, (P->p_stage - L * P->p_exp) * P->gbytes, bucket, grp,
+			bucketed(k, kind, (P->p_stage - P->L_moe * P->p_exp) * P->gbytes, bucket, grp,
 				 sc->zero >= 1 && sh > 1 ? pn_s : pn, count, &tt, &ll);
 			st->dp_tot += tt;
 			st->dp_last = ll;
@@ -180,7 +233,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 				st->dp_last = ll;
 			}
 			if (P->p_exp > 0 && dcl / e > 1) {
-				bucketed(k, kind, L * P->p_exp * P->gbytes, bucket, dcl / e, pn_e,
+				bucketed(k, kind, P->L_moe * P->p_exp * P->gbytes, bucket, dcl / e, pn_e,
 					 count, &tt, &ll);
 				st->dp_tot += tt;
 			}

@@ -66,7 +66,8 @@ const char *proj_grid_reason(cvc_proj_scenario *sc)
 		return "3D tensor parallelism runs without pipeline stages (pp 1)";
 	if (sc->cp != 1)
 		return "3D tensor parallelism runs without context parallelism (cp 1)";
-	if (sc->experts > 1 || sc->kv_lora_rank > 0)
+	if (sc->experts > 1 || sc->kv_lora_rank > 0 || !proj_layers_uniform(sc) ||
+	    proj_kind_of(sc, 0) != proj_main_kind(sc))
 		return "3D tensor parallelism is priced for dense models with standard attention";
 	if (sc->zero != 0)
 		return "3D tensor parallelism shards over tp_depth itself (zero 0)";
@@ -141,7 +142,7 @@ static void mem3d(struct proj_sink *k, const struct proj_shape *x, const struct 
 		  double *mf, double *mb)
 {
 	double cf = n->cf, cb = n->cb, T = x->T / x->td, Th = T * x->h / x->tc;
-	double act = (x->swiglu ? 3 : 2) * x->BA * T * x->f / x->tr;
+	double act = (x->gated ? 3 : 2) * x->BA * T * x->f / x->tr;
 
 	*mf += 2 * proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, 2 * cf, 0);
 	*mf += 2 * proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, 2 * cf, 0);
@@ -149,7 +150,7 @@ static void mem3d(struct proj_sink *k, const struct proj_shape *x, const struct 
 	*mb += 2 * proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, 2 * cb, 0);
 	*mb += 2 * proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, 2 * cb, 0);
 	*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * act, cb, 0);
-	if (x->swiglu) {
+	if (x->gated) {
 		double rb = 2 * x->BA * T * (x->a + x->g) * x->dh / x->tr;
 
 		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
@@ -181,7 +182,7 @@ void proj_layer3d_ops(struct proj_sink *k, const struct proj_shape *x,
 	grid_pn_of(x, &pn);
 	linear3d(k, x, n, &pn, x->h, x->qkv, 0, &q);
 	linear3d(k, x, n, &pn, x->a * x->dh, x->h, 1, &p);
-	linear3d(k, x, n, &pn, x->h, (x->swiglu ? 2 : 1) * x->f, 0, &u);
+	linear3d(k, x, n, &pn, x->h, (x->gated ? 2 : 1) * x->f, 0, &u);
 	linear3d(k, x, n, &pn, x->f, x->h, 1, &d);
 	af = proj_op_attn(k, x->dtype, bl, x->a / x->tr, fmax(1, x->g / x->tr), sq, sq, x->dh, 0,
 			  n->cf);
@@ -238,7 +239,7 @@ void proj_act3d(const cvc_proj_scenario *sc, const struct proj_shape *x, double 
 	a += B * x->a * x->dh / x->tr;        /* attention output */
 	a += drop * 2 * hc;                   /* residual dropout masks */
 	a += B * hc;                          /* FFN up input */
-	a += B * (x->swiglu ? 2 : 1) * x->f / x->tr; /* activation input */
+	a += B * (x->gated ? 2 : 1) * x->f / x->tr; /* activation input */
 	a += B * x->f / x->tr;                /* FFN down input */
 	*working = a * T;
 }

@@ -47,10 +47,12 @@ static const struct word_rule {
 	{"attention", "cudnn", "cudnn"},
 	{"attention", "unfused", "unfused|eager|naive|math|none|no"},
 	{"attention", "flash", "flash|flashattention|flash-attention|fa3|fa-3|sdpa|fused|triton|te"},
-	/* FFN: gated (SwiGLU, GeGLU, ReGLU: three matrices) or not (GELU,
-	 * ReLU, squared ReLU: two) */
-	{"ffn_type", "swiglu", "swiglu|geglu|reglu|glu|silu|gated|swish"},
-	{"ffn_type", "gelu", "gelu|relu|squared relu|relu2|relu^2|mlp"},
+	/* FFN: GELU-gated (GeGLU), other gated ones (SwiGLU, ReGLU: three
+	 * matrices), squared ReLU, or GELU and ReLU (two) */
+	{"ffn_type", "geglu", "geglu|gated gelu|gelu-gated|gated-gelu"},
+	{"ffn_type", "swiglu", "swiglu|reglu|glu|silu|gated|swish"},
+	{"ffn_type", "relu2", "squared relu|squared-relu|relu2|relu^2"},
+	{"ffn_type", "gelu", "gelu|relu|mlp"},
 	/* optimizer states: two moments (Adam, AdamW, LAMB) or one (SGD with
 	 * momentum, Lion, Muon) */
 	{"optimizer", "adam", "adam|adamw|lamb|fusedadam|distributed fused adam"},

@@ -55,7 +55,13 @@ CVC_API cvc_status cvc_proj_ctx_origin(cvc_proj_ctx *ctx, const char *gpu, int d
 
 /* ---- enums (stable values: they appear in CSV output as names) ---------- */
 
-enum cvc_proj_ffn { CVC_PROJ_FFN_GELU = 0, CVC_PROJ_FFN_SWIGLU = 1 };
+/* The FFN's activation: gelu (two matrices), swiglu (SiLU-gated: gate, up,
+ * down), geglu (GELU-gated, three matrices: Gemma, Grok-1), relu2 (squared
+ * ReLU, two matrices: Nemotron-4, Nemotron-H) */
+enum cvc_proj_ffn {
+	CVC_PROJ_FFN_GELU = 0, CVC_PROJ_FFN_SWIGLU = 1, CVC_PROJ_FFN_GEGLU = 2,
+	CVC_PROJ_FFN_RELU2 = 3
+};
 /* MoE token dispatch: one all-to-all copy per routed expert (Megatron-Core's
  * alltoall dispatcher), or one copy per destination node across the network,
  * forwarded over NVLink inside it (DeepEP / HybridEP: the flex dispatcher) */
@@ -134,6 +140,20 @@ typedef struct cvc_proj_scenario {
 	 * projection of 2h to h and the logits and loss again */
 	double mtp_layers;
 	int ffn_type;              /* enum cvc_proj_ffn */
+	/* hybrid models: one character per layer, as Megatron-Core's
+	 * --hybrid-override-pattern and Hugging Face's hybrid_override_pattern
+	 * write it (M Mamba-2 mixer, * attention, - dense MLP, E MoE; each its
+	 * own pre-norm residual block); "" = every layer attention + FFN */
+	const char *layer_pattern;
+	/* Mamba-2 mixers (Dao & Gu 2024): heads (0 = 2 hidden / head_dim), head
+	 * width, state size, B/C groups, conv1d kernel, SSD chunk length */
+	double mamba_heads, mamba_head_dim, mamba_state, mamba_groups, mamba_conv, mamba_chunk;
+	/* local attention: each query sees the window tokens before it (0 =
+	 * none), on every layer but each window_skip_freq-th (1-based; 0: on
+	 * every layer: Megatron-Core's --window-attn-skip-freq); chunked: within
+	 * aligned chunks of window tokens instead (Llama 4) */
+	double window, window_skip_freq;
+	int window_chunked;
 	/* attention heads' width: head_dim (0 = hidden / heads; Megatron's
 	 * --kv-channels); multi-latent attention (DeepSeek-V2/V3, Megatron-Core
 	 * --multi-latent-attention) when kv_lora_rank > 0: queries through a

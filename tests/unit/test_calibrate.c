@@ -175,7 +175,9 @@ Test(calibrate, operators_reproduce_projector_default_study)
 /* Everything the default study leaves out: unfused attention with
  * selective recompute, MoE with ep (routed experts of their own width,
  * shared experts), context and sequence parallelism,
- * interleaving, fp32/fp16, ZeRO 0 and 2, SGD, local SGD. */
+ * interleaving, fp32/fp16, ZeRO 0 and 2, SGD, local SGD; layers of
+ * several kinds (Mamba, attention-only, MLP-only and MoE-only blocks,
+ * local attention sliding and chunked) on one pipeline stage. */
 Test(calibrate, operators_reproduce_projector_other_features)
 {
 	static const char y[] =
@@ -194,7 +196,23 @@ Test(calibrate, operators_reproduce_projector_other_features)
 		"    training: {global_batch: 32, recompute: [selective, full]}\n"
 		"    parallelism: {tp: 2, cp: [1, 2], ep: [1, 2, 4]}\n"
 		"    hardware: {gpu: A100-SXM-80GB, gpus: 32, scale: {intra_bw: 2, inter_bw: 3}}\n"
-		"    comm: {clusters: [1, 2]}\n";
+		"    comm: {clusters: [1, 2]}\n"
+		/* layers of several kinds: a hybrid pattern (Mamba, attention,
+		 * MLP and MoE blocks), local attention, gated activations */
+		"  - model: {layers: 8, hidden: 1024, heads: 16, kv_heads: 4, seq: 4096, vocab: 32000,\n"
+		"            ffn_type: [relu2, geglu], layer_pattern: M-*EM-ME, experts: 4,\n"
+		"            top_k: 2, mamba_heads: 32, mamba_groups: 4}\n"
+		"    training: {global_batch: 32, recompute: [selective, full], dtype: [bf16, fp8],\n"
+		"               zero: [0, 3]}\n"
+		"    parallelism: {tp: [1, 2], sp: [false, true], ep: [1, 2]}\n"
+		"    hardware: {gpu: H100-SXM, gpus: 16}\n"
+		"  - model: {layers: 6, hidden: 1024, heads: 16, kv_heads: 4, seq: 4096, vocab: 32000,\n"
+		"            ffn_type: swiglu, window: [128, 1024], window_skip_freq: [0, 2],\n"
+		"            window_chunked: [false, true], experts: [1, 4], top_k: 2,\n"
+		"            moe_first_dense: 1}\n"
+		"    training: {global_batch: 32, recompute: [selective, full]}\n"
+		"    parallelism: {tp: [1, 2], cp: [1, 2]}\n"
+		"    hardware: {gpu: H100-SXM, gpus: 16}\n";
 	cvc_proj_study *st = NULL;
 
 	cr_assert_eq(cvc_proj_study_parse("f.yaml", y, strlen(y), &st), CVC_OK, "%s",
