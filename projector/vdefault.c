@@ -265,6 +265,11 @@ static void hardware(struct vrow *r, cvc_proj_ctx *ctx)
 
 	if (!r->g.has_hw && !r->g.has_net)
 		return;
+	if (hw->count > 0 && !vrow_given(r, vrow_fid(r, "gpus"))) {
+		sc->gpus = hw->count;
+		vrow_mark(r, vrow_fid(r, "gpus"));
+		vrow_note(r, "gpus=%g (the gpu text)", hw->count);
+	}
 	if (hw->per_node > 0 && !vrow_given(r, fn)) {
 		sc->gpus_per_node = hw->per_node;
 		vrow_mark(r, fn);
@@ -356,9 +361,54 @@ static void note_defining(struct vrow *r, int legacy)
 	}
 }
 
+/* A global batch given in tokens, in sequences of the row's length. */
+static int batch_in_tokens(struct vrow *r)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	int f = vrow_fid(r, "global_batch");
+	double b;
+
+	if (!(r->g.batch_tokens > 0))
+		return 0;
+	if (!vrow_given(r, vrow_fid(r, "seq")))
+		return vrow_cannot(r, CVC_PROJ_VWHY_MISSING, "global_batch '%s' is in tokens and "
+				   "the row gives no seq to make sequences of them", r->g.batch_cell);
+	/* "4M tokens" in a paper is 4 x 2^20 = 1024 sequences of 4096 as often
+	 * as 4e6: the reading that makes whole sequences, within 1% */
+	{
+		static const double bin[] = {['K'] = 1024.0, ['M'] = 1048576.0, ['G'] = 1073741824.0};
+		unsigned char u = (unsigned char)r->g.batch_unit;
+		double tok[2] = {r->g.batch_tokens,
+				 u < sizeof bin / sizeof bin[0] && bin[u] > 0 ? r->g.batch_num * bin[u]
+									      : r->g.batch_tokens};
+		int best = -1;
+
+		for (int i = 0; i < 2; i++) {
+			double q = tok[i] / sc->seq;
+
+			if (q >= 1 && fabs(q - round(q)) <= 0.01 * q &&
+			    (best < 0 || fabs(q - round(q)) <
+					     fabs(tok[best] / sc->seq - round(tok[best] / sc->seq))))
+				best = i;
+		}
+		if (best < 0)
+			return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "column global_batch: '%s' (expected "
+					   "whole sequences of %g tokens)", r->g.batch_cell, sc->seq);
+		b = round(tok[best] / sc->seq);
+		sc->global_batch = b;
+		vrow_mark(r, f);
+		vrow_assume(r, "global_batch=%g ('%s': %.0f tokens over seq %g)", b, r->g.batch_cell,
+			    tok[best], sc->seq);
+	}
+	return 0;
+}
+
 int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 {
 	cvc_proj_scenario *sc = &r->sc;
+
+	if (batch_in_tokens(r))
+		return 1;
 
 	if (!r->g.gpu && !legacy)
 		vrow_assume(r, "gpu=%s (default)", sc->gpu);

@@ -320,6 +320,17 @@ static int read_number(struct vrow *r, int field, const char *k, const char *t, 
 	if (!(v < MAX_COUNT))
 		return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "column %s: '%s' (expected a number "
 				   "below 1e15)", k, t);
+	/* a global batch given in tokens ("4M tokens"): sequences once the
+	 * row's seq is known (vdefault.c) */
+	if (!strcmp(fd->key, "global_batch") && n.remark[0] && !isfinite(n.to) &&
+	    vtext_has(n.remark, "tokens|token|tok") && !n.guess) {
+		r->g.batch_tokens = v;
+		r->g.batch_unit = n.unit;
+		r->g.batch_num = n.v;
+		snprintf(r->g.batch_cell, sizeof r->g.batch_cell, "%.*s",
+			 (int)sizeof r->g.batch_cell - 1, t);
+		return 0;
+	}
 	forms = n.remark[0] ? labelled_forms(r, fd->key, t, &v) : 0;
 	if (forms == 2) {
 		/* the cell gave only other fields' values ("2048 per expert") */

@@ -96,7 +96,7 @@ static const cvc_hw_spec *lookup_words(const cvc_hw_catalog *cat, const char *w)
  * inside them.
  */
 static const cvc_hw_spec *find_gpu(const cvc_hw_catalog *cat, const struct tok *t, size_t n,
-				   int *in_paren, char *matched, size_t mlen)
+				   int *in_paren, char *matched, size_t mlen, size_t *at)
 {
 	/* a model number outside the parentheses that is no catalog GPU
 	 * ("Z9000 (NVL72)") names a GPU cvc does not know: the words in
@@ -124,6 +124,7 @@ static const cvc_hw_spec *find_gpu(const cvc_hw_catalog *cat, const struct tok *
 				if (!ok || !(spec = lookup_words(cat, buf)))
 					continue;
 				*in_paren = paren;
+				*at = i;
 				snprintf(matched, mlen, "%.*s", (int)mlen - 1, buf);
 				return spec;
 			}
@@ -317,16 +318,42 @@ static double per_node_of(const char *t)
 	return 0;
 }
 
+/* A GPU count token: "512", "512x", "512×"; 0 when c is none. */
+static double count_of(const char *c)
+{
+	char *end;
+	double v;
+
+	if (!isdigit((unsigned char)*c))
+		return 0;
+	v = strtod(c, &end);
+	if (*end == 'x' || *end == 'X')
+		end++;
+	else if (!strncmp(end, "\xC3\x97", 2))
+		end += 2;
+	return !*end && v >= 1 && v <= 1e7 && v == floor(v) ? v : 0;
+}
+
 int vgpu_read(const cvc_hw_catalog *cat, const char *text, double gpn_default, struct vgpu *g)
 {
 	struct tok t[MAX_TOKENS];
 	char low[512];
-	size_t n;
+	size_t n, at = 0;
 	double gpn;
 
 	memset(g, 0, sizeof *g);
 	n = tokens(text, t, MAX_TOKENS);
-	g->spec = cat ? find_gpu(cat, t, n, &g->in_paren, g->matched, sizeof g->matched) : NULL;
+	g->spec = cat ? find_gpu(cat, t, n, &g->in_paren, g->matched, sizeof g->matched, &at)
+		      : NULL;
+	/* "512x H100", "512 x H100", "1024 H100 GPUs": the run's GPU count */
+	if (g->spec && at > 0 && !t[at - 1].paren) {
+		const char *c = t[at - 1].s;
+		size_t k = at - 1;
+
+		if (!strcmp(c, "x") || !strcmp(c, "X") || !strcmp(c, "\xC3\x97"))
+			c = k > 0 && !t[k - 1].paren ? t[k - 1].s : "";
+		g->count = count_of(c);
+	}
 	vtext_lower(low, sizeof low, text);
 	g->domain = domain_of(low);
 	g->per_node = per_node_of(low);

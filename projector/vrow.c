@@ -245,6 +245,32 @@ void vrow_start(struct vrow *r, int legacy, int default_conv)
 	}
 }
 
+/* The unit a measured cell's remark names, applied to *v: a step in "ms"
+ * or "min", TFLOP/s written "PFLOP/s".  Returns 1 when one was. */
+static int measured_unit(enum vrole role, const char *remark, double *v)
+{
+	char w[64];
+
+	vtext_lower(w, sizeof w, remark);
+	if (role == V_ITER && vtext_has(w, "ms|msec|millisecond|milliseconds")) {
+		*v /= 1e3;
+		return 1;
+	}
+	if (role == V_ITER && vtext_has(w, "min|minute|minutes")) {
+		*v *= 60;
+		return 1;
+	}
+	if (role == V_TFLOPS && vtext_has(w, "pflop/s|pflops|pflop")) {
+		*v *= 1e3;
+		return 1;
+	}
+	if (role == V_TFLOPS && vtext_has(w, "gflop/s|gflops|gflop")) {
+		*v /= 1e3;
+		return 1;
+	}
+	return 0;
+}
+
 /* A measured figure (role V_TPS .. V_MFU), within what a GPU can do:
  * tokens/s below 1e9, a step from 1 us to 1e7 s, TFLOP/s below 1e6, MFU
  * above 0 and at most 100%. */
@@ -271,8 +297,14 @@ static int read_measured(struct vrow *r, enum vrole role, const char *k, const c
 	v = n.v;
 	if (n.unit == 'K' || n.unit == 'M')
 		v *= n.unit == 'K' ? 1e3 : 1e6;
-	if (n.unit == 'K' || n.unit == 'M' || n.grouped)
+	if (measured_unit(role, n.remark, &v) || n.unit == 'K' || n.unit == 'M' || n.grouped)
 		vrow_note(r, "measured %s=%g ('%s')", k, v, t);
+	/* an MFU written as a fraction ("0.45"): no training run uses under 1%
+	 * of its GPU, so a figure of at most 1 is read as a fraction, said */
+	if (role == V_MFU && v > 0 && v <= 1 && n.unit != '%') {
+		v *= 100;
+		vrow_assume(r, "measured %s=%g ('%s' read as a fraction)", k, v, t);
+	}
 	if (!(v > range[role].lo) || v > range[role].hi || (role == V_ITER && v < range[role].lo))
 		return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "column %s: '%s' (expected %s)", k, t,
 				   range[role].what);
@@ -453,6 +485,9 @@ static int read_cell(struct vrow *r, const struct vcol *col, const char *k, cons
 		r->g.has_shard = 1;
 		snprintf(r->g.shard_cell, sizeof r->g.shard_cell, "%.*s",
 			 (int)sizeof r->g.shard_cell - 1, t);
+		if (r->g.shard.offload)
+			return vrow_cannot(r, CVC_PROJ_VWHY_UNMODELLED, "sharding '%s' offloads to the "
+					   "host, which cvc does not price", t);
 		if (guess)
 			vrow_assume(r, "sharding '%s' (guess)", t);
 		return 0;
@@ -550,7 +585,7 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 				return vrow_cannot(r, CVC_PROJ_VWHY_MISSING,
 						   "the model's shape not given (%s)", shape[i]);
 		}
-	if (!vrow_given(r, vrow_fid(r, "global_batch")))
+	if (!vrow_given(r, vrow_fid(r, "global_batch")) && !(r->g.batch_tokens > 0))
 		return vrow_cannot(r, CVC_PROJ_VWHY_MISSING, "global_batch not given");
 	/* a 3D tensor-parallel grid (tp_row, tp_col, tp_depth) is a layout too */
 	if (!r->g.tp && !r->g.pp && !legacy && !proj_is_3d(sc))

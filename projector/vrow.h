@@ -75,6 +75,7 @@ struct vshard {
 	int fsdp_off;       /* FSDP named and switched off ("FSDP=0", "no FSDP") */
 	int ddp;            /* plain data parallel: the stack decides the optimizer */
 	int dist_opt;       /* Megatron's distributed optimizer named */
+	int offload;        /* states or parameters offloaded to the host */
 	double group;       /* the shard group's size, 0 when not given */
 	double replicas;    /* the replicas of it, 0 when not given */
 	int group_pair;     /* given as "A/B" */
@@ -108,6 +109,7 @@ struct vgpu {
 	char matched[160];              /* the words that named it */
 	double domain;                  /* NVLink domain size named (NVL72), 0 none */
 	double per_node;                /* GPUs per node named ("8/node"), 0 none */
+	double count;                   /* the run's GPUs named ("512x H100"), 0 none */
 	double nic_gbps;                /* network per GPU, GB/s, 0 none */
 	const char *nic_how;            /* how the rate was read */
 	int nic_assumed;                /* per GPU / per node not stated */
@@ -191,7 +193,10 @@ struct vgiven {
 	int mla;              /* kv_heads says multi-latent attention */
 	const char *dtype_name; /* the dtype as read, for a dtype cvc does not price */
 	char dtype_cell[64];
-	int fp4_generic;      /* "fp4" with no scaling named */
+	double batch_tokens;  /* a global batch given in tokens ("4M tokens") */
+	double batch_num;     /* its number, and the unit letter written on it */
+	char batch_unit;
+	char batch_cell[64];
 };
 
 /* One row as read: its scenario, what was measured, what was assumed. */

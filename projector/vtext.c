@@ -173,6 +173,11 @@ int vtext_sharding(const char *text, struct vshard *s)
 	memset(s, 0, sizeof *s);
 	s->stage = -1;
 	vtext_lower(t, sizeof t, text);
+	/* ZeRO-Offload / FSDP CPU offload: optimizer states or parameters in
+	 * host memory, which cvc does not price */
+	if ((p = first_of(t, "offload|cpu offload|zero-offload|zero-infinity|nvme", &n)) != NULL &&
+	    !vtext_negated(t, p, n))
+		s->offload = 1;
 	/* a bare stage: "0" .. "3" */
 	if (t[0] >= '0' && t[0] <= '3' && !t[1]) {
 		s->stage = t[0] - '0';
@@ -339,9 +344,10 @@ int vtext_recompute(const char *text, struct vrecompute *rc)
 	memset(rc, 0, sizeof *rc);
 	rc->kind = -1;
 	vtext_lower(t, sizeof t, text);
-	if (vtext_has(t, "selective|partial|core attention|some layers")) {
+	if (vtext_has(t, "selective|partial|core attention|some layers|sac|op-level")) {
 		rc->kind = CVC_PROJ_RECOMP_SELECTIVE;
-	} else if ((p = first_of(t, "full|block|uniform|all layers|true|yes|on", &n)) != NULL &&
+	} else if ((p = first_of(t, "full|block|uniform|all layers|true|yes|on|every layer|"
+				  "activation checkpointing|checkpointing|checkpoint|ac", &n)) != NULL &&
 		   !vtext_negated(t, p, n)) {
 		rc->kind = CVC_PROJ_RECOMP_FULL;
 	} else if (vtext_has(t, "none|no|false|off|0|disabled|n")) {
