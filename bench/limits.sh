@@ -4,7 +4,7 @@
 #
 #   1. a 5 GB synthetic Kineto trace imported through a FIFO (nothing on
 #      disk but the database): peak RSS of the importer;
-#   2. a 10^7-scenario study streamed with `cvc project --csv /dev/null`:
+#   2. a 10^7-scenario study streamed with `cvc project --csv - >/dev/null`:
 #      peak RSS of the projector.
 #
 #   bench/limits.sh [BUILD_DIR] [GB]     (defaults: build, 5)
@@ -71,6 +71,6 @@ scenarios:
     parallelism: {tp: 1, pp: 1}
     hardware: {gpu: H100-SXM, gpus_per_node: 8, gpus: {from: 8, to: 8000, step: 8}}
 YAML
-/usr/bin/time -f "%M %e" -o "$tmp/time2" "$cvc" project "$tmp/big.yaml" --csv /dev/null 2> "$tmp/proj.err"
+/usr/bin/time -f "%M %e" -o "$tmp/time2" "$cvc" project "$tmp/big.yaml" --csv - >/dev/null 2> "$tmp/proj.err"
 read -r rss2 secs2 < "$tmp/time2"
 echo "project 10^7 scenarios to /dev/null: peak RSS $((rss2 / 1024)) MiB, ${secs2} s ($(tail -n 1 "$tmp/proj.err"))"

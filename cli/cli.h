@@ -57,7 +57,13 @@ enum cli_opt_type {
 	CLI_STR,     /* const char *, points into argv */
 	CLI_INT,     /* long long, checked with strtoll */
 	CLI_DOUBLE,  /* double, checked with strtod */
-	CLI_CHOICE   /* const char *, must be one of choices ("a|b|c") */
+	CLI_CHOICE,  /* const char *, must be one of choices ("a|b|c") */
+	/* const char *, a file the command reads: recorded with
+	 * cvc_out_input, so that no output of the command can replace it */
+	CLI_PATH,
+	/* const char *, a file or folder the command writes, through
+	 * cvc_out_open / cvc_out_dir ('-' is stdout where a file is meant) */
+	CLI_OUT
 };
 
 struct cli_opt {
@@ -75,6 +81,9 @@ struct cli_opt {
  * anywhere before "--"; positionals are moved to the front of argv+1 in
  * order and their count is stored in *npos.  With stop_at_dashdash, "--"
  * ends parsing and *rest receives the index after it (or argc).
+ * Positionals (those before "--" when rest is given) and CLI_PATH values
+ * that name existing files are recorded as the command's inputs
+ * (cvc_out_input): an output that is one of them is refused.
  * "--help" prints usage to stdout and returns -1.  Errors print one line to
  * stderr and return 2.  Returns 0 on success.
  */
@@ -102,7 +111,8 @@ int cli_error(const char *fmt, ...) CVC_PRINTF(1, 2);
 /*
  * Opens path with cvc_db_open's flags as the command's database (CMD_DB
  * commands; at most once): *db and ctx->db receive the handle, which the
- * dispatcher closes after the command returns.  Failure prints the
+ * dispatcher closes after the command returns.  The database is recorded
+ * as an input (cvc_out_input): no output of the command may replace it.  Failure prints the
  * database's message and returns the exit code (2 for a file that is no
  * usable cvc database under CMD_DB_BAD_IS_USAGE); success returns 0.
  */

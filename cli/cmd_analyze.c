@@ -335,7 +335,7 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 	const char *run = NULL, *step_regex = NULL;
 	int classes = 0, colls = 0, npos = 0, ret = 1, rc;
 	const struct cli_opt opts[] = {
-		{"db", 0, CLI_STR, &dbpath, "PATH", "database (default cvc.db)", NULL},
+		{"db", 0, CLI_PATH, &dbpath, "PATH", "database (default cvc.db)", NULL},
 		{"format", 'f', CLI_CHOICE, &format, "FMT", "output format", "table|csv|json"},
 		{"by", 0, CLI_CHOICE, &by, "WHAT", "one row per rank (device) or per step",
 		 "rank|step"},

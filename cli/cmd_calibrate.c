@@ -21,6 +21,7 @@
 #include "cvc/cvc_calibrate.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_model.h"
+#include "cvc/cvc_out.h"
 #include "cvc/cvc_project.h"
 
 static const char synopsis[] = "[SCENARIOS.yaml] [--plan] [--csv FILE] [--gpus N] [--db PATH]";
@@ -277,7 +278,7 @@ static int fit_tables(char *const *paths, int n, const char *db_path)
 			rc = cli_fail(st, "%s", err);
 			goto out;
 		}
-	if ((st = cvc_db_open(db_path, CVC_DB_CREATE, &db))) {
+	if ((st = cvc_db_open(db_path, CVC_DB_CREATE | CVC_DB_DISCARD, &db))) {
 		rc = cli_fail(st, "%s", db ? cvc_db_errmsg(db) : cvc_strerror(st));
 		goto out;
 	}
@@ -355,16 +356,20 @@ static int check_gpus(long long *gpus, int *nlaunch, char *runner, size_t cap)
 	return 0;
 }
 
-/* Writes the plan as CSV to path ('-': stdout, then *csv is stdout).
- * Returns an exit code. */
-static int write_plan_csv(const cvc_cal_plan *plan, const char *path, FILE **csv)
+/* Writes the plan as CSV to path ('-': stdout, then *to_stdout is set),
+ * replaced through cvc_out.  Returns an exit code. */
+static int write_plan_csv(const cvc_cal_plan *plan, const char *path, int *to_stdout)
 {
-	*csv = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	if (!*csv)
-		return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", path, strerror(errno));
-	cvc_cal_plan_write_csv(plan, *csv);
-	if (fflush(*csv) || ferror(*csv))
-		return cli_fail(CVC_ERR_IO, "'%s': write error", path);
+	cvc_out *o = NULL;
+	char err[1024];
+	cvc_status st;
+
+	*to_stdout = strcmp(path, "-") == 0;
+	if ((st = cvc_out_open(path, &o, err, sizeof err)))
+		return cli_fail(st, "%s", err);
+	cvc_cal_plan_write_csv(plan, cvc_out_file(o));
+	if ((st = cvc_out_commit(o, err, sizeof err)))
+		return cli_fail(st, "%s", err);
 	return 0;
 }
 
@@ -377,22 +382,18 @@ static int measure(const cvc_cal_plan *plan, const cvc_cal_opts *o, const char *
 		   int nlaunch, const char *outdir, const char *db_path)
 {
 	char planpath[PATH_MAX];
-	FILE *pf;
-	int r, ret;
+	int r, ret, created, dash;
+	cvc_status st;
 
-	if (mkdir(outdir, 0777) && errno != EEXIST)
-		return cli_fail(CVC_ERR_IO, "calibrate: '%s': %s", outdir, strerror(errno));
+	if ((st = cvc_out_dir(outdir, &created, planpath, sizeof planpath)))
+		return cli_fail(st, "calibrate: %s", planpath);
 	if (!nlaunch)
 		clean_outputs(outdir);
 	r = snprintf(planpath, sizeof planpath, "%s/plan.csv", outdir);
 	if (r < 0 || (size_t)r >= sizeof planpath)
 		return cli_error("calibrate: --out: path too long");
-	pf = fopen(planpath, "w");
-	if (!pf)
-		return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", planpath, strerror(errno));
-	cvc_cal_plan_write_csv(plan, pf);
-	if (fclose(pf))
-		return cli_fail(CVC_ERR_IO, "'%s': write error", planpath);
+	if ((ret = write_plan_csv(plan, planpath, &dash)))
+		return ret;
 	fflush(stdout);
 	if (nlaunch) {
 		/* one rank per process under mpirun/srun: become the runner;
@@ -417,15 +418,15 @@ int cmd_calibrate(int argc, char **argv, struct cvc_ctx *cctx)
 	int plan_only = 0, npos = 0, ret = 1, r;
 	const struct cli_opt opts[] = {
 		{"plan", 0, CLI_FLAG, &plan_only, NULL, "print what would be measured and its cost; no GPU needed", NULL},
-		{"csv", 0, CLI_STR, &csv_path, "FILE", "also write the plan as CSV ('-' = stdout)", NULL},
+		{"csv", 0, CLI_OUT, &csv_path, "FILE", "also write the plan as CSV ('-' = stdout)", NULL},
 		{"gpus", 0, CLI_INT, &gpus, "N", "GPUs to calibrate on (default: the GPUs visible, 8 with --plan)", NULL},
 		{"gpus-per-node", 0, CLI_INT, &gpn, "G", "of those, per node (default min(N, 8))", NULL},
 		{"gpu", 0, CLI_STR, &gpu, "NAME", "GPU the --plan estimate is for (default H100-SXM)", NULL},
 		{"reps", 0, CLI_INT, &reps, "N", "timed runs per shape (default 20)", NULL},
 		{"warmup", 0, CLI_INT, &warmup, "N", "untimed runs per shape (default 5)", NULL},
 		{"steps", 0, CLI_INT, &steps, "N", "steps a full-workload profile runs (default 10)", NULL},
-		{"db", 0, CLI_STR, &db_path, "PATH", "database the fits go into (default " CVC_DEFAULT_DB ")", NULL},
-		{"out", 0, CLI_STR, &outdir, "DIR", "where the measured tables go (default calibrate.out)", NULL},
+		{"db", 0, CLI_PATH, &db_path, "PATH", "database the fits go into (default " CVC_DEFAULT_DB ")", NULL},
+		{"out", 0, CLI_OUT, &outdir, "DIR", "where the measured tables go (default calibrate.out)", NULL},
 		{0},
 	};
 	cvc_cal_opts o;
@@ -434,9 +435,8 @@ int cmd_calibrate(int argc, char **argv, struct cvc_ctx *cctx)
 	cvc_proj_study *st = NULL;
 	cvc_proj_ctx *pctx = NULL;
 	cvc_status rc;
-	FILE *csv = NULL;
 	char runner[PATH_MAX];
-	int nlaunch = 0;
+	int nlaunch = 0, csv_stdout = 0;
 
 	r = cli_parse(cctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
 	if (r)
@@ -486,17 +486,15 @@ int cmd_calibrate(int argc, char **argv, struct cvc_ctx *cctx)
 				cvc_proj_study_name(st));
 		goto out;
 	}
-	if (csv_path && (ret = write_plan_csv(plan, csv_path, &csv)))
+	if (csv_path && (ret = write_plan_csv(plan, csv_path, &csv_stdout)))
 		goto out;
-	print_plan(csv == stdout ? stderr : stdout, cvc_proj_study_name(st), &o, &sum);
+	print_plan(csv_stdout ? stderr : stdout, cvc_proj_study_name(st), &o, &sum);
 	if (plan_only) {
 		ret = 0;
 		goto out;
 	}
 	ret = measure(plan, &o, runner, nlaunch, outdir, db_path);
 out:
-	if (csv && csv != stdout)
-		fclose(csv);
 	cvc_cal_plan_free(plan);
 	cvc_proj_ctx_free(pctx);
 	cvc_proj_study_free(st);

@@ -80,8 +80,8 @@ int cmd_classify(int argc, char **argv, struct cvc_ctx *ctx)
 	const char *format = "table";
 	int unknown = 0, npos = 0, rc;
 	const struct cli_opt opts[] = {
-		{"db", 0, CLI_STR, &dbpath, "PATH", "database (default " CVC_DEFAULT_DB ")", NULL},
-		{"rules", 0, CLI_STR, &rules_path, "FILE",
+		{"db", 0, CLI_PATH, &dbpath, "PATH", "database (default " CVC_DEFAULT_DB ")", NULL},
+		{"rules", 0, CLI_PATH, &rules_path, "FILE",
 		 "rule file instead of the shipped rules", NULL},
 		{"unknown", 0, CLI_FLAG, &unknown, NULL,
 		 "list kernel names no rule matches, by total time (changes nothing)", NULL},

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "cvc/cvc_db.h"
+#include "cvc/cvc_out.h"
 #include "cvc/cvc_report.h"
 
 static const char synopsis[] = "--perfetto FILE [--db PATH] [--run NAME]";
@@ -18,15 +19,15 @@ int cmd_export(int argc, char **argv, struct cvc_ctx *ctx)
 {
 	const char *db_path = CVC_DEFAULT_DB, *run = NULL, *path = NULL;
 	const struct cli_opt opts[] = {
-		{"perfetto", 0, CLI_STR, &path, "FILE", "Chrome trace JSON to write ('-' = stdout)", NULL},
-		{"db", 0, CLI_STR, &db_path, "PATH", "trace database (default cvc.db)", NULL},
+		{"perfetto", 0, CLI_OUT, &path, "FILE", "Chrome trace JSON to write ('-' = stdout)", NULL},
+		{"db", 0, CLI_PATH, &db_path, "PATH", "trace database (default cvc.db)", NULL},
 		{"run", 0, CLI_STR, &run, "NAME", "export this run only (default: every run)", NULL},
 		{0},
 	};
 	cvc_rep_perfetto_stats stats = {0};
-	char tmp[4200];
+	char err[1024];
 	cvc_db *db = NULL;
-	FILE *f = NULL;
+	cvc_out *out = NULL;
 	int npos, rc, to_stdout;
 	cvc_status st;
 
@@ -40,28 +41,16 @@ int cmd_export(int argc, char **argv, struct cvc_ctx *ctx)
 	if ((rc = cli_db_open(ctx, db_path, CVC_DB_READONLY, &db)))
 		return rc;
 	to_stdout = strcmp(path, "-") == 0;
-	if (to_stdout) {
-		f = stdout;
-	} else {
-		/* Written aside and renamed: a failed export leaves no half file. */
-		if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
-			return cli_error("'%s': path too long", path);
-		f = fopen(tmp, "w");
-		if (!f)
-			return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", tmp, strerror(errno));
+	/* written aside and renamed: a failed export leaves no half file */
+	if ((st = cvc_out_open(path, &out, err, sizeof err)))
+		return cli_fail(st, "%s", err);
+	st = cvc_rep_perfetto(db, run, cvc_out_file(out), &stats);
+	if (st) {
+		cvc_out_abort(out);
+		return cli_fail(st, "%s", cvc_db_errmsg(db));
 	}
-	st = cvc_rep_perfetto(db, run, f, &stats);
-	if (st)
-		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
-	if (!to_stdout) {
-		if (fclose(f) != 0 && !st)
-			rc = cli_fail(st = CVC_ERR_IO, "'%s': write failed", tmp);
-		if (st || rename(tmp, path) != 0) {
-			if (!st)
-				rc = cli_fail(CVC_ERR_IO, "'%s': cannot rename: %s", path, strerror(errno));
-			unlink(tmp);
-		}
-	}
+	if ((st = cvc_out_commit(out, err, sizeof err)))
+		rc = cli_fail(st, "%s", err);
 	if (rc)
 		return rc;
 	fprintf(to_stdout ? stderr : stdout,

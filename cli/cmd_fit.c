@@ -66,14 +66,14 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	const char *dbpath = CVC_DEFAULT_DB, *gpu = NULL, *catalog = NULL, *system = NULL;
 	int npos = 0, rc = 0;
 	const struct cli_opt opts[] = {
-		{"db", 0, CLI_STR, &dbpath, "PATH", "database (default " CVC_DEFAULT_DB ")", NULL},
+		{"db", 0, CLI_PATH, &dbpath, "PATH", "database (default " CVC_DEFAULT_DB ")", NULL},
 		{"gpu", 0, CLI_STR, &gpu, "NAME",
 		 "GPU of sources (and imported rows) whose GPU is not named or not in the catalog",
 		 NULL},
 		{"system", 0, CLI_STR, &system, "NAME",
 		 "catalog system the collective logs were measured on (its NICs place them on the "
 		 "topology)", NULL},
-		{"catalog", 0, CLI_STR, &catalog, "FILE", "extra hardware catalog entries (CSV)", NULL},
+		{"catalog", 0, CLI_PATH, &catalog, "FILE", "extra hardware catalog entries (CSV)", NULL},
 		{0},
 	};
 	cvc_hw_catalog *cat = NULL;
@@ -125,7 +125,7 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 			goto out;
 		}
 	}
-	st = cvc_db_open(dbpath, CVC_DB_CREATE, &db);
+	st = cvc_db_open(dbpath, CVC_DB_CREATE | CVC_DB_DISCARD, &db);
 	if (st) {
 		rc = cli_fail(st, "%s", db ? cvc_db_errmsg(db) : cvc_strerror(st));
 		goto out;

@@ -3,7 +3,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -166,24 +165,15 @@ static int expand_dir(const char *dir, struct pathlist *out)
 	return rc;
 }
 
-/* An interrupted import leaves no temporary files behind, then dies of the
- * signal as it would have. */
-static void on_signal(int sig)
-{
-	cvc_import_remove_temporaries();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 {
 	const char *db_path = CVC_DEFAULT_DB, *run = NULL, *rules_path = NULL;
 	long long jobs = 1;
 	const struct cli_opt opts[] = {
-		{"db", 0, CLI_STR, &db_path, "PATH", "database to import into (created if missing; default cvc.db)", NULL},
+		{"db", 0, CLI_PATH, &db_path, "PATH", "database to import into (created if missing; default cvc.db)", NULL},
 		{"run", 0, CLI_STR, &run, "NAME", "run to add to (created if missing; default: first file's name)", NULL},
 		{"jobs", 'j', CLI_INT, &jobs, "N", "parse N files in parallel", NULL},
-		{"rules", 0, CLI_STR, &rules_path, "FILE", "classify kernels with this rule file instead of the shipped rules", NULL},
+		{"rules", 0, CLI_PATH, &rules_path, "FILE", "classify kernels with this rule file instead of the shipped rules", NULL},
 		{0},
 	};
 	struct pathlist files = {0};
@@ -195,7 +185,7 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	char err[1024];
 	struct stat sb;
 	int64_t run_id = 0;
-	int npos, rc = 0, existed;
+	int npos, rc = 0;
 	cvc_status st;
 
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
@@ -222,19 +212,10 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 		rc = cli_fail(st, "%s", err);
 		goto out;
 	}
-	existed = stat(db_path, &sb) == 0;
-	if ((rc = cli_db_open(ctx, db_path, CVC_DB_CREATE, &db)))
+	/* A database this import creates and fails (or is interrupted) to fill
+	 * is removed again, unless another process wrote into it meanwhile. */
+	if ((rc = cli_db_open(ctx, db_path, CVC_DB_CREATE | CVC_DB_DISCARD, &db)))
 		goto out;
-	{
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = on_signal;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-	}
 	prog.on = ctx->progress;
 	io.run_name = run;
 	io.jobs = (int)jobs;
@@ -248,12 +229,6 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 		fputs("\r\033[K", stderr);
 	if (st) {
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
-		/* A database this call created holds nothing of value: remove it
-		   (closed first, so not by the dispatcher). */
-		cvc_db_close(db);
-		ctx->db = db = NULL;
-		if (!existed)
-			cvc_db_remove_files(db_path);
 		goto out;
 	}
 	printf("imported %lld file%s into run %lld of '%s': %lld events, %lld activities, "

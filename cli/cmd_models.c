@@ -104,7 +104,7 @@ int cmd_models(int argc, char **argv, struct cvc_ctx *ctx)
 	const char *dbpath = CVC_DEFAULT_DB;
 	int npos = 0, rc;
 	const struct cli_opt opts[] = {
-		{"db", 0, CLI_STR, &dbpath, "PATH", "database (default " CVC_DEFAULT_DB ")", NULL},
+		{"db", 0, CLI_PATH, &dbpath, "PATH", "database (default " CVC_DEFAULT_DB ")", NULL},
 		{0},
 	};
 	cvc_db *db = NULL;

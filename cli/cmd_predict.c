@@ -121,16 +121,16 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 	int force = 0;
 	int npos = 0, rc;
 	const struct cli_opt opts[] = {
-		{"db", 0, CLI_STR, &dbpath, "PATH", "fitted models (default: none, spec sheet only)", NULL},
+		{"db", 0, CLI_PATH, &dbpath, "PATH", "fitted models (default: none, spec sheet only)", NULL},
 		{"gpu", 0, CLI_STR, &gpu, "NAME", "GPU (catalog name, alias or device name)", NULL},
 		{"system", 0, CLI_STR, &system, "NAME", "system for collectives (or --gpu)", NULL},
-		{"catalog", 0, CLI_STR, &catalog, "FILE", "extra hardware catalog entries (CSV)", NULL},
+		{"catalog", 0, CLI_PATH, &catalog, "FILE", "extra hardware catalog entries (CSV)", NULL},
 		{"m", 0, CLI_INT, &m, "M", "gemm rows", NULL},
 		{"n", 0, CLI_INT, &n, "N", "gemm columns", NULL},
 		{"k", 0, CLI_INT, &k, "K", "gemm inner dimension", NULL},
 		{"b", 0, CLI_INT, &b, "B", "gemm batch (default 1)", NULL},
 		{"dtype", 0, CLI_STR, &dtype, "DT", "fp32, tf32, bf16 (default), fp16, fp8", NULL},
-		{"csv", 0, CLI_STR, &csv, "FILE", "gemm shapes m,n,k[,b] to predict, one per row", NULL},
+		{"csv", 0, CLI_PATH, &csv, "FILE", "gemm shapes m,n,k[,b] to predict, one per row", NULL},
 		{"bytes", 0, CLI_STR, &bytes_s, "SIZE", "collective size (nccl-tests convention), e.g. 64MiB", NULL},
 		{"gpus", 0, CLI_INT, &gpus, "N", "collective group size", NULL},
 		{"per-node", 0, CLI_INT, &per_node, "N", "GPUs per node (default: the system's)", NULL},

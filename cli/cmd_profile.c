@@ -253,13 +253,13 @@ int cmd_profile(int argc, char **argv, struct cvc_ctx *ctx)
 	const char *outdir = "cvc-profile", *acts = NULL, *run = NULL, *mat = NULL;
 	double delay = 0, duration = 0;
 	const struct cli_opt opts[] = {
-		{"output", 'o', CLI_STR, &outdir, "DIR", "directory for the per-process databases", NULL},
+		{"output", 'o', CLI_OUT, &outdir, "DIR", "directory for the per-process databases", NULL},
 		{"activities", 0, CLI_STR, &acts, "LIST",
 		 "kernel,memcpy,memset,nvtx,extcorr,runtime,driver,api,default,all", NULL},
 		{"delay", 0, CLI_DOUBLE, &delay, "S", "start recording after S seconds", NULL},
 		{"duration", 0, CLI_DOUBLE, &duration, "S", "record for S seconds only", NULL},
 		{"run", 0, CLI_STR, &run, "NAME", "run name shared by all ranks (default: DIR's name)", NULL},
-		{"materialize", 0, CLI_STR, &mat, "DIR", "turn leftover spools in DIR into databases", NULL},
+		{"materialize", 0, CLI_PATH, &mat, "DIR", "turn leftover spools in DIR into databases", NULL},
 		{0},
 	};
 	char lib[PATH_MAX], dir[PATH_MAX], buf[64], suffix[96], err[256];

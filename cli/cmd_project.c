@@ -14,10 +14,12 @@
 #include "cli.h"
 #include "commands.h"
 #include "cvc/cvc_db.h"
+#include "cvc/cvc_out.h"
 #include "cvc/cvc_project.h"
 
 struct sink {
 	FILE *csv, *json;
+	cvc_out *csv_out, *json_out, *prov_out; /* committed together at the end */
 	int json_first;
 	cvc_proj_top *top;   /* --top: the K best per group; NULL: every row */
 	cvc_status top_rc;
@@ -100,50 +102,33 @@ static int on_kept(void *user, const cvc_proj_scenario *sc, const cvc_proj_resul
 	return 0;
 }
 
-/* Why writing the provenance failed: the ctx's message, else the status's. */
-static const char *prov_error(const cvc_proj_ctx *ctx, cvc_status rc)
-{
-	return *cvc_proj_ctx_errmsg(ctx) ? cvc_proj_ctx_errmsg(ctx) : cvc_strerror(rc);
-}
-
 /*
- * The provenance of a CSV projection, in its side file (a JSON projection
- * carries its own): what priced it, for `cvc report` to show as it was.
+ * The CSV (stdout unless csv_path), the JSON (none unless json_path; "-"
+ * is stdout) and the CSV's provenance side file (a JSON projection carries
+ * its own) of sink, each written aside through cvc_out and renamed only
+ * when all are complete (issue 36 item 6: an interrupted projection left a
+ * cut CSV over a good earlier one); their headers written, and st's walk
+ * followed (the progress line when stderr is a terminal, the summary's
+ * points).
  */
-static int write_provenance(const char *csv_path, cvc_proj_ctx *ctx)
-{
-	char path[4096];
-	cvc_status rc;
-	FILE *f;
-	int bad;
-
-	if (cvc_proj_provenance_path(csv_path, path, sizeof path))
-		return cli_error("'%s': path too long", csv_path);
-	if (!(f = fopen(path, "w")))
-		return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", path, strerror(errno));
-	rc = cvc_proj_provenance_write(ctx, f);
-	bad = fputc('\n', f) == EOF;
-	bad |= fclose(f) != 0;
-	if (rc)
-		return cli_fail(rc, "'%s': %s", path, prov_error(ctx, rc));
-	if (bad)
-		return cli_fail(CVC_ERR_IO, "'%s': write error", path);
-	return 0;
-}
-
-/* The CSV (stdout unless csv_path) and the JSON (none unless json_path;
- * "-" is stdout) of sink, their headers written, and st's walk followed
- * (the progress line when stderr is a terminal, the summary's points). */
 static int open_sinks(struct sink *sink, const char *csv_path, const char *json_path,
 		      cvc_proj_study *st, int progress)
 {
-	sink->csv = stdout;
-	if (csv_path && !(sink->csv = fopen(csv_path, "w")))
-		return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", csv_path, strerror(errno));
-	if (json_path && strcmp(json_path, "-") == 0)
-		sink->json = stdout;
-	else if (json_path && !(sink->json = fopen(json_path, "w")))
-		return cli_fail(CVC_ERR_IO, "'%s': cannot write: %s", json_path, strerror(errno));
+	char prov[4096], err[1024];
+	cvc_status rc;
+
+	if ((rc = cvc_out_open(csv_path ? csv_path : "-", &sink->csv_out, err, sizeof err)))
+		return cli_fail(rc, "%s", err);
+	sink->csv = cvc_out_file(sink->csv_out);
+	if (json_path && (rc = cvc_out_open(json_path, &sink->json_out, err, sizeof err)))
+		return cli_fail(rc, "%s", err);
+	sink->json = sink->json_out ? cvc_out_file(sink->json_out) : NULL;
+	if (csv_path) {
+		if (cvc_proj_provenance_path(csv_path, prov, sizeof prov))
+			return cli_error("'%s': path too long", csv_path);
+		if ((rc = cvc_out_open(prov, &sink->prov_out, err, sizeof err)))
+			return cli_fail(rc, "%s", err);
+	}
 	sink->json_first = 1;
 	sink->progress = progress;
 	sink->name = cvc_proj_study_name(st);
@@ -153,6 +138,42 @@ static int open_sinks(struct sink *sink, const char *csv_path, const char *json_
 	if (sink->json)
 		cvc_proj_json_begin(sink->json, sink->name);
 	return 0;
+}
+
+/* Why writing the provenance failed: the ctx's message, else the status's. */
+static const char *prov_error(const cvc_proj_ctx *ctx, cvc_status rc)
+{
+	return *cvc_proj_ctx_errmsg(ctx) ? cvc_proj_ctx_errmsg(ctx) : cvc_strerror(rc);
+}
+
+/* Finishes the outputs: the provenance written, then every file renamed
+ * over its target.  Returns an exit code. */
+static int close_sinks(struct sink *sink, cvc_proj_ctx *ctx, const char *json_path)
+{
+	char err[1024];
+	cvc_status rc;
+
+	if (sink->json && (rc = cvc_proj_json_end(sink->json, ctx)))
+		return cli_fail(rc, "'%s': %s", json_path, prov_error(ctx, rc));
+	if (sink->prov_out) {
+		FILE *f = cvc_out_file(sink->prov_out);
+
+		if ((rc = cvc_proj_provenance_write(ctx, f)))
+			return cli_fail(rc, "'%s': %s", cvc_out_path(sink->prov_out),
+					prov_error(ctx, rc));
+		fputc('\n', f);
+	}
+	rc = cvc_out_commit(sink->csv_out, err, sizeof err);
+	sink->csv_out = NULL;
+	if (!rc) {
+		rc = cvc_out_commit(sink->json_out, err, sizeof err);
+		sink->json_out = NULL;
+	}
+	if (!rc) {
+		rc = cvc_out_commit(sink->prov_out, err, sizeof err);
+		sink->prov_out = NULL;
+	}
+	return rc ? cli_fail(rc, "project: %s", err) : 0;
 }
 
 /* --origins: where the figures of the three generations the study names come from. */
@@ -176,10 +197,10 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	int asc = 0, valid_only = 0, no_marginal = 0, origins = 0, npos = 0, ret = 1;
 	int include_unfit = 0, force = 0;
 	const struct cli_opt opts[] = {
-		{"db", 0, CLI_STR, &db_path, "PATH", "price with the fitted models of this database", NULL},
-		{"csv", 0, CLI_STR, &csv_path, "FILE", "write the CSV here instead of stdout ('-' = stdout)",
+		{"db", 0, CLI_PATH, &db_path, "PATH", "price with the fitted models of this database", NULL},
+		{"csv", 0, CLI_OUT, &csv_path, "FILE", "write the CSV here instead of stdout ('-' = stdout)",
 		 NULL},
-		{"json", 0, CLI_STR, &json_path, "FILE", "also write JSON ('-' = stdout, with --csv FILE)",
+		{"json", 0, CLI_OUT, &json_path, "FILE", "also write JSON ('-' = stdout, with --csv FILE)",
 		 NULL},
 		{"top", 0, CLI_INT, &top, "K", "keep only the K best scenarios of each --per group", NULL},
 		{"by", 0, CLI_STR, &by, "METRIC",
@@ -277,11 +298,7 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	}
 	if (sink.top)
 		cvc_proj_top_each(sink.top, on_kept, &sink, &ngroups);
-	if (sink.json && (rc = cvc_proj_json_end(sink.json, ctx))) {
-		ret = cli_fail(rc, "'%s': %s", json_path, prov_error(ctx, rc));
-		goto out;
-	}
-	if (csv_path && (r = write_provenance(csv_path, ctx))) {
+	if ((r = close_sinks(&sink, ctx, json_path))) {
 		ret = r;
 		goto out;
 	}
@@ -298,14 +315,10 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		fprintf(stderr, "project: kept the %lld best by %s%s of each of %zu groups (per %s)\n",
 			top, by, asc ? " (smallest first)" : "", ngroups, per);
 	ret = 0;
-	if ((sink.csv && fflush(sink.csv)) || (sink.json && fflush(sink.json)) ||
-	    (sink.csv && ferror(sink.csv)) || (sink.json && ferror(sink.json)))
-		ret = cli_fail(CVC_ERR_IO, "project: write error");
 out:
-	if (sink.csv && sink.csv != stdout)
-		fclose(sink.csv);
-	if (sink.json && sink.json != stdout)
-		fclose(sink.json);
+	cvc_out_abort(sink.csv_out);
+	cvc_out_abort(sink.json_out);
+	cvc_out_abort(sink.prov_out);
 	cvc_proj_top_free(sink.top);
 	cvc_proj_study_free(st);
 	cvc_proj_ctx_free(ctx);

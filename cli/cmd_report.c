@@ -21,13 +21,13 @@ int cmd_report(int argc, char **argv, struct cvc_ctx *ctx)
 	cvc_rep_opts ro = {0};
 	int no_db = 0;
 	const struct cli_opt opts[] = {
-		{"db", 0, CLI_STR, &db_path, "PATH", "trace database (default cvc.db when it exists)", NULL},
+		{"db", 0, CLI_PATH, &db_path, "PATH", "trace database (default cvc.db when it exists)", NULL},
 		{"no-db", 0, CLI_FLAG, &no_db, NULL, "projection only: do not read cvc.db", NULL},
 		{"run", 0, CLI_STR, &ro.run, "NAME", "trace section for this run only (default: every run)", NULL},
-		{"projection", 'p', CLI_STR, &ro.projection, "FILE", "output of `cvc project --csv/--json`", NULL},
-		{"scenario", 0, CLI_STR, &ro.scenario, "FILE", "scenario file to echo under the assumptions", NULL},
-		{"output", 'o', CLI_STR, &out, "FILE", "HTML file to write", NULL},
-		{"csv-dir", 0, CLI_STR, &ro.csv_dir, "DIR", "also write <table>.csv and <table>.json here", NULL},
+		{"projection", 'p', CLI_PATH, &ro.projection, "FILE", "output of `cvc project --csv/--json`", NULL},
+		{"scenario", 0, CLI_PATH, &ro.scenario, "FILE", "scenario file to echo under the assumptions", NULL},
+		{"output", 'o', CLI_OUT, &out, "FILE", "HTML file to write", NULL},
+		{"csv-dir", 0, CLI_OUT, &ro.csv_dir, "DIR", "also write <table>.csv and <table>.json here", NULL},
 		{"title", 0, CLI_STR, &ro.title, "T", "page title (default \"cvc report\")", NULL},
 		{0},
 	};

@@ -49,7 +49,7 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 	const char *db_path = NULL, *flops = NULL, *by = NULL;
 	int npos = 0, origins = 0, force = 0, strict = 0, ret = 1, r;
 	const struct cli_opt opts[] = {
-		{"db", 0, CLI_STR, &db_path, "PATH", "price with the fitted models of this database", NULL},
+		{"db", 0, CLI_PATH, &db_path, "PATH", "price with the fitted models of this database", NULL},
 		{"flops", 0, CLI_STR, &flops, "NAME",
 		 "FLOP convention of tflops_per_gpu / mfu_pct in rows that name none (megatron, "
 		 "megatron-2021, palm, cvc)", NULL},

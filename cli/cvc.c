@@ -3,6 +3,7 @@
  * (cli/cmd_<verb>.c), all with the same signature, and flags for the
  * set-up the dispatcher does for them (git's git.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "cvc/cvc_db.h"
+#include "cvc/cvc_out.h"
 
 #define CVC_CMD_ENTRY(verb, flags, summary, examples) \
 	{#verb, cmd_##verb, flags, summary, examples},
@@ -49,9 +51,34 @@ static void usage(FILE *f)
 	fputs("\n'cvc <command> --help' describes each command.\n", f);
 }
 
+/*
+ * Data goes to stdout; a command whose data could not be written has
+ * failed, whatever it did besides (issue 36 item 14: `cvc validate
+ * >/dev/full` exited 0).  Returns rc, or 1 after saying why.
+ */
+static int check_stdout(int rc)
+{
+	int bad;
+
+	errno = 0;
+	bad = fflush(stdout) != 0;
+	bad |= ferror(stdout) != 0;
+	if (!bad)
+		return rc;
+	if (errno)
+		fprintf(stderr, "error: cannot write to standard output: %s\n", strerror(errno));
+	else
+		fputs("error: cannot write to standard output\n", stderr);
+	return rc ? rc : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct cvc_ctx ctx = {0};
+
+	/* an interrupted command leaves no temporary file, no half output and
+	 * no database it created and did not fill (cvc_out.h) */
+	cvc_tmp_on_signals();
 
 	if (argc < 2) {
 		usage(stderr);
@@ -60,10 +87,10 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
-		return 0;
+		return check_stdout(0);
 	}
 	if (strcmp(argv[1], "--version") == 0)
-		return cmd_version(0, NULL, &ctx);
+		return check_stdout(cmd_version(0, NULL, &ctx));
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
 		if (strcmp(argv[1], commands[i].name) == 0) {
 			int rc;
@@ -75,7 +102,7 @@ int main(int argc, char **argv)
 			rc = commands[i].fn(argc - 1, argv + 1, &ctx);
 			/* CMD_DB: the database the command opened (cli_db_open). */
 			cvc_db_close(ctx.db);
-			return rc;
+			return check_stdout(rc);
 		}
 	}
 	fprintf(stderr, "error: '%s' is not a cvc command (see 'cvc --help')\n", argv[1]);

@@ -14,6 +14,7 @@
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_classify.h"
 #include "cvc/cvc_db.h"
+#include "cvc/cvc_out.h"
 
 /* "error: <message>" on stderr: the one shape of every error line. */
 static void verror(const char *fmt, va_list ap)
@@ -116,7 +117,13 @@ static int set_value(const char *cmd, const struct cli_opt *o, const char *v)
 	case CLI_FLAG:
 		*(int *)o->dest = 1;
 		return 0;
+	case CLI_PATH:
+		if (cvc_out_input(v))
+			return cli_error("out of memory");
+		*(const char **)o->dest = v;
+		return 0;
 	case CLI_STR:
+	case CLI_OUT:
 		*(const char **)o->dest = v;
 		return 0;
 	case CLI_CHOICE:
@@ -182,8 +189,11 @@ int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
 			i++;
 			if (rest)
 				break;
-			for (; i < argc; i++)
+			for (; i < argc; i++) {
+				if (cvc_out_input(argv[i]))
+					return cli_error("out of memory");
 				argv[1 + np++] = argv[i];
+			}
 			break;
 		}
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -214,6 +224,8 @@ int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
 				val = a + 2;
 			}
 		} else {
+			if (cvc_out_input(a))
+				return cli_error("out of memory");
 			argv[1 + np++] = a;
 			continue;
 		}

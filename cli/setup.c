@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cvc/cvc_db.h"
+#include "cvc/cvc_out.h"
 #include "cvc/cvc_project.h"
 
 int cli_db_open(struct cvc_ctx *ctx, const char *path, int flags, cvc_db **db)
@@ -13,8 +14,13 @@ int cli_db_open(struct cvc_ctx *ctx, const char *path, int flags, cvc_db **db)
 	cvc_status st;
 
 	assert((ctx->flags & CMD_DB) && !ctx->db);
+	if (cvc_out_input(path))
+		return cli_fail(CVC_ERR_NOMEM, "out of memory");
 	st = cvc_db_open(path, flags, db);
 	ctx->db = *db;
+	/* recorded again once it exists: a database this command created */
+	if (!st && cvc_out_input(path))
+		return cli_fail(CVC_ERR_NOMEM, "out of memory");
 	if (!st)
 		return 0;
 	/* No handle only when it could not be allocated. */

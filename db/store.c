@@ -1,5 +1,6 @@
 /*
- * store.c - the cvc_db handle: open/migrate, transactions, bulk writers.
+ * store.c - the bulk writers of the cvc_db handle (its file's life, the
+ * schema and the transactions are dbfile.c's).
  *
  * Every writer uses a statement prepared once per handle and reset after
  * each row; importers call them tens of thousands of times per file inside
@@ -16,22 +17,7 @@
 
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_db.h"
-
-extern const char cvc_schema_sql[];
-extern const char cvc_migrate_2_sql[];
-extern const char cvc_migrate_3_sql[];
-
-/* migrations[v] takes version v to v + 1 (db/migrate_<v+1>.sql). */
-static const char *const migrations[CVC_DB_SCHEMA_VERSION] = {
-	[1] = cvc_migrate_2_sql,
-	[2] = cvc_migrate_3_sql,
-};
-
-enum stmt_id {
-	S_RUN_NEW, S_RUN_MERGE, S_RUN_FIND, S_META_SET, S_META_ADD, S_RANK_PUT,
-	S_DEV_PUT, S_SRC_ADD, S_STR_FIND, S_STR_ADD, S_ACT_ADD, S_COLL_ADD,
-	S_RANGE_ADD, S_NT_ADD, S_SHAPE_ADD, S_LAUNCH_ADD, S_COUNT
-};
+#include "db_int.h"
 
 static const char *const stmt_sql[S_COUNT] = {
 	[S_RUN_NEW] = "INSERT INTO runs(name,format,source,tool_version,gpu_model,"
@@ -78,281 +64,7 @@ static const char *const stmt_sql[S_COUNT] = {
 			 "VALUES(?,?,?,?)",
 };
 
-/* Open-addressing hash of interned strings: text -> id. */
-struct str_slot {
-	char *s;
-	size_t len;
-	uint64_t hash;
-	int64_t id;
-};
-
-struct cvc_db {
-	sqlite3 *sq;
-	char *path;
-	int in_txn;
-	int readonly;
-	sqlite3_stmt *st[S_COUNT];
-	struct str_slot *slots;
-	size_t nslots, nused;
-	size_t cached_bytes;      /* bytes of the names in slots */
-	char errmsg[1024];
-};
-
-const char *cvc_strerror(cvc_status st)
-{
-	switch (st) {
-	case CVC_OK: return "ok";
-	case CVC_ERR_NOMEM: return "out of memory";
-	case CVC_ERR_IO: return "i/o error";
-	case CVC_ERR_FORMAT: return "malformed input";
-	case CVC_ERR_DB: return "database error";
-	case CVC_ERR_USAGE: return "bad usage";
-	case CVC_ERR_NOTFOUND: return "not found";
-	case CVC_ERR_UNSUPPORTED: return "not supported by this build";
-	case CVC_ERR_VERSION: return "incompatible database";
-	case CVC_ERR_INTERNAL: return "internal error";
-	}
-	return "unknown status";
-}
-
-int cvc_exit_code(cvc_status st)
-{
-	switch (st) {
-	case CVC_OK: return 0;
-	case CVC_ERR_FORMAT:
-	case CVC_ERR_USAGE:
-	case CVC_ERR_VERSION:
-	case CVC_ERR_NOTFOUND:
-		return 2;
-	default:
-		return 1;
-	}
-}
-
-cvc_status cvc_db_fail(cvc_db *db, cvc_status st, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!db)
-		return st;
-	va_start(ap, fmt);
-	vsnprintf(db->errmsg, sizeof db->errmsg, fmt, ap);
-	va_end(ap);
-	return st;
-}
-
-/* Records SQLite's own message for a failed call. */
-static cvc_status sq_fail(cvc_db *db, const char *what)
-{
-	return cvc_db_fail(db, CVC_ERR_DB, "'%s': %s: %s", db->path, what,
-			   sqlite3_errmsg(db->sq));
-}
-
-const char *cvc_db_errmsg(const cvc_db *db)
-{
-	return db ? db->errmsg : "out of memory";
-}
-
-sqlite3 *cvc_db_sqlite(cvc_db *db)
-{
-	return db->sq;
-}
-
-const char *cvc_db_path(const cvc_db *db)
-{
-	return db->path;
-}
-
-int cvc_db_sqlite_has_table(sqlite3 *sq, const char *name)
-{
-	sqlite3_stmt *st = NULL;
-	int found = -1;
-
-	if (sqlite3_prepare_v2(sq,
-			       "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	switch (sqlite3_step(st)) {
-	case SQLITE_ROW: found = 1; break;
-	case SQLITE_DONE: found = 0; break;
-	default: break;
-	}
-	sqlite3_finalize(st);
-	return found;
-}
-
-cvc_status cvc_db_exec(cvc_db *db, const char *sql)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(db->sq, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		cvc_db_fail(db, CVC_ERR_DB, "'%s': %s", db->path,
-			    msg ? msg : sqlite3_errmsg(db->sq));
-		sqlite3_free(msg);
-		return CVC_ERR_DB;
-	}
-	return CVC_OK;
-}
-
-static cvc_status pragma_int(cvc_db *db, const char *sql, int *v)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(db->sq, sql, -1, &st, NULL) != SQLITE_OK)
-		return sq_fail(db, "reading header");
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return sq_fail(db, "reading header");
-	}
-	*v = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return CVC_OK;
-}
-
-/* Runs the migrations from version `from` to the current one. */
-static cvc_status migrate(cvc_db *db, int from)
-{
-	cvc_status st;
-
-	char msg[512];
-
-	for (int v = from; v < CVC_DB_SCHEMA_VERSION; v++) {
-		if (v < 1 || !migrations[v] || !(st = cvc_db_exec(db, migrations[v])))
-			continue;
-		snprintf(msg, sizeof msg, "%s", cvc_db_errmsg(db));
-		return cvc_db_fail(db, st, "'%s': upgrading schema %d to %d: %s", db->path, v,
-				   v + 1, msg);
-	}
-	return CVC_OK;
-}
-
-/*
- * Creates the schema on an empty file, upgrades older versions, refuses
- * foreign or newer files.  An
- * empty file is one with no tables at all, so that a random SQLite database
- * (an Nsight Systems export, say) is never written into by mistake.
- */
-static cvc_status check_or_create_schema(cvc_db *db, int create)
-{
-	int ver = 0, app = 0, ntab = 0;
-	cvc_status st;
-	char sql[128];
-
-	if ((st = pragma_int(db, "PRAGMA user_version", &ver)) ||
-	    (st = pragma_int(db, "PRAGMA application_id", &app)) ||
-	    (st = pragma_int(db, "SELECT count(*) FROM sqlite_schema", &ntab)))
-		return st;
-	if (ntab == 0 && ver == 0) {
-		if (!create || db->readonly)
-			return cvc_db_fail(db, CVC_ERR_VERSION,
-					   "'%s': empty database, not a cvc database",
-					   db->path);
-		if ((st = cvc_db_exec(db, "BEGIN IMMEDIATE")))
-			return st;
-		snprintf(sql, sizeof sql,
-			 "PRAGMA application_id=%d; PRAGMA user_version=%d;",
-			 (int)CVC_DB_APP_ID, CVC_DB_SCHEMA_VERSION);
-		if ((st = cvc_db_exec(db, cvc_schema_sql)) || (st = migrate(db, 1)) ||
-		    (st = cvc_db_exec(db, sql))) {
-			cvc_db_exec(db, "ROLLBACK");
-			return st;
-		}
-		return cvc_db_exec(db, "COMMIT");
-	}
-	if ((uint32_t)app != CVC_DB_APP_ID)
-		return cvc_db_fail(db, CVC_ERR_VERSION,
-				   "'%s': not a cvc database (application_id 0x%08x)",
-				   db->path, (unsigned)app);
-	if (ver > CVC_DB_SCHEMA_VERSION)
-		return cvc_db_fail(db, CVC_ERR_VERSION,
-				   "'%s': schema version %d is newer than this cvc (%d)",
-				   db->path, ver, CVC_DB_SCHEMA_VERSION);
-	if (ver >= CVC_DB_SCHEMA_VERSION)
-		return CVC_OK;
-	/* Read-only: the tables a reader needs are in every version; what a
-	 * later version added (op_launches) is looked up before use. */
-	if (db->readonly)
-		return CVC_OK;
-	if (ver < 1)
-		return cvc_db_fail(db, CVC_ERR_VERSION, "'%s': schema version %d is not a cvc version",
-				   db->path, ver);
-	/* Older database opened for writing: upgraded in one transaction, so
-	 * a failure leaves it at its old version. */
-	if ((st = cvc_db_exec(db, "BEGIN IMMEDIATE")))
-		return st;
-	/* Another process may have upgraded it while we waited for the lock. */
-	if ((st = pragma_int(db, "PRAGMA user_version", &ver))) {
-		cvc_db_exec(db, "ROLLBACK");
-		return st;
-	}
-	snprintf(sql, sizeof sql, "PRAGMA user_version=%d;", CVC_DB_SCHEMA_VERSION);
-	if (ver < CVC_DB_SCHEMA_VERSION &&
-	    ((st = migrate(db, ver)) || (st = cvc_db_exec(db, sql)))) {
-		cvc_db_exec(db, "ROLLBACK");
-		return st;
-	}
-	return cvc_db_exec(db, "COMMIT");
-}
-
-cvc_status cvc_db_open(const char *path, int flags, cvc_db **out)
-{
-	cvc_db *db = NULL;
-	cvc_status st = CVC_OK;
-	int oflags;
-
-	*out = NULL;
-	db = calloc(1, sizeof *db);
-	if (!db)
-		return CVC_ERR_NOMEM;
-	*out = db;
-	db->path = strdup(path);
-	if (!db->path) {
-		st = cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	db->readonly = !!(flags & CVC_DB_READONLY);
-	oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-	if ((flags & CVC_DB_CREATE) && !db->readonly)
-		oflags |= SQLITE_OPEN_CREATE;
-	if (sqlite3_open_v2(path, &db->sq, oflags, NULL) != SQLITE_OK) {
-		/* A database the user named but that is not there is bad input (exit 2). */
-		if (!(oflags & SQLITE_OPEN_CREATE) && access(path, F_OK) != 0) {
-			st = cvc_db_fail(db, CVC_ERR_NOTFOUND,
-					 "'%s': cannot open database: no such file", path);
-			goto out;
-		}
-		st = cvc_db_fail(db, db->sq ? CVC_ERR_DB : CVC_ERR_NOMEM,
-				 "'%s': cannot open database: %s", path,
-				 db->sq ? sqlite3_errmsg(db->sq) : "out of memory");
-		goto out;
-	}
-	/* A second importer waits instead of failing (issue 8: concurrency). */
-	sqlite3_busy_timeout(db->sq, 30000);
-	sqlite3_extended_result_codes(db->sq, 1);
-	/* The file is checked before anything is written to it: switching a
-	 * user's foreign SQLite file to WAL would change its header (issue 14). */
-	if ((st = cvc_db_exec(db, "PRAGMA foreign_keys=ON;")) ||
-	    (st = check_or_create_schema(db, !!(flags & CVC_DB_CREATE))))
-		goto out;
-	if (!db->readonly)
-		st = cvc_db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-out:
-	/* A damaged or foreign file is bad input (exit 2, issue 8), not an i/o failure. */
-	if (st == CVC_ERR_DB && db->sq) {
-		int ec = sqlite3_errcode(db->sq) & 0xff;
-
-		if (ec == SQLITE_NOTADB)
-			st = CVC_ERR_VERSION;
-		else if (ec == SQLITE_CORRUPT)
-			st = CVC_ERR_FORMAT;
-	}
-	return st;
-}
-
-static void str_table_free(cvc_db *db)
+void db_str_cache_free(cvc_db *db)
 {
 	for (size_t i = 0; i < db->nslots; i++)
 		free(db->slots[i].s);
@@ -362,69 +74,12 @@ static void str_table_free(cvc_db *db)
 	db->cached_bytes = 0;
 }
 
-void cvc_db_remove_files(const char *path)
+void db_stmts_finalize(cvc_db *db)
 {
-	static const char *const side[] = {"-wal", "-shm", "-journal"};
-	size_t n = strlen(path);
-	char *buf = malloc(n + 16);
-
-	unlink(path);
-	if (!buf)
-		return;
-	for (size_t i = 0; i < sizeof side / sizeof side[0]; i++) {
-		snprintf(buf, n + 16, "%s%s", path, side[i]);
-		unlink(buf);
-	}
-	free(buf);
-}
-
-void cvc_db_close(cvc_db *db)
-{
-	if (!db)
-		return;
-	if (db->in_txn)
-		cvc_db_rollback(db);
-	for (int i = 0; i < S_COUNT; i++)
+	for (int i = 0; i < S_COUNT; i++) {
 		sqlite3_finalize(db->st[i]);
-	str_table_free(db);
-	sqlite3_close(db->sq);
-	free(db->path);
-	free(db);
-}
-
-cvc_status cvc_db_begin(cvc_db *db)
-{
-	cvc_status st;
-
-	assert(!db->in_txn);
-	if ((st = cvc_db_exec(db, "BEGIN IMMEDIATE")))
-		return st;
-	db->in_txn = 1;
-	return CVC_OK;
-}
-
-cvc_status cvc_db_commit(cvc_db *db)
-{
-	cvc_status st;
-
-	assert(db->in_txn);
-	if ((st = cvc_db_exec(db, "COMMIT")))
-		return st;
-	db->in_txn = 0;
-	return CVC_OK;
-}
-
-/*
- * The interned-string cache may hold ids that the rollback just removed;
- * drop it so the next import re-reads the table.
- */
-void cvc_db_rollback(cvc_db *db)
-{
-	if (!db->in_txn)
-		return;
-	sqlite3_exec(db->sq, "ROLLBACK", NULL, NULL, NULL);
-	db->in_txn = 0;
-	str_table_free(db);
+		db->st[i] = NULL;
+	}
 }
 
 /* Returns the prepared statement id, reset and with bindings cleared. */
@@ -433,7 +88,7 @@ static sqlite3_stmt *stmt(cvc_db *db, enum stmt_id id)
 	if (!db->st[id]) {
 		if (sqlite3_prepare_v3(db->sq, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
 				       &db->st[id], NULL) != SQLITE_OK) {
-			sq_fail(db, "preparing statement");
+			db_sq_fail(db, "preparing statement");
 			return NULL;
 		}
 	}
@@ -448,7 +103,7 @@ static cvc_status step_done(cvc_db *db, sqlite3_stmt *st, const char *what)
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return sq_fail(db, what);
+		return db_sq_fail(db, what);
 	return CVC_OK;
 }
 
@@ -523,7 +178,7 @@ cvc_status cvc_db_run_find(cvc_db *db, const char *name, int64_t *run_id)
 	if (rc == SQLITE_DONE)
 		return cvc_db_fail(db, CVC_ERR_NOTFOUND, "'%s': no run named '%s'",
 				   db->path, name);
-	return sq_fail(db, "finding run");
+	return db_sq_fail(db, "finding run");
 }
 
 cvc_status cvc_db_run_meta_set(cvc_db *db, int64_t run_id, const char *key,
@@ -649,7 +304,7 @@ static cvc_status str_lookup_db(cvc_db *db, const char *s, size_t len, int64_t *
 	if (rc == SQLITE_ROW)
 		return CVC_OK;
 	if (rc != SQLITE_DONE)
-		return sq_fail(db, "finding string");
+		return db_sq_fail(db, "finding string");
 	st = stmt(db, S_STR_ADD);
 	if (!st)
 		return CVC_ERR_DB;

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "cvc/cvc_csv.h"
+#include "cvc/cvc_out.h"
+#include "cvc/cvc_project.h"
 #include "cvc/cvc_report.h"
 #include "rep_proj.h"
 
@@ -155,20 +157,54 @@ static cvc_status write_page(FILE *f, const struct rep_doc *d)
 	return ferror(f) ? CVC_ERR_IO : CVC_OK;
 }
 
-static cvc_status write_file(const char *dir, const char *name, const char *ext,
-			     const cvc_rep_table *t, const struct rep_doc *d, char *err,
-			     size_t errlen)
+/*
+ * The files of one report, all written aside (cvc_out) and renamed only
+ * once every one of them is complete: a failure or an interrupt leaves the
+ * page and the --csv-dir tables as they were, never half of them replaced
+ * (issue 36 item 6).
+ */
+struct rep_outs {
+	cvc_out *v[2 * REP_MAX_TABLES + 2];
+	size_t n;
+};
+
+static void outs_abort(struct rep_outs *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		cvc_out_abort(o->v[i]);
+	o->n = 0;
+}
+
+static cvc_status outs_commit(struct rep_outs *o, char *err, size_t errlen)
+{
+	cvc_status st = CVC_OK;
+	size_t i;
+
+	for (i = 0; i < o->n && !st; i++)
+		st = cvc_out_commit(o->v[i], err, errlen);
+	for (; i < o->n; i++)
+		cvc_out_abort(o->v[i]);
+	o->n = 0;
+	return st;
+}
+
+static cvc_status write_file(struct rep_outs *outs, const char *dir, const char *name,
+			     const char *ext, const cvc_rep_table *t, const struct rep_doc *d,
+			     char *err, size_t errlen)
 {
 	char path[4096];
+	cvc_out *o = NULL;
+	cvc_status st;
 	FILE *f;
-	int bad;
 
 	if ((size_t)snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext) >= sizeof path)
 		return cvc_errf(err, errlen, CVC_ERR_USAGE, "'%s': path too long", dir);
-	f = fopen(path, "w");
-	if (!f)
-		return cvc_errf(err, errlen, CVC_ERR_IO, "'%s': cannot write: %s", path,
-			       strerror(errno));
+	if (outs->n >= sizeof outs->v / sizeof outs->v[0])
+		return cvc_errf(err, errlen, CVC_ERR_INTERNAL, "report: too many files");
+	if ((st = cvc_out_open(path, &o, err, errlen)))
+		return st;
+	outs->v[outs->n++] = o;
+	f = cvc_out_file(o);
 	if (!t)
 		write_data(f, d, 0);
 	else if (ext[0] == 'c')
@@ -177,32 +213,27 @@ static cvc_status write_file(const char *dir, const char *name, const char *ext,
 		rep_json_table(f, t, 0);
 		putc('\n', f);
 	}
-	bad = ferror(f);
-	if (fclose(f) != 0 || bad)
-		return cvc_errf(err, errlen, CVC_ERR_IO, "'%s': write failed", path);
-	return CVC_OK;
+	return ferror(f) ? cvc_errf(err, errlen, CVC_ERR_IO, "'%s': write error", path) : CVC_OK;
 }
 
-static cvc_status write_csv_dir(const char *dir, const struct rep_doc *d, char *err,
-				size_t errlen)
+static cvc_status write_csv_dir(struct rep_outs *outs, const char *dir,
+				const struct rep_doc *d, char *err, size_t errlen)
 {
-	struct stat sb;
 	cvc_status st;
+	int created = 0;
 
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-		return cvc_errf(err, errlen, CVC_ERR_IO, "'%s': cannot create directory: %s", dir,
-			       strerror(errno));
-	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-		return cvc_errf(err, errlen, CVC_ERR_IO, "'%s': not a directory", dir);
+	if ((st = cvc_out_dir(dir, &created, err, errlen)))
+		return st;
 	for (size_t i = 0; i < d->tables.n; i++) {
-		st = write_file(dir, d->tables.v[i]->name, "csv", d->tables.v[i], d, err, errlen);
+		st = write_file(outs, dir, d->tables.v[i]->name, "csv", d->tables.v[i], d, err,
+				errlen);
 		if (!st)
-			st = write_file(dir, d->tables.v[i]->name, "json", d->tables.v[i], d, err,
-					errlen);
+			st = write_file(outs, dir, d->tables.v[i]->name, "json", d->tables.v[i], d,
+					err, errlen);
 		if (st)
 			return st;
 	}
-	return write_file(dir, "report", "json", NULL, d, err, errlen);
+	return write_file(outs, dir, "report", "json", NULL, d, err, errlen);
 }
 
 /* Reads the scenario file to echo, bounded. */
@@ -243,14 +274,32 @@ static const char *const role_title[REP_ROLE_N] = {
 	[REP_ROLE_EXPOSED_SHARE] = "exposed share",
 };
 
+/* Records the files a report reads as its inputs (cvc_out_input). */
+static cvc_status report_inputs(cvc_db *db, const cvc_rep_opts *opts, char *err,
+				size_t errlen)
+{
+	char prov[4096];
+	int bad = 0;
+
+	if (db)
+		bad |= cvc_out_input(cvc_db_path(db)) != CVC_OK;
+	if (opts->projection) {
+		bad |= cvc_out_input(opts->projection) != CVC_OK;
+		if (cvc_proj_provenance_path(opts->projection, prov, sizeof prov) == CVC_OK)
+			bad |= cvc_out_input(prov) != CVC_OK;
+	}
+	if (opts->scenario)
+		bad |= cvc_out_input(opts->scenario) != CVC_OK;
+	return bad ? rep_nomem(err, errlen) : CVC_OK;
+}
+
 cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_path,
 			 char *err, size_t errlen)
 {
 	struct rep_doc d = {0};
 	cvc_rep_table *sc = NULL;
 	struct rep_roles ro;
-	char tmp[4200];
-	FILE *f = NULL;
+	struct rep_outs outs = {0};
 	cvc_status st = CVC_OK;
 	int bad;
 
@@ -264,6 +313,12 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 			       "report: an embedded script contains '</' or '<!'");
 	d.o = opts;
 	d.db_path = db ? cvc_db_path(db) : NULL;
+	/* what the report reads, its outputs may not replace (issue 36 item 4);
+	 * the page is refused before any work when it would */
+	if ((st = report_inputs(db, opts, err, errlen)) ||
+	    (st = cvc_out_open(html_path, &outs.v[0], err, errlen)))
+		goto out;
+	outs.n = 1;
 	if (db) {
 		st = rep_trace_tables(db, opts->run, &d.tables, err, errlen);
 		if (st)
@@ -326,30 +381,19 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 			   append(&d.assumptions, c, "")))
 			goto nomem;
 	}
-	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", html_path) >= sizeof tmp) {
-		st = cvc_errf(err, errlen, CVC_ERR_USAGE, "'%s': path too long", html_path);
+	st = write_page(cvc_out_file(outs.v[0]), &d);
+	if (st) {
+		cvc_errf(err, errlen, st, "'%s': write error", html_path);
 		goto out;
 	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		st = cvc_errf(err, errlen, CVC_ERR_IO, "'%s': cannot write: %s", tmp, strerror(errno));
+	if (opts->csv_dir && (st = write_csv_dir(&outs, opts->csv_dir, &d, err, errlen)))
 		goto out;
-	}
-	st = write_page(f, &d);
-	bad = fclose(f) != 0;
-	f = NULL;
-	if (st || bad || rename(tmp, html_path) != 0) {
-		unlink(tmp);
-		st = cvc_errf(err, errlen, CVC_ERR_IO, "'%s': write failed: %s", html_path,
-			     strerror(errno));
-		goto out;
-	}
-	if (opts->csv_dir)
-		st = write_csv_dir(opts->csv_dir, &d, err, errlen);
+	st = outs_commit(&outs, err, errlen);
 	goto out;
 nomem:
 	st = rep_nomem(err, errlen);
 out:
+	outs_abort(&outs);
 	cvc_rep_table_free(sc);
 	rep_tables_release(&d.tables);
 	free(d.assumptions);

@@ -25,7 +25,7 @@ known=''
 
 room_of_header() {
 	case $1 in
-	cvc.h | cvc_base.h | cvc_db.h | cvc_csv.h | cvc_nccltab.h | cvc_vocab.h | cvc_calshape.h) echo db ;;
+	cvc.h | cvc_base.h | cvc_db.h | cvc_out.h | cvc_csv.h | cvc_nccltab.h | cvc_vocab.h | cvc_calshape.h) echo db ;;
 	cvc_import.h | cvc_profile.h) echo profiler ;;
 	cvc_classify.h | cvc_analyze.h) echo analysis ;;
 	cvc_model.h) echo models ;;

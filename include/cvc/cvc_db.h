@@ -31,7 +31,14 @@ typedef struct sqlite3 sqlite3;
 
 enum {
 	CVC_DB_CREATE = 1 << 0,   /* create the file and schema when missing */
-	CVC_DB_READONLY = 1 << 1  /* open read-only; never migrates */
+	CVC_DB_READONLY = 1 << 1, /* open read-only; never migrates, never writes */
+	/* With CVC_DB_CREATE: a database this open creates is removed again
+	 * when the handle ends (rollback or close) before any transaction of
+	 * it committed, or is interrupted by a signal inside its first
+	 * transaction (cvc_tmp_on_signals), provided that no other connection
+	 * has written it meanwhile.  What a failed first import made holds
+	 * nothing of value; what another process imported into it does. */
+	CVC_DB_DISCARD = 1 << 2
 };
 
 /*
@@ -40,9 +47,23 @@ enum {
  * *out is still set when a handle could be made, so the caller can read
  * cvc_db_errmsg(*out) and must close it; it is NULL only on CVC_ERR_NOMEM.
  * Returns CVC_ERR_VERSION for a newer schema or a file that is not a cvc
- * database (SQLite's "not a database" included), CVC_ERR_FORMAT for a file
- * SQLite finds corrupt while opening, CVC_ERR_NOTFOUND for a missing file
- * opened without CVC_DB_CREATE, CVC_ERR_DB for an unreadable one.
+ * database (SQLite's "not a database" included; an empty SQLite file that
+ * carries another application's application_id too), CVC_ERR_FORMAT for a
+ * file SQLite finds corrupt while opening, CVC_ERR_NOTFOUND for a missing
+ * file opened without CVC_DB_CREATE, CVC_ERR_DB for an unreadable one.
+ *
+ * A file is created with O_EXCL, so the handle knows whether it made it;
+ * the schema is created inside a write transaction after checking again,
+ * under the lock, that the file is still empty (parallel first imports
+ * raced on it, issue 36 item 3).  Read-only, a database in a folder this
+ * user cannot write, with no write-ahead log beside it, is opened as
+ * immutable (SQLite cannot make the -shm file a WAL reader needs there).
+ *
+ * Every write transaction (cvc_db_begin) starts by checking, under the
+ * write lock, that the path still names the file this handle opened; when
+ * another process removed it meanwhile (a failed first import of its own),
+ * the handle opens the path again, so nothing is written into a removed
+ * file.
  */
 CVC_API cvc_status cvc_db_open(const char *path, int flags, cvc_db **out);
 
@@ -53,7 +74,8 @@ CVC_API cvc_status cvc_db_open(const char *path, int flags, cvc_db **out);
  */
 CVC_API void cvc_db_remove_files(const char *path);
 
-/* Closes db; an open transaction is rolled back.  Accepts NULL. */
+/* Closes db; an open transaction is rolled back (CVC_DB_DISCARD: see
+ * cvc_db_open).  Accepts NULL. */
 CVC_API void cvc_db_close(cvc_db *db);
 
 /* Detailed message of the last failure on db; "" when none.  Never NULL. */
@@ -80,7 +102,8 @@ CVC_API int cvc_db_sqlite_has_table(sqlite3 *sq, const char *name);
 /* The path the database was opened with.  Borrowed. */
 CVC_API const char *cvc_db_path(const cvc_db *db);
 
-/* Transactions.  begin is not nestable; rollback accepts no open txn. */
+/* Transactions.  begin is not nestable; rollback accepts no open txn.
+ * begin takes the write lock (BEGIN IMMEDIATE, waiting up to 30 s). */
 CVC_API cvc_status cvc_db_begin(cvc_db *db);
 CVC_API cvc_status cvc_db_commit(cvc_db *db);
 CVC_API void cvc_db_rollback(cvc_db *db);

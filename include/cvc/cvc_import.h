@@ -100,12 +100,4 @@ CVC_API cvc_status cvc_import_nccl_tests(cvc_db *db, int64_t run_id, const char 
 CVC_API cvc_status cvc_import_cvcdb(cvc_db *db, int64_t run_id, const char *path,
 				    const cvc_import_opts *opts, cvc_import_stats *stats);
 
-/*
- * Removes the temporary files imports in progress have made (spilled copies
- * of pipes, gunzipped exports, -j shards).  Async-signal-safe: a tool
- * calls it from its SIGINT / SIGTERM handler so that an interrupted import
- * leaves nothing in $TMPDIR.
- */
-CVC_API void cvc_import_remove_temporaries(void);
-
 #endif

@@ -125,8 +125,11 @@ typedef struct cvc_rep_opts {
  * may be NULL (no projection section); at least one is required
  * (CVC_ERR_USAGE).  The trace section calls cvc_analyze_run(), which may
  * classify unclassified kernel names (a write) unless db is read-only.
- * The file is written to html_path.tmp and renamed, so a failed call
- * leaves no half page.  On failure err holds one line naming the file and
+ * Every file goes through cvc_out (cvc_out.h): written aside and renamed
+ * only once the page and every table are complete, so a failed or
+ * interrupted call leaves no half page and no half-replaced --csv-dir; a
+ * target that is one of the report's inputs (the database, the projection
+ * and its provenance file, the scenario file) is refused, CVC_ERR_USAGE.  On failure err holds one line naming the file and
  * position where relevant.  Returns CVC_ERR_FORMAT for a malformed
  * projection or scenario file, CVC_ERR_IO, CVC_ERR_DB, CVC_ERR_NOTFOUND
  * (unknown run).

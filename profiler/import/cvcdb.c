@@ -27,6 +27,7 @@
 #include <sqlite3.h>
 
 #include "cvc/cvc_import.h"
+#include "cvc/cvc_out.h"
 #include "import_int.h"
 
 #define CDB_MAX_RANKS (1 << 20)
@@ -871,7 +872,7 @@ out:
 		sqlite3_close(m.src);
 	if (tmp) {
 		cvc_db_remove_files(tmp);
-		imp_tmp_forget(tmp);
+		cvc_tmp_forget(tmp);
 		free(tmp);
 	}
 	free(m.map);

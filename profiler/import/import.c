@@ -15,6 +15,7 @@
 
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_import.h"
+#include "cvc/cvc_out.h"
 #include "import_int.h"
 
 const char *cvc_format_name(cvc_format f)
@@ -212,6 +213,7 @@ cvc_status imp_temp_copy(gzFile gz, const unsigned char *pre, size_t npre, const
 		goto out;
 	}
 	snprintf(name, cap, "%s/cvc-import-XXXXXX", dir);
+	/* lint-out: a private copy in $TMPDIR under a name mkstemp makes */
 	fd = mkstemp(name);
 	if (fd < 0) {
 		snprintf(err, errlen, "'%s': cannot create a temporary copy in %s: %s", path, dir,
@@ -219,7 +221,7 @@ cvc_status imp_temp_copy(gzFile gz, const unsigned char *pre, size_t npre, const
 		st = CVC_ERR_IO;
 		goto out;
 	}
-	imp_tmp_add(name);
+	cvc_tmp_add(name);
 	if (npre && (st = write_all(fd, pre, npre, path, name, err, errlen)))
 		goto out;
 	while ((got = gzread(gz, chunk, 1 << 16)) > 0) {
@@ -247,7 +249,7 @@ out:
 		close(fd);
 	if (name) {
 		unlink(name);
-		imp_tmp_forget(name);
+		cvc_tmp_forget(name);
 		free(name);
 	}
 	free(chunk);
@@ -483,9 +485,10 @@ static cvc_status import_parallel(cvc_db *db, int64_t run_id, const char *const 
 		p.jobs[i].path = paths[i];
 		p.jobs[i].opts = opts;
 		snprintf(p.jobs[i].shard, sizeof p.jobs[i].shard, "%s/cvc-shard-XXXXXX", dir);
+		/* lint-out: a private shard in $TMPDIR, a name mkstemp makes */
 		fd = mkstemp(p.jobs[i].shard);
 		if (fd >= 0)
-			imp_tmp_add(p.jobs[i].shard);
+			cvc_tmp_add(p.jobs[i].shard);
 		if (fd < 0) {
 			st = cvc_db_fail(db, CVC_ERR_IO, "'%s': cannot create temporary file: %s",
 					 p.jobs[i].shard, strerror(errno));
@@ -530,7 +533,7 @@ out:
 	for (int i = 0; i < n; i++)
 		if (p.jobs[i].shard[0]) {
 			cvc_db_remove_files(p.jobs[i].shard);
-			imp_tmp_forget(p.jobs[i].shard);
+			cvc_tmp_forget(p.jobs[i].shard);
 		}
 	pthread_mutex_destroy(&p.mu);
 	free(p.jobs);

@@ -92,11 +92,6 @@ struct imp_stream *imp_stream_current(const char *path);
 struct sqlite3;
 cvc_status imp_foreign_check(cvc_db *db, struct sqlite3 *src, const char *path);
 
-/* Tracks a temporary file this import made (tmpfiles.c), and stops
- * tracking it once removed on the normal path. */
-void imp_tmp_add(const char *path);
-void imp_tmp_forget(const char *path);
-
 /* What to open for path: the private copy of a spilled stream, else path. */
 const char *imp_open_name(const char *path);
 

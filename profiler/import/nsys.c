@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "cvc/cvc_import.h"
+#include "cvc/cvc_out.h"
 #include "import_int.h"
 
 /* A report with more GPU processes than this is not a real capture. */
@@ -857,7 +858,7 @@ out:
 		sqlite3_close(n.src);
 	if (tmp) {
 		unlink(tmp);
-		imp_tmp_forget(tmp);
+		cvc_tmp_forget(tmp);
 		free(tmp);
 	}
 	for (size_t i = 0; i < n.ndomains; i++)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cvc/cvc_db.h"
+#include "cvc/cvc_out.h"
 #include "import_int.h"
 
 /* Detection needs this much; a Kineto importer is then handed it whole. */
@@ -105,7 +106,7 @@ void imp_stream_free(struct imp_stream *s)
 	if (s->tmp) {
 		/* A piped-in cvc database in WAL mode leaves -wal/-shm beside its copy. */
 		cvc_db_remove_files(s->tmp);
-		imp_tmp_forget(s->tmp);
+		cvc_tmp_forget(s->tmp);
 		free(s->tmp);
 	}
 	free(s->pre);

@@ -193,7 +193,7 @@ Test(project, progress_on_a_terminal_only)
 
 	snprintf(path, sizeof path, "%s", tu_path(dir, "walk.yaml"));
 	cr_assert_eq(tu_write(path, yaml, sizeof yaml - 1), 0);
-	snprintf(cmd, sizeof cmd, "project '%s' --csv /dev/null", path);
+	snprintf(cmd, sizeof cmd, "project '%s' --csv - >/dev/null", path);
 	cr_assert_eq(tu_cvc(cmd, NULL, &err), 0, "%s", err);
 	cr_expect_null(strstr(err, "projecting"), "piped: %s", err);
 	/* the summary says the filter dropped every point */
@@ -205,7 +205,7 @@ Test(project, progress_on_a_terminal_only)
 	if (tu_run("script -qec true /dev/null", NULL, &err) != 0)
 		cr_skip_test("no pseudo-terminal here (script -qec true: %s)", err ? err : "");
 	free(err);
-	snprintf(cmd, sizeof cmd, "script -qec \"'%s' project '%s' --csv /dev/null\" /dev/null",
+	snprintf(cmd, sizeof cmd, "script -qec \"'%s' project '%s' --csv - >/dev/null\" /dev/null",
 		 CVC_TOOL, path);
 	cr_assert_eq(tu_run(cmd, &out, NULL), 0, "%s", out);
 	/* the first draw comes at 256 of the 512 points */
