@@ -214,7 +214,7 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 		       cvc_hw_dtype_name(dt), spec->name, t, fl / t / 1e6);
 		printf("model: %s\n", cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0));
 	} else {
-		int pn = per_node > 0 ? (int)per_node : spec->gpus_per_node;
+		int pn = per_node > 0 ? (int)per_node : cvc_hw_domain(spec);
 		const char *origin;
 		double t = cvc_model_collective_algo_us(ms, coll, bytes, (int)gpus, pn, NULL, algo,
 							&origin);

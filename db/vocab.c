@@ -29,7 +29,8 @@ int cvc_hta_is_comm(const char *name)
 	       strstr(name, "ncclDevKernel");
 }
 
-static const char *const dtype_names[CVC_HW_NDTYPE] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
+static const char *const dtype_names[CVC_HW_NDTYPE] = {"fp32", "tf32", "bf16", "fp16", "fp8",
+									 "fp4"};
 
 const char *cvc_hw_dtype_name(cvc_hw_dtype d)
 {
@@ -40,6 +41,7 @@ int cvc_hw_dtype_bytes(cvc_hw_dtype d)
 {
 	switch (d) {
 	case CVC_HW_FP8:
+	case CVC_HW_FP4:
 		return 1;
 	case CVC_HW_BF16:
 	case CVC_HW_FP16:
@@ -49,6 +51,13 @@ int cvc_hw_dtype_bytes(cvc_hw_dtype d)
 	}
 }
 
+double cvc_hw_dtype_size(cvc_hw_dtype d)
+{
+	/* NVFP4 (Transformer Engine docs, low_precision_training/nvfp4): E2M1
+	 * values, an E4M3 scale per 16 consecutive elements */
+	return d == CVC_HW_FP4 ? 0.5 + 1.0 / 16 : (double)cvc_hw_dtype_bytes(d);
+}
+
 cvc_status cvc_hw_dtype_parse(const char *s, cvc_hw_dtype *out)
 {
 	static const struct { const char *name; cvc_hw_dtype d; } tab[] = {
@@ -56,7 +65,7 @@ cvc_status cvc_hw_dtype_parse(const char *s, cvc_hw_dtype *out)
 		{"float32", CVC_HW_FP32}, {"tf32", CVC_HW_TF32}, {"bf16", CVC_HW_BF16},
 		{"bfloat16", CVC_HW_BF16}, {"fp16", CVC_HW_FP16}, {"f16", CVC_HW_FP16},
 		{"half", CVC_HW_FP16}, {"float16", CVC_HW_FP16}, {"fp8", CVC_HW_FP8},
-		{"f8", CVC_HW_FP8},
+		{"f8", CVC_HW_FP8}, {"f4", CVC_HW_FP4}, {"e2m1", CVC_HW_FP4},
 	};
 	char first[32], norm[32];
 	size_t i = 0;
@@ -72,6 +81,12 @@ cvc_status cvc_hw_dtype_parse(const char *s, cvc_hw_dtype *out)
 	if (strncmp(s, "f8", 2) == 0 || strncmp(s, "fp8", 3) == 0 ||
 	    strncmp(s, "float8", 6) == 0) {
 		*out = CVC_HW_FP8;
+		return CVC_OK;
+	}
+	/* "mxfp4" holds an 'x': the 4-bit names before the XLA split */
+	if (strncmp(s, "mxfp4", 5) == 0 || strncmp(s, "nvfp4", 5) == 0 ||
+	    strncmp(s, "fp4", 3) == 0 || strncmp(s, "float4", 6) == 0) {
+		*out = CVC_HW_FP4;
 		return CVC_OK;
 	}
 	cvc_name_fold(first, norm, sizeof norm);

@@ -88,17 +88,40 @@ const cvc_hw_spec *cvc_hw_catalog_at(const cvc_hw_catalog *cat, size_t i)
 	return cat && i < cat->n ? &cat->v[i].spec : NULL;
 }
 
-/* The columns of the catalog format, in the order of the shipped header. */
+/* The columns of the catalog format, in the order of the shipped header.
+ * A file's header names its columns: older files lack the optional ones
+ * (intra_topology, fp4_tflops, nvlink_domain), and their order is free. */
 enum col {
 	C_NAME, C_KIND, C_BASE, C_VENDOR, C_ALIASES, C_FP32, C_TF32, C_BF16, C_FP16,
-	C_FP8, C_HBM_BW, C_HBM_GB, C_SMS, C_INTRA, C_GPN, C_INTER, C_TDP, C_TOPO, C_SOURCE,
-	C_NCOL
+	C_FP8, C_FP4, C_HBM_BW, C_HBM_GB, C_SMS, C_INTRA, C_GPN, C_DOMAIN, C_INTER, C_TDP,
+	C_TOPO, C_SOURCE, C_NCOL
 };
 
 static const char *const col_names[C_NCOL] = {
 	"name", "kind", "base", "vendor", "aliases", "fp32_tflops", "tf32_tflops",
-	"bf16_tflops", "fp16_tflops", "fp8_tflops", "hbm_bw_gbps", "hbm_gb", "sm_count",
-	"intra_bw_gbps", "gpus_per_node", "inter_bw_gbps", "tdp_w", "intra_topology", "source"};
+	"bf16_tflops", "fp16_tflops", "fp8_tflops", "fp4_tflops", "hbm_bw_gbps", "hbm_gb",
+	"sm_count", "intra_bw_gbps", "gpus_per_node", "nvlink_domain", "inter_bw_gbps", "tdp_w",
+	"intra_topology", "source"};
+
+/* Columns a file written before them may leave out. */
+static int col_optional(int c)
+{
+	return c == C_TOPO || c == C_FP4 || c == C_DOMAIN;
+}
+
+/* The catalog dtype of each peak column. */
+static const struct {
+	int col;
+	cvc_hw_dtype dt;
+} peak_cols[] = {{C_FP32, CVC_HW_FP32}, {C_TF32, CVC_HW_TF32}, {C_BF16, CVC_HW_BF16},
+		 {C_FP16, CVC_HW_FP16}, {C_FP8, CVC_HW_FP8},   {C_FP4, CVC_HW_FP4}};
+
+int cvc_hw_domain(const cvc_hw_spec *spec)
+{
+	if (!spec)
+		return 0;
+	return spec->nvlink_domain > 0 ? spec->nvlink_domain : spec->gpus_per_node;
+}
 
 static struct entry *find_exact(cvc_hw_catalog *cat, const char *norm)
 {
@@ -149,10 +172,11 @@ static cvc_status parse_entry(cvc_hw_catalog *cat, const char *name, int lineno,
 					"'%s': line %d: expected a non-negative number for %s, got '%s'",
 					name, lineno, col_names[c], f[c]);
 	/* Counts become ints: a larger value would not convert (found by fuzzing). */
-	if (num[C_SMS] > 1e6 || num[C_GPN] > 1e6)
-		return cat_fail(cat, CVC_ERR_FORMAT,
-				"'%s': line %d: expected a count below 1000000 for %s", name,
-				lineno, col_names[num[C_SMS] > 1e6 ? C_SMS : C_GPN]);
+	for (int c = C_SMS; c <= C_DOMAIN; c++)
+		if ((c == C_SMS || c == C_GPN || c == C_DOMAIN) && num[c] > 1e6)
+			return cat_fail(cat, CVC_ERR_FORMAT,
+					"'%s': line %d: expected a count below 1000000 for %s", name,
+					lineno, col_names[c]);
 	if (strcmp(f[C_KIND], "system") == 0) {
 		char nb[CVC_HW_NAME_MAX];
 
@@ -170,9 +194,9 @@ static cvc_status parse_entry(cvc_hw_catalog *cat, const char *name, int lineno,
 	copy_field(e->spec.kind, sizeof e->spec.kind, f[C_KIND]);
 	if (*f[C_VENDOR] || !base)
 		copy_field(e->spec.vendor, sizeof e->spec.vendor, f[C_VENDOR]);
-	for (int d = 0; d < CVC_HW_NDTYPE; d++)
-		if (set[C_FP32 + d] || !base)
-			e->spec.peak_tflops[d] = num[C_FP32 + d];
+	for (size_t i = 0; i < sizeof peak_cols / sizeof peak_cols[0]; i++)
+		if (set[peak_cols[i].col] || !base)
+			e->spec.peak_tflops[peak_cols[i].dt] = num[peak_cols[i].col];
 #define TAKE(col, field, type)                  \
 	do {                                    \
 		if (set[col] || !base)          \
@@ -183,6 +207,7 @@ static cvc_status parse_entry(cvc_hw_catalog *cat, const char *name, int lineno,
 	TAKE(C_SMS, sm_count, int);
 	TAKE(C_INTRA, intra_bw_gbps, double);
 	TAKE(C_GPN, gpus_per_node, int);
+	TAKE(C_DOMAIN, nvlink_domain, int);
 	TAKE(C_INTER, inter_bw_gbps, double);
 	TAKE(C_TDP, tdp_w, double);
 #undef TAKE
@@ -231,19 +256,50 @@ static cvc_status parse_entry(cvc_hw_catalog *cat, const char *name, int lineno,
 	return CVC_OK;
 }
 
+/* Where each column sits in the file's lines (-1: left out), from its
+ * header hf[0..nf). */
+static cvc_status read_header(cvc_hw_catalog *cat, const char *name, int lineno, char **hf,
+			      int nf, int at[C_NCOL])
+{
+	for (int c = 0; c < C_NCOL; c++)
+		at[c] = -1;
+	for (int k = 0; k < nf; k++) {
+		int c = 0;
+
+		while (c < C_NCOL && strcmp(hf[k], col_names[c]) != 0)
+			c++;
+		if (c == C_NCOL)
+			return cat_fail(cat, CVC_ERR_FORMAT,
+					"'%s': line %d: expected a catalog column ('%s', ..., '%s'), "
+					"got '%s'",
+					name, lineno, col_names[0], col_names[C_NCOL - 1], hf[k]);
+		if (at[c] >= 0)
+			return cat_fail(cat, CVC_ERR_FORMAT,
+					"'%s': line %d: expected column '%s' once, got it twice", name,
+					lineno, col_names[c]);
+		at[c] = k;
+	}
+	for (int c = 0; c < C_NCOL; c++)
+		if (at[c] < 0 && !col_optional(c))
+			return cat_fail(cat, CVC_ERR_FORMAT,
+					"'%s': line %d: expected column '%s' in the header", name,
+					lineno, col_names[c]);
+	return CVC_OK;
+}
+
 static cvc_status load_text(cvc_hw_catalog *cat, const char *name, const char *text,
 			    size_t len)
 {
 	char line[LINE_MAX_LEN];
 	size_t pos = 0, keep_n = cat->n;
-	int lineno = 0, have_header = 0, no_topo = 0;
+	int lineno = 0, have_header = 0, ncol = 0, at[C_NCOL];
 	char empty[1] = "";
 	cvc_status st = CVC_OK;
 
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t ll = nl ? (size_t)(nl - (text + pos)) : len - pos;
-		char *f[C_NCOL + 1];
+		char *raw[C_NCOL + 1], *f[C_NCOL];
 		int nf;
 		struct entry e;
 
@@ -260,7 +316,7 @@ static cvc_status load_text(cvc_hw_catalog *cat, const char *name, const char *t
 			line[--ll] = '\0';
 		if (!ll || line[0] == '#')
 			continue;
-		nf = cvc_csv_split(line, f, C_NCOL + 1);
+		nf = cvc_csv_split(line, raw, C_NCOL + 1);
 		if (nf < 0) {
 			st = cat_fail(cat, CVC_ERR_FORMAT,
 				      "'%s': line %d: expected fields quoted as RFC 4180 quotes them",
@@ -268,38 +324,27 @@ static cvc_status load_text(cvc_hw_catalog *cat, const char *name, const char *t
 			goto out;
 		}
 		if (!have_header) {
-			/* files written before intra_topology existed lack it */
-			no_topo = nf == C_NCOL - 1;
-			if (nf != C_NCOL && !no_topo) {
+			if (nf > C_NCOL) {
 				st = cat_fail(cat, CVC_ERR_FORMAT,
-					      "'%s': line %d: expected the header '%s,...,%s' (%d columns)",
+					      "'%s': line %d: expected the header '%s,...,%s' (at most %d "
+					      "columns)",
 					      name, lineno, col_names[0], col_names[C_NCOL - 1], C_NCOL);
 				goto out;
 			}
-			for (int c = 0, k = 0; c < C_NCOL; c++) {
-				if (no_topo && c == C_TOPO)
-					continue;
-				if (strcmp(f[k], col_names[c]) != 0) {
-					st = cat_fail(cat, CVC_ERR_FORMAT,
-						      "'%s': line %d: expected column '%s', got '%s'",
-						      name, lineno, col_names[c], f[k]);
-					goto out;
-				}
-				k++;
-			}
+			if ((st = read_header(cat, name, lineno, raw, nf, at)))
+				goto out;
+			ncol = nf;
 			have_header = 1;
 			continue;
 		}
-		if (nf != C_NCOL - no_topo) {
+		if (nf != ncol) {
 			st = cat_fail(cat, CVC_ERR_FORMAT,
 				      "'%s': line %d: expected %d comma-separated fields, got %d", name,
-				      lineno, C_NCOL - no_topo, nf);
+				      lineno, ncol, nf);
 			goto out;
 		}
-		if (no_topo) {
-			f[C_SOURCE] = f[C_TOPO];
-			f[C_TOPO] = empty;
-		}
+		for (int c = 0; c < C_NCOL; c++)
+			f[c] = at[c] >= 0 ? raw[at[c]] : empty;
 		if ((st = parse_entry(cat, name, lineno, f, &e)))
 			goto out;
 		{

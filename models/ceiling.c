@@ -139,6 +139,62 @@ double opm_fp8_share(const cvc_hw_spec *spec)
 	return c->msmf[1] / (2 * c->msmf[0]);
 }
 
+/*
+ * NVFP4 GEMMs against bf16 GEMMs on one B200, one harness, one session:
+ * torchao's benchmarks/float8/bench_matmul.py --recipe nvfp4 (pytorch/ao
+ * PR #2427, 2025-06-23; torch._scaled_mm through cuBLAS), square
+ * M = K = N, TFLOP/s as printed against the peaks it prints (bf16 2250,
+ * fp4 9000, the HGX B200 datasheet's).  The rows of 2^36 FLOPs and more,
+ * where the default efficiency answers (4096^3 to 8192^3).  No such pair
+ * exists for MXFP4 or for fp8 with blockwise scales: docs/MODELS.md
+ * "FP4 and the FP8 recipes".
+ */
+static const struct {
+	double mkn, bf16_tflops, fp4_tflops;
+} fp4_tab[] = {
+	{4096, 1410, 4460},
+	{6144, 1450, 5500},
+	{8192, 1420, 5370},
+};
+#define NFP4 (sizeof fp4_tab / sizeof fp4_tab[0])
+#define B200_BF16_PEAK 2250.0
+#define B200_FP4_PEAK 9000.0
+
+/* Row i's fp4 share of its peak over bf16's of its own. */
+static double fp4_row_share(size_t i)
+{
+	return fp4_tab[i].fp4_tflops / B200_FP4_PEAK / (fp4_tab[i].bf16_tflops / B200_BF16_PEAK);
+}
+
+double opm_fp4_share_measured(double *sd_log)
+{
+	double v[NFP4], mean = 0, ss = 0, t;
+
+	for (size_t i = 0; i < NFP4; i++) {
+		v[i] = fp4_row_share(i);
+		mean += log(v[i]) / NFP4;
+	}
+	for (size_t i = 0; i < NFP4; i++)
+		ss += (log(v[i]) - mean) * (log(v[i]) - mean);
+	if (sd_log)
+		*sd_log = sqrt(ss / (NFP4 - 1));
+	/* the median: the 4096^3 row has not filled the GPU with fp4 tiles */
+	for (size_t i = 0; i < NFP4; i++)
+		for (size_t j = i + 1; j < NFP4; j++)
+			if (v[j] < v[i])
+				t = v[i], v[i] = v[j], v[j] = t;
+	return v[NFP4 / 2];
+}
+
+double opm_fp4_share(const cvc_hw_spec *spec)
+{
+	/* measured on NVIDIA's B200; another vendor's 4-bit path is not: its
+	 * fp8 share stands in (docs/MODELS.md) */
+	if (spec && strcmp(spec->vendor, "NVIDIA") != 0)
+		return opm_fp8_share(spec);
+	return opm_fp4_share_measured(NULL);
+}
+
 /* The burst ceiling as a share of the measured GPU's own peak, as the
  * table gives it (a GPU the projector scales keeps its model's share);
  * NaN for no row. */

@@ -35,6 +35,7 @@ static int key_of(const cvc_hw_catalog *cat, const cvc_model_row *r, struct key 
 	snprintf(k->gpu, sizeof k->gpu, "%s", g->base[0] ? g->base : g->name);
 	if (r->kind == CVC_MODEL_COLLECTIVE) {
 		const cvc_hw_spec *node = s ? s : g;
+		int dom = cvc_hw_domain(node);
 
 		snprintf(k->system, sizeof k->system, "%s", s ? s->name : r->system);
 		k->sub = (int)r->coll;
@@ -43,8 +44,8 @@ static int key_of(const cvc_hw_catalog *cat, const cvc_model_row *r, struct key 
 		 * catalog's; a domain wider than a host (NVL72: trays of 4)
 		 * holds the whole group when it fits */
 		k->gpn = r->gpus_per_node;
-		if (k->gpn <= 0 || (node->gpus_per_node > k->gpn && r->nranks <= node->gpus_per_node))
-			k->gpn = node->gpus_per_node > 0 ? node->gpus_per_node : k->gpn;
+		if (k->gpn <= 0 || (dom > k->gpn && r->nranks <= dom))
+			k->gpn = dom > 0 ? dom : k->gpn;
 		if (k->gpn > r->nranks && r->nranks > 0)
 			k->gpn = r->nranks;
 	} else if (r->kind == CVC_MODEL_MEMBOUND) {

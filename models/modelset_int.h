@@ -75,6 +75,8 @@ struct gemm_slot {
 	double sigma;            /* of the fit inside its sizes (docs/MODELS.md
 				    "Uncertainty"); the default's outside */
 	int carried;             /* fitted on another GPU */
+	double share_sigma;      /* fp4 priced from bf16 through the measured share:
+				    that share's scatter (ceiling.c), else 0 */
 	char origin[GEMM_ORIGIN_MAX];
 };
 

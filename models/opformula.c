@@ -50,7 +50,9 @@ double opm_peak_flops_us(const cvc_hw_spec *spec, cvc_hw_dtype dt)
 		t = spec->peak_tflops[CVC_HW_FP16];
 	if (t <= 0 && dt == CVC_HW_FP16)
 		t = spec->peak_tflops[CVC_HW_BF16];
-	if (t <= 0 && dt == CVC_HW_FP8)
+	if (t <= 0 && dt == CVC_HW_FP4)
+		t = spec->peak_tflops[CVC_HW_FP8];
+	if (t <= 0 && (dt == CVC_HW_FP8 || dt == CVC_HW_FP4))
 		t = spec->peak_tflops[CVC_HW_BF16] > 0 ? spec->peak_tflops[CVC_HW_BF16]
 						       : spec->peak_tflops[CVC_HW_FP16];
 	if (t <= 0)
@@ -90,7 +92,7 @@ double opm_gemm_us(const double *p, const cvc_hw_spec *spec, int64_t m, int64_t 
 		return p[GP_T0];
 	opm_gemm_features(p, spec, m, n, k, b, dt, x);
 	tc = p[GP_T0] * x[0] + p[GP_WAVE] * x[1] + p[GP_CWAVE] * x[2] + p[GP_CFLOP] * x[3];
-	bytes = cvc_hw_dtype_bytes(dt) * bb *
+	bytes = cvc_hw_dtype_size(dt) * bb *
 		((double)m * (double)k + (double)k * (double)n + (double)m * (double)n);
 	bw = spec->hbm_bw_gbps > 0 ? spec->hbm_bw_gbps * 1e3 : 1e3; /* bytes per us */
 	eff = p[GP_MEMEFF] > 0 ? p[GP_MEMEFF] : OPM_DEF_MEM_EFF;
@@ -138,7 +140,7 @@ int opm_coll_simple_ref(cvc_model_coll c, int n, double *eff, double *sfill)
  */
 double opm_intra_share(const cvc_hw_spec *spec, int k)
 {
-	int P = spec ? spec->gpus_per_node : 0;
+	int P = cvc_hw_domain(spec);
 
 	if (!spec || !spec->intra_mesh || P <= 1 || k <= 1 || k >= P)
 		return 1;

@@ -64,12 +64,18 @@ static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 			 " at its power limit (x%.3f)", ms->attn_factor);
 	}
 	for (int d = 0; d < CVC_HW_NDTYPE; d++) {
-		/* fp8 at the share of its peak that fp8 sustains (ceiling.c) */
-		ms->def_eff[d] = eff * (d == CVC_HW_FP8 ? opm_fp8_share(spec) : 1);
+		/* fp8 and fp4 at the share of their peaks that they sustain
+		 * (ceiling.c) */
+		ms->def_eff[d] = eff * (d == CVC_HW_FP8	  ? opm_fp8_share(spec)
+					: d == CVC_HW_FP4 ? opm_fp4_share(spec)
+							  : 1);
 		opm_gemm_defaults(ms->gemm[d].def);
 		ms->gemm[d].def[GP_CFLOP] = 1 / ms->def_eff[d];
 		memcpy(ms->gemm[d].p, ms->gemm[d].def, sizeof ms->gemm[d].p);
 		ms->gemm[d].sigma = SIG_GEMM_DEFAULT;
+		ms->gemm[d].share_sigma = 0;
+		if (d == CVC_HW_FP4)
+			opm_fp4_share_measured(&ms->gemm[d].share_sigma);
 		snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin, "%s", ms->def_origin);
 	}
 	for (int c = 0; c < CVC_MODEL_NMEM; c++) {
@@ -271,16 +277,21 @@ static double fit_factor(const cvc_modelset *ms, const cvc_hw_catalog *cat, cons
 		c = opm_carry_factor(cat, src, &ms->spec, &a, &b);
 	if (d == CVC_HW_FP8 && fitted != CVC_HW_FP8)
 		s = opm_fp8_share(&ms->spec);
+	else if (d == CVC_HW_FP4 && fitted != CVC_HW_FP4)
+		s = opm_fp4_share(&ms->spec);
 	f = c * s;
 	if (how && howlen) {
 		how[0] = '\0';
 		if (c != 1 && a && b)
 			n = snprintf(how, howlen, "; x%.3f through the measured matmul ceilings of %s and %s",
 				     c, a, b);
-		if (s != 1 && n >= 0 && (size_t)n < howlen)
+		if (s != 1 && n >= 0 && (size_t)n < howlen && d == CVC_HW_FP8)
 			snprintf(how + n, howlen - (size_t)n,
 				 "; fp8 at %.3f of bf16's share of peak (sustained on %s)", s,
 				 opm_burst_ratio_gpu(&ms->spec));
+		else if (s != 1 && n >= 0 && (size_t)n < howlen)
+			snprintf(how + n, howlen - (size_t)n,
+				 "; fp4 at %.3f of bf16's share of peak (NVFP4, torchao on B200)", s);
 	}
 	return f;
 }
@@ -303,8 +314,8 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 		/* fp8 without an fp8 fit: the bf16 one, at the share of the fp8
 		 * peak that fp8 sustains (ceiling.c; XLA's H100 fp8 rows above
 		 * 2^34 FLOPs exceed the fp8 peak and fit nothing) */
-		if (d == CVC_HW_BF16 || d == CVC_HW_FP8)
-			want[1] = d == CVC_HW_FP8 ? CVC_HW_BF16 : CVC_HW_FP16;
+		if (d == CVC_HW_BF16 || d == CVC_HW_FP8 || d == CVC_HW_FP4)
+			want[1] = d == CVC_HW_BF16 ? CVC_HW_FP16 : CVC_HW_BF16;
 		else if (d == CVC_HW_FP16)
 			want[1] = CVC_HW_BF16;
 		for (int w = 0; w < 2 && !pick; w++)
@@ -330,7 +341,8 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 			size_t nr = sizeof ref_gemm / sizeof ref_gemm[0];
 			char to[CVC_HW_NAME_MAX];
 
-			if (d == CVC_HW_BF16 || d == CVC_HW_FP16 || d == CVC_HW_FP8) {
+			if (d == CVC_HW_BF16 || d == CVC_HW_FP16 || d == CVC_HW_FP8 ||
+			    d == CVC_HW_FP4) {
 				const char *names[sizeof ref_gemm / sizeof ref_gemm[0]];
 				int best;
 
@@ -346,6 +358,9 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 			ms->gemm[d].dom_max = ref->dom_max;
 			ms->gemm[d].carried = strcmp(ref->gpu, target) != 0;
 			ms->gemm[d].sigma = gemm_sigma(ref, ms->gemm[d].carried);
+			ms->gemm[d].share_sigma = 0;
+			if (d == CVC_HW_FP4 && ref->dtype != CVC_HW_FP4)
+				opm_fp4_share_measured(&ms->gemm[d].share_sigma);
 			scale_eff(ms->gemm[d].p, fit_factor(ms, cat, ref->gpu, ref->dtype, d,
 							    ms->gemm[d].carried, how, sizeof how));
 			snprintf(to, sizeof to, "%s", ms->spec.name);
@@ -361,6 +376,9 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 		ms->gemm[d].dom_max = pick->dom_max;
 		ms->gemm[d].carried = !same;
 		ms->gemm[d].sigma = gemm_sigma(pick, !same);
+		ms->gemm[d].share_sigma = 0;
+		if (d == CVC_HW_FP4 && pick->dtype != CVC_HW_FP4)
+			opm_fp4_share_measured(&ms->gemm[d].share_sigma);
 		scale_eff(ms->gemm[d].p,
 			  fit_factor(ms, cat, pick->gpu, pick->dtype, d, !same, how, sizeof how));
 		if (same)

@@ -139,6 +139,13 @@ double opm_burst_ratio_ref(int ref);
  * the bf16 peak, on spec's generation (H200 0.897, B200 0.969); 1 where
  * the generation has no fp8. */
 double opm_fp8_share(const cvc_hw_spec *spec);
+/* The same for fp4 (NVFP4) over bf16, measured on one B200 in one harness
+ * (ceiling.c: the median of torchao's rows of 2^36 FLOPs and more, 0.945);
+ * *sd_log (may be NULL) gets the rows' scatter around it on log scale.
+ * opm_fp4_share(): that figure for NVIDIA GPUs, the fp8 share for
+ * others (no 4-bit measurement of theirs). */
+double opm_fp4_share_measured(double *sd_log);
+double opm_fp4_share(const cvc_hw_spec *spec);
 /* Burst matmul ceiling of spec (measured, else of the closest measured GPU
  * of the catalog, same vendor first) as a share of its own dense bf16
  * peak; *from (may be NULL) names the GPU measured.  NaN when none

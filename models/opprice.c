@@ -69,7 +69,7 @@ double cvc_model_grouped_gemm_us(const cvc_modelset *ms, const int64_t *m_per_gr
 		tiles += tm * tn;
 		fpad += 2.0 * tm * T * tn * T * (double)k;
 		/* every expert's weights are read even when few tokens reach it */
-		bytes += cvc_hw_dtype_bytes(dt) * (mg * (double)k + (double)k * (double)n + mg * (double)n);
+		bytes += cvc_hw_dtype_size(dt) * (mg * (double)k + (double)k * (double)n + mg * (double)n);
 	}
 	/* all groups' tiles share the waves of one launch */
 	waves = ceil(tiles / sms);
@@ -167,6 +167,13 @@ void cvc_model_gemm_price(const cvc_modelset *ms, int64_t m, int64_t n, int64_t 
 		out->sigma = f >= GEMM_LARGE_FLOPS ? SIG_GEMM_DEFAULT_LARGE : SIG_GEMM_DEFAULT;
 		out->extrap = g->dom_max > 0 && f > 0 ? fmax(f / g->dom_max, g->dom_min / f) : 0;
 	}
+	/* fp4 from a bf16 efficiency: the measured share's own scatter */
+	out->sigma = hypot(out->sigma, g->share_sigma);
+}
+
+double cvc_model_format_carry_sigma(void)
+{
+	return SIG_GEMM_CARRY;
 }
 
 void cvc_model_attention_price(const cvc_modelset *ms, const cvc_model_attn *a,
@@ -370,7 +377,7 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 	if (!sys)
 		sys = &ms->spec;
 	if (gpus_per_node <= 0)
-		gpus_per_node = sys->gpus_per_node > 0 ? sys->gpus_per_node : 8;
+		gpus_per_node = cvc_hw_domain(sys) > 0 ? cvc_hw_domain(sys) : 8;
 	if (gpus_per_node > group_size)
 		gpus_per_node = group_size;
 	nodes = (group_size + gpus_per_node - 1) / gpus_per_node;

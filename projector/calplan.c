@@ -63,8 +63,11 @@ struct adapt {
 
 static int adapt_op(void *user, const cvc_proj_op *o)
 {
-	/* the GEMM dtype measured for a scenario dtype (fp32 runs as tf32) */
-	static const int hw[4] = {CVC_HW_BF16, CVC_HW_FP16, CVC_HW_FP8, CVC_HW_TF32};
+	/* the GEMM dtype measured for a scenario dtype (fp32 runs as tf32;
+	 * the runner has no 4-bit GEMM: the bf16 one the model prices fp4
+	 * from, through fp4's measured share of its peak) */
+	static const int hw[CVC_PROJ_NDTYPE] = {CVC_HW_BF16, CVC_HW_FP16, CVC_HW_FP8,
+						CVC_HW_TF32, CVC_HW_BF16, CVC_HW_BF16};
 	struct adapt *a = user;
 	cvc_cal_shape s;
 
@@ -73,7 +76,7 @@ static int adapt_op(void *user, const cvc_proj_op *o)
 	case CVC_PROJ_OP_GEMM:
 	case CVC_PROJ_OP_ATTN:
 		s.kind = o->kind == CVC_PROJ_OP_GEMM ? CVC_CAL_GEMM : CVC_CAL_ATTN;
-		s.dtype = o->dtype >= 0 && o->dtype < 4 ? hw[o->dtype] : CVC_HW_BF16;
+		s.dtype = o->dtype >= 0 && o->dtype < CVC_PROJ_NDTYPE ? hw[o->dtype] : CVC_HW_BF16;
 		break;
 	case CVC_PROJ_OP_MEM:
 		s.kind = CVC_CAL_MEM;

@@ -630,11 +630,17 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	struct mb_cost best;
 	double m, n[PROJ_NKIND];
 	struct proj_unc su, lu;
+	cvc_proj_scenario own;
 
 	result_init(r);
 	memset(&su, 0, sizeof su);
 	if (!(p = usable_pricer(ctx, sc, r)))
 		return;
+	if (!(sc->nvlink_domain >= 1)) { /* the catalog's NVLink domain */
+		own = *sc;
+		own.nvlink_domain = proj_domain_of(sc, p);
+		sc = &own;
+	}
 	proj_shape_of(sc, &x);
 	m = sc->global_batch / (sc->dp * sc->micro_batch);
 	proj_heaviest_stage(sc, &x, n);

@@ -45,13 +45,13 @@ const struct proj_field proj_fields[] = {
 	NUM("model", "mtp_layers", mtp_layers),
 	NUM("training", "global_batch", global_batch),
 	NUM("training", "micro_batch", micro_batch),
-	ENUM("training", "dtype", dtype, "bf16|fp16|fp8|fp32"),
+	ENUM("training", "dtype", dtype, "bf16|fp16|fp8|fp32|nvfp4|mxfp4"),
 	ENUM("training", "recompute", recompute, "none|selective|full"),
 	STR("training", "recompute_modules", recompute_modules),
 	ENUM("training", "optimizer", optimizer, "adam|sgd"),
 	ENUM("training", "attention", attention, "flash|unfused|cudnn|fa2|fa4|fa1"),
 	ENUM("training", "framework", framework, "megatron|pytorch"),
-	ENUM("training", "fp8_recipe", fp8_recipe, "delayed|current|mxfp8"),
+	ENUM("training", "fp8_recipe", fp8_recipe, "delayed|current|mxfp8|blockwise"),
 	FLAG("training", "fp8_attention", fp8_attention),
 	FLAG("training", "dropout", dropout),
 	NUM("training", "zero", zero),
@@ -107,6 +107,7 @@ const struct proj_field proj_fields[] = {
 	NUM("model", "window", window),
 	NUM("model", "window_skip_freq", window_skip_freq),
 	FLAG("model", "window_chunked", window_chunked),
+	NUM("hardware", "nvlink_domain", nvlink_domain),
 };
 const size_t proj_nfields = sizeof proj_fields / sizeof proj_fields[0];
 
@@ -138,7 +139,7 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"seq_parallel", "sp"}, {"zero_fsdp", "zero"},
 	{"decoder_first_pipeline_num_layers", "first_stage_layers"},
 	{"expert_tensor_parallel", "etp"}, {"moe_expert_tensor_parallel_size", "etp"},
-	{"nvlink_domain", "gpus_per_node"}, {"hsdp_shard", "shard_group"},
+	{"nvl_domain", "nvlink_domain"}, {"hsdp_shard", "shard_group"},
 	{"decoder_last_pipeline_num_layers", "last_stage_layers"},
 	/* hybrid and local-attention models: Megatron-Core's arguments and
 	 * Hugging Face's config.json keys */

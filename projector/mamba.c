@@ -34,7 +34,7 @@ void proj_mamba_scan_ops(struct proj_sink *k, const struct proj_shape *x, double
 {
 	/* the kernels run in the activations' 16-bit type (fp8 covers the
 	 * projections only) */
-	int dt = x->fp8 ? CVC_PROJ_BF16 : x->dtype;
+	int dt = x->lowp ? CVC_PROJ_BF16 : x->dtype;
 	double Q = x->mq, N = x->mn, P = x->mp;
 	double hl = x->mh / x->t, gl = fmax(1, x->mg / x->t);
 	double bc = x->b * ceil(x->s / Q);          /* chunks of a micro-batch */

@@ -15,12 +15,12 @@
  * attention's saved state, the dropout masks.  With the 2022 GPT layer
  * (LayerNorm, GELU, dropout, unfused attention, no tp) this is Korthikanti
  * et al. 2022's 34 h + 5 a s bytes; sequence parallelism shards what the
- * norms and dropout touch by tp; Transformer Engine's fp8 keeps the GEMM
- * inputs as fp8.
+ * norms and dropout touch by tp; Transformer Engine's fp8 and fp4 recipes
+ * keep the GEMM inputs quantized (lowprec.c).
  */
 static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape *x)
 {
-	double t = x->t, sh = x->sp ? t : 1, B = x->BA, gin = x->fp8 ? 1 : B;
+	double t = x->t, sh = x->sp ? t : 1, B = x->BA, gin = B;
 	double dq = x->a * x->dh / t, dkv = fmax(1, x->g / t) * x->dh;
 	double f_loc = x->f / (x->moe ? x->et : t), ffk = x->moe ? x->k : 1;
 	double drop = sc->dropout ? 1 : 0, a = 0;
@@ -31,6 +31,13 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 	int ffn = !x->noffn && (rc & (x->moe ? PROJ_RC_MOE : PROJ_RC_MLP));
 	int act = ffn || (x->moe && (rc & PROJ_RC_MOE_ACT));
 	int shared = rc & (PROJ_RC_MOE | PROJ_RC_SHARED);
+
+	if (x->lowp) { /* GEMM inputs kept quantized, with their scales */
+		struct proj_lowp c;
+
+		proj_lowp_cast(x, &c);
+		gin = c.saved;
+	}
 
 	a += nsub * B * x->h / sh;            /* the norm inputs, one per block */
 	if (x->mixer == PROJ_MIX_MAMBA) {
@@ -100,7 +107,7 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
  * PyTorch mixed precision (FSDP, DDP) keeps fp32 parameters as the
  * master, fp32 gradients and two moments (4 + 4 + 8) and casts to bf16 per
  * layer; Transformer Engine's fp8 caches an fp8 weight and its transpose
- * (2).  Buffers: the last micro-batch's fp32 logits (4 B each, the
+ * (2; fp4 and block scales: lowprec.c).  Buffers: the last micro-batch's fp32 logits (4 B each, the
  * gradient written into them).  Activations: act_per_token() x tokens x layers x micro-batches in
  * flight on the stage (1F1B: pp - i on stage i; interleaved:
  * x (1 + (pp-1)/(pp vpp)) on the first, Narayanan et al. 2021).
@@ -163,8 +170,12 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		params += 2 * p_unit * 2; /* bf16 copies of the gathered units in flight */
 	else if (sc->zero >= 3)
 		params += 2 * p_unit * wb;
-	if (x->fp8)
-		params += 2 * (P->p_stage - P->p_vocab); /* fp8 weights + transposes */
+	if (x->lowp) { /* the quantized weights, both layouts */
+		struct proj_lowp c;
+
+		proj_lowp_cast(x, &c);
+		params += c.wcache * (P->p_stage - P->p_vocab);
+	}
 	if (sc->local_sgd_h > 1) {
 		/* local SGD / DiLoCo's outer optimizer: the global parameters of
 		 * the last sync and the outer Nesterov momentum, fp32 (Douillard et

@@ -25,7 +25,7 @@ void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 	double ffn_l = x->f / x->et;
 	double up_f, up_d, up_w, dn_f, dn_d, dn_w, r_f, r_d, r_w;
 
-	r_f = proj_gemm3(k, x->fp8 ? CVC_PROJ_BF16 : x->dtype, x->T, x->E, x->h, cf, cb, 0, 1, 1, 1,
+	r_f = proj_gemm3(k, x->lowp ? CVC_PROJ_BF16 : x->dtype, x->T, x->E, x->h, cf, cb, 0, 1, 1, 1,
 		    &r_d, &r_w);
 	up_f = proj_op_gemm_dt(k, k->dtype, x->Tm / groups, (x->gated ? 2 : 1) * ffn_l, x->h,
 			       groups, cf, 0);

@@ -122,7 +122,8 @@ static int seen_slot(struct proj_used *u, const char *gpu)
 static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 		 const double sc[5])
 {
-	static const int dt_map[4] = {CVC_HW_BF16, CVC_HW_FP16, CVC_HW_FP8, CVC_HW_TF32};
+	static const int dt_map[CVC_PROJ_NDTYPE] = {CVC_HW_BF16, CVC_HW_FP16, CVC_HW_FP8,
+						     CVC_HW_TF32, CVC_HW_FP4,  CVC_HW_FP4};
 	const cvc_hw_spec *spec = ctx->cat ? cvc_hw_catalog_lookup(ctx->cat, gpu) : NULL;
 	cvc_hw_spec scaled;
 	cvc_modelset *a = NULL, *b = NULL;
@@ -151,18 +152,22 @@ static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 	}
 	p->ms_scaled = a;
 	p->ms_base = b;
-	for (int d = 0; d < 4; d++) {
+	for (int d = 0; d < CVC_PROJ_NDTYPE; d++) {
 		/* a GPU without the dtype's tensor path falls back to the
-		 * nearest one it has (V100 has no bf16: fp16; A100 no fp8) */
-		static const int fallback[4][3] = {
+		 * nearest one it has (V100 has no bf16: fp16; A100 no fp8); a
+		 * 4-bit format has none: a GPU without FP4 tensor cores
+		 * cannot run it (-1 ends a list) */
+		static const int fallback[CVC_PROJ_NDTYPE][3] = {
 			{CVC_HW_BF16, CVC_HW_FP16, CVC_HW_TF32},
 			{CVC_HW_FP16, CVC_HW_BF16, CVC_HW_TF32},
 			{CVC_HW_FP8, CVC_HW_BF16, CVC_HW_FP16},
 			{CVC_HW_TF32, CVC_HW_FP32, CVC_HW_FP32},
+			{CVC_HW_FP4, -1, -1},
+			{CVC_HW_FP4, -1, -1},
 		};
 		p->gemm_dt[d] = dt_map[d];
 		p->peak_flops[d] = 0;
-		for (int j = 0; j < 3; j++) {
+		for (int j = 0; j < 3 && fallback[d][j] >= 0; j++) {
 			if (scaled.peak_tflops[fallback[d][j]] > 0) {
 				p->gemm_dt[d] = fallback[d][j];
 				p->peak_flops[d] = scaled.peak_tflops[fallback[d][j]] * 1e12;
@@ -175,6 +180,7 @@ static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 	p->hbm_bytes = scaled.hbm_gb * 1073741824.0;
 	p->power_w = spec->tdp_w;
 	p->gpus_per_node = spec->gpus_per_node;
+	p->nvlink_domain = cvc_hw_domain(spec);
 	p->known = 1;
 	return 0;
 }
@@ -216,6 +222,22 @@ const struct proj_pricer *proj_ctx_pricer(cvc_proj_ctx *ctx, const cvc_proj_scen
 	return &slot->p;
 }
 
+double proj_domain_of(const cvc_proj_scenario *sc, const struct proj_pricer *p)
+{
+	if (sc->nvlink_domain >= 1)
+		return sc->nvlink_domain;
+	/* a domain wider than the catalog's host (NVL72 over trays of 4) is
+	 * the rack's whatever the scenario calls a node */
+	if (p && p->known && p->nvlink_domain > p->gpus_per_node && p->gpus_per_node > 0)
+		return p->nvlink_domain;
+	return sc->gpus_per_node >= 1 ? sc->gpus_per_node : 8;
+}
+
+double proj_domain(const cvc_proj_scenario *sc)
+{
+	return proj_domain_of(sc, NULL);
+}
+
 cvc_status cvc_proj_ctx_origin(cvc_proj_ctx *ctx, const char *gpu, int dtype, char *buf,
 			       size_t len)
 {
@@ -230,7 +252,7 @@ cvc_status cvc_proj_ctx_origin(cvc_proj_ctx *ctx, const char *gpu, int dtype, ch
 		snprintf(buf, len, "%s: not in the hardware catalog", gpu);
 		return CVC_ERR_NOTFOUND;
 	}
-	dt = p->gemm_dt[dtype >= 0 && dtype < 4 ? dtype : 0];
+	dt = p->gemm_dt[dtype >= 0 && dtype < CVC_PROJ_NDTYPE ? dtype : 0];
 	{
 		int w = snprintf(buf, len, "%s (%s): gemm: %s; attention: %s; memory-bound: %s", gpu,
 				 cvc_modelset_spec(p->ms_base)->name,
@@ -335,6 +357,11 @@ double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct p
 	case CVC_PROJ_OP_GEMM:
 		cvc_model_gemm_price(p->ms_scaled, o->m, o->n, o->k, o->b,
 				     (cvc_hw_dtype)p->gemm_dt[o->dtype], &pr);
+		/* a format whose GEMMs nobody measured (MXFP4, fp8 with block
+		 * scales) is priced as its measured sibling: that carry widens
+		 * the interval (lowprec.c) */
+		if (o->sub == 1)
+			pr.sigma = hypot(pr.sigma, cvc_model_format_carry_sigma());
 		c = PU_GEMM;
 		break;
 	case CVC_PROJ_OP_ATTN: {

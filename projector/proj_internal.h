@@ -126,11 +126,12 @@ struct proj_pricer {
 	int known;                    /* 0: GPU not in the catalog */
 	const struct cvc_modelset *ms_scaled; /* spec with scaled peaks/HBM */
 	const struct cvc_modelset *ms_base;   /* unscaled spec (links, membound) */
-	double peak_flops[4];         /* per cvc_proj_dtype, scaled; 0 = none */
-	int gemm_dt[4];               /* cvc_hw_dtype used per cvc_proj_dtype */
+	double peak_flops[CVC_PROJ_NDTYPE]; /* per cvc_proj_dtype, scaled; 0 = none */
+	int gemm_dt[CVC_PROJ_NDTYPE]; /* cvc_hw_dtype used per cvc_proj_dtype */
 	double hbm_bytes;             /* scaled capacity */
 	double power_w;               /* catalog TDP */
-	double gpus_per_node;         /* catalog */
+	double gpus_per_node;         /* catalog: the host (board, tray) */
+	double nvlink_domain;         /* catalog: the NVLink domain (cvc_hw_domain) */
 	int id;                       /* slot, part of the compute-cache key */
 	int seen;                     /* its entry in used->seen; -1 when full */
 };
@@ -138,6 +139,15 @@ struct proj_pricer {
 /* The pricer for sc's GPU and scale factors (cached in ctx).  NULL only on
  * allocation failure; an unknown GPU gives known = 0. */
 const struct proj_pricer *proj_ctx_pricer(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc);
+
+/* The NVLink domain sc's collectives are priced on: its nvlink_domain when
+ * given; else the catalog's domain of its GPU (p) when that spans several
+ * hosts (NVL72), else gpus_per_node (an HGX board is its own domain, and
+ * a scenario that sets the node size sets the domain with it). */
+double proj_domain_of(const cvc_proj_scenario *sc, const struct proj_pricer *p);
+/* The domain of a scenario whose nvlink_domain is resolved (or, with no
+ * catalog at hand, gpus_per_node). */
+double proj_domain(const cvc_proj_scenario *sc);
 
 /* Seconds of one run of op (a decomposition's operator, cvc_project.h) on
  * p's GPU: the model query at the op's sizes (for collectives including
@@ -273,7 +283,10 @@ struct proj_shape {
 	double rq, rkv, dr, dqk, dv, attw, attw_t;
 	int mla;
 	int sp, moe, swiglu, dtype, recompute, unfused, attention, framework;
-	int fp8, fp8_recipe, fp8_attn, ag_ovl, rs_ovl;
+	/* lowp: the layers' GEMMs in fp8 or 4 bits (the router, attention
+	 * core, logits and activations stay 16-bit); gemm_sub: their ops'
+	 * sub (1: efficiency not measured for the format, lowprec.c) */
+	int lowp, gemm_sub, fp8_recipe, fp8_attn, ag_ovl, rs_ovl;
 	/* MoE dispatch: flex (one copy per node across the network), the
 	 * forward dispatch in fp8, nodes a token may reach (0 = any) */
 	int flex, disp8;
@@ -314,6 +327,7 @@ struct proj_sink {
 	size_t n;
 	int stop;
 	int dtype;          /* of the transformer layers' GEMMs */
+	int gemm_sub;       /* their ops' sub (struct proj_shape) */
 	int attn_backend;   /* cvc_model_attn_backend of the fused attention */
 	double kernels;     /* kernel launches priced since the last reset */
 	double margin_s;    /* GEMM time lost to SMs held back for communication */
@@ -379,9 +393,21 @@ double proj_stage_pick(const cvc_proj_scenario *sc, int i, int *n);
 /* The stage holding the most parameters: its layers by kind. */
 void proj_heaviest_stage(const cvc_proj_scenario *sc, const struct proj_shape *x,
 			 double n[PROJ_NKIND]);
-/* FP8 (Transformer Engine): bytes per element a recipe's cast moves
- * (project.c). */
-double proj_fp8_cast_bytes(const struct proj_shape *x);
+/* The layers' GEMMs in a low-precision format (lowprec.c): what its
+ * quantize kernels move and its quantized tensors occupy, per element. */
+struct proj_lowp {
+	double cast, amax;     /* an activation or gradient: the cast (read 16-bit,
+				* write both layouts with their scales) and the amax
+				* pass before it (0: none) */
+	double wcast, wamax;   /* the same for a weight, once per step */
+	double saved;          /* a GEMM input kept for backward */
+	double wcache;         /* a cached weight, both layouts */
+	int unmeasured;        /* GEMM efficiency carried from another format */
+};
+/* Whether dtype runs the layers' GEMMs in fp8 or 4 bits. */
+int proj_lowp_dtype(int dtype);
+/* x's format and recipe (x->lowp set). */
+void proj_lowp_cast(const struct proj_shape *x, struct proj_lowp *c);
 /* The attention block's GEMM weights of a finalized scenario (QKV or MLA's
  * projections, the output projection), whole; *per_rank (may be NULL):
  * on one of tp ranks (MLA's down projections are not split). */

@@ -66,9 +66,16 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->unfused = sc->attention == CVC_PROJ_ATTN_UNFUSED;
 	x->attention = sc->attention;
 	x->framework = sc->framework;
-	x->fp8 = sc->dtype == CVC_PROJ_FP8;
+	x->lowp = proj_lowp_dtype(sc->dtype);
 	x->fp8_recipe = sc->fp8_recipe;
-	x->fp8_attn = x->fp8 && sc->fp8_attention;
+	x->fp8_attn = x->lowp && sc->fp8_attention;
+	x->gemm_sub = 0;
+	if (x->lowp) {
+		struct proj_lowp c;
+
+		proj_lowp_cast(x, &c);
+		x->gemm_sub = c.unmeasured;
+	}
 	/* Megatron-Core overlaps TP collectives with GEMMs only with sequence
 	 * parallelism (all-gather and reduce-scatter, not all-reduce) */
 	x->ag_ovl = x->sp && (sc->tp_overlap_ag < 0 ? sc->tp_overlap : sc->tp_overlap_ag);
@@ -87,7 +94,7 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->ffw = (x->gated ? 3 : 2) * x->h * x->f; /* FFN weights of one expert */
 	x->ffs = (x->gated ? 3 : 2) * x->h * x->fs; /* of the shared experts */
 	x->Tm = x->moe ? x->T * x->k : x->T;
-	x->gpn = sc->gpus_per_node;
+	x->gpn = proj_domain(sc); /* collectives: the NVLink domain */
 	x->d3 = proj_is_3d(sc);
 	proj_grid_of(sc, &x->tr, &x->tc, &x->td);
 	x->Td = x->T / x->td;
@@ -148,6 +155,13 @@ void proj_sink_init(struct proj_sink *k, const cvc_proj_scenario *sc, const stru
 	k->n = 0;
 	k->stop = 0;
 	k->dtype = sc->dtype;
+	k->gemm_sub = 0;
+	if (proj_lowp_dtype(sc->dtype)) {
+		struct proj_shape x;
+
+		proj_shape_of(sc, &x);
+		k->gemm_sub = x.gemm_sub;
+	}
 	k->kernels = 0;
 	k->margin_s = 0;
 	k->unc = NULL;
@@ -217,6 +231,8 @@ double proj_op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, doubl
 
 	op_init(&o, CVC_PROJ_OP_GEMM, count, stage);
 	o.dtype = dtype;
+	/* the layers' GEMMs in a format nobody measured (lowprec.c) */
+	o.sub = dtype == k->dtype ? k->gemm_sub : 0;
 	o.m = i64(m), o.n = i64(n), o.k = i64(kk), o.b = i64(batch);
 	return put(k, &o);
 }
@@ -313,23 +329,13 @@ double proj_gemm3(struct proj_sink *k, int dtype, double m, double n, double kk,
 #define TP_RS_SMS 20
 
 /*
- * FP8 (Transformer Engine): the quantize kernels a recipe adds per layer.
+ * Low precision (Transformer Engine's fp8 recipes, NVFP4, MXFP4): the
+ * quantize kernels a format adds per layer (lowprec.c: bytes per element).
  * Inputs made by a LayerNorm or an activation are cast inside that kernel;
  * the attention output is cast on its own, and in backward the gradient of
- * every GEMM output is cast with its transpose for dgrad and wgrad.  Delayed
- * scaling reads bf16 and writes fp8 twice (both layouts): 4 bytes per
- * element; current scaling first reads the tensor for its amax (+2); MXFP8
- * writes both layouts and a 1-byte scale per 32 elements.  Weights are
- * cast once per step (proj_step_ops()).
+ * every GEMM output is cast (both layouts, for dgrad and wgrad).  Weights
+ * are cast once per step (proj_step_ops()).
  */
-double proj_fp8_cast_bytes(const struct proj_shape *x)
-{
-	if (x->fp8_recipe == CVC_PROJ_FP8_CURRENT)
-		return 6;
-	if (x->fp8_recipe == CVC_PROJ_FP8_MXFP8)
-		return 4 + 2.0 / 32;
-	return 4;
-}
 
 /* Forward runs of a submodule's operators: again in the backward when
  * selective recompute names it (bit of x->rcm). */
@@ -462,14 +468,14 @@ static void local_attn_ops(struct proj_sink *k, const struct proj_shape *x, int 
 	*ab = nb * proj_op_attn(k, adt, x->b, hl, x->mla ? hl : gl, blk, blk, d, 1, cb * nb);
 }
 
-/* Attention core, forward into *af and backward into *ab; fp8 training
- * keeps it in bf16 unless fp8_attention. */
+/* Attention core, forward into *af and backward into *ab; low-precision
+ * training keeps it in bf16 unless fp8_attention (then fp8). */
 static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 			  const struct proj_layer_runs *n, double *af, double *ab)
 {
 	double cf = n->cf, cb = n->cb;
 	double hl = x->a / x->t, gl = fmax(1, x->g / x->t), sq = x->s / x->c;
-	int adt = x->fp8_attn ? CVC_PROJ_FP8 : (x->fp8 ? CVC_PROJ_BF16 : x->dtype);
+	int adt = x->fp8_attn ? CVC_PROJ_FP8 : (x->lowp ? CVC_PROJ_BF16 : x->dtype);
 
 	*af = *ab = 0;
 	if (x->mixer == PROJ_MIX_MAMBA) {
@@ -514,20 +520,22 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 	}
 }
 
-/* FP8 casts of a layer (proj_fp8_cast_bytes()): forward the input of the
+/* Low-precision casts of a layer (lowprec.c, per element): forward the input of the
  * output projection (the attention output, a Mamba mixer's gated norm
  * output), backward the gradient of every GEMM output with its transpose;
  * the other GEMM inputs are cast inside the norm or activation making them. */
-static void fp8_cast_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
-			 double *mf, double *mb)
+static void lowp_cast_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
+			  double *mf, double *mb)
 {
-	double cb_bytes = proj_fp8_cast_bytes(x), fwd = 0, outs = 0;
+	struct proj_lowp c;
+	double fwd = 0, outs = 0;
 
+	proj_lowp_cast(x, &c);
 	if (x->mixer == PROJ_MIX_MAMBA) {
-		fwd = cb_bytes * x->T * x->di / x->t;
+		fwd = x->T * x->di / x->t;
 		outs = (2 * x->di + 2 * x->mg * x->mn + x->mh) / x->t + x->h;
 	} else if (x->mixer != PROJ_MIX_NONE) {
-		fwd = cb_bytes * x->T * x->a * x->dv / x->t;
+		fwd = x->T * x->a * x->dv / x->t;
 		outs = (x->mla ? x->rq + x->a / x->t * x->dqk + x->rkv + x->dr +
 					 x->a / x->t * (x->dh + x->dv)
 			       : x->qkv / x->t) +
@@ -539,13 +547,18 @@ static void fp8_cast_ops(struct proj_sink *k, const struct proj_shape *x, double
 		outs = outs + (x->fs > 0 ? ((x->gated ? 2 : 1) * x->fs / x->t + x->h) : 0);
 	}
 	if (fwd > 0)
-		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, fwd, cf, 0);
-	*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, cb_bytes * x->T * outs, cb, 0);
+		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, c.cast * fwd, cf, 0);
+	*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, c.cast * x->T * outs, cb, 0);
+	if (c.amax > 0) { /* the per-tensor amax, a pass of its own */
+		if (fwd > 0)
+			*mf += proj_op_mem(k, CVC_MODEL_MEM_REDUCTION, c.amax * fwd, cf, 0);
+		*mb += proj_op_mem(k, CVC_MODEL_MEM_REDUCTION, c.amax * x->T * outs, cb, 0);
+	}
 }
 
 /* Memory-bound operators of a layer, added to *mf / *mb: a norm and a
  * bias-dropout-residual per block (2 in an attention + FFN layer), the
- * activation, rope, a Mamba mixer's own (mamba.c), and the fp8 casts. */
+ * activation, rope, a Mamba mixer's own (mamba.c), and the low-precision casts. */
 static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 			  const struct proj_layer_runs *n, struct proj_layer_gemms *G, double *mf,
 			  double *mb)
@@ -613,8 +626,8 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
 		*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
 	}
-	if (x->fp8)
-		fp8_cast_ops(k, x, cf, cb, mf, mb);
+	if (x->lowp)
+		lowp_cast_ops(k, x, cf, cb, mf, mb);
 }
 
 /*
@@ -703,8 +716,9 @@ static void first_stage_ops(struct proj_sink *k, const struct proj_shape *x, dou
 }
 
 /*
- * Last stage: final norm, logits GEMM (bf16 under fp8 too: Transformer
- * Engine's fp8 covers the transformer layers), softmax cross-entropy.
+ * Last stage: final norm, logits GEMM (bf16 under fp8 and fp4 too:
+ * Transformer Engine's recipes cover the transformer layers), softmax
+ * cross-entropy.
  * Megatron-Core's fused vocab-parallel cross-entropy reads the logits and
  * keeps fp32 exponentials for backward (6 B per logit each way); eager
  * PyTorch under autocast casts them to fp32, runs log_softmax and
@@ -716,7 +730,7 @@ static void last_stage_ops(struct proj_sink *k, const struct proj_shape *x, doub
 {
 	double Th = x->Td * x->h / (x->sp ? x->t : 1);
 	double f, b, d, w, tv = x->Td * x->V / x->tv, f1, f2, b1, b2;
-	int st = CVC_PROJ_STAGE_LAST, ldt = x->fp8 ? CVC_PROJ_BF16 : x->dtype;
+	int st = CVC_PROJ_STAGE_LAST, ldt = x->lowp ? CVC_PROJ_BF16 : x->dtype;
 	int eager = x->framework == CVC_PROJ_FW_PYTORCH;
 	double R = M * (1 + x->mtp); /* runs: again per prediction module */
 

@@ -66,6 +66,8 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		sc->shared_ffn = 0;
 	if (sc->gpus_per_node < 1)
 		sc->gpus_per_node = 8;
+	if (sc->nvlink_domain < 0 || sc->nvlink_domain != floor(sc->nvlink_domain))
+		return "nvlink_domain must be a whole number (0: the catalog's)";
 	if (sc->micro_batch < 1)
 		sc->micro_batch = 1;
 	if (sc->cp < 1)
@@ -441,6 +443,12 @@ static void run_point(struct runner *rn, cvc_proj_scenario *sc)
 		if (rn->cb(rn->user, sc, &r))
 			rn->stopped = 1;
 		return;
+	}
+	if (!(sc->nvlink_domain >= 1)) {
+		/* the output shows the domain the collectives were priced on */
+		const struct proj_pricer *p = proj_ctx_pricer(rn->ctx, sc);
+
+		sc->nvlink_domain = proj_domain_of(sc, p);
 	}
 	if (autos) {
 		ea.per_layout = 0;

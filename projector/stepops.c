@@ -162,7 +162,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 		   const struct proj_params *P, double M, struct proj_step_cost *st)
 {
 	double t = sc->tp, pp = sc->pp, v = sc->vpp, d = sc->dp, c = sc->cp, e = sc->ep;
-	double gpn = sc->gpus_per_node, dc = d * c;
+	double gpn = proj_domain(sc), dc = d * c; /* collectives: the NVLink domain */
 	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
 	double C = sc->clusters >= 1 ? sc->clusters : 1;
 
@@ -250,11 +250,18 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 				      P->p_stage / shard * (sc->optimizer == CVC_PROJ_ADAM ? 30 : 20), 1,
 				      CVC_PROJ_STAGE_ALL);
 	}
-	/* fp8: Transformer Engine casts every weight of the transformer layers
-	 * to fp8 (and its transpose) once per step, cached across micro-batches
-	 * (proj_fp8_cast_bytes() per element) */
-	if (x->fp8)
-		st->wcast = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-					proj_fp8_cast_bytes(x) * (P->p_stage - P->p_vocab), 1,
+	/* low precision: Transformer Engine casts every weight of the
+	 * transformer layers (both layouts) once per step, cached across
+	 * micro-batches; per-tensor scales read it once more (lowprec.c) */
+	if (x->lowp) {
+		struct proj_lowp lp;
+		double w = P->p_stage - P->p_vocab;
+
+		proj_lowp_cast(x, &lp);
+		st->wcast = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, lp.wcast * w, 1,
 					CVC_PROJ_STAGE_ALL);
+		if (lp.wamax > 0)
+			st->wcast += proj_op_mem(k, CVC_MODEL_MEM_REDUCTION, lp.wamax * w, 1,
+						 CVC_PROJ_STAGE_ALL);
+	}
 }

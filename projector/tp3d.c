@@ -71,7 +71,7 @@ const char *proj_grid_reason(cvc_proj_scenario *sc)
 		return "3D tensor parallelism is priced for dense models with standard attention";
 	if (sc->zero != 0)
 		return "3D tensor parallelism shards over tp_depth itself (zero 0)";
-	if (sc->dtype == CVC_PROJ_FP8 || sc->attention == CVC_PROJ_ATTN_UNFUSED)
+	if (proj_lowp_dtype((int)sc->dtype) || sc->attention == CVC_PROJ_ATTN_UNFUSED)
 		return "3D tensor parallelism is priced for bf16/fp16/fp32 with fused attention";
 	if (fmod(sc->heads, r) != 0 || fmod(sc->kv_heads, r) != 0)
 		return "heads and kv_heads not divisible by tp_row";

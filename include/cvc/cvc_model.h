@@ -51,7 +51,10 @@ typedef struct cvc_hw_spec {
 	double hbm_gb;                /* HBM capacity, GB */
 	int sm_count;                 /* SMs (NVIDIA) or CUs (AMD) */
 	double intra_bw_gbps;         /* NVLink/xGMI per GPU, unidirectional */
-	int gpus_per_node;
+	int gpus_per_node;            /* GPUs of one host (HGX board, GB200 compute
+					 tray): its memory and NICs */
+	int nvlink_domain;            /* GPUs one NVLink fabric joins (NVL72: 72
+					 over 18 trays); 0 = gpus_per_node */
 	int intra_mesh;               /* 1: no switch, each GPU's links split evenly
 					 over the node's other GPUs (a group of k of
 					 the node's P gets (k-1)/(P-1) of intra_bw) */
@@ -61,6 +64,10 @@ typedef struct cvc_hw_spec {
 } cvc_hw_spec;
 
 typedef struct cvc_hw_catalog cvc_hw_catalog;
+
+/* The GPUs of spec's NVLink domain: nvlink_domain, else its host's
+ * gpus_per_node (an HGX or DGX board is its own domain); 0 unknown. */
+CVC_API int cvc_hw_domain(const cvc_hw_spec *spec);
 
 /*
  * Makes a catalog holding the shipped entries (models/hw/catalog.csv,
@@ -622,6 +629,11 @@ CVC_API void cvc_model_attention_price(const cvc_modelset *ms, const cvc_model_a
 				       cvc_model_price *out);
 CVC_API void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls,
 				      cvc_model_price *out);
+/* The error added to a GEMM priced in a format whose efficiency nobody
+ * measured (MXFP4, fp8 with 1x128 block scales) from its sibling's
+ * (NVFP4, per-tensor fp8): the measured error of carrying a GEMM fit
+ * across a harness and a GPU (docs/MODELS.md "Uncertainty"). */
+CVC_API double cvc_model_format_carry_sigma(void);
 /* Relative standard error of cvc_model_kernel_gap_us(). */
 CVC_API double cvc_model_kernel_gap_sigma(const cvc_modelset *ms);
 

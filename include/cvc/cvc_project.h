@@ -66,8 +66,14 @@ enum cvc_proj_ffn {
  * alltoall dispatcher), or one copy per destination node across the network,
  * forwarded over NVLink inside it (DeepEP / HybridEP: the flex dispatcher) */
 enum cvc_proj_dispatcher { CVC_PROJ_DISPATCH_ALLTOALL = 0, CVC_PROJ_DISPATCH_FLEX = 1 };
+/* fp8, nvfp4 and mxfp4 run the transformer layers' GEMMs in that format
+ * (the router, attention, logits and activations stay 16-bit); nvfp4:
+ * E2M1 with an E4M3 scale per 16 elements and a per-tensor fp32 scale
+ * (Transformer Engine's NVFP4BlockScaling); mxfp4: E2M1 with an E8M0
+ * scale per 32 (OCP Microscaling). */
 enum cvc_proj_dtype {
-	CVC_PROJ_BF16 = 0, CVC_PROJ_FP16 = 1, CVC_PROJ_FP8 = 2, CVC_PROJ_FP32 = 3
+	CVC_PROJ_BF16 = 0, CVC_PROJ_FP16 = 1, CVC_PROJ_FP8 = 2, CVC_PROJ_FP32 = 3,
+	CVC_PROJ_NVFP4 = 4, CVC_PROJ_MXFP4 = 5, CVC_PROJ_NDTYPE
 };
 enum cvc_proj_recompute {
 	CVC_PROJ_RECOMP_NONE = 0, CVC_PROJ_RECOMP_SELECTIVE = 1, CVC_PROJ_RECOMP_FULL = 2
@@ -91,9 +97,12 @@ enum cvc_proj_attn {
 enum cvc_proj_framework { CVC_PROJ_FW_MEGATRON = 0, CVC_PROJ_FW_PYTORCH = 1 };
 /* FP8 scaling recipes of Transformer Engine: delayed (per-tensor scale from
  * the amax history), current (per-tensor scale from this tensor's amax:
- * one more read of it), mxfp8 (32-element blocks, Blackwell). */
+ * one more read of it), mxfp8 (32-element blocks, Blackwell), blockwise
+ * (Float8BlockScaling: 1x128 blocks for activations and gradients,
+ * 128x128 for weights, fp32 scales; DeepSeek-V3's recipe). */
 enum cvc_proj_fp8_recipe {
-	CVC_PROJ_FP8_DELAYED = 0, CVC_PROJ_FP8_CURRENT = 1, CVC_PROJ_FP8_MXFP8 = 2
+	CVC_PROJ_FP8_DELAYED = 0, CVC_PROJ_FP8_CURRENT = 1, CVC_PROJ_FP8_MXFP8 = 2,
+	CVC_PROJ_FP8_BLOCKWISE = 3
 };
 
 /* Communication types reported separately (hidden and exposed each). */
@@ -191,6 +200,9 @@ typedef struct cvc_proj_scenario {
 	/* hardware */
 	const char *gpu;           /* hardware catalog name */
 	double gpus, nodes, gpus_per_node;
+	/* GPUs one NVLink fabric joins (NVL72: 72 over trays of 4); 0 = the
+	 * catalog's domain of gpu when it spans hosts, else gpus_per_node */
+	double nvlink_domain;
 	double scale_compute, scale_hbm_bw, scale_hbm_cap, scale_intra_bw, scale_inter_bw;
 	/* communication */
 	int dp_overlap, tp_overlap;
@@ -303,7 +315,9 @@ enum cvc_proj_stage {
  * handed to the operator models (cvc_model.h), rounded to integers, bytes
  * already divided by the scenario's hbm_bw (membound) or intra/inter_bw
  * (collective: intra when group <= per_node) scale factor.  Unused fields 0.
- *   gemm:       dtype, b, m, n, k
+ *   gemm:       dtype, b, m, n, k; sub 1 when the layers' format has no
+ *               measured GEMM efficiency of its own (mxfp4, fp8 with
+ *               blockwise scales: priced as its sibling, interval wider)
  *   attention:  dtype, b (batch), heads, kv_heads, m (seq_q), n (seq_kv),
  *               k (head_dim), causal, backward
  *   membound:   sub (cvc_model_mem), bytes

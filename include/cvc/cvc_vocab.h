@@ -38,21 +38,27 @@ typedef enum cvc_hw_dtype {
 	CVC_HW_BF16 = 2,
 	CVC_HW_FP16 = 3,
 	CVC_HW_FP8 = 4,
+	CVC_HW_FP4 = 5,  /* E2M1 with block scales (NVFP4, MXFP4; Blackwell) */
 	CVC_HW_NDTYPE
 } cvc_hw_dtype;
 
-/* "fp32", "tf32", "bf16", "fp16", "fp8"; NULL when out of range. */
+/* "fp32", "tf32", "bf16", "fp16", "fp8", "fp4"; NULL when out of range. */
 CVC_API const char *cvc_hw_dtype_name(cvc_hw_dtype d);
 /*
  * Parses a dtype, forgiving: fp32/f32/float/Float, tf32, bf16/bfloat16/
- * BFloat16, fp16/f16/half/Half, fp8/f8e4m3.../e5m2.  XLA's
+ * BFloat16, fp16/f16/half/Half, fp8/f8e4m3.../e5m2, fp4/nvfp4/mxfp4/e2m1.  XLA's
  * "bf16xbf16->bf16" forms are read by their first operand.  Returns
  * CVC_ERR_NOTFOUND when unknown.
  */
 CVC_API cvc_status cvc_hw_dtype_parse(const char *s, cvc_hw_dtype *out);
 
-/* Bytes per element of d (fp8 1, bf16/fp16 2, fp32/tf32 4). */
+/* Whole bytes per element of d (fp8 and fp4 1, bf16/fp16 2, fp32/tf32 4):
+ * the bytes a buffer of d is allocated in. */
 CVC_API int cvc_hw_dtype_bytes(cvc_hw_dtype d);
+/* Bytes per element of d as a kernel moves it: cvc_hw_dtype_bytes(), but
+ * fp4 0.5625 (two E2M1 values per byte and an E4M3 scale per 16: NVFP4,
+ * the larger of the two 4-bit formats; MXFP4's E8M0 per 32 is 0.53125). */
+CVC_API double cvc_hw_dtype_size(cvc_hw_dtype d);
 
 /* ---- collectives and memory-bound classes ---------------------------------- */
 

@@ -1,0 +1,88 @@
+/*
+ * lowprec.c - the transformer layers' GEMMs in a low-precision format:
+ * fp8 under each of Transformer Engine's scaling recipes, NVFP4 and MXFP4.
+ * What each format adds to a step is memory-bound work (the quantize
+ * kernels: an amax pass where the recipe needs a per-tensor scale, the
+ * cast writing every layout a GEMM reads, block scales, NVFP4's random
+ * Hadamard transform on the wgrad operands and stochastic rounding of
+ * the gradients), the bytes the quantized tensors occupy, and, for a
+ * format whose GEMM efficiency nobody measured, a wider interval
+ * (docs/MODELS.md "FP4 and the FP8 recipes"; docs/SCENARIOS.md "What
+ * one step is made of").
+ *
+ * Sources, per figure below:
+ *   fp8 delayed / current / mxfp8 / blockwise: Transformer Engine's
+ *     recipes (DelayedScaling, Float8CurrentScaling, MXFP8BlockScaling:
+ *     an E8M0 scale per 32 elements; Float8BlockScaling: fp32 scales per
+ *     1x128 block of activations and gradients, per 128x128 block of
+ *     weights, DeepSeek-V3's recipe); current scaling computes the
+ *     tensor's amax in a kernel of its own before the cast;
+ *   NVFP4: Transformer Engine docs, low_precision_training/nvfp4: E2M1
+ *     values, an E4M3 scale per 16 consecutive elements (16x16 tiles for
+ *     weights, the default "2D" weight scaling), an fp32 per-tensor scale
+ *     from the tensor's global amax, the 16x16 random Hadamard transform
+ *     on both operands of the wgrad GEMM only, stochastic rounding of
+ *     gradients in the cast ("hardware-accelerated using native GPU
+ *     instructions");
+ *   MXFP4: the OCP Microscaling Formats specification v1.0: E2M1 values,
+ *     an E8M0 scale per 32, the scale from the block's own amax (no
+ *     per-tensor pass).
+ */
+#include <math.h>
+
+#include "proj_internal.h"
+
+int proj_lowp_dtype(int dtype)
+{
+	return dtype == CVC_PROJ_FP8 || dtype == CVC_PROJ_NVFP4 || dtype == CVC_PROJ_MXFP4;
+}
+
+/* Bytes of one quantized element with its block scale(s). */
+static double elem_bytes(int dtype, int recipe)
+{
+	if (dtype == CVC_PROJ_NVFP4)
+		return 0.5 + 1.0 / 16;  /* E2M1 + an E4M3 scale per 16 */
+	if (dtype == CVC_PROJ_MXFP4)
+		return 0.5 + 1.0 / 32;  /* E2M1 + an E8M0 scale per 32 */
+	if (recipe == CVC_PROJ_FP8_MXFP8)
+		return 1 + 1.0 / 32;    /* E4M3 + an E8M0 scale per 32 */
+	if (recipe == CVC_PROJ_FP8_BLOCKWISE)
+		return 1 + 4.0 / 128;   /* E4M3 + an fp32 scale per 1x128 */
+	return 1;                       /* one fp32 scale per tensor */
+}
+
+/* The same for a weight (2D block scales where the recipe has them). */
+static double weight_elem_bytes(int dtype, int recipe)
+{
+	if (dtype == CVC_PROJ_NVFP4)
+		return 0.5 + 1.0 / 256; /* an E4M3 scale per 16x16 tile */
+	if (dtype == CVC_PROJ_FP8 && recipe == CVC_PROJ_FP8_BLOCKWISE)
+		return 1 + 4.0 / 16384; /* an fp32 scale per 128x128 block */
+	return elem_bytes(dtype, recipe);
+}
+
+void proj_lowp_cast(const struct proj_shape *x, struct proj_lowp *c)
+{
+	int dt = x->dtype, rc = x->fp8_recipe;
+	double e = elem_bytes(dt, rc), w = weight_elem_bytes(dt, rc);
+
+	c->amax = c->wamax = 0;
+	/* every cast reads the 16-bit tensor once and writes the two layouts
+	 * its GEMMs read (rowwise for fprop / dgrad, columnwise for wgrad) */
+	c->cast = 2 + 2 * e;
+	c->wcast = 2 + 2 * w;
+	/* a per-tensor scale from this tensor's amax: one more read before
+	 * the cast (fp8 current scaling, NVFP4's global scale; for NVFP4 the
+	 * same pass gives the amax of the Hadamard-transformed copy) */
+	if ((dt == CVC_PROJ_FP8 && rc == CVC_PROJ_FP8_CURRENT) || dt == CVC_PROJ_NVFP4) {
+		c->amax = 2;
+		c->wamax = 2;
+	}
+	/* GEMM inputs kept for backward, and the cached weight in both
+	 * layouts */
+	c->saved = e;
+	c->wcache = 2 * w;
+	/* nobody measured these GEMMs against bf16 in one harness: MXFP4 and
+	 * fp8 with 1x128 / 128x128 block scales (ceiling.c) */
+	c->unmeasured = dt == CVC_PROJ_MXFP4 || (dt == CVC_PROJ_FP8 && rc == CVC_PROJ_FP8_BLOCKWISE);
+}

@@ -1,0 +1,344 @@
+/*
+ * test_lowprec.c - the next GPUs as they run: the layers' GEMMs in fp8
+ * under each scaling recipe, NVFP4 and MXFP4, each pricing the quantize
+ * work its source describes (projector/lowprec.c, docs/MODELS.md "FP4 and
+ * the FP8 recipes"); and the NVLink domain apart from the host, a
+ * communication group priced by which of its peers share the domain
+ * (docs/SCENARIOS.md "hardware").
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "cvc/cvc_model.h"
+#include "cvc/cvc_project.h"
+#include "testutil.h"
+
+/* One scenario of text, with its result and its operator list summed by
+ * kind: memory-bound bytes per class (count x bytes), GEMMs by sub. */
+struct one {
+	cvc_proj_scenario sc;
+	cvc_proj_result r;
+	int n;
+	double mem[CVC_MODEL_NMEM];   /* count x bytes per class */
+	double mem_n[CVC_MODEL_NMEM]; /* count per class */
+	double gemm_sub1, gemm_all;   /* GEMM runs with sub 1, all GEMM runs */
+	int coll_n;                   /* collectives of comm type `want` */
+	cvc_proj_op coll[16];
+	int want;
+};
+
+static int list_cb(void *user, const cvc_proj_op *o)
+{
+	struct one *s = user;
+
+	if (o->kind == CVC_PROJ_OP_MEM && o->sub >= 0 && o->sub < CVC_MODEL_NMEM) {
+		s->mem[o->sub] += o->count * (double)o->bytes;
+		s->mem_n[o->sub] += o->count;
+	} else if (o->kind == CVC_PROJ_OP_GEMM) {
+		s->gemm_all += o->count;
+		s->gemm_sub1 += o->sub == 1 ? o->count : 0;
+	} else if (o->kind == CVC_PROJ_OP_COLL && o->comm == s->want && s->coll_n < 16) {
+		s->coll[s->coll_n++] = *o;
+	}
+	return 0;
+}
+
+static int one_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	struct one *s = user;
+
+	if (s->n++ == 0) {
+		s->sc = *sc;
+		s->r = *r;
+		cvc_proj_scenario_ops(sc, list_cb, s);
+	}
+	return 0;
+}
+
+static void one(const char *text, int want, struct one *s)
+{
+	cvc_proj_study *st = NULL;
+	cvc_proj_ctx *ctx = NULL;
+
+	memset(s, 0, sizeof *s);
+	s->want = want;
+	cr_assert_eq(cvc_proj_study_parse("t.yaml", text, strlen(text), &st), CVC_OK, "%s",
+		     cvc_proj_study_errmsg(st));
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_proj_study_run(st, ctx, 0, one_cb, s, NULL), CVC_OK);
+	cr_assert_eq(s->n, 1);
+	cr_assert(s->r.valid, "%s: %s", text, s->r.reason);
+	cvc_proj_ctx_free(ctx);
+	cvc_proj_study_free(st);
+}
+
+/* A Llama-like dense model on 8 GPUs of gpu in dtype/recipe; 128
+ * micro-batches, so the layers' casts outweigh the weights' (once per step)
+ * 10^3 to 1. */
+static void dense(const char *gpu, const char *dtype, const char *recipe, struct one *s)
+{
+	char text[1024];
+
+	snprintf(text, sizeof text,
+		 "model: {layers: 8, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, "
+		 "ffn_type: swiglu, seq: 4096, vocab: 128256}\n"
+		 "training: {global_batch: 1024, micro_batch: 1, dtype: %s, fp8_recipe: %s}\n"
+		 "hardware: {gpu: %s, gpus: 8}\n",
+		 dtype, recipe, gpu);
+	one(text, -1, s);
+}
+
+/*
+ * Each recipe's quantize work, against the figures of its source
+ * (projector/lowprec.c): the cast reads the 16-bit tensor once (2 B) and
+ * writes the rowwise and columnwise layouts with their scales; a
+ * per-tensor scale reads it once more first (a reduction of its own).
+ *   fp8 delayed: 1 B, one fp32 scale per tensor: 4 B, no amax pass;
+ *   fp8 current: the same + an amax pass of 2 B;
+ *   mxfp8: 1 B + an E8M0 scale per 32 elements: 2 + 2 (1 + 1/32);
+ *   fp8 blockwise: 1 B + an fp32 scale per 1x128 block: 2 + 2 (1 + 4/128);
+ *   NVFP4: 1/2 B + an E4M3 scale per 16: 2 + 2 (1/2 + 1/16), and the
+ *     global amax pass (2 B), which also gives the Hadamard-transformed
+ *     copy's amax;
+ *   MXFP4: 1/2 B + an E8M0 scale per 32: 2 + 2 (1/2 + 1/32), no pass.
+ * The layer's operands are those of fp8 delayed (the existing recipe,
+ * 4 B per element), so each recipe's elementwise bytes over delayed's are
+ * its cast's over 4, and its reduction bytes are the amax passes.
+ */
+Test(lowprec, every_recipe_prices_its_quantize_work)
+{
+	static const struct {
+		const char *dtype, *recipe;
+		double cast, amax;
+	} rc[] = {
+		{"fp8", "current", 4, 2},
+		{"fp8", "mxfp8", 2 + 2 * (1 + 1.0 / 32), 0},
+		{"fp8", "blockwise", 2 + 2 * (1 + 4.0 / 128), 0},
+		{"nvfp4", "delayed", 2 + 2 * (0.5 + 1.0 / 16), 2},
+		{"mxfp4", "delayed", 2 + 2 * (0.5 + 1.0 / 32), 0},
+	};
+	struct one bf, d8, x;
+
+	dense("GB200", "bf16", "delayed", &bf);
+	dense("GB200", "fp8", "delayed", &d8);
+	{
+		/* delayed fp8's casts: the elementwise bytes it adds, no amax */
+		double add = d8.mem[CVC_MODEL_MEM_ELEMENTWISE] - bf.mem[CVC_MODEL_MEM_ELEMENTWISE];
+
+		cr_assert_gt(add, 0, "fp8 adds casts");
+		cr_assert_float_eq(d8.mem[CVC_MODEL_MEM_REDUCTION], bf.mem[CVC_MODEL_MEM_REDUCTION],
+				   1, "delayed scaling needs no amax pass");
+		for (size_t i = 0; i < sizeof rc / sizeof rc[0]; i++) {
+			double e, a;
+
+			dense("GB200", rc[i].dtype, rc[i].recipe, &x);
+			e = x.mem[CVC_MODEL_MEM_ELEMENTWISE] - bf.mem[CVC_MODEL_MEM_ELEMENTWISE];
+			a = x.mem[CVC_MODEL_MEM_REDUCTION] - bf.mem[CVC_MODEL_MEM_REDUCTION];
+			cr_log_info("%s/%s: casts %.4g B (delayed fp8 %.4g), amax %.4g B", rc[i].dtype,
+				    rc[i].recipe, e, add, a);
+			/* the layers' casts in proportion; the weights' differ
+			 * (2D scales), a small part: within 0.2% */
+			cr_expect(fabs(e / add - rc[i].cast / 4) < 2e-3 * rc[i].cast / 4,
+				  "%s/%s: casts %.5g of delayed's, source says %.5g", rc[i].dtype,
+				  rc[i].recipe, e / add, rc[i].cast / 4);
+			cr_expect(fabs(a / add - rc[i].amax / 4) < 2e-3,
+				  "%s/%s: amax passes %.5g of delayed's casts, source says %.5g",
+				  rc[i].dtype, rc[i].recipe, a / add, rc[i].amax / 4);
+		}
+	}
+}
+
+/* FP4 is priced at its own peak (4x bf16 on Blackwell) through the measured
+ * share; the layers in 16 bits (attention, logits) are not; a GPU without
+ * FP4 tensor cores cannot run it, and a format nobody measured is priced
+ * as its sibling with a wider interval. */
+Test(lowprec, fp4_runs_faster_where_the_tensor_cores_have_it)
+{
+	struct one bf, f8, nv, mx, h;
+
+	dense("GB200", "bf16", "delayed", &bf);
+	dense("GB200", "fp8", "delayed", &f8);
+	dense("GB200", "nvfp4", "delayed", &nv);
+	dense("GB200", "mxfp4", "delayed", &mx);
+	cr_assert_lt(nv.r.step_s, f8.r.step_s);
+	cr_assert_lt(f8.r.step_s, bf.r.step_s);
+	/* MFU against the dtype's own peak: fp4's is 4x bf16's */
+	cr_assert_lt(nv.r.mfu, f8.r.mfu);
+	cr_assert_eq(nv.gemm_sub1, 0, "NVFP4's GEMMs were measured");
+	cr_assert_gt(mx.gemm_sub1, 0, "MXFP4's were not: sub 1");
+	cr_assert_lt(mx.gemm_sub1, mx.gemm_all, "the router and logits stay bf16");
+	{
+		/* fp8 with 1x128 block scales moves what MXFP8 moves (4.0625 B
+		 * per cast element) but its GEMMs were not measured */
+		struct one bw, m8;
+
+		dense("GB200", "fp8", "blockwise", &bw);
+		dense("GB200", "fp8", "mxfp8", &m8);
+		cr_assert_gt(bw.gemm_sub1, 0);
+		cr_assert_eq(m8.gemm_sub1, 0);
+		cr_assert_float_eq(bw.r.step_s, m8.r.step_s, 1e-3 * m8.r.step_s);
+		cr_assert_gt(bw.r.sigma, m8.r.sigma * 1.05,
+			     "blockwise's interval %g is not wider than MXFP8's %g", bw.r.sigma,
+			     m8.r.sigma);
+	}
+	{
+		cvc_proj_study *st = NULL;
+		cvc_proj_ctx *ctx = NULL;
+		const char *t = "model: {layers: 8, hidden: 4096, heads: 32}\n"
+				"training: {global_batch: 64, dtype: nvfp4}\n"
+				"hardware: {gpu: H100-SXM, gpus: 8}\n";
+
+		memset(&h, 0, sizeof h);
+		h.want = -1;
+		cr_assert_eq(cvc_proj_study_parse("t.yaml", t, strlen(t), &st), CVC_OK);
+		cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+		cr_assert_eq(cvc_proj_study_run(st, ctx, 0, one_cb, &h, NULL), CVC_OK);
+		cr_assert_eq(h.r.valid, 0, "H100 has no FP4 tensor cores");
+		cr_assert(strstr(h.r.reason, "tensor path"), "%s", h.r.reason);
+		cvc_proj_ctx_free(ctx);
+		cvc_proj_study_free(st);
+	}
+}
+
+/*
+ * The FP4 GEMM default: the bf16 efficiency at the share of the fp4 peak
+ * torchao measured on a B200 (pytorch/ao PR #2427: 8192^3 at 5370 TFLOP/s
+ * of 9000 against bf16's 1420 of 2250, 6144^3 at 5500 against 1450, 4096^3
+ * at 4460 against 1410; the median of the three shares).
+ */
+Test(lowprec, fp4_gemm_at_the_measured_share_of_its_peak)
+{
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *ms = NULL;
+	const cvc_hw_spec *s;
+	double shares[3] = {5370.0 / 9000 / (1420.0 / 2250), 5500.0 / 9000 / (1450.0 / 2250),
+			    4460.0 / 9000 / (1410.0 / 2250)};
+	double t16, t4, med = shares[0];
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	s = cvc_hw_catalog_lookup(cat, "GB200");
+	cr_assert_not_null(s);
+	cr_assert_float_eq(s->peak_tflops[CVC_HW_FP4], 10000, 1e-9, "NVL72 datasheet: 10 PF dense");
+	cr_assert_float_eq(cvc_hw_catalog_lookup(cat, "B200")->peak_tflops[CVC_HW_FP4], 9000, 1e-9);
+	cr_assert_float_eq(cvc_hw_catalog_lookup(cat, "GB300")->peak_tflops[CVC_HW_FP4], 15000, 1e-9);
+	cr_assert_eq(cvc_hw_catalog_lookup(cat, "H100")->peak_tflops[CVC_HW_FP4], 0);
+	cr_assert_eq(cvc_modelset_new(NULL, cat, s, &ms), CVC_OK);
+	/* 32768^3: past every reference fit, the default efficiencies (and
+	 * the launch's 4 us a ten-thousandth of the time) */
+	t16 = cvc_model_gemm_us(ms, 32768, 32768, 32768, 1, CVC_HW_BF16);
+	t4 = cvc_model_gemm_us(ms, 32768, 32768, 32768, 1, CVC_HW_FP4);
+	cr_log_info("GB200 32768^3: bf16 %.1f us, fp4 %.1f us (x%.3f)", t16, t4, t16 / t4);
+	cr_assert_float_eq(t16 / t4, 4 * med, 1e-3 * 4 * med,
+			   "fp4 %.4gx bf16; the measured share gives %.4gx", t16 / t4, 4 * med);
+	cr_assert_gt(shares[1], shares[0]);
+	cr_assert_lt(shares[2], shares[0]);
+	cvc_modelset_free(ms);
+	cvc_hw_catalog_free(cat);
+}
+
+/*
+ * The NVLink domain apart from the host: an expert-parallel group of 64 on
+ * GB200 NVL72 is priced on NVLink, one of 144 crosses the network between
+ * its two domains, and the same scenario on 8-GPU HGX B200 boards crosses
+ * it between its 8 (docs/SCENARIOS.md "hardware").
+ */
+static void moe(const char *gpu, double ep, double gpus, struct one *s)
+{
+	char text[1024];
+
+	snprintf(text, sizeof text,
+		 "model: {layers: 4, hidden: 7168, heads: 56, ffn: 2048, ffn_type: swiglu,\n"
+		 "        experts: 576, top_k: 8, seq: 4096}\n"
+		 "training: {global_batch: %g, micro_batch: 1}\n"
+		 "parallelism: {ep: %g}\n"
+		 "hardware: {gpu: %s, gpus: %g}\n",
+		 gpus, ep, gpu, gpus);
+	one(text, CVC_PROJ_COMM_EP, s);
+}
+
+Test(lowprec, expert_parallel_groups_by_domain)
+{
+	struct one g64, g144, b64;
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *ms = NULL;
+
+	moe("GB200", 64, 128, &g64);
+	moe("GB200", 144, 144, &g144);
+	moe("B200", 64, 128, &b64);
+	cr_assert_eq(g64.sc.nvlink_domain, 72, "GB200's domain from the catalog: %g",
+		     g64.sc.nvlink_domain);
+	cr_assert_eq(g64.sc.gpus_per_node, 8, "gpus_per_node keeps its own meaning");
+	cr_assert_eq(b64.sc.nvlink_domain, 8, "an HGX board is its own domain: %g",
+		     b64.sc.nvlink_domain);
+	cr_assert_gt(g64.coll_n, 0);
+	for (int i = 0; i < g64.coll_n; i++) {
+		cr_assert_eq(g64.coll[i].group, 64);
+		cr_assert_eq(g64.coll[i].per_node, 64, "all 64 in one NVLink domain");
+	}
+	for (int i = 0; i < g144.coll_n; i++) {
+		cr_assert_eq(g144.coll[i].group, 144);
+		cr_assert_eq(g144.coll[i].per_node, 72, "144 ranks: 72 in each of 2 domains");
+	}
+	for (int i = 0; i < b64.coll_n; i++)
+		cr_assert_eq(b64.coll[i].per_node, 8, "64 ranks over 8 HGX boards");
+	cr_log_info("EP all-to-all per step: GB200 ep 64 %.4g s, ep 144 %.4g s; B200 ep 64 %.4g s",
+		    g64.r.comm_type_s[CVC_PROJ_COMM_EP], g144.r.comm_type_s[CVC_PROJ_COMM_EP],
+		    b64.r.comm_type_s[CVC_PROJ_COMM_EP]);
+	/* NVLink (900 GB/s per GPU) against 50 GB/s NICs */
+	cr_assert_lt(g64.r.comm_type_s[CVC_PROJ_COMM_EP] * 4, b64.r.comm_type_s[CVC_PROJ_COMM_EP]);
+	cr_assert_gt(g144.r.comm_type_s[CVC_PROJ_COMM_EP], g64.r.comm_type_s[CVC_PROJ_COMM_EP]);
+	/* the 144 group's network phase: each rank sends the half of its
+	 * buffer bound for the other domain through its own NIC once */
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "GB200"), &ms), CVC_OK);
+	{
+		const cvc_proj_op *o = &g144.coll[0];
+		double t = cvc_model_collective_us(ms, CVC_MODEL_ALLTOALL, o->bytes, 144, 72, NULL);
+		double t1 = cvc_model_collective_us(ms, CVC_MODEL_ALLTOALL, o->bytes, 144, 144, NULL);
+		double net = 0.5 * (double)o->bytes / (50e3 * 0.80); /* us: 50 GB/s NIC, 0.80 */
+
+		cr_log_info("144 ranks, %lld B: %.1f us over 2 domains, %.1f us if one, network "
+			    "half at the NIC rate %.1f us",
+			    (long long)o->bytes, t, t1, net);
+		cr_assert_gt(t, 3 * t1, "crossing the network costs more than NVLink alone");
+		cr_assert_float_eq(t, net + 30, 0.05 * net, "the network phase prices it: %g vs %g",
+				   t, net + 30);
+	}
+	cvc_modelset_free(ms);
+	cvc_hw_catalog_free(cat);
+}
+
+/* The domain is a field of its own: set, it overrides the catalog; the
+ * host size no longer moves it on an NVL72 rack; on an HGX board a node
+ * size set by the scenario is the domain, as before the field existed. */
+Test(lowprec, nvlink_domain_overrides_and_defaults)
+{
+	struct one a, b, c, d;
+
+	moe("GB200", 64, 128, &a);
+	one("model: {layers: 4, hidden: 7168, heads: 56, ffn: 2048, ffn_type: swiglu,\n"
+	    "        experts: 576, top_k: 8, seq: 4096}\n"
+	    "training: {global_batch: 128}\nparallelism: {ep: 64}\n"
+	    "hardware: {gpu: GB200, gpus: 128, nvlink_domain: 36}\n",
+	    CVC_PROJ_COMM_EP, &b);
+	one("model: {layers: 4, hidden: 7168, heads: 56, ffn: 2048, ffn_type: swiglu,\n"
+	    "        experts: 576, top_k: 8, seq: 4096}\n"
+	    "training: {global_batch: 128}\nparallelism: {ep: 64}\n"
+	    "hardware: {gpu: gb200-nvl36, gpus: 128}\n",
+	    CVC_PROJ_COMM_EP, &c);
+	one("model: {layers: 4, hidden: 4096, heads: 32}\n"
+	    "training: {global_batch: 64}\nparallelism: {tp: 4}\n"
+	    "hardware: {gpu: H100-SXM, gpus: 64, gpus_per_node: 4}\n",
+	    CVC_PROJ_COMM_DP, &d);
+	cr_assert_eq(b.sc.nvlink_domain, 36);
+	cr_assert_eq(c.sc.nvlink_domain, 36, "the NVL36 row's domain: %g", c.sc.nvlink_domain);
+	cr_assert_eq(b.coll[0].per_node, 36, "64 ranks, 36 per domain: %d", b.coll[0].per_node);
+	cr_assert_float_eq(b.r.step_s, c.r.step_s, 1e-12 * b.r.step_s);
+	cr_assert_gt(b.r.comm_type_s[CVC_PROJ_COMM_EP], a.r.comm_type_s[CVC_PROJ_COMM_EP]);
+	cr_assert_eq(d.sc.nvlink_domain, 4, "an H100 node of 4 is a domain of 4: %g",
+		     d.sc.nvlink_domain);
+	cr_assert_eq(d.coll[0].per_node, 1, "dp neighbours tp = 4 apart: one per node");
+}
