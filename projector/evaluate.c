@@ -350,7 +350,10 @@ static const struct proj_pricer *usable_pricer(cvc_proj_ctx *ctx, const cvc_proj
 		return NULL;
 	}
 	if (!(p->peak_flops[sc->dtype] > 0)) {
-		invalid(r, "gpu has no tensor path for the dtype");
+		invalid(r, sc->dtype == CVC_PROJ_NVFP4 || sc->dtype == CVC_PROJ_MXFP4
+				   ? "gpu has no tensor path for the dtype (no FP4 tensor cores for "
+				     "nvfp4 or mxfp4)"
+				   : "gpu has no tensor path for the dtype");
 		return NULL;
 	}
 	return p;
@@ -630,16 +633,16 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	struct mb_cost best;
 	double m, n[PROJ_NKIND];
 	struct proj_unc su, lu;
-	cvc_proj_scenario own;
+	cvc_proj_scenario resolved;
 
 	result_init(r);
 	memset(&su, 0, sizeof su);
 	if (!(p = usable_pricer(ctx, sc, r)))
 		return;
 	if (!(sc->nvlink_domain >= 1)) { /* the catalog's NVLink domain */
-		own = *sc;
-		own.nvlink_domain = proj_domain_of(sc, p);
-		sc = &own;
+		resolved = *sc;
+		resolved.nvlink_domain = proj_domain_of(sc, p);
+		sc = &resolved;
 	}
 	proj_shape_of(sc, &x);
 	m = sc->global_batch / (sc->dp * sc->micro_batch);

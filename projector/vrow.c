@@ -353,6 +353,8 @@ static int read_dtype(struct vrow *r, const char *k, const char *t, int guess)
 	r->sc.dtype = v;
 	if (strcmp(t, name))
 		vrow_note(r, "dtype=%s ('%s')", name, t);
+	else if (v == CVC_PROJ_NVFP4 || v == CVC_PROJ_MXFP4) /* 4-bit: the reading said */
+		vrow_note(r, "dtype=%s", name);
 	if (d.recipe) {
 		if ((v = proj_enum_index(proj_fields[fr].names, d.recipe)) < 0)
 			return vrow_cannot(r, CVC_PROJ_VWHY_UNMODELLED, "fp8 recipe '%s' ('%s') is "
