@@ -189,13 +189,26 @@ static void print_origins(cvc_proj_ctx *ctx)
 	}
 }
 
+/* --models: the catalog `model: NAME` reads, as CSV on stdout. */
+static int print_models(int npos)
+{
+	char err[256];
+	cvc_status rc;
+
+	if (npos > 0)
+		return cli_error("project: --models takes no scenario file");
+	if ((rc = cvc_proj_archs_write(stdout, err, sizeof err)))
+		return cli_fail(rc, "project: %s", err);
+	return 0;
+}
+
 int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 {
 	const char *db_path = NULL, *csv_path = NULL, *json_path = NULL, *by = "tokens_per_s";
 	const char *intervals = "on", *per = CVC_PROJ_TOP_PER_DEFAULT;
 	long long top = 0;
 	int asc = 0, valid_only = 0, no_marginal = 0, origins = 0, npos = 0, ret = 1;
-	int include_unfit = 0, force = 0;
+	int include_unfit = 0, force = 0, models = 0;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_PATH, &db_path, "PATH", "price with the fitted models of this database", NULL},
 		{"csv", 0, CLI_OUT, &csv_path, "FILE", "write the CSV here instead of stdout ('-' = stdout)",
@@ -217,6 +230,8 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		 "also price with fits the quality gate keeps out (see 'cvc models show ID')", NULL},
 		{"intervals", 0, CLI_STR, &intervals, "on|off",
 		 "90% intervals, warnings and upgrade gains (default on; off is faster)", NULL},
+		{"models", 0, CLI_FLAG, &models, NULL,
+		 "list the models 'model: NAME' knows (CSV: name, aliases, source) and exit", NULL},
 		{0},
 	};
 	struct sink sink = {0};
@@ -241,6 +256,8 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	}
 	if (r)
 		return r;
+	if (models)
+		return print_models(npos);
 	/* '-' is stdout, as everywhere on a command line: no file named '-',
 	 * and no provenance side file for a stream */
 	if (csv_path && strcmp(csv_path, "-") == 0)

@@ -267,6 +267,59 @@ void proj_shape_kind(const cvc_proj_scenario *sc, const struct proj_shape *x, in
  * or why the model cannot be priced. */
 const char *proj_layers_finalize(cvc_proj_scenario *sc);
 
+/* ---- models by name (archs.c, hfconfig.c) ------------------------------------ */
+
+/* One field of a model's published configuration, as a scenario value. */
+struct proj_arch_kv {
+	int field;       /* index in proj_fields */
+	double num;      /* PF_NUM, PF_ENUM, PF_FLAG */
+	const char *str; /* PF_STR */
+};
+
+#define PROJ_ARCH_MAX_KV 48
+
+/* A model of the catalog (projector/archs.yaml) or read from a config.json:
+ * its name and aliases, where the configuration is published (source) and
+ * where its values were read (read), and the fields they set. */
+struct proj_arch {
+	const char *name, *source, *read;
+	const char **aliases;
+	size_t naliases;
+	struct proj_arch_kv kv[PROJ_ARCH_MAX_KV];
+	int nkv;
+};
+
+/* A set of models and the strings they point to. */
+typedef struct proj_archs proj_archs;
+
+/* An empty set (NULL when out of memory); proj_archs_free() accepts NULL. */
+proj_archs *proj_archs_new(void);
+void proj_archs_free(proj_archs *a);
+/* The shipped catalog into *out (the caller frees it); CVC_ERR_NOMEM, or
+ * CVC_ERR_INTERNAL with a message when the compiled-in file is malformed. */
+cvc_status proj_archs_load(proj_archs **out, char *err, size_t errlen);
+/* The model a name names (its name or an alias, in any case, punctuation
+ * and parenthesised remarks ignored, with or without the "org/" of a
+ * Hugging Face name); NULL when none. */
+const struct proj_arch *proj_archs_find(const proj_archs *a, const char *name);
+size_t proj_archs_count(const proj_archs *a);
+const struct proj_arch *proj_archs_at(const proj_archs *a, size_t i);
+/* A copy of s kept as long as a (NULL when out of memory). */
+const char *proj_archs_keep(proj_archs *a, const char *s);
+/* Sets e's field key (any field name or alias) to the text val, checked
+ * by the field's type; CVC_ERR_FORMAT with why, CVC_ERR_NOMEM. */
+cvc_status proj_arch_set(proj_archs *a, struct proj_arch *e, const char *key, const char *val,
+			 char *why, size_t whylen);
+/* Writes e's fields into sc (strings borrowed from e's set). */
+void proj_arch_apply(const struct proj_arch *e, cvc_proj_scenario *sc);
+/* A Hugging Face config.json at path read as a model into *e, its strings
+ * kept in pool.  CVC_ERR_FORMAT with "'path': ..." in err when the file is
+ * not a config.json cvc can read (not JSON, a key of the wrong type, no
+ * layers, hidden size, heads or vocabulary); the file's open and read
+ * errors as cvc_file_read() gives them. */
+cvc_status proj_hf_config_load(const char *path, proj_archs *pool, struct proj_arch *e, char *err,
+			       size_t errlen);
+
 /* ---- the step's decomposition (project.c) ---------------------------------- */
 
 struct proj_layer_cost; /* ctx.h */

@@ -347,6 +347,76 @@ static cvc_status block_add_axis(cvc_proj_study *st, struct block *b, struct axi
 	return CVC_OK;
 }
 
+/* A config.json path as the scenario file wrote it: relative to the file's
+ * folder when the file has one. */
+static void config_path(const cvc_proj_study *st, const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(st->file, '/');
+
+	if (path[0] == '/' || !slash)
+		snprintf(buf, len, "%s", path);
+	else
+		snprintf(buf, len, "%.*s/%s", (int)(slash - st->file), st->file, path);
+}
+
+/*
+ * The model a scenario names, `model: NAME`, `{arch: NAME}` (the catalog,
+ * projector/archs.yaml) or `{config: FILE}` (a Hugging Face config.json),
+ * as one part per field it sets, appended to parts: applied before the
+ * section's other keys, so those override it field by field.
+ */
+static cvc_status arch_parts(cvc_proj_study *st, const yaml_node_t *n, int config, const char *val,
+			     struct axis *parts, size_t *nparts)
+{
+	const struct proj_arch *e;
+	struct proj_arch own;
+	char err[512];
+	cvc_status rc;
+
+	if (!val)
+		return fail_at(st, n, "expected a model name or a file name");
+	if (config) {
+		char path[1024];
+
+		if (!st->configs && !(st->configs = proj_archs_new()))
+			return nomem(st);
+		config_path(st, val, path, sizeof path);
+		if ((rc = proj_hf_config_load(path, st->configs, &own, err, sizeof err))) {
+			if (rc == CVC_ERR_NOMEM)
+				return nomem(st);
+			fail_at(st, n, "%s", err);
+			return rc;
+		}
+		e = &own;
+	} else {
+		if (!st->archs && (rc = proj_archs_load(&st->archs, err, sizeof err)))
+			return rc == CVC_ERR_NOMEM ? nomem(st) : fail_at(st, n, "%s", err);
+		if (!(e = proj_archs_find(st->archs, val)))
+			return fail_at(st, n, "unknown model '%.80s': expected a name from cvc's catalog "
+				       "(`cvc project --models` lists them), {config: FILE} (a Hugging "
+				       "Face config.json) or a mapping of 'model' keys", val);
+	}
+	for (int i = -1; i < e->nkv; i++) {
+		struct assign a;
+
+		if (*nparts >= PROJ_MAX_FIELDS_PER_SECTION)
+			return fail_at(st, n, "too many keys in section 'model'");
+		a.field = i < 0 ? proj_field_find("model", "name") : e->kv[i].field;
+		a.num = i < 0 ? 0 : e->kv[i].num;
+		a.str = NULL;
+		if (proj_fields[a.field].type == PF_STR &&
+		    !(a.str = intern(st, i < 0 ? e->name : e->kv[i].str)))
+			return nomem(st);
+		memset(&parts[*nparts], 0, sizeof parts[*nparts]);
+		if ((rc = alt_push(st, &parts[*nparts], &a, 1))) {
+			axis_release(&parts[*nparts]);
+			return rc;
+		}
+		(*nparts)++;
+	}
+	return CVC_OK;
+}
+
 /* One mapping of a section: each key becomes an axis in parts[]. */
 static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const char *sec,
 			      yaml_node_t *m, struct axis *parts, size_t *nparts,
@@ -354,9 +424,23 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 {
 	yaml_node_pair_t *pr;
 	cvc_status rc;
+	int named;
 
 	if ((rc = no_duplicates(st, doc, m)))
 		return rc;
+	/* a model by name or by its config.json first: the other keys override it */
+	for (pr = m->data.mapping.pairs.start, named = 0; !strcmp(sec, "model") && !prefix[0] &&
+							  pr < m->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k, *v;
+		const char *ks = pair_nodes(doc, pr, &k, &v);
+
+		if (!ks || (strcmp(ks, "arch") && strcmp(ks, "config")))
+			continue;
+		if (named++)
+			return fail_at(st, k, "give the model by arch or by config, not both");
+		if ((rc = arch_parts(st, v, !strcmp(ks, "config"), scalar(v), parts, nparts)))
+			return rc;
+	}
 	for (pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k, *v;
 		const char *ks = pair_nodes(doc, pr, &k, &v);
@@ -365,6 +449,8 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 
 		if (!ks)
 			return fail_at(st, k, "expected a key");
+		if (!strcmp(sec, "model") && !prefix[0] && (!strcmp(ks, "arch") || !strcmp(ks, "config")))
+			continue;
 		snprintf(key, sizeof key, "%s%s", prefix, ks);
 		if (!prefix[0] && strcmp(sec, "hardware") == 0 && strcmp(ks, "scale") == 0) {
 			/* hardware: {scale: {compute: 4, inter_bw: 1}} */
@@ -414,7 +500,14 @@ static cvc_status parse_section(cvc_proj_study *st, yaml_document_t *doc, struct
 			axis_release(&ax);
 		return rc;
 	}
-	if (v->type == YAML_MAPPING_NODE) {
+	if (v->type == YAML_SCALAR_NODE && !strcmp(sec, "model")) {
+		/* `model: NAME`: the catalog's model */
+		if ((rc = arch_parts(st, v, 0, scalar(v), parts, &nparts)))
+			goto out;
+		for (size_t i = 0; i < nparts; i++)
+			if ((rc = block_add_axis(st, b, &parts[i])))
+				goto out;
+	} else if (v->type == YAML_MAPPING_NODE) {
 		if ((rc = section_map(st, doc, sec, v, parts, &nparts, "")))
 			goto out;
 		for (size_t i = 0; i < nparts; i++)
@@ -432,12 +525,15 @@ static cvc_status parse_section(cvc_proj_study *st, yaml_document_t *doc, struct
 		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
 			yaml_node_t *e = yaml_document_get_node(doc, *it);
 
-			if (!e || e->type != YAML_MAPPING_NODE) {
+			nparts = 0;
+			if (e && e->type == YAML_SCALAR_NODE && !strcmp(sec, "model")) {
+				rc = arch_parts(st, e, 0, scalar(e), parts, &nparts);
+			} else if (!e || e->type != YAML_MAPPING_NODE) {
 				rc = fail_at(st, e, "expected a mapping of '%s' keys", sec);
 				break;
+			} else {
+				rc = section_map(st, doc, sec, e, parts, &nparts, "");
 			}
-			nparts = 0;
-			rc = section_map(st, doc, sec, e, parts, &nparts, "");
 			if (!rc)
 				rc = flatten(st, parts, nparts, &ax);
 			for (size_t i = 0; i < nparts; i++)
@@ -748,6 +844,8 @@ void cvc_proj_study_free(cvc_proj_study *st)
 			proj_expr_free(b->where[j]);
 	}
 	free(st->blocks);
+	proj_archs_free(st->archs);
+	proj_archs_free(st->configs);
 	while (st->pool) {
 		struct pool_str *n = st->pool->next;
 

@@ -9,7 +9,7 @@
 
 #include "proj_internal.h"
 
-#define PROJ_MAX_FIELDS_PER_SECTION 32
+#define PROJ_MAX_FIELDS_PER_SECTION 96
 #define PROJ_MAX_WHERE 16
 #define PROJ_MAX_BLOCKS 256
 
@@ -57,6 +57,8 @@ struct cvc_proj_study {
 	size_t nalts;   /* alternatives over every axis of every block */
 	cvc_proj_walk_cb walk; /* cvc_proj_study_on_walk */
 	void *walk_user;
+	proj_archs *archs;     /* the catalog of models, loaded when a model is named */
+	proj_archs *configs;   /* the strings of config.json files read */
 };
 
 void proj_assign(cvc_proj_scenario *sc, const struct assign *a);

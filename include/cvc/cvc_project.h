@@ -356,6 +356,17 @@ typedef int (*cvc_proj_op_fn)(void *user, const cvc_proj_op *op);
 CVC_API size_t cvc_proj_scenario_ops(const cvc_proj_scenario *sc, cvc_proj_op_fn fn,
 				     void *user);
 
+/* ---- models by name ---------------------------------------------------------- */
+
+/*
+ * Writes the shipped catalog of open models (projector/archs.yaml:
+ * `model: NAME` in a scenario file, docs/SCENARIOS.md "Models by name") as
+ * CSV: name, aliases (space-separated), source, read.  CVC_ERR_IO on a
+ * write error; CVC_ERR_INTERNAL (message in err) if the compiled-in
+ * catalog is malformed.
+ */
+CVC_API cvc_status cvc_proj_archs_write(FILE *f, char *err, size_t errlen);
+
 /* ---- studies ------------------------------------------------------------ */
 
 typedef struct cvc_proj_study cvc_proj_study;

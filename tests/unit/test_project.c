@@ -45,7 +45,9 @@ Test(project, errors_name_file_line_and_column)
 	parse_bad("hardware:\n  gpus: {from: 8, to: 64}\n", "exactly one of 'mul' or 'step'");
 	parse_bad("where: \"tp * * 2\"\n", "line 1, column 8: in where: column 6");
 	parse_bad("where: \"tpp > 1\"\n", "unknown field or output column name");
-	parse_bad("model: [1, 2]\n", "line 1, column 9: expected a mapping of 'model' keys");
+	parse_bad("model: [1, 2]\n", "line 1, column 9: unknown model '1': expected a name from cvc's "
+		  "catalog (`cvc project --models` lists them), {config: FILE} (a Hugging Face "
+		  "config.json) or a mapping of 'model' keys");
 	parse_bad("modle: {}\n", "unknown section 'modle'");
 	parse_bad("- 1\n", "expected a mapping at the top level");
 	parse_bad("parallelism: {tp: -2}\n", "expected a non-negative number for 'tp' or auto");

@@ -1,0 +1,478 @@
+/*
+ * hfconfig.c - a Hugging Face config.json read as a model: `model: {config:
+ * FILE}` in a scenario file (docs/SCENARIOS.md "Models by name").  The file
+ * is untrusted input: capped in size and nesting, every key cvc reads
+ * checked for its type, and a message naming the file and what was
+ * expected when it is not what a config.json holds.  Keys cvc does not
+ * price are ignored.
+ *
+ * The keys are those of transformers' configuration classes for the model
+ * types cvc knows (llama, mistral, mixtral, qwen2/3 and their MoE, gemma
+ * 1-3, deepseek_v2/v3, gpt_oss, llama4, nemotron, nemotron_h): the shape
+ * (num_hidden_layers, hidden_size, num_attention_heads, num_key_value_heads,
+ * head_dim, intermediate_size, vocab_size, tie_word_embeddings), MLA's
+ * ranks, the experts (n_routed_experts / num_local_experts / num_experts,
+ * num_experts_per_tok, moe_intermediate_size, the shared experts, the dense
+ * first layers), multi-token prediction, the hybrid layer pattern and its
+ * Mamba sizes, and local attention (sliding_window with layer_types or
+ * sliding_window_pattern; attention_chunk_size).  A multimodal config's
+ * text_config (or llm_config) is the model when it has the layers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cvc/cvc_base.h"
+#include "cvc/cvc_csv.h"
+#include "proj_internal.h"
+
+#define HF_MAX_BYTES (4u << 20)
+#define HF_MAX_DEPTH 32
+
+struct hf {
+	const char *path;
+	json_object *cfg, *root;
+	proj_archs *pool;
+	struct proj_arch *e;
+	char *err;
+	size_t errlen;
+};
+
+static cvc_status bad(struct hf *h, const char *key, const char *what)
+{
+	snprintf(h->err, h->errlen, "'%s': %s: expected %s", h->path, key, what);
+	return CVC_ERR_FORMAT;
+}
+
+/* cfg's key as a number: 1 when given, 0 when absent or null, -1 when of
+ * another type. */
+static int num(struct hf *h, const char *key, double *v)
+{
+	json_object *o;
+
+	if (!json_object_object_get_ex(h->cfg, key, &o) || !o)
+		return 0;
+	if (!json_object_is_type(o, json_type_int) && !json_object_is_type(o, json_type_double))
+		return -1;
+	*v = json_object_get_double(o);
+	return isfinite(*v) ? 1 : -1;
+}
+
+/* Sets a field from a number; positive whole numbers only unless zero_ok. */
+static cvc_status put(struct hf *h, const char *field, const char *key, double v, int zero_ok)
+{
+	char s[64], why[200];
+
+	if (!(v >= (zero_ok ? 0 : 1)) || v != floor(v) || v > 1e12)
+		return bad(h, key, zero_ok ? "a whole number" : "a positive whole number");
+	snprintf(s, sizeof s, "%.0f", v);
+	return proj_arch_set(h->pool, h->e, field, s, why, sizeof why);
+}
+
+/* The first of keys that cfg gives, into the field; required: an error
+ * when none is given. */
+static cvc_status take(struct hf *h, const char *field, const char *keys, int required,
+		       int zero_ok, double *out)
+{
+	char k[64];
+	double v = 0;
+	int got = 0;
+
+	for (const char *p = keys; *p && !got;) {
+		size_t n = strcspn(p, "|");
+
+		snprintf(k, sizeof k, "%.*s", (int)n, p);
+		if ((got = num(h, k, &v)) < 0)
+			return bad(h, k, zero_ok ? "a whole number" : "a positive whole number");
+		p += n + (p[n] ? 1 : 0);
+	}
+	if (!got) {
+		if (required) {
+			snprintf(h->err, h->errlen, "'%s': expected %s (a positive whole number)",
+				 h->path, keys);
+			return CVC_ERR_FORMAT;
+		}
+		return CVC_OK;
+	}
+	if (out)
+		*out = v;
+	return put(h, field, k, v, zero_ok);
+}
+
+static const char *str(struct hf *h, const char *key)
+{
+	json_object *o;
+
+	if (!json_object_object_get_ex(h->cfg, key, &o) || !json_object_is_type(o, json_type_string))
+		return NULL;
+	return json_object_get_string(o);
+}
+
+/* The FFN's activation: hidden_act (or its siblings) and whether the model
+ * type's MLP is gated (LLaMA-style gate_proj/up_proj) or not (GPT-2,
+ * GPT-NeoX, Nemotron). */
+static cvc_status ffn_type(struct hf *h)
+{
+	static const char *const plain[] = {"gpt2", "gpt_neox", "gptj", "opt", "gpt_bigcode",
+					    "nemotron", "nemotron_h", "falcon", "bloom", NULL};
+	const char *act = str(h, "hidden_activation"), *type = str(h, "model_type");
+	const char *name = NULL;
+	char why[200];
+	int gated = 1;
+
+	if (!act)
+		act = str(h, "mlp_hidden_act");
+	if (!act)
+		act = str(h, "hidden_act");
+	if (!act)
+		act = str(h, "activation_function");
+	if (!act)
+		return CVC_OK; /* cvc's default: gelu */
+	for (int i = 0; type && plain[i]; i++)
+		if (!strcmp(type, plain[i]))
+			gated = 0;
+	if (!strcmp(act, "relu2") || !strcmp(act, "squared_relu"))
+		name = "relu2";
+	else if (!strcmp(act, "silu") || !strcmp(act, "swish") || !strcmp(act, "swiglu"))
+		name = gated ? "swiglu" : "gelu";
+	else if (!strncmp(act, "gelu", 4))
+		name = gated ? "geglu" : "gelu";
+	else if (!strcmp(act, "relu"))
+		name = gated ? "swiglu" : "gelu";
+	else
+		return bad(h, "hidden_act", "an activation cvc prices (silu, gelu*, relu, relu2)");
+	return proj_arch_set(h->pool, h->e, "ffn_type", name, why, sizeof why);
+}
+
+/* The experts: their count, per token, width, shared experts and which
+ * layers have them. */
+static cvc_status experts(struct hf *h)
+{
+	double E = 0, w = 0, ns = 0, v;
+	cvc_status rc;
+	int got;
+
+	if ((rc = take(h, "experts", "n_routed_experts|num_local_experts|num_experts|moe_num_experts",
+		       0, 1, &E)))
+		return rc;
+	if (!(E > 1))
+		return CVC_OK;
+	if ((rc = take(h, "top_k", "num_experts_per_tok|experts_per_token|moe_top_k", 1, 0, NULL)) ||
+	    (rc = take(h, "moe_ffn", "moe_intermediate_size", 0, 0, &w)))
+		return rc;
+	/* shared experts: DeepSeek's count of moe_intermediate_size-wide ones,
+	 * or a width (Qwen2-MoE, Nemotron-H) */
+	if ((got = num(h, "n_shared_experts", &ns)) < 0)
+		return bad(h, "n_shared_experts", "a whole number");
+	if (got && ns > 0 && (rc = put(h, "shared_ffn", "n_shared_experts", ns * w, 0)))
+		return rc;
+	if ((rc = take(h, "shared_ffn",
+		       "shared_expert_intermediate_size|moe_shared_expert_intermediate_size", 0, 1,
+		       NULL)) ||
+	    (rc = take(h, "moe_first_dense", "first_k_dense_replace", 0, 1, NULL)) ||
+	    (rc = take(h, "moe_layer_freq", "moe_layer_freq|decoder_sparse_step", 0, 0, NULL)))
+		return rc;
+	if ((rc = take(h, "moe_router_group_topk", "topk_group", 0, 1, NULL)))
+		return rc;
+	/* Llama 4: the experts and the one shared expert of intermediate_size,
+	 * the dense layers' FFN of intermediate_size_mlp (Llama4TextMoe) */
+	if (num(h, "intermediate_size_mlp", &v) > 0) {
+		double ew = 0;
+
+		if ((rc = take(h, "moe_ffn", "intermediate_size", 1, 0, &ew)) ||
+		    (rc = put(h, "shared_ffn", "intermediate_size", ew, 0)) ||
+		    (rc = put(h, "ffn", "intermediate_size_mlp", v, 0)))
+			return rc;
+	}
+	/* Llama 4: an MoE layer every step-th, the last of each step */
+	if ((got = num(h, "interleave_moe_layer_step", &v)) < 0)
+		return bad(h, "interleave_moe_layer_step", "a positive whole number");
+	if (got && v > 1 && ((rc = put(h, "moe_first_dense", "interleave_moe_layer_step", v - 1, 1)) ||
+			     (rc = put(h, "moe_layer_freq", "interleave_moe_layer_step", v, 0))))
+		return rc;
+	{
+		json_object *o;
+
+		if (json_object_object_get_ex(h->cfg, "mlp_only_layers", &o) &&
+		    json_object_is_type(o, json_type_array) && json_object_array_length(o) > 0)
+			return bad(h, "mlp_only_layers", "an empty list (dense layers by list are not "
+				   "read; write moe_first_dense and moe_layer_freq)");
+	}
+	return CVC_OK;
+}
+
+/* A list of layer types as one character per layer ("mamba", "attention",
+ * "mlp", "moe": Nemotron-H's layers_block_type), or the pattern string. */
+static cvc_status pattern(struct hf *h)
+{
+	json_object *o;
+	const char *p = str(h, "hybrid_override_pattern");
+	char why[200], buf[4097];
+
+	if (p) {
+		if (strlen(p) > 4096 || p[strspn(p, "M*-E")])
+			return bad(h, "hybrid_override_pattern", "M, *, - or E for each layer");
+		return proj_arch_set(h->pool, h->e, "layer_pattern", p, why, sizeof why);
+	}
+	if (!json_object_object_get_ex(h->cfg, "layers_block_type", &o) ||
+	    !json_object_is_type(o, json_type_array))
+		return CVC_OK;
+	{
+		size_t n = json_object_array_length(o);
+
+		if (n > 4096)
+			return bad(h, "layers_block_type", "at most 4096 layers");
+		for (size_t i = 0; i < n; i++) {
+			const char *t = json_object_get_string(json_object_array_get_idx(o, i));
+
+			if (!t)
+				return bad(h, "layers_block_type", "layer type names");
+			buf[i] = !strcmp(t, "mamba") ? 'M' : !strcmp(t, "attention") ? '*'
+				: !strcmp(t, "mlp") ? '-' : !strcmp(t, "moe") ? 'E' : 0;
+			if (!buf[i])
+				return bad(h, "layers_block_type", "mamba, attention, mlp or moe");
+		}
+		buf[n] = 0;
+	}
+	return proj_arch_set(h->pool, h->e, "layer_pattern", buf, why, sizeof why);
+}
+
+static cvc_status mamba(struct hf *h, double hidden)
+{
+	double heads = 0, pd = 64, expand = 0;
+	cvc_status rc;
+
+	if ((rc = take(h, "mamba_head_dim", "mamba_head_dim", 0, 0, &pd)) ||
+	    (rc = take(h, "mamba_heads", "mamba_num_heads", 0, 0, &heads)) ||
+	    (rc = take(h, "mamba_state", "ssm_state_size|mamba_d_state", 0, 0, NULL)) ||
+	    (rc = take(h, "mamba_groups", "n_groups|mamba_n_groups", 0, 0, NULL)) ||
+	    (rc = take(h, "mamba_conv", "conv_kernel|mamba_d_conv", 0, 0, NULL)) ||
+	    (rc = take(h, "mamba_chunk", "chunk_size|mamba_chunk_size", 0, 0, NULL)))
+		return rc;
+	/* Mamba-2 without mamba_num_heads: expand x hidden over the head width */
+	if (!(heads > 0) && num(h, "expand", &expand) > 0 && expand > 0 &&
+	    fmod(expand * hidden, pd) == 0)
+		return put(h, "mamba_heads", "expand", expand * hidden / pd, 0);
+	return CVC_OK;
+}
+
+/* The period p of layer types whose every p-th layer (1-based) is the
+ * full-attention one: 0 when every layer is local, -1 when none is or the
+ * list has no such period. */
+static int local_period(json_object *types)
+{
+	size_t n = json_object_array_length(types);
+	int nlocal = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *t = json_object_get_string(json_object_array_get_idx(types, i));
+
+		nlocal += t && strstr(t, "sliding") != NULL;
+	}
+	if (nlocal == 0)
+		return -1;
+	if ((size_t)nlocal == n)
+		return 0;
+	for (size_t p = 2; p <= n; p++) {
+		size_t i;
+
+		for (i = 0; i < n; i++) {
+			const char *t = json_object_get_string(json_object_array_get_idx(types, i));
+			int local = t && strstr(t, "sliding") != NULL;
+
+			if (local != ((i + 1) % p != 0))
+				break;
+		}
+		if (i == n)
+			return (int)p;
+	}
+	return -2;
+}
+
+static cvc_status local_attention(struct hf *h)
+{
+	json_object *o, *types;
+	double w = 0, f;
+	cvc_status rc;
+	int got, use = 1, p = 0;
+	const char *type = str(h, "model_type");
+	char why[200];
+
+	/* Llama 4: chunked attention on the rope layers, the NoPE ones global */
+	if ((got = num(h, "attention_chunk_size", &w)) < 0)
+		return bad(h, "attention_chunk_size", "a positive whole number");
+	if (got && w > 0) {
+		if ((rc = put(h, "window", "attention_chunk_size", w, 0)) ||
+		    (rc = proj_arch_set(h->pool, h->e, "window_chunked", "true", why, sizeof why)))
+			return rc;
+		return num(h, "nope_layer_interval", &f) > 0 ? put(h, "window_skip_freq",
+								    "nope_layer_interval", f, 1)
+							  : put(h, "window_skip_freq", "llama4", 4, 1);
+	}
+	if (json_object_object_get_ex(h->cfg, "use_sliding_window", &o) &&
+	    json_object_is_type(o, json_type_boolean))
+		use = json_object_get_boolean(o);
+	if ((got = num(h, "sliding_window", &w)) < 0)
+		return bad(h, "sliding_window", "a positive whole number or null");
+	if (!got || !use || !(w > 0))
+		return CVC_OK;
+	if (json_object_object_get_ex(h->cfg, "layer_types", &types) &&
+	    json_object_is_type(types, json_type_array)) {
+		if ((p = local_period(types)) == -1)
+			return CVC_OK;
+		if (p < 0)
+			return bad(h, "layer_types", "full attention every n-th layer (window_skip_freq)");
+	} else if (num(h, "sliding_window_pattern", &f) > 0) {
+		p = (int)f; /* Gemma 3: every p-th layer global */
+	} else if (type && !strcmp(type, "gemma2")) {
+		p = 2; /* transformers' Gemma2: local and global alternating */
+	}
+	if ((rc = put(h, "window", "sliding_window", w, 0)))
+		return rc;
+	return put(h, "window_skip_freq", "layer_types", p, 1);
+}
+
+/* The model's own keys, cfg being the text model's object. */
+static cvc_status read_model(struct hf *h)
+{
+	json_object *o;
+	double hidden = 0, heads = 0, v;
+	cvc_status rc;
+	int got;
+	char why[200];
+
+	if ((rc = take(h, "layers", "num_hidden_layers|n_layer|num_layers", 1, 0, NULL)) ||
+	    (rc = take(h, "hidden", "hidden_size|n_embd|d_model", 1, 0, &hidden)) ||
+	    (rc = take(h, "heads", "num_attention_heads|n_head", 1, 0, &heads)) ||
+	    (rc = take(h, "vocab", "vocab_size", 1, 0, NULL)) ||
+	    (rc = take(h, "kv_heads", "num_key_value_heads", 0, 0, NULL)) ||
+	    (rc = take(h, "ffn", "intermediate_size|n_inner|ffn_dim", 0, 0, NULL)))
+		return rc;
+	/* MLA: the query/key heads' part without rope is the head width */
+	if ((got = num(h, "kv_lora_rank", &v)) < 0)
+		return bad(h, "kv_lora_rank", "a positive whole number");
+	if (got && v > 0) {
+		if ((rc = put(h, "kv_lora_rank", "kv_lora_rank", v, 0)) ||
+		    (rc = take(h, "q_lora_rank", "q_lora_rank", 0, 1, NULL)) ||
+		    (rc = take(h, "head_dim", "qk_nope_head_dim", 1, 0, NULL)) ||
+		    (rc = take(h, "qk_rope_dim", "qk_rope_head_dim", 0, 1, NULL)) ||
+		    (rc = take(h, "v_head_dim", "v_head_dim", 0, 0, NULL)))
+			return rc;
+	} else if ((rc = take(h, "head_dim", "head_dim|attention_head_dim|kv_channels", 0, 0,
+			      NULL))) {
+		return rc;
+	}
+	if (json_object_object_get_ex(h->cfg, "tie_word_embeddings", &o) ||
+	    json_object_object_get_ex(h->root, "tie_word_embeddings", &o)) {
+		if (!json_object_is_type(o, json_type_boolean))
+			return bad(h, "tie_word_embeddings", "true or false");
+		if ((rc = proj_arch_set(h->pool, h->e, "tie_embeddings",
+					json_object_get_boolean(o) ? "true" : "false", why, sizeof why)))
+			return rc;
+	}
+	if ((rc = ffn_type(h)) || (rc = experts(h)) ||
+	    (rc = take(h, "mtp_layers", "num_nextn_predict_layers|mtp_num_layers", 0, 1, NULL)) ||
+	    (rc = pattern(h)))
+		return rc;
+	if (str(h, "hybrid_override_pattern") ||
+	    json_object_object_get_ex(h->cfg, "layers_block_type", &o))
+		if ((rc = mamba(h, hidden)))
+			return rc;
+	return local_attention(h);
+}
+
+/* The model's name: the config's _name_or_path (Hugging Face writes it when
+ * it saves one), else the folder of a file called config.json (a
+ * repository's layout, "Qwen3-8B/config.json"), else the file's name
+ * without ".json".  buf holds a name made from the path. */
+static const char *config_name(struct hf *h, const char *path, char *buf, size_t len)
+{
+	const char *np = str(h, "_name_or_path"), *base = strrchr(path, '/');
+	size_t n;
+
+	if (np && np[0])
+		return np;
+	base = base ? base + 1 : path;
+	if (!strcmp(base, "config.json") && base > path + 1) {
+		const char *start = base - 1;
+
+		while (start > path && start[-1] != '/')
+			start--;
+		n = (size_t)(base - 1 - start);
+		if (n && !(n == 1 && start[0] == '.')) {
+			snprintf(buf, len, "%.*s", (int)n, start);
+			return buf;
+		}
+	}
+	n = strlen(base);
+	if (n > 5 && !strcmp(base + n - 5, ".json"))
+		n -= 5;
+	snprintf(buf, len, "%.*s", (int)n, base);
+	return buf;
+}
+
+cvc_status proj_hf_config_load(const char *path, proj_archs *pool, struct proj_arch *e, char *err,
+			       size_t errlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	json_tokener *tok = NULL;
+	json_object *root = NULL, *sub;
+	struct hf h = {path, NULL, NULL, pool, e, err, errlen};
+	cvc_status rc;
+	char name[200];
+
+	memset(e, 0, sizeof *e);
+	if ((rc = cvc_file_read(path, HF_MAX_BYTES, &buf, &len, err, errlen)))
+		return rc;
+	if (!(tok = json_tokener_new_ex(HF_MAX_DEPTH))) {
+		rc = CVC_ERR_NOMEM;
+		goto out;
+	}
+	root = json_tokener_parse_ex(tok, buf, (int)len);
+	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
+		enum json_tokener_error je = json_tokener_get_error(tok);
+
+		/* json-c says "continue" for a file that ends inside the object */
+		snprintf(err, errlen, "'%s': byte %zu: expected a JSON object (%s)", path,
+			 json_tokener_get_parse_end(tok),
+			 je == json_tokener_continue ? "the file ends inside it"
+						     : json_tokener_error_desc(je));
+		rc = CVC_ERR_FORMAT;
+		goto out;
+	}
+	for (size_t i = json_tokener_get_parse_end(tok); i < len; i++)
+		if (!strchr(" \t\r\n", buf[i])) {
+			snprintf(err, errlen, "'%s': byte %zu: expected the end of the file", path, i);
+			rc = CVC_ERR_FORMAT;
+			goto out;
+		}
+	if (!json_object_is_type(root, json_type_object)) {
+		snprintf(err, errlen, "'%s': expected a JSON object (a config.json)", path);
+		rc = CVC_ERR_FORMAT;
+		goto out;
+	}
+	h.root = h.cfg = root;
+	/* a multimodal model's text model */
+	if ((json_object_object_get_ex(root, "text_config", &sub) ||
+	     json_object_object_get_ex(root, "llm_config", &sub)) &&
+	    json_object_is_type(sub, json_type_object) &&
+	    json_object_object_get_ex(sub, "num_hidden_layers", NULL))
+		h.cfg = sub;
+	if (!(e->name = proj_archs_keep(pool, config_name(&h, path, name, sizeof name))) ||
+	    !(e->source = proj_archs_keep(pool, path)) || !(e->read = e->source)) {
+		rc = CVC_ERR_NOMEM;
+		goto out;
+	}
+	rc = read_model(&h);
+out:
+	if (root)
+		json_object_put(root);
+	if (tok)
+		json_tokener_free(tok);
+	free(buf);
+	return rc;
+}
