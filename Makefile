@@ -70,6 +70,9 @@ demo: build
 			>/dev/null && \
 		./$(BUILD)/cvc fit --db $(DEMO)/demo.db --system dgx-b200 --gpu B200 \
 			$(SHARED)/traces/nccl-scale/b200x16_2node_gcp_a4_roce_clustertoolkit_all_gather_perf.txt \
+			>/dev/null && \
+		./$(BUILD)/cvc fit --db $(DEMO)/demo.db --system gb200-nvl72 --gpu GB200 \
+			$(SHARED)/traces/nccl-scale/gb200x72_1rack_nvl72_coreweave_all_reduce_perf.txt \
 			>/dev/null; \
 	else \
 		echo "note: $(SHARED) is absent: projecting with spec-sheet default models"; \

@@ -493,14 +493,19 @@ const cvc_hw_spec *cvc_hw_catalog_lookup(const cvc_hw_catalog *cat, const char *
 	}
 	if (!*q)
 		return NULL;
-	for (size_t i = 0; i < cat->n; i++) {
-		char nn[CVC_HW_NAME_MAX];
+	/* a canonical name before any alias: "gb200-nvl72" is the system
+	 * even though the GPU row lists "GB200 NVL72" among its aliases */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < cat->n; i++) {
+			char nn[CVC_HW_NAME_MAX];
 
-		cvc_name_fold(cat->v[i].spec.name, nn, sizeof nn);
-		if (strcmp(nn, q) == 0 || cvc_str_in_list(cat->v[i].aliases, q) ||
-		    strcmp(nn, norm) == 0 || cvc_str_in_list(cat->v[i].aliases, norm))
-			return &cat->v[i].spec;
-	}
+			cvc_name_fold(cat->v[i].spec.name, nn, sizeof nn);
+			if (pass == 0 && (strcmp(nn, q) == 0 || strcmp(nn, norm) == 0))
+				return &cat->v[i].spec;
+			if (pass == 1 && (cvc_str_in_list(cat->v[i].aliases, q) ||
+					  cvc_str_in_list(cat->v[i].aliases, norm)))
+				return &cat->v[i].spec;
+		}
 	/* "h100sxm580gbhbm3" -> the entry with the longest matching prefix;
 	 * at least 4 characters so "a1" does not match "a100". */
 	for (size_t i = 0; i < cat->n; i++) {

@@ -62,6 +62,12 @@
 #define SIG_COLL_CARRY (SIG_PER_MAPE * 0.171)
 #define SIG_COLL_RING_CARRY (SIG_PER_MAPE * 0.14)
 #define SIG_COLL_DEFAULT (SIG_PER_MAPE * 0.271)
+/* a one-domain level carried across domains (its NVLink phase fitted, its
+ * network phase at the defaults' NIC efficiency): the fitted one-node
+ * levels of the shared logs carried to their clusters' 2-node logs, rows
+ * of 64 MiB and up (colltopo.domain_level_carried_across_domains) */
+#define COLL_ACROSS_MAPE 0.161
+#define SIG_COLL_ACROSS (SIG_PER_MAPE * COLL_ACROSS_MAPE)
 
 #define MS_COLL_MAX 96
 #define ORIGIN_MAX 256
@@ -99,6 +105,8 @@ struct coll_slot {
 	/* an all-reduce level carried to all-gather / reduce-scatter rings */
 	char ring_origin[2][ORIGIN_MAX];
 	char small_origin[ORIGIN_MAX]; /* its regimes below the level's sizes */
+	/* a one-domain level carried across domains, per algorithm */
+	char across_origin[OPM_NALGO][ORIGIN_MAX];
 };
 
 struct mem_slot {

@@ -458,6 +458,11 @@ static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 						 "ring collective, span and NICs, on the %s NVLink level",
 						 label, d ? "spec's" : "fitted");
 				for (int a = 0; a < OPM_NALGO; a++) {
+					snprintf(s->across_origin[a], sizeof s->across_origin[a],
+						 "one-domain level of %s carried across domains, %s: "
+						 "NVLink phase as fitted, network phase at the "
+						 "defaults' 0.80 of the NICs",
+						 label, opm_algo_name(a));
 					snprintf(s->topo_origin[a], sizeof s->topo_origin[a],
 						 "large-message level of %s carried over the span and "
 						 "NICs, %s, on the fitted NVLink level",

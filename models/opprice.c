@@ -356,6 +356,61 @@ static double node_nics(const cvc_hw_spec *sys, int gpn)
 	return (sys->inter_bw_gbps > 0 ? sys->inter_bw_gbps : 12.5) * gpn;
 }
 
+/*
+ * A group over several NVLink domains when only one domain was measured
+ * (a one-node, one-rack log): each algorithm's bound on the topology
+ * (colltopo.c) with the NVLink phase at the fitted level's bus bandwidth
+ * and the network phase at the defaults' efficiency of the NICs (0.80),
+ * the fitted fill carried as bytes, NCCL's latency grown from one domain
+ * to this span; the fastest (or forced) algorithm wins.  Its error is the
+ * measured carry of the shared one-node logs to their 2-node logs
+ * (docs/MODELS.md "Collectives across domains").  0 when c has no
+ * one-domain level (nor all-reduce one).
+ */
+static int across_domains(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes, int n, int gpn,
+			  const cvc_hw_spec *sys, int algo, cvc_model_price *out)
+{
+	const struct coll_slot *s;
+	struct opm_span to, one;
+	double busbw = dom_busbw(ms, c, sys, &s), best = INFINITY;
+	int used = OPM_RING;
+
+	if (!s)
+		return 0;
+	to.n = n;
+	to.gpn = gpn;
+	to.nodes = (n + gpn - 1) / gpn;
+	to.busbw_dom = busbw * opm_intra_share(sys, gpn);
+	to.b_node = node_nics(sys, gpn) * DEF_COLL_INTER_EFF;
+	one.n = one.gpn = s->nranks;
+	one.nodes = 1;
+	one.busbw_dom = busbw * opm_intra_share(sys, s->nranks);
+	one.b_node = 0;
+	for (int a = 0; a < OPM_NALGO; a++) {
+		double bw, t;
+
+		if (!opm_algo_allowed(c, a) || (algo != OPM_ALGO_AUTO && a != algo))
+			continue;
+		bw = opm_algo_algbw(c, a, &to) * 1e3; /* bytes per us */
+		t = ((double)bytes + s->lvl.fill_bytes) / bw +
+		    fmax(0.0, opm_algo_lat_us(c, a, &to) - opm_algo_lat_us(s->c, OPM_RING, &one));
+		if (t < best)
+			best = t, used = a;
+	}
+	if (!isfinite(best))
+		return 0;
+	out->us = best;
+	out->origin = s->across_origin[used];
+	{
+		double lv = SIG_PER_MAPE * (isfinite(s->lvl.mape) ? s->lvl.mape : 0) / 100;
+
+		out->sigma = hypot(lv, SIG_COLL_ACROSS);
+	}
+	out->extrap = to.nodes;
+	out->carried = 1;
+	return 1;
+}
+
 void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,
 				int group_size, int gpus_per_node, const cvc_hw_spec *sys, int algo,
 				cvc_model_price *out)
@@ -453,6 +508,8 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 		out->carried = borrowed || nodes != fit.nodes;
 		return;
 	}
+	if (nodes > 1 && across_domains(ms, c, bytes, group_size, gpus_per_node, sys, algo, out))
+		return;
 	out->us = coll_default(sys, c, bytes, group_size, gpus_per_node) +
 		  default_hops_us(c, group_size, gpus_per_node);
 }

@@ -681,3 +681,143 @@ Test(colltopo, ring_carry_against_the_defaults)
 		     sum_c / 4);
 	cvc_hw_catalog_free(cat);
 }
+
+/*
+ * A one-domain level carried across domains (opprice.c across_domains():
+ * the NVLink phase as the one-node log measured it, the network phase at
+ * the defaults' 0.80 of the NICs), measured as the ring carry-over is: each
+ * shared 2-node log of a GPU whose one-node log is shared too, priced from
+ * that one-node fit alone on the log's own NICs, rows of 64 MiB and up,
+ * against the defaults on the same links.  H200 logs take the H100 DGX
+ * fit (the same NVSwitch and NVLink 4: the catalog's 450 GB/s each).  The
+ * mean is COLL_ACROSS_MAPE, the sigma of every such price (the GB200
+ * one-rack log's fit carried to 2 racks and more is one).
+ */
+Test(colltopo, domain_level_carried_across_domains)
+{
+	static const struct {
+		const char *file, *gpu, *sys;
+		int algo;
+		double nic;
+	} lg[] = {
+		{"nccl-scale/h100x16_2node_aws_p5_efa_all_reduce_perf.txt", "H100-SXM", "dgx-h100", CVC_ALGO_AUTO, 50},
+		{"nccl-scale/h100x16_2node_aws_p5_eks_efa_all_reduce_perf.txt", "H100-SXM", "dgx-h100", CVC_ALGO_AUTO, 50},
+		{"nccl-scale/h100x16_2node_ib400_all_reduce_perf.txt", "H100-SXM", "dgx-h100", CVC_ALGO_AUTO, 50},
+		{"nccl-scale/h100x16_2node_ib400_ring_minctas24_qps2_all_reduce_perf.txt", "H100-SXM", "dgx-h100", CVC_ALGO_RING, 50},
+		{"nccl-scale/h100x16_2node_ndr_xe9680_all_reduce_perf.txt", "H100-SXM", "dgx-h100", CVC_ALGO_AUTO, 50},
+		{"nccl-tests-logs/h100x16_2node_a3mega_all_reduce_perf.txt", "H100-SXM", "dgx-h100", CVC_ALGO_AUTO, 25},
+		{"nccl-scale/h100x16_2node_gcp_a3mega_tcpxo_all_gather_perf.txt", "H100-SXM", "dgx-h100", CVC_ALGO_AUTO, 25},
+		{"nccl-scale/h100x16_2node_gcp_a3high_tcpx_all_gather_perf.txt", "H100-SXM", "dgx-h100", CVC_ALGO_AUTO, 12.5},
+		{"nccl-scale/h200x16_2node_oci_roce_all_reduce_perf.txt", "H200", "dgx-h100", CVC_ALGO_AUTO, 50},
+		{"nccl-scale/h200x16_2node_gcp_a3ultra_rdma_gcppod_all_gather_perf.txt", "H200", "dgx-h100", CVC_ALGO_AUTO, 50},
+		{"nccl-scale/h200x16_2node_gcp_a3ultra_rdma_skypilot_all_gather_perf.txt", "H200", "dgx-h100", CVC_ALGO_AUTO, 50},
+		{"nccl-scale/a100x16_2node_aws_p4de_efa_all_reduce_perf.txt", "A100-SXM-80GB", "dgx-a100", CVC_ALGO_AUTO, 6.25},
+		{"nccl-scale/a100x16_2node_oci_b4_roce_all_reduce_perf.txt", "A100-SXM-80GB", "dgx-a100", CVC_ALGO_AUTO, 25},
+	};
+	cvc_hw_catalog *cat = NULL;
+	cvc_model_fit h100, a100;
+	double sum_c = 0, sum_d = 0;
+	size_t n = sizeof lg / sizeof lg[0];
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	h100 = fit_file(cat, "nccl-scale/h100x8_1node_dgx_nvswitch_all_reduce_perf.txt", "dgx-h100");
+	a100 = fit_file(cat, "nccl-scale/a100x8_1node_nvswitch_meta_gcm_all_reduce_perf.txt",
+			"dgx-a100");
+	snprintf(a100.gpu, sizeof a100.gpu, "A100-SXM-80GB");
+	for (size_t i = 0; i < n; i++) {
+		cvc_hw_spec spec = *cvc_hw_catalog_lookup(cat, lg[i].sys);
+		const cvc_model_fit *f = strcmp(lg[i].sys, "dgx-h100") ? &a100 : &h100;
+		cvc_modelset *fitted = NULL, *plain = NULL;
+		const char *o = "";
+		double ec, ed, bc, bd;
+
+		spec.inter_bw_gbps = lg[i].nic;
+		cr_assert_eq(cvc_modelset_from_fits(cat, &spec, f, 1, &fitted), CVC_OK);
+		cr_assert_eq(cvc_modelset_from_fits(cat, &spec, NULL, 0, &plain), CVC_OK);
+		ec = log_err(fitted, lg[i].file, lg[i].gpu, 8, lg[i].algo, &o, &bc);
+		ed = log_err(plain, lg[i].file, lg[i].gpu, 8, lg[i].algo, NULL, &bd);
+		cr_expect(strstr(o, "carried across domains") != NULL, "%s: priced by %s", lg[i].file,
+			  o);
+		cr_log_info("%-72s carried %5.1f%% (%+5.1f%%), defaults %5.1f%% (%+5.1f%%)", lg[i].file,
+			    ec, bc, ed, bd);
+		sum_c += ec, sum_d += ed;
+		cvc_modelset_free(fitted);
+		cvc_modelset_free(plain);
+	}
+	cr_log_info("mean over %zu logs: carried %.1f%%, defaults %.1f%%", n, sum_c / n, sum_d / n);
+	cr_expect_lt(sum_c, sum_d, "the one-domain carry (%.1f%%) does no better than the defaults "
+		     "(%.1f%%)", sum_c / n, sum_d / n);
+	{
+		/* the sigma these prices carry, less the fitted level's own */
+		cvc_modelset *ms = NULL;
+		cvc_model_price pr;
+		double lv = 1.2533 * h100.lvl.mape / 100, across;
+
+		cr_assert_eq(cvc_modelset_from_fits(cat, cvc_hw_catalog_lookup(cat, "dgx-h100"), &h100,
+						    1, &ms),
+			     CVC_OK);
+		cvc_model_collective_price(ms, CVC_MODEL_ALLREDUCE, 1 << 30, 16, 8, NULL,
+					   CVC_ALGO_AUTO, &pr);
+		across = 100 * sqrt(pr.sigma * pr.sigma - lv * lv) / 1.2533;
+		cr_expect_leq(fabs(across - sum_c / n), 0.5,
+			      "the carry's sigma holds %.1f%%, the logs measure %.1f%%", across,
+			      sum_c / n);
+		cvc_modelset_free(ms);
+	}
+	cvc_hw_catalog_free(cat);
+}
+
+/*
+ * The one-rack GB200 log's fit prices groups of 2 racks and more through
+ * the across-domains carry (its NVLink phase, the racks' NICs), with the
+ * carry's sigma; inside the rack its own regimes answer.
+ */
+Test(colltopo, gb200_one_rack_fit_carries_to_many_racks)
+{
+	cvc_hw_catalog *cat = NULL;
+	cvc_model_fit f;
+	cvc_modelset *fitted = NULL, *plain = NULL;
+	cvc_model_price p72, p144, p1440, d144;
+	cvc_model_rows rows = {0};
+	char err[512];
+	const cvc_hw_spec *sys;
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	sys = cvc_hw_catalog_lookup(cat, "gb200-nvl72");
+	cr_assert_str_eq(sys->name, "gb200-nvl72", "the system, not the GPU aliased 'GB200 NVL72'");
+	cr_assert_eq(cvc_hw_domain(sys), 72);
+	cr_assert_eq(sys->gpus_per_node, 4, "a compute tray of 4");
+	cr_assert_eq(cvc_model_rows_read(&rows,
+					 shared("nccl-scale/gb200x72_1rack_nvl72_coreweave_all_reduce_perf.txt"),
+					 "GB200", err, sizeof err),
+		     CVC_OK, "%s", err);
+	for (size_t i = 0; i < rows.n; i++)
+		rows.v[i].gpus_per_node = 72; /* the rack's domain (fitrows.c does it from the catalog) */
+	cr_assert_eq(cvc_model_fit_collective(rows.v, rows.n, sys, &f, err, sizeof err), CVC_OK,
+		     "%s", err);
+	cvc_model_rows_release(&rows);
+	f.id = 1;
+	cr_assert_eq(cvc_modelset_from_fits(cat, sys, &f, 1, &fitted), CVC_OK);
+	cr_assert_eq(cvc_modelset_from_fits(cat, sys, NULL, 0, &plain), CVC_OK);
+	cvc_model_collective_price(fitted, CVC_MODEL_ALLREDUCE, 4LL << 30, 72, 72, NULL,
+				   CVC_ALGO_AUTO, &p72);
+	cvc_model_collective_price(fitted, CVC_MODEL_ALLREDUCE, 4LL << 30, 144, 72, NULL,
+				   CVC_ALGO_AUTO, &p144);
+	cvc_model_collective_price(fitted, CVC_MODEL_ALLREDUCE, 4LL << 30, 1440, 72, NULL,
+				   CVC_ALGO_AUTO, &p1440);
+	cvc_model_collective_price(plain, CVC_MODEL_ALLREDUCE, 4LL << 30, 144, 72, NULL,
+				   CVC_ALGO_AUTO, &d144);
+	cr_log_info("4 GiB: 1 rack %.0f us (%s); 2 racks %.0f us (%s); 20 racks %.0f us; defaults "
+		    "at 2 racks %.0f us",
+		    p72.us, p72.origin, p144.us, p144.origin, p1440.us, d144.us);
+	/* the log's own 4 GiB row: 10094 us */
+	cr_assert_float_eq(p72.us, 10094, 0.05 * 10094);
+	cr_assert(strstr(p144.origin, "carried across domains") != NULL, "%s", p144.origin);
+	cr_assert(strstr(p1440.origin, "carried across domains") != NULL, "%s", p1440.origin);
+	cr_assert_gt(p144.sigma, 1.2533 * 0.161 * 0.99, "the carry's sigma: %g", p144.sigma);
+	cr_assert(p144.carried && p144.extrap >= 2);
+	cr_assert(strstr(d144.origin, "default") != NULL, "%s", d144.origin);
+	cvc_modelset_free(fitted);
+	cvc_modelset_free(plain);
+	cvc_hw_catalog_free(cat);
+}
