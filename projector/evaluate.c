@@ -617,8 +617,10 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 	r->gpu_hours = sc->gpus * secs / 3600;
 	r->energy_mwh = sc->gpus * power * secs * sc->pue / 3.6e9;
 	r->cost_usd = r->gpu_hours * sc->usd_per_gpu_hour;
-	r->comm_share = r->comm_s / (r->compute_s + r->comm_s);
+	/* One denominator for both shares: the step (docs/SCENARIOS.md). */
+	r->comm_share = r->comm_s / r->step_s;
 	r->exposed_share = r->exposed_s / r->step_s;
+	r->comm_to_compute = r->compute_s > 0 ? r->comm_s / r->compute_s : NAN;
 }
 
 void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)

@@ -60,6 +60,45 @@ static void warn(char *buf, size_t len, const char *fmt, const char *what, doubl
 	append(buf, len, item);
 }
 
+/*
+ * Relative standard error of a share part / step_s, where part is the sum
+ * of part_s[j] over the communication types (all of it, or its exposed
+ * part): the same linearised sum as the step's, taken on log(part) -
+ * log(step), so an error that lengthens both (a slower collective that is
+ * exposed) moves the share less than either end.  Each component's term
+ * is its weight in the part minus its weight in the step: S[c] seconds of
+ * compute component c on the critical path, gapv the kernel gaps' sd in
+ * seconds, exposed_type_s the types' seconds on the critical path.
+ */
+static double share_sigma(const double *S, const double *sg, double gapv,
+			  const cvc_proj_result *r, const double *part_s, double part)
+{
+	double var = 0, g;
+
+	if (!(part > 0) || !(r->step_s > 0))
+		return 0;
+	for (int c = 0; c < PU_COLL0; c++) {
+		g = S[c] * sg[c] / r->step_s;
+		var += g * g;
+	}
+	g = gapv / r->step_s;
+	var += g * g;
+	for (int j = 0; j < CVC_PROJ_COMM_N; j++) {
+		double sj = sg[PU_COLL0 + j];
+
+		g = part_s[j] * sj / part - r->exposed_type_s[j] * sj / r->step_s;
+		var += g * g;
+	}
+	return sqrt(var);
+}
+
+/* A share's 90% interval: never past the whole step. */
+static void share_span(double share, double rel_sigma, double *lo, double *hi)
+{
+	span(share, rel_sigma, lo, hi);
+	*hi = fmin(1, *hi);
+}
+
 void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 {
 	static const char *const comp[PU_COLL0] = {"gemm", "attention", "memory-bound"};
@@ -106,12 +145,11 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 	     &r->exposed_s_hi);
 	span(r->hidden_s, r->hidden_s > 0 ? sqrt(var_hid) / r->hidden_s : 0, &r->hidden_s_lo,
 	     &r->hidden_s_hi);
-	r->comm_share_lo = r->comm_s_lo + r->compute_s_hi > 0
-				   ? r->comm_s_lo / (r->compute_s_hi + r->comm_s_lo) : 0;
-	r->comm_share_hi = r->comm_s_hi + r->compute_s_lo > 0
-				   ? r->comm_s_hi / (r->compute_s_lo + r->comm_s_hi) : 0;
-	r->exposed_share_lo = r->step_s_hi > 0 ? r->exposed_s_lo / r->step_s_hi : 0;
-	r->exposed_share_hi = r->step_s_lo > 0 ? fmin(1, r->exposed_s_hi / r->step_s_lo) : 0;
+	share_span(r->comm_share, share_sigma(S, sg, gapv, r, r->comm_type_s, r->comm_s),
+		   &r->comm_share_lo, &r->comm_share_hi);
+	share_span(r->exposed_share,
+		   share_sigma(S, sg, gapv, r, r->exposed_type_s, r->exposed_s),
+		   &r->exposed_share_lo, &r->exposed_share_hi);
 	/* throughput-like metrics invert the step's interval */
 	{
 		double up = r->step_s / r->step_s_lo, down = r->step_s / r->step_s_hi;

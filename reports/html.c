@@ -21,6 +21,25 @@ extern const char cvc_chartjs[];
 extern const size_t cvc_chartjs_len;
 extern const char cvc_rep_js[];
 extern const size_t cvc_rep_js_len;
+extern const char cvc_rep_lib_js[];
+extern const size_t cvc_rep_lib_js_len;
+extern const char cvc_rep_answer_js[];
+extern const size_t cvc_rep_answer_js_len;
+extern const char cvc_rep_check_js[];
+extern const size_t cvc_rep_check_js_len;
+
+/* The page's scripts after Chart.js, in the order they run: the shared
+   helpers and data (report_lib.js), the answer, the self-check, then
+   report.js, which renders the page and starts the check. */
+static const struct {
+	const char *text;
+	const size_t *len;
+} page_js[] = {
+	{cvc_rep_lib_js, &cvc_rep_lib_js_len},
+	{cvc_rep_answer_js, &cvc_rep_answer_js_len},
+	{cvc_rep_check_js, &cvc_rep_check_js_len},
+	{cvc_rep_js, &cvc_rep_js_len},
+};
 extern const char cvc_rep_css[];
 extern const size_t cvc_rep_css_len;
 
@@ -151,9 +170,13 @@ static cvc_status write_page(FILE *f, const struct rep_doc *d)
 	write_data(f, d, 1);
 	fputs("</script>\n<script>\n", f);
 	fwrite(cvc_chartjs, 1, cvc_chartjs_len, f);
-	fputs("\n</script>\n<script>\n", f);
-	fwrite(cvc_rep_js, 1, cvc_rep_js_len, f);
-	fputs("</script>\n</body>\n</html>\n", f);
+	fputs("\n</script>\n", f);
+	for (size_t i = 0; i < sizeof page_js / sizeof page_js[0]; i++) {
+		fputs("<script>\n", f);
+		fwrite(page_js[i].text, 1, *page_js[i].len, f);
+		fputs("</script>\n", f);
+	}
+	fputs("</body>\n</html>\n", f);
 	return ferror(f) ? CVC_ERR_IO : CVC_OK;
 }
 
@@ -308,7 +331,10 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 	if (!opts || !html_path || (!db && !opts->projection))
 		return cvc_errf(err, errlen, CVC_ERR_USAGE,
 			       "report: a database or a projection file is needed");
-	if (!script_safe(cvc_chartjs, cvc_chartjs_len) || !script_safe(cvc_rep_js, cvc_rep_js_len))
+	bad = !script_safe(cvc_chartjs, cvc_chartjs_len);
+	for (size_t i = 0; i < sizeof page_js / sizeof page_js[0]; i++)
+		bad |= !script_safe(page_js[i].text, *page_js[i].len);
+	if (bad)
 		return cvc_errf(err, errlen, CVC_ERR_INTERNAL,
 			       "report: an embedded script contains '</' or '<!'");
 	d.o = opts;
@@ -342,6 +368,12 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 				add_note(&d, note);
 			}
 		}
+		if (!ro.share_iv && ro.col[REP_ROLE_COMM] >= 0 && ro.col[REP_ROLE_STEP] >= 0 &&
+		    ro.col[REP_ROLE_COMM_SHARE] >= 0)
+			add_note(&d, "The projection has no comm_to_compute column: it comes from a "
+				 "cvc whose comm_share was comm / (compute + comm). The communication "
+				 "share shown is comm / step, computed from its columns, without an "
+				 "interval.");
 		st = rep_projection_tables(sc, &ro, &d.tables, err, errlen);
 		if (!st)
 			st = rep_warnings_table(sc, &ro, &d.tables, err, errlen);

@@ -36,12 +36,13 @@ static const char *const role_names[REP_ROLE_N][6] = {
 	[REP_ROLE_TOKENS_LO] = {"tokens_per_s_lo"},
 	[REP_ROLE_TOKENS_HI] = {"tokens_per_s_hi"},
 	[REP_ROLE_WARNINGS] = {"warnings"},
+	[REP_ROLE_COMM] = {"comm_s", "comm_ms"},
 };
 
 static const char *const role_keys[REP_ROLE_N] = {
 	"step", "compute", "hidden", "exposed", "bubble", "comm_share", "exposed_share",
 	"tokens_per_s", "gpus", "hw", "model", "params_b", "params", "mfu", "mem",
-	"valid", "fits", "index", "tokens_per_s_lo", "tokens_per_s_hi", "warnings",
+	"valid", "fits", "index", "tokens_per_s_lo", "tokens_per_s_hi", "warnings", "comm",
 };
 
 const char *rep_role_key(int role)
@@ -71,6 +72,30 @@ void rep_roles_find(const cvc_rep_table *t, struct rep_roles *ro)
 		if (u && u[1] && strlen(u + 1) < sizeof ro->unit)
 			snprintf(ro->unit, sizeof ro->unit, "%s", u + 1);
 	}
+	ro->share_iv = cvc_rep_table_find(t, "comm_to_compute") >= 0;
+}
+
+double rep_comm_share(const cvc_rep_table *sc, size_t r, const struct rep_roles *ro,
+		      double *lo, double *hi)
+{
+	double comm = rep_num(sc, r, ro->col[REP_ROLE_COMM]);
+	double step = rep_num(sc, r, ro->col[REP_ROLE_STEP]);
+	double v = isfinite(comm) && step > 0 ? comm / step
+					      : rep_num(sc, r, ro->col[REP_ROLE_COMM_SHARE]);
+
+	if (lo)
+		*lo = ro->share_iv ? rep_num(sc, r, cvc_rep_table_find(sc, "comm_share_lo")) : NAN;
+	if (hi)
+		*hi = ro->share_iv ? rep_num(sc, r, cvc_rep_table_find(sc, "comm_share_hi")) : NAN;
+	return v;
+}
+
+const char *rep_pct3(double frac, char *buf, size_t len)
+{
+	double p = 100 * frac, a = fabs(p);
+
+	snprintf(buf, len, "%.*f%%", a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2, p);
+	return buf;
 }
 
 double rep_num(const cvc_rep_table *t, size_t r, long c)
@@ -267,8 +292,11 @@ void rep_hw_label(const cvc_rep_table *t, size_t r, const struct rep_roles *ro, 
 static int cmp_gkey(const void *pa, const void *pb)
 {
 	const struct rep_gkey *a = pa, *b = pb;
-	int c = strcmp(a->hw, b->hw);
+	int c;
 
+	if (a->gen != b->gen)
+		return a->gen - b->gen;
+	c = strcmp(a->hw, b->hw);
 	if (c)
 		return c;
 	if (a->params != b->params && isfinite(a->params) && isfinite(b->params))
@@ -361,10 +389,12 @@ static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 
 /*
  * The scenarios that fit and have a throughput, as group keys sorted by
- * (hw, model, gpus); their strings live in rt (one per scenario row).
+ * (hardware generation, model size, model, gpus); their strings live in rt
+ * (one per scenario row).  Appends the `hardware` table to out.  -1 on no
+ * memory.
  */
-static void group_keys(const cvc_rep_table *sc, const struct rep_roles *ro, struct rep_gkey *g,
-		      struct rowtext *rt, size_t *ng)
+static int group_keys(const cvc_rep_table *sc, const struct rep_roles *ro, struct rep_gkey *g,
+		      struct rowtext *rt, size_t *ng, struct rep_tables *out)
 {
 	const long *col = ro->col;
 	char buf[64];
@@ -385,7 +415,10 @@ static void group_keys(const cvc_rep_table *sc, const struct rep_roles *ro, stru
 		g[*ng].gpus = rep_num(sc, r, col[REP_ROLE_GPUS]);
 		(*ng)++;
 	}
+	if (rep_hw_generations(sc, ro, g, *ng, out))
+		return -1;
 	qsort(g, *ng, sizeof *g, cmp_gkey);
+	return 0;
 }
 
 /* The best_layout table, empty, with the step column in the projection's unit. */
@@ -394,7 +427,7 @@ static cvc_rep_table *best_layout_new(const struct rep_roles *ro)
 	static const char *const cols[] = {"hw", "model", "params_b", "gpus", "layout",
 					   "tokens_per_s", "step", "mfu", "comm_share",
 					   "exposed_share", "mem_gb", "scenario",
-					   "tokens_per_s_lo90", "tokens_per_s_hi90",
+					   "tokens_per_s_lo", "tokens_per_s_hi",
 					   "warnings"};
 	cvc_rep_table *best = cvc_rep_table_new("best_layout", "Best layout per GPU count (with the "
 					    "90% interval of its throughput)", 15, cols);
@@ -431,7 +464,10 @@ static int best_layout_row(cvc_rep_table *best, const cvc_rep_table *sc,
 	cvc_rep_table_set_num(best, (size_t)k, 2, g->params);
 	cvc_rep_table_set_num(best, (size_t)k, 3, g->gpus);
 	for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
-		cvc_rep_table_set_num(best, (size_t)k, 5 + i, rep_num(sc, r, ro->col[roles[i]]));
+		cvc_rep_table_set_num(best, (size_t)k, 5 + i,
+				      roles[i] == REP_ROLE_COMM_SHARE
+					      ? rep_comm_share(sc, r, ro, NULL, NULL)
+					      : rep_num(sc, r, ro->col[roles[i]]));
 	cvc_rep_table_set_num(best, (size_t)k, 11, scenario_index(sc, r, ro));
 	cvc_rep_table_set_num(best, (size_t)k, 12, rep_num(sc, r, ro->col[REP_ROLE_TOKENS_LO]));
 	cvc_rep_table_set_num(best, (size_t)k, 13, rep_num(sc, r, ro->col[REP_ROLE_TOKENS_HI]));
@@ -603,9 +639,8 @@ static int best_layout_tables(const cvc_rep_table *sc, const struct rep_roles *r
 	cvc_rep_table *best = NULL;
 	int rc = -1;
 
-	if (!g || !rt)
+	if (!g || !rt || group_keys(sc, ro, g, rt, &ng, out))
 		goto out;
-	group_keys(sc, ro, g, rt, &ng);
 	best = best_layout_new(ro);
 	gpu_counts = calloc(ng ? ng : 1, sizeof *gpu_counts);
 	chosen = calloc(ng ? ng : 1, sizeof *chosen);

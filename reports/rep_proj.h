@@ -38,20 +38,51 @@ enum rep_role {
 	REP_ROLE_TOKENS_LO,
 	REP_ROLE_TOKENS_HI,
 	REP_ROLE_WARNINGS,
+	REP_ROLE_COMM,
 	REP_ROLE_N
 };
 
 struct rep_roles {
 	long col[REP_ROLE_N]; /* column index in the scenario table, -1 = absent */
 	char unit[8];         /* suffix of the time columns: "s" or "ms" */
+	/* The projection's comm_share is comm / step and its interval can be
+	 * shown: it has comm_to_compute, the column that came with that
+	 * definition (a projection of an older cvc took comm / (compute +
+	 * comm) and has none).  */
+	int share_iv;
 };
+
+/*
+ * Row r's communication share, comm / step: from the comm and step columns
+ * when the projection has both (whatever its comm_share column meant), else
+ * its comm_share column.  lo and hi (may be NULL) receive its 90% interval,
+ * NaN when the projection has none for that definition.
+ */
+double rep_comm_share(const cvc_rep_table *sc, size_t r, const struct rep_roles *ro,
+		      double *lo, double *hi);
 
 /* A scenario's group key (hw, model, gpus), its strings borrowed. */
 struct rep_gkey {
 	size_t row;             /* scenario row */
 	const char *hw, *model; /* hardware label (rep_hw_label), model name */
 	double params, gpus;    /* model size (B parameters, NaN unknown), GPU count */
+	int gen;                /* hardware generation, 1 = oldest (rep_hw_generations) */
 };
+
+/*
+ * Sets g[i].gen for g[0..n): the hardware's generation, 1 for the oldest,
+ * ordered by the catalog's bf16 peak times scale_compute, then HBM
+ * bandwidth times scale_hbm_bw, then the largest peak of any dtype, then
+ * HBM capacity; hardware the catalog lacks comes last, in file order.
+ * With out, appends the `hardware` table (hw, generation, bf16_tflops,
+ * hbm_gbps), the order the page colours by.  -1 on no memory.
+ */
+int rep_hw_generations(const cvc_rep_table *sc, const struct rep_roles *ro, struct rep_gkey *g,
+		       size_t n, struct rep_tables *out);
+
+/* A fraction as a percentage to 3 significant figures, zeros kept:
+ * 0.48 -> "48.0%", 0.0213 -> "2.13%", 1 -> "100%". */
+const char *rep_pct3(double frac, char *buf, size_t len);
 
 /* Cell (r, c) as a number; NaN when c < 0 or the cell is not a number. */
 double rep_num(const cvc_rep_table *t, size_t r, long c);

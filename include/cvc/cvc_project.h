@@ -240,8 +240,12 @@ typedef struct cvc_proj_result {
 	double contention_s;       /* slowdown of compute that overlapped comm
 				    * (incl. SMs held back for TP overlap) */
 	double gaps_s;             /* between back-to-back kernels (in compute_s) */
-	double comm_share;         /* comm_s / (compute_s + comm_s) */
+	double comm_share;         /* comm_s / step_s: the part of the step that is
+				    * communication, hidden or not (the seed
+				    * papers' "fraction of runtime") */
 	double exposed_share;      /* exposed_s / step_s */
+	double comm_to_compute;    /* comm_s / compute_s: above 1, no overlap can
+				    * hide all communication (NaN without compute) */
 	double mem_gb;             /* peak memory per GPU */
 	double mem_params_gb;      /* of it: weights, gradients, optimizer states */
 	double mem_act_gb;         /* activations of the micro-batches in flight */

@@ -148,7 +148,8 @@ static void make_projection(const char *path)
 	fputs("# study: synthetic (test_report.c) </script><b>not markup</b>\n", f);
 	fputs("index,study,model,layers,hidden,heads,kv_heads,ffn,vocab,ffn_type,gpu,gpus,tp,pp,dp,"
 	      "micro_batch,valid,fits,step_s,compute_s,bubble_s,comm_s,hidden_s,exposed_s,"
-	      "comm_share,exposed_share,mem_gb,mfu,tokens_per_s,comm_tp_s,exposed_tp_s,exposed_dp_s,"
+	      "comm_share,exposed_share,comm_to_compute,mem_gb,mfu,tokens_per_s,comm_tp_s,"
+	      "exposed_tp_s,exposed_dp_s,"
 	      "exposed_s_lo,exposed_s_hi,comm_share_lo,comm_share_hi,exposed_share_lo,"
 	      "exposed_share_hi,hbm_gb,gain_compute,gain_inter_bw\n", f);
 	for (int m = 0; m < 4; m++)
@@ -174,16 +175,17 @@ static void make_projection(const char *path)
 						fprintf(f, "%s,", models[m]);
 					fprintf(f, "%g,%g,32,8,%g,128256,swiglu,%s,%d,%d,%d,%d,1,%d,%d,"
 						"%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,"
-						"%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,80,%.9g,%.9g\n",
+						"%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,80,%.9g,%.9g\n",
 						layers[m], hidden[m], hidden[m] * 3.5, gpus[g], n, tp, pp, dp,
 						l != 24, l % 7 != 6, step, comp, bub, comm, hid, exp,
-						comm / (comp + comm), exp / step, 20 + 2.5 * l, 0.3 + 0.001 * l,
+						comm / step, exp / step, comm / comp, 20 + 2.5 * l,
+						0.3 + 0.001 * l,
 						4e6 / step * (1 - 0.01 * l), comm * 0.6,
 						/* TP leads the exposed time on the smaller models,
 						   DP on the larger: the finding must say it moves. */
 						exp * (m < 2 ? 0.7 : 0.3), exp * (m < 2 ? 0.3 : 0.7),
-						exp * 0.8, exp * 1.3, comm / (comp + comm) * 0.8,
-						comm / (comp + comm) * 1.2, exp / step * 0.8, exp / step * 1.3,
+						exp * 0.8, exp * 1.3, comm / step * 0.8, comm / step * 1.2,
+						exp / step * 0.8, exp / step * 1.3,
 						1 + 0.1 * g, 1 + 0.02 * k);
 				}
 	cr_assert_eq(fclose(f), 0);
@@ -546,22 +548,22 @@ Test(report, page_tables_equal_csv_and_figures_follow_the_trace)
 		     4 * 2 * 5);
 	cr_assert_float_eq(cell(data, "headline", 0, "generation"), 1, 0);
 	cr_assert_float_eq(cell(data, "headline", 1, "generation"), 2, 0);
-	cr_assert_float_eq(cell(data, "headline", 0, "comm_share_lo90"),
+	cr_assert_float_eq(cell(data, "headline", 0, "comm_share_lo"),
 			   cell(data, "headline", 0, "comm_share") * 0.8, 1e-6);
 	{
 		json_object *f = get(get(get(data, "tables"), "findings"), "rows");
+		/* one sentence per model and GPU count: 4 x 5, in headline order */
 		const char *tiny = json_object_get_string(
-			json_object_array_get_idx(json_object_array_get_idx(f, 0), 4));
+			json_object_array_get_idx(json_object_array_get_idx(f, 4), 5));
 		const char *huge = json_object_get_string(
-			json_object_array_get_idx(json_object_array_get_idx(f, 3), 4));
+			json_object_array_get_idx(json_object_array_get_idx(f, 19), 5));
 
-		cr_assert_eq(json_object_array_length(f), 4);
-		cr_assert(strstr(tiny, "tiny-1b at 2048 GPUs") &&
-			  strstr(tiny, "TP communication is the largest part of the exposed time on "
-				       "every generation"), "%s", tiny);
-		cr_assert(strstr(huge, "DP communication is the largest part"), "%s", huge);
-		cr_assert(strstr(huge, "on A100-SXM-80GB and") && strstr(huge, "on H100-SXM;"), "%s",
-			  huge);
+		cr_assert_eq(json_object_array_length(f), 4 * 5);
+		cr_assert(strstr(tiny, "tiny-1b at 2,048 GPUs") &&
+			  strstr(tiny, "TP leads the exposed time on every generation"), "%s", tiny);
+		cr_assert(strstr(huge, "DP leads the exposed time"), "%s", huge);
+		cr_assert(strstr(huge, "of the step on A100-SXM-80GB,") && strstr(huge, "on H100-SXM;"),
+			  "%s", huge);
 	}
 	/* The echo survives intact, and only escaped in the page. */
 	cr_assert(strstr(json_object_get_string(get(data, "assumptions")),
@@ -634,20 +636,22 @@ static char *browse(const char *html, const char *extra)
 
 /*
  * The verdict's headline facts: a table of rows rows (the models x GPUs at
- * the largest GPU count), every row with both intervals, starting within
- * the first screen.
+ * the largest GPU count), every row with both intervals; the answer charts
+ * every GPU count of the study and ends within the first screen.
  */
 static void first_screen_headline(const char *v, int rows)
 {
 	const char *h = strstr(v, "headline=rows:");
-	int n = 0, iv = 0, top = 0, screen = 0;
+	int n = 0, iv = 0, shown = 0, counts = 0, end = 0, screen = 0;
 
 	cr_assert(h, "%s", v);
-	cr_assert_eq(sscanf(h, "headline=rows:%d,intervals:%d,top:%d,screen:%d", &n, &iv, &top,
-			    &screen), 4, "%s", v);
+	cr_assert_eq(sscanf(h, "headline=rows:%d,intervals:%d,counts:%d/%d,end:%d,screen:%d", &n,
+			    &iv, &shown, &counts, &end, &screen), 6, "%s", v);
 	cr_assert_eq(n, rows, "%s", v);
 	cr_assert_eq(iv, 2 * rows, "%s", v);
-	cr_assert_lt(top, screen, "%s", v);
+	cr_assert_eq(shown, counts, "%s", v);
+	cr_assert_gt(end, 0, "%s", v);
+	cr_assert_leq(end, screen, "%s", v);
 	cr_assert_gt(screen, 600, "%s", v);
 }
 
@@ -723,9 +727,10 @@ Test(report, renders_in_headless_chromium)
 	dom = browse(pg.html, DOM);
 	v = verdict(dom);
 	cr_assert(strstr(v, "CVC-SELFCHECK PASS"), "%s", v);
-	/* Ten charts: exposed by type, memory, sensitivity; ranks, classes,
-	   collectives, skew; time, share, scaling. */
-	cr_assert(strstr(v, "canvases=10 "), "%s", v);
+	/* Fourteen charts: one per model on the first screen; exposed by type,
+	   memory, sensitivity; ranks, classes, collectives, skew; time, share,
+	   scaling. */
+	cr_assert(strstr(v, "canvases=14 "), "%s", v);
 	/* Communication's colour on one communication series per chart at most,
 	   every chart's labels readable at 1400 px. */
 	cr_assert(strstr(v, " colour=0 labels=0 "), "%s", v);

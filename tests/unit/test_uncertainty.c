@@ -73,6 +73,36 @@ Test(uncertainty, intervals_bracket_the_projection)
 	cvc_proj_ctx_free(ctx);
 }
 
+/*
+ * One denominator for both shares, the step (issue 35: "communication is
+ * 65% of the step" was comm / (compute + comm)); comm / compute has a name
+ * of its own.  A share's interval is taken on log(part) - log(step), so it
+ * lies inside the ends' combination (part_hi / step_lo), which treats the
+ * two errors as running opposite ways.
+ */
+Test(uncertainty, shares_are_parts_of_the_step)
+{
+	const struct layout *ls[] = {&big, &thousands};
+	cvc_proj_ctx *ctx = NULL;
+	cvc_proj_result r;
+
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	for (size_t i = 0; i < 2; i++) {
+		eval(ctx, ls[i], &r);
+		cr_expect_float_eq(r.comm_share, r.comm_s / r.step_s, 1e-12);
+		cr_expect_float_eq(r.exposed_share, r.exposed_s / r.step_s, 1e-12);
+		cr_expect_float_eq(r.comm_to_compute, r.comm_s / r.compute_s, 1e-12);
+		cr_expect_lt(r.comm_share_lo, r.comm_share);
+		cr_expect_gt(r.comm_share_hi, r.comm_share);
+		cr_expect_leq(r.comm_share_hi, fmin(1, r.comm_s_hi / r.step_s_lo) + 1e-12);
+		cr_expect_geq(r.comm_share_lo, r.comm_s_lo / r.step_s_hi - 1e-12);
+		cr_expect_lt(r.exposed_share_lo, r.exposed_share);
+		cr_expect_leq(r.exposed_share_hi, fmin(1, r.exposed_s_hi / r.step_s_lo) + 1e-12);
+		cr_expect_geq(r.exposed_share_lo, r.exposed_s_lo / r.step_s_hi - 1e-12);
+	}
+	cvc_proj_ctx_free(ctx);
+}
+
 /* The same scenario, intervals on or off: the projection itself is equal. */
 Test(uncertainty, intervals_do_not_move_the_projection)
 {
