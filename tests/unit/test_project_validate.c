@@ -160,22 +160,9 @@ static char *validate_text(const char *text, const cvc_proj_validate_opts *o,
 			   cvc_proj_validation *v, cvc_status want)
 {
 	const char *path = tu_path(tu_tmpdir(), "m.csv");
-	cvc_proj_ctx *ctx = NULL;
-	char err[512] = "";
-	/* static: the stream keeps the addresses until it is closed */
-	static char *buf;
-	static size_t len;
-	FILE *mem;
 
-	buf = NULL;
-	len = 0;
-	mem = open_memstream(&buf, &len);
 	cr_assert_eq(tu_write(path, text, strlen(text)), 0);
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_validate(path, ctx, o, mem, v, err, sizeof err), want, "%s", err);
-	fclose(mem);
-	cvc_proj_ctx_free(ctx);
-	return buf;
+	return tu_validate(path, o, v, want);
 }
 
 /* The lines of validate's output (header first) into r[0..max); their count. */

@@ -26,22 +26,8 @@ static char *validate_path(const char *path, int strict, cvc_proj_validation *v,
 			   cvc_status want)
 {
 	cvc_proj_validate_opts o = {NULL, NULL, strict};
-	cvc_proj_ctx *ctx = NULL;
-	char err[512] = "";
-	static char *buf;
-	static size_t len;
-	FILE *mem;
 
-	buf = NULL;
-	len = 0;
-	mem = open_memstream(&buf, &len);
-	cr_assert_not_null(mem);
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_validate(path, ctx, &o, mem, v, err, sizeof err), want, "%s: %s", path,
-		     err);
-	fclose(mem);
-	cvc_proj_ctx_free(ctx);
-	return buf;
+	return tu_validate(path, &o, v, want);
 }
 
 static char *validate_text(const char *text, size_t n, int strict, cvc_proj_validation *v,

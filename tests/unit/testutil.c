@@ -319,3 +319,21 @@ int tu_proj_first(const char *yaml, struct cvc_proj_scenario *sc, struct cvc_pro
 		*r = f.r;
 	return f.n;
 }
+
+char *tu_validate(const char *path, const struct cvc_proj_validate_opts *opts,
+		  struct cvc_proj_validation *v, int want)
+{
+	cvc_proj_ctx *ctx = NULL;
+	char err[512] = "";
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	cr_assert_not_null(mem);
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_proj_validate(path, ctx, opts, mem, v, err, sizeof err), want, "%s: %s",
+		     path, err);
+	fclose(mem);
+	cvc_proj_ctx_free(ctx);
+	return buf;
+}

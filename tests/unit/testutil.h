@@ -12,6 +12,8 @@ struct cvc_db;
 struct sqlite3;
 struct cvc_proj_scenario;
 struct cvc_proj_result;
+struct cvc_proj_validate_opts;
+struct cvc_proj_validation;
 
 /*
  * Full path of ../shared/<rel>.  When the file is missing the test is
@@ -38,6 +40,13 @@ int tu_cvc(const char *args, char **out, char **err);
 
 /* Decompresses a .gz file into dir; returns the new path (static buffer). */
 const char *tu_gunzip(const char *gz, const char *dir);
+
+/*
+ * Validates the table at path with spec-sheet models (opts may be NULL),
+ * asserting the status is want; returns the output table (malloc'd).
+ */
+char *tu_validate(const char *path, const struct cvc_proj_validate_opts *opts,
+		  struct cvc_proj_validation *v, int want);
 
 /* Writes text to a file; returns 0 on success. */
 int tu_write(const char *path, const char *text, size_t len);
