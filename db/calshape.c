@@ -82,7 +82,10 @@ static const char *sub_name(const cvc_cal_shape *s)
 
 		return n ? n : "";
 	}
-	return "";
+	/* a grouped GEMM (MoE experts, sub bit 2) is measured as its b GEMMs
+	 * batched; the model prices the grouping on top
+	 * (cvc_model_grouped_slowdown) */
+	return s->kind == CVC_CAL_GEMM && (s->sub & 2) ? "grouped" : "";
 }
 
 void cvc_cal_shape_csv_header(FILE *f)
@@ -152,6 +155,11 @@ static int parse_compute(cvc_cal_shape *s, const char *dtype, const char *sub, c
 				      "torch-default), got '%.32s'",
 				      sub);
 		s->sub = (int)be;
+	} else if (s->kind == CVC_CAL_GEMM && sub[0]) {
+		if (strcmp(sub, "grouped") != 0)
+			return expect(why, cap, "an empty sub or 'grouped' for a gemm, got '%.32s'",
+				      sub);
+		s->sub = 2;
 	}
 	if (s->m < 1 || s->n < 1 || s->k < 1 || s->b < 1 || s->m > 1 << 24 || s->n > 1 << 24 ||
 	    s->k > 1 << 24 || s->b > 1 << 24 ||

@@ -13,7 +13,7 @@ struct cvc_hw_catalog;
 
 #define PROJ_NPRICERS 48
 #define PROJ_CC_SLOTS 256
-#define PROJ_CC_KEY 50
+#define PROJ_CC_KEY 64
 #define PROJ_LC_NOTES 8
 
 /* Everything in a stage's compute that does not depend on dp or pp. */
@@ -30,6 +30,13 @@ struct proj_layer_cost {
 	double kernels;                /* kernel launches of one layer, fwd + bwd */
 	double first_kernels, last_kernels; /* of the first / last stage's extra work */
 	double ep_fwd_s, ep_bwd_s;     /* MoE all-to-all per layer */
+	/* of them: the forward dispatch and combine, the backward's dispatch
+	 * (of the combine's gradient) and combine, and the forward ones again
+	 * under recomputation (exposed) */
+	double ep_df_s, ep_cf_s, ep_db_s, ep_cb_s, ep_rc_s;
+	/* the FFN block of the layer (struct proj_layer_gemms mlp_*): forward,
+	 * backward without wgrad, wgrad; and the layer's wgrad GEMMs in all */
+	double mlp_fwd_s, mlp_bwd_s, mlp_wgrad_s, wgrad_s;
 	struct proj_unc unc;           /* what one layer's prices rest on */
 	double cp_fwd_s, cp_bwd_s;     /* CP KV exchange per layer */
 	double d3_ag_s, d3_rs_s;       /* 3D: one layer's depth all-gathers (one

@@ -72,9 +72,9 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 				   x->dtype, x->recompute, x->attention, x->framework,
 				   x->fp8_recipe, x->fp8_attn, x->ag_ovl, x->rs_ovl,
 				   x->tr, x->tc, x->td, x->ovl3, x->dh, x->rq, x->rkv, x->dr,
-				   x->dv, x->flex, x->disp8, x->gtopk, x->mtp, x->rcm, x->kind,
+				   x->dv, x->disp, x->disp8, x->gtopk, x->mtp, x->rcm, x->kind,
 				   x->win, x->wchunk, x->mh, x->mp, x->mn, x->mg, x->mk, x->mq,
-				   x->gated};
+				   x->gated, x->esms, x->imb, x->rfuse, x->pfuse};
 	struct proj_layer_cost *lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
 	struct proj_used *u = k->p->used;
 	double before[PROJ_USED_MAX];
@@ -125,6 +125,10 @@ struct mb_cost {
 	double n[PROJ_NKIND]; /* the stage's layers by kind */
 	double L, Ld, fwd_c, bwd_c, stage_c, gap_s, margin_s, tp_mb, tp_hid, ep_mb, ep_hid;
 	double cp_mb, cp_hid, fsdp_mb, dp_rs_mb, fsdp_exp, t_mb;
+	/* the wgrad GEMMs of the stage's layers (DualPipe's W); the compute
+	 * the deepep / hybridep kernels' SMs take from the hidden dispatches
+	 * (ep_sm: of ep_hid, what is priced so instead of by contention) */
+	double wgrad_c, ep_margin, ep_sm;
 };
 
 /* The layers of a stage: n[k] of each kind k, priced in lc[k]; the kinds
@@ -183,18 +187,52 @@ static double gathered_exposed(const struct proj_layer_cost *lc, double L, doubl
 }
 
 /*
- * Share of the micro-batches whose MoE all-to-alls Megatron-Core's
- * combined 1F1B (ep_overlap) pairs with another micro-batch's compute:
- * all but the warm-up forwards of the first stage, which run alone
- * (schedules.py: pp - 1 warm-up micro-batches, one more with the overlap;
- * interleaved: 2 (pp - 1) + (vpp - 1) pp + 1 virtual ones out of m vpp).
+ * Share of the micro-batches whose MoE exchanges the schedule pairs with
+ * another micro-batch's compute.  Megatron-Core's combined 1F1B
+ * (ep_overlap): all but the warm-up forwards of the first stage, which run
+ * alone (schedules.py: pp - 1 warm-up micro-batches, one more with the
+ * overlap; interleaved: 2 (pp - 1) + (vpp - 1) pp + 1 virtual ones out of
+ * m vpp).  DualPipe: the forward chunks its steps 4 and 5 overlap with a
+ * backward chunk on the rank with the fewest, the first (deepseek-ai/
+ * DualPipe dualpipe.py: m - 3 pp/2 + 1 of m).  Neither: none.
  */
 static double ep_paired_share(const cvc_proj_scenario *sc)
 {
 	double m = sc->global_batch / (sc->dp * sc->micro_batch), pp = sc->pp, v = sc->vpp;
 	double warm = v > 1 ? 2 * (pp - 1) + (v - 1) * pp + 1 : pp, n = m * (v > 1 ? v : 1);
 
+	if (sc->pp_schedule == CVC_PROJ_PP_DUALPIPE)
+		return m > 0 ? fmax(0, m - 1.5 * pp + 1) / m : 0;
+	if (!sc->ep_overlap)
+		return 0;
 	return n > 0 ? fmax(0, n - warm) / n : 0;
+}
+
+/*
+ * What of one layer's four exchanges stays exposed when a forward and a
+ * backward micro-batch run the layer together, as Megatron-Core's combined
+ * 1F1B schedules them (models/common/model_chunk_schedule_plan.py,
+ * TransformerLayerSchedulePlan.run, after DualPipe's chunk pairs,
+ * DeepSeek-V3 report Figure 4):
+ *   comm: combine_bwd | dispatch_fwd -> dispatch_bwd           | combine_fwd
+ *   comp: attn_fwd    | mlp_bwd -> mlp_bwd_dw -> mlp_fwd       | attn_bwd
+ * combine_bwd is the combine's backward, a dispatch of gradients (ep_db),
+ * dispatch_bwd the dispatch's, a combine (ep_cb).  mlp_fwd waits for
+ * dispatch_fwd, dispatch_bwd for mlp_bwd; each window ends when both its
+ * streams do.  The time past the compute is exposed.  DeepSeek's own
+ * chunk pair (../shared/traces/deepseek-train-h800-ep64) runs its four
+ * exchanges in these windows too.
+ */
+static double ep_pair_exposed(const struct proj_layer_cost *lc)
+{
+	double mf = lc->mlp_fwd_s, mb = lc->mlp_bwd_s, mw = lc->mlp_wgrad_s;
+	double af = fmax(0, lc->fwd_s - mf), ab = fmax(0, lc->bwd_s - mb - mw);
+	double w1 = fmax(lc->ep_db_s, af);
+	double mf_end = fmax(mb + mw, lc->ep_df_s) + mf;
+	double cb_end = fmax(lc->ep_df_s, mb) + lc->ep_cb_s;
+	double w3 = fmax(lc->ep_cf_s, ab);
+
+	return w1 + fmax(mf_end, cb_end) + w3 - (af + mf + mb + mw + ab);
 }
 
 /*
@@ -260,8 +298,9 @@ static int single_kind(const struct stage_layers *S)
  * time no operator model sees. */
 static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S,
 		       const struct proj_step_cost *st, double extra, double extra_kernels,
-		       double gap_us, struct mb_cost *o)
+		       double gap_us, double sm_share, struct mb_cost *o)
 {
+	double ps = ep_paired_share(sc);
 	double dc = sc->dp * sc->cp, L = 0;
 	int one = single_kind(S);
 	const struct proj_layer_cost *lc = S->lc[one >= 0 ? one : S->ord[0]];
@@ -275,15 +314,26 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 		/* the layers of another kind than the model's plain one */
 		if (k != proj_main_kind(sc))
 			o->Ld += S->n[k];
-		/* combined 1F1B: a layer's forward all-to-alls run under the paired
-		 * micro-batch's backward compute of that layer, and the other way */
+		/* combined 1F1B or DualPipe: each paired layer hides what its
+		 * windows allow; the recomputed forward's exchanges stay exposed
+		 * (Megatron-Core runs them outside the overlap) */
 		o->ep_mb += S->n[k] * (S->lc[k]->ep_fwd_s + S->lc[k]->ep_bwd_s);
-		if (sc->ep_overlap)
-			o->ep_hid += ep_paired_share(sc) * S->n[k] *
-				     (fmin(S->lc[k]->ep_fwd_s, S->lc[k]->bwd_s) +
-				      fmin(S->lc[k]->ep_bwd_s, S->lc[k]->fwd_s));
+		if (ps > 0 && S->lc[k]->ep_fwd_s + S->lc[k]->ep_bwd_s > 0) {
+			const struct proj_layer_cost *c = S->lc[k];
+			double four = c->ep_df_s + c->ep_cf_s + c->ep_db_s + c->ep_cb_s;
+
+			o->ep_hid += ps * S->n[k] * fmax(0, four - ep_pair_exposed(c));
+		}
+	}
+	/* the deepep / hybridep kernels hold their SMs while they run: the
+	 * compute under them runs on the rest (sm_share: their share of the
+	 * GPU), priced so instead of by the contention factor */
+	if (sm_share > 0) {
+		o->ep_sm = o->ep_hid;
+		o->ep_margin = o->ep_hid * sm_share;
 	}
 	o->L = L;
+	o->wgrad_c = SUM_OF(S, wgrad_s);
 	o->fwd_c = SUM_OF(S, fwd_s);
 	o->bwd_c = SUM_OF(S, bwd_s);
 	o->stage_c = SUM2_OF(S, fwd_s, bwd_s) + extra;
@@ -318,7 +368,7 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 		o->tp_mb += tot;
 		o->tp_hid += tot - gathered_exposed(lc, L, ag, tot_b, sc->tp_overlap);
 	}
-	o->t_mb = o->stage_c + o->gap_s + o->margin_s + (o->tp_mb - o->tp_hid) +
+	o->t_mb = o->stage_c + o->gap_s + o->margin_s + o->ep_margin + (o->tp_mb - o->tp_hid) +
 		  (o->ep_mb - o->ep_hid) +
 		  (o->cp_mb - o->cp_hid) + o->fsdp_exp;
 }
@@ -382,12 +432,22 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 	double pp = sc->pp, first_e = lc->first_fwd_s + lc->first_bwd_s;
 	double last_e = lc->last_fwd_s + lc->last_bwd_s;
 	double gap = cvc_model_kernel_gap_us(p->ms_base);
+	double sms = cvc_modelset_spec(p->ms_scaled)->sm_count, esm = 0;
 	struct mb_cost one;
 	int n = 1;
 	double fml[3];
 
 	if (proj_stage_layers(sc, &fml[0], &fml[1], &fml[2]))
 		return -1;
+	if (sc->experts > 1 && sc->ep > 1 &&
+	    (sc->ep_dispatcher == CVC_PROJ_DISPATCH_DEEPEP ||
+	     sc->ep_dispatcher == CVC_PROJ_DISPATCH_FLEX ||
+	     sc->ep_dispatcher == CVC_PROJ_DISPATCH_HYBRIDEP) && sms > 0) {
+		struct proj_shape x;
+
+		proj_shape_of(sc, &x);
+		esm = fmin(x.esms, sms) / sms;
+	}
 	memset(best, 0, sizeof *best);
 	for (int i = 0; i < n; i++) {
 		double at = proj_stage_pick(sc, i, &n), ext = 0, extk = 0;
@@ -404,7 +464,7 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 			ext = last_e;
 			extk = lc->last_kernels;
 		}
-		mb_cost_of(sc, &S, st, ext, extk, gap, &one);
+		mb_cost_of(sc, &S, st, ext, extk, gap, esm, &one);
 		if (i == 0 || one.t_mb > best->t_mb)
 			*best = one;
 	}
@@ -427,14 +487,20 @@ static void microbatch_comm(cvc_proj_result *r, double m, const struct mb_cost *
 	}
 }
 
-/* Pipeline: 1F1B, interleaved with v chunks per stage: the bubble and the
- * activation transfers. */
+/* Pipeline: 1F1B, interleaved with v chunks per stage, or DualPipe: the
+ * bubble and the activation transfers.  DualPipe's bubble is (pp/2 - 1)
+ * (F&B + B - 3W) (DeepSeek-V3 report, Table 2): F&B a forward and a
+ * backward chunk overlapped (one micro-batch's pace, t_mb), B a backward
+ * chunk, W its weight gradients. */
 static void pipeline_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
-			  const struct proj_step_cost *st, double m, double t_mb)
+			  const struct proj_step_cost *st, double m, const struct mb_cost *b)
 {
-	double pp = sc->pp, v = sc->vpp;
+	double pp = sc->pp, v = sc->vpp, t_mb = b->t_mb;
 
-	r->bubble_s = pp > 1 ? (pp - 1) / v * t_mb : 0;
+	if (sc->pp_schedule == CVC_PROJ_PP_DUALPIPE)
+		r->bubble_s = pp > 1 ? fmax(0, (pp / 2 - 1) * (t_mb + b->bwd_c - 3 * b->wgrad_c)) : 0;
+	else
+		r->bubble_s = pp > 1 ? (pp - 1) / v * t_mb : 0;
 	if (pp > 1) {
 		double one = st->pp_one;
 		double total = 2 * v * m * one;
@@ -516,8 +582,10 @@ static void step_totals(cvc_proj_result *r, const cvc_proj_scenario *sc,
 		r->hidden_s += r->hidden_type_s[j];
 		r->exposed_s += r->exposed_type_s[j];
 	}
-	hidden_total = r->hidden_s;
-	r->contention_s = sc->contention * hidden_total + m * b->margin_s;
+	/* the dispatches whose SMs are priced (ep_margin) are not charged the
+	 * contention factor again */
+	hidden_total = fmax(0, r->hidden_s - m * b->ep_sm);
+	r->contention_s = sc->contention * hidden_total + m * (b->margin_s + b->ep_margin);
 	r->gaps_s = m * b->gap_s;
 	r->compute_s = m * (b->stage_c + b->gap_s) + opt + r->contention_s;
 	/* exposed per micro-batch sits inside t_mb: the step is the pipeline
@@ -672,7 +740,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		return;
 	}
 	microbatch_comm(r, m, &best);
-	pipeline_comm(r, sc, &st, m, best.t_mb);
+	pipeline_comm(r, sc, &st, m, &best);
 	gradient_comm(r, sc, &best, &st, &P, m * (best.stage_c + best.gap_s) + st.opt + st.wcast);
 	step_totals(r, sc, &st, m, &best);
 	proj_mem_of(sc, &x, &P, p, m, r);

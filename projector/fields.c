@@ -43,6 +43,7 @@ const struct proj_field proj_fields[] = {
 	NUM("model", "moe_first_dense", moe_first_dense),
 	NUM("model", "moe_layer_freq", moe_layer_freq),
 	NUM("model", "mtp_layers", mtp_layers),
+	NUM("model", "moe_imbalance", moe_imbalance),
 	NUM("training", "global_batch", global_batch),
 	NUM("training", "micro_batch", micro_batch),
 	ENUM("training", "dtype", dtype, "bf16|fp16|fp8|fp32|nvfp4|mxfp4"),
@@ -54,6 +55,8 @@ const struct proj_field proj_fields[] = {
 	ENUM("training", "fp8_recipe", fp8_recipe, "delayed|current|mxfp8|blockwise"),
 	FLAG("training", "fp8_attention", fp8_attention),
 	FLAG("training", "dropout", dropout),
+	FLAG("training", "moe_router_fusion", moe_router_fusion),
+	FLAG("training", "moe_permute_fusion", moe_permute_fusion),
 	NUM("training", "zero", zero),
 	NUM("training", "shard_group", shard_group),
 	AUTO("parallelism", "tp", tp),
@@ -66,6 +69,7 @@ const struct proj_field proj_fields[] = {
 	FLAG("parallelism", "sp", sp),
 	NUM("parallelism", "first_stage_layers", first_stage_layers),
 	NUM("parallelism", "last_stage_layers", last_stage_layers),
+	ENUM("parallelism", "pp_schedule", pp_schedule, "1f1b|dualpipe"),
 	NUM("parallelism", "tp_row", tp_row),
 	NUM("parallelism", "tp_col", tp_col),
 	NUM("parallelism", "tp_depth", tp_depth),
@@ -84,7 +88,8 @@ const struct proj_field proj_fields[] = {
 	FLAG("comm", "tp_overlap_ag", tp_overlap_ag),
 	FLAG("comm", "tp_overlap_rs", tp_overlap_rs),
 	FLAG("comm", "ep_overlap", ep_overlap),
-	ENUM("comm", "ep_dispatcher", ep_dispatcher, "alltoall|flex"),
+	ENUM("comm", "ep_dispatcher", ep_dispatcher, "alltoall|flex|allgather|deepep|hybridep"),
+	AUTO("comm", "ep_sms", ep_sms),
 	FLAG("comm", "ep_dispatch_fp8", ep_dispatch_fp8),
 	NUM("comm", "moe_router_group_topk", moe_router_group_topk),
 	NUM("comm", "local_sgd_h", local_sgd_h),
@@ -129,6 +134,8 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"streaming", "outer_overlap"},
 	{"overlap_moe_expert_parallel_comm", "ep_overlap"},
 	{"moe_token_dispatcher_type", "ep_dispatcher"}, {"topk_group", "moe_router_group_topk"},
+	{"moe_flex_dispatcher_num_sms", "ep_sms"}, {"moe_deepep_num_sms", "ep_sms"},
+	{"moe_hybridep_num_sms", "ep_sms"}, {"pipeline_schedule", "pp_schedule"},
 	{"share_embeddings_and_output_weights", "tie_embeddings"},
 	{"kv_channels", "head_dim"}, {"qk_head_dim", "head_dim"}, {"qk_nope_head_dim", "head_dim"},
 	{"qk_pos_emb_head_dim", "qk_rope_dim"}, {"qk_rope_head_dim", "qk_rope_dim"},
@@ -306,6 +313,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->experts = 1;
 	sc->top_k = 1;
 	sc->moe_layer_freq = 1;
+	sc->moe_imbalance = 1;
 	sc->global_batch = 512;
 	sc->micro_batch = 1;
 	sc->dtype = CVC_PROJ_BF16;
@@ -331,6 +339,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->tp_overlap = 0;
 	sc->tp_overlap_ag = -1;
 	sc->tp_overlap_rs = -1;
+	sc->ep_sms = PROJ_AUTO; /* the backend's own (cvc_model_ep_default_sms()) */
 	sc->local_sgd_h = 1;
 	sc->outer_overlap = 0;
 	sc->clusters = 1;

@@ -148,8 +148,11 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	/* the stage holding the most activations, its extra on the first */
 	for (int i = 0, n = 1; i < n; i++) {
 		double stage = proj_stage_pick(sc, i, &n), Li = 0, nk[PROJ_NKIND];
-		double inflight = fmin(m, pp - stage) * (v > 1 && stage == 0
-							 ? 1 + (pp - 1) / (pp * v) : 1);
+		/* DualPipe: pp + 1 on every rank (DeepSeek-V3 report, Table 2) */
+		double inflight = sc->pp_schedule == CVC_PROJ_PP_DUALPIPE
+					  ? fmin(m, pp + 1)
+					  : fmin(m, pp - stage) * (v > 1 && stage == 0
+								   ? 1 + (pp - 1) / (pp * v) : 1);
 		double a = 0;
 
 		proj_stage_kinds(sc, fml, stage, nk);
@@ -166,6 +169,8 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		act = fmax(act, a);
 	}
 	params = P->p_stage * (wb / sh_w + gb / sh_g + ob / sh_o);
+	if (sc->pp_schedule == CVC_PROJ_PP_DUALPIPE)
+		params *= 2; /* a chunk of each direction's copy (Table 2: 2x) */
 	if (torch && sc->zero >= 3)
 		params += 2 * p_unit * 2; /* bf16 copies of the gathered units in flight */
 	else if (sc->zero >= 3)

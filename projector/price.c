@@ -344,6 +344,21 @@ static void attn_of(const struct proj_pricer *p, const cvc_proj_op *o, cvc_model
 	a->backend = o->sub;
 }
 
+/* An expert-parallel exchange by DeepEP or HybridEP (o->ep_backend). */
+static void ep_price(const struct proj_pricer *p, const cvc_proj_op *o, cvc_model_price *pr)
+{
+	cvc_model_ep_call c;
+
+	c.backend = o->ep_backend;
+	c.phase = o->ep_phase;
+	c.nvl_bytes = o->bytes;
+	c.net_bytes = o->net_bytes;
+	c.ranks = o->group;
+	c.domain = o->per_node;
+	c.sms = o->sms;
+	cvc_model_ep_price(p->ms_base, &c, pr);
+}
+
 double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct proj_unc *u)
 {
 	cvc_model_price pr;
@@ -360,8 +375,15 @@ double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct p
 		/* a format whose GEMMs nobody measured (MXFP4, fp8 with block
 		 * scales) is priced as its measured sibling: that carry widens
 		 * the interval (lowprec.c) */
-		if (o->sub == 1)
+		if (o->sub & 1)
 			pr.sigma = hypot(pr.sigma, cvc_model_format_carry_sigma());
+		if (o->sub & 2) { /* grouped: few rows per group run slower */
+			int ex = 0;
+
+			pr.us *= cvc_model_grouped_slowdown((double)o->m, &ex);
+			if (ex && pr.extrap > 0 && o->m > 0)
+				pr.extrap = fmax(pr.extrap, 256.0 / (double)o->m);
+		}
 		c = PU_GEMM;
 		break;
 	case CVC_PROJ_OP_ATTN: {
@@ -377,8 +399,11 @@ double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct p
 		c = PU_MEM;
 		break;
 	case CVC_PROJ_OP_COLL:
-		cvc_model_collective_price(p->ms_base, (cvc_model_coll)o->sub, o->bytes, o->group,
-					   o->per_node, NULL, CVC_ALGO_AUTO, &pr);
+		if (o->ep_backend != CVC_EP_NCCL)
+			ep_price(p, o, &pr);
+		else
+			cvc_model_collective_price(p->ms_base, (cvc_model_coll)o->sub, o->bytes,
+						   o->group, o->per_node, NULL, CVC_ALGO_AUTO, &pr);
 		if (p->used)
 			note_used(p->used, p->gpu, o->sub, pr.origin, 1);
 		c = o->comm >= 0 && o->comm < CVC_PROJ_COMM_N ? PU_COLL0 + o->comm : PU_COLL0;
@@ -406,7 +431,8 @@ double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *o)
 	switch (o->kind) {
 	case CVC_PROJ_OP_GEMM:
 		return 1e-6 * cvc_model_gemm_us(p->ms_scaled, o->m, o->n, o->k, o->b,
-						(cvc_hw_dtype)p->gemm_dt[o->dtype]);
+						(cvc_hw_dtype)p->gemm_dt[o->dtype]) *
+		       (o->sub & 2 ? cvc_model_grouped_slowdown((double)o->m, NULL) : 1);
 	case CVC_PROJ_OP_ATTN: {
 		cvc_model_attn a;
 
@@ -418,10 +444,19 @@ double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *o)
 	case CVC_PROJ_OP_COLL: {
 		/* the model charges the latency of the span too */
 		const char *origin;
-		double t = cvc_model_collective_algo_us(p->ms_base, (cvc_model_coll)o->sub, o->bytes,
-							o->group, o->per_node, NULL, CVC_ALGO_AUTO,
-							&origin);
+		double t;
 
+		if (o->ep_backend != CVC_EP_NCCL) {
+			cvc_model_price pr;
+
+			ep_price(p, o, &pr);
+			t = pr.us;
+			origin = pr.origin;
+		} else {
+			t = cvc_model_collective_algo_us(p->ms_base, (cvc_model_coll)o->sub, o->bytes,
+							 o->group, o->per_node, NULL, CVC_ALGO_AUTO,
+							 &origin);
+		}
 		if (p->used)
 			note_used(p->used, p->gpu, o->sub, origin, 1);
 		return 1e-6 * t;

@@ -340,10 +340,16 @@ struct proj_shape {
 	 * core, logits and activations stay 16-bit); gemm_sub: their ops'
 	 * sub (1: efficiency not measured for the format, lowprec.c) */
 	int lowp, gemm_sub, fp8_recipe, fp8_attn, ag_ovl, rs_ovl;
-	/* MoE dispatch: flex (one copy per node across the network), the
-	 * forward dispatch in fp8, nodes a token may reach (0 = any) */
-	int flex, disp8;
-	double gtopk;
+	/* MoE dispatch: the dispatcher (cvc_proj_dispatcher), both dispatches
+	 * in fp8, NVLink domains a token may reach (0 = any), SMs the
+	 * deepep / hybridep kernels hold (resolved from auto) */
+	int disp, disp8;
+	double gtopk, esms;
+	/* the busiest EP rank's routed tokens over the mean (>= 1); router and
+	 * permutation fused (Megatron-Core's --moe-router-fusion,
+	 * --moe-permute-fusion) */
+	double imb;
+	int rfuse, pfuse;
 	double mtp; /* multi-token prediction modules on the last stage */
 	int rcm;    /* selective recompute's modules (PROJ_RC_*); 0 otherwise */
 	/* 3D tensor parallelism (tp3d.c): d3 set, grid tr x tc x td (1 x 1 x
@@ -499,11 +505,18 @@ void proj_grid_of(const cvc_proj_scenario *sc, double *tr, double *tc, double *t
  * one run. */
 double proj_op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, double kk,
 		       double batch, double count, int stage);
+/* A grouped GEMM: groups GEMMs of m x n x kk in one launch (MoE experts). */
+double proj_op_ggemm(struct proj_sink *k, int dtype, double m, double n, double kk,
+		     double groups, double count);
 double proj_op_attn(struct proj_sink *k, int dtype, double batch, double heads, double kv_heads,
 		    double sq, double skv, double head_dim, int backward, double count);
 double proj_op_mem(struct proj_sink *k, int cls, double bytes, double count, int stage);
 double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, double group,
 		    double per_node, double count);
+/* An expert-parallel exchange by DeepEP or HybridEP (cvc_model_ep_call):
+ * nvl_bytes to the distinct ranks reached, net_bytes leaving the domain. */
+double proj_op_ep(struct proj_sink *k, int backend, int phase, double nvl_bytes,
+		  double net_bytes, double group, double per_node, double sms, double count);
 
 /* mamba.c: a Mamba-2 mixer's SSD scan, forward into *af and backward into
  * *ab (cf, cb runs), and its conv1d and gated norm, added to *mf / *mb. */
@@ -529,6 +542,11 @@ struct proj_layer_runs {
  * down). */
 struct proj_layer_gemms {
 	double qkv_f, qkv_d, qkv_w, pr_f, pr_d, pr_w, up_f, up_d, up_w, dn_f, dn_d, dn_w;
+	/* the FFN block as Megatron-Core's combined 1F1B schedules it (its
+	 * "mlp" node: the experts or the dense FFN, the shared experts, the
+	 * activation; not the router or the permutation): forward, dgrad
+	 * with the activation's backward, wgrad */
+	double mlp_f, mlp_d, mlp_w;
 	/* selective recompute's modules (x->rcm) run forward again in the
 	 * backward: their GEMMs' and their other operators' forward seconds */
 	double rc_gemm, rc_mem;

@@ -100,9 +100,19 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->Td = x->T / x->td;
 	x->tv = x->t / x->td;
 	x->ovl3 = x->d3 && sc->tp_overlap;
-	x->flex = sc->ep_dispatcher == CVC_PROJ_DISPATCH_FLEX;
+	x->imb = x->moe && sc->moe_imbalance > 1 ? sc->moe_imbalance : 1;
+	x->rfuse = sc->moe_router_fusion;
+	x->pfuse = sc->moe_permute_fusion;
+	x->disp = sc->ep_dispatcher;
 	x->disp8 = sc->ep_dispatch_fp8;
 	x->gtopk = sc->moe_router_group_topk;
+	x->esms = sc->ep_sms >= 0 ? sc->ep_sms
+		  : cvc_model_ep_default_sms(sc->ep_dispatcher == CVC_PROJ_DISPATCH_HYBRIDEP
+						 ? CVC_EP_HYBRIDEP
+						 : sc->ep_dispatcher == CVC_PROJ_DISPATCH_DEEPEP ||
+							   sc->ep_dispatcher == CVC_PROJ_DISPATCH_FLEX
+						   ? CVC_EP_DEEPEP
+						   : CVC_EP_NCCL);
 	x->mtp = sc->mtp_layers;
 	/* a plain layer; layers of other kinds: proj_shape_kind() */
 	x->kind = proj_main_kind(sc);
@@ -144,6 +154,7 @@ void proj_shape_dense(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	xd->et = x->t;
 	xd->ffw = (x->gated ? 3 : 2) * x->h * xd->f;
 	xd->Tm = x->T;
+	xd->imb = 1;
 }
 
 void proj_sink_init(struct proj_sink *k, const cvc_proj_scenario *sc, const struct proj_pricer *p,
@@ -237,6 +248,18 @@ double proj_op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, doubl
 	return put(k, &o);
 }
 
+double proj_op_ggemm(struct proj_sink *k, int dtype, double m, double n, double kk,
+		     double groups, double count)
+{
+	cvc_proj_op o;
+
+	op_init(&o, CVC_PROJ_OP_GEMM, count, CVC_PROJ_STAGE_ALL);
+	o.dtype = dtype;
+	o.sub = (dtype == k->dtype ? k->gemm_sub : 0) | 2;
+	o.m = i64(m), o.n = i64(n), o.k = i64(kk), o.b = i64(groups);
+	return put(k, &o);
+}
+
 double proj_op_attn(struct proj_sink *k, int dtype, double batch, double heads, double kv_heads,
 		    double sq, double skv, double head_dim, int backward, double count)
 {
@@ -287,6 +310,27 @@ double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, doubl
 	o.bytes = i64(bytes / scale);
 	o.group = g;
 	o.per_node = pn;
+	return put(k, &o);
+}
+
+double proj_op_ep(struct proj_sink *k, int backend, int phase, double nvl_bytes,
+		  double net_bytes, double group, double per_node, double sms, double count)
+{
+	cvc_proj_op o;
+
+	if (!(group > 1))
+		return 0;
+	op_init(&o, CVC_PROJ_OP_COLL, count, CVC_PROJ_STAGE_ALL);
+	o.sub = CVC_MODEL_ALLTOALL;
+	o.comm = CVC_PROJ_COMM_EP;
+	o.ep_backend = backend;
+	o.ep_phase = phase;
+	o.sms = sms > 0 ? (int)sms : 0;
+	/* each phase on its own link's scale factor */
+	o.bytes = i64(nvl_bytes / k->scale_intra);
+	o.net_bytes = i64(net_bytes / k->scale_inter);
+	o.group = group > 2e9 ? 2000000000 : (int)group;
+	o.per_node = per_node < 1 ? 1 : (int)per_node;
 	return put(k, &o);
 }
 
@@ -360,6 +404,9 @@ void proj_dense_ffn_gemms(struct proj_sink *k, const struct proj_shape *x, doubl
 			split_ag, 1, 1, &G->up_d, &G->up_w);
 	G->dn_f = proj_gemm3(k, x->dtype, x->T, x->h, w / x->t, cf, cb, 0, split_rs, split_ag, slow,
 			&G->dn_d, &G->dn_w);
+	G->mlp_f = G->up_f + G->dn_f;
+	G->mlp_d = G->up_d + G->dn_d;
+	G->mlp_w = G->up_w + G->dn_w;
 }
 
 /* Multi-latent attention's projections in place of QKV (Megatron-Core's
@@ -542,7 +589,8 @@ static void lowp_cast_ops(struct proj_sink *k, const struct proj_shape *x, doubl
 		       x->h;
 	}
 	if (!x->noffn) {
-		outs = outs + (x->gated ? 2 : 1) * x->Tm / x->T * x->f / (x->moe ? x->et : x->t);
+		outs = outs + (x->gated ? 2 : 1) * x->Tm * x->imb / x->T * x->f /
+			      (x->moe ? x->et : x->t);
 		outs = outs + x->h;
 		outs = outs + (x->fs > 0 ? ((x->gated ? 2 : 1) * x->fs / x->t + x->h) : 0);
 	}
@@ -576,9 +624,11 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 	f2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, nsub * cf, 0);
 	if (!x->noffn)
 		f3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-				 (x->gated ? 3 : 2) * x->BA * x->Tm * x->f / (x->moe ? x->et : x->t),
+				 (x->gated ? 3 : 2) * x->BA * x->Tm * x->imb * x->f /
+					 (x->moe ? x->et : x->t),
 				 proj_fwd_runs(x, n, act), 0);
 	*mf += nsub * f1 + nsub * f2 + f3;
+	G->mlp_f += f3;
 	if (x->rcm & PROJ_RC_NORM) /* input_layernorm and pre_mlp_layernorm */
 		G->rc_mem += nsub * f1;
 	if ((x->rcm & act) && !x->noffn)
@@ -587,17 +637,21 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 	b2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, nsub * cb, 0);
 	if (!x->noffn)
 		b3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-				 2 * (x->gated ? 3 : 2) * x->BA * x->Tm * x->f /
+				 2 * (x->gated ? 3 : 2) * x->BA * x->Tm * x->imb * x->f /
 					 (x->moe ? x->et : x->t),
 				 cb, 0);
 	*mb += nsub * b1 + nsub * b2 + b3;
+	G->mlp_d += b3;
 	if (x->fs > 0 && !x->noffn) { /* the shared experts' activation */
 		double sb = (x->gated ? 3 : 2) * x->BA * x->T * x->fs / x->t;
 		double sf = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, sb,
 					proj_fwd_runs(x, n, PROJ_RC_MOE | PROJ_RC_SHARED), 0);
+		double sbw = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * sb, cb, 0);
 
 		*mf += sf;
-		*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * sb, cb, 0);
+		*mb += sbw;
+		G->mlp_f += sf;
+		G->mlp_d += sbw;
 		if (x->rcm & (PROJ_RC_MOE | PROJ_RC_SHARED))
 			G->rc_mem += sf;
 	}
@@ -814,6 +868,10 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 	lc->attn_bwd_s = ab;
 	lc->kernels = k->kernels;
 	lc->tp_margin_s = k->margin_s * (full ? 2 : 1);
+	lc->mlp_fwd_s = G.mlp_f;
+	lc->mlp_bwd_s = G.mlp_d;
+	lc->mlp_wgrad_s = G.mlp_w;
+	lc->wgrad_s = G.qkv_w + G.pr_w + G.up_w + G.dn_w;
 
 	if (x->t > 1)
 		tp_comm_ops(k, x, &n, &G, lc);

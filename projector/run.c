@@ -97,6 +97,12 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 			return "recompute_modules: expected core_attn, moe_act, layernorm, "
 			       "mla_up_proj, mlp, moe or shared_experts";
 	}
+	/* the busiest rank holds at most all of the group's tokens */
+	if (!(sc->moe_imbalance >= 1) || (sc->experts > 1 && sc->moe_imbalance > sc->ep &&
+					  sc->moe_imbalance > 1))
+		return "moe_imbalance must be at least 1 and at most ep";
+	if (sc->ep_sms != PROJ_AUTO && !(sc->ep_sms >= 0))
+		return "ep_sms must be auto or a count of SMs";
 	if (sc->mtp_layers < 0 || sc->mtp_layers != floor(sc->mtp_layers) || sc->mtp_layers > 64)
 		return "mtp_layers must be a whole number, 0 to 64";
 	{
@@ -183,6 +189,14 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 	m = sc->global_batch / (dp * sc->micro_batch);
 	if (sc->vpp > 1 && fmod(m, sc->pp) != 0)
 		return "interleaving needs micro-batches divisible by pp";
+	/* deepseek-ai/DualPipe dualpipe.py: an even number of ranks, each
+	 * holding one chunk per direction, and an even number of at least 2 pp
+	 * micro-batches */
+	if (sc->pp_schedule == CVC_PROJ_PP_DUALPIPE &&
+	    (sc->pp < 2 || fmod(sc->pp, 2) != 0 || sc->vpp > 1 || fmod(m, 2) != 0 ||
+	     m < 2 * sc->pp))
+		return "dualpipe needs an even pp >= 2, vpp 1 and an even count of >= 2 pp "
+		       "micro-batches";
 	if (sc->experts > 1) {
 		double etp = sc->etp >= 1 ? sc->etp : sc->tp;
 

@@ -30,7 +30,8 @@ CVC_API const char *cvc_cal_kind_name(int kind);
 
 /*
  * One operator shape.  Unused fields are 0.
- *   gemm:       dtype (cvc_hw_dtype), b, m, n, k
+ *   gemm:       dtype (cvc_hw_dtype), b, m, n, k; sub bit 2 ("grouped" in the
+ *               plan file): b groups of an MoE grouped GEMM, measured batched
  *   attention:  dtype, b (batch), heads, kv_heads, m (seq_q), n (seq_kv),
  *               k (head_dim), causal, backward
  *   membound:   sub (cvc_model_mem), bytes

@@ -525,6 +525,14 @@ CVC_API double cvc_model_gemm_us(const cvc_modelset *ms, int64_t m, int64_t n,
 CVC_API double cvc_model_grouped_gemm_us(const cvc_modelset *ms, const int64_t *m_per_group,
 					 int groups, int64_t n, int64_t k, cvc_hw_dtype dt);
 
+/*
+ * How much slower a grouped GEMM of m_per_group rows per group runs than a
+ * dense GEMM of all its rows (>= 1; 1 from 1024 rows), from DeepGEMM's
+ * measured grouped and dense tables (docs/MODELS.md "MoE layers").
+ * *extrap (may be NULL) set when m_per_group is below the measured 256.
+ */
+CVC_API double cvc_model_grouped_slowdown(double m_per_group, int *extrap);
+
 /* FlashAttention-1's time over FlashAttention-2's for the same attention
  * (docs/MODELS.md "Attention": Dao 2023, Table 1). */
 CVC_API double cvc_model_fa1_slowdown(void);
@@ -634,6 +642,46 @@ CVC_API void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc
  * (NVFP4, per-tensor fp8): the measured error of carrying a GEMM fit
  * across a harness and a GPU (docs/MODELS.md "Uncertainty"). */
 CVC_API double cvc_model_format_carry_sigma(void);
+/*
+ * Expert-parallel token exchange by kernels other than NCCL's all-to-all
+ * (docs/MODELS.md "Expert-parallel dispatchers"): DeepEP's normal kernels
+ * and NVIDIA's HybridEP, each sending a token once to every rank holding
+ * one of its experts and, across NVLink domains, once per remote domain.
+ */
+typedef enum cvc_model_ep_backend {
+	CVC_EP_NCCL = 0,     /* NCCL all-to-all: priced as a collective */
+	CVC_EP_DEEPEP = 1,   /* DeepEP normal kernels */
+	CVC_EP_HYBRIDEP = 2  /* HybridEP (DeepEP's hybrid-ep branch) */
+} cvc_model_ep_backend;
+
+typedef enum cvc_model_ep_phase {
+	CVC_EP_DISPATCH_FP8 = 0, /* dispatch of fp8 tokens with their scales */
+	CVC_EP_DISPATCH_16 = 1,  /* dispatch of 16-bit tokens */
+	CVC_EP_COMBINE = 2       /* combine (16-bit) */
+} cvc_model_ep_phase;
+
+typedef struct cvc_model_ep_call {
+	int backend;         /* cvc_model_ep_backend, DEEPEP or HYBRIDEP */
+	int phase;           /* cvc_model_ep_phase */
+	int64_t nvl_bytes;   /* one rank's bytes to the distinct ranks its tokens
+			      * reach (one copy per rank), over NVLink */
+	int64_t net_bytes;   /* one rank's bytes leaving its NVLink domain (one
+			      * copy per remote domain a token reaches) */
+	int ranks;           /* EP group */
+	int domain;          /* group members per NVLink domain */
+	int sms;             /* SMs the kernels run on; 0 = the backend's default */
+} cvc_model_ep_call;
+
+/* One dispatch or combine of c on ms's links: the slower of the NVLink and
+ * the network phase, at the efficiencies their authors measured, plus the
+ * launch of a collective; with its origin and uncertainty.  0 us for a
+ * group of one or another backend. */
+CVC_API void cvc_model_ep_price(const cvc_modelset *ms, const cvc_model_ep_call *c,
+				cvc_model_price *out);
+/* SMs a backend's kernels hold when the scenario does not say: DeepEP 20,
+ * HybridEP 16, NCCL 0 (not modelled). */
+CVC_API int cvc_model_ep_default_sms(int backend);
+
 /* Relative standard error of cvc_model_kernel_gap_us(). */
 CVC_API double cvc_model_kernel_gap_sigma(const cvc_modelset *ms);
 

@@ -62,10 +62,22 @@ enum cvc_proj_ffn {
 	CVC_PROJ_FFN_GELU = 0, CVC_PROJ_FFN_SWIGLU = 1, CVC_PROJ_FFN_GEGLU = 2,
 	CVC_PROJ_FFN_RELU2 = 3
 };
-/* MoE token dispatch: one all-to-all copy per routed expert (Megatron-Core's
- * alltoall dispatcher), or one copy per destination node across the network,
- * forwarded over NVLink inside it (DeepEP / HybridEP: the flex dispatcher) */
-enum cvc_proj_dispatcher { CVC_PROJ_DISPATCH_ALLTOALL = 0, CVC_PROJ_DISPATCH_FLEX = 1 };
+/* MoE token dispatch (Megatron-Core's --moe-token-dispatcher-type and
+ * --moe-flex-dispatcher-backend): alltoall, NCCL all-to-all with one copy
+ * per routed expert; flex, Megatron-Core's flex dispatcher on its default
+ * backend, DeepEP (priced as deepep); allgather, every token all-gathered
+ * over the EP group and the outputs reduce-scattered back; deepep and
+ * hybridep, their kernels: one copy per rank a token reaches and, across
+ * NVLink domains, one per remote domain forwarded over NVLink there
+ * (docs/MODELS.md "Expert-parallel dispatchers") */
+enum cvc_proj_dispatcher {
+	CVC_PROJ_DISPATCH_ALLTOALL = 0, CVC_PROJ_DISPATCH_FLEX = 1, CVC_PROJ_DISPATCH_ALLGATHER = 2,
+	CVC_PROJ_DISPATCH_DEEPEP = 3, CVC_PROJ_DISPATCH_HYBRIDEP = 4
+};
+/* Pipeline schedule: 1F1B (interleaved with vpp > 1), or DeepSeek's
+ * DualPipe (bidirectional; every steady-state forward chunk paired with a
+ * backward chunk; two copies of the stage's parameters) */
+enum cvc_proj_pp_schedule { CVC_PROJ_PP_1F1B = 0, CVC_PROJ_PP_DUALPIPE = 1 };
 /* fp8, nvfp4 and mxfp4 run the transformer layers' GEMMs in that format
  * (the router, attention, logits and activations stay 16-bit); nvfp4:
  * E2M1 with an E4M3 scale per 16 elements and a per-tensor fp32 scale
@@ -144,6 +156,14 @@ typedef struct cvc_proj_scenario {
 	 * Megatron-Core's --moe-layer-freq (an integer, or a list of that
 	 * shape) and HF's first_k_dense_replace */
 	double moe_first_dense, moe_layer_freq;
+	/* routed tokens of the busiest expert-parallel rank over the mean: 1 =
+	 * balanced (NeMo's forced-balanced benchmarks), a measured skew above;
+	 * the busiest rank's experts and exchanges set the pace */
+	double moe_imbalance;
+	/* Megatron-Core's --moe-router-fusion (Transformer Engine's fused
+	 * top-k, score and auxiliary-loss kernels) and --moe-permute-fusion
+	 * (its fused permute / unpermute); 0: the unfused PyTorch ops */
+	int moe_router_fusion, moe_permute_fusion;
 	/* multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core's
 	 * --mtp-num-layers) on the last stage: each one more layer, a
 	 * projection of 2h to h and the logits and loss again */
@@ -208,8 +228,14 @@ typedef struct cvc_proj_scenario {
 	int dp_overlap, tp_overlap;
 	int tp_overlap_ag, tp_overlap_rs; /* per collective (sp): -1 = tp_overlap */
 	int ep_dispatcher;         /* enum cvc_proj_dispatcher */
-	int ep_dispatch_fp8;       /* the forward dispatch in fp8 with 1x128 scales
-				    * (DeepSeek-V3; the combine stays bf16) */
+	int ep_dispatch_fp8;       /* both dispatches (the forward's and the
+				    * backward's, of the down projection's output
+				    * gradient) in fp8 with 1x128 scales (DeepSeek-V3;
+				    * the combines stay bf16) */
+	double ep_sms;             /* SMs the deepep / hybridep kernels hold
+				    * (Megatron-Core's moe_flex_dispatcher_num_sms);
+				    * -1 = auto, the backend's default */
+	int pp_schedule;           /* enum cvc_proj_pp_schedule */
 	double moe_router_group_topk; /* node-limited routing: a token's experts on
 				    * at most this many nodes (0 = any) */
 	int ep_overlap;            /* MoE all-to-alls of one micro-batch under the
@@ -319,9 +345,11 @@ enum cvc_proj_stage {
  * handed to the operator models (cvc_model.h), rounded to integers, bytes
  * already divided by the scenario's hbm_bw (membound) or intra/inter_bw
  * (collective: intra when group <= per_node) scale factor.  Unused fields 0.
- *   gemm:       dtype, b, m, n, k; sub 1 when the layers' format has no
- *               measured GEMM efficiency of its own (mxfp4, fp8 with
- *               blockwise scales: priced as its sibling, interval wider)
+ *   gemm:       dtype, b, m, n, k; sub, bit flags: 1 when the layers'
+ *               format has no measured GEMM efficiency of its own (mxfp4,
+ *               fp8 with blockwise scales: priced as its sibling, interval
+ *               wider); 2 a grouped GEMM of b groups of m rows (MoE
+ *               experts: cvc_model_grouped_slowdown())
  *   attention:  dtype, b (batch), heads, kv_heads, m (seq_q), n (seq_kv),
  *               k (head_dim), causal, backward
  *   membound:   sub (cvc_model_mem), bytes
@@ -343,6 +371,12 @@ typedef struct cvc_proj_op {
 	int stage;                 /* enum cvc_proj_stage */
 	double count;              /* runs per optimizer step on the busiest GPU (> 0;
 				    * fractional for collectives amortised over steps) */
+	/* collective: an expert-parallel exchange by DeepEP or HybridEP
+	 * (cvc_model_ep_backend, 0 = NCCL's collective): its phase
+	 * (cvc_model_ep_phase), bytes = to the distinct ranks reached over
+	 * NVLink, net_bytes = leaving the NVLink domain, sms = SMs held */
+	int ep_backend, ep_phase, sms;
+	int64_t net_bytes;
 } cvc_proj_op;
 
 /* Called once per operator; nonzero stops the enumeration. */

@@ -81,7 +81,8 @@ static int price_op(void *user, const cvc_cal_shape *s, double count, int stage)
 	p->nops++;
 	switch (s->kind) {
 	case CVC_CAL_GEMM:
-		t = cvc_model_gemm_us(m->scaled, s->m, s->n, s->k, s->b, (cvc_hw_dtype)s->dtype);
+		t = cvc_model_gemm_us(m->scaled, s->m, s->n, s->k, s->b, (cvc_hw_dtype)s->dtype) *
+		    (s->sub & 2 ? cvc_model_grouped_slowdown((double)s->m, NULL) : 1);
 		break;
 	case CVC_CAL_ATTN: {
 		cvc_model_attn a = {s->b, s->heads, s->kv_heads, s->m, s->n, s->k, s->causal,

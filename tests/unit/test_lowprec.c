@@ -39,7 +39,7 @@ static int list_cb(void *user, const cvc_proj_op *o)
 		s->mem_n[o->sub] += o->count;
 	} else if (o->kind == CVC_PROJ_OP_GEMM) {
 		s->gemm_all += o->count;
-		s->gemm_sub1 += o->sub == 1 ? o->count : 0;
+		s->gemm_sub1 += (o->sub & 1) ? o->count : 0;
 	} else if (o->kind == CVC_PROJ_OP_COLL && o->comm == s->want && s->coll_n < 16) {
 		s->coll[s->coll_n++] = *o;
 	}

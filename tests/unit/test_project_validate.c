@@ -644,8 +644,8 @@ static char *third_row_left_out(const char *text, const char *why, const char **
 	return out;
 }
 
-/* Megatron-Core's dispatcher names in a table: flex / DeepEP, alltoall;
- * the allgather dispatcher is not priced: that row only is left out. */
+/* Megatron-Core's dispatcher names in a table: flex / DeepEP, alltoall,
+ * allgather, each priced with its own traffic: three rows, three prices. */
 Test(project_validate, moe_dispatcher_in_published_wording)
 {
 #define MOE "\n16,2048,16,4096,1,1,64,64,H100,bf16,9000,64,8,1024,64,"
@@ -655,10 +655,14 @@ Test(project_validate, moe_dispatcher_in_published_wording)
 			   MOE "flex (DeepEP)" MOE "alltoall" MOE "allgather\n";
 #undef MOE
 	const char *r[4];
-	char *out = third_row_left_out(
-		text, "not projected: ep_dispatcher 'allgather' is none cvc models", r);
+	cvc_proj_validation v;
+	char *out = validate_text(text, NULL, &v, CVC_OK);
 
+	cr_assert_eq(output_lines(out, r, 4), 4, "%s", out);
+	cr_expect_eq(v.all.expressible, 3, "%s", out);
 	cr_expect(strstr(r[1], "ep_dispatcher=flex ('flex (DeepEP)')"), "%.400s", r[1]);
+	cr_expect(!strstr(r[3], "not projected"), "%.400s", r[3]);
+	cvc_proj_validation_release(&v);
 	free(out);
 }
 
