@@ -113,6 +113,7 @@ const struct proj_field proj_fields[] = {
 	FLAG("training", "moe_permute_fusion", moe_permute_fusion),
 	ENUM("parallelism", "pp_schedule", pp_schedule, "1f1b|dualpipe"),
 	AUTO("comm", "ep_sms", ep_sms),
+	STR("parallelism", "pp_layout", pp_layout),
 };
 const size_t proj_nfields = sizeof proj_fields / sizeof proj_fields[0];
 
@@ -156,6 +157,7 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"n_groups", "mamba_groups"}, {"conv_kernel", "mamba_conv"}, {"d_conv", "mamba_conv"},
 	{"chunk_size", "mamba_chunk"}, {"sliding_window", "window"}, {"window_size", "window"},
 	{"window_attn_skip_freq", "window_skip_freq"},
+	{"pipeline_model_parallel_layout", "pp_layout"}, {"pipeline_layout", "pp_layout"},
 	/* AxoNN's Megatron-LM arguments (axonn-ai/Megatron-AxoNN) */
 	{"row_tensor_model_parallel_size", "tp_row"},
 	{"column_tensor_model_parallel_size", "tp_col"},
@@ -350,6 +352,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->gpu_power_w = 0;  /* = catalog TDP */
 	sc->pue = 1.2;
 	sc->layer_pattern = "";
+	sc->pp_layout = "";
 	/* Megatron-Core's MambaMixer defaults (d_state 128, headdim 64, ngroups
 	 * 8, d_conv 4, chunk_size 128; heads from expand 2) */
 	sc->mamba_heads = 0;

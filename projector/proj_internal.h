@@ -601,6 +601,19 @@ const char *proj_stage_layers(const cvc_proj_scenario *sc, double *first, double
 /* Layers of the stage that holds the most. */
 double proj_stage_max_layers(const cvc_proj_scenario *sc);
 
+/* pplayout.c: pipeline layouts.  Whether sc's stages come from a layout:
+ * pp_layout (Megatron-Core's --pipeline-model-parallel-layout), or the
+ * balanced layout when neither the even split, Megatron-Core's
+ * account-for-embedding/loss split nor first/last_stage_layers apply. */
+int proj_pp_layout_on(const cvc_proj_scenario *sc);
+/* pp_layout checked against layers, mtp_layers and pp as Megatron-Core
+ * checks it; *vpp its virtual stages per rank.  NULL or why not. */
+const char *proj_pp_layout_check(const cvc_proj_scenario *sc, double *vpp);
+/* The balanced layout: NULL, or why the layers fill no pp*vpp stages. */
+const char *proj_pp_balanced_check(const cvc_proj_scenario *sc);
+/* Rank i's decoder layers by kind (n) and prediction layers (*mtp). */
+void proj_pp_layout_rank(const cvc_proj_scenario *sc, double i, double n[PROJ_NKIND], double *mtp);
+
 /* memory.c: r's memory figures (mem_*_gb, hbm_gb, fits); m micro-batches. */
 void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		 const struct proj_params *P, const struct proj_pricer *p, double m,

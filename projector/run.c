@@ -166,6 +166,21 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 		if (proj_is_3d(sc))
 			return "3D tensor parallelism is priced for attention layers only";
 	}
+	if (sc->pp_layout && sc->pp_layout[0]) {
+		/* the layout says how many virtual stages each rank runs */
+		double v;
+		const char *why;
+
+		if (sc->first_stage_layers > 0 || sc->last_stage_layers > 0)
+			return "give pp_layout or first/last_stage_layers, not both";
+		if (!(sc->pp > 1))
+			return "pp_layout needs pp > 1";
+		if ((why = proj_pp_layout_check(sc, &v)))
+			return why;
+		if (sc->vpp > 1 && sc->vpp != v)
+			return "vpp differs from pp_layout's stages per rank";
+		sc->vpp = v;
+	}
 	if (sc->vpp > 1 && sc->pp < 2)
 		return "vpp > 1 needs pp > 1";
 	{

@@ -175,8 +175,13 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 	}
 	case PF_STR:
 		/* a layer pattern has a character per layer */
-		if (strlen(s) > (strcmp(fd->key, "layer_pattern") ? 200u : 4096u))
+		if (strlen(s) > (strcmp(fd->key, "layer_pattern") && strcmp(fd->key, "pp_layout")
+				 ? 200u : 4096u))
 			return fail_at(st, n, "value of '%s' is too long", fd->key);
+		if (!strcmp(fd->key, "pp_layout") && s[strspn(s, "ELtm|(),*0123456789")])
+			return fail_at(st, n, "pp_layout: expected E, t, m, L, '|', '(', ')', ',', '*' "
+				       "and counts (Megatron-Core's --pipeline-model-parallel-layout), "
+				       "not '%c'", s[strspn(s, "ELtm|(),*0123456789")]);
 		if (!strcmp(fd->key, "layer_pattern") && s[strspn(s, "M*-E")])
 			return fail_at(st, n, "layer_pattern: expected M, *, - or E for each layer "
 				       "(Mamba, attention, MLP, MoE), not '%c'", s[strspn(s, "M*-E")]);

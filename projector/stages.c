@@ -1,7 +1,8 @@
 /*
  * stages.c - which layers each pipeline stage holds: the layers per stage
  * (uneven first and last stages, Megatron-Core's account-for-embedding
- * split), and under an MoE model's layer pattern (moe_first_dense,
+ * split, or a pipeline layout: pplayout.c), and under an MoE model's layer
+ * pattern (moe_first_dense,
  * moe_layer_freq) how many of them are MoE layers and how many dense
  * (docs/SCENARIOS.md "Uneven pipeline stages", "MoE").
  */
@@ -63,8 +64,13 @@ void proj_stage_kinds(const cvc_proj_scenario *sc, const double fml[3], double i
 {
 	double pp = sc->pp >= 1 ? sc->pp : 1, v = sc->vpp >= 1 ? sc->vpp : 1;
 	double f = fml[0], m = fml[1], l = fml[2];
-	double Li = i == 0 ? f : i == pp - 1 ? l : m;
+	double Li = i == 0 ? f : i == pp - 1 ? l : m, mtp;
 
+	if (proj_pp_layout_on(sc)) { /* a layout's stages (pplayout.c) */
+		proj_pp_layout_rank(sc, i, n, &mtp);
+		n[proj_main_kind(sc)] += mtp;
+		return;
+	}
 	if (pp == 1 || proj_layers_uniform(sc)) {
 		memset(n, 0, PROJ_NKIND * sizeof n[0]);
 		if (pp == 1)
@@ -103,6 +109,36 @@ void proj_stage_mix(const cvc_proj_scenario *sc, const double fml[3], double i, 
 	}
 }
 
+/* A layout's decoder layers on the first rank, the most on a middle one,
+ * and on the last (pplayout.c). */
+static const char *layout_stages(const cvc_proj_scenario *sc, double *first, double *mid,
+				 double *last)
+{
+	double v, pp = sc->pp, n[PROJ_NKIND], mtp;
+	const char *why = sc->pp_layout && sc->pp_layout[0] ? proj_pp_layout_check(sc, &v)
+							    : proj_pp_balanced_check(sc);
+
+	if (why)
+		return why;
+	*mid = 0;
+	for (double i = 0; i < pp && i < 1e6; i++) {
+		double t = 0;
+
+		proj_pp_layout_rank(sc, i, n, &mtp);
+		for (int k = 0; k < PROJ_NKIND; k++)
+			t += n[k];
+		if (i == 0)
+			*first = t;
+		else if (i == pp - 1)
+			*last = t;
+		else
+			*mid = fmax(*mid, t);
+	}
+	if (pp < 3)
+		*mid = fmax(*first, *last);
+	return NULL;
+}
+
 /*
  * Layers per pipeline stage (docs/SCENARIOS.md, "uneven pipeline stages"):
  * first_stage_layers / last_stage_layers as given (Megatron-Core's
@@ -111,7 +147,9 @@ void proj_stage_mix(const cvc_proj_scenario *sc, const double fml[3], double i, 
  * Megatron-Core's account-for-embedding / account-for-loss split, which
  * counts the embedding and the loss as one layer each of the first and the
  * last virtual stage (Llama 3 405B: 126 layers on 8 x 8 virtual stages, the
- * first and the last stage one layer fewer).  Returns NULL or why not.
+ * first and the last stage one layer fewer); or a layout (pp_layout, or when
+ * none of these splits fits the balanced one: pplayout.c), the first, the
+ * fullest middle and the last rank's layers.  Returns NULL or why not.
  */
 const char *proj_stage_layers(const cvc_proj_scenario *sc, double *first, double *mid,
 			      double *last)
@@ -120,6 +158,8 @@ const char *proj_stage_layers(const cvc_proj_scenario *sc, double *first, double
 	double f = sc->first_stage_layers, l = sc->last_stage_layers;
 
 	*first = *mid = *last = L / (pp >= 1 ? pp : 1);
+	if (proj_pp_layout_on(sc))
+		return layout_stages(sc, first, mid, last);
 	if (!(pp > 1)) {
 		if (f > 0 || l > 0)
 			return "first/last_stage_layers need pp > 1";
@@ -138,9 +178,8 @@ const char *proj_stage_layers(const cvc_proj_scenario *sc, double *first, double
 		if (fmod(L + 1, chunks) == 0) {
 			*first = *mid = (L + 1) / pp;
 			*last = *mid - 1;
-			return NULL;
 		}
-		return "layers not divisible by pp*vpp (set first_stage_layers, last_stage_layers)";
+		return NULL;
 	}
 	if (f != floor(f) || l != floor(l) || f < 0 || l < 0)
 		return "first/last_stage_layers must be whole numbers";
@@ -170,6 +209,20 @@ double proj_stage_max_layers(const cvc_proj_scenario *sc)
 {
 	double f, m, l;
 
+	if (proj_pp_layout_on(sc)) {
+		double best = 0, n[PROJ_NKIND], mtp;
+
+		for (double i = 0; i < sc->pp && i < 1e6; i++) {
+			double t = 0;
+
+			proj_pp_layout_rank(sc, i, n, &mtp);
+			for (int k = 0; k < PROJ_NKIND; k++)
+				t += n[k];
+			best = fmax(best, t + mtp);
+		}
+		return best;
+	}
+
 	if (proj_stage_layers(sc, &f, &m, &l))
 		return sc->layers / sc->pp + sc->mtp_layers;
 	return fmax(f, fmax(m, l + sc->mtp_layers));
@@ -179,7 +232,7 @@ double proj_stage_pick(const cvc_proj_scenario *sc, int i, int *n)
 {
 	double pp = sc->pp;
 
-	if (!proj_layers_uniform(sc) && pp > 1) {
+	if ((!proj_layers_uniform(sc) || proj_pp_layout_on(sc)) && pp > 1) {
 		*n = pp > 1e6 ? 1000000 : (int)pp;
 		return i;
 	}
@@ -198,7 +251,8 @@ void proj_heaviest_stage(const cvc_proj_scenario *sc, const struct proj_shape *x
 	double best = -1, fml[3];
 
 	memset(n, 0, PROJ_NKIND * sizeof n[0]);
-	if (proj_layers_uniform(sc) || proj_stage_layers(sc, &fml[0], &fml[1], &fml[2])) {
+	if ((proj_layers_uniform(sc) && !proj_pp_layout_on(sc)) ||
+	    proj_stage_layers(sc, &fml[0], &fml[1], &fml[2])) {
 		n[proj_kind_of(sc, 0)] = proj_stage_max_layers(sc);
 		return;
 	}

@@ -497,6 +497,7 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 	struct vrow_map *map = NULL;
 	struct vrow *row = NULL;
 	struct verrs E = {NULL, 0, 0};
+	proj_archs *archs = NULL;
 	int legacy, conv = -1, by = -1;
 	char sep, rerr[512];
 	cvc_status rc;
@@ -525,6 +526,9 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 		rc = nomem(err, errlen);
 		goto out;
 	}
+	if ((rc = proj_archs_load(&archs, err, errlen)))
+		goto out;
+	row->archs = archs;
 	pos = skip_bom(text, len);
 	skip_comments(text, len, &pos, &line);
 	sep = detect_sep(text, len, pos);
@@ -592,6 +596,7 @@ out:
 	free(row);
 	free(map);
 	free(text);
+	proj_archs_free(archs);
 	return rc;
 }
 

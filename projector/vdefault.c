@@ -199,6 +199,65 @@ static int precision(struct vrow *r)
 	return 0;
 }
 
+/*
+ * A model the row names by a name cvc's catalog knows (projector/archs.yaml:
+ * "DeepSeek-V3", "Qwen3-30B-A3B", "Llama3-70B"): each field of its published
+ * configuration the row leaves blank, said with the source.  The row's
+ * cells win, its shared experts counted in the experts cell too ("256+1
+ * shared"); a row whose text says the run went without multi-token
+ * prediction ("w/o MTP") keeps none.
+ */
+void vrow_catalog(struct vrow *r)
+{
+	const struct proj_arch *e;
+	char said[1200], t[2300];
+	size_t n = 0;
+
+	if (!r->archs || !r->name[0] || !(e = proj_archs_find(r->archs, r->name)))
+		return;
+	said[0] = 0;
+	snprintf(t, sizeof t, "%s %s", r->name, r->text);
+	for (char *c = t; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	for (int i = 0; i < e->nkv; i++) {
+		const struct proj_arch_kv *kv = &e->kv[i];
+		const struct proj_field *fd = &proj_fields[kv->field];
+		char val[64];
+		int k;
+
+		if (vrow_given(r, kv->field) || (!strcmp(fd->key, "shared_ffn") && r->g.shared_n > 0) ||
+		    (!strcmp(fd->key, "kv_heads") && r->g.mla))
+			continue;
+		/* an activation the row's text names is the row's (ffn_kind()) */
+		if (!strcmp(fd->key, "ffn_type") && vrow_enum_words_lower("ffn_type", t) >= 0 &&
+		    vtext_switch_lower(t, "swiglu|geglu|reglu|glu|gated|gelu|relu|squared relu") > 0)
+			continue;
+		if (!strcmp(fd->key, "mtp_layers") && vtext_switch_lower(t, "mtp|multi-token "
+									"prediction") == 0) {
+			vrow_note(r, "mtp_layers=0 (the row's text says the run had none)");
+			continue;
+		}
+		if (fd->type == PF_STR)
+			*(const char **)((char *)&r->sc + fd->offset) = kv->str;
+		else
+			proj_field_set_num(&r->sc, kv->field, kv->num);
+		vrow_mark(r, kv->field);
+		if (!strcmp(fd->key, "ffn_type"))
+			r->g.ffn_type = 1;
+		if (fd->type == PF_ENUM)
+			proj_enum_name(fd->names, (int)kv->num, val, sizeof val);
+		else if (fd->type == PF_STR)
+			snprintf(val, sizeof val, "%.40s%s", kv->str, strlen(kv->str) > 40 ? "..." : "");
+		else
+			snprintf(val, sizeof val, "%g", kv->num);
+		k = snprintf(said + n, sizeof said - n, "%s%s=%s", n ? ", " : "", fd->key, val);
+		if (k > 0 && (size_t)k < sizeof said - n)
+			n += (size_t)k;
+	}
+	if (n)
+		vrow_note(r, "%s (%s in cvc's catalog: %s)", said, e->name, e->source);
+}
+
 /* The FFN's kind: a column's, the words of the model name or notes
  * ("GeGLU"), else by width (a gated FFN is sized about 8h/3..3.5h to keep a
  * 4h two-matrix FFN's parameters). */

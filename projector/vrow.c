@@ -577,6 +577,8 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 		if (read_cell(r, &map->col[c], names[c], t, guess, ctx))
 			return 1;
 	}
+	/* a model cvc's catalog knows by name fills what the row leaves blank */
+	vrow_catalog(r);
 	/* the shape a table's header promises, per row: a row that leaves one
 	 * out is a model cvc cannot guess */
 	if (!legacy)

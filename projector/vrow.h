@@ -227,10 +227,15 @@ struct vrow {
 	const char *fid_key[48];  /* vrow_fid()'s memo, kept across rows */
 	int fid[48], nfid;
 	int has_measured;         /* a measured cell is not empty */
+	const proj_archs *archs;  /* cvc's catalog of models by name (validate.c) */
 	char assumed[2048];       /* "; "-separated */
 	int kind;                 /* enum cvc_proj_vwhy of why */
 	char why[512];            /* not expressible: why */
 };
+
+/* The fields a row naming a model of cvc's catalog leaves blank, from the
+ * catalog, said (vdefault.c). */
+void vrow_catalog(struct vrow *r);
 
 /* Roles of the header's columns, by their names as people write them
  * (trimmed, any case, ' ' and '-' for '_': "TP", "Global Batch"). */

@@ -213,6 +213,10 @@ typedef struct cvc_proj_scenario {
 	double etp;                /* expert tensor parallel (MoE); 0 = tp */
 	int sp;                    /* sequence parallel with tp */
 	double first_stage_layers, last_stage_layers; /* uneven pipeline: 0 = auto */
+	/* Megatron-Core's --pipeline-model-parallel-layout ("Et*3|(tt|)*29,m|L":
+	 * E embedding, t decoder layer, m prediction layer, L loss, '|' between
+	 * virtual stages); "" = the stages from the fields above */
+	const char *pp_layout;
 	/* 3D tensor parallelism (AxoNN, Singh et al. 2023): a grid of tp_row x
 	 * tp_col x tp_depth GPUs per replica (docs/SCENARIOS.md "3D tensor
 	 * parallelism"); all 0 = Megatron's 1D tensor parallelism */

@@ -480,3 +480,58 @@ Test(validate_cells, stacks_and_their_dates)
 	vstack_read("nemo 24.07", &st);
 	cr_expect(!vstack_before(&st, 2023, 1));
 }
+
+/*
+ * Claim: a row that names a model of cvc's catalog (projector/archs.yaml)
+ * gets each field of the model's published configuration it leaves blank,
+ * said with the source; the cells it gives win; a row whose text says the
+ * run went without MTP keeps none; a name the catalog lacks is still a
+ * shape not given.  Setup: the Megatron-Bridge DeepSeek-V3 row (MLA with no
+ * ranks, 61 layers on 16 stages), a Nemotron-3-Nano row with no shape, a
+ * Qwen3-30B-A3B row whose 24 layers are not the model's 48, the same
+ * DeepSeek-V3 row "w/o MTP", and an unknown model.
+ */
+Test(validate_cells, rows_name_models_of_the_catalog)
+{
+	static const char text[] =
+		"model,layers,hidden,ffn,heads,kv_heads,vocab,seq,moe_experts,moe_topk,tp,pp,vpp,"
+		"ep,micro_batch,global_batch,gpus,gpu,dtype,tokens_per_s_per_gpu,notes\n"
+		"DeepSeek-V3,61,7168,18432 dense/2048 per expert,128,MLA,129280,4096,256+1 shared,8,"
+		"1,16,1,8,1,4096,256,B200,bf16,2800,\n"
+		"Nemotron-3-Nano,,,,,,,8192,,,1,1,,8,2,512,8,GB200 (NVL72),bf16,30000,\n"
+		"Qwen3-30B-A3B,24,,,,,,4096,,,1,1,,8,1,512,8,H100-SXM,bf16,20000,\n"
+		"DeepSeek-V3,61,7168,18432 dense/2048 per expert,128,MLA,129280,4096,256+1 shared,8,"
+		"1,16,1,8,1,4096,256,B200,bf16,2800,DeepSeekV3 (w/o MTP)\n"
+		"Mystery-30B,,,,,,,4096,,,1,1,,8,1,512,8,H100-SXM,bf16,20000,\n";
+	static const struct {
+		const char *want, *not;
+	} rows[] = {
+		{"q_lora_rank=1536, kv_lora_rank=512, qk_rope_dim=64, v_head_dim=128, ffn_type=swiglu, "
+		 "tie_embeddings=0, moe_first_dense=3, mtp_layers=1, moe_router_group_topk=4 "
+		 "(deepseek-v3 in cvc's catalog: https://huggingface.co/deepseek-ai/DeepSeek-V3/", "layers=61"},
+		{"layers=52, hidden=2688, heads=32, kv_heads=2, head_dim=128, ffn=1856, ffn_type=relu2",
+		 "not projected"},
+		{"hidden=2048, heads=32, kv_heads=4, head_dim=128", "layers=48"},
+		{"mtp_layers=0 (the row's text says the run had none)", "mtp_layers=1"},
+		{"not projected: the model's shape not given (layers)", "catalog"},
+	};
+	cvc_proj_validation v;
+	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
+	size_t nh = record(&p, h, 64);
+	int ca = col(h, nh, "assumed"), cp = col(h, nh, "predicted_tokens_per_s_per_gpu");
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		size_t n = record(&p, f, 64);
+
+		cr_assert_eq(n, nh, "row %zu", i + 1);
+		cr_expect(strstr(f[ca], rows[i].want) != NULL, "row %zu: want '%s' in: %s", i + 1,
+			  rows[i].want, f[ca]);
+		cr_expect(strstr(f[ca], rows[i].not) == NULL, "row %zu: '%s' in: %s", i + 1,
+			  rows[i].not, f[ca]);
+		cr_expect((f[cp][0] != 0) == (i < 4), "row %zu: predicted '%s' (%s)", i + 1, f[cp],
+			  f[ca]);
+	}
+	cr_expect_eq(v.all.expressible, 4);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
