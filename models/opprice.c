@@ -472,6 +472,12 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 		   (c == CVC_MODEL_ALLGATHER || c == CVC_MODEL_REDUCESCATTER) &&
 		   (net = level_slot(ms, CVC_MODEL_ALLREDUCE, 1)) != NULL;
 	s = find_slot(ms, c, group_size, gpus_per_node);
+	/* a fit's regimes price the sizes it measured and larger ones (the
+	 * bandwidth carries), not smaller ones: their latency was fitted on
+	 * large messages (a one-rack log of 512 MiB and up has a 600 us
+	 * intercept), as a GEMM fit prices only its own FLOPs */
+	if (s && (double)bytes < s->dom_min)
+		s = NULL;
 	/* a regime fit prices its own span, on its own cluster's NICs */
 	if (s && algo == OPM_ALGO_AUTO &&
 	    (nodes == 1 || !s->level_ok || !net ||

@@ -64,10 +64,9 @@ struct adapt {
 static int adapt_op(void *user, const cvc_proj_op *o)
 {
 	/* the GEMM dtype measured for a scenario dtype (fp32 runs as tf32;
-	 * the runner has no 4-bit GEMM: the bf16 one the model prices fp4
-	 * from, through fp4's measured share of its peak) */
+	 * nvfp4 and mxfp4 are fp4, which the CUDA runner skips with a word) */
 	static const int hw[CVC_PROJ_NDTYPE] = {CVC_HW_BF16, CVC_HW_FP16, CVC_HW_FP8,
-						CVC_HW_TF32, CVC_HW_BF16, CVC_HW_BF16};
+						CVC_HW_TF32, CVC_HW_FP4,  CVC_HW_FP4};
 	struct adapt *a = user;
 	cvc_cal_shape s;
 
