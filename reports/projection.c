@@ -190,7 +190,8 @@ static void add_word(char *buf, size_t len, const char *fmt, ...)
 
 /*
  * Appends to buf what else tells two layouts of the same parallelism apart:
- * the recompute policy ("rc:full"), TP overlap ("tp-overlap"), a 3D tensor
+ * the recompute policy ("rc:full"), the layers' precision when not bf16
+ * ("fp8:current", "nvfp4"), TP overlap ("tp-overlap"), a 3D tensor
  * parallel grid ("grid=8x1x16": row x column x depth), the clusters of a
  * multi-cluster run ("clusters=4") and local SGD's sync interval with what
  * it costs in tokens ("H=100 streamed tokens-x1.15"): a layout that syncs
@@ -207,8 +208,21 @@ static void rep_layout_extras(const cvc_rep_table *t, size_t r, char *buf, size_
 	static const char *const grid[3] = {"tp_row", "tp_col", "tp_depth"};
 	char a[40], b[40], d[40];
 
+	long cd = cvc_rep_table_find(t, "dtype"), cr = cvc_rep_table_find(t, "fp8_recipe");
+	const char *dt = cd >= 0 ? cvc_rep_table_str(t, r, (size_t)cd) : NULL;
+
 	if (rc && *rc && strcasecmp(rc, "none") != 0)
 		add_word(buf, len, "rc:%s", rc);
+	/* the layers' precision, when a sweep sets it: bf16 goes unsaid, fp8
+	 * with its recipe ("fp8:current"), nvfp4 and mxfp4 by name */
+	if (dt && *dt && strcasecmp(dt, "bf16") != 0) {
+		const char *rec = cr >= 0 ? cvc_rep_table_str(t, r, (size_t)cr) : NULL;
+
+		if (!strcasecmp(dt, "fp8") && rec && *rec)
+			add_word(buf, len, "fp8:%s", rec);
+		else
+			add_word(buf, len, "%s", dt);
+	}
 	if (rep_num(t, r, cvc_rep_table_find(t, "tp_overlap")) > 0)
 		add_word(buf, len, "tp-overlap");
 	for (int k = 0; k < 3; k++) {
