@@ -37,6 +37,10 @@ struct proj_layer_cost {
 	/* the FFN block of the layer (struct proj_layer_gemms mlp_*): forward,
 	 * backward without wgrad, wgrad; and the layer's wgrad GEMMs in all */
 	double mlp_fwd_s, mlp_bwd_s, mlp_wgrad_s, wgrad_s;
+	/* of the layer's kernels, those a CUDA graph of the layer leaves out:
+	 * an MoE layer's expert GEMMs and activation (their token counts vary)
+	 * unless HybridEP's fixed buffers carry them */
+	double ungraphed_kernels;
 	struct proj_unc unc;           /* what one layer's prices rest on */
 	double cp_fwd_s, cp_bwd_s;     /* CP KV exchange per layer */
 	double d3_ag_s, d3_rs_s;       /* 3D: one layer's depth all-gathers (one

@@ -337,7 +337,11 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 	o->fwd_c = SUM_OF(S, fwd_s);
 	o->bwd_c = SUM_OF(S, bwd_s);
 	o->stage_c = SUM2_OF(S, fwd_s, bwd_s) + extra;
-	o->gap_s = 1e-6 * gap_us * (SUM_OF(S, kernels) + extra_kernels);
+	/* CUDA graphs launch the layers' kernels without the gap, but for the
+	 * kernels they leave out (the experts' without HybridEP) */
+	o->gap_s = 1e-6 * gap_us *
+		   ((sc->cuda_graphs ? SUM_OF(S, ungraphed_kernels) : SUM_OF(S, kernels)) +
+		    extra_kernels);
 	o->margin_s = SUM_OF(S, tp_margin_s);
 	o->tp_mb = SUM2_OF(S, tp_fwd_s, tp_bwd_s);
 	o->tp_hid = fmin(o->tp_mb, SUM_OF(S, tp_hid_s));

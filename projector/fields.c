@@ -114,6 +114,7 @@ const struct proj_field proj_fields[] = {
 	ENUM("parallelism", "pp_schedule", pp_schedule, "1f1b|dualpipe"),
 	AUTO("comm", "ep_sms", ep_sms),
 	STR("parallelism", "pp_layout", pp_layout),
+	FLAG("training", "cuda_graphs", cuda_graphs),
 };
 const size_t proj_nfields = sizeof proj_fields / sizeof proj_fields[0];
 
@@ -137,6 +138,7 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"moe_token_dispatcher_type", "ep_dispatcher"}, {"topk_group", "moe_router_group_topk"},
 	{"moe_flex_dispatcher_num_sms", "ep_sms"}, {"moe_deepep_num_sms", "ep_sms"},
 	{"moe_hybridep_num_sms", "ep_sms"}, {"pipeline_schedule", "pp_schedule"},
+	{"cuda_graph", "cuda_graphs"},
 	{"share_embeddings_and_output_weights", "tie_embeddings"},
 	{"kv_channels", "head_dim"}, {"qk_head_dim", "head_dim"}, {"qk_nope_head_dim", "head_dim"},
 	{"qk_pos_emb_head_dim", "qk_rope_dim"}, {"qk_rope_head_dim", "qk_rope_dim"},

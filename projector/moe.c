@@ -151,6 +151,11 @@ void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 	dn_f = proj_op_ggemm(k, dt, mg, x->h, ffn_l, groups, cf);
 	dn_d = proj_op_ggemm(k, dt, mg, ffn_l, x->h, groups, cb);
 	dn_w = proj_op_ggemm(k, dt, ffn_l, x->h, mg, groups, cb);
+	/* the expert GEMMs' and their activation's launches (outside a CUDA
+	 * graph of the layer but with HybridEP's fixed buffers) */
+	if (x->disp != CVC_PROJ_DISPATCH_HYBRIDEP)
+		G->exp_kernels = 2 * cf + 4 * cb + proj_fwd_runs(x, n, PROJ_RC_MOE_ACT | PROJ_RC_MOE) +
+				 cb;
 	skew_unc(k, x, PU_GEMM, up_f + dn_f, cf);
 	skew_unc(k, x, PU_GEMM, up_d + up_w + dn_d + dn_w, cb);
 	G->up_f = up_f + r_f, G->up_d = up_d + r_d, G->up_w = up_w + r_w;

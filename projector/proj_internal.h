@@ -550,6 +550,9 @@ struct proj_layer_gemms {
 	/* selective recompute's modules (x->rcm) run forward again in the
 	 * backward: their GEMMs' and their other operators' forward seconds */
 	double rc_gemm, rc_mem;
+	/* kernel launches of the experts (their grouped GEMMs and activation)
+	 * per layer, fwd + bwd: what a CUDA graph of the layer leaves out */
+	double exp_kernels;
 };
 
 /* project.c: one GEMM forward and its dgrad and wgrad, run cf and cb times

@@ -872,6 +872,7 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 	lc->mlp_bwd_s = G.mlp_d;
 	lc->mlp_wgrad_s = G.mlp_w;
 	lc->wgrad_s = G.qkv_w + G.pr_w + G.up_w + G.dn_w;
+	lc->ungraphed_kernels = G.exp_kernels;
 
 	if (x->t > 1)
 		tp_comm_ops(k, x, &n, &G, lc);

@@ -164,6 +164,12 @@ typedef struct cvc_proj_scenario {
 	 * top-k, score and auxiliary-loss kernels) and --moe-permute-fusion
 	 * (its fused permute / unpermute); 0: the unfused PyTorch ops */
 	int moe_router_fusion, moe_permute_fusion;
+	/* CUDA graphs over the layers (Megatron-Core's --cuda-graph-impl with
+	 * the scopes NeMo's recipes set: attention, MoE router and dispatch
+	 * preprocessing): their kernels launch without the gap between
+	 * back-to-back kernels; an MoE layer's experts stay outside the graph
+	 * (their token counts vary) unless the dispatcher is hybridep */
+	int cuda_graphs;
 	/* multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core's
 	 * --mtp-num-layers) on the last stage: each one more layer, a
 	 * projection of 2h to h and the logits and loss again */

@@ -431,3 +431,45 @@ Test(moerun, deepseek_v3_chunk_pair_against_its_trace)
 	cr_log_info("compute: bar 15%%: %s", fabs(p_comp / t_comp - 1) <= 0.15 ? "met" : "NOT met");
 	cr_expect_lt(fabs(p_comp / t_comp - 1), 0.20);
 }
+
+/*
+ * Claim: CUDA graphs (cuda_graphs) remove the gap between back-to-back
+ * kernels of the graphed layers (docs/SCENARIOS.md "Kernel gaps"): a
+ * dense model keeps only its stage's own launches' gaps (embedding,
+ * logits, loss); an MoE layer keeps its experts' (their grouped GEMMs and
+ * activation: 2 + 4 GEMM launches and 1 + 1 activation per layer and
+ * micro-batch, without recompute), unless the dispatcher is hybridep,
+ * whose fixed buffers let the whole layer be graphed.  Exact: the gaps'
+ * seconds are the launches left times the GPU's measured gap.
+ */
+Test(moerun, cuda_graphs_remove_the_layers_gaps)
+{
+	struct got g;
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *ms = NULL;
+	double gap, m = 8, L = 4, on[2] = {0, 0}, dense[2] = {0, 0};
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "H100-SXM"), &ms), CVC_OK);
+	gap = 1e-6 * cvc_model_kernel_gap_us(ms);
+	run_n("model: [{layers: 4, hidden: 1024, heads: 8, ffn: 4096, seq: 2048},\n"
+	      "        {layers: 4, hidden: 1024, heads: 8, ffn: 512, experts: 16, top_k: 4,\n"
+	      "         seq: 2048}]\n"
+	      "training: {global_batch: 64, recompute: none, cuda_graphs: [false, true]}\n"
+	      "parallelism: {ep: [1, 8]}\nhardware: {gpu: H100-SXM, gpus: 8}\n"
+	      "comm: {ep_dispatcher: [alltoall, hybridep]}\n"
+	      "where: '(experts > 1 && ep == 8) || (experts == 1 && ep == 1)'\n",
+	      &g, 8, 0);
+	for (int i = 0; i < g.n; i++) {
+		if (g.sc[i].experts == 1 && g.sc[i].ep_dispatcher == CVC_PROJ_DISPATCH_ALLTOALL)
+			dense[g.sc[i].cuda_graphs] = g.r[i].gaps_s;
+		if (g.sc[i].experts > 1 && g.sc[i].cuda_graphs)
+			on[g.sc[i].ep_dispatcher == CVC_PROJ_DISPATCH_HYBRIDEP] = g.r[i].gaps_s;
+	}
+	cr_expect_gt(dense[1], 0, "the stage's own launches keep theirs");
+	cr_expect_lt(dense[1], 0.1 * dense[0], "%g vs %g", dense[1], dense[0]);
+	cr_expect_float_eq(on[0] - on[1], m * L * (2 + 4 + 1 + 1) * gap, 1e-12,
+			   "the experts' launches: %g vs %g", on[0] - on[1], m * L * 8 * gap);
+	cvc_modelset_free(ms);
+	cvc_hw_catalog_free(cat);
+}
