@@ -32,7 +32,7 @@
 /* A bound on op_classes rows read (the shipped set has 19). */
 #define MAX_CLASSES 1024
 /* Activity times beyond this are corrupt (and would overflow the sums). */
-#define TIME_LIMIT_NS ((int64_t)1 << 62)
+#define TIME_LIMIT_NS CVC_TIME_LIMIT_NS
 
 /* ---- name_id -> class slot hash --------------------------------------- */
 
@@ -250,7 +250,8 @@ static cvc_status map_fallback(cvc_db *db, struct class_map *m, int64_t name_id,
 /* ---- accumulators ------------------------------------------------------------ */
 
 struct cls_acc {
-	int64_t kernels, sum_ns;
+	int64_t kernels;
+	an_u128 sum_ns;      /* of durations: n kernels of up to 2^63 ns each */
 	cvc_merger m;
 };
 
@@ -302,7 +303,7 @@ static void acc_feed(struct acc *a, int kind, int64_t s, int64_t e, const struct
 		struct cls_acc *c = &a->cls[ne->slot];
 
 		c->kernels += count;
-		c->sum_ns += e - s;
+		c->sum_ns += (uint64_t)e - (uint64_t)s;
 		(void)cvc_merger_add(&c->m, s, e);
 	}
 }
@@ -484,8 +485,8 @@ struct rowbuf {
 	size_t n, cap;
 };
 
-static cvc_status row_from_acc(struct rowbuf *rb, const struct an_run *run, int rank,
-			       int device, int64_t step, const struct acc *a,
+static cvc_status row_from_acc(cvc_db *db, struct rowbuf *rb, const struct an_run *run,
+			       int rank, int device, int64_t step, const struct acc *a,
 			       const struct class_map *m)
 {
 	cvc_breakdown *b;
@@ -508,8 +509,9 @@ static cvc_status row_from_acc(struct rowbuf *rb, const struct an_run *run, int 
 	b->busy_ns = cvc_merger_total(&a->all);
 	b->compute_ns = cvc_merger_total(&a->comp);
 	b->comm_ns = cvc_merger_total(&a->comm);
-	/* |comm n comp| = |comm| + |comp| - |comm u comp|, and the union is busy. */
-	b->hidden_ns = b->comm_ns + b->compute_ns - b->busy_ns;
+	/* |comm n comp| = |comm| + |comp| - |comm u comp|, and the union is
+	 * busy; busy - comm is at most comp, so nothing here can overflow */
+	b->hidden_ns = b->compute_ns - (b->busy_ns - b->comm_ns);
 	b->exposed_ns = b->comm_ns - b->hidden_ns;
 	b->overlap_pct = b->comm_ns ? 100.0 * (double)b->hidden_ns / (double)b->comm_ns : 0.0;
 	b->span_ns = a->have_span ? a->last_ns - a->first_ns : 0;
@@ -518,8 +520,15 @@ static cvc_status row_from_acc(struct rowbuf *rb, const struct an_run *run, int 
 	if (a->cls) {
 		size_t k = 0;
 
-		for (size_t i = 0; i < m->nslots; i++)
+		for (size_t i = 0; i < m->nslots; i++) {
 			k += a->cls[i].kernels > 0 || a->cls[i].sum_ns > 0;
+			if (a->cls[i].sum_ns > (an_u128)INT64_MAX)
+				return cvc_db_fail(db, CVC_ERR_FORMAT,
+						   "'%s': run '%s' rank %d device %d: the kernels of "
+						   "class '%s' last 2^63 ns or more in all (292 years): "
+						   "not a trace's times", cvc_db_path(db), run->name,
+						   rank, device, m->slots[i].name);
+		}
 		b->classes = calloc(k ? k : 1, sizeof *b->classes);
 		if (!b->classes)
 			return CVC_ERR_NOMEM;
@@ -532,7 +541,7 @@ static cvc_status row_from_acc(struct rowbuf *rb, const struct an_run *run, int 
 			copy_trunc(c->name, sizeof c->name, m->slots[i].name);
 			c->is_comm = m->slots[i].is_comm;
 			c->kernels = a->cls[i].kernels;
-			c->sum_ns = a->cls[i].sum_ns;
+			c->sum_ns = (int64_t)a->cls[i].sum_ns;
 			c->union_ns = cvc_merger_total(&a->cls[i].m);
 		}
 	}
@@ -641,9 +650,9 @@ static void feed_windows(const struct winset *ws, struct acc *accs, int64_t *ste
 }
 
 /* Folds each step's windows together, then adds one row per step in order. */
-static cvc_status step_rows(struct an_ctx *cx, const struct an_run *run, int rank, int device,
-			    int64_t offset, const struct winset *ws, const struct acc *accs,
-			    struct rowbuf *rb)
+static cvc_status step_rows(cvc_db *db, struct an_ctx *cx, const struct an_run *run,
+			    int rank, int device, int64_t offset, const struct winset *ws,
+			    const struct acc *accs, struct rowbuf *rb)
 {
 	struct acc *stepacc = calloc(ws->nsteps, sizeof *stepacc);
 	cvc_status rc = CVC_OK;
@@ -656,7 +665,7 @@ static cvc_status step_rows(struct an_ctx *cx, const struct an_run *run, int ran
 	for (size_t j = 0; j < ws->n; j++)
 		acc_merge(&stepacc[ws->w[j].step_idx], &accs[j], cx->map.nslots);
 	for (size_t i = 0; i < ws->nsteps && !rc; i++)
-		if (!(rc = row_from_acc(rb, run, rank, device, ws->steps[i], &stepacc[i],
+		if (!(rc = row_from_acc(db, rb, run, rank, device, ws->steps[i], &stepacc[i],
 					&cx->map)))
 			rb->r[rb->n - 1].clock_offset_ns = offset;
 out:
@@ -730,7 +739,8 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 
 		if (kind != CVC_ACT_KERNEL && kind != CVC_ACT_MEMCPY && kind != CVC_ACT_MEMSET)
 			continue;
-		/* Sums of lengths must not overflow: +-2^62 ns is 146 years. */
+		/* Lengths and unions must fit (cvc_db.h, CVC_TIME_LIMIT_NS): a
+		 * database written by hand, or before the window was checked. */
 		if (s < -TIME_LIMIT_NS || s > TIME_LIMIT_NS || e < -TIME_LIMIT_NS ||
 		    e > TIME_LIMIT_NS) {
 			rc = cvc_db_fail(db, CVC_ERR_FORMAT,
@@ -757,12 +767,12 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 	}
 	if (cx->opts.by != CVC_BY_STEP) {
 		if (row > 0)
-			rc = row_from_acc(rb, run, rank, device, -1, &accs[0], &cx->map);
+			rc = row_from_acc(db, rb, run, rank, device, -1, &accs[0], &cx->map);
 		if (!rc && row > 0)
 			rb->r[rb->n - 1].clock_offset_ns = offset;
 		goto out;
 	}
-	rc = step_rows(cx, run, rank, device, offset, &ws, accs, rb);
+	rc = step_rows(db, cx, run, rank, device, offset, &ws, accs, rb);
 out:
 	sqlite3_finalize(st);
 	if (accs)

@@ -176,6 +176,7 @@ cvc_status cvc_analyze_collectives(cvc_db *db, const cvc_analyze_opts *opts,
 		cvc_coll_stat *s = &out[nout++];
 		const struct an_run *run = &runs[recs[i].run_idx];
 		size_t j = i;
+		an_u128 total = 0;
 		double f;
 
 		snprintf(s->run, sizeof s->run, "%s", run->name);
@@ -186,8 +187,17 @@ cvc_status cvc_analyze_collectives(cvc_db *db, const cvc_analyze_opts *opts,
 		s->group_size = recs[i].group_size;
 		for (; j < n && rec_cmp(&recs[i], &recs[j]) == 0; j++) {
 			s->count++;
-			s->total_ns += recs[j].dur_ns;
+			total += (uint64_t)recs[j].dur_ns; /* each within 0..2^63 */
 		}
+		if (total > (an_u128)INT64_MAX) {
+			rc = cvc_db_fail(db, CVC_ERR_FORMAT,
+					 "'%s': run '%s' rank %d: the %s collectives of %lld bytes last "
+					 "2^63 ns or more in all (292 years): not a trace's times",
+					 cvc_db_path(db), run->name, s->rank, s->coll,
+					 (long long)s->bytes);
+			goto out;
+		}
+		s->total_ns = (int64_t)total;
 		s->mean_ns = (double)s->total_ns / (double)s->count;
 		/* bytes / ns is GB/s with GB = 1e9 bytes, nccl-tests' unit. */
 		s->algbw_gbps = s->mean_ns > 0 ? (double)s->bytes / s->mean_ns : NAN;

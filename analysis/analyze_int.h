@@ -10,6 +10,10 @@
 
 #include "cvc/cvc_analyze.h"
 
+/* Sums that may pass 2^63 (durations of many kernels, each below 2^63 ns:
+ * cvc_db.h, CVC_TIME_LIMIT_NS) are kept in 128 bits and checked once. */
+__extension__ typedef unsigned __int128 an_u128;
+
 struct an_run {
 	int64_t id;
 	char name[128];

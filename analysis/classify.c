@@ -691,13 +691,15 @@ cvc_status cvc_classify_summary(cvc_db *db, int64_t run_id,
 				cvc_class_total out[CVC_CLS_COUNT], int64_t *all_ns)
 {
 	sqlite3_stmt *q = NULL;
-	int64_t total = 0;
+	double total = 0, per[CVC_CLS_COUNT] = {0};
 	cvc_status st;
 	int rc;
 
 	memset(out, 0, CVC_CLS_COUNT * sizeof *out);
+	/* total(), a double: SQL's sum() of int64 durations fails on overflow,
+	 * and durations within the window may add up past 2^63 (issue 36) */
 	if ((st = prepare_run(db, "SELECT coalesce(nc.class_id,0), COUNT(*), "
-			      "SUM(a.end_ns - a.start_ns) FROM activities a "
+			      "total(a.end_ns - a.start_ns) FROM activities a "
 			      "LEFT JOIN name_class nc ON nc.name_id = a.name_id "
 			      "WHERE ?1 < 0 OR a.run_id = ?1 GROUP BY 1", run_id, &q)))
 		goto out;
@@ -708,15 +710,25 @@ cvc_status cvc_classify_summary(cvc_db *db, int64_t run_id,
 		if (c < 0 || c >= CVC_CLS_COUNT)
 			c = CVC_CLS_OTHER;
 		out[c].count += sqlite3_column_int64(q, 1);
-		out[c].total_ns += sqlite3_column_int64(q, 2);
-		total += sqlite3_column_int64(q, 2);
+		per[c] += sqlite3_column_double(q, 2);
+		total += sqlite3_column_double(q, 2);
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
 		st = sq_fail(db, "summing classes");
+		goto out;
+	}
+	if (total >= 0x1p63) {
+		st = cvc_db_fail(db, CVC_ERR_FORMAT,
+				 "'%s': the kernels last 2^63 ns or more in all (292 years): not a "
+				 "trace's times", cvc_db_path(db));
+		goto out;
+	}
+	for (int c = 0; c < CVC_CLS_COUNT; c++)
+		out[c].total_ns = (int64_t)per[c];
 out:
 	sqlite3_finalize(q);
 	if (all_ns)
-		*all_ns = total;
+		*all_ns = st ? 0 : (int64_t)total;
 	return st;
 }
 
@@ -735,7 +747,7 @@ cvc_status cvc_classify_unknown(cvc_db *db, const cvc_rules *rules, int64_t run_
 	 * after it: sorting rows that carry whole names would hold every
 	 * distinct name in memory at once (issue 14 item 3). */
 	if ((st = prepare_run(db, "SELECT g.id, g.n, g.t FROM ("
-			      " SELECT a.name_id AS id, COUNT(*) AS n, SUM(a.end_ns - a.start_ns) AS t"
+			      " SELECT a.name_id AS id, COUNT(*) AS n, total(a.end_ns - a.start_ns) AS t"
 			      " FROM activities a WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1)"
 			      " GROUP BY a.name_id) g JOIN strings s ON s.id = g.id "
 			      "ORDER BY g.t DESC, substr(s.value, 1, 256), g.id", run_id, &q)) ||
@@ -762,8 +774,14 @@ cvc_status cvc_classify_unknown(cvc_db *db, const cvc_rules *rules, int64_t run_
 			cvc_db_fail(db, st, "classify: out of memory");
 			goto out;
 		}
+		if (sqlite3_column_double(q, 2) >= 0x1p63) {
+			st = cvc_db_fail(db, CVC_ERR_FORMAT,
+					 "'%s': the kernels of one name last 2^63 ns or more in all "
+					 "(292 years): not a trace's times", cvc_db_path(db));
+			goto out;
+		}
 		if (m.rule < 0 && fn(arg, name ? name : "", sqlite3_column_int64(q, 1),
-				     sqlite3_column_int64(q, 2)))
+				     (int64_t)sqlite3_column_double(q, 2)))
 			goto out;
 		sqlite3_reset(qn);
 	}
@@ -820,7 +838,7 @@ cvc_status cvc_classify_suspects(cvc_db *db, int64_t run_id, double *share, char
 	 * carry the names would make SQLite's sorter hold every distinct name at
 	 * once (300 distinct 1 MiB names: 300 MB; issue 14 item 3). */
 	if ((st = prepare_run(db, "SELECT s.value, g.t, coalesce(oc.name, 'other') FROM ("
-			      " SELECT a.name_id AS id, SUM(a.end_ns - a.start_ns) AS t "
+			      " SELECT a.name_id AS id, total(a.end_ns - a.start_ns) AS t "
 			      " FROM activities a WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1) "
 			      " GROUP BY a.name_id) g "
 			      "JOIN strings s ON s.id = g.id "
@@ -829,7 +847,7 @@ cvc_status cvc_classify_suspects(cvc_db *db, int64_t run_id, double *share, char
 		return st;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(q, 0);
-		double t = (double)sqlite3_column_int64(q, 1);
+		double t = sqlite3_column_double(q, 1);
 		const char *cls = (const char *)sqlite3_column_text(q, 2);
 
 		total += t;

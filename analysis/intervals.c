@@ -4,10 +4,28 @@
  * The analyzer feeds activities in start order and only needs the streaming
  * merger; the array functions are the reference the tests check it against
  * and serve callers that hold intervals in memory.
+ *
+ * Lengths are unsigned: end - start of two int64 times with end >= start is
+ * exact in uint64_t, and the union of intervals lying within [lo, hi] is at
+ * most hi - lo, so a union sums without overflow whatever the times (issue
+ * 36 item 7: one kernel over [-2^62, 2^62] overflowed here).  A total past
+ * INT64_MAX, possible only outside the accepted window (CVC_TIME_LIMIT_NS),
+ * is reported as INT64_MAX.
  */
 #include <stdlib.h>
 
 #include "cvc/cvc_analyze.h"
+
+/* end - start for end >= start, exact. */
+static uint64_t span_len(int64_t start, int64_t end)
+{
+	return (uint64_t)end - (uint64_t)start;
+}
+
+static int64_t clamp_total(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
 
 static int ival_cmp(const void *pa, const void *pb)
 {
@@ -43,33 +61,33 @@ size_t cvc_ivals_normalize(cvc_ival *iv, size_t n)
 
 int64_t cvc_ivals_union_ns(cvc_ival *iv, size_t n)
 {
-	int64_t total = 0;
+	uint64_t total = 0;
 
 	n = cvc_ivals_normalize(iv, n);
 	for (size_t i = 0; i < n; i++)
-		total += iv[i].end_ns - iv[i].start_ns;
-	return total;
+		total += span_len(iv[i].start_ns, iv[i].end_ns);
+	return clamp_total(total);
 }
 
 int64_t cvc_ivals_intersect_ns(const cvc_ival *a, size_t na, const cvc_ival *b,
 			       size_t nb)
 {
 	size_t i = 0, j = 0;
-	int64_t total = 0;
+	uint64_t total = 0;
 
 	while (i < na && j < nb) {
 		int64_t s = a[i].start_ns > b[j].start_ns ? a[i].start_ns : b[j].start_ns;
 		int64_t e = a[i].end_ns < b[j].end_ns ? a[i].end_ns : b[j].end_ns;
 
 		if (e > s)
-			total += e - s;
+			total += span_len(s, e);
 		/* The one that ends first cannot meet anything further on. */
 		if (a[i].end_ns < b[j].end_ns)
 			i++;
 		else
 			j++;
 	}
-	return total;
+	return clamp_total(total);
 }
 
 void cvc_merger_init(cvc_merger *m)
@@ -91,7 +109,7 @@ cvc_status cvc_merger_add(cvc_merger *m, int64_t s, int64_t e)
 		return CVC_OK;
 	}
 	if (m->open)
-		m->closed_ns += m->cur_end - m->cur_start;
+		m->closed_ns += span_len(m->cur_start, m->cur_end);
 	m->cur_start = s;
 	m->cur_end = e;
 	m->open = 1;
@@ -100,5 +118,5 @@ cvc_status cvc_merger_add(cvc_merger *m, int64_t s, int64_t e)
 
 int64_t cvc_merger_total(const cvc_merger *m)
 {
-	return m->closed_ns + (m->open ? m->cur_end - m->cur_start : 0);
+	return clamp_total(m->closed_ns + (m->open ? span_len(m->cur_start, m->cur_end) : 0));
 }

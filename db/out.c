@@ -400,3 +400,88 @@ cvc_status cvc_out_dir(const char *path, int *created, char *err, size_t errlen)
 	*created = 1;
 	return CVC_OK;
 }
+
+/* Copies fd's bytes to tmpfd; CVC_ERR_IO with err naming path on failure. */
+static cvc_status copy_fd(int fd, int tmpfd, const char *path, char *err, size_t errlen)
+{
+	char buf[1 << 16];
+
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof buf), w = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cvc_errf(err, errlen, CVC_ERR_IO, "'%s': read error: %s", path,
+					strerror(errno));
+		if (n == 0)
+			return CVC_OK;
+		while (w < n) {
+			ssize_t k = write(tmpfd, buf + w, (size_t)(n - w));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				return cvc_errf(err, errlen, CVC_ERR_IO,
+						"'%s': writing its temporary copy: %s", path,
+						k < 0 ? strerror(errno) : "disk full");
+			w += k;
+		}
+	}
+}
+
+cvc_status cvc_tmp_spill(const char *path, char **tmp, char *err, size_t errlen)
+{
+	const char *dir = getenv("TMPDIR");
+	int is_stdin = strcmp(path, "-") == 0, fd, tmpfd = -1;
+	struct stat sb;
+	cvc_status st;
+	char *name;
+
+	*tmp = NULL;
+	if (!is_stdin && (stat(path, &sb) != 0 || S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
+		return CVC_OK;
+	if (!dir || !*dir)
+		dir = "/tmp";
+	name = malloc(strlen(dir) + 32);
+	if (!name)
+		return cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(name);
+		return cvc_errf(err, errlen, cvc_open_status(errno), "'%s': cannot open: %s", path,
+				strerror(errno));
+	}
+	snprintf(name, strlen(dir) + 32, "%s/cvc-spill-XXXXXX", dir);
+	/* lint-out: a private copy in $TMPDIR under a name mkstemp makes */
+	tmpfd = mkstemp(name);
+	if (tmpfd < 0) {
+		st = cvc_errf(err, errlen, CVC_ERR_IO, "'%s': cannot make a temporary copy in %s: %s",
+			      path, dir, strerror(errno));
+		goto out;
+	}
+	cvc_tmp_add(name);
+	st = copy_fd(fd, tmpfd, path, err, errlen);
+	if (close(tmpfd) != 0 && !st)
+		st = cvc_errf(err, errlen, CVC_ERR_IO, "'%s': writing its temporary copy: %s", path,
+			      strerror(errno));
+	tmpfd = -1;
+out:
+	if (!is_stdin)
+		close(fd);
+	if (st) {
+		cvc_tmp_unspill(name);
+		return st;
+	}
+	*tmp = name;
+	return CVC_OK;
+}
+
+void cvc_tmp_unspill(char *tmp)
+{
+	if (!tmp)
+		return;
+	unlink(tmp);
+	cvc_tmp_forget(tmp);
+	free(tmp);
+}

@@ -216,6 +216,13 @@ cvc_status cvc_db_rank_put(cvc_db *db, int64_t run_id, const cvc_rank_info *in)
 	sqlite3_bind_int(st, 2, in->rank);
 	bind_text(st, 3, in->host);
 	bind_i64_or_null(st, 4, in->pid, 0);
+	/* an offset added to a time must stay summable (CVC_TIME_LIMIT_NS) */
+	if (in->clock_offset_ns < -CVC_TIME_LIMIT_NS || in->clock_offset_ns > CVC_TIME_LIMIT_NS) {
+		sqlite3_clear_bindings(st);
+		return cvc_db_fail(db, CVC_ERR_FORMAT,
+				   "rank %d: expected a clock offset within +-(2^62 - 1) ns, got %lld",
+				   in->rank, (long long)in->clock_offset_ns);
+	}
 	sqlite3_bind_int64(st, 5, in->clock_offset_ns);
 	return step_done(db, st, "adding rank");
 }
@@ -358,12 +365,13 @@ cvc_status cvc_db_intern(cvc_db *db, const char *s, size_t len, int64_t *id)
 
 /*
  * The one range check every writer of device timelines goes through
- * (importers, shard merges, the profiler's spool): times within +-2^62 ns
+ * (importers, shard merges, the profiler's spool): times within
+ * +-CVC_TIME_LIMIT_NS
  * (146 years; Kineto's epoch nanoseconds are 1.7e18), end not before start,
  * a device index a GPU can have.  An export whose kernel ends at INT64_MAX
  * would otherwise import and break every later analysis (issue 14).
  */
-#define TIME_LIMIT_NS ((int64_t)1 << 62)
+#define TIME_LIMIT_NS CVC_TIME_LIMIT_NS
 
 int cvc_db_span_ok(int64_t start, int64_t end, int64_t device, int host_ok)
 {
@@ -378,7 +386,8 @@ static cvc_status check_span(cvc_db *db, const char *what, int64_t start, int64_
 		return CVC_OK;
 	if (start < -TIME_LIMIT_NS || end > TIME_LIMIT_NS || end < start)
 		return cvc_db_fail(db, CVC_ERR_FORMAT,
-				   "%s: expected start <= end within 2^62 ns, got start %lld, end %lld",
+				   "%s: expected start <= end within +-(2^62 - 1) ns, got start %lld, "
+				   "end %lld",
 				   what, (long long)start, (long long)end);
 	return cvc_db_fail(db, CVC_ERR_FORMAT, "%s: expected a device index 0..65535, got %d",
 			   what, device);

@@ -17,6 +17,7 @@
 #include "cvc/cvc_csv.h"
 #include "cvc/cvc_model.h"
 #include "cvc/cvc_nccltab.h"
+#include "cvc/cvc_out.h"
 
 #define ROWS_MAX 10000000u /* bounded growth: 10 M rows is ~1.3 GB */
 #define LINE_CAP 65536
@@ -399,12 +400,12 @@ static cvc_status read_vidur_mlp(struct reader *r, cvc_model_rows *rows, char **
  * fit takes the catalog's node size).  CVC_ERR_NOTFOUND when the file has
  * no nccl-tests table at all.
  */
-static cvc_status read_nccl_tests(const char *path, cvc_model_rows *rows, const char *gpu_hint,
-				  char *err, size_t errlen)
+static cvc_status read_nccl_tests(const char *open_path, const char *path, cvc_model_rows *rows,
+				  const char *gpu_hint, char *err, size_t errlen)
 {
 	cvc_nt_log log;
 	cvc_model_coll coll;
-	cvc_status st = cvc_nt_read(path, path, &log, NULL, NULL, err, errlen);
+	cvc_status st = cvc_nt_read(open_path, path, &log, NULL, NULL, err, errlen);
 
 	if (st)
 		goto out;
@@ -455,7 +456,7 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 			       char *err, size_t errlen)
 {
 	struct reader r = {0};
-	char *hdr_copy = NULL, *hdr[MAX_COLS];
+	char *hdr_copy = NULL, *hdr[MAX_COLS], *spill = NULL;
 	int nh, got;
 	size_t before;
 	cvc_status st = CVC_OK;
@@ -474,7 +475,12 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	r.gz = gzopen(path, "rb");
+	/* read twice (the header, then from the start): a pipe or FIFO is
+	 * copied once first (issue 36 item 10: a FIFO hung, a pipe gave
+	 * "expected a known table header") */
+	if ((st = cvc_tmp_spill(path, &spill, err, errlen)))
+		goto out;
+	r.gz = gzopen(spill ? spill : path, "rb");
 	if (!r.gz) {
 		int e = errno;
 
@@ -512,7 +518,7 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 		st = read_vidur_mlp(&r, rows, hdr, nh, gpu_hint);
 	else {
 		/* anything else may be an nccl-tests log with text before its table */
-		st = read_nccl_tests(path, rows, gpu_hint, err, errlen);
+		st = read_nccl_tests(spill ? spill : path, path, rows, gpu_hint, err, errlen);
 		if (st == CVC_ERR_NOTFOUND) {
 			snprintf(err, errlen, "'%s': line 1: expected a known table header (XLA perf "
 				 "table, vidur profile, nccl-tests log)", path);
@@ -535,6 +541,7 @@ out:
 		rows->n = before; /* all or nothing per file */
 	if (r.gz)
 		gzclose(r.gz);
+	cvc_tmp_unspill(spill);
 	free(r.line);
 	free(hdr_copy);
 	return st;

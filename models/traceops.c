@@ -49,14 +49,14 @@ static const char *col_text(sqlite3_stmt *st, int i)
 	"WHERE a.correlation IS NOT NULL AND (?1 < 0 OR a.run_id = ?1)"
 #define TR_SELECT                                                                             \
 	") SELECT o.run_id, o.rank, o.external_id, s.value, o.dims, o.types, "                \
-	"sum(a.end_ns - a.start_ns), "                                                        \
-	"sum(CASE WHEN a.kind = 1 AND nc.class_id = ?2 THEN a.end_ns - a.start_ns ELSE 0 END), " \
+	"total(a.end_ns - a.start_ns), "                                                        \
+	"total(CASE WHEN a.kind = 1 AND nc.class_id = ?2 THEN a.end_ns - a.start_ns ELSE 0 END), " \
 	"sum(a.kind = 1 AND nc.class_id = ?2), "                                              \
 	"max(a.kind = 1 AND nc.class_id = ?2 AND (instr(lower(ks.value), 'tf32') > 0 "         \
 	"OR instr(ks.value, 'tensorop_s1688') > 0)), "                                        \
 	"coalesce(max(d.name), max(r.gpu_model), ''), "                                       \
-	"sum(CASE WHEN a.kind = 1 THEN a.end_ns - a.start_ns ELSE 0 END), sum(a.kind = 1), "  \
-	"sum(CASE WHEN a.kind = 2 THEN a.end_ns - a.start_ns ELSE 0 END) "                    \
+	"total(CASE WHEN a.kind = 1 THEN a.end_ns - a.start_ns ELSE 0 END), sum(a.kind = 1), " \
+	"total(CASE WHEN a.kind = 2 THEN a.end_ns - a.start_ns ELSE 0 END) "                  \
 	"FROM link JOIN op_shapes o ON o.id = link.sid JOIN activities a ON a.id = link.aid " \
 	"JOIN strings s ON s.id = o.name_id "                                                 \
 	"JOIN runs r ON r.id = o.run_id "                                                     \
@@ -89,14 +89,14 @@ cvc_status tr_each_op(cvc_db *db, int64_t run_id, tr_fn fn, void *ctx)
 			.op = col_text(st, 3),
 			.dims = col_text(st, 4),
 			.types = (const char *)sqlite3_column_text(st, 5),
-			.total_us = (double)sqlite3_column_int64(st, 6) / 1000.0,
-			.gemm_us = (double)sqlite3_column_int64(st, 7) / 1000.0,
+			.total_us = sqlite3_column_double(st, 6) / 1000.0,
+			.gemm_us = sqlite3_column_double(st, 7) / 1000.0,
 			.gemm_kernels = sqlite3_column_int(st, 8),
 			.tf32 = sqlite3_column_int(st, 9),
 			.gpu = col_text(st, 10),
-			.kernel_us = (double)sqlite3_column_int64(st, 11) / 1000.0,
+			.kernel_us = sqlite3_column_double(st, 11) / 1000.0,
 			.kernels = sqlite3_column_int(st, 12),
-			.copy_us = (double)sqlite3_column_int64(st, 13) / 1000.0,
+			.copy_us = sqlite3_column_double(st, 13) / 1000.0,
 		};
 
 		if ((rc = fn(&o, ctx)))

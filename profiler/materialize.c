@@ -623,10 +623,16 @@ static cvc_status mat_finish(struct mat *m, size_t end, const char *spool_path)
 	if ((st = mat_pair_markers(m)))
 		return st;
 	for (int i = 0; i < 4; i += 2) {
-		if (m->have_clock[i] && m->have_clock[i + 1]) {
-			off_sum += m->clock[i + 1] - m->clock[i];
-			npairs++;
-		}
+		int64_t d;
+
+		if (!m->have_clock[i] || !m->have_clock[i + 1])
+			continue;
+		/* clocks come from the file: their difference may not fit */
+		if (__builtin_sub_overflow(m->clock[i + 1], m->clock[i], &d) ||
+		    __builtin_add_overflow(off_sum, d, &off_sum))
+			return mat_fail(m, CVC_ERR_FORMAT, end,
+					"expected clock pairs less than 2^63 ns apart");
+		npairs++;
 	}
 	rk.rank = m->rank;
 	rk.clock_offset_ns = npairs ? off_sum / npairs : 0;

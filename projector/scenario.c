@@ -32,6 +32,11 @@
 				 * crossing several axes */
 #define MAX_SCENARIOS 1e10      /* the cross product: 10^10 scenarios at 1 us
 				 * each is almost three hours */
+#define MAX_NODES 1500000u      /* YAML nodes of a file, counted before libyaml
+				 * loads it: its document holds about 170 bytes
+				 * a node (8 M scalars peaked at 1.35 GB, 1 M
+				 * at 213 MB), so this is about 256 MiB; the 16
+				 * MiB a file may have could hold 8 M */
 
 static cvc_status fail_at(cvc_proj_study *st, const yaml_node_t *n, const char *fmt, ...)
 	CVC_PRINTF(3, 4);
@@ -57,6 +62,77 @@ static cvc_status nomem(cvc_proj_study *st)
 {
 	snprintf(st->errmsg, sizeof st->errmsg, "'%s': out of memory", st->file);
 	return CVC_ERR_NOMEM;
+}
+
+/* libyaml ran out of memory: the system's fault, not the file's (exit 1;
+ * it was "expected valid YAML", exit 2). */
+static cvc_status yaml_nomem(cvc_proj_study *st)
+{
+	snprintf(st->errmsg, sizeof st->errmsg, "'%s': out of memory while reading the YAML",
+		 st->file);
+	return CVC_ERR_NOMEM;
+}
+
+/* Fails at a parser mark (the event pass has no nodes yet). */
+static cvc_status fail_mark(cvc_proj_study *st, yaml_mark_t mk, cvc_status rc, const char *what,
+			    const char *detail)
+{
+	snprintf(st->errmsg, sizeof st->errmsg, "'%s': line %lu, column %lu: %s%s", st->file,
+		 (unsigned long)mk.line + 1, (unsigned long)mk.column + 1, what, detail);
+	return rc;
+}
+
+/*
+ * What the file asks of the loader, before libyaml builds its document
+ * (issue 36 items 9 and 16): at most MAX_NODES nodes (a 16 MiB list peaked
+ * at 1.41 GB before the alternatives cap could fire), one document (a
+ * second was dropped silently), no NUL byte in a scalar (it cut a name
+ * short).  Parse errors are left to the loader, which reports them.
+ */
+static cvc_status check_events(cvc_proj_study *st, const char *text, size_t len)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	size_t nodes = 0, docs = 0;
+	cvc_status rc = CVC_OK;
+	int done = 0;
+
+	if (!yaml_parser_initialize(&p))
+		return nomem(st);
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	while (!done && !rc) {
+		if (!yaml_parser_parse(&p, &ev)) {
+			if (p.error == YAML_MEMORY_ERROR)
+				rc = yaml_nomem(st);
+			break;
+		}
+		if (ev.type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
+			rc = fail_mark(st, ev.start_mark, CVC_ERR_FORMAT,
+				       "a second YAML document: a scenario file holds one "
+				       "(put its blocks under 'scenarios:')", "");
+		else if (ev.type == YAML_SCALAR_EVENT &&
+			 memchr(ev.data.scalar.value, '\0', ev.data.scalar.length)) {
+			char detail[120];
+
+			snprintf(detail, sizeof detail, "'%.60s'", (const char *)ev.data.scalar.value);
+			rc = fail_mark(st, ev.start_mark, CVC_ERR_FORMAT,
+				       "expected text, found a NUL byte after ", detail);
+		}
+		if (!rc && (ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
+			    ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_ALIAS_EVENT) &&
+		    ++nodes > MAX_NODES) {
+			char detail[160];
+
+			snprintf(detail, sizeof detail, " %u nodes (about 256 MiB to load); narrow "
+				 "the lists or split the study", MAX_NODES);
+			rc = fail_mark(st, ev.start_mark, CVC_ERR_FORMAT,
+				       "more YAML than a scenario file may hold:", detail);
+		}
+		done = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	return rc;
 }
 
 /* Interns s in the study's pool; the pointer lives as long as the study. */
@@ -92,23 +168,45 @@ static const char *pair_nodes(yaml_document_t *doc, const yaml_node_pair_t *pr, 
 	return scalar(*k);
 }
 
-/* A key written twice in one mapping: YAML loaders keep one silently. */
+/*
+ * A key written twice in one mapping: YAML loaders keep one silently.  The
+ * keys seen go into an open-addressing set of pair indexes (FNV-1a), so a
+ * mapping of n keys costs O(n): the pairwise check took 50 s for 100k keys
+ * and never finished for 400k (issue 36 item 9).  The second of two equal
+ * keys, in file order, is the one named.
+ */
 static cvc_status no_duplicates(cvc_proj_study *st, yaml_document_t *doc, const yaml_node_t *m)
 {
-	const yaml_node_pair_t *a, *b;
+	const yaml_node_pair_t *p0 = m->data.mapping.pairs.start;
+	size_t n = (size_t)(m->data.mapping.pairs.top - p0), cap = 16;
+	uint32_t *set;
+	cvc_status rc = CVC_OK;
 
-	for (a = m->data.mapping.pairs.start; a < m->data.mapping.pairs.top; a++) {
-		const char *ka = scalar(yaml_document_get_node(doc, a->key));
+	while (cap < 2 * n)
+		cap *= 2;
+	set = calloc(cap, sizeof *set); /* pair index + 1; 0 = empty */
+	if (!set)
+		return nomem(st);
+	for (size_t i = 0; i < n && !rc; i++) {
+		const yaml_node_t *kn = yaml_document_get_node(doc, p0[i].key);
+		const char *k = scalar(kn);
+		size_t len, j;
 
-		for (b = m->data.mapping.pairs.start; ka && b < a; b++) {
-			const char *kb = scalar(yaml_document_get_node(doc, b->key));
+		if (!k)
+			continue;
+		len = kn->data.scalar.length;
+		for (j = cvc_hash_fnv1a(k, len) & (cap - 1); set[j]; j = (j + 1) & (cap - 1)) {
+			const yaml_node_t *on = yaml_document_get_node(doc, p0[set[j] - 1].key);
 
-			if (kb && strcmp(ka, kb) == 0)
-				return fail_at(st, yaml_document_get_node(doc, a->key),
-					       "key '%s' given twice in one mapping", ka);
+			if (on->data.scalar.length == len && memcmp(on->data.scalar.value, k, len) == 0) {
+				rc = fail_at(st, kn, "key '%.200s' given twice in one mapping", k);
+				break;
+			}
 		}
+		set[j] = (uint32_t)i + 1;
 	}
-	return CVC_OK;
+	free(set);
+	return rc;
 }
 
 /* Fields whose 0 would silently mean "the default" (kv_heads 0 = heads,
@@ -777,6 +875,8 @@ cvc_status cvc_proj_study_parse(const char *name, const char *text, size_t len,
 		rc = fail_at(st, NULL, "file larger than %u bytes", MAX_FILE_BYTES);
 		goto out;
 	}
+	if ((rc = check_events(st, text, len)))
+		goto out;
 	if (!yaml_parser_initialize(&parser)) {
 		rc = nomem(st);
 		goto out;
@@ -785,6 +885,12 @@ cvc_status cvc_proj_study_parse(const char *name, const char *text, size_t len,
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
 		yaml_mark_t mk = parser.problem_mark;
+
+		/* out of memory is not the file's fault (it was "expected valid YAML") */
+		if (parser.error == YAML_MEMORY_ERROR) {
+			rc = yaml_nomem(st);
+			goto out;
+		}
 
 		snprintf(st->errmsg, sizeof st->errmsg,
 			 "'%s': line %lu, column %lu: expected valid YAML (%s)", st->file,

@@ -48,11 +48,14 @@ static const char *cname_for(const char *cls, int is_comm, int kind)
 }
 
 /* ns as microseconds with 3 decimals, exactly (no double rounding). */
-static void put_us(FILE *f, int64_t ns)
+/* b - a in microseconds with three decimals, exact for any int64 times:
+ * aligned times (a time plus its rank's clock offset, each within
+ * CVC_TIME_LIMIT_NS) may lie further apart than an int64 holds. */
+static void put_us_diff(FILE *f, int64_t a, int64_t b)
 {
-	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	uint64_t d = b >= a ? (uint64_t)b - (uint64_t)a : (uint64_t)a - (uint64_t)b;
 
-	fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
+	fprintf(f, "%s%" PRIu64 ".%03" PRIu64, b < a ? "-" : "", d / 1000, d % 1000);
 }
 
 static cvc_status fail_sql(cvc_db *db, const char *what)
@@ -213,9 +216,9 @@ static void x_event_head(struct pf *x, const char *name, const char *cat, int64_
 	rep_json_str(x->out, name, 0);
 	fprintf(x->out, ",\"cat\":\"%s\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", cat,
 		pid, tid);
-	put_us(x->out, start_ns - x->t0);
+	put_us_diff(x->out, x->t0, start_ns);
 	fputs(",\"dur\":", x->out);
-	put_us(x->out, dur_ns);
+	put_us_diff(x->out, 0, dur_ns);
 }
 
 /* The activities query; the class and collective columns are NULL when

@@ -50,7 +50,8 @@ struct cls_acc {
 	char run[128];
 	char name[32];
 	int is_comm;
-	int64_t kernels, sum_ns, union_ns;
+	int64_t kernels;
+	double sum_ns, union_ns;  /* over ranks: doubles, a sum of int64 could wrap */
 	int ranks;
 };
 
@@ -122,8 +123,8 @@ static int sum_classes(const cvc_breakdown *b, size_t nb, struct cls_acc **acc, 
 				(*nacc)++;
 			}
 			a[j].kernels += c->kernels;
-			a[j].sum_ns += c->sum_ns;
-			a[j].union_ns += c->union_ns;
+			a[j].sum_ns += (double)c->sum_ns;
+			a[j].union_ns += (double)c->union_ns;
 			a[j].ranks++;
 		}
 	}
@@ -137,7 +138,8 @@ static int fill_classes(cvc_rep_table *ct, const cvc_breakdown *b, size_t nb)
 	size_t nacc = 0;
 	int rc = sum_classes(b, nb, &acc, &nacc);
 
-	if (!rc)
+	/* qsort's pointer must not be NULL, even for 0 items (fuzz_analyze) */
+	if (!rc && nacc)
 		qsort(acc, nacc, sizeof *acc, cmp_cls);
 	for (size_t j = 0; !rc && j < nacc; j++) {
 		long r = cvc_rep_table_add_row(ct);
@@ -153,9 +155,9 @@ static int fill_classes(cvc_rep_table *ct, const cvc_breakdown *b, size_t nb)
 		}
 		cvc_rep_table_set_num(ct, (size_t)r, 2, acc[j].is_comm);
 		cvc_rep_table_set_num(ct, (size_t)r, 3, (double)acc[j].kernels);
-		cvc_rep_table_set_num(ct, (size_t)r, 4, ms(acc[j].union_ns));
-		cvc_rep_table_set_num(ct, (size_t)r, 5, nranks ? ms(acc[j].union_ns) / nranks : NAN);
-		cvc_rep_table_set_num(ct, (size_t)r, 6, ms(acc[j].sum_ns));
+		cvc_rep_table_set_num(ct, (size_t)r, 4, acc[j].union_ns / 1e6);
+		cvc_rep_table_set_num(ct, (size_t)r, 5, nranks ? acc[j].union_ns / 1e6 / nranks : NAN);
+		cvc_rep_table_set_num(ct, (size_t)r, 6, acc[j].sum_ns / 1e6);
 	}
 	free(acc);
 	return rc;
@@ -309,7 +311,7 @@ static int top_kernel_row(cvc_rep_table *t, sqlite3_stmt *q, sqlite3_stmt *qt)
 	const char *cls = (const char *)sqlite3_column_text(q, 2);
 	char cut[REP_NAME_MAX + 4];
 	size_t n = name ? strlen(name) : 0;
-	double total = (double)sqlite3_column_int64(q, 5), all = 0;
+	double total = sqlite3_column_double(q, 5), all = 0;
 	int64_t cnt = sqlite3_column_int64(q, 4);
 	long r = cvc_rep_table_add_row(t);
 
@@ -325,7 +327,7 @@ static int top_kernel_row(cvc_rep_table *t, sqlite3_stmt *q, sqlite3_stmt *qt)
 	sqlite3_reset(qt);
 	sqlite3_bind_text(qt, 1, runname ? runname : "", -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(qt) == SQLITE_ROW)
-		all = (double)sqlite3_column_int64(qt, 0);
+		all = sqlite3_column_double(qt, 0);
 	if (cvc_rep_table_set_str(t, (size_t)r, 0, runname) || cvc_rep_table_set_str(t, (size_t)r, 1, cut) ||
 	    cvc_rep_table_set_str(t, (size_t)r, 2, cls ? cls : "unclassified"))
 		return -1;
@@ -356,7 +358,7 @@ static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *ou
 		" SELECT g.*, row_number() OVER (PARTITION BY g.rid ORDER BY g.total DESC,"
 		"  (SELECT substr(value, 1, 256) FROM strings WHERE id = g.nid), g.nid) AS pos"
 		" FROM (SELECT r.name AS run, a.name_id AS nid, oc.name AS cls,"
-		"  oc.is_comm AS is_comm, count(*) AS n, sum(a.end_ns - a.start_ns) AS total,"
+		"  oc.is_comm AS is_comm, count(*) AS n, total(a.end_ns - a.start_ns) AS total,"
 		"  a.run_id AS rid"
 		"  FROM activities a JOIN runs r ON r.id = a.run_id"
 		"  LEFT JOIN name_class nc ON nc.name_id = a.name_id"
@@ -365,7 +367,8 @@ static cvc_status top_kernels(cvc_db *db, const char *run, struct rep_tables *ou
 		"  GROUP BY a.run_id, a.name_id) g)"
 		" JOIN strings ks ON ks.id = nid WHERE pos <= ?2 ORDER BY rid, pos";
 	static const char sql_total[] =
-		"SELECT sum(a.end_ns - a.start_ns) FROM activities a JOIN runs r ON r.id = a.run_id"
+		/* total(), a double: sum() of many int64 durations fails on overflow */
+		"SELECT total(a.end_ns - a.start_ns) FROM activities a JOIN runs r ON r.id = a.run_id"
 		" WHERE a.kind = 1 AND r.name = ?1";
 	sqlite3 *sq = cvc_db_sqlite(db);
 	sqlite3_stmt *q = NULL, *qt = NULL;

@@ -63,12 +63,15 @@ typedef struct cvc_ival {
  */
 CVC_API size_t cvc_ivals_normalize(cvc_ival *iv, size_t n);
 
-/* Total length of the union of iv[0..n).  Reorders iv (normalizes it). */
+/* Total length of the union of iv[0..n).  Reorders iv (normalizes it).
+ * Exact for any int64 times whose union is at most INT64_MAX long (always
+ * within the accepted window, CVC_TIME_LIMIT_NS); INT64_MAX beyond. */
 CVC_API int64_t cvc_ivals_union_ns(cvc_ival *iv, size_t n);
 
 /*
  * Length of the intersection of two normalized lists (as left by
- * cvc_ivals_normalize).  O(na + nb) two-pointer walk.
+ * cvc_ivals_normalize).  O(na + nb) two-pointer walk.  Bounded like
+ * cvc_ivals_union_ns.
  */
 CVC_API int64_t cvc_ivals_intersect_ns(const cvc_ival *a, size_t na,
 				       const cvc_ival *b, size_t nb);
@@ -79,7 +82,8 @@ CVC_API int64_t cvc_ivals_intersect_ns(const cvc_ival *a, size_t na,
  * with cvc_merger_init(); read with cvc_merger_total().
  */
 typedef struct cvc_merger {
-	int64_t closed_ns;         /* length of finished merged runs */
+	uint64_t closed_ns;        /* length of finished merged runs (unsigned:
+				      a union between int64 times never wraps) */
 	int64_t cur_start, cur_end;/* the open merged run */
 	int open;
 } cvc_merger;
@@ -90,6 +94,7 @@ CVC_API void cvc_merger_init(cvc_merger *m);
  * before the start of a previous interval: callers feed sorted input.
  */
 CVC_API cvc_status cvc_merger_add(cvc_merger *m, int64_t s, int64_t e);
+/* The union's length; INT64_MAX when it is longer (outside the window). */
 CVC_API int64_t cvc_merger_total(const cvc_merger *m);
 
 /* ---- the analysis ---------------------------------------------------------- */
@@ -111,7 +116,8 @@ typedef struct cvc_class_time {
 	char name[32];          /* op_classes.name, or "unclassified" */
 	int is_comm;
 	int64_t kernels;
-	int64_t sum_ns;         /* plain sum of kernel durations */
+	int64_t sum_ns;         /* plain sum of kernel durations (summed in 128
+				   bits; a sum past INT64_MAX is an error) */
 	int64_t union_ns;       /* length of the union of this class's kernels */
 } cvc_class_time;
 

@@ -266,10 +266,22 @@ typedef struct cvc_range {
 CVC_API cvc_status cvc_db_range_add(cvc_db *db, const cvc_range *r);
 
 /*
+ * The accepted time window: every time on a timeline (activities, ranges)
+ * and every rank's clock offset is within +-CVC_TIME_LIMIT_NS, 2^62 - 1 ns
+ * (146 years either side of the trace's epoch; Kineto's epoch nanoseconds
+ * are 1.7e18).  Derived from what 64-bit arithmetic holds (issue 36 item
+ * 7): the length of an interval between two accepted times, and so the
+ * length of any union of such intervals, is below 2^63; a time with its
+ * rank's offset added stays within +-(2^63 - 2).  What can grow past that
+ * (a sum of many kernels' durations) is summed in 128 bits and checked.
+ */
+#define CVC_TIME_LIMIT_NS (INT64_MAX / 2)
+
+/*
  * The bounds cvc_db_activity_add() and cvc_db_range_add() hold every span
  * to (a writer that would rather drop a record than fail asks first): times
- * within +-2^62 ns, end not before start, device 0..65535 (-1 too when
- * host_ok, for host ranges).
+ * within +-CVC_TIME_LIMIT_NS, end not before start, device 0..65535 (-1 too
+ * when host_ok, for host ranges).
  */
 CVC_API int cvc_db_span_ok(int64_t start, int64_t end, int64_t device, int host_ok);
 

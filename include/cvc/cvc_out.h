@@ -87,6 +87,22 @@ CVC_API void cvc_out_abort(cvc_out *o);
  */
 CVC_API cvc_status cvc_out_dir(const char *path, int *created, char *err, size_t errlen);
 
+/*
+ * A reader that needs to read its input twice (cvc fit: the header, then
+ * the table or log from its start) and was given something that can be
+ * read once (a pipe, a FIFO, /dev/fd/N from <(cmd), "-" for stdin): copies
+ * what path holds, as it is (compressed or not), into a private file
+ * under $TMPDIR (mode 0600, registered with cvc_tmp_add) and sets *tmp to
+ * its path, which the caller reads instead and ends with cvc_tmp_unspill.
+ * For a regular file (or a path that cannot be opened, which the reader
+ * then reports) *tmp is NULL and nothing is copied.  Errors name path:
+ * CVC_ERR_IO, CVC_ERR_NOMEM, or cvc_open_status's for an unopenable one.
+ */
+CVC_API cvc_status cvc_tmp_spill(const char *path, char **tmp, char *err, size_t errlen);
+
+/* Removes and frees a copy made by cvc_tmp_spill.  NULL ok. */
+CVC_API void cvc_tmp_unspill(char *tmp);
+
 /* ---- files an interrupted command removes ---------------------------------- */
 
 /*

@@ -581,6 +581,45 @@ fail:
 	return st;
 }
 
+/*
+ * A generated column is computed whenever a row is read, as a view is: 20k
+ * kernels over a virtual StringIds.value took 79 s to import, holding the
+ * write lock (issue 36 item 8).  Nsight Systems exports and cvc databases
+ * have none, and no virtual tables: both are refused, as views are.
+ */
+static cvc_status imp_foreign_columns(cvc_db *db, sqlite3 *src, const char *path)
+{
+	static const char sql[] =
+		"SELECT m.name, x.name, m.sql LIKE 'CREATE VIRTUAL TABLE%' FROM sqlite_master m "
+		"LEFT JOIN pragma_table_xinfo(m.name) x ON x.hidden IN (2, 3) "
+		"WHERE m.type = 'table' AND (x.name IS NOT NULL OR m.sql LIKE 'CREATE VIRTUAL TABLE%') "
+		"LIMIT 1";
+	sqlite3_stmt *st = NULL;
+	cvc_status ret = CVC_OK;
+	int rc;
+
+	if (sqlite3_prepare_v2(src, sql, -1, &st, NULL) != SQLITE_OK)
+		return cvc_db_fail(db, CVC_ERR_FORMAT, "'%s': corrupt or unreadable SQLite file: %s",
+				   path, sqlite3_errmsg(src));
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_int(st, 2))
+		ret = cvc_db_fail(db, CVC_ERR_FORMAT,
+				  "'%s': holds a virtual table ('%.64s'): Nsight Systems exports and "
+				  "cvc databases have none", path,
+				  (const char *)sqlite3_column_text(st, 0));
+	else if (rc == SQLITE_ROW)
+		ret = cvc_db_fail(db, CVC_ERR_FORMAT,
+				  "'%s': holds a generated column ('%.64s.%.64s'): Nsight Systems "
+				  "exports and cvc databases have none, and cvc does not compute a "
+				  "file's columns", path, (const char *)sqlite3_column_text(st, 0),
+				  (const char *)sqlite3_column_text(st, 1));
+	else if (rc != SQLITE_DONE)
+		ret = cvc_db_fail(db, CVC_ERR_FORMAT, "'%s': corrupt or unreadable SQLite file: %s",
+				  path, sqlite3_errmsg(src));
+	sqlite3_finalize(st);
+	return ret;
+}
+
 cvc_status imp_foreign_check(cvc_db *db, sqlite3 *src, const char *path)
 {
 	sqlite3_stmt *st = NULL;
@@ -604,5 +643,5 @@ cvc_status imp_foreign_check(cvc_db *db, sqlite3 *src, const char *path)
 		ret = cvc_db_fail(db, CVC_ERR_FORMAT, "'%s': corrupt or unreadable SQLite file: %s", path,
 				  sqlite3_errmsg(src));
 	sqlite3_finalize(st);
-	return ret;
+	return ret ? ret : imp_foreign_columns(db, src, path);
 }

@@ -87,7 +87,8 @@ void imp_stream_set_current(struct imp_stream *s);
 struct imp_stream *imp_stream_current(const char *path);
 
 /* Before reading a foreign SQLite file (an Nsight export, a shard): no
- * views (a recursive one never ends), strings and blobs of at most 16 MiB.
+ * views (a recursive one never ends), generated columns and virtual tables
+ * (computed on every read), strings and blobs of at most 16 MiB.
  * CVC_ERR_FORMAT naming path otherwise. */
 struct sqlite3;
 cvc_status imp_foreign_check(cvc_db *db, struct sqlite3 *src, const char *path);

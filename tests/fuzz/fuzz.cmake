@@ -41,7 +41,7 @@ target_link_options(cvc INTERFACE -fsanitize=address,undefined)
 
 add_custom_target(fuzzers)
 set(CVC_FUZZ_TARGETS kineto nsys nccltests cvcdb csvtab catalog rules scenario spool stream sqlcraft
-    validate)
+    validate analyze)
 
 add_executable(fuzz_seed_spool ${CMAKE_SOURCE_DIR}/tests/fuzz/seed_spool.c)
 target_link_libraries(fuzz_seed_spool PRIVATE cvc)
@@ -54,6 +54,8 @@ foreach(t ${CVC_FUZZ_TARGETS})
   target_compile_options(fuzz_${t} PRIVATE -fsanitize=fuzzer ${CVC_FUZZ_SAN} -g)
   target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer ${CVC_FUZZ_SAN})
   target_link_libraries(fuzz_${t} PRIVATE cvc)
+  # fuzz_analyze reads the report's private trace tables (reports/rep_proj.h)
+  target_include_directories(fuzz_${t} PRIVATE ${CMAKE_SOURCE_DIR})
   add_dependencies(fuzzers fuzz_${t})
   add_test(NAME fuzz.${t} COMMAND ${CMAKE_SOURCE_DIR}/tests/fuzz/run.sh
            $<TARGET_FILE:fuzz_${t}> ${t} ${CVC_FUZZ_SECONDS} ${CMAKE_BINARY_DIR}/fuzz
@@ -68,7 +70,7 @@ endif()
 if(CUDAToolkit_FOUND AND EXISTS ${CUDAToolkit_INCLUDE_DIRS}/cupti.h)
   add_executable(fuzz_cupti ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_cupti.c
                  ${CMAKE_SOURCE_DIR}/profiler/inject/decode.c)
-  target_include_directories(fuzz_cupti PRIVATE ${CMAKE_SOURCE_DIR}/profiler/inject
+  target_include_directories(fuzz_cupti PRIVATE ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/profiler/inject
                              ${CMAKE_SOURCE_DIR}/tests/fuzz ${CUDAToolkit_INCLUDE_DIRS})
   target_compile_options(fuzz_cupti PRIVATE -fsanitize=fuzzer ${CVC_FUZZ_SAN} -g -Wno-error)
   target_link_options(fuzz_cupti PRIVATE -fsanitize=fuzzer ${CVC_FUZZ_SAN})

@@ -34,12 +34,16 @@
 
 #include "../unit/nsys_fixture.h"
 #include "cvc/cvc.h"
+#include "cvc/cvc_analyze.h"
 #include "cvc/cvc_classify.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
 #include "cvc/cvc_model.h"
 #include "cvc/cvc_profile.h"
 #include "cvc/cvc_project.h"
+#include "cvc/cvc_report.h"
+/* the report's trace tables, which cvc report builds before its page */
+#include "reports/rep_proj.h"
 
 enum fz_target {
 	FZ_KINETO,
@@ -54,6 +58,7 @@ enum fz_target {
 	FZ_STREAM,
 	FZ_SQLCRAFT,
 	FZ_VALIDATE,
+	FZ_ANALYZE,
 	FZ_NTARGETS
 };
 
@@ -62,7 +67,8 @@ static inline const char *fz_target_name(enum fz_target t)
 {
 	static const char *const names[FZ_NTARGETS] = {
 		"kineto", "nsys", "nccltests", "cvcdb", "csvtab",
-		"catalog", "rules", "scenario", "spool", "stream", "sqlcraft", "validate"};
+		"catalog", "rules", "scenario", "spool", "stream", "sqlcraft", "validate",
+		"analyze"};
 
 	return (unsigned)t < FZ_NTARGETS ? names[t] : "?";
 }
@@ -417,6 +423,85 @@ static inline cvc_status fz_stream(const uint8_t *d, size_t n)
 	return st;
 }
 
+/* ---- what the analyzer and the report make of an import (issue 36) ------- */
+
+static inline int fz_unknown_cb(void *arg, const char *name, int64_t count, int64_t total_ns)
+{
+	(void)name;
+	(void)count;
+	(void)total_ns;
+	return ++*(int *)arg > 1000;
+}
+
+/* Keeps the first failure's status, and its message from msg. */
+static inline void fz_keep(cvc_status *st, cvc_status got, const char *msg)
+{
+#ifdef FZ_DEBUG
+	fprintf(stderr, "fz_keep: %d %s\n", got, got ? msg : "");
+#endif
+	if (*st == CVC_OK && got != CVC_OK) {
+		*st = got;
+		fz_copy_msg(msg);
+	}
+}
+
+/*
+ * The input, whatever format detection makes of it, imported as `cvc
+ * import` does (classifier in the transaction) into a fresh in-memory
+ * database and committed; then every reading of it the tool makes: the
+ * breakdowns per rank and per step with classes, the collectives, the
+ * class summary and unknown names, the report's trace tables and the
+ * Perfetto export.  The importers were fuzzed, but nothing read what they
+ * stored: times the window accepted overflowed the analyzer's sums.
+ */
+static inline cvc_status fz_analyze(const char *path)
+{
+	cvc_import_opts io = {.after = cvc_classify_after_import};
+	cvc_analyze_opts by_rank = {.classes = 1}, by_step = {.by = CVC_BY_STEP, .classes = 1};
+	cvc_class_total tot[CVC_CLS_COUNT];
+	struct rep_tables tables = {0};
+	cvc_rep_perfetto_stats ps;
+	cvc_breakdown *rows = NULL;
+	cvc_coll_stat *cs = NULL;
+	size_t n = 0;
+	cvc_db *db = NULL;
+	cvc_status st = CVC_OK, got;
+	char err[1024] = "";
+	int64_t all = 0;
+	int seen = 0;
+	FILE *out;
+
+	if (cvc_db_open(":memory:", CVC_DB_CREATE, &db) != CVC_OK)
+		fz_fatal("cannot open an in-memory database");
+	got = cvc_import_files(db, &path, 1, &io, NULL, NULL);
+	fz_copy_msg(cvc_db_errmsg(db));
+	if (got != CVC_OK) {
+		cvc_db_close(db);
+		return got;
+	}
+	got = cvc_analyze_run(db, &by_rank, &rows, &n);
+	cvc_breakdown_free(rows, n);
+	fz_keep(&st, got, cvc_db_errmsg(db));
+	got = cvc_analyze_run(db, &by_step, &rows, &n);
+	cvc_breakdown_free(rows, n);
+	fz_keep(&st, got, cvc_db_errmsg(db));
+	got = cvc_analyze_collectives(db, NULL, &cs, &n);
+	free(cs);
+	fz_keep(&st, got, cvc_db_errmsg(db));
+	fz_keep(&st, cvc_classify_summary(db, -1, tot, &all), cvc_db_errmsg(db));
+	fz_keep(&st, cvc_classify_unknown(db, NULL, -1, fz_unknown_cb, &seen), cvc_db_errmsg(db));
+	got = rep_trace_tables(db, NULL, &tables, err, sizeof err);
+	rep_tables_release(&tables);
+	fz_keep(&st, got, err);
+	if (!(out = fopen("/dev/null", "w")))
+		fz_fatal("cannot open /dev/null");
+	got = cvc_rep_perfetto(db, NULL, out, &ps);
+	fclose(out);
+	fz_keep(&st, got, cvc_db_errmsg(db));
+	cvc_db_close(db);
+	return st;
+}
+
 /* ---- crafted SQLite inputs (issue 14) ------------------------------------ */
 
 /*
@@ -625,6 +710,7 @@ static inline cvc_status fz_run(enum fz_target t, const uint8_t *d, size_t n)
 	case FZ_STREAM: return fz_stream(d, n);
 	case FZ_SQLCRAFT: return fz_sqlcraft(d, n);
 	case FZ_VALIDATE: return fz_validate(path);
+	case FZ_ANALYZE: return fz_analyze(path);
 	case FZ_NTARGETS: break;
 	}
 	return CVC_ERR_INTERNAL;

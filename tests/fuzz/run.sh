@@ -87,8 +87,8 @@ seed_from_shared() {
 		for f in "$shared"/published/*.csv; do
 			[ -f "$f" ] && head -n 12 "$f" > "$corpus/shared-$(basename "$f")"
 		done ;;
-	stream)
-		# Through a pipe, detection picks the importer: seeds of every format.
+	stream | analyze)
+		# Detection picks the importer: seeds of every format.
 		for f in kineto nsys nccltests cvcdb; do seed_from_shared $f; done ;;
 	esac
 }
@@ -111,7 +111,7 @@ fi
 
 dict=
 [ -f "$src/tests/fuzz/$target.dict" ] && dict="-dict=$src/tests/fuzz/$target.dict"
-case $target in nsys|cvcdb) maxlen=131072 ;; *) maxlen=65536 ;; esac
+case $target in nsys|cvcdb|analyze) maxlen=131072 ;; *) maxlen=65536 ;; esac
 
 log=$work/$target.log
 # Leaks are checked per input; a slow input (> 20 s) is a finding too.
