@@ -69,13 +69,15 @@ struct rule {
 	cvc_op_class cls;
 	int derive;   /* class `comm`: the class follows from the coll capture */
 	int line;
+	int shipped;  /* from the shipped default.rules (else the user's file) */
 	int ngroups[F_COUNT];
 	uint32_t groups[F_COUNT][MAX_FIELD_GROUPS];
 };
 
 struct cvc_rules {
 	struct rule *v;
-	size_t n;
+	size_t n, cap;
+	char *path;     /* the user's rule file; NULL for the shipped rules alone */
 	uint32_t ovec;  /* ovector pairs the widest rule needs */
 	pcre2_match_context *mctx;
 };
@@ -115,6 +117,13 @@ int cvc_rules_line(const cvc_rules *r, int i)
 	return r->v[i].line;
 }
 
+const char *cvc_rules_source(const cvc_rules *r, int i)
+{
+	if (!r || i < 0 || (size_t)i >= r->n)
+		return NULL;
+	return r->v[i].shipped || !r->path ? "default.rules" : r->path;
+}
+
 void cvc_rules_free(cvc_rules *r)
 {
 	if (!r)
@@ -122,6 +131,7 @@ void cvc_rules_free(cvc_rules *r)
 	for (size_t i = 0; i < r->n; i++)
 		pcre2_code_free(r->v[i].re);
 	free(r->v);
+	free(r->path);
 	pcre2_match_context_free(r->mctx);
 	free(r);
 }
@@ -303,27 +313,33 @@ static cvc_status parse_line(cvc_rules *rs, const char *path, int lineno,
 	return CVC_OK;
 }
 
-/* Parses a whole rule text (need not be NUL-terminated). */
-static cvc_status rules_parse(const char *text, size_t len, const char *path,
-			      cvc_rules **out, char *err, size_t errlen)
+/* An empty rule set with its match limits; NULL on no memory. */
+static cvc_rules *rules_new(void)
 {
-	cvc_rules *rs = NULL;
-	size_t cap = 0, pos = 0;
-	int lineno = 0;
-	cvc_status st = CVC_OK;
+	cvc_rules *rs = calloc(1, sizeof *rs);
 
-	*out = NULL;
-	rs = calloc(1, sizeof *rs);
 	if (!rs)
-		return cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		return NULL;
 	rs->ovec = 1;
 	rs->mctx = pcre2_match_context_create(NULL);
 	if (!rs->mctx) {
-		st = cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
-		goto out;
+		free(rs);
+		return NULL;
 	}
 	pcre2_set_match_limit(rs->mctx, RULES_MATCH_LIMIT);
 	pcre2_set_depth_limit(rs->mctx, RULES_DEPTH_LIMIT);
+	return rs;
+}
+
+/* Appends the rules of a whole text (need not be NUL-terminated) to rs,
+ * marked shipped or not. */
+static cvc_status rules_parse(cvc_rules *rs, const char *text, size_t len, const char *path,
+			      int shipped, char *err, size_t errlen)
+{
+	size_t pos = 0;
+	int lineno = 0;
+	cvc_status st;
+
 	while (pos < len) {
 		const char *line = text + pos;
 		const char *nl = memchr(line, '\n', len - pos);
@@ -333,19 +349,15 @@ static cvc_status rules_parse(const char *text, size_t len, const char *path,
 
 		pos += ll + (nl ? 1 : 0);
 		lineno++;
-		if (ll > RULES_MAX_LINE) {
-			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
-				  "'%s': line %d: longer than %d bytes", path, lineno,
-				  RULES_MAX_LINE);
-			goto out;
-		}
+		if (ll > RULES_MAX_LINE)
+			return cvc_errf(err, errlen, CVC_ERR_FORMAT,
+					"'%s': line %d: longer than %d bytes", path, lineno,
+					RULES_MAX_LINE);
 		nul = memchr(line, '\0', ll);
-		if (nul) {
-			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
-				  "'%s': line %d, column %zu: unexpected NUL byte", path,
-				  lineno, (size_t)(nul - line) + 1);
-			goto out;
-		}
+		if (nul)
+			return cvc_errf(err, errlen, CVC_ERR_FORMAT,
+					"'%s': line %d, column %zu: unexpected NUL byte", path,
+					lineno, (size_t)(nul - line) + 1);
 		/* trailing blanks and a CR of CRLF files are not part of the regex */
 		while (ll > 0 && (is_blank(line[ll - 1]) || line[ll - 1] == '\r'))
 			ll--;
@@ -353,49 +365,76 @@ static cvc_status rules_parse(const char *text, size_t len, const char *path,
 			k++;
 		if (k == ll || line[k] == '#')
 			continue;
-		if (rs->n == cap) {
-			if (cap >= RULES_MAX_RULES) {
-				st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
-					  "'%s': line %d: more than %d rules", path, lineno,
-					  RULES_MAX_RULES);
-				goto out;
-			}
-			if (cvc_grow(&rs->v, &cap, cap + 1, sizeof *rs->v, 64) != CVC_OK) {
-				st = cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
-				goto out;
-			}
+		if (rs->n == rs->cap) {
+			if (rs->cap >= 2 * RULES_MAX_RULES) /* a user's file, then the shipped */
+				return cvc_errf(err, errlen, CVC_ERR_FORMAT,
+						"'%s': line %d: more than %d rules", path, lineno,
+						RULES_MAX_RULES);
+			if (cvc_grow(&rs->v, &rs->cap, rs->cap + 1, sizeof *rs->v, 64) != CVC_OK)
+				return cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
 		}
 		if ((st = parse_line(rs, path, lineno, line, ll, err, errlen)))
-			goto out;
+			return st;
+		rs->v[rs->n - 1].shipped = shipped;
+		if (!shipped && rs->n > RULES_MAX_RULES)
+			return cvc_errf(err, errlen, CVC_ERR_FORMAT,
+					"'%s': line %d: more than %d rules", path, lineno,
+					RULES_MAX_RULES);
 	}
-	*out = rs;
-	rs = NULL;
-out:
-	cvc_rules_free(rs);
+	return CVC_OK;
+}
+
+/* The rules of the user's file at path (unless NULL), then, with shipped,
+ * the shipped ones. */
+static cvc_status rules_make(const char *path, int shipped, cvc_rules **out, char *err,
+			     size_t errlen)
+{
+	cvc_rules *rs = rules_new();
+	char *buf = NULL;
+	size_t n = 0;
+	cvc_status st = CVC_OK;
+
+	*out = NULL;
+	if (!rs)
+		return cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+	if (path) {
+		rs->path = strdup(path);
+		if (!rs->path)
+			st = cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
+		if (!st)
+			st = cvc_file_read(path, RULES_MAX_BYTES, &buf, &n, err, errlen);
+		if (!st)
+			st = rules_parse(rs, buf, n, path, 0, err, errlen);
+	}
+	if (!st && shipped) {
+		st = rules_parse(rs, cvc_default_rules, cvc_default_rules_len, "default.rules", 1,
+				 err, errlen);
+		/* the shipped file is tested: failing to load it is our bug */
+		if (st == CVC_ERR_FORMAT)
+			st = CVC_ERR_INTERNAL;
+	}
+	free(buf);
+	if (st)
+		cvc_rules_free(rs);
+	else
+		*out = rs;
 	return st;
 }
 
 cvc_status cvc_rules_default(cvc_rules **out, char *err, size_t errlen)
 {
-	cvc_status st = rules_parse(cvc_default_rules, cvc_default_rules_len,
-				    "default.rules", out, err, errlen);
-
-	/* the shipped file is tested: failing to load it is our bug */
-	return st == CVC_ERR_FORMAT ? CVC_ERR_INTERNAL : st;
+	return rules_make(NULL, 1, out, err, errlen);
 }
 
 cvc_status cvc_rules_load(const char *path, cvc_rules **out, char *err, size_t errlen)
 {
-	char *buf = NULL;
-	size_t n = 0;
-	cvc_status st;
+	return rules_make(path, 0, out, err, errlen);
+}
 
-	*out = NULL;
-	st = cvc_file_read(path, RULES_MAX_BYTES, &buf, &n, err, errlen);
-	if (st == CVC_OK)
-		st = rules_parse(buf, n, path, out, err, errlen);
-	free(buf);
-	return st;
+cvc_status cvc_rules_load_over_default(const char *path, cvc_rules **out, char *err,
+				       size_t errlen)
+{
+	return rules_make(path, 1, out, err, errlen);
 }
 
 /* Copies group text into dst (truncating); returns 1 if the group was set. */

@@ -136,6 +136,28 @@ void cli_warn_suspects(struct cvc_db *db, int64_t run_id);
 /* Same text, but returns the exit code for st. */
 int cli_fail(cvc_status st, const char *fmt, ...) CVC_PRINTF(2, 3);
 
+/*
+ * The classifier's rules for --rules FILE (tried before the shipped rules:
+ * cvc_rules_load_over_default) or --rules-only FILE (alone); neither: the
+ * shipped rules when shipped, else *out NULL (the library's default).  Both
+ * is a usage error.  Returns 0, or the exit code after printing why.
+ */
+struct cvc_rules;
+int cli_rules_load(const char *cmd, const char *over, const char *only, int shipped,
+		   struct cvc_rules **out);
+
+/*
+ * The catalog entry a person named with option opt ("--gpu"): exactly or
+ * by an alias (cvc_hw_catalog_find), of kind ("gpu", "system"; NULL:
+ * either).  Anything else is an error naming the nearest entries, exit 2:
+ * "error: predict: --gpu 'A100-40': no GPU of that name or alias in the
+ * hardware catalog; nearest: A100-SXM-40GB, ...".  Returns 0 with *out set.
+ */
+struct cvc_hw_catalog;
+struct cvc_hw_spec;
+int cli_hw_find(const char *cmd, const struct cvc_hw_catalog *cat, const char *opt,
+		const char *name, const char *kind, const struct cvc_hw_spec **out);
+
 /* Parses a size like 64MiB, 1G, 4096: returns 0 or 2 after printing. */
 int cli_parse_bytes(const char *opt, const char *s, long long *out);
 

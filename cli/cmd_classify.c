@@ -13,7 +13,7 @@
 #include "cvc/cvc_db.h"
 
 static const char synopsis[] =
-	"[--db PATH] [--rules FILE] [--unknown] [--run NAME] [--format table|csv]";
+	"[--db PATH] [--rules FILE | --rules-only FILE] [--unknown] [--run NAME] [--format table|csv]";
 
 struct unknown_out {
 	int csv;
@@ -76,13 +76,15 @@ static void print_summary(const cvc_class_total *t, int64_t all_ns, int csv)
 
 int cmd_classify(int argc, char **argv, struct cvc_ctx *ctx)
 {
-	const char *dbpath = CVC_DEFAULT_DB, *rules_path = NULL, *run = NULL;
+	const char *dbpath = CVC_DEFAULT_DB, *rules_path = NULL, *rules_only = NULL, *run = NULL;
 	const char *format = "table";
 	int unknown = 0, npos = 0, rc;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_PATH, &dbpath, "PATH", "database (default " CVC_DEFAULT_DB ")", NULL},
 		{"rules", 0, CLI_PATH, &rules_path, "FILE",
-		 "rule file instead of the shipped rules", NULL},
+		 "rule file tried before the shipped rules (adds to them)", NULL},
+		{"rules-only", 0, CLI_PATH, &rules_only, "FILE",
+		 "rule file that replaces the shipped rules", NULL},
 		{"unknown", 0, CLI_FLAG, &unknown, NULL,
 		 "list kernel names no rule matches, by total time (changes nothing)", NULL},
 		{"run", 0, CLI_STR, &run, "NAME", "only this run in the output", NULL},
@@ -93,7 +95,6 @@ int cmd_classify(int argc, char **argv, struct cvc_ctx *ctx)
 	cvc_db *db = NULL;
 	int64_t run_id = -1;
 	cvc_status st;
-	char err[1024];
 	int csv;
 
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
@@ -104,12 +105,8 @@ int cmd_classify(int argc, char **argv, struct cvc_ctx *ctx)
 				 argv[1], ctx->cmd);
 	csv = strcmp(format, "csv") == 0;
 	/* rules first: a bad rule file must leave the database untouched */
-	st = rules_path ? cvc_rules_load(rules_path, &rules, err, sizeof err)
-			: cvc_rules_default(&rules, err, sizeof err);
-	if (st) {
-		rc = cli_fail(st, "%s", err);
+	if ((rc = cli_rules_load(ctx->cmd, rules_path, rules_only, 1, &rules)))
 		goto out;
-	}
 	if ((rc = cli_db_open(ctx, dbpath, unknown ? CVC_DB_READONLY : 0, &db)))
 		goto out;
 	if (run) {

@@ -81,6 +81,7 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	cvc_model_rows *per = NULL, *traces = NULL;
 	size_t ntraces = 0, ntrace_rows = 0, nsets = 0;
 	cvc_model_fit_set *sets = NULL;
+	const cvc_hw_spec *gspec = NULL;
 	cvc_status st;
 	char err[1024];
 	int nfit = 0, nsrc = 0;
@@ -93,19 +94,16 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 		rc = cli_fail(st, "%s", cvc_hw_catalog_errmsg(cat));
 		goto out;
 	}
-	if (gpu && !cvc_hw_catalog_lookup(cat, gpu)) {
-		rc = cli_error("fit: --gpu: '%s' is not in the hardware catalog (see docs/MODELS.md)", gpu);
+	if (gpu && (rc = cli_hw_find("fit", cat, "--gpu", gpu, "gpu", &gspec)))
 		goto out;
-	}
+	if (gspec)
+		gpu = gspec->name; /* rows name the catalog's GPU, not the alias typed */
 	if (system) {
-		const cvc_hw_spec *sys = cvc_hw_catalog_lookup(cat, system);
+		const cvc_hw_spec *sys = NULL;
 
-		if (!sys || strcmp(sys->kind, "system") != 0) {
-			rc = cli_error("fit: --system: '%s' is not a system in the hardware catalog (see "
-				       "docs/MODELS.md; add one with --catalog FILE)", system);
+		if ((rc = cli_hw_find("fit", cat, "--system", system, "system", &sys)))
 			goto out;
-		}
-		if (gpu && strcmp(cvc_hw_catalog_lookup(cat, gpu)->name, sys->base) != 0) {
+		if (gpu && strcmp(gspec->name, sys->base) != 0) {
 			rc = cli_error("fit: --system '%s' is built of %s, not of --gpu '%s'", system,
 				       sys->base, gpu);
 			goto out;

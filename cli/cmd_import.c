@@ -17,7 +17,8 @@
 #include "cvc/cvc_import.h"
 #include "cvc/cvc_nccltab.h"
 
-static const char synopsis[] = "[--db PATH] [--run NAME] [--rules FILE] [-j N] FILE|DIR|-...";
+static const char synopsis[] =
+	"[--db PATH] [--run NAME] [--rules FILE | --rules-only FILE] [-j N] FILE|DIR|-...";
 
 struct progress {
 	int on;
@@ -165,15 +166,42 @@ static int expand_dir(const char *dir, struct pathlist *out)
 	return rc;
 }
 
+/*
+ * Without --db, a database given as an input is a forgotten --db (`cvc
+ * import y.db trace.json.gz` made ./cvc.db and imported y.db as a trace of
+ * it): a name ending in .db, or a cvc database by content.  An Nsight
+ * Systems export (SQLite too) is a trace, and stays one.
+ */
+static int db_given_as_input(const char *cmd, const char *path)
+{
+	cvc_format fmt = CVC_FMT_UNKNOWN;
+
+	if (strcmp(path, "-") != 0 && !cvc_str_ends(path, ".db") &&
+	    (cvc_import_detect(path, &fmt, NULL, 0) != CVC_OK || fmt != CVC_FMT_CVCDB))
+		return 0;
+	return cli_error("%s: '%s' is a database, and no --db names the one to import into: "
+			 "give it with --db ('cvc import --db %s FILES...'), or, to merge it as a "
+			 "shard, name the target with --db", cmd, path, path);
+}
+
+/* How a folder's files became runs (cvc_import_opts.on_run); arg counts them. */
+static void said_run(void *arg, int64_t run_id, const char *name, int nfiles, const char *why)
+{
+	(void)nfiles;
+	++*(int *)arg;
+	fprintf(stderr, "note: run %lld '%s': %s\n", (long long)run_id, name, why);
+}
+
 int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 {
-	const char *db_path = CVC_DEFAULT_DB, *run = NULL, *rules_path = NULL;
+	const char *db_path = NULL, *run = NULL, *rules_path = NULL, *rules_only = NULL;
 	long long jobs = 1;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_PATH, &db_path, "PATH", "database to import into (created if missing; default cvc.db)", NULL},
-		{"run", 0, CLI_STR, &run, "NAME", "run to add to (created if missing; default: first file's name)", NULL},
+		{"run", 0, CLI_STR, &run, "NAME", "run to add every file to (created if missing; default: a folder's files are grouped into runs by their own metadata, the first file's name each)", NULL},
 		{"jobs", 'j', CLI_INT, &jobs, "N", "parse N files in parallel", NULL},
-		{"rules", 0, CLI_PATH, &rules_path, "FILE", "classify kernels with this rule file instead of the shipped rules", NULL},
+		{"rules", 0, CLI_PATH, &rules_path, "FILE", "classify kernels with this rule file tried before the shipped rules", NULL},
+		{"rules-only", 0, CLI_PATH, &rules_only, "FILE", "classify kernels with this rule file alone", NULL},
 		{0},
 	};
 	struct pathlist files = {0};
@@ -182,10 +210,9 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	cvc_import_stats stats = {0};
 	cvc_db *db = NULL;
 	cvc_rules *rules = NULL;
-	char err[1024];
 	struct stat sb;
 	int64_t run_id = 0;
-	int npos, rc = 0;
+	int npos, rc = 0, dirs = 0, runs = 0;
 	cvc_status st;
 
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
@@ -198,20 +225,25 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	for (int i = 1; i <= npos && !rc; i++) {
 		if (strcmp(argv[i], "-") == 0) /* standard input: the library reads it once */
 			rc = push(&files, argv[i]) ? cli_error("out of memory") : 0;
+		else if (!db_path && cvc_str_ends(argv[i], ".db") &&
+			 (rc = db_given_as_input(ctx->cmd, argv[i])))
+			;
 		else if (stat(argv[i], &sb) != 0)
 			rc = cli_error("'%s': cannot open: %s", argv[i], strerror(errno));
 		else if (S_ISDIR(sb.st_mode))
-			rc = expand_dir(argv[i], &files);
+			rc = (dirs++, expand_dir(argv[i], &files));
+		else if (!db_path && (rc = db_given_as_input(ctx->cmd, argv[i])))
+			;
 		else if (push(&files, argv[i]))
 			rc = cli_error("out of memory");
 	}
 	if (rc)
 		goto out;
+	if (!db_path)
+		db_path = CVC_DEFAULT_DB;
 	/* Rules first: a bad rule file must not leave even an empty database. */
-	if (rules_path && (st = cvc_rules_load(rules_path, &rules, err, sizeof err))) {
-		rc = cli_fail(st, "%s", err);
+	if ((rc = cli_rules_load(ctx->cmd, rules_path, rules_only, 0, &rules)))
 		goto out;
-	}
 	/* A database this import creates and fails (or is interrupted) to fill
 	 * is removed again, unless another process wrote into it meanwhile. */
 	if ((rc = cli_db_open(ctx, db_path, CVC_DB_CREATE | CVC_DB_DISCARD, &db)))
@@ -224,6 +256,11 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	io.after_arg = rules;
 	io.progress = show_progress;
 	io.progress_arg = &prog;
+	/* a folder can hold unrelated jobs: its files make the runs their own
+	   metadata say, unless --run puts them in one */
+	io.group = dirs && !run && files.n > 1;
+	io.on_run = said_run;
+	io.on_run_arg = &runs;
 	st = cvc_import_files(db, (const char *const *)files.v, files.n, &io, &run_id, &stats);
 	if (prog.on && prog.last > 0)
 		fputs("\r\033[K", stderr);
@@ -231,10 +268,18 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
 		goto out;
 	}
-	printf("imported %lld file%s into run %lld of '%s': %lld events, %lld activities, "
+	if (runs > 1)
+		fprintf(stderr, "note: the files are %d jobs by their own metadata, so %d runs "
+			"(--run NAME puts every file in one)\n", runs, runs);
+	if (runs > 1)
+		printf("imported %lld files into %d runs of '%s': ", (long long)stats.files, runs,
+		       db_path);
+	else
+		printf("imported %lld file%s into run %lld of '%s': ", (long long)stats.files,
+		       stats.files == 1 ? "" : "s", (long long)run_id, db_path);
+	printf("%lld events, %lld activities, "
 	       "%lld collectives, %lld ranges, %lld nccl-tests rows",
-	       (long long)stats.files, stats.files == 1 ? "" : "s", (long long)run_id,
-	       db_path, (long long)stats.events, (long long)stats.activities,
+	       (long long)stats.events, (long long)stats.activities,
 	       (long long)stats.collectives, (long long)stats.ranges,
 	       (long long)stats.nccl_rows);
 	/* what `cvc fit` can fit from (docs/MODELS.md "Sources") */

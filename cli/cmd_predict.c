@@ -189,12 +189,10 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 		rc = cli_fail(st, "%s", cvc_hw_catalog_errmsg(cat));
 		goto out;
 	}
-	spec = cvc_hw_catalog_lookup(cat, name);
-	if (!spec) {
-		rc = cli_error("%s: '%s' is not in the hardware catalog (add it with --catalog FILE or "
-			       "CVC_CATALOG; see docs/MODELS.md)", ctx->cmd, name);
+	/* as named or by an alias: never the entry a name merely starts like */
+	if ((rc = cli_hw_find(ctx->cmd, cat, name == system ? "--system" : "--gpu", name,
+			      name == system ? "system" : "gpu", &spec)))
 		goto out;
-	}
 	if (dbpath && (rc = cli_db_open(ctx, dbpath, CVC_DB_READONLY, &db)))
 		goto out;
 	if ((st = cvc_modelset_new_ex(db, cat, spec, force, &ms))) {

@@ -519,6 +519,193 @@ const cvc_hw_spec *cvc_hw_catalog_lookup(const cvc_hw_catalog *cat, const char *
 	return best && best_len >= 4 ? &best->spec : NULL;
 }
 
+/* name folded with the vendor words taken off ("NVIDIA H100" -> "h100"). */
+static const char *fold_name(const char *name, char *norm, size_t len)
+{
+	static const char *const prefixes[] = {"nvidia", "tesla", "amd", "instinct", "geforce"};
+	const char *q = norm;
+
+	cvc_name_fold(name, norm, len);
+	for (int again = 1; again;) {
+		again = 0;
+		for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+			size_t pl = strlen(prefixes[i]);
+
+			if (strncmp(q, prefixes[i], pl) == 0 && q[pl]) {
+				q += pl;
+				again = 1;
+			}
+		}
+	}
+	return q;
+}
+
+static int kind_ok(const struct entry *e, const char *kind)
+{
+	return !kind || strcmp(e->spec.kind, kind) == 0;
+}
+
+const cvc_hw_spec *cvc_hw_catalog_find(const cvc_hw_catalog *cat, const char *name,
+				       const char *kind)
+{
+	char norm[160];
+	const char *q;
+
+	if (!cat || !name)
+		return NULL;
+	q = fold_name(name, norm, sizeof norm);
+	if (!*q)
+		return NULL;
+	for (size_t i = 0; i < cat->n; i++) {
+		char nn[CVC_HW_NAME_MAX];
+
+		if (!kind_ok(&cat->v[i], kind))
+			continue;
+		cvc_name_fold(cat->v[i].spec.name, nn, sizeof nn);
+		if (strcmp(nn, q) == 0 || cvc_str_in_list(cat->v[i].aliases, q) ||
+		    strcmp(nn, norm) == 0 || cvc_str_in_list(cat->v[i].aliases, norm))
+			return &cat->v[i].spec;
+	}
+	return NULL;
+}
+
+/* Levenshtein distance of a and b (each at most 159 bytes, as folded). */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b), row[160], prev;
+
+	if (na > 159 || nb > 159)
+		return na > nb ? na : nb;
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t cur = row[j], best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	return row[nb];
+}
+
+/* Whether one of name's words ("A100-SXM-40GB": a100, sxm, 40gb) starts
+ * with word or word with it. */
+static int has_word(const char *name, const char *word, size_t wl)
+{
+	for (const char *p = name; *p;) {
+		size_t n = 0;
+		char w[CVC_HW_NAME_MAX];
+
+		while (*p && !isalnum((unsigned char)*p))
+			p++;
+		while (p[n] && isalnum((unsigned char)p[n]) && n + 1 < sizeof w) {
+			w[n] = (char)tolower((unsigned char)p[n]);
+			n++;
+		}
+		w[n] = '\0';
+		p += n;
+		if (n && (strncmp(w, word, n < wl ? n : wl) == 0))
+			return 1;
+	}
+	return 0;
+}
+
+/* How many of the words of name (as typed) the entry's canonical name has. */
+static int words_shared(const struct entry *e, const char *name)
+{
+	int k = 0;
+
+	for (const char *p = name; *p;) {
+		char w[64];
+		size_t n = 0;
+
+		while (*p && !isalnum((unsigned char)*p))
+			p++;
+		while (p[n] && isalnum((unsigned char)p[n]) && n + 1 < sizeof w) {
+			w[n] = (char)tolower((unsigned char)p[n]);
+			n++;
+		}
+		w[n] = '\0';
+		p += n;
+		while (*p && isalnum((unsigned char)*p))
+			p++; /* the rest of an over-long word */
+		if (n && has_word(e->spec.name, w, n))
+			k++;
+	}
+	return k;
+}
+
+/* The entry's edit distance to q: the least over its name and aliases. */
+static size_t name_distance(const struct entry *e, const char *q)
+{
+	char nn[CVC_HW_NAME_MAX];
+	size_t best;
+
+	cvc_name_fold(e->spec.name, nn, sizeof nn);
+	best = edit_distance(q, nn);
+	for (const char *p = e->aliases; *p;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p), d;
+		char a[160];
+
+		snprintf(a, sizeof a, "%.*s", (int)(len < sizeof a ? len : sizeof a - 1), p);
+		d = edit_distance(q, a);
+		if (d < best)
+			best = d;
+		p += len + (bar ? 1 : 0);
+	}
+	return best;
+}
+
+size_t cvc_hw_catalog_nearest(const cvc_hw_catalog *cat, const char *name, const char *kind,
+			      const char **out, size_t n)
+{
+	char norm[160];
+	const char *q;
+	size_t k = 0;
+	struct near {
+		const struct entry *e;
+		int words;
+		size_t dist;
+	} best[8];
+
+	if (!cat || !name || !n)
+		return 0;
+	if (n > 8)
+		n = 8;
+	q = fold_name(name, norm, sizeof norm);
+	for (size_t i = 0; i < cat->n; i++) {
+		struct near c = {&cat->v[i], words_shared(&cat->v[i], name),
+				 name_distance(&cat->v[i], q)};
+		size_t at;
+
+		/* a name with no word of the query and far from it is no suggestion */
+		if (!kind_ok(c.e, kind) || (!c.words && c.dist > strlen(q) / 3 + 1))
+			continue;
+		/* more shared words first, then the smaller edit distance */
+		for (at = k; at > 0 && (c.words > best[at - 1].words ||
+					(c.words == best[at - 1].words && c.dist < best[at - 1].dist));
+		     at--)
+			;
+		if (at >= n)
+			continue;
+		memmove(&best[at + 1], &best[at], (k < n ? k - at : n - 1 - at) * sizeof *best);
+		best[at] = c;
+		if (k < n)
+			k++;
+	}
+	for (size_t i = 0; i < k; i++)
+		out[i] = best[i].e->spec.name;
+	return k;
+}
+
 int cvc_hw_closest(const cvc_hw_catalog *cat, const cvc_hw_spec *target,
 		   const char *const *candidates, size_t n)
 {

@@ -225,7 +225,7 @@ struct cvc_cal_plan {
 	struct set eset;
 	cvc_cal_summary sum;
 	cvc_status st;
-	char errmsg[256];
+	char errmsg[512];
 };
 
 static void fail(cvc_cal_plan *p, cvc_status st, const char *msg)
@@ -304,12 +304,17 @@ cvc_status cvc_cal_plan_new(const cvc_cal_opts *opts, cvc_cal_plan **out)
 		fail(p, st, p->cat ? cvc_hw_catalog_errmsg(p->cat) : cvc_strerror(st));
 		return st;
 	}
-	spec = cvc_hw_catalog_lookup(p->cat, p->o.gpu);
+	/* as named or by an alias: a name that only starts like an entry is
+	   another GPU, and is refused with the nearest ones */
+	spec = cvc_hw_catalog_find(p->cat, p->o.gpu, "gpu");
 	if (!spec) {
-		char m[160];
+		const char *near[3];
+		size_t k = cvc_hw_catalog_nearest(p->cat, p->o.gpu, "gpu", near, 3);
+		char m[256];
 
-		snprintf(m, sizeof m, "calibrate: GPU '%.60s' is not in the hardware catalog",
-			 p->o.gpu);
+		snprintf(m, sizeof m, "calibrate: GPU '%.60s' is not in the hardware catalog%s%s%s%s%s%s",
+			 p->o.gpu, k ? "; nearest: " : "", k ? near[0] : "", k > 1 ? ", " : "",
+			 k > 1 ? near[1] : "", k > 2 ? ", " : "", k > 2 ? near[2] : "");
 		fail(p, CVC_ERR_NOTFOUND, m);
 		return p->st;
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "cvc/cvc_model.h"
 #include "proj_internal.h"
 #include "study.h"
 
@@ -487,11 +488,39 @@ static void run_point(struct runner *rn, cvc_proj_scenario *sc)
 	layouts(rn, sc, emit_one, &ea);
 }
 
+/*
+ * A study's gpu is a name a person wrote: it must be a catalog name or an
+ * alias (of a GPU or a system: `perlmutter`), or the study fails naming the nearest (the pricer's forgiving
+ * lookup, made for trace device names, took "A100-40" for the 80 GB A100).
+ * *last caches the name checked last (the study's strings live as long as
+ * it does).  CVC_ERR_FORMAT with st->errmsg set, or CVC_OK.
+ */
+static cvc_status check_gpu(cvc_proj_study *st, const cvc_proj_ctx *ctx, const char *gpu,
+			    const char **last)
+{
+	const char *near[3];
+	size_t k;
+
+	if (!ctx->cat || !gpu || gpu == *last || cvc_hw_catalog_find(ctx->cat, gpu, NULL)) {
+		*last = gpu;
+		return CVC_OK;
+	}
+	k = cvc_hw_catalog_nearest(ctx->cat, gpu, NULL, near, 3);
+	snprintf(st->errmsg, sizeof st->errmsg,
+		 "'%s': gpu '%.80s' is no GPU or system of the hardware catalog, by name or alias%s%s%s%s%s%s "
+		 "(docs/MODELS.md; CVC_CATALOG adds one)", *st->file ? st->file : st->name, gpu,
+		 k ? "; nearest: " : "", k ? near[0] : "", k > 1 ? ", " : "", k > 1 ? near[1] : "",
+		 k > 2 ? ", " : "", k > 2 ? near[2] : "");
+	return CVC_ERR_FORMAT;
+}
+
 cvc_status cvc_proj_study_run(cvc_proj_study *st, cvc_proj_ctx *ctx, int flags, cvc_proj_cb cb,
 			      void *user, uint64_t *count)
 {
 	struct runner rn = {ctx, NULL, flags, cb, user, 0, 0};
 	double walked = 0, size = cvc_proj_study_size(st);
+	const char *checked = NULL;
+	cvc_status gst;
 
 	for (size_t bi = 0; bi < st->nblocks && !rn.stopped; bi++) {
 		const struct block *b = &st->blocks[bi];
@@ -512,6 +541,12 @@ cvc_status cvc_proj_study_run(cvc_proj_study *st, cvc_proj_ctx *ctx, int flags, 
 
 				for (int j = 0; j < al->n; j++)
 					proj_assign(&sc, &al->a[j]);
+			}
+			if ((gst = check_gpu(st, ctx, sc.gpu, &checked))) {
+				free(idx);
+				if (count)
+					*count = rn.count;
+				return gst;
 			}
 			run_point(&rn, &sc);
 			if (st->walk)

@@ -64,12 +64,22 @@ typedef struct cvc_class_match {
 CVC_API cvc_status cvc_rules_default(cvc_rules **out, char *err, size_t errlen);
 
 /*
- * Loads a rule file.  A bad line or regex fails with CVC_ERR_FORMAT and a
- * message "'<path>': line N, column C: <what>" in err.  *out is owned by
- * the caller: free with cvc_rules_free().
+ * Loads a rule file, alone: its rules replace the shipped ones (`--rules-
+ * only`).  A bad line or regex fails with CVC_ERR_FORMAT and a message
+ * "'<path>': line N, column C: <what>" in err.  *out is owned by the
+ * caller: free with cvc_rules_free().
  */
 CVC_API cvc_status cvc_rules_load(const char *path, cvc_rules **out, char *err,
 				  size_t errlen);
+
+/*
+ * The rules of the file at path, then the shipped ones (`--rules`): a
+ * user's file adds what cvc does not know and, tried first, overrides what
+ * it gets wrong, while every kernel the file does not name keeps its
+ * shipped class.  Errors and ownership as cvc_rules_load().
+ */
+CVC_API cvc_status cvc_rules_load_over_default(const char *path, cvc_rules **out, char *err,
+					       size_t errlen);
 
 /* Accepts NULL. */
 CVC_API void cvc_rules_free(cvc_rules *r);
@@ -102,6 +112,10 @@ CVC_API size_t cvc_rules_count(const cvc_rules *r);
 
 /* 1-based line of rule i in its file; 0 when i is out of range. */
 CVC_API int cvc_rules_line(const cvc_rules *r, int i);
+
+/* The file rule i comes from: the user's path, or "default.rules" for a
+ * shipped rule (borrowed; valid while r lives); NULL out of range. */
+CVC_API const char *cvc_rules_source(const cvc_rules *r, int i);
 
 /* ---- reading the labels back (for `cvc classify` and reports) ---------- */
 

@@ -58,6 +58,15 @@ typedef struct cvc_import_opts {
 	void *after_arg;
 	cvc_progress_fn progress;
 	void *progress_arg;
+	/*
+	 * 1: the files are a folder's, and each makes a run with the files its
+	 * own metadata say are the same job (cvc_import_group), instead of all
+	 * in one run; run_name must be NULL.  on_run (may be NULL) hears of each
+	 * run after the commit: its id, name, files and how they were grouped.
+	 */
+	int group;
+	void (*on_run)(void *arg, int64_t run_id, const char *name, int nfiles, const char *why);
+	void *on_run_arg;
 } cvc_import_opts;
 
 typedef struct cvc_import_stats {
@@ -84,6 +93,50 @@ typedef struct cvc_import_stats {
 CVC_API cvc_status cvc_import_files(cvc_db *db, const char *const *paths, int n,
 				    const cvc_import_opts *opts, int64_t *run_id,
 				    cvc_import_stats *stats);
+
+/*
+ * What a trace says of itself, for telling the jobs of a folder apart: read
+ * from a Kineto trace's head (distributedInfo, the first event's time when
+ * it is wall-clock), an Nsight Systems export's session and system tables
+ * (start, host, and the launcher's rank, size and job id in its recorded
+ * environment), a cvc shard's run (the profile's run name, world size,
+ * host, start).  Unknown: rank and world -1, strings "", start 0.
+ */
+typedef struct cvc_trace_ident {
+	cvc_format fmt;
+	int rank, world;
+	char job[64];     /* SLURM/PMI/PBS/LSF job id, or a shard's profile run name */
+	char host[64];
+	char gpu[64];     /* the first device's name as the file gives it */
+	int64_t start_ns; /* wall clock, ns since the epoch; 0 unknown */
+} cvc_trace_ident;
+
+/*
+ * Fills *id for the file at path (not a pipe).  A gzip SQLite file is read
+ * through a private temporary copy, made with db's temporary-file rules.
+ * Returns CVC_ERR_FORMAT for content no importer knows (message in err).
+ */
+CVC_API cvc_status cvc_import_identify(cvc_db *db, const char *path, cvc_trace_ident *id,
+				       char *err, size_t errlen);
+
+/*
+ * Groups n identified files into runs: group[i] receives file i's run, 0 ..
+ * the count returned (-1 on no memory), in order of first appearance.
+ * Files share a run when they are of one format and: nccl-tests logs
+ * always (benchmark rows); Kineto traces with the same distributedInfo
+ * world size; Nsight Systems exports and cvc shards with the same job id
+ * (or run name) and world size; and in every case the same GPU (when both
+ * name one), no rank twice, at most world size files, and, unless a job id
+ * or run name says they are one job, starts within 10 minutes (both known)
+ * or both unknown.
+ * A Kineto trace without distributedInfo is a run of its own.
+ */
+CVC_API int cvc_import_group(const cvc_trace_ident *id, int n, int *group);
+
+/* "8 Kineto traces, ranks 0-7 of world size 8, started ...": how run g of
+ * cvc_import_group was made, into buf. */
+CVC_API void cvc_import_group_why(const cvc_trace_ident *id, const int *group, int n, int g,
+				  char *buf, size_t len);
 
 /*
  * One file of a known format, into an existing run, inside the caller's

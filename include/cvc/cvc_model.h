@@ -110,6 +110,30 @@ CVC_API const char *cvc_hw_catalog_errmsg(const cvc_hw_catalog *cat);
 CVC_API const cvc_hw_spec *cvc_hw_catalog_lookup(const cvc_hw_catalog *cat,
 						 const char *name);
 
+/*
+ * Finds a spec by a name a person typed (--gpu, --system, a scenario's
+ * gpu): its canonical name or one of its aliases, with case, '-', '_',
+ * ' ' and vendor words ("NVIDIA", "AMD Instinct") ignored; never a prefix
+ * or a guess: "A100-40" is no A100, whatever cvc_hw_catalog_lookup, which
+ * reads the device names traces carry, would make of it.  kind: "gpu",
+ * "system", or NULL for either.  Returns a pointer borrowed from cat, or
+ * NULL when nothing matches.
+ */
+CVC_API const cvc_hw_spec *cvc_hw_catalog_find(const cvc_hw_catalog *cat, const char *name,
+					       const char *kind);
+
+/*
+ * For the error when cvc_hw_catalog_find() finds nothing: the canonical
+ * names of kind (NULL: any) nearest to name, best first, into out[0..n)
+ * (n at most 8; the strings are borrowed from cat): the entries sharing
+ * the most of name's words ("A100-40": a100, 40 -> A100-SXM-40GB), then
+ * the smallest edit distance to the entry's name or an alias; an entry
+ * sharing no word and more than a third of the name's letters away is
+ * none.  Returns how many were written.
+ */
+CVC_API size_t cvc_hw_catalog_nearest(const cvc_hw_catalog *cat, const char *name,
+				      const char *kind, const char **out, size_t n);
+
 /* Entries in catalog order, for listing; NULL past the end. */
 CVC_API size_t cvc_hw_catalog_count(const cvc_hw_catalog *cat);
 CVC_API const cvc_hw_spec *cvc_hw_catalog_at(const cvc_hw_catalog *cat, size_t i);

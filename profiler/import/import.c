@@ -376,27 +376,28 @@ static const char *default_run_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* Picks or creates the run, making the name unique with a numeric suffix. */
+/* Picks or creates the run, making the name unique with a numeric suffix;
+ * its name into name[512]. */
 static cvc_status open_run(cvc_db *db, const char *path, const cvc_import_opts *opts,
-			   int64_t *run_id)
+			   int64_t *run_id, char *name)
 {
 	cvc_run_info ri = {0};
-	char name[512];
 	cvc_status st;
 
 	if (opts && opts->run_name) {
+		snprintf(name, 512, "%s", opts->run_name);
 		st = cvc_db_run_find(db, opts->run_name, run_id);
 		if (st != CVC_ERR_NOTFOUND)
 			return st;
 		ri.name = opts->run_name;
 		return cvc_db_run_new(db, &ri, run_id);
 	}
-	snprintf(name, sizeof name, "%s", default_run_name(path));
+	snprintf(name, 512, "%s", default_run_name(path));
 	for (int i = 2; cvc_db_run_find(db, name, run_id) == CVC_OK; i++) {
 		if (i > 100000)
 			return cvc_db_fail(db, CVC_ERR_INTERNAL, "too many runs named '%s'",
 					   default_run_name(path));
-		snprintf(name, sizeof name, "%s#%d", default_run_name(path), i);
+		snprintf(name, 512, "%s#%d", default_run_name(path), i);
 	}
 	ri.name = name;
 	return cvc_db_run_new(db, &ri, run_id);
@@ -540,13 +541,73 @@ out:
 	return st;
 }
 
+/* The files of one run into it, in parallel shards with opts->jobs > 1. */
+static cvc_status import_run(cvc_db *db, int64_t rid, const char *const *paths, int n,
+			     const cvc_import_opts *opts, cvc_import_stats *stats)
+{
+	cvc_status st = CVC_OK;
+
+	if (opts->jobs > 1 && n > 1)
+		return import_parallel(db, rid, paths, n, opts, stats);
+	for (int i = 0; i < n && !st; i++)
+		st = import_one(db, rid, paths[i], opts, stats);
+	return st;
+}
+
+/* The runs a folder's files make (cvc_import_group): ids[g], names[g]
+ * (512 bytes each) and why[g] (400 bytes each) filled; all in the caller's
+ * transaction. */
+struct groups {
+	cvc_trace_ident *id;
+	int *group, ng;
+	const char **sub;     /* one run's paths, in the order given */
+	int64_t *rid;
+	char (*name)[512], (*why)[400];
+};
+
+static void groups_free(struct groups *g)
+{
+	free(g->id);
+	free(g->group);
+	free(g->sub);
+	free(g->rid);
+	free(g->name);
+	free(g->why);
+}
+
+static cvc_status groups_make(cvc_db *db, const char *const *paths, int n, struct groups *g)
+{
+	char err[1024];
+	cvc_status st;
+
+	g->id = calloc((size_t)n, sizeof *g->id);
+	g->group = calloc((size_t)n, sizeof *g->group);
+	g->sub = calloc((size_t)n, sizeof *g->sub);
+	g->rid = calloc((size_t)n, sizeof *g->rid);
+	g->name = calloc((size_t)n, sizeof *g->name);
+	g->why = calloc((size_t)n, sizeof *g->why);
+	if (!g->id || !g->group || !g->sub || !g->rid || !g->name || !g->why)
+		return cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < n; i++)
+		if ((st = cvc_import_identify(db, paths[i], &g->id[i], err, sizeof err)))
+			return cvc_db_fail(db, st, "%s", err);
+	g->ng = cvc_import_group(g->id, n, g->group);
+	if (g->ng < 0)
+		return cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
+	for (int k = 0; k < g->ng; k++)
+		cvc_import_group_why(g->id, g->group, n, k, g->why[k], sizeof g->why[k]);
+	return CVC_OK;
+}
+
 cvc_status cvc_import_files(cvc_db *db, const char *const *paths, int n,
 			    const cvc_import_opts *opts, int64_t *run_id,
 			    cvc_import_stats *stats)
 {
 	cvc_import_opts dflt = {0};
 	cvc_import_stats local = {0};
-	int64_t rid = 0;
+	struct groups g = {0};
+	int64_t one = 0;
+	char one_name[512];
 	cvc_status st;
 
 	if (!opts)
@@ -556,28 +617,48 @@ cvc_status cvc_import_files(cvc_db *db, const char *const *paths, int n,
 	memset(stats, 0, sizeof *stats);
 	if (n <= 0)
 		return cvc_db_fail(db, CVC_ERR_USAGE, "no files to import");
+	if (opts->group && opts->run_name)
+		return cvc_db_fail(db, CVC_ERR_USAGE, "a run name and grouping by metadata exclude "
+				   "each other");
+	/* identities first: a file that cannot be read leaves the database as it was */
+	if (opts->group && (st = groups_make(db, paths, n, &g)))
+		goto done;
 	if ((st = cvc_db_begin(db)))
-		return st;
-	if ((st = open_run(db, paths[0], opts, &rid)))
-		goto fail;
-	if (opts->jobs > 1 && n > 1) {
-		if ((st = import_parallel(db, rid, paths, n, opts, stats)))
+		goto done;
+	if (!opts->group) {
+		if ((st = open_run(db, paths[0], opts, &one, one_name)) ||
+		    (st = import_run(db, one, paths, n, opts, stats)))
 			goto fail;
-	} else {
+	}
+	for (int k = 0; k < g.ng; k++) {
+		int m = 0;
+
 		for (int i = 0; i < n; i++)
-			if ((st = import_one(db, rid, paths[i], opts, stats)))
-				goto fail;
+			if (g.group[i] == k)
+				g.sub[m++] = paths[i];
+		if ((st = open_run(db, g.sub[0], opts, &g.rid[k], g.name[k])) ||
+		    (st = import_run(db, g.rid[k], g.sub, m, opts, stats)))
+			goto fail;
 	}
 	stats->files = n;
-	if (opts->after && (st = opts->after(db, rid, opts->after_arg)))
+	if (opts->after && (st = opts->after(db, opts->group ? g.rid[0] : one, opts->after_arg)))
 		goto fail;
 	if ((st = cvc_db_commit(db)))
 		goto fail;
 	if (run_id)
-		*run_id = rid;
-	return CVC_OK;
+		*run_id = opts->group ? g.rid[0] : one;
+	for (int k = 0; opts->on_run && k < g.ng; k++) {
+		int m = 0;
+
+		for (int i = 0; i < n; i++)
+			m += g.group[i] == k;
+		opts->on_run(opts->on_run_arg, g.rid[k], g.name[k], m, g.why[k]);
+	}
+	goto done;
 fail:
 	cvc_db_rollback(db);
+done:
+	groups_free(&g);
 	return st;
 }
 

@@ -527,3 +527,47 @@ Test(classify, two_threads_share_rules)
 	free_examples(&ex);
 	cvc_rules_free(r);
 }
+
+/* `--rules FILE` adds to the shipped rules (it replaced them, and every
+ * kernel the file did not name became "other"); `--rules-only` replaces. */
+Test(classify, user_rules_add_to_the_shipped_ones)
+{
+	const char *path = tu_path(tu_tmpdir(), "mine.rules");
+	const char *text = "softmax ^my_softmax_kernel\ngemm ^ncclDevKernel_MineOverride\n";
+	cvc_rules *over = NULL, *only = NULL, *shipped = NULL;
+	cvc_class_match m;
+	char err[512];
+	size_t nship;
+
+	cr_assert_eq(tu_write(path, text, strlen(text)), 0);
+	cr_assert_eq(cvc_rules_default(&shipped, err, sizeof err), CVC_OK, "%s", err);
+	cr_assert_eq(cvc_rules_load_over_default(path, &over, err, sizeof err), CVC_OK, "%s", err);
+	cr_assert_eq(cvc_rules_load(path, &only, err, sizeof err), CVC_OK, "%s", err);
+	nship = cvc_rules_count(shipped);
+	cr_assert_eq(cvc_rules_count(over), 2 + nship);
+	cr_assert_eq(cvc_rules_count(only), 2);
+	/* the user's rules first, then the shipped ones, each naming its file */
+	cr_assert_str_eq(cvc_rules_source(over, 0), path);
+	cr_assert_eq(cvc_rules_line(over, 1), 2);
+	cr_assert_str_eq(cvc_rules_source(over, 2), "default.rules");
+	cr_assert_eq(cvc_rules_line(over, 2), cvc_rules_line(shipped, 0));
+	/* a name the file does not know keeps its shipped class ... */
+	cr_assert_eq(cvc_rules_match(over, "ncclKernel_AllReduce_RING_LL_Sum_float", 38, &m), CVC_OK);
+	cr_assert_eq(m.cls, CVC_CLS_ALLREDUCE);
+	cr_assert_eq(cvc_rules_match(only, "ncclKernel_AllReduce_RING_LL_Sum_float", 38, &m), CVC_OK);
+	cr_assert_eq(m.cls, CVC_CLS_OTHER);
+	/* ... and the file's rules, tried first, add and override */
+	cr_assert_eq(cvc_rules_match(over, "my_softmax_kernel", 17, &m), CVC_OK);
+	cr_assert_eq(m.cls, CVC_CLS_SOFTMAX);
+	cr_assert_eq(cvc_rules_match(over, "ncclDevKernel_MineOverride", 26, &m), CVC_OK);
+	cr_assert_eq(m.cls, CVC_CLS_GEMM);
+	/* a bad user file names itself, under either */
+	cr_assert_eq(tu_write(path, "gemm (\n", 7), 0);
+	cvc_rules_free(over);
+	over = NULL;
+	cr_assert_eq(cvc_rules_load_over_default(path, &over, err, sizeof err), CVC_ERR_FORMAT);
+	cr_assert(strstr(err, "mine.rules': line 1"), "%s", err);
+	cr_assert_null(over);
+	cvc_rules_free(only);
+	cvc_rules_free(shipped);
+}

@@ -81,6 +81,34 @@ Test(models_catalog, names_resolve)
 	cvc_hw_catalog_free(cat);
 }
 
+/* A name a person types must be the entry's name or an alias: "A100-40"
+ * was taken for the 80 GB A100 (a prefix), "dgx-h1000" for dgx-h100.
+ * Refused, they come with the nearest names, the one meant first. */
+Test(models_catalog, typed_names_match_exactly_or_by_alias)
+{
+	cvc_hw_catalog *cat = NULL;
+	const char *near[3];
+	const cvc_hw_spec *s;
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	cr_assert_null(cvc_hw_catalog_find(cat, "A100-40", NULL));
+	cr_assert_not_null(cvc_hw_catalog_lookup(cat, "A100-40"), "trace names stay forgiving");
+	cr_assert_eq(cvc_hw_catalog_nearest(cat, "A100-40", "gpu", near, 3), 3);
+	cr_assert_str_eq(near[0], "A100-SXM-40GB");
+	cr_assert_null(cvc_hw_catalog_find(cat, "dgx-h1000", "system"));
+	cr_assert_eq(cvc_hw_catalog_nearest(cat, "dgx-h1000", "system", near, 1), 1);
+	cr_assert_str_eq(near[0], "dgx-h100");
+	s = cvc_hw_catalog_find(cat, "NVIDIA A100-SXM4-40GB", "gpu");
+	cr_assert(s && strcmp(s->name, "A100-SXM-40GB") == 0);
+	s = cvc_hw_catalog_find(cat, "h100", NULL);
+	cr_assert(s && strcmp(s->name, "H100-SXM") == 0);
+	s = cvc_hw_catalog_find(cat, "DGX H100", "system");
+	cr_assert(s && strcmp(s->name, "dgx-h100") == 0);
+	cr_assert_null(cvc_hw_catalog_find(cat, "H100-SXM", "system"), "a GPU is no system");
+	cr_assert_null(cvc_hw_catalog_find(cat, "", NULL));
+	cvc_hw_catalog_free(cat);
+}
+
 Test(models_catalog, every_entry_sourced_and_sane)
 {
 	cvc_hw_catalog *cat = cat_or_die();
