@@ -254,8 +254,10 @@ void vrow_catalog(struct vrow *r)
 		if (k > 0 && (size_t)k < sizeof said - n)
 			n += (size_t)k;
 	}
+	/* the model's published configuration, not the table's words: an
+	 * assumption --strict refuses */
 	if (n)
-		vrow_note(r, "%s (%s in cvc's catalog: %s)", said, e->name, e->source);
+		vrow_assume(r, "%s (%s in cvc's catalog: %s)", said, e->name, e->source);
 }
 
 /* The FFN's kind: a column's, the words of the model name or notes
