@@ -614,3 +614,25 @@ int opm_attn_fit_files(const char *const *paths, size_t npaths, double peak_tflo
 	free(g);
 	return ng;
 }
+
+/*
+ * The softmax's exponentials a fused-attention kernel leaves unhidden, in
+ * seconds per exponential at the SFU rate (one exponential per score, each
+ * pass): the same cuDNN kernels timed on a GB200 (5 TeraExp/s) and on a
+ * GB300 (10.7, the same tensor-core peak), in one harness on one day
+ * (NVIDIA/cudnn-frontend benchmark/attention_training, llama3.1 config:
+ * ../shared/traces/attention-bench/gb200_cudnn-fa4-bf16-fp8-mxfp8_...,
+ * tests/data/gb300-cudnn-attention-llama31.csv); per row (t_GB200 -
+ * t_GB300) / (E/5e12 - E/10.7e12), the median over the rows of 8K-32K
+ * tokens, both masks (models_attention.sfu_coefficients_from_gb200_and_gb300
+ * recomputes them).  Forward about 0.6 of the exponentials' time shows,
+ * backward (which recomputes the scores) about 1.1; fp8 more (its MMAs
+ * take half the time to hide them under).
+ */
+double opm_attn_sfu_coef(int bwd, int fp8)
+{
+	static const double coef[2][2] = {{0.5921, 1.0659}, /* bf16 fwd, bwd */
+					  {0.6742, 1.3522}}; /* fp8 */
+
+	return coef[fp8 ? 1 : 0][bwd ? 1 : 0];
+}

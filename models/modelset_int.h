@@ -129,6 +129,8 @@ struct cvc_modelset {
 	int attn_ref;              /* reference GPU of the attention curves */
 	double attn_factor;        /* their efficiency on this GPU's power limit
 				    * (the card measured may have another) */
+	double attn_ref_sfu;       /* the SFU rate of the curves' card, TeraExp/s
+				    * (0: not published) */
 	double kernel_gap_us;      /* between back-to-back kernels */
 };
 

@@ -54,6 +54,14 @@ static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 	/* the curves sustain what their card sustains at its power limit; a
 	 * GPU of the generation at another limit sustains its own (ceiling.c) */
 	ms->attn_factor = opm_burst_ratio_ref(ms->attn_ref) / opm_burst_ratio(spec);
+	{
+		/* the softmax's exponentials: the curves' card issued them at its
+		 * own SFU rate, this GPU at its (attention_sfu_us()) */
+		const cvc_hw_spec *rs = cat ? cvc_hw_catalog_lookup(cat, opm_attn_ref_name(ms->attn_ref))
+					    : NULL;
+
+		ms->attn_ref_sfu = rs ? rs->sfu_texp : 0;
+	}
 	snprintf(ms->attn_origin, sizeof ms->attn_origin,
 		 "fused-attention curves measured on %s (attention-bench), carried to %s "
 		 "through the spec sheet", opm_attn_ref_name(ms->attn_ref), spec->name);
@@ -62,6 +70,13 @@ static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 
 		snprintf(ms->attn_origin + used, sizeof ms->attn_origin - used,
 			 " at its power limit (x%.3f)", ms->attn_factor);
+	}
+	if (ms->attn_ref_sfu > 0 && spec->sfu_texp > 0 && spec->sfu_texp != ms->attn_ref_sfu) {
+		size_t used = strlen(ms->attn_origin);
+
+		snprintf(ms->attn_origin + used, sizeof ms->attn_origin - used,
+			 "; its softmax at %.3g TeraExp/s against the curves' %.3g", spec->sfu_texp,
+			 ms->attn_ref_sfu);
 	}
 	for (int d = 0; d < CVC_HW_NDTYPE; d++) {
 		/* fp8 and fp4 at the share of their peaks that they sustain

@@ -187,6 +187,10 @@ double opm_attn_ref_watts(int ref);
 int opm_attn_default(int ref, int torch);
 /* Efficiency (share of the dense bf16 peak) of a fused attention pass;
  * *exact = 0 when a fallback curve was used.  NaN when none. */
+/* The share of the softmax's exponential time a fused kernel leaves
+ * unhidden (seconds per exponential at the SFU rate), measured on GB200
+ * against GB300 (attnref.c). */
+double opm_attn_sfu_coef(int bwd, int fp8);
 double opm_attn_eff(int ref, int backend, int fp8, int bwd, int causal, double S, double D,
 		    int *exact);
 /* Fits the curves of cudnn-frontend attention results tables (the

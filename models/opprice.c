@@ -159,6 +159,16 @@ double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
 	eff *= ms->attn_factor;
 	eff *= util;
 	tc = flops / (P * eff);
+	/* a GPU whose special function units run the softmax's exponentials
+	 * at another rate than the curves' card: the share of the kernel they
+	 * leave unhidden moves with it (Blackwell Ultra: 10.7 against 5) */
+	if (ms->attn_ref_sfu > 0 && ms->spec.sfu_texp > 0 && ms->spec.sfu_texp != ms->attn_ref_sfu) {
+		double exps = B * H * Sq * Skv * (a->causal ? 0.5 : 1); /* one per score, each pass */
+
+		tc -= opm_attn_sfu_coef(a->backward, fp8) * exps *
+		      (1 / ms->attn_ref_sfu - 1 / ms->spec.sfu_texp) / 1e6 / util;
+		tc = fmax(tc, flops / P); /* never past the tensor cores' peak */
+	}
 	tm = bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 * OPM_DEF_MEM_EFF);
 	return ms->gemm[a->dtype].p[GP_T0] + (tc > tm ? tc : tm);
 }

@@ -60,6 +60,8 @@ typedef struct cvc_hw_spec {
 					 the node's P gets (k-1)/(P-1) of intra_bw) */
 	double inter_bw_gbps;         /* typical NIC bandwidth per GPU, unidir. */
 	double tdp_w;
+	double sfu_texp;              /* exponentials per second the special function
+					 units issue (MUFU.EX2, softmax), 1e12; 0 unknown */
 	char source[CVC_HW_SOURCE_MAX]; /* where the figures come from */
 } cvc_hw_spec;
 

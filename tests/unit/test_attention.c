@@ -421,3 +421,151 @@ Test(models_attention, fa1_slowdown_from_the_paper)
 	cvc_modelset_free(ms);
 	cvc_hw_catalog_free(cat);
 }
+
+/* Rows of an attention-bench table (#SOURCE lines skipped): backend, dtype,
+ * mask, seq, pass, time (ms), deterministic flag. */
+struct arow {
+	char be[32], dt[16], mask[16], pass[8];
+	int seq, det;
+	double ms;
+};
+
+static int read_arows(const char *path, struct arow *v, int max)
+{
+	FILE *f = fopen(path, "r");
+	char line[2048], *c[40];
+	int n = 0, hdr = 0, ib = -1, id = -1, im = -1, is = -1, ip = -1, it = -1, idet = -1;
+
+	cr_assert_not_null(f, "%s", path);
+	while (fgets(line, sizeof line, f) && n < max) {
+		int nf;
+
+		if (!strncmp(line, "#SOURCE", 7))
+			continue;
+		line[strcspn(line, "\r\n")] = 0;
+		nf = cvc_csv_split(line, c, 40);
+		if (!hdr) {
+			for (int i = 0; i < nf; i++) {
+				ib = !strcmp(c[i], "backend") ? i : ib;
+				id = !strcmp(c[i], "data_type") ? i : id;
+				im = !strcmp(c[i], "attn_mask") ? i : im;
+				is = !strcmp(c[i], "q_seqlen") ? i : is;
+				ip = !strcmp(c[i], "profile_pass") ? i : ip;
+				it = !strcmp(c[i], "time_ms") ? i : it;
+				idet = !strcmp(c[i], "deterministic_bwd") ? i : idet;
+			}
+			hdr = 1;
+			continue;
+		}
+		snprintf(v[n].be, sizeof v[n].be, "%s", c[ib]);
+		snprintf(v[n].dt, sizeof v[n].dt, "%s", c[id]);
+		snprintf(v[n].mask, sizeof v[n].mask, "%s", c[im]);
+		snprintf(v[n].pass, sizeof v[n].pass, "%s", c[ip]);
+		v[n].seq = atoi(c[is]);
+		v[n].ms = strtod(c[it], NULL);
+		v[n].det = !strcmp(c[idet], "True");
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static const struct arow *amatch(const struct arow *v, int n, const struct arow *k)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v[i].be, k->be) && !strcmp(v[i].dt, k->dt) && !strcmp(v[i].mask, k->mask) &&
+		    !strcmp(v[i].pass, k->pass) && v[i].seq == k->seq && v[i].det == k->det)
+			return &v[i];
+	return NULL;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Blackwell Ultra's softmax: the same cuDNN kernels on a GB200 (5
+ * TeraExp/s) and a GB300 (10.7; the same tensor-core peak, one harness, one
+ * day).  The compiled-in coefficients (opm_attn_sfu_coef()) are the
+ * medians over the cuDNN rows of 8K-32K tokens of (t_GB200 - t_GB300) /
+ * (E/5e12 - E/10.7e12); held out: the FlashAttention-4 rows of both GPUs
+ * and the cuDNN rows of 2K-4K tokens, whose GB200 / GB300 time ratio the
+ * model's prices must follow better than without the SFU term.  Measured:
+ * ratio MAPE over 36 rows 5.4% with the term, 16.6% without it.
+ */
+Test(models_attention, sfu_coefficients_from_gb200_and_gb300)
+{
+	static struct arow a[400], b[100];
+	int na = read_arows(tu_shared("traces/attention-bench/gb200_cudnn-fa4-bf16-fp8-mxfp8_"
+				      "cudnn-frontend-attention-training-llama-2026-09.txt"),
+			    a, 400);
+	int nb = read_arows(CVC_SOURCE_DIR "/tests/data/gb300-cudnn-attention-llama31.csv", b, 100);
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *m200 = NULL, *m300 = NULL, *m300n = NULL;
+	cvc_hw_spec no_sfu;
+	double with = 0, without = 0;
+	int held = 0;
+
+	cr_assert_gt(na, 100);
+	cr_assert_eq(nb, 60);
+	for (int fp8 = 0; fp8 < 2; fp8++)
+		for (int bwd = 0; bwd < 2; bwd++) {
+			double v[16];
+			int k = 0;
+
+			for (int i = 0; i < nb; i++) {
+				const struct arow *g = amatch(a, na, &b[i]);
+				double s = b[i].seq, e;
+
+				if (strcmp(b[i].be, "cudnn") || strcmp(b[i].dt, fp8 ? "fp8" : "bfloat16") ||
+				    strcmp(b[i].pass, bwd ? "bwd" : "fwd") || b[i].seq < 8192 || !g)
+					continue;
+				e = 2 * 64 * (!strcmp(b[i].mask, "top_left") ? s * (s + 1) / 2 : s * s);
+				v[k++] = (g->ms - b[i].ms) * 1e-3 / (e / 5e12 - e / 10.7e12);
+			}
+			cr_assert_eq(k, 6);
+			qsort(v, (size_t)k, sizeof v[0], cmp_d);
+			cr_expect_float_eq(opm_attn_sfu_coef(bwd, fp8), (v[2] + v[3]) / 2, 1e-3,
+					   "fp8 %d bwd %d: compiled %.4f, the tables' median %.4f", fp8,
+					   bwd, opm_attn_sfu_coef(bwd, fp8), (v[2] + v[3]) / 2);
+		}
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "GB200"), &m200), CVC_OK);
+	cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "GB300"), &m300), CVC_OK);
+	no_sfu = *cvc_hw_catalog_lookup(cat, "GB300");
+	no_sfu.sfu_texp = 0;
+	cr_assert_eq(cvc_modelset_new(NULL, cat, &no_sfu, &m300n), CVC_OK);
+	for (int i = 0; i < nb; i++) {
+		const struct arow *g = amatch(a, na, &b[i]);
+		int fa4 = !strcmp(b[i].be, "flash_attention_4");
+		cvc_model_attn q;
+		double r, rw, rn;
+
+		if (!g || (!fa4 && b[i].seq >= 8192))
+			continue; /* the coefficients' own rows */
+		memset(&q, 0, sizeof q);
+		q.batch = 2, q.heads = 64, q.kv_heads = 8, q.seq_q = q.seq_kv = b[i].seq;
+		q.head_dim = 128, q.causal = !strcmp(b[i].mask, "top_left");
+		q.backward = !strcmp(b[i].pass, "bwd");
+		q.dtype = strcmp(b[i].dt, "fp8") ? CVC_HW_BF16 : CVC_HW_FP8;
+		q.backend = fa4 ? CVC_ATTN_FA4 : CVC_ATTN_CUDNN;
+		r = g->ms / b[i].ms; /* measured GB200 over GB300 */
+		rw = cvc_model_attention_us(m200, &q) / cvc_model_attention_us(m300, &q);
+		rn = cvc_model_attention_us(m200, &q) / cvc_model_attention_us(m300n, &q);
+		with += fabs(rw / r - 1), without += fabs(rn / r - 1), held++;
+	}
+	cr_log_info("GB200/GB300 time ratio over %d held-out rows: MAPE %.1f%% with the SFU term, "
+		    "%.1f%% without", held, 100 * with / held, 100 * without / held);
+	cr_assert_gt(held, 20);
+	cr_expect_lt(with, 0.5 * without, "the SFU term does not explain the GB300 rows");
+	cr_expect_lt(with / held, 0.08, "held-out ratio MAPE %.1f%%", 100 * with / held);
+	cr_expect(strstr(cvc_model_origin(m300, CVC_MODEL_ATTENTION, CVC_HW_BF16, 0), "10.7"),
+		  "%s", cvc_model_origin(m300, CVC_MODEL_ATTENTION, CVC_HW_BF16, 0));
+	cvc_modelset_free(m200);
+	cvc_modelset_free(m300);
+	cvc_modelset_free(m300n);
+	cvc_hw_catalog_free(cat);
+}
