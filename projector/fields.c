@@ -115,6 +115,8 @@ const struct proj_field proj_fields[] = {
 	AUTO("comm", "ep_sms", ep_sms),
 	STR("parallelism", "pp_layout", pp_layout),
 	FLAG("training", "cuda_graphs", cuda_graphs),
+	NUM("training", "bf16_layers_first", bf16_layers_first),
+	NUM("training", "bf16_layers_last", bf16_layers_last),
 };
 const size_t proj_nfields = sizeof proj_fields / sizeof proj_fields[0];
 
@@ -150,6 +152,8 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"decoder_first_pipeline_num_layers", "first_stage_layers"},
 	{"expert_tensor_parallel", "etp"}, {"moe_expert_tensor_parallel_size", "etp"},
 	{"nvl_domain", "nvlink_domain"}, {"hsdp_shard", "shard_group"},
+	{"num_layers_at_start_in_bf16", "bf16_layers_first"},
+	{"num_layers_at_end_in_bf16", "bf16_layers_last"},
 	{"decoder_last_pipeline_num_layers", "last_stage_layers"},
 	/* hybrid and local-attention models: Megatron-Core's arguments and
 	 * Hugging Face's config.json keys */

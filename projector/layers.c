@@ -50,6 +50,21 @@ static int is_local(const cvc_proj_scenario *sc, double i)
 	return !(f >= 1 && fmod(i + 1, f) == 0);
 }
 
+/* Whether layer i is kept in bf16 under a low-precision dtype: the first
+ * bf16_layers_first and the last bf16_layers_last (Megatron-Core's
+ * --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16). */
+static int in_bf16(const cvc_proj_scenario *sc, double i)
+{
+	if (!proj_lowp_dtype(sc->dtype))
+		return 0;
+	return i < sc->bf16_layers_first || i >= sc->layers - sc->bf16_layers_last;
+}
+
+static int has_bf16_layers(const cvc_proj_scenario *sc)
+{
+	return proj_lowp_dtype(sc->dtype) && (sc->bf16_layers_first > 0 || sc->bf16_layers_last > 0);
+}
+
 int proj_main_kind(const cvc_proj_scenario *sc)
 {
 	return PROJ_KIND(PROJ_MIX_ATTN, sc->experts > 1 ? PROJ_FK_MOE : PROJ_FK_DENSE);
@@ -57,7 +72,7 @@ int proj_main_kind(const cvc_proj_scenario *sc)
 
 int proj_layers_uniform(const cvc_proj_scenario *sc)
 {
-	if (has_pattern(sc) || proj_layers_mixed(sc))
+	if (has_pattern(sc) || proj_layers_mixed(sc) || has_bf16_layers(sc))
 		return 0;
 	/* local attention on every layer is uniform too, of another kind */
 	return !(sc->window > 0 && sc->window < sc->seq && sc->window_skip_freq >= 1);
@@ -75,11 +90,11 @@ int proj_kind_of(const cvc_proj_scenario *sc, double i)
 			return proj_main_kind(sc);
 		if (PROJ_KIND_MIX(k) == PROJ_MIX_ATTN && is_local(sc, i))
 			k = PROJ_KIND(PROJ_MIX_LOCAL, PROJ_KIND_FFN(k));
-		return k;
+		return k + (in_bf16(sc, i) ? PROJ_KIND_BF16 : 0);
 	}
 	mix = is_local(sc, i) ? PROJ_MIX_LOCAL : PROJ_MIX_ATTN;
 	ffn = sc->experts > 1 && proj_main_layers(sc, i, i + 1) > 0 ? PROJ_FK_MOE : PROJ_FK_DENSE;
-	return PROJ_KIND(mix, ffn);
+	return PROJ_KIND(mix, ffn) + (in_bf16(sc, i) ? PROJ_KIND_BF16 : 0);
 }
 
 void proj_kinds_in(const cvc_proj_scenario *sc, double lo, double hi, double n[PROJ_NKIND])
@@ -91,7 +106,7 @@ void proj_kinds_in(const cvc_proj_scenario *sc, double lo, double hi, double n[P
 		n[proj_kind_of(sc, lo)] = hi - lo;
 		return;
 	}
-	if (!has_pattern(sc) && !(sc->window > 0 && sc->window < sc->seq)) {
+	if (!has_pattern(sc) && !(sc->window > 0 && sc->window < sc->seq) && !has_bf16_layers(sc)) {
 		/* the MoE pattern alone: counted in closed form */
 		double moe = proj_main_layers(sc, lo, hi);
 
@@ -137,6 +152,10 @@ void proj_shape_kind(const cvc_proj_scenario *sc, const struct proj_shape *x, in
 	else
 		*xk = *x;
 	xk->kind = kind;
+	if (PROJ_KIND_HP(kind)) { /* a layer the recipe keeps in bf16 */
+		xk->dtype = CVC_PROJ_BF16;
+		xk->lowp = xk->fp8_attn = xk->gemm_sub = 0;
+	}
 	xk->noffn = ffn == PROJ_FK_NONE;
 	xk->mixer = mix;
 	xk->win = mix == PROJ_MIX_LOCAL ? sc->window : 0;

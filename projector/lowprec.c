@@ -32,6 +32,15 @@
 
 #include "proj_internal.h"
 
+double proj_lowp_share(const cvc_proj_scenario *sc)
+{
+	double hp = sc->bf16_layers_first + sc->bf16_layers_last;
+
+	if (!proj_lowp_dtype(sc->dtype))
+		return 0;
+	return sc->layers > 0 && hp > 0 ? fmax(0, 1 - hp / sc->layers) : 1;
+}
+
 int proj_lowp_dtype(int dtype)
 {
 	return dtype == CVC_PROJ_FP8 || dtype == CVC_PROJ_NVFP4 || dtype == CVC_PROJ_MXFP4;

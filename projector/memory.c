@@ -179,7 +179,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		struct proj_lowp c;
 
 		proj_lowp_cast(x, &c);
-		params += c.wcache * (P->p_stage - P->p_vocab);
+		params += c.wcache * (P->p_stage - P->p_vocab) * proj_lowp_share(sc);
 	}
 	if (sc->local_sgd_h > 1) {
 		/* local SGD / DiLoCo's outer optimizer: the global parameters of

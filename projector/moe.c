@@ -141,7 +141,7 @@ void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 	double groups = fmax(1, x->E / x->e), mg = x->Tm * x->imb / groups;
 	double ffn_l = x->f / x->et, w1 = (x->gated ? 2 : 1) * ffn_l;
 	double up_f, up_d, up_w, dn_f, dn_d, dn_w, r_f, r_d, r_w;
-	int dt = k->dtype;
+	int dt = x->dtype; /* the layer's: bf16 in a layer kept in bf16 */
 
 	r_f = proj_gemm3(k, x->lowp ? CVC_PROJ_BF16 : x->dtype, x->T, x->E, x->h, cf, cb, 0, 1, 1, 1,
 			 &r_d, &r_w);

@@ -240,10 +240,14 @@ struct proj_shape;
 /* A layer's sequence mixer and its FFN; a kind is the pair. */
 enum proj_mixer { PROJ_MIX_ATTN = 0, PROJ_MIX_LOCAL = 1, PROJ_MIX_MAMBA = 2, PROJ_MIX_NONE = 3 };
 enum proj_ffn_kind { PROJ_FK_DENSE = 0, PROJ_FK_MOE = 1, PROJ_FK_NONE = 2 };
-#define PROJ_NKIND 12
+/* a kind plus PROJ_KIND_BF16: the same layer kept in bf16 under a
+ * low-precision dtype (bf16_layers_first / _last, lowprec.c) */
+#define PROJ_KIND_BF16 12
+#define PROJ_NKIND 24
 #define PROJ_KIND(mix, ffn) ((mix) * 3 + (ffn))
-#define PROJ_KIND_MIX(k) ((k) / 3)
+#define PROJ_KIND_MIX(k) ((k) % PROJ_KIND_BF16 / 3)
 #define PROJ_KIND_FFN(k) ((k) % 3)
+#define PROJ_KIND_HP(k) ((k) >= PROJ_KIND_BF16)
 
 /* The kind of a plain layer (attention and the model's FFN): every layer
  * of a uniform model, and the prediction modules' layers. */
@@ -465,6 +469,10 @@ struct proj_lowp {
 };
 /* Whether dtype runs the layers' GEMMs in fp8 or 4 bits. */
 int proj_lowp_dtype(int dtype);
+/* The share of sc's layers in the low-precision format (the rest kept in
+ * bf16 by bf16_layers_first / _last): what their weights' casts and
+ * cached copies are counted over, a stage taken as the model's average. */
+double proj_lowp_share(const cvc_proj_scenario *sc);
 /* x's format and recipe (x->lowp set). */
 void proj_lowp_cast(const struct proj_shape *x, struct proj_lowp *c);
 /* The attention block's GEMM weights of a finalized scenario (QKV or MLA's

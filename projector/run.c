@@ -69,6 +69,12 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		sc->gpus_per_node = 8;
 	if (sc->nvlink_domain < 0 || sc->nvlink_domain != floor(sc->nvlink_domain))
 		return "nvlink_domain must be a whole number (0: the catalog's)";
+	if (sc->bf16_layers_first < 0 || sc->bf16_layers_last < 0 ||
+	    sc->bf16_layers_first != floor(sc->bf16_layers_first) ||
+	    sc->bf16_layers_last != floor(sc->bf16_layers_last) ||
+	    sc->bf16_layers_first + sc->bf16_layers_last > sc->layers)
+		return "bf16_layers_first and bf16_layers_last must be whole numbers that the layers "
+		       "hold";
 	if (sc->micro_batch < 1)
 		sc->micro_batch = 1;
 	if (sc->cp < 1)

@@ -253,9 +253,9 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 	/* low precision: Transformer Engine casts every weight of the
 	 * transformer layers (both layouts) once per step, cached across
 	 * micro-batches; per-tensor scales read it once more (lowprec.c) */
-	if (x->lowp) {
+	if (x->lowp && proj_lowp_share(sc) > 0) {
 		struct proj_lowp lp;
-		double w = P->p_stage - P->p_vocab;
+		double w = (P->p_stage - P->p_vocab) * proj_lowp_share(sc);
 
 		proj_lowp_cast(x, &lp);
 		st->wcast = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, lp.wcast * w, 1,

@@ -233,6 +233,10 @@ typedef struct cvc_proj_scenario {
 	/* GPUs one NVLink fabric joins (NVL72: 72 over trays of 4); 0 = the
 	 * catalog's domain of gpu when it spans hosts, else gpus_per_node */
 	double nvlink_domain;
+	/* with a low-precision dtype, layers the recipe keeps in bf16: the
+	 * first and the last this many (Megatron-Core's --first-last-layers-bf16
+	 * with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16) */
+	double bf16_layers_first, bf16_layers_last;
 	double scale_compute, scale_hbm_bw, scale_hbm_cap, scale_intra_bw, scale_inter_bw;
 	/* communication */
 	int dp_overlap, tp_overlap;

@@ -342,3 +342,42 @@ Test(lowprec, nvlink_domain_overrides_and_defaults)
 		     d.sc.nvlink_domain);
 	cr_assert_eq(d.coll[0].per_node, 1, "dp neighbours tp = 4 apart: one per node");
 }
+
+/*
+ * Layers the recipe keeps in bf16 (Megatron-Core's --first-last-layers-bf16
+ * with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16; the
+ * NVFP4 paper keeps the last layers so, Megatron-Bridge's Llama 3 8B
+ * low-precision recipe the last 4): those layers price as bf16 on the
+ * stages that hold them; every layer so is bf16 exactly.
+ */
+Test(lowprec, layers_kept_in_bf16)
+{
+	struct one bf, nv, last4, all, alias;
+	const char *fmt = "model: {layers: 16, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, "
+			  "ffn_type: swiglu, seq: 4096}\n"
+			  "training: {global_batch: 64, dtype: %s, %s}\n"
+			  "parallelism: {pp: 2}\n"
+			  "hardware: {gpu: GB200, gpus: 8}\n";
+	char t[1024];
+
+	snprintf(t, sizeof t, fmt, "bf16", "bf16_layers_last: 0");
+	one(t, -1, &bf);
+	snprintf(t, sizeof t, fmt, "nvfp4", "bf16_layers_last: 0");
+	one(t, -1, &nv);
+	snprintf(t, sizeof t, fmt, "nvfp4", "bf16_layers_last: 4");
+	one(t, -1, &last4);
+	snprintf(t, sizeof t, fmt, "nvfp4", "bf16_layers_first: 6, bf16_layers_last: 10");
+	one(t, -1, &all);
+	snprintf(t, sizeof t, fmt, "nvfp4", "num_layers_at_end_in_bf16: 4");
+	one(t, -1, &alias);
+	cr_log_info("step: bf16 %.4g, nvfp4 %.4g, last 4 in bf16 %.4g, all in bf16 %.4g",
+		    bf.r.step_s, nv.r.step_s, last4.r.step_s, all.r.step_s);
+	/* the last of 2 stages holds the 4 layers (half its 8): it sets the
+	 * pace, between an nvfp4 and a bf16 stage */
+	cr_assert_lt(nv.r.step_s, last4.r.step_s);
+	cr_assert_lt(last4.r.step_s, bf.r.step_s);
+	cr_assert_float_eq(all.r.step_s, bf.r.step_s, 1e-9 * bf.r.step_s);
+	cr_assert_float_eq(all.r.mem_gb, bf.r.mem_gb, 1e-9 * bf.r.mem_gb);
+	cr_assert_float_eq(alias.r.step_s, last4.r.step_s, 1e-12 * last4.r.step_s);
+	cr_assert_eq(alias.sc.bf16_layers_last, 4);
+}
