@@ -119,6 +119,15 @@ int cli_error(const char *fmt, ...) CVC_PRINTF(1, 2);
 int cli_db_open(struct cvc_ctx *ctx, const char *path, int flags, struct cvc_db **db);
 
 /*
+ * The flags a command that reads a database, and would write only to
+ * classify names it finds unclassified, opens path with: 0 when this user
+ * may write the file and its folder (SQLite's -wal and -shm live there),
+ * else CVC_DB_READONLY (issue 36 item 15: a database in a read-only folder
+ * could not be read).
+ */
+int cli_db_read_flags(const char *path);
+
+/*
  * The projector's context for project and validate: priced with the fitted
  * models of db_path (opened read-only with cli_db_open) or, when NULL, the
  * spec sheets alone; force as cvc_proj_ctx_set_force.  *out is owned by

@@ -375,7 +375,7 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 		return cli_error("'%s': no such database (create it with 'cvc import --db %s "
 				 "FILES')", dbpath, dbpath);
 	/* A file we may not write is analysed read-only (no classification). */
-	rc = cli_db_open(ctx, dbpath, access(dbpath, W_OK) == 0 ? 0 : CVC_DB_READONLY, &db);
+	rc = cli_db_open(ctx, dbpath, cli_db_read_flags(dbpath), &db);
 	if (rc) {
 		ret = rc;
 		goto out;

@@ -64,6 +64,7 @@ static cvc_status add_membound_sets(cvc_db *db, cvc_model_rows **sets, size_t *n
 int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 {
 	const char *dbpath = CVC_DEFAULT_DB, *gpu = NULL, *catalog = NULL, *system = NULL;
+	double max_inflate = CVC_GZ_MAX_INFLATE;
 	int npos = 0, rc = 0;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_PATH, &dbpath, "PATH", "database (default " CVC_DEFAULT_DB ")", NULL},
@@ -74,6 +75,8 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 		 "catalog system the collective logs were measured on (its NICs place them on the "
 		 "topology)", NULL},
 		{"catalog", 0, CLI_PATH, &catalog, "FILE", "extra hardware catalog entries (CSV)", NULL},
+		{"max-inflate", 0, CLI_DOUBLE, &max_inflate, "N",
+		 "refuse gzip input that expands more than N times (default 100; 0: no limit)", NULL},
 		{0},
 	};
 	cvc_hw_catalog *cat = NULL;
@@ -90,6 +93,10 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	rc = 0;
+	if (max_inflate < 0)
+		return cli_error("fit: --max-inflate: expected 0 (no limit) or more, got %g",
+				 max_inflate);
+	cvc_gz_set_max_inflate(max_inflate);
 	if ((st = cvc_hw_catalog_new(&cat)) || (catalog && (st = cvc_hw_catalog_load(cat, catalog)))) {
 		rc = cli_fail(st, "%s", cvc_hw_catalog_errmsg(cat));
 		goto out;

@@ -196,12 +196,15 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 {
 	const char *db_path = NULL, *run = NULL, *rules_path = NULL, *rules_only = NULL;
 	long long jobs = 1;
+	double max_inflate = CVC_GZ_MAX_INFLATE;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_PATH, &db_path, "PATH", "database to import into (created if missing; default cvc.db)", NULL},
 		{"run", 0, CLI_STR, &run, "NAME", "run to add every file to (created if missing; default: a folder's files are grouped into runs by their own metadata, the first file's name each)", NULL},
 		{"jobs", 'j', CLI_INT, &jobs, "N", "parse N files in parallel", NULL},
 		{"rules", 0, CLI_PATH, &rules_path, "FILE", "classify kernels with this rule file tried before the shipped rules", NULL},
 		{"rules-only", 0, CLI_PATH, &rules_only, "FILE", "classify kernels with this rule file alone", NULL},
+		{"max-inflate", 0, CLI_DOUBLE, &max_inflate, "N",
+		 "refuse gzip input that expands more than N times (default 100; 0: no limit)", NULL},
 		{0},
 	};
 	struct pathlist files = {0};
@@ -222,6 +225,10 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 		return cli_usage_error(ctx->cmd, synopsis, opts);
 	if (jobs < 1 || jobs > 64)
 		return cli_error("import: --jobs must be between 1 and 64, got %lld", jobs);
+	if (max_inflate < 0)
+		return cli_error("import: --max-inflate: expected 0 (no limit) or more, got %g",
+				 max_inflate);
+	cvc_gz_set_max_inflate(max_inflate);
 	for (int i = 1; i <= npos && !rc; i++) {
 		if (strcmp(argv[i], "-") == 0) /* standard input: the library reads it once */
 			rc = push(&files, argv[i]) ? cli_error("out of memory") : 0;

@@ -50,7 +50,7 @@ int cmd_report(int argc, char **argv, struct cvc_ctx *ctx)
 	if (db_path) {
 		if (stat(db_path, &sb) != 0)
 			return cli_error("'%s': cannot open: %s", db_path, strerror(errno));
-		if ((rc = cli_db_open(ctx, db_path, 0, &db)))
+		if ((rc = cli_db_open(ctx, db_path, cli_db_read_flags(db_path), &db)))
 			return rc;
 	}
 	if (!db && !ro.projection)

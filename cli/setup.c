@@ -3,6 +3,9 @@
  * database (closed by the dispatcher, cvc.c) and the projector's context.
  */
 #include <assert.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cvc/cvc_db.h"
@@ -28,6 +31,17 @@ int cli_db_open(struct cvc_ctx *ctx, const char *path, int flags, cvc_db **db)
 	if (st == CVC_ERR_DB && (ctx->flags & CMD_DB_BAD_IS_USAGE))
 		return 2;
 	return cvc_exit_code(st);
+}
+
+int cli_db_read_flags(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	if ((size_t)snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1,
+			     slash ? path : ".") >= sizeof dir)
+		return CVC_DB_READONLY;
+	return access(path, W_OK) == 0 && access(dir, W_OK) == 0 ? 0 : CVC_DB_READONLY;
 }
 
 int cli_proj_open(struct cvc_ctx *ctx, const char *db_path, int force, cvc_proj_ctx **out)

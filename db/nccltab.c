@@ -78,6 +78,7 @@ struct reader {
 	const char *name;
 	char *err;
 	size_t errlen;
+	int64_t next_check;    /* uncompressed offset of the next inflate check */
 };
 
 static cvc_status fail(struct reader *r, cvc_status st, const char *fmt, ...)
@@ -113,6 +114,14 @@ static cvc_status next_line(struct reader *r, int *eof)
 		return fail(r, cvc_gz_status(r->gz, m, sizeof m), "%s", m);
 	}
 	r->lineno++;
+	if ((int64_t)gztell(r->gz) >= r->next_check) {
+		char m[256];
+		cvc_status st = cvc_gz_inflate_check(r->gz, (int64_t)gztell(r->gz), m, sizeof m);
+
+		if (st)
+			return fail(r, st, "%s", m);
+		r->next_check = (int64_t)gztell(r->gz) + (1 << 20);
+	}
 	len = strlen(r->buf);
 	r->too_long = 0;
 	if (len == NT_LINE_MAX - 1 && r->buf[len - 1] != '\n') {

@@ -59,3 +59,32 @@ cvc_status cvc_gz_status(void *gzv, char *msg, size_t len)
 		return CVC_ERR_FORMAT;
 	}
 }
+
+static double max_inflate = CVC_GZ_MAX_INFLATE;
+
+void cvc_gz_set_max_inflate(double ratio)
+{
+	max_inflate = ratio;
+}
+
+double cvc_gz_max_inflate(void)
+{
+	return max_inflate;
+}
+
+cvc_status cvc_gz_inflate_check(void *gzv, int64_t out_bytes, char *msg, size_t len)
+{
+	gzFile gz = gzv;
+	z_off_t in;
+
+	if (max_inflate <= 0 || out_bytes <= CVC_GZ_INFLATE_SLACK || !gz || gzdirect(gz))
+		return CVC_OK;
+	in = gzoffset(gz);
+	if (in < 0 || (double)out_bytes <= max_inflate * (double)in + (double)CVC_GZ_INFLATE_SLACK)
+		return CVC_OK;
+	snprintf(msg, len,
+		 "expands more than %g times its compressed size (%lld MiB from %lld KiB read): "
+		 "refused as a decompression bomb (--max-inflate 0 reads it all)",
+		 max_inflate, (long long)(out_bytes >> 20), (long long)in >> 10);
+	return CVC_ERR_FORMAT;
+}

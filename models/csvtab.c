@@ -50,6 +50,7 @@ struct reader {
 	int lineno;
 	char *err;
 	size_t errlen;
+	int64_t next_check;     /* uncompressed offset of the next inflate check */
 };
 
 /* Next line without its newline; 1 = got one, 0 = EOF, -1 = error (set). */
@@ -67,6 +68,15 @@ static int next_line(struct reader *r)
 		return 0;
 	}
 	r->lineno++;
+	if ((int64_t)gztell(r->gz) >= r->next_check) {
+		char m[256];
+
+		if ((r->fail_st = cvc_gz_inflate_check(r->gz, (int64_t)gztell(r->gz), m, sizeof m))) {
+			snprintf(r->err, r->errlen, "'%s': line %d: %s", r->path, r->lineno, m);
+			return -1;
+		}
+		r->next_check = (int64_t)gztell(r->gz) + (1 << 20);
+	}
 	n = strlen(r->line);
 	if (n == LINE_CAP - 1 && r->line[n - 1] != '\n') {
 		snprintf(r->err, r->errlen, "'%s': line %d: expected a line under %d bytes",

@@ -67,4 +67,28 @@ CVC_API cvc_status cvc_open_status(int errnum);
  */
 CVC_API cvc_status cvc_gz_status(void *gz, char *msg, size_t len);
 
+/*
+ * How far a gzip input may expand: at most cvc_gz_max_inflate() times the
+ * compressed bytes read so far, plus CVC_GZ_INFLATE_SLACK (issue 36 item
+ * 18: a 1.2 MB trace of distinct 60 KB names became a 988 MB database; the
+ * traces under ../shared expand 5 to 20 times).  Like zstd's window limit,
+ * a tool lifts it on request (cvc import/fit --max-inflate 0).
+ */
+#define CVC_GZ_MAX_INFLATE 100.0
+#define CVC_GZ_INFLATE_SLACK ((int64_t)16 << 20)
+
+/* Sets the ratio for the whole process; <= 0 lifts the limit.  Not
+ * thread safe: a tool sets it once, before any work. */
+CVC_API void cvc_gz_set_max_inflate(double ratio);
+CVC_API double cvc_gz_max_inflate(void);
+
+/*
+ * Checks a gzip stream (a gzFile as void *) that has given out_bytes of
+ * uncompressed data (gztell) against the limit: CVC_OK, or CVC_ERR_FORMAT
+ * with the words in msg (no file or position).  A plain file read through
+ * zlib (gzdirect) is never refused.  Costs an lseek: call it per chunk or
+ * per MiB, not per line.
+ */
+CVC_API cvc_status cvc_gz_inflate_check(void *gz, int64_t out_bytes, char *msg, size_t len);
+
 #endif

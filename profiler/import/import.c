@@ -225,9 +225,15 @@ cvc_status imp_temp_copy(gzFile gz, const unsigned char *pre, size_t npre, const
 	if (npre && (st = write_all(fd, pre, npre, path, name, err, errlen)))
 		goto out;
 	while ((got = gzread(gz, chunk, 1 << 16)) > 0) {
+		char msg[256];
+
 		if ((st = write_all(fd, chunk, (size_t)got, path, name, err, errlen)))
 			goto out;
 		off += got;
+		if ((st = cvc_gz_inflate_check(gz, off, msg, sizeof msg))) {
+			snprintf(err, errlen, "'%s': byte %lld: %s", path, (long long)off, msg);
+			goto out;
+		}
 	}
 	/* zlib reports a cut gzip stream as a plain end of file with Z_BUF_ERROR. */
 	if (got < 0 || (gzerror(gz, &zerr), zerr == Z_BUF_ERROR)) {

@@ -264,6 +264,15 @@ static long js_fill(js_src *s)
 		return -1;
 	}
 	s->len += (size_t)got;
+	{
+		char msg[256];
+		cvc_status zst = cvc_gz_inflate_check(s->gz, (int64_t)gztell(s->gz), msg, sizeof msg);
+
+		if (zst) {
+			js_fail(s, zst, s->base + (int64_t)s->len, "%s", msg);
+			return -1;
+		}
+	}
 	/* The sentinel, and defined bytes for the 16-byte loads that pass it. */
 	memset(s->buf + s->len, 0, 16);
 	return got;

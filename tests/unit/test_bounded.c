@@ -8,7 +8,9 @@
  * 10. `cvc fit` reads a FIFO or a pipe (it opened its input twice: a FIFO
  *     hung, stdin was "no such file");
  * 11. numbers no projection or measurement can hold are refused where they
- *     are read, not charted or averaged.
+ *     are read, not charted or averaged;
+ * 18. a gzip input may expand at most 100 times its compressed size (plus
+ *     16 MiB) unless --max-inflate lifts it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <zlib.h>
 
 #include "testutil.h"
 
@@ -214,4 +217,51 @@ Test(bounded, fit_reads_a_fifo_and_stdin)
 	free(out);
 	free(err);
 	cr_expect_eq(access(tu_path(dir, "m.db"), F_OK), 0);
+}
+
+/* ---- 18. decompression bombs -------------------------------------------------------- */
+
+/*
+ * A 60 KB gzip trace of 350 kernels with distinct 60 KB names inflates to
+ * 21 MB: 350 times its size, where real traces expand 5 to 20 times.  It
+ * became a database of that size (a 1.2 MB one of 988 MB); now it is
+ * refused once it passes 100 times plus 16 MiB, and --max-inflate 0
+ * imports it.
+ */
+Test(bounded, decompression_bombs_are_refused)
+{
+	char dirbuf[4096], gzp[4200], db[4200], args[9000], *err = NULL;
+	const char *dir = fresh_dir(dirbuf);
+	char *name = malloc(60001);
+	gzFile gz;
+	int rc;
+
+	cr_assert(name);
+	memset(name, 'a', 60000);
+	name[60000] = '\0';
+	snprintf(gzp, sizeof gzp, "%s", tu_path(dir, "bomb.json.gz"));
+	snprintf(db, sizeof db, "%s", tu_path(dir, "b.db"));
+	gz = gzopen(gzp, "wb9");
+	cr_assert(gz);
+	gzputs(gz, "{\"traceEvents\": [");
+	for (int i = 0; i < 350; i++) {
+		gzprintf(gz, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"", i ? "," : "");
+		gzputs(gz, name);
+		gzprintf(gz, "%d\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":1,\"args\":{\"device\":0}}",
+			 i, i);
+	}
+	gzputs(gz, "]}\n");
+	cr_assert_eq(gzclose(gz), Z_OK);
+	free(name);
+	snprintf(args, sizeof args, "import --db '%s' '%s'", db, gzp);
+	rc = tu_cvc(args, NULL, &err);
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, err);
+	cr_expect(err && strstr(err, "refused as a decompression bomb") && strstr(err, gzp), "%s",
+		  err);
+	cr_expect_neq(access(db, F_OK), 0, "a database was left");
+	free(err);
+	snprintf(args, sizeof args, "import --db '%s' --max-inflate 0 '%s'", db, gzp);
+	rc = tu_cvc(args, NULL, &err);
+	cr_expect_eq(rc, 0, "lifted: exit %d: %s", rc, err);
+	free(err);
 }

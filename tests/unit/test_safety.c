@@ -535,16 +535,16 @@ static void write_gz(const char *path, const char *text)
 	cr_assert_eq(gzclose(gz), Z_OK);
 }
 
-/* Runs `cvc ARGS` with a shell prefix; asserts the exit code and that
+/* Runs `TOOL ARGS` with a shell prefix; asserts the exit code and that
  * stderr holds want (and not refuse, when given). */
-static void expect_cvc_error(const char *prefix, const char *args, int code, const char *want,
-			     const char *refuse)
+static void expect_tool_error(const char *tool, const char *prefix, const char *args, int code,
+			      const char *want, const char *refuse)
 {
-	char cmd[4096];
+	char cmd[8192];
 	char *err = NULL;
 	int rc;
 
-	snprintf(cmd, sizeof cmd, "%s '%s' %s", prefix, CVC_TOOL, args);
+	snprintf(cmd, sizeof cmd, "%s '%s' %s", prefix, tool, args);
 	rc = tu_run(cmd, NULL, &err);
 	cr_expect_eq(rc, code, "%s: exit %d, want %d (stderr: %s)", args, rc, code, err);
 	cr_expect(err && strstr(err, want), "%s: stderr lacks '%s': %s", args, want, err);
@@ -552,6 +552,32 @@ static void expect_cvc_error(const char *prefix, const char *args, int code, con
 		cr_expect(!err || !strstr(err, refuse), "%s: stderr says '%s': %s", args, refuse,
 			  err);
 	free(err);
+}
+
+static void expect_cvc_error(const char *prefix, const char *args, int code, const char *want,
+			     const char *refuse)
+{
+	expect_tool_error(CVC_TOOL, prefix, args, code, want, refuse);
+}
+
+/*
+ * A folder another user can reach whatever folder the project was cloned
+ * into (issue 36 item 12: under `git clone` into `$(mktemp -d)`, mode 0700,
+ * `nobody` got "Permission denied" on the path of the build's test folder
+ * instead of the answer the test asked for): a fresh folder under /tmp,
+ * mode 0777, with a copy of the tool in it, which nobody may also not
+ * reach in the build.  Returns the folder; *tool receives the copy's path.
+ */
+static void public_dir(char *dir, size_t cap, char *tool, size_t tcap)
+{
+	char cmd[9000];
+
+	snprintf(dir, cap, "/tmp/cvc-public-XXXXXX");
+	cr_assert(mkdtemp(dir), "mkdtemp %s: %s", dir, strerror(errno));
+	cr_assert_eq(chmod(dir, 0777), 0);
+	snprintf(tool, tcap, "%s/cvc", dir);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chmod 0755 '%s'", CVC_TOOL, tool, tool);
+	cr_assert_eq(tu_run(cmd, NULL, NULL), 0, "%s", cmd);
 }
 
 /*
@@ -590,13 +616,12 @@ Test(safety, unreadable_or_uninflatable_inputs_keep_the_exit_contract)
 	expect_cvc_error(pre, args, 1, "out of memory while inflating", "corrupt");
 
 	/* unreadable: mode 000, read by a user who is not root (root reads
-	 * anything: the command then runs as nobody, in a directory nobody
-	 * may write) */
+	 * anything: the command then runs as nobody, in a folder and with a
+	 * copy of the tool nobody can reach wherever the project is) */
 	{
-		char udir[1024];
+		char udir[1024], tool[1100];
 
-		snprintf(udir, sizeof udir, "%s", tu_tmpdir());
-		cr_assert_eq(chmod(udir, 0777), 0);
+		public_dir(udir, sizeof udir, tool, sizeof tool);
 		snprintf(locked, sizeof locked, "%s", tu_path(udir, "locked.json"));
 		cr_assert_eq(tu_write(locked, kineto, sizeof kineto - 1), 0);
 		cr_assert_eq(chmod(locked, 0), 0);
@@ -604,12 +629,49 @@ Test(safety, unreadable_or_uninflatable_inputs_keep_the_exit_contract)
 		snprintf(pre, sizeof pre, "%s",
 			 geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups" : "");
 		snprintf(args, sizeof args, "import --db '%s' '%s'", db, locked);
-		expect_cvc_error(pre, args, 2, "Permission denied", NULL);
+		expect_tool_error(tool, pre, args, 2, "Permission denied", NULL);
 		snprintf(args, sizeof args, "fit --db '%s' '%s'", db, locked);
-		expect_cvc_error(pre, args, 2, "Permission denied", NULL);
+		expect_tool_error(tool, pre, args, 2, "Permission denied", NULL);
 		snprintf(args, sizeof args, "import --db '%s' '%s'", db, tu_path(udir, "missing.json"));
-		expect_cvc_error(pre, args, 2, "No such file", NULL);
+		expect_tool_error(tool, pre, args, 2, "No such file", NULL);
+		snprintf(args, sizeof args, "rm -rf '%s'", udir);
+		cr_expect_eq(tu_run(args, NULL, NULL), 0);
 	}
+}
+
+/*
+ * The test above must not depend on where the project was cloned (issue 36
+ * item 12): run again from this binary with its scratch folders under a
+ * folder of mode 0700, as a checkout in `$(mktemp -d)` or /root has them.
+ * It used the scratch folder, which nobody could not enter, and failed
+ * with "Permission denied" where "No such file" was asked for.
+ */
+Test(safety, exit_contract_test_runs_from_a_private_checkout)
+{
+	char self[4096], priv[64], cmd[9000], *out = NULL;
+	ssize_t n;
+	int rc;
+
+	if (geteuid() != 0)
+		cr_skip_test("only root runs part of the test as another user");
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	cr_assert(n > 0);
+	self[n] = '\0';
+	snprintf(priv, sizeof priv, "/tmp/cvc-private-XXXXXX");
+	cr_assert(mkdtemp(priv));
+	cr_assert_eq(chmod(priv, 0700), 0);
+	snprintf(cmd, sizeof cmd,
+		 "env -i PATH=\"$PATH\" ASAN_OPTIONS=\"${ASAN_OPTIONS-}\" "
+		 "LSAN_OPTIONS=\"${LSAN_OPTIONS-}\" UBSAN_OPTIONS=\"${UBSAN_OPTIONS-}\" "
+		 "CVC_TEST_TMP='%s/testtmp' '%s' --jobs=1 "
+		 "--filter 'safety/unreadable_or_uninflatable_inputs_keep_the_exit_contract' 2>&1",
+		 priv, self);
+	rc = tu_run(cmd, &out, NULL);
+	cr_expect_eq(rc, 0, "exit %d:\n%s", rc, out);
+	cr_expect(out && strstr(out, "Passing: 1"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", priv);
+	cr_expect_eq(tu_run(cmd, NULL, NULL), 0);
 }
 
 /* ---- interrupted imports leave no temporary files (issue 14 item 7) ---------------- */
