@@ -234,3 +234,37 @@ Test(ceiling, carry_across_gpus_on_measured_pairs)
 	cr_expect_leq(x.mape, x.mape_sheet, "XLA B200: %.1f%% against %.1f%%", x.mape,
 		      x.mape_sheet);
 }
+
+/*
+ * The GB200's burst ceiling comes from the one harness that measured it
+ * beside the B200 (ml-engineering's earlier MAMF table: bf16 1822.0 against
+ * 1745.0), not from the B200's share of a datasheet peak 11% higher.
+ * Expected: cvc's default bf16 GEMM throughput of the two, taken back to
+ * the burst, stands in that measured ratio (1.044; the B200's share of
+ * the GB200's peak gave 1.111), and a GPU measured by neither harness of
+ * its shape takes the nearest: GB300 (the GB200's peak and SMs as the
+ * B300) the GB200's.
+ */
+Test(ceiling, gb200_placed_by_one_harness)
+{
+	cvc_hw_catalog *cat = NULL;
+	const cvc_hw_spec *b, *g;
+	const char *from = NULL;
+	double burst_b, burst_g;
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	b = spec_of(cat, "B200");
+	g = spec_of(cat, "GB200");
+	burst_b = opm_gemm_default_efficiency(cat, b) * opm_burst_ratio(b) *
+		  b->peak_tflops[CVC_HW_BF16];
+	burst_g = opm_gemm_default_efficiency(cat, g) * opm_burst_ratio(g) *
+		  g->peak_tflops[CVC_HW_BF16];
+	cr_log_info("burst bf16 GEMM ceiling GB200 / B200: %.4f (one harness: %.4f)",
+		    burst_g / burst_b, 1822.0 / 1745.0);
+	cr_expect_float_eq(burst_g / burst_b, 1822.0 / 1745.0, 1e-9);
+	cr_expect_float_eq(opm_ceiling_share_of("GB200"), 1737.0 * 1822.0 / 1745.0 / 2500, 1e-12);
+	cr_expect_float_eq(opm_ceiling_share(cat, spec_of(cat, "GB300"), &from),
+			   opm_ceiling_share_of("GB200"), 1e-12);
+	cr_expect_str_eq(from ? from : "", "GB200");
+	cvc_hw_catalog_free(cat);
+}
