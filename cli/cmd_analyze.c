@@ -33,6 +33,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "cvc/cvc_analyze.h"
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_report.h"
 
@@ -192,9 +193,16 @@ static int grid_row(struct grid *g, const struct rowb *rb)
 	assert(rb->n == cvc_rep_table_ncols(g->t));
 	if (r < 0)
 		return -1;
-	for (size_t c = 0; c < rb->n; c++)
-		if (cvc_rep_table_set_str(g->t, (size_t)r, c, rb->cell[c]))
+	for (size_t c = 0; c < rb->n; c++) {
+		/* a trace's names reach a terminal in every format: CR and
+		 * escapes shown, not obeyed (issue 36 item 13) */
+		char *safe = cvc_text_safe_dup(rb->cell[c], 0);
+		int bad = !safe || cvc_rep_table_set_str(g->t, (size_t)r, c, safe);
+
+		free(safe);
+		if (bad)
 			return -1;
+	}
 	return 0;
 }
 

@@ -4,9 +4,11 @@
  * no rule matches (--unknown) so a user can write the missing rules.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_csv.h"
 #include "commands.h"
 #include "cvc/cvc_classify.h"
@@ -23,13 +25,18 @@ struct unknown_out {
 static int print_unknown(void *arg, const char *name, int64_t count, int64_t total_ns)
 {
 	struct unknown_out *u = arg;
+	/* a trace's names reach a terminal: escapes and CR shown, not acted on */
+	char *safe = cvc_text_safe_dup(name, u->csv);
 
+	if (!safe)
+		return 1;
 	if (u->csv) {
-		cvc_csv_field(stdout, name);
+		cvc_csv_field(stdout, safe);
 		printf(",%lld,%.3f\n", (long long)count, (double)total_ns / 1e3);
 	} else {
-		printf("%14.3f %8lld  %s\n", (double)total_ns / 1e3, (long long)count, name);
+		printf("%14.3f %8lld  %s\n", (double)total_ns / 1e3, (long long)count, safe);
 	}
+	free(safe);
 	u->rows++;
 	return 0;
 }

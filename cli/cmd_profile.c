@@ -103,6 +103,7 @@ static size_t strip_parent(const char *name, size_t len)
 
 struct totals {
 	int files, failed;
+	int code;            /* the worst exit code of a failed spool */
 	cvc_materialize_stats sum;
 };
 
@@ -111,14 +112,15 @@ struct totals {
  * for our own descendants, ".spool" for --materialize): DB name = the
  * spool's name without the suffix, plus ".db".
  */
-static void materialize_dir(const char *dir, const char *prefix, const char *suffix,
-			    struct totals *t)
+static int materialize_dir(const char *dir, const char *prefix, const char *suffix,
+			   struct totals *t)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 
 	if (!d)
-		return;
+		return cli_fail(cvc_open_status(errno), "profile: '%s': cannot open folder: %s", dir,
+				strerror(errno));
 	while ((e = readdir(d))) {
 		char spool[PATH_MAX], db[PATH_MAX], err[1024];
 		size_t base;
@@ -133,10 +135,17 @@ static void materialize_dir(const char *dir, const char *prefix, const char *suf
 		    snprintf(db, sizeof db, "%s/%.*s.db", dir, (int)base, e->d_name) >=
 			    (int)sizeof db)
 			continue;
-		if (cvc_profile_materialize(spool, db, &st, err, sizeof err) != CVC_OK) {
-			fprintf(stderr, "error: profile: %s\n", err);
-			t->failed++;
-			continue;
+		{
+			cvc_status ms = cvc_profile_materialize(spool, db, &st, err, sizeof err);
+
+			if (ms != CVC_OK) {
+				fprintf(stderr, "error: profile: %s\n", err);
+				t->failed++;
+				/* a spool that is not one is bad input (exit 2), as elsewhere */
+				if (cvc_exit_code(ms) > t->code)
+					t->code = cvc_exit_code(ms);
+				continue;
+			}
 		}
 		unlink(spool);
 		t->files++;
@@ -146,6 +155,7 @@ static void materialize_dir(const char *dir, const char *prefix, const char *suf
 		t->sum.devices += st.devices;
 	}
 	closedir(d);
+	return 0;
 }
 
 #ifdef CVC_HAVE_CUPTI
@@ -266,16 +276,25 @@ int cmd_profile(int argc, char **argv, struct cvc_ctx *ctx)
 	char host[256] = "", prefix[300];
 	unsigned mask = CVC_PROF_DEFAULT;
 	struct totals t = {0};
-	int npos = 0, rest = argc, rc, status = 0;
+	int npos = 0, rest = argc, rc, status = 0, made = 0;
 
 	(void)ctx;
 	rc = cli_parse("profile", synopsis, opts, argc, argv, &npos, &rest);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (mat) {
-		materialize_dir(mat, "cvc-", ".spool", &t);
+		if ((rc = materialize_dir(mat, "cvc-", ".spool", &t)))
+			return rc;
 		fprintf(stderr, "cvc: %d spool(s) turned into databases in '%s'\n", t.files, mat);
-		return t.failed ? 1 : 0;
+		return t.failed ? t.code : 0;
+	}
+	/* -o names a folder: a file there is refused before anything runs */
+	{
+		struct stat sb;
+
+		if (stat(outdir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+			return cli_error("profile: -o '%s': is not a folder (expected a folder for the "
+					 "per-process databases, or a new name)", outdir);
 	}
 	if (rest >= argc || npos)
 		return cli_error("profile: expected '--' and a command, e.g. 'cvc profile -- ./train'");
@@ -291,6 +310,7 @@ int cmd_profile(int argc, char **argv, struct cvc_ctx *ctx)
 	(void)prefix;
 	(void)suffix;
 	(void)status;
+	(void)made;
 #ifndef CVC_NO_CUPTI_WHY
 #define CVC_NO_CUPTI_WHY "this cvc was built without the CUDA toolkit"
 #endif
@@ -300,6 +320,7 @@ int cmd_profile(int argc, char **argv, struct cvc_ctx *ctx)
 	if (find_inject(lib, sizeof lib))
 		return cli_error("profile: libcvc_inject.so not found next to the cvc binary "
 				 "(set CVC_INJECT_LIB); nothing recorded");
+	made = access(outdir, F_OK) != 0;
 	if (mkdirs(outdir) || !realpath(outdir, dir))
 		return cli_error("profile: cannot create '%s': %s", outdir, strerror(errno));
 	if (!run) {
@@ -354,7 +375,12 @@ int cmd_profile(int argc, char **argv, struct cvc_ctx *ctx)
 			*p = '_';
 	snprintf(prefix, sizeof prefix, "cvc-%s-", host);
 	snprintf(suffix, sizeof suffix, ".p%s.spool", buf);
-	materialize_dir(dir, prefix, suffix, &t);
+	if ((rc = materialize_dir(dir, prefix, suffix, &t)))
+		return rc;
+	/* a folder this run made and left empty (a program that did not
+	 * start, nothing recorded) is not left behind */
+	if (made && t.files == 0 && t.failed == 0)
+		rmdir(dir);
 	if (t.files == 0 && t.failed == 0)
 		explain_nothing();
 	else

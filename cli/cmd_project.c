@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_out.h"
 #include "cvc/cvc_project.h"
@@ -29,6 +30,7 @@ struct sink {
 	double last_draw;    /* monotonic seconds of the last progress line */
 	double walked, size; /* points of the expansion walked, of size */
 	const char *name;
+	char safe_name[256];  /* name as shown on stderr: escapes shown, not acted on */
 };
 
 static double mono_s(void)
@@ -53,7 +55,7 @@ static void show_progress(struct sink *s)
 	if (t - s->last_draw < 0.1)
 		return;
 	s->last_draw = t;
-	fprintf(stderr, "\rprojecting '%.40s': %.1f%% of %.3g points, %llu scenarios", s->name,
+	fprintf(stderr, "\rprojecting '%.40s': %.1f%% of %.3g points, %llu scenarios", s->safe_name,
 		s->size > 0 ? 100 * s->walked / s->size : 0, s->size, (unsigned long long)s->total);
 	fflush(stderr);
 }
@@ -132,6 +134,7 @@ static int open_sinks(struct sink *sink, const char *csv_path, const char *json_
 	sink->json_first = 1;
 	sink->progress = progress;
 	sink->name = cvc_proj_study_name(st);
+	cvc_text_safe(sink->name, 0, sink->safe_name, sizeof sink->safe_name);
 	/* the walk is counted for the summary, drawn only on a terminal */
 	cvc_proj_study_on_walk(st, on_walk, sink);
 	cvc_proj_csv_header(sink->csv);
@@ -322,7 +325,7 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	if (origins)
 		print_origins(ctx);
 	fprintf(stderr, "project: '%s': %llu scenarios (%llu valid) from %.0f point%s in %.3f s\n",
-		cvc_proj_study_name(st), (unsigned long long)sink.total,
+		sink.safe_name, (unsigned long long)sink.total,
 		(unsigned long long)sink.valid, sink.walked, sink.walked == 1 ? "" : "s",
 		(double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
 	if (sink.top && strcmp(per, "none") == 0)

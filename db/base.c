@@ -160,3 +160,119 @@ cvc_status cvc_parse_f64(const char *s, double *out)
 	*out = v;
 	return CVC_OK;
 }
+
+int cvc_utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0], cp;
+	int n;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* The code point of the k-byte character at s (valid UTF-8). */
+static unsigned code_point(const unsigned char *s, int k)
+{
+	static const unsigned char mask[5] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+	unsigned cp = s[0] & mask[k];
+
+	for (int i = 1; i < k; i++)
+		cp = (cp << 6) | (s[i] & 0x3f);
+	return cp;
+}
+
+static int shown_escaped(unsigned cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	       cp == 0x2028 || cp == 0x2029;
+}
+
+/*
+ * The safe form of the character at s into out (at most 7 bytes, not
+ * terminated); *used receives the input bytes it stands for.  Returns the
+ * bytes written.
+ */
+static size_t safe_char(const unsigned char *s, int keep_lines, char *out, size_t *used)
+{
+	static const char hex[] = "0123456789abcdef";
+	int k = cvc_utf8_len(s);
+	unsigned cp;
+
+	if (k == 0) {
+		*used = 1;
+		memcpy(out, "\xef\xbf\xbd", 3);
+		return 3;
+	}
+	*used = (size_t)k;
+	if (k == 1 && keep_lines && (s[0] == '\t' || s[0] == '\n' || s[0] == '\r')) {
+		out[0] = (char)s[0];
+		return 1;
+	}
+	if (k == 1 && (s[0] < 0x20 || s[0] == 0x7f)) {
+		out[0] = '\\', out[1] = 'x', out[2] = hex[s[0] >> 4], out[3] = hex[s[0] & 15];
+		return 4;
+	}
+	cp = code_point(s, k);
+	if (!shown_escaped(cp)) {
+		memcpy(out, s, (size_t)k);
+		return (size_t)k;
+	}
+	out[0] = '\\', out[1] = 'u';
+	for (int i = 0; i < 4; i++)
+		out[2 + i] = hex[(cp >> (12 - 4 * i)) & 15];
+	return 6;
+}
+
+const char *cvc_text_safe(const char *s, int keep_lines, char *out, size_t cap)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
+
+	while (*p) {
+		char ch[8];
+		size_t used, n = safe_char(p, keep_lines, ch, &used);
+
+		if (o + n + 1 > cap)
+			break;
+		memcpy(out + o, ch, n);
+		o += n;
+		p += used;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+char *cvc_text_safe_dup(const char *s, int keep_lines)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+	char *d;
+
+	while (*p) {
+		char ch[8];
+		size_t used;
+
+		n += safe_char(p, keep_lines, ch, &used);
+		p += used;
+	}
+	d = malloc(n + 1);
+	return d ? (char *)cvc_text_safe(s, keep_lines, d, n + 1) : NULL;
+}

@@ -262,3 +262,17 @@ fail:
 	free(buf);
 	return st;
 }
+
+const char *cvc_csv_dup_name(char *const *f, size_t n, size_t *a, size_t *b)
+{
+	for (size_t j = 1; j < n; j++)
+		for (size_t i = 0; f[j][0] && i < j; i++)
+			if (strcmp(f[i], f[j]) == 0) {
+				if (a)
+					*a = i;
+				if (b)
+					*b = j;
+				return f[j];
+			}
+	return NULL;
+}

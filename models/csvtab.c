@@ -516,6 +516,22 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 	nh = cvc_csv_split(hdr_copy, hdr, MAX_COLS);
 	if (nh < 0)
 		nh = 0;
+	{
+		size_t a, b;
+		const char *dup = cvc_csv_dup_name(hdr, (size_t)nh, &a, &b);
+
+		/* a log's prose is no header: only a table's named columns count */
+		if (dup && (col_index(hdr, nh, "flops_per_sec") >= 0 ||
+			    col_index(hdr, nh, "network_throughput_bytes_per_sec") >= 0 ||
+			    col_index(hdr, nh, "time_stats.all_reduce.median") >= 0 ||
+			    col_index(hdr, nh, "time_stats.send_recv.median") >= 0 ||
+			    col_index(hdr, nh, "time_stats.mlp_up_proj.median") >= 0)) {
+			snprintf(err, errlen, "'%s': line %d: column '%.64s' given twice (columns %zu "
+				 "and %zu)", path, r.lineno, dup, a + 1, b + 1);
+			st = CVC_ERR_FORMAT;
+			goto out;
+		}
+	}
 	if (col_index(hdr, nh, "flops_per_sec") >= 0 && col_index(hdr, nh, "device_key") >= 0)
 		st = read_xla(&r, rows, hdr, nh, &xla_matmul);
 	else if (col_index(hdr, nh, "network_throughput_bytes_per_sec") >= 0)

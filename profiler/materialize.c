@@ -666,24 +666,13 @@ static cvc_status mat_finish(struct mat *m, size_t end, const char *spool_path)
 	return CVC_OK;
 }
 
-static void unlink_db(const char *db_path)
-{
-	char p[4096];
-
-	unlink(db_path);
-	if (snprintf(p, sizeof p, "%s-wal", db_path) < (int)sizeof p)
-		unlink(p);
-	if (snprintf(p, sizeof p, "%s-shm", db_path) < (int)sizeof p)
-		unlink(p);
-}
-
 cvc_status cvc_profile_materialize(const char *spool_path, const char *db_path,
 				   cvc_materialize_stats *stats, char *err, size_t errlen)
 {
 	struct mat m;
 	cvc_materialize_stats local = {0};
 	struct stat sb;
-	int fd = -1, created = 0;
+	int fd = -1;
 	size_t end = 0, next = 0, ncoll = 0;
 	uint32_t maxsid = 0;
 	cvc_status st = CVC_OK;
@@ -697,11 +686,18 @@ cvc_status cvc_profile_materialize(const char *spool_path, const char *db_path,
 	m.errlen = errlen;
 	if (err && errlen)
 		err[0] = '\0';
-	fd = open(spool_path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named like a spool must not hang us (issue 36) */
+	fd = open(spool_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &sb) != 0) {
 		if (err)
 			snprintf(err, errlen, "'%s': %s", spool_path, strerror(errno));
-		st = CVC_ERR_IO;
+		st = fd < 0 ? cvc_open_status(errno) : CVC_ERR_IO;
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		if (err)
+			snprintf(err, errlen, "'%s': not a regular file, expected a spool", spool_path);
+		st = CVC_ERR_FORMAT;
 		goto out;
 	}
 	m.size = (size_t)sb.st_size;
@@ -773,8 +769,8 @@ cvc_status cvc_profile_materialize(const char *spool_path, const char *db_path,
 		st = CVC_ERR_IO;
 		goto out;
 	}
-	created = 1;
-	st = cvc_db_open(db_path, CVC_DB_CREATE, &m.db);
+	/* removed again on failure only while ours alone (cvc_db.h) */
+	st = cvc_db_open(db_path, CVC_DB_CREATE | CVC_DB_DISCARD, &m.db);
 	if (st) {
 		if (m.db)
 			mat_dbfail(&m, st);
@@ -791,8 +787,6 @@ cvc_status cvc_profile_materialize(const char *spool_path, const char *db_path,
 out:
 	if (m.db)
 		cvc_db_close(m.db);
-	if (st && created)
-		unlink_db(db_path);
 	if (map != MAP_FAILED)
 		munmap(map, m.size);
 	if (fd >= 0)

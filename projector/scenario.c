@@ -527,7 +527,9 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 {
 	yaml_node_pair_t *pr;
 	cvc_status rc;
-	int named;
+	int named, seen_f[PROJ_MAX_FIELDS_PER_SECTION];
+	const char *seen_k[PROJ_MAX_FIELDS_PER_SECTION];
+	size_t nseen = 0;
 
 	if ((rc = no_duplicates(st, doc, m)))
 		return rc;
@@ -574,6 +576,16 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 			return fail_at(st, k, "unknown key '%s' in section '%s'", key, sec);
 		if (*nparts >= PROJ_MAX_FIELDS_PER_SECTION)
 			return fail_at(st, k, "too many keys in section '%s'", sec);
+		/* two names of one field (seq and seq_len, head_dim and
+		 * kv_channels, zero and fsdp): the last one won, silently */
+		for (size_t i = 0; i < nseen; i++)
+			if (seen_f[i] == f)
+				return fail_at(st, k, "'%s' and '%s' set the same field ('%s'): give "
+					       "one", ks, seen_k[i], proj_fields[f].key);
+		if (nseen < PROJ_MAX_FIELDS_PER_SECTION) {
+			seen_f[nseen] = f;
+			seen_k[nseen++] = ks;
+		}
 		if ((rc = field_values(st, doc, v, f, fsdp, &parts[*nparts]))) {
 			/* not yet counted in *nparts: the caller would not free it (fuzzing) */
 			axis_release(&parts[*nparts]);

@@ -26,6 +26,8 @@
 #define MAX_CELL 65536
 #define MAX_ROWS 10000000
 #define MAX_GROUPS 256
+/* The last group's key when a column has more values than groups. */
+#define OTHER_GROUP "(every value past the first 255)"
 #define NAIVE_MFU 0.40
 
 void cvc_proj_validation_release(cvc_proj_validation *v)
@@ -156,6 +158,10 @@ static int group_of(cvc_proj_validation *v, const char *key)
 	for (size_t i = 0; i < v->ngroups; i++)
 		if (!strcmp(v->groups[i].key, k))
 			return (int)i;
+	/* past the last group, the rows of every other value are one group
+	 * that says so (issue 36 item 16: they were dropped, silently) */
+	if (v->ngroups >= MAX_GROUPS - 1 && strcmp(k, OTHER_GROUP) != 0)
+		return group_of(v, OTHER_GROUP);
 	if (v->ngroups >= MAX_GROUPS)
 		return -1;
 	if (!v->groups) {
@@ -215,6 +221,17 @@ static cvc_status read_header(const char *path, const char *text, size_t len, si
 	if ((rc = cvc_csv_record_sep(path, text, len, pos, line, sep, hdr, VROW_MAX_COLS, 256, err,
 				     errlen)))
 		return rc;
+	{
+		/* one of two equal columns was read, silently (issue 36 item 16) */
+		size_t a, b;
+		const char *dup = cvc_csv_dup_name(hdr->f, hdr->n, &a, &b);
+
+		if (dup) {
+			snprintf(err, errlen, "'%s': line %ld: column '%.64s' given twice (columns %zu "
+				 "and %zu)", path, *line - 1, dup, a + 1, b + 1);
+			return CVC_ERR_FORMAT;
+		}
+	}
 	vrow_columns(map, hdr->f, hdr->n);
 	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
 		int f = proj_field_find(NULL, need[i]), have = 0;

@@ -357,6 +357,8 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 		if (st)
 			goto out;
 		rep_roles_find(sc, &ro);
+		if ((st = rep_roles_check(sc, &ro, opts->projection, err, errlen)))
+			goto out;
 		d.unit = ro.unit;
 		for (int r = 0; r < REP_ROLE_N; r++) {
 			char note[200];

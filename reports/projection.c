@@ -75,6 +75,61 @@ void rep_roles_find(const cvc_rep_table *t, struct rep_roles *ro)
 	ro->share_iv = cvc_rep_table_find(t, "comm_to_compute") >= 0;
 }
 
+/*
+ * What a projection's numbers may be, per role: a count of GPUs is a whole
+ * number from 1 to 2^24, times and rates are finite and not negative, and
+ * nothing in between 0 and 1e-12 (issue 36 item 11: gpus 1e308 or
+ * tokens_per_s 1e-320 made a page Chromium never finished drawing; the
+ * projector writes none of them).
+ */
+static const struct role_bound {
+	int role;
+	double hi;
+	const char *what;
+} role_bounds[] = {
+	{REP_ROLE_GPUS, 16777216, "a whole number of GPUs from 1 to 16777216"},
+	{REP_ROLE_STEP, 1e12, "a time from 1e-12 to 1e12"},
+	{REP_ROLE_COMPUTE, 1e12, "a time from 0 to 1e12"},
+	{REP_ROLE_HIDDEN, 1e12, "a time from 0 to 1e12"},
+	{REP_ROLE_EXPOSED, 1e12, "a time from 0 to 1e12"},
+	{REP_ROLE_BUBBLE, 1e12, "a time from 0 to 1e12"},
+	{REP_ROLE_COMM, 1e12, "a time from 0 to 1e12"},
+	{REP_ROLE_TOKENS, 1e15, "tokens/s from 0 to 1e15"},
+	{REP_ROLE_TOKENS_LO, 1e15, "tokens/s from 0 to 1e15"},
+	{REP_ROLE_TOKENS_HI, 1e15, "tokens/s from 0 to 1e15"},
+	{REP_ROLE_COMM_SHARE, 100, "a share from 0 to 100"},
+	{REP_ROLE_EXPOSED_SHARE, 100, "a share from 0 to 100"},
+	{REP_ROLE_MFU, 1e4, "an MFU from 0 to 1e4"},
+	{REP_ROLE_PARAMS_B, 1e9, "billions of parameters from 0 to 1e9"},
+	{REP_ROLE_PARAMS, 1e18, "parameters from 0 to 1e18"},
+	{REP_ROLE_MEM, 1e12, "a memory size from 0 to 1e12"},
+};
+
+cvc_status rep_roles_check(const cvc_rep_table *t, const struct rep_roles *ro, const char *path,
+			   char *err, size_t errlen)
+{
+	for (size_t b = 0; b < sizeof role_bounds / sizeof role_bounds[0]; b++) {
+		const struct role_bound *rb = &role_bounds[b];
+		long c = ro->col[rb->role];
+
+		for (size_t r = 0; c >= 0 && r < cvc_rep_table_nrows(t); r++) {
+			double v;
+
+			if (cvc_rep_table_kind(t, r, (size_t)c) != CVC_REP_NUM)
+				continue;
+			v = cvc_rep_table_num(t, r, (size_t)c);
+			if (isfinite(v) && v >= 0 && v <= rb->hi && (v == 0 || v >= 1e-12) &&
+			    (rb->role != REP_ROLE_GPUS || (v >= 1 && v == floor(v))) &&
+			    (rb->role != REP_ROLE_STEP || v > 0))
+				continue;
+			return cvc_errf(err, errlen, CVC_ERR_FORMAT,
+					"'%s': row %zu: column %s: expected %s, got %.17g", path,
+					r + 1, cvc_rep_table_col(t, (size_t)c), rb->what, v);
+		}
+	}
+	return CVC_OK;
+}
+
 double rep_comm_share(const cvc_rep_table *sc, size_t r, const struct rep_roles *ro,
 		      double *lo, double *hi)
 {

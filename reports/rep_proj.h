@@ -115,6 +115,10 @@ int rep_scenarios_view(const cvc_rep_table *sc, cvc_rep_table **out);
 /* Role name as the page's JSON calls it. */
 const char *rep_role_key(int role);
 void rep_roles_find(const cvc_rep_table *t, struct rep_roles *ro);
+/* CVC_ERR_FORMAT naming path, the row and the column when a role's number
+ * is one no projection holds (a GPU count of 1e308, tokens/s of 1e-320). */
+cvc_status rep_roles_check(const cvc_rep_table *t, const struct rep_roles *ro, const char *path,
+			   char *err, size_t errlen);
 
 /*
  * Appends the projection's derived tables (proj_time, headline, findings,

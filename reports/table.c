@@ -86,50 +86,16 @@ void cvc_rep_table_set_num(cvc_rep_table *t, size_t r, size_t c, double v)
 	x->kind = isfinite(v) ? CVC_REP_NUM : CVC_REP_NULL;
 }
 
-static int utf8_len(const unsigned char *s);
 
 /*
  * Copies s with each invalid UTF-8 byte replaced by U+FFFD, so that the CSV
- * file and the JSON (which must be UTF-8) carry the same text.
+ * file and the JSON (which must be UTF-8) carry the same text, and with
+ * controls and bidirectional overrides shown as escapes (cvc_text_safe):
+ * a table's text is shown on a page and on a terminal.
  */
 static char *utf8_dup(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0, bad = 0;
-	char *d, *o;
-
-	for (size_t i = 0; p[i];) {
-		int k = utf8_len(p + i);
-
-		if (k == 0) {
-			bad++;
-			i++;
-		} else {
-			i += (size_t)k;
-		}
-		n = i;
-	}
-	if (!bad)
-		return strdup(s);
-	d = malloc(n + 2 * bad + 1);
-	if (!d)
-		return NULL;
-	o = d;
-	for (size_t i = 0; p[i];) {
-		int k = utf8_len(p + i);
-
-		if (k == 0) {
-			memcpy(o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		} else {
-			memcpy(o, p + i, (size_t)k);
-			o += k;
-			i += (size_t)k;
-		}
-	}
-	*o = '\0';
-	return d;
+	return cvc_text_safe_dup(s, 1);
 }
 
 int cvc_rep_table_set_str(cvc_rep_table *t, size_t r, size_t c, const char *s)
@@ -223,33 +189,6 @@ const char *rep_fmt_num(double v, char *buf, size_t len)
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is invalid. */
-static int utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	int n;
-	unsigned cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
 void rep_json_str(FILE *f, const char *str, int html)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
@@ -275,7 +214,7 @@ void rep_json_str(FILE *f, const char *str, int html)
 			s++;
 			continue;
 		}
-		n = utf8_len(s);
+		n = cvc_utf8_len(s);
 		if (n == 0) {
 			fputs("\\ufffd", f);
 			s++;
@@ -462,6 +401,17 @@ static cvc_status read_csv(const char *path, const char *s, size_t len, cvc_rep_
 		if (row.f[c][0] == '\0') {
 			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 				     "'%s': line 1: expected a name for column %zu", path, c + 1);
+			goto out;
+		}
+	}
+	{
+		size_t a, b;
+		const char *dup = cvc_csv_dup_name(row.f, row.n, &a, &b);
+
+		if (dup) {
+			st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
+				     "'%s': line %ld: column '%.64s' given twice (columns %zu and "
+				     "%zu)", path, line - 1, dup, a + 1, b + 1);
 			goto out;
 		}
 	}

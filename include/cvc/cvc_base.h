@@ -75,6 +75,29 @@ CVC_API void cvc_buf_free(cvc_buf *b);
 /* 1 when s ends with suffix (".gz", ".sqlite", ...), else 0. */
 CVC_API int cvc_str_ends(const char *s, const char *suffix);
 
+/*
+ * Bytes of the UTF-8 character at s (1-4), or 0 when s does not start a
+ * valid one (overlong, surrogate, past U+10FFFF, cut).  s[0] != 0.
+ */
+CVC_API int cvc_utf8_len(const unsigned char *s);
+
+/*
+ * Text from a file, made safe to show (issue 36 item 13: U+202E in a model
+ * name reversed the report's headline, "10%" read "%01"; escape and CR
+ * characters in kernel names reached the terminal raw): C0 controls and
+ * DEL become \xNN, C1 controls (U+0080..U+009F), the bidirectional
+ * controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) and
+ * the line and paragraph separators (U+2028, U+2029) become \uXXXX, a
+ * byte that is no UTF-8 becomes U+FFFD; other text is kept.  With
+ * keep_lines, tab, newline and carriage return are kept (a table's cell:
+ * text that is shown again later, escaped for a terminal then).
+ * cvc_text_safe_dup returns a malloc'd copy (NULL on no memory);
+ * cvc_text_safe writes into out (cap > 0, cut on a character boundary)
+ * and returns out.
+ */
+CVC_API char *cvc_text_safe_dup(const char *s, int keep_lines);
+CVC_API const char *cvc_text_safe(const char *s, int keep_lines, char *out, size_t cap);
+
 /* 1 when word is one of the '|'-separated words of list ("a|bb|c"), else 0. */
 CVC_API int cvc_str_in_list(const char *list, const char *word);
 

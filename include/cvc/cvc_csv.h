@@ -68,6 +68,15 @@ CVC_API cvc_status cvc_csv_record_sep(const char *name, const char *s, size_t le
 CVC_API int cvc_csv_split(char *line, char **f, int maxf);
 
 /*
+ * The first column name of a header f[0..n) given twice, or NULL: *a and
+ * *b (may be NULL) receive the two 0-based indexes.  Empty names are not
+ * compared.  Every reader of a header refuses one (issue 36 item 16: the
+ * first or the last of two equal columns was read, silently).  O(n^2):
+ * headers have at most a few hundred columns.
+ */
+CVC_API const char *cvc_csv_dup_name(char *const *f, size_t n, size_t *a, size_t *b);
+
+/*
  * Reads the file at path whole into *out (NUL-terminated, caller frees;
  * *len excludes the NUL), for the table readers (validate, report).
  * Returns CVC_OK; CVC_ERR_IO with "'path': cannot open: ..." or "read

@@ -544,6 +544,12 @@ static int jc_string(jcur *c, jval *v)
 						c->p = q;
 						return jc_fail(c, "bad \\u escape, expected 4 hex digits");
 					}
+				/* a NUL cut a name short where it was stored (issue 36) */
+				if (!memcmp(q + 2, "0000", 4)) {
+					c->p = q;
+					return jc_fail(c, "\\u0000 in a string, expected text without "
+						       "NUL characters");
+				}
 				q += 6;
 				continue;
 			default:

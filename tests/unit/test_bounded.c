@@ -265,3 +265,75 @@ Test(bounded, decompression_bombs_are_refused)
 	cr_expect_eq(rc, 0, "lifted: exit %d: %s", rc, err);
 	free(err);
 }
+
+/* ---- 11. numbers no projection or measurement holds ------------------------------------ */
+
+/* A projection whose GPU count is 1e308, or whose tokens/s is 1e-320:
+ * charted as they were, Chromium never finished the page. */
+Test(bounded, report_refuses_numbers_no_projection_holds)
+{
+	static const char *const bad[][2] = {
+		{"1e308", "100000"}, {"8", "1e-320"}, {"8.5", "100000"}, {"8", "-5"}};
+	static const char *const want[] = {"column gpus: expected a whole number of GPUs",
+					   "column tokens_per_s: expected tokens/s",
+					   "column gpus: expected a whole number of GPUs",
+					   "column tokens_per_s: expected tokens/s"};
+	char dirbuf[4096], csv[4200], html[4200], args[9000], text[512], *err = NULL;
+	const char *dir = fresh_dir(dirbuf);
+	int rc;
+
+	snprintf(csv, sizeof csv, "%s", tu_path(dir, "p.csv"));
+	snprintf(html, sizeof html, "%s", tu_path(dir, "r.html"));
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int n = snprintf(text, sizeof text,
+				 "model,gpu,gpus,step_s,tokens_per_s\n"
+				 "m,H100-SXM,16,2.5,200000\nm,H100-SXM,%s,2.5,%s\n", bad[i][0],
+				 bad[i][1]);
+
+		cr_assert_eq(tu_write(csv, text, (size_t)n), 0);
+		snprintf(args, sizeof args, "report --no-db --projection '%s' -o '%s'", csv, html);
+		rc = tu_cvc(args, NULL, &err);
+		cr_expect_eq(rc, 2, "%s,%s: exit %d: %s", bad[i][0], bad[i][1], rc, err);
+		cr_expect(err && strstr(err, want[i]) && strstr(err, "row 2") && strstr(err, csv),
+			  "%s,%s: %s", bad[i][0], bad[i][1], err);
+		cr_expect_neq(access(html, F_OK), 0, "a page was written");
+		free(err);
+		err = NULL;
+	}
+	/* the same file with plausible numbers is charted */
+	{
+		static const char good[] = "model,gpu,gpus,step_s,tokens_per_s\nm,H100-SXM,16,2.5,2e5\n";
+
+		cr_assert_eq(tu_write(csv, good, sizeof good - 1), 0);
+	}
+	snprintf(args, sizeof args, "report --no-db --projection '%s' -o '%s'", csv, html);
+	cr_expect_eq(tu_cvc(args, NULL, &err), 0, "%s", err);
+	free(err);
+}
+
+/* A measured cell of 1e308 made the summary "MAPE nan%"; an MFU of 500%
+ * was accepted.  Both rows are now written as not projected, and the
+ * summary is the good rows'. */
+Test(bounded, validate_refuses_measurements_no_gpu_makes)
+{
+	static const char table[] =
+		"params_b,heads,hidden,layers,tp,pp,gpus,global_batch,tflops_per_gpu,mfu_pct\n"
+		"1.7,24,2304,24,1,1,32,512,137,\n"
+		"1.7,24,2304,24,1,1,32,512,1e308,\n"
+		"3.6,32,3072,30,2,1,64,512,,500\n";
+	char dirbuf[4096], csv[4200], args[9000], *out = NULL, *err = NULL;
+	const char *dir = fresh_dir(dirbuf);
+	int rc;
+
+	snprintf(csv, sizeof csv, "%s", tu_path(dir, "runs.csv"));
+	cr_assert_eq(tu_write(csv, table, sizeof table - 1), 0);
+	snprintf(args, sizeof args, "validate --flops megatron-2021 '%s'", csv);
+	rc = tu_cvc(args, &out, &err);
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, err);
+	cr_expect(err && !strstr(err, "nan"), "%s", err);
+	cr_expect(err && strstr(err, "1 projected"), "%s", err);
+	cr_expect(out && strstr(out, "not projected: column tflops_per_gpu: '1e308'"), "%s", out);
+	cr_expect(out && strstr(out, "not projected: column mfu_pct: '500'"), "%s", out);
+	free(out);
+	free(err);
+}
