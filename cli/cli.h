@@ -167,6 +167,38 @@ struct cvc_hw_spec;
 int cli_hw_find(const char *cmd, const struct cvc_hw_catalog *cat, const char *opt,
 		const char *name, const char *kind, const struct cvc_hw_spec **out);
 
+/* ---- tables (format.c) ------------------------------------------------------ */
+
+/* The choices of every --format option that prints a table. */
+#define CLI_FORMATS "table|csv|json"
+
+/* given when the user chose one, else "table" on a terminal and piped
+ * (a command's own default for scripts) when stdout is not one. */
+const char *cli_format_default(const char *given, const char *piped);
+
+/* Prints t on stdout as format ("table", "csv" or "json"). */
+struct cvc_rep_table;
+void cli_table_print(const struct cvc_rep_table *t, const char *format);
+
+/* ---- cvc project's table (projtable.c) and dictionary (coldoc.c) ------------ */
+
+/* The table a person reads: model, hardware, GPUs, layout, fits, tokens/s
+ * per GPU, step, MFU, shares with their intervals, memory, index; NULL on
+ * no memory.  Rows added with cli_proj_table_add (-1 on no memory). */
+struct cvc_proj_scenario;
+struct cvc_proj_result;
+struct cvc_rep_table *cli_proj_table_new(void);
+int cli_proj_table_add(struct cvc_rep_table *t, const struct cvc_proj_scenario *sc,
+		       const struct cvc_proj_result *r);
+
+/* `cvc project --columns`: every column of its CSV and JSON with its unit
+ * and definition, as format (table, csv, json or md).  Returns an exit code. */
+int cli_proj_columns(const char *format);
+
+/* `cvc help columns [--format table|csv|json|md]`: the whole dictionary,
+ * argv[0] being "columns".  Returns an exit code. */
+int cli_help_columns(int argc, char **argv);
+
 /* Parses a size like 64MiB, 1G, 4096: returns 0 or 2 after printing. */
 int cli_parse_bytes(const char *opt, const char *s, long long *out);
 

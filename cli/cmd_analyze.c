@@ -7,10 +7,10 @@
  * collectives (--classes and --collectives together are a usage error).
  * CSV / JSON columns:
  *   main:  run,rank,device,kernels,comm_kernels,busy_us,compute_us,comm_us,
- *          hidden_comm_us,exposed_comm_us,overlap_pct,idle_us,span_us
- *          (--by step: a "step" column after device; table format adds
- *          skew_us by rank: span end minus the run's earliest span end,
- *          clock offsets applied)
+ *          hidden_comm_us,exposed_comm_us,overlap_pct,idle_us,span_us,skew_us
+ *          (skew_us, by rank only: span end minus the run's earliest span
+ *          end, clock offsets applied, in every format, as the table shows
+ *          it; --by step: a "step" column after device and no skew_us)
  *   --classes:     run,rank,device[,step],class,kernels,sum_us,union_us,busy_pct
  *                  (busy_pct = 100 * union / busy of that row)
  *   --collectives: run,rank,coll,bytes,group_size,count,total_us,mean_us,
@@ -207,7 +207,7 @@ static int grid_row(struct grid *g, const struct rowb *rb)
 }
 
 /*
- * Straggler skew, table only: how much later this rank's device went quiet
+ * Straggler skew (by rank, every format): how much later this rank's device went quiet
  * (span end, clock offsets applied) than the first one of its run.
  */
 static int64_t skew_ns(const cvc_breakdown *b, size_t n, size_t i, int *multi)
@@ -400,7 +400,7 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 		st = cvc_analyze_run(db, &ao, &rows, &nrows);
 		if (!st && (classes ? build_classes(&g, rows, nrows, ao.by == CVC_BY_STEP)
 				    : build_main(&g, rows, nrows, ao.by == CVC_BY_STEP,
-					 fmt == FMT_TABLE && ao.by == CVC_BY_RANK)))
+					 ao.by == CVC_BY_RANK)))
 			st = CVC_ERR_NOMEM;
 	}
 	if (st) {

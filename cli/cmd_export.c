@@ -21,7 +21,7 @@ int cmd_export(int argc, char **argv, struct cvc_ctx *ctx)
 	const struct cli_opt opts[] = {
 		{"perfetto", 0, CLI_OUT, &path, "FILE", "Chrome trace JSON to write ('-' = stdout)", NULL},
 		{"db", 0, CLI_PATH, &db_path, "PATH", "trace database (default cvc.db)", NULL},
-		{"run", 0, CLI_STR, &run, "NAME", "export this run only (default: every run)", NULL},
+		{"run", 0, CLI_STR, &run, "NAME", "the run to export (needed when the database holds several)", NULL},
 		{0},
 	};
 	cvc_rep_perfetto_stats stats = {0};
@@ -40,6 +40,18 @@ int cmd_export(int argc, char **argv, struct cvc_ctx *ctx)
 		return cli_error("'%s': cannot open: %s", db_path, strerror(errno));
 	if ((rc = cli_db_open(ctx, db_path, CVC_DB_READONLY, &db)))
 		return rc;
+	if (!run) {
+		char names[400];
+		int nruns = 0;
+
+		if ((st = cvc_db_run_names(db, names, sizeof names, &nruns)))
+			return cli_fail(st, "%s", cvc_db_errmsg(db));
+		/* runs keep their own clocks (imports years apart): one timeline of
+		   all of them is no trace of anything */
+		if (nruns > 1)
+			return cli_error("export: '%s' holds %d runs, each on its own clock: name one "
+					 "with --run (%s)", db_path, nruns, names);
+	}
 	to_stdout = strcmp(path, "-") == 0;
 	/* written aside and renamed: a failed export leaves no half file */
 	if ((st = cvc_out_open(path, &out, err, sizeof err)))

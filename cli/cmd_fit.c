@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -125,6 +126,16 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	}
 	/* sources first: a bad file must leave the database untouched */
 	for (int i = 0; i < npos; i++) {
+		struct stat sb;
+
+		/* a folder is a usage error, as `cvc project DIR` says (it was a
+		   read error, exit 1) */
+		if (stat(argv[i + 1], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			rc = cli_error("fit: '%s' is a folder: fit reads files (measured tables, "
+				       "nccl-tests logs); give them, e.g. '%s'/*.txt", argv[i + 1],
+				       argv[i + 1]);
+			goto out;
+		}
 		if ((st = cvc_model_rows_read(&per[i], argv[i + 1], gpu, err, sizeof err))) {
 			rc = cli_fail(st, "%s", err);
 			goto out;

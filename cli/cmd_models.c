@@ -12,8 +12,9 @@
 #include "commands.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_model.h"
+#include "cvc/cvc_report.h"
 
-static const char synopsis[] = "[list | show ID] [--db PATH]";
+static const char synopsis[] = "[list | show ID] [--db PATH] [--format table|csv|json]";
 
 static void show(const cvc_model_fit *f)
 {
@@ -99,14 +100,59 @@ static const char *use_word(const cvc_model_fit *f)
 	return "no";
 }
 
+/* The stored fits as a table: quality (R^2 on log time, MAPE, the
+ * extrapolation MAPE the quality gate reads), domain, whether and why
+ * not the projector uses each.  NULL on no memory. */
+static cvc_rep_table *list_table(const cvc_model_fit *list, size_t n)
+{
+	static const char *const cols[] = {
+		"id", "kind", "gpu", "system", "op", "ranks", "per_node", "rows", "r2", "mape_pct",
+		"extrap_mape_pct", "domain_min", "domain_max", "domain_unit", "used", "why_not",
+		"source"};
+	cvc_rep_table *t = cvc_rep_table_new("models", NULL, sizeof cols / sizeof cols[0], cols);
+
+	for (size_t i = 0; t && i < n; i++) {
+		const cvc_model_fit *f = &list[i];
+		const char *why = "";
+		long r = cvc_rep_table_add_row(t);
+
+		if (!cvc_model_fit_usable(f, &why) && f->kind == CVC_MODEL_COLLECTIVE &&
+		    cvc_model_level_usable(f, NULL))
+			why = "its own span kept out; its large-message level prices other spans";
+		if (r < 0 || cvc_rep_table_set_str(t, (size_t)r, 1, cvc_model_kind_name(f->kind)) ||
+		    cvc_rep_table_set_str(t, (size_t)r, 2, f->gpu) ||
+		    cvc_rep_table_set_str(t, (size_t)r, 3, f->system) ||
+		    cvc_rep_table_set_str(t, (size_t)r, 4, cvc_model_fit_op(f)) ||
+		    cvc_rep_table_set_str(t, (size_t)r, 13, f->kind == CVC_MODEL_GEMM ? "flop" : "bytes") ||
+		    cvc_rep_table_set_str(t, (size_t)r, 14, use_word(f)) ||
+		    cvc_rep_table_set_str(t, (size_t)r, 15, why) ||
+		    cvc_rep_table_set_str(t, (size_t)r, 16, f->source)) {
+			cvc_rep_table_free(t);
+			return NULL;
+		}
+		cvc_rep_table_set_num(t, (size_t)r, 0, (double)f->id);
+		cvc_rep_table_set_num(t, (size_t)r, 5, f->nranks);
+		cvc_rep_table_set_num(t, (size_t)r, 6, f->gpus_per_node);
+		cvc_rep_table_set_num(t, (size_t)r, 7, f->n_points);
+		cvc_rep_table_set_num(t, (size_t)r, 8, f->r2);
+		cvc_rep_table_set_num(t, (size_t)r, 9, f->mape);
+		cvc_rep_table_set_num(t, (size_t)r, 10, f->extrap_mape);
+		cvc_rep_table_set_num(t, (size_t)r, 11, f->dom_min);
+		cvc_rep_table_set_num(t, (size_t)r, 12, f->dom_max);
+	}
+	return t;
+}
+
 int cmd_models(int argc, char **argv, struct cvc_ctx *ctx)
 {
-	const char *dbpath = CVC_DEFAULT_DB;
+	const char *dbpath = CVC_DEFAULT_DB, *format = "table";
 	int npos = 0, rc;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_PATH, &dbpath, "PATH", "database (default " CVC_DEFAULT_DB ")", NULL},
+		{"format", 'f', CLI_CHOICE, &format, "FMT", "list's output format", CLI_FORMATS},
 		{0},
 	};
+	cvc_rep_table *t = NULL;
 	cvc_db *db = NULL;
 	cvc_model_fit *list = NULL, one;
 	size_t n = 0;
@@ -144,23 +190,20 @@ int cmd_models(int argc, char **argv, struct cvc_ctx *ctx)
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
 		goto out;
 	}
-	printf("%-6s %-10s %-14s %-14s %-10s %5s %4s %6s %8s %8s %-5s  %s\n", "id", "kind", "gpu",
-	       "system", "op", "ranks", "pn", "rows", "mape%", "extrap%", "used", "source");
-	for (size_t i = 0; i < n; i++) {
-		const cvc_model_fit *f = &list[i];
-
-		printf("%-6lld %-10s %-14s %-14s %-10s %5d %4d %6d %8.2f %8.2f %-5s  %s\n",
-		       (long long)f->id, cvc_model_kind_name(f->kind), f->gpu,
-		       f->system[0] ? f->system : "-", cvc_model_fit_op(f), f->nranks, f->gpus_per_node,
-		       f->n_points, f->mape, f->extrap_mape, use_word(f), f->source);
+	if (!(t = list_table(list, n))) {
+		rc = cli_fail(CVC_ERR_NOMEM, "%s: out of memory", ctx->cmd);
+		goto out;
 	}
-	if (n)
-		fprintf(stderr, "note: used = no: stored but not used (see 'cvc models show ID' for "
-			"why); level: a collective priced only through its large-message level\n");
+	cli_table_print(t, format);
+	if (n && strcmp(format, "table") == 0)
+		fprintf(stderr, "note: used = no: stored but the quality gate keeps it out (why_not; "
+			"'cvc models show ID'); level: a collective priced only through its "
+			"large-message level\n");
 	if (!n)
 		fprintf(stderr, "note: '%s' has no fitted models (see 'cvc fit --help')\n", dbpath);
 	rc = 0;
 out:
+	cvc_rep_table_free(t);
 	free(list);
 	return rc;
 }

@@ -17,12 +17,15 @@
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_out.h"
 #include "cvc/cvc_project.h"
+#include "cvc/cvc_report.h"
 
 struct sink {
 	FILE *csv, *json;
 	cvc_out *csv_out, *json_out, *prov_out; /* committed together at the end */
 	int json_first;
 	cvc_proj_top *top;   /* --top: the K best per group; NULL: every row */
+	cvc_rep_table *table; /* the table a person reads: the kept rows, or */
+	cvc_proj_top *best;   /* without --top, the best one per default group */
 	cvc_status top_rc;
 	char err[4096];
 	uint64_t valid, total;
@@ -79,6 +82,8 @@ static void write_row(struct sink *s, const cvc_proj_scenario *sc, const cvc_pro
 		cvc_proj_json_row(s->json, s->json_first, sc, r);
 		s->json_first = 0;
 	}
+	if (s->table && !s->best && cli_proj_table_add(s->table, sc, r))
+		s->top_rc = CVC_ERR_NOMEM;
 }
 
 static int on_row(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
@@ -89,12 +94,20 @@ static int on_row(void *user, const cvc_proj_scenario *sc, const cvc_proj_result
 	s->valid += r->valid != 0;
 	if (s->progress && (s->total & 0xffff) == 0)
 		show_progress(s);
+	if (s->best && (s->top_rc = cvc_proj_top_add(s->best, sc, r, s->err, sizeof s->err)))
+		return 1;
 	if (!s->top) {
 		write_row(s, sc, r);
-		return 0;
+		return s->top_rc != CVC_OK;
 	}
 	s->top_rc = cvc_proj_top_add(s->top, sc, r, s->err, sizeof s->err);
 	return s->top_rc != CVC_OK;
+}
+
+/* cvc_proj_top_each's callback for the table of the best layouts */
+static int on_best(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	return cli_proj_table_add(user, sc, r);
 }
 
 /* cvc_proj_top_each's callback: the kept rows, in order */
@@ -119,13 +132,13 @@ static int open_sinks(struct sink *sink, const char *csv_path, const char *json_
 	char prov[4096], err[1024];
 	cvc_status rc;
 
-	if ((rc = cvc_out_open(csv_path ? csv_path : "-", &sink->csv_out, err, sizeof err)))
+	if (csv_path && (rc = cvc_out_open(csv_path, &sink->csv_out, err, sizeof err)))
 		return cli_fail(rc, "%s", err);
-	sink->csv = cvc_out_file(sink->csv_out);
+	sink->csv = sink->csv_out ? cvc_out_file(sink->csv_out) : NULL;
 	if (json_path && (rc = cvc_out_open(json_path, &sink->json_out, err, sizeof err)))
 		return cli_fail(rc, "%s", err);
 	sink->json = sink->json_out ? cvc_out_file(sink->json_out) : NULL;
-	if (csv_path) {
+	if (csv_path && strcmp(csv_path, "-") != 0) {
 		if (cvc_proj_provenance_path(csv_path, prov, sizeof prov))
 			return cli_error("'%s': path too long", csv_path);
 		if ((rc = cvc_out_open(prov, &sink->prov_out, err, sizeof err)))
@@ -137,7 +150,8 @@ static int open_sinks(struct sink *sink, const char *csv_path, const char *json_
 	cvc_text_safe(sink->name, 0, sink->safe_name, sizeof sink->safe_name);
 	/* the walk is counted for the summary, drawn only on a terminal */
 	cvc_proj_study_on_walk(st, on_walk, sink);
-	cvc_proj_csv_header(sink->csv);
+	if (sink->csv)
+		cvc_proj_csv_header(sink->csv);
 	if (sink->json)
 		cvc_proj_json_begin(sink->json, sink->name);
 	return 0;
@@ -205,19 +219,97 @@ static int print_models(int npos)
 	return 0;
 }
 
+/* The table a person reads; without --top, of the best layout per group. */
+static int open_table(struct sink *sink)
+{
+	cvc_proj_top_opts bo = {1, "tokens_per_s", 0, CVC_PROJ_TOP_PER_DEFAULT, 0};
+	cvc_status rc;
+
+	if (!(sink->table = cli_proj_table_new()))
+		return cli_fail(CVC_ERR_NOMEM, "project: out of memory");
+	if (!sink->top && (rc = cvc_proj_top_new(&bo, &sink->best, sink->err, sizeof sink->err)))
+		return cli_fail(rc, "project: %s", sink->err);
+	return 0;
+}
+
+/* After the run: the table, the origins, the summary lines on stderr. */
+static void say_done(struct sink *sink, cvc_proj_ctx *ctx, int origins,
+		     double secs, size_t ngroups, long long top, const char *by, int asc,
+		     const char *per, const char *csv_path)
+{
+	if (sink->table)
+		cli_table_print(sink->table, "table");
+	if (origins)
+		print_origins(ctx);
+	fprintf(stderr, "project: '%s': %llu scenarios (%llu valid) from %.0f point%s in %.3f s\n",
+		sink->safe_name, (unsigned long long)sink->total,
+		(unsigned long long)sink->valid, sink->walked, sink->walked == 1 ? "" : "s", secs);
+	if (sink->top && strcmp(per, "none") == 0)
+		fprintf(stderr, "project: kept the %lld best by %s%s over all scenarios\n", top, by,
+			asc ? " (smallest first)" : "");
+	else if (sink->top)
+		fprintf(stderr, "project: kept the %lld best by %s%s of each of %zu groups (per %s)\n",
+			top, by, asc ? " (smallest first)" : "", ngroups, per);
+	if (sink->best)
+		fprintf(stderr, "project: the best layout by tokens/s of each of %zu groups (per "
+			"%s)%s; every scenario: --csv FILE, a pipe or --format csv\n", ngroups,
+			CVC_PROJ_TOP_PER_DEFAULT, csv_path ? ", all in the CSV" : "");
+}
+
+/*
+ * Where the projection goes: *format for stdout ("table", "csv", "json",
+ * or "none"), the CSV and JSON files.  Given, the format rules; else a
+ * terminal gets the table, and a pipe the CSV unless --csv/--json FILE
+ * took it (then nothing).  A "-" file is stdout and sets the format;
+ * stdout takes one of them.  Returns 0 or the usage error's exit code.
+ */
+static int stdout_choice(const char **format, const char **csv_path, const char **json_path)
+{
+	int csv_out = *csv_path && strcmp(*csv_path, "-") == 0;
+	int json_out = *json_path && strcmp(*json_path, "-") == 0;
+	int files = (*csv_path && !csv_out) || (*json_path && !json_out);
+
+	if (csv_out && json_out)
+		return cli_error("project: --csv - and --json -: stdout takes one of them");
+	if ((csv_out || json_out) && *format && strcmp(*format, csv_out ? "csv" : "json") != 0)
+		return cli_error("project: %s - writes stdout, and --format %s would too",
+				 csv_out ? "--csv" : "--json", *format);
+	if (csv_out || json_out)
+		*format = csv_out ? "csv" : "json";
+	*format = cli_format_default(*format, files ? "none" : "csv");
+	if (strcmp(*format, "csv") == 0) {
+		if (*csv_path && !csv_out)
+			return cli_error("project: --format csv writes the CSV to stdout: not with "
+					 "--csv FILE");
+		*csv_path = "-";
+	}
+	if (strcmp(*format, "json") == 0) {
+		if (*json_path && !json_out)
+			return cli_error("project: --format json writes the JSON to stdout: not with "
+					 "--json FILE");
+		*json_path = "-";
+	}
+	return 0;
+}
+
 int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 {
 	const char *db_path = NULL, *csv_path = NULL, *json_path = NULL, *by = "tokens_per_s";
-	const char *intervals = "on", *per = CVC_PROJ_TOP_PER_DEFAULT;
+	const char *intervals = "on", *per = CVC_PROJ_TOP_PER_DEFAULT, *format = NULL, *out_fmt;
 	long long top = 0;
 	int asc = 0, valid_only = 0, no_marginal = 0, origins = 0, npos = 0, ret = 1;
-	int include_unfit = 0, force = 0, models = 0;
+	int include_unfit = 0, force = 0, models = 0, columns = 0;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_PATH, &db_path, "PATH", "price with the fitted models of this database", NULL},
-		{"csv", 0, CLI_OUT, &csv_path, "FILE", "write the CSV here instead of stdout ('-' = stdout)",
+		{"csv", 0, CLI_OUT, &csv_path, "FILE", "write every scenario as CSV here ('-' = stdout)",
 		 NULL},
-		{"json", 0, CLI_OUT, &json_path, "FILE", "also write JSON ('-' = stdout, with --csv FILE)",
+		{"json", 0, CLI_OUT, &json_path, "FILE", "write every scenario as JSON here ('-' = stdout)",
 		 NULL},
+		{"format", 'f', CLI_CHOICE, &format, "FMT",
+		 "stdout: table (the best layouts; default on a terminal), csv (default in a pipe) "
+		 "or json", CLI_FORMATS},
+		{"columns", 0, CLI_FLAG, &columns, NULL,
+		 "print what every CSV/JSON column means (unit, definition) and exit", NULL},
 		{"top", 0, CLI_INT, &top, "K", "keep only the K best scenarios of each --per group", NULL},
 		{"by", 0, CLI_STR, &by, "METRIC",
 		 "metric ranking --top (default tokens_per_s; the list below)", NULL},
@@ -261,12 +353,13 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		return r;
 	if (models)
 		return print_models(npos);
-	/* '-' is stdout, as everywhere on a command line: no file named '-',
-	 * and no provenance side file for a stream */
-	if (csv_path && strcmp(csv_path, "-") == 0)
-		csv_path = NULL;
-	if (json_path && strcmp(json_path, "-") == 0 && !csv_path)
-		return cli_error("project: --json -: the CSV goes to stdout too; give --csv FILE");
+	if (columns)
+		return cli_proj_columns(format ? format : "table");
+	/* stdout: a table for a person, the CSV for a pipe, unless told;
+	 * '-' is stdout, as everywhere on a command line */
+	if ((r = stdout_choice(&format, &csv_path, &json_path)))
+		return r;
+	out_fmt = format;
 	if (npos > 1)
 		return cli_error("project: expected at most one scenario file");
 	if (top < 0 || top > CVC_PROJ_TOP_MAX_K)
@@ -286,6 +379,8 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		cvc_proj_top_free(sink.top);
 		sink.top = NULL;
 	}
+	if (strcmp(out_fmt, "table") == 0 && (r = open_table(&sink)))
+		return r;
 	rc = npos == 1 ? cvc_proj_study_load(argv[1], &st) : cvc_proj_study_default(&st);
 	if (rc) {
 		ret = cli_fail(rc, "%s", st ? cvc_proj_study_errmsg(st) : cvc_strerror(rc));
@@ -318,28 +413,25 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	}
 	if (sink.top)
 		cvc_proj_top_each(sink.top, on_kept, &sink, &ngroups);
+	if (sink.best && cvc_proj_top_each(sink.best, on_best, sink.table, &ngroups)) {
+		ret = cli_fail(CVC_ERR_NOMEM, "project: out of memory");
+		goto out;
+	}
 	if ((r = close_sinks(&sink, ctx, json_path))) {
 		ret = r;
 		goto out;
 	}
-	if (origins)
-		print_origins(ctx);
-	fprintf(stderr, "project: '%s': %llu scenarios (%llu valid) from %.0f point%s in %.3f s\n",
-		sink.safe_name, (unsigned long long)sink.total,
-		(unsigned long long)sink.valid, sink.walked, sink.walked == 1 ? "" : "s",
-		(double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
-	if (sink.top && strcmp(per, "none") == 0)
-		fprintf(stderr, "project: kept the %lld best by %s%s over all scenarios\n", top, by,
-			asc ? " (smallest first)" : "");
-	else if (sink.top)
-		fprintf(stderr, "project: kept the %lld best by %s%s of each of %zu groups (per %s)\n",
-			top, by, asc ? " (smallest first)" : "", ngroups, per);
+	say_done(&sink, ctx, origins,
+		 (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), ngroups,
+		 top, by, asc, per, csv_path && strcmp(csv_path, "-") != 0 ? csv_path : NULL);
 	ret = 0;
 out:
 	cvc_out_abort(sink.csv_out);
 	cvc_out_abort(sink.json_out);
 	cvc_out_abort(sink.prov_out);
 	cvc_proj_top_free(sink.top);
+	cvc_proj_top_free(sink.best);
+	cvc_rep_table_free(sink.table);
 	cvc_proj_study_free(st);
 	cvc_proj_ctx_free(ctx);
 	return ret;

@@ -40,14 +40,26 @@ int cmd_report(int argc, char **argv, struct cvc_ctx *ctx)
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (npos || !out)
+	if (npos)
+		return cli_error("report: unexpected argument '%s': the projection is given with "
+				 "--projection FILE, the database with --db PATH", argv[1]);
+	if (!out) {
+		cli_error("report: -o FILE is needed: the HTML page to write");
 		return cli_usage_error(ctx->cmd, synopsis, opts);
+	}
 	if (no_db && db_path)
 		return cli_error("report: --db and --no-db exclude each other");
 	/* The default database is optional for a projection-only report. */
 	if (!db_path && !no_db && (!ro.projection || stat(CVC_DEFAULT_DB, &sb) == 0))
 		db_path = CVC_DEFAULT_DB;
 	if (db_path) {
+		/* the default is used when it exists: say what is missing, not
+		   that a file nobody named cannot be opened */
+		if (stat(db_path, &sb) != 0 && db_path == (const char *)CVC_DEFAULT_DB &&
+		    !ro.projection)
+			return cli_error("report: nothing to report: no --projection, and no "
+					 "database ('%s' does not exist here; --db PATH names one)",
+					 CVC_DEFAULT_DB);
 		if (stat(db_path, &sb) != 0)
 			return cli_error("'%s': cannot open: %s", db_path, strerror(errno));
 		if ((rc = cli_db_open(ctx, db_path, cli_db_read_flags(db_path), &db)))

@@ -48,7 +48,8 @@ static void usage(FILE *f)
 	fputs("usage: cvc <command> [options] [args]\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fputs("\n'cvc <command> --help' describes each command.\n", f);
+	fputs("\n'cvc <command> --help' or 'cvc help <command>' describes each command;\n"
+	      "'cvc help columns' what every column cvc writes means.\n", f);
 }
 
 /*
@@ -72,6 +73,28 @@ static int check_stdout(int rc)
 	return rc ? rc : 1;
 }
 
+/* Runs the command argv[0] with its arguments; 2 for a name that is none. */
+static int dispatch(int argc, char **argv, struct cvc_ctx *ctx)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		if (strcmp(argv[0], commands[i].name) == 0) {
+			int rc;
+
+			ctx->cmd = commands[i].name;
+			ctx->flags = commands[i].flags;
+			if (ctx->flags & CMD_PROGRESS)
+				ctx->progress = isatty(STDERR_FILENO);
+			rc = commands[i].fn(argc, argv, ctx);
+			/* CMD_DB: the database the command opened (cli_db_open). */
+			cvc_db_close(ctx->db);
+			ctx->db = NULL;
+			return check_stdout(rc);
+		}
+	}
+	fprintf(stderr, "error: '%s' is not a cvc command (see 'cvc --help')\n", argv[0]);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	struct cvc_ctx ctx = {0};
@@ -84,6 +107,19 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* what every column cvc writes means (docs/COLUMNS.md) */
+	if (strcmp(argv[1], "help") == 0 && argc >= 3 && strcmp(argv[2], "columns") == 0)
+		return check_stdout(cli_help_columns(argc - 2, argv + 2));
+	/* `cvc help CMD` is `cvc CMD --help`, as git's is */
+	if (strcmp(argv[1], "help") == 0 && argc == 3) {
+		char help[] = "--help", *args[3] = {argv[2], help, NULL};
+
+		return dispatch(2, args, &ctx);
+	}
+	if (strcmp(argv[1], "help") == 0 && argc > 3) {
+		fprintf(stderr, "error: help: expected one command, got %d words\n", argc - 2);
+		return 2;
+	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
@@ -91,20 +127,5 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--version") == 0)
 		return check_stdout(cmd_version(0, NULL, &ctx));
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-		if (strcmp(argv[1], commands[i].name) == 0) {
-			int rc;
-
-			ctx.cmd = commands[i].name;
-			ctx.flags = commands[i].flags;
-			if (ctx.flags & CMD_PROGRESS)
-				ctx.progress = isatty(STDERR_FILENO);
-			rc = commands[i].fn(argc - 1, argv + 1, &ctx);
-			/* CMD_DB: the database the command opened (cli_db_open). */
-			cvc_db_close(ctx.db);
-			return check_stdout(rc);
-		}
-	}
-	fprintf(stderr, "error: '%s' is not a cvc command (see 'cvc --help')\n", argv[1]);
-	return 2;
+	return dispatch(argc - 1, argv + 1, &ctx);
 }

@@ -276,3 +276,90 @@ char *cvc_text_safe_dup(const char *s, int keep_lines)
 	d = malloc(n + 1);
 	return d ? (char *)cvc_text_safe(s, keep_lines, d, n + 1) : NULL;
 }
+
+/* Drops the trailing zeros of a fraction, and its point when nothing is left. */
+static void trim_zeros(char *s)
+{
+	char *dot = strchr(s, '.'), *e;
+
+	if (!dot)
+		return;
+	e = s + strlen(s);
+	while (e > dot + 1 && e[-1] == '0')
+		*--e = '\0';
+	if (e == dot + 1)
+		*dot = '\0';
+}
+
+const char *cvc_fmt_plain(double v, int sig, char *buf, size_t len)
+{
+	double a = fabs(v);
+	int decimals;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (!isfinite(v))
+		return buf;
+	if (sig < 1)
+		sig = 1;
+	if (sig > 17)
+		sig = 17;
+	if (a == 0) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	/* digits after the point that keep sig significant ones; none past the
+	   units (a large number keeps all its integer digits), at most 30 */
+	decimals = sig - 1 - (int)floor(log10(a));
+	if (decimals < 0)
+		decimals = 0;
+	if (decimals > 30)
+		decimals = 30;
+	snprintf(buf, len, "%.*f", decimals, v);
+	trim_zeros(buf);
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, len, "0");
+	return buf;
+}
+
+const char *cvc_fmt_readable(double v, char *buf, size_t len)
+{
+	char d[64], *p;
+	double a = fabs(v), r;
+	size_t n, o = 0, digits;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (!isfinite(v))
+		return buf;
+	if (a < 1000 && v != floor(v)) {
+		/* 3 significant figures, zeros kept: 0.99956 reads "1.00", not "1" */
+		int decimals = 2 - (int)floor(log10(a));
+
+		if (decimals > 30)
+			decimals = 30;
+		snprintf(buf, len, "%.*f", decimals < 0 ? 0 : decimals, v);
+		return buf;
+	}
+	/* an integer keeps its digits; a larger measure is rounded to 3 */
+	r = v;
+	if (v != floor(v)) {
+		double m = pow(10, floor(log10(a)) - 2);
+
+		r = round(v / m) * m;
+	}
+	snprintf(d, sizeof d, "%.0f", fabs(r));
+	n = strlen(d);
+	p = d;
+	if (r < 0 && o + 1 < len)
+		buf[o++] = '-';
+	for (digits = 0; digits < n && o + 1 < len; digits++) {
+		if (digits && (n - digits) % 3 == 0 && o + 2 < len)
+			buf[o++] = ',';
+		buf[o++] = p[digits];
+	}
+	buf[o] = '\0';
+	return buf;
+}

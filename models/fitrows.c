@@ -171,7 +171,9 @@ cvc_status cvc_model_fit_rows(cvc_db *db, const cvc_hw_catalog *cat, const cvc_m
 		snprintf(fit.gpu, sizeof fit.gpu, "%s", keys[i].gpu);
 		snprintf(fit.system, sizeof fit.system, "%s", keys[i].system);
 		snprintf(fit.source, sizeof fit.source, "%s", rows->source);
-		if ((st = cvc_model_fit_store(db, &fit, grp, n))) {
+		/* fitting the same input again replaces its fits, never adds copies */
+		if ((st = cvc_model_fit_replace(db, &fit, &fit.replaced)) ||
+		    (st = cvc_model_fit_store(db, &fit, grp, n))) {
 			snprintf(err, errlen, "%s", cvc_db_errmsg(db));
 			goto out;
 		}
@@ -188,8 +190,22 @@ out:
 
 void cvc_model_fit_table_header(FILE *f)
 {
-	fprintf(f, "%-6s %-10s %-14s %-20s %-13s %5s %4s %6s %8s %8s %8s\n", "id", "kind", "gpu",
-		"system", "op", "ranks", "pn", "rows", "mape%", "extrap%", "r2");
+	fprintf(f, "%-6s %-10s %-14s %-20s %-13s %5s %4s %6s %8s %8s %8s  %s\n", "id", "kind",
+		"gpu", "system", "op", "ranks", "pn", "rows", "mape%", "extrap%", "r2", "used");
+}
+
+/* Whether the quality gate lets fit price anything, and why not. */
+static void gate_text(const cvc_model_fit *fit, char *buf, size_t len)
+{
+	const char *why, *lwhy;
+	int ok = cvc_model_fit_usable(fit, &why);
+
+	if (ok)
+		snprintf(buf, len, "yes");
+	else if (fit->kind == CVC_MODEL_COLLECTIVE && cvc_model_level_usable(fit, &lwhy))
+		snprintf(buf, len, "level only: %s", why);
+	else
+		snprintf(buf, len, "no: %s", why);
 }
 
 void cvc_model_fit_table_row(FILE *f, const cvc_model_fit *fit)
@@ -198,10 +214,17 @@ void cvc_model_fit_table_row(FILE *f, const cvc_model_fit *fit)
 		  : fit->kind == CVC_MODEL_MEMBOUND ? (int)fit->mem
 						    : (int)fit->coll;
 
-	fprintf(f, "%-6lld %-10s %-14s %-20s %-13s %5d %4d %6d %8.2f %8.2f %8.4f\n",
+	char gate[160], rep[64] = "";
+
+	gate_text(fit, gate, sizeof gate);
+	if (fit->replaced == fit->id)
+		snprintf(rep, sizeof rep, " (replaces this input's earlier fit)");
+	else if (fit->replaced)
+		snprintf(rep, sizeof rep, " (replaces model %lld)", (long long)fit->replaced);
+	fprintf(f, "%-6lld %-10s %-14s %-20s %-13s %5d %4d %6d %8.2f %8.2f %8.4f  %s%s\n",
 		(long long)fit->id, cvc_model_kind_name(fit->kind), fit->gpu,
 		fit->system[0] ? fit->system : "-", op_name(fit->kind, sub), fit->nranks,
-		fit->gpus_per_node, fit->n_points, fit->mape, fit->extrap_mape, fit->r2);
+		fit->gpus_per_node, fit->n_points, fit->mape, fit->extrap_mape, fit->r2, gate, rep);
 }
 
 /* Where cvc_model_fit_sets sends what cvc_model_fit_rows reports. */

@@ -34,6 +34,50 @@ const char *cvc_model_fit_op(const cvc_model_fit *fit)
 	return cvc_hw_dtype_name(fit->dtype) ? cvc_hw_dtype_name(fit->dtype) : "?";
 }
 
+cvc_status cvc_model_fit_replace(cvc_db *db, const cvc_model_fit *fit, int64_t *replaced)
+{
+	static const char *const where =
+		"kind = ?1 AND gpu = ?2 AND op = ?3 AND system = ?4 AND nranks = ?5 AND "
+		"gpus_per_node = ?6 AND source = ?7";
+	sqlite3_stmt *st[2] = {NULL, NULL};
+	char sql[2][320];
+	cvc_status rc = CVC_OK;
+
+	if (replaced)
+		*replaced = 0;
+	if (!db || !fit)
+		return CVC_ERR_USAGE;
+	snprintf(sql[0], sizeof sql[0], "SELECT max(id) FROM models WHERE %s", where);
+	snprintf(sql[1], sizeof sql[1], "DELETE FROM models WHERE %s", where);
+	for (int i = 0; i < 2 && !rc; i++) {
+		if (sqlite3_prepare_v2(cvc_db_sqlite(db), sql[i], -1, &st[i], NULL) != SQLITE_OK) {
+			rc = db_err(db, "prepare replace");
+			break;
+		}
+		sqlite3_bind_text(st[i], 1, cvc_model_kind_name(fit->kind), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st[i], 2, fit->gpu, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st[i], 3, cvc_model_fit_op(fit), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st[i], 4, fit->system, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st[i], 5, fit->nranks);
+		sqlite3_bind_int(st[i], 6, fit->gpus_per_node);
+		sqlite3_bind_text(st[i], 7, fit->source, -1, SQLITE_TRANSIENT);
+		switch (sqlite3_step(st[i])) {
+		case SQLITE_ROW:
+			if (replaced)
+				*replaced = sqlite3_column_int64(st[i], 0);
+			break;
+		case SQLITE_DONE:
+			break;
+		default:
+			rc = db_err(db, "replace model");
+		}
+	}
+	/* model_points go with their model: ON DELETE CASCADE */
+	sqlite3_finalize(st[0]);
+	sqlite3_finalize(st[1]);
+	return rc;
+}
+
 cvc_status cvc_model_fit_store(cvc_db *db, cvc_model_fit *fit, const cvc_model_row *rows,
 			       size_t n)
 {

@@ -510,9 +510,12 @@ void cvc_cal_plan_write_csv(const cvc_cal_plan *p, FILE *f)
 	fputs("uses,scenarios,est_us,est_gpu_s\n", f);
 	for (size_t i = 0; i < p->n; i++) {
 		const cvc_cal_item *it = &p->items[i];
+		char a[48], b[48];
 
 		cvc_cal_shape_csv(f, &it->shape);
-		fprintf(f, "%llu,%llu,%.6g,%.6g\n", (unsigned long long)it->uses,
-			(unsigned long long)it->scenarios, it->est_us, it->est_gpu_s);
+
+		fprintf(f, "%llu,%llu,%s,%s\n", (unsigned long long)it->uses,
+			(unsigned long long)it->scenarios, cvc_fmt_plain(it->est_us, 6, a, sizeof a),
+			cvc_fmt_plain(it->est_gpu_s, 6, b, sizeof b));
 	}
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cvc/cvc_base.h"
 #include "proj_internal.h"
 #include "cvc/cvc_csv.h"
 
@@ -145,11 +146,13 @@ const char *cvc_proj_metric_names(void)
 	return names;
 }
 
+/* 6 significant digits, never an exponent (4515924, not 4.51592e+06);
+ * empty: not applicable. */
 static void num(FILE *f, double v)
 {
-	if (isnan(v) || isinf(v))
-		return; /* empty cell: not applicable */
-	fprintf(f, "%.6g", v);
+	char b[48];
+
+	fputs(cvc_fmt_plain(v, 6, b, sizeof b), f);
 }
 
 static void field_text(const cvc_proj_scenario *sc, size_t i, char *buf, size_t len)
@@ -174,10 +177,29 @@ static void field_text(const cvc_proj_scenario *sc, size_t i, char *buf, size_t 
 		if (fd->allow_auto && v == PROJ_AUTO)
 			snprintf(buf, len, "auto");
 		else
-			snprintf(buf, len, "%.6g", v);
+			cvc_fmt_plain(v, 6, buf, len);
 		break;
 	}
 	}
+}
+
+void cvc_proj_columns_each(void (*cb)(void *arg, const char *name), void *arg)
+{
+	static const char *const head[] = {"study", "index"}, *const mid[] = {"valid", "reason",
+										  "fits"};
+	char buf[64];
+
+	for (size_t i = 0; i < 2; i++)
+		cb(arg, head[i]);
+	for (size_t i = 0; i < proj_nfields; i++)
+		cb(arg, proj_fields[i].key);
+	for (size_t i = 0; i < 3; i++)
+		cb(arg, mid[i]);
+	for (size_t i = 0; i < NMETRICS; i++) {
+		metric_name(&metrics[i], buf, sizeof buf);
+		cb(arg, buf);
+	}
+	cb(arg, "warnings");
 }
 
 void cvc_proj_csv_header(FILE *f)
@@ -245,7 +267,7 @@ void cvc_proj_json_begin(FILE *f, const char *study)
 void cvc_proj_json_row(FILE *f, int first, const cvc_proj_scenario *sc,
 		       const cvc_proj_result *r)
 {
-	char buf[256];
+	char buf[256], num_buf[48];
 
 	fputs(first ? "{" : ",\n{", f);
 	fprintf(f, "\"index\":%llu", (unsigned long long)sc->index);
@@ -269,7 +291,7 @@ void cvc_proj_json_row(FILE *f, int first, const cvc_proj_scenario *sc,
 
 		metric_name(&metrics[i], buf, sizeof buf);
 		if (isfinite(v))
-			fprintf(f, ",\"%s\":%.6g", buf, v);
+			fprintf(f, ",\"%s\":%s", buf, cvc_fmt_plain(v, 6, num_buf, sizeof num_buf));
 		else
 			fprintf(f, ",\"%s\":null", buf);
 	}

@@ -175,8 +175,9 @@ static int group_of(cvc_proj_validation *v, const char *key)
 
 static void put_num(FILE *out, double v)
 {
-	if (isfinite(v))
-		fprintf(out, "%.6g", v);
+	char b[48];
+
+	fputs(cvc_fmt_plain(v, 6, b, sizeof b), out); /* never 4.51592e+06 */
 }
 
 static cvc_status nomem(char *err, size_t errlen)
@@ -357,9 +358,9 @@ static void write_row(FILE *out, const cvc_csv_rec *rec, double pred, double mea
 }
 
 /* One row read as k (vrow_read()): projected, compared, kept and
- * written.  by: the --by column, -1 none. */
+ * written.  by: the --by column, -1 none; by_hw: it is the hardware. */
 static cvc_status validate_row(cvc_proj_ctx *ctx, struct vrow *row, int k,
-			       const cvc_csv_rec *rec, int by, cvc_proj_validation *sum,
+			       const cvc_csv_rec *rec, int by, int by_hw, cvc_proj_validation *sum,
 			       struct verrs *E, FILE *out, char *err, size_t errlen)
 {
 	struct vproj v;
@@ -367,7 +368,9 @@ static cvc_status validate_row(cvc_proj_ctx *ctx, struct vrow *row, int k,
 	int g = -1;
 
 	if (by >= 0) {
-		g = group_of(sum, rec->f[by]);
+		/* the hardware column groups by the GPU the row names, as the
+		   catalog calls it: 'H100 SXM5 80GB' and 'H100' are one group */
+		g = group_of(sum, by_hw && row->g.gpu ? row->gpu : rec->f[by]);
 		if (g >= 0)
 			sum->groups[g].st.rows++;
 	}
@@ -453,7 +456,7 @@ static size_t next_line(const char *s, size_t len, size_t pos)
 /* A record whose quoting could not be read: written with empty cells and
  * the reader's message (without the file name the summary gives). */
 static cvc_status bad_record(cvc_proj_ctx *ctx, struct vrow *row, long first, const char *msg,
-			     const cvc_csv_rec *hdr, int by, cvc_proj_validation *sum,
+			     const cvc_csv_rec *hdr, int by, int by_hw, cvc_proj_validation *sum,
 			     struct verrs *E, FILE *out, char *err, size_t errlen)
 {
 	static char blank[1];
@@ -468,7 +471,7 @@ static cvc_status bad_record(cvc_proj_ctx *ctx, struct vrow *row, long first, co
 	vrow_start(row, 0, -1);
 	vrow_cannot(row, CVC_PROJ_VWHY_ROW, "line %ld%s (the row's first line skipped)", first,
 		    at ? at : msg);
-	return validate_row(ctx, row, 1, &rec, by, sum, E, out, err, errlen);
+	return validate_row(ctx, row, 1, &rec, by, by_hw, sum, E, out, err, errlen);
 }
 
 /*
@@ -515,7 +518,7 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 	struct vrow *row = NULL;
 	struct verrs E = {NULL, 0, 0};
 	proj_archs *archs = NULL;
-	int legacy, conv = -1, by = -1;
+	int legacy, conv = -1, by = -1, by_hw;
 	char sep, rerr[512];
 	cvc_status rc;
 
@@ -552,6 +555,9 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 	if ((rc = read_header(path, text, len, &pos, &line, sep, opts, &hdr, map, &by, err,
 			      errlen)))
 		goto out;
+	/* --by gpu groups by the catalog's name of each row's GPU */
+	by_hw = opts->by && proj_field_find(NULL, opts->by) >= 0 &&
+		proj_field_find(NULL, opts->by) == proj_field_find("hardware", "gpu");
 	legacy = !map->has_gpu && !map->has_dtype;
 	put_fields(out, hdr.f, hdr.n);
 	fputs(",predicted_tokens_per_s_per_gpu,measured_tokens_per_s_per_gpu,error_pct,assumed\n",
@@ -586,8 +592,8 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 		if (rc) {
 			pos = next_line(text, len, start);
 			line = first + 1;
-			if ((rc = bad_record(ctx, row, first, rerr, &hdr, by, sum, &E, out, err,
-					     errlen)))
+			if ((rc = bad_record(ctx, row, first, rerr, &hdr, by, by_hw, sum, &E, out,
+					     err, errlen)))
 				goto out;
 			continue;
 		}
@@ -598,7 +604,8 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 		{
 			cvc_csv_rec shown = {cells, hdr.n, 0};
 
-			if ((rc = validate_row(ctx, row, k, &shown, by, sum, &E, out, err, errlen)))
+			if ((rc = validate_row(ctx, row, k, &shown, by, by_hw, sum, &E, out, err,
+					       errlen)))
 				goto out;
 		}
 	}

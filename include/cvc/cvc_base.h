@@ -145,4 +145,21 @@ CVC_API cvc_status cvc_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t 
  */
 CVC_API cvc_status cvc_parse_f64(const char *s, double *out);
 
+/*
+ * v with sig significant digits (1..17) in positional notation, never an
+ * exponent (4515923.7 at 6 digits is "4515924", not "4.51592e+06";
+ * 1.25e-5 is "0.0000125"), trailing zeros dropped; "" for NaN and the
+ * infinities.  Every CSV and JSON number cvc writes for people goes
+ * through it.  buf holds at least 32 bytes; returns buf.
+ */
+CVC_API const char *cvc_fmt_plain(double v, int sig, char *buf, size_t len);
+
+/*
+ * v for a person to read: 3 significant figures with thousands separators
+ * (4515923.7 -> "4,520,000"; 0.0119036 -> "0.0119"; 0.99956 -> "1.00";
+ * 1234 -> "1,234" as an integer), never an exponent; "" for NaN and the
+ * infinities.  Returns buf.
+ */
+CVC_API const char *cvc_fmt_readable(double v, char *buf, size_t len);
+
 #endif /* CVC_BASE_H */

@@ -135,6 +135,13 @@ CVC_API cvc_status cvc_db_run_new(cvc_db *db, const cvc_run_info *info,
 CVC_API cvc_status cvc_db_run_merge(cvc_db *db, int64_t run_id,
 				    const cvc_run_info *info);
 
+/*
+ * The names of the database's runs, in the order they were made, quoted
+ * and comma-separated into buf ("'a', 'b'"; cut after a whole name with
+ * ", ..." when buf is short), and *count their number.
+ */
+CVC_API cvc_status cvc_db_run_names(cvc_db *db, char *buf, size_t len, int *count);
+
 /* Finds a run by name; CVC_ERR_NOTFOUND when there is none. */
 CVC_API cvc_status cvc_db_run_find(cvc_db *db, const char *name,
 				   int64_t *run_id);

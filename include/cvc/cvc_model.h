@@ -205,6 +205,8 @@ typedef struct cvc_model_fit {
 				       larger half; NaN when too few points */
 	cvc_model_mem mem;          /* membound: the operator class fitted */
 	cvc_model_coll_level lvl;   /* collectives */
+	int64_t replaced;           /* cvc_model_fit_rows: the id of the fit of the same
+				       input this one replaced; 0 none */
 } cvc_model_fit;
 
 /*
@@ -421,6 +423,16 @@ CVC_API double cvc_model_fit_predict(const cvc_model_fit *fit, const cvc_hw_spec
 				     const cvc_model_row *row);
 
 /*
+ * Removes the stored fits of the same input as fit (kind, GPU, system,
+ * operator, group size, GPUs per node and source), with their points:
+ * fitting a file again replaces its fits instead of adding copies.
+ * *replaced (may be NULL) gets the newest id removed, 0 when none.  Call
+ * inside cvc_db_begin()/commit.
+ */
+CVC_API cvc_status cvc_model_fit_replace(cvc_db *db, const cvc_model_fit *fit,
+					 int64_t *replaced);
+
+/*
  * Stores fit in the models table (and its rows in model_points when rows
  * is not NULL), setting fit->id.  Call inside cvc_db_begin()/commit.
  */
@@ -455,8 +467,9 @@ typedef void (*cvc_model_fit_cb)(void *arg, const cvc_model_fit *fit, const char
  * GPU and class, collectives per system, collective, group size and node
  * size; GPU and system resolved through cat) with its fitter and stores each
  * fit with its rows (cvc_model_fit_store, so call inside
- * cvc_db_begin()/commit), naming rows->source as the fit's source; *nfit
- * is incremented per fit stored.  gemm_min: the fewest rows a GEMM fit
+ * cvc_db_begin()/commit), naming rows->source as the fit's source, each
+ * replacing the fits of the same input (cvc_model_fit_replace; the fit's
+ * replaced names it); *nfit is incremented per fit stored.  gemm_min: the fewest rows a GEMM fit
  * takes (traces give few distinct shapes, each a mean of many calls; see
  * cvc_model_fit_gemm_min).  Rows whose GPU the catalog does not know and
  * groups a fitter declines (CVC_ERR_USAGE: too few rows, no model form
@@ -468,7 +481,9 @@ CVC_API cvc_status cvc_model_fit_rows(cvc_db *db, const cvc_hw_catalog *cat,
 				      cvc_model_fit_cb cb, void *arg, int *nfit, char *err,
 				      size_t errlen);
 
-/* The table of stored fits `cvc fit` prints: its header line, and fit's line. */
+/* The table of stored fits `cvc fit` prints: its header line, and fit's
+ * line, ending with whether the quality gate lets the fit price anything
+ * and why not ("yes", "level only: ...", "no: R^2 below 0 ..."). */
 CVC_API void cvc_model_fit_table_header(FILE *f);
 CVC_API void cvc_model_fit_table_row(FILE *f, const cvc_model_fit *fit);
 

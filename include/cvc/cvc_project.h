@@ -540,6 +540,21 @@ CVC_API cvc_status cvc_proj_top_each(cvc_proj_top *t, cvc_proj_cb cb, void *user
  * scenario fields, for --help and messages. */
 CVC_API const char *cvc_proj_group_names(void);
 
+/*
+ * Calls cb with the name of every column of the projector's CSV, in its
+ * order (the JSON's keys are the same): cvc_proj_csv_header's list.
+ */
+CVC_API void cvc_proj_columns_each(void (*cb)(void *arg, const char *name), void *arg);
+
+/*
+ * What column name of the projector's CSV/JSON means (projector/coldoc.c,
+ * docs/COLUMNS.md): *unit (static) and the definition into def.  A type's
+ * column (comm_tp_s) takes its pattern's entry (comm_<t>_s), an interval's
+ * end (X_lo, X_hi) X's unit.  CVC_ERR_NOTFOUND when it has none.
+ */
+CVC_API cvc_status cvc_proj_column_doc(const char *name, const char **unit, char *def,
+				       size_t len);
+
 /* CSV: one header line, then one line per scenario. */
 CVC_API void cvc_proj_csv_header(FILE *f);
 CVC_API void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_result *r);

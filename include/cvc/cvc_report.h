@@ -108,6 +108,30 @@ CVC_API int cvc_rep_table_set_str(cvc_rep_table *t, size_t r, size_t c, const ch
  * the report's format, strings quoted as RFC 4180 (and spreadsheet
  * formulas neutralised), empty cells empty. */
 CVC_API void cvc_rep_table_write_csv(FILE *f, const cvc_rep_table *t);
+/* Writes t for a person at a terminal: a header row, columns aligned
+ * (numbers right, text left), numbers to 3 significant figures with
+ * thousands separators (cvc_fmt_readable), "-" for an empty cell. */
+CVC_API void cvc_rep_table_write_text(FILE *f, const cvc_rep_table *t);
+/* Writes t as a JSON array of objects keyed by column, numbers exact
+ * (as in the CSV), null for an empty cell. */
+CVC_API void cvc_rep_table_write_json(FILE *f, const cvc_rep_table *t);
+/* Writes s as a JSON string literal (invalid UTF-8 as U+FFFD), for the
+ * tables a command streams instead of holding (cvc classify --unknown). */
+CVC_API void cvc_rep_json_string(FILE *f, const char *s);
+
+/*
+ * What column name of the report's table means (reports/coldoc.c; the
+ * `scenarios` table is the projection's: cvc_proj_column_doc): *unit
+ * (static) and the definition into def; "*" entries hold for every table.
+ * CVC_ERR_NOTFOUND when it has none.
+ */
+CVC_API cvc_status cvc_rep_column_doc(const char *table, const char *name, const char **unit,
+				      char *def, size_t len);
+/* Calls cb for every entry of that dictionary, in order (patterns: <t> a
+ * communication type, <N> a number). */
+CVC_API void cvc_rep_columns_each(void (*cb)(void *arg, const char *table, const char *name,
+					     const char *unit, const char *def),
+				  void *arg);
 
 /* ---- the report --------------------------------------------------------------- */
 

@@ -603,7 +603,7 @@ Test(analyze, collectives_stats)
 
 #define MAIN_HDR                                                                        \
 	"run,rank,device,kernels,comm_kernels,busy_us,compute_us,comm_us,hidden_comm_us,"  \
-	"exposed_comm_us,overlap_pct,idle_us,span_us"
+	"exposed_comm_us,overlap_pct,idle_us,span_us,skew_us"
 
 Test(analyze_cli, csv_exact)
 {
@@ -616,8 +616,8 @@ Test(analyze_cli, csv_exact)
 	rc = tu_cvc(args, &out, &err);
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
 	cr_expect_str_eq(out, MAIN_HDR "\n"
-			 "syn,0,0,4,1,0.300,0.250,0.150,0.100,0.050,66.667,0.150,0.450\n"
-			 "syn,1,1,0,0,0.000,0.000,0.000,0.000,0.000,0.000,0.010,0.010\n");
+			 "syn,0,0,4,1,0.300,0.250,0.150,0.100,0.050,66.667,0.150,0.450,0.430\n"
+			 "syn,1,1,0,0,0.000,0.000,0.000,0.000,0.000,0.000,0.010,0.010,0.000\n");
 	free(out);
 	free(err);
 

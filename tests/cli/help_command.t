@@ -1,0 +1,4 @@
+args: help analyze
+exit: 0
+stdout: usage: cvc analyze
+stdout: --format FMT
