@@ -221,6 +221,51 @@ double opm_fp4_share(const cvc_hw_spec *spec)
 	return opm_fp4_share_measured(NULL);
 }
 
+/*
+ * MXFP8 GEMMs (E4M3 with an E8M0 scale per 32 elements, the scales read by
+ * the block-scaled tensor-core instruction) against per-tensor scaled fp8
+ * GEMMs of the same shapes, one GPU, one harness, inputs quantized before
+ * the timed loop so that only the GEMM kernels count: Transformer
+ * Engine's benchmarks/gemm/benchmark_gemm.py --pre-quantize on a B300
+ * (NVIDIA/TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst
+ * at 8f2e6357, "Worked Example: 5B Model on B300": hidden 4096, FFN 16384,
+ * 15,872 tokens; ms per layer of the four linear layers, each pass).  The
+ * B300's fp8 tensor cores are the B200's (4.5 PF dense both), and its
+ * per-tensor fp8 runs at 0.962 of bf16's share of peak there against the
+ * B200's sustained 0.969 (opm_fp8_share()).  No B200 table of the two
+ * formats over a model's GEMMs was found; the one B200 pair found (cuDNN,
+ * one batched shape, flashinfer PR #2256) is 0.991.
+ */
+static const struct {
+	const char *pass;
+	double fp8_ms, mxfp8_ms; /* FP8 CurrentScaling and MXFP8, pre-quantized */
+} mxfp8_tab[] = {
+	{"fprop", 2.158, 2.365},
+	{"dgrad", 2.329, 2.397},
+	{"wgrad", 2.325, 2.400},
+};
+#define NMX (sizeof mxfp8_tab / sizeof mxfp8_tab[0])
+
+double opm_mxfp8_factor(double *sd_log)
+{
+	double a = 0, b = 0, mean = 0, ss = 0;
+
+	for (size_t i = 0; i < NMX; i++) {
+		a += mxfp8_tab[i].mxfp8_ms;
+		b += mxfp8_tab[i].fp8_ms;
+		mean += log(mxfp8_tab[i].mxfp8_ms / mxfp8_tab[i].fp8_ms) / NMX;
+	}
+	for (size_t i = 0; i < NMX; i++) {
+		double d = log(mxfp8_tab[i].mxfp8_ms / mxfp8_tab[i].fp8_ms) - mean;
+
+		ss += d * d;
+	}
+	if (sd_log)
+		*sd_log = sqrt(ss / (NMX - 1));
+	/* the layer's time in each, as the benchmark sums it */
+	return a / b;
+}
+
 /* The burst ceiling as a share of the measured GPU's own peak, as the
  * table gives it (a GPU the projector scales keeps its model's share);
  * NaN for no row. */

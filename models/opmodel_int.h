@@ -146,6 +146,12 @@ double opm_fp8_share(const cvc_hw_spec *spec);
  * others (no 4-bit measurement of theirs). */
 double opm_fp4_share_measured(double *sd_log);
 double opm_fp4_share(const cvc_hw_spec *spec);
+/* An MXFP8 GEMM's time over a per-tensor fp8 GEMM's of the same shape,
+ * measured on a Blackwell GPU in one harness (ceiling.c: Transformer
+ * Engine's GEMM benchmark, pre-quantized, a layer's 12 GEMMs: 1.051);
+ * *sd_log (may be NULL) gets the scatter of its three passes on log
+ * scale. */
+double opm_mxfp8_factor(double *sd_log);
 /* Burst matmul ceiling of spec (measured, else of the closest measured GPU
  * of the catalog, same vendor first) as a share of its own dense bf16
  * peak; *from (may be NULL) names the GPU measured.  NaN when none

@@ -215,6 +215,11 @@ double cvc_model_format_carry_sigma(void)
 	return SIG_GEMM_CARRY;
 }
 
+double cvc_model_mxfp8_factor(double *sigma)
+{
+	return opm_mxfp8_factor(sigma);
+}
+
 void cvc_model_attention_price(const cvc_modelset *ms, const cvc_model_attn *a,
 			       cvc_model_price *out)
 {

@@ -359,6 +359,26 @@ static void ep_price(const struct proj_pricer *p, const cvc_proj_op *o, cvc_mode
 	cvc_model_ep_price(p->ms_base, &c, pr);
 }
 
+/*
+ * The factor of a GEMM that reads MXFP8 block scales (1 for any other),
+ * *sd (may be NULL) its uncertainty: the MXFP8 recipe's GEMMs (sub 4), and
+ * fp8 with 1x128 / 128x128 block scales (sub 1 on an fp8 GEMM) on NVIDIA
+ * GPUs whose tensor cores take block scales, those with FP4 (Blackwell):
+ * Transformer Engine runs that recipe there through MXFP8 ("On Blackwell
+ * (SM100+), FP8 Block is emulated via MXFP8", its docs/examples/
+ * gemm_profiling).
+ */
+static double block_scaled(const struct proj_pricer *p, const cvc_proj_op *o, double *sd)
+{
+	const cvc_hw_spec *s = p->ms_base ? cvc_modelset_spec(p->ms_base) : NULL;
+	int emulated = (o->sub & 1) && o->dtype == CVC_PROJ_FP8 &&
+		       p->peak_flops[CVC_PROJ_NVFP4] > 0 && s && !strcmp(s->vendor, "NVIDIA");
+
+	if (sd)
+		*sd = 0;
+	return (o->sub & 4) || emulated ? cvc_model_mxfp8_factor(sd) : 1;
+}
+
 double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct proj_unc *u)
 {
 	cvc_model_price pr;
@@ -377,6 +397,12 @@ double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct p
 		 * the interval (lowprec.c) */
 		if (o->sub & 1)
 			pr.sigma = hypot(pr.sigma, cvc_model_format_carry_sigma());
+		{ /* MXFP8: its block scales' measured cost */
+			double sd;
+
+			pr.us *= block_scaled(p, o, &sd);
+			pr.sigma = hypot(pr.sigma, sd);
+		}
 		if (o->sub & 2) { /* grouped: few rows per group run slower */
 			int ex = 0;
 
@@ -432,7 +458,8 @@ double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *o)
 	case CVC_PROJ_OP_GEMM:
 		return 1e-6 * cvc_model_gemm_us(p->ms_scaled, o->m, o->n, o->k, o->b,
 						(cvc_hw_dtype)p->gemm_dt[o->dtype]) *
-		       (o->sub & 2 ? cvc_model_grouped_slowdown((double)o->m, NULL) : 1);
+		       (o->sub & 2 ? cvc_model_grouped_slowdown((double)o->m, NULL) : 1) *
+		       block_scaled(p, o, NULL);
 	case CVC_PROJ_OP_ATTN: {
 		cvc_model_attn a;
 

@@ -466,6 +466,8 @@ struct proj_lowp {
 	double saved;          /* a GEMM input kept for backward */
 	double wcache;         /* a cached weight, both layouts */
 	int unmeasured;        /* GEMM efficiency carried from another format */
+	int block_scaled;      /* fp8 GEMMs reading MXFP8 block scales: the
+				* measured cost over per-tensor fp8 (ceiling.c) */
 };
 /* Whether dtype runs the layers' GEMMs in fp8 or 4 bits. */
 int proj_lowp_dtype(int dtype);

@@ -74,7 +74,7 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 		struct proj_lowp c;
 
 		proj_lowp_cast(x, &c);
-		x->gemm_sub = c.unmeasured;
+		x->gemm_sub = (c.unmeasured ? 1 : 0) | (c.block_scaled ? 4 : 0);
 	}
 	/* Megatron-Core overlaps TP collectives with GEMMs only with sequence
 	 * parallelism (all-gather and reduce-scatter, not all-reduce) */

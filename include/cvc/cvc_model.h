@@ -683,6 +683,11 @@ CVC_API void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc
  * (NVFP4, per-tensor fp8): the measured error of carrying a GEMM fit
  * across a harness and a GPU (docs/MODELS.md "Uncertainty"). */
 CVC_API double cvc_model_format_carry_sigma(void);
+/* How much longer an fp8 GEMM takes with MXFP8 block scales (an E8M0
+ * scale per 32 elements) than with per-tensor scales, measured on
+ * Blackwell in one harness (docs/MODELS.md "FP4 and the FP8 recipes");
+ * *sigma (may be NULL) gets its relative uncertainty. */
+CVC_API double cvc_model_mxfp8_factor(double *sigma);
 /*
  * Expert-parallel token exchange by kernels other than NCCL's all-to-all
  * (docs/MODELS.md "Expert-parallel dispatchers"): DeepEP's normal kernels

@@ -363,7 +363,8 @@ enum cvc_proj_stage {
  *               format has no measured GEMM efficiency of its own (mxfp4,
  *               fp8 with blockwise scales: priced as its sibling, interval
  *               wider); 2 a grouped GEMM of b groups of m rows (MoE
- *               experts: cvc_model_grouped_slowdown())
+ *               experts: cvc_model_grouped_slowdown()); 4 fp8 with MXFP8
+ *               block scales (cvc_model_mxfp8_factor())
  *   attention:  dtype, b (batch), heads, kv_heads, m (seq_q), n (seq_kv),
  *               k (head_dim), causal, backward
  *   membound:   sub (cvc_model_mem), bytes
