@@ -16,6 +16,12 @@
  *    `distributed_fused_adam_with_cosine_annealing`), so "DDP" in their
  *    tables is Megatron-Core's data parallel with ZeRO-1.
  *  - The FP8 recipe: Megatron-Core's --fp8-recipe defaults to "delayed".
+ *  - NVFP4 without TP communication overlap: NeMo's and Megatron-Bridge's
+ *    performance scripts switch it off for that precision
+ *    (scripts/performance/configs/llama/llama3_llm_pretrain.py,
+ *    llama31_llm_pretrain.py, gpt_oss: `cfg.comm_overlap.tp_comm_overlap =
+ *    False if precision == "nvfp4"`); Transformer Engine's Userbuffers
+ *    gained MXFP8 (its PR #1711), no 4-bit format.
  * docs/SCENARIOS.md "validate" lists these with an example each.
  */
 #include <ctype.h>
@@ -155,6 +161,7 @@ static void megatron_features(struct vrow *r)
 	int ds = st->family == VS_MEGATRON_DS;
 	int no_sp = ds || vstack_before(st, 2022, 5);
 	int no_ub = ds || vstack_before(st, 2023, 1);
+	int fp4 = sc->dtype == CVC_PROJ_NVFP4 && (st->family == VS_NEMO || st->family == VS_BRIDGE);
 	int f = vrow_fid(r, "attention");
 	char why_sp[160], why_ub[160];
 
@@ -162,13 +169,17 @@ static void megatron_features(struct vrow *r)
 		return;
 	snprintf(why_sp, sizeof why_sp, "%s%s: before Megatron's sequence parallelism",
 		 st->name ? st->name : "the stack", st->year ? " dated by the text" : "");
-	snprintf(why_ub, sizeof why_ub, "%s%s: before Transformer Engine's TP overlap",
-		 st->name ? st->name : "the stack", st->year ? " dated by the text" : "");
+	if (fp4) /* no_ub too: the older reason wins */
+		snprintf(why_ub, sizeof why_ub, "%s's performance scripts turn it off for nvfp4",
+			 st->name);
+	if (!fp4 || no_ub)
+		snprintf(why_ub, sizeof why_ub, "%s%s: before Transformer Engine's TP overlap",
+			 st->name ? st->name : "the stack", st->year ? " dated by the text" : "");
 	feature(r, "sp", "sequence parallel|sequence-parallel|sequence_parallel|"
 		"sequence parallelism|seq parallel|--sequence-parallel|sp",
 		sc->tp > 1 && !no_sp, sc->tp > 1 ? why_sp : NULL, "Megatron-Core with tp > 1");
 	feature(r, "tp_overlap", "tp comm overlap|tp-comm-overlap|tp_comm_overlap|tp overlap|"
-		"userbuffers|comm-gemm overlap", sc->tp > 1 && !no_ub, sc->tp > 1 ? why_ub : NULL,
+		"userbuffers|comm-gemm overlap", sc->tp > 1 && !no_ub && !fp4, sc->tp > 1 ? why_ub : NULL,
 		"Megatron-Core's --tp-comm-overlap");
 	/* before FlashAttention: Megatron's unfused attention, fused softmax */
 	if (f >= 0 && !vrow_given(r, f) &&

@@ -535,3 +535,44 @@ Test(validate_cells, rows_name_models_of_the_catalog)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+/*
+ * Claim: a NeMo or Megatron-Bridge row in NVFP4 runs without TP
+ * communication overlap, as their performance scripts set it
+ * (`tp_comm_overlap = False if precision == "nvfp4"`), and says so; the
+ * same row in MXFP8 keeps Megatron-Core's overlap; a row whose text turns
+ * the overlap on wins.  Setup: one Llama 3 70B layout on 64 GB200 (TP 2),
+ * nvfp4, mxfp8, and nvfp4 with "tp comm overlap" in its notes.
+ */
+Test(validate_cells, nvfp4_rows_without_tp_overlap)
+{
+	static const char text[] =
+		"model,layers,hidden,ffn,heads,kv_heads,vocab,seq,tp,pp,vpp,micro_batch,global_batch,"
+		"gpus,gpu,dtype,tokens_per_s_per_gpu,source,notes\n"
+		"Llama3-70B,,,,,,,8192,2,4,5,1,256,64,GB200 (NVL72),nvfp4,4800,Megatron-Bridge "
+		"performance summary,\n"
+		"Llama3-70B,,,,,,,8192,2,4,5,1,256,64,GB200 (NVL72),mxfp8,3800,Megatron-Bridge "
+		"performance summary,\n"
+		"Llama3-70B,,,,,,,8192,2,4,5,1,256,64,GB200 (NVL72),nvfp4,4800,Megatron-Bridge "
+		"performance summary,with tp comm overlap\n";
+	static const char *const want[] = {
+		"tp_overlap=0 (Megatron-Bridge's performance scripts turn it off for nvfp4)",
+		"tp_overlap=1 (Megatron-Core's --tp-comm-overlap)",
+		"tp_overlap=1 (the row's text says so)",
+	};
+	cvc_proj_validation v;
+	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
+	size_t nh = record(&p, h, 64);
+	int ca = col(h, nh, "assumed");
+
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		size_t n = record(&p, f, 64);
+
+		cr_assert_eq(n, nh, "row %zu", i + 1);
+		cr_expect(strstr(f[ca], want[i]) != NULL, "row %zu: want '%s' in: %s", i + 1, want[i],
+			  f[ca]);
+	}
+	cr_expect_eq(v.all.expressible, 3);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
