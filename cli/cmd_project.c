@@ -219,6 +219,14 @@ static int print_models(int npos)
 	return 0;
 }
 
+/* A constant ranks nothing: K arbitrary rows would be kept as "best". */
+static int by_ranks_nothing(const cvc_proj_top *top)
+{
+	return cli_error("project: --by %s: every group holds one value of it, so it ranks "
+			 "nothing; rank by a metric that varies (tokens_per_s, mfu, step_s, "
+			 "cost_usd, ... 'cvc project --help')", cvc_proj_top_by(top));
+}
+
 /* The table a person reads; without --top, of the best layout per group. */
 static int open_table(struct sink *sink)
 {
@@ -411,6 +419,10 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		ret = cli_fail(rc, "%s", cvc_proj_study_errmsg(st));
 		goto out;
 	}
+	if (sink.top && !cvc_proj_top_ranked(sink.top)) {
+		ret = by_ranks_nothing(sink.top);
+		goto out;
+	}
 	if (sink.top)
 		cvc_proj_top_each(sink.top, on_kept, &sink, &ngroups);
 	if (sink.best && cvc_proj_top_each(sink.best, on_best, sink.table, &ngroups)) {
@@ -423,7 +435,7 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	}
 	say_done(&sink, ctx, origins,
 		 (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), ngroups,
-		 top, by, asc, per, csv_path && strcmp(csv_path, "-") != 0 ? csv_path : NULL);
+		 top, sink.top ? cvc_proj_top_by(sink.top) : by, asc, per, csv_path && strcmp(csv_path, "-") != 0 ? csv_path : NULL);
 	ret = 0;
 out:
 	cvc_out_abort(sink.csv_out);

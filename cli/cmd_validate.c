@@ -6,12 +6,14 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_project.h"
+#include "cvc/cvc_report.h"
 
 static void print_stats(const char *what, const cvc_proj_vstats *s)
 {
@@ -46,7 +48,7 @@ static void print_stats(const char *what, const cvc_proj_vstats *s)
 
 int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 {
-	const char *db_path = NULL, *flops = NULL, *by = NULL;
+	const char *db_path = NULL, *flops = NULL, *by = NULL, *format = NULL;
 	int npos = 0, origins = 0, force = 0, strict = 0, ret = 1, r;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_PATH, &db_path, "PATH", "price with the fitted models of this database", NULL},
@@ -57,6 +59,9 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 		{"origins", 0, CLI_FLAG, &origins, NULL, "print where the A100 and H100 model figures come from", NULL},
 		{"force", 0, CLI_FLAG, &force, NULL,
 		 "also price with fits the quality gate keeps out", NULL},
+		{"format", 'f', CLI_CHOICE, &format, "FMT",
+		 "the scored rows: table (default on a terminal), csv (default in a pipe) or json",
+		 CLI_FORMATS},
 		{"strict", 0, CLI_FLAG, &strict, NULL,
 		 "project only what rows state: a default, a guess or a remark read leaves the "
 		 "row unprojected", NULL},
@@ -65,10 +70,13 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 	cvc_proj_validate_opts vo = {0};
 	cvc_proj_validation v = {0};
 	cvc_proj_ctx *ctx = NULL;
+	cvc_rep_table *scored = NULL;
+	char *text = NULL;
+	size_t len = 0;
 	cvc_status rc;
 	char err[512] = "";
 
-	r = cli_parse("validate", "[--db PATH] [--flops NAME] [--by COLUMN] [--strict] FILE.csv", opts, argc,
+	r = cli_parse("validate", "[--db PATH] [--flops NAME] [--by COLUMN] [--strict] [--format FMT] FILE.csv", opts, argc,
 		      argv, &npos, NULL);
 	if (r)
 		return r < 0 ? 0 : r;
@@ -81,7 +89,21 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 	vo.flops = flops;
 	vo.by = by;
 	vo.strict = strict;
-	rc = cvc_proj_validate(argv[1], ctx, &vo, stdout, &v, err, sizeof err);
+	format = cli_format_default(format, "csv");
+	if (strcmp(format, "csv") == 0) {
+		rc = cvc_proj_validate(argv[1], ctx, &vo, stdout, &v, err, sizeof err);
+	} else {
+		/* the scored rows as a table or JSON: written as CSV, read back */
+		FILE *mem = open_memstream(&text, &len);
+
+		rc = mem ? cvc_proj_validate(argv[1], ctx, &vo, mem, &v, err, sizeof err)
+			 : CVC_ERR_NOMEM;
+		if (mem && fclose(mem) && !rc)
+			rc = CVC_ERR_NOMEM;
+		if (!rc && !(rc = cvc_rep_table_parse(argv[1], text, len, &scored, err,
+						       sizeof err)))
+			cli_table_print(scored, format);
+	}
 	if (rc) {
 		ret = cli_fail(rc, "%s", err[0] ? err : cvc_strerror(rc));
 		goto out;
@@ -108,6 +130,8 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 	}
 	ret = 0;
 out:
+	cvc_rep_table_free(scored);
+	free(text);
 	cvc_proj_validation_release(&v);
 	cvc_proj_ctx_free(ctx);
 	return ret;

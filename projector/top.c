@@ -30,6 +30,8 @@ struct top_group {
 	uint64_t hash;
 	struct top_row *rows;         /* a heap: the worst kept row at [0] */
 	size_t n, cap;
+	double first;                 /* the --by value of its first row offered */
+	int offered, varied;          /* rows offered; 1 once one differed from first */
 };
 
 struct cvc_proj_top {
@@ -43,6 +45,7 @@ struct cvc_proj_top {
 	uint32_t *slots;              /* open addressing: group index + 1, 0 = empty */
 	size_t nslots;
 	cvc_buf kb;                   /* the key of the row being offered */
+	char by[64];                  /* the --by column as the output names it */
 };
 
 const char *cvc_proj_group_names(void)
@@ -138,6 +141,8 @@ cvc_status cvc_proj_top_new(const cvc_proj_top_opts *opts, cvc_proj_top **out, c
 	t->kb = (cvc_buf)CVC_BUF_INIT(TOP_KEY_MAX);
 	t->metric = proj_metric_find(by);
 	t->field = t->metric < 0 ? proj_field_find(NULL, by) : -1;
+	/* an alias ranks by the column it stands for, and is said by that name */
+	snprintf(t->by, sizeof t->by, "%s", t->field >= 0 ? proj_fields[t->field].key : by);
 	if (t->metric < 0 && (t->field < 0 || proj_fields[t->field].type == PF_STR)) {
 		rc = cvc_errf(err, errlen, CVC_ERR_USAGE,
 			      "--by: unknown metric '%s' (one of %s; or a numeric scenario field)",
@@ -313,6 +318,10 @@ cvc_status cvc_proj_top_add(cvc_proj_top *t, const cvc_proj_scenario *sc,
 				TOP_KEY_MAX);
 	if ((rc = find_group(t, &g, err, errlen)))
 		return rc;
+	if (!g->offered++)
+		g->first = v;
+	else if (v != g->first)
+		g->varied = 1;
 	v = t->asc ? -v : v;
 	if (g->n < (size_t)t->k) {
 		if (cvc_grow(&g->rows, &g->cap, g->n + 1, sizeof *g->rows,
@@ -353,4 +362,21 @@ cvc_status cvc_proj_top_each(cvc_proj_top *t, cvc_proj_cb cb, void *user, size_t
 				return CVC_ERR_USAGE;
 	}
 	return CVC_OK;
+}
+
+const char *cvc_proj_top_by(const cvc_proj_top *t)
+{
+	return t->by;
+}
+
+int cvc_proj_top_ranked(const cvc_proj_top *t)
+{
+	int compared = 0;
+
+	for (size_t i = 0; i < t->ngroups; i++) {
+		if (t->groups[i].varied)
+			return 1;
+		compared |= t->groups[i].offered > 1;
+	}
+	return !compared;
 }

@@ -648,13 +648,28 @@ out:
 
 cvc_status cvc_rep_table_read(const char *path, cvc_rep_table **out, char *err, size_t errlen)
 {
-	size_t len = 0, i = 0;
+	size_t len = 0;
 	cvc_status st;
 	char *s;
 
 	*out = NULL;
 	if ((st = cvc_file_read(path, CVC_REP_MAX_FILE, &s, &len, err, errlen)))
 		return st;
+	st = cvc_rep_table_parse(path, s, len, out, err, errlen);
+	free(s);
+	return st;
+}
+
+cvc_status cvc_rep_table_parse(const char *path, const char *s, size_t len,
+			       cvc_rep_table **out, char *err, size_t errlen)
+{
+	size_t i = 0;
+	cvc_status st;
+
+	*out = NULL;
+	if (len > CVC_REP_MAX_FILE)
+		return cvc_errf(err, errlen, CVC_ERR_FORMAT, "'%s': larger than %zu bytes", path,
+				CVC_REP_MAX_FILE);
 	if (memchr(s, '\0', len)) {
 		st = cvc_errf(err, errlen, CVC_ERR_FORMAT,
 			     "'%s': byte %zu: expected text, found a NUL byte", path,
@@ -673,6 +688,5 @@ cvc_status cvc_rep_table_read(const char *path, cvc_rep_table **out, char *err, 
 		st = read_csv(path, s + bom, len - bom, out, err, errlen);
 	}
 out:
-	free(s);
 	return st;
 }

@@ -537,6 +537,18 @@ CVC_API cvc_status cvc_proj_top_add(cvc_proj_top *t, const cvc_proj_scenario *sc
  */
 CVC_API cvc_status cvc_proj_top_each(cvc_proj_top *t, cvc_proj_cb cb, void *user,
 				     size_t *groups);
+
+/* The --by column as the output names it: an alias resolved ("tokens" ->
+ * "train_tokens").  Borrowed from t. */
+CVC_API const char *cvc_proj_top_by(const cvc_proj_top *t);
+
+/*
+ * 0 when the --by column ranked nothing: every group offered two or more
+ * rows and each had one value in all of them (a field the study holds
+ * constant, such as train_tokens); 1 otherwise.  A ranking by it would
+ * keep an arbitrary K, so the CLI refuses it.
+ */
+CVC_API int cvc_proj_top_ranked(const cvc_proj_top *t);
 /* Comma-separated list of the words per accepts: "hardware", "none" and the
  * scenario fields, for --help and messages. */
 CVC_API const char *cvc_proj_group_names(void);

@@ -67,6 +67,9 @@ typedef enum cvc_rep_cell_kind {
  */
 CVC_API cvc_status cvc_rep_table_read(const char *path, cvc_rep_table **out,
 				      char *err, size_t errlen);
+/* The same from text s[0..len) already in memory, named path in messages. */
+CVC_API cvc_status cvc_rep_table_parse(const char *path, const char *s, size_t len,
+				       cvc_rep_table **out, char *err, size_t errlen);
 
 /* Accepts NULL. */
 CVC_API void cvc_rep_table_free(cvc_rep_table *t);
