@@ -90,7 +90,7 @@ static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 		ms->gemm[d].sigma = SIG_GEMM_DEFAULT;
 		ms->gemm[d].share_sigma = 0;
 		if (d == CVC_HW_FP4)
-			opm_fp4_share_measured(&ms->gemm[d].share_sigma);
+			opm_fp4_share_of(&ms->spec, &ms->gemm[d].share_sigma, NULL);
 		snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin, "%s", ms->def_origin);
 	}
 	for (int c = 0; c < CVC_MODEL_NMEM; c++) {
@@ -304,9 +304,13 @@ static double fit_factor(const cvc_modelset *ms, const cvc_hw_catalog *cat, cons
 			snprintf(how + n, howlen - (size_t)n,
 				 "; fp8 at %.3f of bf16's share of peak (sustained on %s)", s,
 				 opm_burst_ratio_gpu(&ms->spec));
-		else if (s != 1 && n >= 0 && (size_t)n < howlen)
-			snprintf(how + n, howlen - (size_t)n,
-				 "; fp4 at %.3f of bf16's share of peak (NVFP4, torchao on B200)", s);
+		else if (s != 1 && n >= 0 && (size_t)n < howlen) {
+			const char *words = "";
+
+			opm_fp4_share_of(&ms->spec, NULL, &words);
+			snprintf(how + n, howlen - (size_t)n, "; fp4 at %.3f of bf16's share of peak (%s)",
+				 s, words);
+		}
 	}
 	return f;
 }
@@ -375,7 +379,7 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 			ms->gemm[d].sigma = gemm_sigma(ref, ms->gemm[d].carried);
 			ms->gemm[d].share_sigma = 0;
 			if (d == CVC_HW_FP4 && ref->dtype != CVC_HW_FP4)
-				opm_fp4_share_measured(&ms->gemm[d].share_sigma);
+				opm_fp4_share_of(&ms->spec, &ms->gemm[d].share_sigma, NULL);
 			scale_eff(ms->gemm[d].p, fit_factor(ms, cat, ref->gpu, ref->dtype, d,
 							    ms->gemm[d].carried, how, sizeof how));
 			snprintf(to, sizeof to, "%s", ms->spec.name);
@@ -393,7 +397,7 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 		ms->gemm[d].sigma = gemm_sigma(pick, !same);
 		ms->gemm[d].share_sigma = 0;
 		if (d == CVC_HW_FP4 && pick->dtype != CVC_HW_FP4)
-			opm_fp4_share_measured(&ms->gemm[d].share_sigma);
+			opm_fp4_share_of(&ms->spec, &ms->gemm[d].share_sigma, NULL);
 		scale_eff(ms->gemm[d].p,
 			  fit_factor(ms, cat, pick->gpu, pick->dtype, d, !same, how, sizeof how));
 		if (same)

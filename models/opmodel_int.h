@@ -142,9 +142,14 @@ double opm_fp8_share(const cvc_hw_spec *spec);
 /* The same for fp4 (NVFP4) over bf16, measured on one B200 in one harness
  * (ceiling.c: the median of torchao's rows of 2^36 FLOPs and more, 0.945);
  * *sd_log (may be NULL) gets the rows' scatter around it on log scale.
- * opm_fp4_share(): that figure for NVIDIA GPUs, the fp8 share for
- * others (no 4-bit measurement of theirs). */
+ * opm_fp4_share_of(): that figure for NVIDIA GPUs whose FP4 peak is 4x
+ * their bf16 peak (Blackwell), the B300's (Transformer Engine's GEMM
+ * benchmark, 0.597) for those nearer its 5.8x (Blackwell Ultra), the fp8
+ * share for other vendors (no 4-bit measurement of theirs); *sd_log and
+ * *src (each may be NULL) the scatter and the measurement's words.
+ * opm_fp4_share(): the same without them. */
 double opm_fp4_share_measured(double *sd_log);
+double opm_fp4_share_of(const cvc_hw_spec *spec, double *sd_log, const char **src);
 double opm_fp4_share(const cvc_hw_spec *spec);
 /* An MXFP8 GEMM's time over a per-tensor fp8 GEMM's of the same shape,
  * measured on a Blackwell GPU in one harness (ceiling.c: Transformer
