@@ -263,6 +263,8 @@ Test(ceiling, gb200_placed_by_one_harness)
 		    burst_g / burst_b, 1822.0 / 1745.0);
 	cr_expect_float_eq(burst_g / burst_b, 1822.0 / 1745.0, 1e-9);
 	cr_expect_float_eq(opm_ceiling_share_of("GB200"), 1737.0 * 1822.0 / 1745.0 / 2500, 1e-12);
+	/* the B300 beside the B200 in the same harness: 1769.0 against 1745.0 */
+	cr_expect_float_eq(opm_ceiling_share_of("B300"), 1737.0 * 1769.0 / 1745.0 / 2250, 1e-12);
 	cr_expect_float_eq(opm_ceiling_share(cat, spec_of(cat, "GB300"), &from),
 			   opm_ceiling_share_of("GB200"), 1e-12);
 	cr_expect_str_eq(from ? from : "", "GB200");
