@@ -225,6 +225,17 @@ struct opm_gap_ref {
 
 const struct opm_gap_ref *opm_gap_refs(size_t *n);
 
+/* ---- the host's time per launch (hostcost.c) ------------------------------- */
+
+/* One trace's measured host time per kernel launch. */
+struct opm_host_ref {
+	const char *trace; /* ../shared/traces/<dir> */
+	int training;      /* a training step (1), or inference (0: listed only) */
+	double us;         /* mean time between two launches of a thread, < 1 ms */
+};
+
+const struct opm_host_ref *opm_host_refs(size_t *n);
+
 /* The built-in reference GEMM fits (XLA's H100 bf16 table, vidur's A100
  * Llama-2-7B timings). */
 const cvc_model_fit *opm_gemm_references(size_t *n);

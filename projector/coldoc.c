@@ -69,9 +69,13 @@ static const struct coldoc docs[] = {
 	{"shard_group", "GPUs", "hybrid sharding: GPUs a ZeRO-3 shard spans (0 = all of dp)"},
 	{"moe_router_fusion", "0/1", "1: Transformer Engine's fused router"},
 	{"moe_permute_fusion", "0/1", "1: fused token permutation"},
-	{"cuda_graphs", "0/1", "1: the layers' kernels launched from CUDA graphs (no launch gaps)"},
+	{"cuda_graphs", "0/1", "1: the layers' kernels launched from CUDA graphs (no launch gaps, "
+			       "no host work per launch; a dropless MoE layer's routed experts "
+			       "outside them)"},
 	{"bf16_layers_first", "layers", "with fp8/nvfp4/mxfp4: first layers kept in bf16"},
 	{"bf16_layers_last", "layers", "with fp8/nvfp4/mxfp4: last layers kept in bf16"},
+	{"moe_token_drop", "0/1", "1: MoE token drop padded to capacity (static shapes: no host "
+				  "sync per layer, experts CUDA-graphable)"},
 	/* parallelism */
 	{"tp", "GPUs", "tensor-parallel width"},
 	{"pp", "stages", "pipeline-parallel stages"},
@@ -94,6 +98,8 @@ static const struct coldoc docs[] = {
 	{"nodes", "nodes", "nodes (0 = gpus / gpus_per_node)"},
 	{"gpus_per_node", "GPUs", "GPUs per node"},
 	{"nvlink_domain", "GPUs", "GPUs one NVLink domain joins (0 = a node)"},
+	{"host_launch_us", "us", "the host's time per kernel launch (auto: measured 45.4; 0: no host "
+				 "wait)"},
 	{"scale_compute", "x", "future hardware: peak FLOP/s over the GPU's"},
 	{"scale_hbm_bw", "x", "future hardware: HBM bandwidth over the GPU's"},
 	{"scale_hbm_cap", "x", "future hardware: HBM capacity over the GPU's"},
@@ -136,6 +142,8 @@ static const struct coldoc docs[] = {
 	{"exposed_<t>_s", "s", "communication of type <t> on the critical path"},
 	{"contention_s", "s", "compute slowdown from overlapped communication (in compute_s)"},
 	{"gaps_s", "s", "idle between back-to-back kernels (in compute_s)"},
+	{"host_s", "s", "the GPU waiting for a host that launches slower than it runs (in "
+			"compute_s)"},
 	{"comm_share", "fraction of the step", "comm_s / step_s: communication, hidden or not, "
 						"as a part of the step"},
 	{"exposed_share", "fraction of the step", "exposed_s / step_s"},

@@ -74,7 +74,7 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 				   x->tr, x->tc, x->td, x->ovl3, x->dh, x->rq, x->rkv, x->dr,
 				   x->dv, x->disp, x->disp8, x->gtopk, x->mtp, x->rcm, x->kind,
 				   x->win, x->wchunk, x->mh, x->mp, x->mn, x->mg, x->mk, x->mq,
-				   x->gated, x->esms, x->imb, x->rfuse, x->pfuse};
+				   x->gated, x->esms, x->imb, x->rfuse, x->pfuse, x->tdrop};
 	struct proj_layer_cost *lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
 	struct proj_used *u = k->p->used;
 	double before[PROJ_USED_MAX];
@@ -129,6 +129,9 @@ struct mb_cost {
 	 * the deepep / hybridep kernels' SMs take from the hidden dispatches
 	 * (ep_sm: of ep_hid, what is priced so instead of by contention) */
 	double wgrad_c, ep_margin, ep_sm;
+	/* the host's launch work for the micro-batch (host_s), and what the
+	 * GPU waits for it where the launches cannot run ahead (host_x) */
+	double host_s, host_x;
 };
 
 /* The layers of a stage: n[k] of each kind k, priced in lc[k]; the kinds
@@ -295,10 +298,11 @@ static int single_kind(const struct stage_layers *S)
 
 /* extra_kernels: the launches of the stage-only work; gap_us: between two
  * back-to-back kernels (cvc_model_kernel_gap_us), charged per launch: the
- * time no operator model sees. */
+ * time no operator model sees; host_us: the host's work per launch priced
+ * (proj_host_us()). */
 static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S,
 		       const struct proj_step_cost *st, double extra, double extra_kernels,
-		       double gap_us, double sm_share, struct mb_cost *o)
+		       double gap_us, double host_us, double sm_share, struct mb_cost *o)
 {
 	double ps = ep_paired_share(sc);
 	double dc = sc->dp * sc->cp, L = 0;
@@ -337,11 +341,16 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 	o->fwd_c = SUM_OF(S, fwd_s);
 	o->bwd_c = SUM_OF(S, bwd_s);
 	o->stage_c = SUM2_OF(S, fwd_s, bwd_s) + extra;
-	/* CUDA graphs launch the layers' kernels without the gap, but for the
-	 * kernels they leave out (the experts' without HybridEP) */
-	o->gap_s = 1e-6 * gap_us *
-		   ((sc->cuda_graphs ? SUM_OF(S, ungraphed_kernels) : SUM_OF(S, kernels)) +
-		    extra_kernels);
+	/* CUDA graphs launch the layers' kernels without the gap and without
+	 * the host's work per kernel, but for the kernels they leave out (a
+	 * dropless MoE layer's routed experts and permutation) */
+	{
+		double launches = (sc->cuda_graphs ? SUM_OF(S, ungraphed_kernels)
+						   : SUM_OF(S, kernels)) + extra_kernels;
+
+		o->gap_s = 1e-6 * gap_us * launches;
+		o->host_s = 1e-6 * host_us * launches;
+	}
 	o->margin_s = SUM_OF(S, tp_margin_s);
 	o->tp_mb = SUM2_OF(S, tp_fwd_s, tp_bwd_s);
 	o->tp_hid = fmin(o->tp_mb, SUM_OF(S, tp_hid_s));
@@ -375,6 +384,18 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 	o->t_mb = o->stage_c + o->gap_s + o->margin_s + o->ep_margin + (o->tp_mb - o->tp_hid) +
 		  (o->ep_mb - o->ep_hid) +
 		  (o->cp_mb - o->cp_hid) + o->fsdp_exp;
+	/* a host synchronisation in the micro-batch (proj_host_syncs()): the
+	 * GPU cannot be ahead of the host past it, so a host slower than the
+	 * GPU sets the micro-batch's pace; against the GPU's time with the
+	 * contention its hidden communication costs (step_totals() books it),
+	 * which a GPU waiting on the host absorbs */
+	if (proj_host_syncs(sc)) {
+		double hid = o->tp_hid + o->ep_hid - o->ep_sm + o->cp_hid +
+			     (o->fsdp_mb + o->dp_rs_mb - o->fsdp_exp);
+
+		o->host_x = fmax(0, o->host_s - o->t_mb - sc->contention * fmax(0, hid));
+		o->t_mb += o->host_x;
+	}
 }
 
 /* A valid result with nothing priced yet, intervals off. */
@@ -435,7 +456,7 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 	const struct proj_layer_cost *lc = K->lc[K->ord[0]];
 	double pp = sc->pp, first_e = lc->first_fwd_s + lc->first_bwd_s;
 	double last_e = lc->last_fwd_s + lc->last_bwd_s;
-	double gap = cvc_model_kernel_gap_us(p->ms_base);
+	double gap = cvc_model_kernel_gap_us(p->ms_base), host = proj_host_us(sc);
 	double sms = cvc_modelset_spec(p->ms_scaled)->sm_count, esm = 0;
 	struct mb_cost one;
 	int n = 1;
@@ -468,7 +489,7 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 			ext = last_e;
 			extk = lc->last_kernels;
 		}
-		mb_cost_of(sc, &S, st, ext, extk, gap, esm, &one);
+		mb_cost_of(sc, &S, st, ext, extk, gap, host, esm, &one);
 		if (i == 0 || one.t_mb > best->t_mb)
 			*best = one;
 	}
@@ -591,10 +612,21 @@ static void step_totals(cvc_proj_result *r, const cvc_proj_scenario *sc,
 	hidden_total = fmax(0, r->hidden_s - m * b->ep_sm);
 	r->contention_s = sc->contention * hidden_total + m * (b->margin_s + b->ep_margin);
 	r->gaps_s = m * b->gap_s;
-	r->compute_s = m * (b->stage_c + b->gap_s) + opt + r->contention_s;
+	r->host_s = m * b->host_x;
+	r->compute_s = m * (b->stage_c + b->gap_s + b->host_x) + opt + r->contention_s;
 	/* exposed per micro-batch sits inside t_mb: the step is the pipeline
 	 * (m t_mb + bubble) plus what follows it */
 	r->step_s = r->compute_s + r->exposed_s + r->bubble_s;
+	/* no synchronisation: the host runs ahead through the whole step (the
+	 * bubbles, the exposed communication), so only a host slower than the
+	 * step sets it */
+	if (!proj_host_syncs(sc) && m * b->host_s > r->step_s) {
+		double x = m * b->host_s - r->step_s;
+
+		r->host_s += x;
+		r->compute_s += x;
+		r->step_s += x;
+	}
 }
 
 /*
@@ -771,6 +803,9 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		in.bubble_f = m * best.t_mb > 0 ? 1 + r->bubble_s / (m * best.t_mb) : 1;
 		in.step_compute_s = st.opt + st.wcast;
 		in.gap_sigma = cvc_model_kernel_gap_sigma(p->ms_base);
+		in.host_path_s = r->host_s > 0 ? m * best.host_s *
+				 (proj_host_syncs(sc) ? in.bubble_f : 1) : 0;
+		in.host_sigma = proj_host_sigma(sc);
 		proj_intervals(&in, r);
 		mem_edge_warn(r, p);
 	}

@@ -116,7 +116,8 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 	/* compute on the critical path, split as one layer's operators split,
 	 * the pipeline bubble scaling with it; the step's own memory-bound
 	 * work (optimizer, casts) as priced */
-	compute_core = fmax(0, r->compute_s - r->gaps_s - r->contention_s - in->step_compute_s);
+	compute_core = fmax(0, r->compute_s - r->gaps_s - r->host_s - r->contention_s -
+				 in->step_compute_s);
 	for (int c = 0; c < PU_COLL0; c++)
 		S[c] = lay_c > 0 ? compute_core * in->bubble_f * lay->t[c] / lay_c : 0;
 	S[PU_MEM] += in->step_compute_s;
@@ -124,6 +125,13 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 	for (int c = 0; c < PU_COLL0; c++)
 		var_c += S[c] * sg[c] * S[c] * sg[c];
 	var_c += gapv * gapv;
+	/* a host-bound step runs at the host's pace: its launch work's spread */
+	{
+		double hv = in->host_path_s * in->host_sigma;
+
+		var_c += hv * hv;
+		gapv = sqrt(gapv * gapv + hv * hv);
+	}
 	for (int j = 0; j < CVC_PROJ_COMM_N; j++) {
 		double sj = sg[PU_COLL0 + j], e = r->exposed_type_s[j] * sj;
 		double a = r->comm_type_s[j] * sj, h = r->hidden_type_s[j] * sj;

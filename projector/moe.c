@@ -140,7 +140,7 @@ void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 	double cf = proj_fwd_runs(x, n, PROJ_RC_MOE), cb = n->cb, perm, permb, rt, rtb;
 	double groups = fmax(1, x->E / x->e), mg = x->Tm * x->imb / groups;
 	double ffn_l = x->f / x->et, w1 = (x->gated ? 2 : 1) * ffn_l;
-	double up_f, up_d, up_w, dn_f, dn_d, dn_w, r_f, r_d, r_w;
+	double up_f, up_d, up_w, dn_f, dn_d, dn_w, r_f, r_d, r_w, k0;
 	int dt = x->dtype; /* the layer's: bf16 in a layer kept in bf16 */
 
 	r_f = proj_gemm3(k, x->lowp ? CVC_PROJ_BF16 : x->dtype, x->T, x->E, x->h, cf, cb, 0, 1, 1, 1,
@@ -151,9 +151,11 @@ void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 	dn_f = proj_op_ggemm(k, dt, mg, x->h, ffn_l, groups, cf);
 	dn_d = proj_op_ggemm(k, dt, mg, ffn_l, x->h, groups, cb);
 	dn_w = proj_op_ggemm(k, dt, ffn_l, x->h, mg, groups, cb);
-	/* the expert GEMMs' and their activation's launches (outside a CUDA
-	 * graph of the layer but with HybridEP's fixed buffers) */
-	if (x->disp != CVC_PROJ_DISPATCH_HYBRIDEP)
+	/* the expert GEMMs' and their activation's launches: outside the CUDA
+	 * graphs of a dropless layer (Megatron-Core's graph scopes: attention,
+	 * router, dispatch preprocessing and shared experts; the routed experts
+	 * only with token drop, their shapes then static) */
+	if (!x->tdrop)
 		G->exp_kernels = 2 * cf + 4 * cb + proj_fwd_runs(x, n, PROJ_RC_MOE_ACT | PROJ_RC_MOE) +
 				 cb;
 	skew_unc(k, x, PU_GEMM, up_f + dn_f, cf);
@@ -178,7 +180,10 @@ void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 			G->rc_gemm += s.up_f + s.dn_f;
 	}
 	rt = router_ops(k, x, cf, cb, &rtb);
+	k0 = k->kernels;
 	perm = permute_ops(k, x, cf, cb, &permb);
+	if (!x->tdrop) /* the permutation: dynamic shapes too */
+		G->exp_kernels += k->kernels - k0;
 	*mf += rt + perm;
 	*mb += rtb + permb;
 	if (x->rcm & PROJ_RC_MOE) { /* the whole MoE layer forward again */

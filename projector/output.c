@@ -37,7 +37,7 @@ static const struct metric metrics[] = {
 	RT("exposed_", exposed_type_s, 2), RT("exposed_", exposed_type_s, 3),
 	RT("exposed_", exposed_type_s, 4), RT("exposed_", exposed_type_s, 5),
 	RT("exposed_", exposed_type_s, 6),
-	R(contention_s), R(gaps_s), R(comm_share), R(exposed_share),
+	R(contention_s), R(gaps_s), R(host_s), R(comm_share), R(exposed_share),
 	R(comm_to_compute), R(mem_gb), R(mem_params_gb), R(mem_act_gb),
 	R(mem_buf_gb), R(hbm_gb),
 	R(model_flops), R(hw_flops), R(mfu), R(hfu), R(tokens_per_s),

@@ -172,6 +172,20 @@ struct proj_unc {
 double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *op, struct proj_unc *u);
 
 
+/* ---- the host's side (host.c) ------------------------------------------- */
+
+/* The host's time per operator launch cvc prices, us: the time per kernel
+ * launch (the scenario's host_launch_us, else the measured one,
+ * cvc_model_host_launch_us()) times the kernels a step launches per priced
+ * operator; and its relative error (0 for a stated time). */
+double proj_host_us(const cvc_proj_scenario *sc);
+double proj_host_sigma(const cvc_proj_scenario *sc);
+/* Those kernels per priced operator launch (963 / 296). */
+double proj_host_launches_per_op(void);
+/* Whether each micro-batch holds a host synchronisation (a dropless MoE
+ * layer's token counts): the GPU cannot run ahead of the host past it. */
+int proj_host_syncs(const cvc_proj_scenario *sc);
+
 /* What proj_intervals() needs besides the result (interval.c). */
 struct proj_interval_in {
 	const struct proj_unc *layer; /* one layer's prices */
@@ -180,6 +194,9 @@ struct proj_interval_in {
 	double bubble_f;              /* 1 + bubble / pipeline time */
 	double step_compute_s;        /* the step's own compute (optimizer, casts) */
 	double gap_sigma;             /* of the kernel gaps */
+	/* a host-bound step: the host's launch work on the critical path,
+	 * seconds (0 when the GPU sets the pace), and its sigma */
+	double host_path_s, host_sigma;
 };
 
 /* Fills r's intervals (sigma, *_lo, *_hi) and warnings from its breakdown. */
@@ -354,6 +371,9 @@ struct proj_shape {
 	 * --moe-permute-fusion) */
 	double imb;
 	int rfuse, pfuse;
+	/* token drop padded to capacity (static shapes: no host sync per MoE
+	 * layer, the experts CUDA-graphable) */
+	int tdrop;
 	double mtp; /* multi-token prediction modules on the last stage */
 	int rcm;    /* selective recompute's modules (PROJ_RC_*); 0 otherwise */
 	/* 3D tensor parallelism (tp3d.c): d3 set, grid tr x tc x td (1 x 1 x

@@ -100,7 +100,9 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->Td = x->T / x->td;
 	x->tv = x->t / x->td;
 	x->ovl3 = x->d3 && sc->tp_overlap;
-	x->imb = x->moe && sc->moe_imbalance > 1 ? sc->moe_imbalance : 1;
+	/* token drop at capacity factor 1: no rank past its share */
+	x->tdrop = x->moe && sc->moe_token_drop;
+	x->imb = x->moe && !x->tdrop && sc->moe_imbalance > 1 ? sc->moe_imbalance : 1;
 	x->rfuse = sc->moe_router_fusion;
 	x->pfuse = sc->moe_permute_fusion;
 	x->disp = sc->ep_dispatcher;

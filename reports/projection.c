@@ -756,7 +756,7 @@ nomem:
 static int detail_col(const char *name)
 {
 	static const char *const exact[] = {
-		"model_flops", "hw_flops", "hfu", "sigma", "contention_s", "gaps_s",
+		"model_flops", "hw_flops", "hfu", "sigma", "contention_s", "gaps_s", "host_s",
 		"half_tokens_per_s", "marginal_tokens_per_gpu", "mem_params_gb", "mem_act_gb",
 		"mem_buf_gb", "energy_mwh", "gpu_hours", "layers", "hidden", "heads", "kv_heads",
 		"ffn", "ffn_type", "vocab", "seq", "nodes", "study", "step_s_lo", "step_s_hi",

@@ -732,6 +732,18 @@ CVC_API int cvc_model_ep_default_sms(int backend);
 CVC_API double cvc_model_kernel_gap_sigma(const cvc_modelset *ms);
 
 /*
+ * What one kernel launch costs the host in an eager training step, in us:
+ * the mean time between two launch calls of a launching thread (waits of
+ * 1 ms or more left out) in the shared MoE training trace (docs/MODELS.md
+ * "Host time per launch").  The host, not the GPU: the same on every GPU.
+ */
+CVC_API double cvc_model_host_launch_us(void);
+
+/* Relative standard error of cvc_model_host_launch_us(): the spread of the
+ * shared training traces' figures (robust: 1.4826 MAD / median). */
+CVC_API double cvc_model_host_launch_sigma(void);
+
+/*
  * Whether a collective fit's large-message level may carry the fit to
  * other spans (R^2-free gate of docs/MODELS.md "Fit quality": its error on
  * its rows and its extrapolation error at most 30%); *why as

@@ -165,11 +165,19 @@ typedef struct cvc_proj_scenario {
 	 * (its fused permute / unpermute); 0: the unfused PyTorch ops */
 	int moe_router_fusion, moe_permute_fusion;
 	/* CUDA graphs over the layers (Megatron-Core's --cuda-graph-impl with
-	 * the scopes NeMo's recipes set: attention, MoE router and dispatch
-	 * preprocessing): their kernels launch without the gap between
-	 * back-to-back kernels; an MoE layer's experts stay outside the graph
-	 * (their token counts vary) unless the dispatcher is hybridep */
+	 * the scopes NeMo's recipes set: attention, MoE router, dispatch
+	 * preprocessing and shared experts): their kernels launch without the
+	 * gap between back-to-back kernels and without the host's per-launch
+	 * work; an MoE layer's routed experts and their permutation stay
+	 * outside the graph (their token counts vary) unless moe_token_drop */
 	int cuda_graphs;
+	/* token drop with the experts' inputs padded to their capacity
+	 * (Megatron-Core's --moe-expert-capacity-factor 1 with
+	 * --moe-pad-expert-input-to-capacity; NeMo's "tokendrop" benchmarks):
+	 * static shapes, so no host synchronisation per MoE layer for the token
+	 * counts, the routed experts inside a CUDA graph, and no rank past its
+	 * capacity; 0: dropless */
+	int moe_token_drop;
 	/* multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core's
 	 * --mtp-num-layers) on the last stage: each one more layer, a
 	 * projection of 2h to h and the logits and loss again */
@@ -246,6 +254,10 @@ typedef struct cvc_proj_scenario {
 				    * backward's, of the down projection's output
 				    * gradient) in fp8 with 1x128 scales (DeepSeek-V3;
 				    * the combines stay bf16) */
+	/* the host's time per kernel launch, us: PROJ_AUTO (-1) the measured
+	 * one (cvc_model_host_launch_us()); 0 a host that never holds the GPU
+	 * back (docs/MODELS.md "Host time per launch") */
+	double host_launch_us;
 	double ep_sms;             /* SMs the deepep / hybridep kernels hold
 				    * (Megatron-Core's moe_flex_dispatcher_num_sms);
 				    * -1 = auto, the backend's default */
@@ -280,6 +292,9 @@ typedef struct cvc_proj_result {
 	double contention_s;       /* slowdown of compute that overlapped comm
 				    * (incl. SMs held back for TP overlap) */
 	double gaps_s;             /* between back-to-back kernels (in compute_s) */
+	/* the GPU waiting for a host that launches its kernels slower than it
+	 * runs them (in compute_s; docs/MODELS.md "Host time per launch") */
+	double host_s;
 	double comm_share;         /* comm_s / step_s: the part of the step that is
 				    * communication, hidden or not (the seed
 				    * papers' "fraction of runtime") */

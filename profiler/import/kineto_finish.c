@@ -123,6 +123,31 @@ static cvc_status link_ops(struct kin *k, int rank)
 	return CVC_OK;
 }
 
+/*
+ * The host's launch work (oplink_host_time()): the launching threads, the
+ * intervals between consecutive launches and their time in ns, as rank
+ * metadata (integers: shards of one rank add up).  What a kernel launch
+ * costs the host is host_launch_ns / host_launch_gaps.
+ */
+static cvc_status host_time(struct kin *k, int rank)
+{
+	int64_t busy, gaps, threads;
+	char val[32];
+	cvc_status st;
+
+	oplink_host_time(&k->link, KIN_HOST_STALL_NS, &busy, &gaps, &threads);
+	if (gaps == 0)
+		return CVC_OK;
+	snprintf(val, sizeof val, "%lld", (long long)threads);
+	if ((st = rank_meta(k, rank, "host_launch_threads", val)))
+		return st;
+	snprintf(val, sizeof val, "%lld", (long long)gaps);
+	if ((st = rank_meta(k, rank, "host_launch_gaps", val)))
+		return st;
+	snprintf(val, sizeof val, "%lld", (long long)busy);
+	return rank_meta(k, rank, "host_launch_ns", val);
+}
+
 static const struct devprop *find_prop(const struct kin *k, int dev)
 {
 	for (size_t i = 0; i < k->nprops; i++)
@@ -171,7 +196,7 @@ cvc_status kin_finish(struct kin *k)
 		return st;
 	if ((st = kin_cur_rank(k, &rank)))
 		return st;
-	if ((st = link_pending(k)) || (st = link_ops(k, rank)))
+	if ((st = link_pending(k)) || (st = link_ops(k, rank)) || (st = host_time(k, rank)))
 		return st;
 	for (size_t i = 0; i < k->ndevs; i++) {
 		const struct devprop *d = find_prop(k, k->devs[i]);

@@ -117,6 +117,29 @@ cvc_status oplink_write(oplink *l, cvc_db *db, int64_t run_id, int rank, int64_t
 	return st;
 }
 
+void oplink_host_time(oplink *l, int64_t stall_ns, int64_t *busy_ns, int64_t *gaps,
+		      int64_t *threads)
+{
+	*busy_ns = *gaps = *threads = 0;
+	if (l->nl == 0)
+		return;
+	qsort(l->launches, l->nl, sizeof *l->launches, cmp_launch);
+	*threads = 1;
+	for (size_t i = 1; i < l->nl; i++) {
+		const struct oplink_launch *a = &l->launches[i - 1], *b = &l->launches[i];
+		int64_t d = b->ts_ns - a->ts_ns;
+
+		if (a->pid != b->pid || a->tid != b->tid) {
+			(*threads)++;
+			continue;
+		}
+		if (d >= 0 && d < stall_ns) {
+			*busy_ns += d;
+			(*gaps)++;
+		}
+	}
+}
+
 void oplink_release(oplink *l)
 {
 	free(l->ops);

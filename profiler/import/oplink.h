@@ -43,6 +43,17 @@ int oplink_add_launch(oplink *l, const struct oplink_launch *la);
  */
 cvc_status oplink_write(oplink *l, cvc_db *db, int64_t run_id, int rank, int64_t *linked);
 
+/*
+ * The host's time per launch: over each thread's launches in time order,
+ * the time from one launch call to the next, summed into *busy_ns when
+ * under stall_ns (a longer one is the thread waiting: a synchronisation,
+ * another thread's work, the end of a phase), counted into *gaps; *threads
+ * receives the launching threads.  Sorts the launches in place; the ones
+ * the memory bound dropped are not in it.
+ */
+void oplink_host_time(oplink *l, int64_t stall_ns, int64_t *busy_ns, int64_t *gaps,
+		      int64_t *threads);
+
 void oplink_release(oplink *l);
 
 #endif

@@ -124,16 +124,17 @@ static int check_scn(void *user, const cvc_proj_scenario *sc, const cvc_proj_res
 	cvc_cal_scenario_ops(sc, price_op, p);
 	comp = p->stage[0] + (sc->pp > 1 ? fmax(p->stage[1], p->stage[2])
 					 : p->stage[1] + p->stage[2]);
-	/* the gaps between kernels and the SMs held back for TP overlap are
-	 * booked apart (gaps_s, contention_s): not operators to measure */
-	e1 = rel(comp, r->compute_s - r->contention_s - r->gaps_s);
+	/* the gaps between kernels, the GPU waiting on the host and the SMs
+	 * held back for TP overlap are booked apart (gaps_s, host_s,
+	 * contention_s): not operators to measure */
+	e1 = rel(comp, r->compute_s - r->contention_s - r->gaps_s - r->host_s);
 	e2 = rel(p->comm_s, r->comm_s - r->comm_type_s[CVC_PROJ_COMM_XC]);
 	if (fmax(e1, e2) > p->worst) {
 		p->worst = fmax(e1, e2);
 		p->worst_i = sc->index;
 	}
 	{
-		double f, m, l, proj = r->compute_s - r->contention_s - r->gaps_s;
+		double f, m, l, proj = r->compute_s - r->contention_s - r->gaps_s - r->host_s;
 
 		if (!proj_stage_layers(sc, &f, &m, &l) && (f != m || l != m)) {
 			/* uneven stages (Llama 3.1 405B's 126 layers on 8: the

@@ -1,8 +1,9 @@
 /*
  * test_defaults.c - the default model figures that come from measured data,
  * recomputed here from the files they come from, so none of them is a
- * constant set by hand: the GEMM efficiency (XLA's H100 table) and the gap
- * between back-to-back kernels (the shared traces).
+ * constant set by hand: the GEMM efficiency (XLA's H100 table), the gap
+ * between back-to-back kernels and the host's time per launch (the shared
+ * traces).
  */
 #include <math.h>
 #include <sqlite3.h>
@@ -202,4 +203,83 @@ Test(models_gemm, reference_fits_refit)
 		cvc_model_rows_release(&rows);
 	}
 	cvc_hw_catalog_free(cat);
+}
+
+/* The host's time per launch in the database of the trace(s) at paths
+ * (space-separated, shell-quoted), imported by the CLI: the launching
+ * threads' time between launches over the intervals counted, every rank. */
+static double host_us(const char *paths, const char *dbname)
+{
+	const char *db_path = tu_path(tu_tmpdir(), dbname);
+	char args[4096], *out = NULL, *err = NULL;
+	cvc_db *db = NULL;
+	int64_t ns, gaps;
+	int rc;
+
+	snprintf(args, sizeof args, "import --db '%s' %s", db_path, paths);
+	rc = tu_cvc(args, &out, &err);
+	cr_assert_eq(rc, 0, "%s: exit %d: %s", paths, rc, err);
+	free(out);
+	free(err);
+	cr_assert_eq(cvc_db_open(db_path, 0, &db), CVC_OK);
+	ns = tu_db_int(db, "SELECT sum(CAST(value AS INTEGER)) FROM run_meta WHERE key LIKE "
+			   "'rank%.import.host_launch_ns'");
+	gaps = tu_db_int(db, "SELECT sum(CAST(value AS INTEGER)) FROM run_meta WHERE key LIKE "
+			     "'rank%.import.host_launch_gaps'");
+	cvc_db_close(db);
+	cr_assert_gt(gaps, 100, "%s: %lld intervals", paths, (long long)gaps);
+	return (double)ns / (double)gaps / 1e3;
+}
+
+/*
+ * Claim (docs/MODELS.md "Host time per launch"): each trace's host time per
+ * kernel launch is what its launch calls show, the priced figure the MoE
+ * training trace's, its spread the training traces' robust spread.
+ */
+Test(models_host, host_launch_from_traces)
+{
+	static const char *const one[] = {
+		"deepseek-train-h800-ep64/train.json.gz",
+		"hta-trace-diff-a100-w8/control.json.gz",
+		"hta-a100-80g-w16-rank0/rank0.json.gz",
+		"hta-nccl-args-a100-w2/nccl_data.json.gz",
+		"hta-ddp-v100-2rank/df_index_resolver.json.gz",
+		"hta-trace-diff-v100-w2/test.json.gz",
+		NULL, /* the 8 DLRM workers */
+		"tracelens-h100-qwen05b/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+	};
+	size_t nref = 0;
+	const struct opm_host_ref *ref = opm_host_refs(&nref);
+
+	cr_assert_eq(nref, sizeof one / sizeof one[0]);
+	for (size_t i = 0; i < nref; i++) {
+		char paths[3000] = "", rel[512], db[32];
+		double us;
+
+		if (one[i]) {
+			snprintf(rel, sizeof rel, "traces/%s", one[i]);
+			snprintf(paths, sizeof paths, "'%s'", tu_shared(rel));
+		} else {
+			char *p[8];
+			size_t n = 0;
+
+			tu_dlrm_paths(p);
+			for (int r = 0; r < 8; r++) {
+				int k = snprintf(paths + n, sizeof paths - n, "'%s' ", p[r]);
+
+				cr_assert(k > 0 && (size_t)k < sizeof paths - n);
+				n += (size_t)k;
+				free(p[r]);
+			}
+		}
+		cr_assert(strncmp(one[i] ? one[i] : TU_DLRM_DIR + 7, ref[i].trace,
+				  strlen(ref[i].trace)) == 0, "%s", ref[i].trace);
+		snprintf(db, sizeof db, "h%zu.db", i);
+		us = host_us(paths, db);
+		cr_expect_float_eq(us, ref[i].us, 0.0001, "%s: measured %.4f us, compiled %.4f us",
+				   ref[i].trace, us, ref[i].us);
+	}
+	cr_expect_float_eq(cvc_model_host_launch_us(), 45.4021, 1e-9);
+	cr_expect_float_eq(cvc_model_host_launch_sigma(), 1.4826 * 5.9562 / 45.4021, 1e-4,
+			   "%.4f", cvc_model_host_launch_sigma());
 }

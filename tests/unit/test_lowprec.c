@@ -88,7 +88,7 @@ static void dense(const char *gpu, const char *dtype, const char *recipe, struct
 		 "model: {layers: 8, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, "
 		 "ffn_type: swiglu, seq: 4096, vocab: 128256}\n"
 		 "training: {global_batch: 1024, micro_batch: 1, dtype: %s, fp8_recipe: %s}\n"
-		 "hardware: {gpu: %s, gpus: 8}\n",
+		 "hardware: {gpu: %s, gpus: 8, host_launch_us: 0}\n",
 		 dtype, recipe, gpu);
 	one(text, -1, s);
 }
@@ -489,7 +489,7 @@ Test(lowprec, layers_kept_in_bf16)
 			  "ffn_type: swiglu, seq: 4096}\n"
 			  "training: {global_batch: 64, dtype: %s, %s}\n"
 			  "parallelism: {pp: 2}\n"
-			  "hardware: {gpu: GB200, gpus: 8}\n";
+			  "hardware: {gpu: GB200, gpus: 8, host_launch_us: 0}\n";
 	char t[1024];
 
 	snprintf(t, sizeof t, fmt, "bf16", "bf16_layers_last: 0");

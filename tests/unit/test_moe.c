@@ -495,12 +495,12 @@ Test(moe, layer_cache_keys_the_attention_shape)
 		k += (size_t)snprintf(y + k, sizeof y - k, "%s{layers: 4, hidden: 2048, heads: 16, %s}",
 				      i ? ", " : "", shapes[i]);
 	snprintf(y + k, sizeof y - k, "]\ntraining: {global_batch: 64}\n"
-				      "hardware: {gpu: H100-SXM, gpus: 8}\n");
+				      "hardware: {gpu: H100-SXM, gpus: 8, host_launch_us: 0}\n");
 	run_valid(y, &all, (int)n);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(one, sizeof one, "model: {layers: 4, hidden: 2048, heads: 16, %s}\n"
 					  "training: {global_batch: 64}\n"
-					  "hardware: {gpu: H100-SXM, gpus: 8}\n", shapes[i]);
+					  "hardware: {gpu: H100-SXM, gpus: 8, host_launch_us: 0}\n", shapes[i]);
 		run_valid(one, &g, 1);
 		cr_expect_eq(all.r[i].step_s, g.r[0].step_s, "%s: %.9g in the study, %.9g alone",
 			     shapes[i], all.r[i].step_s, g.r[0].step_s);
@@ -750,7 +750,7 @@ Test(moe, recompute_modules)
 		  "        ffn_type: swiglu, seq: 2048}\n"
 		  "training: {global_batch: 8, recompute: selective,\n"
 		  "           recompute_modules: ['', layernorm, mlp, 'core_attn,mlp layernorm']}\n"
-		  "hardware: {gpu: H100-SXM, gpus: 8}\n", &g, 4);
+		  "hardware: {gpu: H100-SXM, gpus: 8, host_launch_us: 0}\n", &g, 4);
 	cr_expect_float_eq((g.r[0].mem_act_gb - g.r[1].mem_act_gb) * 1e9, tok * 2 * 2 * h, 1e-3);
 	cr_expect_float_eq((g.r[0].mem_act_gb - g.r[2].mem_act_gb) * 1e9, tok * (2 * 2 * f + 2 * f),
 			   1e-3);

@@ -241,7 +241,7 @@ Test(moerun, imbalance_on_the_busiest_rank)
 	run_n("model: {layers: 4, hidden: 2048, heads: 16, ffn: 1024, experts: 64, top_k: 8,\n"
 	      "        seq: 4096, moe_imbalance: [1, 1.25, 9]}\n"
 	      "training: {global_batch: 64}\n"
-	      "parallelism: {ep: 8}\nhardware: {gpu: H100-SXM, gpus: 8}\n",
+	      "parallelism: {ep: 8}\nhardware: {gpu: H100-SXM, gpus: 8, host_launch_us: 0}\n",
 	      &g, 3, 1);
 	cr_assert(g.r[0].valid && g.r[1].valid);
 	cr_expect_not(g.r[2].valid);
@@ -436,11 +436,15 @@ Test(moerun, deepseek_v3_chunk_pair_against_its_trace)
  * Claim: CUDA graphs (cuda_graphs) remove the gap between back-to-back
  * kernels of the graphed layers (docs/SCENARIOS.md "Kernel gaps"): a
  * dense model keeps only its stage's own launches' gaps (embedding,
- * logits, loss); an MoE layer keeps its experts' (their grouped GEMMs and
- * activation: 2 + 4 GEMM launches and 1 + 1 activation per layer and
- * micro-batch, without recompute), unless the dispatcher is hybridep,
- * whose fixed buffers let the whole layer be graphed.  Exact: the gaps'
- * seconds are the launches left times the GPU's measured gap.
+ * logits, loss); a dropless MoE layer keeps its routed experts' (their
+ * grouped GEMMs and activation: 2 + 4 GEMM launches and 1 + 1 activation
+ * per layer and micro-batch, without recompute) and its permutation's
+ * (unfused: 8 launches forward, 6 backward), whose token counts vary
+ * (Megatron-LM docs/discussions/deepseek-v3-gb200-optimization, sec. 2.3:
+ * the "moe" graph scope "only supports token-drop MoE"); with token drop
+ * padded to capacity the whole layer is graphed: the dense model's gaps.
+ * Exact: the gaps' seconds are the launches left times the GPU's measured
+ * gap.
  */
 Test(moerun, cuda_graphs_remove_the_layers_gaps)
 {
@@ -455,21 +459,150 @@ Test(moerun, cuda_graphs_remove_the_layers_gaps)
 	run_n("model: [{layers: 4, hidden: 1024, heads: 8, ffn: 4096, seq: 2048},\n"
 	      "        {layers: 4, hidden: 1024, heads: 8, ffn: 512, experts: 16, top_k: 4,\n"
 	      "         seq: 2048}]\n"
-	      "training: {global_batch: 64, recompute: none, cuda_graphs: [false, true]}\n"
+	      "training: {global_batch: 64, recompute: none, cuda_graphs: [false, true],\n"
+	      "           moe_token_drop: [false, true]}\n"
 	      "parallelism: {ep: [1, 8]}\nhardware: {gpu: H100-SXM, gpus: 8}\n"
-	      "comm: {ep_dispatcher: [alltoall, hybridep]}\n"
-	      "where: '(experts > 1 && ep == 8) || (experts == 1 && ep == 1)'\n",
-	      &g, 8, 0);
+	      "where: '(experts > 1 && ep == 8) || (experts == 1 && ep == 1 && moe_token_drop == 0)'\n",
+	      &g, 6, 0);
 	for (int i = 0; i < g.n; i++) {
-		if (g.sc[i].experts == 1 && g.sc[i].ep_dispatcher == CVC_PROJ_DISPATCH_ALLTOALL)
+		if (g.sc[i].experts == 1)
 			dense[g.sc[i].cuda_graphs] = g.r[i].gaps_s;
 		if (g.sc[i].experts > 1 && g.sc[i].cuda_graphs)
-			on[g.sc[i].ep_dispatcher == CVC_PROJ_DISPATCH_HYBRIDEP] = g.r[i].gaps_s;
+			on[g.sc[i].moe_token_drop] = g.r[i].gaps_s;
 	}
 	cr_expect_gt(dense[1], 0, "the stage's own launches keep theirs");
 	cr_expect_lt(dense[1], 0.1 * dense[0], "%g vs %g", dense[1], dense[0]);
-	cr_expect_float_eq(on[0] - on[1], m * L * (2 + 4 + 1 + 1) * gap, 1e-12,
-			   "the experts' launches: %g vs %g", on[0] - on[1], m * L * 8 * gap);
+	cr_expect_float_eq(on[1], dense[1], 1e-15, "token drop: the whole layer graphed");
+	cr_expect_float_eq(on[0] - on[1], m * L * (2 + 4 + 1 + 1 + 8 + 6) * gap, 1e-12,
+			   "the experts' and the permutation's launches: %g vs %g", on[0] - on[1],
+			   m * L * 22 * gap);
+	cvc_modelset_free(ms);
+	cvc_hw_catalog_free(cat);
+}
+
+/*
+ * Claim (docs/MODELS.md "Host time per launch"): the kernels an eager step
+ * launches per operator cvc prices come from DeepSeek-V3's chunk pair: the
+ * trace launches 963 kernels (its kernel activities) for the 4 layers
+ * forward and backward that cvc prices as 296 launches, so the host's time
+ * per priced launch is 963 / 296 times the trace's host time per launch;
+ * priced so, the pair's host work is the trace's launching threads' busy
+ * time within 2% (its 13 waits and thread ends are not counted there).
+ * The pair itself is GPU-bound (102.7 ms of compute): no host time.
+ */
+Test(moerun, host_time_of_the_chunk_pair)
+{
+	const char *gz = tu_shared("traces/deepseek-train-h800-ep64/train.json.gz");
+	cvc_db *db;
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *ms = NULL;
+	double kernels, busy_ns, gaps, launches, gap, m = 128;
+	struct got g;
+
+	db = tu_import(gz, "dsv3h.db");
+	kernels = (double)tu_db_int(db, "SELECT count(*) FROM activities WHERE kind = 1");
+	busy_ns = (double)tu_db_int(db, "SELECT CAST(value AS INTEGER) FROM run_meta WHERE key = "
+					"'rank0.import.host_launch_ns'");
+	gaps = (double)tu_db_int(db, "SELECT CAST(value AS INTEGER) FROM run_meta WHERE key = "
+				     "'rank0.import.host_launch_gaps'");
+	cvc_db_close(db);
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "H800"), &ms), CVC_OK);
+	gap = 1e-6 * cvc_model_kernel_gap_us(ms);
+	run_n("model: {name: deepseek-v3, layers: 12, hidden: 7168, heads: 128, ffn: 18432,\n"
+	      "        ffn_type: swiglu, vocab: 129280, experts: 256, top_k: 8, moe_ffn: 2048,\n"
+	      "        shared_ffn: 2048, tie_embeddings: false, q_lora_rank: 1536,\n"
+	      "        kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64,\n"
+	      "        v_head_dim: 128, seq: 4096}\n"
+	      "training: {global_batch: 8192, micro_batch: 1, dtype: fp8, fp8_recipe: blockwise,\n"
+	      "           recompute: selective, recompute_modules: 'layernorm mla_up_proj',\n"
+	      "           distributed_optimizer: true, moe_permute_fusion: true}\n"
+	      "parallelism: {tp: 1, pp: 4, first_stage_layers: 2, last_stage_layers: 2, ep: 64,\n"
+	      "              pp_schedule: dualpipe}\n"
+	      "hardware: {gpu: H800, gpus: 256}\n"
+	      "comm: {ep_dispatcher: deepep, ep_dispatch_fp8: true}\n",
+	      &g, 1, 0);
+	launches = g.r[0].gaps_s / (m * gap);
+	cr_log_info("trace: %g kernels, host %.2f ms over %g launch intervals (%.4f us each); "
+		    "cvc: %.3f launches priced per chunk pair", kernels, busy_ns / 1e6, gaps,
+		    busy_ns / gaps / 1e3, launches);
+	cr_expect_eq(kernels, 963);
+	cr_expect_float_eq(launches, 296, 1e-6);
+	cr_expect_float_eq(proj_host_launches_per_op(), kernels / launches, 1e-9);
+	cr_expect_float_eq(busy_ns / gaps / 1e3, cvc_model_host_launch_us(), 1e-4);
+	cr_expect_lt(fabs(launches * proj_host_us(&g.sc[0]) * 1e3 / busy_ns - 1), 0.02);
+	cr_expect_eq(g.r[0].host_s, 0, "GPU-bound: %g", g.r[0].host_s);
+	cvc_modelset_free(ms);
+	cvc_hw_catalog_free(cat);
+}
+
+/*
+ * Claim (docs/MODELS.md "Host time per launch"): a step whose host
+ * launches its kernels slower than the GPU runs them runs at the host's
+ * pace.  Without a host synchronisation (a dense model) the host runs
+ * ahead through the whole step: the step is the host's work exactly (its
+ * launches, gaps_s / gap, times the host time per priced launch), the same
+ * on a GPU with twice the compute, its interval at least the host time's
+ * spread.  A dropless MoE layer synchronises each micro-batch: the pipeline
+ * moves at the host's pace per micro-batch, the bubble (pp - 1) micro-
+ * batches of host work, slower than the same model with token drop, whose
+ * static shapes let the host run ahead.  host_launch_us 0 takes the host
+ * out.  Exact where stated.
+ */
+Test(moerun, host_bound_steps)
+{
+	struct got g;
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *ms = NULL;
+	double gap, m, host_mb, hw;
+	int dense = -1, dense2 = -1, nohost = -1, drop = -1, tdrop = -1;
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "H100-SXM"), &ms), CVC_OK);
+	gap = 1e-6 * cvc_model_kernel_gap_us(ms);
+	run_n("scenarios:\n"
+	      "  - model: {layers: 4, hidden: 1024, heads: 8, seq: 1024}\n"
+	      "    training: {global_batch: 64}\n"
+	      "    hardware: {gpu: H100-SXM, gpus: 8, host_launch_us: [auto, 0],\n"
+	      "               scale_compute: [1, 2]}\n"
+	      "    where: 'host_launch_us != 0 || scale_compute == 1'\n"
+	      "  - model: {layers: 4, hidden: 1024, heads: 8, ffn: 512, experts: 16, top_k: 4,\n"
+	      "           seq: 1024}\n"
+	      "    training: {global_batch: 64, moe_token_drop: [false, true]}\n"
+	      "    parallelism: {pp: 2, ep: 4}\n"
+	      "    hardware: {gpu: H100-SXM, gpus: 8}\n",
+	      &g, 5, 0);
+	for (int i = 0; i < g.n; i++) {
+		const cvc_proj_scenario *s = &g.sc[i];
+
+		if (s->experts == 1 && s->host_launch_us == 0)
+			nohost = i;
+		else if (s->experts == 1)
+			*(s->scale_compute == 1 ? &dense : &dense2) = i;
+		else
+			*(s->moe_token_drop ? &tdrop : &drop) = i;
+	}
+	cr_assert(dense >= 0 && dense2 >= 0 && nohost >= 0 && drop >= 0 && tdrop >= 0);
+	/* dense: the step is the host's launches' work */
+	m = g.sc[dense].global_batch / (g.sc[dense].dp * g.sc[dense].micro_batch);
+	host_mb = g.r[dense].gaps_s / (m * gap) * 1e-6 * proj_host_us(&g.sc[dense]);
+	cr_expect_gt(g.r[dense].host_s, 0.5 * g.r[dense].step_s, "host-bound");
+	cr_expect_float_eq(g.r[dense].step_s, m * host_mb, 1e-9 * g.r[dense].step_s);
+	cr_expect_float_eq(g.r[dense2].step_s, g.r[dense].step_s, 1e-9 * g.r[dense].step_s,
+			   "a faster GPU waits longer: %g vs %g", g.r[dense2].step_s,
+			   g.r[dense].step_s);
+	hw = (g.r[dense].step_s_hi - g.r[dense].step_s) / g.r[dense].step_s;
+	cr_expect_geq(hw, 1.6448 * cvc_model_host_launch_sigma() * (1 - 1e-9), "half-width %g", hw);
+	cr_expect_eq(g.r[nohost].host_s, 0);
+	cr_expect_lt(g.r[nohost].step_s, 0.5 * g.r[dense].step_s);
+	/* dropless MoE, pp 2: the micro-batch and the bubble at the host's pace */
+	m = g.sc[drop].global_batch / (g.sc[drop].dp * g.sc[drop].micro_batch);
+	host_mb = g.r[drop].gaps_s / (m * gap) * 1e-6 * proj_host_us(&g.sc[drop]);
+	cr_expect_gt(g.r[drop].host_s, 0);
+	cr_expect_float_eq(g.r[drop].bubble_s, (g.sc[drop].pp - 1) * host_mb, 1e-9 * host_mb,
+			   "bubble %g vs %g", g.r[drop].bubble_s, host_mb);
+	cr_expect_lt(g.r[tdrop].step_s, g.r[drop].step_s, "token drop: %g vs %g",
+		     g.r[tdrop].step_s, g.r[drop].step_s);
 	cvc_modelset_free(ms);
 	cvc_hw_catalog_free(cat);
 }

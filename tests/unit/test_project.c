@@ -290,7 +290,7 @@ static void eval(const char *extra, cvc_proj_result *r, cvc_proj_scenario *out)
 	snprintf(text, sizeof text,
 		 "model: {layers: 32, hidden: 4096, heads: 32, seq: 2048}\n"
 		 "training: {global_batch: 512, micro_batch: 1}\n"
-		 "hardware: {gpu: H100-SXM, gpus: 256}\n%s", extra);
+		 "hardware: {gpu: H100-SXM, gpus: 256, host_launch_us: 0}\n%s", extra);
 	run(text, &c, 0);
 	cr_assert_eq(c.n, 1);
 	cr_assert(c.r[0].valid, "%s", c.r[0].reason);

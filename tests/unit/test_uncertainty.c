@@ -201,7 +201,7 @@ Test(uncertainty, gains_of_doubling_each_resource)
 		"model: {layers: 32, hidden: 4096, heads: 32, ffn_type: swiglu, vocab: 32000, seq: 4096}\n"
 		"training: {global_batch: 64, micro_batch: 1}\n"
 		"parallelism: {tp: 8, pp: 1}\n"
-		"hardware: {gpu: H100-SXM, gpus: 8, gpus_per_node: 8}\n";
+		"hardware: {gpu: H100-SXM, gpus: 8, gpus_per_node: 8, host_launch_us: 0}\n";
 	cvc_proj_study *st = NULL;
 	cvc_proj_ctx *ctx = NULL;
 	cvc_proj_result r;
