@@ -19,7 +19,7 @@ int cmd_report(int argc, char **argv, struct cvc_ctx *ctx)
 {
 	const char *db_path = NULL, *out = NULL;
 	cvc_rep_opts ro = {0};
-	int no_db = 0;
+	int no_db = 0, db_default = 0; /* db_default: nobody named the database */
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_PATH, &db_path, "PATH", "trace database (default cvc.db when it exists)", NULL},
 		{"no-db", 0, CLI_FLAG, &no_db, NULL, "projection only: do not read cvc.db", NULL},
@@ -50,12 +50,14 @@ int cmd_report(int argc, char **argv, struct cvc_ctx *ctx)
 	if (no_db && db_path)
 		return cli_error("report: --db and --no-db exclude each other");
 	/* The default database is optional for a projection-only report. */
-	if (!db_path && !no_db && (!ro.projection || stat(CVC_DEFAULT_DB, &sb) == 0))
+	if (!db_path && !no_db && (!ro.projection || stat(CVC_DEFAULT_DB, &sb) == 0)) {
 		db_path = CVC_DEFAULT_DB;
+		db_default = 1;
+	}
 	if (db_path) {
 		/* the default is used when it exists: say what is missing, not
 		   that a file nobody named cannot be opened */
-		if (stat(db_path, &sb) != 0 && db_path == (const char *)CVC_DEFAULT_DB &&
+		if (stat(db_path, &sb) != 0 && db_default &&
 		    !ro.projection)
 			return cli_error("report: nothing to report: no --projection, and no "
 					 "database ('%s' does not exist here; --db PATH names one)",
