@@ -45,7 +45,11 @@
 		var draw = function () {
 			var rows = pt.rows.filter(function (x) { return x[C('model')] === mSel.value; }), labels;
 			if (vSel.value === 'best') {
-				rows = rows.filter(function (x) { return best[x[C('scenario')]]; });
+				/* hardware oldest first, as everywhere on the page, then GPUs */
+				var gen = cvc.hwOrder(uniq(rows.map(function (x) { return x[C('hw')]; })));
+				rows = rows.filter(function (x) { return best[x[C('scenario')]]; }).sort(function (x, y) {
+					return gen.indexOf(x[C('hw')]) - gen.indexOf(y[C('hw')]) || x[C('gpus')] - y[C('gpus')];
+				});
 				labels = rows.map(function (x) { return x[C('hw')] + ' \u00d7' + x[C('gpus')]; });
 				info.textContent = ' ' + rows.length + ' best layouts';
 			} else {
