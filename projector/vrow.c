@@ -80,7 +80,7 @@ const char *cvc_proj_vwhy_name(int why)
 {
 	static const char *const names[CVC_PROJ_VWHY_N] = {
 		"row", "cell", "layout or shape missing", "hardware", "not modelled",
-		"invalid scenario", "no measured figure", "strict",
+		"invalid scenario", "no comparable figure", "strict",
 	};
 
 	return why >= 0 && why < CVC_PROJ_VWHY_N ? names[why] : "";

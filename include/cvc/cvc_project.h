@@ -637,7 +637,7 @@ enum cvc_proj_vwhy {
 	CVC_PROJ_VWHY_HARDWARE,   /* a gpu the hardware catalog does not name */
 	CVC_PROJ_VWHY_UNMODELLED, /* a stack, kernel or setting cvc has no model of */
 	CVC_PROJ_VWHY_INVALID,    /* no valid scenario: layout, sizes, memory */
-	CVC_PROJ_VWHY_MEASURE,    /* no measured figure cvc can compare */
+	CVC_PROJ_VWHY_MEASURE,    /* no measured figure cvc can compare: none, or TFLOP/s of no known convention */
 	CVC_PROJ_VWHY_STRICT,     /* --strict: a value the row did not state */
 	CVC_PROJ_VWHY_N
 };
