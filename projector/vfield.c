@@ -223,7 +223,8 @@ static int labelled_forms(struct vrow *r, const char *key, const char *t, double
 			}
 		}
 		if (r->g.shared_n > 0)
-			vrow_note(r, "%g shared experts ('%s')", r->g.shared_n, t);
+			vrow_note(r, "%g shared expert%s ('%s')", r->g.shared_n,
+				  r->g.shared_n == 1 ? "" : "s", t);
 		return placed == (int)n ? 1 : 0;
 	}
 	return 0;

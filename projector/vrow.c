@@ -599,5 +599,11 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 		attention_from_text(r, r->text);
 	if (vrow_defaults(r, ctx, legacy))
 		return 1;
+	/* the GPU count (its cell, or the gpu text's "512x H100") belongs to
+	   the layout: without it the row is as incomplete as one without tp,
+	   not an invalid scenario */
+	if (!legacy && !(sc->gpus > 0) && !(sc->nodes > 0) && !(sc->dp > 0))
+		return vrow_cannot(r, CVC_PROJ_VWHY_MISSING,
+				   "the GPU count not given (gpus, nodes or dp)");
 	return r->why[0] ? 1 : 0;
 }
