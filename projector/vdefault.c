@@ -433,6 +433,83 @@ static void note_defining(struct vrow *r, int legacy)
 	}
 }
 
+/*
+ * How an MoE row's tokens crossed the network, where its text does not
+ * say.  DualPipe named in the text: DeepSeek's schedule (deepseek-ai/
+ * DualPipe), its all-to-all the node-limited kernels of the DeepSeek-V3
+ * report (sec. 3.2.2: each token over InfiniBand once per node, then
+ * NVLink), which DeepEP releases.  Expert parallelism wider than an NVLink
+ * domain on Megatron-Bridge: its performance recipes run that on DeepEP
+ * with the 1F1B all-to-all overlap (DeepSeek-V3 on 1024 H100, EP 64:
+ * enable_deepep=True and set_moe_a2a_overlap_overrides(),
+ * scripts/performance/configs/deepseek/deepseek_llm_pretrain.py @0132842;
+ * on 256 B200, EP 32: moe_flex_dispatcher_backend="deepep",
+ * moe_a2a_overlap=True, deepseek_workload_base_configs.py @0426418).
+ * Inside one domain the recipes keep Megatron-Core's all-to-all.  A
+ * dispatcher the text names wins.
+ */
+static void moe_dispatch(struct vrow *r, cvc_proj_ctx *ctx)
+{
+	/* a dispatcher the text names, by Megatron-Core's and DeepEP's words
+	 * ("HybridEP", "DeepEP", "flex dispatcher", "alltoall dispatcher") */
+	static const struct {
+		int v;
+		const char *words;
+	} said[] = {
+		{CVC_PROJ_DISPATCH_HYBRIDEP, "hybridep|hybrid-ep|hybrid_ep|hybrid ep"},
+		{CVC_PROJ_DISPATCH_DEEPEP, "deepep|deep-ep|deep_ep"},
+		{CVC_PROJ_DISPATCH_FLEX, "flex dispatcher|flex token dispatcher"},
+		{CVC_PROJ_DISPATCH_ALLTOALL, "alltoall|all-to-all dispatcher|a2a dispatcher|"
+					     "alltoall dispatcher"},
+	};
+	cvc_proj_scenario *sc = &r->sc;
+	int fd = vrow_fid(r, "ep_dispatcher"), fo = vrow_fid(r, "ep_overlap");
+	int fs = vrow_fid(r, "pp_schedule");
+	double etp = sc->etp >= 1 ? sc->etp : (sc->tp >= 1 ? sc->tp : 1), dom;
+	int dualpipe;
+
+	if (!(sc->experts > 1) || !(sc->ep > 1) || fd < 0 || fo < 0 || fs < 0)
+		return;
+	dualpipe = vtext_has(r->text, "dualpipe|dual-pipe");
+	if (dualpipe && !vrow_given(r, fs)) {
+		proj_field_set_num(sc, fs, CVC_PROJ_PP_DUALPIPE);
+		vrow_mark(r, fs);
+		vrow_note(r, "pp_schedule=dualpipe (named in the row's text)");
+	}
+	if (vrow_given(r, fd))
+		return;
+	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
+		if (vtext_switch_lower(r->text, said[i].words) > 0) {
+			char nm[16];
+
+			sc->ep_dispatcher = said[i].v;
+			vrow_mark(r, fd);
+			proj_enum_name(proj_fields[fd].names, said[i].v, nm, sizeof nm);
+			vrow_note(r, "ep_dispatcher=%s (named in the row's text)", nm);
+			return;
+		}
+	if (dualpipe) {
+		sc->ep_dispatcher = CVC_PROJ_DISPATCH_DEEPEP;
+		vrow_mark(r, fd);
+		vrow_assume(r, "ep_dispatcher=deepep (DualPipe: DeepSeek's node-limited all-to-all, "
+			       "V3 report sec. 3.2.2, released as DeepEP)");
+		return;
+	}
+	dom = proj_domain_of(sc, proj_ctx_pricer(ctx, sc));
+	if (r->stack.family != VS_BRIDGE || !(sc->ep * etp > dom))
+		return;
+	sc->ep_dispatcher = CVC_PROJ_DISPATCH_DEEPEP;
+	vrow_mark(r, fd);
+	vrow_assume(r, "ep_dispatcher=deepep (EP %g over NVLink domains of %g: Megatron-Bridge's "
+		       "performance recipes run it on DeepEP)", sc->ep * etp, dom);
+	if (!vrow_given(r, fo) && sc->recompute != CVC_PROJ_RECOMP_FULL) {
+		sc->ep_overlap = 1;
+		vrow_mark(r, fo);
+		vrow_assume(r, "ep_overlap=1 (with DeepEP across domains Megatron-Bridge's recipes "
+			       "overlap the all-to-alls in the 1F1B schedule)");
+	}
+}
+
 /* A global batch given in tokens, in sequences of the row's length. */
 static int batch_in_tokens(struct vrow *r)
 {
@@ -497,6 +574,8 @@ int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 	if (moe_and_mla(r))
 		return 1;
 	hardware(r, ctx);
+	if (!legacy)
+		moe_dispatch(r, ctx);
 	convention(r);
 	note_defining(r, legacy);
 	return r->why[0] ? 1 : 0;

@@ -576,3 +576,65 @@ Test(validate_cells, nvfp4_rows_without_tp_overlap)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+/*
+ * Claim: an MoE row whose expert parallelism spans NVLink domains, on
+ * Megatron-Bridge, runs on DeepEP with the 1F1B all-to-all overlap, as that
+ * stack's performance recipes set it, and says so; inside one domain (EP 64
+ * in an NVL72 rack), on another stack, or with a dispatcher the text names,
+ * nothing is assumed; a row naming DualPipe runs that schedule on DeepSeek's
+ * node-limited all-to-all.  Setup: DeepSeek-V3 at EP 32 on 256 B200
+ * (Megatron-Bridge, then "alltoall dispatcher" in its notes, then Megatron-LM),
+ * at EP 64 on 256 GB200 NVL72, and at EP 64 on 2048 H800 with "DualPipe".
+ */
+Test(validate_cells, moe_dispatch_across_domains)
+{
+	static const char text[] =
+		"model,layers,hidden,ffn,heads,kv_heads,vocab,seq,moe_experts,moe_topk,tp,pp,vpp,ep,"
+		"micro_batch,global_batch,gpus,gpu,dtype,tokens_per_s_per_gpu,source,notes\n"
+		"DeepSeek-V3,,,,,,,4096,,,1,8,2,32,1,4096,256,B200,mxfp8,3300,Megatron-Bridge "
+		"performance summary,\n"
+		"DeepSeek-V3,,,,,,,4096,,,1,8,2,32,1,4096,256,B200,mxfp8,3300,Megatron-Bridge "
+		"performance summary,alltoall dispatcher\n"
+		"DeepSeek-V3,,,,,,,4096,,,1,8,2,32,1,4096,256,B200,mxfp8,3300,Megatron-LM,\n"
+		"DeepSeek-V3,,,,,,,4096,,,1,4,4,64,1,4096,256,GB200 (NVL72),mxfp8,4900,"
+		"Megatron-Bridge performance summary,\n"
+		"DeepSeek-V3,,,,,,,4096,,,1,16,1,64,1,15360,2048,H800,fp8,1500,DeepSeek-V3 report,"
+		"DualPipe PP=16\n";
+	static const struct {
+		const char *want, *not;
+	} rows[] = {
+		{"ep_dispatcher=deepep (EP 32 over NVLink domains of 8: Megatron-Bridge's", "alltoall"},
+		{"ep_dispatcher=alltoall (named in the row's text)", "deepep"},
+		{"framework=megatron", "ep_dispatcher"},
+		{"nvlink_domain=72", "ep_dispatcher"},
+		{"pp_schedule=dualpipe (named in the row's text); ep_dispatcher=deepep (DualPipe",
+		 "ep_overlap"},
+	};
+	cvc_proj_validation v;
+	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
+	size_t nh = record(&p, h, 64);
+	int ca = col(h, nh, "assumed"), cp = col(h, nh, "predicted_tokens_per_s_per_gpu");
+	double pred[5];
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		size_t n = record(&p, f, 64);
+
+		cr_assert_eq(n, nh, "row %zu", i + 1);
+		cr_expect(strstr(f[ca], rows[i].want) != NULL, "row %zu: want '%s' in: %s", i + 1,
+			  rows[i].want, f[ca]);
+		cr_expect(strstr(f[ca], rows[i].not) == NULL, "row %zu: '%s' in: %s", i + 1,
+			  rows[i].not, f[ca]);
+		cr_expect((strstr(f[ca], "ep_overlap=1 (with DeepEP across domains") != NULL) ==
+				  (i == 0),
+			  "row %zu: %s", i + 1, f[ca]);
+		pred[i] = strtod(f[cp], NULL);
+		cr_expect(pred[i] > 0, "row %zu: predicted '%s' (%s)", i + 1, f[cp], f[ca]);
+	}
+	/* DeepEP's one copy per node, hidden in the 1F1B pairs: well over the
+	 * all-to-all's exposed exchange of one copy per expert */
+	cr_expect_gt(pred[0], 1.5 * pred[1], "%g vs %g", pred[0], pred[1]);
+	cr_expect_eq(v.all.expressible, 5);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
