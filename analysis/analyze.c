@@ -517,6 +517,8 @@ static cvc_status row_from_acc(cvc_db *db, struct rowbuf *rb, const struct an_ru
 	b->span_ns = a->have_span ? a->last_ns - a->first_ns : 0;
 	b->first_ns = a->have_span ? a->first_ns : 0;
 	b->idle_ns = b->span_ns - b->busy_ns;
+	cvc_shares_of((double)b->span_ns, (double)b->compute_ns, (double)b->comm_ns,
+		      (double)b->exposed_ns, &b->shares);
 	if (a->cls) {
 		size_t k = 0;
 

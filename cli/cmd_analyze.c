@@ -7,8 +7,11 @@
  * collectives (--classes and --collectives together are a usage error).
  * CSV / JSON columns:
  *   main:  run,rank,device,kernels,comm_kernels,busy_us,compute_us,comm_us,
- *          hidden_comm_us,exposed_comm_us,overlap_pct,idle_us,span_us,skew_us
- *          (skew_us, by rank only: span end minus the run's earliest span
+ *          hidden_comm_us,exposed_comm_us,overlap_pct,idle_us,span_us,
+ *          comm_share,exposed_share,skew_us
+ *          (comm_share = comm / span, exposed_share = exposed / span: the
+ *          shares the projector and the report print, cvc_shares_of;
+ *          skew_us, by rank only: span end minus the run's earliest span
  *          end, clock offsets applied, in every format, as the table shows
  *          it; --by step: a "step" column after device and no skew_us)
  *   --classes:     run,rank,device[,step],class,kernels,sum_us,union_us,busy_pct
@@ -39,7 +42,7 @@
 
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
 
-#define MAX_COLS 16
+#define MAX_COLS 18
 
 /*
  * A printed table: cells hold the text as printed (so CSV, JSON and the
@@ -88,6 +91,12 @@ static void put_dbl3(struct rowb *rb, double v)
 	}
 	snprintf(rb->buf[rb->n], sizeof rb->buf[rb->n], "%.3f", v);
 	put_str(rb, rb->buf[rb->n]);
+}
+
+/* A share of the step at 6 significant digits; empty for NaN (no span). */
+static void put_share(struct rowb *rb, double v)
+{
+	put_str(rb, cvc_fmt_plain(v, 6, rb->buf[rb->n], sizeof rb->buf[rb->n]));
 }
 
 /* The columns that say whose row it is: run, rank, device (and step). */
@@ -233,11 +242,11 @@ static int build_main(struct grid *g, const cvc_breakdown *b, size_t n, int by_s
 	static const char *const hdr[] = {
 		"run", "rank", "device", "step", "kernels", "comm_kernels", "busy_us",
 		"compute_us", "comm_us", "hidden_comm_us", "exposed_comm_us", "overlap_pct",
-		"idle_us", "span_us", "skew_us"};
-	static const int num[] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-	const int skip[] = {[3] = !by_step, [14] = !with_skew};
+		"idle_us", "span_us", "comm_share", "exposed_share", "skew_us"};
+	static const int num[] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+	const int skip[] = {[3] = !by_step, [16] = !with_skew};
 
-	if (grid_init(g, hdr, num, skip, 15))
+	if (grid_init(g, hdr, num, skip, 17))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct rowb rb = {.n = 0};
@@ -255,6 +264,8 @@ static int build_main(struct grid *g, const cvc_breakdown *b, size_t n, int by_s
 		put_dbl3(&rb, b[i].overlap_pct);
 		put_us3(&rb, b[i].idle_ns);
 		put_us3(&rb, b[i].span_ns);
+		put_share(&rb, b[i].shares.comm_share);
+		put_share(&rb, b[i].shares.exposed_share);
 		if (with_skew && multi)
 			put_us3(&rb, skew);
 		else if (with_skew)

@@ -35,6 +35,9 @@ static const struct clidoc cli_docs[] = {
 	{"analyze", "overlap_pct", "%", "100 hidden / comm"},
 	{"analyze", "idle_us", "us", "span minus busy"},
 	{"analyze", "span_us", "us", "first activity start to last end"},
+	{"analyze", "comm_share", "fraction of the span", "comm_us / span_us: communication, "
+	 "hidden or not, as a part of the traced step (the projector's comm_share of its step)"},
+	{"analyze", "exposed_share", "fraction of the span", "exposed_comm_us / span_us"},
 	{"analyze", "skew_us", "us", "span end minus the run's earliest span end, clock offsets "
 				     "applied (--by rank)"},
 	{"analyze --classes", "run", "text", "run name"},

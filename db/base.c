@@ -363,3 +363,10 @@ const char *cvc_fmt_readable(double v, char *buf, size_t len)
 	buf[o] = '\0';
 	return buf;
 }
+
+void cvc_shares_of(double step, double compute, double comm, double exposed, cvc_shares *out)
+{
+	out->comm_share = step > 0 ? comm / step : NAN;
+	out->exposed_share = step > 0 ? exposed / step : NAN;
+	out->comm_to_compute = compute > 0 ? comm / compute : NAN;
+}

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_model.h"
 #include "ctx.h"
 #include "proj_internal.h"
@@ -709,6 +710,7 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 	double tokens = sc->global_batch * s;
 	double power = sc->gpu_power_w > 0 ? sc->gpu_power_w : p->power_w;
 	double secs;
+	cvc_shares sh;
 
 	r->model_flops = sc->global_batch * per_seq;
 	r->hw_flops = sc->global_batch * (per_seq + extra);
@@ -721,10 +723,12 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 	r->gpu_hours = sc->gpus * secs / 3600;
 	r->energy_mwh = sc->gpus * power * secs * sc->pue / 3.6e9;
 	r->cost_usd = r->gpu_hours * sc->usd_per_gpu_hour;
-	/* One denominator for both shares: the step (docs/SCENARIOS.md). */
-	r->comm_share = r->comm_s / r->step_s;
-	r->exposed_share = r->exposed_s / r->step_s;
-	r->comm_to_compute = r->compute_s > 0 ? r->comm_s / r->compute_s : NAN;
+	/* One denominator for both shares, the step, as every cvc output
+	 * takes it (cvc_shares_of; docs/SCENARIOS.md). */
+	cvc_shares_of(r->step_s, r->compute_s, r->comm_s, r->exposed_s, &sh);
+	r->comm_share = sh.comm_share;
+	r->exposed_share = sh.exposed_share;
+	r->comm_to_compute = sh.comm_to_compute;
 }
 
 void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)

@@ -156,6 +156,9 @@ static const struct repdoc docs[] = {
 	{"ranks", "exposed_ms", "ms", "communication not under compute"},
 	{"ranks", "idle_ms", "ms", "span minus busy"},
 	{"ranks", "overlap_pct", "%", "100 hidden / comm"},
+	{"ranks", "comm_share", "fraction of the span", "comm_ms / span_ms: communication, hidden "
+	 "or not, as a part of the traced step (the projector's comm_share of its step)"},
+	{"ranks", "exposed_share", "fraction of the span", "exposed_ms / span_ms"},
 	{"classes", "class", "text", "operator class (the classifier's)"},
 	{"classes", "is_comm", "0/1", "1: a communication class"},
 	{"classes", "kernels", "count", "kernels of the class"},

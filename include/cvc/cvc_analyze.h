@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "cvc.h"
+#include "cvc_base.h"
 #include "cvc_db.h"
 
 /* ---- interval arithmetic ---------------------------------------------- */
@@ -133,6 +134,9 @@ typedef struct cvc_breakdown {
 	int64_t first_ns;       /* start of the span (clock of the trace) */
 	int64_t clock_offset_ns;/* ranks.clock_offset_ns: add to align ranks */
 	double overlap_pct;
+	/* comm and exposed as parts of the span, the step a trace shows
+	 * (cvc_shares_of: the definitions the projector and report use) */
+	cvc_shares shares;
 	cvc_class_time *classes;/* owned by the row array; NULL unless asked */
 	size_t nclasses;        /* classes with at least one kernel, by class id */
 } cvc_breakdown;

@@ -162,4 +162,27 @@ CVC_API const char *cvc_fmt_plain(double v, int sig, char *buf, size_t len);
  */
 CVC_API const char *cvc_fmt_readable(double v, char *buf, size_t len);
 
+/* ---- shares of a step ------------------------------------------------- */
+
+/*
+ * The shares every cvc output prints, one definition each, so that
+ * analyze, project and report cannot mean different things by one name
+ * (issue 35: the report printed comm / (compute + comm) beside
+ * exposed / step under one label).  step is the wall time the parts are
+ * shares of: a projected step (step_s) or a traced span (span_us), in any
+ * one unit with the parts.
+ *   comm_share      = comm / step: communication, hidden or not, as a part
+ *                     of the step (the seed papers' "fraction of runtime")
+ *   exposed_share   = exposed / step: the communication no compute hides
+ *   comm_to_compute = comm / compute: above 1 no overlap can hide it all
+ * A share whose denominator is not positive is NaN (an empty cell).
+ * Pure; out must not be NULL.
+ */
+typedef struct cvc_shares {
+	double comm_share, exposed_share, comm_to_compute;
+} cvc_shares;
+
+CVC_API void cvc_shares_of(double step, double compute, double comm, double exposed,
+			   cvc_shares *out);
+
 #endif /* CVC_BASE_H */

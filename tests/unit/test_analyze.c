@@ -196,6 +196,13 @@ static void expect_basic_rank0(const cvc_breakdown *b)
 	cr_expect(fabs(b->overlap_pct - 200.0 / 3.0) < 1e-9, "overlap %f", b->overlap_pct);
 	cr_expect_eq(b->span_ns, 450);
 	cr_expect_eq(b->idle_ns, 150);
+	/* the shares have the projector's denominators: the step (here the
+	 * span), and compute for comm_to_compute */
+	cr_expect(fabs(b->shares.comm_share - 150.0 / 450.0) < 1e-12, "%f", b->shares.comm_share);
+	cr_expect(fabs(b->shares.exposed_share - 50.0 / 450.0) < 1e-12, "%f",
+		  b->shares.exposed_share);
+	cr_expect(fabs(b->shares.comm_to_compute - 150.0 / 250.0) < 1e-12, "%f",
+		  b->shares.comm_to_compute);
 }
 
 Test(analyze, hand_computed_by_rank)
@@ -603,7 +610,7 @@ Test(analyze, collectives_stats)
 
 #define MAIN_HDR                                                                        \
 	"run,rank,device,kernels,comm_kernels,busy_us,compute_us,comm_us,hidden_comm_us,"  \
-	"exposed_comm_us,overlap_pct,idle_us,span_us,skew_us"
+	"exposed_comm_us,overlap_pct,idle_us,span_us,comm_share,exposed_share,skew_us"
 
 Test(analyze_cli, csv_exact)
 {
@@ -616,8 +623,9 @@ Test(analyze_cli, csv_exact)
 	rc = tu_cvc(args, &out, &err);
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
 	cr_expect_str_eq(out, MAIN_HDR "\n"
-			 "syn,0,0,4,1,0.300,0.250,0.150,0.100,0.050,66.667,0.150,0.450,0.430\n"
-			 "syn,1,1,0,0,0.000,0.000,0.000,0.000,0.000,0.000,0.010,0.010,0.000\n");
+			 "syn,0,0,4,1,0.300,0.250,0.150,0.100,0.050,66.667,0.150,0.450,0.333333,"
+			 "0.111111,0.430\n"
+			 "syn,1,1,0,0,0.000,0.000,0.000,0.000,0.000,0.000,0.010,0.010,0,0,0.000\n");
 	free(out);
 	free(err);
 
@@ -625,7 +633,8 @@ Test(analyze_cli, csv_exact)
 	rc = tu_cvc(args, &out, &err);
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
 	cr_expect(strncmp(out, "run,rank,device,step,kernels,", 29) == 0, "%s", out);
-	cr_expect(strstr(out, "\nsyn,0,0,4,2,1,0.140,0.140,0.040,0.040,0.000,100.000,0.150,0.290\n"),
+	cr_expect(strstr(out, "\nsyn,0,0,4,2,1,0.140,0.140,0.040,0.040,0.000,100.000,0.150,0.290,"
+			     "0.137931,0\n"),
 		  "%s", out);
 	free(out);
 	free(err);

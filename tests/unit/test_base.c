@@ -199,3 +199,17 @@ Test(base, suffixes_and_bar_separated_words)
 		cr_assert_eq(cases[i].fn(cases[i].s, cases[i].arg), cases[i].want, "case %zu: '%s', '%s'",
 			     i, cases[i].s, cases[i].arg);
 }
+
+/* One definition per share (issue 35): comm and exposed over the step,
+ * comm over compute, and no share of a step that has no length. */
+Test(base, shares_have_one_denominator_each)
+{
+	cvc_shares s;
+
+	cvc_shares_of(4.0, 3.0, 2.0, 0.5, &s);
+	cr_expect_float_eq(s.comm_share, 0.5, 1e-15);
+	cr_expect_float_eq(s.exposed_share, 0.125, 1e-15);
+	cr_expect_float_eq(s.comm_to_compute, 2.0 / 3.0, 1e-15);
+	cvc_shares_of(0.0, 0.0, 2.0, 0.5, &s);
+	cr_expect(isnan(s.comm_share) && isnan(s.exposed_share) && isnan(s.comm_to_compute));
+}
