@@ -123,6 +123,7 @@ struct cvc_modelset {
 	struct coll_slot coll[MS_COLL_MAX];
 	int ncoll;
 	double def_eff[CVC_HW_NDTYPE]; /* default GEMM efficiency, sustained */
+	int def_carried;           /* the default measured on another GPU */
 	char def_origin[GEMM_ORIGIN_MAX];
 	char coll_def_origin[ORIGIN_MAX];
 	char attn_origin[ORIGIN_MAX];

@@ -4,6 +4,7 @@
  * by fitting (fit.c) and prediction (opprice.c) through opmodel_int.h.
  */
 #include <math.h>
+#include <string.h>
 
 #include "cvc/cvc_model.h"
 #include "models/opmodel_int.h"
@@ -26,6 +27,16 @@ double opm_gemm_default_efficiency(const cvc_hw_catalog *cat, const cvc_hw_spec 
 
 	/* XLA's burst, through the two ceilings, at spec's sustained clock */
 	return DEF_GEMM_EFF_BURST * (to > 0 && from > 0 ? to / from : 1) / opm_burst_ratio(spec);
+}
+
+int opm_gemm_default_carried(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
+{
+	const char *to = NULL;
+
+	/* the default's own GPU (an H100, whose die and power limit the H200
+	 * SXM row measured) prices it as measured; any other through the
+	 * ceilings, a carry as a fitted GEMM's is */
+	return !(opm_ceiling_share(cat, spec, &to) > 0 && to && !strcmp(to, DEF_GEMM_EFF_GPU));
 }
 
 void opm_gemm_defaults(double p[GP_N])

@@ -43,6 +43,7 @@ static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 		return NULL;
 	ms->spec = *spec;
 	eff = opm_gemm_default_efficiency(cat, spec);
+	ms->def_carried = opm_gemm_default_carried(cat, spec);
 	snprintf(ms->def_origin, sizeof ms->def_origin,
 		 "spec-sheet roofline of %s, default efficiency %.2f (no fitted model)", spec->name,
 		 eff);

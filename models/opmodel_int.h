@@ -244,6 +244,9 @@ const cvc_model_fit *opm_gemm_references(size_t *n);
  * efficiencies"): XLA's H100 burst through the ceilings of ceiling.c; cat
  * finds the closest measured GPU (may be NULL). */
 double opm_gemm_default_efficiency(const cvc_hw_catalog *cat, const cvc_hw_spec *spec);
+/* 1 when the default efficiency reaches spec through the matmul ceilings
+ * from the GPU it was measured on (its GEMMs then carry SIG_GEMM_CARRY) */
+int opm_gemm_default_carried(const cvc_hw_catalog *cat, const cvc_hw_spec *spec);
 
 /* Default GEMM parameters at the burst efficiency (no fit; the starting
  * point of a fit): docs/MODELS.md "defaults". */

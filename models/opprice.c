@@ -205,6 +205,12 @@ void cvc_model_gemm_price(const cvc_modelset *ms, int64_t m, int64_t n, int64_t 
 		 * large-GEMM end it was taken from, or smaller ones */
 		out->sigma = f >= GEMM_LARGE_FLOPS ? SIG_GEMM_DEFAULT_LARGE : SIG_GEMM_DEFAULT;
 		out->extrap = g->dom_max > 0 && f > 0 ? fmax(f / g->dom_max, g->dom_min / f) : 0;
+		/* measured on an H100 and carried here through the ceilings:
+		 * the carry's error, as a carried fit's (gemm_sigma()) */
+		if (ms->def_carried) {
+			out->sigma = fmax(out->sigma, SIG_GEMM_CARRY);
+			out->carried = 1;
+		}
 	}
 	/* fp4 from a bf16 efficiency: the measured share's own scatter */
 	out->sigma = hypot(out->sigma, g->share_sigma);
