@@ -883,3 +883,30 @@ Test(project_validate, published_runs_with_stated_recompute_fit)
 	free(map);
 	free(text);
 }
+
+/*
+ * The transformer MoE rows of blackwell-moe-runs.csv (DeepSeek-V3 and
+ * Qwen3-30B-A3B: moe_topk 8), issue 34's bar MAPE <= 15%.  Not met: the
+ * same layouts run up to 1.75x apart across Megatron-Bridge releases
+ * (docs/MODELS.md Known gaps); the bound holds what expert parallelism
+ * across NVLink domains on DeepEP with the 1F1B overlap brought (29.8% ->
+ * 25.0%; the all-to-all exposed priced DeepSeek-V3 on 256 B200 at EP 32
+ * and on 1024 H100 at EP 64 about 60% slow), and the bar is logged.
+ */
+Test(project_validate, blackwell_moe_rows_regression)
+{
+	cvc_proj_validation v;
+	const cvc_proj_vgroup *g = NULL;
+
+	validate_file(tu_shared("published/blackwell-moe-runs.csv"), NULL, "moe_topk", &v, NULL);
+	for (size_t i = 0; i < v.ngroups; i++)
+		if (!strcmp(v.groups[i].key, "8"))
+			g = &v.groups[i];
+	cr_assert_not_null(g, "no rows with moe_topk 8");
+	cr_log_info("MoE rows (moe_topk 8): %d projected, MAPE %.2f%%, bias %+.2f%%; bar 15%%: %s",
+		    g->st.expressible, g->st.mape_pct, g->st.bias_pct,
+		    g->st.mape_pct <= 15 ? "met" : "NOT met");
+	cr_expect_geq(g->st.expressible, 43);
+	cr_expect_leq(g->st.mape_pct, 26.0, "MAPE %.2f%%", g->st.mape_pct);
+	cvc_proj_validation_release(&v);
+}
