@@ -22,6 +22,8 @@
  *    llama31_llm_pretrain.py, gpt_oss: `cfg.comm_overlap.tp_comm_overlap =
  *    False if precision == "nvfp4"`); Transformer Engine's Userbuffers
  *    gained MXFP8 (its PR #1711), no 4-bit format.
+ *  - Recompute and FP8 scaling of a Megatron-Bridge row naming a model whose
+ *    performance recipe is transcribed: the recipe's (vrecipe.c).
  * docs/SCENARIOS.md "validate" lists these with an example each.
  */
 #include <ctype.h>
@@ -562,6 +564,7 @@ int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 	if (!r->g.gpu && !legacy)
 		vrow_assume(r, "gpu=%s (default)", sc->gpu);
 	if (!legacy) {
+		vrecipe_apply(r);
 		if (!r->g.recompute)
 			vrow_assume(r, "recompute=%s (default)",
 				    sc->recompute == CVC_PROJ_RECOMP_SELECTIVE ? "selective" : "none");

@@ -291,6 +291,11 @@ int vrow_fid(struct vrow *r, const char *key);
 int vrow_given(const struct vrow *r, int f);
 void vrow_mark(struct vrow *r, int f);
 
+/* What Megatron-Bridge's performance recipe for the row's model (cvc's
+ * catalog name) and GPU sets for its recompute and FP8 scaling, where the
+ * row is of that stack and does not say it, said (vrecipe.c). */
+void vrecipe_apply(struct vrow *r);
+
 /* Fills what the row did not say, from its stack and era, and says it:
  * 0, or 1 when the row cannot be projected (r->why). */
 int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy);

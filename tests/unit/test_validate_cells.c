@@ -638,3 +638,63 @@ Test(validate_cells, moe_dispatch_across_domains)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+/*
+ * Claim: a Megatron-Bridge row of a model whose performance recipe cvc
+ * knows (projector/vrecipe.c) takes the recipe's recompute and FP8
+ * scaling where its cells are silent, and says which recipe: Nemotron-3-
+ * Nano on 16 H100 in fp8 recomputes the MoE layer, the norms, the core
+ * attention and the experts' activation, with current scaling
+ * (perf_recipes/nemotronh/h100/nemotronh.py @d861fb2f), and runs slower
+ * for it; on B200 it recomputes nothing.  A cell that states the recompute
+ * (full; fp8 delayed) or the FP8 recipe wins, and a row of another stack keeps Megatron-Core's
+ * defaults.  Setup: the published layout (TP 1, EP 8, micro-batch 1, 1024
+ * sequences of 8192) five ways.
+ */
+Test(validate_cells, bridge_recipe_of_a_named_model)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,ep,micro_batch,global_batch,gpus,gpu,dtype,recompute,"
+		"tokens_per_s_per_gpu,source,notes\n"
+		"Nemotron-3-Nano,,,,8192,1,1,8,1,1024,16,H100-SXM-80GB (DGX H100),fp8,,14336,"
+		"Megatron-Bridge performance summary,\n"
+		"Nemotron-3-Nano,,,,8192,1,1,8,2,512,8,B200 (DGX B200),mxfp8,,32768,"
+		"Megatron-Bridge performance summary,\n"
+		"Nemotron-3-Nano,,,,8192,1,1,8,1,1024,16,H100-SXM-80GB (DGX H100),fp8 delayed,full,"
+		"14336,Megatron-Bridge performance summary,\n"
+		"Nemotron-3-Nano,,,,8192,1,1,8,1,1024,16,H100-SXM-80GB (DGX H100),fp8,,14336,"
+		"NeMo performance summary,\n";
+	static const char *const want[][2] = {
+		{"recompute=selective, recompute_modules=moe,layernorm,core_attn,moe_act "
+		 "(Megatron-Bridge's performance recipe for nemotron-3-nano-30b-a3b on H100-SXM",
+		 "fp8_recipe=current (Megatron-Bridge's performance recipe"},
+		{"recompute=none (Megatron-Bridge's performance recipe for nemotron-3-nano-30b-a3b "
+		 "on B200", "fp8_recipe=mxfp8 ('mxfp8')"},
+		{"framework=megatron (Megatron-Bridge", "fp8_recipe=delayed ('fp8 delayed')"},
+		{"recompute=selective (default)", "fp8_recipe=delayed (no recipe named"},
+	};
+	cvc_proj_validation v;
+	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
+	size_t nh = record(&p, h, 64);
+	int ca = col(h, nh, "assumed"), cp = col(h, nh, "predicted_tokens_per_s_per_gpu");
+	double pred[4];
+
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		size_t n = record(&p, f, 64);
+
+		cr_assert_eq(n, nh, "row %zu", i + 1);
+		for (int k = 0; k < 2; k++)
+			cr_expect(strstr(f[ca], want[i][k]) != NULL, "row %zu: want '%s' in: %s",
+				  i + 1, want[i][k], f[ca]);
+		if (i >= 2)
+			cr_expect(strstr(f[ca], "performance recipe") == NULL, "row %zu: %s", i + 1,
+				  f[ca]);
+		pred[i] = strtod(f[cp], NULL);
+	}
+	/* the recomputed MoE layers cost the H100 row time */
+	cr_expect(pred[0] > 0 && pred[0] < 0.9 * pred[3], "recipe %g, Megatron-Core's defaults %g",
+		  pred[0], pred[3]);
+	cr_expect_eq(v.all.expressible, 4);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
