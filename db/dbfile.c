@@ -209,10 +209,17 @@ static int has_moved(cvc_db *db)
  */
 static void remove_locked(cvc_db *db)
 {
+	static const char *const side[] = {"-wal", "-shm"};
+	char buf[4200];
 	int one = 1;
 
 	sqlite3_file_control(db->sq, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
-	cvc_db_remove_files(db->path);
+	/* a database we made is in WAL mode from its first write (connect):
+	 * there is no -journal of ours, and one by that name is not ours */
+	unlink(db->path);
+	for (size_t i = 0; i < sizeof side / sizeof side[0]; i++)
+		if ((size_t)snprintf(buf, sizeof buf, "%s%s", db->path, side[i]) < sizeof buf)
+			unlink(buf);
 	db->discarded = 1;
 	db->provisional = 0;
 }
@@ -443,6 +450,11 @@ static cvc_status connect(cvc_db *db)
 	/* A second importer waits instead of failing (issue 8: concurrency). */
 	sqlite3_busy_timeout(db->sq, 30000);
 	sqlite3_extended_result_codes(db->sq, 1);
+	/* A file we made is in WAL mode before its schema is written: its
+	 * transactions then never delete a -journal by name, which after a
+	 * removal (remove_locked) may be another process's */
+	if (created && (st = cvc_db_exec(db, "PRAGMA journal_mode=WAL;")))
+		return st;
 	/* The file is checked before anything is written to it: switching a
 	 * user's foreign SQLite file to WAL would change its header (issue 14). */
 	if ((st = cvc_db_exec(db, "PRAGMA foreign_keys=ON;")) ||

@@ -656,3 +656,45 @@ Test(hardening, interrupted_first_import_leaves_no_database)
 				 sigs[i]);
 	}
 }
+
+/*
+ * A failed first import removes the database it made and that database's
+ * -wal and -shm, never a -journal by that name: a database cvc creates is
+ * in WAL mode from its first write, so a journal beside it belongs to some
+ * other writer (one that created a file at the path after ours was
+ * removed, or another program).  Before, the removal unlinked it too.
+ */
+Test(hardening, failed_first_import_leaves_a_journal_it_did_not_write)
+{
+	char dirbuf[4096];
+	const char *dir = fresh_dir(dirbuf);
+	char fifo[4200], db[4200], journal[4200], err[4200], after[8192];
+	const char *const wal[] = {"n.db-wal", NULL};
+	static const char events[] =
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, "
+		"\"ts\": 1, \"dur\": 2, \"args\": {\"device\": 0}},, ]}\n";
+	pid_t pid;
+	int rc, fd;
+
+	snprintf(fifo, sizeof fifo, "%s", tu_path(dir, "trace.fifo"));
+	snprintf(db, sizeof db, "%s", tu_path(dir, "n.db"));
+	snprintf(journal, sizeof journal, "%s", tu_path(dir, "n.db-journal"));
+	snprintf(err, sizeof err, "%s", tu_path(dir, "import.err"));
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	pid = start(err, "import", "--db", db, fifo, NULL);
+	fd = open(fifo, O_WRONLY);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, "{\"traceEvents\": [", 17), 17);
+	cr_assert(wait_entry(dir, wal, pid, 30), "the import never began");
+	sleep_ms(50);
+	cr_assert_eq(tu_write(journal, "not cvc's\n", 11), 0);
+	cr_assert_eq(write(fd, events, sizeof events - 1), (ssize_t)(sizeof events - 1));
+	close(fd);
+	rc = reap(pid);
+	cr_expect_eq(rc, 2, "exit %d (%s)", rc, tu_read(err, NULL));
+	cr_expect_neq(access(db, F_OK), 0, "the failed import's database stayed");
+	expect_file(journal, "not cvc's\n");
+	unlink(err);
+	cr_expect_str_eq(listing(dir, after, sizeof after), "n.db-journal\ntrace.fifo\n",
+			 "files left");
+}
