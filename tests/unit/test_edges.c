@@ -362,11 +362,15 @@ Test(edges, profile_folders_and_spools_are_checked)
 	expect_refused(args, "is not a folder");
 	snprintf(args, sizeof args, "profile --materialize '%s'", tu_path(dir, "missing"));
 	expect_refused(args, "cannot open folder");
-	/* a FIFO named like a spool, and a file that is no spool */
+	/* a file that is no spool, alone: a format error of the input (exit 2,
+	 * it was 1) */
 	snprintf(md, sizeof md, "%s", tu_path(dir, "spools"));
 	cr_assert_eq(mkdir(md, 0755), 0);
-	cr_assert_eq(mkfifo(tu_path(md, "cvc-a.spool"), 0600), 0);
 	cr_assert_eq(tu_write(tu_path(md, "cvc-b.spool"), "garbage\n", 8), 0);
+	snprintf(args, sizeof args, "profile --materialize '%s'", md);
+	expect_refused(args, "expected a 16-byte CVCSPOOL header");
+	/* then a FIFO named like a spool beside it */
+	cr_assert_eq(mkfifo(tu_path(md, "cvc-a.spool"), 0600), 0);
 	snprintf(args, sizeof args, "timeout -k 5 30 '%s' profile --materialize '%s'", CVC_TOOL, md);
 	rc = tu_run(args, NULL, &err);
 	cr_expect_eq(rc, 2, "exit %d (124: it hung on the FIFO): %s", rc, err);
