@@ -471,17 +471,13 @@ static size_t prefix_len(const struct entry *e, const char *norm)
 	return best;
 }
 
-const cvc_hw_spec *cvc_hw_catalog_lookup(const cvc_hw_catalog *cat, const char *name)
+/* name folded with the vendor words taken off ("NVIDIA H100" -> "h100"). */
+static const char *fold_name(const char *name, char *norm, size_t len)
 {
 	static const char *const prefixes[] = {"nvidia", "tesla", "amd", "instinct", "geforce"};
-	char norm[160], *q = norm;
-	const struct entry *best = NULL;
-	size_t best_len = 0;
+	const char *q = norm;
 
-	if (!cat || !name)
-		return NULL;
-	cvc_name_fold(name, norm, sizeof norm);
-	/* Vendor words carry no information once the model number is there. */
+	cvc_name_fold(name, norm, len);
 	for (int again = 1; again;) {
 		again = 0;
 		for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
@@ -493,6 +489,19 @@ const cvc_hw_spec *cvc_hw_catalog_lookup(const cvc_hw_catalog *cat, const char *
 			}
 		}
 	}
+	return q;
+}
+
+const cvc_hw_spec *cvc_hw_catalog_lookup(const cvc_hw_catalog *cat, const char *name)
+{
+	char norm[160];
+	const char *q;
+	const struct entry *best = NULL;
+	size_t best_len = 0;
+
+	if (!cat || !name)
+		return NULL;
+	q = fold_name(name, norm, sizeof norm);
 	if (!*q)
 		return NULL;
 	/* a canonical name before any alias: "gb200-nvl72" is the system
@@ -519,27 +528,6 @@ const cvc_hw_spec *cvc_hw_catalog_lookup(const cvc_hw_catalog *cat, const char *
 		}
 	}
 	return best && best_len >= 4 ? &best->spec : NULL;
-}
-
-/* name folded with the vendor words taken off ("NVIDIA H100" -> "h100"). */
-static const char *fold_name(const char *name, char *norm, size_t len)
-{
-	static const char *const prefixes[] = {"nvidia", "tesla", "amd", "instinct", "geforce"};
-	const char *q = norm;
-
-	cvc_name_fold(name, norm, len);
-	for (int again = 1; again;) {
-		again = 0;
-		for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
-			size_t pl = strlen(prefixes[i]);
-
-			if (strncmp(q, prefixes[i], pl) == 0 && q[pl]) {
-				q += pl;
-				again = 1;
-			}
-		}
-	}
-	return q;
 }
 
 static int kind_ok(const struct entry *e, const char *kind)
