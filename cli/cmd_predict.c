@@ -2,9 +2,13 @@
  * cmd_predict.c - `cvc predict gemm|<collective>`: one prediction (or a
  * CSV of GEMM shapes) from the fitted models of a db, carried over from
  * the closest fitted GPU, or from the spec sheet; always says which.
+ * --format table|csv|json prints a prediction, or the CSV of shapes, as a
+ * table (cli_table_print); the CSV of shapes defaults to csv in a pipe and
+ * table at a terminal, one prediction to a sentence.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +19,13 @@
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_model.h"
+#include "cvc/cvc_report.h"
 
 static const char synopsis[] =
-	"gemm --m M --n N --k K [--b B] [--dtype DT] --gpu NAME [--db PATH] [--csv FILE]\n"
+	"gemm --m M --n N --k K [--b B] [--dtype DT] --gpu NAME [--db PATH] [--csv FILE] [--format FMT]\n"
 	"   or: cvc predict allreduce|allgather|reducescatter|alltoall|broadcast|reduce|sendrecv\n"
-	"       --bytes SIZE --gpus N [--per-node N] [--algo auto|ring|tree] --system NAME [--db PATH]";
+	"       --bytes SIZE --gpus N [--per-node N] [--algo auto|ring|tree] --system NAME [--db PATH]\n"
+	"       [--format FMT]";
 
 #define CSV_LINE_MAX 4096
 
@@ -37,11 +43,19 @@ static void norm_field(const char *s, char *out, size_t cap)
 	out[j] = '\0';
 }
 
-static int predict_csv(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt)
+/*
+ * The shapes of path with a time_us column added, as CSV to out: each line
+ * as read, so the file's own columns pass through to the byte.  With
+ * max_rows > 0, more shapes than that is an error (a table held in memory).
+ * Returns an exit code.
+ */
+static int predict_csv(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt, FILE *out,
+		       long max_rows)
 {
 	FILE *f = fopen(path, "r");
 	char line[CSV_LINE_MAX], copy[CSV_LINE_MAX];
 	int col[4] = {-1, -1, -1, -1}, lineno = 0, rc = 0;
+	long rows = 0;
 	static const char *const names[4] = {"m", "n", "k", "b"};
 
 	if (!f) {
@@ -89,7 +103,7 @@ static int predict_csv(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt
 					       "(and optionally b)", path, lineno);
 				goto out;
 			}
-			printf("%s,time_us\n", line);
+			fprintf(out, "%s,time_us\n", line);
 			continue;
 		}
 		for (int c = 0; c < 4; c++) {
@@ -102,7 +116,12 @@ static int predict_csv(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt
 				goto out;
 			}
 		}
-		printf("%s,%.3f\n", line, cvc_model_gemm_us(ms, v[0], v[1], v[2], v[3], dt));
+		if (max_rows > 0 && ++rows > max_rows) {
+			rc = cli_error("'%s': line %d: more than %ld shapes to show as a table; "
+				       "--format csv streams any number", path, lineno, max_rows);
+			goto out;
+		}
+		fprintf(out, "%s,%.3f\n", line, cvc_model_gemm_us(ms, v[0], v[1], v[2], v[3], dt));
 	}
 	if (ferror(f))
 		rc = cli_fail(CVC_ERR_IO, "'%s': read error", path);
@@ -113,10 +132,99 @@ out:
 	return rc;
 }
 
+/* The CSV text buf[0..len) of predictions, printed in format. */
+static int print_as(const char *what, const char *buf, size_t len, const char *format)
+{
+	cvc_rep_table *t = NULL;
+	char err[1024];
+	cvc_status st = cvc_rep_table_parse(what, buf, len, &t, err, sizeof err);
+
+	if (st)
+		return cli_fail(st, "%s", err);
+	cli_table_print(t, format);
+	cvc_rep_table_free(t);
+	return 0;
+}
+
+/* The shapes file's predictions: streamed as CSV, or held and printed as a
+ * table or JSON. */
+static int predict_shapes(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt,
+			  const char *format)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int rc;
+
+	if (strcmp(format, "csv") == 0)
+		return predict_csv(ms, path, dt, stdout, 0);
+	if (!(mem = open_memstream(&buf, &len)))
+		return cli_fail(CVC_ERR_NOMEM, "predict: out of memory");
+	rc = predict_csv(ms, path, dt, mem, CVC_REP_MAX_ROWS);
+	if (fclose(mem) && !rc)
+		rc = cli_fail(CVC_ERR_NOMEM, "predict: out of memory");
+	if (!rc)
+		rc = print_as(path, buf, len, format);
+	free(buf);
+	return rc;
+}
+
+/*
+ * One prediction as a one-row table in format: a GEMM (bmnk: b, m, n, k)
+ * or a collective (bgp: bytes, gpus, per_node; 0 per_node: the system's).
+ */
+static int predict_one_row(const cvc_modelset *ms, const cvc_hw_spec *spec, int is_gemm,
+			   cvc_model_coll coll, cvc_hw_dtype dt, const int64_t *bmnk,
+			   const int64_t *bgp, int algo, const char *format)
+{
+	static const char *const gcols[] = {"gpu", "dtype", "b", "m", "n", "k", "time_us",
+					    "tflops", "model"};
+	static const char *const ccols[] = {"collective", "system", "bytes", "gpus", "per_node",
+					    "time_us", "algbw_gbps", "busbw_gbps", "model"};
+	cvc_rep_table *t = is_gemm ? cvc_rep_table_new("predict", NULL, 9, gcols)
+				   : cvc_rep_table_new("predict", NULL, 9, ccols);
+	long r = t ? cvc_rep_table_add_row(t) : -1;
+	int bad = r < 0;
+
+	if (!bad && is_gemm) {
+		double us = cvc_model_gemm_us(ms, bmnk[1], bmnk[2], bmnk[3], bmnk[0], dt);
+		double fl = 2.0 * (double)bmnk[0] * (double)bmnk[1] * (double)bmnk[2] *
+			    (double)bmnk[3];
+
+		bad = cvc_rep_table_set_str(t, 0, 0, spec->name) ||
+		      cvc_rep_table_set_str(t, 0, 1, cvc_hw_dtype_name(dt)) ||
+		      cvc_rep_table_set_str(t, 0, 8, cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0));
+		for (size_t c = 0; c < 4; c++)
+			cvc_rep_table_set_num(t, 0, 2 + c, (double)bmnk[c]);
+		cvc_rep_table_set_num(t, 0, 6, us);
+		cvc_rep_table_set_num(t, 0, 7, us > 0 ? fl / us / 1e6 : NAN);
+	} else if (!bad) {
+		int pn = bgp[2] > 0 ? (int)bgp[2] : cvc_hw_domain(spec);
+		const char *origin = "";
+		double us = cvc_model_collective_algo_us(ms, coll, bgp[0], (int)bgp[1], pn, NULL, algo,
+							 &origin);
+		double f = cvc_model_busbw_factor(coll, (int)bgp[1]);
+
+		bad = cvc_rep_table_set_str(t, 0, 0, cvc_model_coll_name(coll)) ||
+		      cvc_rep_table_set_str(t, 0, 1, spec->name) ||
+		      cvc_rep_table_set_str(t, 0, 8, origin);
+		cvc_rep_table_set_num(t, 0, 2, (double)bgp[0]);
+		cvc_rep_table_set_num(t, 0, 3, (double)bgp[1]);
+		cvc_rep_table_set_num(t, 0, 4, pn);
+		cvc_rep_table_set_num(t, 0, 5, us);
+		cvc_rep_table_set_num(t, 0, 6, us > 0 ? (double)bgp[0] / us / 1e3 : NAN);
+		cvc_rep_table_set_num(t, 0, 7, us > 0 ? f * (double)bgp[0] / us / 1e3 : NAN);
+	}
+	if (!bad)
+		cli_table_print(t, format);
+	cvc_rep_table_free(t);
+	return bad ? cli_fail(CVC_ERR_NOMEM, "predict: out of memory") : 0;
+}
+
 int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 {
 	const char *dbpath = NULL, *gpu = NULL, *system = NULL, *dtype = "bf16", *csv = NULL;
-	const char *bytes_s = NULL, *catalog = NULL, *algo_s = NULL;
+	const char *bytes_s = NULL, *catalog = NULL, *algo_s = NULL, *format = NULL;
 	long long m = 0, n = 0, k = 0, b = 1, gpus = 0, per_node = 0, bytes = 0;
 	int force = 0;
 	int npos = 0, rc;
@@ -138,6 +246,9 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 		 "also use fits the quality gate keeps out (see 'cvc models show ID')", NULL},
 		{"algo", 0, CLI_STR, &algo_s, "NAME",
 		 "NCCL algorithm across nodes: auto (default, the fastest), ring, tree", NULL},
+		{"format", 'f', CLI_CHOICE, &format, "FMT",
+		 "a table (--csv: default at a terminal), csv (--csv: default in a pipe) or json; "
+		 "one prediction without it: a sentence", CLI_FORMATS},
 		{0},
 	};
 	cvc_hw_catalog *cat = NULL;
@@ -201,7 +312,12 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 	}
 	if (is_gemm && csv) {
 		fprintf(stderr, "model: %s\n", cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0));
-		rc = predict_csv(ms, csv, dt);
+		rc = predict_shapes(ms, csv, dt, cli_format_default(format, "csv"));
+		goto out;
+	}
+	if (format) {
+		rc = predict_one_row(ms, spec, is_gemm, coll, dt, (int64_t[]){b, m, n, k},
+				     (int64_t[]){bytes, gpus, per_node}, algo, format);
 		goto out;
 	}
 	if (is_gemm) {

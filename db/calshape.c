@@ -106,6 +106,21 @@ void cvc_cal_shape_csv(FILE *f, const cvc_cal_shape *s)
 		s->per_node);
 }
 
+const char *cvc_cal_result_header(int kind)
+{
+	switch (kind) {
+	case CVC_CAL_GEMM:
+		return "device_key,b,m,n,k,dtype,flops_per_sec,time_us,origin\n";
+	case CVC_CAL_ATTN:
+		return "device_key,dtype,batch,heads,kv_heads,seq_q,seq_kv,head_dim,causal,"
+		       "backward,time_us,softmax_us,method\n";
+	case CVC_CAL_MEM:
+		return "device_key,class,bytes,time_us,gbps\n";
+	default:
+		return NULL;
+	}
+}
+
 #define CSV_LINE_CAP 4096
 #define PLAN_MAX_FIELDS 64
 

@@ -76,4 +76,14 @@ CVC_API cvc_status cvc_cal_plan_read_csv(const char *path, cvc_cal_shape **out, 
 CVC_API void cvc_cal_shape_csv_header(FILE *f);
 CVC_API void cvc_cal_shape_csv(FILE *f, const cvc_cal_shape *s);
 
+/*
+ * The header line (with its newline) of the result table the runner writes
+ * for kind, <name>.r<rank>.csv in its --out folder: gemm (XLA's matmul
+ * table columns, so cvc fit reads it as one), attention, membound; NULL
+ * for a collective (an nccl-tests log) or a kind out of range.  Here, not
+ * in the runner, so that the column dictionary (cvc help columns) is
+ * checked against the columns the runner writes without a GPU.
+ */
+CVC_API const char *cvc_cal_result_header(int kind);
+
 #endif

@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 
+#include "cvc/cvc_calshape.h"
 #include "cvc/cvc_project.h"
 #include "cvc/cvc_report.h"
 #include "testutil.h"
@@ -173,6 +174,11 @@ Test(columns, every_command_column_has_an_entry, .timeout = 300)
 		{"validate", "validate v.csv"},
 		{"predict --csv", "predict gemm --gpu H100 --csv shapes.csv"},
 		{"calibrate --plan", "calibrate --plan --csv plan.csv >/dev/null && cat plan.csv"},
+		{"project --models", "project --models"},
+		{"predict gemm --format", "predict gemm --gpu H100 --m 64 --n 64 --k 64 --format csv"},
+		{"predict <collective> --format",
+		 "predict allreduce --bytes 1MiB --gpus 8 --system dgx-h100 --format csv"},
+		{"help columns", "help columns --format csv"},
 	};
 	char dir[1024], args[16384], *dict = commands_dictionary(), *err = NULL, *out = NULL;
 	const char *trace = tu_shared("traces/hta-nccl-args-a100-w2/nccl_data.json.gz");
@@ -201,5 +207,32 @@ Test(columns, every_command_column_has_an_entry, .timeout = 300)
 		free(err);
 	}
 	cr_assert_eq(bad, 0, "%d command columns without an entry", bad);
+	free(dict);
+}
+
+/* The tables the calibration runner writes on a GPU (gemm.rR.csv, ...):
+ * their headers are the library's (cvc_cal_result_header), so each column
+ * is checked here without a GPU. */
+Test(columns, every_calibration_result_column_has_an_entry)
+{
+	char *dict = commands_dictionary(), table[64], header[512];
+	int bad = 0, tables = 0;
+
+	for (int k = 0; k < CVC_CAL_NKIND; k++) {
+		const char *h = cvc_cal_result_header(k);
+		char *nl;
+
+		if (!h)
+			continue;
+		snprintf(table, sizeof table, "calibrate %s.rR.csv", cvc_cal_kind_name(k));
+		snprintf(header, sizeof header, "%s", h);
+		nl = strchr(header, '\n');
+		cr_assert(nl && nl[1] == '\0', "%s: one header line", table);
+		*nl = '\0';
+		bad += unknown_columns(table, header, cmd_ok, dict);
+		tables++;
+	}
+	cr_assert_eq(tables, 3, "%d result tables", tables);
+	cr_assert_eq(bad, 0, "%d calibration result columns without an entry", bad);
 	free(dict);
 }

@@ -735,10 +735,9 @@ int main(int argc, char **argv)
 		rc = die(1, "rank %d: cublasLtCreate failed", ev->rank);
 		goto out;
 	}
-	ev->gemm_f = open_out(ev, "gemm", "device_key,b,m,n,k,dtype,flops_per_sec,time_us,origin\n");
-	ev->attn_f = open_out(ev, "attention", "device_key,dtype,batch,heads,kv_heads,seq_q,seq_kv,"
-			      "head_dim,causal,backward,time_us,softmax_us,method\n");
-	ev->mem_f = open_out(ev, "membound", "device_key,class,bytes,time_us,gbps\n");
+	ev->gemm_f = open_out(ev, "gemm", cvc_cal_result_header(CVC_CAL_GEMM));
+	ev->attn_f = open_out(ev, "attention", cvc_cal_result_header(CVC_CAL_ATTN));
+	ev->mem_f = open_out(ev, "membound", cvc_cal_result_header(CVC_CAL_MEM));
 	if (!ev->gemm_f || !ev->attn_f || !ev->mem_f) {
 		rc = die(1, "'%s': cannot write the result tables: %s", ev->out, strerror(errno));
 		goto out;
