@@ -122,7 +122,7 @@
 			hl.rows.filter(function (x) { return x[C('gpus')] === Number(pick.value); }).forEach(function (x) {
 				var tr = el('tr');
 				var cells = [
-					[x[C('model')]], [x[C('hw')]], [x[C('layout')], 'layout'], [cvc.fmt(x[C('tokens_per_s_per_gpu')], 'tokens_per_s_per_gpu'), 'num'],
+					[x[C('model')]], [x[C('hw')], 'hw'], [x[C('layout')], 'layout'], [cvc.fmt(x[C('tokens_per_s_per_gpu')], 'tokens_per_s_per_gpu'), 'num'],
 					[pctIv(x[C('comm_share')], x[C('comm_share_lo')], x[C('comm_share_hi')]), 'num iv'],
 					[pctIv(x[C('exposed_share')], x[C('exposed_share_lo')], x[C('exposed_share_hi')]), 'num iv'],
 					[x[C('top_exposed_type')] ? x[C('top_exposed_type')].toUpperCase() + ' ' + pct(x[C('top_exposed_frac')]) : 'none'],

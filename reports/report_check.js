@@ -68,6 +68,11 @@
 			['comm_share_lo', 'exposed_share_lo'].forEach(function (c) { if (x[col(hl, c)] !== null) want++; });
 		});
 		if (!rows) bad.push('headline: no rows');
+		/* the whole table in view at the page's width: a column cut off
+		   behind a scroll bar is an answer half read */
+		var wrap = t.parentNode;
+		if (wrap.scrollWidth > wrap.clientWidth + 1)
+			bad.push('headline: table ' + wrap.scrollWidth + ' px wide in ' + wrap.clientWidth + ' px: columns cut off');
 		if (iv < want) bad.push('headline: ' + iv + ' of ' + want + ' intervals shown');
 		/* every GPU count of the study on the first screen */
 		var counts = cvc.uniq(cvc.column(hl, 'gpus')).length, shown = 0;

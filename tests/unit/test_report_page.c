@@ -299,3 +299,24 @@ Test(report_page, answer_covers_every_count_above_the_fold, .timeout = 400)
 			   "</script>",
 			   "below the first screen");
 }
+
+/* The best-layout table in view at 1400 px: the shipped study's scaled
+ * GPU ("gb300-nvl72 compute x3.3 hbm_bw x1.6 intra_bw x2 inter_bw x2")
+ * did not wrap and pushed the next-generation columns behind a scroll bar
+ * (1509 px of table in 1278 px).  A page whose cells do not wrap fails. */
+Test(report_page, answer_table_in_view_at_1400px, .timeout = 400)
+{
+	struct page pg;
+
+	if (!chromium())
+		cr_skip_test("chromium is not installed (apt-get install chromium)");
+	make_page(&pg);
+	verdict_and_tamper(&pg, "CVC-SELFCHECK PASS", "wide.html",
+			   "<style>table.headline td, table.headline th"
+			   "{white-space:nowrap !important}</style>"
+			   "<script>document.addEventListener('DOMContentLoaded',function(){"
+			   "var h=document.querySelector('#headline-table td.hw');"
+			   "if(h)h.textContent+=' compute x3.3 hbm_bw x1.6 intra_bw x2 inter_bw x2';});"
+			   "</script>",
+			   "columns cut off");
+}
