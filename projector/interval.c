@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cvc/cvc_base.h"
 #include "proj_internal.h"
 
 #define Z90 1.6449
@@ -193,9 +194,15 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 			if (def > 0.01)
 				warn(r->warnings, sizeof r->warnings, "%s: defaults, no measurement (%.0f%%)",
 				     name, 100 * def);
-			if (ext > 1.5)
-				warn(r->warnings, sizeof r->warnings, "%s: %.3gx past the measured range",
-				     name, ext);
+			if (ext > 1.5) {
+				/* positional (1020x, not 1.02e+03x): read on the page and
+				 * by the report's warning table */
+				char item[128], xs[40];
+
+				snprintf(item, sizeof item, "%s: %sx past the measured range", name,
+					 cvc_fmt_plain(ext, 3, xs, sizeof xs));
+				append(r->warnings, sizeof r->warnings, item);
+			}
 			if (car > 0.01 && c >= PU_COLL0)
 				warn(r->warnings, sizeof r->warnings, "%s: carried to another span or link "
 				     "(%.0f%%)", name, 100 * car);

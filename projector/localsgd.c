@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cvc/cvc_base.h"
 #include "proj_internal.h"
 
 /* Charles et al. 2025, Table 7: L(N) = A N^alpha, evaluation loss on C4 at
@@ -129,6 +130,16 @@ static void lsgd_warn(cvc_proj_result *r, const char *fmt, double x)
 	proj_warn_add(r, item);
 }
 
+/* The same with x written positionally to 3 significant figures
+ * (fmt takes it as %s): 405000000000, not 4.05e+11. */
+static void lsgd_warn_plain(cvc_proj_result *r, const char *fmt, double x)
+{
+	char item[160], xs[48];
+
+	snprintf(item, sizeof item, fmt, cvc_fmt_plain(x, 3, xs, sizeof xs));
+	proj_warn_add(r, item);
+}
+
 void proj_lsgd_apply(const cvc_proj_scenario *sc, const struct proj_params *P, int warn,
 		     cvc_proj_result *r)
 {
@@ -162,14 +173,14 @@ void proj_lsgd_apply(const cvc_proj_scenario *sc, const struct proj_params *P, i
 		lsgd_warn(r, "local sgd: loss penalty %.3g%% exceeds what more tokens buy "
 			  "(Chinchilla law): no time to the same loss", 100 * p);
 	if (N < DOM_N_LO || N > DOM_N_HI)
-		lsgd_warn(r, "local sgd: %.3g parameters outside the law's 35M-10B", N);
+		lsgd_warn_plain(r, "local sgd: %s parameters outside the law's 35M-10B", N);
 	if (M > DOM_M_HI)
 		lsgd_warn(r, "local sgd: %.0f replicas past the law's 8 (Table 10 beta extrapolated)",
 			  M);
 	if (H > DOM_H_HI)
 		lsgd_warn(r, "local sgd: H %.0f past the measured 2000", H);
 	if (D > DOM_D_PER_N * N)
-		lsgd_warn(r, "local sgd: %.3g tokens per parameter past the law's 320", D / N);
+		lsgd_warn_plain(r, "local sgd: %s tokens per parameter past the law's 320", D / N);
 	if (sc->clusters <= 1 && sc->zero >= 1 && M > 1)
 		lsgd_warn(r, "local sgd: ZeRO %.0f shards across replicas that sync every H steps "
 			  "(priced as if it could)", sc->zero);

@@ -179,9 +179,14 @@ const char *rep_fmt_num(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.0f", v);
 		return buf;
 	}
-	/* Shortest text that reads back exactly: the page, CSV and JSON agree. */
+	/* Shortest text that reads back exactly: the page, CSV and JSON agree.
+	 * Positional, never an exponent (0.000055, not 5.5e-05: a spreadsheet
+	 * or a reader takes both, a person only one), where it fits buf. */
 	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, len, "%.*g", prec, v);
+		if (fabs(v) >= 1e-12 && fabs(v) < 1e21 && len >= 40)
+			cvc_fmt_plain(v, prec, buf, len);
+		else
+			snprintf(buf, len, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
 			break;
 	}
