@@ -29,23 +29,44 @@ struct recipe {
 	int recompute;     /* CVC_PROJ_RECOMP_* */
 	const char *modules; /* Megatron-Core's --recompute-modules, ',' joined */
 	const char *source;
+	double pp, ep;       /* the recipe's layout, which a row must have; 0: any */
 };
 
 #define NANO "nemotron-3-nano-30b-a3b"
 #define MB "NVIDIA-NeMo/Megatron-Bridge perf_recipes/nemotronh/"
+#define DSV3 "deepseek-v3"
+#define DS "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/deepseek/"
 
 static const struct recipe recipes[] = {
 	{NANO, "H100-SXM", CVC_PROJ_FP8, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE,
 	 "moe,layernorm,core_attn,moe_act",
-	 MB "h100/nemotronh.py @d861fb2f nemotron_3_nano_pretrain_16gpu_h100_fp8cs_config"},
+	 MB "h100/nemotronh.py @d861fb2f nemotron_3_nano_pretrain_16gpu_h100_fp8cs_config", 0, 0},
 	{NANO, "H100-SXM", CVC_PROJ_BF16, -1, CVC_PROJ_RECOMP_SELECTIVE, "moe,layernorm",
-	 MB "h100/nemotronh.py @d861fb2f nemotron_3_nano_pretrain_16gpu_h100_bf16_config"},
+	 MB "h100/nemotronh.py @d861fb2f nemotron_3_nano_pretrain_16gpu_h100_bf16_config", 0, 0},
 	/* no recompute: the model recipe's recompute_granularity = None
 	 * (recipes/nemotronh/nemotron_3_nano.py @04d63863), kept by the
 	 * Blackwell performance recipes */
 	{NANO, "B200|GB200", -1, -1, CVC_PROJ_RECOMP_NONE, NULL,
 	 MB "b200/nemotronh.py @130e14d4, gb200/nemotronh.py @c830d230 "
-	    "(nemotron_3_nano_pretrain_8gpu_*_config)"},
+	    "(nemotron_3_nano_pretrain_8gpu_*_config)", 0, 0},
+	/*
+	 * DeepSeek-V3, by the layouts the recipes publish: each of these
+	 * recomputes what the same layout's recipe did in every version read
+	 * (deepseek_llm_pretrain.py @0132842, workload_base_configs.py
+	 * @0fa501a, deepseek_workload_base_configs.py @0426418); their FP8 is
+	 * current scaling (FP8_CS) or a format the row names (FP8_MX, FP8_SC).
+	 * The GB200 recipes changed their recompute between versions (mlp,
+	 * mla_up_proj, both): none is assumed there.
+	 */
+	{DSV3, "B200", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE, "mla_up_proj",
+	 DS "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_V1, "
+	    "deepseek_llm_pretrain.py @0132842 deepseek_v3_b200_256gpus_*_config", 16, 8},
+	{DSV3, "B200", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE, "mla_up_proj,mlp",
+	 DS "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2",
+	 8, 32},
+	{DSV3, "H100-SXM", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE, "mla_up_proj,mlp",
+	 DS "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_H100_V1, "
+	    "deepseek_llm_pretrain.py @0132842 deepseek_v3_h100_1024gpus_*_config", 8, 64},
 };
 
 /* Whether name is one of the '|'-separated names in list. */
@@ -105,7 +126,8 @@ void vrecipe_apply(struct vrow *r)
 		const struct recipe *e = &recipes[i];
 
 		if (strcmp(e->model, a->name) || !one_of(e->gpus, sc->gpu) ||
-		    (e->dtype >= 0 && e->dtype != sc->dtype))
+		    (e->dtype >= 0 && e->dtype != sc->dtype) || (e->pp > 0 && sc->pp != e->pp) ||
+		    (e->ep > 0 && sc->ep != e->ep))
 			continue;
 		recompute(r, e);
 		if (e->fp8_recipe >= 0 && sc->dtype == CVC_PROJ_FP8 && !r->g.recipe && fr >= 0) {

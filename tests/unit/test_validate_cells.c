@@ -698,3 +698,52 @@ Test(validate_cells, bridge_recipe_of_a_named_model)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+/*
+ * Claim: a Megatron-Bridge DeepSeek-V3 row in a layout its performance
+ * recipes publish recomputes what that recipe recomputes (PP 16 / EP 8 on
+ * B200: the MLA up projections; PP 8 / EP 32 on B200 and TP 2 / PP 8 / EP
+ * 64 on H100: those and the dense layers' MLP) with current-scaling FP8
+ * where the row names no format; GB200, whose recipes changed it between
+ * versions, and a layout no recipe has keep Megatron-Core's defaults.
+ */
+Test(validate_cells, deepseek_v3_recipes_by_layout)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,vpp,ep,micro_batch,global_batch,gpus,gpu,dtype,tokens_per_s_per_gpu,"
+		"source\n"
+		"DeepSeek-V3,61,,,4096,1,16,1,8,1,4096,256,B200 (DGX B200),fp8,2800,Megatron-Bridge\n"
+		"DeepSeek-V3,61,,,4096,1,8,2,32,1,4096,256,B200 (DGX B200),mxfp8,3300,Megatron-Bridge\n"
+		"DeepSeek-V3,61,,,4096,2,8,4,64,1,8192,1024,H100-SXM-80GB,fp8,1300,Megatron-Bridge\n"
+		"DeepSeek-V3,61,,,4096,1,4,4,64,1,4096,256,GB200 (NVL72),mxfp8,4900,Megatron-Bridge\n"
+		"DeepSeek-V3,61,,,4096,1,4,4,8,1,4096,256,B200 (DGX B200),mxfp8,3000,Megatron-Bridge\n";
+	static const char *const want[][2] = {
+		{"recompute=selective, recompute_modules=mla_up_proj (Megatron-Bridge's performance "
+		 "recipe for deepseek-v3 on B200", "fp8_recipe=current (Megatron-Bridge's"},
+		{"recompute_modules=mla_up_proj,mlp (Megatron-Bridge's performance recipe for "
+		 "deepseek-v3 on B200", "fp8_recipe=mxfp8 ('mxfp8')"},
+		{"recompute_modules=mla_up_proj,mlp (Megatron-Bridge's performance recipe for "
+		 "deepseek-v3 on H100-SXM", "fp8_recipe=current (Megatron-Bridge's"},
+		{"recompute=selective (default)", "fp8_recipe=mxfp8 ('mxfp8')"},
+		{"recompute=selective (default)", "fp8_recipe=mxfp8 ('mxfp8')"},
+	};
+	cvc_proj_validation v;
+	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
+	size_t nh = record(&p, h, 64);
+	int ca = col(h, nh, "assumed");
+
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		size_t n = record(&p, f, 64);
+
+		cr_assert_eq(n, nh, "row %zu", i + 1);
+		for (int k = 0; k < 2; k++)
+			cr_expect(strstr(f[ca], want[i][k]) != NULL, "row %zu: want '%s' in: %s",
+				  i + 1, want[i][k], f[ca]);
+		if (i >= 3)
+			cr_expect(strstr(f[ca], "performance recipe") == NULL, "row %zu: %s", i + 1,
+				  f[ca]);
+	}
+	cr_expect_eq(v.all.expressible, 5);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
