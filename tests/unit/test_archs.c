@@ -18,6 +18,7 @@
 
 #include "cvc/cvc_project.h"
 #include "projector/proj_internal.h"
+#include "testutil.h"
 
 #define MAXS 64
 
@@ -47,17 +48,8 @@ static int got_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result
  * spec-sheet defaults. */
 static void run(const char *name, const char *text, struct got *g)
 {
-	cvc_proj_study *st = NULL;
-	cvc_proj_ctx *ctx = NULL;
-
 	memset(g, 0, sizeof *g);
-	cr_assert_eq(cvc_proj_study_parse(name, text, strlen(text), &st), CVC_OK, "%s",
-		     cvc_proj_study_errmsg(st));
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, got_cb, g, NULL), CVC_OK,
-		     "%s", cvc_proj_study_errmsg(st));
-	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
+	tu_study_run(name, text, CVC_PROJ_NO_MARGINAL, got_cb, g);
 }
 
 /* The message parsing text gives (it must fail with rc). */

@@ -16,6 +16,7 @@
 
 #include "cvc/cvc_project.h"
 #include "projector/proj_internal.h"
+#include "testutil.h"
 
 #define MAXS 8
 
@@ -53,17 +54,8 @@ static int got_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result
 /* Every scenario of text, priced with the spec-sheet defaults; all valid. */
 static void run_valid(const char *text, struct got *g, int n)
 {
-	cvc_proj_study *st = NULL;
-	cvc_proj_ctx *ctx = NULL;
-
 	memset(g, 0, sizeof *g);
-	cr_assert_eq(cvc_proj_study_parse("layers.yaml", text, strlen(text), &st), CVC_OK, "%s",
-		     cvc_proj_study_errmsg(st));
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, got_cb, g, NULL), CVC_OK,
-		     "%s", cvc_proj_study_errmsg(st));
-	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
+	tu_study_run("layers.yaml", text, CVC_PROJ_NO_MARGINAL, got_cb, g);
 	cr_assert_eq(g->n, n);
 	for (int i = 0; i < n; i++)
 		cr_assert(g->r[i].valid, "scenario %d: %s", i, g->r[i].reason);

@@ -62,19 +62,11 @@ static int one_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result
 
 static void one(const char *text, int want, struct one *s)
 {
-	cvc_proj_study *st = NULL;
-	cvc_proj_ctx *ctx = NULL;
-
 	memset(s, 0, sizeof *s);
 	s->want = want;
-	cr_assert_eq(cvc_proj_study_parse("t.yaml", text, strlen(text), &st), CVC_OK, "%s",
-		     cvc_proj_study_errmsg(st));
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, 0, one_cb, s, NULL), CVC_OK);
+	tu_study_run("t.yaml", text, 0, one_cb, s);
 	cr_assert_eq(s->n, 1);
 	cr_assert(s->r.valid, "%s: %s", text, s->r.reason);
-	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
 }
 
 /* A Llama-like dense model on 8 GPUs of gpu in dtype/recipe; 128

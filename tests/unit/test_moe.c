@@ -44,17 +44,8 @@ static int got_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result
 /* Every scenario of text, priced with the spec-sheet defaults. */
 static void run(const char *text, struct got *g)
 {
-	cvc_proj_study *st = NULL;
-	cvc_proj_ctx *ctx = NULL;
-
 	memset(g, 0, sizeof *g);
-	cr_assert_eq(cvc_proj_study_parse("moe.yaml", text, strlen(text), &st), CVC_OK, "%s",
-		     cvc_proj_study_errmsg(st));
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, got_cb, g, NULL), CVC_OK,
-		     "%s", cvc_proj_study_errmsg(st));
-	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
+	tu_study_run("moe.yaml", text, CVC_PROJ_NO_MARGINAL, got_cb, g);
 }
 
 /* run(), expecting n scenarios, all of them valid. */

@@ -45,17 +45,8 @@ static int got_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result
  * valid ones unless invalid_ok. */
 static void run_n(const char *text, struct got *g, int n, int invalid_ok)
 {
-	cvc_proj_study *st = NULL;
-	cvc_proj_ctx *ctx = NULL;
-
 	memset(g, 0, sizeof *g);
-	cr_assert_eq(cvc_proj_study_parse("moerun.yaml", text, strlen(text), &st), CVC_OK, "%s",
-		     cvc_proj_study_errmsg(st));
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, got_cb, g, NULL), CVC_OK,
-		     "%s", cvc_proj_study_errmsg(st));
-	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
+	tu_study_run("moerun.yaml", text, CVC_PROJ_NO_MARGINAL, got_cb, g);
 	cr_assert_eq(g->n, n);
 	for (int i = 0; i < n && !invalid_ok; i++)
 		cr_assert(g->r[i].valid, "scenario %d: %s", i, g->r[i].reason);

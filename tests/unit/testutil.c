@@ -300,19 +300,26 @@ static int first_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_resu
 	return 0;
 }
 
-int tu_proj_first(const char *yaml, struct cvc_proj_scenario *sc, struct cvc_proj_result *r)
+void tu_study_run(const char *name, const char *yaml, int flags, cvc_proj_cb cb, void *user)
 {
 	cvc_proj_study *st = NULL;
 	cvc_proj_ctx *ctx = NULL;
+
+	cr_assert_eq(cvc_proj_study_parse(name, yaml, strlen(yaml), &st), CVC_OK, "%s",
+		     cvc_proj_study_errmsg(st));
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_proj_study_run(st, ctx, flags, cb, user, NULL), CVC_OK, "%s",
+		     cvc_proj_study_errmsg(st));
+	cvc_proj_ctx_free(ctx);
+	cvc_proj_study_free(st);
+}
+
+int tu_proj_first(const char *yaml, struct cvc_proj_scenario *sc, struct cvc_proj_result *r)
+{
 	struct first_of f;
 
 	memset(&f, 0, sizeof f);
-	cr_assert_eq(cvc_proj_study_parse("t.yaml", yaml, strlen(yaml), &st), CVC_OK, "%s",
-		     cvc_proj_study_errmsg(st));
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, first_cb, &f, NULL), CVC_OK);
-	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
+	tu_study_run("t.yaml", yaml, CVC_PROJ_NO_MARGINAL, first_cb, &f);
 	if (sc)
 		*sc = f.sc;
 	if (r)

@@ -111,6 +111,15 @@ struct cvc_db *tu_import(const char *path, const char *dbname);
 void tu_scenario(struct cvc_proj_scenario *sc, const char *gpu, int gpus, int tp, int pp);
 
 /*
+ * Parses yaml as if read from file name and runs it with flags and the
+ * spec-sheet models, cb called per scenario; a study that does not parse or
+ * run fails the test with the study's message.
+ */
+void tu_study_run(const char *name, const char *yaml, int flags,
+		  int (*cb)(void *, const struct cvc_proj_scenario *, const struct cvc_proj_result *),
+		  void *user);
+
+/*
  * Runs a study given as YAML text (no marginal half-GPU runs, spec-sheet
  * models) and copies its first scenario, as a study run hands it (dp and
  * defaults derived), and that scenario's result; either may be NULL.  A
