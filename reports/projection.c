@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_project.h"
 #include "rep_proj.h"
 
@@ -135,8 +136,13 @@ double rep_comm_share(const cvc_rep_table *sc, size_t r, const struct rep_roles 
 {
 	double comm = rep_num(sc, r, ro->col[REP_ROLE_COMM]);
 	double step = rep_num(sc, r, ro->col[REP_ROLE_STEP]);
-	double v = isfinite(comm) && step > 0 ? comm / step
-					      : rep_num(sc, r, ro->col[REP_ROLE_COMM_SHARE]);
+	cvc_shares sh;
+	double v;
+
+	/* the definition analyze and the projector use (cvc_shares_of) */
+	cvc_shares_of(step, NAN, comm, NAN, &sh);
+	v = isfinite(comm) && step > 0 ? sh.comm_share
+				       : rep_num(sc, r, ro->col[REP_ROLE_COMM_SHARE]);
 
 	if (lo)
 		*lo = ro->share_iv ? rep_num(sc, r, cvc_rep_table_find(sc, "comm_share_lo")) : NAN;
