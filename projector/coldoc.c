@@ -61,7 +61,7 @@ static const struct coldoc docs[] = {
 	{"recompute_modules", "text", "Megatron-Core's --recompute-modules"},
 	{"optimizer", "text", "adam or sgd"},
 	{"attention", "text", "attention kernel: flash, unfused, cudnn, fa1, fa2, fa4"},
-	{"framework", "text", "megatron or pytorch (bucket sizes, overlaps)"},
+	{"framework", "text", "megatron, pytorch or torchtitan (bucket sizes, overlaps, recompute)"},
 	{"fp8_recipe", "text", "fp8 scaling: delayed, current, mxfp8, blockwise"},
 	{"fp8_attention", "0/1", "1: attention in fp8 too"},
 	{"dropout", "0/1", "1: dropout kernels priced"},

@@ -683,6 +683,12 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 		n_moe += PROJ_KIND_FFN(kd) == PROJ_FK_MOE ? N[kd] : 0;
 		if (PROJ_KIND_FFN(kd) == PROJ_FK_DENSE)
 			mlp += x->moe ? N[kd] * (2 * s * w - 2 * s * wmix) : N[kd] * 2 * s * xk.ffw;
+		if ((x->rcm & PROJ_RC_ALTMM) && !xk.mla &&
+		    (xk.mixer == PROJ_MIX_ATTN || xk.mixer == PROJ_MIX_LOCAL))
+			/* torchtitan's op policy: wk and wo again (project.c op_sac_gemms()) */
+			extra += N[kd] * 2 * s * h * (xk.g * xk.dh + xk.a * xk.dv);
+		if ((x->rcm & PROJ_RC_ALTMM) && PROJ_KIND_FFN(kd) == PROJ_FK_DENSE && !xk.moe)
+			extra += N[kd] * 2 * s * h * xk.f; /* w3, the gate's half */
 	}
 	if (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && (x->rcm & ~PROJ_RC_CORE)) {
 		/* the GEMMs of the other modules selective recompute names */

@@ -50,7 +50,7 @@ const struct proj_field proj_fields[] = {
 	STR("training", "recompute_modules", recompute_modules),
 	ENUM("training", "optimizer", optimizer, "adam|sgd"),
 	ENUM("training", "attention", attention, "flash|unfused|cudnn|fa2|fa4|fa1"),
-	ENUM("training", "framework", framework, "megatron|pytorch"),
+	ENUM("training", "framework", framework, "megatron|pytorch|torchtitan"),
 	ENUM("training", "fp8_recipe", fp8_recipe, "delayed|current|mxfp8|blockwise"),
 	FLAG("training", "fp8_attention", fp8_attention),
 	FLAG("training", "dropout", dropout),

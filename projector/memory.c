@@ -119,7 +119,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	double t = sc->tp, pp = sc->pp, v = sc->vpp >= 1 ? sc->vpp : 1, sh = proj_shard_of(sc);
 	double sh_w = sc->zero >= 3 ? sh : 1, sh_g = sc->zero >= 2 ? sh : 1;
 	double sh_o = sc->zero >= 1 ? sh : 1, fp32 = sc->dtype == CVC_PROJ_FP32;
-	int torch = sc->framework == CVC_PROJ_FW_PYTORCH;
+	int torch = sc->framework != CVC_PROJ_FW_MEGATRON;
 	double wb, gb, ob, fml[3], act = 0, params, buf, in3 = 0, p_unit = 0, act_max = 0;
 	double act_k[PROJ_NKIND] = {0};
 	int ord[PROJ_NKIND], nord = proj_kinds_order(sc, ord);

@@ -216,7 +216,10 @@ struct proj_ccache *proj_ctx_ccache(cvc_proj_ctx *ctx);
 /* Megatron-Core's --recompute-modules, one bit each */
 enum {
 	PROJ_RC_CORE = 1, PROJ_RC_MOE_ACT = 2, PROJ_RC_NORM = 4, PROJ_RC_MLA_UP = 8,
-	PROJ_RC_MLP = 16, PROJ_RC_MOE = 32, PROJ_RC_SHARED = 64
+	PROJ_RC_MLP = 16, PROJ_RC_MOE = 32, PROJ_RC_SHARED = 64,
+	/* torchtitan's per-op selective checkpointing: every second matmul
+	 * of a block forward again (project.c op_sac_gemms()) */
+	PROJ_RC_ALTMM = 128
 };
 /* The modules named in text (words split by spaces, commas, brackets or
  * quotes; "" = core_attn, Megatron-Core's default) into *mask; NULL, or

@@ -133,7 +133,12 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	if (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE) {
 		char bad[80];
 
-		if (!sc->recompute_modules || !sc->recompute_modules[0])
+		if ((!sc->recompute_modules || !sc->recompute_modules[0]) &&
+		    sc->framework == CVC_PROJ_FW_TORCHTITAN)
+			/* torchtitan's selective "op" policy: the norms and the
+			 * activation again, and every second matmul */
+			x->rcm = PROJ_RC_NORM | PROJ_RC_ALTMM;
+		else if (!sc->recompute_modules || !sc->recompute_modules[0])
 			x->rcm = PROJ_RC_CORE;
 		else if (proj_recompute_modules(sc->recompute_modules, &x->rcm, bad, sizeof bad))
 			x->rcm = PROJ_RC_CORE; /* refused by proj_finalize() */
@@ -192,7 +197,7 @@ void proj_sink_init(struct proj_sink *k, const cvc_proj_scenario *sc, const stru
 		k->attn_backend = CVC_ATTN_FA1;
 		break;
 	default: /* the framework's own choice on the GPU generation priced */
-		k->attn_backend = sc->framework == CVC_PROJ_FW_PYTORCH ? CVC_ATTN_DEFAULT_TORCH
+		k->attn_backend = sc->framework != CVC_PROJ_FW_MEGATRON ? CVC_ATTN_DEFAULT_TORCH
 								       : CVC_ATTN_DEFAULT_TE;
 	}
 	/* equal to the pricer's: pricers are keyed by these scale factors */
@@ -444,6 +449,34 @@ static double mla_gemm_ops(struct proj_sink *k, const struct proj_shape *x, doub
 	return f;
 }
 
+/*
+ * torchtitan's selective activation checkpointing, option "op"
+ * (torchtitan/parallelisms/parallelize_llama.py @9dec370, the commit of
+ * its 2024-12 H100 benchmarks; torchtitan/distributed/
+ * activation_checkpoint.py later): a block saves the outputs of SDPA, of
+ * reduce-scatters and of every odd matmul and recomputes all the rest in
+ * backward, its matmuls counted in call order.  A Llama block calls wq,
+ * wk, wv, wo, w1, w3, w2: wk, wo and w3 (the up projection's gate half)
+ * run forward again; the norms and the activation too (layer_mem_ops()).
+ * Other blocks (MLA, Mamba, MoE) call theirs in an order cvc does not
+ * follow: only a plain attention block's are priced.
+ */
+static void op_sac_gemms(struct proj_sink *k, const struct proj_shape *x,
+			 const struct proj_layer_runs *n, struct proj_layer_gemms *G)
+{
+	double d, w;
+
+	if ((x->mixer != PROJ_MIX_ATTN && x->mixer != PROJ_MIX_LOCAL) || x->mla)
+		return;
+	G->rc_gemm += proj_gemm3(k, x->dtype, x->T, x->g * x->dh / x->t, x->h, n->cb, 0, 0, 1, 1,
+				 1, &d, &w);
+	G->rc_gemm += proj_gemm3(k, x->dtype, x->T, x->h, x->a * x->dv / x->t, n->cb, 0, 0, 1, 1,
+				 1, &d, &w);
+	if (!x->moe && !x->noffn)
+		G->rc_gemm += proj_gemm3(k, x->dtype, x->T, x->f / x->t, x->h, n->cb, 0, 0, 1, 1, 1,
+					 &d, &w);
+}
+
 /* GEMMs: QKV, attention output projection, FFN up(+gate), down.  TP
  * overlap splits the GEMMs next to the overlapped collective. */
 static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
@@ -478,6 +511,8 @@ static void layer_gemm_ops(struct proj_sink *k, const struct proj_shape *x,
 				     x->rs_ovl ? TP_RS_SPLITS : 1, x->ag_ovl ? tsplit : 1, rs_slow,
 				     &G->pr_d, &G->pr_w);
 	}
+	if (x->rcm & PROJ_RC_ALTMM)
+		op_sac_gemms(k, x, n, G);
 	if (x->noffn)
 		return;
 	if (x->moe) {
@@ -618,7 +653,7 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 	double nsub = (x->mixer != PROJ_MIX_NONE) + !x->noffn;
 	double f1, f2, f3 = 0, b1, b2, b3 = 0;
 	/* the activation is recomputed with moe_act or moe (MoE), mlp (dense) */
-	int act = x->moe ? PROJ_RC_MOE_ACT | PROJ_RC_MOE : PROJ_RC_MLP;
+	int act = x->moe ? PROJ_RC_MOE_ACT | PROJ_RC_MOE : PROJ_RC_MLP | PROJ_RC_ALTMM;
 	int attn = x->mixer == PROJ_MIX_ATTN || x->mixer == PROJ_MIX_LOCAL;
 
 	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th,
@@ -787,7 +822,7 @@ static void last_stage_ops(struct proj_sink *k, const struct proj_shape *x, doub
 	double Th = x->Td * x->h / (x->sp ? x->t : 1);
 	double f, b, d, w, tv = x->Td * x->V / x->tv, f1, f2, b1, b2;
 	int st = CVC_PROJ_STAGE_LAST, ldt = x->lowp ? CVC_PROJ_BF16 : x->dtype;
-	int eager = x->framework == CVC_PROJ_FW_PYTORCH;
+	int eager = x->framework != CVC_PROJ_FW_MEGATRON;
 	double R = M * (1 + x->mtp); /* runs: again per prediction module */
 
 	k->kernels = 0;

@@ -130,7 +130,7 @@ double proj_bucket_bytes(const cvc_proj_scenario *sc, double gbytes)
 {
 	if (sc->bucket_mb >= 0)
 		return sc->bucket_mb * 1e6;
-	if (sc->framework == CVC_PROJ_FW_PYTORCH)
+	if (sc->framework != CVC_PROJ_FW_MEGATRON)
 		return 25.0 * 1024 * 1024;
 	return fmax(40e6, 1e6 * sc->dp * sc->cp) * gbytes;
 }

@@ -58,6 +58,9 @@ static int framework(struct vrow *r)
 	if (vstack_megatron(st)) {
 		sc->framework = CVC_PROJ_FW_MEGATRON;
 		vrow_note(r, "framework=megatron (%s, named in the row's text)", st->name);
+	} else if (st->family == VS_TORCHTITAN) {
+		sc->framework = CVC_PROJ_FW_TORCHTITAN;
+		vrow_note(r, "framework=torchtitan (named in the row's text)");
 	} else if (st->family) {
 		sc->framework = CVC_PROJ_FW_PYTORCH;
 		vrow_note(r, "framework=pytorch (%s, named in the row's text)", st->name);

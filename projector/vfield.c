@@ -27,12 +27,13 @@ static const struct word_rule {
 	const char *words; /* vtext_has() words */
 } word_rules[] = {
 	/* the stack: Megatron's fused kernels (NeMo, Megatron-Bridge,
-	 * Megatron-DeepSpeed) or eager PyTorch (FSDP, DeepSpeed, torchtitan,
+	 * Megatron-DeepSpeed), torchtitan, or eager PyTorch (FSDP, DeepSpeed,
 	 * llm-foundry); JAX/XLA stacks match neither */
 	{"framework", "megatron",
 	 "megatron|megatron-lm|megatron-core|megatron-deepspeed|megatron-bridge|nemo|mcore|m-core"},
+	{"framework", "torchtitan", "torchtitan|titan"},
 	{"framework", "pytorch",
-	 "pytorch|torch|fsdp|fsdp2|torchtitan|titan|llm-foundry|foundry|composer|deepspeed|"
+	 "pytorch|torch|fsdp|fsdp2|llm-foundry|foundry|composer|deepspeed|"
 	 "accelerate|lightning|hugging face|huggingface|transformers|ddp|colossal-ai|colossalai|"
 	 "fairscale"},
 	/* attention: "FlashAttention-2", "cuDNN (TE)", "SDPA", "FA3", "eager" */

@@ -104,9 +104,12 @@ enum cvc_proj_attn {
 };
 /* megatron: Megatron-Core / NeMo with Transformer Engine (fused kernels:
  * vocab-parallel cross-entropy, norms and casts fused into GEMM
- * neighbours); pytorch: eager PyTorch (FSDP, DDP; llm-foundry, torchtitan
- * without compile): each op its own kernel. */
-enum cvc_proj_framework { CVC_PROJ_FW_MEGATRON = 0, CVC_PROJ_FW_PYTORCH = 1 };
+ * neighbours); pytorch: eager PyTorch (FSDP, DDP; llm-foundry): each op
+ * its own kernel; torchtitan: PyTorch as torchtitan runs it (FSDP2, its
+ * own activation checkpointing policies; docs/SCENARIOS.md). */
+enum cvc_proj_framework {
+	CVC_PROJ_FW_MEGATRON = 0, CVC_PROJ_FW_PYTORCH = 1, CVC_PROJ_FW_TORCHTITAN = 2
+};
 /* FP8 scaling recipes of Transformer Engine: delayed (per-tensor scale from
  * the amax history), current (per-tensor scale from this tensor's amax:
  * one more read of it), mxfp8 (32-element blocks, Blackwell), blockwise

@@ -488,7 +488,7 @@ Test(project_validate, enum_cells_in_published_wording)
 	const char *text =
 		"layers,hidden,heads,seq,tp,pp,global_batch,gpus,gpu,dtype,tokens_per_s_per_gpu,"
 		"framework,attention,optimizer,ffn_type"
-		RUN "torchtitan,FlashAttention-2,AdamW,gated GELU" RUN "PyTorch FSDP2,cuDNN (TE),Lion,squared ReLU"
+		RUN "torchtitan (PyTorch),FlashAttention-2,AdamW,gated GELU" RUN "PyTorch FSDP2,cuDNN (TE),Lion,squared ReLU"
 		RUN "NeMo 2.0,SDPA,adam,gelu" RUN "MaxText (JAX),flash,adam,gelu"
 		RUN "megatron,ring-attention,adam,gelu\n";
 #undef RUN
@@ -500,7 +500,7 @@ Test(project_validate, enum_cells_in_published_wording)
 	cr_expect_eq(v.all.rows, 5);
 	cr_expect_eq(v.all.expressible, 3, "%s", out);
 	static const struct { int row; const char *said; } want[] = {
-		{1, "framework=pytorch ('torchtitan')"}, {1, "attention=fa2 ('FlashAttention-2')"},
+		{1, "framework=torchtitan ('torchtitan (PyTorch)')"}, {1, "attention=fa2 ('FlashAttention-2')"},
 		{1, "optimizer=adam ('AdamW')"}, {1, "ffn_type=geglu ('gated GELU')"},
 		{2, "zero=3 ('PyTorch FSDP2')"}, {2, "attention=cudnn ('cuDNN (TE)')"},
 		{2, "optimizer=sgd ('Lion')"}, {2, "ffn_type=relu2 ('squared ReLU')"},
