@@ -1,4 +1,5 @@
 /* testutil.c - see testutil.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,57 @@ const char *tu_shared(const char *rel)
 	return buf;
 }
 
+/* The directories this test process made, removed when it exits: a run
+ * of the suite once left 1.5 GB behind it, and every rerun as much again
+ * (a 200 MB database among them), until the disk filled. */
+static char *made[256];
+static int nmade;
+
+/* Removes path and everything below it, directories made writable first
+ * (the read-only-folder tests leave some 0555); errors are ignored: this is
+ * scratch space, and one file that will not go must not fail a test. */
+static void remove_tree(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+
+	if (lstat(path, &st) != 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	chmod(path, 0700);
+	if ((d = opendir(path))) {
+		while ((e = readdir(d))) {
+			char sub[4200];
+			int n;
+
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			n = snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+			if (n > 0 && (size_t)n < sizeof sub)
+				remove_tree(sub);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+/* CVC_TEST_KEEP=1 keeps them, to look at what a test wrote. */
+static void remove_made(void)
+{
+	const char *keep = getenv("CVC_TEST_KEEP");
+
+	for (int i = 0; i < nmade; i++) {
+		if (!keep || !*keep || strcmp(keep, "0") == 0)
+			remove_tree(made[i]);
+		free(made[i]);
+	}
+	nmade = 0;
+}
+
 const char *tu_tmpdir(void)
 {
 	static char buf[4096];
@@ -39,6 +91,10 @@ const char *tu_tmpdir(void)
 	snprintf(buf, sizeof buf, "%s/cvc-test-XXXXXX", base);
 	if (!mkdtemp(buf))
 		cr_assert_fail("mkdtemp(%s): %s", buf, strerror(errno));
+	if (nmade == 0)
+		atexit(remove_made);
+	if (nmade < (int)(sizeof made / sizeof made[0]) && (made[nmade] = strdup(buf)))
+		nmade++;
 	return buf;
 }
 

@@ -22,7 +22,9 @@ struct cvc_proj_validation;
  */
 const char *tu_shared(const char *rel);
 
-/* A fresh empty directory under $CVC_TEST_TMP (or /tmp); static buffer. */
+/* A fresh empty directory under $CVC_TEST_TMP (or /tmp); static buffer.
+ * Removed with all it holds when the test process exits, unless
+ * CVC_TEST_KEEP=1. */
 const char *tu_tmpdir(void);
 
 /* Joins dir and name into a static rotating buffer (8 slots). */
