@@ -69,6 +69,7 @@ static const struct coldoc docs[] = {
 	{"shard_group", "GPUs", "hybrid sharding: GPUs a ZeRO-3 shard spans (0 = all of dp)"},
 	{"moe_router_fusion", "0/1", "1: Transformer Engine's fused router"},
 	{"moe_permute_fusion", "0/1", "1: fused token permutation"},
+	{"compile", "0/1", "framework torchtitan: 1 torch.compile over each block, 0 eager (each op a kernel)"},
 	{"cuda_graphs", "0/1", "1: the layers' kernels launched from CUDA graphs (no launch gaps, "
 			       "no host work per launch; a dropless MoE layer's routed experts "
 			       "outside them)"},

@@ -75,7 +75,7 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 				   x->tr, x->tc, x->td, x->ovl3, x->dh, x->rq, x->rkv, x->dr,
 				   x->dv, x->disp, x->disp8, x->gtopk, x->mtp, x->rcm, x->kind,
 				   x->win, x->wchunk, x->mh, x->mp, x->mn, x->mg, x->mk, x->mq,
-				   x->gated, x->esms, x->imb, x->rfuse, x->pfuse, x->tdrop};
+				   x->gated, x->esms, x->imb, x->rfuse, x->pfuse, x->tdrop, x->eager};
 	struct proj_layer_cost *lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
 	struct proj_used *u = k->p->used;
 	double before[PROJ_USED_MAX];

@@ -115,6 +115,7 @@ const struct proj_field proj_fields[] = {
 	AUTO("comm", "ep_sms", ep_sms),
 	STR("parallelism", "pp_layout", pp_layout),
 	FLAG("training", "cuda_graphs", cuda_graphs),
+	FLAG("training", "compile", compile),
 	NUM("training", "bf16_layers_first", bf16_layers_first),
 	NUM("training", "bf16_layers_last", bf16_layers_last),
 	FLAG("training", "moe_token_drop", moe_token_drop),
@@ -348,6 +349,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->dp_overlap = 1;
 	sc->bucket_mb = PROJ_AUTO; /* the framework's own (proj_bucket_bytes()) */
 	sc->tp_overlap = 0;
+	sc->compile = 1; /* torchtitan: torch.compile per block, as its benchmarks ran */
 	sc->tp_overlap_ag = -1;
 	sc->tp_overlap_rs = -1;
 	sc->ep_sms = PROJ_AUTO; /* the backend's own (cvc_model_ep_default_sms()) */

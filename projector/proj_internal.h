@@ -360,6 +360,7 @@ struct proj_shape {
 	double rq, rkv, dr, dqk, dv, attw, attw_t;
 	int mla;
 	int sp, moe, swiglu, dtype, recompute, unfused, attention, framework;
+	int eager; /* torchtitan without torch.compile: eager.c */
 	/* lowp: the layers' GEMMs in fp8 or 4 bits (the router, attention
 	 * core, logits and activations stay 16-bit); gemm_sub: their ops'
 	 * sub (1: efficiency not measured for the format, lowprec.c) */
@@ -544,6 +545,14 @@ double proj_op_ggemm(struct proj_sink *k, int dtype, double m, double n, double 
 double proj_op_attn(struct proj_sink *k, int dtype, double batch, double heads, double kv_heads,
 		    double sq, double skv, double head_dim, int backward, double count);
 double proj_op_mem(struct proj_sink *k, int cls, double bytes, double count, int stage);
+/* torchtitan's RMSNorm, SwiGLU (per element of one input) and rope (per
+ * element of q and k) as eager PyTorch runs them, over elts elements
+ * (eager.c); the time of one run, runs counted */
+double proj_eager_norm(struct proj_sink *k, const struct proj_shape *x, double elts, double runs,
+		       int backward);
+double proj_eager_act(struct proj_sink *k, const struct proj_shape *x, double elts, double runs,
+		      int backward);
+double proj_eager_rope(struct proj_sink *k, const struct proj_shape *x, double elts, double runs);
 double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, double group,
 		    double per_node, double count);
 /* An expert-parallel exchange by DeepEP or HybridEP (cvc_model_ep_call):

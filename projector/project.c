@@ -66,6 +66,7 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->unfused = sc->attention == CVC_PROJ_ATTN_UNFUSED;
 	x->attention = sc->attention;
 	x->framework = sc->framework;
+	x->eager = sc->framework == CVC_PROJ_FW_TORCHTITAN && !sc->compile;
 	x->lowp = proj_lowp_dtype(sc->dtype);
 	x->fp8_recipe = sc->fp8_recipe;
 	x->fp8_attn = x->lowp && sc->fp8_attention;
@@ -656,27 +657,31 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 	int act = x->moe ? PROJ_RC_MOE_ACT | PROJ_RC_MOE : PROJ_RC_MLP | PROJ_RC_ALTMM;
 	int attn = x->mixer == PROJ_MIX_ATTN || x->mixer == PROJ_MIX_LOCAL;
 
-	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th,
-			 nsub * proj_fwd_runs(x, n, PROJ_RC_NORM), 0);
+	/* eager torchtitan: each op of the norm and the SwiGLU a kernel (eager.c) */
+	double fe = x->Tm * x->imb * x->f / (x->moe ? x->et : x->t);
+	int eact = x->eager && x->gated;
+
+	f1 = x->eager ? proj_eager_norm(k, x, Th, nsub * proj_fwd_runs(x, n, PROJ_RC_NORM), 0)
+		      : proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th,
+				    nsub * proj_fwd_runs(x, n, PROJ_RC_NORM), 0);
 	f2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, nsub * cf, 0);
 	if (!x->noffn)
-		f3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-				 (x->gated ? 3 : 2) * x->BA * x->Tm * x->imb * x->f /
-					 (x->moe ? x->et : x->t),
-				 proj_fwd_runs(x, n, act), 0);
+		f3 = eact ? proj_eager_act(k, x, fe, proj_fwd_runs(x, n, act), 0)
+			  : proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (x->gated ? 3 : 2) * x->BA * fe,
+					proj_fwd_runs(x, n, act), 0);
 	*mf += nsub * f1 + nsub * f2 + f3;
 	G->mlp_f += f3;
 	if (x->rcm & PROJ_RC_NORM) /* input_layernorm and pre_mlp_layernorm */
 		G->rc_mem += nsub * f1;
 	if ((x->rcm & act) && !x->noffn)
 		G->rc_mem += f3;
-	b1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, nsub * cb, 0);
+	b1 = x->eager ? proj_eager_norm(k, x, Th, nsub * cb, 1)
+		      : proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, nsub * cb, 0);
 	b2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, nsub * cb, 0);
 	if (!x->noffn)
-		b3 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
-				 2 * (x->gated ? 3 : 2) * x->BA * x->Tm * x->imb * x->f /
-					 (x->moe ? x->et : x->t),
-				 cb, 0);
+		b3 = eact ? proj_eager_act(k, x, fe, cb, 1)
+			  : proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
+					2 * (x->gated ? 3 : 2) * x->BA * fe, cb, 0);
 	*mb += nsub * b1 + nsub * b2 + b3;
 	G->mlp_d += b3;
 	if (x->fs > 0 && !x->noffn) { /* the shared experts' activation */
@@ -712,10 +717,12 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 				G->rc_mem += rf;
 		}
 	} else if (x->gated && attn) { /* Llama family: rotary embedding on q and k */
-		double rb = 2 * x->BA * x->T * (x->a + x->g) * x->dh / x->t;
+		double re = x->T * (x->a + x->g) * x->dh / x->t;
 
-		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cf, 0);
-		*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, rb, cb, 0);
+		*mf += x->eager ? proj_eager_rope(k, x, re, cf)
+				: proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * x->BA * re, cf, 0);
+		*mb += x->eager ? proj_eager_rope(k, x, re, cb)
+				: proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * x->BA * re, cb, 0);
 	}
 	if (x->lowp)
 		lowp_cast_ops(k, x, cf, cb, mf, mb);

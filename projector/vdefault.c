@@ -158,6 +158,18 @@ static void feature(struct vrow *r, const char *key, const char *words, int on,
 	vrow_assume(r, "%s=%d (%s)", key, on, on ? why_on : why_off);
 }
 
+/* torchtitan's: torch.compile as the text says ("+ torch.compile", "no
+ * torch.compile"), else on, as every configuration of its published
+ * benchmarks but the eager baselines compiled
+ * (benchmarks/llama3_h100_202412_torchtitan.md, asyncTP_llama3_h100_2025-06). */
+static void torchtitan_features(struct vrow *r)
+{
+	if (r->sc.framework != CVC_PROJ_FW_TORCHTITAN)
+		return;
+	feature(r, "compile", "torch.compile|torch compile|torch_compile|--training.compile|compile",
+		1, NULL, "torchtitan's published benchmark configurations compile");
+}
+
 /* Megatron's features by stack and date; PyTorch stacks keep the defaults. */
 static void megatron_features(struct vrow *r)
 {
@@ -207,7 +219,19 @@ static int precision(struct vrow *r)
 				   proj_fields[vrow_fid(r, "dtype")].names);
 	if (!r->g.dtype)
 		vrow_assume(r, "dtype=bf16 (default)");
-	if (sc->dtype == CVC_PROJ_FP8 && !r->g.recipe) {
+	if (sc->dtype == CVC_PROJ_FP8 && !r->g.recipe && sc->framework == CVC_PROJ_FW_TORCHTITAN) {
+		/* torchao's Float8 training recipes (torchtitan docs/float8.md):
+		 * tensorwise, its default, scales each tensor by its own amax as
+		 * Transformer Engine's current scaling does; rowwise scales per
+		 * row, a GEMM cvc has no measure of */
+		if (vtext_find(r->text, "rowwise") || vtext_find(r->text, "row-wise"))
+			return vrow_cannot(r, CVC_PROJ_VWHY_UNMODELLED,
+					   "torchao's rowwise float8 recipe is none cvc prices "
+					   "(tensorwise is: fp8_recipe current)");
+		sc->fp8_recipe = CVC_PROJ_FP8_CURRENT;
+		vrow_assume(r, "fp8_recipe=current (torchao's tensorwise Float8, torchtitan's "
+			       "default: each tensor's own amax)");
+	} else if (sc->dtype == CVC_PROJ_FP8 && !r->g.recipe) {
 		sc->fp8_recipe = CVC_PROJ_FP8_DELAYED;
 		vrow_assume(r, "fp8_recipe=delayed (no recipe named: Megatron-Core's --fp8-recipe "
 			       "default)");
@@ -575,6 +599,7 @@ int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 			return 1;
 		sharding(r);
 		megatron_features(r);
+		torchtitan_features(r);
 	}
 	ffn_kind(r);
 	if (moe_and_mla(r))

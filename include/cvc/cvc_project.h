@@ -174,6 +174,10 @@ typedef struct cvc_proj_scenario {
 	 * work; an MoE layer's routed experts and their permutation stay
 	 * outside the graph (their token counts vary) unless moe_token_drop */
 	int cuda_graphs;
+	/* framework torchtitan: torch.compile over each block (its norms,
+	 * activation and rope one kernel each); 0: eager PyTorch, each op a
+	 * kernel.  Other frameworks: not read */
+	int compile;
 	/* token drop with the experts' inputs padded to their capacity
 	 * (Megatron-Core's --moe-expert-capacity-factor 1 with
 	 * --moe-pad-expert-input-to-capacity; NeMo's "tokendrop" benchmarks):

@@ -74,6 +74,34 @@ Test(torchtitan, full_recompute_is_the_same)
 	cr_expect_float_eq(t.step_s, p.step_s, 1e-9 * p.step_s);
 }
 
+/*
+ * torch.compile against eager PyTorch: eager torchtitan runs each op of
+ * its RMSNorm, SwiGLU and rope as a kernel of its own (projector/eager.c,
+ * bytes counted from the ops), compiled one kernel each.  torchtitan
+ * measured the difference on this layout (Table 1 of
+ * benchmarks/llama3_h100_202412_torchtitan.md: 5762 TPS/GPU eager, 6667
+ * compiled, 1.157x); cvc's bytes give 1.162x.  Tolerance 3%: the ablation
+ * is one run each.  Under framework pytorch the field is not read.
+ */
+Test(torchtitan, compile_fuses_what_eager_runs_op_by_op)
+{
+	cvc_proj_scenario sc;
+	cvc_proj_result c, e, p, pe;
+	double ratio, measured = 6667.0 / 5762.0;
+
+	llama8b("framework: torchtitan", &sc, &c);
+	cr_assert_eq(sc.compile, 1, "compile is the default");
+	llama8b("framework: torchtitan, compile: false", &sc, &e);
+	ratio = c.tokens_per_s_per_gpu / e.tokens_per_s_per_gpu;
+	cr_log_info("compile / eager: cvc %.3f, torchtitan measured %.3f", ratio, measured);
+	cr_expect(ratio > measured * 0.97 && ratio < measured * 1.03, "cvc %.3f, measured %.3f",
+		  ratio, measured);
+	cr_expect_float_eq(c.model_flops, e.model_flops, 1e-9 * c.model_flops);
+	llama8b("framework: pytorch", &sc, &p);
+	llama8b("framework: pytorch, compile: false", &sc, &pe);
+	cr_expect_float_eq(p.step_s, pe.step_s, 1e-12 * p.step_s);
+}
+
 /* The n-th comma-separated cell of a line without quoted cells before it. */
 static double field(const char *line, int n)
 {
@@ -124,12 +152,52 @@ Test(torchtitan, validate_reads_torchtitan_rows)
 }
 
 /*
+ * What a torchtitan row says of torch.compile decides it ("no
+ * torch.compile": eager), and Float8 without a recipe is torchao's
+ * tensorwise, priced as current scaling; its rowwise recipe is none cvc
+ * prices, said.
+ */
+Test(torchtitan, validate_reads_compile_and_float8)
+{
+	const char *text =
+		"model,layers,hidden,ffn,heads,kv_heads,vocab,seq,tp,pp,dp,zero_fsdp,micro_batch,"
+		"global_batch,gpus,gpu,dtype,recompute,tokens_per_s_per_gpu,source,notes\n"
+		"Llama3.1-8B,32,4096,14336,32,8,128256,8192,1,1,8,FSDP2,2,16,8,H100-SXM,bf16,"
+		"selective,5762,torchtitan Table 1,eager (no torch.compile)\n"
+		"Llama3.1-8B,32,4096,14336,32,8,128256,8192,1,1,8,FSDP2,2,16,8,H100-SXM,bf16,"
+		"selective,6667,torchtitan Table 1,FSDP + torch.compile\n"
+		"Llama3.1-8B,32,4096,14336,32,8,128256,8192,1,1,8,FSDP2,2,16,8,H100-SXM,fp8,"
+		"selective,8532,torchtitan Table 1,FSDP + torch.compile + Float8\n"
+		"Llama3.1-8B,32,4096,14336,32,8,128256,8192,1,1,8,FSDP2,2,16,8,H100-SXM,fp8,"
+		"selective,8532,torchtitan,Float8 rowwise\n";
+	const char *path = tu_path(tu_tmpdir(), "tc.csv");
+	cvc_proj_validation v;
+	char *out, *p, *line[5];
+
+	cr_assert_eq(tu_write(path, text, strlen(text)), 0);
+	out = tu_validate(path, NULL, &v, CVC_OK);
+	p = out;
+	for (int i = 0; i < 5; i++)
+		cr_assert(line[i] = tu_next_line(&p), "%s", out);
+	cr_expect_eq(v.all.expressible, 3, "%s", out);
+	cr_expect(strstr(line[1], "compile=0 (the row's text says so)"), "%s", line[1]);
+	cr_expect(strstr(line[2], "compile=1 (the row's text says so)"), "%s", line[2]);
+	cr_expect(strstr(line[3], "fp8_recipe=current (torchao's tensorwise"), "%s", line[3]);
+	cr_expect(strstr(line[4], "rowwise float8 recipe is none cvc prices"), "%s", line[4]);
+	cr_expect_lt(field(line[1], 21), field(line[2], 21) / 1.1, "eager %s\ncompiled %s",
+		     line[1], line[2]);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/*
  * torchtitan's own benchmark tables (tests/data/torchtitan-h100-runs.csv:
  * Llama 3.1 8B and 70B on H100 96GB HBM2e at 500 W, Tables 1-4 of
  * benchmarks/llama3_h100_202412_torchtitan.md), off the shared set.  cvc
- * prices these H100s as SXM at 700 W and does not price torch.compile,
- * so it is fast on them: MAPE 39.9% with torchtitan read as plain
- * PyTorch, 31.7% with its op policy priced.  The bound holds the second.
+ * prices these H100s as SXM at 700 W, so it is fast on them: MAPE 39.9%
+ * with torchtitan read as plain PyTorch, 31.7% with its op policy priced,
+ * 25.9% with the eager rows eager and Float8 as torchao's tensorwise.  The
+ * bound holds the last.
  */
 Test(torchtitan, published_h100_tables)
 {
@@ -140,7 +208,7 @@ Test(torchtitan, published_h100_tables)
 	cr_log_info("torchtitan H100: %d rows, MAPE %.2f%%, within 10%% %.1f%%, bias %+.2f%%",
 		    v.all.expressible, v.all.mape_pct, v.all.within10_pct, v.all.bias_pct);
 	cr_expect_eq(v.all.expressible, 8);
-	cr_expect_leq(v.all.mape_pct, 33.0, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_leq(v.all.mape_pct, 27.0, "MAPE %.2f%%", v.all.mape_pct);
 	free(out);
 	cvc_proj_validation_release(&v);
 }
