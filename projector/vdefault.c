@@ -164,10 +164,23 @@ static void feature(struct vrow *r, const char *key, const char *words, int on,
  * (benchmarks/llama3_h100_202412_torchtitan.md, asyncTP_llama3_h100_2025-06). */
 static void torchtitan_features(struct vrow *r)
 {
-	if (r->sc.framework != CVC_PROJ_FW_TORCHTITAN)
+	cvc_proj_scenario *sc = &r->sc;
+
+	if (sc->framework != CVC_PROJ_FW_TORCHTITAN)
 		return;
 	feature(r, "compile", "torch.compile|torch compile|torch_compile|--training.compile|compile",
 		1, NULL, "torchtitan's published benchmark configurations compile");
+	/* its TP plan shards the norms along the sequence (SequenceParallel)
+	 * and reduce-scatters wo's and w2's outputs: Megatron's sequence
+	 * parallelism (torchtitan parallelize_llama.py) */
+	feature(r, "sp", "sequence parallel|sequence-parallel|sequence_parallel|sp", sc->tp > 1, NULL,
+		"torchtitan's TP plan: SequenceParallel norms, reduce-scattered outputs");
+	/* async TP (SymmetricMemory) is not Transformer Engine's overlap: its
+	 * measured gain is a fraction of what cvc's tp_overlap prices */
+	if (sc->tp > 1 && vtext_switch_lower(r->text, "asynctp|async tp|async-tp|async tensor "
+				      "parallel|enable_async_tensor_parallel") > 0)
+		vrow_assume(r, "tp_overlap=0 (torchtitan's async TP is not priced: docs/MODELS.md "
+			       "\"torchtitan\")");
 }
 
 /* Megatron's features by stack and date; PyTorch stacks keep the defaults. */

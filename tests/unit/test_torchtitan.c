@@ -191,12 +191,48 @@ Test(torchtitan, validate_reads_compile_and_float8)
 }
 
 /*
+ * torchtitan's TP plan is sequence parallel (SequenceParallel norms,
+ * outputs reduce-scattered), read so for a torchtitan row with tp > 1;
+ * async TP is named as not priced.
+ */
+Test(torchtitan, validate_reads_its_tp_plan)
+{
+	const char *text =
+		"model,layers,hidden,ffn,heads,kv_heads,vocab,seq,tp,pp,dp,zero_fsdp,micro_batch,"
+		"global_batch,gpus,gpu,dtype,recompute,tokens_per_s_per_gpu,source,notes\n"
+		"Llama3.1-70B,80,8192,28672,64,8,128256,8192,8,1,32,FSDP2,16,512,256,H100-SXM,fp8,"
+		"full,829,torchtitan Table 4,2D\n"
+		"Llama3.1-70B,80,8192,28672,64,8,128256,8192,8,1,32,FSDP2,16,512,256,H100-SXM,fp8,"
+		"full,876,torchtitan Table 4,2D + AsyncTP\n"
+		"Llama3.1-70B,80,8192,28672,64,8,128256,8192,8,1,32,FSDP2,16,512,256,H100-SXM,fp8,"
+		"full,829,llm-foundry,2D\n";
+	const char *path = tu_path(tu_tmpdir(), "tp.csv");
+	cvc_proj_validation v;
+	char *out, *p, *line[4];
+
+	cr_assert_eq(tu_write(path, text, strlen(text)), 0);
+	out = tu_validate(path, NULL, &v, CVC_OK);
+	p = out;
+	for (int i = 0; i < 4; i++)
+		cr_assert(line[i] = tu_next_line(&p), "%s", out);
+	cr_expect(strstr(line[1], "sp=1 (torchtitan's TP plan"), "%s", line[1]);
+	cr_expect(!strstr(line[1], "tp_overlap"), "%s", line[1]);
+	cr_expect(strstr(line[2], "tp_overlap=0 (torchtitan's async TP is not priced"), "%s",
+		  line[2]);
+	cr_expect(strstr(line[3], "sp=0 (default)"), "%s", line[3]);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/*
  * torchtitan's own benchmark tables (tests/data/torchtitan-h100-runs.csv:
  * Llama 3.1 8B and 70B on H100 96GB HBM2e at 500 W, Tables 1-4 of
  * benchmarks/llama3_h100_202412_torchtitan.md), off the shared set.  cvc
- * prices these H100s as SXM at 700 W, so it is fast on them: MAPE 39.9%
- * with torchtitan read as plain PyTorch, 31.7% with its op policy priced,
- * 25.9% with the eager rows eager and Float8 as torchao's tensorwise.  The
+ * prices these H100s as SXM at 700 W, so it is fast on them.  On the 8
+ * rows of Tables 1-4 without async TP: MAPE 39.9% with torchtitan read as
+ * plain PyTorch, 31.7% with its op policy priced, 25.9% with the eager
+ * rows eager and Float8 as torchao's tensorwise; with its TP plan's
+ * sequence parallelism and the async TP row added (9 rows), 23.35%.  The
  * bound holds the last.
  */
 Test(torchtitan, published_h100_tables)
@@ -207,8 +243,8 @@ Test(torchtitan, published_h100_tables)
 
 	cr_log_info("torchtitan H100: %d rows, MAPE %.2f%%, within 10%% %.1f%%, bias %+.2f%%",
 		    v.all.expressible, v.all.mape_pct, v.all.within10_pct, v.all.bias_pct);
-	cr_expect_eq(v.all.expressible, 8);
-	cr_expect_leq(v.all.mape_pct, 27.0, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_eq(v.all.expressible, 9);
+	cr_expect_leq(v.all.mape_pct, 24.0, "MAPE %.2f%%", v.all.mape_pct);
 	free(out);
 	cvc_proj_validation_release(&v);
 }
