@@ -585,22 +585,30 @@ static size_t edit_distance(const char *a, const char *b)
 	return row[nb];
 }
 
+/* The next word of p (a run of letters and digits) lower-cased into w
+ * (cap bytes, the rest of an over-long word dropped), its length in *n;
+ * returns where reading goes on. */
+static const char *next_word(const char *p, char *w, size_t cap, size_t *n)
+{
+	*n = 0;
+	while (*p && !isalnum((unsigned char)*p))
+		p++;
+	for (; *p && isalnum((unsigned char)*p); p++)
+		if (*n + 1 < cap)
+			w[(*n)++] = (char)tolower((unsigned char)*p);
+	w[*n] = '\0';
+	return p;
+}
+
 /* Whether one of name's words ("A100-SXM-40GB": a100, sxm, 40gb) starts
  * with word or word with it. */
 static int has_word(const char *name, const char *word, size_t wl)
 {
 	for (const char *p = name; *p;) {
-		size_t n = 0;
+		size_t n;
 		char w[CVC_HW_NAME_MAX];
 
-		while (*p && !isalnum((unsigned char)*p))
-			p++;
-		while (p[n] && isalnum((unsigned char)p[n]) && n + 1 < sizeof w) {
-			w[n] = (char)tolower((unsigned char)p[n]);
-			n++;
-		}
-		w[n] = '\0';
-		p += n;
+		p = next_word(p, w, sizeof w, &n);
 		if (n && (strncmp(w, word, n < wl ? n : wl) == 0))
 			return 1;
 	}
@@ -614,18 +622,9 @@ static int words_shared(const struct entry *e, const char *name)
 
 	for (const char *p = name; *p;) {
 		char w[64];
-		size_t n = 0;
+		size_t n;
 
-		while (*p && !isalnum((unsigned char)*p))
-			p++;
-		while (p[n] && isalnum((unsigned char)p[n]) && n + 1 < sizeof w) {
-			w[n] = (char)tolower((unsigned char)p[n]);
-			n++;
-		}
-		w[n] = '\0';
-		p += n;
-		while (*p && isalnum((unsigned char)*p))
-			p++; /* the rest of an over-long word */
+		p = next_word(p, w, sizeof w, &n);
 		if (n && has_word(e->spec.name, w, n))
 			k++;
 	}
