@@ -135,7 +135,7 @@ cvc_status cvc_db_exec(cvc_db *db, const char *sql)
 	return CVC_OK;
 }
 
-static cvc_status pragma_int(cvc_db *db, const char *sql, int *v)
+static cvc_status pragma_i64(cvc_db *db, const char *sql, int64_t *v)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -144,12 +144,25 @@ static cvc_status pragma_int(cvc_db *db, const char *sql, int *v)
 		return db_sq_fail(db, "reading header");
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
+		/* the message is read before finalize resets it */
+		cvc_status fail = db_sq_fail(db, "reading header");
+
 		sqlite3_finalize(st);
-		return db_sq_fail(db, "reading header");
+		return fail;
 	}
-	*v = sqlite3_column_int(st, 0);
+	*v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return CVC_OK;
+}
+
+static cvc_status pragma_int(cvc_db *db, const char *sql, int *v)
+{
+	int64_t x = 0;
+	cvc_status st = pragma_i64(db, sql, &x);
+
+	if (st == CVC_OK)
+		*v = (int)x;
+	return st;
 }
 
 /* Runs the migrations from version `from` to the current one. */
@@ -169,19 +182,6 @@ static cvc_status migrate(cvc_db *db, int from)
 	return CVC_OK;
 }
 
-static cvc_status pragma_i64(cvc_db *db, const char *sql, int64_t *v)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(db->sq, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_sq_fail(db, "reading header");
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? CVC_OK : db_sq_fail(db, "reading header");
-}
 
 /* A path SQLite opens as a file of that name (not ":memory:", "" or a URI). */
 static int is_file_path(const char *path)
