@@ -356,6 +356,25 @@ Test(moerun, dualpipe_schedule)
 }
 
 /*
+ * The scenario of DeepSeek-V3's chunk pair in ../shared/traces/
+ * deepseek-train-h800-ep64/ (what it says is below, at the test against the
+ * trace); the host-time test prices the same pair.
+ */
+static const char dsv3_chunk_pair[] =
+	"model: {name: deepseek-v3, layers: 12, hidden: 7168, heads: 128, ffn: 18432,\n"
+	"        ffn_type: swiglu, vocab: 129280, experts: 256, top_k: 8, moe_ffn: 2048,\n"
+	"        shared_ffn: 2048, tie_embeddings: false, q_lora_rank: 1536,\n"
+	"        kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64,\n"
+	"        v_head_dim: 128, seq: 4096}\n"
+	"training: {global_batch: 8192, micro_batch: 1, dtype: fp8, fp8_recipe: blockwise,\n"
+	"           recompute: selective, recompute_modules: 'layernorm mla_up_proj',\n"
+	"           distributed_optimizer: true, moe_permute_fusion: true}\n"
+	"parallelism: {tp: 1, pp: 4, first_stage_layers: 2, last_stage_layers: 2, ep: 64,\n"
+	"              pp_schedule: dualpipe}\n"
+	"hardware: {gpu: H800, gpus: 256}\n"
+	"comm: {ep_dispatcher: deepep, ep_dispatch_fp8: true}\n";
+
+/*
  * Claim (issue 34): DeepSeek-V3's own chunk pair, measured with cvc's
  * importer and analyzer, is what cvc projects for a scenario of it.  The
  * trace (deepseek-ai/profile-data train.json: a forward and a backward
@@ -396,19 +415,7 @@ Test(moerun, deepseek_v3_chunk_pair_against_its_trace)
 	t_hid = (double)rows[0].hidden_ns / (double)rows[0].comm_ns;
 	cvc_breakdown_free(rows, n);
 	cvc_db_close(db);
-	run_n("model: {name: deepseek-v3, layers: 12, hidden: 7168, heads: 128, ffn: 18432,\n"
-	      "        ffn_type: swiglu, vocab: 129280, experts: 256, top_k: 8, moe_ffn: 2048,\n"
-	      "        shared_ffn: 2048, tie_embeddings: false, q_lora_rank: 1536,\n"
-	      "        kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64,\n"
-	      "        v_head_dim: 128, seq: 4096}\n"
-	      "training: {global_batch: 8192, micro_batch: 1, dtype: fp8, fp8_recipe: blockwise,\n"
-	      "           recompute: selective, recompute_modules: 'layernorm mla_up_proj',\n"
-	      "           distributed_optimizer: true, moe_permute_fusion: true}\n"
-	      "parallelism: {tp: 1, pp: 4, first_stage_layers: 2, last_stage_layers: 2, ep: 64,\n"
-	      "              pp_schedule: dualpipe}\n"
-	      "hardware: {gpu: H800, gpus: 256}\n"
-	      "comm: {ep_dispatcher: deepep, ep_dispatch_fp8: true}\n",
-	      &g, 1, 0);
+	run_n(dsv3_chunk_pair, &g, 1, 0);
 	p_comp = g.r[0].compute_s / m;
 	p_ep = g.r[0].comm_type_s[CVC_PROJ_COMM_EP] / m;
 	p_hid = g.r[0].hidden_type_s[CVC_PROJ_COMM_EP] / g.r[0].comm_type_s[CVC_PROJ_COMM_EP];
@@ -500,19 +507,7 @@ Test(moerun, host_time_of_the_chunk_pair)
 	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
 	cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "H800"), &ms), CVC_OK);
 	gap = 1e-6 * cvc_model_kernel_gap_us(ms);
-	run_n("model: {name: deepseek-v3, layers: 12, hidden: 7168, heads: 128, ffn: 18432,\n"
-	      "        ffn_type: swiglu, vocab: 129280, experts: 256, top_k: 8, moe_ffn: 2048,\n"
-	      "        shared_ffn: 2048, tie_embeddings: false, q_lora_rank: 1536,\n"
-	      "        kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64,\n"
-	      "        v_head_dim: 128, seq: 4096}\n"
-	      "training: {global_batch: 8192, micro_batch: 1, dtype: fp8, fp8_recipe: blockwise,\n"
-	      "           recompute: selective, recompute_modules: 'layernorm mla_up_proj',\n"
-	      "           distributed_optimizer: true, moe_permute_fusion: true}\n"
-	      "parallelism: {tp: 1, pp: 4, first_stage_layers: 2, last_stage_layers: 2, ep: 64,\n"
-	      "              pp_schedule: dualpipe}\n"
-	      "hardware: {gpu: H800, gpus: 256}\n"
-	      "comm: {ep_dispatcher: deepep, ep_dispatch_fp8: true}\n",
-	      &g, 1, 0);
+	run_n(dsv3_chunk_pair, &g, 1, 0);
 	launches = g.r[0].gaps_s / (m * gap);
 	cr_log_info("trace: %g kernels, host %.2f ms over %g launch intervals (%.4f us each); "
 		    "cvc: %.3f launches priced per chunk pair", kernels, busy_ns / 1e6, gaps,

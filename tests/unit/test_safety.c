@@ -36,17 +36,6 @@
 #include "cvc/cvc_profile.h"
 #include "testutil.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
-
 #define BIG_TRACE "traces/hta-ddp-v100-2rank/df_index_resolver.json.gz"
 #define NCCL_LOG "traces/nccl-tests-logs/a100x8_sendrecv_perf.md"
 #define SMALL_TRACE "traces/hta-nccl-args-a100-w2/nccl_data.json.gz"

@@ -113,6 +113,23 @@ static double field(const char *line, int n)
 	return strtod(line, NULL);
 }
 
+/* Validates text as the CSV file name in a scratch folder; its output's
+ * first n lines (the header, then one per row) into line[]; returns the
+ * output, which line[] points into (caller frees). */
+static char *validate_lines(const char *name, const char *text, char **line, int n,
+			    cvc_proj_validation *v)
+{
+	const char *path = tu_path(tu_tmpdir(), name);
+	char *out, *p;
+
+	cr_assert_eq(tu_write(path, text, strlen(text)), 0);
+	out = tu_validate(path, NULL, v, CVC_OK);
+	p = out;
+	for (int i = 0; i < n; i++)
+		cr_assert(line[i] = tu_next_line(&p), "%s", out);
+	return out;
+}
+
 /*
  * A row whose source or notes name torchtitan is priced as framework
  * torchtitan and says so; a framework cell "torchtitan" is priced the
@@ -129,16 +146,10 @@ Test(torchtitan, validate_reads_torchtitan_rows)
 		"selective,6667,torchtitan,a table\n"
 		"Llama3.1-8B,32,4096,14336,32,8,128256,8192,1,1,8,FSDP2,2,16,8,H100-SXM,bf16,"
 		"selective,6667,,llm-foundry benchmarks\n";
-	const char *path = tu_path(tu_tmpdir(), "tt.csv");
 	cvc_proj_validation v;
-	char *out, *p, *line[4];
+	char *line[4], *out = validate_lines("tt.csv", text, line, 4, &v);
 	double pred[4] = {0};
 
-	cr_assert_eq(tu_write(path, text, strlen(text)), 0);
-	out = tu_validate(path, NULL, &v, CVC_OK);
-	p = out;
-	for (int i = 0; i < 4; i++)
-		cr_assert(line[i] = tu_next_line(&p), "%s", out);
 	cr_expect(strstr(line[1], "framework=torchtitan (named in the row's text)"), "%s", line[1]);
 	cr_expect(!strstr(line[2], "framework="), "the cell is the enum's name: %s", line[2]);
 	cr_expect(strstr(line[3], "framework=pytorch (llm-foundry"), "%s", line[3]);
@@ -170,15 +181,9 @@ Test(torchtitan, validate_reads_compile_and_float8)
 		"selective,8532,torchtitan Table 1,FSDP + torch.compile + Float8\n"
 		"Llama3.1-8B,32,4096,14336,32,8,128256,8192,1,1,8,FSDP2,2,16,8,H100-SXM,fp8,"
 		"selective,8532,torchtitan,Float8 rowwise\n";
-	const char *path = tu_path(tu_tmpdir(), "tc.csv");
 	cvc_proj_validation v;
-	char *out, *p, *line[5];
+	char *line[5], *out = validate_lines("tc.csv", text, line, 5, &v);
 
-	cr_assert_eq(tu_write(path, text, strlen(text)), 0);
-	out = tu_validate(path, NULL, &v, CVC_OK);
-	p = out;
-	for (int i = 0; i < 5; i++)
-		cr_assert(line[i] = tu_next_line(&p), "%s", out);
 	cr_expect_eq(v.all.expressible, 3, "%s", out);
 	cr_expect(strstr(line[1], "compile=0 (the row's text says so)"), "%s", line[1]);
 	cr_expect(strstr(line[2], "compile=1 (the row's text says so)"), "%s", line[2]);
@@ -206,15 +211,9 @@ Test(torchtitan, validate_reads_its_tp_plan)
 		"full,876,torchtitan Table 4,2D + AsyncTP\n"
 		"Llama3.1-70B,80,8192,28672,64,8,128256,8192,8,1,32,FSDP2,16,512,256,H100-SXM,fp8,"
 		"full,829,llm-foundry,2D\n";
-	const char *path = tu_path(tu_tmpdir(), "tp.csv");
 	cvc_proj_validation v;
-	char *out, *p, *line[4];
+	char *line[4], *out = validate_lines("tp.csv", text, line, 4, &v);
 
-	cr_assert_eq(tu_write(path, text, strlen(text)), 0);
-	out = tu_validate(path, NULL, &v, CVC_OK);
-	p = out;
-	for (int i = 0; i < 4; i++)
-		cr_assert(line[i] = tu_next_line(&p), "%s", out);
 	cr_expect(strstr(line[1], "sp=1 (torchtitan's TP plan"), "%s", line[1]);
 	cr_expect(!strstr(line[1], "tp_overlap"), "%s", line[1]);
 	cr_expect(strstr(line[2], "tp_overlap=0 (torchtitan's async TP is not priced"), "%s",

@@ -91,6 +91,26 @@ static int col(char **h, size_t n, const char *name)
 	return -1;
 }
 
+/* The next output row's cells into f, which must be as many as the
+ * header's nh (row is 0-based, for the message). */
+static void next_row(char **p, char **f, size_t nh, size_t row)
+{
+	size_t n = record(p, f, 64);
+
+	cr_assert_eq(n, nh, "row %zu", row + 1);
+}
+
+/* The assumed cell of a row (0-based) holds want and, when not is given,
+ * does not hold it. */
+static void expect_said(const char *assumed, size_t row, const char *want, const char *not)
+{
+	cr_expect(strstr(assumed, want) != NULL, "row %zu: want '%s' in: %s", row + 1, want,
+		  assumed);
+	if (not)
+		cr_expect(strstr(assumed, not) == NULL, "row %zu: '%s' in: %s", row + 1, not,
+			  assumed);
+}
+
 /*
  * Checks every row of a validated corpus: its `expect` cell must occur in
  * "<model>|<measured>|<assumed>" of its output line.  Returns the rows.
@@ -521,13 +541,8 @@ Test(validate_cells, rows_name_models_of_the_catalog)
 	int ca = col(h, nh, "assumed"), cp = col(h, nh, "predicted_tokens_per_s_per_gpu");
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		size_t n = record(&p, f, 64);
-
-		cr_assert_eq(n, nh, "row %zu", i + 1);
-		cr_expect(strstr(f[ca], rows[i].want) != NULL, "row %zu: want '%s' in: %s", i + 1,
-			  rows[i].want, f[ca]);
-		cr_expect(strstr(f[ca], rows[i].not) == NULL, "row %zu: '%s' in: %s", i + 1,
-			  rows[i].not, f[ca]);
+		next_row(&p, f, nh, i);
+		expect_said(f[ca], i, rows[i].want, rows[i].not);
 		cr_expect((f[cp][0] != 0) == (i < 4), "row %zu: predicted '%s' (%s)", i + 1, f[cp],
 			  f[ca]);
 	}
@@ -566,11 +581,8 @@ Test(validate_cells, nvfp4_rows_without_tp_overlap)
 	int ca = col(h, nh, "assumed");
 
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-		size_t n = record(&p, f, 64);
-
-		cr_assert_eq(n, nh, "row %zu", i + 1);
-		cr_expect(strstr(f[ca], want[i]) != NULL, "row %zu: want '%s' in: %s", i + 1, want[i],
-			  f[ca]);
+		next_row(&p, f, nh, i);
+		expect_said(f[ca], i, want[i], NULL);
 	}
 	cr_expect_eq(v.all.expressible, 3);
 	free(out);
@@ -618,13 +630,8 @@ Test(validate_cells, moe_dispatch_across_domains)
 	double pred[5];
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		size_t n = record(&p, f, 64);
-
-		cr_assert_eq(n, nh, "row %zu", i + 1);
-		cr_expect(strstr(f[ca], rows[i].want) != NULL, "row %zu: want '%s' in: %s", i + 1,
-			  rows[i].want, f[ca]);
-		cr_expect(strstr(f[ca], rows[i].not) == NULL, "row %zu: '%s' in: %s", i + 1,
-			  rows[i].not, f[ca]);
+		next_row(&p, f, nh, i);
+		expect_said(f[ca], i, rows[i].want, rows[i].not);
 		cr_expect((strstr(f[ca], "ep_overlap=1 (with DeepEP across domains") != NULL) ==
 				  (i == 0),
 			  "row %zu: %s", i + 1, f[ca]);
@@ -680,12 +687,9 @@ Test(validate_cells, bridge_recipe_of_a_named_model)
 	double pred[4];
 
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-		size_t n = record(&p, f, 64);
-
-		cr_assert_eq(n, nh, "row %zu", i + 1);
+		next_row(&p, f, nh, i);
 		for (int k = 0; k < 2; k++)
-			cr_expect(strstr(f[ca], want[i][k]) != NULL, "row %zu: want '%s' in: %s",
-				  i + 1, want[i][k], f[ca]);
+			expect_said(f[ca], i, want[i][k], NULL);
 		if (i >= 2)
 			cr_expect(strstr(f[ca], "performance recipe") == NULL, "row %zu: %s", i + 1,
 				  f[ca]);
@@ -733,12 +737,9 @@ Test(validate_cells, deepseek_v3_recipes_by_layout)
 	int ca = col(h, nh, "assumed");
 
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-		size_t n = record(&p, f, 64);
-
-		cr_assert_eq(n, nh, "row %zu", i + 1);
+		next_row(&p, f, nh, i);
 		for (int k = 0; k < 2; k++)
-			cr_expect(strstr(f[ca], want[i][k]) != NULL, "row %zu: want '%s' in: %s",
-				  i + 1, want[i][k], f[ca]);
+			expect_said(f[ca], i, want[i][k], NULL);
 		if (i >= 3)
 			cr_expect(strstr(f[ca], "performance recipe") == NULL, "row %zu: %s", i + 1,
 				  f[ca]);

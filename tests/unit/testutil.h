@@ -8,6 +8,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* UNDER_ASAN: 1 in the sanitizer build, where tests scale their loads and
+ * timings down (gcc says so by a macro, clang by __has_feature). */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
 struct cvc_db;
 struct sqlite3;
 struct cvc_proj_scenario;
