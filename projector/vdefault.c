@@ -252,6 +252,23 @@ static int precision(struct vrow *r)
 	return 0;
 }
 
+/* The row's model name and text, lower-cased, in t (what the words of a
+ * model's kind are looked for in). */
+static void name_and_text(const struct vrow *r, char *t, size_t len)
+{
+	snprintf(t, len, "%s %s", r->name, r->text);
+	vtext_lower(t, len, t);
+}
+
+/* The FFN activation t (name_and_text()) names ("GeGLU"), or -1. */
+static int ffn_named(const char *t)
+{
+	static const char words[] = "swiglu|geglu|reglu|glu|gated|gelu|relu|squared relu";
+	int v = vrow_enum_words_lower("ffn_type", t);
+
+	return v >= 0 && vtext_switch_lower(t, words) > 0 ? v : -1;
+}
+
 /*
  * A model the row names by a name cvc's catalog knows (projector/archs.yaml:
  * "DeepSeek-V3", "Qwen3-30B-A3B", "Llama3-70B"): each field of its published
@@ -269,9 +286,7 @@ void vrow_catalog(struct vrow *r)
 	if (!r->archs || !r->name[0] || !(e = proj_archs_find(r->archs, r->name)))
 		return;
 	said[0] = 0;
-	snprintf(t, sizeof t, "%s %s", r->name, r->text);
-	for (char *c = t; *c; c++)
-		*c = (char)tolower((unsigned char)*c);
+	name_and_text(r, t, sizeof t);
 	for (int i = 0; i < e->nkv; i++) {
 		const struct proj_arch_kv *kv = &e->kv[i];
 		const struct proj_field *fd = &proj_fields[kv->field];
@@ -282,8 +297,7 @@ void vrow_catalog(struct vrow *r)
 		    (!strcmp(fd->key, "kv_heads") && r->g.mla))
 			continue;
 		/* an activation the row's text names is the row's (ffn_kind()) */
-		if (!strcmp(fd->key, "ffn_type") && vrow_enum_words_lower("ffn_type", t) >= 0 &&
-		    vtext_switch_lower(t, "swiglu|geglu|reglu|glu|gated|gelu|relu|squared relu") > 0)
+		if (!strcmp(fd->key, "ffn_type") && ffn_named(t) >= 0)
 			continue;
 		if (!strcmp(fd->key, "mtp_layers") && vtext_switch_lower(t, "mtp|multi-token "
 									"prediction") == 0) {
@@ -325,11 +339,8 @@ static void ffn_kind(struct vrow *r)
 
 	if (r->g.ffn_type)
 		return;
-	snprintf(t, sizeof t, "%s %s", r->name, r->text);
-	for (char *c = t; *c; c++)
-		*c = (char)tolower((unsigned char)*c);
-	if ((v = vrow_enum_words_lower("ffn_type", t)) >= 0 &&
-	    vtext_switch_lower(t, "swiglu|geglu|reglu|glu|gated|gelu|relu|squared relu") > 0) {
+	name_and_text(r, t, sizeof t);
+	if ((v = ffn_named(t)) >= 0) {
 		char nm[16];
 
 		sc->ffn_type = v;
