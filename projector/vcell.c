@@ -242,8 +242,7 @@ size_t vcell_labels(const char *text, struct vlabel *out, size_t max)
 			while (n && isspace((unsigned char)w[n - 1]))
 				n--;
 			snprintf(out[k].word, sizeof out[k].word, "%.*s", (int)n, w);
-			for (char *c = out[k].word; *c; c++)
-				*c = (char)tolower((unsigned char)*c);
+			vtext_lower(out[k].word, sizeof out[k].word, out[k].word);
 		}
 		out[k].pos = (size_t)(s - text);
 		k++;

@@ -562,8 +562,7 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 			r->has_measured |= !is_empty(clean(cells[c], buf, sizeof buf, &guess));
 		}
 	}
-	for (char *p = r->text; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
+	vtext_lower(r->text, sizeof r->text, r->text);
 	vstack_read(r->text, &r->stack);
 	for (size_t c = 0; c < map->n; c++) {
 		int guess = 0;
