@@ -123,12 +123,45 @@ static const struct ceiling *sustain_row(int ref)
 }
 
 /*
+ * Sustained rows of a generation's second die at another power limit, from
+ * the earlier harness only (so not in ceil_tab), kept to check the Hopper
+ * slope before it is carried there: the B300 at 1100 W (MAMF 1892, MSMF
+ * 1519 bf16; ml-engineering's table, the revision of earlier_tab) sustains
+ * 0.803 of its burst, under the B200's 0.828 at 1000 W, where the slope
+ * says 0.837.
+ */
+static const struct {
+	const char *ref; /* the ceil_tab row of the generation */
+	double watts, mamf, msmf;
+} slope_check[] = {
+	{"B200", 1100, 1892, 1519},
+};
+
+/* Whether the H200's slope may move generation row m: not where a die of
+ * that generation measured at another limit moved the other way. */
+static int slope_holds(const struct ceiling *m, double slope)
+{
+	for (size_t i = 0; i < sizeof slope_check / sizeof slope_check[0]; i++) {
+		double moved;
+
+		if (strcmp(slope_check[i].ref, m->gpu))
+			continue;
+		moved = slope_check[i].msmf / slope_check[i].mamf - m->msmf[0] / m->mamf[0];
+		if (moved * slope * log(slope_check[i].watts / m->watts) < 0)
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * The sustained share of the burst at a power limit of `watts`: the
  * generation's measured GPU, moved by the power difference.  The share
  * grows with the power limit (the clock settles where the power limit
  * is): one die measured at two limits, H200 SXM (700 W, 0.888) and NVL
  * (600 W, 0.874), gives its slope on log power; an A100 SXM (400 W) is
- * priced from the A100 PCIe (300 W) through it.  Never above 1.
+ * priced from the A100 PCIe (300 W) through it.  Not on Blackwell, where
+ * the one other die measured goes the other way (slope_check): a GB200 at
+ * 1200 W sustains what the B200 measured.  Never above 1.
  */
 static double sustained_share(int ref, double watts)
 {
@@ -136,7 +169,7 @@ static double sustained_share(int ref, double watts)
 	double share = m->msmf[0] / m->mamf[0];
 	double slope = (a->msmf[0] / a->mamf[0] - b->msmf[0] / b->mamf[0]) / log(a->watts / b->watts);
 
-	if (watts > 0)
+	if (watts > 0 && slope_holds(m, slope))
 		share += slope * log(watts / m->watts);
 	return fmin(1.0, share);
 }

@@ -45,9 +45,11 @@ Test(ceiling, sustained_clock_follows_the_power_limit)
 	cr_expect_float_eq(a100p, 285.0 / 258, 1e-12, "A100 PCIe %.6f", a100p);
 	cr_expect_float_eq(b200, 1737.0 / 1439, 1e-12, "B200 %.6f", b200);
 	/* more power, nearer the burst: A100 SXM (400 W) against the 300 W
-	 * PCIe card measured, GB200 (1200 W) against the 1000 W B200 */
+	 * PCIe card measured; not on Blackwell, where the B300 at 1100 W
+	 * sustains less of its burst than the B200 at 1000 W: a GB200 (1200 W)
+	 * keeps the B200's measured ratio */
 	cr_expect(a100s > 1 && a100s < a100p, "A100 SXM %.4f, PCIe %.4f", a100s, a100p);
-	cr_expect_lt(gb200, b200, "GB200 %.4f, B200 %.4f", gb200, b200);
+	cr_expect_float_eq(gb200, b200, 1e-12, "GB200 %.4f, B200 %.4f", gb200, b200);
 	/* never faster than the burst (MI355X: 1400 W against the 750 W
 	 * MI300X measured) */
 	cr_expect_float_eq(mi355, 1.0, 1e-12, "MI355X %.4f", mi355);
