@@ -531,8 +531,17 @@ static void pipeline_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
 		double one = st->pp_one;
 		double total = 2 * v * m * one;
 		/* fill and drain cross every stage boundary on the critical path;
-		 * steady-state transfers run under other micro-batches */
+		 * steady-state transfers run under other micro-batches, but only
+		 * where the schedule lets them: Megatron-Core's non-interleaved
+		 * 1F1B waits on each exchange (send_forward_recv_backward returns
+		 * with the gradient, and forward_backward_pipelining_without_
+		 * interleaving refuses overlap_p2p_comm: NVIDIA/Megatron-LM
+		 * megatron/core/pipeline_parallel/schedules.py @00611e6e), so
+		 * there every transfer is on the critical path */
 		double exposed = fmin(total, 2 * (pp * v - 1) * one);
+
+		if (v <= 1 && sc->pp_schedule == CVC_PROJ_PP_1F1B && sc->framework == CVC_PROJ_FW_MEGATRON)
+			exposed = total;
 
 		add_comm(r, CVC_PROJ_COMM_PP, total, total - exposed);
 	}
