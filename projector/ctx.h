@@ -6,6 +6,7 @@
 #ifndef CVC_PROJ_CTX_H
 #define CVC_PROJ_CTX_H
 
+#include "cvc/cvc_model.h"
 #include "proj_internal.h"
 
 struct cvc_db;
@@ -74,6 +75,10 @@ struct cvc_proj_ctx {
 	struct proj_used used;
 	int no_intervals;
 	int force;              /* fits past the quality gate too */
+	/* DeepGEMM's blockwise fp8 benchmark read against the default models
+	 * of its GPU, once (blockfp8_state: 0 not yet, 1 read, -1 none) */
+	struct cvc_model_blockfp8 blockfp8;
+	int blockfp8_state;
 	char errmsg[256];
 };
 

@@ -118,6 +118,29 @@ static int seen_slot(struct proj_used *u, const char *gpu)
 	return u->nseen++;
 }
 
+/* The blockwise fp8 table for a GPU of spec's generation, read the first
+ * time one is asked for; NULL when spec is not of the generation measured
+ * or its GPU is not in the catalog. */
+static const struct cvc_model_blockfp8 *blockfp8_of(cvc_proj_ctx *ctx, const cvc_hw_spec *spec)
+{
+	const cvc_hw_spec *ref = cvc_hw_catalog_lookup(ctx->cat, cvc_model_blockfp8_gpu());
+
+	if (!ref || !cvc_model_same_generation(ref, spec))
+		return NULL;
+	if (ctx->blockfp8_state == 0) {
+		cvc_modelset *ms = NULL;
+
+		/* against the defaults, as the table was read: a db's fits
+		 * move the per-tensor price this factor multiplies */
+		ctx->blockfp8_state = -1;
+		if (cvc_modelset_new(NULL, ctx->cat, ref, &ms) == CVC_OK &&
+		    cvc_model_blockfp8_fit(ms, &ctx->blockfp8) == CVC_OK)
+			ctx->blockfp8_state = 1;
+		cvc_modelset_free(ms);
+	}
+	return ctx->blockfp8_state > 0 ? &ctx->blockfp8 : NULL;
+}
+
 /* Builds slot contents; known = 0 when the GPU is not in the catalog. */
 static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 		 const double sc[5])
@@ -181,6 +204,7 @@ static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 	p->power_w = spec->tdp_w;
 	p->gpus_per_node = spec->gpus_per_node;
 	p->nvlink_domain = cvc_hw_domain(spec);
+	p->blockfp8 = blockfp8_of(ctx, spec);
 	p->known = 1;
 	return 0;
 }
@@ -376,6 +400,9 @@ static double block_scaled(const struct proj_pricer *p, const cvc_proj_op *o, do
 
 	if (sd)
 		*sd = 0;
+	/* 1x128 block scales on Hopper: DeepGEMM's measured kernels */
+	if ((o->sub & 1) && o->dtype == CVC_PROJ_FP8 && p->blockfp8)
+		return cvc_model_blockfp8_factor(p->blockfp8, o->k, sd);
 	return (o->sub & 4) || emulated ? cvc_model_mxfp8_factor(sd) : 1;
 }
 

@@ -134,6 +134,9 @@ struct proj_pricer {
 	double nvlink_domain;         /* catalog: the NVLink domain (cvc_hw_domain) */
 	int id;                       /* slot, part of the compute-cache key */
 	int seen;                     /* its entry in used->seen; -1 when full */
+	/* fp8 GEMMs with 1x128 block scales against per-tensor ones, measured
+	 * on this GPU's generation (the ctx's table), or NULL: none measured */
+	const struct cvc_model_blockfp8 *blockfp8;
 };
 
 /* The pricer for sc's GPU and scale factors (cached in ctx).  NULL only on

@@ -689,6 +689,28 @@ CVC_API double cvc_model_format_carry_sigma(void);
  * *sigma (may be NULL) gets its relative uncertainty. */
 CVC_API double cvc_model_mxfp8_factor(double *sigma);
 /*
+ * fp8 GEMMs with 1x128 / 128x128 block scales on Hopper, against the
+ * per-tensor fp8 price: DeepGEMM's published benchmark on an H800
+ * (models/blockfp8.c, docs/MODELS.md "FP4 and the FP8 recipes").
+ * cvc_model_blockfp8_fit() reads it against ref, the default modelset of
+ * cvc_model_blockfp8_gpu() (db NULL), into a table of log time ratios by
+ * log2 K; cvc_model_blockfp8_factor() gives the time factor at K (1 for
+ * an empty table) and *sigma (may be NULL) the rows' scatter.  The factor
+ * holds on the benchmark GPU's generation (cvc_model_same_generation()).
+ */
+#define CVC_MODEL_BLOCKFP8_MAXK 8
+typedef struct cvc_model_blockfp8 {
+	int n;
+	double log2k[CVC_MODEL_BLOCKFP8_MAXK], log_ratio[CVC_MODEL_BLOCKFP8_MAXK];
+	double sigma;
+} cvc_model_blockfp8;
+CVC_API const char *cvc_model_blockfp8_gpu(void);
+CVC_API cvc_status cvc_model_blockfp8_fit(const cvc_modelset *ref, cvc_model_blockfp8 *out);
+CVC_API double cvc_model_blockfp8_factor(const cvc_model_blockfp8 *t, int64_t k, double *sigma);
+/* Whether two GPUs are of one generation as cvc's measured references
+ * group them (Ampere, Hopper, Blackwell, CDNA3). */
+CVC_API int cvc_model_same_generation(const cvc_hw_spec *a, const cvc_hw_spec *b);
+/*
  * Expert-parallel token exchange by kernels other than NCCL's all-to-all
  * (docs/MODELS.md "Expert-parallel dispatchers"): DeepEP's normal kernels
  * and NVIDIA's HybridEP, each sending a token once to every rank holding

@@ -390,10 +390,9 @@ static const char dsv3_chunk_pair[] =
  * block scales (blockwise: the report's sec. 3.3.2), the norms and MLA's
  * up projections recomputed (sec. 3.5.1), DeepSeek's fused permutation;
  * per micro-batch against the pair.  Bars (the issue's): dispatch and
- * combine within 15%, hidden share within 10 points, compute within 15%:
- * the compute misses it (-17%; the fine-grained FP8 recipe's weight-
- * gradient GEMMs and casts run slower than cvc prices fp8, docs/MODELS.md
- * "Known gaps"), held to a regression bound of 20% and logged.
+ * combine within 15%, hidden share within 10 points, compute within 15%
+ * (-12%: the blockwise GEMMs at DeepGEMM's measured rate on H800,
+ * models/blockfp8.c; -17% when they were priced as per-tensor fp8).
  */
 Test(moerun, deepseek_v3_chunk_pair_against_its_trace)
 {
@@ -426,8 +425,7 @@ Test(moerun, deepseek_v3_chunk_pair_against_its_trace)
 	cr_expect_float_eq(t_a2a, 80.452e-3, 1e-6, "the trace's dispatch and combine kernels");
 	cr_expect_lt(fabs(p_ep / t_a2a - 1), 0.15);
 	cr_expect_lt(fabs(p_hid - t_hid), 0.10);
-	cr_log_info("compute: bar 15%%: %s", fabs(p_comp / t_comp - 1) <= 0.15 ? "met" : "NOT met");
-	cr_expect_lt(fabs(p_comp / t_comp - 1), 0.20);
+	cr_expect_lt(fabs(p_comp / t_comp - 1), 0.15);
 }
 
 /*
