@@ -88,6 +88,10 @@ static const struct clidoc cli_docs[] = {
 	{"models", "source", "text", "file the rows came from"},
 	{"validate", "<input>", "as read", "the published table's own columns, as read"},
 	{"validate", "predicted_tokens_per_s_per_gpu", "tokens/s", "cvc's projection of the row"},
+	{"validate", "predicted_tokens_per_s_per_gpu_lo", "tokens/s", "low end of its 90% "
+								       "interval (empty: none)"},
+	{"validate", "predicted_tokens_per_s_per_gpu_hi", "tokens/s", "high end of its 90% "
+								       "interval (empty: none)"},
 	{"validate", "measured_tokens_per_s_per_gpu", "tokens/s", "the row's measurement, in "
 								   "tokens/s per GPU"},
 	{"validate", "error_pct", "%", "100 (predicted - measured) / measured"},

@@ -330,14 +330,19 @@ static cvc_status keep_errors(struct verrs *E, const struct vproj *v, double pre
 	return CVC_OK;
 }
 
-/* The row as read, then the projection, the measurement, the error and
- * what was assumed (k: not projected, why first). */
-static void write_row(FILE *out, const cvc_csv_rec *rec, double pred, double meas, double e,
-		      int k, const struct vrow *row)
+/* The row as read, then the projection with its 90% interval (lo, hi:
+ * NaN where it has none), the measurement, the error and what was assumed
+ * (k: not projected, why first). */
+static void write_row(FILE *out, const cvc_csv_rec *rec, double pred, double lo, double hi,
+		      double meas, double e, int k, const struct vrow *row)
 {
 	put_fields(out, rec->f, rec->n);
 	putc(',', out);
 	put_num(out, pred);
+	putc(',', out);
+	put_num(out, lo);
+	putc(',', out);
+	put_num(out, hi);
 	putc(',', out);
 	put_num(out, meas);
 	putc(',', out);
@@ -364,7 +369,7 @@ static cvc_status validate_row(cvc_proj_ctx *ctx, struct vrow *row, int k,
 			       struct verrs *E, FILE *out, char *err, size_t errlen)
 {
 	struct vproj v;
-	double pred = NAN, e = NAN;
+	double pred = NAN, lo = NAN, hi = NAN, e = NAN;
 	int g = -1;
 
 	if (by >= 0) {
@@ -387,12 +392,14 @@ static cvc_status validate_row(cvc_proj_ctx *ctx, struct vrow *row, int k,
 	}
 	if (k == 0) {
 		pred = v.r.tokens_per_s_per_gpu;
+		lo = v.r.tokens_per_s_per_gpu_lo;
+		hi = v.r.tokens_per_s_per_gpu_hi;
 		e = 100 * (pred - v.meas) / v.meas;
 		vrow_note(row, "measured: %s", v.from);
 		if (keep_errors(E, &v, pred, e, g))
 			return nomem(err, errlen);
 	}
-	write_row(out, rec, pred, v.meas, e, k, row);
+	write_row(out, rec, pred, lo, hi, v.meas, e, k, row);
 	return CVC_OK;
 }
 
@@ -560,7 +567,8 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 		proj_field_find(NULL, opts->by) == proj_field_find("hardware", "gpu");
 	legacy = !map->has_gpu && !map->has_dtype;
 	put_fields(out, hdr.f, hdr.n);
-	fputs(",predicted_tokens_per_s_per_gpu,measured_tokens_per_s_per_gpu,error_pct,assumed\n",
+	fputs(",predicted_tokens_per_s_per_gpu,predicted_tokens_per_s_per_gpu_lo,"
+	      "predicted_tokens_per_s_per_gpu_hi,measured_tokens_per_s_per_gpu,error_pct,assumed\n",
 	      out);
 	for (;;) {
 		long first;

@@ -186,14 +186,17 @@ Test(project_validate, iter_s_column_and_comments)
 	cr_assert_eq(v.all.rows, 1);
 	cr_assert_eq(v.all.expressible, 1);
 	cr_assert(strstr(buf, "params_b,predicted_tokens_per_s_per_gpu,"
+			      "predicted_tokens_per_s_per_gpu_lo,predicted_tokens_per_s_per_gpu_hi,"
 			      "measured_tokens_per_s_per_gpu,error_pct,assumed\n"), "%s", buf);
 	/* the error is against the measured 9.0 s (512 x 2048 tokens over 128
-	 * GPUs), signed */
+	 * GPUs), signed; the projection's 90% interval around it */
 	{
 		const char *row = strchr(buf, '\n') + 1;
-		double pred = cell(row, 10), meas = cell(row, 11), e = cell(row, 12);
+		double pred = cell(row, 10), lo = cell(row, 11), hi = cell(row, 12);
+		double meas = cell(row, 13), e = cell(row, 14);
 
 		cr_assert(pred > 0, "%s", buf);
+		cr_assert(lo > 0 && lo < pred && hi > pred, "%g < %g < %g", lo, pred, hi);
 		cr_assert_float_eq(meas, 512.0 * 2048 / 9.0 / 128, 0.01, "%s", buf);
 		cr_assert_float_eq(e, 100 * (pred - meas) / meas, 0.01, "%s", buf);
 		cr_assert_float_eq(v.all.mape_pct, fabs(e), 0.01);
