@@ -111,6 +111,39 @@ static double rel(double a, double b)
 	return fabs(a - b) / fmax(fabs(b), 1e-12);
 }
 
+/* The largest ratio, over the layer kinds, of the most layers of a kind
+ * a pipeline stage holds to the fewest a stage holding any holds (1 when
+ * every stage holding a kind holds as many); *mixed: some stage holds
+ * layers of more than one kind. */
+static double kinds_ratio(const cvc_proj_scenario *sc, const double fml[3], int *mixed)
+{
+	double ratio = 1;
+
+	*mixed = 0;
+	for (double i = 0; i < sc->pp; i++) {
+		double k[PROJ_NKIND];
+		int kinds = 0;
+
+		proj_stage_kinds(sc, fml, i, k);
+		for (int kd = 0; kd < PROJ_NKIND; kd++)
+			kinds += k[kd] > 0;
+		*mixed |= kinds > 1;
+	}
+	for (int kd = 0; kd < PROJ_NKIND; kd++) {
+		double hi = 0, lo = INFINITY, k[PROJ_NKIND];
+
+		for (double i = 0; i < sc->pp; i++) {
+			proj_stage_kinds(sc, fml, i, k);
+			hi = fmax(hi, k[kd]);
+			if (k[kd] > 0)
+				lo = fmin(lo, k[kd]);
+		}
+		if (hi > 0 && lo < hi)
+			ratio = fmax(ratio, hi / lo);
+	}
+	return ratio;
+}
+
 static int check_scn(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
 {
 	struct price *p = user;
@@ -150,8 +183,31 @@ static int check_scn(void *user, const cvc_proj_scenario *sc, const cvc_proj_res
 				     ? 0
 				     : 1;
 			/* the per-layer collectives the same way: the heaviest
-			 * stage's layers against the slowest stage's */
-			e2 = cm <= p->comm_s * (1 + 1e-9) && p->comm_s <= cm * most / least * (1 + 1e-9)
+			 * stage's layers against the slowest stage's.  With
+			 * layers of several kinds (DeepSeek-V3's dense first
+			 * layers) the heaviest stage by parameters (the plan's)
+			 * and the slowest by time (the projector's) may hold
+			 * different counts of the kind that communicates most
+			 * (MoE layers' all-to-alls): each within the extremes of
+			 * that kind's count over the stages, so the two within
+			 * their ratio of each other */
+			double fml[3] = {f, m, l}, ratio;
+			int mixed;
+
+			ratio = fmax(most / least, kinds_ratio(sc, fml, &mixed));
+			e2 = (!mixed ? cm <= p->comm_s * (1 + 1e-9)
+				     : cm <= p->comm_s * ratio * (1 + 1e-9)) &&
+					     p->comm_s <= cm * ratio * (1 + 1e-9)
+				     ? 0
+				     : 1;
+		} else if (sc->pp > 1 && proj_pp_layout_on(sc)) {
+			/* a pipeline layout's stages (DeepSeek-V3's 61 layers in
+			 * the balanced layout): the same bound by kind */
+			double cm = r->comm_s - r->comm_type_s[CVC_PROJ_COMM_XC], fml[3] = {0, 0, 0};
+			int mixed;
+			double ratio = kinds_ratio(sc, fml, &mixed);
+
+			e2 = cm <= p->comm_s * ratio * (1 + 1e-9) && p->comm_s <= cm * ratio * (1 + 1e-9)
 				     ? 0
 				     : 1;
 		}
@@ -441,7 +497,8 @@ static void key_of(const cvc_cal_shape *s, char *buf, size_t cap)
 			  : s->kind == CVC_CAL_COLL ? cvc_model_coll_name((cvc_model_coll)s->sub)
 			  : s->kind == CVC_CAL_ATTN
 				  ? cvc_model_attn_backend_name((cvc_model_attn_backend)s->sub)
-				  : "";
+			  : (s->sub & 2) ? "grouped" /* MoE experts' GEMMs (db/calshape.c) */
+					 : "";
 
 	snprintf(buf, cap, "%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%d,%d,%lld,%d,%d",
 		 cvc_cal_kind_name(s->kind), dt, sub, (long long)s->b, (long long)s->m,
