@@ -348,15 +348,10 @@ Test(project, decomposition_and_overlap)
 	cr_assert_float_eq(b.bubble_s, a.bubble_s / 2, 1e-9, "bubble %g vs %g", b.bubble_s,
 			   a.bubble_s);
 	cr_assert_gt(a.comm_type_s[CVC_PROJ_COMM_PP], 0);
-	/* Megatron-Core's non-interleaved 1F1B waits on every exchange: none
-	 * of its transfers hidden; the interleaved schedule overlaps those of
-	 * the steady state (all but the fill and drain) */
+	/* 1F1B waits on every exchange; interleaved hides all but 2(pp v - 1) of 2 v m */
 	cr_assert_eq(a.hidden_type_s[CVC_PROJ_COMM_PP], 0);
-	cr_assert_float_eq(b.hidden_type_s[CVC_PROJ_COMM_PP],
-			   b.comm_type_s[CVC_PROJ_COMM_PP] -
-				   b.comm_type_s[CVC_PROJ_COMM_PP] / (2 * 2 * 16) * 2 * (4 * 2 - 1),
-			   1e-9 * b.comm_type_s[CVC_PROJ_COMM_PP], "hidden %g of %g",
-			   b.hidden_type_s[CVC_PROJ_COMM_PP], b.comm_type_s[CVC_PROJ_COMM_PP]);
+	cr_assert_float_eq(b.hidden_type_s[CVC_PROJ_COMM_PP], b.comm_type_s[CVC_PROJ_COMM_PP] * 50 / 64,
+			   1e-9 * b.comm_type_s[CVC_PROJ_COMM_PP]);
 	cr_assert_gt(a.comm_type_s[CVC_PROJ_COMM_TP], 0);
 	/* m = 512/(32*1) = 16 micro-batches: bubble = 3/16 of the pipeline */
 	cr_assert_float_eq(a.bubble_s / (a.step_s - a.bubble_s), 3.0 / 16, 0.03);
