@@ -370,7 +370,11 @@ Test(hardening, outputs_refuse_devices_fifos_and_links)
 /* ---- 3. parallel first imports ------------------------------------------------------- */
 
 /* 34 of 90 parallel imports into a new database failed with "table runs
- * already exists": the schema was checked before the write lock. */
+ * already exists": the schema was checked before the write lock.  Later,
+ * under load, one importer in about four rounds failed with "database is
+ * locked": switching the new file to WAL needs its exclusive lock, and
+ * SQLite refuses that at once, busy timeout or not, while another importer
+ * reads the header (db/dbfile.c journal_pragma() waits and retries). */
 Test(hardening, parallel_first_imports_all_succeed)
 {
 	enum { N = 32 };
