@@ -273,6 +273,32 @@ struct vproj {
 	const char *from;                /* the measured column */
 };
 
+/*
+ * A row that guesses its dtype ("fp8?") might have run in the other of
+ * bf16 and the guess: its 90% interval holds that projection's too, so that
+ * it says what the row does not (the projection stays the guess's).
+ */
+static void guessed_dtype(cvc_proj_ctx *ctx, struct vrow *row, struct vproj *v)
+{
+	cvc_proj_scenario alt = v->fin;
+	cvc_proj_result *ra = malloc(sizeof *ra);
+
+	if (!ra)
+		return;
+	alt.dtype = v->fin.dtype == CVC_PROJ_BF16 ? CVC_PROJ_FP8 : CVC_PROJ_BF16;
+	cvc_proj_evaluate(ctx, &alt, ra);
+	if (ra->valid && isfinite(ra->tokens_per_s_per_gpu_lo) &&
+	    isfinite(v->r.tokens_per_s_per_gpu_lo)) {
+		v->r.tokens_per_s_per_gpu_lo = fmin(v->r.tokens_per_s_per_gpu_lo,
+						    ra->tokens_per_s_per_gpu_lo);
+		v->r.tokens_per_s_per_gpu_hi = fmax(v->r.tokens_per_s_per_gpu_hi,
+						    ra->tokens_per_s_per_gpu_hi);
+		vrow_note(row, "interval: %s's projection too (the dtype is a guess)",
+			  alt.dtype == CVC_PROJ_BF16 ? "bf16" : "fp8");
+	}
+	free(ra);
+}
+
 /* Finalizes, evaluates and finds the measurement of a row read as k
  * (vrow_read()); returns 0, or 1 with row->why when it cannot be compared. */
 static int project_row(cvc_proj_ctx *ctx, struct vrow *row, int k, struct vproj *v)
@@ -292,6 +318,8 @@ static int project_row(cvc_proj_ctx *ctx, struct vrow *row, int k, struct vproj 
 		if (!v->r.valid)
 			k = vrow_cannot(row, CVC_PROJ_VWHY_INVALID, "%s", v->r.reason);
 	}
+	if (k == 0 && row->g.dtype_guess)
+		guessed_dtype(ctx, row, v);
 	if (k == 0) {
 		v->p = proj_ctx_pricer(ctx, &v->fin);
 		v->meas = measured_tps(row, &v->fin, v->p, &v->from);

@@ -363,8 +363,10 @@ static int read_dtype(struct vrow *r, const char *k, const char *t, int guess)
 		r->g.recipe = 1;
 		vrow_note(r, "fp8_recipe=%s ('%s')", d.recipe, t);
 	}
-	if (guess)
+	if (guess) {
+		r->g.dtype_guess = 1;
 		vrow_assume(r, "dtype=%s (guess)", name);
+	}
 	return 0;
 }
 

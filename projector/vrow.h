@@ -193,6 +193,7 @@ struct vgiven {
 	int mla;              /* kv_heads says multi-latent attention */
 	const char *dtype_name; /* the dtype as read, for a dtype cvc does not price */
 	char dtype_cell[64];
+	int dtype_guess;      /* the cell says it guesses ("fp8?") */
 	double batch_tokens;  /* a global batch given in tokens ("4M tokens") */
 	double batch_num;     /* its number, and the unit letter written on it */
 	char batch_unit;

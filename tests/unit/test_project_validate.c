@@ -481,6 +481,38 @@ Test(project_validate, free_text_cells_guesses_and_defaults)
 	cvc_proj_validation_release(&v);
 }
 
+/*
+ * A dtype cell that guesses ("fp8?") leaves the precision open: the row's
+ * 90% interval holds the bf16 projection of the same row as well as the
+ * guess's own, and says so; the projection stays the guess's.  Stated
+ * (fp8, bf16) rows keep their own interval.
+ */
+Test(project_validate, guessed_dtype_widens_the_interval)
+{
+	const char *text = "layers,hidden,heads,ffn,seq,tp,pp,micro_batch,global_batch,gpus,gpu,"
+			   "dtype,tokens_per_s_per_gpu\n"
+			   "32,4096,32,14336,8192,1,1,1,128,8,H100,fp8?,10000\n"
+			   "32,4096,32,14336,8192,1,1,1,128,8,H100,fp8,10000\n"
+			   "32,4096,32,14336,8192,1,1,1,128,8,H100,bf16,10000\n";
+	cvc_proj_validation v;
+	char *out = validate_text(text, NULL, &v, CVC_OK);
+	const char *r[4];
+	double p[4], lo[4], hi[4];
+
+	cr_assert_eq(output_lines(out, r, 4), 4, "%s", out);
+	for (int i = 1; i < 4; i++)
+		p[i] = cell(r[i], 13), lo[i] = cell(r[i], 14), hi[i] = cell(r[i], 15);
+	cr_expect(strstr(r[1], "interval: bf16's projection too (the dtype is a guess)"), "%s", r[1]);
+	cr_expect(!strstr(r[2], "interval:"), "%s", r[2]);
+	cr_expect_float_eq(p[1], p[2], 1e-6 * p[2], "the guess's projection");
+	cr_expect_float_eq(hi[1], hi[2], 1e-6 * hi[2]);
+	cr_expect_float_eq(lo[1], lo[3], 1e-6 * lo[3], "down to bf16's low end: %g vs %g", lo[1],
+			   lo[3]);
+	cr_expect_lt(lo[3], lo[2], "bf16 is slower here");
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
 /* The enum columns published tables word freely: what the words name is
  * used and said; a stack cvc has no model of (JAX) or words it cannot read
  * leave that row unprojected, not the file refused. */
