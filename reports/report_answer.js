@@ -84,9 +84,18 @@
 		var draw = function () {
 			while (ul.firstChild) ul.removeChild(ul.firstChild);
 			if (!f) return;
-			f.rows.filter(function (x) { return x[col(f, 'gpus')] === Number(pick.value); }).forEach(function (x) {
+			var at = f.rows.filter(function (x) { return x[col(f, 'gpus')] === Number(pick.value); });
+			at.forEach(function (x) {
 				var li = el('li', x[col(f, 'flagged')] ? 'flagged' : null, x[col(f, 'finding')]);
 				ul.appendChild(li);
+			});
+			/* a model of the study with no layout that is valid and fits at
+			   this count says so, instead of leaving its line out */
+			var hl = T.headline, said = uniq(at.map(function (x) { return x[col(f, 'model')]; }));
+			if (hl) uniq(column(hl, 'model')).forEach(function (m) {
+				if (said.indexOf(m) < 0)
+					ul.appendChild(el('li', 'missing', m + ' at ' + Number(pick.value).toLocaleString('en-US') +
+						' GPUs: no layout of the study is valid and fits in memory (its chart shows the gap)'));
 			});
 		};
 		draw();

@@ -81,6 +81,12 @@
 			if (ch) shown = Math.max(shown, ch.data.labels.length);
 		});
 		if (shown < counts) bad.push('answer: ' + shown + ' of ' + counts + ' GPU counts charted');
+		/* every model of the study has its line at the picked count: its
+		   finding, or that nothing of it is valid and fits there */
+		var models = cvc.uniq(cvc.column(hl, 'model')).length;
+		var said = document.querySelectorAll('#findings li').length;
+		if (document.getElementById('findings') && said < models)
+			bad.push('answer: ' + said + ' of ' + models + ' models said at the picked GPU count');
 		var last = document.getElementById('advice') || document.getElementById('findings');
 		var end = last ? Math.round(last.getBoundingClientRect().bottom + window.scrollY) : -1;
 		if (end < 0) bad.push('answer: no sentences');
