@@ -66,25 +66,26 @@ static double row_log_ratio(const cvc_modelset *ref, size_t i)
 
 cvc_status cvc_model_blockfp8_fit(const cvc_modelset *ref, cvc_model_blockfp8 *out)
 {
-	double ss = 0;
+	double lr[NDG], lk[NDG], ss = 0;
 	int df = 0;
 
 	if (!ref || !out)
 		return CVC_ERR_USAGE;
 	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < NDG; i++)
+		lr[i] = row_log_ratio(ref, i), lk[i] = log2(dg_tab[i].k);
 	/* the rows' K values, ascending, each with its rows' mean */
 	for (size_t i = 0; i < NDG; i++) {
-		double lk = log2(dg_tab[i].k);
 		int j = 0;
 
-		while (j < out->n && out->log2k[j] < lk)
+		while (j < out->n && out->log2k[j] < lk[i])
 			j++;
-		if (j < out->n && out->log2k[j] == lk)
+		if (j < out->n && out->log2k[j] == lk[i])
 			continue;
 		if (out->n == CVC_MODEL_BLOCKFP8_MAXK)
 			return CVC_ERR_INTERNAL;
 		memmove(&out->log2k[j + 1], &out->log2k[j], (size_t)(out->n - j) * sizeof out->log2k[0]);
-		out->log2k[j] = lk;
+		out->log2k[j] = lk[i];
 		out->n++;
 	}
 	for (int j = 0; j < out->n; j++) {
@@ -92,15 +93,12 @@ cvc_status cvc_model_blockfp8_fit(const cvc_modelset *ref, cvc_model_blockfp8 *o
 		int c = 0;
 
 		for (size_t i = 0; i < NDG; i++)
-			if (log2(dg_tab[i].k) == out->log2k[j])
-				sum += row_log_ratio(ref, i), c++;
+			if (lk[i] == out->log2k[j])
+				sum += lr[i], c++;
 		out->log_ratio[j] = sum / c;
 		for (size_t i = 0; i < NDG; i++)
-			if (log2(dg_tab[i].k) == out->log2k[j]) {
-				double d = row_log_ratio(ref, i) - out->log_ratio[j];
-
-				ss += d * d;
-			}
+			if (lk[i] == out->log2k[j])
+				ss += (lr[i] - out->log_ratio[j]) * (lr[i] - out->log_ratio[j]);
 		df += c - 1;
 	}
 	/* the rows' scatter around their K's mean */

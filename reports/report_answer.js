@@ -34,8 +34,8 @@
 		legend.appendChild(el('span', 'note', '\u2014 communication, - - exposed: share of the step; \u00d7 far from the best'));
 		s.appendChild(legend);
 		/* one x axis for every small multiple, the study's GPU counts: a
-		   model with no valid layout at some count shows the gap there,
-		   and the charts line up */
+		   model with no layout that is valid and fits at some count shows
+		   the gap there, and the charts line up */
 		var counts = uniq(hl.rows.map(function (x) { return x[C('gpus')]; })).sort(function (a, b) { return a - b; });
 		models.forEach(function (m, i) {
 			var rows = hl.rows.filter(function (x) { return x[C('model')] === m; });

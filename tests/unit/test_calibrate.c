@@ -117,30 +117,27 @@ static double rel(double a, double b)
  * layers of more than one kind. */
 static double kinds_ratio(const cvc_proj_scenario *sc, const double fml[3], int *mixed)
 {
-	double ratio = 1;
+	double hi[PROJ_NKIND] = {0}, lo[PROJ_NKIND], ratio = 1;
 
 	*mixed = 0;
+	for (int kd = 0; kd < PROJ_NKIND; kd++)
+		lo[kd] = INFINITY;
 	for (double i = 0; i < sc->pp; i++) {
 		double k[PROJ_NKIND];
 		int kinds = 0;
 
 		proj_stage_kinds(sc, fml, i, k);
-		for (int kd = 0; kd < PROJ_NKIND; kd++)
+		for (int kd = 0; kd < PROJ_NKIND; kd++) {
 			kinds += k[kd] > 0;
+			hi[kd] = fmax(hi[kd], k[kd]);
+			if (k[kd] > 0)
+				lo[kd] = fmin(lo[kd], k[kd]);
+		}
 		*mixed |= kinds > 1;
 	}
-	for (int kd = 0; kd < PROJ_NKIND; kd++) {
-		double hi = 0, lo = INFINITY, k[PROJ_NKIND];
-
-		for (double i = 0; i < sc->pp; i++) {
-			proj_stage_kinds(sc, fml, i, k);
-			hi = fmax(hi, k[kd]);
-			if (k[kd] > 0)
-				lo = fmin(lo, k[kd]);
-		}
-		if (hi > 0 && lo < hi)
-			ratio = fmax(ratio, hi / lo);
-	}
+	for (int kd = 0; kd < PROJ_NKIND; kd++)
+		if (hi[kd] > 0 && lo[kd] < hi[kd])
+			ratio = fmax(ratio, hi[kd] / lo[kd]);
 	return ratio;
 }
 
