@@ -750,6 +750,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 {
 	const struct proj_pricer *p;
 	struct proj_layer_cost own[PROJ_NKIND];
+	int moe_kind[PROJ_NKIND] = {0};
 	struct stage_layers K;
 	struct proj_sink k;
 	struct proj_shape x;
@@ -786,6 +787,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		/* a copy: two kinds may share a cache slot */
 		own[i] = *layer_cost(ctx, &k, &xk);
 		K.lc[K.ord[i]] = &own[i];
+		moe_kind[K.ord[i]] = xk.moe;
 	}
 	proj_params_kinds(sc, &x, n, &P);
 	proj_step_ops(&k, sc, &x, &P, m, &st);
@@ -825,6 +827,11 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		in.host_path_s = r->host_s > 0 ? m * best.host_s *
 				 (proj_host_syncs(sc) ? in.bubble_f : 1) : 0;
 		in.host_sigma = proj_host_sigma(sc);
+		in.moe_path_s = 0;
+		for (int i = 0; i < K.nord; i++)
+			if (moe_kind[K.ord[i]])
+				in.moe_path_s += m * in.bubble_f * best.n[K.ord[i]] *
+						 (K.lc[K.ord[i]]->fwd_s + K.lc[K.ord[i]]->bwd_s);
 		proj_intervals(&in, r);
 		mem_edge_warn(r, p);
 	}

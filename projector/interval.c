@@ -133,6 +133,14 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 		var_c += hv * hv;
 		gapv = sqrt(gapv * gapv + hv * hv);
 	}
+	/* an MoE layer's compute as a whole: the measured error of its price
+	 * (proj_moe_layer_sigma()), apart from its operators' own */
+	{
+		double mv = in->moe_path_s * proj_moe_layer_sigma();
+
+		var_c += mv * mv;
+		gapv = sqrt(gapv * gapv + mv * mv);
+	}
 	for (int j = 0; j < CVC_PROJ_COMM_N; j++) {
 		double sj = sg[PU_COLL0 + j], e = r->exposed_type_s[j] * sj;
 		double a = r->comm_type_s[j] * sj, h = r->hidden_type_s[j] * sj;
@@ -208,6 +216,9 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 				     "(%.0f%%)", name, 100 * car);
 		}
 	}
+	if (r->step_s > 0 && in->moe_path_s > 0.01 * r->step_s)
+		warn(r->warnings, sizeof r->warnings, "%s: %.0f%% off the one MoE layer traced",
+		     "moe layers", 100 * proj_moe_layer_sigma());
 }
 
 void proj_warn_add(cvc_proj_result *r, const char *item)

@@ -200,6 +200,9 @@ struct proj_interval_in {
 	/* a host-bound step: the host's launch work on the critical path,
 	 * seconds (0 when the GPU sets the pace), and its sigma */
 	double host_path_s, host_sigma;
+	/* the MoE layers' compute on the critical path, seconds: its
+	 * measured error (proj_moe_layer_sigma()) applies to all of it */
+	double moe_path_s;
 };
 
 /* Fills r's intervals (sigma, *_lo, *_hi) and warnings from its breakdown. */
@@ -615,6 +618,9 @@ void proj_dense_ffn_gemms(struct proj_sink *k, const struct proj_shape *x, doubl
 			  struct proj_layer_gemms *G);
 /* moe.c: an MoE layer's FFN (router, experts, shared experts, permutation)
  * into G's up and down GEMMs and *mf / *mb. */
+/* Relative error of an MoE layer's compute as cvc prices it, measured on
+ * the one MoE layer traced (moe.c). */
+double proj_moe_layer_sigma(void);
 void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 		      const struct proj_layer_runs *n, struct proj_layer_gemms *G, double *mf,
 		      double *mb);

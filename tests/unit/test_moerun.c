@@ -426,6 +426,45 @@ Test(moerun, deepseek_v3_chunk_pair_against_its_trace)
 	cr_expect_lt(fabs(p_ep / t_a2a - 1), 0.15);
 	cr_expect_lt(fabs(p_hid - t_hid), 0.10);
 	cr_expect_lt(fabs(p_comp / t_comp - 1), 0.15);
+	/* the MoE layer's measured error its intervals carry (moe.c) is this
+	 * one, within half a point */
+	cr_expect_lt(fabs(log(t_comp / p_comp) - proj_moe_layer_sigma()), 0.005,
+		     "MOE_LAYER_SIGMA %.3f, measured %.4f", proj_moe_layer_sigma(),
+		     log(t_comp / p_comp));
+}
+
+/*
+ * Claim: an MoE layer's compute carries the measured error of its price on
+ * the one MoE layer traced (proj_moe_layer_sigma(), docs/MODELS.md
+ * "Uncertainty"), apart from its operators' own, and says so among the
+ * warnings; a dense model of the same stack does not.  Qwen3-30B-A3B is
+ * MoE in every layer: with one pipeline stage its layers are all but the
+ * logits of the step's compute, so the compute interval is at least the
+ * measured error times that share; Qwen3-8B's, its operators' errors
+ * alone, is below it.
+ */
+Test(moerun, moe_layers_carry_their_measured_error)
+{
+	static const char y[] =
+		"defaults:\n"
+		"  training: {global_batch: 256, micro_batch: 2, dtype: bf16, recompute: none}\n"
+		"  hardware: {gpu: H100-SXM, gpus: 8}\n"
+		"scenarios:\n"
+		"  - model: {arch: qwen3-30b-a3b, seq: 4096}\n"
+		"    parallelism: {ep: 8}\n"
+		"  - model: {arch: qwen3-8b, seq: 4096}\n";
+	struct got g;
+	double sc[2];
+
+	run_n(y, &g, 2, 0);
+	for (int i = 0; i < 2; i++)
+		sc[i] = log(g.r[i].compute_s_hi / g.r[i].compute_s) / 1.6449;
+	cr_log_info("compute sigma: MoE %.4f, dense %.4f", sc[0], sc[1]);
+	cr_expect_geq(sc[0], 0.9 * proj_moe_layer_sigma());
+	cr_expect_lt(sc[1], 0.9 * proj_moe_layer_sigma());
+	cr_expect(strstr(g.r[0].warnings, "moe layers: 13% off the one MoE layer traced") != NULL,
+		  "%s", g.r[0].warnings);
+	cr_expect(strstr(g.r[1].warnings, "moe layers") == NULL, "%s", g.r[1].warnings);
 }
 
 /*
