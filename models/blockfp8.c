@@ -129,3 +129,32 @@ double cvc_model_blockfp8_factor(const cvc_model_blockfp8 *t, int64_t k, double 
 	/* a time factor: how much longer than the per-tensor price */
 	return exp(lr);
 }
+
+/*
+ * The weight gradients.  DeepGEMM's first release measured the forward
+ * kind only: activations scaled 1x128 along K, weights 128x128 (its
+ * "1D2D" kernels).  A weight gradient's K is the tokens and both of its
+ * operands are activations or gradients scaled 1x128 along it, so every
+ * 128-wide slice promotes with an outer product of two scale vectors
+ * instead of one scale; DeepSeek's trainer writes it into the fp32
+ * gradient (its "_acc" kernels).  Measured in DeepSeek-V3's own training
+ * trace (deepseek-ai/profile-data train.json, ../shared/traces/
+ * deepseek-train-h800-ep64: 4 MoE layers forward and backward on H800):
+ * its 60 weight-gradient kernels (fp8_dptp128c_acc) run 27.49 ms, its 80
+ * forward and dgrad kernels (fp8_ptp128c, m_grouped_fp8_ptp128c) 41.76
+ * ms, the same layers' shapes, beside the same DeepEP kernels; cvc's
+ * prices of those GEMMs as the forward kind put the ratio at 0.456
+ * against the trace's 0.658.  The factor is the ratio of the two ratios,
+ * so the SMs DeepEP holds and the clock, common to both, drop out.  Its
+ * sigma: the four layers' ratios in the trace scatter 2.8% around their
+ * mean.  moerun.blockwise_wgrad_against_the_trace recomputes it.
+ */
+#define BLOCKFP8_WGRAD 1.444
+#define BLOCKFP8_WGRAD_SIGMA 0.028
+
+double cvc_model_blockfp8_wgrad_factor(double *sigma)
+{
+	if (sigma)
+		*sigma = BLOCKFP8_WGRAD_SIGMA;
+	return BLOCKFP8_WGRAD;
+}

@@ -400,9 +400,18 @@ static double block_scaled(const struct proj_pricer *p, const cvc_proj_op *o, do
 
 	if (sd)
 		*sd = 0;
-	/* 1x128 block scales on Hopper: DeepGEMM's measured kernels */
-	if ((o->sub & 1) && o->dtype == CVC_PROJ_FP8 && p->blockfp8)
-		return cvc_model_blockfp8_factor(p->blockfp8, o->k, sd);
+	/* 1x128 block scales on Hopper: DeepGEMM's measured kernels, a
+	 * weight gradient's (sub 8) as DeepSeek's trace measures it */
+	if ((o->sub & 1) && o->dtype == CVC_PROJ_FP8 && p->blockfp8) {
+		double f = cvc_model_blockfp8_factor(p->blockfp8, o->k, sd), ws;
+
+		if (o->sub & 8) {
+			f *= cvc_model_blockfp8_wgrad_factor(&ws);
+			if (sd)
+				*sd = hypot(*sd, ws);
+		}
+		return f;
+	}
 	return (o->sub & 4) || emulated ? cvc_model_mxfp8_factor(sd) : 1;
 }
 

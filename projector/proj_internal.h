@@ -545,9 +545,15 @@ void proj_grid_of(const cvc_proj_scenario *sc, double *tr, double *tc, double *t
  * one run. */
 double proj_op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, double kk,
 		       double batch, double count, int stage);
-/* A grouped GEMM: groups GEMMs of m x n x kk in one launch (MoE experts). */
+/* A weight-gradient GEMM (K: the tokens), flagged for its recipe. */
+double proj_op_wgrad_dt(struct proj_sink *k, int dtype, double m, double n, double kk,
+			double batch, double count, int stage);
+/* A grouped GEMM: groups GEMMs of m x n x kk in one launch (MoE experts);
+ * _wggemm: their weight gradients. */
 double proj_op_ggemm(struct proj_sink *k, int dtype, double m, double n, double kk,
 		     double groups, double count);
+double proj_op_wggemm(struct proj_sink *k, int dtype, double m, double n, double kk,
+		      double groups, double count);
 double proj_op_attn(struct proj_sink *k, int dtype, double batch, double heads, double kv_heads,
 		    double sq, double skv, double head_dim, int backward, double count);
 double proj_op_mem(struct proj_sink *k, int cls, double bytes, double count, int stage);

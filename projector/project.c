@@ -243,29 +243,47 @@ static void op_init(cvc_proj_op *o, int kind, double count, int stage)
 	o->stage = stage;
 }
 
-double proj_op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, double kk,
-		       double batch, double count, int stage)
+/* One GEMM operator; grouped: batch GEMMs of m rows in one launch (MoE
+ * experts); wgrad: a weight-gradient GEMM, whose K is the tokens. */
+static double gemm_op(struct proj_sink *k, int dtype, double m, double n, double kk,
+		      double batch, double count, int stage, int grouped, int wgrad)
 {
 	cvc_proj_op o;
 
 	op_init(&o, CVC_PROJ_OP_GEMM, count, stage);
 	o.dtype = dtype;
 	/* the layers' GEMMs in a format nobody measured (lowprec.c) */
-	o.sub = dtype == k->dtype ? k->gemm_sub : 0;
+	o.sub = (dtype == k->dtype ? k->gemm_sub : 0) | (grouped ? 2 : 0);
+	/* fp8 with 1x128 block scales: a wgrad scales both operands along
+	 * K, a kernel of its own (cvc_model_blockfp8_wgrad_factor()) */
+	if (wgrad && (o.sub & 1) && dtype == CVC_PROJ_FP8)
+		o.sub |= 8;
 	o.m = i64(m), o.n = i64(n), o.k = i64(kk), o.b = i64(batch);
 	return put(k, &o);
+}
+
+double proj_op_gemm_dt(struct proj_sink *k, int dtype, double m, double n, double kk,
+		       double batch, double count, int stage)
+{
+	return gemm_op(k, dtype, m, n, kk, batch, count, stage, 0, 0);
+}
+
+double proj_op_wgrad_dt(struct proj_sink *k, int dtype, double m, double n, double kk,
+			double batch, double count, int stage)
+{
+	return gemm_op(k, dtype, m, n, kk, batch, count, stage, 0, 1);
 }
 
 double proj_op_ggemm(struct proj_sink *k, int dtype, double m, double n, double kk,
 		     double groups, double count)
 {
-	cvc_proj_op o;
+	return gemm_op(k, dtype, m, n, kk, groups, count, CVC_PROJ_STAGE_ALL, 1, 0);
+}
 
-	op_init(&o, CVC_PROJ_OP_GEMM, count, CVC_PROJ_STAGE_ALL);
-	o.dtype = dtype;
-	o.sub = (dtype == k->dtype ? k->gemm_sub : 0) | 2;
-	o.m = i64(m), o.n = i64(n), o.k = i64(kk), o.b = i64(groups);
-	return put(k, &o);
+double proj_op_wggemm(struct proj_sink *k, int dtype, double m, double n, double kk,
+		      double groups, double count)
+{
+	return gemm_op(k, dtype, m, n, kk, groups, count, CVC_PROJ_STAGE_ALL, 1, 1);
 }
 
 double proj_op_attn(struct proj_sink *k, int dtype, double batch, double heads, double kv_heads,
@@ -359,7 +377,7 @@ double proj_gemm3(struct proj_sink *k, int dtype, double m, double n, double kk,
 	split_b = split_b > 1 ? split_b : 1;
 	fwd = split_f * proj_op_gemm_dt(k, dtype, m / split_f, n, kk, 1, cf * split_f, stage);
 	*dgrad = split_b * proj_op_gemm_dt(k, dtype, m / split_b, kk, n, 1, cb * split_b, stage);
-	*wgrad = proj_op_gemm_dt(k, dtype, kk, n, m, 1, cb, stage);
+	*wgrad = proj_op_wgrad_dt(k, dtype, kk, n, m, 1, cb, stage);
 	/* booked apart (struct proj_sink margin_s): the operator itself is the one
 	 * measured and listed */
 	if (slow_f > 1)

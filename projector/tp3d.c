@@ -118,7 +118,7 @@ static void linear3d(struct proj_sink *k, const struct proj_shape *x,
 
 	o->f = proj_op_gemm_dt(k, x->dtype, m, nn, kk, 1, n->cf, 0);
 	o->d = proj_op_gemm_dt(k, x->dtype, m, kk, nn, 1, n->cb, 0);
-	o->w = proj_op_gemm_dt(k, x->dtype, kk, nn, m, 1, n->cb, 0);
+	o->w = proj_op_wgrad_dt(k, x->dtype, kk, nn, m, 1, n->cb, 0);
 	/* partial outputs summed over the axis that splits the input; input
 	 * gradients summed over the axis that splits the output */
 	o->ar_f = proj_op_coll(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, m * nn * x->BA, si, pi,

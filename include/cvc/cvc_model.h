@@ -707,6 +707,11 @@ typedef struct cvc_model_blockfp8 {
 CVC_API const char *cvc_model_blockfp8_gpu(void);
 CVC_API cvc_status cvc_model_blockfp8_fit(const cvc_modelset *ref, cvc_model_blockfp8 *out);
 CVC_API double cvc_model_blockfp8_factor(const cvc_model_blockfp8 *t, int64_t k, double *sigma);
+/* A weight-gradient GEMM of that recipe (both operands 1x128-scaled along
+ * K, the tokens; the output accumulated in fp32) over the price of the
+ * same shape's forward kind: measured in DeepSeek-V3's training trace on
+ * an H800 (models/blockfp8.c); *sigma (may be NULL) its scatter. */
+CVC_API double cvc_model_blockfp8_wgrad_factor(double *sigma);
 /* Whether two GPUs are of one generation as cvc's measured references
  * group them (Ampere, Hopper, Blackwell, CDNA3). */
 CVC_API int cvc_model_same_generation(const cvc_hw_spec *a, const cvc_hw_spec *b);

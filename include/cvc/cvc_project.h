@@ -386,7 +386,9 @@ enum cvc_proj_stage {
  *               fp8 with blockwise scales: priced as its sibling, interval
  *               wider); 2 a grouped GEMM of b groups of m rows (MoE
  *               experts: cvc_model_grouped_slowdown()); 4 fp8 with MXFP8
- *               block scales (cvc_model_mxfp8_factor())
+ *               block scales (cvc_model_mxfp8_factor()); 8 with 1, fp8:
+ *               a weight-gradient GEMM of 1x128 block scales
+ *               (cvc_model_blockfp8_wgrad_factor())
  *   attention:  dtype, b (batch), heads, kv_heads, m (seq_q), n (seq_kv),
  *               k (head_dim), causal, backward
  *   membound:   sub (cvc_model_mem), bytes
