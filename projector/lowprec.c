@@ -30,6 +30,7 @@
  */
 #include <math.h>
 
+#include "cvc/cvc_model.h"
 #include "proj_internal.h"
 
 double proj_lowp_share(const cvc_proj_scenario *sc)
@@ -97,4 +98,66 @@ void proj_lowp_cast(const struct proj_shape *x, struct proj_lowp *c)
 	/* MXFP8's GEMMs read an E8M0 scale per 32 elements: measured 5% slower
 	 * than per-tensor fp8's in one harness (cvc_model_mxfp8_factor()) */
 	c->block_scaled = dt == CVC_PROJ_FP8 && rc == CVC_PROJ_FP8_MXFP8;
+}
+
+/* Low-precision casts of a layer (per element, elem_bytes() above):
+ * forward the input of the output projection (the attention output, a
+ * Mamba mixer's gated norm output) and the FFN's GEMM inputs no norm
+ * makes (below), backward the gradient of every GEMM output with its
+ * transpose; the inputs a norm makes are cast inside it. */
+void proj_lowp_cast_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
+			double *mf, double *mb)
+{
+	struct proj_lowp c;
+	double fwd = 0, outs = 0;
+
+	proj_lowp_cast(x, &c);
+	if (x->mixer == PROJ_MIX_MAMBA) {
+		fwd = x->T * x->di / x->t;
+		outs = (2 * x->di + 2 * x->mg * x->mn + x->mh) / x->t + x->h;
+	} else if (x->mixer != PROJ_MIX_NONE) {
+		fwd = x->T * x->a * x->dv / x->t;
+		outs = (x->mla ? x->rq + x->a / x->t * x->dqk + x->rkv + x->dr +
+					 x->a / x->t * (x->dh + x->dv)
+			       : x->qkv / x->t) +
+		       x->h;
+	}
+	if (!x->noffn) {
+		outs = outs + (x->gated ? 2 : 1) * x->Tm * x->imb / x->T * x->f /
+			      (x->moe ? x->et : x->t);
+		outs = outs + x->h;
+		outs = outs + (x->fs > 0 ? ((x->gated ? 2 : 1) * x->fs / x->t + x->h) : 0);
+	}
+	/* the FFN's GEMM inputs that no norm makes: Megatron-Core's MLP and
+	 * TEGroupedMLP run the activation as a 16-bit kernel of their own
+	 * (bias_activation_fusion; use_te_activation_func and the TE op
+	 * fuser off, as in Megatron-Bridge's resolved performance configs,
+	 * scripts/performance/dryrun_configs/ @a9497c6b) and Transformer
+	 * Engine's Linear and GroupedLinear quantize their input in a kernel
+	 * of their own (megatron/core/transformer/mlp.py, moe/experts.py,
+	 * moe/shared_experts.py).  Dense: the down
+	 * projection's input.  MoE: the routed experts' inputs (the permuted
+	 * tokens, or each token once before an fp8 dispatch) and their down
+	 * projection's, the shared experts' two (the pre-MLP norm is a kernel
+	 * of its own, shared with the router).  torchtitan's Float8 casts
+	 * inside the compiled graph, as priced before. */
+	if (x->framework != CVC_PROJ_FW_MEGATRON) {
+		/* nothing more */
+	} else if (!x->noffn && x->moe) {
+		double routed = x->Tm * x->imb;
+
+		fwd += (x->disp8 ? x->T : routed) * x->h + routed * x->f / x->et;
+		if (x->fs > 0)
+			fwd += x->T * (x->h + x->fs / x->t);
+	} else if (!x->noffn) {
+		fwd += x->T * x->f / x->t;
+	}
+	if (fwd > 0)
+		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, c.cast * fwd, cf, 0);
+	*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, c.cast * x->T * outs, cb, 0);
+	if (c.amax > 0) { /* the per-tensor amax, a pass of its own */
+		if (fwd > 0)
+			*mf += proj_op_mem(k, CVC_MODEL_MEM_REDUCTION, c.amax * fwd, cf, 0);
+		*mb += proj_op_mem(k, CVC_MODEL_MEM_REDUCTION, c.amax * x->T * outs, cb, 0);
+	}
 }

@@ -507,6 +507,10 @@ int proj_lowp_dtype(int dtype);
 double proj_lowp_share(const cvc_proj_scenario *sc);
 /* x's format and recipe (x->lowp set). */
 void proj_lowp_cast(const struct proj_shape *x, struct proj_lowp *c);
+/* The quantize kernels of one layer (forward runs cf, backward cb), their
+ * seconds added to *mf / *mb. */
+void proj_lowp_cast_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
+			double *mf, double *mb);
 /* The attention block's GEMM weights of a finalized scenario (QKV or MLA's
  * projections, the output projection), whole; *per_rank (may be NULL):
  * on one of tp ranks (MLA's down projections are not split). */

@@ -623,43 +623,6 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 	}
 }
 
-/* Low-precision casts of a layer (lowprec.c, per element): forward the input of the
- * output projection (the attention output, a Mamba mixer's gated norm
- * output), backward the gradient of every GEMM output with its transpose;
- * the other GEMM inputs are cast inside the norm or activation making them. */
-static void lowp_cast_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
-			  double *mf, double *mb)
-{
-	struct proj_lowp c;
-	double fwd = 0, outs = 0;
-
-	proj_lowp_cast(x, &c);
-	if (x->mixer == PROJ_MIX_MAMBA) {
-		fwd = x->T * x->di / x->t;
-		outs = (2 * x->di + 2 * x->mg * x->mn + x->mh) / x->t + x->h;
-	} else if (x->mixer != PROJ_MIX_NONE) {
-		fwd = x->T * x->a * x->dv / x->t;
-		outs = (x->mla ? x->rq + x->a / x->t * x->dqk + x->rkv + x->dr +
-					 x->a / x->t * (x->dh + x->dv)
-			       : x->qkv / x->t) +
-		       x->h;
-	}
-	if (!x->noffn) {
-		outs = outs + (x->gated ? 2 : 1) * x->Tm * x->imb / x->T * x->f /
-			      (x->moe ? x->et : x->t);
-		outs = outs + x->h;
-		outs = outs + (x->fs > 0 ? ((x->gated ? 2 : 1) * x->fs / x->t + x->h) : 0);
-	}
-	if (fwd > 0)
-		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, c.cast * fwd, cf, 0);
-	*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, c.cast * x->T * outs, cb, 0);
-	if (c.amax > 0) { /* the per-tensor amax, a pass of its own */
-		if (fwd > 0)
-			*mf += proj_op_mem(k, CVC_MODEL_MEM_REDUCTION, c.amax * fwd, cf, 0);
-		*mb += proj_op_mem(k, CVC_MODEL_MEM_REDUCTION, c.amax * x->T * outs, cb, 0);
-	}
-}
-
 /* Memory-bound operators of a layer, added to *mf / *mb: a norm and a
  * bias-dropout-residual per block (2 in an attention + FFN layer), the
  * activation, rope, a Mamba mixer's own (mamba.c), and the low-precision casts. */
@@ -743,7 +706,7 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 				: proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * x->BA * re, cb, 0);
 	}
 	if (x->lowp)
-		lowp_cast_ops(k, x, cf, cb, mf, mb);
+		proj_lowp_cast_ops(k, x, cf, cb, mf, mb);
 }
 
 /*

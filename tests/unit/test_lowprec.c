@@ -145,6 +145,81 @@ Test(lowprec, every_recipe_prices_its_quantize_work)
 	}
 }
 
+/* Whether a scenario lists an elementwise operator of exactly `bytes`. */
+struct find_mem {
+	int64_t bytes;
+	double count;
+};
+
+static int find_mem_cb(void *user, const cvc_proj_op *o)
+{
+	struct find_mem *f = user;
+
+	if (o->kind == CVC_PROJ_OP_MEM && o->sub == CVC_MODEL_MEM_ELEMENTWISE &&
+	    o->bytes == f->bytes)
+		f->count += o->count;
+	return 0;
+}
+
+static int find_mem_run(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	cr_assert(r->valid, "%s", r->reason);
+	cvc_proj_scenario_ops(sc, find_mem_cb, user);
+	return 0;
+}
+
+/* Runs of the elementwise operator of `bytes` in text's one scenario. */
+static double mem_runs(const char *text, double bytes)
+{
+	struct find_mem f = {(int64_t)bytes, 0};
+
+	tu_study_run("t.yaml", text, 0, find_mem_run, &f);
+	return f.count;
+}
+
+/*
+ * Claim: the FFN's GEMM inputs that no norm makes are cast in kernels of
+ * their own, forward, as Megatron-Core and Transformer Engine run them
+ * (projector/project.c lowp_cast_ops(): the activation is Megatron's own
+ * 16-bit bias-activation kernel, bias_activation_fusion on and
+ * use_te_activation_func off in Megatron-Bridge's resolved performance
+ * configs, and TE's Linear / GroupedLinear quantize their input).  By
+ * hand, fp8 delayed (4 B per element cast), one micro-batch of T = 4096
+ * tokens, tp 1, per layer and forward run:
+ *   dense, 32 heads of 128 and an FFN of 14336: the attention output and
+ *     the down projection's input, 4 x 4096 x (4096 + 14336) B;
+ *   Qwen3-30B-A3B (h 2048, 32 heads of 128, experts of 768, top 8) on ep
+ *     8, balanced: the attention output, the routed tokens' up and down
+ *     projection inputs (32768 routed tokens),
+ *     4 x (4096 x 4096 + 32768 x (2048 + 768)) B; with fp8 dispatches the
+ *     up projection's input is cast once per token before the dispatch,
+ *     4 x (4096 x 4096 + 4096 x 2048 + 32768 x 768) B.
+ * Each op runs once per layer and micro-batch: 8 layers x 128 (dense, dp 8)
+ * and 48 x 32 (MoE, global batch 256 over dp 8).
+ */
+Test(lowprec, ffn_inputs_cast_in_kernels_of_their_own)
+{
+	static const char dense_y[] =
+		"model: {layers: 8, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, "
+		"ffn_type: swiglu, seq: 4096, vocab: 128256}\n"
+		"training: {global_batch: 1024, micro_batch: 1, dtype: fp8, fp8_recipe: delayed}\n"
+		"hardware: {gpu: H100-SXM, gpus: 8}\n";
+	char moe_y[512];
+	const char *moe_fmt =
+		"model: {arch: qwen3-30b-a3b, seq: 4096}\n"
+		"training: {global_batch: 256, micro_batch: 1, dtype: fp8, fp8_recipe: delayed}\n"
+		"parallelism: {ep: 8}\n"
+		"comm: {ep_dispatch_fp8: %s}\n"
+		"hardware: {gpu: H100-SXM, gpus: 8}\n";
+
+	cr_expect_eq(mem_runs(dense_y, 4.0 * 4096 * (4096 + 14336)), 8 * 128);
+	snprintf(moe_y, sizeof moe_y, moe_fmt, "false");
+	cr_expect_eq(mem_runs(moe_y, 4.0 * (4096.0 * 4096 + 32768.0 * (2048 + 768))), 48 * 32);
+	snprintf(moe_y, sizeof moe_y, moe_fmt, "true");
+	cr_expect_eq(mem_runs(moe_y, 4.0 * (4096.0 * 4096 + 4096.0 * 2048 + 32768.0 * 768)),
+		     48 * 32);
+}
+
 /* FP4 is priced at its own peak (4x bf16 on Blackwell) through the measured
  * share; the layers in 16 bits (attention, logits) are not; a GPU without
  * FP4 tensor cores cannot run it, and a format nobody measured is priced
