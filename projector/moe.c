@@ -144,6 +144,20 @@ static double permute_ops(struct proj_sink *k, const struct proj_shape *x, doubl
 		    kern(k, CVC_MODEL_MEM_ELEMENTWISE, 3 * Trh, cb) +
 		    kern(k, CVC_MODEL_MEM_REDUCTION, 2 * Trh + 4 * Tr, cb);
 	}
+	/* Megatron-Core's alltoall dispatcher with more than one local
+	 * expert: the tokens received are sorted by local expert after the
+	 * dispatch ("Permutation 2", sort_chunks_by_idxs; fused, Transformer
+	 * Engine's moe_sort_chunks_by_index; with token drop a transposed
+	 * copy) and back before the combine, each reading and writing the
+	 * rank's routed copies; backward the two the other way
+	 * (megatron/core/transformer/moe/token_dispatcher.py,
+	 * MoEAlltoAllTokenDispatcher dispatch_postprocess and
+	 * combine_preprocess).  The flex dispatchers' kernels hand each rank
+	 * its tokens in the order its permutation above makes. */
+	if (x->disp == CVC_PROJ_DISPATCH_ALLTOALL && x->e > 1 && x->E / x->e > 1) {
+		f += 2 * kern(k, CVC_MODEL_MEM_GATHER, 2 * Trh, 2 * cf);
+		b += 2 * kern(k, CVC_MODEL_MEM_GATHER, 2 * Trh, 2 * cb);
+	}
 	*bwd = b;
 	return f;
 }

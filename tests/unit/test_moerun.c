@@ -181,10 +181,13 @@ static int kscan_op(void *user, const cvc_proj_op *o)
  * Megatron-Core launches (docs/SCENARIOS.md "MoE"), per MoE layer and
  * micro-batch: unfused, the router's 9 kernels forward and 4 backward and
  * the permutation's 8 forward and 6 backward; fused (moe_router_fusion,
- * moe_permute_fusion) 3 and 2, 4 and 2; HybridEP permutes inside its
- * exchanges: none.  Setup: 4 MoE layers, one micro-batch, no recompute;
- * the count of memory-bound launches differs by exactly that times 4, and
- * fusion makes the step faster.
+ * moe_permute_fusion) 3 and 2, 4 and 2; the alltoall dispatcher with more
+ * than one local expert sorts the tokens received by expert and back, 2
+ * forward and 2 backward, fused or not; HybridEP permutes inside its
+ * exchanges: none.  Setup: 4 MoE layers, one micro-batch, no recompute, 16
+ * experts on ep 8 (2 per rank; 8 on ep 8 for one per rank); the count of
+ * memory-bound launches differs by exactly that times 4, and fusion makes
+ * the step faster.
  */
 Test(moerun, router_and_permutation_kernels)
 {
@@ -208,11 +211,24 @@ Test(moerun, router_and_permutation_kernels)
 			   s[0].mem_ops - s[1].mem_ops);
 	cr_expect_float_eq(s[1].mem_ops - s[2].mem_ops, 4 * ((8 + 6) - (4 + 2)), 1e-9,
 			   "permutation: %g", s[1].mem_ops - s[2].mem_ops);
-	cr_expect_float_eq(s[0].mem_ops - s[3].mem_ops, 4 * (8 + 6), 1e-9,
+	cr_expect_float_eq(s[0].mem_ops - s[3].mem_ops, 4 * (8 + 6 + 2 + 2), 1e-9,
 			   "hybridep permutes inside its kernels: %g", s[0].mem_ops - s[3].mem_ops);
 	cr_expect_lt(g.r[4].step_s, g.r[0].step_s);
 	cr_expect_eq(s[0].gemm_groups, 2, "16 experts over 8 ranks");
 	cr_expect_float_eq(s[0].mg, 2048.0 * 4 / 2, 1e-9, "T k per expert: %g", s[0].mg);
+	/* one expert per rank: nothing to sort */
+	run_n("model: {layers: 4, hidden: 1024, heads: 8, ffn: 512, experts: 8, top_k: 4,\n"
+	      "        seq: 2048}\n"
+	      "training: {global_batch: 8, recompute: none}\n"
+	      "parallelism: {ep: 8}\nhardware: {gpu: H100-SXM, gpus: 8}\n"
+	      "comm: [{ep_dispatcher: alltoall}, {ep_dispatcher: hybridep}]\n",
+	      &g, 2, 0);
+	for (int i = 0; i < 2; i++) {
+		memset(&s[i], 0, sizeof s[i]);
+		cvc_proj_scenario_ops(&g.sc[i], kscan_op, &s[i]);
+	}
+	cr_expect_float_eq(s[0].mem_ops - s[1].mem_ops, 4 * (8 + 6), 1e-9,
+			   "one local expert: %g", s[0].mem_ops - s[1].mem_ops);
 }
 
 /*
@@ -609,7 +625,8 @@ Test(moerun, moe_layers_carry_their_measured_error)
  * logits, loss); a dropless MoE layer keeps its routed experts' (their
  * grouped GEMMs and activation: 2 + 4 GEMM launches and 1 + 1 activation
  * per layer and micro-batch, without recompute) and its permutation's
- * (unfused: 8 launches forward, 6 backward), whose token counts vary
+ * (unfused: 8 launches forward, 6 backward, and the alltoall dispatcher's
+ * sort by local expert, 2 and 2), whose token counts vary
  * (Megatron-LM docs/discussions/deepseek-v3-gb200-optimization, sec. 2.3:
  * the "moe" graph scope "only supports token-drop MoE"); with token drop
  * padded to capacity the whole layer is graphed: the dense model's gaps.
@@ -643,9 +660,9 @@ Test(moerun, cuda_graphs_remove_the_layers_gaps)
 	cr_expect_gt(dense[1], 0, "the stage's own launches keep theirs");
 	cr_expect_lt(dense[1], 0.1 * dense[0], "%g vs %g", dense[1], dense[0]);
 	cr_expect_float_eq(on[1], dense[1], 1e-15, "token drop: the whole layer graphed");
-	cr_expect_float_eq(on[0] - on[1], m * L * (2 + 4 + 1 + 1 + 8 + 6) * gap, 1e-12,
+	cr_expect_float_eq(on[0] - on[1], m * L * (2 + 4 + 1 + 1 + 8 + 6 + 2 + 2) * gap, 1e-12,
 			   "the experts' and the permutation's launches: %g vs %g", on[0] - on[1],
-			   m * L * 22 * gap);
+			   m * L * 26 * gap);
 	cvc_modelset_free(ms);
 	cvc_hw_catalog_free(cat);
 }
