@@ -100,6 +100,32 @@ void proj_lowp_cast(const struct proj_shape *x, struct proj_lowp *c)
 	c->block_scaled = dt == CVC_PROJ_FP8 && rc == CVC_PROJ_FP8_MXFP8;
 }
 
+/*
+ * Elements of the FFN's GEMM inputs that no norm makes, per micro-batch,
+ * on a Megatron-Core stack: its MLP and TEGroupedMLP run the activation as
+ * a 16-bit kernel of their own (bias_activation_fusion; use_te_activation_
+ * func and the TE op fuser off, as in Megatron-Bridge's resolved
+ * performance configs, scripts/performance/dryrun_configs/ @a9497c6b) and
+ * Transformer Engine's Linear and GroupedLinear quantize their input in a
+ * kernel of their own (megatron/core/transformer/mlp.py, moe/experts.py,
+ * moe/shared_experts.py).  Dense: the down projection's input.  MoE: the
+ * routed experts' inputs (the permuted tokens, or each token once before
+ * an fp8 dispatch) and their down projection's, the shared experts' two
+ * (the pre-MLP norm is a kernel of its own, shared with the router).
+ * torchtitan's Float8 casts inside the compiled graph: none there.
+ */
+static double ffn_inputs_cast_apart(const struct proj_shape *x)
+{
+	double routed = x->Tm * x->imb, e;
+
+	if (!x->moe)
+		return x->T * x->f / x->t;
+	e = (x->disp8 ? x->T : routed) * x->h + routed * x->f / x->et;
+	if (x->fs > 0)
+		e += x->T * (x->h + x->fs / x->t);
+	return e;
+}
+
 /* Low-precision casts of a layer (per element, elem_bytes() above):
  * forward the input of the output projection (the attention output, a
  * Mamba mixer's gated norm output) and the FFN's GEMM inputs no norm
@@ -128,30 +154,8 @@ void proj_lowp_cast_ops(struct proj_sink *k, const struct proj_shape *x, double 
 		outs = outs + x->h;
 		outs = outs + (x->fs > 0 ? ((x->gated ? 2 : 1) * x->fs / x->t + x->h) : 0);
 	}
-	/* the FFN's GEMM inputs that no norm makes: Megatron-Core's MLP and
-	 * TEGroupedMLP run the activation as a 16-bit kernel of their own
-	 * (bias_activation_fusion; use_te_activation_func and the TE op
-	 * fuser off, as in Megatron-Bridge's resolved performance configs,
-	 * scripts/performance/dryrun_configs/ @a9497c6b) and Transformer
-	 * Engine's Linear and GroupedLinear quantize their input in a kernel
-	 * of their own (megatron/core/transformer/mlp.py, moe/experts.py,
-	 * moe/shared_experts.py).  Dense: the down
-	 * projection's input.  MoE: the routed experts' inputs (the permuted
-	 * tokens, or each token once before an fp8 dispatch) and their down
-	 * projection's, the shared experts' two (the pre-MLP norm is a kernel
-	 * of its own, shared with the router).  torchtitan's Float8 casts
-	 * inside the compiled graph, as priced before. */
-	if (x->framework != CVC_PROJ_FW_MEGATRON) {
-		/* nothing more */
-	} else if (!x->noffn && x->moe) {
-		double routed = x->Tm * x->imb;
-
-		fwd += (x->disp8 ? x->T : routed) * x->h + routed * x->f / x->et;
-		if (x->fs > 0)
-			fwd += x->T * (x->h + x->fs / x->t);
-	} else if (!x->noffn) {
-		fwd += x->T * x->f / x->t;
-	}
+	if (x->framework == CVC_PROJ_FW_MEGATRON && !x->noffn)
+		fwd += ffn_inputs_cast_apart(x);
 	if (fwd > 0)
 		*mf += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, c.cast * fwd, cf, 0);
 	*mb += proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, c.cast * x->T * outs, cb, 0);

@@ -176,6 +176,13 @@ static int kscan_op(void *user, const cvc_proj_op *o)
 	return 0;
 }
 
+/* sc's operators counted into *s from zero. */
+static void kscan_of(const cvc_proj_scenario *sc, struct kscan *s)
+{
+	memset(s, 0, sizeof *s);
+	cvc_proj_scenario_ops(sc, kscan_op, s);
+}
+
 /*
  * Claim: the router and the permutation are priced as the kernels
  * Megatron-Core launches (docs/SCENARIOS.md "MoE"), per MoE layer and
@@ -203,10 +210,8 @@ Test(moerun, router_and_permutation_kernels)
 	      "           {moe_router_fusion: true, moe_permute_fusion: true}]\n"
 	      "comm: [{ep_dispatcher: alltoall}, {ep_dispatcher: hybridep}]\n",
 	      &g, 6, 0);
-	for (int i = 0; i < 4; i++) {
-		memset(&s[i], 0, sizeof s[i]);
-		cvc_proj_scenario_ops(&g.sc[2 * (i < 3 ? i : 0) + (i == 3)], kscan_op, &s[i]);
-	}
+	for (int i = 0; i < 4; i++)
+		kscan_of(&g.sc[2 * (i < 3 ? i : 0) + (i == 3)], &s[i]);
 	cr_expect_float_eq(s[0].mem_ops - s[1].mem_ops, 4 * ((9 + 4) - (3 + 2)), 1e-9, "router: %g",
 			   s[0].mem_ops - s[1].mem_ops);
 	cr_expect_float_eq(s[1].mem_ops - s[2].mem_ops, 4 * ((8 + 6) - (4 + 2)), 1e-9,
@@ -223,10 +228,8 @@ Test(moerun, router_and_permutation_kernels)
 	      "parallelism: {ep: 8}\nhardware: {gpu: H100-SXM, gpus: 8}\n"
 	      "comm: [{ep_dispatcher: alltoall}, {ep_dispatcher: hybridep}]\n",
 	      &g, 2, 0);
-	for (int i = 0; i < 2; i++) {
-		memset(&s[i], 0, sizeof s[i]);
-		cvc_proj_scenario_ops(&g.sc[i], kscan_op, &s[i]);
-	}
+	for (int i = 0; i < 2; i++)
+		kscan_of(&g.sc[i], &s[i]);
 	cr_expect_float_eq(s[0].mem_ops - s[1].mem_ops, 4 * (8 + 6), 1e-9,
 			   "one local expert: %g", s[0].mem_ops - s[1].mem_ops);
 }
@@ -255,9 +258,8 @@ Test(moerun, imbalance_on_the_busiest_rank)
 	cr_expect_not(g.r[2].valid);
 	cr_expect(strstr(g.r[2].reason, "moe_imbalance"), "%s", g.r[2].reason);
 	for (int i = 0; i < 2; i++) {
-		memset(&k[i], 0, sizeof k[i]);
+		kscan_of(&g.sc[i], &k[i]);
 		memset(&e[i], 0, sizeof e[i]);
-		cvc_proj_scenario_ops(&g.sc[i], kscan_op, &k[i]);
 		cvc_proj_scenario_ops(&g.sc[i], ep_op, &e[i]);
 		w[i] = (g.r[i].step_s_hi - g.r[i].step_s_lo) / g.r[i].step_s;
 	}
