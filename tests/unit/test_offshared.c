@@ -1,0 +1,101 @@
+/*
+ * test_offshared.c - cvc against published runs that ../shared does not
+ * hold: the 25.11 NeMo container's rows of Megatron-Bridge's performance
+ * summary for model families and a GPU generation the shared files lack
+ * (tests/data/megatron-bridge-25.11-offshared.csv: GPT-OSS-120B and
+ * Qwen3-235B-A22B on GB200, B200 and H100, and every GB300 NVL72 row).
+ * Nothing in cvc was set from these rows; they check that a row naming a
+ * model and a system cvc has never been scored on is read and priced the
+ * way the shared files' rows are (docs/MODELS.md "Off the shared set").
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cvc/cvc_project.h"
+#include "testutil.h"
+
+#define OFFSHARED CVC_SOURCE_DIR "/tests/data/megatron-bridge-25.11-offshared.csv"
+
+/* The scored CSV's line of the row whose model and gpu cells start so
+ * (the n-th such line, 0 first); NULL when there is none. */
+static const char *row_line(const char *out, const char *model, const char *gpu, int n,
+			    char *line, size_t len)
+{
+	char key[128];
+
+	snprintf(key, sizeof key, "\n%s,", model);
+	for (const char *p = strstr(out, key); p; p = strstr(p + 1, key)) {
+		const char *e = strchr(p + 1, '\n');
+		size_t l = e ? (size_t)(e - p - 1) : strlen(p + 1);
+
+		if (l >= len)
+			l = len - 1;
+		memcpy(line, p + 1, l);
+		line[l] = 0;
+		if (strstr(line, gpu) && n-- == 0)
+			return line;
+	}
+	return NULL;
+}
+
+/*
+ * Every row is projected, and the shape of each model the shared files do
+ * not have comes from cvc's catalog (the rows leave every shape cell
+ * blank, as the summary does): GPT-OSS-120B with its sliding window every
+ * other layer, Qwen3-235B-A22B with its 128 experts.  The GB300 rows are
+ * priced as one NVL72 domain.
+ */
+Test(offshared, rows_read_from_the_catalog)
+{
+	cvc_proj_validation v;
+	char *out = tu_validate(OFFSHARED, NULL, &v, CVC_OK);
+	char line[8192];
+
+	cr_expect_eq(v.all.rows, 14);
+	cr_expect_eq(v.all.expressible, 14, "%d of 14 rows projected", v.all.expressible);
+	cr_assert(row_line(out, "GPT-OSS-120B", "B200 (DGX", 0, line, sizeof line));
+	cr_expect(strstr(line, "(gpt-oss-120b in cvc's catalog"), "%s", line);
+	cr_expect(strstr(line, "window=128, window_skip_freq=2"), "%s", line);
+	cr_assert(row_line(out, "Qwen3-235B-A22B", "GB200", 0, line, sizeof line));
+	cr_expect(strstr(line, "(qwen3-235b-a22b in cvc's catalog"), "%s", line);
+	cr_expect(strstr(line, "experts=128, top_k=8"), "%s", line);
+	cr_assert(row_line(out, "Llama3-8B", "GB300", 1, line, sizeof line));
+	cr_expect(strstr(line, "gpu=GB300"), "%s", line);
+	cr_expect(strstr(line, "nvlink_domain=72"), "%s", line);
+	cr_expect(strstr(line, "fp8_recipe=mxfp8"), "%s", line);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/*
+ * How far off they are.  At e45007e: MAPE 22.49%,
+ * median 13.74%, 35.7% within 10%, bias +10.43%, 71.4% of the 90%
+ * intervals hold.  By part: the GB300 rows are slow by 3-19% (cvc's
+ * GB300 differs from its GB200 only by named figures, "GB300 against
+ * GB200"); GPT-OSS-120B is +7% on GB200 and +26% / +132% on H100 / B200,
+ * whose 153 and 223 model TFLOP/s per GPU are far below the same model on
+ * GB200 (488).  The bound holds today's figure so that a change that
+ * loses it fails here; it is not a target.
+ */
+Test(offshared, accuracy_bound)
+{
+	cvc_proj_validation v;
+	struct cvc_proj_validate_opts o = {.by = "gpu"};
+	char *out = tu_validate(OFFSHARED, &o, &v, CVC_OK);
+
+	cr_log_info("off the shared set: %d rows, MAPE %.2f%%, median %.2f%%, within 10%% %.1f%%, "
+		    "bias %+.2f%%, intervals hold %.1f%%",
+		    v.all.expressible, v.all.mape_pct, v.all.median_pct, v.all.within10_pct,
+		    v.all.bias_pct, v.all.coverage_pct);
+	for (size_t i = 0; i < v.ngroups; i++)
+		cr_log_info("  %s: %d rows, MAPE %.2f%%, bias %+.2f%%", v.groups[i].key,
+			    v.groups[i].st.expressible, v.groups[i].st.mape_pct,
+			    v.groups[i].st.bias_pct);
+	cr_expect_eq(v.ngroups, 4);
+	cr_expect_leq(v.all.mape_pct, 23.5, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_leq(v.all.median_pct, 15.0, "median %.2f%%", v.all.median_pct);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
