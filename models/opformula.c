@@ -145,6 +145,45 @@ int opm_coll_simple_ref(cvc_model_coll c, int n, double *eff, double *sfill)
 }
 
 /*
+ * All-to-all in one NVLink domain, measured per NVLink generation: XLA's
+ * all-to-all tables of 8 GPUs of one H100 node (sm_90, NVLink 4, 450 GB/s)
+ * and of one B200 node (sm_100_B200, NVLink 5, 900 GB/s), fitted as the
+ * all-reduce references above (largest third of the sizes, 32 MiB ..
+ * 2 GiB, t = a + b S on relative error; eff = f(8)/b / link, fill = a/b
+ * bytes).  tests/unit/test_models.c models_coll.alltoall_ref_matches_xla
+ * recomputes them.  The fill also stands in for the latency.  From 32 MiB
+ * up, (S + fill) f / (eff link) is within 4.2% of every row of both
+ * tables, where the spec-sheet default (10 us + S f / (0.75 link)) is up
+ * to 27% fast on the H100 and 10-53% on the B200; below 32 MiB it is
+ * -53..+125% off and the default -39..-90% (an expert-parallel step's
+ * all-to-alls are tens to hundreds of MiB).
+ */
+static const struct {
+	double link_gbps, eff, sfill;
+} a2a_ref[] = {
+	{450, 0.74444, 17.575e6}, /* sm_90 */
+	{900, 0.66843, 45.307e6}, /* sm_100_B200 */
+};
+
+int opm_coll_a2a_ref(const cvc_hw_spec *spec, double *eff, double *sfill)
+{
+	size_t best = 0;
+	double bw;
+
+	/* no all-to-all of another vendor's links is measured */
+	if (!spec || strcmp(spec->vendor, "NVIDIA") || !(spec->intra_bw_gbps > 0))
+		return 0;
+	/* the measured NVLink generation nearest on log link bandwidth */
+	bw = spec->intra_bw_gbps;
+	for (size_t i = 1; i < sizeof a2a_ref / sizeof a2a_ref[0]; i++)
+		if (fabs(log(bw / a2a_ref[i].link_gbps)) < fabs(log(bw / a2a_ref[best].link_gbps)))
+			best = i;
+	*eff = a2a_ref[best].eff;
+	*sfill = a2a_ref[best].sfill;
+	return 1;
+}
+
+/*
  * Measured on Perlmutter (4 A100s, 4 NVLink3 links per pair) by AxoNN's
  * authors: 76 GB/s for a pair against 225 for all four
  * (tests/data/axonn-perlmutter-busbw.csv; docs/MODELS.md "Mesh nodes").

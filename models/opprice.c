@@ -313,15 +313,20 @@ static const struct coll_slot *find_slot(const cvc_modelset *ms, cvc_model_coll 
 static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t bytes, int n,
 			   int gpn)
 {
-	double S = (double)bytes, intra, inter, f;
+	double S = (double)bytes, intra, inter, f, eff = DEF_COLL_INTRA_EFF, fill = 0;
+	double alpha = DEF_COLL_INTRA_ALPHA_US;
 
-	intra = (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * 1e3 * DEF_COLL_INTRA_EFF *
+	/* an all-to-all over NVLink at its generation's measured efficiency,
+	 * its fill standing in for the latency (opformula.c a2a_ref) */
+	if (c == CVC_MODEL_ALLTOALL && opm_coll_a2a_ref(sys, &eff, &fill))
+		alpha = 0;
+	intra = (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * 1e3 * eff *
 		opm_intra_share(sys, gpn < n ? gpn : n);
 	inter = (sys->inter_bw_gbps > 0 ? sys->inter_bw_gbps : 12.5) * 1e3 * DEF_COLL_INTER_EFF;
 	f = cvc_model_busbw_factor(c, n);
 	switch (level_of(n, gpn)) {
 	case L_INTRA:
-		return DEF_COLL_INTRA_ALPHA_US + S * f / intra;
+		return alpha + (S + fill) * f / intra;
 	case L_INTER:
 		return DEF_COLL_INTER_ALPHA_US + S * f / inter;
 	default: {
@@ -343,7 +348,7 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
 			f_out = 1.0 / gpn;
 		else
 			f_out = cvc_model_busbw_factor(c, nodes) / gpn;
-		t_in = S * f_in / intra;
+		t_in = (S + fill) * f_in / intra;
 		t_out = S * f_out / inter;
 		return DEF_COLL_INTRA_ALPHA_US + DEF_COLL_INTER_ALPHA_US + (t_in > t_out ? t_in : t_out);
 	}
