@@ -145,42 +145,47 @@ int opm_coll_simple_ref(cvc_model_coll c, int n, double *eff, double *sfill)
 }
 
 /*
- * All-to-all in one NVLink domain, measured per NVLink generation: XLA's
- * all-to-all tables of 8 GPUs of one H100 node (sm_90, NVLink 4, 450 GB/s)
- * and of one B200 node (sm_100_B200, NVLink 5, 900 GB/s), fitted as the
- * all-reduce references above (largest third of the sizes, 32 MiB ..
- * 2 GiB, t = a + b S on relative error; eff = f(8)/b / link, fill = a/b
- * bytes).  tests/unit/test_models.c models_coll.alltoall_ref_matches_xla
- * recomputes them.  The fill also stands in for the latency.  From 32 MiB
- * up, (S + fill) f / (eff link) is within 4.2% of every row of both
- * tables, where the spec-sheet default (10 us + S f / (0.75 link)) is up
- * to 27% fast on the H100 and 10-53% on the B200; below 32 MiB it is
- * -53..+125% off and the default -39..-90% (an expert-parallel step's
- * all-to-alls are tens to hundreds of MiB).
+ * Collectives in one NVLink domain, measured per NVLink generation: XLA's
+ * collective tables of 8 GPUs of one H100 node (sm_90: NVLink 4, 450 GB/s)
+ * and of one B200 node (sm_100_B200: NVLink 5, 900 GB/s), 22 sizes from
+ * 1 KiB to 2 GiB each, fitted as the all-reduce references above (largest
+ * third of the sizes, 32 MiB .. 2 GiB, t = a + b S on relative error; eff
+ * = f(8)/b / link, fill = a/b bytes).  tests/unit/test_models.c
+ * models_coll.nvlink_refs_match_xla recomputes them.  The fill also stands
+ * in for the latency: (S + fill) f / (eff link) is within 1-15% of every
+ * row from 32 MiB up and errs slow below 8 MiB, where the spec-sheet
+ * default (10 us + S f / (0.75 link)) is 40-80% fast (docs/MODELS.md
+ * "Collectives in one NVLink domain").  Order: cvc_model_coll's all-reduce,
+ * all-gather, reduce-scatter, all-to-all.
  */
 static const struct {
-	double link_gbps, eff, sfill;
-} a2a_ref[] = {
-	{450, 0.74444, 17.575e6}, /* sm_90 */
-	{900, 0.66843, 45.307e6}, /* sm_100_B200 */
+	double link_gbps;
+	double eff[4], sfill[4];
+} nvlink_ref[] = {
+	{450, {0.89249, 0.77471, 0.72401, 0.74444}, {18.855e6, 18.291e6, 15.959e6, 17.575e6}},
+	{900, {0.69989, 0.66798, 0.68973, 0.66843}, {38.525e6, 28.418e6, 36.391e6, 45.307e6}},
 };
 
-int opm_coll_a2a_ref(const cvc_hw_spec *spec, double *eff, double *sfill)
+int opm_coll_nvlink_ref(const cvc_hw_spec *spec, cvc_model_coll c, double *eff, double *sfill)
 {
-	size_t best = 0;
-	double bw;
+	int k = c == CVC_MODEL_ALLREDUCE       ? 0
+		: c == CVC_MODEL_ALLGATHER     ? 1
+		: c == CVC_MODEL_REDUCESCATTER ? 2
+		: c == CVC_MODEL_ALLTOALL      ? 3
+					       : -1;
 
-	/* no all-to-all of another vendor's links is measured */
-	if (!spec || strcmp(spec->vendor, "NVIDIA") || !(spec->intra_bw_gbps > 0))
+	if (k < 0 || !spec || strcmp(spec->vendor, "NVIDIA"))
 		return 0;
-	/* the measured NVLink generation nearest on log link bandwidth */
-	bw = spec->intra_bw_gbps;
-	for (size_t i = 1; i < sizeof a2a_ref / sizeof a2a_ref[0]; i++)
-		if (fabs(log(bw / a2a_ref[i].link_gbps)) < fabs(log(bw / a2a_ref[best].link_gbps)))
-			best = i;
-	*eff = a2a_ref[best].eff;
-	*sfill = a2a_ref[best].sfill;
-	return 1;
+	/* only the measured links: the H100 table's 18.9 MB all-reduce fill
+	 * at NVLink 3's bandwidth made Megatron 2021's A100 tensor-parallel
+	 * all-reduces 20% slow (megatron-2021-selene 3.76 -> 7.42% MAPE) */
+	for (size_t i = 0; i < sizeof nvlink_ref / sizeof nvlink_ref[0]; i++)
+		if (fabs(spec->intra_bw_gbps / nvlink_ref[i].link_gbps - 1) < 1e-6) {
+			*eff = nvlink_ref[i].eff[k];
+			*sfill = nvlink_ref[i].sfill[k];
+			return 1;
+		}
+	return 0;
 }
 
 /*

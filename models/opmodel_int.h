@@ -35,10 +35,11 @@ enum { GP_T0, GP_WAVE, GP_CWAVE, GP_CFLOP, GP_MEMEFF, GP_TILE, GP_N };
  * reference for c.
  */
 int opm_coll_simple_ref(cvc_model_coll c, int n, double *eff, double *sfill);
-/* The all-to-all's efficiency of the link and fill (bytes) in one NVLink
- * domain, measured on the NVIDIA link generation nearest spec's (XLA's
- * H100 and B200 tables); 0 where none is (another vendor). */
-int opm_coll_a2a_ref(const cvc_hw_spec *spec, double *eff, double *sfill);
+/* A collective's efficiency of the link and fill (bytes) in one NVLink
+ * domain where its NVLink generation was measured (XLA's H100 and B200
+ * tables: all-reduce, all-gather, reduce-scatter, all-to-all); 0 for
+ * other links, collectives and vendors (the spec-sheet default). */
+int opm_coll_nvlink_ref(const cvc_hw_spec *spec, cvc_model_coll c, double *eff, double *sfill);
 
 /* Peak FLOP/s of spec for dt in FLOP per us; falls back along
  * bf16 -> fp16 -> fp32 (and tf32 -> fp32) when the sheet has no figure. */

@@ -316,9 +316,9 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
 	double S = (double)bytes, intra, inter, f, eff = DEF_COLL_INTRA_EFF, fill = 0;
 	double alpha = DEF_COLL_INTRA_ALPHA_US;
 
-	/* an all-to-all over NVLink at its generation's measured efficiency,
-	 * its fill standing in for the latency (opformula.c a2a_ref) */
-	if (c == CVC_MODEL_ALLTOALL && opm_coll_a2a_ref(sys, &eff, &fill))
+	/* over NVLink of a measured generation: its measured efficiency, the
+	 * fill standing in for the latency (opformula.c nvlink_ref) */
+	if (opm_coll_nvlink_ref(sys, c, &eff, &fill))
 		alpha = 0;
 	intra = (sys->intra_bw_gbps > 0 ? sys->intra_bw_gbps : 16) * 1e3 * eff *
 		opm_intra_share(sys, gpn < n ? gpn : n);

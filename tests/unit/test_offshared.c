@@ -71,8 +71,8 @@ Test(offshared, rows_read_from_the_catalog)
 
 /*
  * How far off they are.  At e45007e: MAPE 22.49%, median 13.74%; with
- * the measured NVLink all-to-all (opformula.c a2a_ref): MAPE 23.08%,
- * median 14.92%, 35.7% within 10%, bias +8.63%, 71.4% of the 90%
+ * the measured NVLink collectives (opformula.c nvlink_ref): MAPE 23.11%,
+ * median 14.94%, 35.7% within 10%, bias +8.59%, 71.4% of the 90%
  * intervals hold.  By part: the GB300 rows are slow by 3-21% (cvc's
  * GB300 differs from its GB200 only by named figures, "GB300 against
  * GB200"); GPT-OSS-120B is +7% on GB200 and +26% / +128% on H100 / B200,

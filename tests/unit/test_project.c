@@ -356,16 +356,15 @@ Test(project, decomposition_and_overlap)
 	/* m = 512/(32*1) = 16 micro-batches: bubble = 3/16 of the pipeline */
 	cr_assert_float_eq(a.bubble_s / (a.step_s - a.bubble_s), 3.0 / 16, 0.03);
 
-	/* sequence parallelism: forward RS+AG move what AR moves; backward
-	 * re-gathers the column-parallel inputs for wgrad too, 2 all-gathers
-	 * (half an all-reduce each) more: 5/4 of the all-reduce path.  TP
-	 * overlap (Megatron-Core: with sp only) hides part of it. */
+	/* sequence parallelism: forward RS+AG, backward 2 AGs more (wgrad's
+	 * inputs): 5/4 of the AR path's bytes, at each one's measured NVLink
+	 * share (XLA H100: AR 0.892, AG 0.775, RS 0.724); TP overlap hides part. */
 	eval("parallelism: {tp: 8}\n", &a, NULL);
 	eval("parallelism: {tp: 8, sp: true}\n", &b, NULL);
 	eval("parallelism: {tp: 8, sp: true}\ncomm: {tp_overlap: true}\n", &c2, NULL);
-	cr_assert_float_eq(b.comm_type_s[CVC_PROJ_COMM_TP], 1.25 * a.comm_type_s[CVC_PROJ_COMM_TP],
-			   0.15 * a.comm_type_s[CVC_PROJ_COMM_TP], "sp %g, all-reduce %g",
-			   b.comm_type_s[CVC_PROJ_COMM_TP], a.comm_type_s[CVC_PROJ_COMM_TP]);
+	cr_assert(b.comm_type_s[CVC_PROJ_COMM_TP] / a.comm_type_s[CVC_PROJ_COMM_TP] >= 1.25 &&
+		  b.comm_type_s[CVC_PROJ_COMM_TP] / a.comm_type_s[CVC_PROJ_COMM_TP] <= 1.25 * 0.892 / 0.724,
+		  "sp %g, all-reduce %g", b.comm_type_s[CVC_PROJ_COMM_TP], a.comm_type_s[CVC_PROJ_COMM_TP]);
 	cr_assert_lt(b.mem_gb, a.mem_gb, "sp shards activations");
 	cr_assert_eq(a.hidden_type_s[CVC_PROJ_COMM_TP], 0);
 	cr_assert_gt(c2.hidden_type_s[CVC_PROJ_COMM_TP], 0);
