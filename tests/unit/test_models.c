@@ -632,7 +632,7 @@ Test(models_coll, simple_ref_matches_xla)
 	read_or_die(&rows, tu_shared("traces/xla-perf-tables/xla_collective_perf_table.csv.gz"), NULL);
 	for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
 		int64_t sz[64];
-		double tm[64], sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, a, b, f, eff, fill;
+		double tm[64], a, b, f, eff, fill;
 		size_t m = 0, top;
 		cvc_model_row syn[8];
 		cvc_model_fit fit;
@@ -647,22 +647,8 @@ Test(models_coll, simple_ref_matches_xla)
 				sz[m] = rows.v[i].bytes, tm[m] = rows.v[i].time_us, m++;
 		}
 		cr_assert_geq(m, 12, "n=%d: %zu rows", ns[k], m);
-		/* sort by size (insertion: a few dozen rows) */
-		for (size_t i = 1; i < m; i++)
-			for (size_t j = i; j > 0 && sz[j - 1] > sz[j]; j--) {
-				int64_t ts = sz[j];
-				double tt = tm[j];
-
-				sz[j] = sz[j - 1], tm[j] = tm[j - 1], sz[j - 1] = ts, tm[j - 1] = tt;
-			}
+		tu_fit_largest_third(sz, tm, m, &a, &b);
 		top = m - m / 3;
-		for (size_t i = top; i < m; i++) {
-			double w = 1.0 / (tm[i] * tm[i]), x = (double)sz[i];
-
-			sw += w, sx += w * x, sy += w * tm[i], sxx += w * x * x, sxy += w * x * tm[i];
-		}
-		b = (sw * sxy - sx * sy) / (sw * sxx - sx * sx);
-		a = (sy - b * sx) / sw;
 		f = cvc_model_busbw_factor(CVC_MODEL_ALLREDUCE, ns[k]);
 		eff = f / b / 1e3 / h100->intra_bw_gbps;
 		fill = a / b;

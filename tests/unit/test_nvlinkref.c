@@ -58,7 +58,7 @@ Test(nvlinkref, refs_match_xla)
 		cr_assert_eq(cvc_modelset_new(NULL, cat, spec, &ms), CVC_OK);
 		for (size_t c = 0; c < sizeof colls / sizeof colls[0]; c++) {
 			int64_t sz[64];
-			double tm[64], sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, a, b, f, eff, fill, want, got;
+			double tm[64], a, b, f, eff, fill, want, got;
 			size_t m = 0, top;
 
 			for (size_t i = 0; i < rows.n && m < 64; i++)
@@ -66,21 +66,8 @@ Test(nvlinkref, refs_match_xla)
 				    rows.v[i].coll == colls[c] && rows.v[i].nranks == 8)
 					sz[m] = rows.v[i].bytes, tm[m] = rows.v[i].time_us, m++;
 			cr_assert_eq(m, 22, "%s coll %d: %zu rows of 8", gen[g].table, colls[c], m);
-			for (size_t i = 1; i < m; i++)
-				for (size_t j = i; j > 0 && sz[j - 1] > sz[j]; j--) {
-					int64_t ts = sz[j];
-					double tt = tm[j];
-
-					sz[j] = sz[j - 1], tm[j] = tm[j - 1], sz[j - 1] = ts, tm[j - 1] = tt;
-				}
+			tu_fit_largest_third(sz, tm, m, &a, &b);
 			top = m - m / 3;
-			for (size_t i = top; i < m; i++) {
-				double w = 1.0 / (tm[i] * tm[i]), x = (double)sz[i];
-
-				sw += w, sx += w * x, sy += w * tm[i], sxx += w * x * x, sxy += w * x * tm[i];
-			}
-			b = (sw * sxy - sx * sy) / (sw * sxx - sx * sx);
-			a = (sy - b * sx) / sw;
 			f = cvc_model_busbw_factor(colls[c], 8);
 			eff = f / b / 1e3 / meas->intra_bw_gbps;
 			fill = a / b;

@@ -400,3 +400,24 @@ char *tu_validate(const char *path, const struct cvc_proj_validate_opts *opts,
 	cvc_proj_ctx_free(ctx);
 	return buf;
 }
+
+void tu_fit_largest_third(int64_t *sz, double *tm, size_t n, double *a, double *b)
+{
+	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+
+	/* insertion sort: a few dozen rows */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && sz[j - 1] > sz[j]; j--) {
+			int64_t ts = sz[j];
+			double tt = tm[j];
+
+			sz[j] = sz[j - 1], tm[j] = tm[j - 1], sz[j - 1] = ts, tm[j - 1] = tt;
+		}
+	for (size_t i = n - n / 3; i < n; i++) {
+		double w = 1.0 / (tm[i] * tm[i]), x = (double)sz[i];
+
+		sw += w, sx += w * x, sy += w * tm[i], sxx += w * x * x, sxy += w * x * tm[i];
+	}
+	*b = (sw * sxy - sx * sy) / (sw * sxx - sx * sx);
+	*a = (sy - *b * sx) / sw;
+}

@@ -35,6 +35,11 @@ struct cvc_proj_validation;
  */
 const char *tu_shared(const char *rel);
 
+/* Sorts n (size, time) pairs by size and fits t = a + b S on the largest
+ * third of the sizes, weighted on relative error: how models/opformula.c's
+ * large-message references were fitted from XLA's collective tables. */
+void tu_fit_largest_third(int64_t *sz, double *tm, size_t n, double *a, double *b);
+
 /* A fresh empty directory under $CVC_TEST_TMP (or /tmp); static buffer.
  * Removed with all it holds when the test process exits, unless
  * CVC_TEST_KEEP=1. */
