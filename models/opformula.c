@@ -150,11 +150,11 @@ int opm_coll_simple_ref(cvc_model_coll c, int n, double *eff, double *sfill)
  * and of one B200 node (sm_100_B200: NVLink 5, 900 GB/s), 22 sizes from
  * 1 KiB to 2 GiB each, fitted as the all-reduce references above (largest
  * third of the sizes, 32 MiB .. 2 GiB, t = a + b S on relative error; eff
- * = f(8)/b / link, fill = a/b bytes).  tests/unit/test_models.c
- * models_coll.nvlink_refs_match_xla recomputes them.  The fill also stands
- * in for the latency: (S + fill) f / (eff link) is within 1-15% of every
- * row from 32 MiB up and errs slow below 8 MiB, where the spec-sheet
- * default (10 us + S f / (0.75 link)) is 40-80% fast (docs/MODELS.md
+ * = f(8)/b / link, fill = a/b bytes).  tests/unit/test_nvlinkref.c
+ * (nvlinkref.refs_match_xla) recomputes them.  The fill also stands in
+ * for the latency: (S + fill) f / (eff link) is within 1-15% of every row
+ * from 32 MiB up and errs slow below 8 MiB, where the spec-sheet default
+ * (10 us + S f / (0.75 link)) is 40-90% fast (docs/MODELS.md
  * "Collectives in one NVLink domain").  Order: cvc_model_coll's all-reduce,
  * all-gather, reduce-scatter, all-to-all.
  */
