@@ -373,6 +373,13 @@ static int moe_and_mla(struct vrow *r)
 		vrow_note(r, "shared_ffn=%g (%g shared experts of moe_ffn %g)", sc->shared_ffn,
 			  r->g.shared_n, sc->moe_ffn);
 	}
+	/* token drop the row names: NeMo's and Megatron-Bridge's "(tokendrop)"
+	 * benchmark rows (capacity factor 1, the experts' inputs padded to
+	 * capacity: Megatron-Core's drop_and_pad).  The summaries' footnote
+	 * "token-drop vs dropless as labelled" names neither. */
+	if (sc->experts > 1)
+		feature(r, "moe_token_drop", "tokendrop|drop_and_pad|pad_expert_input_to_capacity|"
+			"pad-expert-input-to-capacity", 0, NULL, NULL);
 	if (r->g.mla && !(sc->kv_lora_rank > 0))
 		return vrow_cannot(r, CVC_PROJ_VWHY_MISSING,
 				   "kv_heads says multi-latent attention, and no cell gives its "

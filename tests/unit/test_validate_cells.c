@@ -647,6 +647,42 @@ Test(validate_cells, moe_dispatch_across_domains)
 }
 
 /*
+ * Claim: a benchmark row labelled "(tokendrop)" (NeMo's and Megatron-Bridge's
+ * token-drop variants: capacity factor 1, inputs padded to capacity) is
+ * priced with moe_token_drop and says so; the summaries' footnote "token-drop
+ * vs dropless as labelled" alone names neither, and a dense row has no
+ * experts to drop tokens of.  Setup: Qwen3-30B-A3B on 8 B200 with the label,
+ * with the footnote only, and Llama3-8B with the label.
+ */
+Test(validate_cells, token_drop_named_in_the_label)
+{
+	static const char text[] =
+		"model,layers,hidden,ffn,heads,kv_heads,vocab,seq,moe_experts,moe_topk,tp,pp,vpp,ep,"
+		"micro_batch,global_batch,gpus,gpu,dtype,tokens_per_s_per_gpu,source,notes\n"
+		"Qwen3-30B-A3B,,,,,,,4096,,,1,1,,8,1,512,8,B200,fp8,18000,Megatron-Bridge performance "
+		"summary,token-drop vs dropless as labelled in model name. label: Qwen3_30B_a3B "
+		"(tokendrop)\n"
+		"Qwen3-30B-A3B,,,,,,,4096,,,1,1,,8,1,512,8,B200,fp8,9300,Megatron-Bridge performance "
+		"summary,token-drop vs dropless as labelled in model name.\n"
+		"Llama3-8B,,,,,,,8192,,,1,1,,1,1,128,8,B200,fp8,30000,Megatron-Bridge performance "
+		"summary,label: LLAMA3_8B (tokendrop)\n";
+	cvc_proj_validation v;
+	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
+	size_t nh = record(&p, h, 64);
+	int ca = col(h, nh, "assumed");
+
+	next_row(&p, f, nh, 0);
+	expect_said(f[ca], 0, "moe_token_drop=1 (the row's text says so)", NULL);
+	next_row(&p, f, nh, 1);
+	expect_said(f[ca], 1, "framework=megatron", "moe_token_drop");
+	next_row(&p, f, nh, 2);
+	expect_said(f[ca], 2, "framework=megatron", "moe_token_drop");
+	cr_expect_eq(v.all.expressible, 3);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/*
  * Claim: a Megatron-Bridge row of a model whose performance recipe cvc
  * knows (projector/vrecipe.c) takes the recipe's recompute and FP8
  * scaling where its cells are silent, and says which recipe: Nemotron-3-
