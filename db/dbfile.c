@@ -288,8 +288,14 @@ static cvc_status create_schema(cvc_db *db, int created)
 	}
 	snprintf(sql, sizeof sql, "PRAGMA application_id=%d; PRAGMA user_version=%d;",
 		 (int)CVC_DB_APP_ID, CVC_DB_SCHEMA_VERSION);
+	/* The data version the file starts from is read here, under the lock
+	 * that writes the schema (our own COMMIT leaves it as it is): read
+	 * after the COMMIT, it could already count a commit another process
+	 * slipped in meanwhile, whose rows a failed import would then remove
+	 * with the file. */
 	if ((st = cvc_db_exec(db, cvc_schema_sql)) || (st = migrate(db, 1)) ||
-	    (st = cvc_db_exec(db, sql))) {
+	    (st = cvc_db_exec(db, sql)) ||
+	    (st = pragma_i64(db, "PRAGMA data_version", &db->data_version))) {
 		if (db->tmp_listed)
 			remove_locked(db);
 		unlist(db);
@@ -495,11 +501,9 @@ static cvc_status connect(cvc_db *db)
 		return CVC_OK;
 	if ((st = journal_pragma(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")))
 		return st;
-	if (made && created && (db->flags & CVC_DB_DISCARD) && !db->discarded) {
-		if ((st = pragma_i64(db, "PRAGMA data_version", &db->data_version)))
-			return st;
+	/* db->data_version: read by create_schema under its lock */
+	if (made && created && (db->flags & CVC_DB_DISCARD) && !db->discarded)
 		db->provisional = 1;
-	}
 	return CVC_OK;
 }
 
