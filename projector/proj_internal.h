@@ -626,11 +626,11 @@ double proj_fwd_runs(const struct proj_shape *x, const struct proj_layer_runs *n
 void proj_dense_ffn_gemms(struct proj_sink *k, const struct proj_shape *x, double w, double cf,
 			  double cb, double split_ag, double split_rs, double slow,
 			  struct proj_layer_gemms *G);
-/* moe.c: an MoE layer's FFN (router, experts, shared experts, permutation)
- * into G's up and down GEMMs and *mf / *mb. */
 /* Relative error of an MoE layer's compute as cvc prices it, measured on
  * the one MoE layer traced (moe.c). */
 double proj_moe_layer_sigma(void);
+/* moe.c: an MoE layer's FFN (router, experts, shared experts, permutation)
+ * into G's up and down GEMMs and *mf / *mb. */
 void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 		      const struct proj_layer_runs *n, struct proj_layer_gemms *G, double *mf,
 		      double *mb);

@@ -141,6 +141,15 @@ static double kinds_ratio(const cvc_proj_scenario *sc, const double fml[3], int 
 	return ratio;
 }
 
+/* With layers of several kinds the plan's stage (most parameters) may not
+ * be the slowest (MoE layers cost more per parameter than dense first
+ * layers): its compute is within ratio below the projector's slowest
+ * stage and at most the ends' operators above it.  0 when so, else 1. */
+static double mixed_compute_off(double comp, double proj, double ratio, double ends)
+{
+	return comp * ratio >= proj * (1 - 1e-9) && comp <= proj + ends ? 0 : 1;
+}
+
 static int check_scn(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
 {
 	struct price *p = user;
@@ -165,6 +174,7 @@ static int check_scn(void *user, const cvc_proj_scenario *sc, const cvc_proj_res
 	}
 	{
 		double f, m, l, proj = r->compute_s - r->contention_s - r->gaps_s - r->host_s;
+		double ends = fmax(p->stage[1], p->stage[2]) * (1 + 1e-9);
 
 		if (!proj_stage_layers(sc, &f, &m, &l) && (f != m || l != m)) {
 			/* uneven stages (Llama 3.1 405B's 126 layers on 8: the
@@ -174,7 +184,6 @@ static int check_scn(void *user, const cvc_proj_scenario *sc, const cvc_proj_res
 			 * by at most the larger end's operators */
 			double cm = r->comm_s - r->comm_type_s[CVC_PROJ_COMM_XC];
 			double most = fmax(f, fmax(m, l)), least = fmin(f, fmin(m, l));
-			double ends = fmax(p->stage[1], p->stage[2]) * (1 + 1e-9);
 
 			e1 = proj <= comp * (1 + 1e-9) && comp <= proj + ends ? 0 : 1;
 			/* the per-layer collectives the same way: the heaviest
@@ -190,12 +199,9 @@ static int check_scn(void *user, const cvc_proj_scenario *sc, const cvc_proj_res
 			int mixed;
 
 			ratio = fmax(most / least, kinds_ratio(sc, fml, &mixed));
-			/* with layers of several kinds the heaviest stage by
-			 * parameters may not be the slowest (MoE layers cost
-			 * more per parameter than dense first layers): within
-			 * the ratio below the slowest, the ends above */
+			/* the compute too, with layers of several kinds */
 			if (mixed)
-				e1 = comp * ratio >= proj * (1 - 1e-9) && comp <= proj + ends ? 0 : 1;
+				e1 = mixed_compute_off(comp, proj, ratio, ends);
 			e2 = (!mixed ? cm <= p->comm_s * (1 + 1e-9)
 				     : cm <= p->comm_s * ratio * (1 + 1e-9)) &&
 					     p->comm_s <= cm * ratio * (1 + 1e-9)
@@ -211,17 +217,9 @@ static int check_scn(void *user, const cvc_proj_scenario *sc, const cvc_proj_res
 			e2 = cm <= p->comm_s * ratio * (1 + 1e-9) && p->comm_s <= cm * ratio * (1 + 1e-9)
 				     ? 0
 				     : 1;
-			/* and the compute: with layers of several kinds the
-			 * plan's stage (most parameters) may not be the slowest
-			 * (MoE layers that cost more per parameter than the
-			 * dense first layers): within that ratio below the
-			 * slowest, at most the ends' operators above it */
+			/* the compute too, with layers of several kinds */
 			if (mixed)
-				e1 = comp * ratio >= proj * (1 - 1e-9) &&
-						     comp <= proj + fmax(p->stage[1], p->stage[2]) *
-									    (1 + 1e-9)
-					     ? 0
-					     : 1;
+				e1 = mixed_compute_off(comp, proj, ratio, ends);
 		}
 		cr_expect_lt(e1, 1e-9, "scenario %llu (%s tp %g pp %g): compute %.9g vs projector %.9g",
 			     (unsigned long long)sc->index, sc->model, sc->tp, sc->pp, comp, proj);

@@ -180,7 +180,7 @@ static double mem_runs(const char *text, double bytes)
 /*
  * Claim: the FFN's GEMM inputs that no norm makes are cast in kernels of
  * their own, forward, as Megatron-Core and Transformer Engine run them
- * (projector/project.c lowp_cast_ops(): the activation is Megatron's own
+ * (projector/lowprec.c proj_lowp_cast_ops(): the activation is Megatron's own
  * 16-bit bias-activation kernel, bias_activation_fusion on and
  * use_te_activation_func off in Megatron-Bridge's resolved performance
  * configs, and TE's Linear / GroupedLinear quantize their input).  By

@@ -459,16 +459,6 @@ static int bw_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result 
 	return 0;
 }
 
-/*
- * Claim: a weight-gradient GEMM of fp8 with 1x128 block scales on Hopper
- * is priced as DeepSeek-V3's own trace measures it against the forward
- * and dgrad GEMMs of the same layers (models/blockfp8.c): the ratio of
- * cvc's wgrad seconds to its forward-and-dgrad seconds, for the chunk
- * pair's scenario, is the trace's ratio of its fp8_dptp128c_acc kernels'
- * time to its fp8_ptp128c and m_grouped_fp8_ptp128c kernels' (unions),
- * within 1%; every wgrad of the recipe is flagged (7 dense and 2 grouped
- * per layer); on a Blackwell GPU (MXFP8's kernels) none is.
- */
 /* The chunk pair's scenario on gpu, its blockwise GEMMs priced into *g. */
 static void bw_run(const char *gpu, struct bw_gemms *g)
 {
@@ -560,6 +550,16 @@ Test(moerun, deepseek_v3_chunk_pair_against_its_trace)
 	}
 }
 
+/*
+ * Claim: a weight-gradient GEMM of fp8 with 1x128 block scales on Hopper
+ * is priced as DeepSeek-V3's own trace measures it against the forward
+ * and dgrad GEMMs of the same layers (models/blockfp8.c): the ratio of
+ * cvc's wgrad seconds to its forward-and-dgrad seconds, for the chunk
+ * pair's scenario, is the trace's ratio of its fp8_dptp128c_acc kernels'
+ * time to its fp8_ptp128c and m_grouped_fp8_ptp128c kernels' (unions),
+ * within 1%; every wgrad of the recipe is flagged (7 dense and 2 grouped
+ * per layer); on a Blackwell GPU (MXFP8's kernels) none is.
+ */
 Test(moerun, blockwise_wgrad_against_the_trace)
 {
 	const char *gz = tu_shared("traces/deepseek-train-h800-ep64/train.json.gz");
