@@ -784,3 +784,42 @@ Test(validate_cells, deepseek_v3_recipes_by_layout)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+/*
+ * Claim: Qwen3-30B-A3B on 16 H100 at EP 16 takes its recipe's settings
+ * (recipes/qwen/h100/qwen3_moe.py: no recompute, the FP8_CS preset,
+ * moe_a2a_overlap off), so the overlap that validate's rule takes for EP
+ * across NVLink domains is not assumed there; the older PP 2 / EP 8
+ * layout, which no transcribed recipe has, keeps Megatron-Core's defaults
+ * and no overlap.
+ */
+Test(validate_cells, qwen3_recipe_turns_the_a2a_overlap_off)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,ep,micro_batch,global_batch,gpus,gpu,dtype,tokens_per_s_per_gpu,"
+		"source\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,16,1,1024,16,H100-SXM-80GB (DGX H100),fp8,8900,"
+		"Megatron-Bridge performance summary\n"
+		"Qwen3-30B-A3B,,,,4096,1,2,8,1,1024,16,H100-SXM-80GB (DGX H100),fp8,9000,"
+		"Megatron-Bridge performance summary\n";
+	static const char *const want[][3] = {
+		{"recompute=none (Megatron-Bridge's performance recipe for qwen3-30b-a3b on H100-SXM",
+		 "fp8_recipe=current (Megatron-Bridge's performance recipe",
+		 "ep_overlap=0 (moe_a2a_overlap in Megatron-Bridge's performance recipe"},
+		{"recompute=selective (default)", "fp8_recipe=delayed (no recipe named", NULL},
+	};
+	cvc_proj_validation v;
+	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
+	size_t nh = record(&p, h, 64);
+	int ca = col(h, nh, "assumed");
+
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		next_row(&p, f, nh, i);
+		for (int k = 0; k < 3 && want[i][k]; k++)
+			expect_said(f[ca], i, want[i][k], NULL);
+		cr_expect(strstr(f[ca], "ep_overlap=1") == NULL, "row %zu: %s", i + 1, f[ca]);
+	}
+	cr_expect_eq(v.all.expressible, 2);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
