@@ -219,6 +219,20 @@ static void megatron_features(struct vrow *r)
 		vrow_assume(r, "attention=unfused (%s%s: before FlashAttention)",
 			    st->name ? st->name : "the stack", st->year ? " as dated" : "");
 	}
+	/*
+	 * NeMo's launcher turned Transformer Engine's cuDNN attention off
+	 * until August 2024 (NVTE_FUSED_ATTN: 0, "Disable cudnn FA until
+	 * we've tested it more"), so its runs took FlashAttention-2, which
+	 * is also what Transformer Engine runs on Ampere without it.
+	 */
+	if (f >= 0 && !vrow_given(r, f) && st->family == VS_NEMO && vstack_before(st, 2024, 8)) {
+		sc->attention = CVC_PROJ_ATTN_FA2;
+		vrow_mark(r, f);
+		vrow_assume(r, "attention=fa2 (NeMo dated by the text before 2024-08: "
+			       "NeMo-Framework-Launcher's config.yaml sets NVTE_FUSED_ATTN: 0, "
+			       "'Disable cudnn FA until we've tested it more', @01d07738 with "
+			       "nemo:24.03.01; cuDNN's turned on by its PR #384, approved 2024-08-06)");
+	}
 }
 
 /* The FP8 recipe a row names none of, and a dtype cvc does not price. */

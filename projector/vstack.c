@@ -94,7 +94,7 @@ static int month_before(const char *t, const char *p)
 static void dates(const char *t, struct vstack *st)
 {
 	static const char *const release[] = {"nemo ", "release ", "container ", "releases v",
-					      "nemo:", "v", "r"};
+					      "nemo:", "nemo", "v", "r"};
 
 	for (const char *p = t; *p; p++) {
 		int word;

@@ -945,3 +945,21 @@ Test(project_validate, blackwell_moe_rows_regression)
 	cr_expect_leq(g->st.mape_pct, 26.0, "MAPE %.2f%%", g->st.mape_pct);
 	cvc_proj_validation_release(&v);
 }
+
+/*
+ * Issue 34's bar on the whole of blackwell-moe-runs.csv: MAPE <= 12%.  Met
+ * since NeMo's runs before August 2024 are priced on the FlashAttention-2
+ * its launcher ran (docs/MODELS.md "NeMo runs before August 2024"): 12.16%
+ * -> 9.76%; the H100 dense rows, +13.6% fast before, are at -0.9%.
+ */
+Test(project_validate, blackwell_moe_runs_whole_file_bar)
+{
+	cvc_proj_validation v;
+
+	validate_file(tu_shared("published/blackwell-moe-runs.csv"), NULL, "gpu", &v, NULL);
+	cr_log_info("whole file: %d of %d projected, MAPE %.2f%%, bias %+.2f%%", v.all.expressible,
+		    v.all.rows, v.all.mape_pct, v.all.bias_pct);
+	cr_expect_geq(v.all.expressible, 140);
+	cr_expect_leq(v.all.mape_pct, 12.0, "MAPE %.2f%%", v.all.mape_pct);
+	cvc_proj_validation_release(&v);
+}

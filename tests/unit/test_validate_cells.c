@@ -482,6 +482,7 @@ Test(validate_cells, stacks_and_their_dates)
 		{"nvidia-nemo/megatron-bridge performance summary, release 26.06 nemo container",
 		 VS_BRIDGE, 2026, 6},
 		{"nvidia/nemo performance_summary.md (nemo 24.07)", VS_NEMO, 2024, 7},
+		{"nvidia/nemo performance_long_sequence.md (nemo24.03.01.framework)", VS_NEMO, 2024, 3},
 		{"megatron-lm, arxiv 2104.04473", VS_MEGATRON_LM, 2021, 4},
 		{"mosaicml/llm-foundry readme (tables from pr #838 jan 2024)", VS_FOUNDRY, 2024, 1},
 		{"nvidia/dgxc-benchmarking (releases v25.02,v25.02.01)", VS_UNKNOWN, 2025, 2},
@@ -820,6 +821,48 @@ Test(validate_cells, qwen3_recipe_turns_the_a2a_overlap_off)
 		cr_expect(strstr(f[ca], "ep_overlap=1") == NULL, "row %zu: %s", i + 1, f[ca]);
 	}
 	cr_expect_eq(v.all.expressible, 2);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/*
+ * Claim: a NeMo row dated before August 2024 ran FlashAttention-2 (the
+ * launcher's NVTE_FUSED_ATTN: 0) and is priced so, slower on H100 than the
+ * same row of a later release on cuDNN; a later NeMo row, a Megatron-LM
+ * row of the same month and a row naming its attention keep theirs.
+ */
+Test(validate_cells, early_nemo_runs_flash_attention_2)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,cp,micro_batch,global_batch,gpus,gpu,dtype,"
+		"attention,tokens_per_s_per_gpu,source\n"
+		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,NVIDIA/NeMo (NeMo24.03.01)\n"
+		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,NVIDIA/NeMo (NeMo 24.09)\n"
+		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,Megatron-LM 2024-03\n"
+		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,cuDNN,6700,NeMo 24.07\n";
+	static const char *const want[] = {
+		"attention=fa2 (NeMo dated by the text before 2024-08: NeMo-Framework-Launcher's",
+		NULL, NULL, NULL,
+	};
+	cvc_proj_validation v;
+	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
+	size_t nh = record(&p, h, 64);
+	int ca = col(h, nh, "assumed"), cp = col(h, nh, "predicted_tokens_per_s_per_gpu");
+	double pred[4];
+
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		next_row(&p, f, nh, i);
+		if (want[i])
+			expect_said(f[ca], i, want[i], NULL);
+		else
+			cr_expect(strstr(f[ca], "attention=fa2") == NULL, "row %zu: %s", i + 1, f[ca]);
+		pred[i] = strtod(f[cp], NULL);
+	}
+	/* FlashAttention-2 runs H100's attention well below cuDNN's rate */
+	cr_expect(pred[0] > 0 && pred[0] < 0.85 * pred[1], "FA2 %g, cuDNN %g", pred[0], pred[1]);
+	cr_expect_float_eq(pred[1], pred[2], 1e-9 * pred[1]);
+	cr_expect_float_eq(pred[1], pred[3], 1e-9 * pred[1]);
+	cr_expect_eq(v.all.expressible, 4);
 	free(out);
 	cvc_proj_validation_release(&v);
 }
