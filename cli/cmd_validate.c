@@ -41,6 +41,11 @@ static void print_stats(const char *what, const cvc_proj_vstats *s)
 		"bf16 peak) MAPE %.2f%%, skill %.1f%%\n",
 		what, s->mape_pct, s->median_pct, s->within10_pct, s->bias_pct, s->naive_mape_pct,
 		s->skill_pct);
+	if (s->repeat_sets > 0)
+		fprintf(stderr, "%s: %d of the projected rows repeat %d scenarios (rows projected "
+			"alike); their measurements' own spread leaves any projection from what the "
+			"rows state at least %.2f%% MAPE\n",
+			what, s->repeat_rows, s->repeat_sets, s->floor_pct);
 	if (isfinite(s->coverage_pct))
 		fprintf(stderr, "%s: 90%% intervals hold the measurement in %.1f%% of the rows; "
 			"median half-width %.1f%%\n", what, s->coverage_pct, s->median_halfwidth_pct);

@@ -42,6 +42,7 @@ void cvc_proj_validation_release(cvc_proj_validation *v)
 /* One projected row's errors, kept for the summary. */
 struct verr {
 	double err, naive; /* signed, % */
+	double pred, meas; /* tokens/s per GPU, for the floor (vfloor.c) */
 	int group;
 	int covered;       /* measurement inside the 90% interval; -1 no interval */
 	double halfw;      /* interval half-width, % of the projection */
@@ -102,6 +103,20 @@ static int stats(const struct verr *e, size_t n, int g, double *scratch, cvc_pro
 	st->skill_pct = st->naive_mape_pct > 0 ? 100 * (1 - st->mape_pct / st->naive_mape_pct)
 					       : NAN;
 	return 0;
+}
+
+/* The floor of group g's rows (g < 0: all): what their repeated scenarios
+ * measured apart leave to any projection (vfloor.c). */
+static void floor_stats(const struct verr *e, size_t n, int g, struct vpair *pairs,
+			cvc_proj_vstats *st)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (g < 0 || e[i].group == g)
+			pairs[k++] = (struct vpair){e[i].pred, e[i].meas};
+	st->floor_pct = k ? vfloor_sum(pairs, k, &st->repeat_sets, &st->repeat_rows) / (double)k
+			  : NAN;
 }
 
 /* Skips blank lines and '#' comment lines starting at *pos. */
@@ -346,6 +361,8 @@ static cvc_status keep_errors(struct verrs *E, const struct vproj *v, double pre
 		return CVC_ERR_NOMEM;
 	x = &E->v[E->n++];
 	x->err = e;
+	x->pred = pred;
+	x->meas = meas;
 	x->naive = 100 * (naive - meas) / meas;
 	x->group = g;
 	x->covered = -1;
@@ -436,17 +453,24 @@ static cvc_status summarize(cvc_proj_validation *sum, const struct verrs *E, cha
 			    size_t errlen)
 {
 	double *scratch = malloc((E->n ? E->n : 1) * sizeof *scratch);
+	struct vpair *pairs = malloc((E->n ? E->n : 1) * sizeof *pairs);
 
-	if (!scratch)
+	if (!scratch || !pairs) {
+		free(scratch);
+		free(pairs);
 		return nomem(err, errlen);
+	}
 	stats(E->v, E->n, -1, scratch, &sum->all);
+	floor_stats(E->v, E->n, -1, pairs, &sum->all);
 	for (size_t g = 0; g < sum->ngroups; g++) {
 		int rows = sum->groups[g].st.rows;
 
 		stats(E->v, E->n, (int)g, scratch, &sum->groups[g].st);
+		floor_stats(E->v, E->n, (int)g, pairs, &sum->groups[g].st);
 		sum->groups[g].st.rows = rows;
 	}
 	free(scratch);
+	free(pairs);
 	return CVC_OK;
 }
 

@@ -301,4 +301,17 @@ void vrecipe_apply(struct vrow *r);
  * 0, or 1 when the row cannot be projected (r->why). */
 int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy);
 
+/* ---- vfloor.c: what the table's own repeats leave to any projection */
+
+/* A projected row: its projection and its measurement (> 0). */
+struct vpair {
+	double pred, meas;
+};
+
+/* Sorts a by projection; over the sets of rows projected alike, the sum of
+ * each set's least |x - m| / m under one figure x, in % (divide by the rows
+ * scored for the floor MAPE); *sets and *shared count the sets of two rows
+ * or more and their rows. */
+double vfloor_sum(struct vpair *a, size_t n, int *sets, int *shared);
+
 #endif

@@ -669,6 +669,13 @@ typedef struct cvc_proj_vstats {
 	double skill_pct;        /* 100 (1 - mape / naive_mape) */
 	double coverage_pct;     /* rows whose measurement lies in the 90% interval */
 	double median_halfwidth_pct; /* median (hi - lo) / 2 / projected, % */
+	int repeat_sets;         /* sets of two or more projected rows that cvc
+				  * projects alike (the same scenario as read) */
+	int repeat_rows;         /* the rows in those sets */
+	double floor_pct;        /* the MAPE of the best one figure per such set
+				  * (0 for the other rows), over the projected
+				  * rows: what the measurements' own disagreement
+				  * leaves to any projection of these rows */
 } cvc_proj_vstats;
 
 /* One value of the --by column and its rows' accuracy. */
