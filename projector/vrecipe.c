@@ -88,6 +88,45 @@ static const struct recipe recipes[] = {
 	 1, 16, 0},
 };
 
+/*
+ * What the recipe of a dated release ran that validate does not assume:
+ * said on that release's rows, so the error they show says where it comes
+ * from (docs/MODELS.md "Published MoE rows that disagree with themselves").
+ * The rows do not state it, and cvc prices part of it faster than it ran
+ * (HybridEP at these shapes) or not at all (full-iteration CUDA graphs,
+ * the fused grouped MLP): Known gaps there.  The first entry that matches
+ * wins, so a later release comes first.
+ */
+struct ran {
+	const char *model, *gpus;
+	double mb;          /* the preset's micro-batch; 0: any */
+	int year, month;    /* from the release of that month */
+	const char *what, *source;
+};
+
+#define QWEN30 "qwen3-30b-a3b"
+
+static const struct ran rans[] = {
+	{QWEN30, "GB200", 0, 2026, 6,
+	 "full-iteration CUDA graphs, the 1F1B all-to-all overlap, the CuTe-DSL fused grouped MLP and "
+	 "FP8 attention, on HybridEP",
+	 "Megatron-Bridge PR #4249 'Enable Qwen3 GB200/GB300/GB300 MXFP8 CuTeDSL Fusion and Full-Iter "
+	 "CUDA Graphs for 26.06'; the path's settings listed by PR #4606"},
+	{QWEN30, "GB200", 0, 2026, 4,
+	 "HybridEP on the flex dispatcher with CUDA graphs",
+	 "Megatron-Bridge PR #2499 (2026-02-23): GB200's preset had them; 26.04 is Megatron-Bridge "
+	 "0.4.0, docs/releases/software-versions.md"},
+	{QWEN30, "B200", 4, 2026, 2,
+	 "HybridEP on the flex dispatcher with CUDA graphs over attention, router and dispatch "
+	 "preprocessing",
+	 "Megatron-Bridge PR #2499 (2026-02-23, the preset's micro-batch 4), logged in the "
+	 "26.04.01 container by issue #4439"},
+	{DSV3, "GB200", 0, 2026, 6,
+	 "full-iteration CUDA graphs, the 1F1B all-to-all overlap and the CuTe-DSL fused grouped MLP",
+	 "Megatron-Bridge PR #4226 'DSV3 GB200 MXFP8 full-iter CG recipe', on the 26.06 branch "
+	 "r0.5.0 by PR #4666"},
+};
+
 /* Whether name is one of the '|'-separated names in list. */
 static int one_of(const char *list, const char *name)
 {
@@ -148,6 +187,27 @@ static void a2a_overlap(struct vrow *r, const struct recipe *e)
 		    e->a2a_overlap, e->model, r->sc.gpu);
 }
 
+/* The first of rans[] an MXFP8 row of its release matches, said. */
+static void ran_not_assumed(struct vrow *r, const struct proj_arch *a)
+{
+	const cvc_proj_scenario *sc = &r->sc;
+
+	if (sc->dtype != CVC_PROJ_FP8 || sc->fp8_recipe != CVC_PROJ_FP8_MXFP8 ||
+	    !(r->stack.year > 0))
+		return;
+	for (size_t i = 0; i < sizeof rans / sizeof rans[0]; i++) {
+		const struct ran *e = &rans[i];
+
+		if (strcmp(e->model, a->name) || !one_of(e->gpus, sc->gpu) ||
+		    (e->mb > 0 && sc->micro_batch != e->mb) ||
+		    vstack_before(&r->stack, e->year, e->month))
+			continue;
+		vrow_note(r, "ran, not assumed (the row does not say it): %s (%s)", e->what,
+			  e->source);
+		return;
+	}
+}
+
 void vrecipe_apply(struct vrow *r)
 {
 	cvc_proj_scenario *sc = &r->sc;
@@ -157,6 +217,7 @@ void vrecipe_apply(struct vrow *r)
 	if (r->stack.family != VS_BRIDGE || !r->archs || !r->name[0] || !sc->gpu ||
 	    !(a = proj_archs_find(r->archs, r->name)))
 		return;
+	ran_not_assumed(r, a);
 	for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++) {
 		const struct recipe *e = &recipes[i];
 

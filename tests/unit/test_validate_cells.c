@@ -846,3 +846,49 @@ Test(validate_cells, early_nemo_runs_flash_attention_2)
 	cr_expect_float_eq(pred[1], pred[2], 1e-9 * pred[1]);
 	cr_expect_float_eq(pred[1], pred[3], 1e-9 * pred[1]);
 }
+
+/*
+ * Claim: a Megatron-Bridge MXFP8 row of a release whose recipe is dated to
+ * have run what validate does not assume (full-iteration CUDA graphs, the
+ * all-to-all overlap and the fused grouped MLP from 26.06 on GB200;
+ * HybridEP with CUDA graphs before) says so, naming the source, and is
+ * projected as it was: the same layout of an earlier release, another
+ * micro-batch than the preset's, or bf16 says nothing of it.
+ */
+Test(validate_cells, releases_say_what_they_ran)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,vpp,ep,micro_batch,global_batch,gpus,gpu,dtype,tokens_per_s_per_gpu,"
+		"source,notes\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,,8,4,512,8,GB200 (NVL72),mxfp8,40706,"
+		"Megatron Bridge performance summary,Release 26.06 NeMo container\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,,8,4,512,8,GB200 (NVL72),mxfp8,26032,"
+		"Megatron Bridge performance summary,Release 26.04 NeMo container\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,,8,4,512,8,GB200 (NVL72),mxfp8,26084,"
+		"Megatron Bridge performance summary,Release 26.02 NeMo container\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,,8,4,512,8,B200 (DGX B200),mxfp8,26859,"
+		"Megatron Bridge performance summary,Release 26.04 NeMo container\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,,8,1,512,8,B200 (DGX B200),mxfp8,9691,"
+		"Megatron Bridge performance summary,Release 26.04 NeMo container\n"
+		"DeepSeek-V3,,,,4096,1,4,4,64,1,4096,256,GB200 (NVL72),mxfp8,4969,"
+		"Megatron Bridge performance summary,Release 26.06 NeMo container\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,,8,4,512,8,GB200 (NVL72),bf16,30000,"
+		"Megatron Bridge performance summary,Release 26.06 NeMo container\n";
+	static const char *const want[][3] = {
+		{"ran, not assumed (the row does not say it): full-iteration CUDA graphs",
+		 "Megatron-Bridge PR #4249", NULL},
+		{"ran, not assumed (the row does not say it): HybridEP on the flex dispatcher",
+		 "PR #2499 (2026-02-23): GB200's preset", NULL},
+		{"!ran, not assumed", NULL, NULL},
+		{"ran, not assumed", "logged in the 26.04.01 container by issue #4439", NULL},
+		{"!ran, not assumed", NULL, NULL},
+		{"ran, not assumed", "Megatron-Bridge PR #4226", NULL},
+		{"!ran, not assumed", NULL, NULL},
+	};
+	double pred[7];
+
+	rows_said(text, sizeof text - 1, want, 7, pred);
+	/* said, not assumed: the releases' rows are projected alike */
+	cr_expect_float_eq(pred[0], pred[1], 1e-9 * pred[0]);
+	cr_expect_float_eq(pred[0], pred[2], 1e-9 * pred[0]);
+}
