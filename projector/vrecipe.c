@@ -39,6 +39,7 @@ struct recipe {
 #define NANO "nemotron-3-nano-30b-a3b"
 #define MB "NVIDIA-NeMo/Megatron-Bridge perf_recipes/nemotronh/"
 #define DSV3 "deepseek-v3"
+#define QWEN30 "qwen3-30b-a3b"
 #define DS "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/deepseek/"
 
 static const struct recipe recipes[] = {
@@ -81,7 +82,7 @@ static const struct recipe recipes[] = {
 	 * HybridEP, whose exchange across domains nobody has measured: the
 	 * dispatcher stays the rule's, docs/MODELS.md "HybridEP".)
 	 */
-	{"qwen3-30b-a3b", "H100-SXM", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_NONE, NULL,
+	{QWEN30, "H100-SXM", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_NONE, NULL,
 	 "NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/recipes/qwen/h100/qwen3_moe.py @04eb4f8d "
 	 "qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config; scripts/performance/configs/qwen/"
 	 "qwen3_workload_base_configs.py @f29a269f QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1",
@@ -103,8 +104,6 @@ struct ran {
 	int year, month;    /* from the release of that month */
 	const char *what, *source;
 };
-
-#define QWEN30 "qwen3-30b-a3b"
 
 static const struct ran rans[] = {
 	{QWEN30, "GB200", 0, 2026, 6,

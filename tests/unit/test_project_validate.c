@@ -155,16 +155,6 @@ Test(project_validate, megatron_selene_within_10pct_with_fitted_a100_models)
 	free(err);
 }
 
-/* Runs validate on text through the library; returns the output table. */
-static char *validate_text(const char *text, const cvc_proj_validate_opts *o,
-			   cvc_proj_validation *v, cvc_status want)
-{
-	const char *path = tu_path(tu_tmpdir(), "m.csv");
-
-	cr_assert_eq(tu_write(path, text, strlen(text)), 0);
-	return tu_validate(path, o, v, want);
-}
-
 /* The lines of validate's output (header first) into r[0..max); their count. */
 static int output_lines(char *out, const char **r, int max)
 {
@@ -181,7 +171,7 @@ Test(project_validate, iter_s_column_and_comments)
 			   "heads,hidden,layers,tp,pp,gpus,global_batch,seq,iter_s,params_b\n"
 			   "32,4096,36,4,1,128,512,,9.0,7.5\n";
 	cvc_proj_validation v;
-	char *buf = validate_text(text, NULL, &v, CVC_OK);
+	char *buf = tu_validate_text(text, NULL, &v, CVC_OK);
 
 	cr_assert_eq(v.all.rows, 1);
 	cr_assert_eq(v.all.expressible, 1);
@@ -450,7 +440,7 @@ Test(project_validate, free_text_cells_guesses_and_defaults)
 		/* 5: uneven pipeline (126 layers on 8 x 8 virtual stages) */
 		"L405,126,16384,128,8,53248,8192,8,8,2,8,,1,256,512,H100,bf16,,207.1,\n";
 	cvc_proj_validation v;
-	char *out = validate_text(text, NULL, &v, CVC_OK);
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
 	const char *r[6];
 
 	cr_assert_eq(v.all.rows, 5);
@@ -495,7 +485,7 @@ Test(project_validate, guessed_dtype_widens_the_interval)
 			   "32,4096,32,14336,8192,1,1,1,128,8,H100,fp8,10000\n"
 			   "32,4096,32,14336,8192,1,1,1,128,8,H100,bf16,10000\n";
 	cvc_proj_validation v;
-	char *out = validate_text(text, NULL, &v, CVC_OK);
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
 	const char *r[4];
 	double p[4], lo[4], hi[4];
 
@@ -528,7 +518,7 @@ Test(project_validate, enum_cells_in_published_wording)
 		RUN "megatron,ring-attention,adam,gelu\n";
 #undef RUN
 	cvc_proj_validation v;
-	char *out = validate_text(text, NULL, &v, CVC_OK);
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
 	const char *r[6];
 
 	cr_assert_eq(output_lines(out, r, 6), 6, "%s", out);
@@ -573,7 +563,7 @@ Test(project_validate, attention_named_in_the_rows_text)
 		RUN "mosaicml/llm-foundry benchmarking README,attn_impl torch,\n";
 #undef RUN
 	cvc_proj_validation v;
-	char *out = validate_text(text, NULL, &v, CVC_OK);
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
 	const char *r[6];
 	int pc;
 	double p1, p2;
@@ -633,7 +623,7 @@ Test(project_validate, moe_layer_freq_as_megatron_list)
 			  "tokens_per_s_per_gpu,moe_experts,moe_layer_freq\n"
 			  "16,2048,16,4096,2,1,64,16,H100,bf16,9000,64,[0]*16\n";
 	cvc_proj_validation v;
-	char *out = validate_text(text, NULL, &v, CVC_OK);
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
 	const char *r[5];
 
 	cr_assert_eq(output_lines(out, r, 5), 5, "%s", out);
@@ -647,14 +637,14 @@ Test(project_validate, moe_layer_freq_as_megatron_list)
 	cr_expect(strstr(r[4], "MoE layers not evenly spaced"), "%.400s", r[4]);
 	free(out);
 	cvc_proj_validation_release(&v);
-	out = validate_text(bad, NULL, &v, CVC_OK);
+	out = tu_validate_text(bad, NULL, &v, CVC_OK);
 	cr_expect_eq(v.all.expressible, 0);
 	cr_expect(strstr(out, "no MoE layer in the list"), "%s", out);
 	free(out);
 	cvc_proj_validation_release(&v);
 	/* a list that is not one: that row is not projected, naming the
 	 * column and what was expected; the file is read */
-	out = validate_text("layers,hidden,heads,seq,gpus,gpu,dtype,global_batch,"
+	out = tu_validate_text("layers,hidden,heads,seq,gpus,gpu,dtype,global_batch,"
 			    "tokens_per_s_per_gpu,moe_experts,moe_layer_freq\n"
 			    "16,2048,16,4096,16,H100,bf16,64,9000,64,[0]*3+[2]*13\n", NULL, &v,
 			    CVC_OK);
@@ -670,7 +660,7 @@ Test(project_validate, moe_layer_freq_as_megatron_list)
 static char *third_row_left_out(const char *text, const char *why, const char **r)
 {
 	cvc_proj_validation v;
-	char *out = validate_text(text, NULL, &v, CVC_OK);
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
 
 	cr_assert_eq(output_lines(out, r, 4), 4, "%s", out);
 	cr_expect_eq(v.all.expressible, 2, "%s", out);
@@ -691,7 +681,7 @@ Test(project_validate, moe_dispatcher_in_published_wording)
 #undef MOE
 	const char *r[4];
 	cvc_proj_validation v;
-	char *out = validate_text(text, NULL, &v, CVC_OK);
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
 
 	cr_assert_eq(output_lines(out, r, 4), 4, "%s", out);
 	cr_expect_eq(v.all.expressible, 3, "%s", out);
@@ -732,7 +722,7 @@ Test(project_validate, flop_conventions)
 	char *out;
 	int col;
 
-	out = validate_text(text, NULL, &v, CVC_OK);
+	out = tu_validate_text(text, NULL, &v, CVC_OK);
 	cr_expect_eq(v.all.expressible, 0, "MFU without a convention is not read: %s", out);
 	cr_expect(strstr(out, "with a named FLOP convention"), "%s", out);
 	free(out);
@@ -740,7 +730,7 @@ Test(project_validate, flop_conventions)
 	for (int pass = 0; pass < 2; pass++) {
 		const char *row;
 
-		out = validate_text(pass ? conv : text, pass ? NULL : &o, &v, CVC_OK);
+		out = tu_validate_text(pass ? conv : text, pass ? NULL : &o, &v, CVC_OK);
 		cr_assert_eq(v.all.expressible, 1, "%s", out);
 		col = col_of(out, "measured_tokens_per_s_per_gpu");
 		row = strchr(out, '\n') + 1;
@@ -758,7 +748,7 @@ Test(project_validate, by_groups_and_bad_convention)
 			   "24,2048,16,512,8,1,1,2048,3.0,a\n";
 	cvc_proj_validate_opts by = {NULL, "site", 0}, bad = {"flopz", NULL, 0}, nocol = {NULL, "x", 0};
 	cvc_proj_validation v;
-	char *out = validate_text(text, &by, &v, CVC_OK);
+	char *out = tu_validate_text(text, &by, &v, CVC_OK);
 
 	cr_assert_eq(v.ngroups, 2);
 	cr_expect_str_eq(v.groups[0].key, "a");
@@ -766,9 +756,9 @@ Test(project_validate, by_groups_and_bad_convention)
 	cr_expect_eq(v.groups[1].st.expressible, 1);
 	free(out);
 	cvc_proj_validation_release(&v);
-	out = validate_text(text, &bad, &v, CVC_ERR_USAGE);
+	out = tu_validate_text(text, &bad, &v, CVC_ERR_USAGE);
 	free(out);
-	out = validate_text(text, &nocol, &v, CVC_ERR_USAGE);
+	out = tu_validate_text(text, &nocol, &v, CVC_ERR_USAGE);
 	free(out);
 }
 

@@ -37,15 +37,6 @@ Test(vfloor, weighted_median_of_each_set)
 	cr_expect_float_eq(sum, 0, 1e-12);
 }
 
-static char *validate_text(const char *text, const cvc_proj_validate_opts *o,
-			   cvc_proj_validation *v, cvc_status want)
-{
-	const char *path = tu_path(tu_tmpdir(), "m.csv");
-
-	cr_assert_eq(tu_write(path, text, strlen(text)), 0);
-	return tu_validate(path, o, v, want);
-}
-
 /*
  * Claim: rows that read as the same scenario but were measured apart set a
  * floor no projection from what they state can beat: per such set, the
@@ -65,7 +56,7 @@ Test(vfloor, repeated_scenarios_in_a_table)
 			   "24,2048,16,512,8,1,1,2048,3.0,a\n32,4096,32,512,8,2,1,2048,4.0,c\n";
 	cvc_proj_validate_opts by = {NULL, "site", 0};
 	cvc_proj_validation v;
-	char *out = validate_text(text, &by, &v, CVC_OK);
+	char *out = tu_validate_text(text, &by, &v, CVC_OK);
 
 	cr_assert_eq(v.all.expressible, 4, "%s", out);
 	cr_expect_eq(v.all.repeat_sets, 1);

@@ -401,6 +401,15 @@ char *tu_validate(const char *path, const struct cvc_proj_validate_opts *opts,
 	return buf;
 }
 
+char *tu_validate_text(const char *text, const struct cvc_proj_validate_opts *opts,
+		       struct cvc_proj_validation *v, int want)
+{
+	const char *path = tu_path(tu_tmpdir(), "m.csv");
+
+	cr_assert_eq(tu_write(path, text, strlen(text)), 0);
+	return tu_validate(path, opts, v, want);
+}
+
 void tu_fit_largest_third(int64_t *sz, double *tm, size_t n, double *a, double *b)
 {
 	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;

@@ -68,6 +68,10 @@ const char *tu_gunzip(const char *gz, const char *dir);
 char *tu_validate(const char *path, const struct cvc_proj_validate_opts *opts,
 		  struct cvc_proj_validation *v, int want);
 
+/* The same for a table given as text (written to a fresh temporary file). */
+char *tu_validate_text(const char *text, const struct cvc_proj_validate_opts *opts,
+		       struct cvc_proj_validation *v, int want);
+
 /* Writes text to a file; returns 0 on success. */
 int tu_write(const char *path, const char *text, size_t len);
 
