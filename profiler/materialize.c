@@ -21,6 +21,7 @@
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_profile.h"
+#include "profiler/demangle.h"
 #include "materialize_int.h"
 #include "spool_int.h"
 
@@ -166,6 +167,23 @@ static cvc_status mat_sid(struct mat *m, size_t off, uint32_t sid, int64_t *id)
 		return mat_fail(m, CVC_ERR_FORMAT, off, "expected a defined string id");
 	*id = m->sid2id[sid];
 	return CVC_OK;
+}
+
+/*
+ * Interns a spool string: a mangled C++ symbol (a kernel's name as CUPTI
+ * reports it) under its demangled text, as Kineto and Nsight Systems store
+ * it (profiler/demangle.c); anything else as it is.
+ */
+static cvc_status mat_intern(struct mat *m, const char *s, size_t len, int64_t *id)
+{
+	char *d = NULL;
+	cvc_status st;
+
+	if (prof_demangle_new(s, len, &d))
+		return mat_dbfail(m, CVC_ERR_NOMEM);
+	st = d ? cvc_db_intern(m->db, d, strlen(d), id) : cvc_db_intern(m->db, s, len, id);
+	free(d);
+	return st ? mat_dbfail(m, st) : CVC_OK;
 }
 
 /* Borrowed NUL-less bytes of a string, for keys and short text. */
@@ -525,9 +543,8 @@ static cvc_status mat_records(struct mat *m, size_t end)
 			uint32_t sid;
 
 			memcpy(&sid, p, 4);
-			if ((st = cvc_db_intern(m->db, (const char *)p + 4, len - 4,
-						&m->sid2id[sid])))
-				return mat_dbfail(m, st);
+			if ((st = mat_intern(m, (const char *)p + 4, len - 4, &m->sid2id[sid])))
+				return st;
 			m->sid2str[sid] = (const char *)p + 4;
 			m->sid2len[sid] = len - 4;
 			m->stats->records--;

@@ -271,7 +271,24 @@ static void dec_kernel(struct cvci_decoder *d, const CUpti_ActivityKernel10 *k)
 	put(d, CVC_SPOOL_ACT, &a, sizeof a);
 }
 
-/* Memcpy and memset carry no name: they get the short CUPTI-style ones. */
+/*
+ * Memcpy and memset carry no name: they get the ones torch.profiler (Kineto)
+ * gives them, "Memcpy HtoD (Pageable -> Device)", "Memset (Device)", so the
+ * same copy has one name whichever recorded it (the Kineto traces in
+ * ../shared/traces hold these forms), and a pageable copy, the one that
+ * stalls its stream, reads as such.  Memory kinds are CUPTI's
+ * CUpti_ActivityMemoryKind, 0..7.
+ */
+static const char *const mem_kinds[] = {
+	"Unknown", "Pageable", "Pinned", "Device", "Array", "Managed", "Device Static",
+	"Managed Static",
+};
+
+static const char *mem_kind(unsigned k)
+{
+	return k < sizeof mem_kinds / sizeof mem_kinds[0] ? mem_kinds[k] : mem_kinds[0];
+}
+
 static const char *const copy_names[] = {
 	"Memcpy Unknown", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA", "Memcpy AtoH",
 	"Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA", "Memcpy DtoD", "Memcpy HtoH",
@@ -279,17 +296,19 @@ static const char *const copy_names[] = {
 };
 
 static void dec_copy(struct cvci_decoder *d, uint32_t device, uint8_t copy_kind,
-		     uint64_t bytes, uint64_t start, uint64_t end, uint32_t stream,
-		     uint32_t ctx, uint32_t corr)
+		     uint8_t src, uint8_t dst, uint64_t bytes, uint64_t start, uint64_t end,
+		     uint32_t stream, uint32_t ctx, uint32_t corr)
 {
 	struct cvc_spool_act a;
 	const char *nm = copy_kind < sizeof copy_names / sizeof copy_names[0]
 				 ? copy_names[copy_kind] : copy_names[0];
+	char full[64];
 
 	if (act_begin(d, &a, 2 /* CVC_ACT_MEMCPY */, device, start, end, stream, ctx, corr))
 		return;
+	snprintf(full, sizeof full, "%s (%s -> %s)", nm, mem_kind(src), mem_kind(dst));
 	a.copy_kind = copy_kind;
-	a.name_sid = name_sid(d, nm);
+	a.name_sid = name_sid(d, full);
 	a.bytes = (int64_t)bytes;
 	put(d, CVC_SPOOL_ACT, &a, sizeof a);
 }
@@ -297,11 +316,13 @@ static void dec_copy(struct cvci_decoder *d, uint32_t device, uint8_t copy_kind,
 static void dec_memset(struct cvci_decoder *d, const CUpti_ActivityMemset4 *m)
 {
 	struct cvc_spool_act a;
+	char full[32];
 
 	if (act_begin(d, &a, 3 /* CVC_ACT_MEMSET */, m->deviceId, m->start, m->end, m->streamId,
 		      m->contextId, m->correlationId))
 		return;
-	a.name_sid = name_sid(d, "Memset");
+	snprintf(full, sizeof full, "Memset (%s)", mem_kind(m->memoryKind));
+	a.name_sid = name_sid(d, full);
 	a.bytes = (int64_t)m->bytes;
 	put(d, CVC_SPOOL_ACT, &a, sizeof a);
 }
@@ -427,15 +448,15 @@ size_t cvci_decode(struct cvci_decoder *d, const uint8_t *buf, size_t valid)
 		case CUPTI_ACTIVITY_KIND_MEMCPY: {
 			const CUpti_ActivityMemcpy6 *m = (const void *)rec;
 
-			dec_copy(d, m->deviceId, m->copyKind, m->bytes, m->start, m->end,
-				 m->streamId, m->contextId, m->correlationId);
+			dec_copy(d, m->deviceId, m->copyKind, m->srcKind, m->dstKind, m->bytes,
+				 m->start, m->end, m->streamId, m->contextId, m->correlationId);
 			break;
 		}
 		case CUPTI_ACTIVITY_KIND_MEMCPY2: {
 			const CUpti_ActivityMemcpyPtoP4 *m = (const void *)rec;
 
-			dec_copy(d, m->deviceId, m->copyKind, m->bytes, m->start, m->end,
-				 m->streamId, m->contextId, m->correlationId);
+			dec_copy(d, m->deviceId, m->copyKind, m->srcKind, m->dstKind, m->bytes,
+				 m->start, m->end, m->streamId, m->contextId, m->correlationId);
 			break;
 		}
 		case CUPTI_ACTIVITY_KIND_MEMSET:
