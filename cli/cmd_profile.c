@@ -328,6 +328,14 @@ int cmd_profile(int argc, char **argv, struct cvc_ctx *ctx)
 		run = run && run[1] ? run + 1 : dir;
 	}
 	snprintf(buf, sizeof buf, "%ld", (long)getpid());
+	/* The driver loads one injection library: another tool's (Nsight
+	 * Systems launching cvc, a profiling wrapper) is replaced, so that tool
+	 * records no CUDA activity in this run.  Said, not silently done. */
+	const char *prev_inj = getenv("CUDA_INJECTION64_PATH");
+	if (prev_inj && *prev_inj && strcmp(prev_inj, lib) != 0)
+		fprintf(stderr, "cvc: CUDA_INJECTION64_PATH was '%s' (another tool's CUDA "
+			"injection): cvc replaces it, so that tool records no CUDA activity in "
+			"this run; profile with one tool at a time\n", prev_inj);
 	if (set_env("CUDA_INJECTION64_PATH", lib) || set_env(CVC_ENV_OUTDIR, dir) ||
 	    set_env(CVC_ENV_RUN, run) || set_env(CVC_ENV_PARENT, buf) ||
 	    (acts && set_env(CVC_ENV_ACTIVITIES, acts)))

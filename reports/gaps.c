@@ -38,7 +38,8 @@ cvc_status cvc_rep_profile_gaps(cvc_db *db, const char *run, cvc_rep_table **out
 		"%lld records were lost while profiling",
 		"another CUPTI client held CUPTI (CUPTI error %lld): nothing was recorded",
 		"CUPTI refused %lld activity kind(s): their records are missing",
-		"%lld NCCL call(s) were captured into CUDA graphs: replays carry no sizes"};
+		"%lld NCCL call(s) were captured into CUDA graphs: replays carry no sizes",
+		"the CUDA driver found no usable GPU (CUDA error %lld): nothing was recorded"};
 	char gap[256];
 	static const char *const cols[] = {"run", "gap"};
 	sqlite3_stmt *q = NULL;
@@ -52,7 +53,8 @@ cvc_status cvc_rep_profile_gaps(cvc_db *db, const char *run, cvc_rep_table **out
 	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
 			       "SELECT r.name, CASE m.key WHEN 'lost_records' THEN 0 "
 			       "WHEN 'cupti_subscribe_result' THEN 1 "
-			       "WHEN 'nccl_graph_captured_calls' THEN 3 ELSE 2 END AS w, "
+			       "WHEN 'nccl_graph_captured_calls' THEN 3 "
+			       "WHEN 'cuda_init_result' THEN 4 ELSE 2 END AS w, "
 			       "CAST(m.value AS INTEGER), "
 			       "(SELECT CAST(j.value AS INTEGER) FROM run_meta j WHERE "
 			       "j.run_id=m.run_id AND j.key='nccl_graph_replay_joined'), "
@@ -65,7 +67,8 @@ cvc_status cvc_rep_profile_gaps(cvc_db *db, const char *run, cvc_rep_table **out
 			       "AND CAST(m.value AS INTEGER)>0 AND NOT EXISTS (SELECT 1 FROM run_meta s "
 			       "WHERE s.run_id=m.run_id AND s.key='cupti_subscribe_result' "
 			       "AND CAST(s.value AS INTEGER)<>0)) OR (m.key='nccl_graph_captured_calls' "
-			       "AND CAST(m.value AS INTEGER)>0)) AND (?1 IS NULL OR r.name=?1) "
+			       "AND CAST(m.value AS INTEGER)>0) OR (m.key='cuda_init_result' "
+			       "AND CAST(m.value AS INTEGER)<>0)) AND (?1 IS NULL OR r.name=?1) "
 			       "ORDER BY r.id, w",
 			       -1, &q, NULL) != SQLITE_OK)
 		goto out; /* no run_meta: nothing known to be missing */
@@ -78,7 +81,7 @@ cvc_status cvc_rep_profile_gaps(cvc_db *db, const char *run, cvc_rep_table **out
 			graph_gap(gap, sizeof gap, sqlite3_column_int64(q, 2),
 				  sqlite3_column_int64(q, 3), sqlite3_column_int64(q, 4));
 		else
-			snprintf(gap, sizeof gap, why[w < 0 || w > 3 ? 0 : w],
+			snprintf(gap, sizeof gap, why[w < 0 || w > 4 ? 0 : w],
 				 (long long)sqlite3_column_int64(q, 2));
 		if (r < 0 ||
 		    cvc_rep_table_set_str(t, (size_t)r, 0, (const char *)sqlite3_column_text(q, 0)) ||

@@ -42,6 +42,7 @@ set_target_properties(cvc_cupti_decode PROPERTIES POSITION_INDEPENDENT_CODE ON)
 # exported; the static libraries inside it stay private (--exclude-libs) so
 # it does not leak cvc symbols into the profiled process.
 add_library(cvc_inject SHARED ${CMAKE_SOURCE_DIR}/profiler/inject/inject.c
+            ${CMAKE_SOURCE_DIR}/profiler/inject/nobuffers.c
             ${CMAKE_SOURCE_DIR}/profiler/inject/nccl_plugin.c)
 target_link_libraries(cvc_inject PRIVATE cvc_cupti_decode cvc CUDA::cupti Threads::Threads)
 target_link_options(cvc_inject PRIVATE -Wl,--exclude-libs,ALL -Wl,--as-needed -Wl,-z,defs)
@@ -76,6 +77,11 @@ target_include_directories(inject_harness PRIVATE ${CMAKE_SOURCE_DIR}/profiler/i
 target_link_libraries(inject_harness PRIVATE -Wl,--no-as-needed CUDA::cupti ${CMAKE_DL_LIBS})
 set_target_properties(inject_harness PROPERTIES ENABLE_EXPORTS ON)
 
+# A driver that finds no device (cuInit = 100), for the no-device line.
+add_library(fake_libcuda SHARED ${CMAKE_SOURCE_DIR}/tests/unit/cuda/fake_libcuda.c)
+set_target_properties(fake_libcuda PROPERTIES OUTPUT_NAME cuda SOVERSION 1
+                      LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fakecuda)
+
 # Decoder benchmark (bench/cuda/: the global bench/bench_*.c glob must not
 # see it, it needs the CUPTI headers).
 add_executable(bench_decode ${CMAKE_SOURCE_DIR}/bench/cuda/bench_decode.c)
@@ -98,10 +104,12 @@ if(CRITERION_FOUND)
     CVC_TOOL="$<TARGET_FILE:cvc_tool>"
     CVC_CUDA_EXIT7="$<TARGET_FILE:cuda_exit7>"
     CVC_INJECT_HARNESS="$<TARGET_FILE:inject_harness>"
-    CVC_INJECT_LIB="$<TARGET_FILE:cvc_inject>")
+    CVC_INJECT_LIB="$<TARGET_FILE:cvc_inject>"
+    CVC_FAKE_LIBCUDA="$<TARGET_FILE:fake_libcuda>")
   target_link_libraries(test_cupti_decode PRIVATE cvc_cupti_decode cvc CUDA::cupti
                         PkgConfig::CRITERION PkgConfig::SQLITE3)
-  add_dependencies(test_cupti_decode cvc_tool cvc_inject cuda_exit7 inject_harness)
+  add_dependencies(test_cupti_decode cvc_tool cvc_inject cuda_exit7 inject_harness
+                   fake_libcuda)
   enable_testing()
   add_test(NAME unit.cupti_decode COMMAND test_cupti_decode --jobs=2)
   set_tests_properties(unit.cupti_decode PROPERTIES

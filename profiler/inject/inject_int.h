@@ -38,4 +38,13 @@ void cvci_note_graph_call(void);
  */
 uint64_t cvci_nccl_current_launch(void);
 
+struct cvci_decoder;
+
+/*
+ * Says in one line why CUPTI, subscribed and enabled, delivered no buffer
+ * by exit: the CUDA driver found no device (run_meta cuda_init_result), or
+ * another client registered its own buffer callbacks (nobuffers.c).
+ */
+void cvci_say_no_buffers(struct cvci_decoder *dec);
+
 #endif

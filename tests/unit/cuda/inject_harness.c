@@ -58,8 +58,9 @@ cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
  * Other CUPTI clients, played through the environment: HARNESS_SUBSCRIBE=busy
  * answers cuptiSubscribe as CUPTI does when Nsight Systems or another
  * subscriber holds it, =ok as it does on a machine with a driver;
- * HARNESS_ENABLE=fail refuses every cuptiActivityEnable, =log names each
- * kind enabled on stderr ("enable N").  Unset, both go to libcupti.
+ * HARNESS_ENABLE=fail refuses every cuptiActivityEnable, =ok accepts each
+ * (as a driver-backed CUPTI does), =log names each kind enabled on stderr
+ * ("enable N").  Unset, both go to libcupti.
  */
 __attribute__((visibility("default"))) CUptiResult CUPTIAPI
 cuptiSubscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc cb, void *user)
@@ -89,12 +90,29 @@ cuptiActivityEnable(CUpti_ActivityKind kind)
 
 	if (how && strcmp(how, "fail") == 0)
 		return CUPTI_ERROR_NOT_COMPATIBLE;
+	if (how && strcmp(how, "ok") == 0)
+		return CUPTI_SUCCESS;
 	if (how && strcmp(how, "log") == 0)
 		fprintf(stderr, "enable %d\n", (int)kind);
 	if (!(sym = dlsym(RTLD_NEXT, "cuptiActivityEnable")))
 		return CUPTI_ERROR_UNKNOWN;
 	memcpy(&real, &sym, sizeof real);
 	return real(kind);
+}
+
+/* HARNESS_FLUSH=log names each cuptiActivityFlushAll on stderr ("flushall F"). */
+__attribute__((visibility("default"))) CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
+{
+	const char *how = getenv("HARNESS_FLUSH");
+	CUptiResult (*real)(uint32_t);
+	void *sym;
+
+	if (how && strcmp(how, "log") == 0)
+		fprintf(stderr, "flushall %u\n", (unsigned)flag);
+	if (!(sym = dlsym(RTLD_NEXT, "cuptiActivityFlushAll")))
+		return CUPTI_ERROR_UNKNOWN;
+	memcpy(&real, &sym, sizeof real);
+	return real(flag);
 }
 
 /* HARNESS_CUPTI_VERSION=N plays a libcupti of another version. */

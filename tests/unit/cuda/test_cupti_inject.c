@@ -174,6 +174,33 @@ Test(cupti_decode, sigkill_keeps_records_older_than_the_flush_period)
 	sqlite3_close(sq);
 }
 
+/*
+ * CUPTI's own flush period hands over full buffers only (cupti_activity.h),
+ * so the writer asks for the part-filled ones every period: a process
+ * SIGKILLed on an H200 kept records to 0.3 and 1.2 s before its death, not
+ * 1.7 s (docs/GPU-VALIDATION.md).  2.5 s of a 500 ms period: about five
+ * default (0) flushes, none forced before the kill.
+ */
+Test(cupti_decode, writer_asks_for_part_filled_buffers_each_period)
+{
+	char dir[2048], cmd[8192], *err = NULL, *out = NULL;
+	const char *p;
+	int rc, n = 0;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	snprintf(cmd, sizeof cmd,
+		 "env -u CVC_PROFILE_PARENT CVC_PROFILE_DIR='%s' CVC_PROFILE_FLUSH_MS=500 "
+		 "HARNESS_FLUSH=log '%s' '%s' feedkill 8", dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB);
+	rc = tu_run(cmd, &out, &err);
+	cr_assert_eq(rc, 128 + SIGKILL, "exit %d: %s", rc, err);
+	for (p = err; (p = strstr(p, "flushall 0\n")); p++)
+		n++;
+	cr_expect(n >= 2 && n <= 7, "%d default flushes in 2.5 s: %s", n, err);
+	cr_expect_null(strstr(err, "flushall 1"), "%s", err);
+	free(out);
+	free(err);
+}
+
 /* Runs the harness with env prefix pre; returns the database; stderr in *err. */
 static const char *harness_env(const char *pre, const char *how, int want_rc, char **err)
 {
@@ -352,6 +379,66 @@ Test(cupti_decode, nvtx_injection_is_the_libcupti_the_library_loads)
 	cr_assert_eq(tu_run(cmd, &out, NULL), 0);
 	cr_expect_str_eq(out, want);
 	free(out);
+}
+
+/*
+ * Subscribed and enabled, no buffer by exit: with a driver that found no
+ * device (CUDA_VISIBLE_DEVICES empty or naming none, as on an H200) the
+ * line says so, not that another client took the records, and `cvc
+ * analyze` says nothing was recorded and why.
+ */
+Test(cupti_decode, no_device_is_told_apart_from_another_client)
+{
+	char *err = NULL, db[8192], pre[4200];
+
+	snprintf(pre, sizeof pre, "HARNESS_SUBSCRIBE=ok HARNESS_ENABLE=ok LD_PRELOAD='%s' "
+		 "CUDA_VISIBLE_DEVICES=",
+		 CVC_FAKE_LIBCUDA);
+	snprintf(db, sizeof db, "%s", harness_env(pre, "exit", 3, &err));
+	cr_expect(strstr(err, "cvc-inject: the CUDA driver found no usable GPU (cuInit failed "
+			 "with CUDA error 100, CUDA_VISIBLE_DEVICES=''): nothing to record"),
+		  "%s", err);
+	cr_expect_null(strstr(err, "another CUPTI client"), "%s", err);
+	{
+		sqlite3 *sq = ct_open_ro(db);
+
+		ct_expect(sq, "SELECT value FROM run_meta WHERE key='cuda_init_result'", "100");
+		sqlite3_close(sq);
+	}
+	expect_analyze_warns(db, "the CUDA driver found no usable GPU (CUDA error 100)");
+	free(err);
+	/* a driver that initialised: the other explanation */
+	snprintf(db, sizeof db, "%s",
+		 harness_env("HARNESS_SUBSCRIBE=ok HARNESS_ENABLE=ok", "exit", 3, &err));
+	cr_expect(strstr(err, "CUPTI delivered no activity buffers: if another CUPTI client"),
+		  "%s", err);
+	free(err);
+}
+
+/* Another tool's injection library is replaced, and the user is told
+ * (Nsight Systems launching cvc: the driver loads one of them). */
+Test(cupti_decode, another_injection_is_replaced_and_said)
+{
+	char dir[2048], cmd[8192], want[4200], *out = NULL, *err = NULL;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	snprintf(cmd, sizeof cmd, "CUDA_INJECTION64_PATH=/opt/nsys/libToolsInjection64.so "
+		 "CVC_INJECT_LIB='%s' '%s' profile -o '%s/out' -- sh -c "
+		 "'echo \"INJ=$CUDA_INJECTION64_PATH\"'", CVC_INJECT_LIB, CVC_TOOL, dir);
+	cr_assert_eq(tu_run(cmd, &out, &err), 0, "%s", err);
+	snprintf(want, sizeof want, "INJ=%s\n", CVC_INJECT_LIB);
+	cr_expect_str_eq(out, want);
+	cr_expect(strstr(err, "cvc: CUDA_INJECTION64_PATH was '/opt/nsys/libToolsInjection64.so' "
+			 "(another tool's CUDA injection): cvc replaces it"), "%s", err);
+	free(out);
+	free(err);
+	/* cvc's own library already there (a nested `cvc profile`): nothing to say */
+	snprintf(cmd, sizeof cmd, "CUDA_INJECTION64_PATH='%s' CVC_INJECT_LIB='%s' '%s' profile "
+		 "-o '%s/out2' -- true", CVC_INJECT_LIB, CVC_INJECT_LIB, CVC_TOOL, dir);
+	cr_assert_eq(tu_run(cmd, &out, &err), 0, "%s", err);
+	cr_expect_null(strstr(err, "CUDA_INJECTION64_PATH was"), "%s", err);
+	free(out);
+	free(err);
 }
 
 /* `cvc profile` materializes its descendants' spools: children are profiled too. */
