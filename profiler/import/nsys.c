@@ -363,6 +363,26 @@ static const char *memcpy_name(int kind)
 	return names[kind];
 }
 
+/*
+ * A copy's or memset's memory kind in column col, in the words Kineto and
+ * cvc's own profiler put in the name ("Memcpy HtoD (Pageable -> Device)"),
+ * so a copy has one name whichever recorded it.  Nsight numbers them its own
+ * way (ENUM_CUDA_MEM_KIND in its exports: 0 Pageable, 1 Pinned, 2 Device, 3
+ * Array, 4 Managed, 5 Device Static, 6 Managed Static, 7 Unknown; CUPTI
+ * starts at Unknown).  NULL: an older export without the column.
+ */
+static const char *mem_kind(sqlite3_stmt *st, int col)
+{
+	static const char *const kinds[] = {"Pageable", "Pinned", "Device", "Array", "Managed",
+					    "Device Static", "Managed Static", "Unknown"};
+	int v;
+
+	if (sqlite3_column_type(st, col) != SQLITE_INTEGER)
+		return NULL;
+	v = sqlite3_column_int(st, col);
+	return v >= 0 && v < 8 ? kinds[v] : "Unknown";
+}
+
 static void progress(struct nsys *n)
 {
 	if (n->rows % NSYS_PROGRESS_ROWS == 0)
@@ -436,7 +456,9 @@ static cvc_status import_activities(struct nsys *n, int which)
 			sb_add(&b, " LEFT JOIN StringIds s ON s.id=a.shortName", "", "");
 	} else {
 		if (sb_col(n, &b, t, "a", "bytes") < 0 ||
-		    sb_col(n, &b, t, "a", which == 1 ? "copyKind" : "memKind") < 0)
+		    sb_col(n, &b, t, "a", which == 1 ? "copyKind" : "memKind") < 0 ||
+		    (which == 1 && (sb_col(n, &b, t, "a", "srcKind") < 0 ||
+				    sb_col(n, &b, t, "a", "dstKind") < 0)))
 			return src_fail(n);
 		sb_add(&b, " FROM \"%s\" a", t, "");
 	}
@@ -449,6 +471,7 @@ static cvc_status import_activities(struct nsys *n, int which)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		cvc_activity a = {.run_id = n->run_id};
 		const char *name;
+		char full[64];
 		size_t len;
 
 		n->rows++;
@@ -501,12 +524,26 @@ static cvc_status import_activities(struct nsys *n, int which)
 		} else {
 			a.bytes = sqlite3_column_int64(st, N_ACT_COLS);
 			if (which == 1) {
+				const char *src = mem_kind(st, N_ACT_COLS + 2),
+					   *dst = mem_kind(st, N_ACT_COLS + 3);
+
 				a.kind = CVC_ACT_MEMCPY;
 				a.copy_kind = sqlite3_column_int(st, N_ACT_COLS + 1);
 				name = memcpy_name(a.copy_kind);
+				/* CUPTI's kinds only: Nsight's unified ones say it already */
+				if (src && dst && a.copy_kind >= 1 && a.copy_kind <= 10) {
+					snprintf(full, sizeof full, "%s (%s -> %s)", name, src, dst);
+					name = full;
+				}
 			} else {
+				const char *mk = mem_kind(st, N_ACT_COLS + 1);
+
 				a.kind = CVC_ACT_MEMSET;
 				name = "Memset";
+				if (mk) {
+					snprintf(full, sizeof full, "Memset (%s)", mk);
+					name = full;
+				}
 			}
 		}
 		len = strlen(name);

@@ -46,11 +46,14 @@ static void check_export(const char *rel, const char *device)
 	cvc_db *db;
 	sqlite3 *sq;
 	char buf[256];
-	int64_t nk, tk, nm;
+	int64_t nk, tk, nm, nhtod;
 
 	nk = tu_sq_int(ex, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
 	tk = tu_sq_int(ex, "SELECT sum(\"end\"-start) FROM CUPTI_ACTIVITY_KIND_KERNEL");
 	nm = tu_sq_int(ex, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+	/* Nsight's memory kinds: 0 Pageable, 2 Device */
+	nhtod = tu_sq_int(ex, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind=1 "
+			  "AND srcKind=0 AND dstKind=2");
 	sqlite3_close(ex);
 	cr_assert_gt(nk, 0);
 
@@ -59,6 +62,10 @@ static void check_export(const char *rel, const char *device)
 	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM activities WHERE kind=1"), nk);
 	cr_assert_eq(tu_sq_int(sq, "SELECT sum(end_ns-start_ns) FROM activities WHERE kind=1"), tk);
 	cr_assert_eq(tu_sq_int(sq, "SELECT count(*) FROM activities WHERE kind=2"), nm);
+	/* copies named as Kineto and cvc's profiler name them */
+	cr_assert_gt(nhtod, 0);
+	cr_expect_eq(tu_sq_int(sq, "SELECT count(*) FROM activities a JOIN strings s ON "
+			       "s.id=a.name_id WHERE s.value='Memcpy HtoD (Pageable -> Device)'"), nhtod);
 	cr_assert_str_eq(tu_sq_text(sq, "SELECT name FROM devices", buf, sizeof buf), device);
 	cr_assert_str_eq(tu_sq_text(sq, "SELECT gpu_model FROM runs", buf, sizeof buf), device);
 	cr_assert_str_eq(tu_sq_text(sq, "SELECT format FROM runs", buf, sizeof buf), "nsys");
