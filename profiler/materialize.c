@@ -117,6 +117,7 @@ static cvc_status mat_scan(struct mat *m, size_t *end, size_t *next, size_t *nco
 				(*ncoll)++;
 			m->ngnodes += type == CVC_SPOOL_GNODE;
 			m->nclones += type == CVC_SPOOL_GCLONE;
+			m->napi += type == CVC_SPOOL_API;
 		}
 		off += 8 + spool_pad8(len);
 	}
@@ -311,6 +312,8 @@ static cvc_status mat_act(struct mat *m, size_t off, const struct cvc_spool_act 
 	a.copy_kind = s->copy_kind;
 	if ((st = cvc_db_activity_add(m->db, &a, &id)))
 		return mat_dbfail(m, st);
+	if ((st = mat_proj_span(m, s->correlation, a.device, a.start_ns, a.end_ns)))
+		return st;
 	m->stats->activities++;
 	if (a.kind != CVC_ACT_KERNEL)
 		return CVC_OK;
@@ -330,6 +333,10 @@ static cvc_status mat_api(struct mat *m, size_t off, const struct cvc_spool_api 
 	cvc_range r = {0};
 	cvc_status st;
 
+	if ((st = mat_proj_launch(m, s->correlation, s->start_ns, s->tid)))
+		return st;
+	if (s->flags & CVC_API_LAUNCH_ONLY)
+		return CVC_OK; /* no row asked for */
 	r.run_id = m->run_id;
 	r.rank = m->rank;
 	r.device = -1;
@@ -472,7 +479,8 @@ static cvc_status mat_range(struct mat *m, const struct cvc_spool_marker *s, uin
 	if ((st = cvc_db_range_add(m->db, &r)))
 		return mat_dbfail(m, st);
 	m->stats->ranges++;
-	return CVC_OK;
+	/* and where its launches ran on the GPU (materialize_project.c) */
+	return r.end_ns > r.start_ns ? mat_proj_range(m, &r) : CVC_OK;
 }
 
 /* Pairs START and END markers by id (they may arrive in any buffer order). */
@@ -637,6 +645,7 @@ static cvc_status mat_finish(struct mat *m, size_t end, const char *spool_path)
 
 	if (!m->have_proc)
 		return mat_fail(m, CVC_ERR_FORMAT, end, "expected a process record");
+	mat_proj_sort(m);
 	if ((st = mat_pair_markers(m)))
 		return st;
 	for (int i = 0; i < 4; i += 2) {
@@ -673,6 +682,9 @@ static cvc_status mat_finish(struct mat *m, size_t end, const char *spool_path)
 	if (m->stats->unmatched_markers &&
 	    (st = cvc_db_run_meta_add(m->db, m->run_id, "unmatched_nvtx_markers",
 				      m->stats->unmatched_markers)))
+		return mat_dbfail(m, st);
+	if (m->projected &&
+	    (st = cvc_db_run_meta_add(m->db, m->run_id, "nvtx_ranges_on_gpu", m->projected)))
 		return mat_dbfail(m, st);
 	if (m->out_of_range &&
 	    (st = cvc_db_run_meta_add(m->db, m->run_id, "records_out_of_range", m->out_of_range)))
@@ -817,5 +829,6 @@ out:
 	free(m.coll_used);
 	free(m.marks);
 	mat_graph_free(&m);
+	mat_proj_free(&m);
 	return st;
 }

@@ -53,6 +53,26 @@ struct mat {
 	size_t ngnodes, nclones, gn_fill, cl_fill;
 	int64_t graph_joined;   /* replayed kernels joined through their node */
 	int64_t graph_unjoined; /* replayed NCCL kernels that found no launch */
+	/* NVTX ranges on the GPU (materialize_project.c): API calls by
+	 * (thread, start), device activities by correlation */
+	size_t napi;            /* API records in the spool (mat_scan) */
+	struct mat_launch *launches;
+	size_t nlaunches, caplaunches;
+	struct mat_span *spans;
+	size_t nspans, capspans;
+	int64_t projected;      /* GPU-timeline ranges made */
+};
+
+struct mat_launch {
+	int64_t start_ns;
+	int64_t tid;
+	uint32_t corr;
+};
+
+struct mat_span {
+	int64_t start_ns, end_ns;
+	uint32_t corr;
+	int device;
 };
 
 
@@ -96,5 +116,23 @@ cvc_status mat_graph_finish(struct mat *m);
 
 /* Frees the graph tables. */
 void mat_graph_free(struct mat *m);
+
+/* ---- materialize_project.c ---- */
+
+/* Keeps an API call (correlation, start, thread) for the projection. */
+cvc_status mat_proj_launch(struct mat *m, uint32_t corr, int64_t start_ns, int64_t tid);
+
+/* Keeps a device activity's correlation, device and span (none kept when
+ * the spool has no API records). */
+cvc_status mat_proj_span(struct mat *m, uint32_t corr, int device, int64_t s, int64_t e);
+
+/* Sorts what was kept; before the markers are paired. */
+void mat_proj_sort(struct mat *m);
+
+/* Adds the GPU-timeline ranges of NVTX range cpu: one per device its
+ * launches ran on, first start to last end. */
+cvc_status mat_proj_range(struct mat *m, const cvc_range *cpu);
+
+void mat_proj_free(struct mat *m);
 
 #endif

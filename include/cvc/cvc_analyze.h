@@ -27,8 +27,9 @@
  * exact in integer nanoseconds.
  *
  * Steps (by = CVC_BY_STEP): the windows are ranges whose name matches
- * step_regex (default ^ProfilerStep#(\d+)$).  GPU-timeline ranges (kind 2,
- * gpu_user_annotation) on the device are preferred; when the device has
+ * step_regex (default ^ProfilerStep#(\d+)$).  GPU-timeline ranges (kind 2:
+ * Kineto's gpu_user_annotation, or an NVTX range `cvc profile` projected
+ * onto the device through its launches) are preferred; when the device has
  * none, NVTX ranges (kind 3) of the rank are used, then CPU ranges (kind 1).
  * The step number is the regex's first capture group when it is a decimal
  * number, else the window's 0-based position in start order.  Ranges with

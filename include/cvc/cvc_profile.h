@@ -159,8 +159,12 @@ struct cvc_spool_api {
 	int64_t start_ns, end_ns;
 	int64_t tid;
 	uint32_t correlation;
-	uint32_t reserved;
+	uint32_t flags;       /* CVC_API_* (0 in spools before it) */
 };
+
+/* The call only places its kernels under the NVTX range it was made in (no
+ * row: API rows were not asked for, only the external-id kinds on). */
+#define CVC_API_LAUNCH_ONLY 1u
 
 struct cvc_spool_device {
 	uint32_t device;

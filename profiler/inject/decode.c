@@ -363,23 +363,26 @@ static void dec_api(struct cvci_decoder *d, const CUpti_ActivityAPI *a)
 	const char *nm;
 	char buf[48];
 
-	if (d->api_drop & (domain == 1 ? 1u : 2u)) {
-		d->skipped++;
-		return;
-	}
-	nm = d->cbname ? d->cbname(domain, a->cbid) : NULL;
 	if (out_of_window(d, a->start)) {
 		d->filtered++;
 		return;
 	}
-	if (!nm) {
-		snprintf(buf, sizeof buf, "%s cbid %u", domain == 1 ? "driver" : "runtime",
-			 (unsigned)a->cbid);
-		nm = buf;
-	}
 	memset(&r, 0, sizeof r);
+	/* Not asked for as rows: kept, nameless, for the NVTX range its
+	 * kernels ran under (materialize_project.c), and counted as skipped. */
+	if (d->api_drop & (domain == 1 ? 1u : 2u)) {
+		d->skipped++;
+		r.flags = CVC_API_LAUNCH_ONLY;
+	} else {
+		nm = d->cbname ? d->cbname(domain, a->cbid) : NULL;
+		if (!nm) {
+			snprintf(buf, sizeof buf, "%s cbid %u",
+				 domain == 1 ? "driver" : "runtime", (unsigned)a->cbid);
+			nm = buf;
+		}
+		r.name_sid = cvci_intern(d, nm, strlen(nm));
+	}
 	r.domain = domain;
-	r.name_sid = cvci_intern(d, nm, strlen(nm));
 	r.start_ns = (int64_t)a->start;
 	r.end_ns = (int64_t)a->end;
 	r.tid = a->threadId;

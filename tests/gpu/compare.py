@@ -49,13 +49,21 @@ if os.path.isdir("p_step") and os.path.exists("k_step.json.gz"):
         if cx or cy:
             print("  kernels %-12s cvc %10.1f us  kineto %10.1f us  %+.2f%%" % (cl, cx, cy, 100 * (cx - cy) / cy if cy else 0))
 
+    # NVTX steps on the GPU (materialize_project.c): each step's kernels
+    p = subprocess.run([cvc, "analyze", "--db", "cvc.db", "--by", "step", "--step-regex", r"^step(\d+)$",
+                        "--format", "csv"], capture_output=True, text=True)
+    print("per step (NVTX, GPU-projected when the spool had API calls):")
+    for r in csv.DictReader(p.stdout.splitlines()):
+        print("   step %s: %s kernels, busy %.0f us, span %.0f us" % (
+            r["step"], r["kernels"], float(r["busy_us"]), float(r["span_us"])))
+
 print("== run_meta")
 for d in sorted(glob.glob("p_*/*.db")):
     c = sqlite3.connect(d)
     m = dict(c.execute("SELECT key, value FROM run_meta").fetchall())
     n = c.execute("SELECT count(*) FROM activities").fetchone()[0]
     keys = ("cupti_flush_period_ms", "untimed_records", "lost_records", "unmatched_nvtx_markers",
-            "cuda_init_result", "cupti_subscribe_result", "activity_enable_failures")
+            "cuda_init_result", "cupti_subscribe_result", "activity_enable_failures", "nvtx_ranges_on_gpu")
     print("%-34s %6d acts  " % (d, n) + " ".join("%s=%s" % (k, m[k]) for k in keys if k in m))
 
 print("== 3 (issue 19): SIGKILL")

@@ -333,7 +333,8 @@ Test(cupti_decode, every_field_stored)
 
 	decode_to_db(dir, &o, 0, 0);
 	cr_expect_eq(o.st.activities, 7);
-	cr_expect_eq(o.st.ranges, 4); /* step, ncclAllReduce, checkpoint, the API call */
+	/* step, ncclAllReduce, checkpoint, the API call, and step on the GPU */
+	cr_expect_eq(o.st.ranges, 5);
 	cr_expect_eq(o.st.devices, 1);
 	cr_expect_eq(o.st.unmatched_markers, 0);
 	cr_expect_eq(o.st.lost_records, 5);
@@ -381,6 +382,13 @@ Test(cupti_decode, every_field_stored)
 		   "ORDER BY start_ns)",
 	       "checkpoint|-|50|50|4001|-1;step|-|100|8000000|4001|-1;"
 	       "ncclAllReduce|NCCL|290000|299000|4001|-1");
+	/* "step" on the GPU: from its one launch (runtime call 101 at 500 on its
+	 * thread) to that kernel's end, on the kernel's device */
+	ct_expect(sq, "SELECT group_concat(x, ';') FROM (SELECT s.value||'|'||(start_ns-"
+		   "1763768000000000000)||'|'||(end_ns-1763768000000000000)||'|'||tid||'|'||device "
+		   "AS x FROM ranges r JOIN strings s ON s.id=r.name_id WHERE kind=2)",
+		   "step|1000|251000|4001|1");
+	ct_expect(sq, "SELECT value FROM run_meta WHERE key='nvtx_ranges_on_gpu'", "1");
 	ct_expect(sq, "SELECT s.value||'|'||domain||'|'||(end_ns-start_ns)||'|'||tid FROM ranges r "
 		   "JOIN strings s ON s.id=r.name_id WHERE kind=1", "runtime cbid 211|cuda-runtime|400|4001");
 	ct_expect(sq, "SELECT value FROM run_meta WHERE key='lost_records'", "5");
@@ -473,8 +481,8 @@ Test(cupti_decode, external_ids_enable_the_api_kinds_and_drop_their_rows)
 	r->d.api_drop = 3;
 	cvci_put_proc(&r->d, 0, 1, 4000, "node07", "api", "cvc test");
 	cr_expect_eq(cvci_decode(&r->d, r->c.b, r->c.used), 3);
-	cr_expect_eq(r->d.records, 2, "the external id and the kernel");
-	cr_expect_eq(r->d.skipped, 1, "the API record");
+	cr_expect_eq(r->d.records, 3, "the API call (launch only), the external id, the kernel");
+	cr_expect_eq(r->d.skipped, 1, "the API record's row");
 	cr_assert_eq(rig_close(r), CVC_OK);
 }
 
