@@ -194,3 +194,11 @@ cvc_status cvc_model_attn_backend_parse(const char *s, cvc_model_attn_backend *o
 		}
 	return CVC_ERR_NOTFOUND;
 }
+
+const char *cvc_mem_kind_name(unsigned kind)
+{
+	static const char *const kinds[] = {"Unknown", "Pageable", "Pinned", "Device", "Array",
+					    "Managed", "Device Static", "Managed Static"};
+
+	return kind < sizeof kinds / sizeof kinds[0] ? kinds[kind] : kinds[0];
+}

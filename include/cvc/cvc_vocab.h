@@ -130,4 +130,13 @@ CVC_API const char *cvc_model_attn_backend_name(cvc_model_attn_backend b);
 /* The reverse; CVC_ERR_NOTFOUND when s is none of them. */
 CVC_API cvc_status cvc_model_attn_backend_parse(const char *s, cvc_model_attn_backend *out);
 
+/* ---- copies ---------------------------------------------------------------- */
+
+/* A memory kind in CUPTI's numbering (CUpti_ActivityMemoryKind: 0 Unknown,
+ * 1 Pageable, 2 Pinned, 3 Device, 4 Array, 5 Managed, 6 Device Static,
+ * 7 Managed Static) in the words Kineto puts in a copy's name ("Memcpy HtoD
+ * (Pageable -> Device)", "Memset (Device)"), which cvc's profiler and the
+ * Nsight Systems importer use too; "Unknown" past them. */
+CVC_API const char *cvc_mem_kind_name(unsigned kind);
+
 #endif

@@ -24,6 +24,7 @@
 
 #include "cvc/cvc_import.h"
 #include "cvc/cvc_out.h"
+#include "cvc/cvc_vocab.h"
 #include "import_int.h"
 
 /* A report with more GPU processes than this is not a real capture. */
@@ -365,22 +366,20 @@ static const char *memcpy_name(int kind)
 
 /*
  * A copy's or memset's memory kind in column col, in the words Kineto and
- * cvc's own profiler put in the name ("Memcpy HtoD (Pageable -> Device)"),
- * so a copy has one name whichever recorded it.  Nsight numbers them its own
- * way (ENUM_CUDA_MEM_KIND in its exports: 0 Pageable, 1 Pinned, 2 Device, 3
- * Array, 4 Managed, 5 Device Static, 6 Managed Static, 7 Unknown; CUPTI
- * starts at Unknown).  NULL: an older export without the column.
+ * cvc's own profiler put in the name (cvc_mem_kind_name), so a copy has one
+ * name whichever recorded it.  Nsight numbers them its own way
+ * (ENUM_CUDA_MEM_KIND in its exports: 0 Pageable .. 6 Managed Static, 7
+ * Unknown), one after CUPTI's, which starts at Unknown.  NULL: an older
+ * export without the column.
  */
 static const char *mem_kind(sqlite3_stmt *st, int col)
 {
-	static const char *const kinds[] = {"Pageable", "Pinned", "Device", "Array", "Managed",
-					    "Device Static", "Managed Static", "Unknown"};
 	int v;
 
 	if (sqlite3_column_type(st, col) != SQLITE_INTEGER)
 		return NULL;
 	v = sqlite3_column_int(st, col);
-	return v >= 0 && v < 8 ? kinds[v] : "Unknown";
+	return cvc_mem_kind_name(v >= 0 && v < 7 ? (unsigned)v + 1 : 0);
 }
 
 static void progress(struct nsys *n)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cvc/cvc_base.h"
+#include "cvc/cvc_vocab.h"
 #include "decode.h"
 
 /* Every record CUPTI packs is a multiple of 8 bytes: the walk relies on it. */
@@ -276,19 +277,8 @@ static void dec_kernel(struct cvci_decoder *d, const CUpti_ActivityKernel10 *k)
  * gives them, "Memcpy HtoD (Pageable -> Device)", "Memset (Device)", so the
  * same copy has one name whichever recorded it (the Kineto traces in
  * ../shared/traces hold these forms), and a pageable copy, the one that
- * stalls its stream, reads as such.  Memory kinds are CUPTI's
- * CUpti_ActivityMemoryKind, 0..7.
+ * stalls its stream, reads as such (memory kinds: cvc_mem_kind_name()).
  */
-static const char *const mem_kinds[] = {
-	"Unknown", "Pageable", "Pinned", "Device", "Array", "Managed", "Device Static",
-	"Managed Static",
-};
-
-static const char *mem_kind(unsigned k)
-{
-	return k < sizeof mem_kinds / sizeof mem_kinds[0] ? mem_kinds[k] : mem_kinds[0];
-}
-
 static const char *const copy_names[] = {
 	"Memcpy Unknown", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA", "Memcpy AtoH",
 	"Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA", "Memcpy DtoD", "Memcpy HtoH",
@@ -306,7 +296,7 @@ static void dec_copy(struct cvci_decoder *d, uint32_t device, uint8_t copy_kind,
 
 	if (act_begin(d, &a, 2 /* CVC_ACT_MEMCPY */, device, start, end, stream, ctx, corr))
 		return;
-	snprintf(full, sizeof full, "%s (%s -> %s)", nm, mem_kind(src), mem_kind(dst));
+	snprintf(full, sizeof full, "%s (%s -> %s)", nm, cvc_mem_kind_name(src), cvc_mem_kind_name(dst));
 	a.copy_kind = copy_kind;
 	a.name_sid = name_sid(d, full);
 	a.bytes = (int64_t)bytes;
@@ -321,7 +311,7 @@ static void dec_memset(struct cvci_decoder *d, const CUpti_ActivityMemset4 *m)
 	if (act_begin(d, &a, 3 /* CVC_ACT_MEMSET */, m->deviceId, m->start, m->end, m->streamId,
 		      m->contextId, m->correlationId))
 		return;
-	snprintf(full, sizeof full, "Memset (%s)", mem_kind(m->memoryKind));
+	snprintf(full, sizeof full, "Memset (%s)", cvc_mem_kind_name(m->memoryKind));
 	a.name_sid = name_sid(d, full);
 	a.bytes = (int64_t)m->bytes;
 	put(d, CVC_SPOOL_ACT, &a, sizeof a);
