@@ -119,6 +119,10 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	double t = sc->tp, pp = sc->pp, v = sc->vpp >= 1 ? sc->vpp : 1, sh = proj_shard_of(sc);
 	double sh_w = sc->zero >= 3 ? sh : 1, sh_g = sc->zero >= 2 ? sh : 1;
 	double sh_o = sc->zero >= 1 ? sh : 1, fp32 = sc->dtype == CVC_PROJ_FP32;
+	/* expert parameters shard over the expert data-parallel group */
+	double she = proj_expert_shard_of(sc), p_e = P->L_moe * P->p_exp;
+	double she_w = sc->zero >= 3 ? she : 1, she_g = sc->zero >= 2 ? she : 1;
+	double she_o = sc->zero >= 1 ? she : 1;
 	int torch = sc->framework != CVC_PROJ_FW_MEGATRON;
 	double wb, gb, ob, fml[3], act = 0, params, buf, in3 = 0, p_unit = 0, act_max = 0;
 	double act_k[PROJ_NKIND] = {0};
@@ -168,7 +172,8 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 				a += nk[ord[j]] * inflight * act_k[ord[j]];
 		act = fmax(act, a);
 	}
-	params = P->p_stage * (wb / sh_w + gb / sh_g + ob / sh_o);
+	params = (P->p_stage - p_e) * (wb / sh_w + gb / sh_g + ob / sh_o) +
+		 p_e * (wb / she_w + gb / she_g + ob / she_o);
 	if (sc->pp_schedule == CVC_PROJ_PP_DUALPIPE)
 		params *= 2; /* a chunk of each direction's copy (Table 2: 2x) */
 	if (torch && sc->zero >= 3)

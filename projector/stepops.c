@@ -33,7 +33,7 @@ void proj_layer_params(const struct proj_shape *x, double *all, double *gpu, dou
 		/* router and shared experts split by tp; the routed experts by ep */
 		ffn_all = x->ffw * x->E + h * x->E + x->ffs;
 		ffn_gpu = (h * x->E + x->ffs) / t;
-		*exp = x->E / x->e * x->ffw / t;
+		*exp = x->E / x->e * x->ffw / x->et; /* an expert splits by etp */
 	} else if (!x->noffn) {
 		ffn_all = x->ffw;
 		ffn_gpu = x->ffw / t;
@@ -114,6 +114,23 @@ double proj_shard_of(const cvc_proj_scenario *sc)
 	double dc = sc->dp * sc->cp;
 
 	return sc->shard_group > 0 && sc->shard_group < dc ? sc->shard_group : dc;
+}
+
+/*
+ * The expert data-parallel group, over which expert parameters' gradients
+ * are reduced and their optimizer states sharded: Megatron-Core carves ep x
+ * etp expert ranks out of tp x dp x cp and keeps the expert parameters'
+ * gradient buffers apart, on that group (DistributedDataParallel's
+ * expert_parallel_buffers on intra_expt_dp_group, NVIDIA/Megatron-LM
+ * megatron/core/distributed/distributed_data_parallel.py @00119989), so a
+ * layout with ep < dp*cp shards them over dp*cp*tp / (ep*etp), not dp*cp.
+ */
+double proj_expert_shard_of(const cvc_proj_scenario *sc)
+{
+	double t = sc->tp >= 1 ? sc->tp : 1, e = sc->ep >= 1 ? sc->ep : 1;
+	double et = sc->etp >= 1 ? sc->etp : t;
+
+	return fmax(1, proj_shard_of(sc) * t / (e * et));
 }
 
 /*
@@ -207,7 +224,9 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 	if (sc->zero < 3 && dc > 1) {
 		double dcl = dc / C; /* replicas inside one cluster */
 		double pn = fmin(dcl, fmax(1, gpn / t));
-		double pn_e = fmin(dcl / e, fmax(1, gpn / (t * e)));
+		double et = sc->etp >= 1 ? sc->etp : t, edp = dcl * t / (e * et);
+		double pn_e = fmin(edp, fmax(1, gpn / (et * e)));
+		double p_e = P->L_moe * P->p_exp, p_d = P->p_stage - p_e;
 		double bucket = proj_bucket_bytes(sc, P->gbytes);
 		double count = 1 / (C > 1 ? 1 : H);
 		double sh = sc->zero >= 1 ? fmin(proj_shard_of(sc), dcl) : dcl, rep = dcl / sh;
@@ -221,7 +240,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 
 			/* ZeRO 1-2 reduce-scatter in the shard group (all of dp*cp
 			 * unless sharded hybrid), else all-reduce */
-			bucketed(k, kind, (P->p_stage - P->L_moe * P->p_exp) * P->gbytes, bucket, grp,
+			bucketed(k, kind, p_d * P->gbytes, bucket, grp,
 				 sc->zero >= 1 && sh > 1 ? pn_s : pn, count, &tt, &ll);
 			st->dp_tot += tt;
 			st->dp_last = ll;
@@ -232,23 +251,31 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 				st->dp_tot += tt;
 				st->dp_last = ll;
 			}
-			if (P->p_exp > 0 && dcl / e > 1) {
-				bucketed(k, kind, P->L_moe * P->p_exp * P->gbytes, bucket, dcl / e, pn_e,
-					 count, &tt, &ll);
+			/* the experts' own buffers, on the expert data-parallel group */
+			if (p_e > 0 && edp > 1) {
+				bucketed(k, kind, p_e * P->gbytes, bucket, edp, pn_e, count, &tt, &ll);
 				st->dp_tot += tt;
 			}
-			if (sc->zero >= 1 && sh > 1) /* updated parameter shards gathered back */
+			if (sc->zero >= 1 && sh > 1) { /* updated parameter shards gathered back */
 				st->dp_ag = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_DP,
-							 P->p_stage * P->wb, sh, pn_s, count);
+							 p_d * P->wb, sh, pn_s, count);
+				if (p_e > 0 && edp > 1)
+					st->dp_ag += proj_op_coll(k, CVC_MODEL_ALLGATHER,
+								  CVC_PROJ_COMM_DP, p_e * P->wb,
+								  fmin(edp, sh), pn_e, count);
+			}
 		}
 	}
 	/* optimizer: weights, gradients and states read and written */
 	{
 		double shard = sc->zero >= 1 ? proj_shard_of(sc) : 1;
+		double shard_e = sc->zero >= 1 ? proj_expert_shard_of(sc) : 1;
+		double p_e = P->L_moe * P->p_exp;
 
 		st->opt = proj_op_mem(k, CVC_MODEL_MEM_OPTIMIZER,
-				      P->p_stage / shard * (sc->optimizer == CVC_PROJ_ADAM ? 30 : 20), 1,
-				      CVC_PROJ_STAGE_ALL);
+				      ((P->p_stage - p_e) / shard + p_e / shard_e) *
+					      (sc->optimizer == CVC_PROJ_ADAM ? 30 : 20),
+				      1, CVC_PROJ_STAGE_ALL);
 	}
 	/* low precision: Transformer Engine casts every weight of the
 	 * transformer layers (both layouts) once per step, cached across

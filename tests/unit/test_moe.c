@@ -16,6 +16,7 @@
 #include <criterion/criterion.h>
 
 #include "cvc/cvc_project.h"
+#include "cvc/cvc_vocab.h"
 #include "projector/proj_internal.h"
 #include "testutil.h"
 
@@ -768,4 +769,66 @@ Test(moe, recompute_modules)
 	cr_expect(strstr(cvc_proj_study_errmsg(st), "'attention' is not one of"), "%s",
 		  cvc_proj_study_errmsg(st));
 	cvc_proj_study_free(st);
+}
+
+struct dpscan {
+	int64_t rs_bytes, ag_bytes;
+	int rs_n, ag_n;
+	int group;
+};
+
+/* The data-parallel reduce-scatters and all-gathers on one group size. */
+static int scan_dp(void *user, const cvc_proj_op *o)
+{
+	struct dpscan *s = user;
+
+	if (o->kind != CVC_PROJ_OP_COLL || o->comm != CVC_PROJ_COMM_DP || o->group != s->group)
+		return 0;
+	if (o->sub == CVC_MODEL_REDUCESCATTER)
+		s->rs_bytes += o->bytes, s->rs_n++;
+	if (o->sub == CVC_MODEL_ALLGATHER)
+		s->ag_bytes += o->bytes, s->ag_n++;
+	return 0;
+}
+
+/*
+ * Claim: expert parameters are counted per GPU split by etp (not tp), and
+ * their gradients reduced and optimizer states sharded over the expert
+ * data-parallel group, dp*tp/(ep*etp), as Megatron-Core keeps them
+ * (DistributedDataParallel's expert_parallel_buffers on intra_expt_dp_group).
+ * Setup: 4 layers, h 1024, 16 experts of 512 (SwiGLU), 64 GPUs at tp 2,
+ * etp 1, ep 4, so dp 32 and an expert group of 16.  Exact: the experts per
+ * GPU are 4 x 4 x 3 x 1024 x 512; the weights, gradients and states are
+ * (2 + 4 + 12/32) bytes per dense parameter and (2 + 4 + 12/16) per expert
+ * parameter; one reduce-scatter and one all-gather of the experts' bf16
+ * bytes run on the group of 16.  Before: half the experts (split by tp)
+ * and their states sharded 32 ways.
+ */
+Test(moe, experts_shard_over_the_expert_data_parallel_group)
+{
+	struct got g;
+	struct proj_shape x;
+	struct proj_params P;
+	struct dpscan d = {.group = 16};
+	double p_e, want;
+
+	run_valid("model: {layers: 4, hidden: 1024, heads: 8, ffn_type: swiglu, vocab: 32000,\n"
+	    "        seq: 1024, experts: 16, top_k: 2, moe_ffn: 512}\n"
+	    "training: {global_batch: 64, micro_batch: 1, distributed_optimizer: true}\n"
+	    "parallelism: {tp: 2, etp: 1, ep: 4}\n"
+	    "hardware: {gpu: H100-SXM, gpus: 64}\n", &g, 1);
+	cr_assert_eq(g.sc[0].dp, 32);
+	cr_assert_eq(proj_expert_shard_of(&g.sc[0]), 16);
+	proj_shape_of(&g.sc[0], &x);
+	proj_params_of(&g.sc[0], &x, 4, 0, &P);
+	p_e = P.L_moe * P.p_exp;
+	cr_expect_eq(p_e, 4.0 * 4 * 3 * 1024 * 512, "experts per GPU %.0f", p_e);
+	want = ((P.p_stage - p_e) * (2 + 4 + 12.0 / 32) + p_e * (2 + 4 + 12.0 / 16)) / 1e9;
+	cr_expect_float_eq(g.r[0].mem_params_gb, want, 1e-9 * want, "%.6f GB, want %.6f",
+			   g.r[0].mem_params_gb, want);
+	cvc_proj_scenario_ops(&g.sc[0], scan_dp, &d);
+	cr_expect_eq(d.rs_n, 1, "%d reduce-scatters on the expert group", d.rs_n);
+	cr_expect_eq(d.ag_n, 1, "%d all-gathers on the expert group", d.ag_n);
+	cr_expect_eq(d.rs_bytes, (int64_t)(p_e * 2));
+	cr_expect_eq(d.ag_bytes, (int64_t)(p_e * 2));
 }

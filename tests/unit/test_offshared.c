@@ -73,9 +73,11 @@ Test(offshared, rows_read_from_the_catalog)
  * How far off they are.  At e45007e: MAPE 22.49%, median 13.74%; with
  * the measured NVLink collectives (opformula.c nvlink_ref): MAPE 23.11%,
  * median 14.94%, 35.7% within 10%, bias +8.59%, 71.4% of the 90%
- * intervals hold.  By part: the GB300 rows are slow by 3-21% (cvc's
- * GB300 differs from its GB200 only by named figures, "GB300 against
- * GB200"); GPT-OSS-120B is +7% on GB200 and +26% / +128% on H100 / B200,
+ * intervals hold; with expert parameters synchronised over the expert
+ * data-parallel group (stepops.c proj_expert_shard_of): MAPE 19.62%,
+ * median 14.97%, bias +5.05%.  By part: the GB300 rows are slow by 3-21%
+ * (cvc's GB300 differs from its GB200 only by named figures, "GB300
+ * against GB200"); GPT-OSS-120B is +7% on GB200 and +25% / +80% on H100 / B200,
  * whose 153 and 223 model TFLOP/s per GPU are far below the same model on
  * GB200 (488).  The bound holds today's figure so that a change that
  * loses it fails here; it is not a target.
@@ -95,7 +97,7 @@ Test(offshared, accuracy_bound)
 			    v.groups[i].st.expressible, v.groups[i].st.mape_pct,
 			    v.groups[i].st.bias_pct);
 	cr_expect_eq(v.ngroups, 4);
-	cr_expect_leq(v.all.mape_pct, 23.5, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_leq(v.all.mape_pct, 20.0, "MAPE %.2f%%", v.all.mape_pct);
 	cr_expect_leq(v.all.median_pct, 15.5, "median %.2f%%", v.all.median_pct);
 	free(out);
 	cvc_proj_validation_release(&v);

@@ -916,7 +916,9 @@ Test(project_validate, published_runs_with_stated_recompute_fit)
  * (docs/MODELS.md Known gaps); the bound holds what expert parallelism
  * across NVLink domains on DeepEP with the 1F1B overlap brought (29.8% ->
  * 25.0%; the all-to-all exposed priced DeepSeek-V3 on 256 B200 at EP 32
- * and on 1024 H100 at EP 64 about 60% slow), and the bar is logged.
+ * and on 1024 H100 at EP 64 about 60% slow), and the bar is logged.  Since
+ * then 17.51%, and 17.31% with the expert data-parallel group; the bound
+ * keeps that.
  */
 Test(project_validate, blackwell_moe_rows_regression)
 {
@@ -932,7 +934,7 @@ Test(project_validate, blackwell_moe_rows_regression)
 		    g->st.expressible, g->st.mape_pct, g->st.bias_pct,
 		    g->st.mape_pct <= 15 ? "met" : "NOT met");
 	cr_expect_geq(g->st.expressible, 43);
-	cr_expect_leq(g->st.mape_pct, 26.0, "MAPE %.2f%%", g->st.mape_pct);
+	cr_expect_leq(g->st.mape_pct, 18.0, "MAPE %.2f%%", g->st.mape_pct);
 	cvc_proj_validation_release(&v);
 }
 
