@@ -67,7 +67,8 @@ static void parse_fails(const char *name, const char *text, cvc_status rc, const
 /*
  * Claim: every model of the shipped catalog is a scenario cvc prices: it
  * loads, each entry names its source and where it was read, and each one,
- * at seq 4096 on 64 GPUs (ep 8 where it has experts), is a valid layout
+ * at seq 4096 on 64 GPUs (ep 8 where it has experts, 4 where 8 does not
+ * divide them), is a valid layout
  * with a step time and memory.  A mistyped field, a pattern of another
  * length than its layers or MoE blocks without experts fails here.
  */
@@ -89,11 +90,14 @@ Test(archs, catalog_models_price)
 		cr_expect(e->source[0] && e->read[0] && e->naliases > 0, "%s", e->name);
 		cvc_proj_scenario_default(&sc);
 		proj_arch_apply(e, &sc);
-		moe = sc.experts > 1;
+		/* ep 8, or the largest power of two under it that divides the
+		 * experts (Qwen1.5-MoE's 60) */
+		for (moe = sc.experts > 1 ? 8 : 1; moe > 1 && fmod(sc.experts, moe) != 0; moe /= 2)
+			;
 		snprintf(text, sizeof text,
 			 "model: {arch: %s, seq: 4096}\ntraining: {global_batch: 512}\n"
 			 "parallelism: {tp: 1, pp: 1, ep: %d}\nhardware: {gpu: B200, gpus: 64}\n",
-			 e->name, moe ? 8 : 1);
+			 e->name, moe);
 		run("catalog.yaml", text, &g);
 		cr_assert_eq(g.n, 1);
 		cr_expect(g.r[0].valid, "%s: %s", e->name, g.r[0].reason);
@@ -120,6 +124,10 @@ Test(archs, names_resolve)
 		{"openai/gpt-oss-120b", "gpt-oss-120b"},      {"GPT3-175B", "gpt3-175b"},
 		{"Nemotron4-340B", "nemotron-4-340b"},        {"Kimi-K2-Instruct", "kimi-k2"},
 		{"DeepSeek-V3 (MTP)", "deepseek-v3"},         {"DeepSeek-LLM-67B (dense)", NULL},
+		{"Mixtral-8x22B", "mixtral-8x22b"},           {"GLM-4.5", "glm-4.5"},
+		{"zai-org/GLM-4.5-Air", "glm-4.5-air"},       {"DBRX", "dbrx"},
+		{"Llama-3.3-70B-Instruct", "llama3.3-70b"},   {"Qwen3-0.6B", "qwen3-0.6b"},
+		{"DeepSeek-V2-Lite", "deepseek-v2-lite"},     {"DeepSeek-V2", "deepseek-v2"},
 		{"Llama3.1-405B-proxy-7L", NULL},             {"", NULL},
 	};
 	proj_archs *a = NULL;
@@ -205,8 +213,11 @@ static void finalized(const char *model, cvc_proj_scenario *out, char *pat, size
  * three dense first layers, a shared expert, MTP, topk_group), Nemotron-H
  * 8B's (the hybrid pattern, Mamba sizes, squared ReLU, attention_head_dim)
  * and gpt-oss-120b's (layer_types alternating sliding and full attention),
- * as tests/data/hf-configs.md names them; the path relative to the
- * scenario file's folder.  Exact.
+ * Qwen2-57B-A14B's (a shared expert; a sliding window use_sliding_window
+ * turns off), Mistral-NeMo 12B's (a head width other than hidden/heads),
+ * Gemma 3 1B's (sliding_window_pattern, gelu_pytorch_tanh, tied by
+ * leaving the key out) and phi-4's, as tests/data/hf-configs.md names
+ * them; the path relative to the scenario file's folder.  Exact.
  */
 Test(archs, config_json_reads_as_the_catalog)
 {
@@ -214,6 +225,10 @@ Test(archs, config_json_reads_as_the_catalog)
 		{"hf-config-deepseek-v3.json", "deepseek-v3"},
 		{"hf-config-nemotron-h-8b.json", "nemotron-h-8b"},
 		{"hf-config-gpt-oss-120b.json", "gpt-oss-120b"},
+		{"hf-config-qwen2-57b-a14b.json", "qwen2-57b-a14b"},
+		{"hf-config-mistral-nemo-12b.json", "mistral-nemo-12b"},
+		{"hf-config-gemma3-1b.json", "gemma3-1b"},
+		{"hf-config-phi4.json", "phi4"},
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -832,3 +832,58 @@ Test(moe, experts_shard_over_the_expert_data_parallel_group)
 	cr_expect_eq(d.rs_bytes, (int64_t)(p_e * 2));
 	cr_expect_eq(d.ag_bytes, (int64_t)(p_e * 2));
 }
+
+/*
+ * Claim: the catalog's MoE models (projector/archs.yaml, transcribed from
+ * stored copies of their configurations) count the parameters their
+ * authors publish: a mistyped width, expert count or layer pattern moves
+ * one by more than the published rounding.  Published: Mixtral 8x22B 141B
+ * / 39B active (Mistral AI, "Cheaper, Better, Faster, Stronger",
+ * 2024-04-17); DBRX 132B / 36B (Databricks, "Introducing DBRX",
+ * 2024-03-27); Qwen2-57B-A14B 57B / 14B (Qwen2 Technical Report, arXiv
+ * 2407.10671); OLMoE-1B-7B 6.9B / 1.3B (arXiv 2409.02060); DeepSeek-V2-Lite
+ * 15.7B / 2.4B (arXiv 2405.04434); Qwen3-Coder-480B-A35B (its name);
+ * GLM-4.5 355B and GLM-4.5-Air 106B (arXiv 2508.06471).  Totals leave the
+ * multi-token-prediction modules out, as DeepSeek-V3's report says its
+ * 671B does; within 3%.  Active counts differ by author in whether an
+ * embedding matrix is in them, so within 5% plus one vocab x hidden; not
+ * checked where MTP runs (cvc's active count is read from the FLOPs, which
+ * include the prediction module's).
+ */
+Test(moe, catalog_models_count_their_published_parameters)
+{
+	static const struct { const char *name; double total, active; } pub[] = {
+		{"mixtral-8x22b", 141e9, 39e9},	{"dbrx", 132e9, 36e9},
+		{"qwen2-57b-a14b", 57e9, 14e9},		{"olmoe-1b-7b", 6.9e9, 1.3e9},
+		{"deepseek-v2-lite", 15.7e9, 2.4e9},	{"qwen3-coder-480b-a35b", 480e9, 35e9},
+		{"glm-4.5", 355e9, 0},			{"glm-4.5-air", 106e9, 0},
+	};
+	char text[256];
+
+	for (size_t i = 0; i < sizeof pub / sizeof pub[0]; i++) {
+		const cvc_proj_scenario *sc;
+		struct got g;
+		struct proj_shape x;
+		struct proj_params P;
+		double total, active, emb;
+
+		snprintf(text, sizeof text, "model: {arch: %s, seq: 4096}\n"
+			 "training: {global_batch: 8}\nhardware: {gpu: H100-SXM, gpus: 8}\n",
+			 pub[i].name);
+		run_valid(text, &g, 1);
+		sc = &g.sc[0];
+		params_of(&g, 0, &total, &active);
+		proj_shape_of(sc, &x);
+		proj_params_of(sc, &x, sc->layers, 0, &P);
+		total -= P.p_mtp_all;
+		emb = sc->vocab * sc->hidden;
+		cr_log_info("%s: %.2fB total (published %.1fB), %.2fB active (%.1fB)", pub[i].name,
+			    total / 1e9, pub[i].total / 1e9, active / 1e9, pub[i].active / 1e9);
+		cr_expect_lt(fabs(total / pub[i].total - 1), 0.03, "%s total %.2fB", pub[i].name,
+			     total / 1e9);
+		cr_expect_eq(sc->mtp_layers > 0, pub[i].active == 0, "%s", pub[i].name);
+		if (pub[i].active > 0)
+			cr_expect_lt(fabs(active - pub[i].active), 0.05 * pub[i].active + emb,
+				     "%s active %.2fB", pub[i].name, active / 1e9);
+	}
+}
