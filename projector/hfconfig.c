@@ -16,7 +16,10 @@
  * first layers), multi-token prediction, the hybrid layer pattern and its
  * Mamba sizes, and local attention (sliding_window with layer_types or
  * sliding_window_pattern; attention_chunk_size).  A multimodal config's
- * text_config (or llm_config) is the model when it has the layers.
+ * text_config (or llm_config) is the model when it has the layers.  DBRX
+ * (model_type dbrx) names its shape its own way, with the attention's and
+ * the experts' sizes in attn_config and ffn_config: read under the common
+ * names (dbrx_flat).
  */
 #include <math.h>
 #include <stdio.h>
@@ -384,6 +387,48 @@ static cvc_status read_model(struct hf *h)
 	return local_attention(h);
 }
 
+/* Copies obj's key (if there) under name into flat, shared not copied. */
+static void flat_put(json_object *flat, const char *name, json_object *obj, const char *key)
+{
+	json_object *o;
+
+	if (obj && json_object_is_type(obj, json_type_object) &&
+	    json_object_object_get_ex(obj, key, &o))
+		json_object_object_add(flat, name, json_object_get(o));
+}
+
+/*
+ * DBRX's configuration under the common keys (transformers' DbrxConfig,
+ * DbrxAttentionConfig, DbrxFFNConfig): n_layers, d_model, n_heads,
+ * attn_config.kv_n_heads, ffn_config.ffn_hidden_size (each expert's width),
+ * moe_num_experts, moe_top_k and ffn_act_fn.name.  NULL when out of memory.
+ */
+static json_object *dbrx_flat(json_object *root)
+{
+	static const char *const top[][2] = {
+		{"num_hidden_layers", "n_layers"}, {"hidden_size", "d_model"},
+		{"num_attention_heads", "n_heads"}, {"vocab_size", "vocab_size"},
+		{"tie_word_embeddings", "tie_word_embeddings"}, {"model_type", "model_type"},
+		{"_name_or_path", "_name_or_path"},
+	};
+	json_object *flat = json_object_new_object(), *attn = NULL, *ffn = NULL, *act = NULL;
+
+	if (!flat)
+		return NULL;
+	for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
+		flat_put(flat, top[i][0], root, top[i][1]);
+	json_object_object_get_ex(root, "attn_config", &attn);
+	json_object_object_get_ex(root, "ffn_config", &ffn);
+	flat_put(flat, "num_key_value_heads", attn, "kv_n_heads");
+	flat_put(flat, "intermediate_size", ffn, "ffn_hidden_size");
+	flat_put(flat, "num_local_experts", ffn, "moe_num_experts");
+	flat_put(flat, "num_experts_per_tok", ffn, "moe_top_k");
+	if (ffn && json_object_is_type(ffn, json_type_object) &&
+	    json_object_object_get_ex(ffn, "ffn_act_fn", &act))
+		flat_put(flat, "hidden_act", act, "name");
+	return flat;
+}
+
 /* The model's name: the config's _name_or_path (Hugging Face writes it when
  * it saves one), else the folder of a file called config.json (a
  * repository's layout, "Qwen3-8B/config.json"), else the file's name
@@ -420,7 +465,7 @@ cvc_status proj_hf_config_load(const char *path, proj_archs *pool, struct proj_a
 	char *buf = NULL;
 	size_t len = 0;
 	json_tokener *tok = NULL;
-	json_object *root = NULL, *sub;
+	json_object *root = NULL, *sub, *flat = NULL;
 	struct hf h = {path, NULL, NULL, pool, e, err, errlen};
 	cvc_status rc;
 	char name[200];
@@ -462,6 +507,13 @@ cvc_status proj_hf_config_load(const char *path, proj_archs *pool, struct proj_a
 	    json_object_is_type(sub, json_type_object) &&
 	    json_object_object_get_ex(sub, "num_hidden_layers", NULL))
 		h.cfg = sub;
+	if (str(&h, "model_type") && !strcmp(str(&h, "model_type"), "dbrx")) {
+		if (!(flat = dbrx_flat(root))) {
+			rc = CVC_ERR_NOMEM;
+			goto out;
+		}
+		h.root = h.cfg = flat;
+	}
 	if (!(e->name = proj_archs_keep(pool, config_name(&h, path, name, sizeof name))) ||
 	    !(e->source = proj_archs_keep(pool, path)) || !(e->read = e->source)) {
 		rc = CVC_ERR_NOMEM;
@@ -469,6 +521,8 @@ cvc_status proj_hf_config_load(const char *path, proj_archs *pool, struct proj_a
 	}
 	rc = read_model(&h);
 out:
+	if (flat)
+		json_object_put(flat);
 	if (root)
 		json_object_put(root);
 	if (tok)

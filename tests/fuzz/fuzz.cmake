@@ -41,7 +41,7 @@ target_link_options(cvc INTERFACE -fsanitize=address,undefined)
 
 add_custom_target(fuzzers)
 set(CVC_FUZZ_TARGETS kineto nsys nccltests cvcdb csvtab catalog rules scenario spool stream sqlcraft
-    validate analyze)
+    validate analyze hfconfig)
 
 add_executable(fuzz_seed_spool ${CMAKE_SOURCE_DIR}/tests/fuzz/seed_spool.c)
 target_link_libraries(fuzz_seed_spool PRIVATE cvc)

@@ -59,6 +59,7 @@ enum fz_target {
 	FZ_SQLCRAFT,
 	FZ_VALIDATE,
 	FZ_ANALYZE,
+	FZ_HFCONFIG,
 	FZ_NTARGETS
 };
 
@@ -68,7 +69,7 @@ static inline const char *fz_target_name(enum fz_target t)
 	static const char *const names[FZ_NTARGETS] = {
 		"kineto", "nsys", "nccltests", "cvcdb", "csvtab",
 		"catalog", "rules", "scenario", "spool", "stream", "sqlcraft", "validate",
-		"analyze"};
+		"analyze", "hfconfig"};
 
 	return (unsigned)t < FZ_NTARGETS ? names[t] : "?";
 }
@@ -315,6 +316,16 @@ static inline cvc_status fz_scenario(const uint8_t *d, size_t n)
 	}
 	cvc_proj_study_free(st);
 	return rc;
+}
+
+/* A Hugging Face config.json as a scenario file names it (`model: {config:
+ * FILE}`): read by the study parser, the one scenario it makes run. */
+static inline cvc_status fz_hfconfig(const char *path)
+{
+	char study[700];
+
+	snprintf(study, sizeof study, "model: {config: '%s'}\nhardware: {gpus: 8}\n", path);
+	return fz_scenario((const uint8_t *)study, strlen(study));
 }
 
 /* A published-runs table (cvc validate): every row read as a scenario and
@@ -711,6 +722,7 @@ static inline cvc_status fz_run(enum fz_target t, const uint8_t *d, size_t n)
 	case FZ_SQLCRAFT: return fz_sqlcraft(d, n);
 	case FZ_VALIDATE: return fz_validate(path);
 	case FZ_ANALYZE: return fz_analyze(path);
+	case FZ_HFCONFIG: return fz_hfconfig(path);
 	case FZ_NTARGETS: break;
 	}
 	return CVC_ERR_INTERNAL;

@@ -105,6 +105,7 @@ if [ ! -f "$corpus/.seeded" ]; then
 	rules) cp "$src/analysis/rules/default.rules" "$corpus/repo-default.rules" ;;
 	scenario) cp "$src/projector/studies"/*.yaml "$src/examples"/*.yaml "$corpus/" ;;
 	validate) cp "$src/tests/data"/*.csv "$corpus/" 2>/dev/null ;;
+	hfconfig) cp "$src/tests/data"/hf-config-*.json "$corpus/" 2>/dev/null ;;
 	spool) [ -n "$seed_spool" ] && rm -f "$corpus/seed.spool" && "$seed_spool" "$corpus/seed.spool" ;;
 	esac
 	seed_from_shared "$target"

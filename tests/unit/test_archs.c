@@ -216,7 +216,8 @@ static void finalized(const char *model, cvc_proj_scenario *out, char *pat, size
  * Qwen2-57B-A14B's (a shared expert; a sliding window use_sliding_window
  * turns off), Mistral-NeMo 12B's (a head width other than hidden/heads),
  * Gemma 3 1B's (sliding_window_pattern, gelu_pytorch_tanh, tied by
- * leaving the key out) and phi-4's, as tests/data/hf-configs.md names
+ * leaving the key out), phi-4's and DBRX's (its own key names, the sizes
+ * nested in attn_config and ffn_config), as tests/data/hf-configs.md names
  * them; the path relative to the scenario file's folder.  Exact.
  */
 Test(archs, config_json_reads_as_the_catalog)
@@ -229,6 +230,7 @@ Test(archs, config_json_reads_as_the_catalog)
 		{"hf-config-mistral-nemo-12b.json", "mistral-nemo-12b"},
 		{"hf-config-gemma3-1b.json", "gemma3-1b"},
 		{"hf-config-phi4.json", "phi4"},
+		{"hf-config-dbrx.json", "dbrx"},
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
