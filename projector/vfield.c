@@ -28,7 +28,9 @@ static const struct word_rule {
 } word_rules[] = {
 	/* the stack: Megatron's fused kernels (NeMo, Megatron-Bridge,
 	 * Megatron-DeepSpeed), torchtitan, or eager PyTorch (FSDP, DeepSpeed,
-	 * llm-foundry); JAX/XLA stacks match neither */
+	 * llm-foundry); JAX/XLA stacks match neither.  NeMo AutoModel is NeMo's
+	 * PyTorch backend (FSDP2): before "nemo" */
+	{"framework", "pytorch", "automodel|nemo_automodel"},
 	{"framework", "megatron",
 	 "megatron|megatron-lm|megatron-core|megatron-deepspeed|megatron-bridge|nemo|mcore|m-core"},
 	{"framework", "torchtitan", "torchtitan|titan"},

@@ -128,7 +128,7 @@ int vgpu_read(const cvc_hw_catalog *cat, const char *text, double gpn,
 /* Stacks (vstack_read()). */
 enum {
 	VS_UNKNOWN = 0, VS_MEGATRON_LM, VS_MEGATRON_DS, VS_NEMO, VS_BRIDGE, VS_FOUNDRY,
-	VS_TORCHTITAN, VS_DEEPSPEED, VS_JAX
+	VS_TORCHTITAN, VS_DEEPSPEED, VS_JAX, VS_AUTOMODEL
 };
 
 struct vstack {

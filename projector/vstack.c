@@ -1,7 +1,8 @@
 /*
  * vstack.c - the software stack a published row ran, read from its source
  * and notes: which framework (Megatron-DeepSpeed, Megatron-LM, NeMo,
- * Megatron-Bridge, llm-foundry, torchtitan, DeepSpeed, a JAX stack) and
+ * Megatron-Bridge, NeMo AutoModel, llm-foundry, torchtitan, DeepSpeed, a
+ * JAX stack) and
  * when (a release such as "NeMo 24.07" or "Release 26.06 NeMo container",
  * a date, an arXiv number).  The stack decides what a row that does not
  * say was running: a feature is assumed only where that stack had it at
@@ -17,8 +18,8 @@
 
 /* The stacks by the words that name them; the first rule that matches
  * wins, so a fork is found before the project it forked
- * ("Megatron-DeepSpeed" before "Megatron", "Megatron-Bridge" before
- * "NeMo", whose repository it lives in). */
+ * ("Megatron-DeepSpeed" before "Megatron", "Megatron-Bridge" and NeMo
+ * AutoModel before "NeMo", whose organisation they live in). */
 static const struct {
 	int family;
 	const char *name, *words;
@@ -27,6 +28,8 @@ static const struct {
 	 "megatron-deepspeed|megatron deepspeed|megatron_deepspeed|bloom|bigscience|mt-nlg|"
 	 "mt nlg|megatron-turing|megatron turing"},
 	{VS_BRIDGE, "Megatron-Bridge", "megatron-bridge|megatron bridge|megatron_bridge"},
+	/* NeMo's PyTorch backend (FSDP2, no Megatron-Core), in NeMo's name */
+	{VS_AUTOMODEL, "NeMo AutoModel", "automodel|nemo_automodel"},
 	{VS_NEMO, "NeMo", "nemo"},
 	{VS_FOUNDRY, "llm-foundry", "llm-foundry|llm foundry|llm_foundry|mosaicml|composer"},
 	{VS_TORCHTITAN, "torchtitan", "torchtitan"},
