@@ -300,7 +300,7 @@ static double ep_xfer(struct proj_sink *k, const struct proj_shape *x, int phase
 
 		t = proj_op_ep(k, x->disp == CVC_PROJ_DISPATCH_HYBRIDEP ? CVC_EP_HYBRIDEP
 									: CVC_EP_DEEPEP,
-			       phase, nvl, net, x->e, pn, x->esms, count);
+			       phase, nvl, net, x->e, pn, x->esms, x->h, count);
 	}
 	skew_unc(k, x, PU_COLL0 + CVC_PROJ_COMM_EP, t, count);
 	return t;

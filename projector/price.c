@@ -380,6 +380,7 @@ static void ep_price(const struct proj_pricer *p, const cvc_proj_op *o, cvc_mode
 	c.ranks = o->group;
 	c.domain = o->per_node;
 	c.sms = o->sms;
+	c.hidden = o->k > 0 && o->k < 1000000000 ? (int)o->k : 0;
 	cvc_model_ep_price(p->ms_base, &c, pr);
 }
 

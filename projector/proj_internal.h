@@ -574,7 +574,8 @@ double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, doubl
 /* An expert-parallel exchange by DeepEP or HybridEP (cvc_model_ep_call):
  * nvl_bytes to the distinct ranks reached, net_bytes leaving the domain. */
 double proj_op_ep(struct proj_sink *k, int backend, int phase, double nvl_bytes,
-		  double net_bytes, double group, double per_node, double sms, double count);
+		  double net_bytes, double group, double per_node, double sms, double hidden,
+		  double count);
 
 /* mamba.c: a Mamba-2 mixer's SSD scan, forward into *af and backward into
  * *ab (cf, cb runs), and its conv1d and gated norm, added to *mf / *mb. */

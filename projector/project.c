@@ -340,7 +340,8 @@ double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, doubl
 }
 
 double proj_op_ep(struct proj_sink *k, int backend, int phase, double nvl_bytes,
-		  double net_bytes, double group, double per_node, double sms, double count)
+		  double net_bytes, double group, double per_node, double sms, double hidden,
+		  double count)
 {
 	cvc_proj_op o;
 
@@ -352,6 +353,7 @@ double proj_op_ep(struct proj_sink *k, int backend, int phase, double nvl_bytes,
 	o.ep_backend = backend;
 	o.ep_phase = phase;
 	o.sms = sms > 0 ? (int)sms : 0;
+	o.k = hidden > 0 ? i64(hidden) : 0; /* a token's elements: its fixed cost */
 	/* each phase on its own link's scale factor */
 	o.bytes = i64(nvl_bytes / k->scale_intra);
 	o.net_bytes = i64(net_bytes / k->scale_inter);

@@ -743,6 +743,8 @@ typedef struct cvc_model_ep_call {
 	int ranks;           /* EP group */
 	int domain;          /* group members per NVLink domain */
 	int sms;             /* SMs the kernels run on; 0 = the backend's default */
+	int hidden;          /* elements per token; 0 = 7168, the shape the
+			      * bandwidth tables were measured at */
 } cvc_model_ep_call;
 
 /* One dispatch or combine of c on ms's links: the slower of the NVLink and

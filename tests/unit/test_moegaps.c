@@ -46,14 +46,15 @@ static double tps_of(const struct runs *g, int dtype, int disp)
  * Claim: at Qwen3-30B-A3B's shape cvc prices HybridEP (with Transformer
  * Engine's CUDA graphs over attention, router and dispatch preprocessing,
  * as the B200 MXFP8 preset of the 26.04.01 container runs it: Megatron-
- * Bridge issue #4439) 30-40% faster than the alltoall path and 25-45%
+ * Bridge issue #4439) 20-30% faster than the alltoall path and 15-30%
  * faster than the release's published run of that preset (27136 tokens/s
  * per GPU, blackwell-moe-runs.csv, the "documented reference" #4439 cites);
  * and it prices MXFP8 5-20% faster than bf16 on either path, where #4439
  * measured 562 against 552 TFLOP/s/GPU (+1.8%).
  * Setup: the four scenarios, spec-sheet models (no db).
  * Tolerance: the bands around the figures docs/MODELS.md quotes (HybridEP
- * +34% over alltoall, +32% over the published run; MXFP8 +11% and +15%):
+ * +25% over alltoall, +22% over the published run, +34% and +32% before
+ * the H100 shares at hidden 2048; MXFP8 +11% and +14%):
  * wide enough for a small change elsewhere, narrow enough that closing
  * either gap fails the test.
  */
@@ -88,12 +89,59 @@ Test(moegaps, qwen3_on_hybridep_and_mxfp8_at_b200)
 	cr_log_info("alltoall bf16 %.0f mxfp8 %.0f; hybridep bf16 %.0f mxfp8 %.0f tokens/s/GPU",
 		    a2a_bf16, a2a_mx, hy_bf16, hy_mx);
 
-	cr_expect(hy_mx / a2a_mx > 1.30 && hy_mx / a2a_mx < 1.40, "hybridep / alltoall %.3f",
+	cr_expect(hy_mx / a2a_mx > 1.20 && hy_mx / a2a_mx < 1.30, "hybridep / alltoall %.3f",
 		  hy_mx / a2a_mx);
-	cr_expect(hy_mx / published > 1.25 && hy_mx / published < 1.45,
+	cr_expect(hy_mx / published > 1.15 && hy_mx / published < 1.30,
 		  "hybridep / the published run %.3f", hy_mx / published);
 	cr_expect(a2a_mx / a2a_bf16 > 1.05 && a2a_mx / a2a_bf16 < 1.20, "mxfp8 / bf16 %.3f",
 		  a2a_mx / a2a_bf16);
 	cr_expect(hy_mx / hy_bf16 > 1.05 && hy_mx / hy_bf16 < 1.20, "mxfp8 / bf16 %.3f",
 		  hy_mx / hy_bf16);
+}
+
+/*
+ * Claim (held out: nothing was set from these runs): at Qwen3-30B-A3B's
+ * shape, swapping DeepEP for HybridEP gains what NeMo Automodel measured
+ * on H100 (docs/deepep_vs_hybridep_benchmark.md @18007663, section 4: the
+ * qwen3_moe_30b_te_deepep recipe, 4096 tokens, activation checkpointing,
+ * forced-balanced gate, only the dispatcher changed): one node, EP 8,
+ * global batch 128, local 4: 5.366 -> 5.085 s a step, +5.5%; two nodes,
+ * EP 16, global batch 256, local 2: 5.906 -> 5.472 s, +7.9%.  Setup: that
+ * layout as a PyTorch FSDP2 stack (framework pytorch, zero 3, full
+ * recompute).  Tolerance: 2.5 points of gain.  Before the H100 shares at
+ * hidden 2048 (models/epcomm.c shape_factor) cvc gave +8.7% and +12.2%.
+ */
+Test(moegaps, hybridep_over_deepep_gain_at_qwen3_shape_on_h100)
+{
+	static const char yaml[] =
+		"name: hyb\n"
+		"scenarios:\n"
+		"  - model: {arch: qwen3-30b-a3b, seq: 4096}\n"
+		"    training: {global_batch: 128, micro_batch: 4, dtype: bf16, recompute: full,\n"
+		"               framework: pytorch, zero: 3}\n"
+		"    parallelism: {tp: 1, pp: 1, ep: 8}\n"
+		"    comm: {ep_dispatcher: [deepep, hybridep]}\n"
+		"    hardware: {gpu: H100-SXM, gpus: 8}\n"
+		"  - model: {arch: qwen3-30b-a3b, seq: 4096}\n"
+		"    training: {global_batch: 256, micro_batch: 2, dtype: bf16, recompute: full,\n"
+		"               framework: pytorch, zero: 3}\n"
+		"    parallelism: {tp: 1, pp: 1, ep: 16}\n"
+		"    comm: {ep_dispatcher: [deepep, hybridep]}\n"
+		"    hardware: {gpu: H100-SXM, gpus: 16}\n";
+	static const double measured[2] = {5.366 / 5.085, 5.906 / 5.472};
+	struct runs g;
+
+	memset(&g, 0, sizeof g);
+	tu_study_run("hyb.yaml", yaml, CVC_PROJ_NO_MARGINAL, keep, &g);
+	cr_assert_eq(g.n, 4);
+	for (int i = 0; i < 2; i++) {
+		double gain = g.tps[2 * i + 1] / g.tps[2 * i];
+
+		cr_assert_eq(g.disp[2 * i], CVC_PROJ_DISPATCH_DEEPEP);
+		cr_assert_eq(g.disp[2 * i + 1], CVC_PROJ_DISPATCH_HYBRIDEP);
+		cr_log_info("EP %d: HybridEP over DeepEP %+.1f%%, measured %+.1f%%", 8 << i,
+			    100 * (gain - 1), 100 * (measured[i] - 1));
+		cr_expect_lt(fabs(gain - measured[i]), 0.025, "EP %d: %+.1f%% against %+.1f%%",
+			     8 << i, 100 * (gain - 1), 100 * (measured[i] - 1));
+	}
 }

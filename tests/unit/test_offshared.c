@@ -112,9 +112,11 @@ Test(offshared, accuracy_bound)
  * naming it is a PyTorch stack, not NeMo's Megatron-Core one, though its
  * source is NVIDIA-NeMo's.  Read as Megatron its rows were +26% (MAPE
  * 25.76%, every row fast); as PyTorch FSDP 16.42% (median 14.21%, bias
- * +14.49%): DeepSeek-V3 +28% and +7%, Kimi K2 +36%, Qwen3-30B-A3B 0%,
- * GPT-OSS-20B +22%, GPT-OSS-120B -5%.  The bound holds that figure as a
- * regression guard, not a target.
+ * +14.49%); with DeepEP's measured shares at hidden 2048 (models/epcomm.c)
+ * 17.64%: DeepSeek-V3 +28% and +7%, Kimi K2 +36%, Qwen3-30B-A3B -2%,
+ * GPT-OSS-20B +21%, GPT-OSS-120B -12% (EP 64 over 8 nodes, its RDMA at
+ * hidden 2880 now slower).  The bound holds that figure as a regression
+ * guard, not a target.
  */
 Test(offshared, automodel_rows_are_a_pytorch_stack)
 {
@@ -133,7 +135,7 @@ Test(offshared, automodel_rows_are_a_pytorch_stack)
 	cr_expect(!strstr(line, "framework=megatron"), "%s", line);
 	cr_log_info("NeMo AutoModel: %d rows, MAPE %.2f%%, median %.2f%%, bias %+.2f%%",
 		    v.all.expressible, v.all.mape_pct, v.all.median_pct, v.all.bias_pct);
-	cr_expect_leq(v.all.mape_pct, 17.0, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_leq(v.all.mape_pct, 18.0, "MAPE %.2f%%", v.all.mape_pct);
 	free(out);
 	cvc_proj_validation_release(&v);
 }
