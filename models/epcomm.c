@@ -194,6 +194,29 @@ static double nvl_rate(const cvc_hw_spec *s, const cvc_model_ep_call *c, double 
 	}
 }
 
+/* Where a price comes from: [DeepEP, HybridEP][one domain, across
+ * domains][hidden 7168 or unknown, smaller]. */
+#define SMALLER_TOKENS "; a token under hidden 7168 at the share H100 measured at 2048 " \
+		       "(NeMo Automodel's DeepEP vs HybridEP benchmark)"
+static const char *const origins[2][2][2] = {
+	{{"DeepEP normal kernels: NVLink efficiency of its README (H800), per-SM rates measured "
+	  "on B200",
+	  "DeepEP normal kernels: NVLink efficiency of its README (H800), per-SM rates measured "
+	  "on B200" SMALLER_TOKENS},
+	 {"DeepEP normal kernels: NVLink and RDMA efficiency of its README (H800, CX7), per-SM "
+	  "rates measured on B200",
+	  "DeepEP normal kernels: NVLink and RDMA efficiency of its README (H800, CX7), per-SM "
+	  "rates measured on B200" SMALLER_TOKENS}},
+	{{"HybridEP's measured NVLink shares (GB200, Hybrid-EP_Intra-node_Implementation.md)",
+	  "HybridEP's measured NVLink shares (GB200, Hybrid-EP_Intra-node_Implementation.md)"
+	  SMALLER_TOKENS},
+	 {"HybridEP's measured NVLink shares (GB200, Hybrid-EP_Intra-node_Implementation.md), "
+	  "its RDMA against DeepEP's (H100, NeMo Automodel's DeepEP vs HybridEP benchmark)",
+	  "HybridEP's measured NVLink shares (GB200, Hybrid-EP_Intra-node_Implementation.md), "
+	  "its RDMA against DeepEP's (H100, NeMo Automodel's DeepEP vs HybridEP benchmark)"
+	  SMALLER_TOKENS}},
+};
+
 void cvc_model_ep_price(const cvc_modelset *ms, const cvc_model_ep_call *c, cvc_model_price *out)
 {
 	const cvc_hw_spec *s;
@@ -234,14 +257,6 @@ void cvc_model_ep_price(const cvc_modelset *ms, const cvc_model_ep_call *c, cvc_
 	out->sigma = SIG_EP;
 	out->extrap = outside ? 2 : 1;
 	out->carried = 0;
-	out->origin = c->backend == CVC_EP_HYBRIDEP
-			      ? (nodes > 1 ? "HybridEP's measured NVLink shares (GB200, Hybrid-EP_Intra-"
-					     "node_Implementation.md), its RDMA against DeepEP's (H100, "
-					     "NeMo Automodel's DeepEP vs HybridEP benchmark)"
-					   : "HybridEP's measured NVLink shares (GB200, Hybrid-EP_Intra-"
-					     "node_Implementation.md)")
-			      : (nodes > 1 ? "DeepEP normal kernels: NVLink and RDMA efficiency of its "
-					     "README (H800, CX7), per-SM rates measured on B200"
-					   : "DeepEP normal kernels: NVLink efficiency of its README "
-					     "(H800), per-SM rates measured on B200");
+	out->origin = origins[c->backend == CVC_EP_HYBRIDEP][nodes > 1]
+			     [c->hidden > 0 && c->hidden < SHAPE_REF_HIDDEN];
 }

@@ -280,8 +280,8 @@ Test(epcomm, grouped_slowdown_from_deepgemm)
  * (tests/data/ep-h100-hidden.csv, NeMo Automodel's DeepEP vs HybridEP
  * document): for each row at hidden 2048, the price of the same bytes at
  * 2048 over 7168 on H100 is the 7168 row's bandwidth over the 2048 row's,
- * on NVLink (EP8) and on RDMA (EP16, 2 nodes), at the row's SMs.  Exact
- * but for rounding: the shares are these rows'.  And a call of unknown
+ * on NVLink (EP8) and on RDMA (EP16, 2 nodes), at the row's SMs, and the
+ * price says so.  Exact but for rounding: the shares are these rows'.  And a call of unknown
  * width (0) or of 7168 and wider is priced as the tables were measured.
  */
 Test(epcomm, smaller_tokens_cost_their_measured_share)
@@ -336,6 +336,8 @@ Test(epcomm, smaller_tokens_cost_their_measured_share)
 			    r[i].phase, r[i].gbps / want, hi.us / lo.us);
 		cr_expect_float_eq(hi.us / lo.us, r[i].gbps / want, 1e-9, "%s %s %d SMs %s",
 				   r[i].be, r[i].kind, r[i].sms, r[i].phase);
+		cr_expect(strstr(lo.origin, "measured at 2048") && !strstr(hi.origin, "2048"),
+			  "%s / %s", lo.origin, hi.origin);
 		checked++;
 	}
 	cr_expect_eq(checked, 21);
