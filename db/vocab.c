@@ -195,6 +195,22 @@ cvc_status cvc_model_attn_backend_parse(const char *s, cvc_model_attn_backend *o
 	return CVC_ERR_NOTFOUND;
 }
 
+static const char *const copy_words[] = {NULL,   "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+					  "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+
+const char *cvc_copy_kind_word(unsigned kind)
+{
+	return kind < sizeof copy_words / sizeof copy_words[0] ? copy_words[kind] : NULL;
+}
+
+unsigned cvc_copy_kind_of(const char *w, size_t n)
+{
+	for (unsigned k = 1; w && k < sizeof copy_words / sizeof copy_words[0]; k++)
+		if (strlen(copy_words[k]) == n && !strncmp(w, copy_words[k], n))
+			return k;
+	return 0;
+}
+
 const char *cvc_mem_kind_name(unsigned kind)
 {
 	static const char *const kinds[] = {"Unknown", "Pageable", "Pinned", "Device", "Array",

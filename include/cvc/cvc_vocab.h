@@ -138,5 +138,13 @@ CVC_API cvc_status cvc_model_attn_backend_parse(const char *s, cvc_model_attn_ba
  * (Pageable -> Device)", "Memset (Device)"), which cvc's profiler and the
  * Nsight Systems importer use too; "Unknown" past them. */
 CVC_API const char *cvc_mem_kind_name(unsigned kind);
+/* A copy kind in CUPTI's numbering (CUpti_ActivityMemcpyKind, which Nsight
+ * Systems' ENUM_CUDA_MEMCPY_OPER follows: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH,
+ * 5 AtoA, 6 AtoD, 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP) as the word a copy's
+ * name carries ("Memcpy HtoD ..."); NULL for 0 (unknown) and past them. */
+CVC_API const char *cvc_copy_kind_word(unsigned kind);
+/* The reverse, for the n bytes at w: the kind, 0 when they are no kind's
+ * word. */
+CVC_API unsigned cvc_copy_kind_of(const char *w, size_t n);
 
 #endif

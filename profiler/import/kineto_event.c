@@ -272,16 +272,9 @@ cvc_status kin_store_coll(struct kin *k, int64_t act_id, const struct coll *c)
 /* CUPTI copy kind from "Memcpy HtoD (Pinned -> Device)". */
 static int32_t copy_kind(const char *name)
 {
-	static const char *const kinds[] = {"HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-					    "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
-
 	if (strncmp(name, "Memcpy ", 7) != 0)
 		return 0;
-	for (int i = 0; i < 10; i++)
-		if (strncmp(name + 7, kinds[i], 4) == 0 &&
-		    (name[11] == '\0' || name[11] == ' '))
-			return i + 1;
-	return 0;
+	return (int32_t)cvc_copy_kind_of(name + 7, strcspn(name + 7, " "));
 }
 
 /* The rank rows of this file go to; picks a provisional one on first use. */

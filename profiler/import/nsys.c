@@ -349,19 +349,20 @@ out:
 	return ret;
 }
 
-/* Memcpy names after CUPTI's copy kinds (same numbering as ENUM_CUDA_MEMCPY_OPER). */
-static const char *memcpy_name(int kind)
+/* A copy's name from its kind (ENUM_CUDA_MEMCPY_OPER: CUPTI's kinds, then
+ * Nsight's own 11-13 for unified memory), in buf. */
+static const char *memcpy_name(int kind, char *buf, size_t len)
 {
-	static const char *const names[] = {
-		"Memcpy", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA", "Memcpy AtoH",
-		"Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA", "Memcpy DtoD", "Memcpy HtoH",
-		"Memcpy PtoP", "Memcpy HtoD (unified)", "Memcpy DtoH (unified)",
-		"Memcpy DtoD (unified)"
-	};
+	static const char *const unified[] = {"HtoD", "DtoH", "DtoD"};
+	const char *w = kind >= 0 ? cvc_copy_kind_word((unsigned)kind) : NULL;
 
-	if (kind < 0 || kind >= (int)(sizeof names / sizeof names[0]))
-		return "Memcpy";
-	return names[kind];
+	if (w)
+		snprintf(buf, len, "Memcpy %s", w);
+	else if (kind >= 11 && kind <= 13)
+		snprintf(buf, len, "Memcpy %s (unified)", unified[kind - 11]);
+	else
+		snprintf(buf, len, "Memcpy");
+	return buf;
 }
 
 /*
@@ -470,7 +471,7 @@ static cvc_status import_activities(struct nsys *n, int which)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		cvc_activity a = {.run_id = n->run_id};
 		const char *name;
-		char full[64];
+		char full[64], base[48];
 		size_t len;
 
 		n->rows++;
@@ -528,9 +529,9 @@ static cvc_status import_activities(struct nsys *n, int which)
 
 				a.kind = CVC_ACT_MEMCPY;
 				a.copy_kind = sqlite3_column_int(st, N_ACT_COLS + 1);
-				name = memcpy_name(a.copy_kind);
+				name = memcpy_name(a.copy_kind, base, sizeof base);
 				/* CUPTI's kinds only: Nsight's unified ones say it already */
-				if (src && dst && a.copy_kind >= 1 && a.copy_kind <= 10) {
+				if (src && dst && cvc_copy_kind_word((unsigned)a.copy_kind)) {
 					snprintf(full, sizeof full, "%s (%s -> %s)", name, src, dst);
 					name = full;
 				}

@@ -279,24 +279,18 @@ static void dec_kernel(struct cvci_decoder *d, const CUpti_ActivityKernel10 *k)
  * ../shared/traces hold these forms), and a pageable copy, the one that
  * stalls its stream, reads as such (memory kinds: cvc_mem_kind_name()).
  */
-static const char *const copy_names[] = {
-	"Memcpy Unknown", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA", "Memcpy AtoH",
-	"Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA", "Memcpy DtoD", "Memcpy HtoH",
-	"Memcpy PtoP",
-};
-
 static void dec_copy(struct cvci_decoder *d, uint32_t device, uint8_t copy_kind,
 		     uint8_t src, uint8_t dst, uint64_t bytes, uint64_t start, uint64_t end,
 		     uint32_t stream, uint32_t ctx, uint32_t corr)
 {
 	struct cvc_spool_act a;
-	const char *nm = copy_kind < sizeof copy_names / sizeof copy_names[0]
-				 ? copy_names[copy_kind] : copy_names[0];
+	const char *nm = cvc_copy_kind_word(copy_kind);
 	char full[64];
 
 	if (act_begin(d, &a, 2 /* CVC_ACT_MEMCPY */, device, start, end, stream, ctx, corr))
 		return;
-	snprintf(full, sizeof full, "%s (%s -> %s)", nm, cvc_mem_kind_name(src), cvc_mem_kind_name(dst));
+	snprintf(full, sizeof full, "Memcpy %s (%s -> %s)", nm ? nm : "Unknown",
+		 cvc_mem_kind_name(src), cvc_mem_kind_name(dst));
 	a.copy_kind = copy_kind;
 	a.name_sid = name_sid(d, full);
 	a.bytes = (int64_t)bytes;

@@ -9,6 +9,7 @@
 
 #include "cvc/cvc_csv.h"
 #include "cvc/cvc_db.h"
+#include "cvc/cvc_vocab.h"
 #include "cvc/cvc_model.h"
 #include "testutil.h"
 
@@ -325,4 +326,35 @@ Test(db, csv_cells_are_not_formulas)
 		cr_expect_str_eq(got, cases[i][1], "'%s' -> %s", cases[i][0], got);
 		free(got);
 	}
+}
+
+/*
+ * Claim: one vocabulary names copies for the profiler, the Nsight Systems
+ * importer and the Kineto reader (db/vocab.c): CUPTI's copy kinds 1-10
+ * as the words in "Memcpy HtoD (...)", read back to the same kind; 0,
+ * Nsight's unified kinds 11-13 and anything else have no word, and a
+ * word that only starts like one is none.  The memory kinds: CUPTI's
+ * 0-7, "Unknown" past them.
+ */
+Test(db, copy_and_memory_kind_words)
+{
+	static const char *const want[] = {NULL,   "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+					   "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+
+	for (unsigned k = 0; k < 14; k++) {
+		const char *w = cvc_copy_kind_word(k);
+
+		if (k < 11 && want[k]) {
+			cr_assert_str_eq(w, want[k]);
+			cr_expect_eq(cvc_copy_kind_of(w, strlen(w)), k);
+		} else {
+			cr_expect_null(w, "kind %u: %s", k, w);
+		}
+	}
+	cr_expect_eq(cvc_copy_kind_of("HtoDx", 5), 0);
+	cr_expect_eq(cvc_copy_kind_of("HtoD (Pinned", 4), 1);
+	cr_expect_eq(cvc_copy_kind_of(NULL, 0), 0);
+	cr_expect_str_eq(cvc_mem_kind_name(1), "Pageable");
+	cr_expect_str_eq(cvc_mem_kind_name(7), "Managed Static");
+	cr_expect_str_eq(cvc_mem_kind_name(8), "Unknown");
 }
