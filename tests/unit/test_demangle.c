@@ -70,27 +70,21 @@ Test(demangle, other_names_are_kept)
  * Kineto names it, and a copy keeps its own name. */
 Test(demangle, materialized_kernels_carry_the_readable_name)
 {
-	static const char *const strs[] = {"host", "run", "tool", NULL, "Memcpy HtoD"};
-	struct cvc_spool_proc proc = {0, 1, 4242, 1, 2, 3, 0};
+	static const char *const strs[] = {NULL, "Memcpy HtoD"};
 	struct cvc_spool_act k = {0}, c = {0};
 	cvc_materialize_stats ms;
-	char dirbuf[4096], spool[4200], db[4200], err[1024] = "";
-	cvc_spool *sp = NULL;
+	char spool[4200], db[4200], err[1024] = "";
+	cvc_spool *sp = tu_spool_begin(spool, db);
 	cvc_db *h = NULL;
 	sqlite3_stmt *q = NULL;
 	cvc_status st;
 	int n = 0;
 
-	snprintf(dirbuf, sizeof dirbuf, "%s", tu_tmpdir());
-	snprintf(spool, sizeof spool, "%s", tu_path(dirbuf, "p.spool"));
-	snprintf(db, sizeof db, "%s", tu_path(dirbuf, "p.db"));
-	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
 	for (unsigned i = 0; i < sizeof strs / sizeof strs[0]; i++) {
 		const char *s = strs[i] ? strs[i] : seen[1].cupti;
 
-		cr_assert_eq(cvc_spool_put_str(sp, i + 1, s, strlen(s)), CVC_OK);
+		cr_assert_eq(cvc_spool_put_str(sp, i + 4, s, strlen(s)), CVC_OK);
 	}
-	cr_assert_eq(cvc_spool_put(sp, CVC_SPOOL_PROC, &proc, sizeof proc), CVC_OK);
 	k.kind = CVC_ACT_KERNEL, k.start_ns = 1000000, k.end_ns = 1005000, k.name_sid = 4;
 	c.kind = CVC_ACT_MEMCPY, c.start_ns = 1006000, c.end_ns = 1007000, c.name_sid = 5;
 	c.bytes = 4096, c.copy_kind = 1;

@@ -60,20 +60,13 @@ static void put_act(cvc_spool *sp, uint8_t kind, uint32_t dev, uint32_t corr, in
 static const char *spool_of_two_steps(void)
 {
 	static char db[4200];
-	char dirbuf[4096], spool[4200], err[1024] = "";
-	struct cvc_spool_proc proc = {0, 1, 4242, 1, 2, 3, 0};
+	char spool[4200], err[1024] = "";
 	cvc_materialize_stats ms;
-	cvc_spool *sp = NULL;
+	cvc_spool *sp = tu_spool_begin(spool, db);
 	cvc_status st;
 
-	snprintf(dirbuf, sizeof dirbuf, "%s", tu_tmpdir());
-	snprintf(spool, sizeof spool, "%s", tu_path(dirbuf, "p.spool"));
-	snprintf(db, sizeof db, "%s", tu_path(dirbuf, "p.db"));
-	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
-	put_str(sp, 1, "host"), put_str(sp, 2, "run"), put_str(sp, 3, "tool");
 	put_str(sp, 4, "step0"), put_str(sp, 5, "step1"), put_str(sp, 6, "fwd");
 	put_str(sp, 7, "gemm_kernel"), put_str(sp, 8, "Memcpy HtoD (Pinned -> Device)");
-	cr_assert_eq(cvc_spool_put(sp, CVC_SPOOL_PROC, &proc, sizeof proc), CVC_OK);
 	/* CPU: step0 [0, 100) with fwd [10, 40) inside, step1 [200, 300), thread 7 */
 	put_mark(sp, CVC_MARK_START, 1, 0, 4, 7);
 	put_mark(sp, CVC_MARK_START, 2, 10, 6, 7);

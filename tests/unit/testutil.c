@@ -15,6 +15,7 @@
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_import.h"
 #include "cvc/cvc_classify.h"
+#include "cvc/cvc_profile.h"
 #include "cvc/cvc_project.h"
 #include "testutil.h"
 
@@ -108,6 +109,23 @@ const char *tu_path(const char *dir, const char *name)
 	if (n < 0 || n >= 4096)
 		cr_assert_fail("path too long: %s/%s", dir, name);
 	return b;
+}
+
+struct cvc_spool *tu_spool_begin(char *spool, char *db)
+{
+	static const char *const strs[] = {"host", "run", "tool"};
+	struct cvc_spool_proc proc = {0, 1, 4242, 1, 2, 3, 0};
+	char dir[4096];
+	cvc_spool *sp = NULL;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	snprintf(spool, 4200, "%s", tu_path(dir, "p.spool"));
+	snprintf(db, 4200, "%s", tu_path(dir, "p.db"));
+	cr_assert_eq(cvc_spool_open(spool, 1u << 16, &sp), CVC_OK);
+	for (unsigned i = 0; i < sizeof strs / sizeof strs[0]; i++)
+		cr_assert_eq(cvc_spool_put_str(sp, i + 1, strs[i], strlen(strs[i])), CVC_OK);
+	cr_assert_eq(cvc_spool_put(sp, CVC_SPOOL_PROC, &proc, sizeof proc), CVC_OK);
+	return sp;
 }
 
 int tu_write(const char *path, const char *text, size_t len)

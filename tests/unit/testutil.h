@@ -123,6 +123,15 @@ size_t tu_count_lines(const char *s);
  */
 const struct cvc_import_opts *tu_classifying(void);
 
+/*
+ * A new profiler spool p.spool in a fresh tu_tmpdir(), its database-to-be
+ * p.db beside it (both paths into spool and db, 4200 bytes each), opened
+ * with strings 1-3 "host", "run", "tool" and the process record naming
+ * them (rank 0 of 1, pid 4242): what every materializer test starts from;
+ * a test's own strings begin at 4.  Asserts success; the caller closes.
+ */
+struct cvc_spool *tu_spool_begin(char *spool, char *db);
+
 /* Imports the trace at path into a fresh database dbname in a new
  * tu_tmpdir(); asserts success and returns the open handle (caller closes). */
 struct cvc_db *tu_import(const char *path, const char *dbname);
