@@ -105,6 +105,8 @@ static double interp(const double *x, const double *y, int n, double v, int *out
 
 #define SHAPE_REF_HIDDEN 7168.0
 #define SHAPE_LOW_HIDDEN 2048.0
+#define SHAPE_NVL_GBPS 450.0 /* H100 SXM's NVLink, a direction */
+#define SHAPE_NIC_GBPS 50.0  /* one CX7 400 Gb/s NIC */
 static const double shape_sms[2] = {8, 24};
 /* [DeepEP, HybridEP][NVLink, RDMA][phase][8 SMs, 24 SMs] */
 static const double shape_share[2][2][3][2] = {
@@ -256,7 +258,12 @@ void cvc_model_ep_price(const cvc_modelset *ms, const cvc_model_ep_call *c, cvc_
 	out->us = fmax(t_nvl, t_net);
 	out->sigma = SIG_EP;
 	out->extrap = outside ? 2 : 1;
-	out->carried = 0;
+	/* the shares at smaller tokens were measured on H100's links (NVLink
+	 * 450 GB/s a direction, a 400 Gb/s NIC): on other links they are
+	 * carried, and the price says so */
+	out->carried = c->hidden > 0 && c->hidden < SHAPE_REF_HIDDEN &&
+		       (t_nvl >= t_net ? s->intra_bw_gbps != SHAPE_NVL_GBPS
+				       : s->inter_bw_gbps != SHAPE_NIC_GBPS);
 	out->origin = origins[c->backend == CVC_EP_HYBRIDEP][nodes > 1]
 			     [c->hidden > 0 && c->hidden < SHAPE_REF_HIDDEN];
 }

@@ -281,7 +281,7 @@ Test(epcomm, grouped_slowdown_from_deepgemm)
  * document): for each row at hidden 2048, the price of the same bytes at
  * 2048 over 7168 on H100 is the 7168 row's bandwidth over the 2048 row's,
  * on NVLink (EP8) and on RDMA (EP16, 2 nodes), at the row's SMs, and the
- * price says so.  Exact but for rounding: the shares are these rows'.  And a call of unknown
+ * price says so (carried on links other than H100's).  Exact but for rounding: the shares are these rows'.  And a call of unknown
  * width (0) or of 7168 and wider is priced as the tables were measured.
  */
 Test(epcomm, smaller_tokens_cost_their_measured_share)
@@ -344,6 +344,7 @@ Test(epcomm, smaller_tokens_cost_their_measured_share)
 	{
 		cvc_model_ep_call c = {CVC_EP_HYBRIDEP, CVC_EP_COMBINE, 100000000, 0, 8, 8, 16, 0};
 		cvc_model_price a, b;
+		cvc_modelset *gb = NULL;
 
 		cvc_model_ep_price(h, &c, &a);
 		c.hidden = 16384;
@@ -352,6 +353,16 @@ Test(epcomm, smaller_tokens_cost_their_measured_share)
 		c.hidden = 4096;
 		cvc_model_ep_price(h, &c, &b);
 		cr_expect_gt(b.us, a.us);
+		/* measured on H100's links; GB200's are another: carried */
+		cr_expect_eq(b.carried, 0);
+		cr_assert_eq(cvc_modelset_new(NULL, cat, cvc_hw_catalog_lookup(cat, "GB200"), &gb),
+			     CVC_OK);
+		cvc_model_ep_price(gb, &c, &b);
+		cr_expect_eq(b.carried, 1);
+		c.hidden = 7168;
+		cvc_model_ep_price(gb, &c, &b);
+		cr_expect_eq(b.carried, 0);
+		cvc_modelset_free(gb);
 	}
 	cvc_modelset_free(h);
 	cvc_hw_catalog_free(cat);
