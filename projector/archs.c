@@ -8,6 +8,7 @@
  * name, the published table's and cvc's own all find the entry.
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,22 +114,141 @@ static int same(const char *name_n, const char *s)
 	return slash && !norm(slash + 1, t, sizeof t) && !strcmp(t, name_n);
 }
 
-const struct proj_arch *proj_archs_find(const proj_archs *a, const char *name)
+/* The entry one of whose names is name_n exactly. */
+static const struct proj_arch *exact(const proj_archs *a, const char *name_n)
 {
-	char n[256];
-
-	if (!a || !name || norm(name, n, sizeof n))
-		return NULL;
 	for (size_t i = 0; i < a->n; i++) {
 		const struct proj_arch *e = &a->e[i];
 
-		if (same(n, e->name))
+		if (same(name_n, e->name))
 			return e;
 		for (size_t j = 0; j < e->naliases; j++)
-			if (same(n, e->aliases[j]))
+			if (same(name_n, e->aliases[j]))
 				return e;
 	}
 	return NULL;
+}
+
+/* Whether s (or its part after the organisation) starts with prefix_n. */
+static int starts(const char *prefix_n, const char *s)
+{
+	char t[256];
+	const char *slash = strchr(s, '/');
+	size_t n = strlen(prefix_n);
+
+	if (!norm(s, t, sizeof t) && !strncmp(t, prefix_n, n))
+		return 1;
+	return slash && !norm(slash + 1, t, sizeof t) && !strncmp(t, prefix_n, n);
+}
+
+/* The one entry a name of which starts with prefix_n; NULL when none or
+ * more than one. */
+static const struct proj_arch *by_prefix(const proj_archs *a, const char *prefix_n)
+{
+	const struct proj_arch *hit = NULL;
+
+	for (size_t i = 0; i < a->n; i++) {
+		const struct proj_arch *e = &a->e[i];
+		int m = starts(prefix_n, e->name);
+
+		for (size_t j = 0; !m && j < e->naliases; j++)
+			m = starts(prefix_n, e->aliases[j]);
+		if (m && hit)
+			return NULL;
+		if (m)
+			hit = e;
+	}
+	return hit;
+}
+
+/* A model's parameters in billions as published totals count them (the
+ * multi-token-prediction modules left out: DeepSeek-V3's 671B); 0 when its
+ * scenario does not finalize. */
+static double params_b(const struct proj_arch *e)
+{
+	cvc_proj_scenario sc;
+	struct proj_shape x;
+	struct proj_params P;
+
+	cvc_proj_scenario_default(&sc);
+	proj_arch_apply(e, &sc);
+	sc.gpus = 1; /* the layout does not change the count */
+	sc.ep = sc.tp = sc.pp = sc.cp = 1;
+	if (proj_finalize(&sc))
+		return 0;
+	proj_shape_of(&sc, &x);
+	proj_params_of(&sc, &x, sc.layers, 0, &P);
+	return (P.p_total - P.p_mtp_all) / 1e9;
+}
+
+/*
+ * A name as published tables print it, a size last ("DeepSeek V3 671B",
+ * "Qwen3 MoE 30B", "GLM 4.5 Air 106B"): the entry named by the words
+ * before the size, or else the one entry whose name starts with all the
+ * words ("qwen3-30b-a3b"), "MoE" left out of both, taken only when the
+ * entry's parameters are that size within 10% (so "GPT3-5B" is not
+ * gpt3-175b, whose alias "gpt3" the words before the size name).
+ */
+static const struct proj_arch *by_size(const proj_archs *a, const char *name)
+{
+	char w[16][64], head[256] = "", all[256] = "";
+	int nw = 0, depth = 0;
+	size_t len;
+	double size, unit;
+	char *end;
+	const struct proj_arch *e;
+
+	for (const char *p = name; *p && nw < 16;) {
+		size_t n = 0;
+
+		if (*p == '(' || *p == ')') {
+			depth += *p == '(' ? 1 : depth > 0 ? -1 : 0;
+			p++;
+			continue;
+		}
+		while (*p && (isalnum((unsigned char)*p) || *p == '.') && n + 1 < sizeof w[0])
+			w[nw][n++] = (char)tolower((unsigned char)*p++);
+		w[nw][n] = 0;
+		if (n && !depth)
+			nw++;
+		if (!n)
+			p++;
+	}
+	if (nw < 2)
+		return NULL;
+	len = strlen(w[nw - 1]);
+	size = strtod(w[nw - 1], &end);
+	unit = len > 1 && end == w[nw - 1] + len - 1
+		       ? (w[nw - 1][len - 1] == 'b' ? 1 : w[nw - 1][len - 1] == 'm' ? 1e-3
+						 : w[nw - 1][len - 1] == 't' ? 1e3 : 0)
+		       : 0;
+	if (!(size > 0) || !(unit > 0) || !isdigit((unsigned char)w[nw - 1][0]))
+		return NULL;
+	size *= unit;
+	for (int i = 0; i < nw; i++) {
+		if (!strcmp(w[i], "moe"))
+			continue;
+		if (i < nw - 1 && strlen(head) + strlen(w[i]) < sizeof head)
+			strcat(head, w[i]);
+		if (strlen(all) + strlen(w[i]) < sizeof all)
+			strcat(all, w[i]);
+	}
+	e = head[0] ? exact(a, head) : NULL;
+	if (!e || fabs(params_b(e) / size - 1) > 0.10)
+		e = by_prefix(a, all);
+	return e && fabs(params_b(e) / size - 1) <= 0.10 ? e : NULL;
+}
+
+const struct proj_arch *proj_archs_find(const proj_archs *a, const char *name)
+{
+	char n[256];
+	const struct proj_arch *e;
+
+	if (!a || !name || norm(name, n, sizeof n))
+		return NULL;
+	if ((e = exact(a, n)))
+		return e;
+	return by_size(a, name);
 }
 
 static cvc_status fail(char *err, size_t errlen, const yaml_node_t *n, const char *fmt, ...)

@@ -111,7 +111,10 @@ Test(archs, catalog_models_price)
  * Claim: a model is found by the names people write it with: the Hugging
  * Face repository (with or without its organisation), the published
  * tables' spellings, any case, '_' or '-' or '.'; parenthesised remarks
- * are ignored; a name the catalog does not have finds nothing.
+ * are ignored; a size printed last ("DeepSeek V3 671B", "Qwen3 MoE 30B")
+ * finds the model of that size, and no other ("GPT3-5B" is not
+ * gpt3-175b, "DeepSeek V3 67B" not deepseek-v3); a name the catalog does
+ * not have finds nothing.
  */
 Test(archs, names_resolve)
 {
@@ -128,6 +131,11 @@ Test(archs, names_resolve)
 		{"zai-org/GLM-4.5-Air", "glm-4.5-air"},       {"DBRX", "dbrx"},
 		{"Llama-3.3-70B-Instruct", "llama3.3-70b"},   {"Qwen3-0.6B", "qwen3-0.6b"},
 		{"DeepSeek-V2-Lite", "deepseek-v2-lite"},     {"DeepSeek-V2", "deepseek-v2"},
+		/* as tables print them, the size last: taken when it is the size */
+		{"DeepSeek V3 671B", "deepseek-v3"},          {"Qwen3 MoE 30B", "qwen3-30b-a3b"},
+		{"Qwen3 MoE 235B", "qwen3-235b-a22b"},        {"GLM 4.5 Air 106B", "glm-4.5-air"},
+		{"Kimi K2 1T", "kimi-k2"},                    {"DeepSeek V3 67B", NULL},
+		{"GPT3-5B", NULL},                            {"Qwen3 3B", NULL},
 		{"Llama3.1-405B-proxy-7L", NULL},             {"", NULL},
 	};
 	proj_archs *a = NULL;
