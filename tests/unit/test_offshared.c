@@ -107,7 +107,8 @@ Test(offshared, accuracy_bound)
 
 /*
  * NeMo AutoModel's pre-training table (tests/data/nemo-automodel-offshared.csv:
- * DeepSeek-V3, Kimi K2, Qwen3-30B-A3B, GPT-OSS on DGX H100, BF16) is
+ * DeepSeek-V3, Kimi K2, Qwen3-30B-A3B, GPT-OSS on DGX H100, BF16, named as
+ * the table prints them: "DeepSeek V3 671B", "Qwen3 MoE 30B") is
  * NeMo's PyTorch backend, FSDP2 with Transformer Engine kernels: a row
  * naming it is a PyTorch stack, not NeMo's Megatron-Core one, though its
  * source is NVIDIA-NeMo's.  Read as Megatron its rows were +26% (MAPE
@@ -127,10 +128,12 @@ Test(offshared, automodel_rows_are_a_pytorch_stack)
 
 	cr_expect_eq(v.all.rows, 6);
 	cr_expect_eq(v.all.expressible, 6, "%d of 6 rows projected", v.all.expressible);
-	for (int i = 0; row_line(out, "DeepSeek-V3", "H100", i, line, sizeof line); i++, n++)
+	for (int i = 0; row_line(out, "DeepSeek V3 671B", "H100", i, line, sizeof line); i++, n++) {
 		cr_expect(strstr(line, "framework=pytorch (NeMo AutoModel"), "%s", line);
+		cr_expect(strstr(line, "(deepseek-v3 in cvc's catalog"), "%s", line);
+	}
 	cr_expect_eq(n, 2);
-	cr_assert(row_line(out, "GPT-OSS-120B", "H100", 0, line, sizeof line));
+	cr_assert(row_line(out, "GPT-OSS 120B", "H100", 0, line, sizeof line));
 	cr_expect(strstr(line, "framework=pytorch (NeMo AutoModel"), "%s", line);
 	cr_expect(!strstr(line, "framework=megatron"), "%s", line);
 	cr_log_info("NeMo AutoModel: %d rows, MAPE %.2f%%, median %.2f%%, bias %+.2f%%",
