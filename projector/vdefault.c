@@ -522,6 +522,31 @@ static void note_defining(struct vrow *r, int legacy)
  * Inside one domain the recipes keep Megatron-Core's all-to-all.  A
  * dispatcher the text names wins.
  */
+/*
+ * Expert tensor parallelism a row does not state.  Megatron-Core's default
+ * is tp (expert_tensor_parallel_size follows tensor_model_parallel_size),
+ * but its expert layout carves ep x etp ranks out of tp x dp x cp: where
+ * that makes the stated layout impossible and etp 1 makes it whole, the
+ * run had etp 1, as Megatron-Bridge's MoE recipes set it (Qwen3-235B-A22B
+ * on 256 H100 at TP 2, EP 32).  Said.
+ */
+static void expert_tp(struct vrow *r)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	int f = vrow_fid(r, "etp");
+	double t = sc->tp >= 1 ? sc->tp : 1, c = sc->cp >= 1 ? sc->cp : 1;
+	double pp = sc->pp >= 1 ? sc->pp : 1;
+	double d = sc->dp >= 1 ? sc->dp : sc->gpus / (t * pp * c), room = t * d * c;
+
+	if (f < 0 || vrow_given(r, f) || !(sc->experts > 1) || !(sc->ep > 1) || !(t > 1) ||
+	    !(room >= 1) || fmod(room, sc->ep * t) == 0 || fmod(room, sc->ep) != 0)
+		return;
+	sc->etp = 1;
+	vrow_mark(r, f);
+	vrow_assume(r, "etp=1 (EP %g x TP %g does not fit in TP x DP x CP = %g: the run's experts "
+		       "were not tensor-parallel)", sc->ep, t, room);
+}
+
 static void moe_dispatch(struct vrow *r, cvc_proj_ctx *ctx)
 {
 	/* a dispatcher the text names, by Megatron-Core's and DeepEP's words
@@ -650,8 +675,10 @@ int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 	if (moe_and_mla(r))
 		return 1;
 	hardware(r, ctx);
-	if (!legacy)
+	if (!legacy) {
+		expert_tp(r);
 		moe_dispatch(r, ctx);
+	}
 	convention(r);
 	note_defining(r, legacy);
 	return r->why[0] ? 1 : 0;
