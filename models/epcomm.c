@@ -89,6 +89,21 @@ static const double hyb_gbs[2][3][5] = {
 };
 #define HYB_LINK_GBS 900.0
 
+/* y over x (ascending, n points) at v, linear, clamped to the ends; *out
+ * (may be NULL) set when v lies outside. */
+static double interp(const double *x, const double *y, int n, double v, int *out)
+{
+	if (v <= x[0] || v >= x[n - 1]) {
+		if (out && (v < x[0] || v > x[n - 1]))
+			*out = 1;
+		return v <= x[0] ? y[0] : y[n - 1];
+	}
+	for (int i = 1; i < n; i++)
+		if (v <= x[i])
+			return y[i - 1] + (y[i] - y[i - 1]) * (v - x[i - 1]) / (x[i] - x[i - 1]);
+	return y[n - 1];
+}
+
 /*
  * Smaller tokens: the tables above are measured at hidden 7168.  NVIDIA-
  * NeMo/Automodel docs/deepep_vs_hybridep_benchmark.md (@18007663, H100 SXM,
@@ -101,8 +116,6 @@ static const double hyb_gbs[2][3][5] = {
  * per token, bandwidth ~ b / (b + b0) for b bytes a token: b0 from the
  * share, then any hidden size priced on that curve against 7168's.
  */
-static double interp(const double *x, const double *y, int n, double v, int *out);
-
 #define SHAPE_REF_HIDDEN 7168.0
 #define SHAPE_LOW_HIDDEN 2048.0
 #define SHAPE_NVL_GBPS 450.0 /* H100 SXM's NVLink, a direction */
@@ -146,21 +159,6 @@ static double shape_factor(int backend, int link, int ph, double sms, double h, 
  * per-SM rates, -0.6 / -3.7 / -1.4%), mean |error| 4.2%.
  */
 #define SIG_EP (SIG_PER_MAPE * 0.042)
-
-/* y over x (ascending, n points) at v, linear, clamped to the ends; *out
- * (may be NULL) set when v lies outside. */
-static double interp(const double *x, const double *y, int n, double v, int *out)
-{
-	if (v <= x[0] || v >= x[n - 1]) {
-		if (out && (v < x[0] || v > x[n - 1]))
-			*out = 1;
-		return v <= x[0] ? y[0] : y[n - 1];
-	}
-	for (int i = 1; i < n; i++)
-		if (v <= x[i])
-			return y[i - 1] + (y[i] - y[i - 1]) * (v - x[i - 1]) / (x[i] - x[i - 1]);
-	return y[n - 1];
-}
 
 int cvc_model_ep_default_sms(int backend)
 {

@@ -181,6 +181,12 @@ static double params_b(const struct proj_arch *e)
 	return (P.p_total - P.p_mtp_all) / 1e9;
 }
 
+/* e when its parameters are size billions within 10%, else NULL. */
+static const struct proj_arch *sized(const struct proj_arch *e, double size)
+{
+	return e && fabs(params_b(e) / size - 1) <= 0.10 ? e : NULL;
+}
+
 /*
  * A name as published tables print it, a size last ("DeepSeek V3 671B",
  * "Qwen3 MoE 30B", "GLM 4.5 Air 106B"): the entry named by the words
@@ -233,10 +239,9 @@ static const struct proj_arch *by_size(const proj_archs *a, const char *name)
 		if (strlen(all) + strlen(w[i]) < sizeof all)
 			strcat(all, w[i]);
 	}
-	e = head[0] ? exact(a, head) : NULL;
-	if (!e || fabs(params_b(e) / size - 1) > 0.10)
-		e = by_prefix(a, all);
-	return e && fabs(params_b(e) / size - 1) <= 0.10 ? e : NULL;
+	if ((e = sized(head[0] ? exact(a, head) : NULL, size)))
+		return e;
+	return sized(by_prefix(a, all), size);
 }
 
 const struct proj_arch *proj_archs_find(const proj_archs *a, const char *name)

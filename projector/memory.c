@@ -112,17 +112,21 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
  * flight on the stage (1F1B: pp - i on stage i; interleaved:
  * x (1 + (pp-1)/(pp vpp)) on the first, Narayanan et al. 2021).
  */
+/* Bytes a parameter keeps of its weight, gradient and optimizer states,
+ * each divided by the shard group sh from the ZeRO stage that shards it. */
+static double state_bytes(const cvc_proj_scenario *sc, double wb, double gb, double ob,
+			  double sh)
+{
+	return wb / (sc->zero >= 3 ? sh : 1) + gb / (sc->zero >= 2 ? sh : 1) +
+	       ob / (sc->zero >= 1 ? sh : 1);
+}
+
 void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		 const struct proj_params *P, const struct proj_pricer *p, double m,
 		 cvc_proj_result *r)
 {
 	double t = sc->tp, pp = sc->pp, v = sc->vpp >= 1 ? sc->vpp : 1, sh = proj_shard_of(sc);
-	double sh_w = sc->zero >= 3 ? sh : 1, sh_g = sc->zero >= 2 ? sh : 1;
-	double sh_o = sc->zero >= 1 ? sh : 1, fp32 = sc->dtype == CVC_PROJ_FP32;
-	/* expert parameters shard over the expert data-parallel group */
-	double she = proj_expert_shard_of(sc), p_e = P->L_moe * P->p_exp;
-	double she_w = sc->zero >= 3 ? she : 1, she_g = sc->zero >= 2 ? she : 1;
-	double she_o = sc->zero >= 1 ? she : 1;
+	double fp32 = sc->dtype == CVC_PROJ_FP32, p_e = P->L_moe * P->p_exp;
 	int torch = sc->framework != CVC_PROJ_FW_MEGATRON;
 	double wb, gb, ob, fml[3], act = 0, params, buf, in3 = 0, p_unit = 0, act_max = 0;
 	double act_k[PROJ_NKIND] = {0};
@@ -172,8 +176,9 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 				a += nk[ord[j]] * inflight * act_k[ord[j]];
 		act = fmax(act, a);
 	}
-	params = (P->p_stage - p_e) * (wb / sh_w + gb / sh_g + ob / sh_o) +
-		 p_e * (wb / she_w + gb / she_g + ob / she_o);
+	/* expert parameters shard over the expert data-parallel group */
+	params = (P->p_stage - p_e) * state_bytes(sc, wb, gb, ob, sh) +
+		 p_e * state_bytes(sc, wb, gb, ob, proj_expert_group(sc, sh));
 	if (sc->pp_schedule == CVC_PROJ_PP_DUALPIPE)
 		params *= 2; /* a chunk of each direction's copy (Table 2: 2x) */
 	if (torch && sc->zero >= 3)

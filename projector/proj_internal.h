@@ -655,8 +655,9 @@ void proj_act3d(const cvc_proj_scenario *sc, const struct proj_shape *x, double 
 
 /* ZeRO/FSDP shard group of sc. */
 double proj_shard_of(const cvc_proj_scenario *sc);
-/* The expert data-parallel group of sc's ZeRO shard group (stepops.c). */
-double proj_expert_shard_of(const cvc_proj_scenario *sc);
+/* The expert data-parallel group of a data-parallel group of `group` ranks
+ * (stepops.c). */
+double proj_expert_group(const cvc_proj_scenario *sc, double group);
 /* The data-parallel gradient bucket in bytes: bucket_mb, or the
  * framework's own when it is auto (stepops.c). */
 double proj_bucket_bytes(const cvc_proj_scenario *sc, double gbytes);

@@ -117,20 +117,22 @@ double proj_shard_of(const cvc_proj_scenario *sc)
 }
 
 /*
- * The expert data-parallel group, over which expert parameters' gradients
- * are reduced and their optimizer states sharded: Megatron-Core carves ep x
- * etp expert ranks out of tp x dp x cp and keeps the expert parameters'
- * gradient buffers apart, on that group (DistributedDataParallel's
- * expert_parallel_buffers on intra_expt_dp_group, NVIDIA/Megatron-LM
- * megatron/core/distributed/distributed_data_parallel.py @00119989), so a
- * layout with ep < dp*cp shards them over dp*cp*tp / (ep*etp), not dp*cp.
+ * The expert data-parallel group of a data-parallel group of `group` ranks
+ * (dp*cp, one cluster's, or the ZeRO shard group), over which expert
+ * parameters' gradients are reduced and their optimizer states sharded:
+ * Megatron-Core carves ep x etp expert ranks out of tp x dp x cp and keeps
+ * the expert parameters' gradient buffers apart, on that group
+ * (DistributedDataParallel's expert_parallel_buffers on intra_expt_dp_group,
+ * NVIDIA/Megatron-LM megatron/core/distributed/distributed_data_parallel.py
+ * @00119989), so a layout with ep < dp*cp shards them over
+ * group*tp / (ep*etp), not group.
  */
-double proj_expert_shard_of(const cvc_proj_scenario *sc)
+double proj_expert_group(const cvc_proj_scenario *sc, double group)
 {
 	double t = sc->tp >= 1 ? sc->tp : 1, e = sc->ep >= 1 ? sc->ep : 1;
 	double et = sc->etp >= 1 ? sc->etp : t;
 
-	return fmax(1, proj_shard_of(sc) * t / (e * et));
+	return fmax(1, group * t / (e * et));
 }
 
 /*
@@ -224,7 +226,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 	if (sc->zero < 3 && dc > 1) {
 		double dcl = dc / C; /* replicas inside one cluster */
 		double pn = fmin(dcl, fmax(1, gpn / t));
-		double et = sc->etp >= 1 ? sc->etp : t, edp = dcl * t / (e * et);
+		double et = sc->etp >= 1 ? sc->etp : t, edp = proj_expert_group(sc, dcl);
 		double pn_e = fmin(edp, fmax(1, gpn / (et * e)));
 		double p_e = P->L_moe * P->p_exp, p_d = P->p_stage - p_e;
 		double bucket = proj_bucket_bytes(sc, P->gbytes);
@@ -269,7 +271,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 	/* optimizer: weights, gradients and states read and written */
 	{
 		double shard = sc->zero >= 1 ? proj_shard_of(sc) : 1;
-		double shard_e = sc->zero >= 1 ? proj_expert_shard_of(sc) : 1;
+		double shard_e = sc->zero >= 1 ? proj_expert_group(sc, shard) : 1;
 		double p_e = P->L_moe * P->p_exp;
 
 		st->opt = proj_op_mem(k, CVC_MODEL_MEM_OPTIMIZER,

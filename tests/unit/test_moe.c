@@ -818,7 +818,7 @@ Test(moe, experts_shard_over_the_expert_data_parallel_group)
 	    "parallelism: {tp: 2, etp: 1, ep: 4}\n"
 	    "hardware: {gpu: H100-SXM, gpus: 64}\n", &g, 1);
 	cr_assert_eq(g.sc[0].dp, 32);
-	cr_assert_eq(proj_expert_shard_of(&g.sc[0]), 16);
+	cr_assert_eq(proj_expert_group(&g.sc[0], proj_shard_of(&g.sc[0])), 16);
 	proj_shape_of(&g.sc[0], &x);
 	proj_params_of(&g.sc[0], &x, 4, 0, &P);
 	p_e = P.L_moe * P.p_exp;

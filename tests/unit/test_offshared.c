@@ -74,7 +74,7 @@ Test(offshared, rows_read_from_the_catalog)
  * the measured NVLink collectives (opformula.c nvlink_ref): MAPE 23.11%,
  * median 14.94%, 35.7% within 10%, bias +8.59%, 71.4% of the 90%
  * intervals hold; with expert parameters synchronised over the expert
- * data-parallel group (stepops.c proj_expert_shard_of): MAPE 19.62%,
+ * data-parallel group (stepops.c proj_expert_group): MAPE 19.62%,
  * median 14.97%, bias +5.05%.  By part: the GB300 rows are slow by 3-21%
  * (cvc's GB300 differs from its GB200 only by named figures, "GB300
  * against GB200"); GPT-OSS-120B is +7% on GB200 and +25% / +80% on H100 / B200,
