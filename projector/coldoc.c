@@ -77,6 +77,8 @@ static const struct coldoc docs[] = {
 	{"bf16_layers_last", "layers", "with fp8/nvfp4/mxfp4: last layers kept in bf16"},
 	{"moe_token_drop", "0/1", "1: MoE token drop padded to capacity (static shapes: no host "
 				  "sync per layer, experts CUDA-graphable)"},
+	{"grad_reduce_fp32", "0/1", "1: data-parallel gradients kept and reduced in fp32 (4 B), 0: "
+				    "in the weights' 16 bits (auto: fp32 weights only)"},
 	/* parallelism */
 	{"tp", "GPUs", "tensor-parallel width"},
 	{"pp", "stages", "pipeline-parallel stages"},

@@ -120,6 +120,7 @@ const struct proj_field proj_fields[] = {
 	NUM("training", "bf16_layers_last", bf16_layers_last),
 	FLAG("training", "moe_token_drop", moe_token_drop),
 	AUTO("hardware", "host_launch_us", host_launch_us),
+	FLAG("training", "grad_reduce_fp32", grad_reduce_fp32),
 };
 const size_t proj_nfields = sizeof proj_fields / sizeof proj_fields[0];
 
@@ -145,6 +146,8 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"moe_hybridep_num_sms", "ep_sms"}, {"pipeline_schedule", "pp_schedule"},
 	{"cuda_graph", "cuda_graphs"},
 	{"moe_pad_expert_input_to_capacity", "moe_token_drop"},
+	{"grad_reduce_in_fp32", "grad_reduce_fp32"},
+	{"accumulate_allreduce_grads_in_fp32", "grad_reduce_fp32"},
 	{"share_embeddings_and_output_weights", "tie_embeddings"},
 	{"kv_channels", "head_dim"}, {"qk_head_dim", "head_dim"}, {"qk_nope_head_dim", "head_dim"},
 	{"qk_pos_emb_head_dim", "qk_rope_dim"}, {"qk_rope_head_dim", "qk_rope_dim"},
@@ -354,6 +357,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->tp_overlap_rs = -1;
 	sc->ep_sms = PROJ_AUTO; /* the backend's own (cvc_model_ep_default_sms()) */
 	sc->host_launch_us = PROJ_AUTO; /* measured (cvc_model_host_launch_us()) */
+	sc->grad_reduce_fp32 = -1; /* the framework's rule (proj_grad_reduce_fp32()) */
 	sc->local_sgd_h = 1;
 	sc->outer_overlap = 0;
 	sc->clusters = 1;

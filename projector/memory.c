@@ -102,8 +102,9 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
  * Memory per GPU on the stage that holds the most: weights, gradients and
  * optimizer states (by framework, dtype and ZeRO stage), activations of
  * the micro-batches in flight, and buffers.  Bytes per parameter: bf16
- * weights; Megatron-Core accumulates gradients in fp32 (its DDP buffer)
- * and Adam keeps an fp32 master copy and two moments (4 + 4 + 4);
+ * weights; Megatron-Core accumulates gradients in fp32 (its DDP buffer;
+ * 16-bit with grad_reduce_fp32 off, the optimizer then copying its shard's
+ * to fp32) and Adam keeps an fp32 master copy and two moments (4 + 4 + 4);
  * PyTorch mixed precision (FSDP, DDP) keeps fp32 parameters as the
  * master, fp32 gradients and two moments (4 + 4 + 8) and casts to bf16 per
  * layer; Transformer Engine's fp8 caches an fp8 weight and its transpose
@@ -135,8 +136,15 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	if (torch) { /* the fp32 parameter is the master copy */
 		wb = 4, gb = 4, ob = sc->optimizer == CVC_PROJ_ADAM ? 8 : 4;
 	} else {
-		wb = fp32 ? 4 : 2, gb = 4;
-		ob = sc->optimizer == CVC_PROJ_ADAM ? (fp32 ? 8 : 12) : (fp32 ? 4 : 8);
+		/* 16-bit gradients (grad_reduce_fp32 0): the optimizer keeps an
+		 * fp32 copy of its shard's, so 2 + 16/d where fp32 ones take
+		 * 6 + 12/d (the Megatron Core guide's table, "float16 param,
+		 * float16 grads") */
+		int g16 = !fp32 && !(sc->grad_reduce_fp32 > 0);
+
+		wb = fp32 ? 4 : 2, gb = g16 ? 2 : 4;
+		ob = (sc->optimizer == CVC_PROJ_ADAM ? (fp32 ? 8 : 12) : (fp32 ? 4 : 8)) +
+		     (g16 ? 4 : 0);
 	}
 	if (proj_stage_layers(sc, &fml[0], &fml[1], &fml[2]))
 		fml[0] = fml[1] = fml[2] = sc->layers / pp;

@@ -85,6 +85,14 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		sc->tp_overlap_ag = sc->tp_overlap;
 	if (sc->tp_overlap_rs < 0)
 		sc->tp_overlap_rs = sc->tp_overlap;
+	/* 16-bit gradients unless the weights are fp32: what NVIDIA's
+	 * published performance recipes run (Megatron-Bridge's set
+	 * grad_reduce_in_fp32 = False for every model family, NeMo's
+	 * performance scripts too), where Megatron-LM's command line would
+	 * reduce bf16 weights' gradients in fp32 (validate takes that for its
+	 * rows: vdefault.c) */
+	if (sc->grad_reduce_fp32 < 0)
+		sc->grad_reduce_fp32 = sc->dtype == CVC_PROJ_FP32;
 	if (sc->vpp == 0)
 		sc->vpp = 1;
 	if (sc->clusters < 1)

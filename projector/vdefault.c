@@ -211,6 +211,16 @@ static void megatron_features(struct vrow *r)
 	feature(r, "tp_overlap", "tp comm overlap|tp-comm-overlap|tp_comm_overlap|tp overlap|"
 		"userbuffers|comm-gemm overlap", sc->tp > 1 && !no_ub && !fp4, sc->tp > 1 ? why_ub : NULL,
 		"Megatron-Core's --tp-comm-overlap");
+	/* Megatron-LM's command line reduces bf16 weights' gradients in fp32;
+	 * NeMo's and Megatron-Bridge's performance recipes set it off, as the
+	 * projector's default does (docs/SCENARIOS.md, grad_reduce_fp32) */
+	feature(r, "grad_reduce_fp32",
+		"grad_reduce_in_fp32|grad-reduce-in-fp32|accumulate-allreduce-grads-in-fp32|"
+		"accumulate_allreduce_grads_in_fp32",
+		st->family == VS_MEGATRON_LM && sc->dtype != CVC_PROJ_FP16 &&
+			sc->dtype != CVC_PROJ_FP32, NULL,
+		"Megatron-LM's arguments.py: bf16 weights accumulate and all-reduce their "
+		"gradients in fp32");
 	/* before FlashAttention: Megatron's unfused attention, fused softmax */
 	if (f >= 0 && !vrow_given(r, f) &&
 	    ((ds && !(st->year >= 2023)) || vstack_before(st, 2022, 6))) {

@@ -185,6 +185,13 @@ typedef struct cvc_proj_scenario {
 	 * counts, the routed experts inside a CUDA graph, and no rank past its
 	 * capacity; 0: dropless */
 	int moe_token_drop;
+	/* data-parallel gradients accumulated and reduced in fp32 (Megatron-
+	 * Core's grad_reduce_in_fp32, Megatron-LM's
+	 * --accumulate-allreduce-grads-in-fp32): 4 B a parameter in the grad
+	 * buffer and on the wire, else the weights' 16 bits and an fp32 copy of
+	 * the optimizer's shard; -1 = auto: fp32 only with fp32 weights, as
+	 * NVIDIA's published performance recipes run (projector/run.c) */
+	int grad_reduce_fp32;
 	/* multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core's
 	 * --mtp-num-layers) on the last stage: each one more layer, a
 	 * projection of 2h to h and the logits and loss again */

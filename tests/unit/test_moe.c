@@ -798,9 +798,9 @@ static int scan_dp(void *user, const cvc_proj_op *o)
  * (DistributedDataParallel's expert_parallel_buffers on intra_expt_dp_group).
  * Setup: 4 layers, h 1024, 16 experts of 512 (SwiGLU), 64 GPUs at tp 2,
  * etp 1, ep 4, so dp 32 and an expert group of 16.  Exact: the experts per
- * GPU are 4 x 4 x 3 x 1024 x 512; the weights, gradients and states are
- * (2 + 4 + 12/32) bytes per dense parameter and (2 + 4 + 12/16) per expert
- * parameter; one reduce-scatter and one all-gather of the experts' bf16
+ * GPU are 4 x 4 x 3 x 1024 x 512; the weights, 16-bit gradients and states
+ * (the optimizer's fp32 gradient copy among them) are (2 + 2 + 16/32)
+ * bytes per dense parameter and (2 + 2 + 16/16) per expert parameter; one reduce-scatter and one all-gather of the experts' bf16
  * bytes run on the group of 16.  Before: half the experts (split by tp)
  * and their states sharded 32 ways.
  */
@@ -823,7 +823,7 @@ Test(moe, experts_shard_over_the_expert_data_parallel_group)
 	proj_params_of(&g.sc[0], &x, 4, 0, &P);
 	p_e = P.L_moe * P.p_exp;
 	cr_expect_eq(p_e, 4.0 * 4 * 3 * 1024 * 512, "experts per GPU %.0f", p_e);
-	want = ((P.p_stage - p_e) * (2 + 4 + 12.0 / 32) + p_e * (2 + 4 + 12.0 / 16)) / 1e9;
+	want = ((P.p_stage - p_e) * (2 + 2 + 16.0 / 32) + p_e * (2 + 2 + 16.0 / 16)) / 1e9;
 	cr_expect_float_eq(g.r[0].mem_params_gb, want, 1e-9 * want, "%.6f GB, want %.6f",
 			   g.r[0].mem_params_gb, want);
 	cvc_proj_scenario_ops(&g.sc[0], scan_dp, &d);

@@ -687,8 +687,8 @@ Test(project, rankings_offer_what_fits)
 /* A layout between the lowest published out-of-memory ceiling and their
  * median does not fit, and says it may; one under the lowest fits and says
  * nothing about memory; one over the median does not fit and says nothing.
- * Llama 2 70B with tp 8 on A100 80GB: ZeRO-1 over dp 256 and selective
- * recompute keeps 82.1 GB (95.5% of the 80 GiB); full recompute, less;
+ * Llama 2 70B with tp 8 on A100 80GB: fp32 gradients, ZeRO-1 over dp 256
+ * and selective recompute keeps 82.1 GB (95.5% of the 80 GiB); full recompute, less;
  * two sequences per micro-batch, more. */
 Test(project, memory_between_the_published_ceilings_may_fit)
 {
@@ -703,7 +703,8 @@ Test(project, memory_between_the_published_ceilings_may_fit)
 		snprintf(y, sizeof y,
 			 "model: {layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn: 28672,\n"
 			 "        ffn_type: swiglu, vocab: 32000, seq: 4096}\n"
-			 "training: {global_batch: 4096, micro_batch: %d, recompute: %s, zero: 1}\n"
+			 "training: {global_batch: 4096, micro_batch: %d, recompute: %s, zero: 1,\n"
+			 "           grad_reduce_fp32: true}\n"
 			 "parallelism: {tp: 8, pp: 1}\n"
 			 "hardware: {gpu: A100-SXM-80GB, gpus: 2048}\n", i == 2 ? 2 : 1, rc[i]);
 		run(y, &c, 0);
@@ -814,8 +815,8 @@ Test(project, llama3_405b_memory_as_meta_ran_it)
 /* Claim: an untied output layer (Llama's --untie-embeddings-and-output-
  * weights) is a second vocabulary matrix on the GPU when one pipeline stage
  * holds both ends, and only then.  Setup: Llama 3 8B (vocab 128256, h
- * 4096), ZeRO 0, tp 1: 18 bytes per parameter (bf16 weight, fp32 gradient,
- * master and two moments).  Exact: pp 1 untied holds 128256 x 4096 x 18 B
+ * 4096), ZeRO 0, tp 1, fp32 gradients: 18 bytes per parameter (bf16
+ * weight, fp32 gradient, master and two moments).  Exact: pp 1 untied holds 128256 x 4096 x 18 B
  * = 9.456 GB more than tied; pp 2 the same either way (the last stage keeps
  * the output layer or Megatron-Core's tied copy). */
 Test(project, untied_output_layer_memory)
@@ -825,7 +826,7 @@ Test(project, untied_output_layer_memory)
 
 	run("model: {layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336,\n"
 	    "        ffn_type: swiglu, vocab: 128256, seq: 8192, tie_embeddings: [true, false]}\n"
-	    "training: {global_batch: 64, zero: 0}\n"
+	    "training: {global_batch: 64, zero: 0, grad_reduce_fp32: true}\n"
 	    "parallelism: {pp: [1, 2]}\nhardware: {gpu: H100, gpus: 16}\n", &c, 0);
 	for (int i = 0; i < c.n; i++)
 		valid += c.r[i].valid;

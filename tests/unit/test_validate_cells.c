@@ -820,17 +820,18 @@ Test(validate_cells, qwen3_recipe_turns_the_a2a_overlap_off)
  * Claim: a NeMo row dated before August 2024 ran FlashAttention-2 (the
  * launcher's NVTE_FUSED_ATTN: 0) and is priced so, slower on H100 than the
  * same row of a later release on cuDNN; a later NeMo row, a Megatron-LM
- * row of the same month and a row naming its attention keep theirs.
+ * row of the same month and a row naming its attention keep theirs.  (The
+ * Megatron-LM row states 16-bit gradients, so only the attention differs.)
  */
 Test(validate_cells, early_nemo_runs_flash_attention_2)
 {
 	static const char text[] =
 		"model,layers,hidden,heads,seq,tp,pp,cp,micro_batch,global_batch,gpus,gpu,dtype,"
-		"attention,tokens_per_s_per_gpu,source\n"
-		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,NVIDIA/NeMo (NeMo24.03.01)\n"
-		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,NVIDIA/NeMo (NeMo 24.09)\n"
-		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,Megatron-LM 2024-03\n"
-		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,cuDNN,6700,NeMo 24.07\n";
+		"attention,tokens_per_s_per_gpu,source,grad_reduce_fp32\n"
+		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,NVIDIA/NeMo (NeMo24.03.01),\n"
+		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,NVIDIA/NeMo (NeMo 24.09),\n"
+		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,Megatron-LM 2024-03,0\n"
+		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,cuDNN,6700,NeMo 24.07,\n";
 	static const char *const want[][3] = {
 		{"attention=fa2 (NeMo dated by the text before 2024-08: NeMo-Framework-Launcher's",
 		 NULL, NULL},
@@ -891,4 +892,43 @@ Test(validate_cells, releases_say_what_they_ran)
 	/* said, not assumed: the releases' rows are projected alike */
 	cr_expect_float_eq(pred[0], pred[1], 1e-9 * pred[0]);
 	cr_expect_float_eq(pred[0], pred[2], 1e-9 * pred[0]);
+}
+
+/*
+ * Claim: a row of Megatron-LM in bf16 (or fp8: bf16 weights) takes its
+ * command line's rule, gradients accumulated and reduced in fp32, and says
+ * so; rows of NeMo and Megatron-Bridge keep the projector's 16-bit default
+ * (their performance recipes set grad_reduce_in_fp32 off), fp16 weights
+ * reduce in fp16, and a row whose text names the setting keeps it.  The
+ * fp32 rows' data-parallel sync moves twice the gradient bytes, so the same
+ * layout projects slower where the sync is exposed: one micro-batch per
+ * replica (64 GPUs, global batch 64), whose backward is all it can hide
+ * under.
+ */
+Test(validate_cells, gradients_reduce_in_fp32_where_the_stack_does)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,cp,micro_batch,global_batch,gpus,gpu,dtype,"
+		"tokens_per_s_per_gpu,source,notes\n"
+		"Llama2-7B,,,,4096,1,1,1,1,64,64,H100-SXM-80GB,bf16,6700,Megatron-LM 2024-03,\n"
+		"Llama2-7B,,,,4096,1,1,1,1,64,64,H100-SXM-80GB,bf16,6700,NVIDIA/NeMo 24.09,\n"
+		"Llama2-7B,,,,4096,1,1,1,1,64,64,H100-SXM-80GB,fp8,6700,Megatron-LM 2024-03,\n"
+		"Llama2-7B,,,,4096,1,1,1,1,64,64,H100-SXM-80GB,fp16,6700,Megatron-LM 2024-03,\n"
+		"Llama2-7B,,,,4096,1,1,1,1,64,64,H100-SXM-80GB,bf16,6700,Megatron-Bridge 25.11,\n"
+		"Llama2-7B,,,,4096,1,1,1,1,64,64,H100-SXM-80GB,bf16,6700,NVIDIA/NeMo 24.09,"
+		"grad_reduce_in_fp32 on\n";
+	static const char *const want[][3] = {
+		{"grad_reduce_fp32=1 (Megatron-LM's arguments.py", NULL, NULL},
+		{"!grad_reduce_fp32", NULL, NULL},
+		{"grad_reduce_fp32=1 (Megatron-LM's arguments.py", NULL, NULL},
+		{"!grad_reduce_fp32", NULL, NULL},
+		{"!grad_reduce_fp32", NULL, NULL},
+		{"grad_reduce_fp32=1 (the row's text says so)", NULL, NULL},
+	};
+	double pred[6];
+
+	rows_said(text, sizeof text - 1, want, 6, pred);
+	cr_expect(pred[0] < pred[1], "fp32 gradients %g, bf16 %g", pred[0], pred[1]);
+	cr_expect_float_eq(pred[0], pred[5], 1e-9 * pred[0]);
+	cr_expect_float_eq(pred[1], pred[4], 1e-9 * pred[1]);
 }
