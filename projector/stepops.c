@@ -264,7 +264,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 				if (p_e > 0 && edp > 1)
 					st->dp_ag += proj_op_coll(k, CVC_MODEL_ALLGATHER,
 								  CVC_PROJ_COMM_DP, p_e * P->wb,
-								  fmin(edp, sh), pn_e, count);
+								  proj_expert_group(sc, sh), pn_e, count);
 			}
 		}
 	}

@@ -887,3 +887,41 @@ Test(moe, catalog_models_count_their_published_parameters)
 				     "%s active %.2fB", pub[i].name, active / 1e9);
 	}
 }
+
+/*
+ * Claim: where the expert data-parallel group is wider than the dense one
+ * (etp below tp with ep 1: every tp rank holds the whole experts), the
+ * distributed optimizer's updated expert shards are all-gathered over that
+ * group, the one their states are sharded over in memory.  Setup: tp 2,
+ * etp 1, ep 1 on 64 GPUs: dp 32, expert group 64; experts of 128 so that
+ * their gradients are one bucket.  Exact: one reduce-
+ * scatter and one all-gather of the experts' bf16 bytes on 64 ranks, none
+ * of them on the dense group of 32.  Before: the all-gather was clamped to
+ * the dense group (32) while memory sharded over 64.
+ */
+Test(moe, expert_gather_on_a_wider_expert_group)
+{
+	struct got g;
+	struct proj_shape x;
+	struct proj_params P;
+	struct dpscan wide = {.group = 64}, dense = {.group = 32};
+	double p_e;
+
+	run_valid("model: {layers: 4, hidden: 1024, heads: 8, ffn_type: swiglu, vocab: 32000,\n"
+	    "        seq: 1024, experts: 16, top_k: 2, moe_ffn: 128}\n"
+	    "training: {global_batch: 64, micro_batch: 1, distributed_optimizer: true}\n"
+	    "parallelism: {tp: 2, etp: 1, ep: 1}\n"
+	    "hardware: {gpu: H100-SXM, gpus: 64}\n", &g, 1);
+	cr_assert_eq(g.sc[0].dp, 32);
+	proj_shape_of(&g.sc[0], &x);
+	proj_params_of(&g.sc[0], &x, 4, 0, &P);
+	p_e = P.L_moe * P.p_exp;
+	cr_expect_eq(p_e, 4.0 * 16 * 3 * 1024 * 128, "experts per GPU %.0f", p_e);
+	cvc_proj_scenario_ops(&g.sc[0], scan_dp, &wide);
+	cvc_proj_scenario_ops(&g.sc[0], scan_dp, &dense);
+	cr_expect_eq(wide.rs_n, 1, "%d reduce-scatters on the expert group", wide.rs_n);
+	cr_expect_eq(wide.ag_n, 1, "%d all-gathers on the expert group", wide.ag_n);
+	cr_expect_eq(wide.ag_bytes, (int64_t)(p_e * 2));
+	cr_expect_eq(dense.ag_n, 1, "%d all-gathers on the dense group", dense.ag_n);
+	cr_expect_eq(dense.ag_bytes, (int64_t)((P.p_stage - p_e) * 2));
+}
