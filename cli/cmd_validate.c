@@ -46,6 +46,12 @@ static void print_stats(const char *what, const cvc_proj_vstats *s)
 			"alike); their measurements' own spread leaves any projection from what the "
 			"rows state at least %.2f%% MAPE\n",
 			what, s->repeat_rows, s->repeat_sets, s->floor_pct);
+	if (s->regressed_rows > 0 && isfinite(s->mape_unregressed_pct))
+		fprintf(stderr, "%s: %d of the projected rows were measured in a release their "
+			"stack's own issue tracker records as regressed for that model and GPU (their "
+			"notes say which); MAPE over the other %d: %.2f%%\n",
+			what, s->regressed_rows, s->expressible - s->regressed_rows,
+			s->mape_unregressed_pct);
 	if (isfinite(s->coverage_pct))
 		fprintf(stderr, "%s: 90%% intervals hold the measurement in %.1f%% of the rows; "
 			"median half-width %.1f%%\n", what, s->coverage_pct, s->median_halfwidth_pct);

@@ -46,6 +46,7 @@ struct verr {
 	int group;
 	int covered;       /* measurement inside the 90% interval; -1 no interval */
 	double halfw;      /* interval half-width, % of the projection */
+	int regressed;     /* a release recorded as regressed (vrecipe.c) */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -58,8 +59,8 @@ static int cmp_double(const void *a, const void *b)
 /* Accuracy of the rows of group g (g < 0: all). */
 static int stats(const struct verr *e, size_t n, int g, double *scratch, cvc_proj_vstats *st)
 {
-	size_t k = 0, ki = 0;
-	double sum = 0, sgn = 0, nsum = 0, in10 = 0, cov = 0;
+	size_t k = 0, ki = 0, kr = 0;
+	double sum = 0, sgn = 0, nsum = 0, in10 = 0, cov = 0, sum_r = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		if (g >= 0 && e[i].group != g)
@@ -69,8 +70,12 @@ static int stats(const struct verr *e, size_t n, int g, double *scratch, cvc_pro
 		sgn += e[i].err;
 		nsum += fabs(e[i].naive);
 		in10 += fabs(e[i].err) <= 10;
+		if (e[i].regressed)
+			kr++, sum_r += fabs(e[i].err);
 	}
 	st->expressible = (int)k;
+	st->regressed_rows = (int)kr;
+	st->mape_unregressed_pct = kr && k > kr ? (sum - sum_r) / (double)(k - kr) : NAN;
 	st->mape_pct = st->median_pct = st->within10_pct = st->bias_pct = NAN;
 	st->naive_mape_pct = st->skill_pct = NAN;
 	st->coverage_pct = st->median_halfwidth_pct = NAN;
@@ -348,7 +353,7 @@ static int project_row(cvc_proj_ctx *ctx, struct vrow *row, int k, struct vproj 
 
 /* Keeps a compared row's errors (group g) for the summary. */
 static cvc_status keep_errors(struct verrs *E, const struct vproj *v, double pred, double e,
-			      int g)
+			      int g, int regressed)
 {
 	const cvc_proj_result *r = &v->r;
 	double naive = NAN, meas = v->meas;
@@ -365,6 +370,7 @@ static cvc_status keep_errors(struct verrs *E, const struct vproj *v, double pre
 	x->meas = meas;
 	x->naive = 100 * (naive - meas) / meas;
 	x->group = g;
+	x->regressed = regressed;
 	x->covered = -1;
 	x->halfw = NAN;
 	if (isfinite(r->tokens_per_s_per_gpu_lo) && isfinite(r->tokens_per_s_per_gpu_hi)) {
@@ -441,7 +447,7 @@ static cvc_status validate_row(cvc_proj_ctx *ctx, struct vrow *row, int k,
 		hi = v.r.tokens_per_s_per_gpu_hi;
 		e = 100 * (pred - v.meas) / v.meas;
 		vrow_note(row, "measured: %s", v.from);
-		if (keep_errors(E, &v, pred, e, g))
+		if (keep_errors(E, &v, pred, e, g, row->regressed))
 			return nomem(err, errlen);
 	}
 	write_row(out, rec, pred, lo, hi, v.meas, e, k, row);

@@ -221,6 +221,7 @@ void vrow_start(struct vrow *r, int legacy, int default_conv)
 	r->name[0] = r->gpu[0] = r->rcmods[0] = 0;
 	r->assumed[0] = r->why[0] = 0;
 	r->kind = CVC_PROJ_VWHY_INVALID;
+	r->regressed = 0;
 	r->ngiven = 0;
 	r->tps = r->iter = r->tflops = r->mfu = NAN;
 	r->conv = default_conv;

@@ -229,6 +229,8 @@ struct vrow {
 	int fid[48], nfid;
 	int has_measured;         /* a measured cell is not empty */
 	const proj_archs *archs;  /* cvc's catalog of models by name (validate.c) */
+	int regressed;            /* measured in a release its stack's tracker
+				   * records as regressed for it (vrecipe.c) */
 	char assumed[2048];       /* "; "-separated */
 	int kind;                 /* enum cvc_proj_vwhy of why */
 	char why[512];            /* not expressible: why */
@@ -296,6 +298,9 @@ void vrow_mark(struct vrow *r, int f);
  * catalog name) and GPU sets for its recompute and FP8 scaling, where the
  * row is of that stack and does not say it, said (vrecipe.c). */
 void vrecipe_apply(struct vrow *r);
+/* A release its stack's tracker records as regressed for the row's model
+ * and GPU: said, and r->regressed set (after the defaults). */
+void vrecipe_regressed(struct vrow *r);
 
 /* Fills what the row did not say, from its stack and era, and says it:
  * 0, or 1 when the row cannot be projected (r->why). */

@@ -683,6 +683,13 @@ typedef struct cvc_proj_vstats {
 				  * (0 for the other rows), over the projected
 				  * rows: what the measurements' own disagreement
 				  * leaves to any projection of these rows */
+	int regressed_rows;      /* projected rows measured in a release their
+				  * stack's own issue tracker records as
+				  * regressed for that model and GPU (said in
+				  * each row's notes; counted in every figure
+				  * above) */
+	double mape_unregressed_pct; /* MAPE over the other projected rows (NaN
+				  * when there are none of either) */
 } cvc_proj_vstats;
 
 /* One value of the --by column and its rows' accuracy. */

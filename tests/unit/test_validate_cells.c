@@ -932,3 +932,58 @@ Test(validate_cells, gradients_reduce_in_fp32_where_the_stack_does)
 	cr_expect_float_eq(pred[0], pred[5], 1e-9 * pred[0]);
 	cr_expect_float_eq(pred[1], pred[4], 1e-9 * pred[1]);
 }
+
+/*
+ * Claim: a row of a release the stack's tracker records as regressed for
+ * its model and GPU (Megatron-Bridge issue #1998: dropless Qwen3-30B-A3B on
+ * H100 and B200, 25.11 to 26.02) says so and is counted apart, keeping its
+ * projection: the same layout of 25.09, of the patch release 26.02.01, in
+ * token drop, or on GB200 says nothing.  The summary counts every row and
+ * gives the MAPE over the unflagged ones.
+ */
+Test(validate_cells, regressed_releases_said_and_counted_apart)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,ep,vpp,micro_batch,global_batch,gpus,gpu,dtype,tokens_per_s_per_gpu,"
+		"source,notes\n"
+		"Qwen3-30B-A3B,,,,4096,1,2,8,12,1,1024,16,H100-SXM-80GB,fp8,5000,Megatron-Bridge,"
+		"Release 25.11 NeMo container\n"
+		"Qwen3-30B-A3B,,,,4096,1,2,8,12,1,1024,16,H100-SXM-80GB,fp8,5000,Megatron-Bridge,"
+		"Release 26.02 NeMo container\n"
+		"Qwen3-30B-A3B,,,,4096,1,2,8,12,1,1024,16,H100-SXM-80GB,fp8,5000,Megatron-Bridge,"
+		"Release 26.02.01 NeMo container\n"
+		"Qwen3-30B-A3B,,,,4096,1,2,8,12,1,1024,16,H100-SXM-80GB,fp8,5000,Megatron-Bridge,"
+		"Release 25.09 NeMo container\n"
+		"Qwen3-30B-A3B,,,,4096,1,2,8,12,1,1024,16,H100-SXM-80GB,fp8,5000,Megatron-Bridge,"
+		"Release 25.11 NeMo container (tokendrop)\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,8,1,1,512,8,GB200,fp8,5000,Megatron-Bridge,"
+		"Release 25.11 NeMo container\n";
+	static const char *const want[][3] = {
+		{"regressed release: dropless Qwen3-30B-A3B 2x slower", "issue #1998", NULL},
+		{"regressed release: dropless Qwen3-30B-A3B 2x slower", NULL, NULL},
+		{"!regressed release", NULL, NULL},
+		{"!regressed release", NULL, NULL},
+		{"!regressed release", NULL, NULL},
+		{"!regressed release", NULL, NULL},
+	};
+	double pred[6];
+	cvc_proj_validation v;
+	char *out;
+
+	rows_said(text, sizeof text - 1, want, 6, pred);
+	cr_expect_float_eq(pred[0], pred[2], 1e-9 * pred[0], "the flag moves no projection");
+	out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK);
+	cr_expect_eq(v.all.expressible, 6);
+	cr_expect_eq(v.all.regressed_rows, 2);
+	{
+		double sum = 0;
+
+		for (int i = 2; i < 6; i++)
+			sum += fabs(100 * (pred[i] - 5000) / 5000);
+		/* the projections as written: 6 significant digits */
+		cr_expect_float_eq(v.all.mape_unregressed_pct, sum / 4, 1e-4 * sum, "%g vs %g",
+				   v.all.mape_unregressed_pct, sum / 4);
+	}
+	free(out);
+	cvc_proj_validation_release(&v);
+}
