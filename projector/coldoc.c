@@ -78,7 +78,7 @@ static const struct coldoc docs[] = {
 	{"moe_token_drop", "0/1", "1: MoE token drop padded to capacity (static shapes: no host "
 				  "sync per layer, experts CUDA-graphable)"},
 	{"grad_reduce_fp32", "0/1", "1: data-parallel gradients kept and reduced in fp32 (4 B), 0: "
-				    "in the weights' 16 bits (auto: fp32 weights only)"},
+				    "in the weights' 16 bits (auto: fp32 weights or torchtitan)"},
 	/* parallelism */
 	{"tp", "GPUs", "tensor-parallel width"},
 	{"pp", "stages", "pipeline-parallel stages"},

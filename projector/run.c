@@ -90,9 +90,11 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 	 * grad_reduce_in_fp32 = False for every model family, NeMo's
 	 * performance scripts too), where Megatron-LM's command line would
 	 * reduce bf16 weights' gradients in fp32 (validate takes that for its
-	 * rows: vdefault.c) */
+	 * rows: vdefault.c); torchtitan reduces in fp32 (its
+	 * training.mixed_precision_reduce ships "float32") */
 	if (sc->grad_reduce_fp32 < 0)
-		sc->grad_reduce_fp32 = sc->dtype == CVC_PROJ_FP32;
+		sc->grad_reduce_fp32 = sc->dtype == CVC_PROJ_FP32 ||
+				       sc->framework == CVC_PROJ_FW_TORCHTITAN;
 	if (sc->vpp == 0)
 		sc->vpp = 1;
 	if (sc->clusters < 1)

@@ -189,8 +189,9 @@ typedef struct cvc_proj_scenario {
 	 * Core's grad_reduce_in_fp32, Megatron-LM's
 	 * --accumulate-allreduce-grads-in-fp32): 4 B a parameter in the grad
 	 * buffer and on the wire, else the weights' 16 bits and an fp32 copy of
-	 * the optimizer's shard; -1 = auto: fp32 only with fp32 weights, as
-	 * NVIDIA's published performance recipes run (projector/run.c) */
+	 * the optimizer's shard; -1 = auto: fp32 with fp32 weights or under
+	 * torchtitan, else 16-bit as NVIDIA's published performance recipes
+	 * run (projector/run.c) */
 	int grad_reduce_fp32;
 	/* multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core's
 	 * --mtp-num-layers) on the last stage: each one more layer, a

@@ -32,8 +32,9 @@ static void first(const char *training, const char *dtype_fw, cvc_proj_scenario 
 
 /* Claim: left unset, gradients are 16-bit unless the weights are fp32, as
  * NVIDIA's published performance recipes run them (Megatron-Bridge's and
- * NeMo's set grad_reduce_in_fp32 off), for every framework; a value given,
- * under either of Megatron's names, is kept. */
+ * NeMo's set grad_reduce_in_fp32 off), but under torchtitan, which ships
+ * an fp32 reduce dtype; a value given, under either of Megatron's names,
+ * is kept. */
 Test(gradreduce, the_default_is_megatron_lms_rule)
 {
 	static const struct {
@@ -45,6 +46,7 @@ Test(gradreduce, the_default_is_megatron_lms_rule)
 		{"dtype: fp8", 0},
 		{"dtype: fp32", 1},
 		{"dtype: bf16, framework: pytorch", 0},
+		{"dtype: bf16, framework: torchtitan", 1},
 		{"dtype: bf16, grad_reduce_in_fp32: false", 0},
 		{"dtype: fp16, accumulate_allreduce_grads_in_fp32: true", 1},
 	};

@@ -57,7 +57,8 @@ Test(torchtitan, op_policy_recomputes_every_second_matmul)
 	cr_expect_float_eq(t.hw_flops, p.hw_flops, 1e-9 * p.hw_flops);
 }
 
-/* Under full recomputation both frameworks run the whole forward again. */
+/* Under full recomputation both frameworks run the whole forward again
+ * (their gradients reduced alike: torchtitan's default is fp32). */
 Test(torchtitan, full_recompute_is_the_same)
 {
 	cvc_proj_scenario st, sp;
@@ -65,10 +66,10 @@ Test(torchtitan, full_recompute_is_the_same)
 	char text[1024];
 
 	snprintf(text, sizeof text, LLAMA8B "training: {global_batch: 16, micro_batch: 2, "
-		 "zero: 3, recompute: full, framework: torchtitan}\n");
+		 "zero: 3, recompute: full, framework: torchtitan, grad_reduce_fp32: true}\n");
 	cr_assert_eq(tu_proj_first(text, &st, &t), 1);
 	snprintf(text, sizeof text, LLAMA8B "training: {global_batch: 16, micro_batch: 2, "
-		 "zero: 3, recompute: full, framework: pytorch}\n");
+		 "zero: 3, recompute: full, framework: pytorch, grad_reduce_fp32: true}\n");
 	cr_assert_eq(tu_proj_first(text, &sp, &p), 1);
 	cr_expect_float_eq(t.hw_flops, p.hw_flops, 1e-9 * p.hw_flops);
 	cr_expect_float_eq(t.step_s, p.step_s, 1e-9 * p.step_s);
