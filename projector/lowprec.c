@@ -120,7 +120,7 @@ static double ffn_inputs_cast_apart(const struct proj_shape *x)
 
 	if (!x->moe)
 		return x->T * x->f / x->t;
-	e = (x->disp8 ? x->T : routed) * x->h + routed * x->f / x->et;
+	e = (x->disp8 ? x->Te : routed) * x->h + routed * x->f / x->et;
 	if (x->fs > 0)
 		e += x->T * (x->h + x->fs / x->t);
 	return e;

@@ -22,7 +22,9 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 {
 	double t = x->t, sh = x->sp ? t : 1, B = x->BA, gin = B;
 	double dq = x->a * x->dh / t, dkv = fmax(1, x->g / t) * x->dh;
-	double f_loc = x->f / (x->moe ? x->et : t), ffk = x->moe ? x->k : 1;
+	/* the rows the experts run per token: the rank's copies, gathered
+	 * over the expert tensor-parallel group (proj_shape_of()) */
+	double f_loc = x->f / (x->moe ? x->et : t), rows = x->moe ? x->Tm / x->T : 1;
 	double drop = sc->dropout ? 1 : 0, a = 0;
 	double nsub = (x->mixer != PROJ_MIX_NONE) + !x->noffn;
 	/* selective recompute's modules (Megatron-Core's --recompute-modules):
@@ -86,10 +88,10 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 		return a + (!shared ? (B * (x->gated ? 2 : 1) + gin) * x->fs / t : 0);
 	}
 	if (!(norm && !x->moe))
-		a += gin * ffk * x->h / sh;   /* FC1 input (norm output, routed copies) */
-	a += B * ffk * (x->gated ? 2 : 1) * f_loc; /* activation input (FC1 output) */
+		a += gin * x->h * (x->moe ? rows : 1 / sh); /* FC1 input (norm output, routed rows) */
+	a += B * rows * (x->gated ? 2 : 1) * f_loc; /* activation input (FC1 output) */
 	if (!act)
-		a += gin * ffk * f_loc;       /* FC2 input (activation output) */
+		a += gin * rows * f_loc;      /* FC2 input (activation output) */
 	/* shared experts: their FC1 input is the routed experts' (kept once) */
 	if (!shared)
 		a += (B * (x->gated ? 2 : 1) + gin) * x->fs / t;

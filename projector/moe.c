@@ -58,7 +58,7 @@ static double kern(struct proj_sink *k, int cls, double bytes, double count)
 }
 
 /*
- * The router's kernels besides its GEMM, on T tokens' E scores (fp32), as
+ * The router's kernels besides its GEMM, on the Te tokens' E scores (fp32), as
  * Megatron-Core's TopKRouter runs them (moe/router.py, moe/moe_utils.py:
  * topk_routing_with_score_function, compute_routing_scores_for_aux_loss,
  * switch_load_balancing_loss_func).  Unfused: the score function (softmax
@@ -76,7 +76,7 @@ static double kern(struct proj_sink *k, int cls, double bytes, double count)
 static double router_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
 			 double *bwd)
 {
-	double te = x->T * x->E, tk = x->T * x->k, f = 0, b = 0;
+	double te = x->Te * x->E, tk = x->Tx, f = 0, b = 0;
 
 	if (x->rfuse) {
 		f = kern(k, CVC_MODEL_MEM_NORM, 9 * te, cf) + kern(k, CVC_MODEL_MEM_NORM, 9 * te, cf) +
@@ -102,7 +102,8 @@ static double router_ops(struct proj_sink *k, const struct proj_shape *x, double
 
 /*
  * Token permutation before the experts and its inverse after, each way, on
- * the rank's routed copies Tr (the busiest rank's).  Unfused, as Megatron-
+ * the copies Tr of the rank's own tokens (the busiest rank's), and the
+ * alltoall dispatcher's sort on the rows its experts run.  Unfused, as Megatron-
  * Core's moe_utils.permute / unpermute run PyTorch ops: the routing map
  * transposed (2 B per score), its indices (8 B per copy, two kernels), the
  * tokens and their probabilities gathered; unpermuted: weighted by their
@@ -117,8 +118,8 @@ static double router_ops(struct proj_sink *k, const struct proj_shape *x, double
 static double permute_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
 			  double *bwd)
 {
-	double Th = x->BA * x->T * x->h, Trh = x->BA * x->Tm * x->imb * x->h, te = x->T * x->E;
-	double Tr = x->Tm * x->imb, f, b;
+	double Th = x->BA * x->Te * x->h, Trh = x->BA * x->Tx * x->imb * x->h, te = x->Te * x->E;
+	double Tr = x->Tx * x->imb, Tmh = x->BA * x->Tm * x->imb * x->h, f, b;
 
 	*bwd = 0;
 	if (x->disp == CVC_PROJ_DISPATCH_HYBRIDEP)
@@ -155,8 +156,8 @@ static double permute_ops(struct proj_sink *k, const struct proj_shape *x, doubl
 	 * combine_preprocess).  The flex dispatchers' kernels hand each rank
 	 * its tokens in the order its permutation above makes. */
 	if (x->disp == CVC_PROJ_DISPATCH_ALLTOALL && x->e > 1 && x->E / x->e > 1) {
-		f += 2 * kern(k, CVC_MODEL_MEM_GATHER, 2 * Trh, 2 * cf);
-		b += 2 * kern(k, CVC_MODEL_MEM_GATHER, 2 * Trh, 2 * cb);
+		f += 2 * kern(k, CVC_MODEL_MEM_GATHER, 2 * Tmh, 2 * cf);
+		b += 2 * kern(k, CVC_MODEL_MEM_GATHER, 2 * Tmh, 2 * cb);
 	}
 	*bwd = b;
 	return f;
@@ -164,8 +165,9 @@ static double permute_ops(struct proj_sink *k, const struct proj_shape *x, doubl
 
 /*
  * MoE FFN: the router (its GEMM in bf16, its score, top-k and auxiliary-
- * loss kernels), then each rank's E/ep experts as grouped GEMMs over the
- * T*k routed copies it receives (balanced routing: T*k/(E/ep) per expert;
+ * loss kernels) on the rank's Te tokens, then each rank's E/ep experts as
+ * grouped GEMMs over the Tm rows it receives (Te*k copies, times etp when
+ * the expert tensor-parallel group gathers them; balanced routing: Tm/(E/ep) per expert;
  * times moe_imbalance on the busiest rank, which sets the pace), expert
  * tensor parallel etp; the shared experts; and the token permutation
  * around the experts.  Forward and backward memory-bound seconds are added
@@ -181,7 +183,7 @@ void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 	double up_f, up_d, up_w, dn_f, dn_d, dn_w, r_f, r_d, r_w, k0;
 	int dt = x->dtype; /* the layer's: bf16 in a layer kept in bf16 */
 
-	r_f = proj_gemm3(k, x->lowp ? CVC_PROJ_BF16 : x->dtype, x->T, x->E, x->h, cf, cb, 0, 1, 1, 1,
+	r_f = proj_gemm3(k, x->lowp ? CVC_PROJ_BF16 : x->dtype, x->Te, x->E, x->h, cf, cb, 0, 1, 1, 1,
 			 &r_d, &r_w);
 	up_f = proj_op_ggemm(k, dt, mg, w1, x->h, groups, cf);
 	up_d = proj_op_ggemm(k, dt, mg, x->h, w1, groups, cb);
@@ -269,9 +271,11 @@ static double units_reached(double E, double k, double u, double m)
  *     forwarded over NVLink there (DeepSeek-V3 Technical Report, arXiv
  *     2412.19437, sec. 3.2.2; DeepEP's internode kernels), at the
  *     bandwidths their authors measured (models/epcomm.c).
- * fp8 moves 1 B per element and a 4 B scale per 128 (the report's sec.
- * 3.3).  With a skewed routing (moe_imbalance) the busiest rank receives
- * and sends back that much more, and the exchange waits for it.
+ * Each rank exchanges the copies of its own Te tokens (its sequence shard
+ * with sequence parallelism).  fp8 moves 1 B per element and a 4 B scale
+ * per 128 (the report's sec. 3.3).  With a skewed routing (moe_imbalance)
+ * the busiest rank receives and sends back that much more, and the
+ * exchange waits for it.
  */
 static double ep_xfer(struct proj_sink *k, const struct proj_shape *x, int phase, double count)
 {
@@ -280,27 +284,41 @@ static double ep_xfer(struct proj_sink *k, const struct proj_shape *x, int phase
 	double t;
 
 	if (x->disp == CVC_PROJ_DISPATCH_ALLGATHER) {
-		/* every rank gathers all tokens: the skew does not change it */
-		double tok = x->T * x->h * x->BA * x->e;
+		/* every rank gathers all tokens of the expert tensor- and
+		 * expert-parallel group (its tp_ep_group): the skew does not
+		 * change it */
+		double grp = x->e * x->etg, tok = x->Te * x->h * x->BA * grp;
+		double pg = fmin(grp, fmax(1, x->gpn / x->c));
 
 		if (phase == CVC_EP_COMBINE)
-			return proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_EP, tok, x->e, pn,
+			return proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_EP, tok, grp, pg,
 					    count);
 		return proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_EP,
-				    tok + x->T * x->E * 5 * x->e, x->e, pn, count);
+				    tok + x->Te * x->E * 5 * grp, grp, pg, count);
 	}
 	if (x->disp == CVC_PROJ_DISPATCH_ALLTOALL) {
-		t = proj_op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tm * x->h * B, x->e, pn,
+		t = proj_op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tx * x->h * B, x->e, pn,
 				 count);
 	} else {
 		double mr = x->gtopk >= 1 && x->gtopk < N ? x->gtopk * pn : 0;
 		double G = units_reached(x->E, x->k, x->e, mr);
 		double D = units_reached(x->E, x->k, N, x->gtopk);
-		double nvl = x->T * G * x->h * B, net = N > 1 ? x->T * D * (N - 1) / N * x->h * B : 0;
+		double nvl = x->Te * G * x->h * B, net = N > 1 ? x->Te * D * (N - 1) / N * x->h * B : 0;
 
 		t = proj_op_ep(k, x->disp == CVC_PROJ_DISPATCH_HYBRIDEP ? CVC_EP_HYBRIDEP
 									: CVC_EP_DEEPEP,
 			       phase, nvl, net, x->e, pn, x->esms, x->h, count);
+	}
+	/* the expert tensor-parallel group gathers the exchanged copies
+	 * (dispatch_postprocess) and reduce-scatters the experts' outputs
+	 * before the combine (combine_preprocess); the flex dispatchers send
+	 * each copy to the group's ranks themselves, the same bytes */
+	if (x->etg > 1) {
+		double pe = fmin(x->etg, fmax(1, x->gpn / x->c));
+
+		t += proj_op_coll(k, phase == CVC_EP_COMBINE ? CVC_MODEL_REDUCESCATTER
+							     : CVC_MODEL_ALLGATHER,
+				  CVC_PROJ_COMM_EP, x->Tm * x->h * B, x->etg, pe, count);
 	}
 	skew_unc(k, x, PU_COLL0 + CVC_PROJ_COMM_EP, t, count);
 	return t;

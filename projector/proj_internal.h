@@ -359,6 +359,13 @@ struct proj_shape {
 	/* f: the FFN width (each routed expert's in MoE); fs, ffs: the shared
 	 * experts' total width and weights (MoE only, else 0) */
 	double b, s, h, a, g, f, fs, V, E, k, t, c, e, et, T, dh, qkv, BA, ffw, ffs, Tm, gpn;
+	/* MoE (Megatron-Core's token dispatchers, moe/token_dispatcher.py:
+	 * "num_local_tokens: S/TP*B"): Te the tokens a rank's MoE layer routes
+	 * (its sequence shard with sequence parallelism), Tx their routed
+	 * copies it exchanges, etg the expert tensor-parallel ranks the
+	 * exchanged copies are all-gathered over (1: none), so that Tm, the
+	 * rows the rank's experts run, is Tx * etg */
+	double Te, Tx, etg;
 	/* multi-latent attention (mla set): query and kv latents rq, rkv, the
 	 * rope part dr of the query/key heads; dqk, dv: query/key and value
 	 * head widths (dh, dh without MLA); attw, attw_t: the attention

@@ -94,7 +94,15 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->BA = sc->dtype == CVC_PROJ_FP32 ? 4 : 2; /* activations, grads, comm */
 	x->ffw = (x->gated ? 3 : 2) * x->h * x->f; /* FFN weights of one expert */
 	x->ffs = (x->gated ? 3 : 2) * x->h * x->fs; /* of the shared experts */
-	x->Tm = x->moe ? x->T * x->k : x->T;
+	/* with sequence parallelism a rank routes its shard of the tokens,
+	 * and the expert tensor-parallel group gathers the exchanged copies
+	 * back (Megatron-Core's dispatchers: all-to-all over EP, then
+	 * all-gather over the expert TP group); without it (tp 1, or the
+	 * layout Megatron-Core refuses with EP) every rank routes them all */
+	x->Te = x->moe && x->sp ? x->T / x->t : x->T;
+	x->Tx = x->moe ? x->Te * x->k : x->T;
+	x->etg = x->moe && (x->sp || x->t == 1) ? x->et : 1;
+	x->Tm = x->Tx * x->etg;
 	x->gpn = proj_domain(sc); /* collectives: the NVLink domain */
 	x->d3 = proj_is_3d(sc);
 	proj_grid_of(sc, &x->tr, &x->tc, &x->td);
@@ -161,7 +169,8 @@ void proj_shape_dense(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	xd->fs = xd->ffs = 0;
 	xd->et = x->t;
 	xd->ffw = (x->gated ? 3 : 2) * x->h * xd->f;
-	xd->Tm = x->T;
+	xd->Tm = xd->Tx = xd->Te = x->T;
+	xd->etg = 1;
 	xd->imb = 1;
 }
 

@@ -155,7 +155,9 @@ Test(offshared, automodel_rows_are_a_pytorch_stack)
  * TP x DP x CP (vdefault.c expert_tp); the B300 rows are priced as B300.
  * At 1d4c316 + the rule: MAPE 29.45%, median 15.91%, bias +14.45%; GB300
  * 15.11%, B300 59%, B200 36%, GB200 34%: GPT-OSS-120B at EP 64 is +24..+148%
- * (docs/MODELS.md "Off the shared set").  The bound holds that figure as a
+ * (docs/MODELS.md "Off the shared set").  With each rank routing its
+ * sequence shard (test_moetokens.c) the H100 Qwen3-235B-A22B row at TP 2
+ * moved from +12% to +35%: 30.60%.  The bound holds that figure as a
  * regression guard, not a target.
  */
 Test(offshared, bridge_26_02_rows)
@@ -178,7 +180,39 @@ Test(offshared, bridge_26_02_rows)
 		cr_log_info("  %s: %d rows, MAPE %.2f%%, bias %+.2f%%", v.groups[i].key,
 			    v.groups[i].st.expressible, v.groups[i].st.mape_pct,
 			    v.groups[i].st.bias_pct);
-	cr_expect_leq(v.all.mape_pct, 30.0, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_leq(v.all.mape_pct, 31.0, "MAPE %.2f%%", v.all.mape_pct);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+#define ZOO CVC_SOURCE_DIR "/tests/data/megatron-moe-modelzoo-qwen3-offshared.csv"
+
+/*
+ * Megatron-Core's own MoE model zoo (yanring/Megatron-MoE-ModelZoo
+ * best_practice/Qwen3/readme.md @c1ad0b5c): Qwen3-235B-A22B on 256 H100s
+ * in five layouts, each row's dispatcher, recompute, FSDP and all-to-all
+ * overlap as the table prints them, the flags its model configuration
+ * sets (model_configs/benchmarking/Qwen3-235B-A22B.yaml @1ed4179f: fused
+ * router and permutation, no --tp-comm-overlap) as cells.  Megatron-LM's
+ * command line, so gradients reduce in fp32.  Every row is projected;
+ * MAPE 28.23%, bias +28.23% (cvc fast: +7%, +31%, +4%, +44%, +55%; the
+ * TP 4 and PP 32 layouts, with a rank's 1024 and 2048 tokens, the
+ * farthest: docs/MODELS.md "Off the shared set").  A regression guard.
+ */
+Test(offshared, megatron_moe_modelzoo_qwen3_rows)
+{
+	cvc_proj_validation v;
+	struct cvc_proj_validate_opts o = {0};
+	char *out = tu_validate(ZOO, &o, &v, CVC_OK);
+	char line[8192];
+
+	cr_expect_eq(v.all.rows, 5);
+	cr_expect_eq(v.all.expressible, 5, "%d of 5 rows projected", v.all.expressible);
+	cr_assert(row_line(out, "Qwen3-235B-A22B", "H100", 0, line, sizeof line));
+	cr_expect(strstr(line, "grad_reduce_fp32=1 (Megatron-LM's arguments.py"), "%s", line);
+	cr_log_info("Megatron-MoE-ModelZoo Qwen3-235B-A22B: %d rows, MAPE %.2f%%, bias %+.2f%%",
+		    v.all.expressible, v.all.mape_pct, v.all.bias_pct);
+	cr_expect_leq(v.all.mape_pct, 29.0, "MAPE %.2f%%", v.all.mape_pct);
 	free(out);
 	cvc_proj_validation_release(&v);
 }
