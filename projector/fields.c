@@ -357,7 +357,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->tp_overlap_rs = -1;
 	sc->ep_sms = PROJ_AUTO; /* the backend's own (cvc_model_ep_default_sms()) */
 	sc->host_launch_us = PROJ_AUTO; /* measured (cvc_model_host_launch_us()) */
-	sc->grad_reduce_fp32 = -1; /* the framework's rule (proj_grad_reduce_fp32()) */
+	sc->grad_reduce_fp32 = -1; /* auto: proj_finalize() */
 	sc->local_sgd_h = 1;
 	sc->outer_overlap = 0;
 	sc->clusters = 1;
