@@ -42,6 +42,7 @@ struct recipe {
 #define DSV3 "deepseek-v3"
 #define QWEN30 "qwen3-30b-a3b"
 #define DS "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/deepseek/"
+#define QW "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py @01b2977e "
 
 static const struct recipe recipes[] = {
 	{NANO, "H100-SXM", CVC_PROJ_FP8, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE,
@@ -275,6 +276,38 @@ void vrecipe_regressed(struct vrow *r)
 	}
 }
 
+/*
+ * Expert tensor parallelism of the models whose performance recipes set
+ * it: every preset of their base configuration has
+ * expert_tensor_parallel_size = 1, where Megatron-Core's default would be
+ * tp.  It matters with tp > 1 only (the exchange is then the rank's
+ * sequence shard, its experts whole: projector/project.c).
+ */
+static const struct {
+	const char *model, *source;
+} etp_one[] = {
+	{DSV3, DS "deepseek_workload_base_configs.py @0426418 BASE_DEEPSEEK_V3_CONFIG"},
+	{QWEN30, QW "BASE_QWEN3_30B_A3B_CONFIG"},
+	{"qwen3-235b-a22b", QW "BASE_QWEN3_235B_A22B_CONFIG"},
+};
+
+static void expert_tp_one(struct vrow *r, const struct proj_arch *a)
+{
+	int f = vrow_fid(r, "etp");
+
+	if (f < 0 || vrow_given(r, f) || !(r->sc.tp > 1) || !(r->sc.experts > 1))
+		return;
+	for (size_t i = 0; i < sizeof etp_one / sizeof etp_one[0]; i++) {
+		if (strcmp(etp_one[i].model, a->name))
+			continue;
+		r->sc.etp = 1;
+		vrow_mark(r, f);
+		vrow_assume(r, "etp=1 (Megatron-Bridge's performance recipes for %s: %s)", a->name,
+			    etp_one[i].source);
+		return;
+	}
+}
+
 void vrecipe_apply(struct vrow *r)
 {
 	cvc_proj_scenario *sc = &r->sc;
@@ -285,6 +318,7 @@ void vrecipe_apply(struct vrow *r)
 	    !(a = proj_archs_find(r->archs, r->name)))
 		return;
 	ran_not_assumed(r, a);
+	expert_tp_one(r, a);
 	for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++) {
 		const struct recipe *e = &recipes[i];
 

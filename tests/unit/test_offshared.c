@@ -151,8 +151,9 @@ Test(offshared, automodel_rows_are_a_pytorch_stack)
  * the GB300 table, the DGX B300 table (a GPU no other file has), and
  * GPT-OSS-120B and Qwen3-235B-A22B on GB200, B200 and H100.  Every row is
  * projected: the H100 Qwen3-235B-A22B row (TP 2, EP 32 on 256 GPUs) only
- * with etp 1, which validate infers because EP x TP does not fit in
- * TP x DP x CP (vdefault.c expert_tp); the B300 rows are priced as B300.
+ * with etp 1, which its recipe sets (vrecipe.c; before, validate inferred it
+ * because EP x TP does not fit in TP x DP x CP); the B300 rows are priced
+ * as B300.
  * At 1d4c316 + the rule: MAPE 29.45%, median 15.91%, bias +14.45%; GB300
  * 15.11%, B300 59%, B200 36%, GB200 34%: GPT-OSS-120B at EP 64 is +24..+148%
  * (docs/MODELS.md "Off the shared set").  With each rank routing its
@@ -170,7 +171,8 @@ Test(offshared, bridge_26_02_rows)
 	cr_expect_eq(v.all.rows, 20);
 	cr_expect_eq(v.all.expressible, 20, "%d of 20 rows projected", v.all.expressible);
 	cr_assert(row_line(out, "Qwen3-235B-A22B", "H100", 0, line, sizeof line));
-	cr_expect(strstr(line, "etp=1 (EP 32 x TP 2 does not fit"), "%s", line);
+	cr_expect(strstr(line, "etp=1 (Megatron-Bridge's performance recipes for qwen3-235b-a22b"),
+		  "%s", line);
 	cr_assert(row_line(out, "Qwen3-30B-A3B", "B300 (DGX", 0, line, sizeof line));
 	cr_expect(strstr(line, "gpu=B300 ("), "%s", line);
 	cr_log_info("Megatron-Bridge 26.02 off the shared set: %d rows, MAPE %.2f%%, median %.2f%%, "
