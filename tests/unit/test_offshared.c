@@ -26,17 +26,9 @@ static const char *row_line(const char *out, const char *model, const char *gpu,
 	char key[128];
 
 	snprintf(key, sizeof key, "\n%s,", model);
-	for (const char *p = strstr(out, key); p; p = strstr(p + 1, key)) {
-		const char *e = strchr(p + 1, '\n');
-		size_t l = e ? (size_t)(e - p - 1) : strlen(p + 1);
-
-		if (l >= len)
-			l = len - 1;
-		memcpy(line, p + 1, l);
-		line[l] = 0;
-		if (strstr(line, gpu) && n-- == 0)
+	for (const char *p = strstr(out, key); p; p = strstr(p + 1, key))
+		if (strstr(tu_copy_line(p + 1, line, len), gpu) && n-- == 0)
 			return line;
-	}
 	return NULL;
 }
 

@@ -16,17 +16,9 @@
 /* The line of out (after the header) whose text holds key; NULL none. */
 static const char *line_with(const char *out, const char *key, char *line, size_t len)
 {
-	for (const char *p = strchr(out, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
-		const char *e = strchr(p + 1, '\n');
-		size_t l = e ? (size_t)(e - p - 1) : strlen(p + 1);
-
-		if (l >= len)
-			l = len - 1;
-		memcpy(line, p + 1, l);
-		line[l] = 0;
-		if (strstr(line, key))
+	for (const char *p = strchr(out, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
+		if (strstr(tu_copy_line(p + 1, line, len), key))
 			return line;
-	}
 	return NULL;
 }
 

@@ -419,6 +419,18 @@ char *tu_validate(const char *path, const struct cvc_proj_validate_opts *opts,
 	return buf;
 }
 
+const char *tu_copy_line(const char *p, char *line, size_t len)
+{
+	const char *e = strchr(p, '\n');
+	size_t l = e ? (size_t)(e - p) : strlen(p);
+
+	if (l >= len)
+		l = len - 1;
+	memcpy(line, p, l);
+	line[l] = 0;
+	return line;
+}
+
 char *tu_validate_text(const char *text, const struct cvc_proj_validate_opts *opts,
 		       struct cvc_proj_validation *v, int want)
 {

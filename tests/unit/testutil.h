@@ -72,6 +72,10 @@ char *tu_validate(const char *path, const struct cvc_proj_validate_opts *opts,
 char *tu_validate_text(const char *text, const struct cvc_proj_validate_opts *opts,
 		       struct cvc_proj_validation *v, int want);
 
+/* Copies the line of text starting at p into line (at most len - 1 bytes,
+ * NUL-terminated); returns line. */
+const char *tu_copy_line(const char *p, char *line, size_t len);
+
 /* Writes text to a file; returns 0 on success. */
 int tu_write(const char *path, const char *text, size_t len);
 
