@@ -436,9 +436,10 @@ struct proj_sink {
 };
 
 /* Parameters per GPU on the heaviest stage (layers + embedding), and the
- * bytes per parameter of weights, gradients and optimizer state. */
+ * bytes a parameter's weight and gradient move in the data-parallel
+ * collectives (memory.c counts the bytes each keeps, by framework). */
 struct proj_params {
-	double p_dense, p_exp, p_layer, p_stage, p_total, wb, gbytes, ob;
+	double p_dense, p_exp, p_layer, p_stage, p_total, wb, gbytes;
 	double p_vocab; /* of p_stage: the embedding and, untied, the output layer */
 	double p_layer_d; /* a dense layer's (MoE models' dense layers) */
 	double p_mtp;     /* of p_stage: the prediction modules' own (not their layers) */

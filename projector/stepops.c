@@ -93,8 +93,6 @@ void proj_params_kinds(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	P->p_total += P->p_mtp_all;
 	P->wb = sc->dtype == CVC_PROJ_FP32 ? 4 : 2;
 	P->gbytes = sc->grad_reduce_fp32 > 0 ? 4 : x->BA;
-	P->ob = sc->optimizer == CVC_PROJ_ADAM ? (sc->dtype == CVC_PROJ_FP32 ? 8 : 12)
-					       : (sc->dtype == CVC_PROJ_FP32 ? 4 : 8);
 }
 
 void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, double L,

@@ -248,18 +248,26 @@ static int patch_release(const char *text, const char *date_from)
 	return p[0] == '.' && isdigit((unsigned char)p[1]);
 }
 
+/* The catalog entry of a Megatron-Bridge row's model on a named GPU, the
+ * rows this file's tables are about; NULL for any other row. */
+static const struct proj_arch *bridge_arch(const struct vrow *r)
+{
+	if (r->stack.family != VS_BRIDGE || !r->archs || !r->name[0] || !r->sc.gpu)
+		return NULL;
+	return proj_archs_find(r->archs, r->name);
+}
+
 /* The first of regressions[] the row's release, model and GPU match: said
- * and flagged; after the defaults, which read token drop from the text.  A release "26.02.01" is past 26.02's fix, so a dated patch
- * release (three numbers) is not taken for its month. */
+ * and flagged; after the defaults, which read token drop from the text.
+ * A release "26.02.01" is past 26.02's fix, so a dated patch release
+ * (three numbers) is not taken for its month. */
 void vrecipe_regressed(struct vrow *r)
 {
 	const cvc_proj_scenario *sc = &r->sc;
 	const struct vstack *st = &r->stack;
-	const struct proj_arch *a;
+	const struct proj_arch *a = bridge_arch(r);
 
-	/* regressions[] holds Megatron-Bridge's tracker's */
-	if (st->family != VS_BRIDGE || !(st->year > 0) || !r->archs || !r->name[0] || !sc->gpu ||
-	    !(a = proj_archs_find(r->archs, r->name)))
+	if (!a || !(st->year > 0))
 		return;
 	for (size_t i = 0; i < sizeof regressions / sizeof regressions[0]; i++) {
 		const struct regressed *e = &regressions[i];
@@ -311,11 +319,10 @@ static void expert_tp_one(struct vrow *r, const struct proj_arch *a)
 void vrecipe_apply(struct vrow *r)
 {
 	cvc_proj_scenario *sc = &r->sc;
-	const struct proj_arch *a;
+	const struct proj_arch *a = bridge_arch(r);
 	int fr = vrow_fid(r, "fp8_recipe");
 
-	if (r->stack.family != VS_BRIDGE || !r->archs || !r->name[0] || !sc->gpu ||
-	    !(a = proj_archs_find(r->archs, r->name)))
+	if (!a)
 		return;
 	ran_not_assumed(r, a);
 	expert_tp_one(r, a);
