@@ -297,13 +297,36 @@ static int single_kind(const struct stage_layers *S)
 	return one;
 }
 
+/*
+ * Whether Transformer Engine's TP overlap is asked for where Megatron-Core's
+ * combined 1F1B all-to-all overlap keeps it from working: on Hopper and
+ * older, the TP overlap needs CUDA_DEVICE_MAX_CONNECTIONS=1 ("to enforce
+ * kernel queuing order from host to execution order on GPU ... Otherwise,
+ * communication kernel will be pushed to the end of the GEMM kernel,
+ * failing to overlap the kernels"), and the stacks that run the all-to-all
+ * overlap do not set it (32 with DeepEP, 8 without: Megatron-Bridge's
+ * PerfEnvPlugin._set_num_cuda_device_max_connections, src/megatron/bridge/
+ * recipes/run_plugins.py @17a3836a; Megatron-MoE-ModelZoo's
+ * sbatch_benchmarking.sh @38ce2ed2 exports 32 with A2A_OVERLAP=1, 1
+ * without).  Blackwell queues the two with 32 connections, so there both
+ * overlaps run.
+ */
+static int tp_overlap_held(const cvc_proj_scenario *sc, const struct proj_pricer *p)
+{
+	return sc->ep_overlap && sc->pp_schedule != CVC_PROJ_PP_DUALPIPE && sc->experts > 1 &&
+	       sc->ep > 1 && sc->tp > 1 && sc->sp && (sc->tp_overlap_ag || sc->tp_overlap_rs) &&
+	       p->known && !proj_sm100(p) && cvc_modelset_spec(p->ms_base) &&
+	       !strcmp(cvc_modelset_spec(p->ms_base)->vendor, "NVIDIA");
+}
+
 /* extra_kernels: the launches of the stage-only work; gap_us: between two
  * back-to-back kernels (cvc_model_kernel_gap_us), charged per launch: the
  * time no operator model sees; host_us: the host's work per launch priced
  * (proj_host_us()). */
 static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S,
 		       const struct proj_step_cost *st, double extra, double extra_kernels,
-		       double gap_us, double host_us, double sm_share, struct mb_cost *o)
+		       double gap_us, double host_us, double sm_share, int tp_held,
+		       struct mb_cost *o)
 {
 	double ps = ep_paired_share(sc);
 	double dc = sc->dp * sc->cp, L = 0;
@@ -354,7 +377,9 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 	}
 	o->margin_s = SUM_OF(S, tp_margin_s);
 	o->tp_mb = SUM2_OF(S, tp_fwd_s, tp_bwd_s);
-	o->tp_hid = fmin(o->tp_mb, SUM_OF(S, tp_hid_s));
+	/* held back (tp_overlap_held()): the GEMMs still run split for the
+	 * overlap, their collectives after them */
+	o->tp_hid = tp_held ? 0 : fmin(o->tp_mb, SUM_OF(S, tp_hid_s));
 	o->cp_mb = SUM2_OF(S, cp_fwd_s, cp_bwd_s);
 	o->cp_hid = fmin(o->cp_mb, SUM2_OF(S, attn_fwd_s, attn_bwd_s));
 	/* ZeRO-3 / FSDP: per layer all-gather of parameters before forward and
@@ -459,6 +484,7 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 	double last_e = lc->last_fwd_s + lc->last_bwd_s;
 	double gap = cvc_model_kernel_gap_us(p->ms_base), host = proj_host_us(sc);
 	double sms = cvc_modelset_spec(p->ms_scaled)->sm_count, esm = 0;
+	int held = tp_overlap_held(sc, p);
 	struct mb_cost one;
 	int n = 1;
 	double fml[3];
@@ -490,7 +516,7 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 			ext = last_e;
 			extk = lc->last_kernels;
 		}
-		mb_cost_of(sc, &S, st, ext, extk, gap, host, esm, &one);
+		mb_cost_of(sc, &S, st, ext, extk, gap, host, esm, held, &one);
 		if (i == 0 || one.t_mb > best->t_mb)
 			*best = one;
 	}
@@ -834,6 +860,10 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 						 (K.lc[K.ord[i]]->fwd_s + K.lc[K.ord[i]]->bwd_s);
 		proj_intervals(&in, r);
 		mem_edge_warn(r, p);
+		if (tp_overlap_held(sc, p))
+			proj_warn_add(r, "tp_overlap: not priced, the ep_overlap of this GPU "
+					 "generation keeps it from running (docs/MODELS.md "
+					 "\"TP overlap beside the all-to-all overlap\")");
 	}
 	/* the token side of local SGD (after the intervals: it reads them) */
 	proj_lsgd_apply(sc, &P, k.unc != NULL, r);

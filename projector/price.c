@@ -257,6 +257,13 @@ double proj_domain_of(const cvc_proj_scenario *sc, const struct proj_pricer *p)
 	return sc->gpus_per_node >= 1 ? sc->gpus_per_node : 8;
 }
 
+int proj_sm100(const struct proj_pricer *p)
+{
+	const cvc_hw_spec *s = p && p->ms_base ? cvc_modelset_spec(p->ms_base) : NULL;
+
+	return p && p->peak_flops[CVC_PROJ_NVFP4] > 0 && s && !strcmp(s->vendor, "NVIDIA");
+}
+
 double proj_domain(const cvc_proj_scenario *sc)
 {
 	return proj_domain_of(sc, NULL);
@@ -395,9 +402,7 @@ static void ep_price(const struct proj_pricer *p, const cvc_proj_op *o, cvc_mode
  */
 static double block_scaled(const struct proj_pricer *p, const cvc_proj_op *o, double *sd)
 {
-	const cvc_hw_spec *s = p->ms_base ? cvc_modelset_spec(p->ms_base) : NULL;
-	int emulated = (o->sub & 1) && o->dtype == CVC_PROJ_FP8 &&
-		       p->peak_flops[CVC_PROJ_NVFP4] > 0 && s && !strcmp(s->vendor, "NVIDIA");
+	int emulated = (o->sub & 1) && o->dtype == CVC_PROJ_FP8 && proj_sm100(p);
 
 	if (sd)
 		*sd = 0;

@@ -148,6 +148,10 @@ const struct proj_pricer *proj_ctx_pricer(cvc_proj_ctx *ctx, const cvc_proj_scen
  * hosts (NVL72), else gpus_per_node (an HGX board is its own domain, and
  * a scenario that sets the node size sets the domain with it). */
 double proj_domain_of(const cvc_proj_scenario *sc, const struct proj_pricer *p);
+/* 1 for an NVIDIA GPU of compute capability 10 or newer (Blackwell on),
+ * told by its FP4 tensor cores, which the older ones lack; 0 for any
+ * other GPU. */
+int proj_sm100(const struct proj_pricer *p);
 /* The domain of a scenario whose nvlink_domain is resolved (or, with no
  * catalog at hand, gpus_per_node). */
 double proj_domain(const cvc_proj_scenario *sc);

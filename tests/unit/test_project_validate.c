@@ -920,8 +920,9 @@ Test(project_validate, published_runs_with_stated_recompute_fit)
  * then 17.51%, and 17.31% with the expert data-parallel group; 18.27%
  * since a rank routes its sequence shard and DeepSeek-V3's recipe's etp 1
  * is taken (its two H100 rows at TP 2 from -6% to +32% and +23%: what the
- * doubled exchange had hidden, docs/MODELS.md "MoE layers").  The bound
- * keeps that.
+ * doubled exchange had hidden, docs/MODELS.md "MoE layers"); 18.02% with
+ * their TP overlap held back beside the all-to-all overlap on Hopper
+ * (+26% and +18%).  The bound keeps that.
  */
 Test(project_validate, blackwell_moe_rows_regression)
 {
@@ -937,7 +938,7 @@ Test(project_validate, blackwell_moe_rows_regression)
 		    g->st.expressible, g->st.mape_pct, g->st.bias_pct,
 		    g->st.mape_pct <= 15 ? "met" : "NOT met");
 	cr_expect_geq(g->st.expressible, 43);
-	cr_expect_leq(g->st.mape_pct, 18.5, "MAPE %.2f%%", g->st.mape_pct);
+	cr_expect_leq(g->st.mape_pct, 18.2, "MAPE %.2f%%", g->st.mape_pct);
 	cvc_proj_validation_release(&v);
 }
 
