@@ -10,8 +10,9 @@
  * make it fit.  Only such settings are taken here; how tokens move (the
  * dispatcher) and how kernels launch (CUDA graphs) follow validate's rules
  * for every row of the stack (vdefault.c), whatever the model, except that
- * a recipe which turns off the all-to-all overlap those rules would
- * assume is taken at its word.
+ * a recipe which turns off an overlap those rules or cvc's defaults would
+ * assume (the all-to-all overlap, the gradient reduce-scatter's) is taken
+ * at its word.
  *
  * Each entry names the recipe function and the commit it was read at
  * (docs/SCENARIOS.md "validate", docs/MODELS.md "Mamba-2").  A row whose
@@ -35,6 +36,8 @@ struct recipe {
 	double pp, ep;       /* the recipe's layout, which a row must have; 0: any */
 	int a2a_overlap;     /* moe_a2a_overlap where the recipe turns it off
 				against the stack's rule (vdefault.c); -1: the rule */
+	int dp_overlap;      /* overlap_grad_reduce where the recipe turns it
+				off; -1: cvc's default (on) */
 };
 
 #define NANO "nemotron-3-nano-30b-a3b"
@@ -47,15 +50,15 @@ struct recipe {
 static const struct recipe recipes[] = {
 	{NANO, "H100-SXM", CVC_PROJ_FP8, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE,
 	 "moe,layernorm,core_attn,moe_act",
-	 MB "h100/nemotronh.py @d861fb2f nemotron_3_nano_pretrain_16gpu_h100_fp8cs_config", 0, 0, -1},
+	 MB "h100/nemotronh.py @d861fb2f nemotron_3_nano_pretrain_16gpu_h100_fp8cs_config", 0, 0, -1, -1},
 	{NANO, "H100-SXM", CVC_PROJ_BF16, -1, CVC_PROJ_RECOMP_SELECTIVE, "moe,layernorm",
-	 MB "h100/nemotronh.py @d861fb2f nemotron_3_nano_pretrain_16gpu_h100_bf16_config", 0, 0, -1},
+	 MB "h100/nemotronh.py @d861fb2f nemotron_3_nano_pretrain_16gpu_h100_bf16_config", 0, 0, -1, -1},
 	/* no recompute: the model recipe's recompute_granularity = None
 	 * (recipes/nemotronh/nemotron_3_nano.py @04d63863), kept by the
 	 * Blackwell performance recipes */
 	{NANO, "B200|GB200", -1, -1, CVC_PROJ_RECOMP_NONE, NULL,
 	 MB "b200/nemotronh.py @130e14d4, gb200/nemotronh.py @c830d230 "
-	    "(nemotron_3_nano_pretrain_8gpu_*_config)", 0, 0, -1},
+	    "(nemotron_3_nano_pretrain_8gpu_*_config)", 0, 0, -1, -1},
 	/*
 	 * DeepSeek-V3, by the layouts the recipes publish: each of these
 	 * recomputes what the same layout's recipe did in every version read
@@ -67,13 +70,13 @@ static const struct recipe recipes[] = {
 	 */
 	{DSV3, "B200", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE, "mla_up_proj",
 	 DS "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_V1, "
-	    "deepseek_llm_pretrain.py @0132842 deepseek_v3_b200_256gpus_*_config", 16, 8, -1},
+	    "deepseek_llm_pretrain.py @0132842 deepseek_v3_b200_256gpus_*_config", 16, 8, -1, -1},
 	{DSV3, "B200", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE, "mla_up_proj,mlp",
 	 DS "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2",
-	 8, 32, -1},
+	 8, 32, -1, -1},
 	{DSV3, "H100-SXM", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE, "mla_up_proj,mlp",
 	 DS "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_H100_V1, "
-	    "deepseek_llm_pretrain.py @0132842 deepseek_v3_h100_1024gpus_*_config", 8, 64, -1},
+	    "deepseek_llm_pretrain.py @0132842 deepseek_v3_h100_1024gpus_*_config", 8, 64, -1, 0},
 	/*
 	 * Qwen3-30B-A3B on 16 H100 at EP 16: "the 16-GPU topology fits without
 	 * activation recomputation" (recompute_granularity = None), and the
@@ -88,7 +91,7 @@ static const struct recipe recipes[] = {
 	 "NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/recipes/qwen/h100/qwen3_moe.py @04eb4f8d "
 	 "qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config; scripts/performance/configs/qwen/"
 	 "qwen3_workload_base_configs.py @f29a269f QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1",
-	 1, 16, 0},
+	 1, 16, 0, -1},
 };
 
 /*
@@ -215,6 +218,25 @@ static void a2a_overlap(struct vrow *r, const struct recipe *e)
 		    e->a2a_overlap, e->model, r->sc.gpu);
 }
 
+/* The recipe's gradient reduce-scatter after the backward where cvc
+ * would overlap it: DeepSeek-V3 on H100, "Disabling to avoid functional
+ * errors" (cfg.comm_overlap.overlap_grad_reduce = False in every version
+ * read: deepseek_llm_pretrain.py @0132842, deepseek_v3_pretrain_config_h100
+ * in later ones).  Megatron-Core overlaps the parameter all-gather only
+ * with it, so both run exposed. */
+static void grad_overlap(struct vrow *r, const struct recipe *e)
+{
+	int f = vrow_fid(r, "dp_overlap");
+
+	if (e->dp_overlap < 0 || f < 0 || vrow_given(r, f))
+		return;
+	r->sc.dp_overlap = e->dp_overlap;
+	vrow_mark(r, f);
+	vrow_assume(r, "dp_overlap=%d (overlap_grad_reduce in Megatron-Bridge's performance recipe "
+		       "for %s on %s: %s)",
+		    e->dp_overlap, e->model, r->sc.gpu, e->source);
+}
+
 /* The first of rans[] an MXFP8 row of its release matches, said. */
 static void ran_not_assumed(struct vrow *r, const struct proj_arch *a)
 {
@@ -335,6 +357,7 @@ void vrecipe_apply(struct vrow *r)
 			continue;
 		recompute(r, e);
 		a2a_overlap(r, e);
+		grad_overlap(r, e);
 		if (e->fp8_recipe >= 0 && sc->dtype == CVC_PROJ_FP8 && !r->g.recipe && fr >= 0) {
 			char name[32];
 

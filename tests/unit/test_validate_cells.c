@@ -761,8 +761,9 @@ Test(validate_cells, bridge_recipe_of_a_named_model)
  * recipes publish recomputes what that recipe recomputes (PP 16 / EP 8 on
  * B200: the MLA up projections; PP 8 / EP 32 on B200 and TP 2 / PP 8 / EP
  * 64 on H100: those and the dense layers' MLP) with current-scaling FP8
- * where the row names no format; GB200, whose recipes changed it between
- * versions, and a layout no recipe has keep Megatron-Core's defaults.
+ * where the row names no format, and on H100 its gradient reduce-scatter
+ * after the backward; GB200, whose recipes changed it between versions,
+ * and a layout no recipe has keep Megatron-Core's defaults.
  */
 Test(validate_cells, deepseek_v3_recipes_by_layout)
 {
@@ -776,11 +777,14 @@ Test(validate_cells, deepseek_v3_recipes_by_layout)
 		"DeepSeek-V3,61,,,4096,1,4,4,8,1,4096,256,B200 (DGX B200),mxfp8,3000,Megatron-Bridge\n";
 	static const char *const want[][3] = {
 		{"recompute=selective, recompute_modules=mla_up_proj (Megatron-Bridge's performance "
-		 "recipe for deepseek-v3 on B200", "fp8_recipe=current (Megatron-Bridge's", NULL},
+		 "recipe for deepseek-v3 on B200", "fp8_recipe=current (Megatron-Bridge's",
+		 "!dp_overlap="},
 		{"recompute_modules=mla_up_proj,mlp (Megatron-Bridge's performance recipe for "
-		 "deepseek-v3 on B200", "fp8_recipe=mxfp8 ('mxfp8')", NULL},
+		 "deepseek-v3 on B200", "fp8_recipe=mxfp8 ('mxfp8')", "!dp_overlap="},
 		{"recompute_modules=mla_up_proj,mlp (Megatron-Bridge's performance recipe for "
-		 "deepseek-v3 on H100-SXM", "fp8_recipe=current (Megatron-Bridge's", NULL},
+		 "deepseek-v3 on H100-SXM", "fp8_recipe=current (Megatron-Bridge's",
+		 "dp_overlap=0 (overlap_grad_reduce in Megatron-Bridge's performance recipe for "
+		 "deepseek-v3 on H100-SXM"},
 		{"recompute=selective (default)", "fp8_recipe=mxfp8 ('mxfp8')", "!performance recipe"},
 		{"recompute=selective (default)", "fp8_recipe=mxfp8 ('mxfp8')", "!performance recipe"},
 	};
