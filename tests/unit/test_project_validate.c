@@ -920,9 +920,10 @@ Test(project_validate, published_runs_with_stated_recompute_fit)
  * then 17.51%, and 17.31% with the expert data-parallel group; 18.27%
  * since a rank routes its sequence shard and DeepSeek-V3's recipe's etp 1
  * is taken (its two H100 rows at TP 2 from -6% to +32% and +23%: what the
- * doubled exchange had hidden, docs/MODELS.md "MoE layers"); 18.02% with
- * their TP overlap held back beside the all-to-all overlap on Hopper
- * (+26% and +18%).  The bound keeps that.
+ * doubled exchange had hidden, docs/MODELS.md "MoE layers"); 17.99% with
+ * their TP overlap held back beside the all-to-all overlap on Hopper and
+ * their recipe's gradient reduce-scatter after the backward (+26% and
+ * +17%).  The bound keeps that.
  */
 Test(project_validate, blackwell_moe_rows_regression)
 {
