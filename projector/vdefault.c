@@ -575,7 +575,8 @@ static void moe_dispatch(struct vrow *r, cvc_proj_ctx *ctx)
 	int fd = vrow_fid(r, "ep_dispatcher"), fo = vrow_fid(r, "ep_overlap");
 	int fs = vrow_fid(r, "pp_schedule");
 	double etp = sc->etp >= 1 ? sc->etp : (sc->tp >= 1 ? sc->tp : 1), dom;
-	int dualpipe;
+	int dualpipe, d;
+	char why[400], dn[16];
 
 	if (!(sc->experts > 1) || !(sc->ep > 1) || fd < 0 || fo < 0 || fs < 0)
 		return;
@@ -604,19 +605,17 @@ static void moe_dispatch(struct vrow *r, cvc_proj_ctx *ctx)
 			       "V3 report sec. 3.2.2, released as DeepEP)");
 		return;
 	}
+	/* across NVLink domains, the dispatcher of the model's transcribed
+	 * recipe (vrecipe.c); the recipes differ by model and layout, so a
+	 * row without one keeps cvc's */
 	dom = proj_domain_of(sc, proj_ctx_pricer(ctx, sc));
-	if (r->stack.family != VS_BRIDGE || !(sc->ep * etp > dom))
+	if (!(sc->ep * etp > dom) || (d = vrecipe_dispatcher(r, why, sizeof why)) < 0)
 		return;
-	sc->ep_dispatcher = CVC_PROJ_DISPATCH_DEEPEP;
+	sc->ep_dispatcher = d;
 	vrow_mark(r, fd);
-	vrow_assume(r, "ep_dispatcher=deepep (EP %g over NVLink domains of %g: Megatron-Bridge's "
-		       "performance recipes run it on DeepEP)", sc->ep * etp, dom);
-	if (!vrow_given(r, fo) && sc->recompute != CVC_PROJ_RECOMP_FULL) {
-		sc->ep_overlap = 1;
-		vrow_mark(r, fo);
-		vrow_assume(r, "ep_overlap=1 (with DeepEP across domains Megatron-Bridge's recipes "
-			       "overlap the all-to-alls in the 1F1B schedule)");
-	}
+	proj_enum_name(proj_fields[fd].names, d, dn, sizeof dn);
+	vrow_assume(r, "ep_dispatcher=%s (EP %g over NVLink domains of %g: %s)", dn, sc->ep * etp,
+		    dom, why);
 }
 
 /* A global batch given in tokens, in sequences of the row's length. */

@@ -7,12 +7,17 @@
  * 8K tokens) does not fit in 80 GB with Megatron-Core's default selective
  * recompute (core_attn) by cvc's own memory model, and the recipe
  * recomputes the whole MoE layer, the norms and the experts' activation to
- * make it fit.  Only such settings are taken here; how tokens move (the
- * dispatcher) and how kernels launch (CUDA graphs) follow validate's rules
- * for every row of the stack (vdefault.c), whatever the model, except that
- * a recipe which turns off an overlap those rules or cvc's defaults would
- * assume (the all-to-all overlap, the gradient reduce-scatter's) is taken
- * at its word.
+ * make it fit.  Those are taken here, and so is how a recipe moves tokens
+ * where its expert parallelism spans NVLink domains: its dispatcher and
+ * whether it overlaps the all-to-alls in the 1F1B schedule, which the
+ * recipes set model by model and layout by layout (no rule for the stack
+ * holds: Megatron-Bridge's WorkloadBaseConfig leaves moe_a2a_overlap
+ * False, and the presets turn it on for some), and the gradient
+ * reduce-scatter where a recipe keeps it after the backward.  A recipe
+ * that names HybridEP across domains is priced on DeepEP, said: that
+ * exchange nobody has measured (docs/MODELS.md "HybridEP").  How kernels
+ * launch (CUDA graphs) follows validate's rules for every row of the stack
+ * (vdefault.c).
  *
  * Each entry names the recipe function and the commit it was read at
  * (docs/SCENARIOS.md "validate", docs/MODELS.md "Mamba-2").  A row whose
@@ -30,14 +35,17 @@ struct recipe {
 	const char *gpus;  /* catalog GPU names, '|' separated */
 	int dtype;         /* the row's CVC_PROJ_* dtype; -1: any */
 	int fp8_recipe;    /* CVC_PROJ_FP8_*; -1: none set */
-	int recompute;     /* CVC_PROJ_RECOMP_* */
+	int recompute;     /* CVC_PROJ_RECOMP_*; -1: none set */
 	const char *modules; /* Megatron-Core's --recompute-modules, ',' joined */
 	const char *source;
 	double pp, ep;       /* the recipe's layout, which a row must have; 0: any */
-	int a2a_overlap;     /* moe_a2a_overlap where the recipe turns it off
-				against the stack's rule (vdefault.c); -1: the rule */
+	int a2a_overlap;     /* moe_a2a_overlap: 0, 1; -1: none set */
 	int dp_overlap;      /* overlap_grad_reduce where the recipe turns it
 				off; -1: cvc's default (on) */
+	int disp;            /* CVC_PROJ_DISPATCH_* the recipe's tokens move
+				by (HybridEP across domains: DeepEP, said);
+				-1: none set */
+	const char *disp_why; /* where disp says it, or why it differs */
 };
 
 #define NANO "nemotron-3-nano-30b-a3b"
@@ -47,18 +55,23 @@ struct recipe {
 #define DS "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/deepseek/"
 #define QW "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py @01b2977e "
 
+#define GO "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py @07eea52d "
+#define NOA2A "WorkloadBaseConfig's moe_a2a_overlap = False, scripts/performance/utils/utils.py"
+
 static const struct recipe recipes[] = {
 	{NANO, "H100-SXM", CVC_PROJ_FP8, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE,
 	 "moe,layernorm,core_attn,moe_act",
-	 MB "h100/nemotronh.py @d861fb2f nemotron_3_nano_pretrain_16gpu_h100_fp8cs_config", 0, 0, -1, -1},
+	 MB "h100/nemotronh.py @d861fb2f nemotron_3_nano_pretrain_16gpu_h100_fp8cs_config", 0, 0, -1,
+	 -1, -1, NULL},
 	{NANO, "H100-SXM", CVC_PROJ_BF16, -1, CVC_PROJ_RECOMP_SELECTIVE, "moe,layernorm",
-	 MB "h100/nemotronh.py @d861fb2f nemotron_3_nano_pretrain_16gpu_h100_bf16_config", 0, 0, -1, -1},
+	 MB "h100/nemotronh.py @d861fb2f nemotron_3_nano_pretrain_16gpu_h100_bf16_config", 0, 0, -1,
+	 -1, -1, NULL},
 	/* no recompute: the model recipe's recompute_granularity = None
 	 * (recipes/nemotronh/nemotron_3_nano.py @04d63863), kept by the
 	 * Blackwell performance recipes */
 	{NANO, "B200|GB200", -1, -1, CVC_PROJ_RECOMP_NONE, NULL,
 	 MB "b200/nemotronh.py @130e14d4, gb200/nemotronh.py @c830d230 "
-	    "(nemotron_3_nano_pretrain_8gpu_*_config)", 0, 0, -1, -1},
+	    "(nemotron_3_nano_pretrain_8gpu_*_config)", 0, 0, -1, -1, -1, NULL},
 	/*
 	 * DeepSeek-V3, by the layouts the recipes publish: each of these
 	 * recomputes what the same layout's recipe did in every version read
@@ -66,32 +79,53 @@ static const struct recipe recipes[] = {
 	 * @0fa501a, deepseek_workload_base_configs.py @0426418); their FP8 is
 	 * current scaling (FP8_CS) or a format the row names (FP8_MX, FP8_SC).
 	 * The GB200 recipes changed their recompute between versions (mlp,
-	 * mla_up_proj, both): none is assumed there.
+	 * mla_up_proj, both): none is assumed there.  PP 16 / EP 8 stays in
+	 * one board.  On H100 the recipe of the rows' release (25.09) runs
+	 * DeepEP with the 1F1B overlap (enable_deepep=True,
+	 * set_moe_a2a_overlap_overrides); @0426418's HybridEP without it came
+	 * later.
 	 */
 	{DSV3, "B200", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE, "mla_up_proj",
 	 DS "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_V1, "
-	    "deepseek_llm_pretrain.py @0132842 deepseek_v3_b200_256gpus_*_config", 16, 8, -1, -1},
+	    "deepseek_llm_pretrain.py @0132842 deepseek_v3_b200_256gpus_*_config", 16, 8, -1, -1,
+	 -1, NULL},
 	{DSV3, "B200", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE, "mla_up_proj,mlp",
 	 DS "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2",
-	 8, 32, -1, -1},
+	 8, 32, 1, -1, CVC_PROJ_DISPATCH_DEEPEP, "moe_flex_dispatcher_backend=\"deepep\""},
 	{DSV3, "H100-SXM", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE, "mla_up_proj,mlp",
 	 DS "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_H100_V1, "
-	    "deepseek_llm_pretrain.py @0132842 deepseek_v3_h100_1024gpus_*_config", 8, 64, -1, 0},
+	    "deepseek_llm_pretrain.py @0132842 deepseek_v3_h100_1024gpus_*_config", 8, 64, 1, 0,
+	 CVC_PROJ_DISPATCH_DEEPEP, "enable_deepep=True (@0132842)"},
 	/*
 	 * Qwen3-30B-A3B on 16 H100 at EP 16: "the 16-GPU topology fits without
 	 * activation recomputation" (recompute_granularity = None), and the
 	 * H100 presets are BF16 and FP8_CS only, so an fp8 row that names no
-	 * scaling ran current scaling.  Its EP 16 spans two HGX boards, where
-	 * validate's rule would take the DeepSeek-V3 recipes' 1F1B all-to-all
-	 * overlap; this recipe sets moe_a2a_overlap = False.  (It also runs
-	 * HybridEP, whose exchange across domains nobody has measured: the
-	 * dispatcher stays the rule's, docs/MODELS.md "HybridEP".)
+	 * scaling ran current scaling.  Its EP 16 spans two HGX boards on
+	 * HybridEP without the 1F1B overlap.
 	 */
 	{QWEN30, "H100-SXM", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_NONE, NULL,
 	 "NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/recipes/qwen/h100/qwen3_moe.py @04eb4f8d "
 	 "qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config; scripts/performance/configs/qwen/"
 	 "qwen3_workload_base_configs.py @f29a269f QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1",
-	 1, 16, 0, -1},
+	 1, 16, 0, -1, CVC_PROJ_DISPATCH_DEEPEP,
+	 "HybridEP, measured across NVLink domains by nobody, so priced on DeepEP,"},
+	/* Qwen3-235B-A22B on 256 H100 (TP 2, PP 8, VPP 4, EP 32): the
+	 * alltoall dispatcher with the 1F1B overlap; no recompute set */
+	{"qwen3-235b-a22b", "H100-SXM", -1, CVC_PROJ_FP8_CURRENT, -1, NULL,
+	 QW "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1, _BF16_V1", 8, 32, 1, -1,
+	 CVC_PROJ_DISPATCH_ALLTOALL, "moe_token_dispatcher_type=\"alltoall\""},
+	/* GPT-OSS-120B on 64 B200 and B300 at EP 64: the model recipe's
+	 * alltoall dispatcher (recipes/gpt_oss/gpt_oss.py
+	 * gpt_oss_120b_pretrain_config), no flex backend and no 1F1B overlap
+	 * in the preset; B200 recomputes the norms and the experts'
+	 * activation, B300 nothing (the model recipe's recompute_granularity
+	 * None) */
+	{"gpt-oss-120b", "B200", -1, -1, CVC_PROJ_RECOMP_SELECTIVE, "layernorm,moe_act",
+	 GO "GPT_OSS_120B_PRETRAIN_CONFIG_B200_BF16_V1; " NOA2A, 1, 64, 0, -1,
+	 CVC_PROJ_DISPATCH_ALLTOALL, "gpt_oss.py's moe_token_dispatcher_type = \"alltoall\""},
+	{"gpt-oss-120b", "B300", -1, -1, CVC_PROJ_RECOMP_NONE, NULL,
+	 GO "GPT_OSS_120B_PRETRAIN_CONFIG_B300_BF16_V1; " NOA2A, 1, 64, 0, -1,
+	 CVC_PROJ_DISPATCH_ALLTOALL, "gpt_oss.py's moe_token_dispatcher_type = \"alltoall\""},
 };
 
 /*
@@ -176,12 +210,26 @@ static int one_of(const char *list, const char *name)
 	return 0;
 }
 
+/* "Megatron-Bridge's performance recipe for M on G: SOURCE" in buf, or
+ * "the same recipe" once the row has said it: a row takes several settings
+ * from one recipe, and its notes hold 2 KB. */
+static const char *recipe_ref(const struct vrow *r, const struct recipe *e, char *buf,
+			      size_t len)
+{
+	if (strstr(r->assumed, e->source))
+		return "the same recipe";
+	snprintf(buf, len, "Megatron-Bridge's performance recipe for %s on %s: %s", e->model,
+		 r->sc.gpu, e->source);
+	return buf;
+}
+
 static void recompute(struct vrow *r, const struct recipe *e)
 {
 	cvc_proj_scenario *sc = &r->sc;
 	int f = vrow_fid(r, "recompute"), fm = vrow_fid(r, "recompute_modules");
+	char ref[400];
 
-	if (r->g.recompute || f < 0 || fm < 0 || vrow_given(r, fm))
+	if (e->recompute < 0 || r->g.recompute || f < 0 || fm < 0 || vrow_given(r, fm))
 		return;
 	sc->recompute = e->recompute;
 	r->g.recompute = 1;
@@ -190,32 +238,31 @@ static void recompute(struct vrow *r, const struct recipe *e)
 		snprintf(r->rcmods, sizeof r->rcmods, "%s", e->modules);
 		sc->recompute_modules = r->rcmods;
 		vrow_mark(r, fm);
-		vrow_assume(r, "recompute=selective, recompute_modules=%s (Megatron-Bridge's "
-			       "performance recipe for %s on %s: %s)", e->modules, e->model, sc->gpu,
-			    e->source);
+		vrow_assume(r, "recompute=selective, recompute_modules=%s (%s)", e->modules,
+			    recipe_ref(r, e, ref, sizeof ref));
 		return;
 	}
-	vrow_assume(r, "recompute=%s (Megatron-Bridge's performance recipe for %s on %s: %s)",
+	vrow_assume(r, "recompute=%s (%s)",
 		    e->recompute == CVC_PROJ_RECOMP_NONE	   ? "none"
 		    : e->recompute == CVC_PROJ_RECOMP_FULL ? "full"
 							   : "selective",
-		    e->model, sc->gpu, e->source);
+		    recipe_ref(r, e, ref, sizeof ref));
 }
 
-/* Runs before validate's dispatcher rule (vdefault.c moe_dispatch), which
- * then keeps what is marked here. */
+/* Runs before validate's dispatcher reading (vdefault.c moe_dispatch),
+ * which then keeps what is marked here. */
 static void a2a_overlap(struct vrow *r, const struct recipe *e)
 {
 	int f = vrow_fid(r, "ep_overlap");
+	char ref[400];
 
-	if (e->a2a_overlap < 0 || f < 0 || vrow_given(r, f) || !(r->sc.ep > 1))
+	if (e->a2a_overlap < 0 || f < 0 || vrow_given(r, f) || !(r->sc.ep > 1) ||
+	    !(r->sc.experts > 1) || (e->a2a_overlap && r->sc.recompute == CVC_PROJ_RECOMP_FULL))
 		return;
 	r->sc.ep_overlap = e->a2a_overlap;
 	vrow_mark(r, f);
-	vrow_assume(r, "ep_overlap=%d (moe_a2a_overlap in Megatron-Bridge's performance recipe "
-		       "for %s on %s, which runs HybridEP: its exchange across NVLink domains is "
-		       "measured by nobody, so the dispatcher stays validate's rule)",
-		    e->a2a_overlap, e->model, r->sc.gpu);
+	vrow_assume(r, "ep_overlap=%d (moe_a2a_overlap in %s)", e->a2a_overlap,
+		    recipe_ref(r, e, ref, sizeof ref));
 }
 
 /* The recipe's gradient reduce-scatter after the backward where cvc
@@ -227,14 +274,14 @@ static void a2a_overlap(struct vrow *r, const struct recipe *e)
 static void grad_overlap(struct vrow *r, const struct recipe *e)
 {
 	int f = vrow_fid(r, "dp_overlap");
+	char ref[400];
 
 	if (e->dp_overlap < 0 || f < 0 || vrow_given(r, f))
 		return;
 	r->sc.dp_overlap = e->dp_overlap;
 	vrow_mark(r, f);
-	vrow_assume(r, "dp_overlap=%d (overlap_grad_reduce in Megatron-Bridge's performance recipe "
-		       "for %s on %s: %s)",
-		    e->dp_overlap, e->model, r->sc.gpu, e->source);
+	vrow_assume(r, "dp_overlap=%d (overlap_grad_reduce in %s)", e->dp_overlap,
+		    recipe_ref(r, e, ref, sizeof ref));
 }
 
 /* The first of rans[] an MXFP8 row of its release matches, said. */
@@ -338,35 +385,59 @@ static void expert_tp_one(struct vrow *r, const struct proj_arch *a)
 	}
 }
 
-void vrecipe_apply(struct vrow *r)
+/* The transcribed recipe of a Megatron-Bridge row's model, GPU, dtype and
+ * layout; NULL when none is. */
+static const struct recipe *recipe_of(const struct vrow *r)
 {
-	cvc_proj_scenario *sc = &r->sc;
+	const cvc_proj_scenario *sc = &r->sc;
 	const struct proj_arch *a = bridge_arch(r);
-	int fr = vrow_fid(r, "fp8_recipe");
 
-	if (!a)
-		return;
-	ran_not_assumed(r, a);
-	expert_tp_one(r, a);
-	for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++) {
+	for (size_t i = 0; a && i < sizeof recipes / sizeof recipes[0]; i++) {
 		const struct recipe *e = &recipes[i];
 
 		if (strcmp(e->model, a->name) || !one_of(e->gpus, sc->gpu) ||
 		    (e->dtype >= 0 && e->dtype != sc->dtype) || (e->pp > 0 && sc->pp != e->pp) ||
 		    (e->ep > 0 && sc->ep != e->ep))
 			continue;
-		recompute(r, e);
-		a2a_overlap(r, e);
-		grad_overlap(r, e);
-		if (e->fp8_recipe >= 0 && sc->dtype == CVC_PROJ_FP8 && !r->g.recipe && fr >= 0) {
-			char name[32];
+		return e;
+	}
+	return NULL;
+}
 
-			sc->fp8_recipe = e->fp8_recipe;
-			r->g.recipe = 1;
-			proj_enum_name(proj_fields[fr].names, e->fp8_recipe, name, sizeof name);
-			vrow_assume(r, "fp8_recipe=%s (Megatron-Bridge's performance recipe for %s "
-				       "on %s: %s)", name, e->model, sc->gpu, e->source);
-		}
+int vrecipe_dispatcher(const struct vrow *r, char *why, size_t len)
+{
+	const struct recipe *e = recipe_of(r);
+
+	char ref[400];
+
+	if (!e || e->disp < 0)
+		return -1;
+	snprintf(why, len, "%s in %s", e->disp_why, recipe_ref(r, e, ref, sizeof ref));
+	return e->disp;
+}
+
+void vrecipe_apply(struct vrow *r)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	const struct proj_arch *a = bridge_arch(r);
+	const struct recipe *e;
+	int fr = vrow_fid(r, "fp8_recipe");
+
+	if (!a)
 		return;
+	ran_not_assumed(r, a);
+	expert_tp_one(r, a);
+	if (!(e = recipe_of(r)))
+		return;
+	recompute(r, e);
+	a2a_overlap(r, e);
+	grad_overlap(r, e);
+	if (e->fp8_recipe >= 0 && sc->dtype == CVC_PROJ_FP8 && !r->g.recipe && fr >= 0) {
+		char name[32], ref[400];
+
+		sc->fp8_recipe = e->fp8_recipe;
+		r->g.recipe = 1;
+		proj_enum_name(proj_fields[fr].names, e->fp8_recipe, name, sizeof name);
+		vrow_assume(r, "fp8_recipe=%s (%s)", name, recipe_ref(r, e, ref, sizeof ref));
 	}
 }

@@ -298,6 +298,10 @@ void vrow_mark(struct vrow *r, int f);
  * catalog name) and GPU sets for its recompute and FP8 scaling, where the
  * row is of that stack and does not say it, said (vrecipe.c). */
 void vrecipe_apply(struct vrow *r);
+/* The dispatcher the transcribed recipe of r's model and layout runs
+ * (CVC_PROJ_DISPATCH_*), why filled with its source; -1 when none is
+ * transcribed (vrecipe.c). */
+int vrecipe_dispatcher(const struct vrow *r, char *why, size_t len);
 /* A release its stack's tracker records as regressed for the row's model
  * and GPU: said, and r->regressed set (after the defaults). */
 void vrecipe_regressed(struct vrow *r);

@@ -150,8 +150,11 @@ Test(offshared, automodel_rows_are_a_pytorch_stack)
  * 15.11%, B300 59%, B200 36%, GB200 34%: GPT-OSS-120B at EP 64 is +24..+148%
  * (docs/MODELS.md "Off the shared set").  With each rank routing its
  * sequence shard (test_moetokens.c) the H100 Qwen3-235B-A22B row at TP 2
- * moved from +12% to +35%: 30.60%.  The bound holds that figure as a
- * regression guard, not a target.
+ * moved from +12% to +35%: 30.60%.  With each transcribed recipe's
+ * dispatcher and 1F1B overlap instead of one rule for the stack (vrecipe.c:
+ * GPT-OSS-120B on B200 and B300 on alltoall without the overlap, +56/+148%
+ * -> +12/+63%; Qwen3-235B-A22B on H100 on alltoall with it, +35% -> +8%):
+ * 22.83%.  The bound holds that figure as a regression guard, not a target.
  */
 Test(offshared, bridge_26_02_rows)
 {
@@ -174,7 +177,7 @@ Test(offshared, bridge_26_02_rows)
 		cr_log_info("  %s: %d rows, MAPE %.2f%%, bias %+.2f%%", v.groups[i].key,
 			    v.groups[i].st.expressible, v.groups[i].st.mape_pct,
 			    v.groups[i].st.bias_pct);
-	cr_expect_leq(v.all.mape_pct, 31.0, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_leq(v.all.mape_pct, 23.5, "MAPE %.2f%%", v.all.mape_pct);
 	free(out);
 	cvc_proj_validation_release(&v);
 }

@@ -621,11 +621,12 @@ Test(validate_cells, nvfp4_rows_without_tp_overlap)
 
 /*
  * Claim: an MoE row whose expert parallelism spans NVLink domains, on
- * Megatron-Bridge, runs on DeepEP with the 1F1B all-to-all overlap, as that
- * stack's performance recipes set it, and says so; inside one domain (EP 64
- * in an NVL72 rack), on another stack, or with a dispatcher the text names,
- * nothing is assumed; a row naming DualPipe runs that schedule on DeepSeek's
- * node-limited all-to-all.  Setup: DeepSeek-V3 at EP 32 on 256 B200
+ * Megatron-Bridge in a layout whose recipe runs DeepEP with the 1F1B
+ * all-to-all overlap (vrecipe.c), runs so and says so; a dispatcher the
+ * text names wins over the recipe's (its overlap stays); inside one domain
+ * (EP 64 in an NVL72 rack) or on another stack no dispatcher is assumed; a
+ * row naming DualPipe runs that schedule on DeepSeek's node-limited
+ * all-to-all.  Setup: DeepSeek-V3 at EP 32 on 256 B200
  * (Megatron-Bridge, then "alltoall dispatcher" in its notes, then Megatron-LM),
  * at EP 64 on 256 GB200 NVL72, and at EP 64 on 2048 H800 with "DualPipe".
  */
@@ -646,7 +647,8 @@ Test(validate_cells, moe_dispatch_across_domains)
 	static const struct {
 		const char *want, *not;
 	} rows[] = {
-		{"ep_dispatcher=deepep (EP 32 over NVLink domains of 8: Megatron-Bridge's", "alltoall"},
+		{"ep_dispatcher=deepep (EP 32 over NVLink domains of 8: moe_flex_dispatcher_backend="
+		 "\"deepep\" in the same recipe", "alltoall"},
 		{"ep_dispatcher=alltoall (named in the row's text)", "deepep"},
 		{"framework=megatron", "ep_dispatcher"},
 		{"nvlink_domain=72", "ep_dispatcher"},
@@ -662,14 +664,14 @@ Test(validate_cells, moe_dispatch_across_domains)
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		next_row(&p, f, nh, i);
 		expect_said(f[ca], i, rows[i].want, rows[i].not);
-		cr_expect((strstr(f[ca], "ep_overlap=1 (with DeepEP across domains") != NULL) ==
-				  (i == 0),
+		cr_expect((strstr(f[ca], "ep_overlap=1 (moe_a2a_overlap in the same recipe") != NULL) ==
+				  (i < 2),
 			  "row %zu: %s", i + 1, f[ca]);
 		pred[i] = strtod(f[cp], NULL);
 		cr_expect(pred[i] > 0, "row %zu: predicted '%s' (%s)", i + 1, f[cp], f[ca]);
 	}
-	/* DeepEP's one copy per node, hidden in the 1F1B pairs: well over the
-	 * all-to-all's exposed exchange of one copy per expert */
+	/* DeepEP's one copy per node against the all-to-all's one copy per
+	 * expert, both in the 1F1B pairs */
 	cr_expect_gt(pred[0], 1.5 * pred[1], "%g vs %g", pred[0], pred[1]);
 	cr_expect_eq(v.all.expressible, 5);
 	free(out);
@@ -740,7 +742,7 @@ Test(validate_cells, bridge_recipe_of_a_named_model)
 	static const char *const want[][3] = {
 		{"recompute=selective, recompute_modules=moe,layernorm,core_attn,moe_act "
 		 "(Megatron-Bridge's performance recipe for nemotron-3-nano-30b-a3b on H100-SXM",
-		 "fp8_recipe=current (Megatron-Bridge's performance recipe", NULL},
+		 "fp8_recipe=current (the same recipe)", NULL},
 		{"recompute=none (Megatron-Bridge's performance recipe for nemotron-3-nano-30b-a3b "
 		 "on B200", "fp8_recipe=mxfp8 ('mxfp8')", NULL},
 		{"framework=megatron (Megatron-Bridge", "fp8_recipe=delayed ('fp8 delayed')",
@@ -777,14 +779,13 @@ Test(validate_cells, deepseek_v3_recipes_by_layout)
 		"DeepSeek-V3,61,,,4096,1,4,4,8,1,4096,256,B200 (DGX B200),mxfp8,3000,Megatron-Bridge\n";
 	static const char *const want[][3] = {
 		{"recompute=selective, recompute_modules=mla_up_proj (Megatron-Bridge's performance "
-		 "recipe for deepseek-v3 on B200", "fp8_recipe=current (Megatron-Bridge's",
+		 "recipe for deepseek-v3 on B200", "fp8_recipe=current (the same recipe)",
 		 "!dp_overlap="},
 		{"recompute_modules=mla_up_proj,mlp (Megatron-Bridge's performance recipe for "
 		 "deepseek-v3 on B200", "fp8_recipe=mxfp8 ('mxfp8')", "!dp_overlap="},
 		{"recompute_modules=mla_up_proj,mlp (Megatron-Bridge's performance recipe for "
-		 "deepseek-v3 on H100-SXM", "fp8_recipe=current (Megatron-Bridge's",
-		 "dp_overlap=0 (overlap_grad_reduce in Megatron-Bridge's performance recipe for "
-		 "deepseek-v3 on H100-SXM"},
+		 "deepseek-v3 on H100-SXM", "fp8_recipe=current (the same recipe)",
+		 "dp_overlap=0 (overlap_grad_reduce in the same recipe)"},
 		{"recompute=selective (default)", "fp8_recipe=mxfp8 ('mxfp8')", "!performance recipe"},
 		{"recompute=selective (default)", "fp8_recipe=mxfp8 ('mxfp8')", "!performance recipe"},
 	};
@@ -811,8 +812,8 @@ Test(validate_cells, qwen3_recipe_turns_the_a2a_overlap_off)
 		"Megatron-Bridge performance summary\n";
 	static const char *const want[][3] = {
 		{"recompute=none (Megatron-Bridge's performance recipe for qwen3-30b-a3b on H100-SXM",
-		 "fp8_recipe=current (Megatron-Bridge's performance recipe",
-		 "ep_overlap=0 (moe_a2a_overlap in Megatron-Bridge's performance recipe"},
+		 "fp8_recipe=current (the same recipe)",
+		 "ep_overlap=0 (moe_a2a_overlap in the same recipe)"},
 		{"recompute=selective (default)", "fp8_recipe=delayed (no recipe named",
 		 "!ep_overlap=1"},
 	};
