@@ -13,15 +13,6 @@
 #include "cvc/cvc_project.h"
 #include "testutil.h"
 
-/* The line of out (after the header) whose text holds key; NULL none. */
-static const char *line_with(const char *out, const char *key, char *line, size_t len)
-{
-	for (const char *p = strchr(out, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
-		if (strstr(tu_copy_line(p + 1, line, len), key))
-			return line;
-	return NULL;
-}
-
 /*
  * Claim: GPT-OSS-120B at EP 64 on eight B200 boards runs its recipe's
  * alltoall dispatcher without the overlap; Qwen3-235B-A22B at EP 32 on
@@ -46,7 +37,7 @@ Test(vdispatch, each_recipe_its_own_way)
 	char line[8192];
 
 	cr_expect_eq(v.all.expressible, 3, "%d of 3 projected", v.all.expressible);
-	cr_assert(line_with(out, "row-a", line, sizeof line));
+	cr_assert(tu_line_with(out, "row-a", line, sizeof line));
 	cr_expect(strstr(line, "recompute_modules=layernorm,moe_act (Megatron-Bridge's "
 			       "performance recipe for gpt-oss-120b on B200: ") &&
 			  strstr(line, "GPT_OSS_120B_PRETRAIN_CONFIG_B200_BF16_V1"),
@@ -55,14 +46,14 @@ Test(vdispatch, each_recipe_its_own_way)
 	cr_expect(strstr(line, "ep_dispatcher=alltoall (EP 64 over NVLink domains of 8: "
 			       "gpt_oss.py's moe_token_dispatcher_type"),
 		  "%s", line);
-	cr_assert(line_with(out, "row-b", line, sizeof line));
+	cr_assert(tu_line_with(out, "row-b", line, sizeof line));
 	cr_expect(strstr(line, "ep_overlap=1 (moe_a2a_overlap in Megatron-Bridge's performance "
 			       "recipe for qwen3-235b-a22b on H100-SXM: ") &&
 			  strstr(line, "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1"),
 		  "%s", line);
 	cr_expect(strstr(line, "ep_dispatcher=alltoall (EP 32 over NVLink domains of 8"), "%s",
 		  line);
-	cr_assert(line_with(out, "row-c", line, sizeof line));
+	cr_assert(tu_line_with(out, "row-c", line, sizeof line));
 	cr_expect(!strstr(line, "ep_dispatcher=") && !strstr(line, "ep_overlap="), "%s", line);
 	free(out);
 	cvc_proj_validation_release(&v);

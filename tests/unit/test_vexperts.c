@@ -13,15 +13,6 @@
 #include "cvc/cvc_project.h"
 #include "testutil.h"
 
-/* The line of out (after the header) whose text holds key; NULL none. */
-static const char *line_with(const char *out, const char *key, char *line, size_t len)
-{
-	for (const char *p = strchr(out, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
-		if (strstr(tu_copy_line(p + 1, line, len), key))
-			return line;
-	return NULL;
-}
-
 /*
  * Claim: a Megatron-Bridge row of DeepSeek-V3 or Qwen3-235B-A22B at TP 2
  * takes etp 1 from the recipes' base configurations, said with the file;
@@ -50,17 +41,17 @@ Test(vexperts, etp_from_recipe_default_or_layout)
 	char line[8192];
 
 	cr_expect_eq(v.all.expressible, 5, "%d of 5 projected", v.all.expressible);
-	cr_assert(line_with(out, "row-a", line, sizeof line));
+	cr_assert(tu_line_with(out, "row-a", line, sizeof line));
 	cr_expect(strstr(line, "etp=1 (Megatron-Bridge's performance recipes for deepseek-v3: ") &&
 			  strstr(line, "BASE_DEEPSEEK_V3_CONFIG"), "%s", line);
-	cr_assert(line_with(out, "row-b", line, sizeof line));
+	cr_assert(tu_line_with(out, "row-b", line, sizeof line));
 	cr_expect(strstr(line, "BASE_QWEN3_235B_A22B_CONFIG"), "%s", line);
-	cr_assert(line_with(out, "row-c", line, sizeof line));
+	cr_assert(tu_line_with(out, "row-c", line, sizeof line));
 	cr_expect(!strstr(line, "etp="), "EP 8 x TP 2 fits 256 / PP 4: %s", line);
-	cr_assert(line_with(out, "row-d", line, sizeof line));
+	cr_assert(tu_line_with(out, "row-d", line, sizeof line));
 	cr_expect(strstr(line, "etp=1 (EP 64 x TP 2 does not fit in TP x DP x CP = 64"), "%s",
 		  line);
-	cr_assert(line_with(out, "row-e", line, sizeof line));
+	cr_assert(tu_line_with(out, "row-e", line, sizeof line));
 	cr_expect(!strstr(line, "etp="), "stated: %s", line);
 	free(out);
 	cvc_proj_validation_release(&v);

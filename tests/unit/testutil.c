@@ -431,6 +431,14 @@ const char *tu_copy_line(const char *p, char *line, size_t len)
 	return line;
 }
 
+const char *tu_line_with(const char *out, const char *key, char *line, size_t len)
+{
+	for (const char *p = strchr(out, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
+		if (strstr(tu_copy_line(p + 1, line, len), key))
+			return line;
+	return NULL;
+}
+
 char *tu_validate_text(const char *text, const struct cvc_proj_validate_opts *opts,
 		       struct cvc_proj_validation *v, int want)
 {

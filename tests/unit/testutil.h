@@ -76,6 +76,10 @@ char *tu_validate_text(const char *text, const struct cvc_proj_validate_opts *op
  * NUL-terminated); returns line. */
 const char *tu_copy_line(const char *p, char *line, size_t len);
 
+/* The first line of out after its header that holds key, copied into line
+ * as tu_copy_line does; NULL when none does. */
+const char *tu_line_with(const char *out, const char *key, char *line, size_t len);
+
 /* Writes text to a file; returns 0 on success. */
 int tu_write(const char *path, const char *text, size_t len);
 
