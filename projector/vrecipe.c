@@ -45,7 +45,7 @@ struct recipe {
 	int disp;            /* CVC_PROJ_DISPATCH_* the recipe's tokens move
 				by (HybridEP across domains: DeepEP, said);
 				-1: none set */
-	const char *disp_why; /* where disp says it, or why it differs */
+	const char *disp_why; /* the recipe's words for it, or why it differs */
 };
 
 #define NANO "nemotron-3-nano-30b-a3b"
@@ -108,7 +108,7 @@ static const struct recipe recipes[] = {
 	 "qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config; scripts/performance/configs/qwen/"
 	 "qwen3_workload_base_configs.py @f29a269f QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1",
 	 1, 16, 0, -1, CVC_PROJ_DISPATCH_DEEPEP,
-	 "HybridEP, measured across NVLink domains by nobody, so priced on DeepEP,"},
+	 "its HybridEP, which nobody has measured across NVLink domains, priced on DeepEP"},
 	/* Qwen3-235B-A22B on 256 H100 (TP 2, PP 8, VPP 4, EP 32): the
 	 * alltoall dispatcher with the 1F1B overlap; no recompute set */
 	{"qwen3-235b-a22b", "H100-SXM", -1, CVC_PROJ_FP8_CURRENT, -1, NULL,
@@ -412,7 +412,7 @@ int vrecipe_dispatcher(const struct vrow *r, char *why, size_t len)
 
 	if (!e || e->disp < 0)
 		return -1;
-	snprintf(why, len, "%s in %s", e->disp_why, recipe_ref(r, e, ref, sizeof ref));
+	snprintf(why, len, "%s: %s", recipe_ref(r, e, ref, sizeof ref), e->disp_why);
 	return e->disp;
 }
 

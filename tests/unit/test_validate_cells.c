@@ -647,8 +647,8 @@ Test(validate_cells, moe_dispatch_across_domains)
 	static const struct {
 		const char *want, *not;
 	} rows[] = {
-		{"ep_dispatcher=deepep (EP 32 over NVLink domains of 8: moe_flex_dispatcher_backend="
-		 "\"deepep\" in the same recipe", "alltoall"},
+		{"ep_dispatcher=deepep (EP 32 over NVLink domains of 8: the same recipe: "
+		 "moe_flex_dispatcher_backend=\"deepep\"", "alltoall"},
 		{"ep_dispatcher=alltoall (named in the row's text)", "deepep"},
 		{"framework=megatron", "ep_dispatcher"},
 		{"nvlink_domain=72", "ep_dispatcher"},

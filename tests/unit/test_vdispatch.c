@@ -43,8 +43,8 @@ Test(vdispatch, each_recipe_its_own_way)
 			  strstr(line, "GPT_OSS_120B_PRETRAIN_CONFIG_B200_BF16_V1"),
 		  "%s", line);
 	cr_expect(strstr(line, "ep_overlap=0 (moe_a2a_overlap in the same recipe)"), "%s", line);
-	cr_expect(strstr(line, "ep_dispatcher=alltoall (EP 64 over NVLink domains of 8: "
-			       "gpt_oss.py's moe_token_dispatcher_type"),
+	cr_expect(strstr(line, "ep_dispatcher=alltoall (EP 64 over NVLink domains of 8: the same "
+			       "recipe: gpt_oss.py's moe_token_dispatcher_type"),
 		  "%s", line);
 	cr_assert(tu_line_with(out, "row-b", line, sizeof line));
 	cr_expect(strstr(line, "ep_overlap=1 (moe_a2a_overlap in Megatron-Bridge's performance "
