@@ -315,8 +315,7 @@ static int tp_overlap_held(const cvc_proj_scenario *sc, const struct proj_pricer
 {
 	return sc->ep_overlap && sc->pp_schedule != CVC_PROJ_PP_DUALPIPE && sc->experts > 1 &&
 	       sc->ep > 1 && sc->tp > 1 && sc->sp && (sc->tp_overlap_ag || sc->tp_overlap_rs) &&
-	       p->known && !proj_sm100(p) && cvc_modelset_spec(p->ms_base) &&
-	       !strcmp(cvc_modelset_spec(p->ms_base)->vendor, "NVIDIA");
+	       p->known && proj_nvidia(p) && !proj_sm100(p);
 }
 
 /* extra_kernels: the launches of the stage-only work; gap_us: between two

@@ -257,11 +257,16 @@ double proj_domain_of(const cvc_proj_scenario *sc, const struct proj_pricer *p)
 	return sc->gpus_per_node >= 1 ? sc->gpus_per_node : 8;
 }
 
-int proj_sm100(const struct proj_pricer *p)
+int proj_nvidia(const struct proj_pricer *p)
 {
 	const cvc_hw_spec *s = p && p->ms_base ? cvc_modelset_spec(p->ms_base) : NULL;
 
-	return p && p->peak_flops[CVC_PROJ_NVFP4] > 0 && s && !strcmp(s->vendor, "NVIDIA");
+	return s && !strcmp(s->vendor, "NVIDIA");
+}
+
+int proj_sm100(const struct proj_pricer *p)
+{
+	return proj_nvidia(p) && p->peak_flops[CVC_PROJ_NVFP4] > 0;
 }
 
 double proj_domain(const cvc_proj_scenario *sc)

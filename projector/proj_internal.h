@@ -148,6 +148,8 @@ const struct proj_pricer *proj_ctx_pricer(cvc_proj_ctx *ctx, const cvc_proj_scen
  * hosts (NVL72), else gpus_per_node (an HGX board is its own domain, and
  * a scenario that sets the node size sets the domain with it). */
 double proj_domain_of(const cvc_proj_scenario *sc, const struct proj_pricer *p);
+/* 1 for a GPU of NVIDIA's catalog entries, 0 for any other. */
+int proj_nvidia(const struct proj_pricer *p);
 /* 1 for an NVIDIA GPU of compute capability 10 or newer (Blackwell on),
  * told by its FP4 tensor cores, which the older ones lack; 0 for any
  * other GPU. */

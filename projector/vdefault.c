@@ -572,13 +572,12 @@ static void moe_dispatch(struct vrow *r, cvc_proj_ctx *ctx)
 					     "alltoall dispatcher"},
 	};
 	cvc_proj_scenario *sc = &r->sc;
-	int fd = vrow_fid(r, "ep_dispatcher"), fo = vrow_fid(r, "ep_overlap");
-	int fs = vrow_fid(r, "pp_schedule");
+	int fd = vrow_fid(r, "ep_dispatcher"), fs = vrow_fid(r, "pp_schedule");
 	double etp = sc->etp >= 1 ? sc->etp : (sc->tp >= 1 ? sc->tp : 1), dom;
 	int dualpipe, d;
 	char why[400], dn[16];
 
-	if (!(sc->experts > 1) || !(sc->ep > 1) || fd < 0 || fo < 0 || fs < 0)
+	if (!(sc->experts > 1) || !(sc->ep > 1) || fd < 0 || fs < 0)
 		return;
 	dualpipe = vtext_has(r->text, "dualpipe|dual-pipe");
 	if (dualpipe && !vrow_given(r, fs)) {

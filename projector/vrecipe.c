@@ -385,12 +385,11 @@ static void expert_tp_one(struct vrow *r, const struct proj_arch *a)
 	}
 }
 
-/* The transcribed recipe of a Megatron-Bridge row's model, GPU, dtype and
- * layout; NULL when none is. */
-static const struct recipe *recipe_of(const struct vrow *r)
+/* The transcribed recipe of a Megatron-Bridge row's model (a, from
+ * bridge_arch(); NULL: none), GPU, dtype and layout; NULL when none is. */
+static const struct recipe *recipe_of(const struct vrow *r, const struct proj_arch *a)
 {
 	const cvc_proj_scenario *sc = &r->sc;
-	const struct proj_arch *a = bridge_arch(r);
 
 	for (size_t i = 0; a && i < sizeof recipes / sizeof recipes[0]; i++) {
 		const struct recipe *e = &recipes[i];
@@ -406,8 +405,7 @@ static const struct recipe *recipe_of(const struct vrow *r)
 
 int vrecipe_dispatcher(const struct vrow *r, char *why, size_t len)
 {
-	const struct recipe *e = recipe_of(r);
-
+	const struct recipe *e = recipe_of(r, bridge_arch(r));
 	char ref[400];
 
 	if (!e || e->disp < 0)
@@ -427,7 +425,7 @@ void vrecipe_apply(struct vrow *r)
 		return;
 	ran_not_assumed(r, a);
 	expert_tp_one(r, a);
-	if (!(e = recipe_of(r)))
+	if (!(e = recipe_of(r, a)))
 		return;
 	recompute(r, e);
 	a2a_overlap(r, e);
