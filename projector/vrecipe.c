@@ -16,8 +16,8 @@
  * reduce-scatter where a recipe keeps it after the backward.  A recipe
  * that names HybridEP across domains is priced on DeepEP, said: that
  * exchange nobody has measured (docs/MODELS.md "HybridEP").  How kernels
- * launch (CUDA graphs) follows validate's rules for every row of the stack
- * (vdefault.c).
+ * launch (CUDA graphs) is taken only from the token-drop presets a row's
+ * label names (vrecipe_graphs()).
  *
  * Each entry names the recipe function and the commit it was read at
  * (docs/SCENARIOS.md "validate", docs/MODELS.md "Mamba-2").  A row whose
@@ -349,6 +349,46 @@ void vrecipe_regressed(struct vrow *r)
 			continue;
 		r->regressed = 1;
 		vrow_note(r, "regressed release: %s (%s)", e->what, e->source);
+		return;
+	}
+}
+
+/*
+ * CUDA graphs of the token-drop schedule.  Megatron-Bridge's Qwen3-30B-A3B
+ * presets of the 25.09 tables ("(tokendrop)" in their labels) apply token
+ * drop by default (use_tokendrop True, apply_moe_token_drop) and capture
+ * the whole iteration on B200 and GB200 (cuda_graph_impl "local",
+ * cuda_graph_scope "full_iteration"), not on H100 (none set): static
+ * shapes let it.  Keyed on the row's token-drop label, not on its release:
+ * the dropless rows of the same layouts ran other presets, and issue #1998
+ * measures them 2x slower.  cvc prices them as its layer graphs
+ * (cuda_graphs): the embedding, loss and optimizer keep their launch gaps.
+ */
+static const struct {
+	const char *model, *gpus, *source;
+} token_drop_graphs[] = {
+	{QWEN30, "B200|GB200",
+	 "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen3/"
+	 "qwen3_30b_a3b_llm_pretrain.py @4054233a qwen3_30b_a3b_{b200,gb200}_8gpus_*_config: "
+	 "use_tokendrop True, cuda_graph_impl \"local\", cuda_graph_scope \"full_iteration\""},
+};
+
+void vrecipe_graphs(struct vrow *r)
+{
+	const struct proj_arch *a = bridge_arch(r);
+	int f = vrow_fid(r, "cuda_graphs");
+
+	if (!a || f < 0 || vrow_given(r, f) || !r->sc.moe_token_drop)
+		return;
+	for (size_t i = 0; i < sizeof token_drop_graphs / sizeof token_drop_graphs[0]; i++) {
+		if (strcmp(token_drop_graphs[i].model, a->name) ||
+		    !one_of(token_drop_graphs[i].gpus, r->sc.gpu))
+			continue;
+		r->sc.cuda_graphs = 1;
+		vrow_mark(r, f);
+		vrow_assume(r, "cuda_graphs=1 (the token-drop recipe for %s on %s: %s; priced as "
+			    "layer graphs, the iteration's embedding, loss and optimizer with their "
+			    "gaps)", a->name, r->sc.gpu, token_drop_graphs[i].source);
 		return;
 	}
 }

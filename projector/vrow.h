@@ -305,6 +305,10 @@ int vrecipe_dispatcher(const struct vrow *r, char *why, size_t len);
 /* A release its stack's tracker records as regressed for the row's model
  * and GPU: said, and r->regressed set (after the defaults). */
 void vrecipe_regressed(struct vrow *r);
+/* The CUDA graphs a token-drop recipe of the row's model and GPU ran,
+ * where the row is labelled token drop and does not say them (after the
+ * defaults, which read the label). */
+void vrecipe_graphs(struct vrow *r);
 
 /* Fills what the row did not say, from its stack and era, and says it:
  * 0, or 1 when the row cannot be projected (r->why). */
