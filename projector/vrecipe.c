@@ -212,7 +212,7 @@ static int one_of(const char *list, const char *name)
 
 /* "Megatron-Bridge's performance recipe for M on G: SOURCE" in buf, or
  * "the same recipe" once the row has said it: a row takes several settings
- * from one recipe, and its notes hold 2 KB. */
+ * from one recipe, and its notes hold 4 KB. */
 static const char *recipe_ref(const struct vrow *r, const struct recipe *e, char *buf,
 			      size_t len)
 {

@@ -23,20 +23,33 @@
 #include "proj_internal.h"
 #include "vrow.h"
 
+/* Appends "; " and the note; a note past the room cuts the notes there and
+ * says so (VROW_NOTES_CUT), so a planner never reads a cut note as whole.
+ * The room leaves space for the mark. */
 static void vnote(struct vrow *r, const char *fmt, va_list ap)
 {
-	size_t n = strlen(r->assumed);
+	const size_t room = sizeof r->assumed - sizeof VROW_NOTES_CUT;
+	size_t n = strlen(r->assumed), n0 = n;
 	int k;
 
-	if (n + 3 >= sizeof r->assumed)
-		return;
+	if (n > room)
+		return; /* already cut */
 	if (n) {
+		if (n + 2 >= room)
+			goto cut;
 		memcpy(r->assumed + n, "; ", 3);
 		n += 2;
 	}
-	k = vsnprintf(r->assumed + n, sizeof r->assumed - n, fmt, ap);
-	if (k < 0)
-		r->assumed[n] = 0;
+	k = vsnprintf(r->assumed + n, room - n, fmt, ap);
+	if (k < 0) {
+		r->assumed[n0] = 0;
+		return;
+	}
+	if ((size_t)k < room - n)
+		return;
+	n = room - 1;
+cut:
+	memcpy(r->assumed + n, VROW_NOTES_CUT, sizeof VROW_NOTES_CUT);
 }
 
 void vrow_note(struct vrow *r, const char *fmt, ...)

@@ -231,7 +231,8 @@ struct vrow {
 	const proj_archs *archs;  /* cvc's catalog of models by name (validate.c) */
 	int regressed;            /* measured in a release its stack's tracker
 				   * records as regressed for it (vrecipe.c) */
-	char assumed[2048];       /* "; "-separated */
+	char assumed[4096];       /* "; "-separated; cut with VROW_NOTES_CUT
+				   * at its end when more was said */
 	int kind;                 /* enum cvc_proj_vwhy of why */
 	char why[512];            /* not expressible: why */
 };
@@ -259,6 +260,9 @@ void vrow_start(struct vrow *r, int legacy, int default_conv);
  */
 int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **cells,
 	      cvc_proj_ctx *ctx, int legacy);
+
+/* What ends r->assumed when the notes said more than it holds. */
+#define VROW_NOTES_CUT " [notes cut here: more than 4 KB]"
 
 /* Appends "; fmt" to r->assumed: a value read from the row's text. */
 void vrow_note(struct vrow *r, const char *fmt, ...) CVC_PRINTF(2, 3);
