@@ -109,6 +109,18 @@ static const struct recipe recipes[] = {
 	 "qwen3_workload_base_configs.py @f29a269f QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1",
 	 1, 16, 0, -1, CVC_PROJ_DISPATCH_DEEPEP,
 	 "its HybridEP, which nobody has measured across NVLink domains, priced on DeepEP"},
+	/* Qwen3-30B-A3B in every other layout, on H100 and Blackwell: every
+	 * preset read sets no recompute (set_qwen3_common_configs:
+	 * recompute_granularity = None), the 25.09 token-drop ones too
+	 * (set_qwen3_30b_a3b_specific_overrides), and an FP8 that names no
+	 * scaling is current scaling (their fp8_recipe default "cs"; fp8_cs,
+	 * fp8_mx by name later) */
+	{QWEN30, "H100-SXM|B200|GB200|B300|GB300", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_NONE,
+	 NULL,
+	 "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_llm_pretrain.py "
+	 "@05c0c90f set_qwen3_common_configs; configs/qwen3/qwen3_30b_a3b_llm_pretrain.py @4054233a "
+	 "set_qwen3_30b_a3b_specific_overrides",
+	 0, 0, -1, -1, -1, NULL},
 	/* Qwen3-235B-A22B on 256 H100 (TP 2, PP 8, VPP 4, EP 32): the
 	 * alltoall dispatcher with the 1F1B overlap; no recompute set */
 	{"qwen3-235b-a22b", "H100-SXM", -1, CVC_PROJ_FP8_CURRENT, -1, NULL,

@@ -798,8 +798,8 @@ Test(validate_cells, deepseek_v3_recipes_by_layout)
  * (recipes/qwen/h100/qwen3_moe.py: no recompute, the FP8_CS preset,
  * moe_a2a_overlap off), so the overlap that validate's rule takes for EP
  * across NVLink domains is not assumed there; the older PP 2 / EP 8
- * layout, which no transcribed recipe has, keeps Megatron-Core's defaults
- * and no overlap.
+ * layout takes what every Qwen3 preset sets (no recompute, an unnamed FP8
+ * as current scaling: set_qwen3_common_configs) and no overlap.
  */
 Test(validate_cells, qwen3_recipe_turns_the_a2a_overlap_off)
 {
@@ -814,8 +814,9 @@ Test(validate_cells, qwen3_recipe_turns_the_a2a_overlap_off)
 		{"recompute=none (Megatron-Bridge's performance recipe for qwen3-30b-a3b on H100-SXM",
 		 "fp8_recipe=current (the same recipe)",
 		 "ep_overlap=0 (moe_a2a_overlap in the same recipe)"},
-		{"recompute=selective (default)", "fp8_recipe=delayed (no recipe named",
-		 "!ep_overlap=1"},
+		{"recompute=none (Megatron-Bridge's performance recipe for qwen3-30b-a3b on H100-SXM: "
+		 "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_llm_pretrain.py",
+		 "fp8_recipe=current (the same recipe)", "!ep_overlap=1"},
 	};
 
 	rows_said(text, sizeof text - 1, want, 2, NULL);

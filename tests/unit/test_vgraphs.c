@@ -30,7 +30,8 @@ static double field(const char *line, int n)
 /*
  * Claim: row-a (token drop, B200) says cuda_graphs=1 and names the recipe
  * at its commit; row-b, the same row with a cuda_graphs cell of 0, keeps
- * it; row-c (token drop, H100) and row-d (dropless, B200) get no graphs.
+ * it; row-c (token drop, H100) and row-d (dropless, B200) get no graphs,
+ * and no recompute, as every Qwen3 preset.
  * The graphs are priced: at micro-batch 1 the host sets row-b's pace
  * (docs/MODELS.md "Host time per launch"), and the graphed row-a projects
  * well over half again as fast.
@@ -71,6 +72,11 @@ Test(vgraphs, token_drop_recipes_capture_the_iteration)
 	cr_expect(strstr(line, "moe_token_drop=1") && !strstr(line, "cuda_graphs="), "%s", line);
 	cr_assert(tu_line_with(out, "row-d", line, sizeof line));
 	cr_expect(!strstr(line, "moe_token_drop=") && !strstr(line, "cuda_graphs="), "%s", line);
+	/* every Qwen3 preset read sets no recompute */
+	cr_expect(strstr(line, "recompute=none (Megatron-Bridge's performance recipe for "
+			       "qwen3-30b-a3b on B200: ") &&
+			  strstr(line, "set_qwen3_common_configs"),
+		  "%s", line);
 	free(out);
 	cvc_proj_validation_release(&v);
 }
