@@ -79,7 +79,8 @@ static const struct recipe recipes[] = {
 	 * @0fa501a, deepseek_workload_base_configs.py @0426418); their FP8 is
 	 * current scaling (FP8_CS) or a format the row names (FP8_MX, FP8_SC).
 	 * The GB200 recipes changed their recompute between versions (mlp,
-	 * mla_up_proj, both): none is assumed there.  PP 16 / EP 8 stays in
+	 * mla_up_proj, both): none is assumed there, only their FP8 scaling
+	 * (the entry below).  PP 16 / EP 8 stays in
 	 * one board.  On H100 the recipe of the rows' release (25.09) runs
 	 * DeepEP with the 1F1B overlap (enable_deepep=True,
 	 * set_moe_a2a_overlap_overrides); @0426418's HybridEP without it came
@@ -92,6 +93,12 @@ static const struct recipe recipes[] = {
 	{DSV3, "B200", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE, "mla_up_proj,mlp",
 	 DS "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2",
 	 8, 32, 1, -1, CVC_PROJ_DISPATCH_DEEPEP, "moe_flex_dispatcher_backend=\"deepep\""},
+	/* GB200 and GB300, any layout: the scaling only (an FP8 that names
+	 * none is the presets' "cs"); the recompute changed between versions */
+	{DSV3, "GB200|GB300", -1, CVC_PROJ_FP8_CURRENT, -1, NULL,
+	 DS "deepseek_llm_pretrain.py @0132842 deepseek_v3_gb200_256gpus_fp8_config(fp8_recipe=\"cs\"); "
+	    "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_FP8_CS_V1",
+	 0, 0, -1, -1, -1, NULL},
 	{DSV3, "H100-SXM", -1, CVC_PROJ_FP8_CURRENT, CVC_PROJ_RECOMP_SELECTIVE, "mla_up_proj,mlp",
 	 DS "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_H100_V1, "
 	    "deepseek_llm_pretrain.py @0132842 deepseek_v3_h100_1024gpus_*_config", 8, 64, 1, 0,

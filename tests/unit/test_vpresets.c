@@ -1,11 +1,13 @@
 /*
- * test_vgraphs.c - the CUDA graphs validate takes from a token-drop
- * recipe (projector/vrecipe.c vrecipe_graphs): Megatron-Bridge's
+ * test_vpresets.c - what validate takes from Megatron-Bridge's performance
+ * presets beyond a layout's recipe (projector/vrecipe.c).  The CUDA graphs
+ * of a token-drop recipe (vrecipe_graphs): Megatron-Bridge's
  * Qwen3-30B-A3B presets of the token-drop schedule capture the whole
  * iteration on B200 and GB200 and nothing on H100, so a row labelled
  * "(tokendrop)" of that model on a Blackwell GPU is priced with graphs,
  * said with the recipe it comes from; a dropless row of the same layout,
- * an H100 row and a row whose cell states the graphs are not.
+ * an H100 row and a row whose cell states the graphs are not.  The FP8
+ * scaling of the presets where a row names none.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +38,7 @@ static double field(const char *line, int n)
  * (docs/MODELS.md "Host time per launch"), and the graphed row-a projects
  * well over half again as fast.
  */
-Test(vgraphs, token_drop_recipes_capture_the_iteration)
+Test(vpresets, token_drop_recipes_capture_the_iteration)
 {
 	static const char text[] =
 		"model,layers,hidden,heads,seq,tp,pp,vpp,ep,micro_batch,global_batch,gpus,gpu,dtype,"
@@ -76,6 +78,39 @@ Test(vgraphs, token_drop_recipes_capture_the_iteration)
 	cr_expect(strstr(line, "recompute=none (Megatron-Bridge's performance recipe for "
 			       "qwen3-30b-a3b on B200: ") &&
 			  strstr(line, "set_qwen3_common_configs"),
+		  "%s", line);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/*
+ * Claim: a DeepSeek-V3 row on GB200 that names FP8 and no scaling is
+ * priced with the presets' current scaling and says so; one that names
+ * MXFP8 keeps it; no GB200 recompute is taken (the presets changed it
+ * between versions), so the row keeps the default.
+ */
+Test(vpresets, unnamed_fp8_is_the_presets_current_scaling)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,vpp,ep,micro_batch,global_batch,gpus,gpu,dtype,"
+		"tokens_per_s_per_gpu,source,notes\n"
+		"DeepSeek-V3,,,,4096,1,4,4,64,1,2048,256,GB200 (NVL72),fp8,3454,"
+		"Megatron-Bridge 25.09,row-a\n"
+		"DeepSeek-V3,,,,4096,1,4,4,64,1,2048,256,GB200 (NVL72),mxfp8,3454,"
+		"Megatron-Bridge 25.09,row-b\n";
+	cvc_proj_validation v;
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
+	char line[8192];
+
+	cr_expect_eq(v.all.expressible, 2, "%d of 2 projected", v.all.expressible);
+	cr_assert(tu_line_with(out, "row-a", line, sizeof line));
+	cr_expect(strstr(line, "fp8_recipe=current (Megatron-Bridge's performance recipe for "
+			       "deepseek-v3 on GB200: ") &&
+			  strstr(line, "deepseek_v3_gb200_256gpus_fp8_config"),
+		  "%s", line);
+	cr_expect(strstr(line, "recompute=selective (default)"), "%s", line);
+	cr_assert(tu_line_with(out, "row-b", line, sizeof line));
+	cr_expect(strstr(line, "fp8_recipe=mxfp8 ('mxfp8')") && !strstr(line, "fp8_recipe=current"),
 		  "%s", line);
 	free(out);
 	cvc_proj_validation_release(&v);
