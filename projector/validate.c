@@ -319,6 +319,35 @@ static void guessed_dtype(cvc_proj_ctx *ctx, struct vrow *row, struct vproj *v)
 	free(ra);
 }
 
+/*
+ * A row whose release ran features validate does not assume (vrecipe.c
+ * "ran, not assumed") might run as cvc prices those features: its 90%
+ * interval holds that projection's too, so that it says how far what the
+ * release turned on could move it (the projection stays the row's).
+ */
+static void ran_features(cvc_proj_ctx *ctx, struct vrow *row, struct vproj *v)
+{
+	cvc_proj_scenario alt;
+	cvc_proj_result *ra;
+	char what[160];
+
+	if (!vrecipe_ran_alt(row, &alt, what, sizeof what) || proj_finalize(&alt))
+		return;
+	if (!(ra = malloc(sizeof *ra)))
+		return;
+	cvc_proj_evaluate(ctx, &alt, ra);
+	if (ra->valid && isfinite(ra->tokens_per_s_per_gpu_lo) &&
+	    isfinite(v->r.tokens_per_s_per_gpu_lo)) {
+		v->r.tokens_per_s_per_gpu_lo = fmin(v->r.tokens_per_s_per_gpu_lo,
+						    ra->tokens_per_s_per_gpu_lo);
+		v->r.tokens_per_s_per_gpu_hi = fmax(v->r.tokens_per_s_per_gpu_hi,
+						    ra->tokens_per_s_per_gpu_hi);
+		vrow_note(row, "interval: the projection with what the release ran that cvc prices "
+			  "too (%s: %.0f tokens/s/GPU)", what, ra->tokens_per_s_per_gpu);
+	}
+	free(ra);
+}
+
 /* Finalizes, evaluates and finds the measurement of a row read as k
  * (vrow_read()); returns 0, or 1 with row->why when it cannot be compared. */
 static int project_row(cvc_proj_ctx *ctx, struct vrow *row, int k, struct vproj *v)
@@ -340,6 +369,8 @@ static int project_row(cvc_proj_ctx *ctx, struct vrow *row, int k, struct vproj 
 	}
 	if (k == 0 && row->g.dtype_guess)
 		guessed_dtype(ctx, row, v);
+	if (k == 0)
+		ran_features(ctx, row, v);
 	if (k == 0) {
 		v->p = proj_ctx_pricer(ctx, &v->fin);
 		v->meas = measured_tps(row, &v->fin, v->p, &v->from);

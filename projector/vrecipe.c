@@ -161,6 +161,8 @@ struct ran {
 	double mb;          /* the preset's micro-batch; 0: any */
 	int year, month;    /* from the release of that month */
 	const char *what, *source;
+	/* of what ran, what cvc can price (vrecipe_ran_alt()): -1 none */
+	int graphs, overlap, disp, fp8_attn;
 };
 
 static const struct ran rans[] = {
@@ -168,20 +170,24 @@ static const struct ran rans[] = {
 	 "full-iteration CUDA graphs, the 1F1B all-to-all overlap, the CuTe-DSL fused grouped MLP and "
 	 "FP8 attention, on HybridEP",
 	 "Megatron-Bridge PR #4249 'Enable Qwen3 GB200/GB300/GB300 MXFP8 CuTeDSL Fusion and Full-Iter "
-	 "CUDA Graphs for 26.06'; the path's settings listed by PR #4606"},
+	 "CUDA Graphs for 26.06'; the path's settings listed by PR #4606",
+	 1, 1, CVC_PROJ_DISPATCH_HYBRIDEP, 1},
 	{QWEN30, "GB200", 0, 2026, 4,
 	 "HybridEP on the flex dispatcher with CUDA graphs",
 	 "Megatron-Bridge PR #2499 (2026-02-23): GB200's preset had them; 26.04 is Megatron-Bridge "
-	 "0.4.0, docs/releases/software-versions.md"},
+	 "0.4.0, docs/releases/software-versions.md",
+	 1, -1, CVC_PROJ_DISPATCH_HYBRIDEP, -1},
 	{QWEN30, "B200", 4, 2026, 2,
 	 "HybridEP on the flex dispatcher with CUDA graphs over attention, router and dispatch "
 	 "preprocessing",
 	 "Megatron-Bridge PR #2499 (2026-02-23, the preset's micro-batch 4), logged in the "
-	 "26.04.01 container by issue #4439"},
+	 "26.04.01 container by issue #4439",
+	 1, -1, CVC_PROJ_DISPATCH_HYBRIDEP, -1},
 	{DSV3, "GB200", 0, 2026, 6,
 	 "full-iteration CUDA graphs, the 1F1B all-to-all overlap and the CuTe-DSL fused grouped MLP",
 	 "Megatron-Bridge PR #4226 'DSV3 GB200 MXFP8 full-iter CG recipe', on the 26.06 branch "
-	 "r0.5.0 by PR #4666"},
+	 "r0.5.0 by PR #4666",
+	 1, 1, -1, -1},
 };
 
 /*
@@ -320,8 +326,41 @@ static void ran_not_assumed(struct vrow *r, const struct proj_arch *a)
 			continue;
 		vrow_note(r, "ran, not assumed (the row does not say it): %s (%s)", e->what,
 			  e->source);
+		r->ran = (int)i;
 		return;
 	}
+}
+
+int vrecipe_ran_alt(const struct vrow *r, cvc_proj_scenario *alt, char *what, size_t len)
+{
+	const struct ran *e;
+	size_t n = 0;
+
+	if (r->ran < 0 || (size_t)r->ran >= sizeof rans / sizeof rans[0])
+		return 0;
+	e = &rans[r->ran];
+	*alt = r->sc;
+	what[0] = 0;
+#define RAN_SAY(...) (n += (size_t)snprintf(what + (n < len ? n : len), n < len ? len - n : 0, \
+					    __VA_ARGS__))
+	if (e->disp >= 0) {
+		alt->ep_dispatcher = e->disp;
+		RAN_SAY("%s", e->disp == CVC_PROJ_DISPATCH_HYBRIDEP ? "HybridEP" : "its dispatcher");
+	}
+	if (e->overlap > 0) {
+		alt->ep_overlap = 1;
+		RAN_SAY("%sthe 1F1B all-to-all overlap", n ? ", " : "");
+	}
+	if (e->graphs > 0) {
+		alt->cuda_graphs = 1;
+		RAN_SAY("%sCUDA graphs", n ? ", " : "");
+	}
+	if (e->fp8_attn > 0) {
+		alt->fp8_attention = 1;
+		RAN_SAY("%sFP8 attention", n ? ", " : "");
+	}
+#undef RAN_SAY
+	return n > 0;
 }
 
 /* Whether the release the date came from is a patch release: "26.02.01"

@@ -235,6 +235,7 @@ void vrow_start(struct vrow *r, int legacy, int default_conv)
 	r->assumed[0] = r->why[0] = 0;
 	r->kind = CVC_PROJ_VWHY_INVALID;
 	r->regressed = 0;
+	r->ran = -1;
 	r->ngiven = 0;
 	r->tps = r->iter = r->tflops = r->mfu = NAN;
 	r->conv = default_conv;

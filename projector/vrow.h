@@ -231,6 +231,8 @@ struct vrow {
 	const proj_archs *archs;  /* cvc's catalog of models by name (validate.c) */
 	int regressed;            /* measured in a release its stack's tracker
 				   * records as regressed for it (vrecipe.c) */
+	int ran;                  /* what its release ran and validate does not
+				   * assume: an entry of vrecipe.c's; -1 none */
 	char assumed[4096];       /* "; "-separated; cut with VROW_NOTES_CUT
 				   * at its end when more was said */
 	int kind;                 /* enum cvc_proj_vwhy of why */
@@ -313,6 +315,10 @@ void vrecipe_regressed(struct vrow *r);
  * where the row is labelled token drop and does not say them (after the
  * defaults, which read the label). */
 void vrecipe_graphs(struct vrow *r);
+/* The row's scenario with what its release ran that cvc can price (a
+ * dispatcher, the 1F1B overlap, CUDA graphs, FP8 attention) in alt, and
+ * those named in what: 1, or 0 when its release ran nothing listed. */
+int vrecipe_ran_alt(const struct vrow *r, cvc_proj_scenario *alt, char *what, size_t len);
 
 /* Fills what the row did not say, from its stack and era, and says it:
  * 0, or 1 when the row cannot be projected (r->why). */

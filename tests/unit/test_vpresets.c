@@ -115,3 +115,52 @@ Test(vpresets, unnamed_fp8_is_the_presets_current_scaling)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+/*
+ * Claim: a row whose release ran what validate does not assume (Qwen3-30B-
+ * A3B on GB200 in MXFP8, release 26.06: HybridEP, the 1F1B overlap, CUDA
+ * graphs and FP8 attention, and a fused MLP cvc does not price) keeps its
+ * projection, and its 90% interval also holds the projection with those
+ * features priced, said with that figure; a row of the release before
+ * (26.02, nothing listed) keeps its interval as priced.
+ */
+Test(vpresets, what_a_release_ran_widens_the_interval)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,vpp,ep,micro_batch,global_batch,gpus,gpu,dtype,"
+		"tokens_per_s_per_gpu,source,notes\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,,8,4,512,8,GB200 (NVL72),mxfp8,40706,"
+		"Megatron-Bridge,Release 26.06 NeMo container row-a\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,,8,4,512,8,GB200 (NVL72),mxfp8,26084,"
+		"Megatron-Bridge,Release 26.02 NeMo container row-b\n";
+	/* predicted, its 90% interval's lo and hi: after the 17 columns */
+	enum { PRED = 17, LO, HI };
+	cvc_proj_validation v;
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
+	char line[8192];
+	const char *note;
+	double a[3], b[3], alt;
+
+	cr_expect_eq(v.all.expressible, 2, "%d of 2 projected", v.all.expressible);
+	cr_assert(tu_line_with(out, "row-a", line, sizeof line));
+	for (int i = 0; i < 3; i++)
+		a[i] = field(line, PRED + i);
+	static const char said[] = "interval: the projection with what the release ran that cvc "
+				   "prices too (HybridEP, the 1F1B all-to-all overlap, CUDA graphs, "
+				   "FP8 attention: ";
+	note = strstr(line, said);
+	cr_assert(note, "%s", line);
+	alt = strtod(note + strlen(said), NULL);
+	cr_assert(tu_line_with(out, "row-b", line, sizeof line));
+	for (int i = 0; i < 3; i++)
+		b[i] = field(line, PRED + i);
+	cr_expect(!strstr(line, "interval: the projection with what the release ran"), "%s", line);
+	/* the same scenario priced alike; only row-a's interval reaches the features' price */
+	cr_expect_float_eq(a[0], b[0], 1e-9 * b[0]);
+	cr_expect_float_eq(a[1], b[1], 1e-9 * b[1]);
+	cr_expect_gt(alt, 1.3 * a[0], "with the features %g, without %g", alt, a[0]);
+	cr_expect_geq(a[2], alt, "hi %g holds %g", a[2], alt);
+	cr_expect_lt(b[2], alt, "row-b's hi %g", b[2]);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
