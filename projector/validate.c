@@ -293,6 +293,17 @@ struct vproj {
 	const char *from;                /* the measured column */
 };
 
+/* Widens v's 90% interval to hold ra's too: 1, or 0 when either has none. */
+static int interval_holds(struct vproj *v, const cvc_proj_result *ra)
+{
+	if (!ra->valid || !isfinite(ra->tokens_per_s_per_gpu_lo) ||
+	    !isfinite(v->r.tokens_per_s_per_gpu_lo))
+		return 0;
+	v->r.tokens_per_s_per_gpu_lo = fmin(v->r.tokens_per_s_per_gpu_lo, ra->tokens_per_s_per_gpu_lo);
+	v->r.tokens_per_s_per_gpu_hi = fmax(v->r.tokens_per_s_per_gpu_hi, ra->tokens_per_s_per_gpu_hi);
+	return 1;
+}
+
 /*
  * A row that guesses its dtype ("fp8?") might have run in the other of
  * bf16 and the guess: its 90% interval holds that projection's too, so that
@@ -307,15 +318,9 @@ static void guessed_dtype(cvc_proj_ctx *ctx, struct vrow *row, struct vproj *v)
 		return;
 	alt.dtype = v->fin.dtype == CVC_PROJ_BF16 ? CVC_PROJ_FP8 : CVC_PROJ_BF16;
 	cvc_proj_evaluate(ctx, &alt, ra);
-	if (ra->valid && isfinite(ra->tokens_per_s_per_gpu_lo) &&
-	    isfinite(v->r.tokens_per_s_per_gpu_lo)) {
-		v->r.tokens_per_s_per_gpu_lo = fmin(v->r.tokens_per_s_per_gpu_lo,
-						    ra->tokens_per_s_per_gpu_lo);
-		v->r.tokens_per_s_per_gpu_hi = fmax(v->r.tokens_per_s_per_gpu_hi,
-						    ra->tokens_per_s_per_gpu_hi);
+	if (interval_holds(v, ra))
 		vrow_note(row, "interval: %s's projection too (the dtype is a guess)",
 			  alt.dtype == CVC_PROJ_BF16 ? "bf16" : "fp8");
-	}
 	free(ra);
 }
 
@@ -336,15 +341,9 @@ static void ran_features(cvc_proj_ctx *ctx, struct vrow *row, struct vproj *v)
 	if (!(ra = malloc(sizeof *ra)))
 		return;
 	cvc_proj_evaluate(ctx, &alt, ra);
-	if (ra->valid && isfinite(ra->tokens_per_s_per_gpu_lo) &&
-	    isfinite(v->r.tokens_per_s_per_gpu_lo)) {
-		v->r.tokens_per_s_per_gpu_lo = fmin(v->r.tokens_per_s_per_gpu_lo,
-						    ra->tokens_per_s_per_gpu_lo);
-		v->r.tokens_per_s_per_gpu_hi = fmax(v->r.tokens_per_s_per_gpu_hi,
-						    ra->tokens_per_s_per_gpu_hi);
+	if (interval_holds(v, ra))
 		vrow_note(row, "interval: the projection with what the release ran that cvc prices "
 			  "too (%s: %.0f tokens/s/GPU)", what, ra->tokens_per_s_per_gpu);
-	}
 	free(ra);
 }
 

@@ -103,17 +103,6 @@ Test(torchtitan, compile_fuses_what_eager_runs_op_by_op)
 	cr_expect_float_eq(p.step_s, pe.step_s, 1e-12 * p.step_s);
 }
 
-/* The n-th comma-separated cell of a line without quoted cells before it. */
-static double field(const char *line, int n)
-{
-	for (int i = 0; i < n && line; i++) {
-		line = strchr(line, ',');
-		line = line ? line + 1 : NULL;
-	}
-	cr_assert(line);
-	return strtod(line, NULL);
-}
-
 /* Validates text as the CSV file name in a scratch folder; its output's
  * first n lines (the header, then one per row) into line[]; returns the
  * output, which line[] points into (caller frees). */
@@ -155,7 +144,7 @@ Test(torchtitan, validate_reads_torchtitan_rows)
 	cr_expect(!strstr(line[2], "framework="), "the cell is the enum's name: %s", line[2]);
 	cr_expect(strstr(line[3], "framework=pytorch (llm-foundry"), "%s", line[3]);
 	for (int i = 1; i < 4; i++)
-		pred[i] = field(line[i], 21); /* predicted_tokens_per_s_per_gpu */
+		pred[i] = tu_csv_num(line[i], 21); /* predicted_tokens_per_s_per_gpu */
 	cr_expect_float_eq(pred[1], pred[2], 1e-9 * pred[2]);
 	cr_expect_lt(pred[1], pred[3] * 0.97, "torchtitan %g, llm-foundry %g tokens/s", pred[1],
 		     pred[3]);
@@ -190,8 +179,8 @@ Test(torchtitan, validate_reads_compile_and_float8)
 	cr_expect(strstr(line[2], "compile=1 (the row's text says so)"), "%s", line[2]);
 	cr_expect(strstr(line[3], "fp8_recipe=current (torchao's tensorwise"), "%s", line[3]);
 	cr_expect(strstr(line[4], "rowwise float8 recipe is none cvc prices"), "%s", line[4]);
-	cr_expect_lt(field(line[1], 21), field(line[2], 21) / 1.1, "eager %s\ncompiled %s",
-		     line[1], line[2]);
+	cr_expect_lt(tu_csv_num(line[1], 21), tu_csv_num(line[2], 21) / 1.1,
+		     "eager %s\ncompiled %s", line[1], line[2]);
 	free(out);
 	cvc_proj_validation_release(&v);
 }

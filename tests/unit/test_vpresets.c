@@ -17,18 +17,6 @@
 #include "cvc/cvc_project.h"
 #include "testutil.h"
 
-/* The n-th comma-separated field of line as a number (no quoted comma
- * before it). */
-static double field(const char *line, int n)
-{
-	for (int i = 0; i < n && line; i++) {
-		line = strchr(line, ',');
-		line = line ? line + 1 : NULL;
-	}
-	cr_assert(line);
-	return strtod(line, NULL);
-}
-
 /*
  * Claim: row-a (token drop, B200) says cuda_graphs=1 and names the recipe
  * at its commit; row-b, the same row with a cuda_graphs cell of 0, keeps
@@ -65,10 +53,10 @@ Test(vpresets, token_drop_recipes_capture_the_iteration)
 			  strstr(line, "qwen3_30b_a3b_llm_pretrain.py @4054233a") &&
 			  strstr(line, "full_iteration"),
 		  "%s", line);
-	graphed = field(line, PRED);
+	graphed = tu_csv_num(line, PRED);
 	cr_assert(tu_line_with(out, "row-b", line, sizeof line));
 	cr_expect(!strstr(line, "cuda_graphs="), "the cell states it: %s", line);
-	stated = field(line, PRED);
+	stated = tu_csv_num(line, PRED);
 	cr_expect_gt(graphed, 1.5 * stated, "graphed %g, stated off %g tokens/s", graphed, stated);
 	cr_assert(tu_line_with(out, "row-c", line, sizeof line));
 	cr_expect(strstr(line, "moe_token_drop=1") && !strstr(line, "cuda_graphs="), "%s", line);
@@ -144,7 +132,7 @@ Test(vpresets, what_a_release_ran_widens_the_interval)
 	cr_expect_eq(v.all.expressible, 2, "%d of 2 projected", v.all.expressible);
 	cr_assert(tu_line_with(out, "row-a", line, sizeof line));
 	for (int i = 0; i < 3; i++)
-		a[i] = field(line, PRED + i);
+		a[i] = tu_csv_num(line, PRED + i);
 	static const char said[] = "interval: the projection with what the release ran that cvc "
 				   "prices too (HybridEP, the 1F1B all-to-all overlap, CUDA graphs, "
 				   "FP8 attention: ";
@@ -153,7 +141,7 @@ Test(vpresets, what_a_release_ran_widens_the_interval)
 	alt = strtod(note + strlen(said), NULL);
 	cr_assert(tu_line_with(out, "row-b", line, sizeof line));
 	for (int i = 0; i < 3; i++)
-		b[i] = field(line, PRED + i);
+		b[i] = tu_csv_num(line, PRED + i);
 	cr_expect(!strstr(line, "interval: the projection with what the release ran"), "%s", line);
 	/* the same scenario priced alike; only row-a's interval reaches the features' price */
 	cr_expect_float_eq(a[0], b[0], 1e-9 * b[0]);

@@ -439,6 +439,16 @@ const char *tu_line_with(const char *out, const char *key, char *line, size_t le
 	return NULL;
 }
 
+double tu_csv_num(const char *line, int n)
+{
+	for (int i = 0; i < n && line; i++) {
+		line = strchr(line, ',');
+		line = line ? line + 1 : NULL;
+	}
+	cr_assert(line, "fewer than %d fields", n + 1);
+	return strtod(line, NULL);
+}
+
 char *tu_validate_text(const char *text, const struct cvc_proj_validate_opts *opts,
 		       struct cvc_proj_validation *v, int want)
 {

@@ -80,6 +80,10 @@ const char *tu_copy_line(const char *p, char *line, size_t len);
  * as tu_copy_line does; NULL when none does. */
 const char *tu_line_with(const char *out, const char *key, char *line, size_t len);
 
+/* The n-th (from 0) comma-separated field of a CSV line as a number; the
+ * line must hold no quoted comma before it (asserted to have n + 1 fields). */
+double tu_csv_num(const char *line, int n);
+
 /* Writes text to a file; returns 0 on success. */
 int tu_write(const char *path, const char *text, size_t len);
 
