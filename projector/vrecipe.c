@@ -235,6 +235,14 @@ static int one_of(const char *list, const char *name)
 	return 0;
 }
 
+/* Whether a table entry for model on gpus ('|'-separated catalog names)
+ * is about the row's catalog model a on its GPU. */
+static int is_for(const char *model, const char *gpus, const struct proj_arch *a,
+		  const cvc_proj_scenario *sc)
+{
+	return !strcmp(model, a->name) && one_of(gpus, sc->gpu);
+}
+
 /* "Megatron-Bridge's performance recipe for M on G: SOURCE" in buf, or
  * "the same recipe" once the row has said it: a row takes several settings
  * from one recipe, and its notes hold 4 KB. */
@@ -320,8 +328,7 @@ static void ran_not_assumed(struct vrow *r, const struct proj_arch *a)
 	for (size_t i = 0; i < sizeof rans / sizeof rans[0]; i++) {
 		const struct ran *e = &rans[i];
 
-		if (strcmp(e->model, a->name) || !one_of(e->gpus, sc->gpu) ||
-		    (e->mb > 0 && sc->micro_batch != e->mb) ||
+		if (!is_for(e->model, e->gpus, a, sc) || (e->mb > 0 && sc->micro_batch != e->mb) ||
 		    vstack_before(&r->stack, e->year, e->month))
 			continue;
 		vrow_note(r, "ran, not assumed (the row does not say it): %s (%s)", e->what,
@@ -399,8 +406,7 @@ void vrecipe_regressed(struct vrow *r)
 	for (size_t i = 0; i < sizeof regressions / sizeof regressions[0]; i++) {
 		const struct regressed *e = &regressions[i];
 
-		if (strcmp(e->model, a->name) || !one_of(e->gpus, sc->gpu) ||
-		    (e->dropless && sc->moe_token_drop) ||
+		if (!is_for(e->model, e->gpus, a, sc) || (e->dropless && sc->moe_token_drop) ||
 		    vstack_before(st, e->from_y, e->from_m) ||
 		    !vstack_before(st, e->to_y + (e->to_m == 12), e->to_m % 12 + 1) ||
 		    patch_release(r->text, st->date_from))
@@ -439,8 +445,7 @@ void vrecipe_graphs(struct vrow *r)
 	if (!a || f < 0 || vrow_given(r, f) || !r->sc.moe_token_drop)
 		return;
 	for (size_t i = 0; i < sizeof token_drop_graphs / sizeof token_drop_graphs[0]; i++) {
-		if (strcmp(token_drop_graphs[i].model, a->name) ||
-		    !one_of(token_drop_graphs[i].gpus, r->sc.gpu))
+		if (!is_for(token_drop_graphs[i].model, token_drop_graphs[i].gpus, a, &r->sc))
 			continue;
 		r->sc.cuda_graphs = 1;
 		vrow_mark(r, f);
@@ -492,8 +497,8 @@ static const struct recipe *recipe_of(const struct vrow *r, const struct proj_ar
 	for (size_t i = 0; a && i < sizeof recipes / sizeof recipes[0]; i++) {
 		const struct recipe *e = &recipes[i];
 
-		if (strcmp(e->model, a->name) || !one_of(e->gpus, sc->gpu) ||
-		    (e->dtype >= 0 && e->dtype != sc->dtype) || (e->pp > 0 && sc->pp != e->pp) ||
+		if (!is_for(e->model, e->gpus, a, sc) || (e->dtype >= 0 && e->dtype != sc->dtype) ||
+		    (e->pp > 0 && sc->pp != e->pp) ||
 		    (e->ep > 0 && sc->ep != e->ep))
 			continue;
 		return e;
