@@ -282,20 +282,31 @@ static void recompute(struct vrow *r, const struct recipe *e)
 		    recipe_ref(r, e, ref, sizeof ref));
 }
 
-/* Runs before validate's dispatcher reading (vdefault.c moe_dispatch),
- * which then keeps what is marked here. */
-static void a2a_overlap(struct vrow *r, const struct recipe *e)
+/* Sets the 0/1 field key to the recipe's v (its own name for it: what),
+ * said, where the recipe sets it (v >= 0) and the row's cells do not. */
+static void recipe_flag(struct vrow *r, const struct recipe *e, const char *key, int v,
+			const char *what)
 {
-	int f = vrow_fid(r, "ep_overlap");
+	int f = vrow_fid(r, key);
 	char ref[400];
 
-	if (e->a2a_overlap < 0 || f < 0 || vrow_given(r, f) || !(r->sc.ep > 1) ||
-	    !(r->sc.experts > 1) || (e->a2a_overlap && r->sc.recompute == CVC_PROJ_RECOMP_FULL))
+	if (v < 0 || f < 0 || vrow_given(r, f))
 		return;
-	r->sc.ep_overlap = e->a2a_overlap;
+	proj_field_set_num(&r->sc, f, v);
 	vrow_mark(r, f);
-	vrow_assume(r, "ep_overlap=%d (moe_a2a_overlap in %s)", e->a2a_overlap,
-		    recipe_ref(r, e, ref, sizeof ref));
+	vrow_assume(r, "%s=%d (%s in %s)", key, v, what, recipe_ref(r, e, ref, sizeof ref));
+}
+
+/* The recipe's 1F1B all-to-all overlap, for an MoE row with expert
+ * parallelism, not turned on beside full recompute.  Runs before
+ * validate's dispatcher reading (vdefault.c moe_dispatch), which then
+ * keeps what is marked here. */
+static void a2a_overlap(struct vrow *r, const struct recipe *e)
+{
+	if (!(r->sc.ep > 1) || !(r->sc.experts > 1) ||
+	    (e->a2a_overlap > 0 && r->sc.recompute == CVC_PROJ_RECOMP_FULL))
+		return;
+	recipe_flag(r, e, "ep_overlap", e->a2a_overlap, "moe_a2a_overlap");
 }
 
 /* The recipe's gradient reduce-scatter after the backward where cvc
@@ -306,15 +317,7 @@ static void a2a_overlap(struct vrow *r, const struct recipe *e)
  * with it, so both run exposed. */
 static void grad_overlap(struct vrow *r, const struct recipe *e)
 {
-	int f = vrow_fid(r, "dp_overlap");
-	char ref[400];
-
-	if (e->dp_overlap < 0 || f < 0 || vrow_given(r, f))
-		return;
-	r->sc.dp_overlap = e->dp_overlap;
-	vrow_mark(r, f);
-	vrow_assume(r, "dp_overlap=%d (overlap_grad_reduce in %s)", e->dp_overlap,
-		    recipe_ref(r, e, ref, sizeof ref));
+	recipe_flag(r, e, "dp_overlap", e->dp_overlap, "overlap_grad_reduce");
 }
 
 /* The first of rans[] an MXFP8 row of its release matches, said. */
