@@ -91,6 +91,8 @@ static int map_rank(const struct merge *m, int r)
 {
 	struct rank_map key = {.from = r}, *p;
 
+	if (m->nmap == 0) /* no map to search, which bsearch() may not be handed */
+		return r;
 	p = bsearch(&key, m->map, m->nmap, sizeof *m->map, map_cmp);
 	return p ? p->to : r;
 }

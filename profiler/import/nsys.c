@@ -139,11 +139,14 @@ static int proc_cmp(const void *a, const void *b)
 	return (x->gpid > y->gpid) - (x->gpid < y->gpid);
 }
 
-/* Rank of a process, or -1 when it did no GPU work. */
+/* Rank of a process, or -1 when it did no GPU work (none did: no
+ * process list, which bsearch() may not be handed). */
 static int proc_rank(const struct nsys *n, int64_t gpid)
 {
 	struct nsys_proc key = {.gpid = gpid}, *p;
 
+	if (n->nprocs == 0)
+		return -1;
 	p = bsearch(&key, n->procs, n->nprocs, sizeof *n->procs, proc_cmp);
 	return p ? p->rank : -1;
 }

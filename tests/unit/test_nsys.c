@@ -318,6 +318,32 @@ static void crafted(const char *name, const char *sql, char *out, size_t cap)
 }
 
 /*
+ * An export with NVTX ranges and no GPU work (the kernel, memcpy and memset
+ * tables empty): no process has a rank, so every range is left out, and
+ * the import neither fails nor hands bsearch() the absent process list
+ * (found by fuzz.nsys; the sanitizer build reported it as undefined).
+ */
+Test(nsys, ranges_without_gpu_work)
+{
+	char path[4200];
+	cvc_db *db;
+	sqlite3 *sq;
+
+	crafted("nogpu.sqlite", "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL;"
+		"DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY; DELETE FROM CUPTI_ACTIVITY_KIND_MEMSET;",
+		path, sizeof path);
+	sq = open_plain(path);
+	cr_assert_gt(tu_sq_int(sq, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59,60) AND "
+			       "\"end\" IS NOT NULL"), 0);
+	sqlite3_close(sq);
+	db = tu_import(path, "nogpu.db");
+	sq = cvc_db_sqlite(db);
+	cr_expect_eq(tu_sq_int(sq, "SELECT count(*) FROM activities"), 0);
+	cr_expect_eq(tu_sq_int(sq, "SELECT count(*) FROM ranges"), 0);
+	cvc_db_close(db);
+}
+
+/*
  * Values an export can hold that no GPU produced (issue 14, item 1): a
  * kernel ending at INT64_MAX, a start that is text, a device past 2^32.
  * Each is refused with the file, table and row, the database unchanged,
