@@ -711,8 +711,9 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 		per_seq += N[kd] * (2 * s * w + core);
 		if (sc->recompute == CVC_PROJ_RECOMP_FULL)
 			extra += N[kd] * (2 * s * w + core);
-		else if ((x->rcm & PROJ_RC_CORE) && x->unfused && xk.mixer == PROJ_MIX_ATTN)
-			extra += N[kd] * core; /* core attention (Korthikanti et al. 2022) */
+		else if ((x->rcm & PROJ_RC_CORE) &&
+			 (xk.mixer == PROJ_MIX_ATTN || xk.mixer == PROJ_MIX_LOCAL))
+			extra += N[kd] * core; /* core attention, fused or not (project.c) */
 		n_mla += xk.mixer <= PROJ_MIX_LOCAL ? N[kd] : 0;
 		n_moe += PROJ_KIND_FFN(kd) == PROJ_FK_MOE ? N[kd] : 0;
 		if (PROJ_KIND_FFN(kd) == PROJ_FK_DENSE)
@@ -744,7 +745,7 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 		per_seq += 3 * x->mtp * (gemm_m + attn_m + 2 * s * 2 * h * h + logits);
 		if (sc->recompute == CVC_PROJ_RECOMP_FULL)
 			extra += x->mtp * (gemm_m + attn_m);
-		else if (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && x->unfused)
+		else if (x->rcm & PROJ_RC_CORE)
 			extra += x->mtp * attn_m;
 	}
 	double tokens = sc->global_batch * s;

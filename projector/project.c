@@ -599,7 +599,7 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 	if (x->mixer == PROJ_MIX_NONE)
 		return;
 	if (x->win > 0 && x->win < x->s && !x->unfused) {
-		local_attn_ops(k, x, adt, cf, cb, af, ab);
+		local_attn_ops(k, x, adt, proj_fwd_runs(x, n, PROJ_RC_CORE), cb, af, ab);
 		return;
 	}
 	if (x->unfused) {
@@ -629,7 +629,8 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 
 		if (x->mla)
 			gl = hl; /* keys and values per head after the up projection */
-		*af = x->c * proj_op_attn(k, adt, x->b, hl, gl, sq, sq, d, 0, cf * x->c);
+		*af = x->c * proj_op_attn(k, adt, x->b, hl, gl, sq, sq, d, 0,
+					  proj_fwd_runs(x, n, PROJ_RC_CORE) * x->c);
 		*ab = x->c * proj_op_attn(k, adt, x->b, hl, gl, sq, sq, d, 1, cb * x->c);
 	}
 }
@@ -890,8 +891,14 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 	fwd = gf + af + mf;
 	if (full)
 		rc_extra = fwd;
-	else if ((x->rcm & PROJ_RC_CORE) && x->unfused && x->mixer == PROJ_MIX_ATTN)
-		rc_extra = af; /* core attention (Korthikanti et al. 2022) */
+	else if ((x->rcm & PROJ_RC_CORE) &&
+		 (x->mixer == PROJ_MIX_ATTN || x->mixer == PROJ_MIX_LOCAL))
+		/* core attention (Korthikanti et al. 2022), fused or not:
+		 * Megatron-Core checkpoints it whatever the backend runs it
+		 * (checkpoint_core_attention, transformer/attention.py
+		 * _checkpointed_attention_forward), so its forward runs again
+		 * before the backward's */
+		rc_extra = af;
 	if (!full && x->rcm & ~PROJ_RC_CORE) /* the other modules selective recompute names */
 		rc_extra += G.rc_gemm + G.rc_mem;
 	bwd = gb + ab + mb + rc_extra;

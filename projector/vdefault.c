@@ -659,6 +659,32 @@ static int batch_in_tokens(struct vrow *r)
 	return 0;
 }
 
+/*
+ * The recompute of a row that names none and whose recipe cvc has not
+ * transcribed: what its launcher ran where cvc has read it (vlaunch.c),
+ * else its framework's default.  Megatron-Core's is none
+ * (TransformerConfig.recompute_granularity = None; Megatron-LM's
+ * --recompute-granularity defaults to none), and NeMo's and Megatron-
+ * Bridge's model recipes keep it unless a performance preset names
+ * modules.  Other stacks keep the scenario default (selective: core
+ * attention again), said.
+ */
+static void recompute_default(struct vrow *r)
+{
+	cvc_proj_scenario *sc = &r->sc;
+
+	if (r->g.recompute || vlaunch_recompute(r))
+		return;
+	if (sc->framework == CVC_PROJ_FW_MEGATRON) {
+		sc->recompute = CVC_PROJ_RECOMP_NONE;
+		vrow_assume(r, "recompute=none (Megatron-Core's default: TransformerConfig."
+			    "recompute_granularity = None)");
+		return;
+	}
+	vrow_assume(r, "recompute=%s (default)",
+		    sc->recompute == CVC_PROJ_RECOMP_SELECTIVE ? "selective" : "none");
+}
+
 int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 {
 	cvc_proj_scenario *sc = &r->sc;
@@ -670,11 +696,9 @@ int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 		vrow_assume(r, "gpu=%s (default)", sc->gpu);
 	if (!legacy) {
 		vrecipe_apply(r);
-		if (!r->g.recompute)
-			vrow_assume(r, "recompute=%s (default)",
-				    sc->recompute == CVC_PROJ_RECOMP_SELECTIVE ? "selective" : "none");
 		if (framework(r) || precision(r))
 			return 1;
+		recompute_default(r);
 		sharding(r);
 		megatron_features(r);
 		torchtitan_features(r);

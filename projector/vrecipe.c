@@ -56,6 +56,7 @@ struct recipe {
 #define QW "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py @01b2977e "
 
 #define GO "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py @07eea52d "
+#define GO26 "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py @1e7adfa9 "
 #define NOA2A "WorkloadBaseConfig's moe_a2a_overlap = False, scripts/performance/utils/utils.py"
 
 static const struct recipe recipes[] = {
@@ -78,9 +79,9 @@ static const struct recipe recipes[] = {
 	 * (deepseek_llm_pretrain.py @0132842, workload_base_configs.py
 	 * @0fa501a, deepseek_workload_base_configs.py @0426418); their FP8 is
 	 * current scaling (FP8_CS) or a format the row names (FP8_MX, FP8_SC).
-	 * The GB200 recipes changed their recompute between versions (mlp,
-	 * mla_up_proj, both): none is assumed there, only their FP8 scaling
-	 * (the entry below).  PP 16 / EP 8 stays in
+	 * The GB200 recipes changed their recompute between versions: taken
+	 * by the row's release (dated[] below), and here only their FP8
+	 * scaling (the entry below).  PP 16 / EP 8 stays in
 	 * one board.  On H100 the recipe of the rows' release (25.09) runs
 	 * DeepEP with the 1F1B overlap (enable_deepep=True,
 	 * set_moe_a2a_overlap_overrides); @0426418's HybridEP without it came
@@ -94,7 +95,7 @@ static const struct recipe recipes[] = {
 	 DS "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2",
 	 8, 32, 1, -1, CVC_PROJ_DISPATCH_DEEPEP, "moe_flex_dispatcher_backend=\"deepep\""},
 	/* GB200 and GB300, any layout: the scaling only (an FP8 that names
-	 * none is the presets' "cs"); the recompute changed between versions */
+	 * none is the presets' "cs"); the recompute by release (dated[]) */
 	{DSV3, "GB200|GB300", -1, CVC_PROJ_FP8_CURRENT, -1, NULL,
 	 DS "deepseek_llm_pretrain.py @0132842 deepseek_v3_gb200_256gpus_fp8_config(fp8_recipe=\"cs\"); "
 	    "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_FP8_CS_V1",
@@ -142,6 +143,15 @@ static const struct recipe recipes[] = {
 	{"gpt-oss-120b", "B200", -1, -1, CVC_PROJ_RECOMP_SELECTIVE, "layernorm,moe_act",
 	 GO "GPT_OSS_120B_PRETRAIN_CONFIG_B200_BF16_V1; " NOA2A, 1, 64, 0, -1,
 	 CVC_PROJ_DISPATCH_ALLTOALL, "gpt_oss.py's moe_token_dispatcher_type = \"alltoall\""},
+	/* GPT-OSS-120B in any other layout: B200, GB200 and H100 recompute
+	 * the norms and the experts' activation in the 25.11 and 26.02
+	 * presets, GB300 nothing (25.11's workload_base_configs.py @6b296ac1,
+	 * 26.02's gpt_oss_workload_base_configs.py @1e7adfa9) */
+	{"gpt-oss-120b", "B200|GB200|H100-SXM", -1, -1, CVC_PROJ_RECOMP_SELECTIVE,
+	 "layernorm,moe_act",
+	 GO26 "GPT_OSS_120B_PRETRAIN_CONFIG_{B200,GB200,H100}_BF16_V1", 0, 0, -1, -1, -1, NULL},
+	{"gpt-oss-120b", "GB300", -1, -1, CVC_PROJ_RECOMP_NONE, NULL,
+	 GO26 "GPT_OSS_120B_PRETRAIN_CONFIG_GB300_BF16_V1", 0, 0, -1, -1, -1, NULL},
 	{"gpt-oss-120b", "B300", -1, -1, CVC_PROJ_RECOMP_NONE, NULL,
 	 GO "GPT_OSS_120B_PRETRAIN_CONFIG_B300_BF16_V1; " NOA2A, 1, 64, 0, -1,
 	 CVC_PROJ_DISPATCH_ALLTOALL, "gpt_oss.py's moe_token_dispatcher_type = \"alltoall\""},
@@ -491,6 +501,74 @@ static void expert_tp_one(struct vrow *r, const struct proj_arch *a)
 	}
 }
 
+/*
+ * Recompute a preset changed between releases, taken by the release the
+ * row's text dates it by (a row without one keeps its stack's default).
+ * DeepSeek-V3 on GB200 recomputes selectively in every version read:
+ * mla_up_proj in bf16 and MXFP8 throughout, and in current-scaling FP8
+ * through 26.02; PR #3031 (2026-03-30, "from mla_up_proj to mlp for
+ * higher throughput") moved FP8 to mlp, PR #3067 took bf16 back, and PR
+ * #4226 (2026-06-09, 26.06) gave MXFP8 mla_up_proj again.  Whether the
+ * 26.04 branch took #3031 was not found: its MXFP8 rows take mla_up_proj,
+ * said with the alternative.
+ */
+struct dated {
+	const char *model, *gpus;
+	int dtype, fp8;                 /* the row's; fp8: its FP8 scaling, -1 any */
+	int from_y, from_m, to_y, to_m; /* releases; to_y 0: on */
+	const char *modules, *source;
+};
+
+#define DSGB "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/deepseek/"
+static const struct dated dated[] = {
+	{DSV3, "GB200", CVC_PROJ_BF16, -1, 2025, 9, 0, 0, "mla_up_proj",
+	 DSGB "deepseek_llm_pretrain.py @0132842 deepseek_v3_gb200_256gpus_bf16_config; "
+	      "deepseek_workload_base_configs.py @f0e2c37e and @0426418 "
+	      "DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_BF16_V1"},
+	{DSV3, "GB200", CVC_PROJ_FP8, CVC_PROJ_FP8_MXFP8, 2025, 9, 0, 0, "mla_up_proj",
+	 DSGB "deepseek_llm_pretrain.py @0132842, deepseek_workload_base_configs.py @f0e2c37e "
+	      "(26.02) and @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_FP8_MX_V1 (PR #4226, 26.06); "
+	      "26.04 may have run mlp (PR #3031)"},
+	{DSV3, "GB200", CVC_PROJ_FP8, CVC_PROJ_FP8_CURRENT, 2025, 9, 2026, 2, "mla_up_proj",
+	 DSGB "deepseek_llm_pretrain.py @0132842 deepseek_v3_gb200_256gpus_fp8_config; "
+	      "deepseek_workload_base_configs.py @f0e2c37e DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_V1"},
+	{DSV3, "GB200", CVC_PROJ_FP8, CVC_PROJ_FP8_CURRENT, 2026, 4, 0, 0, "mlp",
+	 DSGB "deepseek_workload_base_configs.py @0426418 DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_V1 "
+	      "(PR #3031, 2026-03-30)"},
+};
+
+/* The first of dated[] the row's model, GPU, format and release match:
+ * its selective recompute, said; after the recipe's FP8 scaling. */
+static void dated_recompute(struct vrow *r, const struct proj_arch *a)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	const struct vstack *st = &r->stack;
+	int f = vrow_fid(r, "recompute"), fm = vrow_fid(r, "recompute_modules");
+
+	if (r->g.recompute || f < 0 || fm < 0 || vrow_given(r, fm) || !(st->year > 0))
+		return;
+	for (size_t i = 0; i < sizeof dated / sizeof dated[0]; i++) {
+		const struct dated *e = &dated[i];
+
+		if (!is_for(e->model, e->gpus, a, sc) || sc->dtype != e->dtype ||
+		    (e->fp8 >= 0 && sc->fp8_recipe != e->fp8) ||
+		    vstack_before(st, e->from_y, e->from_m) ||
+		    (e->to_y > 0 &&
+		     !vstack_before(st, e->to_y + (e->to_m == 12), e->to_m % 12 + 1)))
+			continue;
+		sc->recompute = CVC_PROJ_RECOMP_SELECTIVE;
+		r->g.recompute = 1;
+		snprintf(r->rcmods, sizeof r->rcmods, "%s", e->modules);
+		sc->recompute_modules = r->rcmods;
+		vrow_mark(r, f);
+		vrow_mark(r, fm);
+		vrow_assume(r, "recompute=selective, recompute_modules=%s (Megatron-Bridge's "
+			    "performance recipe for %s on %s in the row's release: %s)",
+			    e->modules, e->model, sc->gpu, e->source);
+		return;
+	}
+}
+
 /* The transcribed recipe of a Megatron-Bridge row's model (a, from
  * bridge_arch(); NULL: none), GPU, dtype and layout; NULL when none is. */
 static const struct recipe *recipe_of(const struct vrow *r, const struct proj_arch *a)
@@ -531,8 +609,10 @@ void vrecipe_apply(struct vrow *r)
 		return;
 	ran_not_assumed(r, a);
 	expert_tp_one(r, a);
-	if (!(e = recipe_of(r, a)))
+	if (!(e = recipe_of(r, a))) {
+		dated_recompute(r, a);
 		return;
+	}
 	recompute(r, e);
 	a2a_overlap(r, e);
 	grad_overlap(r, e);
@@ -544,4 +624,5 @@ void vrecipe_apply(struct vrow *r)
 		proj_enum_name(proj_fields[fr].names, e->fp8_recipe, name, sizeof name);
 		vrow_assume(r, "fp8_recipe=%s (%s)", name, recipe_ref(r, e, ref, sizeof ref));
 	}
+	dated_recompute(r, a);
 }

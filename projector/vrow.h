@@ -320,6 +320,11 @@ void vrecipe_graphs(struct vrow *r);
  * those named in what: 1, or 0 when its release ran nothing listed. */
 int vrecipe_ran_alt(const struct vrow *r, cvc_proj_scenario *alt, char *what, size_t len);
 
+/* What a launcher other than Megatron-Bridge's presets ran for the row's
+ * recompute, where cvc has read it (vlaunch.c): 1 when it set it, said;
+ * 0 when it knows none for the row. */
+int vlaunch_recompute(struct vrow *r);
+
 /* Fills what the row did not say, from its stack and era, and says it:
  * 0, or 1 when the row cannot be projected (r->why). */
 int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy);

@@ -176,8 +176,7 @@ Test(project_findings, comm_share_with_gpus, .init = load_shipped, .fini = free_
 {
 	static const char *const models[] = {"llama2-70b", "gpt3-175b", "llama3-405b"};
 	static const double pps[] = {8, 8, 2}, zeros[] = {1, 1, 3};
-	static const int recs[] = {CVC_PROJ_RECOMP_SELECTIVE, CVC_PROJ_RECOMP_SELECTIVE,
-				   CVC_PROJ_RECOMP_FULL};
+	static const int recs[] = {CVC_PROJ_RECOMP_NONE, CVC_PROJ_RECOMP_NONE, CVC_PROJ_RECOMP_FULL};
 	static const int share_rises[] = {0, 1, 0};
 
 	for (size_t m = 0; m < 3; m++) {
@@ -645,15 +644,15 @@ Test(project_findings, axonn_80b_against_182_pflops, .init = load_axonn, .fini =
 /*
  * Claim (same paper): on that run AxoNN's 4D surpasses Megatron-LM by 26%.
  * Setup: the same study; Megatron-LM's side is every 1D layout (tp 1-8, pp
- * any divisor, sequence parallel or not, full or selective recompute,
+ * any divisor, sequence parallel or not, full or no recompute,
  * ZeRO-1 or not, micro-batch 1-4), each side its fastest valid fitting
  * layout at the same global batch; both sides reduce their gradients in
  * fp32, as Megatron-LM's command line does for bf16. What cvc finds, and
  * holds:
  *  - against Megatron-LM with full recompute (as AxoNN runs), the 4D layout
  *    is ahead at every batch, by >= 10% (30%, 40%, 35% at 1024/2048/4096);
- *  - against Megatron-LM's fastest layout, which in cvc uses selective
- *    recompute (tp 8, pp 2, sequence parallel), the 4D layout is ahead but
+ *  - against Megatron-LM's fastest layout, which in cvc recomputes
+ *    nothing (tp 8, pp 2, sequence parallel), the 4D layout is ahead but
  *    by less than the paper's 26% (6%, 13%, 8%), and their 90% intervals
  *    overlap: cvc cannot order them.  The 26% is reproduced only if the
  *    paper's Megatron-LM run recomputed fully, which the paper's abstract

@@ -210,6 +210,7 @@ Test(layers, local_attention_prices_the_band)
 		sc.layers = 4, sc.hidden = 1024, sc.heads = 16, sc.seq = s;
 		sc.window = w, sc.window_skip_freq = 2, sc.window_chunked = cases[i].chunked;
 		sc.gpus = 1, sc.global_batch = 8;
+		sc.recompute = CVC_PROJ_RECOMP_NONE; /* each forward once */
 		cr_assert_null(proj_finalize(&sc));
 		sc.dp = 1;
 		cvc_proj_scenario_ops(&sc, attn_op, &a);

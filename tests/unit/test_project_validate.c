@@ -926,7 +926,9 @@ Test(project_validate, published_runs_with_stated_recompute_fit)
  * +17%); 17.68% with the CUDA graphs of the token-drop recipes of 25.09
  * (Qwen3-30B-A3B on B200 and GB200; its B200 row from -48.6% to +32.9%),
  * 17.35% with every Qwen3 preset's current scaling for an FP8 that names
- * none, 17.30% with DeepSeek-V3's GB200 presets' too.  The bound keeps
+ * none, 17.30% with DeepSeek-V3's GB200 presets' too; 17.54% with the
+ * recompute those presets ran by release (mla_up_proj: ten GB200 rows
+ * 1-1.5 points slower, docs/MODELS.md "Recompute").  The bound keeps
  * that.
  */
 Test(project_validate, blackwell_moe_rows_regression)
@@ -943,7 +945,7 @@ Test(project_validate, blackwell_moe_rows_regression)
 		    g->st.expressible, g->st.mape_pct, g->st.bias_pct,
 		    g->st.mape_pct <= 15 ? "met" : "NOT met");
 	cr_expect_geq(g->st.expressible, 43);
-	cr_expect_leq(g->st.mape_pct, 17.5, "MAPE %.2f%%", g->st.mape_pct);
+	cr_expect_leq(g->st.mape_pct, 17.6, "MAPE %.2f%%", g->st.mape_pct);
 	cvc_proj_validation_release(&v);
 }
 

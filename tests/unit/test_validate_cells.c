@@ -747,7 +747,7 @@ Test(validate_cells, bridge_recipe_of_a_named_model)
 		 "on B200", "fp8_recipe=mxfp8 ('mxfp8')", NULL},
 		{"framework=megatron (Megatron-Bridge", "fp8_recipe=delayed ('fp8 delayed')",
 		 "!performance recipe"},
-		{"recompute=selective (default)", "fp8_recipe=delayed (no recipe named",
+		{"recompute=none (Megatron-Core's default", "fp8_recipe=delayed (no recipe named",
 		 "!performance recipe"},
 	};
 	double pred[4];
@@ -764,8 +764,9 @@ Test(validate_cells, bridge_recipe_of_a_named_model)
  * B200: the MLA up projections; PP 8 / EP 32 on B200 and TP 2 / PP 8 / EP
  * 64 on H100: those and the dense layers' MLP) with current-scaling FP8
  * where the row names no format, and on H100 its gradient reduce-scatter
- * after the backward; GB200, whose recipes changed it between versions,
- * and a layout no recipe has keep Megatron-Core's defaults.
+ * after the backward; GB200, whose recipes changed it between releases (a
+ * row its text does not date), and a layout no recipe has keep Megatron-
+ * Core's defaults: no recompute.
  */
 Test(validate_cells, deepseek_v3_recipes_by_layout)
 {
@@ -786,8 +787,10 @@ Test(validate_cells, deepseek_v3_recipes_by_layout)
 		{"recompute_modules=mla_up_proj,mlp (Megatron-Bridge's performance recipe for "
 		 "deepseek-v3 on H100-SXM", "fp8_recipe=current (the same recipe)",
 		 "dp_overlap=0 (overlap_grad_reduce in the same recipe)"},
-		{"recompute=selective (default)", "fp8_recipe=mxfp8 ('mxfp8')", "!performance recipe"},
-		{"recompute=selective (default)", "fp8_recipe=mxfp8 ('mxfp8')", "!performance recipe"},
+		{"recompute=none (Megatron-Core's default", "fp8_recipe=mxfp8 ('mxfp8')",
+		 "!performance recipe"},
+		{"recompute=none (Megatron-Core's default", "fp8_recipe=mxfp8 ('mxfp8')",
+		 "!performance recipe"},
 	};
 
 	rows_said(text, sizeof text - 1, want, 5, NULL);

@@ -74,8 +74,11 @@ Test(vpresets, token_drop_recipes_capture_the_iteration)
 /*
  * Claim: a DeepSeek-V3 row on GB200 that names FP8 and no scaling is
  * priced with the presets' current scaling and says so; one that names
- * MXFP8 keeps it; no GB200 recompute is taken (the presets changed it
- * between versions), so the row keeps the default.
+ * MXFP8 keeps it.  The GB200 presets changed their recompute between
+ * releases, so it is taken by the row's release: mla_up_proj through
+ * 26.02 in either FP8 (row-a, row-b), mlp for current scaling from 26.04
+ * (row-c, PR #3031), mla_up_proj again for MXFP8 (row-d); a row its text
+ * does not date keeps Megatron-Core's default, no recompute (row-e).
  */
 Test(vpresets, unnamed_fp8_is_the_presets_current_scaling)
 {
@@ -83,23 +86,42 @@ Test(vpresets, unnamed_fp8_is_the_presets_current_scaling)
 		"model,layers,hidden,heads,seq,tp,pp,vpp,ep,micro_batch,global_batch,gpus,gpu,dtype,"
 		"tokens_per_s_per_gpu,source,notes\n"
 		"DeepSeek-V3,,,,4096,1,4,4,64,1,2048,256,GB200 (NVL72),fp8,3454,"
-		"Megatron-Bridge 25.09,row-a\n"
+		"Megatron-Bridge,Release 25.09 NeMo container; row-a\n"
 		"DeepSeek-V3,,,,4096,1,4,4,64,1,2048,256,GB200 (NVL72),mxfp8,3454,"
-		"Megatron-Bridge 25.09,row-b\n";
+		"Megatron-Bridge,Release 25.09 NeMo container; row-b\n"
+		"DeepSeek-V3,,,,4096,1,4,4,64,1,2048,256,GB200 (NVL72),fp8,3454,"
+		"Megatron-Bridge,Release 26.06 NeMo container; row-c\n"
+		"DeepSeek-V3,,,,4096,1,4,4,64,1,2048,256,GB200 (NVL72),mxfp8,3454,"
+		"Megatron-Bridge,Release 26.06 NeMo container; row-d\n"
+		"DeepSeek-V3,,,,4096,1,4,4,64,1,2048,256,GB200 (NVL72),mxfp8,3454,"
+		"Megatron-Bridge,row-e\n";
+	static const struct { const char *row, *rc; } want[] = {
+		{"row-a", "recompute=selective, recompute_modules=mla_up_proj (Megatron-Bridge's "
+			  "performance recipe for deepseek-v3 on GB200 in the row's release: "},
+		{"row-b", "recompute=selective, recompute_modules=mla_up_proj ("},
+		{"row-c", "recompute=selective, recompute_modules=mlp (Megatron-Bridge's "
+			  "performance recipe for deepseek-v3 on GB200 in the row's release: "},
+		{"row-d", "recompute=selective, recompute_modules=mla_up_proj ("},
+		{"row-e", "recompute=none (Megatron-Core's default"},
+	};
 	cvc_proj_validation v;
 	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
 	char line[8192];
 
-	cr_expect_eq(v.all.expressible, 2, "%d of 2 projected", v.all.expressible);
+	cr_expect_eq(v.all.expressible, 5, "%d of 5 projected", v.all.expressible);
 	cr_assert(tu_line_with(out, "row-a", line, sizeof line));
 	cr_expect(strstr(line, "fp8_recipe=current (Megatron-Bridge's performance recipe for "
 			       "deepseek-v3 on GB200: ") &&
 			  strstr(line, "deepseek_v3_gb200_256gpus_fp8_config"),
 		  "%s", line);
-	cr_expect(strstr(line, "recompute=selective (default)"), "%s", line);
 	cr_assert(tu_line_with(out, "row-b", line, sizeof line));
 	cr_expect(strstr(line, "fp8_recipe=mxfp8 ('mxfp8')") && !strstr(line, "fp8_recipe=current"),
 		  "%s", line);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		cr_assert(tu_line_with(out, want[i].row, line, sizeof line));
+		cr_expect(strstr(line, want[i].rc), "%s: want '%s' in %s", want[i].row, want[i].rc,
+			  line);
+	}
 	free(out);
 	cvc_proj_validation_release(&v);
 }

@@ -1,0 +1,60 @@
+/*
+ * vlaunch.c - what the launchers NVIDIA publishes benchmark tables with,
+ * other than Megatron-Bridge's presets (vrecipe.c), ran for a row's
+ * recompute where the row does not say it.
+ *
+ * NVIDIA's dgxc-benchmarking recipes run NeMo: their configuration files
+ * leave NeMo's activations_checkpoint_granularity null (Megatron-Core's
+ * recompute_granularity None, vdefault.c's default for the stack) but
+ * for the one model below.  Each entry names the file and the commit it
+ * was read at; a row matches by the launcher its text names, the model
+ * (cvc's catalog name) and the release its text dates it by.  A row that
+ * says its recompute keeps it.
+ */
+#include <string.h>
+
+#include "vrow.h"
+
+struct launch {
+	const char *launcher;      /* the words a row's text names it by */
+	const char *model;         /* cvc's catalog name (projector/archs.yaml) */
+	int to_year, to_month;     /* the last release that ran it */
+	int recompute;             /* CVC_PROJ_RECOMP_* */
+	const char *what, *source;
+};
+
+static const struct launch launches[] = {
+	/* Nemotron-4 340B from v25.01.1 through v25.03 (NeMo 1.0 on the
+	 * nemo:24.09 container; launch.sh keeps 24.09 for 340b): selective,
+	 * which NeMo 1.0 hands Megatron-Core as recompute_granularity, core
+	 * attention only (no recompute_modules in that mapping); v25.04 on
+	 * run NeMo 2.0's recommended configurations, recompute_layers 0 */
+	{"dgxc-benchmarking", "nemotron-4-340b", 2025, 3, CVC_PROJ_RECOMP_SELECTIVE,
+	 "selective (core attention)",
+	 "NVIDIA/dgxc-benchmarking nemotron/nemotron4-340b-synth.yaml @8f5cbb37 (v25.02): "
+	 "activations_checkpoint_granularity: selective"},
+};
+
+int vlaunch_recompute(struct vrow *r)
+{
+	const struct proj_arch *a;
+	int f = vrow_fid(r, "recompute");
+
+	if (!r->archs || !r->name[0] || f < 0 || !(r->stack.year > 0) ||
+	    !(a = proj_archs_find(r->archs, r->name)))
+		return 0;
+	for (size_t i = 0; i < sizeof launches / sizeof launches[0]; i++) {
+		const struct launch *e = &launches[i];
+
+		if (strcmp(e->model, a->name) || !strstr(r->text, e->launcher) ||
+		    !vstack_before(&r->stack, e->to_year + (e->to_month == 12),
+				   e->to_month % 12 + 1))
+			continue;
+		r->sc.recompute = e->recompute;
+		r->g.recompute = 1;
+		vrow_mark(r, f);
+		vrow_assume(r, "recompute=%s (the launcher's: %s)", e->what, e->source);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,99 @@
+/*
+ * test_recompute.c - what recomputation runs again (core attention, fused
+ * or not), and the recompute validate gives a row that names none: its
+ * launcher's where cvc read it, else its framework's default.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cvc/cvc_project.h"
+#include "testutil.h"
+
+/* Llama 2 13B on 16 H100 in Megatron-Core, fused attention (the default
+ * backend), under recompute rc. */
+static void llama13b(const char *rc, cvc_proj_scenario *sc, cvc_proj_result *r)
+{
+	char text[1024];
+
+	snprintf(text, sizeof text,
+		 "model: {layers: 40, hidden: 5120, heads: 40, ffn: 13824, ffn_type: swiglu,"
+		 " vocab: 32000, seq: 4096}\n"
+		 "parallelism: {tp: 2, pp: 1}\n"
+		 "hardware: {gpu: H100-SXM, gpus: 16, host_launch_us: 0}\n"
+		 "training: {global_batch: 64, micro_batch: 1, recompute: %s}\n", rc);
+	cr_assert_eq(tu_proj_first(text, sc, r), 1);
+	cr_assert(r->valid, "%s", r->reason);
+}
+
+/*
+ * Claim: Megatron-Core's selective recompute of core attention runs the
+ * fused kernel's forward again (checkpoint_core_attention), so it costs
+ * what that forward costs: the hardware FLOPs grow by exactly the core
+ * attention's 4 s^2 h per layer and sequence (non-causal, as MFU counts),
+ * the model FLOPs and the memory stay (a fused kernel keeps Q, K, V and
+ * its log-sum-exp either way), and the step is longer.
+ */
+Test(recompute, core_attention_runs_again_under_a_fused_kernel)
+{
+	cvc_proj_scenario sc;
+	cvc_proj_result sel, none;
+	double core = 64.0 * 40 * 4 * 4096.0 * 4096 * 5120;
+
+	llama13b("selective", &sc, &sel);
+	llama13b("none", &sc, &none);
+	cr_expect_float_eq(sel.model_flops, none.model_flops, 1e-12 * none.model_flops);
+	cr_expect_float_eq(sel.hw_flops - none.hw_flops, core, 1e-9 * core, "%g more, expected %g",
+			   sel.hw_flops - none.hw_flops, core);
+	cr_expect_float_eq(sel.mem_gb, none.mem_gb, 1e-12 * none.mem_gb);
+	cr_expect_gt(sel.step_s, none.step_s * 1.01, "selective %g s, none %g s", sel.step_s,
+		     none.step_s);
+}
+
+/*
+ * Claim: a row that names no recompute takes its launcher's where cvc has
+ * read it, else its framework's default, and says which: dgxc-benchmarking
+ * ran Nemotron-4 340B with selective (core attention) through v25.03 and
+ * with none from v25.04 (rows a, b); a Megatron-LM row gets Megatron-Core's
+ * none (row c); a row of a PyTorch stack keeps the scenario default,
+ * selective (row d).  The 340B row that recomputes is the slower one.
+ */
+Test(recompute, validate_takes_the_launchers_else_the_frameworks)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,dp,vpp,micro_batch,global_batch,gpus,gpu,dtype,"
+		"tokens_per_s_per_gpu,source\n"
+		"Nemotron4-340B,,,,4096,8,8,4,12,1,64,256,H100-SXM,bf16,219,NVIDIA/dgxc-benchmarking "
+		"nemotron/README_340b.md (releases v25.01.1 v25.02 v25.03) row-a\n"
+		"Nemotron4-340B,,,,4096,8,8,4,12,1,64,256,H100-SXM,bf16,219,NVIDIA/dgxc-benchmarking "
+		"nemotron/README.md (release v25.05) row-b\n"
+		"Llama2-13B,,,,4096,2,1,8,,1,64,16,H100-SXM,bf16,3000,NVIDIA/Megatron-LM README row-c\n"
+		"Llama2-13B,,,,4096,1,1,16,,1,64,16,H100-SXM,bf16,3000,mosaicml/llm-foundry README "
+		"row-d\n";
+	static const struct { const char *row, *said; } want[] = {
+		{"row-a", "recompute=selective (core attention) (the launcher's: NVIDIA/dgxc-"
+			  "benchmarking nemotron/nemotron4-340b-synth.yaml @8f5cbb37"},
+		{"row-b", "recompute=none (Megatron-Core's default: TransformerConfig."
+			  "recompute_granularity = None)"},
+		{"row-c", "recompute=none (Megatron-Core's default"},
+		{"row-d", "recompute=selective (default)"},
+	};
+	cvc_proj_validation v;
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
+	char line[8192];
+	double pred[2];
+
+	cr_expect_eq(v.all.expressible, 4, "%d of 4 projected", v.all.expressible);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		cr_assert(tu_line_with(out, want[i].row, line, sizeof line));
+		cr_expect(strstr(line, want[i].said), "%s: want '%s' in %s", want[i].row,
+			  want[i].said, line);
+		if (i < 2)
+			pred[i] = tu_csv_num(line, 16); /* predicted_tokens_per_s_per_gpu */
+	}
+	cr_expect(pred[0] > 0 && pred[0] < pred[1], "selective %g, none %g tokens/s", pred[0],
+		  pred[1]);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
