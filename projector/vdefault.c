@@ -666,8 +666,9 @@ static int batch_in_tokens(struct vrow *r)
  * (TransformerConfig.recompute_granularity = None; Megatron-LM's
  * --recompute-granularity defaults to none), and NeMo's and Megatron-
  * Bridge's model recipes keep it unless a performance preset names
- * modules.  Other stacks keep the scenario default (selective: core
- * attention again), said.
+ * modules; NeMo AutoModel's parallelizer checkpoints nothing unless its
+ * configuration says so.  Other stacks keep the scenario default
+ * (selective: core attention again), said.
  */
 static void recompute_default(struct vrow *r)
 {
@@ -679,6 +680,12 @@ static void recompute_default(struct vrow *r)
 		sc->recompute = CVC_PROJ_RECOMP_NONE;
 		vrow_assume(r, "recompute=none (Megatron-Core's default: TransformerConfig."
 			    "recompute_granularity = None)");
+		return;
+	}
+	if (r->stack.family == VS_AUTOMODEL) {
+		sc->recompute = CVC_PROJ_RECOMP_NONE;
+		vrow_assume(r, "recompute=none (NeMo AutoModel's default: parallelize_model's "
+			    "activation_checkpointing = False, components/moe/parallelizer.py)");
 		return;
 	}
 	vrow_assume(r, "recompute=%s (default)",

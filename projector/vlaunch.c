@@ -6,10 +6,15 @@
  * NVIDIA's dgxc-benchmarking recipes run NeMo: their configuration files
  * leave NeMo's activations_checkpoint_granularity null (Megatron-Core's
  * recompute_granularity None, vdefault.c's default for the stack) but
- * for the one model below.  Each entry names the file and the commit it
- * was read at; a row matches by the launcher its text names, the model
- * (cvc's catalog name) and the release its text dates it by.  A row that
- * says its recompute keeps it.
+ * for Nemotron-4 340B.  NeMo AutoModel's benchmark configurations
+ * (examples/benchmark/configs/, the *_te_deepep files its performance
+ * summary links) set the parallelizer's activation_checkpointing, which
+ * wraps every decoder block in a checkpoint (full recompute;
+ * components/moe/parallelizer.py apply_ac), model by model; unset it is
+ * False.  Each entry names the file and the commit it was read at; a row
+ * matches by the launcher its text names, the model (cvc's catalog name)
+ * and, where an entry has one, the last release its text may date it by.
+ * A row that says its recompute keeps it.
  */
 #include <string.h>
 
@@ -18,10 +23,13 @@
 struct launch {
 	const char *launcher;      /* the words a row's text names it by */
 	const char *model;         /* cvc's catalog name (projector/archs.yaml) */
-	int to_year, to_month;     /* the last release that ran it */
+	int to_year, to_month;     /* the last release that ran it; 0: any
+				      (the row need not be dated) */
 	int recompute;             /* CVC_PROJ_RECOMP_* */
 	const char *what, *source;
 };
+
+#define AM "NVIDIA-NeMo/Automodel examples/benchmark/configs/"
 
 static const struct launch launches[] = {
 	/* Nemotron-4 340B from v25.01.1 through v25.03 (NeMo 1.0 on the
@@ -33,6 +41,15 @@ static const struct launch launches[] = {
 	 "selective (core attention)",
 	 "NVIDIA/dgxc-benchmarking nemotron/nemotron4-340b-synth.yaml @8f5cbb37 (v25.02): "
 	 "activations_checkpoint_granularity: selective"},
+	{"automodel", "deepseek-v3", 0, 0, CVC_PROJ_RECOMP_FULL, "full (every decoder block)",
+	 AM "deepseek_v3_te_deepep.yaml @cab96cff and deepseek_v3_te_deepep_1024.yaml @604375ac: "
+	    "activation_checkpointing: true"},
+	{"automodel", "kimi-k2", 0, 0, CVC_PROJ_RECOMP_FULL, "full (every decoder block)",
+	 AM "kimi_k2_te_deepep.yaml @cab96cff: activation_checkpointing: true"},
+	{"automodel", "qwen3-30b-a3b", 0, 0, CVC_PROJ_RECOMP_FULL, "full (every decoder block)",
+	 AM "qwen3_moe_30b_te_deepep.yaml @092af93e: activation_checkpointing: true"},
+	{"automodel", "gpt-oss-120b", 0, 0, CVC_PROJ_RECOMP_NONE, "none",
+	 AM "gptoss_120b_te_deepep.yaml @17fb7c5e: activation_checkpointing: false"},
 };
 
 int vlaunch_recompute(struct vrow *r)
@@ -40,15 +57,15 @@ int vlaunch_recompute(struct vrow *r)
 	const struct proj_arch *a;
 	int f = vrow_fid(r, "recompute");
 
-	if (!r->archs || !r->name[0] || f < 0 || !(r->stack.year > 0) ||
-	    !(a = proj_archs_find(r->archs, r->name)))
+	if (!r->archs || !r->name[0] || f < 0 || !(a = proj_archs_find(r->archs, r->name)))
 		return 0;
 	for (size_t i = 0; i < sizeof launches / sizeof launches[0]; i++) {
 		const struct launch *e = &launches[i];
 
 		if (strcmp(e->model, a->name) || !strstr(r->text, e->launcher) ||
-		    !vstack_before(&r->stack, e->to_year + (e->to_month == 12),
-				   e->to_month % 12 + 1))
+		    (e->to_year > 0 &&
+		     !vstack_before(&r->stack, e->to_year + (e->to_month == 12),
+				    e->to_month % 12 + 1)))
 			continue;
 		r->sc.recompute = e->recompute;
 		r->g.recompute = 1;

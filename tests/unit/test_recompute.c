@@ -56,21 +56,31 @@ Test(recompute, core_attention_runs_again_under_a_fused_kernel)
  * read it, else its framework's default, and says which: dgxc-benchmarking
  * ran Nemotron-4 340B with selective (core attention) through v25.03 and
  * with none from v25.04 (rows a, b); a Megatron-LM row gets Megatron-Core's
- * none (row c); a row of a PyTorch stack keeps the scenario default,
- * selective (row d).  The 340B row that recomputes is the slower one.
+ * none (row c); NeMo AutoModel's benchmark configuration for Qwen3-30B-A3B
+ * checkpoints every block (row e; a row that says none keeps it, row f),
+ * and its default is none (row g: a model without an entry); a row of
+ * another PyTorch stack keeps the scenario default, selective (row d).
+ * The 340B row that recomputes is the slower one, and so is AutoModel's
+ * fully recomputed row against the same row without.
  */
 Test(recompute, validate_takes_the_launchers_else_the_frameworks)
 {
 	static const char text[] =
-		"model,layers,hidden,heads,seq,tp,pp,dp,vpp,micro_batch,global_batch,gpus,gpu,dtype,"
-		"tokens_per_s_per_gpu,source\n"
-		"Nemotron4-340B,,,,4096,8,8,4,12,1,64,256,H100-SXM,bf16,219,NVIDIA/dgxc-benchmarking "
+		"model,layers,hidden,heads,seq,tp,pp,dp,ep,vpp,zero_fsdp,micro_batch,global_batch,gpus,"
+		"gpu,dtype,recompute,tokens_per_s_per_gpu,source\n"
+		"Nemotron4-340B,,,,4096,8,8,4,,12,,1,64,256,H100-SXM,bf16,,219,NVIDIA/dgxc-benchmarking "
 		"nemotron/README_340b.md (releases v25.01.1 v25.02 v25.03) row-a\n"
-		"Nemotron4-340B,,,,4096,8,8,4,12,1,64,256,H100-SXM,bf16,219,NVIDIA/dgxc-benchmarking "
+		"Nemotron4-340B,,,,4096,8,8,4,,12,,1,64,256,H100-SXM,bf16,,219,NVIDIA/dgxc-benchmarking "
 		"nemotron/README.md (release v25.05) row-b\n"
-		"Llama2-13B,,,,4096,2,1,8,,1,64,16,H100-SXM,bf16,3000,NVIDIA/Megatron-LM README row-c\n"
-		"Llama2-13B,,,,4096,1,1,16,,1,64,16,H100-SXM,bf16,3000,mosaicml/llm-foundry README "
-		"row-d\n";
+		"Llama2-13B,,,,4096,2,1,8,,,,1,64,16,H100-SXM,bf16,,3000,NVIDIA/Megatron-LM README row-c\n"
+		"Llama2-13B,,,,4096,1,1,16,,,,1,64,16,H100-SXM,bf16,,3000,mosaicml/llm-foundry README "
+		"row-d\n"
+		"Qwen3 MoE 30B,,,,4096,1,1,8,8,,FSDP2 (8),4,512,8,H100-SXM,bf16,,12040,NVIDIA-NeMo/"
+		"Automodel performance summary row-e\n"
+		"Qwen3 MoE 30B,,,,4096,1,1,8,8,,FSDP2 (8),4,512,8,H100-SXM,bf16,none,12040,NeMo "
+		"AutoModel row-f\n"
+		"GPT-OSS 20B,,,,4096,1,1,8,8,,FSDP2 (8),2,256,8,H100-SXM,bf16,,13058,NVIDIA-NeMo/"
+		"Automodel performance summary row-g\n";
 	static const struct { const char *row, *said; } want[] = {
 		{"row-a", "recompute=selective (core attention) (the launcher's: NVIDIA/dgxc-"
 			  "benchmarking nemotron/nemotron4-340b-synth.yaml @8f5cbb37"},
@@ -78,22 +88,29 @@ Test(recompute, validate_takes_the_launchers_else_the_frameworks)
 			  "recompute_granularity = None)"},
 		{"row-c", "recompute=none (Megatron-Core's default"},
 		{"row-d", "recompute=selective (default)"},
+		{"row-e", "recompute=full (every decoder block) (the launcher's: NVIDIA-NeMo/"
+			  "Automodel examples/benchmark/configs/qwen3_moe_30b_te_deepep.yaml"},
+		{"row-f", "!recompute="},
+		{"row-g", "recompute=none (NeMo AutoModel's default"},
 	};
 	cvc_proj_validation v;
 	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
 	char line[8192];
-	double pred[2];
+	double pred[7];
 
-	cr_expect_eq(v.all.expressible, 4, "%d of 4 projected", v.all.expressible);
+	cr_expect_eq(v.all.expressible, 7, "%d of 7 projected", v.all.expressible);
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		const char *w = want[i].said;
+
 		cr_assert(tu_line_with(out, want[i].row, line, sizeof line));
-		cr_expect(strstr(line, want[i].said), "%s: want '%s' in %s", want[i].row,
-			  want[i].said, line);
-		if (i < 2)
-			pred[i] = tu_csv_num(line, 16); /* predicted_tokens_per_s_per_gpu */
+		cr_expect(w[0] == '!' ? !strstr(line, w + 1) : !!strstr(line, w),
+			  "%s: want '%s' in %s", want[i].row, w, line);
+		pred[i] = tu_csv_num(line, 19); /* predicted_tokens_per_s_per_gpu */
 	}
 	cr_expect(pred[0] > 0 && pred[0] < pred[1], "selective %g, none %g tokens/s", pred[0],
 		  pred[1]);
+	cr_expect(pred[4] > 0 && pred[4] < pred[5] * 0.9, "full %g, none %g tokens/s", pred[4],
+		  pred[5]);
 	free(out);
 	cvc_proj_validation_release(&v);
 }
