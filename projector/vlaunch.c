@@ -63,9 +63,7 @@ int vlaunch_recompute(struct vrow *r)
 		const struct launch *e = &launches[i];
 
 		if (strcmp(e->model, a->name) || !strstr(r->text, e->launcher) ||
-		    (e->to_year > 0 &&
-		     !vstack_before(&r->stack, e->to_year + (e->to_month == 12),
-				    e->to_month % 12 + 1)))
+		    (e->to_year > 0 && !vstack_until(&r->stack, e->to_year, e->to_month)))
 			continue;
 		r->sc.recompute = e->recompute;
 		r->g.recompute = 1;

@@ -149,6 +149,10 @@ int vstack_megatron(const struct vstack *st);
 /* Whether the stack's date is known and before year-month. */
 int vstack_before(const struct vstack *st, int year, int month);
 
+/* Whether the stack's date is known and not after year-month (a release
+ * of that month or before). */
+int vstack_until(const struct vstack *st, int year, int month);
+
 
 #define VROW_MAX_COLS 256
 

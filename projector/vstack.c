@@ -172,3 +172,8 @@ int vstack_before(const struct vstack *st, int year, int month)
 {
 	return st->year > 0 && st->year * 13 + (st->month ? st->month : 12) < year * 13 + month;
 }
+
+int vstack_until(const struct vstack *st, int year, int month)
+{
+	return vstack_before(st, year + (month == 12), month % 12 + 1);
+}
