@@ -332,7 +332,8 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->global_batch = 512;
 	sc->micro_batch = 1;
 	sc->dtype = CVC_PROJ_BF16;
-	sc->recompute = CVC_PROJ_RECOMP_SELECTIVE;
+	/* Megatron-Core's and PyTorch's default (docs/MODELS.md "Recompute") */
+	sc->recompute = CVC_PROJ_RECOMP_NONE;
 	sc->recompute_modules = "";
 	sc->optimizer = CVC_PROJ_ADAM;
 	sc->attention = CVC_PROJ_ATTN_FLASH;

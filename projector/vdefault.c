@@ -667,8 +667,8 @@ static int batch_in_tokens(struct vrow *r)
  * --recompute-granularity defaults to none), and NeMo's and Megatron-
  * Bridge's model recipes keep it unless a performance preset names
  * modules; NeMo AutoModel's parallelizer checkpoints nothing unless its
- * configuration says so.  Other stacks keep the scenario default
- * (selective: core attention again), said.
+ * configuration says so.  Other stacks keep the scenario default (none,
+ * PyTorch's), said.
  */
 static void recompute_default(struct vrow *r)
 {

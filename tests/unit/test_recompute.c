@@ -59,7 +59,7 @@ Test(recompute, core_attention_runs_again_under_a_fused_kernel)
  * none (row c); NeMo AutoModel's benchmark configuration for Qwen3-30B-A3B
  * checkpoints every block (row e; a row that says none keeps it, row f),
  * and its default is none (row g: a model without an entry); a row of
- * another PyTorch stack keeps the scenario default, selective (row d).
+ * another PyTorch stack keeps the scenario default, none (row d).
  * The 340B row that recomputes is the slower one, and so is AutoModel's
  * fully recomputed row against the same row without.
  */
@@ -87,7 +87,7 @@ Test(recompute, validate_takes_the_launchers_else_the_frameworks)
 		{"row-b", "recompute=none (Megatron-Core's default: TransformerConfig."
 			  "recompute_granularity = None)"},
 		{"row-c", "recompute=none (Megatron-Core's default"},
-		{"row-d", "recompute=selective (default)"},
+		{"row-d", "recompute=none (default)"},
 		{"row-e", "recompute=full (every decoder block) (the launcher's: NVIDIA-NeMo/"
 			  "Automodel examples/benchmark/configs/qwen3_moe_30b_te_deepep.yaml"},
 		{"row-f", "!recompute="},
