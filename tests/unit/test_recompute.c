@@ -52,6 +52,28 @@ Test(recompute, core_attention_runs_again_under_a_fused_kernel)
 }
 
 /*
+ * Claim: recompute_modules apply under selective recompute only, as in
+ * Megatron-Core (--recompute-modules needs --recompute-granularity
+ * selective); named with another recompute they change nothing and the
+ * projection warns.
+ */
+Test(recompute, modules_apply_under_selective_only)
+{
+	cvc_proj_scenario sc;
+	cvc_proj_result none, mods, sel;
+
+	llama13b("none", &sc, &none);
+	llama13b("none, recompute_modules: mlp", &sc, &mods);
+	llama13b("selective, recompute_modules: mlp", &sc, &sel);
+	cr_expect_float_eq(mods.step_s, none.step_s, 1e-12 * none.step_s);
+	cr_expect(strstr(mods.warnings, "recompute_modules: not applied"), "%s", mods.warnings);
+	cr_expect(!strstr(none.warnings, "recompute_modules") &&
+			  !strstr(sel.warnings, "recompute_modules"),
+		  "%s | %s", none.warnings, sel.warnings);
+	cr_expect_gt(sel.step_s, none.step_s * 1.01);
+}
+
+/*
  * Claim: a row that names no recompute takes its launcher's where cvc has
  * read it, else its framework's default, and says which: dgxc-benchmarking
  * ran Nemotron-4 340B with selective (core attention) through v25.03 and
