@@ -298,10 +298,10 @@ static int local_period(json_object *types)
 static cvc_status local_attention(struct hf *h)
 {
 	json_object *o, *types;
-	double w = 0, f;
+	double w = 0, f, per = 0;
 	cvc_status rc;
-	int got, use = 1, p = 0;
-	const char *type = str(h, "model_type");
+	int got, use = 1, p;
+	const char *type = str(h, "model_type"), *per_key = "layer_types";
 	char why[200];
 
 	/* Llama 4: chunked attention on the rope layers, the NoPE ones global */
@@ -328,14 +328,18 @@ static cvc_status local_attention(struct hf *h)
 			return CVC_OK;
 		if (p < 0)
 			return bad(h, "layer_types", "full attention every n-th layer (window_skip_freq)");
-	} else if (num(h, "sliding_window_pattern", &f) > 0) {
-		p = (int)f; /* Gemma 3: every p-th layer global */
+		per = p;
+	} else if ((got = num(h, "sliding_window_pattern", &f)) != 0) {
+		if (got < 0)
+			return bad(h, "sliding_window_pattern", "a positive whole number");
+		per = f; /* Gemma 3: every per-th layer global; put() checks its range */
+		per_key = "sliding_window_pattern";
 	} else if (type && !strcmp(type, "gemma2")) {
-		p = 2; /* transformers' Gemma2: local and global alternating */
+		per = 2; /* transformers' Gemma2: local and global alternating */
 	}
 	if ((rc = put(h, "window", "sliding_window", w, 0)))
 		return rc;
-	return put(h, "window_skip_freq", "layer_types", p, 1);
+	return put(h, "window_skip_freq", per_key, per, 1);
 }
 
 /* The model's own keys, cfg being the text model's object. */

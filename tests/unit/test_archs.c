@@ -296,6 +296,13 @@ Test(archs, config_json_errors)
 		 "hybrid_override_pattern: expected M, *, - or E"},
 		{"{\"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4, "
 		 "\"vocab_size\": 10} trailing", "byte 88: expected the end of the file"},
+		/* found by fuzz.hfconfig: a period past int was converted */
+		{"{\"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4, "
+		 "\"vocab_size\": 10, \"sliding_window\": 512, \"sliding_window_pattern\": 1e30}",
+		 "sliding_window_pattern: expected a whole number"},
+		{"{\"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4, "
+		 "\"vocab_size\": 10, \"sliding_window\": 512, \"sliding_window_pattern\": \"6\"}",
+		 "sliding_window_pattern: expected a positive whole number"},
 	};
 	char dir[] = "/tmp/cvc-archs-XXXXXX", path[512], yaml[1024], text[1200];
 

@@ -107,6 +107,18 @@ Test(regress, catalog_count_past_int_is_a_format_error)
 }
 
 /*
+ * fuzz hfconfig, 2026-11-30 (CI's 60 s round): a Gemma 3 config.json whose
+ * sliding_window_pattern is 8.9e124 was converted to int (undefined
+ * behaviour, UBSan float-cast-overflow in projector/hfconfig.c
+ * local_attention); now the range put() checks, an error naming the key.
+ */
+Test(regress, hfconfig_window_period_past_int_is_a_format_error)
+{
+	expect_format_error(FZ_HFCONFIG, REGRESS_DIR "/hfconfig/sliding-window-pattern-huge.json",
+			    "sliding_window_pattern", "whole number");
+}
+
+/*
  * fuzz scenario, 2026-11: a list with a bad value after good ones leaked the
  * values already pushed (projector/scenario.c section_map); LeakSanitizer
  * in the asan build, the clean error here.
