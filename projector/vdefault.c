@@ -673,8 +673,18 @@ static int batch_in_tokens(struct vrow *r)
 static void recompute_default(struct vrow *r)
 {
 	cvc_proj_scenario *sc = &r->sc;
+	int fm = vrow_fid(r, "recompute_modules");
 
-	if (r->g.recompute || vlaunch_recompute(r))
+	if (r->g.recompute)
+		return;
+	/* a recompute_modules cell names what a selective recompute ran */
+	if (fm >= 0 && vrow_given(r, fm)) {
+		sc->recompute = CVC_PROJ_RECOMP_SELECTIVE;
+		r->g.recompute = 1;
+		vrow_note(r, "recompute=selective (the recompute_modules cell)");
+		return;
+	}
+	if (vlaunch_recompute(r))
 		return;
 	if (sc->framework == CVC_PROJ_FW_MEGATRON) {
 		sc->recompute = CVC_PROJ_RECOMP_NONE;

@@ -136,3 +136,31 @@ Test(recompute, validate_takes_the_launchers_else_the_frameworks)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+/*
+ * Claim: a row whose recompute_modules cell names modules and whose
+ * recompute cell is empty ran selective recompute of those modules, said,
+ * before any default (Megatron-Core's none would leave the modules out):
+ * the row recomputing its MLPs is the slower.
+ */
+Test(recompute, a_modules_cell_is_selective)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,dp,micro_batch,global_batch,gpus,gpu,dtype,"
+		"recompute_modules,tokens_per_s_per_gpu,source\n"
+		"Llama2-13B,,,,4096,2,1,8,1,64,16,H100-SXM,bf16,mlp,3000,NVIDIA/Megatron-LM row-m\n"
+		"Llama2-13B,,,,4096,2,1,8,1,64,16,H100-SXM,bf16,,3000,NVIDIA/Megatron-LM row-n\n";
+	cvc_proj_validation v;
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
+	char m[8192], n[8192];
+
+	cr_expect_eq(v.all.expressible, 2, "%d of 2 projected", v.all.expressible);
+	cr_assert(tu_line_with(out, "row-m", m, sizeof m));
+	cr_assert(tu_line_with(out, "row-n", n, sizeof n));
+	cr_expect(strstr(m, "recompute=selective (the recompute_modules cell)"), "%s", m);
+	cr_expect(strstr(n, "recompute=none (Megatron-Core's default"), "%s", n);
+	/* predicted_tokens_per_s_per_gpu follows the 16 columns read */
+	cr_expect_lt(tu_csv_num(m, 16), tu_csv_num(n, 16) * 0.99, "%s | %s", m, n);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
