@@ -679,8 +679,7 @@ static void recompute_default(struct vrow *r)
 		return;
 	/* a recompute_modules cell names what a selective recompute ran */
 	if (fm >= 0 && vrow_given(r, fm)) {
-		sc->recompute = CVC_PROJ_RECOMP_SELECTIVE;
-		r->g.recompute = 1;
+		vrow_set_recompute(r, CVC_PROJ_RECOMP_SELECTIVE, NULL);
 		vrow_note(r, "recompute=selective (the recompute_modules cell)");
 		return;
 	}

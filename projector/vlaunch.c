@@ -55,9 +55,9 @@ static const struct launch launches[] = {
 int vlaunch_recompute(struct vrow *r)
 {
 	const struct proj_arch *a;
-	int f = vrow_fid(r, "recompute");
 
-	if (!r->archs || !r->name[0] || f < 0 || !(a = proj_archs_find(r->archs, r->name)))
+	if (!r->archs || !r->name[0] || !vrow_recompute_open(r) ||
+	    !(a = proj_archs_find(r->archs, r->name)))
 		return 0;
 	for (size_t i = 0; i < sizeof launches / sizeof launches[0]; i++) {
 		const struct launch *e = &launches[i];
@@ -65,9 +65,7 @@ int vlaunch_recompute(struct vrow *r)
 		if (strcmp(e->model, a->name) || !strstr(r->text, e->launcher) ||
 		    (e->to_year > 0 && !vstack_until(&r->stack, e->to_year, e->to_month)))
 			continue;
-		r->sc.recompute = e->recompute;
-		r->g.recompute = 1;
-		vrow_mark(r, f);
+		vrow_set_recompute(r, e->recompute, NULL);
 		vrow_assume(r, "recompute=%s (the launcher's: %s)", e->what, e->source);
 		return 1;
 	}

@@ -268,19 +268,12 @@ static const char *recipe_ref(const struct vrow *r, const struct recipe *e, char
 
 static void recompute(struct vrow *r, const struct recipe *e)
 {
-	cvc_proj_scenario *sc = &r->sc;
-	int f = vrow_fid(r, "recompute"), fm = vrow_fid(r, "recompute_modules");
 	char ref[400];
 
-	if (e->recompute < 0 || r->g.recompute || f < 0 || fm < 0 || vrow_given(r, fm))
+	if (e->recompute < 0 || !vrow_recompute_open(r))
 		return;
-	sc->recompute = e->recompute;
-	r->g.recompute = 1;
-	vrow_mark(r, f);
+	vrow_set_recompute(r, e->recompute, e->modules);
 	if (e->modules) {
-		snprintf(r->rcmods, sizeof r->rcmods, "%s", e->modules);
-		sc->recompute_modules = r->rcmods;
-		vrow_mark(r, fm);
 		vrow_assume(r, "recompute=selective, recompute_modules=%s (%s)", e->modules,
 			    recipe_ref(r, e, ref, sizeof ref));
 		return;
@@ -543,9 +536,8 @@ static void dated_recompute(struct vrow *r, const struct proj_arch *a)
 {
 	cvc_proj_scenario *sc = &r->sc;
 	const struct vstack *st = &r->stack;
-	int f = vrow_fid(r, "recompute"), fm = vrow_fid(r, "recompute_modules");
 
-	if (r->g.recompute || f < 0 || fm < 0 || vrow_given(r, fm) || !(st->year > 0))
+	if (!vrow_recompute_open(r) || !(st->year > 0))
 		return;
 	for (size_t i = 0; i < sizeof dated / sizeof dated[0]; i++) {
 		const struct dated *e = &dated[i];
@@ -555,12 +547,7 @@ static void dated_recompute(struct vrow *r, const struct proj_arch *a)
 		    vstack_before(st, e->from_y, e->from_m) ||
 		    (e->to_y > 0 && !vstack_until(st, e->to_y, e->to_m)))
 			continue;
-		sc->recompute = CVC_PROJ_RECOMP_SELECTIVE;
-		r->g.recompute = 1;
-		snprintf(r->rcmods, sizeof r->rcmods, "%s", e->modules);
-		sc->recompute_modules = r->rcmods;
-		vrow_mark(r, f);
-		vrow_mark(r, fm);
+		vrow_set_recompute(r, CVC_PROJ_RECOMP_SELECTIVE, e->modules);
 		vrow_assume(r, "recompute=selective, recompute_modules=%s (Megatron-Bridge's "
 			    "performance recipe for %s on %s in the row's release: %s)",
 			    e->modules, e->model, sc->gpu, e->source);

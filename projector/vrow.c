@@ -385,6 +385,25 @@ static int read_dtype(struct vrow *r, const char *k, const char *t, int guess)
 	return 0;
 }
 
+int vrow_recompute_open(struct vrow *r)
+{
+	int fm = vrow_fid(r, "recompute_modules");
+
+	return !r->g.recompute && vrow_fid(r, "recompute") >= 0 && fm >= 0 && !vrow_given(r, fm);
+}
+
+void vrow_set_recompute(struct vrow *r, int kind, const char *modules)
+{
+	r->sc.recompute = kind;
+	r->g.recompute = 1;
+	vrow_mark(r, vrow_fid(r, "recompute"));
+	if (modules) {
+		snprintf(r->rcmods, sizeof r->rcmods, "%s", modules);
+		r->sc.recompute_modules = r->rcmods;
+		vrow_mark(r, vrow_fid(r, "recompute_modules"));
+	}
+}
+
 /* The recompute cell, with the modules a selective recompute names. */
 static int read_recompute(struct vrow *r, const char *k, const char *t, int guess)
 {

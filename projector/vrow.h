@@ -324,6 +324,14 @@ void vrecipe_graphs(struct vrow *r);
  * those named in what: 1, or 0 when its release ran nothing listed. */
 int vrecipe_ran_alt(const struct vrow *r, cvc_proj_scenario *alt, char *what, size_t len);
 
+/* Whether the row's cells leave its recompute to a recipe, a launcher or
+ * a default: neither its recompute nor its recompute_modules cell said it. */
+int vrow_recompute_open(struct vrow *r);
+/* Sets the recompute kind (CVC_PROJ_RECOMP_*) and, not NULL, the modules
+ * a recipe or a launcher ran, marked as the row's; the caller says where
+ * they came from. */
+void vrow_set_recompute(struct vrow *r, int kind, const char *modules);
+
 /* What a launcher other than Megatron-Bridge's presets ran for the row's
  * recompute, where cvc has read it (vlaunch.c): 1 when it set it, said;
  * 0 when it knows none for the row. */
