@@ -304,6 +304,22 @@ static int interval_holds(struct vproj *v, double lo, double hi)
 	return 1;
 }
 
+/* alt evaluated into a result of its own (the caller frees it); NULL when
+ * memory runs out or alt is no valid layout. */
+static cvc_proj_result *alt_result(cvc_proj_ctx *ctx, const cvc_proj_scenario *alt)
+{
+	cvc_proj_result *ra = malloc(sizeof *ra);
+
+	if (!ra)
+		return NULL;
+	cvc_proj_evaluate(ctx, alt, ra);
+	if (!ra->valid) {
+		free(ra);
+		return NULL;
+	}
+	return ra;
+}
+
 /*
  * A row that guesses its dtype ("fp8?") might have run in the other of
  * bf16 and the guess: its 90% interval holds that projection's too, so that
@@ -312,13 +328,11 @@ static int interval_holds(struct vproj *v, double lo, double hi)
 static void guessed_dtype(cvc_proj_ctx *ctx, struct vrow *row, struct vproj *v)
 {
 	cvc_proj_scenario alt = v->fin;
-	cvc_proj_result *ra = malloc(sizeof *ra);
+	cvc_proj_result *ra;
 
-	if (!ra)
-		return;
 	alt.dtype = v->fin.dtype == CVC_PROJ_BF16 ? CVC_PROJ_FP8 : CVC_PROJ_BF16;
-	cvc_proj_evaluate(ctx, &alt, ra);
-	if (ra->valid && interval_holds(v, ra->tokens_per_s_per_gpu_lo, ra->tokens_per_s_per_gpu_hi))
+	if ((ra = alt_result(ctx, &alt)) &&
+	    interval_holds(v, ra->tokens_per_s_per_gpu_lo, ra->tokens_per_s_per_gpu_hi))
 		vrow_note(row, "interval: %s's projection too (the dtype is a guess)",
 			  alt.dtype == CVC_PROJ_BF16 ? "bf16" : "fp8");
 	free(ra);
@@ -341,10 +355,8 @@ static void ran_features(cvc_proj_ctx *ctx, struct vrow *row, struct vproj *v)
 
 	if (!vrecipe_ran_alt(row, &alt, what, sizeof what) || proj_finalize(&alt))
 		return;
-	if (!(ra = malloc(sizeof *ra)))
-		return;
-	cvc_proj_evaluate(ctx, &alt, ra);
-	if (ra->valid && interval_holds(v, ra->tokens_per_s_per_gpu, ra->tokens_per_s_per_gpu))
+	if ((ra = alt_result(ctx, &alt)) &&
+	    interval_holds(v, ra->tokens_per_s_per_gpu, ra->tokens_per_s_per_gpu))
 		vrow_note(row, "interval: the projection with what the release ran that cvc prices "
 			  "too (%s: %.0f tokens/s/GPU)", what, ra->tokens_per_s_per_gpu);
 	free(ra);
@@ -369,11 +381,10 @@ static int project_row(cvc_proj_ctx *ctx, struct vrow *row, int k, struct vproj 
 		if (!v->r.valid)
 			k = vrow_cannot(row, CVC_PROJ_VWHY_INVALID, "%s", v->r.reason);
 	}
-	if (k == 0 && row->g.dtype_guess)
-		guessed_dtype(ctx, row, v);
-	if (k == 0)
-		ran_features(ctx, row, v);
 	if (k == 0) {
+		if (row->g.dtype_guess)
+			guessed_dtype(ctx, row, v);
+		ran_features(ctx, row, v);
 		v->p = proj_ctx_pricer(ctx, &v->fin);
 		v->meas = measured_tps(row, &v->fin, v->p, &v->from);
 		if (!(v->meas > 0) || !isfinite(v->meas))
