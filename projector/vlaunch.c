@@ -63,7 +63,7 @@ int vlaunch_recompute(struct vrow *r)
 		const struct launch *e = &launches[i];
 
 		if (strcmp(e->model, a->name) || !strstr(r->text, e->launcher) ||
-		    (e->to_year > 0 && !vstack_until(&r->stack, e->to_year, e->to_month)))
+		    !vstack_within(&r->stack, 0, 0, e->to_year, e->to_month))
 			continue;
 		vrow_set_recompute(r, e->recompute, NULL);
 		vrow_assume(r, "recompute=%s (the launcher's: %s)", e->what, e->source);

@@ -413,8 +413,7 @@ void vrecipe_regressed(struct vrow *r)
 		const struct regressed *e = &regressions[i];
 
 		if (!is_for(e->model, e->gpus, a, sc) || (e->dropless && sc->moe_token_drop) ||
-		    vstack_before(st, e->from_y, e->from_m) ||
-		    !vstack_until(st, e->to_y, e->to_m) ||
+		    !vstack_within(st, e->from_y, e->from_m, e->to_y, e->to_m) ||
 		    patch_release(r->text, st->date_from))
 			continue;
 		r->regressed = 1;
@@ -544,8 +543,7 @@ static void dated_recompute(struct vrow *r, const struct proj_arch *a)
 
 		if (!is_for(e->model, e->gpus, a, sc) || sc->dtype != e->dtype ||
 		    (e->fp8 >= 0 && sc->fp8_recipe != e->fp8) ||
-		    vstack_before(st, e->from_y, e->from_m) ||
-		    (e->to_y > 0 && !vstack_until(st, e->to_y, e->to_m)))
+		    !vstack_within(st, e->from_y, e->from_m, e->to_y, e->to_m))
 			continue;
 		vrow_set_recompute(r, CVC_PROJ_RECOMP_SELECTIVE, e->modules);
 		vrow_assume(r, "recompute=selective, recompute_modules=%s (Megatron-Bridge's "

@@ -149,9 +149,10 @@ int vstack_megatron(const struct vstack *st);
 /* Whether the stack's date is known and before year-month. */
 int vstack_before(const struct vstack *st, int year, int month);
 
-/* Whether the stack's date is known and not after year-month (a release
- * of that month or before). */
-int vstack_until(const struct vstack *st, int year, int month);
+/* Whether the stack's date falls in from_y-from_m .. to_y-to_m, months
+ * included: not before the first (an unknown date is not), and known and
+ * not after the last; to_y 0: no last, any date or none. */
+int vstack_within(const struct vstack *st, int from_y, int from_m, int to_y, int to_m);
 
 
 #define VROW_MAX_COLS 256

@@ -173,7 +173,8 @@ int vstack_before(const struct vstack *st, int year, int month)
 	return st->year > 0 && st->year * 13 + (st->month ? st->month : 12) < year * 13 + month;
 }
 
-int vstack_until(const struct vstack *st, int year, int month)
+int vstack_within(const struct vstack *st, int from_y, int from_m, int to_y, int to_m)
 {
-	return vstack_before(st, year + (month == 12), month % 12 + 1);
+	return !vstack_before(st, from_y, from_m) &&
+	       (to_y == 0 || vstack_before(st, to_y + (to_m == 12), to_m % 12 + 1));
 }
