@@ -65,7 +65,7 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 		{"db", 0, CLI_PATH, &db_path, "PATH", "price with the fitted models of this database", NULL},
 		{"flops", 0, CLI_STR, &flops, "NAME",
 		 "FLOP convention of tflops_per_gpu / mfu_pct in rows that name none (megatron, "
-		 "megatron-2021, palm, cvc)", NULL},
+		 "megatron-causal, megatron-2021, palm, cvc)", NULL},
 		{"by", 0, CLI_STR, &by, "COLUMN", "also print the accuracy per value of COLUMN", NULL},
 		{"origins", 0, CLI_FLAG, &origins, NULL, "print where the A100 and H100 model figures come from", NULL},
 		{"force", 0, CLI_FLAG, &force, NULL,

@@ -11,7 +11,7 @@
 #include "proj_internal.h"
 
 static const char *const conv_names[PROJ_FLOPS_N] = {
-	"megatron", "megatron-2021", "palm", "cvc",
+	"megatron", "megatron-2021", "palm", "cvc", "megatron-causal",
 };
 
 int proj_flops_parse(const char *s)
@@ -35,7 +35,7 @@ const char *proj_flops_name(int conv)
 
 const char *proj_flops_names(void)
 {
-	return "megatron, megatron-2021, palm, cvc";
+	return "megatron, megatron-causal, megatron-2021, palm, cvc";
 }
 
 void proj_kind_flops(const struct proj_shape *x, double *w, double *wmix, double *core)
@@ -99,7 +99,7 @@ static double varied_flops(int conv, const cvc_proj_scenario *sc)
 			r += n * s * (6 * w + 3 * core / s);
 		} else if (conv == PROJ_FLOPS_CVC) {
 			r += n * 3 * (2 * s * w + core);
-		} else { /* megatron */
+		} else { /* megatron, megatron-causal */
 			double p = x.a * x.dh / h;
 
 			if (mix == PROJ_MIX_ATTN || mix == PROJ_MIX_LOCAL)
@@ -149,6 +149,7 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 
 	switch (conv) {
 	case PROJ_FLOPS_MEGATRON:
+	case PROJ_FLOPS_MEGATRON_CAUSAL: {
 		/* Megatron-LM megatron/training/training.py
 		 * num_floating_point_operations (r0.8 and later; NeMo's and
 		 * NVIDIA's DGX Cloud benchmarks report with it): 12 B s L h^2
@@ -156,18 +157,30 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 		 * attention counted non-causal, no recomputation (a dh/h: its
 		 * query_projection_to_hidden_size_ratio, 1 unless kv_channels is
 		 * set).  MLA: the same count over MLA's projections, 6 s (weights)
-		 * + 6 s^2 a (dqk + dv) per layer. */
+		 * + 6 s^2 a (dqk + dv) per layer.  megatron-causal: the count as
+		 * Megatron-LM has made it since 2025 ("causal mask (only half of
+		 * the mask is non-zero)", @001b00c2): the scores and their product
+		 * with V over half the s^2 pairs, s/h -> s/2h and MLA's s^2 term
+		 * halved; the rest unchanged.  Megatron-MoE-ModelZoo's Qwen3-235B-
+		 * A22B rows at main(1e057005) and moe_dev(f3e6c5) print it: 167
+		 * TFLOP/s at 29.0 s and 245 at 19.7 s for 2048 x 4096 tokens on
+		 * 256 GPUs are 1.478e11 and 1.473e11 FLOPs a token, the causal
+		 * count 1.480e11, the non-causal 1.669e11 (test_flops). */
+		double c = conv == PROJ_FLOPS_MEGATRON_CAUSAL ? 0.5 : 1;
+
 		if (mla)
-			r = 6 * s * (L * (attw + ffn_w) + h * V) + 6 * s * s * L * a * dqkv;
+			r = 6 * s * (L * (attw + ffn_w) + h * V) + c * 6 * s * s * L * a * dqkv;
 		else
 			r = 12 * s * L * h * h *
-			    ((1 + g / a + s / h) * (a * dh / h) + fl / h * gated + V / (2 * L * h));
+			    ((1 + g / a + c * s / h) * (a * dh / h) + fl / h * gated +
+			     V / (2 * L * h));
 		if (mtp > 0)
-			r += mtp * ((mla ? 6 * s * (attw + ffn_m) + 6 * s * s * a * dqkv
-					 : 12 * s * h * h * ((1 + g / a + s / h) * (a * dh / h) +
+			r += mtp * ((mla ? 6 * s * (attw + ffn_m) + c * 6 * s * s * a * dqkv
+					 : 12 * s * h * h * ((1 + g / a + c * s / h) * (a * dh / h) +
 							     (f * topk + fsh) / h * gated)) +
 				    6 * s * (3 * h + 2 * h * h) + 6 * s * h * V);
 		return r;
+	}
 	case PROJ_FLOPS_MEGATRON_2021:
 		/* Narayanan et al. 2021, eq. 3: GPT with MHA, 4h GELU FFN,
 		 * full recomputation counted (96 = 4 passes x 24) */
