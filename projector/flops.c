@@ -158,7 +158,7 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 		 * query_projection_to_hidden_size_ratio, 1 unless kv_channels is
 		 * set).  MLA: the same count over MLA's projections, 6 s (weights)
 		 * + 6 s^2 a (dqk + dv) per layer.  megatron-causal: the count as
-		 * Megatron-LM has made it since 2025 ("causal mask (only half of
+		 * Megatron-LM has made it by mid-2025 ("causal mask (only half of
 		 * the mask is non-zero)", @001b00c2): the scores and their product
 		 * with V over half the s^2 pairs, s/h -> s/2h and MLA's s^2 term
 		 * halved; the rest unchanged.  Megatron-MoE-ModelZoo's Qwen3-235B-

@@ -245,7 +245,7 @@ enum proj_flops {
 	PROJ_FLOPS_MEGATRON_2021 = 1, /* Narayanan et al. 2021 eq. 3 (with recompute) */
 	PROJ_FLOPS_PALM = 2,          /* Chowdhery et al. 2022: 6N + 12 L h s */
 	PROJ_FLOPS_CVC = 3,           /* what cvc's mfu counts */
-	PROJ_FLOPS_MEGATRON_CAUSAL = 4, /* the same count, attention causal (2025 on) */
+	PROJ_FLOPS_MEGATRON_CAUSAL = 4, /* the same count, attention causal (by mid-2025) */
 	PROJ_FLOPS_N
 };
 
