@@ -165,7 +165,7 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 		 * A22B rows at main(1e057005) and moe_dev(f3e6c5) print it: 167
 		 * TFLOP/s at 29.0 s and 245 at 19.7 s for 2048 x 4096 tokens on
 		 * 256 GPUs are 1.478e11 and 1.473e11 FLOPs a token, the causal
-		 * count 1.480e11, the non-causal 1.669e11 (test_flops). */
+		 * count 1.480e11, the non-causal 1.669e11 (test_mcore_ways). */
 		double c = conv == PROJ_FLOPS_MEGATRON_CAUSAL ? 0.5 : 1;
 
 		if (mla)

@@ -259,8 +259,8 @@ static double units_reached(double E, double k, double u, double m)
 
 /*
  * One exchange of one pass over the EP group (phase: cvc_model_ep_phase;
- * the group's ranks lie pn to an NVLink domain while ep x etp x cp ranks
- * fit in it), listed count times; its seconds.
+ * the group's ranks lie pn to an NVLink domain while ep x etp ranks fit
+ * in it), listed count times; its seconds.
  *   alltoall: NCCL all-to-all of one copy per routed expert (Megatron-Core's
  *     MoEAlltoAllTokenDispatcher permutes before sending);
  *   allgather: MoEAllGatherTokenDispatcher: every rank's tokens, routing map
@@ -276,10 +276,16 @@ static double units_reached(double E, double k, double u, double m)
  * per 128 (the report's sec. 3.3).  With a skewed routing (moe_imbalance)
  * the busiest rank receives and sends back that much more, and the
  * exchange waits for it.
+ * Where the ranks lie: Megatron-Core builds the expert groups with their
+ * own rank generator, tp = etp, ep, dp = the expert data-parallel size and
+ * cp = 1 (parallel_state.py initialize_model_parallel,
+ * expert_decoder_rank_generator: MoE parallel folding), so an EP group is
+ * ep consecutive blocks of etp ranks whatever the attention's cp; the
+ * expert data-parallel group (stepops.c) is placed the same way.
  */
 static double ep_xfer(struct proj_sink *k, const struct proj_shape *x, int phase, double count)
 {
-	double pn = fmin(x->e, fmax(1, x->gpn / (x->et * x->c))), N = ceil(x->e / pn);
+	double pn = fmin(x->e, fmax(1, x->gpn / x->et)), N = ceil(x->e / pn);
 	double B = (phase == CVC_EP_DISPATCH_FP8 ? 1 + 4.0 / 128 : x->BA) * x->imb;
 	double t;
 
@@ -288,7 +294,7 @@ static double ep_xfer(struct proj_sink *k, const struct proj_shape *x, int phase
 		 * expert-parallel group (its tp_ep_group): the skew does not
 		 * change it */
 		double grp = x->e * x->etg, tok = x->Te * x->h * x->BA * grp;
-		double pg = fmin(grp, fmax(1, x->gpn / x->c));
+		double pg = fmin(grp, x->gpn);
 
 		if (phase == CVC_EP_COMBINE)
 			return proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_EP, tok, grp, pg,
@@ -314,7 +320,7 @@ static double ep_xfer(struct proj_sink *k, const struct proj_shape *x, int phase
 	 * before the combine (combine_preprocess); the flex dispatchers send
 	 * each copy to the group's ranks themselves, the same bytes */
 	if (x->etg > 1) {
-		double pe = fmin(x->etg, fmax(1, x->gpn / x->c));
+		double pe = fmin(x->etg, x->gpn);
 
 		t += proj_op_coll(k, phase == CVC_EP_COMBINE ? CVC_MODEL_REDUCESCATTER
 							     : CVC_MODEL_ALLGATHER,

@@ -221,12 +221,15 @@ Test(offshared, megatron_moe_modelzoo_qwen3_rows)
  * @020b8136): Qwen3-235B-A22B at 16k-128k tokens on 256 H100s (forced
  * balance), and on GB200 and GB300 NVL72 racks with HybridEP, each row's
  * cells from the command printed under its table.  They give TFLOP/s only,
- * counted as Megatron-LM now counts them (megatron-causal, test_moe
+ * counted as Megatron-LM now counts them (megatron-causal, test_mcore_ways
  * megatron_causal_flops_are_what_the_zoo_prints).  Every row is projected.
- * MAPE 12.58%, bias -4.08%: H100 -0.3%, -6.9%, -19.8%, -22.0% from 16k to
- * 128k; GB200 +8.2% (bf16) and +25.8% (MXFP8, whose activation offload cvc
- * does not price); GB300 -5.4% and -12.3%.  Counted non-causally, as the
- * megatron convention does, the same rows read 36.17% (bias +36%).  A
+ * MAPE 7.45%, bias +1.06%, 87.5% of the intervals hold: H100 -0.3%, -1.9%,
+ * -3.0%, -2.5% from 16k to 128k; GB200 +8.2% (bf16) and +25.8% (MXFP8,
+ * whose activation offload cvc does not price); GB300 -5.4% and -12.5%.
+ * Counted non-causally, as the megatron convention does, the same rows
+ * read 36.17% (bias +36%); with the expert groups spread over the context-
+ * parallel ranks (before moe.c ep_xfer followed MoE parallel folding,
+ * test_mcore_ways), 12.58% with the H100 rows at 64k and 128k -20%.  A
  * regression guard, not a target.
  */
 Test(offshared, megatron_moe_modelzoo_qwen3_more_rows)
@@ -243,8 +246,8 @@ Test(offshared, megatron_moe_modelzoo_qwen3_more_rows)
 	cr_log_info("Megatron-MoE-ModelZoo Qwen3-235B-A22B, long context and NVL72: %d rows, "
 		    "MAPE %.2f%%, bias %+.2f%%",
 		    v.all.expressible, v.all.mape_pct, v.all.bias_pct);
-	cr_expect_leq(v.all.mape_pct, 13.0, "MAPE %.2f%%", v.all.mape_pct);
-	cr_expect_gt(v.all.bias_pct, -10.0, "bias %+.2f%%", v.all.bias_pct);
+	cr_expect_leq(v.all.mape_pct, 8.0, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_gt(v.all.bias_pct, -5.0, "bias %+.2f%%", v.all.bias_pct);
 	free(out);
 	cvc_proj_validation_release(&v);
 }
