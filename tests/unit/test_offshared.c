@@ -182,6 +182,27 @@ Test(offshared, bridge_26_02_rows)
 	cvc_proj_validation_release(&v);
 }
 
+/*
+ * A zoo file's rows: all n read and projected, the first row on gpu says
+ * want, and the MAPE stays within bound (a regression guard); v filled.
+ */
+static void zoo_rows(const char *path, int n, const char *gpu, const char *want,
+		     double bound, cvc_proj_validation *v)
+{
+	struct cvc_proj_validate_opts o = {0};
+	char *out = tu_validate(path, &o, v, CVC_OK);
+	char line[8192];
+
+	cr_expect_eq(v->all.rows, n);
+	cr_expect_eq(v->all.expressible, n, "%d of %d rows projected", v->all.expressible, n);
+	cr_assert(row_line(out, "Qwen3-235B-A22B", gpu, 0, line, sizeof line));
+	cr_expect(strstr(line, want), "%s", line);
+	cr_log_info("%s: %d rows, MAPE %.2f%%, bias %+.2f%%", path, v->all.expressible,
+		    v->all.mape_pct, v->all.bias_pct);
+	cr_expect_leq(v->all.mape_pct, bound, "MAPE %.2f%%", v->all.mape_pct);
+	free(out);
+}
+
 #define ZOO CVC_SOURCE_DIR "/tests/data/megatron-moe-modelzoo-qwen3-offshared.csv"
 
 /*
@@ -199,18 +220,8 @@ Test(offshared, bridge_26_02_rows)
 Test(offshared, megatron_moe_modelzoo_qwen3_rows)
 {
 	cvc_proj_validation v;
-	struct cvc_proj_validate_opts o = {0};
-	char *out = tu_validate(ZOO, &o, &v, CVC_OK);
-	char line[8192];
 
-	cr_expect_eq(v.all.rows, 5);
-	cr_expect_eq(v.all.expressible, 5, "%d of 5 rows projected", v.all.expressible);
-	cr_assert(row_line(out, "Qwen3-235B-A22B", "H100", 0, line, sizeof line));
-	cr_expect(strstr(line, "grad_reduce_fp32=1 (Megatron-LM's arguments.py"), "%s", line);
-	cr_log_info("Megatron-MoE-ModelZoo Qwen3-235B-A22B: %d rows, MAPE %.2f%%, bias %+.2f%%",
-		    v.all.expressible, v.all.mape_pct, v.all.bias_pct);
-	cr_expect_leq(v.all.mape_pct, 29.0, "MAPE %.2f%%", v.all.mape_pct);
-	free(out);
+	zoo_rows(ZOO, 5, "H100", "grad_reduce_fp32=1 (Megatron-LM's arguments.py", 29.0, &v);
 	cvc_proj_validation_release(&v);
 }
 
@@ -235,19 +246,8 @@ Test(offshared, megatron_moe_modelzoo_qwen3_rows)
 Test(offshared, megatron_moe_modelzoo_qwen3_more_rows)
 {
 	cvc_proj_validation v;
-	struct cvc_proj_validate_opts o = {0};
-	char *out = tu_validate(ZOO_MORE, &o, &v, CVC_OK);
-	char line[8192];
 
-	cr_expect_eq(v.all.rows, 8);
-	cr_expect_eq(v.all.expressible, 8, "%d of 8 rows projected", v.all.expressible);
-	cr_assert(row_line(out, "Qwen3-235B-A22B", "GB300", 0, line, sizeof line));
-	cr_expect(strstr(line, "nvlink_domain=72"), "%s", line);
-	cr_log_info("Megatron-MoE-ModelZoo Qwen3-235B-A22B, long context and NVL72: %d rows, "
-		    "MAPE %.2f%%, bias %+.2f%%",
-		    v.all.expressible, v.all.mape_pct, v.all.bias_pct);
-	cr_expect_leq(v.all.mape_pct, 8.0, "MAPE %.2f%%", v.all.mape_pct);
+	zoo_rows(ZOO_MORE, 8, "GB300", "nvlink_domain=72", 8.0, &v);
 	cr_expect_gt(v.all.bias_pct, -5.0, "bias %+.2f%%", v.all.bias_pct);
-	free(out);
 	cvc_proj_validation_release(&v);
 }
