@@ -60,9 +60,9 @@ Test(mcore, megatron_causal_flops_are_what_the_zoo_prints)
 	double causal, full;
 
 	run_one("model: {arch: qwen3-235b-a22b, seq: 4096}\n"
-		  "training: {global_batch: 2048, micro_batch: 1}\n"
-		  "parallelism: {tp: 2, pp: 8, ep: 32, etp: 1}\n"
-		  "hardware: {gpu: H100-SXM, gpus: 256}\n", &g);
+		"training: {global_batch: 2048, micro_batch: 1}\n"
+		"parallelism: {tp: 2, pp: 8, ep: 32, etp: 1}\n"
+		"hardware: {gpu: H100-SXM, gpus: 256}\n", &g);
 	causal = proj_flops_per_seq(PROJ_FLOPS_MEGATRON_CAUSAL, &g.sc[0]) / 4096;
 	full = proj_flops_per_seq(PROJ_FLOPS_MEGATRON, &g.sc[0]) / 4096;
 	cr_log_info("Qwen3-235B-A22B at 4096: %.4g FLOPs a token causal, %.4g non-causal; "
@@ -109,10 +109,10 @@ Test(mcore, context_parallel_leaves_the_expert_group_in_its_node)
 	struct epscan s = {0};
 
 	run_one("model: {arch: qwen3-235b-a22b, seq: 65536}\n"
-		  "training: {global_batch: 64, micro_batch: 1}\n"
-		  "parallelism: {tp: 4, cp: 4, pp: 8, ep: 8, etp: 1}\n"
-		  "comm: {ep_dispatcher: deepep}\n"
-		  "hardware: {gpu: H100-SXM, gpus: 256}\n", &g);
+		"training: {global_batch: 64, micro_batch: 1}\n"
+		"parallelism: {tp: 4, cp: 4, pp: 8, ep: 8, etp: 1}\n"
+		"comm: {ep_dispatcher: deepep}\n"
+		"hardware: {gpu: H100-SXM, gpus: 256}\n", &g);
 	cvc_proj_scenario_ops(&g.sc[0], scan_ep, &s);
 	cr_assert_gt(s.n, 0, "no expert-parallel exchange");
 	cr_expect_eq(s.group, 8);
