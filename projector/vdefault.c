@@ -455,30 +455,46 @@ static void hardware(struct vrow *r, cvc_proj_ctx *ctx)
 }
 
 /* A TFLOP/s or MFU figure's convention, where no column or flag names it:
- * the convention the text names, else the one its stack prints. */
+ * the convention the text names, else the one its stack prints.  Megatron-
+ * Bridge prints Megatron-LM's count of the causal half of the attention
+ * pairs (megatron-causal): the TFLOP/s and tokens/s of its performance
+ * summary's rows agree under it, release 25.09 to 26.08, and 4-18% apart
+ * under the non-causal count, whose formula its notes name ("NeMo/Megatron
+ * model-FLOP formula"); NeMo's own summary prints the non-causal one
+ * (test_mcore_ways stacks_print_their_own_flop_counts: 106 of 110 rows
+ * within 1%). */
 static void convention(struct vrow *r)
 {
 	static const struct {
 		int conv;
 		const char *words;
 	} named[] = {
+		{PROJ_FLOPS_MEGATRON_CAUSAL, "megatron-causal"},
 		{PROJ_FLOPS_MEGATRON_2021, "narayanan|eq. 3|megatron-2021"},
 		{PROJ_FLOPS_MEGATRON, "megatron model-flop|nemo/megatron model-flop|"
 				      "num_floating_point_operations|model tflop/s uses nemo|"
 				      "megatron model flop|nemo model-flop"},
 		{PROJ_FLOPS_PALM, "palm|6n + 12"},
 	};
+	int bridge = r->stack.family == VS_BRIDGE;
 
 	if (r->conv >= 0 || !(r->tflops > 0 || r->mfu > 0) || r->tps > 0 || r->iter > 0)
 		return;
 	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
 		if (vtext_has(r->text, named[i].words)) {
 			r->conv = named[i].conv;
+			if (r->conv == PROJ_FLOPS_MEGATRON && bridge)
+				break; /* the formula named; which count of it below */
 			vrow_note(r, "TFLOP/s counted as %s (named in the row's text)",
 				  proj_flops_name(r->conv));
 			return;
 		}
-	if (r->stack.family == VS_NEMO || r->stack.family == VS_BRIDGE) {
+	if (bridge) {
+		r->conv = PROJ_FLOPS_MEGATRON_CAUSAL;
+		vrow_assume(r, "TFLOP/s counted as megatron-causal (Megatron-Bridge prints "
+			       "Megatron-LM's causal count: its performance summary's TFLOP/s and "
+			       "tokens/s agree under it, 25.09-26.08)");
+	} else if (r->stack.family == VS_NEMO) {
 		r->conv = PROJ_FLOPS_MEGATRON;
 		vrow_assume(r, "TFLOP/s counted as megatron (%s prints Megatron-LM's "
 			       "num_floating_point_operations)", r->stack.name);

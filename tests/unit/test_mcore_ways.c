@@ -6,10 +6,13 @@
  * runs context parallel (MoE parallel folding).
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
 
+#include "cvc/cvc_csv.h"
 #include "cvc/cvc_project.h"
 #include "projector/proj_internal.h"
 #include "testutil.h"
@@ -195,4 +198,171 @@ Test(mcore, one_router_skew_prices_the_zoo_dropless_runs)
 			     "%dk: skew %.3f of the other three gives %.3fx, measured %.3fx",
 			     longctx[i].seq / 1024, s, got, ratio[i]);
 	}
+}
+
+/* Column name's index in header h, or -1. */
+static int col(const cvc_csv_rec *h, const char *name)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (!strcmp(h->f[i], name))
+			return (int)i;
+	return -1;
+}
+
+#define MAXROWS 1024
+
+/* The rows of a published table that print both TFLOP/s and tokens/s, with
+ * the tokens/s cell emptied: what validate then reads from the TFLOP/s
+ * alone, against what the row printed. */
+struct reread {
+	int n;                          /* data rows */
+	double stated[MAXROWS];         /* the emptied tokens/s; NaN: row kept */
+	char source[MAXROWS][128];
+};
+
+/* The table at path with those cells emptied, as CSV text (caller frees). */
+static char *without_tokens(const char *path, struct reread *rr)
+{
+	size_t len, pos = 0, blen = 0;
+	long line = 1;
+	char *s = tu_read(path, &len), *buf = NULL, err[256];
+	FILE *f = open_memstream(&buf, &blen);
+	cvc_csv_rec rec = {0}, hdr = {0};
+	int tf = -1, tok = -1, it = -1, src = -1;
+
+	cr_assert(s && f);
+	rr->n = 0;
+	while (pos < len) {
+		if (s[pos] == '#' || s[pos] == '\n') { /* comments and blank lines as they are */
+			size_t e = pos;
+
+			while (e < len && s[e] != '\n')
+				e++;
+			fwrite(s + pos, 1, e - pos + (e < len), f);
+			pos = e + (e < len);
+			continue;
+		}
+		cr_assert_eq(cvc_csv_record(path, s, len, &pos, &line, &rec, 256, 65536, err,
+					    sizeof err), CVC_OK, "%s", err);
+		if (!hdr.n) {
+			for (size_t i = 0; i < rec.n; i++) /* keep the header's names */
+				hdr.f = realloc(hdr.f, (i + 1) * sizeof *hdr.f),
+				hdr.f[i] = strdup(rec.f[i]), hdr.n = i + 1;
+			tf = col(&hdr, "tflops_per_gpu"), tok = col(&hdr, "tokens_per_s_per_gpu");
+			it = col(&hdr, "iter_s"), src = col(&hdr, "source");
+			cr_assert(tf >= 0 && tok >= 0 && it >= 0 && src >= 0);
+		} else {
+			int k = rr->n++;
+
+			cr_assert_lt(k, MAXROWS);
+			rr->stated[k] = NAN;
+			snprintf(rr->source[k], sizeof rr->source[k], "%s",
+				 (size_t)src < rec.n ? rec.f[src] : "");
+			if ((size_t)tok < rec.n && (size_t)tf < rec.n && rec.f[tok][0] &&
+			    rec.f[tf][0] && !((size_t)it < rec.n && rec.f[it][0])) {
+				rr->stated[k] = atof(rec.f[tok]);
+				rec.f[tok][0] = 0;
+			}
+		}
+		for (size_t i = 0; i < rec.n; i++) {
+			if (i)
+				fputc(',', f);
+			cvc_csv_field(f, rec.f[i]);
+		}
+		fputc('\n', f);
+	}
+	fclose(f);
+	cvc_csv_rec_release(&rec);
+	cvc_csv_rec_release(&hdr);
+	free(s);
+	return buf;
+}
+
+/* Of the emptied rows whose source holds key and that validate projected:
+ * how many (*n), and how many read back within 1% of what they printed;
+ * *worst the largest miss, *skipped the rows not projected (for another
+ * reason: a GPU or a dtype they leave open). */
+static int agree(const char *scored, const struct reread *rr, const char *key, int *n,
+		 double *worst, int *skipped)
+{
+	size_t len = strlen(scored), pos = 0;
+	long line = 1;
+	cvc_csv_rec rec = {0};
+	char err[256];
+	int mc = -1, k = -1, within = 0;
+
+	*n = 0, *worst = 0, *skipped = 0;
+	while (pos < len) {
+		if (scored[pos] == '#' || scored[pos] == '\n') {
+			while (pos < len && scored[pos] != '\n')
+				pos++;
+			pos++;
+			continue;
+		}
+		cr_assert_eq(cvc_csv_record("scored", scored, len, &pos, &line, &rec, 512, 65536,
+					    err, sizeof err), CVC_OK, "%s", err);
+		if (mc < 0) {
+			mc = col(&rec, "measured_tokens_per_s_per_gpu");
+			cr_assert_geq(mc, 0);
+			continue;
+		}
+		k++;
+		cr_assert_lt(k, rr->n);
+		if (isnan(rr->stated[k]) || !strstr(rr->source[k], key))
+			continue;
+		double got = (size_t)mc < rec.n && rec.f[mc][0] ? atof(rec.f[mc]) : 0;
+		double miss = fabs(got / rr->stated[k] - 1);
+
+		if (!(got > 0)) {
+			(*skipped)++;
+			continue;
+		}
+		(*n)++;
+
+		within += miss <= 0.01;
+		if (miss > *worst)
+			*worst = miss;
+	}
+	cr_expect_eq(k + 1, rr->n, "%d scored rows for %d read", k + 1, rr->n);
+	cvc_csv_rec_release(&rec);
+	return within;
+}
+
+/*
+ * Claim: a row that prints only TFLOP/s is read with the count its stack
+ * prints.  Evidence: the rows of blackwell-moe-runs.csv that print both
+ * TFLOP/s and tokens/s, their tokens/s emptied: Megatron-Bridge's
+ * performance summary (releases 25.09-26.08, 110 projected rows) reads
+ * back within 1% of its tokens/s under megatron-causal in 106 rows (2.2%
+ * the worst; its transformer rows 4-18% apart under the non-causal count);
+ * NeMo's summary (11 rows) within 1% under the non-causal one.  Before,
+ * validate read both stacks non-causally: 10 of the 110 within 1%.
+ */
+Test(mcore, stacks_print_their_own_flop_counts)
+{
+	static struct reread rr;
+	cvc_proj_validation v;
+	char *text = without_tokens(tu_shared("published/blackwell-moe-runs.csv"), &rr);
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK);
+	double worst;
+	int n, w, skipped;
+
+	w = agree(out, &rr, "NVIDIA-NeMo/Megatron-Bridge performance-summary", &n, &worst,
+		  &skipped);
+	cr_log_info("Megatron-Bridge: %d of %d rows within 1%% (worst %.1f%%; %d not projected)",
+		    w, n, 100 * worst, skipped);
+	cr_expect_geq(n, 90);
+	cr_expect_leq(skipped, 3);
+	cr_expect_geq(w, 0.95 * n, "%d of %d within 1%%", w, n);
+	cr_expect_lt(worst, 0.03, "worst %.1f%%", 100 * worst);
+	w = agree(out, &rr, "NVIDIA/NeMo docs/source/performance/performance_summary", &n, &worst,
+		  &skipped);
+	cr_log_info("NeMo: %d of %d rows within 1%% (worst %.1f%%; %d not projected)", w, n,
+		    100 * worst, skipped);
+	cr_expect_geq(n, 10);
+	cr_expect_leq(skipped, 1);
+	cr_expect_eq(w, n, "%d of %d within 1%%", w, n);
+	free(out);
+	free(text);
+	cvc_proj_validation_release(&v);
 }
