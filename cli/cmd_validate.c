@@ -52,6 +52,21 @@ static void print_stats(const char *what, const cvc_proj_vstats *s)
 			"notes say which); MAPE over the other %d: %.2f%%\n",
 			what, s->regressed_rows, s->expressible - s->regressed_rows,
 			s->mape_unregressed_pct);
+	if (s->tflops_pairs > 0) {
+		char agree[256] = "";
+
+		for (int c = 0; cvc_proj_flops_convention(c); c++) {
+			size_t n = strlen(agree);
+
+			if (s->tflops_agree[c])
+				snprintf(agree + n, sizeof agree - n, "%s %d, ",
+					 cvc_proj_flops_convention(c), s->tflops_agree[c]);
+		}
+		fprintf(stderr, "%s: %d of the projected rows print TFLOP/s beside the tokens/s or "
+			"step time they were compared on; the FLOP count that gives those within 1%%: "
+			"%snone %d\n",
+			what, s->tflops_pairs, agree, s->tflops_agree_none);
+	}
 	if (isfinite(s->coverage_pct))
 		fprintf(stderr, "%s: 90%% intervals hold the measurement in %.1f%% of the rows; "
 			"median half-width %.1f%%\n", what, s->coverage_pct, s->median_halfwidth_pct);

@@ -10,6 +10,8 @@
 
 #include "proj_internal.h"
 
+_Static_assert(PROJ_FLOPS_N < CVC_PROJ_FLOPS_MAX, "cvc_proj_vstats.tflops_agree holds them");
+
 static const char *const conv_names[PROJ_FLOPS_N] = {
 	"megatron", "megatron-2021", "palm", "cvc", "megatron-causal",
 };
@@ -31,6 +33,11 @@ int proj_flops_parse(const char *s)
 const char *proj_flops_name(int conv)
 {
 	return conv >= 0 && conv < PROJ_FLOPS_N ? conv_names[conv] : "";
+}
+
+const char *cvc_proj_flops_convention(int i)
+{
+	return i >= 0 && i < PROJ_FLOPS_N ? conv_names[i] : NULL;
 }
 
 const char *proj_flops_names(void)

@@ -47,6 +47,9 @@ struct verr {
 	int covered;       /* measurement inside the 90% interval; -1 no interval */
 	double halfw;      /* interval half-width, % of the projection */
 	int regressed;     /* a release recorded as regressed (vrecipe.c) */
+	int tfl_agree;     /* conventions whose count of its TFLOP/s gives its
+			    * tokens/s within 1% (bit i: convention i); -1: it
+			    * prints no TFLOP/s beside them */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -62,9 +65,17 @@ static int stats(const struct verr *e, size_t n, int g, double *scratch, cvc_pro
 	size_t k = 0, ki = 0, kr = 0;
 	double sum = 0, sgn = 0, nsum = 0, in10 = 0, cov = 0, sum_r = 0;
 
+	st->tflops_pairs = st->tflops_agree_none = 0;
+	memset(st->tflops_agree, 0, sizeof st->tflops_agree);
 	for (size_t i = 0; i < n; i++) {
 		if (g >= 0 && e[i].group != g)
 			continue;
+		if (e[i].tfl_agree >= 0) {
+			st->tflops_pairs++;
+			st->tflops_agree_none += !e[i].tfl_agree;
+			for (int c = 0; c < PROJ_FLOPS_N; c++)
+				st->tflops_agree[c] += (e[i].tfl_agree >> c) & 1;
+		}
 		scratch[k++] = fabs(e[i].err);
 		sum += fabs(e[i].err);
 		sgn += e[i].err;
@@ -168,6 +179,26 @@ static double measured_tps(const struct vrow *r, const cvc_proj_scenario *fin,
 		return tflops * 1e12 / per_tok;
 	}
 	return NAN;
+}
+
+/* The conventions under which the TFLOP/s a row prints beside the tokens/s
+ * it was compared on (meas, from a tokens/s or step-time cell) gives those
+ * within 1%, as struct verr's tfl_agree; -1 when it prints none.  What a
+ * table's own pairs say about the count its source uses: Megatron-Bridge's
+ * summary agrees under megatron-causal, NeMo's under megatron. */
+static int tflops_agreement(const struct vrow *r, const cvc_proj_scenario *fin, double meas)
+{
+	int mask = 0;
+
+	if (!(r->tflops > 0) || !(meas > 0) || !(r->tps > 0 || r->iter > 0))
+		return -1;
+	for (int c = 0; c < PROJ_FLOPS_N; c++) {
+		double per_tok = proj_flops_per_seq(c, fin) / fin->seq;
+
+		if (per_tok > 0 && fabs(r->tflops * 1e12 / per_tok / meas - 1) <= 0.01)
+			mask |= 1 << c;
+	}
+	return mask;
 }
 
 static int group_of(cvc_proj_validation *v, const char *key)
@@ -291,6 +322,7 @@ struct vproj {
 	const struct proj_pricer *p;
 	double meas;
 	const char *from;                /* the measured column */
+	int tfl_agree;                   /* struct verr's */
 };
 
 /* Widens v's 90% interval to hold lo .. hi too (tokens/s per GPU): 1, or 0
@@ -370,6 +402,7 @@ static int project_row(cvc_proj_ctx *ctx, struct vrow *row, int k, struct vproj 
 	v->p = NULL;
 	v->meas = NAN;
 	v->from = "";
+	v->tfl_agree = -1;
 	if (k == 0) {
 		const char *why = proj_finalize(&v->fin);
 
@@ -387,6 +420,7 @@ static int project_row(cvc_proj_ctx *ctx, struct vrow *row, int k, struct vproj 
 		ran_features(ctx, row, v);
 		v->p = proj_ctx_pricer(ctx, &v->fin);
 		v->meas = measured_tps(row, &v->fin, v->p, &v->from);
+		v->tfl_agree = tflops_agreement(row, &v->fin, v->meas);
 		if (!(v->meas > 0) || !isfinite(v->meas))
 			k = vrow_cannot(row, CVC_PROJ_VWHY_MEASURE,
 					"no measured tokens/s, step time, or TFLOP/s or MFU "
@@ -415,6 +449,7 @@ static cvc_status keep_errors(struct verrs *E, const struct vproj *v, double pre
 	x->naive = 100 * (naive - meas) / meas;
 	x->group = g;
 	x->regressed = regressed;
+	x->tfl_agree = v->tfl_agree;
 	x->covered = -1;
 	x->halfw = NAN;
 	if (isfinite(r->tokens_per_s_per_gpu_lo) && isfinite(r->tokens_per_s_per_gpu_hi)) {

@@ -662,6 +662,12 @@ enum cvc_proj_vwhy {
 /* The short name of a reason ("cell", "layout or shape", ...); "" out of range. */
 CVC_API const char *cvc_proj_vwhy_name(int why);
 
+/* The FLOP conventions a TFLOP/s or MFU figure can be read with
+ * (`--flops`, a `flops_convention` cell): the name of the i-th, NULL past
+ * the last (fewer than CVC_PROJ_FLOPS_MAX). */
+#define CVC_PROJ_FLOPS_MAX 8
+CVC_API const char *cvc_proj_flops_convention(int i);
+
 /* Accuracy over a set of validated rows. */
 typedef struct cvc_proj_vstats {
 	int rows;                /* data rows read */
@@ -691,6 +697,14 @@ typedef struct cvc_proj_vstats {
 				  * above) */
 	double mape_unregressed_pct; /* MAPE over the other projected rows (NaN
 				  * when there are none of either) */
+	int tflops_pairs;        /* projected rows that print TFLOP/s beside the
+				  * tokens/s or step time they were compared on */
+	int tflops_agree[CVC_PROJ_FLOPS_MAX]; /* of those, the rows whose TFLOP/s
+				  * under FLOP convention i
+				  * (cvc_proj_flops_convention) give their
+				  * tokens/s within 1%: a row may agree with
+				  * several, as conventions can coincide */
+	int tflops_agree_none;   /* the rows no convention reproduces */
 } cvc_proj_vstats;
 
 /* One value of the --by column and its rows' accuracy. */

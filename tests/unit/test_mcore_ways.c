@@ -366,3 +366,33 @@ Test(mcore, stacks_print_their_own_flop_counts)
 	free(text);
 	cvc_proj_validation_release(&v);
 }
+
+/*
+ * Claim: validate's summary says which FLOP count a table's TFLOP/s are,
+ * from the rows that print a step time too.  Evidence: the model zoo's
+ * Qwen3-235B-A22B table (tests/data/megatron-moe-modelzoo-qwen3-offshared.csv,
+ * its five rows compared on their step time) agrees under megatron-causal
+ * in all five and under megatron in none (13% apart, the claim above).
+ */
+Test(mcore, the_summary_says_which_count_a_table_prints)
+{
+	cvc_proj_validation v;
+	char *out = tu_validate(CVC_SOURCE_DIR "/tests/data/megatron-moe-modelzoo-qwen3-offshared.csv",
+				NULL, &v, CVC_OK);
+	int causal = -1, full = -1;
+
+	for (int c = 0; cvc_proj_flops_convention(c); c++) {
+		cr_assert_lt(c, CVC_PROJ_FLOPS_MAX);
+		if (!strcmp(cvc_proj_flops_convention(c), "megatron-causal"))
+			causal = c;
+		if (!strcmp(cvc_proj_flops_convention(c), "megatron"))
+			full = c;
+	}
+	cr_assert(causal >= 0 && full >= 0);
+	cr_expect_eq(v.all.tflops_pairs, 5);
+	cr_expect_eq(v.all.tflops_agree[causal], 5);
+	cr_expect_eq(v.all.tflops_agree[full], 0);
+	cr_expect_eq(v.all.tflops_agree_none, 0);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
