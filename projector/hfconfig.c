@@ -137,7 +137,14 @@ static cvc_status ffn_type(struct hf *h)
 	for (int i = 0; type && plain[i]; i++)
 		if (!strcmp(type, plain[i]))
 			gated = 0;
-	if (!strcmp(act, "relu2") || !strcmp(act, "squared_relu"))
+	if (type && !strcmp(type, "gpt_oss"))
+		/* GPT-OSS's experts gate with x sigmoid(1.702 x), quick GELU,
+		 * whatever hidden_act says (transformers GptOssExperts: alpha
+		 * 1.702; Megatron-Bridge's GPTOSSProvider: quick_gelu,
+		 * gated_linear_unit): a GELU-gated unit, which Megatron-LM's
+		 * FLOP count, gating only --swiglu, counts with two matrices */
+		name = "geglu";
+	else if (!strcmp(act, "relu2") || !strcmp(act, "squared_relu"))
 		name = "relu2";
 	else if (!strcmp(act, "silu") || !strcmp(act, "swish") || !strcmp(act, "swiglu"))
 		name = gated ? "swiglu" : "gelu";

@@ -396,3 +396,39 @@ Test(mcore, the_summary_says_which_count_a_table_prints)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+/*
+ * Claim: GPT-OSS's experts are a GELU-gated unit, as Megatron-Core runs
+ * them (Megatron-Bridge's GPTOSSProvider: quick_gelu, gated_linear_unit),
+ * and Megatron-LM's count, which gates only --swiglu, counts them with two
+ * matrices.  Evidence: Megatron-Bridge's 26.02 summary prints TFLOP/s and
+ * tokens/s for GPT-OSS-120B on five systems
+ * (tests/data/megatron-bridge-26.02-offshared.csv); with the catalog's
+ * activation as geglu all five agree under megatron-causal.  Typed swiglu
+ * (before), none did: 21% apart.
+ */
+Test(mcore, gpt_oss_counts_as_megatron_runs_it)
+{
+	struct cvc_proj_validate_opts o = {.by = "model"};
+	cvc_proj_validation v;
+	char *out = tu_validate(CVC_SOURCE_DIR "/tests/data/megatron-bridge-26.02-offshared.csv",
+				&o, &v, CVC_OK);
+	int causal = 0, seen = 0;
+
+	while (cvc_proj_flops_convention(causal) &&
+	       strcmp(cvc_proj_flops_convention(causal), "megatron-causal"))
+		causal++;
+	cr_assert(cvc_proj_flops_convention(causal));
+	for (size_t g = 0; g < v.ngroups; g++) {
+		if (strcmp(v.groups[g].key, "GPT-OSS-120B"))
+			continue;
+		seen = 1;
+		cr_expect_eq(v.groups[g].st.tflops_pairs, 5);
+		cr_expect_eq(v.groups[g].st.tflops_agree[causal], 5);
+		cr_expect_eq(v.groups[g].st.tflops_agree_none, 0);
+	}
+	cr_expect(seen, "no GPT-OSS-120B rows");
+	cr_expect(strstr(out, "ffn_type=geglu"), "GPT-OSS not read as geglu");
+	free(out);
+	cvc_proj_validation_release(&v);
+}
