@@ -335,6 +335,8 @@ void vrow_catalog(struct vrow *r)
 		vrow_mark(r, kv->field);
 		if (!strcmp(fd->key, "ffn_type"))
 			r->g.ffn_type = 1;
+		if (!strcmp(fd->key, "mtp_layers"))
+			r->g.mtp_catalog = 1;
 		if (fd->type == PF_ENUM)
 			proj_enum_name(fd->names, (int)kv->num, val, sizeof val);
 		else if (fd->type == PF_STR)
@@ -463,12 +465,14 @@ static void hardware(struct vrow *r, cvc_proj_ctx *ctx)
  * model-FLOP formula"); NeMo's own summary prints the non-causal one
  * (test_mcore_ways stacks_print_their_own_flop_counts: 106 of 110 rows
  * within 1%). */
-static void convention(struct vrow *r)
+/* The convention the row's text names for its TFLOP/s (*named 1), else
+ * the one its stack prints (*named 0); -1 when neither says. */
+static int printed_convention(const struct vrow *r, int *named)
 {
 	static const struct {
 		int conv;
 		const char *words;
-	} named[] = {
+	} words[] = {
 		{PROJ_FLOPS_MEGATRON_CAUSAL, "megatron-causal"},
 		{PROJ_FLOPS_MEGATRON_2021, "narayanan|eq. 3|megatron-2021"},
 		{PROJ_FLOPS_MEGATRON, "megatron model-flop|nemo/megatron model-flop|"
@@ -478,27 +482,82 @@ static void convention(struct vrow *r)
 	};
 	int bridge = r->stack.family == VS_BRIDGE;
 
+	*named = 0;
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (vtext_has(r->text, words[i].words)) {
+			if (words[i].conv == PROJ_FLOPS_MEGATRON && bridge)
+				break; /* the formula named; which count of it below */
+			*named = 1;
+			return words[i].conv;
+		}
+	if (bridge)
+		return PROJ_FLOPS_MEGATRON_CAUSAL;
+	return r->stack.family == VS_NEMO ? PROJ_FLOPS_MEGATRON : -1;
+}
+
+static void convention(struct vrow *r)
+{
+	int named;
+
 	if (r->conv >= 0 || !(r->tflops > 0 || r->mfu > 0) || r->tps > 0 || r->iter > 0)
 		return;
-	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
-		if (vtext_has(r->text, named[i].words)) {
-			r->conv = named[i].conv;
-			if (r->conv == PROJ_FLOPS_MEGATRON && bridge)
-				break; /* the formula named; which count of it below */
-			vrow_note(r, "TFLOP/s counted as %s (named in the row's text)",
-				  proj_flops_name(r->conv));
-			return;
-		}
-	if (bridge) {
-		r->conv = PROJ_FLOPS_MEGATRON_CAUSAL;
+	if ((r->conv = printed_convention(r, &named)) < 0)
+		return;
+	if (named)
+		vrow_note(r, "TFLOP/s counted as %s (named in the row's text)",
+			  proj_flops_name(r->conv));
+	else if (r->conv == PROJ_FLOPS_MEGATRON_CAUSAL)
 		vrow_assume(r, "TFLOP/s counted as megatron-causal (Megatron-Bridge prints "
 			       "Megatron-LM's causal count: its performance summary's TFLOP/s and "
 			       "tokens/s agree under it, 25.09-26.08)");
-	} else if (r->stack.family == VS_NEMO) {
-		r->conv = PROJ_FLOPS_MEGATRON;
+	else
 		vrow_assume(r, "TFLOP/s counted as megatron (%s prints Megatron-LM's "
 			       "num_floating_point_operations)", r->stack.name);
-	}
+}
+
+/* Whether the TFLOP/s a row prints, counted by conv over sc, give its
+ * tokens/s tps within 1%; *off the miss (%).  0 when sc does not finalize. */
+static int flops_agree(cvc_proj_scenario sc, int conv, double tflops, double tps, double *off)
+{
+	*off = NAN;
+	if (proj_finalize(&sc))
+		return 0;
+	*off = 100 * (tflops * 1e12 * sc.seq / proj_flops_per_seq(conv, &sc) / tps - 1);
+	return fabs(*off) <= 1;
+}
+
+/*
+ * Whether the run had the catalog's multi-token prediction layers, where the
+ * row neither gives them nor says: the TFLOP/s it prints beside its tokens/s
+ * or step time count the model that ran (Megatron-LM adds each MTP layer and
+ * its logits), so where they agree within 1% without the MTP layers and not
+ * with them, the run had none.  Megatron-Bridge's 25.11 DeepSeek-V3 rows on
+ * GB300 and NeMo AutoModel's on H100 are such runs
+ * (test_mcore_ways printed_flops_say_whether_mtp_ran).
+ */
+static void mtp_from_flops(struct vrow *r)
+{
+	cvc_proj_scenario none = r->sc;
+	double tps = r->tps, with, without;
+	char t[2300];
+	int named, conv = r->conv >= 0 ? r->conv : printed_convention(r, &named);
+
+	name_and_text(r, t, sizeof t);
+	if (!(r->sc.mtp_layers > 0) || !r->g.mtp_catalog || conv < 0 ||
+	    !(r->tflops > 0) || vtext_switch_lower(t, "mtp|multi-token prediction") >= 0)
+		return;
+	if (!(tps > 0) && r->iter > 0 && r->sc.gpus > 0)
+		tps = r->sc.global_batch * r->sc.seq / (r->iter * r->sc.gpus);
+	if (!(tps > 0))
+		return;
+	none.mtp_layers = 0;
+	if (flops_agree(r->sc, conv, r->tflops, tps, &with) ||
+	    !flops_agree(none, conv, r->tflops, tps, &without))
+		return;
+	r->sc.mtp_layers = 0;
+	vrow_assume(r, "mtp_layers=0 (its %g TFLOP/s, counted as %s, give its %.0f tokens/s "
+		       "without the catalog's MTP layers (%+.1f%%), not with them (%+.1f%%))",
+		    r->tflops, proj_flops_name(conv), tps, without, with);
 }
 
 /* Says the defaults filled in for the fields that define a run. */
@@ -746,6 +805,8 @@ int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 		vrecipe_regressed(r);
 	}
 	convention(r);
+	if (!legacy)
+		mtp_from_flops(r);
 	note_defining(r, legacy);
 	return r->why[0] ? 1 : 0;
 }

@@ -432,3 +432,44 @@ Test(mcore, gpt_oss_counts_as_megatron_runs_it)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+/* Megatron-Bridge's 25.11 DeepSeek-V3 row on GB300 (docs/performance-
+ * summary.md @00b7660b), as tests/data/megatron-bridge-25.11-offshared.csv
+ * holds it, with its TFLOP/s and its text as the test sets them. */
+#define DSV3_HDR "model,layers,hidden,heads,seq,tp,pp,dp,ep,vpp,zero_fsdp,micro_batch," \
+		 "global_batch,gpus,gpu,dtype,tflops_per_gpu,tokens_per_s_per_gpu,source,notes\n"
+#define DSV3_ROW(tflops, text) "DeepSeek-V3,,,,4096,1,2,128,32,4,DDP,1,4096,256,GB300 (NVL72)," \
+		 "bf16," tflops ",3848,Megatron-Bridge performance summary 25.11," text "\n"
+
+/*
+ * Claim: where a row does not say whether the catalog's multi-token
+ * prediction layers ran, the TFLOP/s it prints beside its tokens/s do:
+ * the row is priced without them when the count agrees only without.
+ * Evidence: Megatron-Bridge's 25.11 GB300 row prints 961 TFLOP/s at 3848
+ * tokens/s, which megatron-causal gives within 0.1% without the MTP layer
+ * and 3.9% off with it (the summary says "w/o MTP" of 25.11's GB200 rows).
+ * The same row printing 1000 TFLOP/s (with them) keeps them, and so does
+ * one whose text says "w/ MTP": the text wins over the count.
+ */
+Test(mcore, printed_flops_say_whether_mtp_ran)
+{
+	cvc_proj_validation v;
+	char *out = tu_validate_text(DSV3_HDR DSV3_ROW("961", "Model TFLOP/s uses NeMo formula")
+				     DSV3_ROW("1000", "Model TFLOP/s uses NeMo formula")
+				     DSV3_ROW("961", "w/ MTP"), NULL, &v, CVC_OK);
+	char line[8192];
+
+	cr_assert_eq(v.all.expressible, 3);
+	cr_assert(tu_line_with(out, ",961,3848,Megatron-Bridge performance summary 25.11,Model",
+			       line, sizeof line));
+	cr_expect(strstr(line, "mtp_layers=0 (its 961 TFLOP/s, counted as megatron-causal"), "%s",
+		  line);
+	cr_assert(tu_line_with(out, ",1000,", line, sizeof line));
+	cr_expect(!strstr(line, "mtp_layers=0"), "%s", line);
+	cr_expect(strstr(line, "mtp_layers=1"), "%s", line);
+	cr_assert(tu_line_with(out, ",961,3848,Megatron-Bridge performance summary 25.11,w/ MTP",
+			       line, sizeof line));
+	cr_expect(!strstr(line, "mtp_layers=0"), "%s", line);
+	free(out);
+	cvc_proj_validation_release(&v);
+}

@@ -67,7 +67,9 @@ Test(offshared, rows_read_from_the_catalog)
  * median 14.94%, 35.7% within 10%, bias +8.59%, 71.4% of the 90%
  * intervals hold; with expert parameters synchronised over the expert
  * data-parallel group (stepops.c proj_expert_group): MAPE 19.62%,
- * median 14.97%, bias +5.05%.  By part: the GB300 rows are slow by 3-21%
+ * median 14.97%, bias +5.05%; with the DeepSeek-V3 rows priced without the
+ * MTP layer their TFLOP/s leave out (vdefault.c mtp_from_flops): 18.70%,
+ * median 13.86%, bias +5.14%.  By part: the GB300 rows are slow by 3-21%
  * (cvc's GB300 differs from its GB200 only by named figures, "GB300
  * against GB200"); GPT-OSS-120B is +7% on GB200 and +25% / +80% on H100 / B200,
  * whose 153 and 223 model TFLOP/s per GPU are far below the same model on
@@ -89,7 +91,7 @@ Test(offshared, accuracy_bound)
 			    v.groups[i].st.expressible, v.groups[i].st.mape_pct,
 			    v.groups[i].st.bias_pct);
 	cr_expect_eq(v.ngroups, 4);
-	cr_expect_leq(v.all.mape_pct, 20.0, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_leq(v.all.mape_pct, 19.0, "MAPE %.2f%%", v.all.mape_pct);
 	cr_expect_leq(v.all.median_pct, 15.5, "median %.2f%%", v.all.median_pct);
 	free(out);
 	cvc_proj_validation_release(&v);
