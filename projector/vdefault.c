@@ -805,7 +805,7 @@ int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 		vrecipe_regressed(r);
 	}
 	convention(r);
-	if (!legacy)
+	if (!legacy && !vlaunch_mtp(r))
 		mtp_from_flops(r);
 	note_defining(r, legacy);
 	return r->why[0] ? 1 : 0;

@@ -15,6 +15,10 @@
  * matches by the launcher its text names, the model (cvc's catalog name)
  * and, where an entry has one, the last release its text may date it by.
  * A row that says its recompute keeps it.
+ *
+ * A launcher's own implementation of a model may also leave out what the
+ * model's configuration has: NeMo AutoModel's DeepSeek-V3 builds the
+ * decoder blocks and the head, no multi-token prediction module.
  */
 #include <string.h>
 
@@ -67,6 +71,34 @@ int vlaunch_recompute(struct vrow *r)
 			continue;
 		vrow_set_recompute(r, e->recompute, NULL);
 		vrow_assume(r, "recompute=%s (the launcher's: %s)", e->what, e->source);
+		return 1;
+	}
+	return 0;
+}
+
+/* Models a launcher runs without the catalog's multi-token prediction
+ * layers: its implementation has no such module. */
+static const struct {
+	const char *launcher, *model, *source;
+} no_mtp[] = {
+	{"automodel", "deepseek-v3",
+	 "NVIDIA-NeMo/Automodel nemo_automodel/components/models/deepseek_v3/model.py @05e09029: "
+	 "DeepseekV3Model builds num_hidden_layers blocks and the head, no MTP module"},
+};
+
+int vlaunch_mtp(struct vrow *r)
+{
+	const struct proj_arch *a;
+
+	if (!r->g.mtp_catalog || !(r->sc.mtp_layers > 0) || !r->archs || !r->name[0] ||
+	    vtext_switch_lower(r->text, "mtp|multi-token prediction") >= 0 ||
+	    !(a = proj_archs_find(r->archs, r->name)))
+		return 0;
+	for (size_t i = 0; i < sizeof no_mtp / sizeof no_mtp[0]; i++) {
+		if (strcmp(no_mtp[i].model, a->name) || !strstr(r->text, no_mtp[i].launcher))
+			continue;
+		r->sc.mtp_layers = 0;
+		vrow_assume(r, "mtp_layers=0 (the launcher's model has none: %s)", no_mtp[i].source);
 		return 1;
 	}
 	return 0;

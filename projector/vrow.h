@@ -338,6 +338,9 @@ void vrow_set_recompute(struct vrow *r, int kind, const char *modules);
  * recompute, where cvc has read it (vlaunch.c): 1 when it set it, said;
  * 0 when it knows none for the row. */
 int vlaunch_recompute(struct vrow *r);
+/* mtp_layers 0 for a row whose launcher's model has no MTP module, said;
+ * 1 when it was. */
+int vlaunch_mtp(struct vrow *r);
 
 /* Fills what the row did not say, from its stack and era, and says it:
  * 0, or 1 when the row cannot be projected (r->why). */

@@ -110,8 +110,12 @@ Test(offshared, accuracy_bound)
  * +14.49%); with DeepEP's measured shares at hidden 2048 (models/epcomm.c)
  * 17.64%: DeepSeek-V3 +28% and +7%, Kimi K2 +36%, Qwen3-30B-A3B -2%,
  * GPT-OSS-20B +21%, GPT-OSS-120B -12% (EP 64 over 8 nodes, its RDMA at
- * hidden 2880 now slower).  The bound holds that figure as a regression
- * guard, not a target.
+ * hidden 2880 now slower).  AutoModel's DeepSeek-V3 has no multi-token
+ * prediction module (vlaunch.c): priced without the catalog's MTP layer,
+ * the set goes 14.00% -> 13.65% (DeepSeek-V3 -3.9% and -19.8% -> -2.8% and
+ * -18.8%), and its two rows' TFLOP/s then give their tokens/s within 1%
+ * under megatron-causal, as they did not with it.  The bound holds that
+ * figure as a regression guard, not a target.
  */
 Test(offshared, automodel_rows_are_a_pytorch_stack)
 {
@@ -125,6 +129,8 @@ Test(offshared, automodel_rows_are_a_pytorch_stack)
 	for (int i = 0; row_line(out, "DeepSeek V3 671B", "H100", i, line, sizeof line); i++, n++) {
 		cr_expect(strstr(line, "framework=pytorch (NeMo AutoModel"), "%s", line);
 		cr_expect(strstr(line, "(deepseek-v3 in cvc's catalog"), "%s", line);
+		cr_expect(strstr(line, "mtp_layers=0 (the launcher's model has none: "
+				       "NVIDIA-NeMo/Automodel"), "%s", line);
 	}
 	cr_expect_eq(n, 2);
 	cr_assert(row_line(out, "GPT-OSS 120B", "H100", 0, line, sizeof line));
@@ -132,7 +138,7 @@ Test(offshared, automodel_rows_are_a_pytorch_stack)
 	cr_expect(!strstr(line, "framework=megatron"), "%s", line);
 	cr_log_info("NeMo AutoModel: %d rows, MAPE %.2f%%, median %.2f%%, bias %+.2f%%",
 		    v.all.expressible, v.all.mape_pct, v.all.median_pct, v.all.bias_pct);
-	cr_expect_leq(v.all.mape_pct, 18.0, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_leq(v.all.mape_pct, 14.0, "MAPE %.2f%%", v.all.mape_pct);
 	free(out);
 	cvc_proj_validation_release(&v);
 }
