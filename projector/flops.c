@@ -216,3 +216,10 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 	}
 	}
 }
+
+double proj_flops_tokens_per_s(int conv, const cvc_proj_scenario *sc, double tflops)
+{
+	double per_tok = proj_flops_per_seq(conv, sc) / sc->seq;
+
+	return per_tok > 0 ? tflops * 1e12 / per_tok : NAN;
+}

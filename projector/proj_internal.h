@@ -256,6 +256,9 @@ const char *proj_flops_name(int conv);
 const char *proj_flops_names(void);
 /* Model FLOPs of one training sequence of sc (finalized: ffn, kv_heads set). */
 double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc);
+/* The tokens/s per GPU that tflops (TFLOP/s per GPU) are under conv over
+ * sc (finalized); NaN when conv counts nothing. */
+double proj_flops_tokens_per_s(int conv, const cvc_proj_scenario *sc, double tflops);
 
 /* s as a JSON string literal, quotes included (NULL: ""). */
 void proj_json_str(FILE *f, const char *s);

@@ -166,7 +166,7 @@ static double measured_tps(const struct vrow *r, const cvc_proj_scenario *fin,
 		return fin->global_batch * fin->seq / (r->iter * fin->gpus);
 	}
 	if (r->conv >= 0 && (r->tflops > 0 || r->mfu > 0)) {
-		double per_tok = proj_flops_per_seq(r->conv, fin) / fin->seq, tflops = r->tflops;
+		double tflops = r->tflops;
 
 		*from = "tflops_per_gpu";
 		if (!(tflops > 0)) {
@@ -176,7 +176,7 @@ static double measured_tps(const struct vrow *r, const cvc_proj_scenario *fin,
 			tflops = r->mfu / 100 * p->peak_flops[fin->dtype] / 1e12;
 			*from = "mfu_pct";
 		}
-		return tflops * 1e12 / per_tok;
+		return proj_flops_tokens_per_s(r->conv, fin, tflops);
 	}
 	return NAN;
 }
@@ -192,12 +192,9 @@ static int tflops_agreement(const struct vrow *r, const cvc_proj_scenario *fin, 
 
 	if (!(r->tflops > 0) || !(meas > 0) || !(r->tps > 0 || r->iter > 0))
 		return -1;
-	for (int c = 0; c < PROJ_FLOPS_N; c++) {
-		double per_tok = proj_flops_per_seq(c, fin) / fin->seq;
-
-		if (per_tok > 0 && fabs(r->tflops * 1e12 / per_tok / meas - 1) <= 0.01)
+	for (int c = 0; c < PROJ_FLOPS_N; c++)
+		if (fabs(proj_flops_tokens_per_s(c, fin, r->tflops) / meas - 1) <= 0.01)
 			mask |= 1 << c;
-	}
 	return mask;
 }
 

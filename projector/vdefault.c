@@ -456,8 +456,8 @@ static void hardware(struct vrow *r, cvc_proj_ctx *ctx)
 		vrow_note(r, "'%s' not read (the gpu text names no link for it)", hw->ignored);
 }
 
-/* A TFLOP/s or MFU figure's convention, where no column or flag names it:
- * the convention the text names, else the one its stack prints.  Megatron-
+/* The convention the row's text names for its TFLOP/s (*named 1), else
+ * the one its stack prints (*named 0); -1 when neither says.  Megatron-
  * Bridge prints Megatron-LM's count of the causal half of the attention
  * pairs (megatron-causal): the TFLOP/s and tokens/s of its performance
  * summary's rows agree under it, release 25.09 to 26.08, and 4-18% apart
@@ -465,8 +465,6 @@ static void hardware(struct vrow *r, cvc_proj_ctx *ctx)
  * model-FLOP formula"); NeMo's own summary prints the non-causal one
  * (test_mcore_ways stacks_print_their_own_flop_counts: 106 of 110 rows
  * within 1%). */
-/* The convention the row's text names for its TFLOP/s (*named 1), else
- * the one its stack prints (*named 0); -1 when neither says. */
 static int printed_convention(const struct vrow *r, int *named)
 {
 	static const struct {
@@ -495,6 +493,8 @@ static int printed_convention(const struct vrow *r, int *named)
 	return r->stack.family == VS_NEMO ? PROJ_FLOPS_MEGATRON : -1;
 }
 
+/* A TFLOP/s or MFU figure's convention, where no column or flag names it,
+ * for a row compared on it alone. */
 static void convention(struct vrow *r)
 {
 	int named;
@@ -522,7 +522,7 @@ static int flops_agree(cvc_proj_scenario sc, int conv, double tflops, double tps
 	*off = NAN;
 	if (proj_finalize(&sc))
 		return 0;
-	*off = 100 * (tflops * 1e12 * sc.seq / proj_flops_per_seq(conv, &sc) / tps - 1);
+	*off = 100 * (proj_flops_tokens_per_s(conv, &sc, tflops) / tps - 1);
 	return fabs(*off) <= 1;
 }
 
@@ -531,9 +531,9 @@ static int flops_agree(cvc_proj_scenario sc, int conv, double tflops, double tps
  * row neither gives them nor says: the TFLOP/s it prints beside its tokens/s
  * or step time count the model that ran (Megatron-LM adds each MTP layer and
  * its logits), so where they agree within 1% without the MTP layers and not
- * with them, the run had none.  Megatron-Bridge's 25.11 DeepSeek-V3 rows on
- * GB300 and NeMo AutoModel's on H100 are such runs
- * (test_mcore_ways printed_flops_say_whether_mtp_ran).
+ * with them, the run had none: Megatron-Bridge's 25.11 DeepSeek-V3 rows on
+ * GB300 (test_mcore_ways printed_flops_say_whether_mtp_ran).  A launcher
+ * whose model has no MTP module says so first (vlaunch.c).
  */
 static void mtp_from_flops(struct vrow *r)
 {
