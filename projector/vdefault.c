@@ -519,11 +519,15 @@ static void convention(struct vrow *r)
  * tokens/s tps within 1%; *off the miss (%).  0 when sc does not finalize. */
 static int flops_agree(cvc_proj_scenario sc, int conv, double tflops, double tps, double *off)
 {
+	double x;
+
 	*off = NAN;
 	if (proj_finalize(&sc))
 		return 0;
-	*off = 100 * (proj_flops_tokens_per_s(conv, &sc, tflops) / tps - 1);
-	return fabs(*off) <= 1;
+	x = 100 * (proj_flops_tokens_per_s(conv, &sc, tflops) / tps - 1);
+	/* said to the tenth: a miss that rounds to zero says +0.0, not -0.0 */
+	*off = round(10 * x) / 10 + 0.0;
+	return fabs(x) <= 1;
 }
 
 /*
