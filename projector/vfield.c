@@ -444,6 +444,21 @@ int vrow_field(struct vrow *r, int field, const char *k, const char *t, int gues
 			vrow_mark(r, field);
 			break;
 		}
+		/* a layer pattern or a pipeline layout as the configurations
+		 * write them (checked where the scenario is finalized) */
+		if (!strcmp(fd->key, "layer_pattern") || !strcmp(fd->key, "pp_layout")) {
+			int pat = !strcmp(fd->key, "layer_pattern");
+			char *buf = pat ? r->pattern : r->layout;
+			size_t cap = pat ? sizeof r->pattern : sizeof r->layout;
+
+			if (strlen(t) >= cap)
+				return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "%s '%.40s...' is longer "
+						   "than %zu characters", fd->key, t, cap - 1);
+			snprintf(buf, cap, "%s", t);
+			*(const char **)((char *)sc + fd->offset) = buf;
+			vrow_mark(r, field);
+			break;
+		}
 		/* the label; gpu has its own role */
 		snprintf(r->name, sizeof r->name, "%.*s", (int)sizeof r->name - 1, t);
 		sc->model = r->name;

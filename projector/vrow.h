@@ -213,6 +213,7 @@ struct vrow {
 	cvc_proj_scenario sc;
 	char name[128], gpu[64];  /* strings sc points to */
 	char rcmods[128];
+	char pattern[512], layout[256]; /* layer_pattern and pp_layout cells */
 	double tps, iter, tflops, mfu; /* NaN when not given */
 	int conv;                 /* enum proj_flops for tflops/mfu; -1 none */
 	int hybrid;               /* hybrid sharding named */

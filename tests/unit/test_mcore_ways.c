@@ -473,3 +473,34 @@ Test(mcore, printed_flops_say_whether_mtp_ran)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+/*
+ * Claim: a row can state its pipeline layout and its layer pattern as
+ * Megatron-Core's flags write them, and its model's name still reads from
+ * the catalog.  Before, validate took any text field for the model's label:
+ * a pp_layout cell renamed the model "Et|(tt|)*30L", which the catalog does
+ * not know, and the row went unprojected for want of a shape.  Evidence:
+ * the DeepSeek-V3 GB200 baseline of Megatron-LM's optimization guide
+ * (--pipeline-model-parallel-layout Et|(tt|)*30L on PP 8 x VPP 4), and a
+ * layout that does not fit its pipeline, which is refused with the
+ * layout's reason.
+ */
+Test(mcore, a_row_states_its_pipeline_layout)
+{
+	cvc_proj_validation v;
+	char *out = tu_validate_text(
+		"model,layers,hidden,heads,seq,tp,pp,vpp,ep,pp_layout,mtp_layers,micro_batch,"
+		"global_batch,gpus,gpu,dtype,tokens_per_s_per_gpu\n"
+		"DeepSeek-V3,,,,4096,1,8,4,32,\"Et|(tt|)*30L\",0,1,2048,256,GB200 (NVL72),mxfp8,2000\n"
+		"DeepSeek-V3,,,,4096,1,8,4,32,\"Et|(tt|)*29L\",0,1,2048,256,GB200 (NVL72),mxfp8,2000\n",
+		NULL, &v, CVC_OK);
+	char line[8192];
+
+	cr_expect_eq(v.all.expressible, 1);
+	cr_assert(tu_line_with(out, "*30L", line, sizeof line));
+	cr_expect(strstr(line, "(deepseek-v3 in cvc's catalog"), "%s", line);
+	cr_assert(tu_line_with(out, "*29L", line, sizeof line));
+	cr_expect(strstr(line, "not projected") && !strstr(line, "shape not given"), "%s", line);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
