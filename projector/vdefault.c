@@ -335,8 +335,8 @@ void vrow_catalog(struct vrow *r)
 		vrow_mark(r, kv->field);
 		if (!strcmp(fd->key, "ffn_type"))
 			r->g.ffn_type = 1;
-		if (!strcmp(fd->key, "mtp_layers"))
-			r->g.mtp_catalog = 1;
+		if (!strcmp(fd->key, "mtp_layers")) /* "w/ MTP" makes them the row's */
+			r->g.mtp_catalog = vtext_switch_lower(t, "mtp|multi-token prediction") < 0;
 		if (fd->type == PF_ENUM)
 			proj_enum_name(fd->names, (int)kv->num, val, sizeof val);
 		else if (fd->type == PF_STR)
@@ -543,12 +543,9 @@ static void mtp_from_flops(struct vrow *r)
 {
 	cvc_proj_scenario none = r->sc;
 	double tps = r->tps, with, without;
-	char t[2300];
 	int named, conv = r->conv >= 0 ? r->conv : printed_convention(r, &named);
 
-	name_and_text(r, t, sizeof t);
-	if (!(r->sc.mtp_layers > 0) || !r->g.mtp_catalog || conv < 0 ||
-	    !(r->tflops > 0) || vtext_switch_lower(t, "mtp|multi-token prediction") >= 0)
+	if (!(r->sc.mtp_layers > 0) || !r->g.mtp_catalog || conv < 0 || !(r->tflops > 0))
 		return;
 	if (!(tps > 0) && r->iter > 0 && r->sc.gpus > 0)
 		tps = r->sc.global_batch * r->sc.seq / (r->iter * r->sc.gpus);

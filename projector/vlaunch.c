@@ -91,7 +91,6 @@ int vlaunch_mtp(struct vrow *r)
 	const struct proj_arch *a;
 
 	if (!r->g.mtp_catalog || !(r->sc.mtp_layers > 0) || !r->archs || !r->name[0] ||
-	    vtext_switch_lower(r->text, "mtp|multi-token prediction") >= 0 ||
 	    !(a = proj_archs_find(r->archs, r->name)))
 		return 0;
 	for (size_t i = 0; i < sizeof no_mtp / sizeof no_mtp[0]; i++) {

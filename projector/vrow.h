@@ -196,7 +196,8 @@ struct vgiven {
 	int has_hw, has_net;
 	double shared_n;      /* shared experts named in the experts cell ("256+1 shared") */
 	int mla;              /* kv_heads says multi-latent attention */
-	int mtp_catalog;      /* mtp_layers is cvc's catalog's, not the row's */
+	int mtp_catalog;      /* mtp_layers is cvc's catalog's, and the row
+			       * says nothing of multi-token prediction */
 	const char *dtype_name; /* the dtype as read, for a dtype cvc does not price */
 	char dtype_cell[64];
 	int dtype_guess;      /* the cell says it guesses ("fp8?") */
