@@ -227,7 +227,7 @@ static char *without_tokens(const char *path, struct reread *rr)
 	long line = 1;
 	char *s = tu_read(path, &len), *buf = NULL, err[256];
 	FILE *f = open_memstream(&buf, &blen);
-	cvc_csv_rec rec = {0}, hdr = {0};
+	cvc_csv_rec rec = {0};
 	int tf = -1, tok = -1, it = -1, src = -1;
 
 	cr_assert(s && f);
@@ -244,12 +244,9 @@ static char *without_tokens(const char *path, struct reread *rr)
 		}
 		cr_assert_eq(cvc_csv_record(path, s, len, &pos, &line, &rec, 256, 65536, err,
 					    sizeof err), CVC_OK, "%s", err);
-		if (!hdr.n) {
-			for (size_t i = 0; i < rec.n; i++) /* keep the header's names */
-				hdr.f = realloc(hdr.f, (i + 1) * sizeof *hdr.f),
-				hdr.f[i] = strdup(rec.f[i]), hdr.n = i + 1;
-			tf = col(&hdr, "tflops_per_gpu"), tok = col(&hdr, "tokens_per_s_per_gpu");
-			it = col(&hdr, "iter_s"), src = col(&hdr, "source");
+		if (tf < 0) { /* the header */
+			tf = col(&rec, "tflops_per_gpu"), tok = col(&rec, "tokens_per_s_per_gpu");
+			it = col(&rec, "iter_s"), src = col(&rec, "source");
 			cr_assert(tf >= 0 && tok >= 0 && it >= 0 && src >= 0);
 		} else {
 			int k = rr->n++;
@@ -273,7 +270,6 @@ static char *without_tokens(const char *path, struct reread *rr)
 	}
 	fclose(f);
 	cvc_csv_rec_release(&rec);
-	cvc_csv_rec_release(&hdr);
 	free(s);
 	return buf;
 }
