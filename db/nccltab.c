@@ -711,21 +711,34 @@ int cvc_nt_ranks_from_ratio(const char *op, double ratio, double rel_tol)
 }
 
 /*
+ * How far a log's busbw/algbw may sit from a test's bus factor through
+ * printing alone, relative: each printed bandwidth is rounded to 0.01, and
+ * the ratio is of the sums over the rows with algbw >= 1.
+ */
+static double ratio_tol(const struct info *in)
+{
+	return in->ratio_rows ? 0.01 * in->ratio_rows / in->algbw_sum + 1e-9 : 0;
+}
+
+/*
  * The op when no name was printed: the bus bandwidth factor of each test
  * against the measured busbw/algbw (above 1 only all-reduce; below 1
- * all-gather, reduce-scatter, all-to-all; exactly 1 the rooted and
- * point-to-point tests), then redop and root.
+ * all-gather, reduce-scatter, all-to-all; 1 within print rounding the
+ * rooted and point-to-point tests), then redop and root.  The gather
+ * family's (n - 1)/n is above 0.98 from 50 ranks on, so "near 1" is the
+ * rounding's width, not a fixed band.
  */
 static void infer_op(const struct info *in, cvc_nt_log *log)
 {
 	double ratio = in->ratio_rows ? in->busbw_sum / in->algbw_sum : 0;
+	double one = 2 * ratio_tol(in);
 	int reducing = in->have_first && strcmp(in->first_redop, "none") != 0;
 	int rooted = in->have_first && in->first_root >= 0;
 	const char *op = NULL;
 
-	if (in->ratio_rows && ratio > 1.02)
+	if (in->ratio_rows && ratio > 1 + one)
 		op = "all_reduce";
-	else if (in->ratio_rows && ratio > 0.45 && ratio < 0.98)
+	else if (in->ratio_rows && ratio > 0.45 && ratio < 1 - one)
 		op = reducing ? "reduce_scatter" : "all_gather";
 	else if (in->ratio_rows)
 		op = rooted ? (reducing ? "reduce" : "broadcast") : "sendrecv";
@@ -744,18 +757,38 @@ static void infer_op(const struct info *in, cvc_nt_log *log)
 		 in->have_first ? in->first_redop : "?", in->have_first ? in->first_root : -1);
 }
 
-/* The rank count: device lines, launcher, the printed bandwidth ratio. */
+/*
+ * Whether n ranks could print the log's busbw/algbw: yes where the op has
+ * no rank-dependent factor or no row gives a ratio.
+ */
+static int ratio_admits(const char *op, double ratio, double tol, int ratio_rows, int n)
+{
+	if (!ratio_rows || factor(op, 2) == 0)
+		return 1;
+	return fabs(factor(op, n) - ratio) <= tol * ratio;
+}
+
+/*
+ * The rank count: the printed bandwidth ratio where it names one count;
+ * else the device lines or the launcher, whichever the ratio admits.  A
+ * pasted log may keep only the first device lines, so a launcher that
+ * asked for more ranks (-np) than the lines list wins when the ratio
+ * admits it; and "# nThread 1 nGpus 1" without a launcher is one process'
+ * GPUs, not the run's, so it counts only where the ratio admits it.
+ */
 static void decide_ranks(const struct info *in, cvc_nt_log *log)
 {
 	double ratio = in->ratio_rows ? in->busbw_sum / in->algbw_sum : 0;
-	/* each printed bandwidth is rounded to 0.01 */
-	double tol = in->ratio_rows ? 0.01 * in->ratio_rows / in->algbw_sum + 1e-9 : 0;
+	double tol = ratio_tol(in);
 	int n_ratio = in->ratio_rows ? cvc_nt_ranks_from_ratio(log->op, ratio, tol) : 0;
-	int n_lines = 0, n_launch = 0;
-	char launch_why[96] = "";
+	int n_lines = 0, n_launch = 0, lines_ok, launch_ok;
+	char launch_why[96] = "", lines_why[64] = "no device lines";
 
-	if (in->nranks_lines > 0)
+	if (in->nranks_lines > 0) {
 		n_lines = in->max_rank + 1 > in->nranks_lines ? in->max_rank + 1 : in->nranks_lines;
+		snprintf(lines_why, sizeof lines_why, "%d device lines up to rank %d",
+			 in->nranks_lines, in->max_rank);
+	}
 	if (in->ngpus > 0 || in->cmd_g > 0 || in->cmd_np > 0) {
 		int g = in->ngpus > 0 ? in->ngpus : (in->cmd_g > 0 ? in->cmd_g : 1);
 		int t = in->nthread > 0 ? in->nthread : (in->cmd_t > 0 ? in->cmd_t : 1);
@@ -765,25 +798,40 @@ static void decide_ranks(const struct info *in, cvc_nt_log *log)
 		snprintf(launch_why, sizeof launch_why, "%d GPUs x %d threads x %d processes", g, t,
 			 procs);
 	}
+	lines_ok = n_lines > 0 && ratio_admits(log->op, ratio, tol, in->ratio_rows, n_lines);
+	launch_ok = n_launch > 0 && ratio_admits(log->op, ratio, tol, in->ratio_rows, n_launch);
 	if (n_ratio) {
 		log->nranks = n_ratio;
 		if (n_lines == n_ratio)
 			snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
-				 "%d device lines up to rank %d; busbw/algbw %.4f agrees",
-				 in->nranks_lines, in->max_rank, ratio);
+				 "%s; busbw/algbw %.4f agrees", lines_why, ratio);
 		else
 			snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
-				 "busbw/algbw %.4f is the %.20s factor of %d ranks (%d device lines, "
-				 "launcher %.80s)", ratio, log->op, n_ratio, in->nranks_lines,
+				 "busbw/algbw %.4f is the %.20s factor of %d ranks (%s, launcher "
+				 "%.80s)", ratio, log->op, n_ratio, lines_why,
 				 launch_why[0] ? launch_why : "not printed");
-	} else if (n_lines) {
-		log->nranks = n_lines;
-		snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
-			 "%d device lines up to rank %d", in->nranks_lines, in->max_rank);
-	} else if (n_launch) {
+	} else if (launch_ok && (!lines_ok || (in->cmd_np > 0 && n_launch > n_lines))) {
 		log->nranks = n_launch;
-		snprintf(log->nranks_evidence, sizeof log->nranks_evidence, "launcher: %s",
-			 launch_why);
+		if (n_lines)
+			snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
+				 "launcher: %s; the %s are a part of them", launch_why, lines_why);
+		else
+			snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
+				 "launcher: %s", launch_why);
+	} else if (lines_ok) {
+		log->nranks = n_lines;
+		snprintf(log->nranks_evidence, sizeof log->nranks_evidence, "%s", lines_why);
+	} else if (n_lines && n_launch) {
+		snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
+			 "unknown: busbw/algbw %.4f fits neither the %s nor the launcher's %.80s",
+			 ratio, lines_why, launch_why);
+	} else if (n_lines) {
+		snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
+			 "unknown: busbw/algbw %.4f does not fit the %s", ratio, lines_why);
+	} else if (n_launch) {
+		snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
+			 "unknown: busbw/algbw %.4f does not fit %.80s%s", ratio, launch_why,
+			 in->cmd_np > 0 ? "" : " (no launcher printed: one process assumed)");
 	} else {
 		snprintf(log->nranks_evidence, sizeof log->nranks_evidence, "unknown");
 	}

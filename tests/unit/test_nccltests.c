@@ -184,3 +184,74 @@ Test(nccltests, short_row_is_an_error)
 		  cvc_db_errmsg(db));
 	cvc_db_close(db);
 }
+
+/* Rows of an all-reduce over 1024 ranks: busbw/algbw 2 x 1023/1024 = 1.99805,
+ * which the printed digits cannot tell from 1023 ranks. */
+#define AR1024_ROWS                                                                                \
+	"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" \
+	"  1073741824     268435456     float     sum      -1  10737.4  100.00  199.80      0  10737.4  100.00  199.80      0\n" \
+	"  2147483648     536870912     float     sum      -1  10737.4  200.00  399.61      0  10737.4  200.00  399.61      0\n"
+
+/*
+ * A pasted log often keeps only the first device lines: the launcher's
+ * -np counts the run's ranks where the lines list fewer and the bandwidth
+ * ratio admits the launcher's count, not the lines' (3 ranks would print
+ * 1.333).
+ */
+Test(nccltests, partial_device_list_yields_to_the_launcher)
+{
+	static const char text[] =
+		"$ mpirun -np 1024 -N 8 ./build/all_reduce_perf -b 1G -e 2G -f 2 -g 1\n"
+		"# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 2147483648 step: 2(factor)\n"
+		"#  Rank  0 Group  0 Pid 1 on h0 device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+		"#  Rank  1 Group  0 Pid 2 on h0 device  1 [0x2a] NVIDIA H100 80GB HBM3\n"
+		"#  Rank  2 Group  0 Pid 3 on h0 device  2 [0x3a] NVIDIA H100 80GB HBM3\n"
+		AR1024_ROWS;
+	cvc_db *db = import_text("np1024.log", text, sizeof text - 1, CVC_OK, NULL);
+	char buf[256];
+
+	cr_assert_eq(tu_db_int(db, "SELECT min(nranks) FROM nccl_tests"), 1024);
+	cr_assert_eq(tu_db_int(db, "SELECT max(nranks) FROM nccl_tests"), 1024);
+	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.nranks_evidence%'",
+		   buf, sizeof buf);
+	cr_assert(strstr(buf, "launcher") && strstr(buf, "3 device lines"), "%s", buf);
+	cvc_db_close(db);
+}
+
+/*
+ * "# nThread 1 nGpus 1" is one process' GPUs: with no launcher and no
+ * device lines, and a ratio no single rank prints, the rank count is
+ * unknown, not 1.
+ */
+Test(nccltests, one_process_header_is_not_the_rank_count)
+{
+	static const char text[] =
+		"# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 2147483648 step: 2(factor)\n"
+		AR1024_ROWS;
+	cvc_db *db = import_text("hdr.log", text, sizeof text - 1, CVC_OK, NULL);
+	char buf[256];
+
+	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests WHERE nranks IS NOT NULL"), 0);
+	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.nranks_evidence%'",
+		   buf, sizeof buf);
+	cr_assert(strstr(buf, "unknown") && strstr(buf, "one process assumed"), "%s", buf);
+	cvc_db_close(db);
+}
+
+/*
+ * The gather family's (n - 1)/n is above 0.98 from 50 ranks on: a ratio
+ * of 127/128 that the printed digits hold apart from 1 is an all-gather
+ * (no redop), not a point-to-point test.
+ */
+Test(nccltests, wide_gather_is_not_sendrecv)
+{
+	static const char text[] =
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"  1073741824       2097152     float    none      -1  10737.4  100.00   99.22      0  10737.4  100.00   99.22      0\n"
+		"  2147483648       4194304     float    none      -1  10737.4  200.00  198.44      0  10737.4  200.00  198.44      0\n";
+	cvc_db *db = import_text("a2a.log", text, sizeof text - 1, CVC_OK, NULL);
+
+	expect_ops(db, "all_gather");
+	expect_op_evidence(db, "inferred");
+	cvc_db_close(db);
+}
