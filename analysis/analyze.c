@@ -259,7 +259,9 @@ struct acc {
 	int64_t kernels, comm_kernels;
 	int have_span;
 	int64_t first_ns, last_ns;
-	cvc_merger all, comp, comm;
+	cvc_merger all;      /* every activity: busy */
+	cvc_merger kern;     /* kernels, compute or communication */
+	cvc_merger comp, comm;
 	struct cls_acc *cls; /* nslots entries when classes are asked for */
 	int64_t last_row;    /* activity last counted here (windows of one step) */
 };
@@ -268,6 +270,7 @@ static cvc_status acc_init(struct acc *a, size_t nslots, int classes)
 {
 	memset(a, 0, sizeof *a);
 	cvc_merger_init(&a->all);
+	cvc_merger_init(&a->kern);
 	cvc_merger_init(&a->comp);
 	cvc_merger_init(&a->comm);
 	a->last_row = -1;
@@ -290,10 +293,14 @@ static void acc_feed(struct acc *a, int kind, int64_t s, int64_t e, const struct
 	if (!a->have_span || e > a->last_ns)
 		a->last_ns = e;
 	a->have_span = 1;
+	/* Sorted input is guaranteed by the caller; the status cannot fail here.
+	 * A copy or a memset keeps the GPU busy (busy_us: the union of all
+	 * activities, as HTA's idle time counts memory kernels busy) but is
+	 * neither compute nor communication. */
+	(void)cvc_merger_add(&a->all, s, e);
 	if (kind != CVC_ACT_KERNEL)
 		return;
-	/* Sorted input is guaranteed by the caller; the status cannot fail here. */
-	(void)cvc_merger_add(&a->all, s, e);
+	(void)cvc_merger_add(&a->kern, s, e);
 	(void)cvc_merger_add(ne->is_comm ? &a->comm : &a->comp, s, e);
 	if (count) {
 		a->kernels++;
@@ -509,9 +516,10 @@ static cvc_status row_from_acc(cvc_db *db, struct rowbuf *rb, const struct an_ru
 	b->busy_ns = cvc_merger_total(&a->all);
 	b->compute_ns = cvc_merger_total(&a->comp);
 	b->comm_ns = cvc_merger_total(&a->comm);
-	/* |comm n comp| = |comm| + |comp| - |comm u comp|, and the union is
-	 * busy; busy - comm is at most comp, so nothing here can overflow */
-	b->hidden_ns = b->compute_ns - (b->busy_ns - b->comm_ns);
+	/* |comm n comp| = |comm| + |comp| - |comm u comp|, the union the
+	 * kernels'; kernels - comm is at most comp, so nothing here can
+	 * overflow */
+	b->hidden_ns = b->compute_ns - (cvc_merger_total(&a->kern) - b->comm_ns);
 	b->exposed_ns = b->comm_ns - b->hidden_ns;
 	b->overlap_pct = b->comm_ns ? 100.0 * (double)b->hidden_ns / (double)b->comm_ns : 0.0;
 	b->span_ns = a->have_span ? a->last_ns - a->first_ns : 0;
@@ -564,6 +572,7 @@ static void acc_merge(struct acc *a, const struct acc *b, size_t nslots)
 	a->kernels += b->kernels;
 	a->comm_kernels += b->comm_kernels;
 	a->all.closed_ns += cvc_merger_total(&b->all);
+	a->kern.closed_ns += cvc_merger_total(&b->kern);
 	a->comp.closed_ns += cvc_merger_total(&b->comp);
 	a->comm.closed_ns += cvc_merger_total(&b->comm);
 	if (a->cls && b->cls)

@@ -154,6 +154,8 @@ static const struct repdoc docs[] = {
 	{"ranks", "compute_only_ms", "ms", "compute minus hidden communication"},
 	{"ranks", "hidden_ms", "ms", "communication under compute"},
 	{"ranks", "exposed_ms", "ms", "communication not under compute"},
+	{"ranks", "copy_ms", "ms", "copies and memsets while no kernel runs: busy minus the "
+	 "kernels' union"},
 	{"ranks", "idle_ms", "ms", "span minus busy"},
 	{"ranks", "overlap_pct", "%", "100 hidden / comm"},
 	{"ranks", "comm_share", "fraction of the span", "comm_ms / span_ms: communication, hidden "

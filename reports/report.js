@@ -85,8 +85,8 @@
 		});
 		/* One chart per run: a 13 ms step and a 660 ms step on one axis
 		   would hide the shorter run's bars. */
-		var b = sub(s, 'Per rank: compute, hidden and exposed communication, idle',
-			'Stacked to the span of each device: compute-only + hidden comm (under compute) + exposed comm + idle = span. One chart (and scale) per run.');
+		var b = sub(s, 'Per rank: compute, hidden and exposed communication, copies, idle',
+			'Stacked to the span of each device: compute-only + hidden comm (under compute) + exposed comm + copies (memcpy and memset while no kernel runs) + idle = span. One chart (and scale) per run.');
 		runs.forEach(function (run, ri) {
 			var idx = [];
 			r.rows.forEach(function (row, i) { if (row[col(r, 'run')] === run) idx.push(i); });
@@ -97,6 +97,7 @@
 					{label: 'compute only', data: pick('compute_only_ms'), color: '#1f77b4'},
 					{label: 'hidden comm', data: pick('hidden_ms'), color: '#2ca02c'},
 					{label: 'exposed comm', data: pick('exposed_ms'), color: COMM},
+					{label: 'copies', data: pick('copy_ms'), color: '#8c8c8c'},
 					{label: 'idle', data: pick('idle_ms'), color: '#f2b134'}
 				], 'ms', true);
 		});

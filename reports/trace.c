@@ -83,15 +83,18 @@ static int fill_ranks(cvc_rep_table *rt, const cvc_breakdown *b, size_t nb)
 		cvc_rep_table_set_num(rt, (size_t)r, 6, ms(x->busy_ns));
 		cvc_rep_table_set_num(rt, (size_t)r, 7, ms(x->compute_ns));
 		cvc_rep_table_set_num(rt, (size_t)r, 8, ms(x->comm_ns));
-		/* compute-only + hidden + exposed + idle = span: the stacked bar. */
+		/* compute-only + hidden + exposed + copies + idle = span: the
+		 * stacked bar; copies are what of busy no kernel covers */
 		cvc_rep_table_set_num(rt, (size_t)r, 9, ms(x->compute_ns - x->hidden_ns));
 		cvc_rep_table_set_num(rt, (size_t)r, 10, ms(x->hidden_ns));
 		cvc_rep_table_set_num(rt, (size_t)r, 11, ms(x->exposed_ns));
-		cvc_rep_table_set_num(rt, (size_t)r, 12, ms(x->idle_ns));
-		cvc_rep_table_set_num(rt, (size_t)r, 13, x->overlap_pct);
+		cvc_rep_table_set_num(rt, (size_t)r, 12,
+				      ms(x->busy_ns - (x->compute_ns + x->comm_ns - x->hidden_ns)));
+		cvc_rep_table_set_num(rt, (size_t)r, 13, ms(x->idle_ns));
+		cvc_rep_table_set_num(rt, (size_t)r, 14, x->overlap_pct);
 		/* the shares of the span, as analyze and the projector define them */
-		cvc_rep_table_set_num(rt, (size_t)r, 14, x->shares.comm_share);
-		cvc_rep_table_set_num(rt, (size_t)r, 15, x->shares.exposed_share);
+		cvc_rep_table_set_num(rt, (size_t)r, 15, x->shares.comm_share);
+		cvc_rep_table_set_num(rt, (size_t)r, 16, x->shares.exposed_share);
 	}
 	return 0;
 }
@@ -232,8 +235,8 @@ static cvc_status ranks_tables(const cvc_breakdown *b, size_t nb, struct rep_tab
 {
 	static const char *const rcols[] = {
 		"run", "rank", "device", "kernels", "comm_kernels", "span_ms", "busy_ms",
-		"compute_ms", "comm_ms", "compute_only_ms", "hidden_ms", "exposed_ms", "idle_ms",
-		"overlap_pct", "comm_share", "exposed_share"};
+		"compute_ms", "comm_ms", "compute_only_ms", "hidden_ms", "exposed_ms", "copy_ms",
+		"idle_ms", "overlap_pct", "comm_share", "exposed_share"};
 	static const char *const ccols[] = {"run", "class", "is_comm", "kernels", "time_ms",
 					    "mean_per_rank_ms", "sum_ms"};
 	static const char *const scols[] = {"run", "rank", "device", "start_offset_ms",
@@ -245,7 +248,7 @@ static cvc_status ranks_tables(const cvc_breakdown *b, size_t nb, struct rep_tab
 	cvc_rep_table *t[4];
 	cvc_status st = CVC_OK;
 
-	t[0] = cvc_rep_table_new("ranks", "Time per rank", 16, rcols);
+	t[0] = cvc_rep_table_new("ranks", "Time per rank", 17, rcols);
 	t[1] = cvc_rep_table_new("classes", "Time per operator class", 7, ccols);
 	t[2] = cvc_rep_table_new("skew", "Rank skew", 9, scols);
 	t[3] = cvc_rep_table_new("skew_summary", "Rank skew per run", 8, sscols);

@@ -119,11 +119,12 @@ static void syn_label(cvc_db *db, const char *name, int class_id, const char *cl
  *   nccl AR [50,200)  stream 14    comm
  *   gemm_b  [150,300) stream 7     compute
  *   gemm_a  [120,120) stream 7     zero-length: counted, adds no time
- *   memcpy  [400,450) stream 22    span only
+ *   memcpy  [400,450) stream 22    busy, neither compute nor comm
  * rank 1 / device 1: a memset [10,20) only.
- * compute = 100 + 150 = 250; comm = 150; busy = [0,300) = 300;
- * hidden = [50,100) + [150,200) = 100; exposed = 50; overlap 66.667 %;
- * span = 450 - 0; idle = 150.
+ * compute = 100 + 150 = 250; comm = 150; busy = [0,300) + [400,450) = 350
+ * (every activity, as HTA's idle time and TraceLens's busy_time count
+ * copies); hidden = [50,100) + [150,200) = 100; exposed = 50; overlap
+ * 66.667 %; span = 450 - 0; idle = 100.
  */
 static void build_basic(const char *path, int label)
 {
@@ -188,14 +189,14 @@ static void expect_basic_rank0(const cvc_breakdown *b)
 	cr_expect_eq(b->device, 0);
 	cr_expect_eq(b->kernels, 4);
 	cr_expect_eq(b->comm_kernels, 1);
-	cr_expect_eq(b->busy_ns, 300);
+	cr_expect_eq(b->busy_ns, 350);
 	cr_expect_eq(b->compute_ns, 250);
 	cr_expect_eq(b->comm_ns, 150);
 	cr_expect_eq(b->hidden_ns, 100);
 	cr_expect_eq(b->exposed_ns, 50);
 	cr_expect(fabs(b->overlap_pct - 200.0 / 3.0) < 1e-9, "overlap %f", b->overlap_pct);
 	cr_expect_eq(b->span_ns, 450);
-	cr_expect_eq(b->idle_ns, 150);
+	cr_expect_eq(b->idle_ns, 100);
 	/* the shares have the projector's denominators: the step (here the
 	 * span), and compute for comm_to_compute */
 	cr_expect(fabs(b->shares.comm_share - 150.0 / 450.0) < 1e-12, "%f", b->shares.comm_share);
@@ -213,13 +214,14 @@ Test(analyze, hand_computed_by_rank)
 
 	expect_basic_rank0(&rows[0]);
 	cr_expect_eq(rows[0].step, -1);
-	/* A device with only a memset: no kernels, span 10, all idle. */
+	/* A device with only a memset: no kernels, span 10, busy all of it. */
 	cr_expect_eq(rows[1].rank, 1);
 	cr_expect_eq(rows[1].device, 1);
 	cr_expect_eq(rows[1].kernels, 0);
-	cr_expect_eq(rows[1].busy_ns, 0);
+	cr_expect_eq(rows[1].busy_ns, 10);
+	cr_expect_eq(rows[1].compute_ns, 0);
 	cr_expect_eq(rows[1].span_ns, 10);
-	cr_expect_eq(rows[1].idle_ns, 10);
+	cr_expect_eq(rows[1].idle_ns, 0);
 	cr_expect_eq(rows[1].overlap_pct, 0.0);
 	cvc_breakdown_free(rows, n);
 	cvc_db_close(db);
@@ -246,18 +248,18 @@ Test(analyze, by_step_clips_to_gpu_windows)
 	cr_expect_eq(rows[0].span_ns, 160);
 	cr_expect_eq(rows[0].idle_ns, 0);
 	/* Step 4 = [160,500): comp [160,300) = 140, comm [160,200) = 40 all hidden,
-	 * memcpy ends at 450: span 160..450 = 290, idle 150. */
+	 * memcpy [400,450) busy: span 160..450 = 290, busy 190, idle 100. */
 	cr_expect_eq(rows[1].step, 4);
 	cr_expect_eq(rows[1].kernels, 2);
 	cr_expect_eq(rows[1].comm_kernels, 1);
-	cr_expect_eq(rows[1].busy_ns, 140);
+	cr_expect_eq(rows[1].busy_ns, 190);
 	cr_expect_eq(rows[1].compute_ns, 140);
 	cr_expect_eq(rows[1].comm_ns, 40);
 	cr_expect_eq(rows[1].hidden_ns, 40);
 	cr_expect_eq(rows[1].exposed_ns, 0);
 	cr_expect(fabs(rows[1].overlap_pct - 100.0) < 1e-9);
 	cr_expect_eq(rows[1].span_ns, 290);
-	cr_expect_eq(rows[1].idle_ns, 150);
+	cr_expect_eq(rows[1].idle_ns, 100);
 	cvc_breakdown_free(rows, n);
 	cvc_db_close(db);
 }
@@ -489,10 +491,9 @@ Test(analyze, random_against_grid)
 						ce = cs;
 					first = cs < first ? cs : first;
 					last = ce > last ? ce : last;
-					if (a->kind != CVC_ACT_KERNEL)
-						continue;
+					/* a copy or memset: busy (4), neither compute nor comm */
 					for (int64_t t = cs; t < ce; t++)
-						grid[t] |= a->comm ? 2 : 1;
+						grid[t] |= a->kind != CVC_ACT_KERNEL ? 4 : a->comm ? 2 : 1;
 				}
 				if (in_any && a->kind == CVC_ACT_KERNEL) {
 					kern++;
@@ -503,7 +504,7 @@ Test(analyze, random_against_grid)
 				busy += grid[t] != 0;
 				comp += (grid[t] & 1) != 0;
 				comm += (grid[t] & 2) != 0;
-				hid += grid[t] == 3;
+				hid += (grid[t] & 3) == 3;
 			}
 			if (first == INT64_MAX) {
 				/* Nothing in this step: a row of zeros. */
@@ -623,9 +624,9 @@ Test(analyze_cli, csv_exact)
 	rc = tu_cvc(args, &out, &err);
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
 	cr_expect_str_eq(out, MAIN_HDR "\n"
-			 "syn,0,0,4,1,0.300,0.250,0.150,0.100,0.050,66.667,0.150,0.450,0.333333,"
+			 "syn,0,0,4,1,0.350,0.250,0.150,0.100,0.050,66.667,0.100,0.450,0.333333,"
 			 "0.111111,0.430\n"
-			 "syn,1,1,0,0,0.000,0.000,0.000,0.000,0.000,0.000,0.010,0.010,0,0,0.000\n");
+			 "syn,1,1,0,0,0.010,0.000,0.000,0.000,0.000,0.000,0.000,0.010,0,0,0.000\n");
 	free(out);
 	free(err);
 
@@ -633,7 +634,7 @@ Test(analyze_cli, csv_exact)
 	rc = tu_cvc(args, &out, &err);
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
 	cr_expect(strncmp(out, "run,rank,device,step,kernels,", 29) == 0, "%s", out);
-	cr_expect(strstr(out, "\nsyn,0,0,4,2,1,0.140,0.140,0.040,0.040,0.000,100.000,0.150,0.290,"
+	cr_expect(strstr(out, "\nsyn,0,0,4,2,1,0.190,0.140,0.040,0.040,0.000,100.000,0.100,0.290,"
 			     "0.137931,0\n"),
 		  "%s", out);
 	free(out);
@@ -658,7 +659,7 @@ Test(analyze_cli, json_numbers_and_table)
 	o = json_object_array_get_idx(arr, 0);
 	cr_assert(json_object_object_get_ex(o, "busy_us", &v));
 	cr_expect(json_object_is_type(v, json_type_double));
-	cr_expect(fabs(json_object_get_double(v) - 0.3) < 1e-12);
+	cr_expect(fabs(json_object_get_double(v) - 0.35) < 1e-12);
 	cr_assert(json_object_object_get_ex(o, "kernels", &v));
 	cr_expect(json_object_is_type(v, json_type_int));
 	cr_expect_eq(json_object_get_int64(v), 4);
@@ -681,8 +682,8 @@ Test(analyze_cli, json_numbers_and_table)
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
 	cr_expect(strstr(out, "run,rank,device,class,kernels,sum_us,union_us,busy_pct\n"), "%s",
 		  out);
-	cr_expect(strstr(out, "syn,0,0,gemm,3,0.250,0.250,83.333\n"), "%s", out);
-	cr_expect(strstr(out, "syn,0,0,allreduce,1,0.150,0.150,50.000\n"), "%s", out);
+	cr_expect(strstr(out, "syn,0,0,gemm,3,0.250,0.250,71.429\n"), "%s", out);
+	cr_expect(strstr(out, "syn,0,0,allreduce,1,0.150,0.150,42.857\n"), "%s", out);
 	free(out);
 	free(err);
 }
