@@ -54,6 +54,19 @@ static enum evkind cat_kind(const jval *cat)
 	return EK_SKIP;
 }
 
+/*
+ * PyTorch's profiler up to 1.8 wrote the step annotation as an operator
+ * ({"cat": "Operator", "name": "ProfilerStep#2"}), where later versions
+ * write a user_annotation: the same step range either way.
+ */
+static int legacy_step(const jval *cat, const jval *name)
+{
+	static const char step[] = "ProfilerStep#";
+
+	return jv_eq(cat, "Operator") && name->type == J_STR && !name->esc &&
+	       name->n > sizeof step - 1 && memcmp(name->p, step, sizeof step - 1) == 0;
+}
+
 static jval *ev_slot(struct ev *e, const jval *key)
 {
 	if (key->esc || key->n > 4)
@@ -684,7 +697,8 @@ static int can_skip(struct kin *k, const struct ev *e)
 		if (kd == EK_SKIP)
 			return 1;
 		if (kd == EK_RPC && e->name.type != J_NONE &&
-		    !jv_eq(&e->name, "record_param_comms") && !is_shape_op(k, &e->name))
+		    !jv_eq(&e->name, "record_param_comms") && !is_shape_op(k, &e->name) &&
+		    !legacy_step(&e->cat, &e->name))
 			return 1;
 		if (kd == EK_LAUNCH && e->name.type != J_NONE && !is_launch_name(&e->name))
 			return 1;
@@ -719,6 +733,8 @@ cvc_status kin_handle_event(struct kin *k, const char *p, size_t n, int64_t off)
 	if (e.ph.type == J_NONE || e.cat.type == J_NONE)
 		return CVC_OK;
 	kind = cat_kind(&e.cat);
+	if (legacy_step(&e.cat, &e.name))
+		kind = EK_CPU_RANGE;
 	switch (kind) {
 	case EK_KERNEL:
 	case EK_MEMCPY:

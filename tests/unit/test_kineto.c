@@ -839,3 +839,32 @@ Test(kineto, missing_file_is_not_found)
 	cr_assert(strstr(cvc_db_errmsg(db), "nope.json"));
 	cvc_db_close(db);
 }
+
+/*
+ * PyTorch's profiler up to 1.8 wrote ProfilerStep#N as an "Operator" event
+ * (pytorch/kineto tb_plugin/test's v1.8 traces): a step range like a later
+ * user_annotation, so `analyze --by step` finds the step.
+ */
+Test(kineto, legacy_operator_step_is_a_step)
+{
+	static const char text[] =
+		"{\"schemaVersion\": 1, \"traceEvents\": [\n"
+		"{\"ph\": \"X\", \"cat\": \"Operator\", \"name\": \"ProfilerStep#2\", \"pid\": 24572, "
+		"\"tid\": \"24572\", \"ts\": 1621401187223358, \"dur\": 13410, "
+		"\"args\": {\"Device\": 24572, \"External id\": 4}},\n"
+		"{\"ph\": \"X\", \"cat\": \"Operator\", \"name\": \"aten::add\", \"pid\": 24572, "
+		"\"tid\": \"24572\", \"ts\": 1621401187223400, \"dur\": 10},\n"
+		"{\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"volta_sgemm_128x32_nt\", \"pid\": 0, "
+		"\"tid\": \"stream 7\", \"ts\": 1621401187231100, \"dur\": 3, \"args\": {\"device\": 0, "
+		"\"context\": 1, \"stream\": 7, \"correlation\": 482, \"external id\": 107}}\n"
+		"]}\n";
+	const char *dir = tu_tmpdir();
+	cvc_db *db = new_db(dir);
+
+	import_fixture(db, dir, "pt18.json", text, sizeof text - 1);
+	cr_assert_eq(q_int(db, "SELECT count(*) FROM ranges r JOIN strings s ON s.id = r.name_id "
+			       "WHERE s.value = 'ProfilerStep#2' AND r.end_ns - r.start_ns = 13410000"),
+		     1);
+	cr_assert_eq(q_int(db, "SELECT count(*) FROM ranges"), 1, "aten::add is not a range");
+	cvc_db_close(db);
+}
