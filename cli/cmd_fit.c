@@ -162,6 +162,8 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	 * --system labels the collective rows */
 	for (int i = 0; i < nsrc; i++)
 		label_rows(cat, &per[i], gpu, system);
+	for (size_t i = 0; i < ntraces; i++)
+		label_rows(cat, &traces[i], gpu, system);
 	if (!npos && !per[0].n && !ntrace_rows) {
 		rc = cli_error("fit: nothing to fit: no sources given and '%s' has no collectives with "
 			       "sizes, nccl-tests rows or ops recorded with shapes", dbpath);

@@ -541,3 +541,39 @@ Test(tracefit, fit_from_trace_and_predict_xla)
 	free(xla);
 	free(dbpath);
 }
+
+/*
+ * --gpu names the GPU of imported rows whose run names none the catalog
+ * knows (a GB200 or a ROCm trace prints a name cvc's catalog lacks), as
+ * `fit --help` says, and as it does for source files.
+ */
+Test(tracefit, gpu_flag_names_the_imported_rows)
+{
+	char *dbpath = NULL, args[1024], *out = NULL, *err = NULL;
+	cvc_db *db = import_qwen(&dbpath);
+	cvc_model_fit *fits = NULL;
+	size_t nf = 0, named = 0;
+
+	cr_assert_eq(cvc_db_exec(db, "UPDATE runs SET gpu_model = 'NVIDIA Graphics Device'; "
+					 "UPDATE devices SET name = 'NVIDIA Graphics Device'"),
+		     CVC_OK);
+	cvc_db_close(db);
+	snprintf(args, sizeof args, "fit --db '%s'", dbpath);
+	cr_expect_eq(tu_cvc(args, &out, &err), 2, "%s", err);
+	cr_expect(err && strstr(err, "name it with --gpu"), "%s", err);
+	free(out);
+	free(err);
+	snprintf(args, sizeof args, "fit --db '%s' --gpu H100-SXM", dbpath);
+	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(cvc_db_open(dbpath, 0, &db), CVC_OK);
+	cr_assert_eq(cvc_model_fit_list(db, &fits, &nf), CVC_OK);
+	for (size_t i = 0; i < nf; i++)
+		named += fits[i].kind == CVC_MODEL_GEMM && strcmp(fits[i].gpu, "H100-SXM") == 0 &&
+			 strstr(fits[i].source, "run Qwen") != NULL;
+	cr_expect_gt(named, 0, "no GEMM fit of the trace named H100-SXM");
+	free(fits);
+	cvc_db_close(db);
+	free(dbpath);
+}
