@@ -295,6 +295,10 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 		else if (algo_s)
 			return cli_error("%s: --algo: expected auto, ring or tree, got '%s'", ctx->cmd,
 					 algo_s);
+		/* NCCL builds trees only for all-reduce */
+		if (algo == CVC_ALGO_TREE && coll != CVC_MODEL_ALLREDUCE)
+			return cli_error("%s: --algo tree: NCCL runs %s as a ring only (trees are "
+					 "all-reduce's); give ring or auto", ctx->cmd, what);
 	}
 	if ((st = cvc_hw_catalog_new(&cat)) || (catalog && (st = cvc_hw_catalog_load(cat, catalog)))) {
 		rc = cli_fail(st, "%s", cvc_hw_catalog_errmsg(cat));

@@ -311,7 +311,7 @@ static const struct coll_slot *find_slot(const cvc_modelset *ms, cvc_model_coll 
 }
 
 static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t bytes, int n,
-			   int gpn)
+			   int gpn, int algo)
 {
 	double S = (double)bytes, intra, inter, f, eff = DEF_COLL_INTRA_EFF, fill = 0;
 	double alpha = DEF_COLL_INTRA_ALPHA_US;
@@ -337,7 +337,9 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
 		 * network phase spans the nodes, f(nodes), as NCCL's tree does
 		 * for an all-reduce; all-gather and reduce-scatter have only
 		 * rings, f(n) (docs/MODELS.md Known gaps: why that is not
-		 * priced here yet). */
+		 * priced here yet).  An all-reduce forced onto NCCL's ring
+		 * (algo) moves f(n) of the buffer through the NICs, as the
+		 * fitted levels' ring bound does (colltopo.c). */
 		int nodes = (n + gpn - 1) / gpn;
 		double f_in = cvc_model_busbw_factor(c, gpn), f_out;
 		double t_in, t_out;
@@ -346,6 +348,8 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
 			f_out = (double)(n - gpn) / n;
 		else if (c == CVC_MODEL_SENDRECV || c == CVC_MODEL_BROADCAST || c == CVC_MODEL_REDUCE)
 			f_out = 1.0 / gpn;
+		else if (algo == OPM_RING)
+			f_out = f / gpn;
 		else
 			f_out = cvc_model_busbw_factor(c, nodes) / gpn;
 		t_in = (S + fill) * f_in / intra;
@@ -360,7 +364,7 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
  * alpha covers: NCCL's latency model (colltopo.c: per inter-node ring step
  * and NVLink step, per tree level), the same growth a fitted level gets.
  */
-static double default_hops_us(cvc_model_coll c, int n, int gpn)
+static double default_hops_us(cvc_model_coll c, int n, int gpn, int algo)
 {
 	int nodes = (n + gpn - 1) / gpn;
 	struct opm_span to = {n, gpn, nodes, 0, 0}, two = {2 * gpn, gpn, 2, 0, 0};
@@ -370,8 +374,9 @@ static double default_hops_us(cvc_model_coll c, int n, int gpn)
 	if (c != CVC_MODEL_ALLGATHER && c != CVC_MODEL_REDUCESCATTER && c != CVC_MODEL_ALLREDUCE)
 		return 0;
 	/* NCCL's latency model past the two nodes the defaults' alpha covers,
-	 * the cheaper algorithm (the same growth the fitted levels get) */
-	return opm_span_lat_us(c, c, &two, &to, OPM_ALGO_AUTO);
+	 * the cheaper algorithm or the forced one (the same growth the fitted
+	 * levels get) */
+	return opm_span_lat_us(c, c, &two, &to, algo);
 }
 
 /* The newest slot of c whose large-message level passed the gate and that
@@ -571,8 +576,8 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 	}
 	if (nodes > 1 && across_domains(ms, c, bytes, group_size, gpus_per_node, sys, algo, out))
 		return;
-	out->us = coll_default(sys, c, bytes, group_size, gpus_per_node) +
-		  default_hops_us(c, group_size, gpus_per_node);
+	out->us = coll_default(sys, c, bytes, group_size, gpus_per_node, algo) +
+		  default_hops_us(c, group_size, gpus_per_node, algo);
 }
 
 double cvc_model_collective_algo_us(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes,

@@ -889,3 +889,55 @@ Test(colltopo, carried_level_stays_within_the_nics_line_rate)
 	cvc_modelset_free(ms);
 	cvc_hw_catalog_free(cat);
 }
+
+/*
+ * Without a fitted level, --algo still names what is priced: a ring moves
+ * f(n) of the buffer through each node's NICs where NCCL's tree moves
+ * f(nodes), and its latency grows by a step per rank, not per tree level.
+ * The default ignored it: ring, tree and auto printed one time for 1 GiB
+ * over 1024 H100 (6856 us; NVIDIA/nccl-tests #322 measured 19355 us with
+ * NCCL_ALGO=Ring on 128 such nodes).
+ */
+Test(colltopo, forced_ring_without_a_fit)
+{
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *ms = NULL;
+	const cvc_hw_spec *sys;
+	double tree, ring, r16, t16, two_r, two_t;
+	char *out = NULL, *err = NULL;
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	sys = cvc_hw_catalog_lookup(cat, "dgx-h100");
+	cr_assert_eq(cvc_modelset_new(NULL, cat, sys, &ms), CVC_OK);
+	tree = cvc_model_collective_algo_us(ms, CVC_MODEL_ALLREDUCE, 1 << 30, 1024, 8, NULL,
+					    CVC_ALGO_TREE, NULL);
+	ring = cvc_model_collective_algo_us(ms, CVC_MODEL_ALLREDUCE, 1 << 30, 1024, 8, NULL,
+					    CVC_ALGO_RING, NULL);
+	t16 = cvc_model_collective_algo_us(ms, CVC_MODEL_ALLREDUCE, (int64_t)16 << 30, 1024, 8,
+					   NULL, CVC_ALGO_TREE, NULL);
+	r16 = cvc_model_collective_algo_us(ms, CVC_MODEL_ALLREDUCE, (int64_t)16 << 30, 1024, 8,
+					   NULL, CVC_ALGO_RING, NULL);
+	two_t = cvc_model_collective_algo_us(ms, CVC_MODEL_ALLREDUCE, 1 << 30, 16, 8, NULL,
+					     CVC_ALGO_TREE, NULL);
+	two_r = cvc_model_collective_algo_us(ms, CVC_MODEL_ALLREDUCE, 1 << 30, 16, 8, NULL,
+					     CVC_ALGO_RING, NULL);
+	cr_log_info("1 GiB over 1024 H100: tree %.0f us, ring %.0f us; 16 GiB: %.0f, %.0f", tree,
+		    ring, t16, r16);
+	/* 2 x 1023 steps of latency against 2 log2(128) tree levels */
+	cr_expect_gt(ring - tree, 5000.0, "ring %.0f us, tree %.0f us", ring, tree);
+	/* f(1024) = 1.998 against f(128 nodes) = 1.984 through the NICs */
+	cr_expect_gt(r16 - ring, t16 - tree, "ring's 15 GiB %.0f us, tree's %.0f us",
+		     r16 - ring, t16 - tree);
+	/* two nodes: the tree sends f(2) = 1 of the buffer through the NICs,
+	 * the ring f(16) = 1.875, which outlasts the NVLink phase */
+	cr_expect_gt(two_r, 1.2 * two_t, "2 nodes: ring %.0f us, tree %.0f us", two_r, two_t);
+	cvc_modelset_free(ms);
+	cvc_hw_catalog_free(cat);
+	/* NCCL builds trees for all-reduce only */
+	cr_expect_eq(tu_cvc("predict alltoall --bytes 1GiB --gpus 64 --system dgx-h100 --algo tree",
+			    &out, &err),
+		     2);
+	cr_expect(err && strstr(err, "ring only"), "%s", err);
+	free(out);
+	free(err);
+}
