@@ -680,6 +680,16 @@ static cvc_status do_launch(struct kin *k, const struct ev *e, int64_t ev_off)
 	if ((st = ev_times(k, e, ev_off, &la.ts_ns, &end)) || (st = parse_args(k, &e->args, &a)) ||
 	    (st = arg_int(k, &a.correlation, "correlation", &la.correlation)))
 		return st;
+	/* ROCm's roctracer traces give a HIP launch and its kernel one
+	 * "External id" and no "correlation" (AMD-AGI/TraceLens's MI300X
+	 * traces; their ac2g flows carry the same id): that id is the
+	 * correlation, which kin_finish() gives the kernels too */
+	if (la.correlation < 0 && a.ext.type != J_NONE && e->name.type == J_STR &&
+	    e->name.n > 3 && memcmp(e->name.p, "hip", 3) == 0) {
+		if ((st = arg_int(k, &a.ext, "External id", &la.correlation)))
+			return st;
+		k->n_hip_ext += la.correlation >= 0;
+	}
 	if (la.correlation < 0)
 		return CVC_OK;
 	thread_of(e, &la.pid, &la.tid);

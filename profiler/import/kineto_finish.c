@@ -99,11 +99,21 @@ static cvc_status rank_meta(struct kin *k, int rank, const char *name, const cha
  */
 static cvc_status link_ops(struct kin *k, int rank)
 {
-	char sql[128], val[32];
+	char sql[256], val[32];
 	cvc_status st;
 
 	if (k->n.op_shapes == 0)
 		return CVC_OK;
+	/* ROCm: the HIP launches were linked by their External id (do_launch),
+	 * which their kernels carry in place of a correlation id */
+	if (k->n_hip_ext > 0) {
+		snprintf(sql, sizeof sql,
+			 "UPDATE activities SET correlation=external_id WHERE run_id=%lld AND "
+			 "id>%lld AND kind=%d AND correlation IS NULL AND external_id>=0",
+			 (long long)k->run_id, (long long)k->act_id_floor, (int)CVC_ACT_KERNEL);
+		if ((st = cvc_db_exec(k->db, sql)))
+			return st;
+	}
 	if (k->n_ext_corr > 0 && k->n_ext_own == 0) {
 		snprintf(sql, sizeof sql, "UPDATE op_shapes SET external_id=-1 WHERE run_id=%lld AND id>%lld",
 			 (long long)k->run_id, (long long)k->shape_id_floor);

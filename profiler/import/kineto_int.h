@@ -91,6 +91,7 @@ struct kin {
 	 * not. */
 	oplink link;
 	int64_t n_ext_corr, n_ext_own;
+	int64_t n_hip_ext;   /* HIP launches linked by their External id (ROCm) */
 
 	char *tmp;  /* decode scratch, grown to the longest string */
 	size_t tmpcap;

@@ -868,3 +868,34 @@ Test(kineto, legacy_operator_step_is_a_step)
 	cr_assert_eq(q_int(db, "SELECT count(*) FROM ranges"), 1, "aten::add is not a range");
 	cvc_db_close(db);
 }
+
+/*
+ * ROCm's roctracer traces give a HIP launch and its kernel one "External
+ * id" and no "correlation" (AMD-AGI/TraceLens's MI300X GEMM traces): the
+ * launch inside aten::mm links the op to the kernel by that id, as a CUDA
+ * launch does by its correlation id.  Before, the launch was dropped and
+ * the op's shape had no kernel: nothing to fit.
+ */
+Test(kineto, rocm_launch_links_by_external_id)
+{
+	static const char text[] =
+		"{\"schemaVersion\": 1, \"record_shapes\": 1, \"traceEvents\": [\n"
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1979, "
+		"\"tid\": 1979, \"ts\": 1771536568903147, \"dur\": 26, \"args\": {\"External id\": 513, "
+		"\"Input type\": [\"c10::BFloat16\", \"c10::BFloat16\"], "
+		"\"Input Dims\": [[256, 131072], [131072, 512]]}},\n"
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"hipExtModuleLaunchKernel\", "
+		"\"pid\": 1979, \"tid\": 1979, \"ts\": 1771536568903163, \"dur\": 5, "
+		"\"args\": {\"External id\": 25, \"stream\": \"0x0\"}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", "
+		"\"name\": \"Cijk_Ailk_Bljk_BBS_BH_MT256x128x64_MI16x16x16x1_SN_1LDSB0\", \"pid\": 2, "
+		"\"tid\": 0, \"ts\": 1771536568903177, \"dur\": 1085, \"args\": {\"External id\": 25}}\n"
+		"]}\n";
+	const char *dir = tu_tmpdir();
+	cvc_db *db = new_db(dir);
+
+	import_fixture(db, dir, "rocm.json", text, sizeof text - 1);
+	cr_assert_eq(q_int(db, "SELECT count(*) FROM op_launches WHERE correlation = 25"), 1);
+	cr_assert_eq(q_int(db, "SELECT correlation FROM activities WHERE kind = 1"), 25);
+	cvc_db_close(db);
+}
