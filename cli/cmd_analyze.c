@@ -423,7 +423,10 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 	if (cvc_rep_table_nrows(g.t) == 0)
 		fprintf(stderr, "note: '%s': %s%s%s\n", dbpath,
 			colls ? "no collectives with known sizes"
-			: ao.by == CVC_BY_STEP ? "no device activities in step ranges"
+			: ao.by == CVC_BY_STEP ? "no device activities in step ranges (a trace "
+						 "without ProfilerStep#N annotations, or ranges "
+						 "--step-regex names, has none: analyze it "
+						 "without --by step)"
 					       : "no device activities",
 			run ? " in run " : "", run ? run : "");
 	if (fmt == FMT_CSV)
