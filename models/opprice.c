@@ -333,13 +333,18 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
 		/* Hierarchical: NCCL pipelines the node-local and the network
 		 * phases, so the slower one sets the bandwidth.  Over the
 		 * network each GPU carries its 1/gpn share of the node's data
-		 * (all NICs busy), except all-to-all and point to point.  The
-		 * network phase spans the nodes, f(nodes), as NCCL's tree does
-		 * for an all-reduce; all-gather and reduce-scatter have only
-		 * rings, f(n) (docs/MODELS.md Known gaps: why that is not
-		 * priced here yet).  An all-reduce forced onto NCCL's ring
-		 * (algo) moves f(n) of the buffer through the NICs, as the
-		 * fitted levels' ring bound does (colltopo.c). */
+		 * (all NICs busy), except all-to-all and point to point.  An
+		 * all-reduce's tree sends the node's share once through its
+		 * NICs at two nodes and twice past them (an interior node
+		 * takes its children's and sends its parent's), the tree bound
+		 * of the fitted levels (colltopo.c): H100 IB 400G nodes measure
+		 * 167 and 163 GB/s at 4 and 8 nodes, where f(nodes) said 1.5
+		 * and 1.75 (docs/MODELS.md "Default efficiencies").  Forced
+		 * onto NCCL's ring (algo) it moves f(n), as the fitted levels'
+		 * ring bound does.  The other collectives span the nodes,
+		 * f(nodes); all-gather and reduce-scatter have only rings,
+		 * f(n) (docs/MODELS.md Known gaps: why that is not priced here
+		 * yet). */
 		int nodes = (n + gpn - 1) / gpn;
 		double f_in = cvc_model_busbw_factor(c, gpn), f_out;
 		double t_in, t_out;
@@ -350,6 +355,8 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
 			f_out = 1.0 / gpn;
 		else if (algo == OPM_RING)
 			f_out = f / gpn;
+		else if (c == CVC_MODEL_ALLREDUCE)
+			f_out = (nodes <= 2 ? 1.0 : 2.0) / gpn;
 		else
 			f_out = cvc_model_busbw_factor(c, nodes) / gpn;
 		t_in = (S + fill) * f_in / intra;
