@@ -3,8 +3,11 @@
  * FILE}` in a scenario file (docs/SCENARIOS.md "Models by name").  The file
  * is untrusted input: capped in size and nesting, every key cvc reads
  * checked for its type, and a message naming the file and what was
- * expected when it is not what a config.json holds.  Keys cvc does not
- * price are ignored.
+ * expected when it is not what a config.json holds.  Keys that change
+ * nothing cvc prices are ignored; layers of a kind cvc does not price
+ * (linear attention, DeepSeek's sparse attention, Mamba-1, attention and
+ * Mamba side by side) are refused by name (unpriced_layers()), never priced
+ * as another kind.
  *
  * The keys are those of transformers' configuration classes for the model
  * types cvc knows (llama, mistral, mixtral, qwen2/3 and their MoE, gemma
@@ -42,12 +45,49 @@ struct hf {
 	struct proj_arch *e;
 	char *err;
 	size_t errlen;
+	int types_pattern;   /* the layer pattern came from layer_types */
 };
 
 static cvc_status bad(struct hf *h, const char *key, const char *what)
 {
 	snprintf(h->err, h->errlen, "'%s': %s: expected %s", h->path, key, what);
 	return CVC_ERR_FORMAT;
+}
+
+/* A config whose layers cvc does not price: refused with what they are. */
+static cvc_status unpriced(struct hf *h, const char *key, const char *what)
+{
+	snprintf(h->err, h->errlen, "'%s': %s: %s are not priced by cvc", h->path, key, what);
+	return CVC_ERR_FORMAT;
+}
+
+/*
+ * Model types whose transformers configuration class defaults to untied
+ * embeddings and a SiLU-gated MLP (LlamaConfig and the classes built after
+ * it: configuration_llama4.py Llama4TextConfig, configuration_phimoe.py
+ * PhimoeConfig, ... tie_word_embeddings False, hidden_act "silu"): what a
+ * config of theirs means when it leaves those keys out.  cvc's own default
+ * (tied, plain GELU) is GPT-2's.
+ */
+static int llama_defaults(const char *type)
+{
+	static const char *const t[] = {"llama", "llama4", "llama4_text", "mistral", "mixtral",
+					"qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi3",
+					"phimoe", "olmoe", "deepseek_v2", "deepseek_v3", NULL};
+
+	for (int i = 0; type && t[i]; i++)
+		if (!strcmp(type, t[i]))
+			return 1;
+	return 0;
+}
+
+/* Types whose class defaults to a SiLU-gated MLP but ties its embeddings
+ * (ERNIE 4.5: configuration_ernie4_5_moe.py hidden_act "silu",
+ * tie_word_embeddings True). */
+static int silu_default(const char *type)
+{
+	return llama_defaults(type) ||
+	       (type && (!strcmp(type, "ernie4_5") || !strcmp(type, "ernie4_5_moe")));
 }
 
 /* cfg's key as a number: 1 when given, 0 when absent or null, -1 when of
@@ -132,6 +172,8 @@ static cvc_status ffn_type(struct hf *h)
 		act = str(h, "hidden_act");
 	if (!act)
 		act = str(h, "activation_function");
+	if (!act && silu_default(type))
+		return proj_arch_set(h->pool, h->e, "ffn_type", "swiglu", why, sizeof why);
 	if (!act)
 		return CVC_OK; /* cvc's default: gelu */
 	for (int i = 0; type && plain[i]; i++)
@@ -170,23 +212,42 @@ static cvc_status experts(struct hf *h)
 		return rc;
 	if (!(E > 1))
 		return CVC_OK;
-	if ((rc = take(h, "top_k", "num_experts_per_tok|experts_per_token|moe_top_k", 1, 0, NULL)) ||
+	if ((rc = take(h, "top_k", "num_experts_per_tok|experts_per_token|moe_top_k|moe_k", 1, 0,
+		       NULL)) ||
 	    (rc = take(h, "moe_ffn", "moe_intermediate_size", 0, 0, &w)))
 		return rc;
 	/* shared experts: DeepSeek's count of moe_intermediate_size-wide ones,
 	 * or a width (Qwen2-MoE, Nemotron-H) */
-	if ((got = num(h, "n_shared_experts", &ns)) < 0)
+	if ((got = num(h, "n_shared_experts", &ns)) == 0)
+		got = num(h, "moe_num_shared_experts", &ns); /* ERNIE 4.5 */
+	if (got < 0)
 		return bad(h, "n_shared_experts", "a whole number");
 	if (got && ns > 0 && (rc = put(h, "shared_ffn", "n_shared_experts", ns * w, 0)))
 		return rc;
+	/* Granite 4.0's shared_intermediate_size; ERNIE 4.5's first MoE layer
+	 * and the step between them */
 	if ((rc = take(h, "shared_ffn",
-		       "shared_expert_intermediate_size|moe_shared_expert_intermediate_size", 0, 1,
+		       "shared_expert_intermediate_size|moe_shared_expert_intermediate_size|"
+		       "shared_intermediate_size",
+		       0, 1, NULL)) ||
+	    (rc = take(h, "moe_first_dense", "first_k_dense_replace|moe_layer_start_index", 0, 1,
 		       NULL)) ||
-	    (rc = take(h, "moe_first_dense", "first_k_dense_replace", 0, 1, NULL)) ||
-	    (rc = take(h, "moe_layer_freq", "moe_layer_freq|decoder_sparse_step", 0, 0, NULL)))
+	    (rc = take(h, "moe_layer_freq", "moe_layer_freq|decoder_sparse_step|moe_layer_interval",
+		       0, 0, NULL)))
 		return rc;
 	if ((rc = take(h, "moe_router_group_topk", "topk_group", 0, 1, NULL)))
 		return rc;
+	/* ERNIE 4.5: MoE layers up to moe_layer_end_index; dense ones after
+	 * the last MoE layer cvc has no field for */
+	if ((got = num(h, "moe_layer_end_index", &v)) < 0)
+		return bad(h, "moe_layer_end_index", "a whole number or null");
+	if (got && v >= 0) {
+		double L = 0;
+
+		if (num(h, "num_hidden_layers", &L) > 0 && v < L - 1)
+			return bad(h, "moe_layer_end_index", "the last layer or null (dense layers "
+				   "after the MoE ones are not read)");
+	}
 	/* Llama 4: the experts and the one shared expert of intermediate_size,
 	 * the dense layers' FFN of intermediate_size_mlp (Llama4TextMoe) */
 	if (num(h, "intermediate_size_mlp", &v) > 0) {
@@ -255,8 +316,8 @@ static cvc_status mamba(struct hf *h, double hidden)
 	double heads = 0, pd = 64, expand = 0;
 	cvc_status rc;
 
-	if ((rc = take(h, "mamba_head_dim", "mamba_head_dim", 0, 0, &pd)) ||
-	    (rc = take(h, "mamba_heads", "mamba_num_heads", 0, 0, &heads)) ||
+	if ((rc = take(h, "mamba_head_dim", "mamba_head_dim|mamba_d_head", 0, 0, &pd)) ||
+	    (rc = take(h, "mamba_heads", "mamba_num_heads|mamba_n_heads", 0, 0, &heads)) ||
 	    (rc = take(h, "mamba_state", "ssm_state_size|mamba_d_state", 0, 0, NULL)) ||
 	    (rc = take(h, "mamba_groups", "n_groups|mamba_n_groups", 0, 0, NULL)) ||
 	    (rc = take(h, "mamba_conv", "conv_kernel|mamba_d_conv", 0, 0, NULL)) ||
@@ -349,6 +410,96 @@ static cvc_status local_attention(struct hf *h)
 	return put(h, "window_skip_freq", per_key, per, 1);
 }
 
+/*
+ * Layers of a kind cvc does not price, refused by name: priced as the
+ * softmax attention or dense MLA cvc would take them for, they would be
+ * wrong by their own kind's cost (Qwen3-Next's 36 gated DeltaNet layers of
+ * 48: +131% FLOPs at 32K tokens; DeepSeek-V3.2's top-2048 sparse attention
+ * priced dense: +99%).
+ */
+static cvc_status unpriced_layers(struct hf *h)
+{
+	json_object *o;
+	double v;
+	const char *type = str(h, "model_type");
+
+	if (num(h, "index_topk", &v) > 0 && v > 0)
+		return unpriced(h, "index_topk", "DeepSeek Sparse Attention's indexer and top-k "
+			       "attention (index_topk null prices dense MLA, as the model's dense "
+			       "warm-up ran)");
+	if (json_object_object_get_ex(h->cfg, "attn_type_list", &o) &&
+	    json_object_is_type(o, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			if (json_object_get_int(json_object_array_get_idx(o, i)) == 0)
+				return unpriced(h, "attn_type_list", "lightning (linear) attention "
+					       "layers (type 0)");
+	if (json_object_object_get_ex(h->cfg, "attn_layer_period", &o) ||
+	    json_object_object_get_ex(h->cfg, "expert_layer_period", &o))
+		return unpriced(h, "attn_layer_period", "Jamba's Mamba-1 layers (cvc prices "
+			       "Mamba-2: hybrid_override_pattern prices the blocks so)");
+	if (type && !strcmp(type, "falcon_h1"))
+		return unpriced(h, "model_type", "Falcon-H1's layers, attention and Mamba-2 side "
+			       "by side in one layer,");
+	if (num(h, "full_attention_interval", &v) > 0 || num(h, "linear_num_value_heads", &v) > 0)
+		return unpriced(h, "full_attention_interval", "the 'linear_attention' layers "
+			       "(gated DeltaNet) between the full-attention ones");
+	if (json_object_object_get_ex(h->cfg, "layer_types", &o) &&
+	    json_object_is_type(o, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(o); i++) {
+			const char *t = json_object_get_string(json_object_array_get_idx(o, i));
+
+			if (t && strstr(t, "linear"))
+				return unpriced(h, "layer_types", "'linear_attention' layers (gated "
+					       "DeltaNet, Qwen3-Next and Qwen3.5)");
+			if (!t || (!strstr(t, "attention") && strcmp(t, "mamba")))
+				return bad(h, "layer_types", "full_attention, sliding_attention, "
+					   "chunked_attention, attention or mamba for each layer");
+		}
+	return CVC_OK;
+}
+
+/*
+ * layer_types naming Mamba layers (Granite 4.0's granitemoehybrid: each
+ * layer a mixer, "mamba" or "attention", then its FFN): the pattern of
+ * blocks cvc prices, a mixer and an FFN (E with experts, - without) a
+ * layer, so twice the layers.
+ */
+static cvc_status types_pattern(struct hf *h)
+{
+	json_object *o;
+	char why[200], buf[4097];
+	double E = 0, layers = 0;
+	size_t n;
+	int mamba = 0;
+
+	if (str(h, "hybrid_override_pattern") ||
+	    json_object_object_get_ex(h->cfg, "layers_block_type", &o) ||
+	    !json_object_object_get_ex(h->cfg, "layer_types", &o) ||
+	    !json_object_is_type(o, json_type_array))
+		return CVC_OK;
+	n = json_object_array_length(o);
+	for (size_t i = 0; i < n; i++)
+		mamba += !strcmp(json_object_get_string(json_object_array_get_idx(o, i)), "mamba");
+	if (!mamba)
+		return CVC_OK;
+	if (n > 2048)
+		return bad(h, "layer_types", "at most 2048 layers");
+	if (num(h, "num_hidden_layers", &layers) > 0 && layers != (double)n)
+		return bad(h, "layer_types", "one type for each of num_hidden_layers");
+	(void)(num(h, "num_local_experts", &E) > 0 || num(h, "num_experts", &E) > 0);
+	for (size_t i = 0; i < n; i++) {
+		const char *t = json_object_get_string(json_object_array_get_idx(o, i));
+
+		buf[2 * i] = !strcmp(t, "mamba") ? 'M' : '*';
+		buf[2 * i + 1] = E > 1 ? 'E' : '-';
+	}
+	buf[2 * n] = 0;
+	h->types_pattern = 1;
+	if (put(h, "layers", "layer_types", 2.0 * n, 0))
+		return CVC_ERR_FORMAT;
+	return proj_arch_set(h->pool, h->e, "layer_pattern", buf, why, sizeof why);
+}
+
 /* The model's own keys, cfg being the text model's object. */
 static cvc_status read_model(struct hf *h)
 {
@@ -358,7 +509,8 @@ static cvc_status read_model(struct hf *h)
 	int got;
 	char why[200];
 
-	if ((rc = take(h, "layers", "num_hidden_layers|n_layer|num_layers", 1, 0, NULL)) ||
+	if ((rc = unpriced_layers(h)) ||
+	    (rc = take(h, "layers", "num_hidden_layers|n_layer|num_layers", 1, 0, NULL)) ||
 	    (rc = take(h, "hidden", "hidden_size|n_embd|d_model", 1, 0, &hidden)) ||
 	    (rc = take(h, "heads", "num_attention_heads|n_head", 1, 0, &heads)) ||
 	    (rc = take(h, "vocab", "vocab_size", 1, 0, NULL)) ||
@@ -386,12 +538,16 @@ static cvc_status read_model(struct hf *h)
 		if ((rc = proj_arch_set(h->pool, h->e, "tie_embeddings",
 					json_object_get_boolean(o) ? "true" : "false", why, sizeof why)))
 			return rc;
+	} else if (llama_defaults(str(h, "model_type")) &&
+		   (rc = proj_arch_set(h->pool, h->e, "tie_embeddings", "false", why, sizeof why))) {
+		return rc;
 	}
 	if ((rc = ffn_type(h)) || (rc = experts(h)) ||
-	    (rc = take(h, "mtp_layers", "num_nextn_predict_layers|mtp_num_layers", 0, 1, NULL)) ||
-	    (rc = pattern(h)))
+	    (rc = take(h, "mtp_layers", "num_nextn_predict_layers|mtp_num_layers|mtp_num_hidden_layers",
+		       0, 1, NULL)) ||
+	    (rc = pattern(h)) || (rc = types_pattern(h)))
 		return rc;
-	if (str(h, "hybrid_override_pattern") ||
+	if (str(h, "hybrid_override_pattern") || h->types_pattern ||
 	    json_object_object_get_ex(h->cfg, "layers_block_type", &o))
 		if ((rc = mamba(h, hidden)))
 			return rc;
@@ -477,7 +633,7 @@ cvc_status proj_hf_config_load(const char *path, proj_archs *pool, struct proj_a
 	size_t len = 0;
 	json_tokener *tok = NULL;
 	json_object *root = NULL, *sub, *flat = NULL;
-	struct hf h = {path, NULL, NULL, pool, e, err, errlen};
+	struct hf h = {path, NULL, NULL, pool, e, err, errlen, 0};
 	cvc_status rc;
 	char name[200];
 

@@ -341,3 +341,106 @@ Test(archs, catalog_as_csv)
 	cr_expect(strstr(buf, "\n\"qwen3-235b-a22b\",\"Qwen/Qwen3-235B-A22B ") != NULL);
 	free(buf);
 }
+
+/*
+ * Claim: a config.json whose layers are of a kind cvc does not price is
+ * refused by name, never priced as another kind (found on real configs:
+ * Qwen3-Next's and Qwen3.5's gated DeltaNet layers, MiniMax's lightning
+ * attention, DeepSeek-V3.2's sparse attention, Jamba's Mamba-1, Falcon-H1's
+ * attention and Mamba side by side were priced as softmax attention or
+ * dense MLA: +52% to +131% FLOPs at 32K tokens, or layers dropped).
+ */
+Test(archs, config_json_layers_cvc_does_not_price)
+{
+#define SHAPE "{\"num_hidden_layers\": 4, \"hidden_size\": 64, \"num_attention_heads\": 4, " \
+	      "\"vocab_size\": 10, "
+	static const struct { const char *json, *want; } cases[] = {
+		{SHAPE "\"layer_types\": [\"linear_attention\", \"linear_attention\", "
+		       "\"linear_attention\", \"full_attention\"]}",
+		 "layer_types: 'linear_attention' layers (gated DeltaNet"},
+		{SHAPE "\"full_attention_interval\": 4, \"linear_num_value_heads\": 32}",
+		 "full_attention_interval: the 'linear_attention' layers"},
+		{SHAPE "\"attn_type_list\": [0, 0, 0, 1]}", "attn_type_list: lightning"},
+		{SHAPE "\"index_topk\": 2048}", "index_topk: DeepSeek Sparse Attention"},
+		{SHAPE "\"attn_layer_period\": 8, \"attn_layer_offset\": 4}",
+		 "attn_layer_period: Jamba's Mamba-1 layers"},
+		{SHAPE "\"model_type\": \"falcon_h1\"}", "model_type: Falcon-H1's layers"},
+		{SHAPE "\"layer_types\": [\"full_attention\", \"retention\", \"full_attention\", "
+		       "\"full_attention\"]}",
+		 "layer_types: expected full_attention, sliding_attention"},
+		{SHAPE "\"moe_num_experts\": 8, \"moe_k\": 2, \"moe_layer_end_index\": 2}",
+		 "moe_layer_end_index: expected the last layer"},
+	};
+#undef SHAPE
+	char dir[] = "/tmp/cvc-archs-XXXXXX", path[512], yaml[1024];
+
+	cr_assert_not_null(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		write_file(dir, "config.json", cases[i].json, path, sizeof path);
+		snprintf(yaml, sizeof yaml, "%s/s.yaml", dir);
+		parse_fails(yaml, "model: {config: config.json}\n", CVC_ERR_FORMAT, cases[i].want);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+/*
+ * Claim: a config.json means what transformers makes of it: a key left out
+ * takes its model type's default (Llama 4's and Phi-3.5-MoE's configs omit
+ * tie_word_embeddings and hidden_act: untied and SiLU-gated, not cvc's
+ * GPT-2 default of tied and plain GELU); the other names of the keys cvc
+ * reads are read (ERNIE 4.5's moe_k, moe_num_shared_experts and
+ * moe_layer_start_index; Granite 4.0's shared_intermediate_size, its
+ * mamba/attention layer_types and mamba_n_heads; Qwen3.5's
+ * mtp_num_hidden_layers).
+ */
+Test(archs, config_json_keys_as_transformers_reads_them)
+{
+	static const char llama4[] =
+		"{\"model_type\": \"llama4_text\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
+		"\"num_attention_heads\": 4, \"vocab_size\": 100, \"intermediate_size\": 128}";
+	static const char ernie[] =
+		"{\"model_type\": \"ernie4_5_moe\", \"num_hidden_layers\": 4, \"hidden_size\": 64, "
+		"\"num_attention_heads\": 4, \"vocab_size\": 100, \"intermediate_size\": 256, "
+		"\"tie_word_embeddings\": true, \"moe_num_experts\": 8, \"moe_k\": 2, "
+		"\"moe_intermediate_size\": 32, \"moe_num_shared_experts\": 2, "
+		"\"moe_layer_start_index\": 1, \"moe_layer_interval\": 1, "
+		"\"moe_layer_end_index\": 3, \"mtp_num_hidden_layers\": 1}";
+	static const char granite[] =
+		"{\"model_type\": \"granitemoehybrid\", \"num_hidden_layers\": 4, "
+		"\"hidden_size\": 64, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, "
+		"\"vocab_size\": 100, \"hidden_act\": \"silu\", \"num_local_experts\": 8, "
+		"\"num_experts_per_tok\": 2, \"intermediate_size\": 32, "
+		"\"shared_intermediate_size\": 64, \"layer_types\": [\"mamba\", \"mamba\", "
+		"\"attention\", \"mamba\"], \"mamba_n_heads\": 4, \"mamba_d_head\": 32, "
+		"\"mamba_d_state\": 16, \"mamba_n_groups\": 1, \"mamba_d_conv\": 4}";
+	char dir[] = "/tmp/cvc-archs-XXXXXX", path[512], yaml[1024];
+	struct got g;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(yaml, sizeof yaml, "%s/s.yaml", dir);
+	write_file(dir, "llama4.json", llama4, path, sizeof path);
+	write_file(dir, "ernie.json", ernie, path, sizeof path);
+	write_file(dir, "granite.json", granite, path, sizeof path);
+	run(yaml, "model: [{config: llama4.json}, {config: ernie.json}, {config: granite.json}]\n"
+		  "parallelism: {tp: 1}\nhardware: {gpu: H100-SXM, gpus: 8}\n", &g);
+	cr_assert_eq(g.n, 3);
+	cr_expect(!g.sc[0].tie_embeddings && g.sc[0].ffn_type == CVC_PROJ_FFN_SWIGLU,
+		  "llama4 without the keys: tie %g, ffn_type %d", g.sc[0].tie_embeddings,
+		  g.sc[0].ffn_type);
+	cr_expect(g.sc[1].top_k == 2 && g.sc[1].shared_ffn == 64 && g.sc[1].moe_first_dense == 1 &&
+		  g.sc[1].moe_layer_freq == 1 && g.sc[1].mtp_layers == 1 && g.sc[1].tie_embeddings &&
+		  g.sc[1].ffn_type == CVC_PROJ_FFN_SWIGLU,
+		  "ernie: top_k %g shared %g first %g mtp %g", g.sc[1].top_k, g.sc[1].shared_ffn,
+		  g.sc[1].moe_first_dense, g.sc[1].mtp_layers);
+	cr_expect(g.sc[2].layers == 8 && g.sc[2].shared_ffn == 64 && g.sc[2].mamba_heads == 4 &&
+		  g.sc[2].mamba_head_dim == 32,
+		  "granite: layers %g shared %g mamba heads %g x %g", g.sc[2].layers,
+		  g.sc[2].shared_ffn, g.sc[2].mamba_heads, g.sc[2].mamba_head_dim);
+	cr_expect_str_eq(g.pat[2], "MEME*EME");
+	for (const char *f = "llama4.json\0ernie.json\0granite.json\0"; *f; f += strlen(f) + 1) {
+		snprintf(path, sizeof path, "%s/%s", dir, f);
+		unlink(path);
+	}
+	rmdir(dir);
+}
