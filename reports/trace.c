@@ -84,12 +84,14 @@ static int fill_ranks(cvc_rep_table *rt, const cvc_breakdown *b, size_t nb)
 		cvc_rep_table_set_num(rt, (size_t)r, 7, ms(x->compute_ns));
 		cvc_rep_table_set_num(rt, (size_t)r, 8, ms(x->comm_ns));
 		/* compute-only + hidden + exposed + copies + idle = span: the
-		 * stacked bar; copies are what of busy no kernel covers */
+		 * stacked bar; copies are what of busy no kernel covers, busy
+		 * less compute less exposed (each difference within int64, as
+		 * a sum of two spans near 2^62 is not) */
 		cvc_rep_table_set_num(rt, (size_t)r, 9, ms(x->compute_ns - x->hidden_ns));
 		cvc_rep_table_set_num(rt, (size_t)r, 10, ms(x->hidden_ns));
 		cvc_rep_table_set_num(rt, (size_t)r, 11, ms(x->exposed_ns));
 		cvc_rep_table_set_num(rt, (size_t)r, 12,
-				      ms(x->busy_ns - (x->compute_ns + x->comm_ns - x->hidden_ns)));
+				      ms((x->busy_ns - x->compute_ns) - x->exposed_ns));
 		cvc_rep_table_set_num(rt, (size_t)r, 13, ms(x->idle_ns));
 		cvc_rep_table_set_num(rt, (size_t)r, 14, x->overlap_pct);
 		/* the shares of the span, as analyze and the projector define them */
