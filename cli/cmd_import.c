@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "cli.h"
 #include "commands.h"
 #include "cvc/cvc_base.h"
@@ -185,6 +187,44 @@ static int db_given_as_input(const char *cmd, const char *path)
 }
 
 /* How a folder's files became runs (cvc_import_opts.on_run); arg counts them. */
+/* The largest run id the database holds before an import (0: none). */
+static int64_t max_run_id(cvc_db *db)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t id = 0;
+
+	if (sqlite3_prepare_v2(cvc_db_sqlite(db), "SELECT coalesce(max(id), 0) FROM runs", -1, &st,
+			       NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
+/*
+ * The nccl-tests logs of this import whose sweep may not have finished
+ * (the reader's run_meta nccl_tests.incomplete[FILE]): said, as their
+ * largest sizes may be missing or another run's.  Runs past floor, and
+ * run (a --run the files were added to).
+ */
+static void warn_incomplete(cvc_db *db, int64_t floor, int64_t run)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
+			       "SELECT substr(key, 23, length(key) - 23), value FROM run_meta "
+			       "WHERE key LIKE 'nccl_tests.incomplete[%' AND (run_id > ?1 OR "
+			       "run_id = ?2) ORDER BY key",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, floor);
+	sqlite3_bind_int64(st, 2, run);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		fprintf(stderr, "warning: '%s': %s\n", (const char *)sqlite3_column_text(st, 0),
+			(const char *)sqlite3_column_text(st, 1));
+	sqlite3_finalize(st);
+}
+
 static void said_run(void *arg, int64_t run_id, const char *name, int nfiles, const char *why)
 {
 	(void)nfiles;
@@ -214,7 +254,7 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	cvc_db *db = NULL;
 	cvc_rules *rules = NULL;
 	struct stat sb;
-	int64_t run_id = 0;
+	int64_t run_id = 0, floor = 0;
 	int npos, rc = 0, dirs = 0, runs = 0;
 	cvc_status st;
 
@@ -268,6 +308,7 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	io.group = dirs && !run && files.n > 1;
 	io.on_run = said_run;
 	io.on_run_arg = &runs;
+	floor = max_run_id(db);
 	st = cvc_import_files(db, (const char *const *)files.v, files.n, &io, &run_id, &stats);
 	if (prog.on && prog.last > 0)
 		fputs("\r\033[K", stderr);
@@ -294,6 +335,7 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 		printf(", %lld ops with shapes (%lld kernel launches inside them)",
 		       (long long)stats.op_shapes, (long long)stats.op_launches);
 	putchar('\n');
+	warn_incomplete(db, floor, run_id);
 	cli_warn_suspects(db, run_id);
 out:
 	cvc_rules_free(rules);

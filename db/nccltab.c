@@ -67,6 +67,8 @@ struct info {
 	char first_redop[16];
 	int first_root, have_first;
 	int banner;                  /* a line only nccl-tests prints */
+	int footer;                  /* "# Avg bus bandwidth" and its kin: the sweep ended */
+	int64_t max_bytes;           /* the header's maxBytes, 0 unknown */
 	long long prose;             /* text lines that are neither '#' nor rows */
 };
 
@@ -593,6 +595,7 @@ static cvc_status take_line(struct reader *rd, struct info *in, struct layout *l
 		if (!in->op_footer[0])
 			banner_op(p + 26, in->op_footer, sizeof in->op_footer);
 		in->banner = 1;
+		in->footer = 1;
 		return CVC_OK;
 	}
 	if ((p = strstr(s, "Collective test starting:"))) {
@@ -629,7 +632,13 @@ static cvc_status take_line(struct reader *rd, struct info *in, struct layout *l
 		if (n >= 2 && strcmp(tok[1], "nThread") == 0) {
 			in->nthread = header_int(tok, n, "nThread");
 			in->ngpus = header_int(tok, n, "nGpus");
+			for (int i = 1; i + 1 < n; i++)
+				if (!strcmp(tok[i], "maxBytes"))
+					(void)parse_i64(tok[i + 1], &in->max_bytes);
 			in->banner = 1;
+		} else if (n >= 3 && ((strcmp(tok[1], "Avg") == 0 && strcmp(tok[2], "bus") == 0) ||
+				      (strcmp(tok[1], "Out") == 0 && strcmp(tok[2], "of") == 0))) {
+			in->footer = 1;
 		} else if (n >= 3 && strcmp(tok[1], "Rank") == 0) {
 			rank_line(tok, n, in, log);
 			in->banner = 1;
@@ -949,6 +958,24 @@ cvc_status cvc_nt_read(const char *open_path, const char *name, cvc_nt_log *out,
 	}
 	decide_ranks(in, out);
 	decide_per_node(in, out);
+	/* nccl-tests ends a finished sweep with its average bus bandwidth; a
+	 * log of a run that stopped (NVIDIA/nccl-tests #322: 1024 ranks, the
+	 * last rows then 38 lines of failures) has none, and rows past the
+	 * header's maxBytes were not printed by that run */
+	{
+		int64_t top = 0;
+
+		for (size_t i = 0; i < out->nrows; i++)
+			top = out->rows[i].size > top ? out->rows[i].size : top;
+		if (in->banner && !in->footer)
+			snprintf(out->incomplete, sizeof out->incomplete,
+				 "no footer ('# Out of bounds values', '# Avg bus bandwidth'): the run "
+				 "may have stopped before the end of its sweep");
+		else if (in->max_bytes > 0 && top > in->max_bytes)
+			snprintf(out->incomplete, sizeof out->incomplete,
+				 "rows up to %lld bytes past the header's maxBytes %lld: the table "
+				 "is not one run's", (long long)top, (long long)in->max_bytes);
+	}
 out:
 	if (rd.gz)
 		gzclose(rd.gz);

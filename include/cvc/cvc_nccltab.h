@@ -42,6 +42,7 @@ typedef struct cvc_nt_log {
 	char gpu[128];             /* device name of the rank lines, "" */
 	char tests_version[32], nccl_version[32];
 	char algo[32];             /* NCCL_ALGO forced on the command line, "" */
+	char incomplete[200];      /* why the run may not have finished its sweep, "" */
 	cvc_nt_row *rows;
 	size_t nrows, cap;
 	long long nlines;          /* lines in the file */

@@ -88,6 +88,7 @@ cvc_status cvc_import_nccl_tests(cvc_db *db, int64_t run_id, const char *path,
 	    (st = meta(db, run_id, "nranks_evidence", base, log.nranks_evidence)) ||
 	    (st = meta(db, run_id, "gpus_per_node_evidence", base, log.pn_evidence)) ||
 	    (log.algo[0] && (st = meta(db, run_id, "algo", base, log.algo))) ||
+	    (log.incomplete[0] && (st = meta(db, run_id, "incomplete", base, log.incomplete))) ||
 	    (st = cvc_db_source_add(db, run_id, path, "nccl-tests", -1, (int64_t)log.nrows, NULL)))
 		goto out;
 	if (stats) {

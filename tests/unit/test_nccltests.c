@@ -255,3 +255,42 @@ Test(nccltests, wide_gather_is_not_sendrecv)
 	expect_op_evidence(db, "inferred");
 	cvc_db_close(db);
 }
+
+/*
+ * A sweep that stopped (no '# Out of bounds values' or '# Avg bus
+ * bandwidth' after the table: NVIDIA/nccl-tests #322's 1024-rank run,
+ * whose last rows were followed by failures) is imported, and said: its
+ * largest sizes are missing.  A finished one is not.
+ */
+Test(nccltests, a_sweep_that_stopped_is_said)
+{
+	static const char stopped[] =
+		"$ mpirun -np 1024 ./build/all_reduce_perf -b 1G -e 64G -f 2 -g 1\n"
+		"# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 68719476736 step: 2(factor)\n"
+		AR1024_ROWS
+		"NCCL WARN Cuda failure 'out of memory'\n";
+	static const char done[] =
+		"$ mpirun -np 1024 ./build/all_reduce_perf -b 1G -e 2G -f 2 -g 1\n"
+		"# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 2147483648 step: 2(factor)\n"
+		AR1024_ROWS
+		"# Out of bounds values : 0 OK\n"
+		"# Avg bus bandwidth    : 299.7\n";
+	const char *log = NULL;
+	char args[1024], buf[256], *out = NULL, *err = NULL;
+	cvc_db *db = import_text("stopped.log", stopped, sizeof stopped - 1, CVC_OK, &log);
+
+	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.incomplete%'", buf,
+		   sizeof buf);
+	cr_expect(strstr(buf, "stopped before the end of its sweep"), "'%s'", buf);
+	cvc_db_close(db);
+	db = import_text("done.log", done, sizeof done - 1, CVC_OK, NULL);
+	cr_expect_eq(tu_db_int(db, "SELECT count(*) FROM run_meta WHERE key LIKE "
+				   "'nccl_tests.incomplete%'"),
+		     0);
+	cvc_db_close(db);
+	snprintf(args, sizeof args, "import --db '%s/w.db' '%s'", tu_tmpdir(), log);
+	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
+	cr_expect(err && strstr(err, "warning: 'stopped.log': no footer"), "%s", err);
+	free(out);
+	free(err);
+}
