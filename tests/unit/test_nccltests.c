@@ -48,14 +48,24 @@ static void expect_ops(cvc_db *db, const char *want)
 	cr_assert_str_eq(buf, want, "ops '%s', want '%s'", buf, want);
 }
 
+/* The run_meta value nccl_tests.<name>[FILE] contains want (and want2,
+ * when not NULL). */
+static void expect_meta(cvc_db *db, const char *name, const char *want, const char *want2)
+{
+	char sql[160], buf[256];
+
+	snprintf(sql, sizeof sql, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.%s[%%'",
+		 name);
+	tu_db_text(db, sql, buf, sizeof buf);
+	cr_assert(strstr(buf, want) && (!want2 || strstr(buf, want2)),
+		  "%s '%s', want '%s'%s%s in it", name, buf, want, want2 ? " and " : "",
+		  want2 ? want2 : "");
+}
+
 /* The nccl_tests.op_evidence run_meta value says how the op was found (contains want). */
 static void expect_op_evidence(cvc_db *db, const char *want)
 {
-	char buf[256];
-
-	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.op_evidence%'", buf,
-		   sizeof buf);
-	cr_assert(strstr(buf, want), "op evidence '%s', want '%s' in it", buf, want);
+	expect_meta(db, "op_evidence", want, NULL);
 }
 
 /*
@@ -208,13 +218,10 @@ Test(nccltests, partial_device_list_yields_to_the_launcher)
 		"#  Rank  2 Group  0 Pid 3 on h0 device  2 [0x3a] NVIDIA H100 80GB HBM3\n"
 		AR1024_ROWS;
 	cvc_db *db = import_text("np1024.log", text, sizeof text - 1, CVC_OK, NULL);
-	char buf[256];
 
 	cr_assert_eq(tu_db_int(db, "SELECT min(nranks) FROM nccl_tests"), 1024);
 	cr_assert_eq(tu_db_int(db, "SELECT max(nranks) FROM nccl_tests"), 1024);
-	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.nranks_evidence%'",
-		   buf, sizeof buf);
-	cr_assert(strstr(buf, "launcher") && strstr(buf, "3 device lines"), "%s", buf);
+	expect_meta(db, "nranks_evidence", "launcher", "3 device lines");
 	cvc_db_close(db);
 }
 
@@ -229,12 +236,9 @@ Test(nccltests, one_process_header_is_not_the_rank_count)
 		"# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 2147483648 step: 2(factor)\n"
 		AR1024_ROWS;
 	cvc_db *db = import_text("hdr.log", text, sizeof text - 1, CVC_OK, NULL);
-	char buf[256];
 
 	cr_assert_eq(tu_db_int(db, "SELECT count(*) FROM nccl_tests WHERE nranks IS NOT NULL"), 0);
-	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.nranks_evidence%'",
-		   buf, sizeof buf);
-	cr_assert(strstr(buf, "unknown") && strstr(buf, "one process assumed"), "%s", buf);
+	expect_meta(db, "nranks_evidence", "unknown", "one process assumed");
 	cvc_db_close(db);
 }
 
@@ -276,12 +280,10 @@ Test(nccltests, a_sweep_that_stopped_is_said)
 		"# Out of bounds values : 0 OK\n"
 		"# Avg bus bandwidth    : 299.7\n";
 	const char *log = NULL;
-	char args[1024], buf[256], *out = NULL, *err = NULL;
+	char args[1024], *out = NULL, *err = NULL;
 	cvc_db *db = import_text("stopped.log", stopped, sizeof stopped - 1, CVC_OK, &log);
 
-	tu_db_text(db, "SELECT value FROM run_meta WHERE key LIKE 'nccl_tests.incomplete%'", buf,
-		   sizeof buf);
-	cr_expect(strstr(buf, "stopped before the end of its sweep"), "'%s'", buf);
+	expect_meta(db, "incomplete", "stopped before the end of its sweep", NULL);
 	cvc_db_close(db);
 	db = import_text("done.log", done, sizeof done - 1, CVC_OK, NULL);
 	cr_expect_eq(tu_db_int(db, "SELECT count(*) FROM run_meta WHERE key LIKE "
