@@ -29,6 +29,9 @@
 /* The last group's key when a column has more values than groups. */
 #define OTHER_GROUP "(every value past the first 255)"
 #define NAIVE_MFU 0.40
+/* Past this a row's tokens/s and step time are two measurements, not one
+ * rounded twice (a printed step time of 3-4 digits rounds within 0.1%). */
+#define MEASURES_DISAGREE 0.05
 
 void cvc_proj_validation_release(cvc_proj_validation *v)
 {
@@ -523,6 +526,17 @@ static cvc_status validate_row(cvc_proj_ctx *ctx, struct vrow *row, int k,
 		hi = v.r.tokens_per_s_per_gpu_hi;
 		e = 100 * (pred - v.meas) / v.meas;
 		vrow_note(row, "measured: %s", v.from);
+		/* a row whose tokens/s and step time disagree (dgxc-benchmarking's
+		 * Grok-1 GB200 rows: half the step's tokens): which one the
+		 * error is against, and by how much the other differs */
+		if (row->tps > 0 && row->iter > 0 && v.fin.gpus > 0) {
+			double it = v.fin.global_batch * v.fin.seq / (row->iter * v.fin.gpus);
+
+			if (fabs(it / row->tps - 1) > MEASURES_DISAGREE)
+				vrow_note(row, "its iter_s gives %.0f tokens/s/GPU, %+.0f%% from its "
+					  "tokens_per_s_per_gpu: the row's two measurements disagree",
+					  it, 100 * (it / row->tps - 1));
+		}
 		if (keep_errors(E, &v, pred, e, g, row->regressed))
 			return nomem(err, errlen);
 	}

@@ -401,11 +401,15 @@ static int moe_and_mla(struct vrow *r)
 	}
 	/* token drop the row names: NeMo's and Megatron-Bridge's "(tokendrop)"
 	 * benchmark rows (capacity factor 1, the experts' inputs padded to
-	 * capacity: Megatron-Core's drop_and_pad).  The summaries' footnote
-	 * "token-drop vs dropless as labelled" names neither. */
+	 * capacity: Megatron-Core's drop_and_pad), and the keys that set it
+	 * (NeMo's YAML moe_pad_expert_input_to_capacity, as dgxc-benchmarking's
+	 * Grok-1 configuration writes it; cvc's own moe_token_drop).  The
+	 * summaries' footnote "token-drop vs dropless as labelled" names
+	 * neither, so "token drop" in prose is not read. */
 	if (sc->experts > 1)
 		feature(r, "moe_token_drop", "tokendrop|drop_and_pad|pad_expert_input_to_capacity|"
-			"pad-expert-input-to-capacity", 0, NULL, NULL);
+			"pad-expert-input-to-capacity|moe_pad_expert_input_to_capacity|"
+			"moe-pad-expert-input-to-capacity|moe_token_drop", 0, NULL, NULL);
 	if (r->g.mla && !(sc->kv_lora_rank > 0))
 		return vrow_cannot(r, CVC_PROJ_VWHY_MISSING,
 				   "kv_heads says multi-latent attention, and no cell gives its "

@@ -500,3 +500,38 @@ Test(mcore, a_row_states_its_pipeline_layout)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+/*
+ * Claim: a row whose tokens/s and step time disagree says so beside its
+ * error (which is against the tokens/s), and the keys that set Megatron-
+ * Core's token drop are read as token drop.  Evidence: NVIDIA/dgxc-
+ * benchmarking's Grok-1 README (@1f6d9f40) prints 1118.51 tokens/s/GPU
+ * for a 7.324 s step of 1024 x 8192 tokens on 512 GB200, half of what the
+ * step gives (2237); its Grok-1 configuration sets NeMo's
+ * moe_pad_expert_input_to_capacity, which validate did not read.
+ */
+Test(mcore, a_row_says_what_it_measured_twice)
+{
+#define GROK "Grok1 314b,64,,,128256,8192,4,1,128,1,8,4,1,1,1024,512,GB200,BF16,7.324,"
+	cvc_proj_validation v;
+	char *out = tu_validate_text(
+		"model,layers,hidden,heads,vocab,seq,tp,pp,dp,cp,ep,etp,vpp,micro_batch,"
+		"global_batch,gpus,gpu,dtype,iter_s,tokens_per_s_per_gpu,source,notes\n"
+		GROK "1118.51,NVIDIA/dgxc-benchmarking grok1/README.md,halved\n"
+		GROK "2237,NVIDIA/dgxc-benchmarking grok1/README.md,agreeing\n"
+		GROK ",NVIDIA/dgxc-benchmarking grok1/README.md,moe_pad_expert_input_to_capacity: true\n",
+		NULL, &v, CVC_OK);
+	char line[8192];
+#undef GROK
+
+	cr_expect_eq(v.all.expressible, 3);
+	cr_assert(tu_line_with(out, ",halved,", line, sizeof line));
+	cr_expect(strstr(line, "its iter_s gives 2237 tokens/s/GPU, +100% from its "
+			       "tokens_per_s_per_gpu"), "%s", line);
+	cr_assert(tu_line_with(out, ",agreeing,", line, sizeof line));
+	cr_expect(!strstr(line, "disagree"), "%s", line);
+	cr_assert(tu_line_with(out, "capacity: true", line, sizeof line));
+	cr_expect(strstr(line, "moe_token_drop=1 (the row's text says so)"), "%s", line);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
