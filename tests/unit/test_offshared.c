@@ -289,3 +289,30 @@ Test(offshared, deepseek_v3_gb200_ladder_off_the_shared_set)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+#define GROK1 CVC_SOURCE_DIR "/tests/data/dgxc-grok1-gb200-h100-2504-offshared.csv"
+
+/*
+ * NVIDIA/dgxc-benchmarking's Grok-1 314B recipe (grok1/README.md @1f6d9f40,
+ * NeMo 25.04): a model family the shared files lack (8 GeGLU experts, top
+ * 2) on 128-512 GB200 (TP 4, EP 8 x ETP 4, PP 1) and 512 H100 (TP 4, PP 8 x
+ * VP 8, CP 2, EP 8), BF16 and FP8, the step time measured.  Every row is
+ * projected from the catalog's grok-1: MAPE 8.95%, GB200 -6..-11% (slow),
+ * H100 BF16 -4.6%, FP8 +12.4%.  A regression guard, not a target.
+ */
+Test(offshared, grok1_off_the_shared_set)
+{
+	cvc_proj_validation v;
+	char *out = tu_validate(GROK1, NULL, &v, CVC_OK);
+	char line[8192];
+
+	cr_expect_eq(v.all.rows, 8);
+	cr_expect_eq(v.all.expressible, 8, "%d of 8 rows projected", v.all.expressible);
+	cr_assert(tu_line_with(out, ",15.933,", line, sizeof line));
+	cr_expect(strstr(line, "(grok-1 in cvc's catalog"), "%s", line);
+	cr_log_info("Grok-1 GB200/H100 (dgxc 25.04): %d rows, MAPE %.2f%%, bias %+.2f%%",
+		    v.all.expressible, v.all.mape_pct, v.all.bias_pct);
+	cr_expect_leq(v.all.mape_pct, 10.0, "MAPE %.2f%%", v.all.mape_pct);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
