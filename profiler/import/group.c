@@ -163,7 +163,7 @@ static void sq_text(sqlite3 *sq, const char *sql, char *out, size_t len)
 }
 
 /* The rank, world size and job id the launcher left in the environment. */
-static void ident_env(const char *env, cvc_trace_ident *id)
+void imp_launcher_env(const char *env, cvc_trace_ident *id)
 {
 	static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
 					    "RANK"};
@@ -236,7 +236,7 @@ static cvc_status ident_nsys(cvc_db *db, const char *path, cvc_trace_ident *id, 
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
 		env = strdup((const char *)sqlite3_column_text(st, 0));
 		if (env)
-			ident_env(env, id);
+			imp_launcher_env(env, id);
 	}
 out:
 	free(env);

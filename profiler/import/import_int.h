@@ -53,6 +53,14 @@ cvc_status imp_gunzip_temp(cvc_db *db, const char *path, char **tmp);
  */
 cvc_status imp_next_free_rank(cvc_db *db, int64_t run_id, int *rank);
 
+/*
+ * The rank, world size and job id a launcher left in an environment
+ * written "A=1;KEY=v;..." (nsys's DeviceEnvironment): Open MPI's, PMI's,
+ * Slurm's or torchrun's; the fields of id it finds are set where they are
+ * still unknown (rank and world -1, job "").
+ */
+void imp_launcher_env(const char *env, cvc_trace_ident *id);
+
 
 /*
  * An input that can be read only once (stream.c): a pipe, a FIFO, a

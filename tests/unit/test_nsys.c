@@ -409,3 +409,70 @@ Test(nsys, generated_columns_are_refused)
 		expect_broken(bad, "holds a generated column ('StringIds.value')");
 	}
 }
+
+/*
+ * One export per rank (srun nsys profile -o r%q{SLURM_PROCID}): each
+ * counts its times from its own session's start, so each rank is given
+ * that start as its clock offset, and the rank its launcher gave it.
+ * Setup: rank 1's session started 0.8 s after rank 0's and is imported
+ * first; both ran their kernel at the same wall time.  Before, rank 1 was
+ * numbered 0 (file order) and the two were 800 ms apart.
+ */
+static void rank_export(const char *path, int procid, int64_t session, int64_t start)
+{
+	sqlite3 *sq = NULL;
+	char sql[4096];
+
+	snprintf(sql, sizeof sql,
+		 TU_NSYS_HEAD_SQL ");"
+		 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (%lld,%lld,0,1,NULL,7,11,%lld,1,2,"
+		 "NULL,64,8,1,1,256,1,1,0,0);"
+		 "CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INT, utcTime TEXT,"
+		 " localTime TEXT);"
+		 "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES(%lld,NULL,NULL);"
+		 "CREATE TABLE TARGET_INFO_SYSTEM_ENV(globalVid INT, devStateName TEXT, name TEXT,"
+		 " nameEnum INT, value TEXT);"
+		 "INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES(0,NULL,'Hostname',NULL,'node%d'),"
+		 " (0,NULL,'DeviceEnvironment',NULL,'SLURM_JOB_ID=7;SLURM_PROCID=%d;SLURM_NTASKS=2');",
+		 (long long)start, (long long)start + 1000000, (long long)(100 + procid) << 24,
+		 (long long)session, procid, procid);
+	cr_assert_eq(sqlite3_open(path, &sq), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(sq));
+	sqlite3_close(sq);
+}
+
+Test(nsys, per_rank_exports_line_up)
+{
+	const char *dir = tu_tmpdir();
+	char a[512], b[512], dbp[512], args[1200], *out = NULL, *err = NULL;
+	const char *paths[2] = {a, b};
+	const int64_t t0 = 1700000000000000000LL;
+	cvc_db *db = NULL;
+	sqlite3 *sq;
+
+	snprintf(a, sizeof a, "%s/r1.sqlite", dir);
+	snprintf(b, sizeof b, "%s/r0.sqlite", dir);
+	snprintf(dbp, sizeof dbp, "%s/pr.db", dir);
+	rank_export(a, 1, t0 + 800000000, 1000);
+	rank_export(b, 0, t0, 800001000);
+	cr_assert_eq(cvc_db_open(dbp, CVC_DB_CREATE, &db), CVC_OK);
+	cr_assert_eq(cvc_import_files(db, paths, 2, tu_classifying(), NULL, NULL), CVC_OK, "%s",
+		     cvc_db_errmsg(db));
+	sq = cvc_db_sqlite(db);
+	cr_expect_eq(tu_sq_int(sq, "SELECT pid FROM ranks WHERE rank=1"), 101, "SLURM_PROCID 1");
+	cr_expect_eq(tu_sq_int(sq, "SELECT pid FROM ranks WHERE rank=0"), 100);
+	cr_expect_eq(tu_sq_int(sq, "SELECT clock_offset_ns FROM ranks WHERE rank=1") -
+			     tu_sq_int(sq, "SELECT clock_offset_ns FROM ranks WHERE rank=0"),
+		     800000000);
+	cr_expect_eq(tu_sq_int(sq, "SELECT count(*) FROM ranks WHERE host LIKE 'node_'"), 2);
+	cr_expect_eq(tu_sq_int(sq, "SELECT max(world_size) FROM runs"), 2);
+	cvc_db_close(db);
+	snprintf(args, sizeof args, "analyze --db '%s' --format csv", dbp);
+	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
+	/* both ranks went quiet at the same wall time */
+	cr_expect(strstr(out, ",0,0,1,0,1000.000,") && strstr(out, ",1,0,1,0,1000.000,"), "%s",
+		  out);
+	cr_expect(!strstr(out, "800000.000"), "%s", out);
+	free(out);
+	free(err);
+}
