@@ -25,7 +25,10 @@
 #include "cvc/cvc_vocab.h"
 #include "analysis/analyze_int.h"
 
-#define DEFAULT_STEP_REGEX "^ProfilerStep#(\\d+)$"
+/* PyTorch's step annotation; under torch.autograd.profiler.emit_nvtx an
+ * Nsight Systems range carries the op's sequence number and sizes after
+ * it ("ProfilerStep#0, op_id = 17"). */
+#define DEFAULT_STEP_REGEX "^ProfilerStep#(\\d+)(?:, .*)?$"
 /* Class slots beyond op_classes: kernels whose name has no class. */
 #define UNCLS_NAME "unclassified"
 #define UNCLS_COMM_NAME "unclassified-comm"

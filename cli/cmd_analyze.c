@@ -360,7 +360,8 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 		 "rank|step"},
 		{"run", 0, CLI_STR, &run, "NAME", "only this run (default: every run)", NULL},
 		{"step-regex", 0, CLI_STR, &step_regex, "RE",
-		 "step range names (PCRE2; group 1 = step number), default ^ProfilerStep#(\\d+)$",
+		 "step range names (PCRE2; group 1 = step number), default "
+		 "^ProfilerStep#(\\d+)(?:, .*)?$ (emit_nvtx adds ', op_id = N')",
 		 NULL},
 		{"classes", 0, CLI_FLAG, &classes, NULL,
 		 "per-class breakdown: kernels, sum, union, share of busy", NULL},

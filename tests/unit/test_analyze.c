@@ -780,3 +780,33 @@ Test(analyze, corrupt_times_are_format_errors)
 	cr_expect_null(rows);
 	cvc_db_close(db);
 }
+
+/*
+ * Under torch.autograd.profiler.emit_nvtx, Nsight Systems' step range
+ * carries the op's sequence number after the step ("ProfilerStep#4,
+ * op_id = 17"): it is step 4 by the default pattern; a name that only
+ * starts like one is not.
+ */
+Test(analyze, emit_nvtx_step_names)
+{
+	cvc_analyze_opts o = {.by = CVC_BY_STEP};
+	cvc_breakdown *rows = NULL;
+	size_t n = 0;
+	const char *path;
+	int64_t run;
+	cvc_db *db = syn_start("nvtx", 1, &path, &run);
+
+	syn_label(db, "gemm_a", 1, "gemm", 0);
+	syn_act(db, run, 0, 0, CVC_ACT_KERNEL, "gemm_a", 100, 200, 7);
+	syn_act(db, run, 0, 0, CVC_ACT_KERNEL, "gemm_a", 600, 700, 7);
+	syn_range(db, run, 0, 0, CVC_RANGE_CPU, "ProfilerStep#4, op_id = 17", 0, 500);
+	syn_range(db, run, 0, 0, CVC_RANGE_CPU, "ProfilerStep#5x", 500, 1000);
+	syn_commit_close(db);
+	db = open_db(path, 0);
+	cr_assert_eq(cvc_analyze_run(db, &o, &rows, &n), CVC_OK, "%s", cvc_db_errmsg(db));
+	cr_assert_eq(n, 1);
+	cr_expect_eq(rows[0].step, 4);
+	cr_expect_eq(rows[0].busy_ns, 100);
+	cvc_breakdown_free(rows, n);
+	cvc_db_close(db);
+}
