@@ -202,19 +202,20 @@ static int64_t max_run_id(cvc_db *db)
 }
 
 /*
- * The nccl-tests logs of this import whose sweep may not have finished
- * (the reader's run_meta nccl_tests.incomplete[FILE]): said, as their
- * largest sizes may be missing or another run's.  Runs past floor, and
- * run (a --run the files were added to).
+ * The files of this import that hold less than they seem to: nccl-tests
+ * logs whose sweep may not have finished (nccl_tests.incomplete[FILE]),
+ * Nsight Systems exports of CUDA graphs traced whole (nsys.incomplete
+ * [FILE]).  Runs past floor, and run (a --run the files were added to).
  */
 static void warn_incomplete(cvc_db *db, int64_t floor, int64_t run)
 {
 	sqlite3_stmt *st = NULL;
 
 	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
-			       "SELECT substr(key, 23, length(key) - 23), value FROM run_meta "
-			       "WHERE key LIKE 'nccl_tests.incomplete[%' AND (run_id > ?1 OR "
-			       "run_id = ?2) ORDER BY key",
+			       "SELECT substr(key, instr(key, '[') + 1, length(key) - instr(key, "
+			       "'[') - 1), value FROM run_meta WHERE (key LIKE "
+			       "'nccl_tests.incomplete[%' OR key LIKE 'nsys.incomplete[%') AND "
+			       "(run_id > ?1 OR run_id = ?2) ORDER BY key",
 			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, floor);

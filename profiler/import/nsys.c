@@ -979,6 +979,26 @@ cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 		goto out;
 	if (product[0] && (ret = meta_per_file(db, run_id, "nsys.product_version", path, product)))
 		goto out;
+	/* CUDA graphs traced whole (nsys's default --cuda-graph-trace=graph):
+	 * one row per graph launch in CUPTI_ACTIVITY_KIND_GRAPH_TRACE, none of
+	 * its kernels in the kernel table, so their time would read as idle
+	 * and a collective inside them as nothing; said, not guessed at */
+	{
+		int hg = cvc_db_sqlite_has_table(n.src, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE");
+		int64_t ng = hg > 0 ? src_int(&n, "SELECT count(*) FROM "
+					      "CUPTI_ACTIVITY_KIND_GRAPH_TRACE") : 0;
+		char why[200];
+
+		if (hg < 0) {
+			ret = src_fail(&n);
+			goto out;
+		}
+		snprintf(why, sizeof why, "%lld CUDA graph launch%s traced whole: their kernels are "
+			 "not in the export (profile with --cuda-graph-trace=node)", (long long)ng,
+			 ng == 1 ? "" : "es");
+		if (ng > 0 && (ret = meta_per_file(db, run_id, "nsys.incomplete", path, why)))
+			goto out;
+	}
 	/* Ranks were numbered by us, not named by the file: a shard merge may renumber. */
 	if (n.nprocs && !n.env_rank_used &&
 	    (ret = cvc_db_run_meta_set(db, run_id, "import.auto_rank", "1")))

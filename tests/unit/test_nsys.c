@@ -476,3 +476,35 @@ Test(nsys, per_rank_exports_line_up)
 	free(out);
 	free(err);
 }
+
+/*
+ * CUDA graphs traced whole (nsys's --cuda-graph-trace=graph): a row per
+ * graph launch and none of its kernels; the import says so rather than
+ * leave their time to read as idle.
+ */
+Test(nsys, graphs_traced_whole_are_said)
+{
+	const char *dir = tu_tmpdir();
+	char path[512], args[1200], *out = NULL, *err = NULL;
+	sqlite3 *sq = NULL;
+	static const char sql[] =
+		TU_NSYS_HEAD_SQL ");"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000,1050,0,1,NULL,7,11,1677721600,1,2,"
+		"NULL,64,8,1,1,256,1,1,0,0);"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE(start INT, end INT, deviceId INT,"
+		" contextId INT, greenContextId INT, streamId INT, correlationId INT, globalPid INT,"
+		" graphId INT, graphExecId INT);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES"
+		" (2000,2800,0,1,NULL,7,12,1677721600,1,1),(3000,3800,0,1,NULL,7,13,1677721600,1,1);";
+
+	snprintf(path, sizeof path, "%s/graphs.sqlite", dir);
+	cr_assert_eq(sqlite3_open(path, &sq), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(sq));
+	sqlite3_close(sq);
+	snprintf(args, sizeof args, "import --db '%s/g.db' '%s'", dir, path);
+	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
+	cr_expect(err && strstr(err, "warning: 'graphs.sqlite': 2 CUDA graph launches traced "
+				     "whole"), "%s", err);
+	free(out);
+	free(err);
+}
