@@ -701,11 +701,13 @@ static const char *domain_name(const struct nsys *n, int64_t id)
 	return NULL;
 }
 
-/* Text of an NVTX row: inline text, else the StringIds entry of textId. */
+/* Text of an NVTX row: inline text, else the StringIds entry of textId.
+ * An empty text beside a textId is the default an export of the era that
+ * declared every field NOT NULL wrote for a missing one. */
 static const char *nvtx_text_expr(int has_text, int has_textid)
 {
 	if (has_text && has_textid)
-		return "coalesce(e.text, s.value)";
+		return "coalesce(nullif(e.text, ''), s.value)";
 	if (has_text)
 		return "e.text";
 	if (has_textid)

@@ -508,3 +508,29 @@ Test(nsys, graphs_traced_whole_are_said)
 	free(out);
 	free(err);
 }
+
+/* An NVTX range whose text is '' beside a textId (an export of the era
+ * that wrote every field, defaults for missing ones) is named by its
+ * textId, not left nameless. */
+Test(nsys, empty_text_beside_a_text_id)
+{
+	const char *ex = tu_path(tu_tmpdir(), "empty.sqlite");
+	sqlite3 *sq = NULL;
+	cvc_db *db;
+	char buf[64];
+	static const char sql[] =
+		TU_NSYS_HEAD_SQL ");"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000,1500,0,1,NULL,7,11,1677721600,1,2,"
+		"NULL,64,8,1,1,256,1,1,0,0);"
+		"CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, rangeId INT, category INT,"
+		" color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT, domainId INT);"
+		"INSERT INTO NVTX_EVENTS VALUES(900,4000,59,0,0,0,'',1677721600,0,3,0);";
+
+	cr_assert_eq(sqlite3_open(ex, &sq), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(sq));
+	sqlite3_close(sq);
+	db = tu_import(ex, "e.db");
+	cr_expect_str_eq(tu_sq_text(cvc_db_sqlite(db), "SELECT s.value FROM ranges r JOIN strings s "
+				    "ON s.id=r.name_id", buf, sizeof buf), "step");
+	cvc_db_close(db);
+}
