@@ -150,18 +150,6 @@ static int env_get(const char *env, const char *key, char *out, size_t len)
 	return 0;
 }
 
-/* One text of a SQLite query's first row, into out ("" when none). */
-static void sq_text(sqlite3 *sq, const char *sql, char *out, size_t len)
-{
-	sqlite3_stmt *st = NULL;
-
-	out[0] = '\0';
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_text(st, 0))
-		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-}
-
 /* The rank, world size and job id the launcher left in the environment. */
 void imp_launcher_env(const char *env, cvc_trace_ident *id)
 {
@@ -225,12 +213,12 @@ static cvc_status ident_nsys(cvc_db *db, const char *path, cvc_trace_ident *id, 
 
 	if (rc)
 		goto out;
-	sq_text(sq, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME", v, sizeof v);
+	imp_sq_text(sq, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME", v, sizeof v);
 	if (cvc_parse_i64(v, 1, INT64_MAX, &x) == CVC_OK)
 		id->start_ns = x;
-	sq_text(sq, "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'", id->host,
+	imp_sq_text(sq, "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'", id->host,
 		sizeof id->host);
-	sq_text(sq, "SELECT name FROM TARGET_INFO_GPU ORDER BY id LIMIT 1", id->gpu, sizeof id->gpu);
+	imp_sq_text(sq, "SELECT name FROM TARGET_INFO_GPU ORDER BY id LIMIT 1", id->gpu, sizeof id->gpu);
 	if (sqlite3_prepare_v2(sq, "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = "
 			       "'DeviceEnvironment'", -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
@@ -256,13 +244,13 @@ static cvc_status ident_cvcdb(cvc_db *db, const char *path, cvc_trace_ident *id,
 
 	if (rc)
 		goto out;
-	sq_text(sq, "SELECT name FROM runs ORDER BY id LIMIT 1", id->job, sizeof id->job);
-	sq_text(sq, "SELECT world_size FROM runs ORDER BY id LIMIT 1", v, sizeof v);
+	imp_sq_text(sq, "SELECT name FROM runs ORDER BY id LIMIT 1", id->job, sizeof id->job);
+	imp_sq_text(sq, "SELECT world_size FROM runs ORDER BY id LIMIT 1", v, sizeof v);
 	if (cvc_parse_i64(v, 1, 1 << 24, &x) == CVC_OK)
 		id->world = (int)x;
-	sq_text(sq, "SELECT host FROM ranks ORDER BY rank LIMIT 1", id->host, sizeof id->host);
-	sq_text(sq, "SELECT gpu_model FROM runs ORDER BY id LIMIT 1", id->gpu, sizeof id->gpu);
-	sq_text(sq, "SELECT value FROM run_meta WHERE key = 'clock_start_realtime_ns' LIMIT 1", v,
+	imp_sq_text(sq, "SELECT host FROM ranks ORDER BY rank LIMIT 1", id->host, sizeof id->host);
+	imp_sq_text(sq, "SELECT gpu_model FROM runs ORDER BY id LIMIT 1", id->gpu, sizeof id->gpu);
+	imp_sq_text(sq, "SELECT value FROM run_meta WHERE key = 'clock_start_realtime_ns' LIMIT 1", v,
 		sizeof v);
 	if (cvc_parse_i64(v, 1, INT64_MAX, &x) == CVC_OK)
 		id->start_ns = x;

@@ -61,6 +61,26 @@ cvc_status imp_next_free_rank(cvc_db *db, int64_t run_id, int *rank);
  */
 void imp_launcher_env(const char *env, cvc_trace_ident *id);
 
+/* Whether rank has no row in the run yet. */
+int imp_rank_free(cvc_db *db, int64_t run_id, int rank);
+
+struct sqlite3;
+
+/* One integer of a query's first row on sq (0 when none or on error). */
+int64_t imp_sq_int(struct sqlite3 *sq, const char *sql);
+/* One text of a query's first row on sq, into out ("" when none). */
+void imp_sq_text(struct sqlite3 *sq, const char *sql, char *out, size_t len);
+
+/* An Nsight Systems export's session (nsys_session.c). */
+struct imp_nsys_session {
+	int64_t clock_offset;   /* its start (ns since the epoch), added to its times; 0 when
+				   they are already since the epoch or the start is unknown */
+	char host[64];          /* TARGET_INFO_SYSTEM_ENV Hostname, "" */
+	cvc_trace_ident env;    /* the launcher's rank and world size (-1 unknown), job */
+};
+
+void imp_nsys_session(struct sqlite3 *src, int have_kernels, struct imp_nsys_session *out);
+
 
 /*
  * An input that can be read only once (stream.c): a pipe, a FIFO, a

@@ -63,12 +63,7 @@ struct nsys {
 	int64_t acts, ranges;
 	int64_t nvtx_orphans;   /* ranges of processes without GPU work */
 	int64_t total_rows;     /* for progress only; 0 when not counted */
-	/* the session (session_ident()): its start, added to its times, which
-	 * count from it, so that one report per rank lines up; its host; the
-	 * launcher's rank and world size */
-	int64_t clock_offset;
-	char host[64];
-	cvc_trace_ident env;
+	struct imp_nsys_session sess; /* its start, host, launcher's rank */
 	int env_rank_used;
 };
 
@@ -267,76 +262,6 @@ static cvc_status put_device(struct nsys *n, int have_gpu, int have_map, int ran
 	return ret;
 }
 
-/* One integer (or text) of a query's first row on the export; 0 / "" when none. */
-static int64_t src_int(struct nsys *n, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t v = 0;
-
-	if (sqlite3_prepare_v2(n->src, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static void src_text(struct nsys *n, const char *sql, char *out, size_t len)
-{
-	sqlite3_stmt *st = NULL;
-
-	out[0] = '\0';
-	if (sqlite3_prepare_v2(n->src, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-}
-
-/*
- * The session the export holds: nsys counts its times from the session's
- * start (TARGET_INFO_SESSION_START_TIME.utcEpochNs), so one report per
- * rank (srun nsys profile -o r%q{SLURM_PROCID}) is aligned by adding each
- * one's start, as its ranks' clock offset; an export whose times are
- * already since the epoch (past 1e17 ns) needs none.  Its host, and the
- * rank and world size the launcher left in its environment.
- */
-static void session_ident(struct nsys *n, int have_kernels)
-{
-	int64_t start = src_int(n, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME");
-	int64_t first = have_kernels ? src_int(n, "SELECT min(start) FROM "
-						  "CUPTI_ACTIVITY_KIND_KERNEL") : 0;
-	char *env = NULL;
-	sqlite3_stmt *st = NULL;
-
-	if (start > 0 && start < CVC_TIME_LIMIT_NS && first >= 0 && first < (int64_t)1e17)
-		n->clock_offset = start;
-	src_text(n, "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'", n->host,
-		 sizeof n->host);
-	n->env.rank = n->env.world = -1;
-	if (sqlite3_prepare_v2(n->src, "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = "
-			       "'DeviceEnvironment'", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) &&
-	    (env = strdup((const char *)sqlite3_column_text(st, 0))))
-		imp_launcher_env(env, &n->env);
-	free(env);
-	sqlite3_finalize(st);
-}
-
-/* Whether rank r has no row in the run yet. */
-static int rank_free(struct nsys *n, int r)
-{
-	sqlite3_stmt *st = NULL;
-	int free_ = 0;
-
-	if (sqlite3_prepare_v2(cvc_db_sqlite(n->db), "SELECT 1 FROM ranks WHERE run_id=? AND rank=?",
-			       -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, n->run_id);
-		sqlite3_bind_int(st, 2, r);
-		free_ = sqlite3_step(st) == SQLITE_DONE;
-	}
-	sqlite3_finalize(st);
-	return free_;
-}
-
 /*
  * Every process with GPU activity becomes a rank, in globalPid order,
  * numbered from the run's first free rank; its devices are stored with it.
@@ -408,7 +333,8 @@ static cvc_status find_ranks(struct nsys *n, const int *have_act)
 			ret = src_fail(n);
 			goto out;
 		}
-		n->env_rank_used = procs == 1 && n->env.rank >= 0 && rank_free(n, n->env.rank);
+		n->env_rank_used = procs == 1 && n->sess.env.rank >= 0 &&
+				   imp_rank_free(n->db, n->run_id, n->sess.env.rank);
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t g = sqlite3_column_int64(st, 0);
@@ -429,12 +355,12 @@ static cvc_status find_ranks(struct nsys *n, const int *have_act)
 				goto out;
 			}
 			if (n->env_rank_used)
-				ri.rank = n->env.rank;
+				ri.rank = n->sess.env.rank;
 			else if ((ret = imp_next_free_rank(n->db, n->run_id, &ri.rank)))
 				goto out;
 			ri.pid = NSYS_PID_OF(g);
-			ri.host = n->host[0] ? n->host : NULL;
-			ri.clock_offset_ns = n->clock_offset;
+			ri.host = n->sess.host[0] ? n->sess.host : NULL;
+			ri.clock_offset_ns = n->sess.clock_offset;
 			if ((ret = cvc_db_rank_put(n->db, n->run_id, &ri)))
 				goto out;
 			n->procs[n->nprocs].gpid = g;
@@ -962,7 +888,7 @@ cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 	}
 	if (opts && opts->progress && (ret = count_rows(&n, have_act, have_nvtx)))
 		goto out;
-	session_ident(&n, have_act[0]);
+	imp_nsys_session(n.src, have_act[0], &n.sess);
 	if ((ret = find_ranks(&n, have_act)))
 		goto out;
 	for (int i = 0; i < N_ACT_TABLES; i++)
@@ -976,7 +902,7 @@ cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 	ri.source = path;
 	ri.tool_version = tool;
 	ri.gpu_model = n.gpu_model;
-	ri.world_size = n.env.world > 0 ? n.env.world : 0;
+	ri.world_size = n.sess.env.world > 0 ? n.sess.env.world : 0;
 	if ((ret = cvc_db_run_merge(db, run_id, &ri)))
 		goto out;
 	if (product[0] && (ret = meta_per_file(db, run_id, "nsys.product_version", path, product)))
@@ -987,8 +913,8 @@ cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 	 * and a collective inside them as nothing; said, not guessed at */
 	{
 		int hg = cvc_db_sqlite_has_table(n.src, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE");
-		int64_t ng = hg > 0 ? src_int(&n, "SELECT count(*) FROM "
-					      "CUPTI_ACTIVITY_KIND_GRAPH_TRACE") : 0;
+		int64_t ng = hg > 0 ? imp_sq_int(n.src, "SELECT count(*) FROM "
+						 "CUPTI_ACTIVITY_KIND_GRAPH_TRACE") : 0;
 		char why[200];
 
 		if (hg < 0) {
