@@ -122,10 +122,24 @@ Test(nsys, saxpy_nvtx_ranges)
 	unlink(raw);
 }
 
+/* Writes the export the SQL statements build to path. */
+static void write_export(const char *path, const char *sql)
+{
+	sqlite3 *sq = NULL;
+
+	cr_assert_eq(sqlite3_open(path, &sq), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(sq));
+	sqlite3_close(sq);
+}
+
+/* NVTX_EVENTS as the 3.2x exports declare it. */
+#define NVTX_TABLE_SQL                                                                           \
+	"CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, rangeId INT, category INT,"  \
+	" color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT, domainId INT);"
+
 /* Builds a small export with the 3.2x layout: device map, two processes. */
 static void make_newer_export(const char *path)
 {
-	sqlite3 *sq = NULL;
 	/* globalPid = pid << 24; pids 100 and 50 so ordering is by globalPid. */
 	static const char sql[] =
 		TU_NSYS_HEAD_SQL ", someFutureColumn INT);"
@@ -140,15 +154,12 @@ static void make_newer_export(const char *path)
 		"CREATE TABLE TARGET_INFO_CUDA_DEVICE(gpuId INT, cudaId INT, pid INT, uuid TEXT,"
 		" numMultiprocessors INT);"
 		"INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES(5,0,100,NULL,132),(5,0,50,NULL,132);"
-		"CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, rangeId INT, category INT,"
-		" color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT, domainId INT);"
+		NVTX_TABLE_SQL
 		"INSERT INTO NVTX_EVENTS VALUES(900,4000,60,1,NULL,NULL,NULL,1677721601,NULL,3,0),"
 		" (950,NULL,59,NULL,NULL,NULL,'open',1677721601,NULL,NULL,0),"
 		" (960,970,34,NULL,NULL,NULL,'mark',1677721601,NULL,NULL,0);";
 
-	cr_assert_eq(sqlite3_open(path, &sq), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(sq));
-	sqlite3_close(sq);
+	write_export(path, sql);
 }
 
 Test(nsys, newer_schema_device_map_and_processes)
@@ -420,7 +431,6 @@ Test(nsys, generated_columns_are_refused)
  */
 static void rank_export(const char *path, int procid, int64_t session, int64_t start)
 {
-	sqlite3 *sq = NULL;
 	char sql[4096];
 
 	snprintf(sql, sizeof sql,
@@ -436,9 +446,7 @@ static void rank_export(const char *path, int procid, int64_t session, int64_t s
 		 " (0,NULL,'DeviceEnvironment',NULL,'SLURM_JOB_ID=7;SLURM_PROCID=%d;SLURM_NTASKS=2');",
 		 (long long)start, (long long)start + 1000000, (long long)(100 + procid) << 24,
 		 (long long)session, procid, procid);
-	cr_assert_eq(sqlite3_open(path, &sq), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(sq));
-	sqlite3_close(sq);
+	write_export(path, sql);
 }
 
 Test(nsys, per_rank_exports_line_up)
@@ -486,7 +494,6 @@ Test(nsys, graphs_traced_whole_are_said)
 {
 	const char *dir = tu_tmpdir();
 	char path[512], args[1200], *out = NULL, *err = NULL;
-	sqlite3 *sq = NULL;
 	static const char sql[] =
 		TU_NSYS_HEAD_SQL ");"
 		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000,1050,0,1,NULL,7,11,1677721600,1,2,"
@@ -498,9 +505,7 @@ Test(nsys, graphs_traced_whole_are_said)
 		" (2000,2800,0,1,NULL,7,12,1677721600,1,1),(3000,3800,0,1,NULL,7,13,1677721600,1,1);";
 
 	snprintf(path, sizeof path, "%s/graphs.sqlite", dir);
-	cr_assert_eq(sqlite3_open(path, &sq), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(sq));
-	sqlite3_close(sq);
+	write_export(path, sql);
 	snprintf(args, sizeof args, "import --db '%s/g.db' '%s'", dir, path);
 	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
 	cr_expect(err && strstr(err, "warning: 'graphs.sqlite': 2 CUDA graph launches traced "
@@ -515,20 +520,16 @@ Test(nsys, graphs_traced_whole_are_said)
 Test(nsys, empty_text_beside_a_text_id)
 {
 	const char *ex = tu_path(tu_tmpdir(), "empty.sqlite");
-	sqlite3 *sq = NULL;
 	cvc_db *db;
 	char buf[64];
 	static const char sql[] =
 		TU_NSYS_HEAD_SQL ");"
 		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000,1500,0,1,NULL,7,11,1677721600,1,2,"
 		"NULL,64,8,1,1,256,1,1,0,0);"
-		"CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, rangeId INT, category INT,"
-		" color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT, domainId INT);"
+		NVTX_TABLE_SQL
 		"INSERT INTO NVTX_EVENTS VALUES(900,4000,59,0,0,0,'',1677721600,0,3,0);";
 
-	cr_assert_eq(sqlite3_open(ex, &sq), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(sq));
-	sqlite3_close(sq);
+	write_export(ex, sql);
 	db = tu_import(ex, "e.db");
 	cr_expect_str_eq(tu_sq_text(cvc_db_sqlite(db), "SELECT s.value FROM ranges r JOIN strings s "
 				    "ON s.id=r.name_id", buf, sizeof buf), "step");
