@@ -298,7 +298,9 @@ static cvc_status find_ranks(struct nsys *n, const int *have_act)
 			return src_fail(n);
 		have_gpu = id;
 	}
-	sb_add(&b, "SELECT g, d FROM (", "", "");
+	/* the processes' count beside each row, from the one union: a report of
+	 * one GPU process takes its launcher's rank */
+	sb_add(&b, "WITH u(g, d) AS MATERIALIZED (", "", "");
 	for (int i = 0; i < N_ACT_TABLES; i++) {
 		int hg, hd;
 
@@ -312,34 +314,21 @@ static cvc_status find_ranks(struct nsys *n, const int *have_act)
 		sb_add(&b, " FROM \"%s\"%s", act_tables[i], "");
 		nsel++;
 	}
-	sb_add(&b, ") ORDER BY g, d", "", "");
+	sb_add(&b, ") SELECT g, d, (SELECT count(DISTINCT g) FROM u) FROM u ORDER BY g, d", "", "");
 	if (nsel == 0)
 		return CVC_OK;
 	if (b.overflow)
 		return cvc_db_fail(n->db, CVC_ERR_INTERNAL, "nsys: statement too long");
 	if (sqlite3_prepare_v2(n->src, b.s, -1, &st, NULL) != SQLITE_OK)
 		return src_fail(n);
-	/* one GPU process: the launcher's rank, when it gave one that is free */
-	{
-		int64_t procs = 0, g0 = 0;
-
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			int64_t g = sqlite3_column_int64(st, 0);
-
-			procs += procs == 0 || g != g0;
-			g0 = g;
-		}
-		if (rc != SQLITE_DONE || sqlite3_reset(st) != SQLITE_OK) {
-			ret = src_fail(n);
-			goto out;
-		}
-		n->env_rank_used = procs == 1 && n->sess.env.rank >= 0 &&
-				   imp_rank_free(n->db, n->run_id, n->sess.env.rank);
-	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t g = sqlite3_column_int64(st, 0);
 		int dev = sqlite3_column_int(st, 1);
 
+		/* one GPU process: the launcher's rank, when it gave one that is free */
+		if (n->nprocs == 0)
+			n->env_rank_used = sqlite3_column_int64(st, 2) == 1 && n->sess.env.rank >= 0 &&
+					   imp_rank_free(n->db, n->run_id, n->sess.env.rank);
 		if (n->nprocs == 0 || g != last) {
 			cvc_rank_info ri = {0};
 

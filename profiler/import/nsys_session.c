@@ -43,8 +43,9 @@ void imp_sq_text(sqlite3 *sq, const char *sql, char *out, size_t len)
 void imp_nsys_session(sqlite3 *src, int have_kernels, struct imp_nsys_session *out)
 {
 	int64_t start = imp_sq_int(src, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME");
-	int64_t first = have_kernels ? imp_sq_int(src, "SELECT min(start) FROM "
-						       "CUPTI_ACTIVITY_KIND_KERNEL") : 0;
+	/* any kernel's start says which clock the times are on */
+	int64_t first = have_kernels ? imp_sq_int(src, "SELECT start FROM "
+						       "CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1") : 0;
 	char *env = NULL;
 	sqlite3_stmt *st = NULL;
 
