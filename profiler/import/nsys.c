@@ -62,6 +62,7 @@ struct nsys {
 	int64_t rows;           /* rows read, all tables */
 	int64_t acts, ranges;
 	int64_t nvtx_orphans;   /* ranges of processes without GPU work */
+	int64_t untimed;        /* activity rows CUPTI could not time (0, 0) */
 	int64_t total_rows;     /* for progress only; 0 when not counted */
 	struct imp_nsys_session sess; /* its start, host, launcher's rank */
 	int env_rank_used;
@@ -505,6 +506,14 @@ static cvc_status import_activities(struct nsys *n, int which)
 					  n->path, t, row);
 			goto out;
 		}
+		/* CUPTI leaves start = end = 0 on a record it could not time;
+		 * stored, it would stretch the rank's span back to the clock's
+		 * origin and read as idle.  Skipped and counted, as cvc's own
+		 * profiler does (run_meta untimed_records) */
+		if (a.start_ns == 0 && a.end_ns == 0) {
+			n->untimed++;
+			continue;
+		}
 		if (sqlite3_column_type(st, 2) != SQLITE_INTEGER ||
 		    sqlite3_column_int64(st, 2) < 0 || sqlite3_column_int64(st, 2) > 65535) {
 			ret = cvc_db_fail(n->db, CVC_ERR_FORMAT,
@@ -919,6 +928,8 @@ cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 	/* Ranks were numbered by us, not named by the file: a shard merge may renumber. */
 	if (n.nprocs && !n.env_rank_used &&
 	    (ret = cvc_db_run_meta_set(db, run_id, "import.auto_rank", "1")))
+		goto out;
+	if (n.untimed && (ret = cvc_db_run_meta_add(db, run_id, "untimed_records", n.untimed)))
 		goto out;
 	if (n.nvtx_orphans &&
 	    (ret = cvc_db_run_meta_add(db, run_id, "nsys.nvtx_ranges_without_gpu_process",

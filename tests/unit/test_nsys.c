@@ -535,3 +535,27 @@ Test(nsys, empty_text_beside_a_text_id)
 				    "ON s.id=r.name_id", buf, sizeof buf), "step");
 	cvc_db_close(db);
 }
+
+/* A kernel CUPTI could not time (start = end = 0) is skipped and counted,
+ * as cvc's own profiler does: stored, it stretched the rank's span back to
+ * t = 0 and read as seconds of idle time. */
+Test(nsys, untimed_rows_are_skipped_and_counted)
+{
+	const char *ex = tu_path(tu_tmpdir(), "untimed.sqlite");
+	cvc_db *db;
+	sqlite3 *sq;
+	static const char sql[] =
+		TU_NSYS_HEAD_SQL ");"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (5000000000,5000000100,0,1,NULL,7,11,"
+		"1677721600,1,2,NULL,64,8,1,1,256,1,1,0,0),"
+		" (0,0,0,1,NULL,7,12,1677721600,1,2,NULL,64,8,1,1,256,1,1,0,0);";
+
+	write_export(ex, sql);
+	db = tu_import(ex, "u.db");
+	sq = cvc_db_sqlite(db);
+	cr_expect_eq(tu_sq_int(sq, "SELECT count(*) FROM activities"), 1);
+	cr_expect_eq(tu_sq_int(sq, "SELECT min(start_ns) FROM activities"), 5000000000LL);
+	cr_expect_eq(tu_sq_int(sq, "SELECT CAST(value AS INT) FROM run_meta WHERE "
+			       "key='untimed_records'"), 1);
+	cvc_db_close(db);
+}
