@@ -506,10 +506,8 @@ static cvc_status import_activities(struct nsys *n, int which)
 					  n->path, t, row);
 			goto out;
 		}
-		/* CUPTI leaves start = end = 0 on a record it could not time;
-		 * stored, it would stretch the rank's span back to the clock's
-		 * origin and read as idle.  Skipped and counted, as cvc's own
-		 * profiler does (run_meta untimed_records) */
+		/* start = end = 0: CUPTI could not time it; stored, it would stretch
+		 * the span to t = 0.  Counted, as cvc's profiler does */
 		if (a.start_ns == 0 && a.end_ns == 0) {
 			n->untimed++;
 			continue;
