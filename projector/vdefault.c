@@ -137,14 +137,14 @@ static void sharding(struct vrow *r)
 
 /* A switch the text states ("without sequence parallel", "SP=1"), else
  * the stack's default when it had the feature then.  key: the field. */
-static void feature(struct vrow *r, const char *key, const char *words, int on,
-		    const char *why_off, const char *why_on)
+static void feature_in(struct vrow *r, const char *t, const char *key, const char *words,
+		       int on, const char *why_off, const char *why_on)
 {
 	int f = vrow_fid(r, key), said;
 
 	if (f < 0 || vrow_given(r, f))
 		return;
-	said = vtext_switch_lower(r->text, words);
+	said = vtext_switch_lower(t, words);
 	if (said >= 0) {
 		proj_field_set_num(&r->sc, f, said);
 		vrow_mark(r, f);
@@ -156,6 +156,13 @@ static void feature(struct vrow *r, const char *key, const char *words, int on,
 	proj_field_set_num(&r->sc, f, on);
 	vrow_mark(r, f);
 	vrow_assume(r, "%s=%d (%s)", key, on, on ? why_on : why_off);
+}
+
+/* feature_in() the row's source and notes. */
+static void feature(struct vrow *r, const char *key, const char *words, int on,
+		    const char *why_off, const char *why_on)
+{
+	feature_in(r, r->text, key, words, on, why_off, why_on);
 }
 
 /* torchtitan's: torch.compile as the text says ("+ torch.compile", "no
@@ -384,6 +391,54 @@ static void ffn_kind(struct vrow *r)
 	vrow_mark(r, f);
 }
 
+/* Blanks out "token drop" where the text weighs it against another
+ * ("token-drop vs dropless", "token drop or dropless"): a choice, not a
+ * switch. */
+static void blank_choices(char *t)
+{
+	static const char *const words[] = {"token-drop", "token drop", "tokendrop"};
+
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		for (char *p = strstr(t, words[i]); p; p = strstr(p + 1, words[i])) {
+			const char *a = p + strlen(words[i]);
+
+			if (!strncmp(a, " vs", 3) || !strncmp(a, " or ", 4) ||
+			    !strncmp(a, " and dropless", 13) || !strncmp(a, "/dropless", 9))
+				memset(p, ' ', strlen(words[i]));
+		}
+}
+
+/*
+ * Layers of a kind cvc does not price, by the model's name or the row's
+ * words, as cvc's config.json reader refuses them (hfconfig.c
+ * unpriced_layers()): priced as softmax attention they would be wrong by
+ * their own cost (Qwen3-Next's 36 gated DeltaNet layers of 48: +131% FLOPs
+ * at 32K tokens).
+ */
+static int unpriced_layers(struct vrow *r)
+{
+	static const struct {
+		const char *words, *what;
+	} kinds[] = {
+		{"qwen3-next|qwen3_next|qwen3next|qwen3.5|qwen3_5|gated deltanet|gated delta net|"
+		 "gated-deltanet|deltanet", "gated DeltaNet (linear attention) layers"},
+		{"minimax-text-01|minimax-m1|minimax-01|lightning attention",
+		 "lightning (linear) attention layers"},
+		{"deepseek-v3.2|deepseek-v3_2|deepseek sparse attention",
+		 "DeepSeek Sparse Attention's indexer and top-k attention"},
+		{"jamba", "Jamba's Mamba-1 layers"},
+		{"falcon-h1|falcon_h1", "Falcon-H1's attention and Mamba-2 side by side in one layer"},
+	};
+	char t[sizeof r->text + 160];
+
+	name_and_text(r, t, sizeof t);
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (vtext_has(t, kinds[i].words))
+			return vrow_cannot(r, CVC_PROJ_VWHY_UNMODELLED, "%s are none cvc prices "
+					   "(docs/SCENARIOS.md \"config.json\")", kinds[i].what);
+	return 0;
+}
+
 /* Experts' widths and attention's kind the cells named by their forms. */
 static int moe_and_mla(struct vrow *r)
 {
@@ -399,17 +454,24 @@ static int moe_and_mla(struct vrow *r)
 		vrow_note(r, "shared_ffn=%g (%g shared experts of moe_ffn %g)", sc->shared_ffn,
 			  r->g.shared_n, sc->moe_ffn);
 	}
-	/* token drop the row names: NeMo's and Megatron-Bridge's "(tokendrop)"
-	 * benchmark rows (capacity factor 1, the experts' inputs padded to
-	 * capacity: Megatron-Core's drop_and_pad), and the keys that set it
-	 * (NeMo's YAML moe_pad_expert_input_to_capacity, as dgxc-benchmarking's
-	 * Grok-1 configuration writes it; cvc's own moe_token_drop).  The
-	 * summaries' footnote "token-drop vs dropless as labelled" names
-	 * neither, so "token drop" in prose is not read. */
-	if (sc->experts > 1)
-		feature(r, "moe_token_drop", "tokendrop|drop_and_pad|pad_expert_input_to_capacity|"
-			"pad-expert-input-to-capacity|moe_pad_expert_input_to_capacity|"
-			"moe-pad-expert-input-to-capacity|moe_token_drop", 0, NULL, NULL);
+	/* token drop the row names, in its model cell too: NeMo's and
+	 * Megatron-Bridge's "(tokendrop)" benchmark rows (capacity factor 1,
+	 * the experts' inputs padded to capacity: Megatron-Core's
+	 * drop_and_pad), the keys that set it (NeMo's YAML
+	 * moe_pad_expert_input_to_capacity, as dgxc-benchmarking's Grok-1
+	 * configuration writes it; cvc's own moe_token_drop), and "token drop"
+	 * in prose, but not where it is one of two ("token-drop vs dropless as
+	 * labelled", the summaries' footnote) */
+	if (sc->experts > 1) {
+		char t[sizeof r->text + 160];
+
+		name_and_text(r, t, sizeof t);
+		blank_choices(t);
+		feature_in(r, t, "moe_token_drop", "tokendrop|token drop|token-drop|token dropping|"
+			   "drop_and_pad|pad_expert_input_to_capacity|pad-expert-input-to-capacity|"
+			   "moe_pad_expert_input_to_capacity|moe-pad-expert-input-to-capacity|"
+			   "moe_token_drop", 0, NULL, NULL);
+	}
 	if (r->g.mla && !(sc->kv_lora_rank > 0))
 		return vrow_cannot(r, CVC_PROJ_VWHY_MISSING,
 				   "kv_heads says multi-latent attention, and no cell gives its "
@@ -654,8 +716,8 @@ static void moe_dispatch(struct vrow *r, cvc_proj_ctx *ctx)
 	cvc_proj_scenario *sc = &r->sc;
 	int fd = vrow_fid(r, "ep_dispatcher"), fs = vrow_fid(r, "pp_schedule");
 	double etp = sc->etp >= 1 ? sc->etp : (sc->tp >= 1 ? sc->tp : 1), dom;
-	int dualpipe, d;
-	char why[400], dn[16];
+	int dualpipe, d, off[4] = {0};
+	char why[400], dn[16], notes[sizeof r->text];
 
 	if (!(sc->experts > 1) || !(sc->ep > 1) || fd < 0 || fs < 0)
 		return;
@@ -667,10 +729,19 @@ static void moe_dispatch(struct vrow *r, cvc_proj_ctx *ctx)
 	}
 	if (vrow_given(r, fd))
 		return;
-	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
-		if (vtext_switch_lower(r->text, said[i].words) > 0) {
+	/* the notes' words before the source's: a source path's folder
+	 * ("distributed/deepep/README.md") names what the page is about, and
+	 * its baseline rows ("all-to-all dispatcher", "no DeepEP") say otherwise */
+	snprintf(notes, sizeof notes, "%.*s", (int)r->notes_len, r->text + r->notes_at);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < sizeof said / sizeof said[0]; i++) {
 			char nm[16];
+			int s = vtext_switch_lower(pass ? r->text : notes, said[i].words);
 
+			if (!pass && s == 0)
+				off[i] = 1;
+			if (s <= 0 || off[i])
+				continue;
 			sc->ep_dispatcher = said[i].v;
 			vrow_mark(r, fd);
 			proj_enum_name(proj_fields[fd].names, said[i].v, nm, sizeof nm);
@@ -798,7 +869,13 @@ int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 		sharding(r);
 		megatron_features(r);
 		torchtitan_features(r);
+		/* CUDA graphs the row says it ran with ("run with CUDA Graphs
+		 * enabled"): cvc's layer graphs */
+		feature(r, "cuda_graphs", "cuda graphs|cuda graph|cuda-graphs|cuda-graph|"
+			"cuda_graphs|cuda_graph|cudagraphs|cudagraph", 0, NULL, NULL);
 	}
+	if (unpriced_layers(r))
+		return 1;
 	ffn_kind(r);
 	if (moe_and_mla(r))
 		return 1;

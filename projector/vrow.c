@@ -184,6 +184,7 @@ int vrow_columns(struct vrow_map *map, char **names, size_t n)
 			col->role = V_TEXT;
 		else if ((col->field = proj_field_find(NULL, k)) >= 0)
 			col->role = V_FIELD;
+		col->notes = !strcmp(k, "notes");
 		if (col->role == V_GPU)
 			map->has_gpu = 1;
 		if (col->role == V_DTYPE)
@@ -243,6 +244,7 @@ void vrow_start(struct vrow *r, int legacy, int default_conv)
 	r->hybrid = 0;
 	r->has_measured = 0;
 	r->text[0] = 0;
+	r->notes_at = r->notes_len = 0;
 	memset(&r->g, 0, sizeof r->g);
 	memset(&r->stack, 0, sizeof r->stack);
 	if (legacy) {
@@ -589,8 +591,13 @@ int vrow_read(struct vrow *r, const struct vrow_map *map, char **names, char **c
 	for (size_t c = 0; c < map->n; c++) {
 		size_t n = strlen(r->text);
 
-		if (map->col[c].role == V_TEXT)
+		if (map->col[c].role == V_TEXT) {
 			snprintf(r->text + n, sizeof r->text - n, "%s ", cells[c]);
+			if (!r->notes_len && map->col[c].notes) {
+				r->notes_at = n;
+				r->notes_len = strlen(r->text) - n;
+			}
+		}
 		/* what counts as a row carrying a measurement, read or not */
 		if (map->col[c].role >= V_TPS && map->col[c].role <= V_MFU) {
 			int guess;

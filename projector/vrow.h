@@ -177,6 +177,7 @@ enum vrole {
 struct vcol {
 	enum vrole role;
 	int field; /* V_FIELD: index in proj_fields */
+	int notes; /* V_TEXT: the notes column (the row's own words, not its source's) */
 };
 
 struct vrow_map {
@@ -223,6 +224,7 @@ struct vrow {
 	struct vgiven g;          /* what the cells said (vrow_read()) */
 	struct vstack stack;      /* the software stack its text names */
 	char text[2048];          /* source and notes, lower case */
+	size_t notes_at, notes_len; /* the notes cell's span in text (0, 0: none) */
 	int decimal_comma;        /* a ';'-separated file */
 	int strict;               /* --strict: an assumption is a reason */
 	struct {                  /* the last hardware cells read, kept across

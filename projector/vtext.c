@@ -329,8 +329,9 @@ static const struct {
 	{"mla_up_proj", "mla up-proj|mla up proj|mla_up_proj|up-proj|up proj|up-projection"},
 	{"layernorm", "layernorm|layer norm|rmsnorm|rms norm|norm|norms"},
 	{"core_attn", "core_attn|core attention|core-attention|attention"},
-	{"moe_act", "moe_act|moe act|moe activation|expert activation"},
-	{"shared_experts", "shared_experts|shared expert|shared experts"},
+	/* Megatron-MoE-ModelZoo's tables write "norm, act, shared_expert" */
+	{"moe_act", "moe_act|moe act|moe activation|expert activation|act"},
+	{"shared_experts", "shared_experts|shared_expert|shared expert|shared experts"},
 	{"mlp", "mlp"},
 	{"moe", "moe"},
 };

@@ -39,107 +39,6 @@ static char *validate_text(const char *text, size_t n, int strict, cvc_proj_vali
 	return validate_path(path, strict, v, want);
 }
 
-/* The cells of one CSV record of text (validate's output), in place:
- * f[0..max), returns the count; *p moves past the record. */
-static size_t record(char **p, char **f, size_t max)
-{
-	size_t n = 0;
-	char *s = *p, *w;
-
-	if (!*s)
-		return 0;
-	while (n < max) {
-		f[n++] = w = s;
-		if (*s == '"') {
-			for (s++;; s++) {
-				if (!*s)
-					break;
-				if (*s == '"' && s[1] == '"') {
-					*w++ = '"';
-					s++;
-				} else if (*s == '"') {
-					s++;
-					break;
-				} else {
-					*w++ = *s;
-				}
-			}
-		} else {
-			while (*s && *s != ',' && *s != '\n')
-				*w++ = *s++;
-		}
-		if (*s == ',') {
-			*w = 0;
-			s++;
-			continue;
-		}
-		if (*s == '\n')
-			s++;
-		*w = 0;
-		break;
-	}
-	*p = s;
-	return n;
-}
-
-static int col(char **h, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(h[i], name))
-			return (int)i;
-	cr_assert_fail("no column %s", name);
-	return -1;
-}
-
-/* The next output row's cells into f, which must be as many as the
- * header's nh (row is 0-based, for the message). */
-static void next_row(char **p, char **f, size_t nh, size_t row)
-{
-	size_t n = record(p, f, 64);
-
-	cr_assert_eq(n, nh, "row %zu", row + 1);
-}
-
-/* The assumed cell of a row (0-based) holds want and, when not is given,
- * does not hold it. */
-static void expect_said(const char *assumed, size_t row, const char *want, const char *not)
-{
-	cr_expect(strstr(assumed, want) != NULL, "row %zu: want '%s' in: %s", row + 1, want,
-		  assumed);
-	if (not)
-		cr_expect(strstr(assumed, not) == NULL, "row %zu: '%s' in: %s", row + 1, not,
-			  assumed);
-}
-
-/*
- * Validates text's n rows, all of them projected: the assumed cell of row
- * i holds each of want[i] (up to 3, NULL-ended), or does not where the
- * phrase starts with '!'; pred (may be NULL) gets each row's projection.
- */
-static void rows_said(const char *text, size_t len, const char *const (*want)[3], size_t n,
-		      double *pred)
-{
-	cvc_proj_validation v;
-	char *out = validate_text(text, len, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
-	size_t nh = record(&p, h, 64);
-	int ca = col(h, nh, "assumed"), cp = col(h, nh, "predicted_tokens_per_s_per_gpu");
-
-	for (size_t i = 0; i < n; i++) {
-		next_row(&p, f, nh, i);
-		for (int k = 0; k < 3 && want[i][k]; k++)
-			if (want[i][k][0] == '!')
-				cr_expect(strstr(f[ca], want[i][k] + 1) == NULL, "row %zu: '%s' in: %s",
-					  i + 1, want[i][k] + 1, f[ca]);
-			else
-				expect_said(f[ca], i, want[i][k], NULL);
-		if (pred)
-			pred[i] = strtod(f[cp], NULL);
-	}
-	cr_expect_eq(v.all.expressible, (int)n);
-	free(out);
-	cvc_proj_validation_release(&v);
-}
-
 /*
  * Checks every row of a validated corpus: its `expect` cell must occur in
  * "<model>|<measured>|<assumed>" of its output line.  Returns the rows.
@@ -147,13 +46,13 @@ static void rows_said(const char *text, size_t len, const char *const (*want)[3]
 static int check_expect(char *out, int *not_projected)
 {
 	char *h[64], *f[64], *p = out;
-	size_t nh = record(&p, h, 64);
-	int ce = col(h, nh, "expect"), cm = col(h, nh, "model");
-	int cme = col(h, nh, "measured_tokens_per_s_per_gpu"), ca = col(h, nh, "assumed");
+	size_t nh = tu_record(&p, h, 64);
+	int ce = tu_col(h, nh, "expect"), cm = tu_col(h, nh, "model");
+	int cme = tu_col(h, nh, "measured_tokens_per_s_per_gpu"), ca = tu_col(h, nh, "assumed");
 	int rows = 0;
 
 	*not_projected = 0;
-	for (size_t n; (n = record(&p, f, 64)) > 0; rows++) {
+	for (size_t n; (n = tu_record(&p, f, 64)) > 0; rows++) {
 		char hay[4096];
 
 		cr_assert_eq(n, nh, "row %d has %zu cells", rows + 1, n);
@@ -206,10 +105,10 @@ Test(validate_cells, the_ten_misreads_read_right)
 	check_expect(p, &np);
 	free(p);
 	p = out;
-	nh = record(&p, h, 64);
-	for (size_t n; (n = record(&p, f, 64)) > 0;) {
-		int m = atoi(f[col(h, nh, "misread")]);
-		const char *a = f[col(h, nh, "assumed")], *dt = f[col(h, nh, "dtype")];
+	nh = tu_record(&p, h, 64);
+	for (size_t n; (n = tu_record(&p, f, 64)) > 0;) {
+		int m = atoi(f[tu_col(h, nh, "misread")]);
+		const char *a = f[tu_col(h, nh, "assumed")], *dt = f[tu_col(h, nh, "dtype")];
 
 		cr_assert(m >= 1 && m <= 10);
 		seen[m] = 1;
@@ -567,12 +466,12 @@ Test(validate_cells, rows_name_models_of_the_catalog)
 	};
 	cvc_proj_validation v;
 	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
-	size_t nh = record(&p, h, 64);
-	int ca = col(h, nh, "assumed"), cp = col(h, nh, "predicted_tokens_per_s_per_gpu");
+	size_t nh = tu_record(&p, h, 64);
+	int ca = tu_col(h, nh, "assumed"), cp = tu_col(h, nh, "predicted_tokens_per_s_per_gpu");
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		next_row(&p, f, nh, i);
-		expect_said(f[ca], i, rows[i].want, rows[i].not);
+		tu_next_row(&p, f, nh, i);
+		tu_expect_said(f[ca], i, rows[i].want, rows[i].not);
 		cr_expect((f[cp][0] != 0) == (i < 4), "row %zu: predicted '%s' (%s)", i + 1, f[cp],
 			  f[ca]);
 	}
@@ -607,12 +506,12 @@ Test(validate_cells, nvfp4_rows_without_tp_overlap)
 	};
 	cvc_proj_validation v;
 	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
-	size_t nh = record(&p, h, 64);
-	int ca = col(h, nh, "assumed");
+	size_t nh = tu_record(&p, h, 64);
+	int ca = tu_col(h, nh, "assumed");
 
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-		next_row(&p, f, nh, i);
-		expect_said(f[ca], i, want[i], NULL);
+		tu_next_row(&p, f, nh, i);
+		tu_expect_said(f[ca], i, want[i], NULL);
 	}
 	cr_expect_eq(v.all.expressible, 3);
 	free(out);
@@ -657,13 +556,13 @@ Test(validate_cells, moe_dispatch_across_domains)
 	};
 	cvc_proj_validation v;
 	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
-	size_t nh = record(&p, h, 64);
-	int ca = col(h, nh, "assumed"), cp = col(h, nh, "predicted_tokens_per_s_per_gpu");
+	size_t nh = tu_record(&p, h, 64);
+	int ca = tu_col(h, nh, "assumed"), cp = tu_col(h, nh, "predicted_tokens_per_s_per_gpu");
 	double pred[5];
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		next_row(&p, f, nh, i);
-		expect_said(f[ca], i, rows[i].want, rows[i].not);
+		tu_next_row(&p, f, nh, i);
+		tu_expect_said(f[ca], i, rows[i].want, rows[i].not);
 		cr_expect((strstr(f[ca], "ep_overlap=1 (moe_a2a_overlap in the same recipe") != NULL) ==
 				  (i < 2),
 			  "row %zu: %s", i + 1, f[ca]);
@@ -700,15 +599,15 @@ Test(validate_cells, token_drop_named_in_the_label)
 		"summary,label: LLAMA3_8B (tokendrop)\n";
 	cvc_proj_validation v;
 	char *out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK), *p = out, *h[64], *f[64];
-	size_t nh = record(&p, h, 64);
-	int ca = col(h, nh, "assumed");
+	size_t nh = tu_record(&p, h, 64);
+	int ca = tu_col(h, nh, "assumed");
 
-	next_row(&p, f, nh, 0);
-	expect_said(f[ca], 0, "moe_token_drop=1 (the row's text says so)", NULL);
-	next_row(&p, f, nh, 1);
-	expect_said(f[ca], 1, "framework=megatron", "moe_token_drop");
-	next_row(&p, f, nh, 2);
-	expect_said(f[ca], 2, "framework=megatron", "moe_token_drop");
+	tu_next_row(&p, f, nh, 0);
+	tu_expect_said(f[ca], 0, "moe_token_drop=1 (the row's text says so)", NULL);
+	tu_next_row(&p, f, nh, 1);
+	tu_expect_said(f[ca], 1, "framework=megatron", "moe_token_drop");
+	tu_next_row(&p, f, nh, 2);
+	tu_expect_said(f[ca], 2, "framework=megatron", "moe_token_drop");
 	cr_expect_eq(v.all.expressible, 3);
 	free(out);
 	cvc_proj_validation_release(&v);
@@ -752,7 +651,7 @@ Test(validate_cells, bridge_recipe_of_a_named_model)
 	};
 	double pred[4];
 
-	rows_said(text, sizeof text - 1, want, 4, pred);
+	tu_rows_said(text, want, 4, pred);
 	/* the recomputed MoE layers cost the H100 row time */
 	cr_expect(pred[0] > 0 && pred[0] < 0.9 * pred[3], "recipe %g, Megatron-Core's defaults %g",
 		  pred[0], pred[3]);
@@ -793,7 +692,7 @@ Test(validate_cells, deepseek_v3_recipes_by_layout)
 		 "!performance recipe"},
 	};
 
-	rows_said(text, sizeof text - 1, want, 5, NULL);
+	tu_rows_said(text, want, 5, NULL);
 }
 
 /*
@@ -822,7 +721,7 @@ Test(validate_cells, qwen3_recipe_turns_the_a2a_overlap_off)
 		 "fp8_recipe=current (the same recipe)", "!ep_overlap=1"},
 	};
 
-	rows_said(text, sizeof text - 1, want, 2, NULL);
+	tu_rows_said(text, want, 2, NULL);
 }
 
 /*
@@ -850,7 +749,7 @@ Test(validate_cells, early_nemo_runs_flash_attention_2)
 	};
 	double pred[4];
 
-	rows_said(text, sizeof text - 1, want, 4, pred);
+	tu_rows_said(text, want, 4, pred);
 	/* FlashAttention-2 runs H100's attention well below cuDNN's rate */
 	cr_expect(pred[0] > 0 && pred[0] < 0.85 * pred[1], "FA2 %g, cuDNN %g", pred[0], pred[1]);
 	cr_expect_float_eq(pred[1], pred[2], 1e-9 * pred[1]);
@@ -897,7 +796,7 @@ Test(validate_cells, releases_say_what_they_ran)
 	};
 	double pred[7];
 
-	rows_said(text, sizeof text - 1, want, 7, pred);
+	tu_rows_said(text, want, 7, pred);
 	/* said, not assumed: the releases' rows are projected alike */
 	cr_expect_float_eq(pred[0], pred[1], 1e-9 * pred[0]);
 	cr_expect_float_eq(pred[0], pred[2], 1e-9 * pred[0]);
@@ -936,7 +835,7 @@ Test(validate_cells, gradients_reduce_in_fp32_where_the_stack_does)
 	};
 	double pred[6];
 
-	rows_said(text, sizeof text - 1, want, 6, pred);
+	tu_rows_said(text, want, 6, pred);
 	cr_expect(pred[0] < pred[1], "fp32 gradients %g, bf16 %g", pred[0], pred[1]);
 	cr_expect_float_eq(pred[0], pred[5], 1e-9 * pred[0]);
 	cr_expect_float_eq(pred[1], pred[4], 1e-9 * pred[1]);
@@ -979,7 +878,7 @@ Test(validate_cells, regressed_releases_said_and_counted_apart)
 	cvc_proj_validation v;
 	char *out;
 
-	rows_said(text, sizeof text - 1, want, 6, pred);
+	tu_rows_said(text, want, 6, pred);
 	cr_expect_float_eq(pred[0], pred[2], 1e-9 * pred[0], "the flag moves no projection");
 	out = validate_text(text, sizeof text - 1, 0, &v, CVC_OK);
 	cr_expect_eq(v.all.expressible, 6);
@@ -993,6 +892,64 @@ Test(validate_cells, regressed_releases_said_and_counted_apart)
 		cr_expect_float_eq(v.all.mape_unregressed_pct, sum / 4, 1e-4 * sum, "%g vs %g",
 				   v.all.mape_unregressed_pct, sum / 4);
 	}
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/*
+ * Claim: what a row's own words say of its run is read, from the notes
+ * before the source: a source path's folder ("distributed/deepep/")
+ * does not overrule notes that name the all-to-all or say "no DeepEP";
+ * Megatron-MoE-ModelZoo's recompute words ("norm, act, shared_expert")
+ * are Megatron-Core's modules; "run with CUDA Graphs enabled" turns cvc's
+ * layer graphs on; "(tokendrop)" in the model cell and "token drop" in
+ * prose are token drop, but not the footnote "token-drop vs dropless";
+ * a model whose layers cvc does not price (Qwen3-Next's gated DeltaNet)
+ * is refused by name, never priced as softmax attention.
+ */
+Test(validate_cells, a_rows_words_of_its_run)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,dp,ep,micro_batch,global_batch,gpus,gpu,dtype,recompute,"
+		"tokens_per_s_per_gpu,source,notes\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,8,8,1,64,8,B200,bf16,full,9930,pytorch/torchtitan "
+		"torchtitan/distributed/deepep/README.md,torchtitan (all-to-all dispatcher)\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,8,8,1,64,8,B200,bf16,full,9930,pytorch/torchtitan "
+		"torchtitan/distributed/deepep/README.md,torchtitan without DeepEP\n"
+		"Qwen3-235B-A22B,,,,4096,2,8,16,32,1,2048,256,H100,bf16,\"norm, act, shared_expert\","
+		"1660,Megatron-LM,\n"
+		"Qwen3-235B-A22B,,,,4096,2,8,16,32,1,2048,256,H100,bf16,act,1660,Megatron-LM,\n"
+		"Qwen3-235B-A22B,,,,4096,2,8,16,32,1,2048,256,H100,fp8,,1660,NeMo 25.04,"
+		"run with CUDA Graphs enabled\n"
+		"Qwen3-235B-A22B (tokendrop),,,,4096,2,8,16,32,1,2048,256,H100,bf16,,1660,"
+		"Megatron-Bridge performance summary,\n"
+		"Qwen3-235B-A22B,,,,4096,2,8,16,32,1,2048,256,H100,bf16,,1660,"
+		"Megatron-Bridge performance summary,release 25.09; token drop\n"
+		"Qwen3-235B-A22B,,,,4096,2,8,16,32,1,2048,256,H100,bf16,,1660,"
+		"Megatron-Bridge performance summary,token-drop vs dropless as labelled\n";
+	static const char *const want[][3] = {
+		{"ep_dispatcher=alltoall (named in the row's text)", "!deepep"},
+		{"!ep_dispatcher=deepep"},
+		{"recompute_modules=layernorm,moe_act,shared_experts ('norm, act, shared_expert')"},
+		{"recompute_modules=moe_act ('act')"},
+		{"cuda_graphs=1 (the row's text says so)"},
+		{"moe_token_drop=1 (the row's text says so)"},
+		{"moe_token_drop=1 (the row's text says so)"},
+		{"!moe_token_drop"},
+	};
+	static const char refused[] =
+		"model,layers,hidden,heads,kv_heads,vocab,ffn,moe_experts,moe_topk,seq,tp,pp,dp,ep,"
+		"micro_batch,global_batch,gpus,gpu,dtype,iter_s,source,notes\n"
+		"Qwen3-Next-80B-A3B,48,2048,16,2,151936,512,512,10,4096,1,4,32,32,1,256,128,H100,"
+		"bf16,2.2,Megatron-LM,\n";
+	cvc_proj_validation v;
+	char *out;
+
+	tu_rows_said(text, want, sizeof want / sizeof want[0], NULL);
+	out = tu_validate_text(refused, NULL, &v, CVC_OK);
+	cr_expect(strstr(out, "not projected: gated DeltaNet (linear attention) layers are none "
+			 "cvc prices") != NULL, "%s", out);
+	cr_expect_eq(v.all.not_projected[CVC_PROJ_VWHY_UNMODELLED], 1);
 	free(out);
 	cvc_proj_validation_release(&v);
 }

@@ -478,3 +478,104 @@ void tu_fit_largest_third(int64_t *sz, double *tm, size_t n, double *a, double *
 	*b = (sw * sxy - sx * sy) / (sw * sxx - sx * sx);
 	*a = (sy - *b * sx) / sw;
 }
+
+/* The cells of one CSV record of text (validate's output), in place:
+ * f[0..max), returns the count; *p moves past the record. */
+size_t tu_record(char **p, char **f, size_t max)
+{
+	size_t n = 0;
+	char *s = *p, *w;
+
+	if (!*s)
+		return 0;
+	while (n < max) {
+		f[n++] = w = s;
+		if (*s == '"') {
+			for (s++;; s++) {
+				if (!*s)
+					break;
+				if (*s == '"' && s[1] == '"') {
+					*w++ = '"';
+					s++;
+				} else if (*s == '"') {
+					s++;
+					break;
+				} else {
+					*w++ = *s;
+				}
+			}
+		} else {
+			while (*s && *s != ',' && *s != '\n')
+				*w++ = *s++;
+		}
+		if (*s == ',') {
+			*w = 0;
+			s++;
+			continue;
+		}
+		if (*s == '\n')
+			s++;
+		*w = 0;
+		break;
+	}
+	*p = s;
+	return n;
+}
+
+int tu_col(char **h, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(h[i], name))
+			return (int)i;
+	cr_assert_fail("no column %s", name);
+	return -1;
+}
+
+/* The next output row's cells into f, which must be as many as the
+ * header's nh (row is 0-based, for the message). */
+void tu_next_row(char **p, char **f, size_t nh, size_t row)
+{
+	size_t n = tu_record(p, f, 64);
+
+	cr_assert_eq(n, nh, "row %zu", row + 1);
+}
+
+/* The assumed cell of a row (0-based) holds want and, when not is given,
+ * does not hold it. */
+void tu_expect_said(const char *assumed, size_t row, const char *want, const char *not)
+{
+	cr_expect(strstr(assumed, want) != NULL, "row %zu: want '%s' in: %s", row + 1, want,
+		  assumed);
+	if (not)
+		cr_expect(strstr(assumed, not) == NULL, "row %zu: '%s' in: %s", row + 1, not,
+			  assumed);
+}
+
+/*
+ * Validates text's n rows, all of them projected: the assumed cell of row
+ * i holds each of want[i] (up to 3, NULL-ended), or does not where the
+ * phrase starts with '!'; pred (may be NULL) gets each row's projection.
+ */
+void tu_rows_said(const char *text, const char *const (*want)[3], size_t n,
+		      double *pred)
+{
+	cvc_proj_validation v;
+	char *out = tu_validate_text(text, NULL, &v, CVC_OK), *p = out, *h[64], *f[64];
+	size_t nh = tu_record(&p, h, 64);
+	int ca = tu_col(h, nh, "assumed"), cp = tu_col(h, nh, "predicted_tokens_per_s_per_gpu");
+
+	for (size_t i = 0; i < n; i++) {
+		tu_next_row(&p, f, nh, i);
+		for (int k = 0; k < 3 && want[i][k]; k++)
+			if (want[i][k][0] == '!')
+				cr_expect(strstr(f[ca], want[i][k] + 1) == NULL, "row %zu: '%s' in: %s",
+					  i + 1, want[i][k] + 1, f[ca]);
+			else
+				tu_expect_said(f[ca], i, want[i][k], NULL);
+		if (pred)
+			pred[i] = strtod(f[cp], NULL);
+	}
+	cr_expect_eq(v.all.expressible, (int)n);
+	free(out);
+	cvc_proj_validation_release(&v);
+}

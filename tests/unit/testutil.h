@@ -173,4 +173,22 @@ void tu_study_run(const char *name, const char *yaml, int flags,
  */
 int tu_proj_first(const char *yaml, struct cvc_proj_scenario *sc, struct cvc_proj_result *r);
 
+/* ---- validate's output table ------------------------------------------- */
+
+/* The cells of one CSV record of text (validate's output), in place:
+ * f[0..max), returns the count; *p moves past the record. */
+size_t tu_record(char **p, char **f, size_t max);
+/* The index of column name in the header h[0..n) (asserts it is there). */
+int tu_col(char **h, size_t n, const char *name);
+/* The next output row's cells into f, which must be as many as the
+ * header's nh (row is 0-based, for the message). */
+void tu_next_row(char **p, char **f, size_t nh, size_t row);
+/* The assumed cell of a row (0-based) holds want and, when not is given,
+ * does not hold it. */
+void tu_expect_said(const char *assumed, size_t row, const char *want, const char *not);
+/* Validates text's n rows, all of them projected: the assumed cell of row
+ * i holds each of want[i] (up to 3, NULL-ended), or does not where the
+ * phrase starts with '!'; pred (may be NULL) gets each row's projection. */
+void tu_rows_said(const char *text, const char *const (*want)[3], size_t n, double *pred);
+
 #endif
