@@ -419,7 +419,11 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 			     (o->fsdp_mb + o->dp_rs_mb - o->fsdp_exp);
 
 		o->host_x = fmax(0, o->host_s - o->t_mb - sc->contention * fmax(0, hid));
-		o->t_mb += o->host_x;
+		/* the pace the pipeline's bubble and the stage choice see: the
+		 * host's whole launch work, not less of it where contention
+		 * (booked apart) takes the GPU's share (more contention would
+		 * shrink the bubble) */
+		o->t_mb = fmax(o->t_mb, o->host_s);
 	}
 }
 
@@ -486,7 +490,7 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 	int held = tp_overlap_held(sc, p);
 	struct mb_cost one;
 	int n = 1;
-	double fml[3];
+	double fml[3], host_max = 0;
 
 	if (proj_stage_layers(sc, &fml[0], &fml[1], &fml[2]))
 		return -1;
@@ -518,7 +522,15 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 		mb_cost_of(sc, &S, st, ext, extk, gap, host, esm, held, &one);
 		if (i == 0 || one.t_mb > best->t_mb)
 			*best = one;
+		host_max = fmax(host_max, one.host_s);
 	}
+	/* each stage's host launches its own kernels: without a host
+	 * synchronisation it runs ahead through the whole step, so the stage
+	 * whose host has the most to launch, not the one whose GPU is
+	 * slowest, says whether the host sets the step (step_totals());
+	 * with one, each stage's t_mb holds its own host already */
+	if (!proj_host_syncs(sc))
+		best->host_s = host_max;
 	return 0;
 }
 
@@ -567,8 +579,10 @@ static void pipeline_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
 
 		if (v <= 1 && sc->pp_schedule == CVC_PROJ_PP_1F1B && sc->framework == CVC_PROJ_FW_MEGATRON)
 			exposed = total;
-
-		add_comm(r, CVC_PROJ_COMM_PP, total, total - exposed);
+		/* hidden under the stage's compute, so no more of it than that:
+		 * chunks of under a layer (6 layers over pp 2, vpp 4) send longer
+		 * than they compute */
+		add_comm(r, CVC_PROJ_COMM_PP, total, fmin(total - exposed, m * b->stage_c));
 	}
 }
 

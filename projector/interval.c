@@ -94,10 +94,10 @@ static double share_sigma(const double *S, const double *sg, double gapv,
 }
 
 /* A share's 90% interval: never past the whole step. */
-static void share_span(double share, double rel_sigma, double *lo, double *hi)
+static void share_span(double share, double rel_sigma, double cap, double *lo, double *hi)
 {
 	span(share, rel_sigma, lo, hi);
-	*hi = fmin(1, *hi);
+	*hi = fmin(cap, *hi);
 }
 
 void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
@@ -162,10 +162,13 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 	     &r->exposed_s_hi);
 	span(r->hidden_s, r->hidden_s > 0 ? sqrt(var_hid) / r->hidden_s : 0, &r->hidden_s_lo,
 	     &r->hidden_s_hi);
+	/* communication of several kinds at once (TP under one compute, PP
+	 * on its own stream) can add up past the step: only the exposed part
+	 * is bounded by it */
 	share_span(r->comm_share, share_sigma(S, sg, gapv, r, r->comm_type_s, r->comm_s),
-		   &r->comm_share_lo, &r->comm_share_hi);
+		   INFINITY, &r->comm_share_lo, &r->comm_share_hi);
 	share_span(r->exposed_share,
-		   share_sigma(S, sg, gapv, r, r->exposed_type_s, r->exposed_s),
+		   share_sigma(S, sg, gapv, r, r->exposed_type_s, r->exposed_s), 1,
 		   &r->exposed_share_lo, &r->exposed_share_hi);
 	/* throughput-like metrics invert the step's interval */
 	{

@@ -1,0 +1,106 @@
+/*
+ * test_invariants.c - what must hold of any projected step whatever its
+ * numbers: more of a resource, or less of a cost, never makes it slower,
+ * and a part never exceeds what bounds it.  Each case is a scenario a
+ * random sweep of valid layouts (33,000 rows, checked against these
+ * invariants) found breaking one, reduced to its smallest form.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "cvc/cvc_project.h"
+#include "testutil.h"
+
+/* The first scenario of yaml, which must be valid. */
+static cvc_proj_result step_of(const char *yaml)
+{
+	cvc_proj_result r;
+
+	cr_assert_eq(tu_proj_first(yaml, NULL, &r), 1, "%s", yaml);
+	cr_assert(r.valid, "%s: %s", yaml, r.reason);
+	return r;
+}
+
+/*
+ * Claim: the host that sets a step is the stage's whose host has the most
+ * to launch, not the stage whose GPU is slowest.  Qwen3-8B's 36 layers in
+ * NVFP4 over 8 stages hold 5 layers a stage and 1 on the last, beside the
+ * logits: the last stage's GPU is slowest, the others' hosts launch five
+ * layers' kernels.  Priced on the last stage's host, doubling the GPU's
+ * FLOP/s (which moves the slowest GPU to a five-layer stage) made the step
+ * 4.1x slower (0.350 -> 1.437 s).  Now the two are one step, the host's.
+ */
+Test(invariants, more_flops_never_slower_with_uneven_stages)
+{
+	static const char *const yaml[] = {
+		"model: {arch: qwen3-8b, seq: 1024}\n"
+		"training: {global_batch: 64, micro_batch: 1, dtype: nvfp4}\n"
+		"parallelism: {tp: 1, pp: 8}\nhardware: {gpu: B200, gpus: 8, scale_compute: 1}\n",
+		"model: {arch: qwen3-8b, seq: 1024}\n"
+		"training: {global_batch: 64, micro_batch: 1, dtype: nvfp4}\n"
+		"parallelism: {tp: 1, pp: 8}\nhardware: {gpu: B200, gpus: 8, scale_compute: 2}\n",
+	};
+	cvc_proj_result a = step_of(yaml[0]), b = step_of(yaml[1]);
+
+	cr_expect_leq(b.step_s, a.step_s * (1 + 1e-9), "2x FLOP/s: %g s against %g s", b.step_s,
+		      a.step_s);
+	cr_expect_gt(a.host_s, 0, "the five-layer stages' host sets the step");
+}
+
+/*
+ * Claim: contention (hidden communication slowing the compute it hides
+ * under) never shortens a step.  A dropless MoE micro-batch waits on its
+ * host; the host's excess over the GPU shrank as contention grew, and
+ * with it the pipeline's bubble: Mixtral on 4 B200 at PP 2, contention 0
+ * to 1, 0.344 -> 0.288 s.
+ */
+Test(invariants, contention_never_shortens_a_step)
+{
+	double last = 0;
+
+	for (int i = 0; i < 4; i++) {
+		static const double c[] = {0, 0.1, 0.5, 1};
+		char yaml[512];
+		cvc_proj_result r;
+
+		snprintf(yaml, sizeof yaml,
+			 "model: {arch: mixtral-8x7b, seq: 2048}\n"
+			 "training: {global_batch: 2, zero: 3}\n"
+			 "parallelism: {pp: 2, ep: 2}\nhardware: {gpu: B200, gpus: 4}\n"
+			 "comm: {contention: %g}\n", c[i]);
+		r = step_of(yaml);
+		cr_expect_geq(r.step_s, last * (1 - 1e-9), "contention %g: %g s after %g s", c[i],
+			      r.step_s, last);
+		last = r.step_s;
+	}
+}
+
+/*
+ * Claim: pipeline transfers hide under the stage's compute, no more of
+ * them than it lasts; and a share's 90% interval holds the share.  Six
+ * layers over PP 2 x VPP 4 chunks send more than they compute: 0.82 s of
+ * transfers were booked hidden under 0.47 s of compute (comm_share 1.59,
+ * its interval 1.04-1.00).
+ */
+Test(invariants, hidden_transfers_bounded_by_compute)
+{
+	cvc_proj_result r = step_of(
+		"model: {name: h, layers: 6, hidden: 4096, heads: 16, kv_heads: 2, ffn: 4096,\n"
+		"        ffn_type: relu2, vocab: 32000, tie_embeddings: false, head_dim: 128,\n"
+		"        layer_pattern: \"*--*M*\", seq: 8192}\n"
+		"training: {global_batch: 256, micro_batch: 2, dtype: mxfp4, recompute: selective}\n"
+		"parallelism: {tp: 2, pp: 2, vpp: 4}\nhardware: {gpu: B200, gpus: 16}\n"
+		"comm: {dp_overlap: false}\n");
+
+	cr_expect_leq(r.hidden_type_s[CVC_PROJ_COMM_PP], r.compute_s, "%g s hidden under %g s",
+		      r.hidden_type_s[CVC_PROJ_COMM_PP], r.compute_s);
+	cr_expect(r.comm_share_lo <= r.comm_share && r.comm_share <= r.comm_share_hi,
+		  "comm_share %g in [%g, %g]", r.comm_share, r.comm_share_lo, r.comm_share_hi);
+	cr_expect(r.exposed_share_lo <= r.exposed_share && r.exposed_share <= r.exposed_share_hi &&
+		  r.exposed_share_hi <= 1, "exposed_share %g in [%g, %g]", r.exposed_share,
+		  r.exposed_share_lo, r.exposed_share_hi);
+	cr_expect_geq(r.step_s, r.comm_type_s[CVC_PROJ_COMM_PP] - r.hidden_type_s[CVC_PROJ_COMM_PP]);
+}
