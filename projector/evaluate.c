@@ -457,6 +457,8 @@ static const struct proj_pricer *usable_pricer(cvc_proj_ctx *ctx, const cvc_proj
 		invalid(r, sc->dtype == CVC_PROJ_NVFP4 || sc->dtype == CVC_PROJ_MXFP4
 				   ? "gpu has no tensor path for the dtype (no FP4 tensor cores for "
 				     "nvfp4 or mxfp4)"
+				   : sc->dtype == CVC_PROJ_FP8
+				   ? "gpu has no tensor path for the dtype (no FP8 tensor cores)"
 				   : "gpu has no tensor path for the dtype");
 		return NULL;
 	}

@@ -176,14 +176,15 @@ static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 	p->ms_scaled = a;
 	p->ms_base = b;
 	for (int d = 0; d < CVC_PROJ_NDTYPE; d++) {
-		/* a GPU without the dtype's tensor path falls back to the
-		 * nearest one it has (V100 has no bf16: fp16; A100 no fp8); a
-		 * 4-bit format has none: a GPU without FP4 tensor cores
-		 * cannot run it (-1 ends a list) */
+		/* a 16-bit or fp32 GPU path falls back to the nearest one a GPU
+		 * has (V100 has no bf16: fp16); an 8- or 4-bit format has none:
+		 * a GPU without FP8 (A100, V100) or FP4 tensor cores cannot run
+		 * it, as Transformer Engine refuses fp8 below Hopper and Ada
+		 * (-1 ends a list) */
 		static const int fallback[CVC_PROJ_NDTYPE][3] = {
 			{CVC_HW_BF16, CVC_HW_FP16, CVC_HW_TF32},
 			{CVC_HW_FP16, CVC_HW_BF16, CVC_HW_TF32},
-			{CVC_HW_FP8, CVC_HW_BF16, CVC_HW_FP16},
+			{CVC_HW_FP8, -1, -1},
 			{CVC_HW_TF32, CVC_HW_FP32, CVC_HW_FP32},
 			{CVC_HW_FP4, -1, -1},
 			{CVC_HW_FP4, -1, -1},

@@ -104,3 +104,28 @@ Test(invariants, hidden_transfers_bounded_by_compute)
 		  r.exposed_share_lo, r.exposed_share_hi);
 	cr_expect_geq(r.step_s, r.comm_type_s[CVC_PROJ_COMM_PP] - r.hidden_type_s[CVC_PROJ_COMM_PP]);
 }
+
+/*
+ * Claim: a GPU without the format's tensor cores cannot run it, fp8 as
+ * fp4: fp8 on an A100 or a V100 is an impossible layout with its reason,
+ * never priced silently as bf16 with fp8's casts on top (it was: valid,
+ * 8.14 s against bf16's 7.96 s).
+ */
+Test(invariants, fp8_needs_fp8_tensor_cores)
+{
+	static const char *const gpu[] = {"A100-SXM-80GB", "V100-SXM2-32GB"};
+
+	for (int i = 0; i < 2; i++) {
+		char yaml[400];
+		cvc_proj_result r;
+
+		snprintf(yaml, sizeof yaml,
+			 "model: {arch: llama3.1-8b, seq: 4096}\n"
+			 "training: {global_batch: 64, micro_batch: 1, dtype: fp8}\n"
+			 "parallelism: {tp: 1}\nhardware: {gpu: %s, gpus: 8}\n", gpu[i]);
+		cr_assert_eq(tu_proj_first(yaml, NULL, &r), 1);
+		cr_expect(!r.valid, "%s: fp8 priced", gpu[i]);
+		cr_expect(r.reason && strstr(r.reason, "no FP8 tensor cores"), "%s: %s", gpu[i],
+			  r.reason);
+	}
+}
