@@ -148,7 +148,9 @@ static const struct coldoc docs[] = {
 	{"host_s", "s", "the GPU waiting for a host that launches slower than it runs (in "
 			"compute_s)"},
 	{"comm_share", "fraction of the step", "comm_s / step_s: communication, hidden or not, "
-						"as a part of the step"},
+						"as a part of the step (above 1 where kinds run at once "
+						"on their own links, pipeline transfers beside "
+						"tensor-parallel collectives)"},
 	{"exposed_share", "fraction of the step", "exposed_s / step_s"},
 	{"comm_to_compute", "ratio", "comm_s / compute_s: above 1 no overlap hides it all"},
 	{"mem_gb", "GB", "peak memory per GPU (GB = 1e9 bytes)"},

@@ -48,6 +48,9 @@ struct proj_layer_cost {
 					* pass) and its reduce-scatters */
 	double first_fwd_s, first_bwd_s; /* embedding (first stage) */
 	double last_fwd_s, last_bwd_s;   /* logits + loss (last stage) */
+	/* their tensor-parallel collectives, forward and backward (exposed:
+	 * no GEMM of theirs is split to hide them) */
+	double first_tp_s, last_tp_s;
 	/* the collectives pricing this layer counted in ctx->used (entry,
 	 * times), added again on every cache hit: the provenance's "priced"
 	 * counts are then what pricing without the cache would count */

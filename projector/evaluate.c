@@ -324,7 +324,7 @@ static int tp_overlap_held(const cvc_proj_scenario *sc, const struct proj_pricer
  * (proj_host_us()). */
 static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S,
 		       const struct proj_step_cost *st, double extra, double extra_kernels,
-		       double gap_us, double host_us, double sm_share, int tp_held,
+		       double extra_tp, double gap_us, double host_us, double sm_share, int tp_held,
 		       struct mb_cost *o)
 {
 	double ps = ep_paired_share(sc);
@@ -375,7 +375,7 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 		o->host_s = 1e-6 * host_us * launches;
 	}
 	o->margin_s = SUM_OF(S, tp_margin_s);
-	o->tp_mb = SUM2_OF(S, tp_fwd_s, tp_bwd_s);
+	o->tp_mb = SUM2_OF(S, tp_fwd_s, tp_bwd_s) + extra_tp;
 	/* held back (tp_overlap_held()): the GEMMs still run split for the
 	 * overlap, their collectives after them */
 	o->tp_hid = tp_held ? 0 : fmin(o->tp_mb, SUM_OF(S, tp_hid_s));
@@ -507,21 +507,24 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 	}
 	memset(best, 0, sizeof *best);
 	for (int i = 0; i < n; i++) {
-		double at = proj_stage_pick(sc, i, &n), ext = 0, extk = 0;
+		double at = proj_stage_pick(sc, i, &n), ext = 0, extk = 0, extt = 0;
 		struct stage_layers S = *K;
 
 		proj_stage_kinds(sc, fml, at, S.n);
 		if (!(pp > 1)) { /* one stage: embedding, logits and loss */
 			ext = lc->first_fwd_s + lc->first_bwd_s + lc->last_fwd_s + lc->last_bwd_s;
 			extk = lc->first_kernels + lc->last_kernels;
+			extt = lc->first_tp_s + lc->last_tp_s;
 		} else if (at == 0) {
 			ext = first_e;
 			extk = lc->first_kernels;
+			extt = lc->first_tp_s;
 		} else if (at == pp - 1) {
 			ext = last_e;
 			extk = lc->last_kernels;
+			extt = lc->last_tp_s;
 		}
-		mb_cost_of(sc, &S, st, ext, extk, gap, host, esm, held, &one);
+		mb_cost_of(sc, &S, st, ext, extk, extt, gap, host, esm, held, &one);
 		if (i == 0 || one.t_mb > best->t_mb)
 			*best = one;
 		host_max = fmax(host_max, one.host_s);

@@ -589,6 +589,9 @@ double proj_eager_act(struct proj_sink *k, const struct proj_shape *x, double el
 double proj_eager_rope(struct proj_sink *k, const struct proj_shape *x, double elts, double runs);
 double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, double group,
 		    double per_node, double count);
+/* proj_op_coll() of one stage's own operators (st: enum cvc_proj_stage). */
+double proj_op_coll_at(struct proj_sink *k, int kind, int comm, double bytes, double group,
+		       double per_node, double count, int st);
 /* An expert-parallel exchange by DeepEP or HybridEP (cvc_model_ep_call):
  * nvl_bytes to the distinct ranks reached, net_bytes leaving the domain. */
 double proj_op_ep(struct proj_sink *k, int backend, int phase, double nvl_bytes,

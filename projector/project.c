@@ -325,8 +325,8 @@ double proj_op_mem(struct proj_sink *k, int cls, double bytes, double count, int
 /* bytes = the nccl-tests size (AR: buffer; AG: gathered output; RS: input;
  * A2A: per-rank total; P2P: message); per_node = group members per node.
  * A group of one moves nothing (no op); p2p always has two ends. */
-double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, double group,
-		    double per_node, double count)
+double proj_op_coll_at(struct proj_sink *k, int kind, int comm, double bytes, double group,
+		      double per_node, double count, int st)
 {
 	cvc_proj_op o;
 	int g = group > 2e9 ? 2000000000 : (int)group;
@@ -339,13 +339,19 @@ double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, doubl
 		g = 2;
 	/* which link carries it: intra-node when the group fits in a node */
 	scale = g <= pn ? k->scale_intra : k->scale_inter;
-	op_init(&o, CVC_PROJ_OP_COLL, count, CVC_PROJ_STAGE_ALL);
+	op_init(&o, CVC_PROJ_OP_COLL, count, st);
 	o.sub = kind;
 	o.comm = comm;
 	o.bytes = i64(bytes / scale);
 	o.group = g;
 	o.per_node = pn;
 	return put(k, &o);
+}
+
+double proj_op_coll(struct proj_sink *k, int kind, int comm, double bytes, double group,
+		    double per_node, double count)
+{
+	return proj_op_coll_at(k, kind, comm, bytes, group, per_node, count, CVC_PROJ_STAGE_ALL);
 }
 
 double proj_op_ep(struct proj_sink *k, int backend, int phase, double nvl_bytes,
@@ -794,70 +800,6 @@ static void cp_comm_ops(struct proj_sink *k, const struct proj_shape *x,
 	lc->cp_bwd_s = 2 * one + (full ? one : 0);
 }
 
-/* First stage: embedding lookup and its scatter-add gradient. */
-static void first_stage_ops(struct proj_sink *k, const struct proj_shape *x, double M,
-			    struct proj_layer_cost *lc)
-{
-	k->kernels = 0;
-	lc->first_fwd_s = proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Td * x->h, M,
-				      CVC_PROJ_STAGE_FIRST);
-	lc->first_bwd_s = proj_op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->Td * x->h, M,
-				      CVC_PROJ_STAGE_FIRST);
-	lc->first_kernels = k->kernels;
-}
-
-/*
- * Last stage: final norm, logits GEMM (bf16 under fp8 and fp4 too:
- * Transformer Engine's recipes cover the transformer layers), softmax
- * cross-entropy.
- * Megatron-Core's fused vocab-parallel cross-entropy reads the logits and
- * keeps fp32 exponentials for backward (6 B per logit each way); eager
- * PyTorch under autocast casts them to fp32, runs log_softmax and
- * nll_loss, and backward nll_loss_backward, log_softmax_backward and the
- * cast back: 14 and 22 B per logit.
- */
-static void last_stage_ops(struct proj_sink *k, const struct proj_shape *x, double M,
-			   struct proj_layer_cost *lc)
-{
-	double Th = x->Td * x->h / (x->sp ? x->t : 1);
-	double f, b, d, w, tv = x->Td * x->V / x->tv, f1, f2, b1, b2;
-	int st = CVC_PROJ_STAGE_LAST, ldt = x->lowp ? CVC_PROJ_BF16 : x->dtype;
-	int eager = x->framework != CVC_PROJ_FW_MEGATRON;
-	double R = M * (1 + x->mtp); /* runs: again per prediction module */
-
-	k->kernels = 0;
-	f = proj_gemm3(k, ldt, x->Td, x->V / x->tv, x->h, R, R, st, 1, 1, 1, &d, &w);
-	b = d + w;
-	f1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, R, st);
-	f2 = proj_op_mem(k, CVC_MODEL_MEM_NORM, (eager ? 14 : x->BA + 4) * tv, R, st);
-	f += f1 + f2;
-	b1 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, R, st);
-	b2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (eager ? 22 : 4 + x->BA) * tv, R, st);
-	b += b1 + b2;
-	if (x->mtp > 0) {
-		/*
-		 * Multi-token prediction (Megatron-Core's MultiTokenPredictionLayer;
-		 * DeepSeek-V3 report sec. 2.2): per module the next tokens' embedding
-		 * (the shared table), its norm and the hidden state's, their
-		 * concatenation projected 2h -> h (column parallel), one more layer
-		 * (counted with the stage's layers) and the final norm, logits and
-		 * loss again, as above.
-		 */
-		double m = M * x->mtp, pf, pd, pw;
-
-		pf = proj_gemm3(k, x->dtype, x->Td, x->h / x->tv, 2 * x->h, m, m, st, 1, 1, 1, &pd, &pw);
-		pf += proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Td * x->h, m, st) +
-		      2 * proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, m, st);
-		pd += pw + proj_op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->Td * x->h, m, st) +
-		      2 * proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, m, st);
-		f += x->mtp * (pf + f);
-		b += x->mtp * (pd + b);
-	}
-	lc->last_fwd_s = f;
-	lc->last_bwd_s = b;
-	lc->last_kernels = k->kernels;
-}
-
 /*
  * The operators of one layer for shape x, priced into lc.  M micro-batches
  * run through L layers of the busiest stage per step; they only set the
@@ -923,13 +865,6 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 		proj_ep_comm_ops(k, x, &n, lc);
 	if (x->c > 1 && (x->mixer == PROJ_MIX_ATTN || x->mixer == PROJ_MIX_LOCAL))
 		cp_comm_ops(k, x, &n, lc);
-}
-
-void proj_ends_ops(struct proj_sink *k, const struct proj_shape *x, double M,
-		   struct proj_layer_cost *lc)
-{
-	first_stage_ops(k, x, M, lc);
-	last_stage_ops(k, x, M, lc);
 }
 
 size_t cvc_proj_scenario_ops(const cvc_proj_scenario *sc, cvc_proj_op_fn fn, void *user)

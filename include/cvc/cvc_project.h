@@ -433,7 +433,9 @@ typedef int (*cvc_proj_op_fn)(void *user, const cvc_proj_op *op);
  * Enumerates the operators of one optimizer step of sc (as a study's run
  * callback hands it: layout, dp and defaults derived), by the same
  * decomposition cvc_proj_evaluate() prices: compute of every layer and of
- * the first/last stage, and every collective except the inter-cluster
+ * the first/last stage, and every collective (the first/last stage's own,
+ * their vocabulary-parallel embedding's and output layer's, tagged with
+ * their stage) except the inter-cluster
  * exchange of multi-cluster runs (a bandwidth formula, not a model query).
  * Needs no ctx and no catalog.  Returns the number of calls made (0 when
  * the layout has no micro-batches or layers).

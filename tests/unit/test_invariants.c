@@ -129,3 +129,21 @@ Test(invariants, fp8_needs_fp8_tensor_cores)
 			  r.reason);
 	}
 }
+
+/*
+ * Claim: a stage with tensor parallelism pays tensor-parallel traffic,
+ * the ends' too.  Gemma 3 4B's 34 layers and its 262k-entry vocabulary over
+ * 8 stages leave the last stage the logits alone, and it sets the pace at
+ * 16k tokens: with TP 4 and sequence parallelism its output layer gathers
+ * the hidden states from their sequence shards and its loss all-reduces
+ * over the vocabulary's ranks, where cvc priced no TP traffic at all.
+ */
+Test(invariants, the_logits_stage_pays_its_tp_collectives)
+{
+	cvc_proj_result r = step_of(
+		"model: {arch: gemma3-4b, seq: 16384}\n"
+		"training: {global_batch: 128, micro_batch: 4, dtype: fp8, recompute: none}\n"
+		"parallelism: {tp: 4, pp: 8, sp: true}\nhardware: {gpu: GB300, gpus: 128}\n");
+
+	cr_expect_gt(r.comm_type_s[CVC_PROJ_COMM_TP], 0, "tp 4, and no TP traffic");
+}

@@ -45,7 +45,9 @@ static int vol_cb(void *user, const cvc_proj_op *o)
 	double g = o->group, f;
 
 	v->ops++;
-	if (o->kind != CVC_PROJ_OP_COLL || o->group >= 2048)
+	/* comm_model.py counts the layers' linear layers: not the first and
+	 * last stages' vocabulary-parallel embedding and output layer */
+	if (o->kind != CVC_PROJ_OP_COLL || o->group >= 2048 || o->stage != CVC_PROJ_STAGE_ALL)
 		return 0;
 	f = o->sub == CVC_MODEL_ALLREDUCE ? 2 * (g - 1) / g : (g - 1) / g;
 	v->by[o->comm][o->group] += f * (double)o->bytes * o->count;
