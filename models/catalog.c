@@ -700,9 +700,25 @@ int cvc_hw_closest(const cvc_hw_catalog *cat, const cvc_hw_spec *target,
 {
 	int best = -1;
 	double best_d = INFINITY;
+	const char *own;
 
 	if (!target)
 		return -1;
+	own = target->base[0] ? target->base : target->name;
+	for (size_t i = 0; i < n; i++) {
+		const cvc_hw_spec *s = cvc_hw_catalog_lookup(cat, candidates[i]);
+
+		if (s && own[0] && !strcmp(own, s->base[0] ? s->base : s->name))
+			return (int)i;
+	}
+	/* a catalog GPU's own figures, not those a what-if scaled (a spec
+	 * with twice the FLOP/s is that GPU, not the next one over) */
+	if (target->name[0]) {
+		const cvc_hw_spec *t0 = cvc_hw_catalog_lookup(cat, target->name);
+
+		if (t0)
+			target = t0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const cvc_hw_spec *s = cvc_hw_catalog_lookup(cat, candidates[i]);
 		double pa, pb, d;

@@ -142,9 +142,13 @@ CVC_API const cvc_hw_spec *cvc_hw_catalog_at(const cvc_hw_catalog *cat, size_t i
 
 /*
  * The gpu entry most like target (a GPU whose fitted model can be carried
- * over), among the names in candidates[0..n): distance on log peak bf16,
- * log HBM bandwidth and log SM count, same vendor preferred.  Returns the
- * index in candidates, or -1 when none resolves.
+ * over), among the names in candidates[0..n): target's own GPU when it is
+ * one of them (by name, or a system row's base GPU: a spec scaled for a
+ * what-if keeps its silicon's measurements, rather than jump to another
+ * GPU's where its scaled figures cross over), else by distance on log peak
+ * bf16, log HBM bandwidth and log SM count (a catalog GPU's own, unscaled),
+ * same vendor preferred.  Returns
+ * the index in candidates, or -1 when none resolves.
  */
 CVC_API int cvc_hw_closest(const cvc_hw_catalog *cat, const cvc_hw_spec *target,
 			   const char *const *candidates, size_t n);
