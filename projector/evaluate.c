@@ -613,6 +613,13 @@ static void gradient_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
 	double dc = sc->dp * sc->cp;
 	double H = sc->local_sgd_h >= 1 ? sc->local_sgd_h : 1;
 	double C = sc->clusters >= 1 ? sc->clusters : 1;
+	/* the last micro-batch's backward and the next forward as they last:
+	 * their compute, and their share of the GPU's waits on the host
+	 * (host_x), under which the buckets' collectives run as well (a
+	 * faster GPU waiting longer hid less and ran slower) */
+	double fb = b->fwd_c + b->bwd_c;
+	double win_b = b->bwd_c + (fb > 0 ? b->host_x * b->bwd_c / fb : 0);
+	double win_f = b->fwd_c + (fb > 0 ? b->host_x * b->fwd_c / fb : 0);
 
 	/* data parallel gradient sync (ZeRO 0-2), every H steps with local
 	 * SGD in one cluster */
@@ -626,7 +633,7 @@ static void gradient_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
 			/* buckets reduce while the last micro-batch's backward still
 			 * runs (the last bucket is ready only at the end); the
 			 * parameter gather runs under the next forward */
-			hid = fmin(fmax(0, tot - last), b->bwd_c) + fmin(ag, b->fwd_c);
+			hid = fmin(fmax(0, tot - last), win_b) + fmin(ag, win_f);
 		}
 		add_comm(r, CVC_PROJ_COMM_DP, per, hid);
 	}
@@ -634,7 +641,7 @@ static void gradient_comm(cvc_proj_result *r, const cvc_proj_scenario *sc,
 	 * while the last micro-batch's backward runs */
 	if (st->hsdp_tot > 0) {
 		double hid = sc->dp_overlap ? fmin(fmax(0, st->hsdp_tot - st->hsdp_last),
-						   b->bwd_c) : 0;
+						   win_b) : 0;
 
 		add_comm(r, CVC_PROJ_COMM_DP, st->hsdp_tot, hid);
 	}
