@@ -191,15 +191,27 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		 p_e * state_bytes(sc, wb, gb, ob, proj_expert_group(sc, sh));
 	if (sc->pp_schedule == CVC_PROJ_PP_DUALPIPE)
 		params *= 2; /* a chunk of each direction's copy (Table 2: 2x) */
-	if (torch && sc->zero >= 3)
+	if (sc->framework == CVC_PROJ_FW_TORCHTITAN && sc->zero >= 3 && pp > 1)
+		/* torchtitan keeps a pipeline stage's blocks gathered from their
+		 * forward to their backward, across its micro-batches
+		 * (apply_fsdp: reshard_after_forward = not pp_enabled,
+		 * torchtitan/models/llama3/infra/parallelize.py @018740b7) */
+		params += P->p_stage * 2;
+	else if (torch && sc->zero >= 3)
 		params += 2 * p_unit * 2; /* bf16 copies of the gathered units in flight */
 	else if (sc->zero >= 3)
 		params += 2 * p_unit * wb;
 	if (x->lowp) { /* the quantized weights, both layouts */
 		struct proj_lowp c;
+		double q = P->p_stage - P->p_vocab;
 
 		proj_lowp_cast(x, &c);
-		params += c.wcache * (P->p_stage - P->p_vocab) * proj_lowp_share(sc);
+		/* sharded with ZeRO-3 / FSDP: torchao's Float8 under FSDP2 casts
+		 * each gathered unit as it is used (the two in flight); Megatron
+		 * keeps its shard's and gathers the units' */
+		if (sc->zero >= 3)
+			q = (torch ? 0 : q / sh) + 2 * p_unit;
+		params += c.wcache * q * proj_lowp_share(sc);
 	}
 	if (sc->local_sgd_h > 1) {
 		/* local SGD / DiLoCo's outer optimizer: the global parameters of

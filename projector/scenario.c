@@ -38,10 +38,7 @@
 				 * at 213 MB), so this is about 256 MiB; the 16
 				 * MiB a file may have could hold 8 M */
 
-static cvc_status fail_at(cvc_proj_study *st, const yaml_node_t *n, const char *fmt, ...)
-	CVC_PRINTF(3, 4);
-
-static cvc_status fail_at(cvc_proj_study *st, const yaml_node_t *n, const char *fmt, ...)
+cvc_status proj_scn_fail(cvc_proj_study *st, const yaml_node_t *n, const char *fmt, ...)
 {
 	char msg[300];
 	va_list ap;
@@ -58,7 +55,7 @@ static cvc_status fail_at(cvc_proj_study *st, const yaml_node_t *n, const char *
 	return CVC_ERR_FORMAT;
 }
 
-static cvc_status nomem(cvc_proj_study *st)
+cvc_status proj_scn_nomem(cvc_proj_study *st)
 {
 	snprintf(st->errmsg, sizeof st->errmsg, "'%s': out of memory", st->file);
 	return CVC_ERR_NOMEM;
@@ -86,7 +83,7 @@ static cvc_status fail_mark(cvc_proj_study *st, yaml_mark_t mk, cvc_status rc, c
  * What the file asks of the loader, before libyaml builds its document
  * (issue 36 items 9 and 16): at most MAX_NODES nodes (a 16 MiB list peaked
  * at 1.41 GB before the alternatives cap could fire), one document (a
- * second was dropped silently), no NUL byte in a scalar (it cut a name
+ * second was dropped silently), no NUL byte in a proj_scn_scalar (it cut a name
  * short).  Parse errors are left to the loader, which reports them.
  */
 static cvc_status check_events(cvc_proj_study *st, const char *text, size_t len)
@@ -98,7 +95,7 @@ static cvc_status check_events(cvc_proj_study *st, const char *text, size_t len)
 	int done = 0;
 
 	if (!yaml_parser_initialize(&p))
-		return nomem(st);
+		return proj_scn_nomem(st);
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	while (!done && !rc) {
 		if (!yaml_parser_parse(&p, &ev)) {
@@ -136,7 +133,7 @@ static cvc_status check_events(cvc_proj_study *st, const char *text, size_t len)
 }
 
 /* Interns s in the study's pool; the pointer lives as long as the study. */
-static const char *intern(cvc_proj_study *st, const char *s)
+const char *proj_scn_intern(cvc_proj_study *st, const char *s)
 {
 	struct pool_str *p;
 	size_t n = strlen(s);
@@ -153,19 +150,19 @@ static const char *intern(cvc_proj_study *st, const char *s)
 	return p->s;
 }
 
-static const char *scalar(const yaml_node_t *n)
+const char *proj_scn_scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
 /* A mapping pair's key (*k) and value (*v); returns the key's text, NULL
  * when the key is not a scalar. */
-static const char *pair_nodes(yaml_document_t *doc, const yaml_node_pair_t *pr, yaml_node_t **k,
-			      yaml_node_t **v)
+const char *proj_scn_pair(yaml_document_t *doc, const yaml_node_pair_t *pr, yaml_node_t **k,
+			  yaml_node_t **v)
 {
 	*k = yaml_document_get_node(doc, pr->key);
 	*v = yaml_document_get_node(doc, pr->value);
-	return scalar(*k);
+	return proj_scn_scalar(*k);
 }
 
 /*
@@ -186,10 +183,10 @@ static cvc_status no_duplicates(cvc_proj_study *st, yaml_document_t *doc, const 
 		cap *= 2;
 	set = calloc(cap, sizeof *set); /* pair index + 1; 0 = empty */
 	if (!set)
-		return nomem(st);
+		return proj_scn_nomem(st);
 	for (size_t i = 0; i < n && !rc; i++) {
 		const yaml_node_t *kn = yaml_document_get_node(doc, p0[i].key);
-		const char *k = scalar(kn);
+		const char *k = proj_scn_scalar(kn);
 		size_t len, j;
 
 		if (!k)
@@ -199,7 +196,7 @@ static cvc_status no_duplicates(cvc_proj_study *st, yaml_document_t *doc, const 
 			const yaml_node_t *on = yaml_document_get_node(doc, p0[set[j] - 1].key);
 
 			if (on->data.scalar.length == len && memcmp(on->data.scalar.value, k, len) == 0) {
-				rc = fail_at(st, kn, "key '%.200s' given twice in one mapping", k);
+				rc = proj_scn_fail(st, kn, "key '%.200s' given twice in one mapping", k);
 				break;
 			}
 		}
@@ -228,10 +225,10 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 			       struct assign *a)
 {
 	const struct proj_field *fd = &proj_fields[f];
-	const char *s = scalar(n);
+	const char *s = proj_scn_scalar(n);
 
 	if (!s)
-		return fail_at(st, n, "expected a value for '%s'", fd->key);
+		return proj_scn_fail(st, n, "expected a value for '%s'", fd->key);
 	a->field = f;
 	a->num = 0;
 	a->str = NULL;
@@ -239,7 +236,7 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 		int v;
 
 		if (proj_parse_flag(s, &v))
-			return fail_at(st, n, "expected true or false for '%s'",
+			return proj_scn_fail(st, n, "expected true or false for '%s'",
 				       fsdp == 3 ? "fsdp" : fsdp == 1 ? "distributed_optimizer"
 							    : fd->key);
 		/* the flag is a ZeRO stage: fsdp 3, distributed_optimizer 1 */
@@ -253,21 +250,21 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 			return CVC_OK;
 		}
 		if (proj_parse_number(s, &a->num) && !strcmp(fd->key, "moe_layer_freq"))
-			return fail_at(st, n, "expected a number for 'moe_layer_freq' (for a "
+			return proj_scn_fail(st, n, "expected a number for 'moe_layer_freq' (for a "
 				       "Megatron-style list such as ([0]*3+[1]*58) write "
 				       "moe_first_dense: 3 and moe_layer_freq: 1)");
 		if (proj_parse_number(s, &a->num) || a->num < 0)
-			return fail_at(st, n, "expected a non-negative number for '%s'%s", fd->key,
+			return proj_scn_fail(st, n, "expected a non-negative number for '%s'%s", fd->key,
 				       fd->allow_auto ? " or auto" : "");
 		if (a->num < 1 && positive_only(fd->key))
-			return fail_at(st, n, "expected a number of at least 1 for '%s' (leave it "
+			return proj_scn_fail(st, n, "expected a number of at least 1 for '%s' (leave it "
 				       "out for the default)", fd->key);
 		return CVC_OK;
 	case PF_ENUM: {
 		int idx = proj_enum_index(fd->names, s);
 
 		if (idx < 0)
-			return fail_at(st, n, "expected one of %s for '%s'", fd->names, fd->key);
+			return proj_scn_fail(st, n, "expected one of %s for '%s'", fd->names, fd->key);
 		a->num = idx;
 		return CVC_OK;
 	}
@@ -275,52 +272,52 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 		/* a layer pattern has a character per layer */
 		if (strlen(s) > (strcmp(fd->key, "layer_pattern") && strcmp(fd->key, "pp_layout")
 				 ? 200u : 4096u))
-			return fail_at(st, n, "value of '%s' is too long", fd->key);
+			return proj_scn_fail(st, n, "value of '%s' is too long", fd->key);
 		if (!strcmp(fd->key, "pp_layout") && s[strspn(s, "ELtm|(),*0123456789")])
-			return fail_at(st, n, "pp_layout: expected E, t, m, L, '|', '(', ')', ',', '*' "
+			return proj_scn_fail(st, n, "pp_layout: expected E, t, m, L, '|', '(', ')', ',', '*' "
 				       "and counts (Megatron-Core's --pipeline-model-parallel-layout), "
 				       "not '%c'", s[strspn(s, "ELtm|(),*0123456789")]);
 		if (!strcmp(fd->key, "layer_pattern") && s[strspn(s, "M*-E")])
-			return fail_at(st, n, "layer_pattern: expected M, *, - or E for each layer "
+			return proj_scn_fail(st, n, "layer_pattern: expected M, *, - or E for each layer "
 				       "(Mamba, attention, MLP, MoE), not '%c'", s[strspn(s, "M*-E")]);
 		if (!strcmp(fd->key, "recompute_modules")) {
 			int mask;
 			char bad[80];
 
 			if (proj_recompute_modules(s, &mask, bad, sizeof bad))
-				return fail_at(st, n, "recompute_modules: '%s' is not one of core_attn, "
+				return proj_scn_fail(st, n, "recompute_modules: '%s' is not one of core_attn, "
 					       "moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts "
 					       "(several: one string, 'mla_up_proj layernorm')", bad);
 		}
-		a->str = intern(st, s);
-		return a->str ? CVC_OK : nomem(st);
+		a->str = proj_scn_intern(st, s);
+		return a->str ? CVC_OK : proj_scn_nomem(st);
 	case PF_FLAG:
 		break;
 	}
 	return CVC_ERR_INTERNAL;
 }
 
-static cvc_status alt_push(cvc_proj_study *st, struct axis *ax, const struct assign *as, int n)
+cvc_status proj_scn_alt_push(cvc_proj_study *st, struct axis *ax, const struct assign *as, int n)
 {
 	struct alt *al;
 
 	if (st->nalts >= MAX_ALTS)
-		return fail_at(st, NULL, "too many alternatives: more than %u over all axes (narrow "
+		return proj_scn_fail(st, NULL, "too many alternatives: more than %u over all axes (narrow "
 			       "the ranges or split the study)", MAX_ALTS);
 	st->nalts++;
 	if (cvc_grow(&ax->alts, &ax->cap, ax->nalt + 1, sizeof *ax->alts, 8) != CVC_OK)
-		return nomem(st);
+		return proj_scn_nomem(st);
 	al = &ax->alts[ax->nalt];
 	al->a = malloc((size_t)(n ? n : 1) * sizeof *as);
 	if (!al->a)
-		return nomem(st);
+		return proj_scn_nomem(st);
 	memcpy(al->a, as, (size_t)n * sizeof *as);
 	al->n = n;
 	ax->nalt++;
 	return CVC_OK;
 }
 
-static void axis_release(struct axis *ax)
+void proj_scn_axis_release(struct axis *ax)
 {
 	for (size_t i = 0; i < ax->nalt; i++)
 		free(ax->alts[i].a);
@@ -338,19 +335,19 @@ static cvc_status field_values(cvc_proj_study *st, yaml_document_t *doc, yaml_no
 	if (v->type == YAML_SCALAR_NODE) {
 		if ((rc = scalar_value(st, v, f, fsdp, &a)))
 			return rc;
-		return alt_push(st, ax, &a, 1);
+		return proj_scn_alt_push(st, ax, &a, 1);
 	}
 	if (v->type == YAML_SEQUENCE_NODE) {
 		yaml_node_item_t *it;
 
 		if (v->data.sequence.items.start == v->data.sequence.items.top)
-			return fail_at(st, v, "expected at least one value in the list");
+			return proj_scn_fail(st, v, "expected at least one value in the list");
 		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
 			yaml_node_t *e = yaml_document_get_node(doc, *it);
 
 			if ((rc = scalar_value(st, e, f, fsdp, &a)))
 				return rc;
-			if ((rc = alt_push(st, ax, &a, 1)))
+			if ((rc = proj_scn_alt_push(st, ax, &a, 1)))
 				return rc;
 		}
 		return CVC_OK;
@@ -361,19 +358,19 @@ static cvc_status field_values(cvc_proj_study *st, yaml_document_t *doc, yaml_no
 		yaml_node_pair_t *pr;
 
 		if (proj_fields[f].type != PF_NUM)
-			return fail_at(st, v, "a range needs a numeric field, '%s' is not",
+			return proj_scn_fail(st, v, "a range needs a numeric field, '%s' is not",
 				       proj_fields[f].key);
 		if ((rc = no_duplicates(st, doc, v)))
 			return rc;
 		for (pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
 			yaml_node_t *k, *x;
-			const char *ks = pair_nodes(doc, pr, &k, &x), *xs = scalar(x);
+			const char *ks = proj_scn_pair(doc, pr, &k, &x), *xs = proj_scn_scalar(x);
 			double d;
 
 			if (!ks)
-				return fail_at(st, k, "expected from, to, mul or step");
+				return proj_scn_fail(st, k, "expected from, to, mul or step");
 			if (!xs || proj_parse_number(xs, &d))
-				return fail_at(st, x, "expected a number for '%s'", ks);
+				return proj_scn_fail(st, x, "expected a number for '%s'", ks);
 			if (!strcmp(ks, "from"))
 				from = d;
 			else if (!strcmp(ks, "to"))
@@ -383,27 +380,27 @@ static cvc_status field_values(cvc_proj_study *st, yaml_document_t *doc, yaml_no
 			else if (!strcmp(ks, "step"))
 				step = d;
 			else
-				return fail_at(st, k, "expected from, to, mul or step");
+				return proj_scn_fail(st, k, "expected from, to, mul or step");
 		}
 		if (isnan(from) || isnan(to))
-			return fail_at(st, v, "a range needs both 'from' and 'to'");
+			return proj_scn_fail(st, v, "a range needs both 'from' and 'to'");
 		if (isnan(mul) == isnan(step))
-			return fail_at(st, v, "a range needs exactly one of 'mul' or 'step'");
+			return proj_scn_fail(st, v, "a range needs exactly one of 'mul' or 'step'");
 		if (!isnan(mul) && (mul <= 1 || from <= 0))
-			return fail_at(st, v, "'mul' must be > 1 and 'from' > 0");
+			return proj_scn_fail(st, v, "'mul' must be > 1 and 'from' > 0");
 		if (!isnan(step) && step <= 0)
-			return fail_at(st, v, "'step' must be > 0");
+			return proj_scn_fail(st, v, "'step' must be > 0");
 		if (from < 0 || to < from)
-			return fail_at(st, v, "expected 0 <= from <= to");
+			return proj_scn_fail(st, v, "expected 0 <= from <= to");
 		if (from < 1 && positive_only(proj_fields[f].key))
-			return fail_at(st, v, "expected 'from' of at least 1 for '%s'",
+			return proj_scn_fail(st, v, "expected 'from' of at least 1 for '%s'",
 				       proj_fields[f].key);
 		a.field = f;
 		a.str = NULL;
 		/* a relative tolerance keeps 0.1-step ranges from losing their end */
 		for (double x = from; x <= to * (1 + 1e-12); ) {
 			a.num = x;
-			if ((rc = alt_push(st, ax, &a, 1)))
+			if ((rc = proj_scn_alt_push(st, ax, &a, 1)))
 				return rc;
 			if (!isnan(mul))
 				x *= mul;
@@ -423,13 +420,13 @@ static cvc_status flatten(cvc_proj_study *st, struct axis *parts, size_t n, stru
 	cvc_status rc;
 
 	if (n > PROJ_MAX_FIELDS_PER_SECTION)
-		return fail_at(st, NULL, "too many keys in one section");
+		return proj_scn_fail(st, NULL, "too many keys in one section");
 	for (;;) {
 		size_t i;
 
 		for (i = 0; i < n; i++)
 			as[i] = parts[i].alts[idx[i]].a[0];
-		if ((rc = alt_push(st, out, as, (int)n)))
+		if ((rc = proj_scn_alt_push(st, out, as, (int)n)))
 			return rc;
 		for (i = n; i-- > 0;) {
 			if (++idx[i] < parts[i].nalt)
@@ -444,79 +441,9 @@ static cvc_status flatten(cvc_proj_study *st, struct axis *parts, size_t n, stru
 static cvc_status block_add_axis(cvc_proj_study *st, struct block *b, struct axis *ax)
 {
 	if (cvc_grow(&b->axes, &b->capaxes, b->naxes + 1, sizeof *b->axes, 16) != CVC_OK)
-		return nomem(st);
+		return proj_scn_nomem(st);
 	b->axes[b->naxes++] = *ax;
 	memset(ax, 0, sizeof *ax);
-	return CVC_OK;
-}
-
-/* A config.json path as the scenario file wrote it: relative to the file's
- * folder when the file has one. */
-static void config_path(const cvc_proj_study *st, const char *path, char *buf, size_t len)
-{
-	const char *slash = strrchr(st->file, '/');
-
-	if (path[0] == '/' || !slash)
-		snprintf(buf, len, "%s", path);
-	else
-		snprintf(buf, len, "%.*s/%s", (int)(slash - st->file), st->file, path);
-}
-
-/*
- * The model a scenario names, `model: NAME`, `{arch: NAME}` (the catalog,
- * projector/archs.yaml) or `{config: FILE}` (a Hugging Face config.json),
- * as one part per field it sets, appended to parts: applied before the
- * section's other keys, so those override it field by field.
- */
-static cvc_status arch_parts(cvc_proj_study *st, const yaml_node_t *n, int config, const char *val,
-			     struct axis *parts, size_t *nparts)
-{
-	const struct proj_arch *e;
-	struct proj_arch own;
-	char err[512];
-	cvc_status rc;
-
-	if (!val)
-		return fail_at(st, n, "expected a model name or a file name");
-	if (config) {
-		char path[1024];
-
-		if (!st->configs && !(st->configs = proj_archs_new()))
-			return nomem(st);
-		config_path(st, val, path, sizeof path);
-		if ((rc = proj_hf_config_load(path, st->configs, &own, err, sizeof err))) {
-			if (rc == CVC_ERR_NOMEM)
-				return nomem(st);
-			fail_at(st, n, "%s", err);
-			return rc;
-		}
-		e = &own;
-	} else {
-		if (!st->archs && (rc = proj_archs_load(&st->archs, err, sizeof err)))
-			return rc == CVC_ERR_NOMEM ? nomem(st) : fail_at(st, n, "%s", err);
-		if (!(e = proj_archs_find(st->archs, val)))
-			return fail_at(st, n, "unknown model '%.80s': expected a name from cvc's catalog "
-				       "(`cvc project --models` lists them), {config: FILE} (a Hugging "
-				       "Face config.json) or a mapping of 'model' keys", val);
-	}
-	for (int i = -1; i < e->nkv; i++) {
-		struct assign a;
-
-		if (*nparts >= PROJ_MAX_FIELDS_PER_SECTION)
-			return fail_at(st, n, "too many keys in section 'model'");
-		a.field = i < 0 ? proj_field_find("model", "name") : e->kv[i].field;
-		a.num = i < 0 ? 0 : e->kv[i].num;
-		a.str = NULL;
-		if (proj_fields[a.field].type == PF_STR &&
-		    !(a.str = intern(st, i < 0 ? e->name : e->kv[i].str)))
-			return nomem(st);
-		memset(&parts[*nparts], 0, sizeof parts[*nparts]);
-		if ((rc = alt_push(st, &parts[*nparts], &a, 1))) {
-			axis_release(&parts[*nparts]);
-			return rc;
-		}
-		(*nparts)++;
-	}
 	return CVC_OK;
 }
 
@@ -537,30 +464,32 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 	for (pr = m->data.mapping.pairs.start, named = 0; !strcmp(sec, "model") && !prefix[0] &&
 							  pr < m->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k, *v;
-		const char *ks = pair_nodes(doc, pr, &k, &v);
+		const char *ks = proj_scn_pair(doc, pr, &k, &v);
 
 		if (!ks || (strcmp(ks, "arch") && strcmp(ks, "config")))
 			continue;
 		if (named++)
-			return fail_at(st, k, "give the model by arch or by config, not both");
-		if ((rc = arch_parts(st, v, !strcmp(ks, "config"), scalar(v), parts, nparts)))
+			return proj_scn_fail(st, k, "give the model by arch or by config, not both");
+		if ((rc = proj_scn_arch_parts(st, v, !strcmp(ks, "config"), proj_scn_scalar(v), parts, nparts)))
 			return rc;
 	}
+	if (!strcmp(sec, "model") && !prefix[0] && !named && (rc = proj_scn_name_alone(st, doc, m)))
+		return rc;
 	for (pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k, *v;
-		const char *ks = pair_nodes(doc, pr, &k, &v);
+		const char *ks = proj_scn_pair(doc, pr, &k, &v);
 		char key[80];
 		int f, fsdp = 0;
 
 		if (!ks)
-			return fail_at(st, k, "expected a key");
+			return proj_scn_fail(st, k, "expected a key");
 		if (!strcmp(sec, "model") && !prefix[0] && (!strcmp(ks, "arch") || !strcmp(ks, "config")))
 			continue;
 		snprintf(key, sizeof key, "%s%s", prefix, ks);
 		if (!prefix[0] && strcmp(sec, "hardware") == 0 && strcmp(ks, "scale") == 0) {
 			/* hardware: {scale: {compute: 4, inter_bw: 1}} */
 			if (v->type != YAML_MAPPING_NODE)
-				return fail_at(st, v, "expected a mapping of scale factors");
+				return proj_scn_fail(st, v, "expected a mapping of scale factors");
 			if ((rc = section_map(st, doc, sec, v, parts, nparts, "scale_")))
 				return rc;
 			continue;
@@ -573,14 +502,14 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 			f = proj_field_find(sec, key);
 		}
 		if (f < 0)
-			return fail_at(st, k, "unknown key '%s' in section '%s'", key, sec);
+			return proj_scn_fail(st, k, "unknown key '%s' in section '%s'", key, sec);
 		if (*nparts >= PROJ_MAX_FIELDS_PER_SECTION)
-			return fail_at(st, k, "too many keys in section '%s'", sec);
+			return proj_scn_fail(st, k, "too many keys in section '%s'", sec);
 		/* two names of one field (seq and seq_len, head_dim and
 		 * kv_channels, zero and fsdp): the last one won, silently */
 		for (size_t i = 0; i < nseen; i++)
 			if (seen_f[i] == f)
-				return fail_at(st, k, "'%s' and '%s' set the same field ('%s'): give "
+				return proj_scn_fail(st, k, "'%s' and '%s' set the same field ('%s'): give "
 					       "one", ks, seen_k[i], proj_fields[f].key);
 		if (nseen < PROJ_MAX_FIELDS_PER_SECTION) {
 			seen_f[nseen] = f;
@@ -588,7 +517,7 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 		}
 		if ((rc = field_values(st, doc, v, f, fsdp, &parts[*nparts]))) {
 			/* not yet counted in *nparts: the caller would not free it (fuzzing) */
-			axis_release(&parts[*nparts]);
+			proj_scn_axis_release(&parts[*nparts]);
 			return rc;
 		}
 		(*nparts)++;
@@ -605,19 +534,19 @@ static cvc_status parse_section(cvc_proj_study *st, yaml_document_t *doc, struct
 
 	memset(parts, 0, sizeof parts);
 	if (strcmp(sec, "parallelism") == 0 && v->type == YAML_SCALAR_NODE &&
-	    strcmp(scalar(v), "auto") == 0) {
+	    strcmp(proj_scn_scalar(v), "auto") == 0) {
 		/* `parallelism: auto` = every valid tp x pp */
 		struct assign a[2] = {{proj_field_find(sec, "tp"), PROJ_AUTO, NULL},
 				      {proj_field_find(sec, "pp"), PROJ_AUTO, NULL}};
 		struct axis ax = {0};
 
-		if ((rc = alt_push(st, &ax, a, 2)) || (rc = block_add_axis(st, b, &ax)))
-			axis_release(&ax);
+		if ((rc = proj_scn_alt_push(st, &ax, a, 2)) || (rc = block_add_axis(st, b, &ax)))
+			proj_scn_axis_release(&ax);
 		return rc;
 	}
 	if (v->type == YAML_SCALAR_NODE && !strcmp(sec, "model")) {
 		/* `model: NAME`: the catalog's model */
-		if ((rc = arch_parts(st, v, 0, scalar(v), parts, &nparts)))
+		if ((rc = proj_scn_arch_parts(st, v, 0, proj_scn_scalar(v), parts, &nparts)))
 			goto out;
 		for (size_t i = 0; i < nparts; i++)
 			if ((rc = block_add_axis(st, b, &parts[i])))
@@ -634,7 +563,7 @@ static cvc_status parse_section(cvc_proj_study *st, yaml_document_t *doc, struct
 		yaml_node_item_t *it;
 
 		if (v->data.sequence.items.start == v->data.sequence.items.top) {
-			rc = fail_at(st, v, "expected at least one mapping in '%s'", sec);
+			rc = proj_scn_fail(st, v, "expected at least one mapping in '%s'", sec);
 			goto out;
 		}
 		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
@@ -642,9 +571,9 @@ static cvc_status parse_section(cvc_proj_study *st, yaml_document_t *doc, struct
 
 			nparts = 0;
 			if (e && e->type == YAML_SCALAR_NODE && !strcmp(sec, "model")) {
-				rc = arch_parts(st, e, 0, scalar(e), parts, &nparts);
+				rc = proj_scn_arch_parts(st, e, 0, proj_scn_scalar(e), parts, &nparts);
 			} else if (!e || e->type != YAML_MAPPING_NODE) {
-				rc = fail_at(st, e, "expected a mapping of '%s' keys", sec);
+				rc = proj_scn_fail(st, e, "expected a mapping of '%s' keys", sec);
 				break;
 			} else {
 				rc = section_map(st, doc, sec, e, parts, &nparts, "");
@@ -652,38 +581,38 @@ static cvc_status parse_section(cvc_proj_study *st, yaml_document_t *doc, struct
 			if (!rc)
 				rc = flatten(st, parts, nparts, &ax);
 			for (size_t i = 0; i < nparts; i++)
-				axis_release(&parts[i]);
+				proj_scn_axis_release(&parts[i]);
 			nparts = 0;
 			if (rc)
 				break;
 		}
 		if (!rc)
 			rc = block_add_axis(st, b, &ax);
-		axis_release(&ax);
+		proj_scn_axis_release(&ax);
 	} else {
-		rc = fail_at(st, v, "expected a mapping or a list of mappings for '%s'", sec);
+		rc = proj_scn_fail(st, v, "expected a mapping or a list of mappings for '%s'", sec);
 	}
 out:
 	for (size_t i = 0; i < nparts; i++)
-		axis_release(&parts[i]);
+		proj_scn_axis_release(&parts[i]);
 	return rc;
 }
 
 static cvc_status add_where(cvc_proj_study *st, struct block *b, yaml_node_t *n)
 {
-	const char *s = scalar(n);
+	const char *s = proj_scn_scalar(n);
 	char err[160];
 	proj_expr *e;
 
 	if (!s)
-		return fail_at(st, n, "expected an expression string");
+		return proj_scn_fail(st, n, "expected an expression string");
 	if (b->nwhere >= PROJ_MAX_WHERE)
-		return fail_at(st, n, "too many where: filters (limit %d)", PROJ_MAX_WHERE);
+		return proj_scn_fail(st, n, "too many where: filters (limit %d)", PROJ_MAX_WHERE);
 	e = proj_expr_compile(s, err, sizeof err);
 	if (!e) {
 		/* the column inside the expression, shifted by the node's column
 		 * would be wrong for quoted scalars: report both */
-		return fail_at(st, n, "in where: %s", err);
+		return proj_scn_fail(st, n, "in where: %s", err);
 	}
 	b->where[b->nwhere++] = e;
 	return CVC_OK;
@@ -700,14 +629,14 @@ static cvc_status parse_block(cvc_proj_study *st, yaml_document_t *doc, struct b
 	/* a section given twice merges, later keys winning (docs/SCENARIOS.md);
 	 * a key twice inside one section is an error (section_map) */
 	if (m->type != YAML_MAPPING_NODE)
-		return fail_at(st, m, "expected a mapping of sections");
+		return proj_scn_fail(st, m, "expected a mapping of sections");
 	for (pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k, *v;
-		const char *ks = pair_nodes(doc, pr, &k, &v);
+		const char *ks = proj_scn_pair(doc, pr, &k, &v);
 		size_t i;
 
 		if (!ks)
-			return fail_at(st, k, "expected a section name");
+			return proj_scn_fail(st, k, "expected a section name");
 		if (strcmp(ks, "where") == 0) {
 			if (v->type == YAML_SEQUENCE_NODE) {
 				yaml_node_item_t *it;
@@ -728,7 +657,7 @@ static cvc_status parse_block(cvc_proj_study *st, yaml_document_t *doc, struct b
 			if (strcmp(ks, sections[i]) == 0)
 				break;
 		if (i == sizeof sections / sizeof sections[0])
-			return fail_at(st, k,
+			return proj_scn_fail(st, k,
 				       "unknown section '%s' (expected model, training, "
 				       "parallelism, hardware, comm, cost or where)", ks);
 		if ((rc = parse_section(st, doc, b, sections[i], v)))
@@ -762,7 +691,7 @@ static void block_finish(struct block *b)
 		if (fold) {
 			for (int q = 0; q < ax->alts[0].n; q++)
 				proj_assign(&b->base, &ax->alts[0].a[q]);
-			axis_release(ax);
+			proj_scn_axis_release(ax);
 			continue;
 		}
 		b->axes[w++] = *ax;
@@ -784,10 +713,10 @@ static cvc_status new_block(cvc_proj_study *st, struct block **out)
 	struct block *v;
 
 	if (st->nblocks >= PROJ_MAX_BLOCKS)
-		return fail_at(st, NULL, "too many scenario blocks (limit %d)", PROJ_MAX_BLOCKS);
+		return proj_scn_fail(st, NULL, "too many scenario blocks (limit %d)", PROJ_MAX_BLOCKS);
 	v = realloc(st->blocks, (st->nblocks + 1) * sizeof *v);
 	if (!v)
-		return nomem(st);
+		return proj_scn_nomem(st);
 	st->blocks = v;
 	memset(&v[st->nblocks], 0, sizeof v[0]);
 	cvc_proj_scenario_default(&v[st->nblocks].base);
@@ -805,27 +734,27 @@ static cvc_status parse_doc(cvc_proj_study *st, yaml_document_t *doc)
 	cvc_status rc;
 
 	if (!root)
-		return fail_at(st, NULL, "line 1: expected a mapping (the file is empty)");
+		return proj_scn_fail(st, NULL, "line 1: expected a mapping (the file is empty)");
 	if (root->type != YAML_MAPPING_NODE)
-		return fail_at(st, root, "expected a mapping at the top level");
+		return proj_scn_fail(st, root, "expected a mapping at the top level");
 	for (pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k, *v;
-		const char *ks = pair_nodes(doc, pr, &k, &v);
+		const char *ks = proj_scn_pair(doc, pr, &k, &v);
 
 		if (!ks)
 			continue;
 		if (strcmp(ks, "name") == 0) {
-			const char *s = scalar(v);
+			const char *s = proj_scn_scalar(v);
 
 			if (!s || strlen(s) >= sizeof st->name)
-				return fail_at(st, v, "expected a short study name");
+				return proj_scn_fail(st, v, "expected a short study name");
 			snprintf(st->name, sizeof st->name, "%s", s);
 		} else if (strcmp(ks, "defaults") == 0) {
 			defaults = v;
 		} else if (strcmp(ks, "scenarios") == 0) {
 			scen = v;
 			if (v->type != YAML_SEQUENCE_NODE)
-				return fail_at(st, v, "expected a list of scenario blocks");
+				return proj_scn_fail(st, v, "expected a list of scenario blocks");
 		}
 	}
 	if (scen) {
@@ -851,7 +780,7 @@ static cvc_status parse_doc(cvc_proj_study *st, yaml_document_t *doc)
 	for (size_t i = 0; i < st->nblocks; i++)
 		block_finish(&st->blocks[i]);
 	if (cvc_proj_study_size(st) > MAX_SCENARIOS)
-		return fail_at(st, NULL, "expands to %.3g scenarios, more than the %.0e a study may "
+		return proj_scn_fail(st, NULL, "expands to %.3g scenarios, more than the %.0e a study may "
 			       "have (narrow the ranges or split the study)",
 			       cvc_proj_study_size(st), MAX_SCENARIOS);
 	return CVC_OK;
@@ -884,13 +813,13 @@ cvc_status cvc_proj_study_parse(const char *name, const char *text, size_t len,
 		st->name[n] = 0;
 	}
 	if (len > MAX_FILE_BYTES) {
-		rc = fail_at(st, NULL, "file larger than %u bytes", MAX_FILE_BYTES);
+		rc = proj_scn_fail(st, NULL, "file larger than %u bytes", MAX_FILE_BYTES);
 		goto out;
 	}
 	if ((rc = check_events(st, text, len)))
 		goto out;
 	if (!yaml_parser_initialize(&parser)) {
-		rc = nomem(st);
+		rc = proj_scn_nomem(st);
 		goto out;
 	}
 	have_parser = 1;
@@ -961,7 +890,7 @@ void cvc_proj_study_free(cvc_proj_study *st)
 		struct block *b = &st->blocks[i];
 
 		for (size_t j = 0; j < b->naxes; j++)
-			axis_release(&b->axes[j]);
+			proj_scn_axis_release(&b->axes[j]);
 		free(b->axes);
 		for (int j = 0; j < b->nwhere; j++)
 			proj_expr_free(b->where[j]);

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include <yaml.h>
+
 #include "proj_internal.h"
 
 #define PROJ_MAX_FIELDS_PER_SECTION 96
@@ -62,5 +64,30 @@ struct cvc_proj_study {
 };
 
 void proj_assign(cvc_proj_scenario *sc, const struct assign *a);
+
+/* ---- shared by scenario.c and scnmodel.c ---------------------------------- */
+
+/* The study's message for node n (NULL: the file): CVC_ERR_FORMAT. */
+cvc_status proj_scn_fail(cvc_proj_study *st, const yaml_node_t *n, const char *fmt, ...)
+	CVC_PRINTF(3, 4);
+/* Out of memory, said: CVC_ERR_NOMEM. */
+cvc_status proj_scn_nomem(cvc_proj_study *st);
+/* s interned in the study's pool (lives as long as the study); NULL: no memory. */
+const char *proj_scn_intern(cvc_proj_study *st, const char *s);
+/* A scalar node's text; NULL for any other node. */
+const char *proj_scn_scalar(const yaml_node_t *n);
+/* A mapping pair's key (*k) and value (*v); the key's text, NULL when not a scalar. */
+const char *proj_scn_pair(yaml_document_t *doc, const yaml_node_pair_t *pr, yaml_node_t **k,
+			  yaml_node_t **v);
+/* One more alternative of n assignments on ax (bounded over the study). */
+cvc_status proj_scn_alt_push(cvc_proj_study *st, struct axis *ax, const struct assign *as, int n);
+void proj_scn_axis_release(struct axis *ax);
+
+/* The model a scenario names (scnmodel.c): the catalog's (config 0) or a
+ * config.json's fields, one part each, appended to parts. */
+cvc_status proj_scn_arch_parts(cvc_proj_study *st, const yaml_node_t *n, int config,
+			       const char *val, struct axis *parts, size_t *nparts);
+/* A model mapping m holding a catalog name and nothing else: refused. */
+cvc_status proj_scn_name_alone(cvc_proj_study *st, yaml_document_t *doc, yaml_node_t *m);
 
 #endif
