@@ -895,6 +895,10 @@ static cvc_status an_compile_regex(cvc_db *db, const char *pat, struct an_ctx *c
 
 	if (!pat)
 		pat = DEFAULT_STEP_REGEX;
+	/* '' matches every range: each would be a step of its own */
+	if (!pat[0])
+		return cvc_db_fail(db, CVC_ERR_USAGE, "--step-regex: expected a pattern naming "
+				   "the step ranges, got ''");
 	cx->re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
 	if (!cx->re) {
 		PCRE2_UCHAR msg[160];

@@ -24,6 +24,9 @@
 #include "cvc/cvc_out.h"
 #include "cvc/cvc_project.h"
 
+/* an integer option left out (0 and negatives are refused, not defaulted) */
+#define NOT_GIVEN LLONG_MIN
+
 static const char synopsis[] = "[SCENARIOS.yaml] [--plan] [--csv FILE] [--gpus N] [--db PATH]";
 
 #define MAX_FIT_FILES 512
@@ -414,7 +417,7 @@ static int measure(const cvc_cal_plan *plan, const cvc_cal_opts *o, const char *
 int cmd_calibrate(int argc, char **argv, struct cvc_ctx *cctx)
 {
 	const char *csv_path = NULL, *db_path = CVC_DEFAULT_DB, *gpu = NULL, *outdir = "calibrate.out";
-	long long gpus = 0, gpn = 0, reps = 20, warmup = 5, steps = 10;
+	long long gpus = NOT_GIVEN, gpn = NOT_GIVEN, reps = 20, warmup = 5, steps = 10;
 	int plan_only = 0, npos = 0, ret = 1, r;
 	const struct cli_opt opts[] = {
 		{"plan", 0, CLI_FLAG, &plan_only, NULL, "print what would be measured and its cost; no GPU needed", NULL},
@@ -443,8 +446,13 @@ int cmd_calibrate(int argc, char **argv, struct cvc_ctx *cctx)
 		return r < 0 ? 0 : r;
 	if (npos > 1)
 		return cli_error("calibrate: expected at most one scenario file");
-	if (gpus < 0 || gpus > 1 << 20 || gpn < 0 || gpn > 1024)
-		return cli_error("calibrate: --gpus: expected 1..2^20 (--gpus-per-node 1..1024)");
+	/* 0 read as "the default" before: said, not guessed */
+	if (gpus != NOT_GIVEN && (gpus < 1 || gpus > 1 << 20))
+		return cli_error("calibrate: --gpus: expected 1..2^20, got %lld", gpus);
+	if (gpn != NOT_GIVEN && (gpn < 1 || gpn > 1024))
+		return cli_error("calibrate: --gpus-per-node: expected 1..1024, got %lld", gpn);
+	gpus = gpus == NOT_GIVEN ? 0 : gpus;
+	gpn = gpn == NOT_GIVEN ? 0 : gpn;
 	if (reps < 1 || reps > 100000 || warmup < 0 || warmup > 100000 || steps < 1 ||
 	    steps > 1000000)
 		return cli_error("calibrate: expected --reps 1..100000, --warmup 0..100000, "

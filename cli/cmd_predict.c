@@ -28,6 +28,8 @@ static const char synopsis[] =
 	"       [--format FMT]";
 
 #define CSV_LINE_MAX 4096
+/* shapes a --csv file may hold: a device or a pipe without end is refused */
+#define CSV_BYTES_MAX (256 << 20)
 
 /* Copies a header field, trimmed and lowercased, for column matching. */
 static void norm_field(const char *s, char *out, size_t cap)
@@ -54,8 +56,9 @@ static int predict_csv(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt
 {
 	FILE *f = fopen(path, "r");
 	char line[CSV_LINE_MAX], copy[CSV_LINE_MAX];
-	int col[4] = {-1, -1, -1, -1}, lineno = 0, rc = 0;
+	int col[4] = {-1, -1, -1, -1}, lineno = 0, rc = 0, nh = 0;
 	long rows = 0;
+	long long total = 0;
 	static const char *const names[4] = {"m", "n", "k", "b"};
 
 	if (!f) {
@@ -70,6 +73,17 @@ static int predict_csv(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt
 		int nf = 0;
 
 		lineno++;
+		/* a NUL byte ends the string before the line does: not text
+		 * (/dev/zero was read without end) */
+		if (len < sizeof line - 1 && !feof(f) && (len == 0 || line[len - 1] != '\n')) {
+			rc = cli_error("'%s': line %d: expected text, got a NUL byte", path, lineno);
+			goto out;
+		}
+		if ((total += (long long)len) > CSV_BYTES_MAX) {
+			rc = cli_error("'%s': line %d: expected at most %d MiB of shapes", path, lineno,
+				       CSV_BYTES_MAX >> 20);
+			goto out;
+		}
 		if (len == sizeof line - 1 && line[len - 1] != '\n') {
 			rc = cli_error("'%s': line %d: expected a line under %d bytes", path, lineno,
 				       CSV_LINE_MAX);
@@ -104,7 +118,14 @@ static int predict_csv(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt
 				goto out;
 			}
 			fprintf(out, "%s,time_us\n", line);
+			nh = nf;
 			continue;
+		}
+		/* every row as wide as the header: the time column follows it */
+		if (nf != nh) {
+			rc = cli_error("'%s': line %d: expected %d fields, as the header has, got %d",
+				       path, lineno, nh, nf);
+			goto out;
 		}
 		for (int c = 0; c < 4; c++) {
 			if (col[c] < 0)

@@ -233,6 +233,12 @@ int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
 			if (i + 1 >= argc)
 				return cli_error("%s: --%s needs a value", cmd, o->lname);
 			val = argv[++i];
+			/* `--db --run X`: the value left out, the next option taken
+			 * for it (a database file named '--run') */
+			if (val[0] == '-' && val[1] == '-' &&
+			    find_long(opts, val + 2, strcspn(val + 2, "=")))
+				return cli_error("%s: --%s needs a value, got the option '%s'", cmd,
+						 o->lname, val);
 		}
 		if (set_value(cmd, o, val))
 			return 2;

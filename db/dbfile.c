@@ -533,6 +533,10 @@ cvc_status cvc_db_open(const char *path, int flags, cvc_db **out)
 		return cvc_db_fail(db, CVC_ERR_NOMEM, "out of memory");
 	db->flags = flags;
 	db->readonly = !!(flags & CVC_DB_READONLY);
+	/* SQLite opens "" as a private temporary database: what a command
+	 * wrote there would be gone at exit, reported as stored */
+	if (!path[0])
+		return cvc_db_fail(db, CVC_ERR_USAGE, "--db: expected a file name, got ''");
 	st = connect(db);
 	/* A damaged or foreign file is bad input (exit 2, issue 8), not an i/o failure. */
 	if (st == CVC_ERR_DB && db->sq) {

@@ -405,10 +405,17 @@ cvc_status cvc_out_dir(const char *path, int *created, char *err, size_t errlen)
 static cvc_status copy_fd(int fd, int tmpfd, const char *path, char *err, size_t errlen)
 {
 	char buf[1 << 16];
+	long long total = 0;
 
 	for (;;) {
 		ssize_t n = read(fd, buf, sizeof buf), w = 0;
 
+		/* a device or a pipe without end (/dev/zero, `yes |`) is
+		 * refused at the cap, not copied until the disk fills */
+		if (n > 0 && (total += n) > CVC_SPILL_MAX)
+			return cvc_errf(err, errlen, CVC_ERR_FORMAT, "'%s': byte %lld: expected at "
+					"most %d MiB from a pipe or device", path, total,
+					CVC_SPILL_MAX >> 20);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

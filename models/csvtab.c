@@ -21,6 +21,9 @@
 
 #define ROWS_MAX 10000000u /* bounded growth: 10 M rows is ~1.3 GB */
 #define LINE_CAP 65536
+/* a table's text at most (XLA's and vidur's are a few MB): past it a device
+ * or a runaway file is refused, not scanned to its end */
+#define TEXT_MAX ((int64_t)1 << 30)
 #define MAX_COLS 128
 
 void cvc_model_rows_release(cvc_model_rows *r)
@@ -51,6 +54,7 @@ struct reader {
 	char *err;
 	size_t errlen;
 	int64_t next_check;     /* uncompressed offset of the next inflate check */
+	int64_t at;             /* uncompressed offset after the last line */
 };
 
 /* Next line without its newline; 1 = got one, 0 = EOF, -1 = error (set). */
@@ -78,6 +82,25 @@ static int next_line(struct reader *r)
 		r->next_check = (int64_t)gztell(r->gz) + (1 << 20);
 	}
 	n = strlen(r->line);
+	{
+		int64_t now = (int64_t)gztell(r->gz), took = now - r->at;
+
+		r->at = now;
+		/* gzgets stops at a newline: fewer bytes in the string than it
+		 * consumed is a NUL byte (a binary file, /dev/zero) */
+		if (now >= 0 && took > (int64_t)n) {
+			snprintf(r->err, r->errlen, "'%s': line %d: expected text, got a NUL byte",
+				 r->path, r->lineno);
+			r->fail_st = CVC_ERR_FORMAT;
+			return -1;
+		}
+		if (now > TEXT_MAX) {
+			snprintf(r->err, r->errlen, "'%s': line %d: expected at most %lld MiB of text",
+				 r->path, r->lineno, (long long)(TEXT_MAX >> 20));
+			r->fail_st = CVC_ERR_FORMAT;
+			return -1;
+		}
+	}
 	if (n == LINE_CAP - 1 && r->line[n - 1] != '\n') {
 		snprintf(r->err, r->errlen, "'%s': line %d: expected a line under %d bytes",
 			 r->path, r->lineno, LINE_CAP);

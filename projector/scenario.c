@@ -757,6 +757,16 @@ static cvc_status parse_doc(cvc_proj_study *st, yaml_document_t *doc)
 				return proj_scn_fail(st, v, "expected a list of scenario blocks");
 		}
 	}
+	/* beside a scenarios list, a top-level key of any other name is a
+	 * typo (`default:`), never a section: it was ignored, silently */
+	for (pr = root->data.mapping.pairs.start; scen && pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k, *v;
+		const char *ks = proj_scn_pair(doc, pr, &k, &v);
+
+		if (!ks || (strcmp(ks, "name") && strcmp(ks, "defaults") && strcmp(ks, "scenarios")))
+			return proj_scn_fail(st, k, "unknown top-level key '%.80s' beside 'scenarios' "
+					     "(expected name, defaults or scenarios)", ks ? ks : "");
+	}
 	if (scen) {
 		yaml_node_item_t *it;
 

@@ -96,8 +96,10 @@ CVC_API cvc_status cvc_out_dir(const char *path, int *created, char *err, size_t
  * its path, which the caller reads instead and ends with cvc_tmp_unspill.
  * For a regular file (or a path that cannot be opened, which the reader
  * then reports) *tmp is NULL and nothing is copied.  Errors name path:
- * CVC_ERR_IO, CVC_ERR_NOMEM, or cvc_open_status's for an unopenable one.
+ * CVC_ERR_IO, CVC_ERR_NOMEM, or cvc_open_status's for an unopenable one;
+ * CVC_ERR_FORMAT past CVC_SPILL_MAX bytes (a device or an endless pipe).
  */
+#define CVC_SPILL_MAX (256 << 20)
 CVC_API cvc_status cvc_tmp_spill(const char *path, char **tmp, char *err, size_t errlen);
 
 /* Removes and frees a copy made by cvc_tmp_spill.  NULL ok. */
