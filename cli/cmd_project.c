@@ -206,17 +206,33 @@ static void print_origins(cvc_proj_ctx *ctx)
 	}
 }
 
-/* --models: the catalog `model: NAME` reads, as CSV on stdout. */
-static int print_models(int npos)
+/* --models: the catalog `model: NAME` reads, on stdout in format (CSV
+ * unless told: -f json printed CSV). */
+static int print_models(int npos, const char *format)
 {
-	char err[256];
+	char err[1024], *buf = NULL;
+	size_t len = 0;
+	cvc_rep_table *t = NULL;
 	cvc_status rc;
+	FILE *mem;
 
 	if (npos > 0)
 		return cli_error("project: --models takes no scenario file");
-	if ((rc = cvc_proj_archs_write(stdout, err, sizeof err)))
-		return cli_fail(rc, "project: %s", err);
-	return 0;
+	if (!format || !strcmp(format, "csv")) {
+		if ((rc = cvc_proj_archs_write(stdout, err, sizeof err)))
+			return cli_fail(rc, "project: %s", err);
+		return 0;
+	}
+	if (!(mem = open_memstream(&buf, &len)))
+		return cli_fail(CVC_ERR_NOMEM, "project: out of memory");
+	rc = cvc_proj_archs_write(mem, err, sizeof err);
+	if (fclose(mem) && !rc)
+		rc = CVC_ERR_NOMEM;
+	if (!rc && !(rc = cvc_rep_table_parse("models", buf, len, &t, err, sizeof err)))
+		cli_table_print(t, format);
+	cvc_rep_table_free(t);
+	free(buf);
+	return rc ? cli_fail(rc, "project: %s", err) : 0;
 }
 
 /* A constant ranks nothing: K arbitrary rows would be kept as "best". */
@@ -360,7 +376,7 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 	if (r)
 		return r;
 	if (models)
-		return print_models(npos);
+		return print_models(npos, format);
 	if (columns)
 		return cli_proj_columns(format ? format : "table");
 	/* stdout: a table for a person, the CSV for a pipe, unless told;
