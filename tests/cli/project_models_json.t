@@ -1,3 +1,3 @@
 args: project --models -f json
 exit: 0
-stdout: "name": "llama2-7b"
+stdout: {"name":"llama2-7b","aliases":
