@@ -450,6 +450,21 @@ static char *immutable_uri(const char *path)
  * checks or creates the schema, switches a writer to WAL, and notes the
  * data version a database it made starts from.
  */
+/* Whether the folder path would be created in exists ("x.db": "."). */
+static int parent_exists(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat sb;
+
+	if (!slash)
+		return 1;
+	if ((size_t)(slash - path) >= sizeof dir)
+		return 1; /* not ours to judge: SQLite's message stands */
+	snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	return stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
 static cvc_status connect(cvc_db *db)
 {
 	char *uri = NULL;
@@ -471,6 +486,17 @@ static cvc_status connect(cvc_db *db)
 			}
 		}
 	}
+	/* a directory or a device named as the database is bad input
+	 * (exit 2): SQLite would fail on it later, or open /dev/null and fail
+	 * on its first write (exit 1) */
+	{
+		struct stat sb;
+
+		if (is_file_path(db->path) && stat(db->path, &sb) == 0 && !S_ISREG(sb.st_mode))
+			return cvc_db_fail(db, CVC_ERR_USAGE, "'%s': cannot open database: expected "
+					   "a file, got a %s", db->path,
+					   S_ISDIR(sb.st_mode) ? "directory" : "device or pipe");
+	}
 	if (db->readonly && is_file_path(db->path) && (uri = immutable_uri(db->path)))
 		oflags |= SQLITE_OPEN_URI;
 	if (sqlite3_open_v2(uri ? uri : db->path, &db->sq, oflags, NULL) != SQLITE_OK) {
@@ -479,6 +505,16 @@ static cvc_status connect(cvc_db *db)
 		if (!(oflags & SQLITE_OPEN_CREATE) && access(db->path, F_OK) != 0)
 			return cvc_db_fail(db, CVC_ERR_NOTFOUND,
 					   "'%s': cannot open database: no such file", db->path);
+		/* nor is a directory, a device or a file in a folder that is
+		 * not there (exit 2, as for every command; it was 1 where the
+		 * command creates its database) */
+		{
+			struct stat sb;
+
+			if (stat(db->path, &sb) != 0 && !parent_exists(db->path))
+				return cvc_db_fail(db, CVC_ERR_NOTFOUND, "'%s': cannot open "
+						   "database: no such folder", db->path);
+		}
 		return cvc_db_fail(db, db->sq ? CVC_ERR_DB : CVC_ERR_NOMEM,
 				   "'%s': cannot open database: %s", db->path,
 				   db->sq ? sqlite3_errmsg(db->sq) : "out of memory");
