@@ -13,6 +13,23 @@
 #include "ctx.h"
 #include "proj_internal.h"
 
+/*
+ * A vocabulary-parallel layer's pair of collectives over the tv ranks the
+ * vocabulary is split over (t in 1D, t / td on a 3D grid), n runs: with
+ * sequence parallelism an all-gather one way and a reduce-scatter the
+ * other, without it one all-reduce of the partial sums.  Tagged st.
+ */
+static double vocab_tp(struct proj_sink *k, const struct proj_shape *x, double n, int st)
+{
+	double msg = x->Td * x->h * x->BA, pn = fmin(x->tv, x->gpn);
+
+	if (x->sp)
+		return proj_op_coll_at(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg, x->tv, pn, n, st) +
+		       proj_op_coll_at(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg, x->tv, pn, n,
+				       st);
+	return proj_op_coll_at(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->tv, pn, n, st);
+}
+
 /* First stage: embedding lookup and its scatter-add gradient. */
 static void first_stage_ops(struct proj_sink *k, const struct proj_shape *x, double M,
 			    struct proj_layer_cost *lc)
@@ -27,20 +44,8 @@ static void first_stage_ops(struct proj_sink *k, const struct proj_shape *x, dou
 	 * VocabParallelEmbedding, torchtitan's RowwiseParallel): each rank
 	 * looks up its rows, the partial outputs reduce: an all-reduce, or
 	 * with sequence parallelism a reduce-scatter whose backward gathers
-	 * the gradient; over the ranks the vocabulary is split over (tv: t
-	 * in 1D, t / td on a 3D grid) */
-	lc->first_tp_s = 0;
-	if (x->tv > 1) {
-		double msg = x->Td * x->h * x->BA, pn = fmin(x->tv, x->gpn);
-		int st = CVC_PROJ_STAGE_FIRST;
-
-		lc->first_tp_s = x->sp ? proj_op_coll_at(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg,
-						 x->tv, pn, M, st) +
-					 proj_op_coll_at(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg,
-						 x->tv, pn, M, st)
-				       : proj_op_coll_at(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->tv,
-						 pn, M, st);
-	}
+	 * the gradient */
+	lc->first_tp_s = x->tv > 1 ? vocab_tp(k, x, M, CVC_PROJ_STAGE_FIRST) : 0;
 }
 
 /*
@@ -54,16 +59,13 @@ static void first_stage_ops(struct proj_sink *k, const struct proj_shape *x, dou
  */
 static double last_stage_tp(struct proj_sink *k, const struct proj_shape *x, double R)
 {
-	double msg = x->Td * x->h * x->BA, pn = fmin(x->tv, x->gpn), t;
 	int st = CVC_PROJ_STAGE_LAST;
 
 	if (!(x->tv > 1))
 		return 0;
-	t = x->sp ? proj_op_coll_at(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_TP, msg, x->tv, pn, R, st) +
-		    proj_op_coll_at(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_TP, msg, x->tv, pn, R, st)
-		  : proj_op_coll_at(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, msg, x->tv, pn, R, st);
-	return t + 3 * proj_op_coll_at(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, 4 * x->Td, x->tv, pn,
-			       3 * R, st);
+	return vocab_tp(k, x, R, st) +
+	       3 * proj_op_coll_at(k, CVC_MODEL_ALLREDUCE, CVC_PROJ_COMM_TP, 4 * x->Td, x->tv,
+				   fmin(x->tv, x->gpn), 3 * R, st);
 }
 
 /*
