@@ -444,12 +444,6 @@ static char *immutable_uri(const char *path)
 	return uri;
 }
 
-/*
- * Opens the connection of db (db->path, db->flags): creates the file with
- * O_EXCL when asked to, so that the handle knows whether it made it,
- * checks or creates the schema, switches a writer to WAL, and notes the
- * data version a database it made starts from.
- */
 /* Whether the folder path would be created in exists ("x.db": "."). */
 static int parent_exists(const char *path)
 {
@@ -465,10 +459,17 @@ static int parent_exists(const char *path)
 	return stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+/*
+ * Opens the connection of db (db->path, db->flags): creates the file with
+ * O_EXCL when asked to, so that the handle knows whether it made it,
+ * checks or creates the schema, switches a writer to WAL, and notes the
+ * data version a database it made starts from.
+ */
 static cvc_status connect(cvc_db *db)
 {
 	char *uri = NULL;
-	int oflags, created = 0, made = 0;
+	int oflags, created = 0, made = 0, there;
+	struct stat sb;
 	cvc_status st;
 
 	oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
@@ -489,14 +490,11 @@ static cvc_status connect(cvc_db *db)
 	/* a directory or a device named as the database is bad input
 	 * (exit 2): SQLite would fail on it later, or open /dev/null and fail
 	 * on its first write (exit 1) */
-	{
-		struct stat sb;
-
-		if (is_file_path(db->path) && stat(db->path, &sb) == 0 && !S_ISREG(sb.st_mode))
-			return cvc_db_fail(db, CVC_ERR_USAGE, "'%s': cannot open database: expected "
-					   "a file, got a %s", db->path,
-					   S_ISDIR(sb.st_mode) ? "directory" : "device or pipe");
-	}
+	there = is_file_path(db->path) && stat(db->path, &sb) == 0;
+	if (there && !S_ISREG(sb.st_mode))
+		return cvc_db_fail(db, CVC_ERR_USAGE, "'%s': cannot open database: expected a file, "
+				   "got a %s", db->path,
+				   S_ISDIR(sb.st_mode) ? "directory" : "device or pipe");
 	if (db->readonly && is_file_path(db->path) && (uri = immutable_uri(db->path)))
 		oflags |= SQLITE_OPEN_URI;
 	if (sqlite3_open_v2(uri ? uri : db->path, &db->sq, oflags, NULL) != SQLITE_OK) {
@@ -505,16 +503,11 @@ static cvc_status connect(cvc_db *db)
 		if (!(oflags & SQLITE_OPEN_CREATE) && access(db->path, F_OK) != 0)
 			return cvc_db_fail(db, CVC_ERR_NOTFOUND,
 					   "'%s': cannot open database: no such file", db->path);
-		/* nor is a directory, a device or a file in a folder that is
-		 * not there (exit 2, as for every command; it was 1 where the
-		 * command creates its database) */
-		{
-			struct stat sb;
-
-			if (stat(db->path, &sb) != 0 && !parent_exists(db->path))
-				return cvc_db_fail(db, CVC_ERR_NOTFOUND, "'%s': cannot open "
-						   "database: no such folder", db->path);
-		}
+		/* nor is a file in a folder that is not there (exit 2, as for
+		 * every command; it was 1 where the command creates its database) */
+		if (!there && is_file_path(db->path) && !parent_exists(db->path))
+			return cvc_db_fail(db, CVC_ERR_NOTFOUND, "'%s': cannot open database: no such "
+					   "folder", db->path);
 		return cvc_db_fail(db, db->sq ? CVC_ERR_DB : CVC_ERR_NOMEM,
 				   "'%s': cannot open database: %s", db->path,
 				   db->sq ? sqlite3_errmsg(db->sq) : "out of memory");
