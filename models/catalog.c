@@ -705,12 +705,6 @@ int cvc_hw_closest(const cvc_hw_catalog *cat, const cvc_hw_spec *target,
 	if (!target)
 		return -1;
 	own = target->base[0] ? target->base : target->name;
-	for (size_t i = 0; i < n; i++) {
-		const cvc_hw_spec *s = cvc_hw_catalog_lookup(cat, candidates[i]);
-
-		if (s && own[0] && !strcmp(own, s->base[0] ? s->base : s->name))
-			return (int)i;
-	}
 	/* a catalog GPU's own figures, not those a what-if scaled (a spec
 	 * with twice the FLOP/s is that GPU, not the next one over) */
 	if (target->name[0]) {
@@ -725,6 +719,8 @@ int cvc_hw_closest(const cvc_hw_catalog *cat, const cvc_hw_spec *target,
 
 		if (!s)
 			continue;
+		if (own[0] && !strcmp(own, s->base[0] ? s->base : s->name))
+			return (int)i; /* target's own GPU, wherever it stands in the list */
 		pa = target->peak_tflops[CVC_HW_BF16] > 0 ? target->peak_tflops[CVC_HW_BF16]
 							  : target->peak_tflops[CVC_HW_FP16];
 		pb = s->peak_tflops[CVC_HW_BF16] > 0 ? s->peak_tflops[CVC_HW_BF16]
