@@ -57,14 +57,22 @@ struct reader {
 	int64_t at;             /* uncompressed offset after the last line */
 };
 
+/* The reader's error for its current line: what (-1, with st set). */
+static int line_fail(struct reader *r, cvc_status st, const char *what)
+{
+	snprintf(r->err, r->errlen, "'%s': line %d: %s", r->path, r->lineno, what);
+	r->fail_st = st;
+	return -1;
+}
+
 /* Next line without its newline; 1 = got one, 0 = EOF, -1 = error (set). */
 static int next_line(struct reader *r)
 {
+	char m[256];
+	int64_t now;
 	size_t n;
 
 	if (!gzgets(r->gz, r->line, LINE_CAP)) {
-		char m[256];
-
 		if ((r->fail_st = cvc_gz_status(r->gz, m, sizeof m)) != CVC_OK) {
 			snprintf(r->err, r->errlen, "'%s': line %d: %s", r->path, r->lineno + 1, m);
 			return -1;
@@ -72,40 +80,27 @@ static int next_line(struct reader *r)
 		return 0;
 	}
 	r->lineno++;
-	if ((int64_t)gztell(r->gz) >= r->next_check) {
-		char m[256];
+	now = (int64_t)gztell(r->gz);
+	if (now >= r->next_check) {
+		cvc_status st = cvc_gz_inflate_check(r->gz, now, m, sizeof m);
 
-		if ((r->fail_st = cvc_gz_inflate_check(r->gz, (int64_t)gztell(r->gz), m, sizeof m))) {
-			snprintf(r->err, r->errlen, "'%s': line %d: %s", r->path, r->lineno, m);
-			return -1;
-		}
-		r->next_check = (int64_t)gztell(r->gz) + (1 << 20);
+		if (st)
+			return line_fail(r, st, m);
+		r->next_check = now + (1 << 20);
 	}
 	n = strlen(r->line);
-	{
-		int64_t now = (int64_t)gztell(r->gz), took = now - r->at;
-
-		r->at = now;
-		/* gzgets stops at a newline: fewer bytes in the string than it
-		 * consumed is a NUL byte (a binary file, /dev/zero) */
-		if (now >= 0 && took > (int64_t)n) {
-			snprintf(r->err, r->errlen, "'%s': line %d: expected text, got a NUL byte",
-				 r->path, r->lineno);
-			r->fail_st = CVC_ERR_FORMAT;
-			return -1;
-		}
-		if (now > TEXT_MAX) {
-			snprintf(r->err, r->errlen, "'%s': line %d: expected at most %lld MiB of text",
-				 r->path, r->lineno, (long long)(TEXT_MAX >> 20));
-			r->fail_st = CVC_ERR_FORMAT;
-			return -1;
-		}
+	/* gzgets stops at a newline: fewer bytes in the string than it
+	 * consumed is a NUL byte (a binary file, /dev/zero) */
+	if (now >= 0 && now - r->at > (int64_t)n)
+		return line_fail(r, CVC_ERR_FORMAT, "expected text, got a NUL byte");
+	r->at = now;
+	if (now > TEXT_MAX) {
+		snprintf(m, sizeof m, "expected at most %lld MiB of text", (long long)(TEXT_MAX >> 20));
+		return line_fail(r, CVC_ERR_FORMAT, m);
 	}
 	if (n == LINE_CAP - 1 && r->line[n - 1] != '\n') {
-		snprintf(r->err, r->errlen, "'%s': line %d: expected a line under %d bytes",
-			 r->path, r->lineno, LINE_CAP);
-		r->fail_st = CVC_ERR_FORMAT;
-		return -1;
+		snprintf(m, sizeof m, "expected a line under %d bytes", LINE_CAP);
+		return line_fail(r, CVC_ERR_FORMAT, m);
 	}
 	while (n && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r'))
 		r->line[--n] = '\0';
