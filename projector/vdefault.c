@@ -716,7 +716,7 @@ static void moe_dispatch(struct vrow *r, cvc_proj_ctx *ctx)
 	cvc_proj_scenario *sc = &r->sc;
 	int fd = vrow_fid(r, "ep_dispatcher"), fs = vrow_fid(r, "pp_schedule");
 	double etp = sc->etp >= 1 ? sc->etp : (sc->tp >= 1 ? sc->tp : 1), dom;
-	int dualpipe, d, off[4] = {0};
+	int dualpipe, d, off[sizeof said / sizeof said[0]] = {0};
 	char why[400], dn[16], notes[sizeof r->text];
 
 	if (!(sc->experts > 1) || !(sc->ep > 1) || fd < 0 || fs < 0)
