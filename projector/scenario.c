@@ -728,7 +728,7 @@ static cvc_status new_block(cvc_proj_study *st, struct block **out)
 static cvc_status parse_doc(cvc_proj_study *st, yaml_document_t *doc)
 {
 	yaml_node_t *root = yaml_document_get_root_node(doc);
-	yaml_node_t *defaults = NULL, *scen = NULL;
+	yaml_node_t *defaults = NULL, *scen = NULL, *other = NULL;
 	yaml_node_pair_t *pr;
 	struct block *b;
 	cvc_status rc;
@@ -741,8 +741,10 @@ static cvc_status parse_doc(cvc_proj_study *st, yaml_document_t *doc)
 		yaml_node_t *k, *v;
 		const char *ks = proj_scn_pair(doc, pr, &k, &v);
 
-		if (!ks)
+		if (!ks) {
+			other = other ? other : k;
 			continue;
+		}
 		if (strcmp(ks, "name") == 0) {
 			const char *s = proj_scn_scalar(v);
 
@@ -755,18 +757,16 @@ static cvc_status parse_doc(cvc_proj_study *st, yaml_document_t *doc)
 			scen = v;
 			if (v->type != YAML_SEQUENCE_NODE)
 				return proj_scn_fail(st, v, "expected a list of scenario blocks");
+		} else if (!other) {
+			other = k; /* a block's section, or a typo: known once scenarios is */
 		}
 	}
 	/* beside a scenarios list, a top-level key of any other name is a
 	 * typo (`default:`), never a section: it was ignored, silently */
-	for (pr = root->data.mapping.pairs.start; scen && pr < root->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k, *v;
-		const char *ks = proj_scn_pair(doc, pr, &k, &v);
-
-		if (!ks || (strcmp(ks, "name") && strcmp(ks, "defaults") && strcmp(ks, "scenarios")))
-			return proj_scn_fail(st, k, "unknown top-level key '%.80s' beside 'scenarios' "
-					     "(expected name, defaults or scenarios)", ks ? ks : "");
-	}
+	if (scen && other)
+		return proj_scn_fail(st, other, "unknown top-level key '%.80s' beside 'scenarios' "
+				     "(expected name, defaults or scenarios)",
+				     proj_scn_scalar(other) ? proj_scn_scalar(other) : "");
 	if (scen) {
 		yaml_node_item_t *it;
 
