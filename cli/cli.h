@@ -103,7 +103,14 @@ int cli_usage_error(const char *cmd, const char *synopsis, const struct cli_opt 
  * columns and indented, for the lists a --help ends with. */
 void cli_print_list(FILE *f, const char *list);
 
-/* "error: <fmt>\n" on stderr; returns 2 (bad input) for convenience. */
+/* fmt on stderr as fprintf would write it, but with the control characters
+ * and bidirectional overrides of what it quotes (names, cells, flags from
+ * outside) shown as escapes, not acted on; line breaks are kept.  Every
+ * message that quotes outside text goes through it or cli_error. */
+void cli_say(const char *fmt, ...) CVC_PRINTF(1, 2);
+
+/* "error: <fmt>\n" on stderr, as cli_say writes it; returns 2 (bad input)
+ * for convenience. */
 int cli_error(const char *fmt, ...) CVC_PRINTF(1, 2);
 
 /* ---- set-up shared by the commands (setup.c) ------------------------------- */

@@ -343,7 +343,7 @@ static void warn_profile_gaps(cvc_db *db, const char *run)
 	if (cvc_rep_profile_gaps(db, run, &gaps) != CVC_OK)
 		return;
 	for (size_t r = 0; r < cvc_rep_table_nrows(gaps); r++)
-		fprintf(stderr, "warning: run '%s': %s\n", cvc_rep_table_str(gaps, r, 0),
+		cli_say("warning: run '%s': %s\n", cvc_rep_table_str(gaps, r, 0),
 			cvc_rep_table_str(gaps, r, 1));
 	cvc_rep_table_free(gaps);
 }
@@ -422,7 +422,7 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 	warn_profile_gaps(db, run);
 	cli_warn_suspects(db, -1);
 	if (cvc_rep_table_nrows(g.t) == 0)
-		fprintf(stderr, "note: '%s': %s%s%s\n", dbpath,
+		cli_say("note: '%s': %s%s%s\n", dbpath,
 			colls ? "no collectives with known sizes"
 			: ao.by == CVC_BY_STEP ? "no device activities in step ranges (a trace "
 						 "without ProfilerStep#N annotations, or ranges "

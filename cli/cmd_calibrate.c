@@ -159,7 +159,7 @@ static int run_local(const char *runner, const char *plan, const char *outdir, i
 			setenv("CVC_CAL_LOCAL_SIZE", size, 1);
 			execl(runner, runner, "--plan", plan, "--out", outdir, "--warmup", wu, "--reps",
 			      rp, (char *)NULL);
-			fprintf(stderr, "error: calibrate: '%s': %s\n", runner, strerror(errno));
+			cli_say("error: calibrate: '%s': %s\n", runner, strerror(errno));
 			_exit(1);
 		}
 		pids[r] = p;
@@ -250,7 +250,7 @@ static int list_tables(const char *outdir, char ***paths, int *n)
 static void print_warning(void *arg, const char *warning)
 {
 	(void)arg;
-	fprintf(stderr, "warning: %s\n", warning);
+	cli_say("warning: %s\n", warning);
 }
 
 /* Reads the tables and fits them into db in one transaction, as
@@ -295,7 +295,7 @@ static int fit_tables(char *const *paths, int n, const char *db_path)
 	if (!nfit)
 		rc = cli_error("fit: no group had enough rows to fit a model");
 	else
-		fprintf(stderr, "fit: %d model%s stored in '%s'\n", nfit, nfit == 1 ? "" : "s",
+		cli_say("fit: %d model%s stored in '%s'\n", nfit, nfit == 1 ? "" : "s",
 			db_path);
 out:
 	free(sets);
@@ -319,7 +319,7 @@ static int fit_outputs(const char *outdir, const char *db_path)
 		rc = cli_error("calibrate: '%s' holds no measured tables", outdir);
 		goto out;
 	}
-	fprintf(stderr, "calibrate: fitting %d table%s into '%s'\n", n, n == 1 ? "" : "s",
+	cli_say("calibrate: fitting %d table%s into '%s'\n", n, n == 1 ? "" : "s",
 		db_path);
 	rc = fit_tables(paths, n, db_path);
 out:

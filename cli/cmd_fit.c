@@ -22,7 +22,7 @@ static const char synopsis[] =
 static void print_warning(void *arg, const char *warning)
 {
 	(void)arg;
-	fprintf(stderr, "warning: %s\n", warning);
+	cli_say("warning: %s\n", warning);
 }
 
 static void label_rows(const cvc_hw_catalog *cat, cvc_model_rows *rows, const char *gpu,
@@ -188,7 +188,7 @@ int cmd_fit(int argc, char **argv, struct cvc_ctx *ctx)
 	if (!nfit)
 		rc = cli_error("fit: no group had enough rows to fit a model");
 	else
-		fprintf(stderr, "fit: %d model%s stored in '%s'\n", nfit, nfit == 1 ? "" : "s", dbpath);
+		cli_say("fit: %d model%s stored in '%s'\n", nfit, nfit == 1 ? "" : "s", dbpath);
 out:
 	free(sets);
 	for (int i = 0; per && i < nsrc; i++)

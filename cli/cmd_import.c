@@ -24,7 +24,8 @@ static const char synopsis[] =
 
 struct progress {
 	int on;
-	double last;
+	double last;  /* monotonic seconds of the last line drawn; 0: none shown */
+	int runs;     /* runs said (cvc_import_opts.on_run) */
 };
 
 static double now_s(void)
@@ -35,23 +36,38 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Redraws one status line on the terminal, at most ten times a second. */
+/*
+ * Redraws one status line on the terminal, at most ten times a second.
+ * Each draw clears the line's rest, so a shorter file name does not leave
+ * the longer one's tail behind; the name is shown with its control
+ * characters escaped, not acted on.
+ */
 static void show_progress(void *arg, const char *path, int64_t done, int64_t total)
 {
 	struct progress *p = arg;
 	double t = now_s();
 	const char *base = strrchr(path, '/');
+	char safe[256];
 
 	if (!p->on || t - p->last < 0.1)
 		return;
 	p->last = t;
-	base = base ? base + 1 : path;
+	cvc_text_safe(base ? base + 1 : path, 0, safe, sizeof safe);
 	if (total > 0)
-		fprintf(stderr, "\rimporting %.60s: %3d%%", base,
+		fprintf(stderr, "\rimporting %.60s: %3d%%\033[K", safe,
 			(int)(100.0 * (double)done / (double)total));
 	else
-		fprintf(stderr, "\rimporting %.60s: %lld MiB", base, (long long)(done >> 20));
+		fprintf(stderr, "\rimporting %.60s: %lld MiB\033[K", safe, (long long)(done >> 20));
 	fflush(stderr);
+}
+
+/* Takes the status line off the terminal before a message is written there. */
+static void clear_progress(struct progress *p)
+{
+	if (p->on && p->last > 0) {
+		fputs("\r\033[K", stderr);
+		p->last = 0;
+	}
 }
 
 struct pathlist {
@@ -161,7 +177,7 @@ static int expand_dir(const char *dir, struct pathlist *out)
 	}
 	free(w.found.v);
 	if (!rc && w.skipped)
-		fprintf(stderr, "note: '%s': %d file%s that no importer reads left out (first: "
+		cli_say("note: '%s': %d file%s that no importer reads left out (first: "
 			"'%s')\n", dir, w.skipped, w.skipped == 1 ? "" : "s", w.first_skipped);
 	if (!rc && w.found.n == 0)
 		rc = cli_error("'%s': no traces in this directory or below it", dir);
@@ -186,7 +202,8 @@ static int db_given_as_input(const char *cmd, const char *path)
 			 "shard, name the target with --db", cmd, path, path);
 }
 
-/* How a folder's files became runs (cvc_import_opts.on_run); arg counts them. */
+/* How a folder's files became runs (cvc_import_opts.on_run); arg is the
+ * progress line, which counts them. */
 /* The largest run id the database holds before an import (0: none). */
 static int64_t max_run_id(cvc_db *db)
 {
@@ -221,16 +238,19 @@ static void warn_incomplete(cvc_db *db, int64_t floor, int64_t run)
 	sqlite3_bind_int64(st, 1, floor);
 	sqlite3_bind_int64(st, 2, run);
 	while (sqlite3_step(st) == SQLITE_ROW)
-		fprintf(stderr, "warning: '%s': %s\n", (const char *)sqlite3_column_text(st, 0),
+		cli_say("warning: '%s': %s\n", (const char *)sqlite3_column_text(st, 0),
 			(const char *)sqlite3_column_text(st, 1));
 	sqlite3_finalize(st);
 }
 
 static void said_run(void *arg, int64_t run_id, const char *name, int nfiles, const char *why)
 {
+	struct progress *p = arg;
+
 	(void)nfiles;
-	++*(int *)arg;
-	fprintf(stderr, "note: run %lld '%s': %s\n", (long long)run_id, name, why);
+	p->runs++;
+	clear_progress(p);
+	cli_say("note: run %lld '%s': %s\n", (long long)run_id, name, why);
 }
 
 int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
@@ -308,17 +328,17 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	   metadata say, unless --run puts them in one */
 	io.group = dirs && !run && files.n > 1;
 	io.on_run = said_run;
-	io.on_run_arg = &runs;
+	io.on_run_arg = &prog;
 	floor = max_run_id(db);
 	st = cvc_import_files(db, (const char *const *)files.v, files.n, &io, &run_id, &stats);
-	if (prog.on && prog.last > 0)
-		fputs("\r\033[K", stderr);
+	clear_progress(&prog);
+	runs = prog.runs;
 	if (st) {
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
 		goto out;
 	}
 	if (runs > 1)
-		fprintf(stderr, "note: the files are %d jobs by their own metadata, so %d runs "
+		cli_say("note: the files are %d jobs by their own metadata, so %d runs "
 			"(--run NAME puts every file in one)\n", runs, runs);
 	if (runs > 1)
 		printf("imported %lld files into %d runs of '%s': ", (long long)stats.files, runs,

@@ -196,11 +196,11 @@ int cmd_models(int argc, char **argv, struct cvc_ctx *ctx)
 	}
 	cli_table_print(t, format);
 	if (n && strcmp(format, "table") == 0)
-		fprintf(stderr, "note: used = no: stored but the quality gate keeps it out (why_not; "
+		cli_say("note: used = no: stored but the quality gate keeps it out (why_not; "
 			"'cvc models show ID'); level: a collective priced only through its "
 			"large-message level\n");
 	if (!n)
-		fprintf(stderr, "note: '%s' has no fitted models (see 'cvc fit --help')\n", dbpath);
+		cli_say("note: '%s' has no fitted models (see 'cvc fit --help')\n", dbpath);
 	rc = 0;
 out:
 	cvc_rep_table_free(t);

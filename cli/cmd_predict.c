@@ -336,7 +336,7 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 		goto out;
 	}
 	if (is_gemm && csv) {
-		fprintf(stderr, "model: %s\n", cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0));
+		cli_say("model: %s\n", cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0));
 		rc = predict_shapes(ms, csv, dt, cli_format_default(format, "csv"));
 		goto out;
 	}

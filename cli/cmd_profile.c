@@ -139,7 +139,7 @@ static int materialize_dir(const char *dir, const char *prefix, const char *suff
 			cvc_status ms = cvc_profile_materialize(spool, db, &st, err, sizeof err);
 
 			if (ms != CVC_OK) {
-				fprintf(stderr, "error: profile: %s\n", err);
+				cli_say("error: profile: %s\n", err);
 				t->failed++;
 				/* a spool that is not one is bad input (exit 2), as elsewhere */
 				if (cvc_exit_code(ms) > t->code)
@@ -187,7 +187,7 @@ static int run_child(char **cmd, int *status)
 		return cli_error("profile: fork: %s", strerror(errno));
 	if (pid == 0) {
 		execvp(cmd[0], cmd);
-		fprintf(stderr, "error: profile: cannot run '%s': %s\n", cmd[0], strerror(errno));
+		cli_say("error: profile: cannot run '%s': %s\n", cmd[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	child_pid = pid;
@@ -285,7 +285,7 @@ int cmd_profile(int argc, char **argv, struct cvc_ctx *ctx)
 	if (mat) {
 		if ((rc = materialize_dir(mat, "cvc-", ".spool", &t)))
 			return rc;
-		fprintf(stderr, "cvc: %d spool(s) turned into databases in '%s'\n", t.files, mat);
+		cli_say("cvc: %d spool(s) turned into databases in '%s'\n", t.files, mat);
 		return t.failed ? t.code : 0;
 	}
 	/* -o names a folder: a file there is refused before anything runs */
@@ -333,7 +333,7 @@ int cmd_profile(int argc, char **argv, struct cvc_ctx *ctx)
 	 * records no CUDA activity in this run.  Said, not silently done. */
 	const char *prev_inj = getenv("CUDA_INJECTION64_PATH");
 	if (prev_inj && *prev_inj && strcmp(prev_inj, lib) != 0)
-		fprintf(stderr, "cvc: CUDA_INJECTION64_PATH was '%s' (another tool's CUDA "
+		cli_say("cvc: CUDA_INJECTION64_PATH was '%s' (another tool's CUDA "
 			"injection): cvc replaces it, so that tool records no CUDA activity in "
 			"this run; profile with one tool at a time\n", prev_inj);
 	if (set_env("CUDA_INJECTION64_PATH", lib) || set_env(CVC_ENV_OUTDIR, dir) ||
@@ -349,7 +349,7 @@ int cmd_profile(int argc, char **argv, struct cvc_ctx *ctx)
 
 		if (find_cupti(lib, cupti, sizeof cupti) != 0) {
 			if (access(CVC_CUPTI_LIB, R_OK) != 0) {
-				fprintf(stderr, "cvc: libcupti not found (built with '%s'); NVTX "
+				cli_say("cvc: libcupti not found (built with '%s'); NVTX "
 					"ranges will not be recorded\n", CVC_CUPTI_LIB);
 				cupti[0] = '\0';
 			} else {
@@ -392,7 +392,7 @@ int cmd_profile(int argc, char **argv, struct cvc_ctx *ctx)
 	if (t.files == 0 && t.failed == 0)
 		explain_nothing();
 	else
-		fprintf(stderr,
+		cli_say(
 			"cvc: %d process(es) recorded: %lld activities, %lld ranges, %lld lost "
 			"records -> '%s' (merge with 'cvc import %s')\n",
 			t.files, (long long)t.sum.activities, (long long)t.sum.ranges,

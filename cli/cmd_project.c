@@ -202,7 +202,7 @@ static void print_origins(cvc_proj_ctx *ctx)
 		char buf[8192];
 
 		if (cvc_proj_ctx_origin(ctx, gpus[i], 0, buf, sizeof buf) == CVC_OK)
-			fprintf(stderr, "models: %s\n", buf);
+			cli_say("models: %s\n", buf);
 	}
 }
 
@@ -265,17 +265,17 @@ static void say_done(struct sink *sink, cvc_proj_ctx *ctx, int origins,
 		cli_table_print(sink->table, "table");
 	if (origins)
 		print_origins(ctx);
-	fprintf(stderr, "project: '%s': %llu scenarios (%llu valid) from %.0f point%s in %.3f s\n",
+	cli_say("project: '%s': %llu scenarios (%llu valid) from %.0f point%s in %.3f s\n",
 		sink->safe_name, (unsigned long long)sink->total,
 		(unsigned long long)sink->valid, sink->walked, sink->walked == 1 ? "" : "s", secs);
 	if (sink->top && strcmp(per, "none") == 0)
-		fprintf(stderr, "project: kept the %lld best by %s%s over all scenarios\n", top, by,
+		cli_say("project: kept the %lld best by %s%s over all scenarios\n", top, by,
 			asc ? " (smallest first)" : "");
 	else if (sink->top)
-		fprintf(stderr, "project: kept the %lld best by %s%s of each of %zu groups (per %s)\n",
+		cli_say("project: kept the %lld best by %s%s of each of %zu groups (per %s)\n",
 			top, by, asc ? " (smallest first)" : "", ngroups, per);
 	if (sink->best)
-		fprintf(stderr, "project: the best layout by tokens/s of each of %zu groups (per "
+		cli_say("project: the best layout by tokens/s of each of %zu groups (per "
 			"%s)%s; every scenario: --csv FILE, a pipe or --format csv\n", ngroups,
 			CVC_PROJ_TOP_PER_DEFAULT, csv_path ? ", all in the CSV" : "");
 }

@@ -29,25 +29,25 @@ static void print_stats(const char *what, const cvc_proj_vstats *s)
 		snprintf(why + n, sizeof why - n, "%s%d %s", n ? ", " : "", s->not_projected[w],
 			 cvc_proj_vwhy_name(w));
 	}
-	fprintf(stderr, "%s: %d rows read, %d with a measured figure; %d projected (%.1f%% of "
+	cli_say("%s: %d rows read, %d with a measured figure; %d projected (%.1f%% of "
 		"those), %d not projected%s%s%s\n",
 		what, s->rows, s->measured, s->expressible,
 		100.0 * s->expressible / (s->measured ? s->measured : 1), not, not ? " (" : "",
 		why, not ? ")" : "");
 	if (!s->expressible)
 		return;
-	fprintf(stderr,
+	cli_say(
 		"%s: MAPE %.2f%%, median %.2f%%, within 10%%: %.1f%%, bias %+.2f%%; naive (40%% of "
 		"bf16 peak) MAPE %.2f%%, skill %.1f%%\n",
 		what, s->mape_pct, s->median_pct, s->within10_pct, s->bias_pct, s->naive_mape_pct,
 		s->skill_pct);
 	if (s->repeat_sets > 0)
-		fprintf(stderr, "%s: %d of the projected rows repeat %d scenarios (rows projected "
+		cli_say("%s: %d of the projected rows repeat %d scenarios (rows projected "
 			"alike); their measurements' own spread leaves any projection from what the "
 			"rows state at least %.2f%% MAPE\n",
 			what, s->repeat_rows, s->repeat_sets, s->floor_pct);
 	if (s->regressed_rows > 0 && isfinite(s->mape_unregressed_pct))
-		fprintf(stderr, "%s: %d of the projected rows were measured in a release their "
+		cli_say("%s: %d of the projected rows were measured in a release their "
 			"stack's own issue tracker records as regressed for that model and GPU (their "
 			"notes say which); MAPE over the other %d: %.2f%%\n",
 			what, s->regressed_rows, s->expressible - s->regressed_rows,
@@ -62,13 +62,13 @@ static void print_stats(const char *what, const cvc_proj_vstats *s)
 				snprintf(agree + n, sizeof agree - n, "%s %d, ",
 					 cvc_proj_flops_convention(c), s->tflops_agree[c]);
 		}
-		fprintf(stderr, "%s: %d of the projected rows print TFLOP/s beside the tokens/s or "
+		cli_say("%s: %d of the projected rows print TFLOP/s beside the tokens/s or "
 			"step time they were compared on; the FLOP count that gives those within 1%%: "
 			"%snone %d\n",
 			what, s->tflops_pairs, agree, s->tflops_agree_none);
 	}
 	if (isfinite(s->coverage_pct))
-		fprintf(stderr, "%s: 90%% intervals hold the measurement in %.1f%% of the rows; "
+		cli_say("%s: 90%% intervals hold the measurement in %.1f%% of the rows; "
 			"median half-width %.1f%%\n", what, s->coverage_pct, s->median_halfwidth_pct);
 }
 
@@ -140,7 +140,7 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 
 		for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
 			if (cvc_proj_ctx_origin(ctx, gpus[i], 0, buf, sizeof buf) == CVC_OK)
-				fprintf(stderr, "models: %s\n", buf);
+				cli_say("models: %s\n", buf);
 	}
 	for (size_t g = 0; g < v.ngroups; g++) {
 		char what[200];

@@ -67,7 +67,7 @@ static int check_stdout(int rc)
 	if (!bad)
 		return rc;
 	if (errno)
-		fprintf(stderr, "error: cannot write to standard output: %s\n", strerror(errno));
+		cli_say("error: cannot write to standard output: %s\n", strerror(errno));
 	else
 		fputs("error: cannot write to standard output\n", stderr);
 	return rc ? rc : 1;
@@ -91,7 +91,7 @@ static int dispatch(int argc, char **argv, struct cvc_ctx *ctx)
 			return check_stdout(rc);
 		}
 	}
-	fprintf(stderr, "error: '%s' is not a cvc command (see 'cvc --help')\n", argv[0]);
+	cli_say("error: '%s' is not a cvc command (see 'cvc --help')\n", argv[0]);
 	return 2;
 }
 
@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 		return dispatch(2, args, &ctx);
 	}
 	if (strcmp(argv[1], "help") == 0 && argc > 3) {
-		fprintf(stderr, "error: help: expected one command, got %d words\n", argc - 2);
+		cli_say("error: help: expected one command, got %d words\n", argc - 2);
 		return 2;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

@@ -16,11 +16,47 @@
 #include "cvc/cvc_db.h"
 #include "cvc/cvc_out.h"
 
+/*
+ * Writes the formatted text to stderr with control characters and
+ * bidirectional overrides shown as escapes (cvc_text_safe), line breaks
+ * kept: the messages quote file names, cells and flags from outside, and a
+ * terminal must show those, not act on them (git's quote_path does the
+ * same for names).  Falls back to the raw text when memory is short.
+ */
+static void vsay(const char *prefix, const char *fmt, va_list ap)
+{
+	va_list again;
+	char small[512], *buf = small, *safe;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n >= (int)sizeof small && (buf = malloc((size_t)n + 1)))
+		vsnprintf(buf, (size_t)n + 1, fmt, again);
+	va_end(again);
+	if (n < 0 || !buf)
+		buf = small;
+	safe = cvc_text_safe_dup(buf, 1);
+	fputs(prefix, stderr);
+	fputs(safe ? safe : buf, stderr);
+	free(safe);
+	if (buf != small)
+		free(buf);
+}
+
+void cli_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("", fmt, ap);
+	va_end(ap);
+}
+
 /* "error: <message>" on stderr: the one shape of every error line. */
 static void verror(const char *fmt, va_list ap)
 {
-	fputs("error: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	vsay("error: ", fmt, ap);
 	fputc('\n', stderr);
 }
 
@@ -298,7 +334,7 @@ void cli_warn_suspects(cvc_db *db, int64_t run_id)
 	double share = 0;
 
 	if (cvc_classify_suspects(db, run_id, &share, ex, sizeof ex) == CVC_OK && share > 0.01)
-		fprintf(stderr, "warning: %.1f%% of the kernel time is in kernels no rule classes as "
+		cli_say("warning: %.1f%% of the kernel time is in kernels no rule classes as "
 			"communication but whose names look like it (e.g. '%s'): they count as "
 			"compute; see 'cvc classify --unknown' and --rules\n", 100 * share, ex);
 }

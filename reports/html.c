@@ -152,6 +152,14 @@ static const char head_script[] =
 static cvc_status write_page(FILE *f, const struct rep_doc *d)
 {
 	const char *title = d->o->title ? d->o->title : "cvc report";
+	/* a title from outside (a study's name, --title) is shown, its control
+	   characters and bidirectional overrides as escapes, never acted on */
+	char *safe = cvc_text_safe_dup(title, 0);
+	cvc_status rc;
+
+	if (!safe)
+		return CVC_ERR_NOMEM;
+	title = safe;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -177,7 +185,9 @@ static cvc_status write_page(FILE *f, const struct rep_doc *d)
 		fputs("</script>\n", f);
 	}
 	fputs("</body>\n</html>\n", f);
-	return ferror(f) ? CVC_ERR_IO : CVC_OK;
+	rc = ferror(f) ? CVC_ERR_IO : CVC_OK;
+	free(safe);
+	return rc;
 }
 
 /*

@@ -233,3 +233,51 @@ Test(import_cli, failed_first_import_leaves_no_database)
 	probe = fopen(db, "rb");
 	cr_assert_null(probe, "a database the failed call created is removed");
 }
+
+/*
+ * On a terminal the status line is redrawn in place: each draw must clear
+ * what a longer file name left behind, and a note said during the import
+ * must start on a clean line.  util-linux's script(1) gives the import a
+ * terminal and copies what it wrote.
+ */
+Test(import_cli, progress_line_is_cleared_on_a_terminal)
+{
+	const char *dir = tu_tmpdir(), *sub = tu_path(dir, "in");
+	const char *first = tu_shared("traces/hta-trace-diff-a100-w8/control.json.gz");
+	const char *second = tu_shared("traces/hta-trace-diff-v100-w2/test.json.gz");
+	char cmd[20000], *out = NULL;
+	int draws = 0, notes = 0;
+
+	if (tu_run("command -v script", NULL, NULL) != 0)
+		cr_skip_test("script(1) (util-linux) is not installed: no terminal to test on");
+	/* the longer name is imported first, so the shorter one draws over it */
+	snprintf(cmd, sizeof cmd, "mkdir '%s' && cp '%s' '%s/a-rather-long-name-for-a-trace.json.gz'"
+		 " && cp '%s' '%s/b.json.gz' && script -qec \"'%s' import --db '%s/t.db' '%s'\" "
+		 "/dev/null", sub, first, sub, second, sub, CVC_TOOL, dir, sub);
+	cr_assert_eq(tu_run(cmd, &out, NULL), 0, "%s", out ? out : "");
+	for (const char *p = out; (p = strstr(p, "\rimporting ")); p++, draws++) {
+		size_t n = strcspn(p + 1, "\r\n");
+		const char *clear = strstr(p, "\033[K");
+
+		cr_expect(clear && clear < p + 1 + n, "a draw that clears the line's rest: %.*s",
+			  (int)n, p + 1);
+	}
+	for (const char *p = out; (p = strstr(p, "note: ")); p++, notes++)
+		cr_expect(p == out || p[-1] == '\n' || (p - out >= 3 && !memcmp(p - 3, "\033[K", 3)),
+			  "a note on a line of its own: ...%.20s", p > out + 20 ? p - 20 : out);
+	cr_expect_gt(draws, 1, "the status line was drawn on the terminal");
+	cr_expect_gt(notes, 1, "the two jobs were said as two runs");
+	free(out);
+}
+
+/* A name from outside is quoted with its control characters as escapes: a
+ * terminal shows them instead of acting on them. */
+Test(import_cli, control_characters_in_a_name_are_shown_escaped)
+{
+	char *err = NULL;
+
+	cr_assert_eq(tu_cvc("import \"$(printf 'x\\033[2Jy.json')\"", NULL, &err), 2);
+	cr_expect(strstr(err, "'x\\x1b[2Jy.json': cannot open"), "the escape shown: %s", err);
+	cr_expect_null(strchr(err, '\033'), "no raw escape reaches the terminal: %s", err);
+	free(err);
+}

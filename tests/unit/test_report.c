@@ -488,7 +488,8 @@ static void make_page(struct page *pg, int with_db, int with_proj)
 		o.projection = pg->proj;
 		o.scenario = pg->proj; /* any text file: echoed under the assumptions */
 	}
-	o.title = "fixture <report> & \"co\"";
+	/* markup to escape, and a control character to show rather than pass on */
+	o.title = "fixture <report> & \"co\"\x1b";
 	o.csv_dir = pg->csv;
 	cr_assert_eq(cvc_rep_write(db, &o, pg->html, err, sizeof err), CVC_OK, "%s", err);
 	cvc_db_close(db);
@@ -516,7 +517,7 @@ Test(report, page_tables_equal_csv_and_figures_follow_the_trace)
 	cr_assert_lt(sb.st_size, 3 << 20, "1000 scenarios: %lld bytes", (long long)sb.st_size);
 	html = tu_read(pg.html, NULL);
 	cr_assert(html);
-	cr_assert(strstr(html, "<title>fixture &lt;report&gt; &amp; &quot;co&quot;</title>"));
+	cr_assert(strstr(html, "<title>fixture &lt;report&gt; &amp; &quot;co&quot;\\x1b</title>"));
 	cr_assert_null(strstr(html, "<script>alert(1)"), "kernel name reached the page raw");
 	cr_assert_null(strstr(html, "http://") ? strstr(html, "src=\"http") : NULL);
 	cr_assert_null(strstr(html, "<script src"), "no external script");
