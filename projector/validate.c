@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_csv.h"
@@ -201,13 +202,24 @@ static int tflops_agreement(const struct vrow *r, const cvc_proj_scenario *fin, 
 	return mask;
 }
 
+/*
+ * The group of a --by cell: as the rows are read, letter case, spaces
+ * around the value and the '?' a table marks its guesses with say nothing
+ * of the value ('FP8', 'fp8 ' and 'fp8?' are one group, 'fp8' as written
+ * first); its other words do ('fp8 (hybrid)' stays a group of its own).
+ */
 static int group_of(cvc_proj_validation *v, const char *key)
 {
 	char k[128];
+	size_t n;
 
+	key += strspn(key, " \t");
 	snprintf(k, sizeof k, "%s", key);
+	n = strlen(k);
+	while (n > 0 && (k[n - 1] == ' ' || k[n - 1] == '\t' || k[n - 1] == '?'))
+		k[--n] = '\0';
 	for (size_t i = 0; i < v->ngroups; i++)
-		if (!strcmp(v->groups[i].key, k))
+		if (!strcasecmp(v->groups[i].key, k))
 			return (int)i;
 	/* past the last group, the rows of every other value are one group
 	 * that says so (issue 36 item 16: they were dropped, silently) */
