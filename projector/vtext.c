@@ -94,8 +94,9 @@ static const char *first_of(const char *t, const char *words, size_t *len)
 /*
  * Whether the word at p (n bytes) in t is switched off: a negation right
  * before it ("no fsdp", "without sequence parallel", "non-fsdp", "w/o
- * sp") or a zero / off right after it ("fsdp=0", "fsdp: false", "sp
- * off", "fsdp disabled").
+ * sp", "without --tp-comm-overlap") or a zero / off right after it
+ * ("fsdp=0", "fsdp: false", "sp off", "fsdp disabled", "--tp-comm-overlap
+ * not set").
  */
 int vtext_negated(const char *t, const char *p, size_t n)
 {
@@ -104,12 +105,17 @@ int vtext_negated(const char *t, const char *p, size_t n)
 	static const char *const after[] = {"=0", "= 0", ": 0", ":0", "=false", "= false",
 					    ": false", ":false", "=off", ": off", " off", "=no",
 					    ": no", " disabled", "=none", " false", " = 0",
-					    " 0)"};
+					    " 0)", " not set", " not given", " not enabled",
+					    " not used", " unset"};
 	const char *a = p + n;
 
 	/* "fsdp2" / "fa3": a version is part of the word */
 	while (isdigit((unsigned char)*a))
 		a++;
+	/* a command line's flag: its dashes are part of the word, so "without
+	   --tp-comm-overlap" is read as "without tp-comm-overlap" */
+	for (int dashes = 0; dashes < 2 && p > t && p[-1] == '-'; dashes++)
+		p--;
 	for (size_t i = 0; i < sizeof before / sizeof before[0]; i++) {
 		size_t m = strlen(before[i]);
 

@@ -357,6 +357,7 @@ Test(validate_cells, dtypes_and_fp8_recipes)
 Test(validate_cells, switches_in_text_and_their_negations)
 {
 	static const char *sp = "sequence parallel|sequence parallelism|sp";
+	static const char *ub = "tp comm overlap|tp-comm-overlap";
 
 	cr_expect_eq(vtext_switch("trained without sequence parallelism", sp), 0);
 	cr_expect_eq(vtext_switch("no sequence parallel", sp), 0);
@@ -364,6 +365,12 @@ Test(validate_cells, switches_in_text_and_their_negations)
 	cr_expect_eq(vtext_switch("with sequence parallelism on", sp), 1);
 	cr_expect_eq(vtext_switch("SP=1", sp), 1);
 	cr_expect_eq(vtext_switch("the spine", sp), -1);
+	/* a command line's flag, its dashes part of the word */
+	cr_expect_eq(vtext_switch("Megatron-LM, without --tp-comm-overlap", ub), 0);
+	cr_expect_eq(vtext_switch("no --tp-comm-overlap given", ub), 0);
+	cr_expect_eq(vtext_switch("disabled --tp-comm-overlap", ub), 0);
+	cr_expect_eq(vtext_switch("--tp-comm-overlap not set", ub), 0);
+	cr_expect_eq(vtext_switch("run with --tp-comm-overlap", ub), 1);
 }
 
 Test(validate_cells, hardware_cells)
