@@ -163,10 +163,19 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 	span(r->hidden_s, r->hidden_s > 0 ? sqrt(var_hid) / r->hidden_s : 0, &r->hidden_s_lo,
 	     &r->hidden_s_hi);
 	/* communication of several kinds at once (TP under one compute, PP
-	 * on its own stream) can add up past the step: only the exposed part
-	 * is bounded by it */
-	share_span(r->comm_share, share_sigma(S, sg, gapv, r, r->comm_type_s, r->comm_s),
-		   INFINITY, &r->comm_share_lo, &r->comm_share_hi);
+	 * on its own stream) can add up past the step, but each kind runs on
+	 * its own links within the step: no kind past the whole step, even at
+	 * its interval's top against the step's bottom.  The exposed part is
+	 * bounded by the step itself. */
+	{
+		double cap = 0;
+
+		for (int j = 0; j < CVC_PROJ_COMM_N; j++)
+			if (r->comm_type_s[j] > 0 && r->step_s_lo > 0)
+				cap += fmin(1, r->comm_type_hi_s[j] / r->step_s_lo);
+		share_span(r->comm_share, share_sigma(S, sg, gapv, r, r->comm_type_s, r->comm_s),
+			   fmax(r->comm_share, cap), &r->comm_share_lo, &r->comm_share_hi);
+	}
 	share_span(r->exposed_share,
 		   share_sigma(S, sg, gapv, r, r->exposed_type_s, r->exposed_s), 1,
 		   &r->exposed_share_lo, &r->exposed_share_hi);

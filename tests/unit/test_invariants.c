@@ -106,6 +106,35 @@ Test(invariants, hidden_transfers_bounded_by_compute)
 }
 
 /*
+ * Claim: the share of the step spent communicating may pass 1 only by
+ * kinds running at once on their own links, each within the step: its
+ * interval's top is at most the sum over kinds of min(1, the kind's top /
+ * the step's bottom).  Qwen2-57B-A14B at EP 16 on H100, the all-to-all
+ * 82% of the step and TP and DP 8% more, read "90% (65-125%) of the step".
+ */
+Test(invariants, comm_share_interval_within_its_kinds)
+{
+	cvc_proj_result r = step_of(
+		"model: {name: qwen2-57b-a14b, layers: 28, hidden: 3584, heads: 28, kv_heads: 4,\n"
+		"        ffn: 18944, moe_ffn: 2560, shared_ffn: 20480, ffn_type: swiglu,\n"
+		"        vocab: 151936, seq: 4096, experts: 64, top_k: 8, tie_embeddings: false}\n"
+		"training: {global_batch: 4096, micro_batch: 1, dtype: bf16, recompute: none,\n"
+		"           distributed_optimizer: true}\n"
+		"parallelism: {tp: 2, pp: 1, ep: 16}\nhardware: {gpu: H100-SXM, gpus: 1024}\n"
+		"comm: {ep_overlap: true}\n");
+	double cap = 0;
+
+	for (int j = 0; j < CVC_PROJ_COMM_N; j++)
+		if (r.comm_type_s[j] > 0)
+			cap += fmin(1, r.comm_type_hi_s[j] / r.step_s_lo);
+	cr_expect(r.comm_share_lo <= r.comm_share && r.comm_share <= r.comm_share_hi,
+		  "comm_share %g in [%g, %g]", r.comm_share, r.comm_share_lo, r.comm_share_hi);
+	cr_expect_leq(r.comm_share_hi, fmax(cap, r.comm_share) * (1 + 1e-12),
+		      "comm_share's top %g past its kinds' %g", r.comm_share_hi, cap);
+	cr_expect_lt(cap, 1.2, "the case has one kind near the whole step: %g", cap);
+}
+
+/*
  * Claim: a GPU without the format's tensor cores cannot run it, fp8 as
  * fp4: fp8 on an A100 or a V100 is an impossible layout with its reason,
  * never priced silently as bf16 with fp8's casts on top (it was: valid,
