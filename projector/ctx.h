@@ -29,6 +29,8 @@ struct proj_layer_cost {
 	double tp_hid_s;               /* of which hidden under split GEMMs (overlap) */
 	double tp_margin_s;            /* GEMM time lost to SMs held for the overlap */
 	double kernels;                /* kernel launches of one layer, fwd + bwd */
+	double chunk_kernels;          /* of them, split GEMMs' chunks past the first
+					* (struct proj_sink): no host work of their own */
 	double first_kernels, last_kernels; /* of the first / last stage's extra work */
 	double ep_fwd_s, ep_bwd_s;     /* MoE all-to-all per layer */
 	/* of them: the forward dispatch and combine, the backward's dispatch

@@ -366,13 +366,18 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 	o->stage_c = SUM2_OF(S, fwd_s, bwd_s) + extra;
 	/* CUDA graphs launch the layers' kernels without the gap and without
 	 * the host's work per kernel, but for the kernels they leave out (a
-	 * dropless MoE layer's routed experts and permutation) */
+	 * dropless MoE layer's routed experts and permutation).  Each kernel
+	 * has its gap; a split GEMM's chunks past the first cost the host
+	 * nothing of their own (one call launches them all). */
 	{
-		double launches = (sc->cuda_graphs ? SUM_OF(S, ungraphed_kernels)
-						   : SUM_OF(S, kernels)) + extra_kernels;
+		double gpu_launches = (sc->cuda_graphs ? SUM_OF(S, ungraphed_kernels)
+						       : SUM_OF(S, kernels)) + extra_kernels;
+		double host_launches = (sc->cuda_graphs ? SUM_OF(S, ungraphed_kernels)
+							: SUM_OF(S, kernels) - SUM_OF(S, chunk_kernels)) +
+				       extra_kernels;
 
-		o->gap_s = 1e-6 * gap_us * launches;
-		o->host_s = 1e-6 * host_us * launches;
+		o->gap_s = 1e-6 * gap_us * gpu_launches;
+		o->host_s = 1e-6 * host_us * host_launches;
 	}
 	o->margin_s = SUM_OF(S, tp_margin_s);
 	o->tp_mb = SUM2_OF(S, tp_fwd_s, tp_bwd_s) + extra_tp;

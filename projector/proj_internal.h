@@ -440,6 +440,11 @@ struct proj_sink {
 	int gemm_sub;       /* their ops' sub (struct proj_shape) */
 	int attn_backend;   /* cvc_model_attn_backend of the fused attention */
 	double kernels;     /* kernel launches priced since the last reset */
+	/* of them, the chunks a split GEMM launches past its first: Transformer
+	 * Engine's TP overlap splits the GEMM inside one call, its C++ loop
+	 * launching the chunks, so they cost the host no work of an operator's
+	 * own (proj_gemm3()) */
+	double chunk_kernels;
 	double margin_s;    /* GEMM time lost to SMs held back for communication */
 	double scale_hbm, scale_intra, scale_inter;
 	struct proj_unc *unc; /* where prices are accounted (NULL: intervals off) */

@@ -191,6 +191,7 @@ void proj_sink_init(struct proj_sink *k, const cvc_proj_scenario *sc, const stru
 		k->gemm_sub = x.gemm_sub;
 	}
 	k->kernels = 0;
+	k->chunk_kernels = 0;
 	k->margin_s = 0;
 	k->unc = NULL;
 	switch (sc->attention) {
@@ -394,6 +395,8 @@ double proj_gemm3(struct proj_sink *k, int dtype, double m, double n, double kk,
 	split_b = split_b > 1 ? split_b : 1;
 	fwd = split_f * proj_op_gemm_dt(k, dtype, m / split_f, n, kk, 1, cf * split_f, stage);
 	*dgrad = split_b * proj_op_gemm_dt(k, dtype, m / split_b, kk, n, 1, cb * split_b, stage);
+	if (k->p) /* one call launches the chunks (struct proj_sink chunk_kernels) */
+		k->chunk_kernels += cf * (split_f - 1) + cb * (split_b - 1);
 	*wgrad = proj_op_wgrad_dt(k, dtype, kk, n, m, 1, cb, stage);
 	/* booked apart (struct proj_sink margin_s): the operator itself is the one
 	 * measured and listed */
@@ -820,6 +823,7 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 	n.cb = M * L;
 	n.per = M * L * (2 + 2 * (full ? 2 : 1));
 	k->kernels = 0;
+	k->chunk_kernels = 0;
 	k->margin_s = 0;
 	if (x->d3) { /* 3D tensor parallelism: its own layer (tp3d.c) */
 		proj_layer3d_ops(k, x, &n, lc);
@@ -852,6 +856,7 @@ void proj_layer_ops(struct proj_sink *k, const struct proj_shape *x, double M, d
 	lc->attn_fwd_s = af;
 	lc->attn_bwd_s = ab;
 	lc->kernels = k->kernels;
+	lc->chunk_kernels = k->chunk_kernels;
 	lc->tp_margin_s = k->margin_s * (full ? 2 : 1);
 	lc->mlp_fwd_s = G.mlp_f;
 	lc->mlp_bwd_s = G.mlp_d;

@@ -208,6 +208,7 @@ void proj_layer3d_ops(struct proj_sink *k, const struct proj_shape *x,
 	lc->attn_fwd_s = af;
 	lc->attn_bwd_s = ab;
 	lc->kernels = k->kernels;
+	lc->chunk_kernels = k->chunk_kernels;
 	lc->tp_margin_s = 0;
 	/* the forward all-reduces run again in the recomputed forward, on
 	 * the critical path like the first */
