@@ -383,6 +383,7 @@ struct proj_shape {
 	double rq, rkv, dr, dqk, dv, attw, attw_t;
 	int mla;
 	int sp, moe, swiglu, dtype, recompute, unfused, attention, framework;
+	int dropout; /* attention and residual dropout (a kernel of its own unfused) */
 	int eager; /* torchtitan without torch.compile: eager.c */
 	/* lowp: the layers' GEMMs in fp8 or 4 bits (the router, attention
 	 * core, logits and activations stay 16-bit); gemm_sub: their ops'

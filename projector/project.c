@@ -64,6 +64,7 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->dtype = sc->dtype;
 	x->recompute = sc->recompute;
 	x->unfused = sc->attention == CVC_PROJ_ATTN_UNFUSED;
+	x->dropout = sc->dropout;
 	x->attention = sc->attention;
 	x->framework = sc->framework;
 	x->eager = sc->framework == CVC_PROJ_FW_TORCHTITAN && !sc->compile;
@@ -615,18 +616,22 @@ static void attn_core_ops(struct proj_sink *k, const struct proj_shape *x,
 		double bt = x->b * hl, el = bt * sq * x->s;
 		/* selective recomputation re-runs the unfused core */
 		double ca = proj_fwd_runs(x, n, PROJ_RC_CORE);
-		double f1, f2, f3, f4, b1, b2, b3, b4, b5;
+		double f1, f2, f3, f4 = 0, b1, b2, b3, b4, b5 = 0;
 
 		f1 = proj_op_gemm_dt(k, adt, sq, x->s, x->dh, bt, ca, 0);
 		f2 = proj_op_gemm_dt(k, adt, sq, x->dh, x->s, bt, ca, 0);
 		f3 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * el, ca, 0); /* scale-mask-softmax */
-		f4 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, ca, 0); /* dropout */
+		/* the probabilities' dropout: a kernel of its own (PyTorch returns
+		 * its input untouched at probability 0: no kernel) */
+		if (x->dropout)
+			f4 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, ca, 0);
 		*af = f1 + f2 + f3 + f4;
 		b1 = proj_op_gemm_dt(k, adt, sq, x->dh, x->s, bt, 2 * cb, 0);
 		b2 = proj_op_gemm_dt(k, adt, x->s, x->dh, sq, bt, cb, 0);
 		b3 = proj_op_gemm_dt(k, adt, sq, x->s, x->dh, bt, cb, 0);
 		b4 = proj_op_mem(k, CVC_MODEL_MEM_NORM, 3 * x->BA * el, cb, 0);
-		b5 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, cb, 0);
+		if (x->dropout)
+			b5 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (2 * x->BA + 1) * el, cb, 0);
 		*ab = 2 * b1 + b2 + b3 + b4 + b5;
 	} else {
 		/* with context parallelism, c ring steps of s/c queries

@@ -161,6 +161,29 @@ Test(invariants, tp_overlap_chunks_cost_the_host_no_operator)
 }
 
 /*
+ * Claim: a step without dropout launches no dropout kernel.  Unfused
+ * attention charged its probabilities' dropout whatever `dropout` said:
+ * off and on priced alike (1.04169 s), only the masks' memory moved.
+ */
+Test(invariants, no_dropout_kernels_without_dropout)
+{
+	static const char base[] =
+		"model: {layers: 8, hidden: 2048, heads: 16, seq: 2048}\n"
+		"training: {global_batch: 64, attention: unfused, dropout: %s}\n"
+		"hardware: {gpu: A100-SXM-80GB, gpus: 8, host_launch_us: 0}\n";
+	char y[2][512];
+	cvc_proj_result r[2];
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(y[i], sizeof y[i], base, i ? "true" : "false");
+		r[i] = step_of(y[i]);
+	}
+	cr_expect_lt(r[0].compute_s, r[1].compute_s, "without dropout %g s, with %g s",
+		     r[0].compute_s, r[1].compute_s);
+	cr_expect_lt(r[0].mem_act_gb, r[1].mem_act_gb, "the masks only with dropout");
+}
+
+/*
  * Claim: a GPU without the format's tensor cores cannot run it, fp8 as
  * fp4: fp8 on an A100 or a V100 is an impossible layout with its reason,
  * never priced silently as bf16 with fp8's casts on top (it was: valid,
