@@ -467,6 +467,15 @@ static const struct proj_pricer *usable_pricer(cvc_proj_ctx *ctx, const cvc_proj
 				   : "gpu has no tensor path for the dtype");
 		return NULL;
 	}
+	/* MXFP8 scales blocks of 32 in the tensor cores' own instructions:
+	 * the GPUs with block-scaled (microscaling) tensor cores, those with
+	 * FP4 (Transformer Engine's support matrix: MXFP8 from Blackwell,
+	 * compute capability 10.0, not on Hopper's 9.0) */
+	if (sc->dtype == CVC_PROJ_FP8 && sc->fp8_recipe == CVC_PROJ_FP8_MXFP8 &&
+	    !(p->peak_flops[CVC_PROJ_NVFP4] > 0 || p->peak_flops[CVC_PROJ_MXFP4] > 0)) {
+		invalid(r, "gpu has no block-scaled tensor cores for mxfp8 (Blackwell on)");
+		return NULL;
+	}
 	return p;
 }
 

@@ -50,6 +50,9 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 				  : 4 * sc->hidden;
 	if (sc->experts < 1)
 		sc->experts = 1;
+	/* a token goes to a whole number of experts */
+	if (sc->experts > 1 && sc->top_k >= 1 && !is_int(sc->top_k))
+		return "top_k must be a whole number";
 	if (sc->top_k < 1 || sc->experts == 1)
 		sc->top_k = 1;
 	/* the expert widths mean nothing to a dense model (a sweep over
@@ -67,6 +70,8 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		sc->shared_ffn = 0;
 	if (sc->gpus_per_node < 1)
 		sc->gpus_per_node = 8;
+	if (!is_int(sc->gpus_per_node))
+		return "gpus_per_node must be a whole number";
 	if (sc->nvlink_domain < 0 || sc->nvlink_domain != floor(sc->nvlink_domain))
 		return "nvlink_domain must be a whole number (0: the catalog's)";
 	if (sc->bf16_layers_first < 0 || sc->bf16_layers_last < 0 ||
@@ -77,9 +82,10 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 		       "hold";
 	if (sc->micro_batch < 1)
 		sc->micro_batch = 1;
-	if (sc->cp < 1)
+	/* 0: none; a fraction of a rank is no layout (layout_reason()) */
+	if (sc->cp == 0)
 		sc->cp = 1;
-	if (sc->ep < 1)
+	if (sc->ep == 0)
 		sc->ep = 1;
 	if (sc->tp_overlap_ag < 0)
 		sc->tp_overlap_ag = sc->tp_overlap;
@@ -118,8 +124,17 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 	if (!(sc->moe_imbalance >= 1) || (sc->experts > 1 && sc->moe_imbalance > sc->ep &&
 					  sc->moe_imbalance > 1))
 		return "moe_imbalance must be at least 1 and at most ep";
-	if (sc->ep_sms != PROJ_AUTO && !(sc->ep_sms >= 0))
-		return "ep_sms must be auto or a count of SMs";
+	/* no SM, no kernel to move the tokens */
+	if (sc->ep_sms != PROJ_AUTO && !is_int(sc->ep_sms))
+		return "ep_sms must be auto or a whole number of SMs, at least 1";
+	if (!is_int(sc->local_sgd_h))
+		return "local_sgd_h must be a whole number of steps, at least 1";
+	if (sc->moe_router_group_topk != 0 && !is_int(sc->moe_router_group_topk))
+		return "moe_router_group_topk must be a whole number of nodes (0: any)";
+	/* power usage effectiveness: facility energy over the IT equipment's,
+	 * at least 1 by its definition (The Green Grid, White Paper #49) */
+	if (!(sc->pue >= 1))
+		return "pue must be at least 1";
 	if (sc->mtp_layers < 0 || sc->mtp_layers != floor(sc->mtp_layers) || sc->mtp_layers > 64)
 		return "mtp_layers must be a whole number, 0 to 64";
 	{
@@ -142,6 +157,8 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 	}
 	if (!is_int(sc->gpus))
 		return "gpus must be a positive integer";
+	if (sc->nodes > 0 && sc->nodes != ceil(sc->gpus / sc->gpus_per_node))
+		return "nodes != gpus / gpus_per_node";
 	sc->nodes = ceil(sc->gpus / sc->gpus_per_node);
 	if (!(sc->scale_compute > 0 && sc->scale_hbm_bw > 0 && sc->scale_hbm_cap > 0 &&
 	      sc->scale_intra_bw > 0 && sc->scale_inter_bw > 0))
@@ -163,6 +180,11 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 
 		if (why)
 			return why;
+	} else if (sc->heads > 0 && sc->kv_heads > 0 &&
+		   (sc->kv_heads > sc->heads || fmod(sc->heads, sc->kv_heads) != 0)) {
+		/* grouped-query attention: each key/value head serves
+		 * heads / kv_heads query heads */
+		return "heads not divisible by kv_heads";
 	} else if (fmod(sc->heads, sc->tp) != 0) {
 		return "heads not divisible by tp";
 	} else if (fmod(sc->kv_heads, sc->tp) != 0 && fmod(sc->tp, sc->kv_heads) != 0) {
@@ -230,7 +252,7 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 		return "dualpipe needs an even pp >= 2, vpp 1 and an even count of >= 2 pp "
 		       "micro-batches";
 	if (sc->experts > 1) {
-		double etp = sc->etp >= 1 ? sc->etp : sc->tp;
+		double etp = sc->etp > 0 ? sc->etp : sc->tp;
 
 		if (fmod(sc->experts, sc->ep) != 0)
 			return "experts not divisible by ep";

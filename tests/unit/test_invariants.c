@@ -287,3 +287,47 @@ Test(invariants, faster_gpu_never_slower_when_host_bound)
 	cr_expect_leq(r[1].step_s, r[0].step_s * (1 + 1e-9), "B200 %g s, H100 %g s", r[1].step_s,
 		      r[0].step_s);
 }
+
+/*
+ * Claim: a value no run can have is an impossible layout with its reason,
+ * never rounded or replaced in silence.  Each was priced: a fraction of a
+ * rank made 1 (cp, ep) or tp (etp), 2.5 experts a token or GPUs a node,
+ * more key/value heads than query heads, a PUE under 1 (energy below the
+ * IT load's), EP kernels on no SM, nodes the GPUs contradict, MXFP8 on
+ * Hopper (no block-scaled tensor cores: Transformer Engine's support
+ * matrix lists it from Blackwell).
+ */
+Test(invariants, impossible_values_are_invalid_with_reasons)
+{
+	static const struct {
+		const char *set, *why;
+	} bad[] = {
+		{"parallelism: {cp: 0.5}", "positive integers"},
+		{"parallelism: {ep: 0.5}", "positive integers"},
+		{"parallelism: {ep: 2, etp: 0.5}", "etp"},
+		{"model: {top_k: 2.5}", "top_k"},
+		{"hardware: {gpus_per_node: 2.5}", "gpus_per_node"},
+		{"model: {kv_heads: 12}", "kv_heads"},
+		{"model: {kv_heads: 64}", "kv_heads"},
+		{"cost: {pue: 0.5}", "pue"},
+		{"comm: {ep_sms: 0, ep_dispatcher: deepep}", "ep_sms"},
+		{"comm: {local_sgd_h: 2.5}", "local_sgd_h"},
+		{"comm: {moe_router_group_topk: 1.5}", "moe_router_group_topk"},
+		{"hardware: {nodes: 3}", "nodes"},
+		{"training: {dtype: fp8, fp8_recipe: mxfp8}", "mxfp8"},
+	};
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char y[1024];
+		cvc_proj_result r;
+
+		snprintf(y, sizeof y,
+			 "model: {layers: 4, hidden: 2048, heads: 32, seq: 2048, experts: 8}\n"
+			 "parallelism: {tp: 1, ep: 1}\nhardware: {gpu: H100-SXM, gpus: 64}\n"
+			 "%s\n", bad[i].set);
+		cr_assert_eq(tu_proj_first(y, NULL, &r), 1, "%s", y);
+		cr_expect_not(r.valid, "'%s' priced", bad[i].set);
+		cr_expect(r.reason && strstr(r.reason, bad[i].why), "'%s': %s", bad[i].set,
+			  r.reason ? r.reason : "(no reason)");
+	}
+}
