@@ -178,9 +178,14 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 			Li += nk[ord[j]];
 		if (sc->recompute == CVC_PROJ_RECOMP_FULL && x->d3)
 			a = Li * inflight * in3 + act_max;
-		else if (sc->recompute == CVC_PROJ_RECOMP_FULL)
-			/* each layer keeps its input; one layer is re-materialised */
-			a = Li * inflight * x->BA * x->h / (x->sp ? t : 1) * x->T + act_max;
+		else if (sc->recompute == CVC_PROJ_RECOMP_FULL) {
+			/* each layer keeps its input; one layer is re-materialised,
+			 * from that input: its first norm's input is the checkpoint
+			 * already counted, not a second copy */
+			double in = x->BA * x->h / (x->sp ? t : 1) * x->T;
+
+			a = Li * inflight * in + fmax(0, act_max - in);
+		}
 		else
 			for (int j = 0; j < nord; j++)
 				a += nk[ord[j]] * inflight * act_k[ord[j]];
