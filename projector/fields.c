@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "proj_internal.h"
 
@@ -177,11 +178,18 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"depth_tensor_model_parallel_size", "tp_depth"},
 };
 
+/*
+ * A boolean as YAML writes it, in any of the three spellings its schemas
+ * give (1.2 core: true, True, TRUE; 1.1 adds yes/no, on/off): letter case
+ * aside, so 'True' reads as 'true' does.  1 and 0 too.
+ */
 int proj_parse_flag(const char *s, int *out)
 {
-	if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on") || !strcmp(s, "1"))
+	if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") ||
+	    !strcmp(s, "1"))
 		*out = 1;
-	else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off") || !strcmp(s, "0"))
+	else if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off") ||
+		 !strcmp(s, "0"))
 		*out = 0;
 	else
 		return -1;

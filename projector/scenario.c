@@ -290,6 +290,12 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 					       "(several: one string, 'mla_up_proj layernorm')", bad);
 		}
 		a->str = proj_scn_intern(st, s);
+		if (a->str && !strcmp(fd->key, "gpu") &&
+		    st->ngpu_at < sizeof st->gpu_at / sizeof st->gpu_at[0]) {
+			st->gpu_at[st->ngpu_at].s = a->str;
+			st->gpu_at[st->ngpu_at].line = (unsigned long)n->start_mark.line + 1;
+			st->gpu_at[st->ngpu_at++].col = (unsigned long)n->start_mark.column + 1;
+		}
 		return a->str ? CVC_OK : proj_scn_nomem(st);
 	case PF_FLAG:
 		break;
@@ -448,15 +454,24 @@ static cvc_status block_add_axis(cvc_proj_study *st, struct block *b, struct axi
 }
 
 /* One mapping of a section: each key becomes an axis in parts[]. */
+/* The fields a section's keys set so far, and the key that set each. */
+struct seen {
+	int f[PROJ_MAX_FIELDS_PER_SECTION];
+	const char *k[PROJ_MAX_FIELDS_PER_SECTION];
+	size_t n;
+};
+
+/* outer: the section's fields when m is a mapping inside it (hardware's
+ * scale), so that scale: {compute: 2} and scale_compute: 3 are one field
+ * named twice; NULL for a section's own mapping. */
 static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const char *sec,
 			      yaml_node_t *m, struct axis *parts, size_t *nparts,
-			      const char *prefix)
+			      const char *prefix, struct seen *outer)
 {
 	yaml_node_pair_t *pr;
 	cvc_status rc;
-	int named, seen_f[PROJ_MAX_FIELDS_PER_SECTION];
-	const char *seen_k[PROJ_MAX_FIELDS_PER_SECTION];
-	size_t nseen = 0;
+	int named;
+	struct seen local = {.n = 0}, *sn = outer ? outer : &local;
 
 	if ((rc = no_duplicates(st, doc, m)))
 		return rc;
@@ -490,7 +505,7 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 			/* hardware: {scale: {compute: 4, inter_bw: 1}} */
 			if (v->type != YAML_MAPPING_NODE)
 				return proj_scn_fail(st, v, "expected a mapping of scale factors");
-			if ((rc = section_map(st, doc, sec, v, parts, nparts, "scale_")))
+			if ((rc = section_map(st, doc, sec, v, parts, nparts, "scale_", sn)))
 				return rc;
 			continue;
 		}
@@ -507,13 +522,13 @@ static cvc_status section_map(cvc_proj_study *st, yaml_document_t *doc, const ch
 			return proj_scn_fail(st, k, "too many keys in section '%s'", sec);
 		/* two names of one field (seq and seq_len, head_dim and
 		 * kv_channels, zero and fsdp): the last one won, silently */
-		for (size_t i = 0; i < nseen; i++)
-			if (seen_f[i] == f)
+		for (size_t i = 0; i < sn->n; i++)
+			if (sn->f[i] == f)
 				return proj_scn_fail(st, k, "'%s' and '%s' set the same field ('%s'): give "
-					       "one", ks, seen_k[i], proj_fields[f].key);
-		if (nseen < PROJ_MAX_FIELDS_PER_SECTION) {
-			seen_f[nseen] = f;
-			seen_k[nseen++] = ks;
+					       "one", ks, sn->k[i], proj_fields[f].key);
+		if (sn->n < PROJ_MAX_FIELDS_PER_SECTION) {
+			sn->f[sn->n] = f;
+			sn->k[sn->n++] = ks;
 		}
 		if ((rc = field_values(st, doc, v, f, fsdp, &parts[*nparts]))) {
 			/* not yet counted in *nparts: the caller would not free it (fuzzing) */
@@ -552,7 +567,7 @@ static cvc_status parse_section(cvc_proj_study *st, yaml_document_t *doc, struct
 			if ((rc = block_add_axis(st, b, &parts[i])))
 				goto out;
 	} else if (v->type == YAML_MAPPING_NODE) {
-		if ((rc = section_map(st, doc, sec, v, parts, &nparts, "")))
+		if ((rc = section_map(st, doc, sec, v, parts, &nparts, "", NULL)))
 			goto out;
 		for (size_t i = 0; i < nparts; i++)
 			if ((rc = block_add_axis(st, b, &parts[i])))
@@ -576,7 +591,7 @@ static cvc_status parse_section(cvc_proj_study *st, yaml_document_t *doc, struct
 				rc = proj_scn_fail(st, e, "expected a mapping of '%s' keys", sec);
 				break;
 			} else {
-				rc = section_map(st, doc, sec, e, parts, &nparts, "");
+				rc = section_map(st, doc, sec, e, parts, &nparts, "", NULL);
 			}
 			if (!rc)
 				rc = flatten(st, parts, nparts, &ax);

@@ -61,6 +61,14 @@ struct cvc_proj_study {
 	void *walk_user;
 	proj_archs *archs;     /* the catalog of models, loaded when a model is named */
 	proj_archs *configs;   /* the strings of config.json files read */
+	/* where the file names each GPU (its interned string), so that a name
+	 * the catalog lacks, found when the study runs, is said with its line
+	 * and column; the first few dozen names only */
+	struct {
+		const char *s;
+		unsigned long line, col;
+	} gpu_at[32];
+	size_t ngpu_at;
 };
 
 void proj_assign(cvc_proj_scenario *sc, const struct assign *a);

@@ -261,6 +261,10 @@ Test(edges, two_values_for_one_thing_are_refused)
 		 "model: {name: n}\n", "a second YAML document"},
 		{"model: {name: \"ab\\0cd\", layers: 4, hidden: 512, heads: 8, vocab: 1000, "
 		 "seq: 512}\n", "found a NUL byte"},
+		/* a scale factor in hardware's scale mapping and by its own name */
+		{"model: {name: m, layers: 4, hidden: 512, heads: 8, vocab: 1000, seq: 512}\n"
+		 "hardware: {gpu: H100-SXM, gpus: 8, scale: {compute: 2}, scale_compute: 3}\n",
+		 "'scale_compute' and 'compute' set the same field"},
 	};
 	char dirbuf[4096], path[4200], args[9000];
 	const char *dir = fresh_dir(dirbuf);
@@ -385,4 +389,30 @@ Test(edges, profile_folders_and_spools_are_checked)
 		cr_expect_neq(access(tu_path(dir, "new"), F_OK), 0, "an empty folder was left (exit %d)",
 			      rc);
 	free(err);
+}
+
+/* YAML's booleans in each spelling its schemas give ('True' is 1.2 core's,
+ * 'Yes' 1.1's): read alike, never "expected true or false". */
+Test(edges, yaml_booleans_in_any_letter_case)
+{
+	char dirbuf[4096], path[4200], args[9000], *out = NULL;
+	const char *dir = fresh_dir(dirbuf);
+	static const char y[] = "model: {layers: 4, hidden: 2048, heads: 16, seq: 2048}\n"
+				"parallelism: {tp: 2, sp: True}\nhardware: {gpu: H100-SXM, gpus: 8}\n"
+				"comm: {tp_overlap: YES, dp_overlap: Off}\n";
+
+	snprintf(path, sizeof path, "%s/b.yaml", dir);
+	cr_assert_eq(tu_write(path, y, sizeof y - 1), 0);
+	snprintf(args, sizeof args, "project '%s' --csv - -f csv", path);
+	cr_assert_eq(tu_cvc(args, &out, NULL), 0, "%s", out ? out : "");
+	{
+		char *p = out, *h[512], *f[512];
+		size_t nh = tu_record(&p, h, 512);
+
+		cr_assert_eq(tu_record(&p, f, 512), nh);
+		cr_expect_str_eq(f[tu_col(h, nh, "sp")], "1");
+		cr_expect_str_eq(f[tu_col(h, nh, "tp_overlap")], "1");
+		cr_expect_str_eq(f[tu_col(h, nh, "dp_overlap")], "0");
+	}
+	free(out);
 }
