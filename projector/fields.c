@@ -231,6 +231,15 @@ static int key_eq(const char *a, const char *b)
 	return *a == *b;
 }
 
+int proj_field_alias(size_t i, const char **alias, const char **key)
+{
+	if (i >= sizeof aliases / sizeof aliases[0])
+		return -1;
+	*alias = aliases[i].alias;
+	*key = aliases[i].key;
+	return 0;
+}
+
 int proj_field_find(const char *section, const char *key)
 {
 	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)

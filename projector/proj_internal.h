@@ -55,6 +55,9 @@ extern const size_t proj_nfields;
 
 /* Index of key (with '-' treated as '_') in section (NULL = any); -1 if none. */
 int proj_field_find(const char *section, const char *key);
+/* The i-th other spelling of a field (*alias) and the field's key (*key);
+ * -1 past the last (docs/SCENARIOS.md lists them all: unit.defaults). */
+int proj_field_alias(size_t i, const char **alias, const char **key);
 /* Numeric view of any field (enum/flag as their int, str as 0). */
 double proj_field_get(const cvc_proj_scenario *sc, int f);
 void proj_field_set_num(cvc_proj_scenario *sc, int f, double v);

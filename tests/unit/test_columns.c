@@ -16,6 +16,7 @@
 #include "cvc/cvc_calshape.h"
 #include "cvc/cvc_project.h"
 #include "cvc/cvc_report.h"
+#include "projector/proj_internal.h"
 #include "testutil.h"
 
 static int proj_missing;
@@ -235,4 +236,36 @@ Test(columns, every_calibration_result_column_has_an_entry)
 	cr_assert_eq(tables, 3, "%d result tables", tables);
 	cr_assert_eq(bad, 0, "%d calibration result columns without an entry", bad);
 	free(dict);
+}
+
+/*
+ * Every scenario field and every other spelling the scenario files accept
+ * is in docs/SCENARIOS.md, between backticks: 27 accepted names (seq_length,
+ * zero_stage, nvl_domain, ...) were written nowhere a user could find them.
+ */
+Test(columns, every_scenario_field_and_alias_is_documented)
+{
+	char *doc = tu_read(CVC_SOURCE_DIR "/docs/SCENARIOS.md", NULL);
+	const char *alias, *key;
+	char want[96];
+	int missing = 0;
+
+	cr_assert_not_null(doc);
+	for (size_t i = 0; i < proj_nfields; i++) {
+		snprintf(want, sizeof want, "`%s`", proj_fields[i].key);
+		if (!strstr(doc, want)) {
+			cr_log_error("scenario field '%s' is not in docs/SCENARIOS.md", proj_fields[i].key);
+			missing++;
+		}
+	}
+	for (size_t i = 0; proj_field_alias(i, &alias, &key) == 0; i++) {
+		snprintf(want, sizeof want, "`%s`", alias);
+		if (!strstr(doc, want)) {
+			cr_log_error("'%s' (another name of '%s') is not in docs/SCENARIOS.md", alias,
+				     key);
+			missing++;
+		}
+	}
+	cr_expect_eq(missing, 0, "%d names undocumented (the log names them)", missing);
+	free(doc);
 }
