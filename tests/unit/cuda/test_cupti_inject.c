@@ -512,6 +512,100 @@ Test(cupti_decode, profiled_db_analyzes_like_imported_traces)
 
 /* ---- NCCL profiler plugin: sizes of the calls a kernel launch carries ---------------- */
 
+/*
+ * Appends what CUPTI would add on a GPU to a spool the harness left: n NCCL
+ * kernels of 500 ns (correlation 500, 501, ...) and the launch ids (1..n,
+ * in launch order) the plugin pushed as CUSTOM2 around them.
+ */
+static void append_nccl_kernels(const char *spool, uint32_t n)
+{
+	struct cvc_spool_act k;
+	struct cvc_spool_extcorr e;
+	uint32_t sid = 1000;
+	char str[4 + sizeof nccl_name];
+
+	memcpy(str, &sid, 4);
+	memcpy(str + 4, nccl_name, sizeof nccl_name - 1);
+	ct_append_rec(spool, CVC_SPOOL_STR, str, (uint32_t)(4 + sizeof nccl_name - 1));
+	for (uint32_t i = 0; i < n; i++) {
+		memset(&k, 0, sizeof k);
+		k.kind = 1;
+		k.start_ns = T0 + 1000 * i;
+		k.end_ns = T0 + 1000 * i + 500;
+		k.stream = 13;
+		k.correlation = 500 + i;
+		k.name_sid = sid;
+		ct_append_rec(spool, CVC_SPOOL_ACT, &k, sizeof k);
+		e.correlation = 500 + i;
+		e.ext_kind = CVC_EXTCORR_NCCL_LAUNCH;
+		e.external_id = 1 + i;
+		ct_append_rec(spool, CVC_SPOOL_EXTCORR, &e, sizeof e);
+	}
+}
+
+/* Runs the harness's NCCL play `how` as a child of parent 42; returns its spool. */
+static void nccl_play_spool(const char *dir, const char *how, char *spool, size_t cap)
+{
+	char cmd[8192], *out = NULL;
+	int rc;
+
+	/* A parent is named, so the process leaves its spool for us to extend. */
+	snprintf(cmd, sizeof cmd, "CVC_PROFILE_PARENT=42 CVC_PROFILE_DIR='%s' RANK=0 '%s' '%s' %s",
+		 dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB, how);
+	rc = tu_run(cmd, &out, NULL);
+	cr_assert_eq(rc, 3, "%s", out);
+	free(out);
+	snprintf(cmd, sizeof cmd, "ls '%s'/*.p42.spool", dir);
+	cr_assert_eq(tu_run(cmd, &out, NULL), 0);
+	out[strcspn(out, "\n")] = '\0';
+	snprintf(spool, cap, "%s", out);
+	free(out);
+}
+
+/*
+ * Sizes in cvc's convention (cvc_analyze.h, nccl-tests' size): NCCL's
+ * all-gather count is the rank's input, its reduce-scatter count the
+ * rank's output, the size n times either (was: count x element size, n
+ * times too small); an all-to-all made of grouped sends and receives is an
+ * all-to-all of the send side (was: "Send", sends and receives added);
+ * one send and one receive stay a send/receive of one direction; calls
+ * beyond the plugin's 32 slots are summed (was: each overwrote the last).
+ * And `cvc analyze --collectives` reads the same sizes: busbw of the
+ * all-gather = 16384 B / 500 ns x 7/8.
+ */
+Test(cupti_decode, nccl_plugin_sizes_follow_the_convention)
+{
+	char dir[2048], spool[4096], db[4200], err[512], cmd[8192], *out;
+	cvc_materialize_stats st;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	nccl_play_spool(dir, "ncclsizes", spool, sizeof spool);
+	append_nccl_kernels(spool, 6);
+	snprintf(db, sizeof db, "%s/sizes.db", dir);
+	cr_assert_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_OK, "%s", err);
+	cr_expect_eq(st.collectives, 6);
+	{
+		sqlite3 *sq = ct_open_ro(db);
+
+		ct_expect(sq, "SELECT group_concat(x, ';') FROM (SELECT coll||'|'||dtype||'|'||"
+			   "in_nelems||'|'||coalesce(out_nelems,'-')||'|'||c.bytes||'|'||group_size"
+			   " AS x FROM collectives c JOIN activities a ON a.id=c.activity_id "
+			   "ORDER BY a.correlation)",
+		       "AllGather|ncclBfloat16|1024|8192|16384|8;"
+		       "ReduceScatter|ncclFloat32|8192|1024|32768|8;"
+		       "AlltoAll|ncclBfloat16|4096|4096|8192|8;"
+		       "Send|ncclFloat32|100|-|400|8;"
+		       "AllReduce|ncclFloat32|400|-|1600|8;"
+		       "AlltoAll|ncclFloat32|1024|1024|4096|8");
+		sqlite3_close(sq);
+	}
+	snprintf(cmd, sizeof cmd, "analyze --db '%s' --collectives --format csv", db);
+	out = cvc_ok(cmd);
+	cr_expect(strstr(out, "allgather,16384,8,1,0.500,0.500,32.768,28.672"), "%s", out);
+	cr_expect(strstr(out, "alltoall,8192,8,1,0.500,0.500,16.384,14.336"), "%s", out);
+	free(out);
+}
+
 Test(cupti_decode, nccl_plugin_sizes_join_kernels)
 {
 	char dir[2048], cmd[8192], spool[4096], db[4200], err[512], *out = NULL;
@@ -535,30 +629,7 @@ Test(cupti_decode, nccl_plugin_sizes_join_kernels)
 	 * What CUPTI would add on a GPU: the two NCCL kernels, and the launch ids
 	 * (1 and 2, in launch order) the plugin pushed as CUSTOM2 around them.
 	 */
-	{
-		struct cvc_spool_act k;
-		struct cvc_spool_extcorr e;
-		uint32_t sid = 1000;
-		char str[4 + sizeof nccl_name];
-
-		memcpy(str, &sid, 4);
-		memcpy(str + 4, nccl_name, sizeof nccl_name - 1);
-		ct_append_rec(spool, CVC_SPOOL_STR, str, (uint32_t)(4 + sizeof nccl_name - 1));
-		for (uint32_t i = 0; i < 2; i++) {
-			memset(&k, 0, sizeof k);
-			k.kind = 1;
-			k.start_ns = T0 + 1000 * i;
-			k.end_ns = T0 + 1000 * i + 500;
-			k.stream = 13;
-			k.correlation = 500 + i;
-			k.name_sid = sid;
-			ct_append_rec(spool, CVC_SPOOL_ACT, &k, sizeof k);
-			e.correlation = 500 + i;
-			e.ext_kind = CVC_EXTCORR_NCCL_LAUNCH;
-			e.external_id = 1 + i;
-			ct_append_rec(spool, CVC_SPOOL_EXTCORR, &e, sizeof e);
-		}
-	}
+	append_nccl_kernels(spool, 2);
 	snprintf(db, sizeof db, "%s/nccl.db", dir);
 	cr_assert_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_OK, "%s", err);
 	cr_expect_eq(st.collectives, 2);
