@@ -205,6 +205,17 @@ void cvci_put_meta(struct cvci_decoder *d, const char *key, int64_t n)
 		cvc_spool_put(d->sp, CVC_SPOOL_META, &m, sizeof m);
 }
 
+void cvci_put_meta_str(struct cvci_decoder *d, const char *key, const char *text)
+{
+	struct cvc_spool_meta m;
+
+	memset(&m, 0, sizeof m);
+	m.key_sid = cvci_intern(d, key, strlen(key));
+	m.value_sid = cvci_intern(d, text, strlen(text));
+	if (m.key_sid && m.value_sid)
+		cvc_spool_put(d->sp, CVC_SPOOL_META, &m, sizeof m);
+}
+
 static int out_of_window(const struct cvci_decoder *d, uint64_t t)
 {
 	return (d->win_start_ns && (int64_t)t < d->win_start_ns) ||

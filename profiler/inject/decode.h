@@ -75,6 +75,9 @@ void cvci_put_proc(struct cvci_decoder *d, int rank, int world_size, int64_t pid
 /* Spools run_meta key += n (integer counters, clock pairs). */
 void cvci_put_meta(struct cvci_decoder *d, const char *key, int64_t n);
 
+/* Spools run_meta key = text (a name CUPTI gave, such as its error's). */
+void cvci_put_meta_str(struct cvci_decoder *d, const char *key, const char *text);
+
 /* Size in bytes of a CUPTI record of kind in this build; 0 if unknown. */
 size_t cvci_record_size(uint32_t kind);
 

@@ -94,6 +94,7 @@ static struct {
 	 * warnings; an enable can fail on the control thread, hence atomics */
 	CUpti_SubscriberHandle subscriber;
 	int subscribe_result;       /* CUptiResult of cuptiSubscribe */
+	const char *subscribe_why;  /* its name (CUPTI's string) when refused, said */
 	atomic_int enable_failed;   /* kinds whose cuptiActivityEnable failed */
 	atomic_int enable_result;   /* the first failure's CUptiResult */
 	atomic_llong buffers_done;  /* buffers CUPTI handed back to us */
@@ -458,6 +459,8 @@ static void finish(void)
 	meta_n("late_buffers", atomic_load(&G.late_buffers));
 	meta_n("cupti_flush_period_ms", G.cupti_flush_ok ? G.flush_ms : 0);
 	meta_n("cupti_subscribe_result", G.subscribe_result);
+	if (G.subscribe_why)
+		cvci_put_meta_str(&G.dec, "cupti_subscribe_error", G.subscribe_why);
 	if (atomic_load(&G.graph_calls))
 		meta_n("nccl_graph_captured_calls", atomic_load(&G.graph_calls));
 	finish_graph();
@@ -943,12 +946,24 @@ CVC_API int InitializeInjection(void)
 	 * (Nsight Systems, a profiler that subscribed at import): only one
 	 * subscriber is allowed.  Then cvc records nothing, says so once, and
 	 * still finishes its database so the run says why it is empty.
-	 * Without a driver the call fails otherwise: recorded, not printed.
+	 * Without a driver (only a test harness loads us without one) every
+	 * call fails with CUPTI_ERROR_UNKNOWN: recorded, not printed.
 	 */
 	G.subscribe_result = (int)cuptiSubscribe(&G.subscriber, on_callback, NULL);
 	if (G.subscribe_result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
 		logmsg("%s%s", "another CUPTI client is attached (Nsight Systems, torch.profiler, "
 		       "a profiling daemon?)", "; cvc records nothing in this process");
+		return arm_finish();
+	}
+	/* Any other refusal (CUPTI_ERROR_NOT_COMPATIBLE: a driver older than
+	 * this CUPTI) with a driver here also leaves nothing to record */
+	if (G.subscribe_result != CUPTI_SUCCESS && cvci_driver_loaded()) {
+		if (cuptiGetResultString((CUptiResult)G.subscribe_result, &G.subscribe_why) !=
+			    CUPTI_SUCCESS ||
+		    !G.subscribe_why)
+			G.subscribe_why = "an error CUPTI does not name";
+		logmsg("CUPTI refused cvc's subscription (%s)%s", G.subscribe_why,
+		       ": cvc records nothing in this process");
 		return arm_finish();
 	}
 	if (cuptiActivityRegisterCallbacks(buf_requested, buf_completed) != CUPTI_SUCCESS) {

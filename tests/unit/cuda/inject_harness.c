@@ -60,7 +60,8 @@ cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
 /*
  * Other CUPTI clients, played through the environment: HARNESS_SUBSCRIBE=busy
  * answers cuptiSubscribe as CUPTI does when Nsight Systems or another
- * subscriber holds it, =ok as it does on a machine with a driver;
+ * subscriber holds it, =incompatible as it does with a driver older than
+ * the CUPTI, =ok as it does on a machine with a driver;
  * HARNESS_ENABLE=fail refuses every cuptiActivityEnable, =ok accepts each
  * (as a driver-backed CUPTI does), =log names each kind enabled on stderr
  * ("enable N").  Unset, both go to libcupti.
@@ -74,6 +75,8 @@ cuptiSubscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc cb, void *user)
 
 	if (how && strcmp(how, "busy") == 0)
 		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	if (how && strcmp(how, "incompatible") == 0)
+		return CUPTI_ERROR_NOT_COMPATIBLE;
 	if (how && strcmp(how, "ok") == 0) {
 		*sub = NULL;
 		return CUPTI_SUCCESS;

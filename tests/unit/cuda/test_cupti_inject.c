@@ -252,6 +252,35 @@ Test(cupti_decode, another_cupti_client_is_said_and_recorded)
 }
 
 /*
+ * CUPTI refusing the subscription otherwise (CUPTI_ERROR_NOT_COMPATIBLE: a
+ * driver older than the CUPTI) in a process with a driver (the stand-in
+ * libcuda, preloaded) is said in one line naming CUPTI's error, kept in
+ * run_meta and repeated by `cvc analyze`.  Before, only error 39 was said:
+ * an empty database and not a word.
+ */
+Test(cupti_decode, any_subscription_refusal_is_said_with_cuptis_error)
+{
+	char *err = NULL, db[8192], pre[8192];
+	sqlite3 *sq;
+
+	snprintf(pre, sizeof pre, "HARNESS_SUBSCRIBE=incompatible LD_PRELOAD='%s' "
+		 "ASAN_OPTIONS=\"verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}\"",
+		 CVC_FAKE_LIBCUDA);
+	snprintf(db, sizeof db, "%s", harness_env(pre, "exit", 3, &err));
+	cr_expect(strstr(err, "cvc-inject: CUPTI refused cvc's subscription "
+			 "(CUPTI_ERROR_NOT_COMPATIBLE): cvc records nothing in this process"),
+		  "%s", err);
+	cr_expect_eq(tu_count_lines(err), 1, "said once: %s", err);
+	sq = ct_open_ro(db);
+	ct_expect(sq, "SELECT value FROM run_meta WHERE key='cupti_subscribe_error'",
+		  "CUPTI_ERROR_NOT_COMPATIBLE");
+	sqlite3_close(sq);
+	expect_analyze_warns(db, "CUPTI refused cvc's subscription (CUPTI_ERROR_NOT_COMPATIBLE): "
+				 "nothing was recorded");
+	free(err);
+}
+
+/*
  * Forked children (issue 19 item 6) inherit the library but not its
  * threads: one leaving through exit() and one through SIGTERM must neither
  * hang (the handler once waited 10 s for a finisher the child does not
