@@ -888,21 +888,15 @@ CVC_API int InitializeInjection(void)
 		return 1;
 	/*
 	 * Records are cast to the structs of the headers we were built with,
-	 * and CUPTI changes record layouts between minor versions (13.2
-	 * dropped older record versions): the libcupti in the process (maybe
-	 * PyTorch's wheel, loaded first) must have our major.minor (xxyy of
-	 * the xxyyzz version; zz is a patch level).
+	 * and CUPTI changes record layouts between minor versions: the
+	 * libcupti in the process (maybe PyTorch's wheel, loaded first) must
+	 * write ours (cvci_cupti_layout_ok).
 	 */
-	if (cuptiGetVersion(&ver) != CUPTI_SUCCESS ||
-	    ver / 100 != CUPTI_API_VERSION / 100) {
-		char a[32], b[32];
-
-		snprintf(a, sizeof a, "%u.%u", (unsigned)ver / 10000, (unsigned)ver / 100 % 100);
-		snprintf(b, sizeof b, "%u.%u", (unsigned)CUPTI_API_VERSION / 10000,
-			 (unsigned)CUPTI_API_VERSION / 100 % 100);
-		logmsg("the libcupti in this process is version %s, cvc was built for %s: record "
-		       "layouts differ, nothing recorded (rebuild cvc against that CUDA, or put its "
-		       "libcupti first on LD_LIBRARY_PATH)", a, b);
+	if (cuptiGetVersion(&ver) != CUPTI_SUCCESS)
+		ver = 0;
+	if (!cvci_cupti_layout_ok(ver, CUPTI_API_VERSION, err, sizeof err)) {
+		logmsg("%s: record layouts differ, nothing recorded (rebuild cvc against that CUDA, "
+		       "or put its libcupti first on LD_LIBRARY_PATH)%s", err, "");
 		return 0;
 	}
 	G.acts = CVC_PROF_DEFAULT;

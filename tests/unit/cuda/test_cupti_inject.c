@@ -347,6 +347,59 @@ Test(cupti_decode, libcupti_of_another_minor_version_is_refused)
 	cr_expect(!strstr(err, "record layouts differ"), "a patch level was refused: %s", err);
 	free(err);
 	only_db(dir, "-r5.db");
+	/* CUDA 12's libcupti numbers its API vN: said as such (was "version 0.0") */
+	snprintf(cmd, sizeof cmd, "env -u CVC_PROFILE_PARENT HARNESS_CUPTI_VERSION=24 "
+		 "CVC_PROFILE_DIR='%s' '%s' '%s' exit", dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB);
+	rc = tu_run(cmd, NULL, &err);
+	cr_expect_eq(rc, 3, "exit %d: %s", rc, err);
+	cr_expect(strstr(err, "the libcupti in this process is API version 24 (CUDA 12.9 or "
+			 "older), cvc was built for 13."), "%s", err);
+	free(err);
+}
+
+/*
+ * What the record casts need (cvci_cupti_layout_ok): CUDA 13's numbering
+ * and one major.minor.  The check it replaced, ver / 100 equal, let any
+ * two CUDA 12 versions (API v19..v28, all 0 once divided) pass, Kernel9
+ * and Memcpy5/Memcpy6 layouts alike.
+ */
+Test(cupti_decode, cupti_layouts_match_by_numbering_and_minor)
+{
+	char why[256];
+
+	cr_expect(cvci_cupti_layout_ok(130001, 130000, why, sizeof why), "a patch level");
+	cr_expect(!cvci_cupti_layout_ok(130200, 130001, why, sizeof why));
+	cr_expect_str_eq(why, "the libcupti in this process is 13.2, cvc was built for 13.0");
+	cr_expect(!cvci_cupti_layout_ok(28, 24, why, sizeof why), "12.9u1 against 12.6");
+	cr_expect(!cvci_cupti_layout_ok(24, 24, why, sizeof why), "CUDA 12 numbering");
+	cr_expect(!cvci_cupti_layout_ok(0, 130001, why, sizeof why));
+	cr_expect(strstr(why, "of a version it does not say"), "%s", why);
+}
+
+/*
+ * The oldest toolkit the profiler builds with (cuda_gate.cmake): CUDA 12.x
+ * lacks the 13.0 record structs the decoder reads, so it builds everything
+ * else and `cvc profile` says which version it needs and which it found.
+ * Before, find_package(CUDAToolkit) took any version and the build failed
+ * (no CUpti_ActivityKernel10 before 13.0).
+ */
+Test(cupti_decode, toolkit_older_than_13_is_gated)
+{
+	char cmd[8192], *out = NULL, *err = NULL;
+
+	snprintf(cmd, sizeof cmd, "'%s' -DCVC_GATE_VERSION=12.8 -P '%s/profiler/inject/"
+		 "cuda_gate.cmake'", CVC_CMAKE, CVC_SOURCE_DIR);
+	cr_assert_eq(tu_run(cmd, &out, &err), 0, "%s", err);
+	cr_expect(strstr(err, "this cvc was built against CUDA 12.8: 'cvc profile' needs CUDA "
+			 "13.0 or newer"), "%s", err);
+	free(out);
+	free(err);
+	snprintf(cmd, sizeof cmd, "'%s' -DCVC_GATE_VERSION=13.0.88 -P '%s/profiler/inject/"
+		 "cuda_gate.cmake'", CVC_CMAKE, CVC_SOURCE_DIR);
+	cr_assert_eq(tu_run(cmd, &out, &err), 0, "%s", err);
+	cr_expect(!strstr(err, "needs CUDA"), "%s", err);
+	free(out);
+	free(err);
 }
 
 /*
