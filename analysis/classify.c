@@ -860,13 +860,32 @@ static int looks_like_comm(const char *name)
 	return 0;
 }
 
+/*
+ * Whether an unlabelled name (no name_class row: a database no import
+ * classified, such as one `cvc profile` materialized, opened read-only or
+ * read by `analyze --collectives`) counts as other: the shipped rules say
+ * what import would have labelled it.  *rules is loaded on first use.
+ */
+static int unlabelled_is_other(cvc_rules **rules, int *failed, const char *name)
+{
+	cvc_class_match m;
+	char err[256];
+
+	if (!*rules && !*failed && cvc_rules_default(rules, err, sizeof err) != CVC_OK)
+		*failed = 1;
+	if (*failed || cvc_rules_match(*rules, name, strlen(name), &m) != CVC_OK)
+		return 1;
+	return m.rule < 0 || !cvc_class_is_comm(m.cls);
+}
+
 cvc_status cvc_classify_suspects(cvc_db *db, int64_t run_id, double *share, char *example,
 				 size_t len)
 {
 	sqlite3_stmt *q = NULL;
+	cvc_rules *rules = NULL;
 	cvc_status st;
 	double total = 0, sus = 0, best = 0;
-	int rc;
+	int rc, rules_failed = 0;
 
 	if (!db || !share)
 		return CVC_ERR_USAGE;
@@ -876,7 +895,8 @@ cvc_status cvc_classify_suspects(cvc_db *db, int64_t run_id, double *share, char
 	/* Sums per name id first and reads each name after: grouping rows that
 	 * carry the names would make SQLite's sorter hold every distinct name at
 	 * once (300 distinct 1 MiB names: 300 MB; issue 14 item 3). */
-	if ((st = prepare_run(db, "SELECT s.value, g.t, coalesce(oc.name, 'other') FROM ("
+	if ((st = prepare_run(db, "SELECT s.value, g.t, coalesce(oc.name, 'other'), "
+			      "nc.name_id IS NULL FROM ("
 			      " SELECT a.name_id AS id, total(a.end_ns - a.start_ns) AS t "
 			      " FROM activities a WHERE a.kind = 1 AND (?1 < 0 OR a.run_id = ?1) "
 			      " GROUP BY a.name_id) g "
@@ -890,7 +910,8 @@ cvc_status cvc_classify_suspects(cvc_db *db, int64_t run_id, double *share, char
 		const char *cls = (const char *)sqlite3_column_text(q, 2);
 
 		total += t;
-		if (name && cls && strcmp(cls, "other") == 0 && looks_like_comm(name)) {
+		if (name && cls && strcmp(cls, "other") == 0 && looks_like_comm(name) &&
+		    (!sqlite3_column_int(q, 3) || unlabelled_is_other(&rules, &rules_failed, name))) {
 			sus += t;
 			if (t > best && example && len) {
 				best = t;
@@ -901,6 +922,7 @@ cvc_status cvc_classify_suspects(cvc_db *db, int64_t run_id, double *share, char
 	if (rc != SQLITE_DONE)
 		st = sq_fail(db, "reading kernel names");
 	sqlite3_finalize(q);
+	cvc_rules_free(rules);
 	*share = total > 0 ? sus / total : 0;
 	return st;
 }

@@ -235,6 +235,33 @@ static cvc_status mat_proc(struct mat *m, size_t off, const struct cvc_spool_pro
 	return CVC_OK;
 }
 
+/*
+ * The element counts of a collectives row as Kineto gives them (in: the
+ * rank's input, out: its output) from NCCL's per-rank count and the size
+ * the plugin recorded in cvc's convention (cvc_analyze.h): the all-gather's
+ * output, the reduce-scatter's input, the all-to-all's buffers are that
+ * size; so `cvc analyze`, which takes max(in, out) x the element size,
+ * and `cvc fit`, which takes bytes, read the same size.
+ */
+static void mat_nelems(const char *func, const char *dtype, int64_t count, int64_t bytes,
+		       int64_t *in, int64_t *out)
+{
+	/* NCCL's type names are "nccl" + the usual ones (ncclBfloat16) */
+	int esz = cvc_dtype_size(strncmp(dtype, "nccl", 4) == 0 ? dtype + 4 : dtype);
+	int64_t whole = esz > 0 && bytes >= 0 && bytes % esz == 0 ? bytes / esz : -1;
+
+	*in = count;
+	*out = -1;
+	if (strcmp(func, "AllGather") == 0) {
+		*out = whole;
+	} else if (strcmp(func, "ReduceScatter") == 0) {
+		*in = whole;
+		*out = count;
+	} else if (strcmp(func, "AlltoAll") == 0) {
+		*in = *out = whole;
+	}
+}
+
 cvc_status mat_coll(struct mat *m, size_t off, int64_t activity_id, int64_t launch_id,
 		    int *joined)
 {
@@ -263,9 +290,8 @@ cvc_status mat_coll(struct mat *m, size_t off, int64_t activity_id, int64_t laun
 	c.activity_id = activity_id;
 	c.coll = func;
 	c.dtype = dtype;
-	c.in_nelems = m->colls[lo].count;
-	c.out_nelems = -1;
 	c.bytes = m->colls[lo].bytes;
+	mat_nelems(func, dtype, m->colls[lo].count, c.bytes, &c.in_nelems, &c.out_nelems);
 	c.group_size = m->colls[lo].nranks > 0 ? m->colls[lo].nranks : 0;
 	c.root = m->colls[lo].root;
 	if ((st = cvc_db_collective_add(m->db, &c)))

@@ -33,7 +33,8 @@ static void graph_gap(char *gap, size_t cap, int64_t calls, int64_t joined, int6
 cvc_status cvc_rep_profile_gaps(cvc_db *db, const char *run, cvc_rep_table **out)
 {
 	/* In the order of the query's w column; 39 is
-	   CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED. */
+	   CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED; any other refusal
+	   the library names (run_meta cupti_subscribe_error, w 5). */
 	static const char *const why[] = {
 		"%lld records were lost while profiling",
 		"another CUPTI client held CUPTI (CUPTI error %lld): nothing was recorded",
@@ -54,12 +55,13 @@ cvc_status cvc_rep_profile_gaps(cvc_db *db, const char *run, cvc_rep_table **out
 			       "SELECT r.name, CASE m.key WHEN 'lost_records' THEN 0 "
 			       "WHEN 'cupti_subscribe_result' THEN 1 "
 			       "WHEN 'nccl_graph_captured_calls' THEN 3 "
-			       "WHEN 'cuda_init_result' THEN 4 ELSE 2 END AS w, "
+			       "WHEN 'cuda_init_result' THEN 4 "
+			       "WHEN 'cupti_subscribe_error' THEN 5 ELSE 2 END AS w, "
 			       "CAST(m.value AS INTEGER), "
 			       "(SELECT CAST(j.value AS INTEGER) FROM run_meta j WHERE "
 			       "j.run_id=m.run_id AND j.key='nccl_graph_replay_joined'), "
 			       "(SELECT CAST(u.value AS INTEGER) FROM run_meta u WHERE "
-			       "u.run_id=m.run_id AND u.key='nccl_graph_replay_unjoined') "
+			       "u.run_id=m.run_id AND u.key='nccl_graph_replay_unjoined'), m.value "
 			       "FROM run_meta m "
 			       "JOIN runs r ON r.id=m.run_id WHERE ((m.key='lost_records' "
 			       "AND CAST(m.value AS INTEGER)>0) OR (m.key='cupti_subscribe_result' "
@@ -68,7 +70,8 @@ cvc_status cvc_rep_profile_gaps(cvc_db *db, const char *run, cvc_rep_table **out
 			       "WHERE s.run_id=m.run_id AND s.key='cupti_subscribe_result' "
 			       "AND CAST(s.value AS INTEGER)<>0)) OR (m.key='nccl_graph_captured_calls' "
 			       "AND CAST(m.value AS INTEGER)>0) OR (m.key='cuda_init_result' "
-			       "AND CAST(m.value AS INTEGER)<>0)) AND (?1 IS NULL OR r.name=?1) "
+			       "AND CAST(m.value AS INTEGER)<>0) OR m.key='cupti_subscribe_error') "
+			       "AND (?1 IS NULL OR r.name=?1) "
 			       "ORDER BY r.id, w",
 			       -1, &q, NULL) != SQLITE_OK)
 		goto out; /* no run_meta: nothing known to be missing */
@@ -77,7 +80,10 @@ cvc_status cvc_rep_profile_gaps(cvc_db *db, const char *run, cvc_rep_table **out
 		int w = sqlite3_column_int(q, 1);
 		long r = cvc_rep_table_add_row(t);
 
-		if (w == 3 && sqlite3_column_type(q, 3) != SQLITE_NULL)
+		if (w == 5)
+			snprintf(gap, sizeof gap, "CUPTI refused cvc's subscription (%.160s): nothing "
+				 "was recorded", (const char *)sqlite3_column_text(q, 5));
+		else if (w == 3 && sqlite3_column_type(q, 3) != SQLITE_NULL)
 			graph_gap(gap, sizeof gap, sqlite3_column_int64(q, 2),
 				  sqlite3_column_int64(q, 3), sqlite3_column_int64(q, 4));
 		else

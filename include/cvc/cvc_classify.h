@@ -151,8 +151,11 @@ CVC_API cvc_status cvc_classify_unknown(cvc_db *db, const cvc_rules *rules,
  * The share of run_id's kernel time (< 0: every run) in kernels labelled
  * other whose names look like communication (dispatch, combine, all-to-all,
  * all-reduce, all-gather, reduce-scatter, send, recv, barrier, NVSHMEM):
- * communication of a stack no rule knows, counted as compute.  example
- * (may be NULL) gets the name with the most time.  Read only.
+ * communication of a stack no rule knows, counted as compute.  A name no
+ * classification labelled yet (a database `cvc profile` materialized, read
+ * before any `cvc classify` or analysis wrote labels) is judged by the
+ * shipped rules, as an import would label it.  example (may be NULL) gets
+ * the name with the most time.  Read only.
  */
 CVC_API cvc_status cvc_classify_suspects(cvc_db *db, int64_t run_id, double *share,
 					 char *example, size_t len);

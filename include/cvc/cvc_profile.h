@@ -190,10 +190,16 @@ struct cvc_spool_meta {
  */
 struct cvc_spool_coll {
 	uint64_t launch_id;
-	uint32_t func_sid;    /* NCCL's name: AllReduce, AllGather, Send, ... */
+	uint32_t func_sid;    /* NCCL's name: AllReduce, AllGather, Send, ...;
+				 AlltoAll also for a group of sends and receives
+				 (profiler/inject/nccl_plugin.c launch_class) */
 	uint32_t dtype_sid;   /* ncclFloat32, ncclBfloat16, ... */
-	int64_t count;        /* elements, summed over the calls of the launch */
-	int64_t bytes;        /* count * element size, -1 unknown */
+	int64_t count;        /* elements as NCCL's calls count them (per rank;
+				 all-to-all of sends and receives: the sends'),
+				 summed over the calls of the launch */
+	int64_t bytes;        /* size in cvc's convention (cvc_analyze.h: the
+				 all-gather's output, the reduce-scatter's input,
+				 the all-to-all's send buffer, count x n), -1 unknown */
 	int32_t root;         /* -1 none */
 	int32_t nranks;       /* communicator size */
 	uint32_t ncalls;      /* NCCL calls fused into this launch */

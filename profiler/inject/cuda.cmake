@@ -4,8 +4,9 @@
 #
 # Builds: libcvc_inject.so (CUPTI injection library, next to the cvc binary
 # where `cvc profile` looks for it), the decoder test and benchmark, and the
-# example program.  Without the toolkit nothing here is built and
-# `cvc profile` says in one line why it is missing.
+# example program.  Without the toolkit, or with one older than CUDA 13.0
+# (cuda_gate.cmake), nothing here is built and `cvc profile` says in one
+# line why it is missing.
 option(CVC_WITH_CUDA "build the CUPTI profiler when the CUDA toolkit is found" ON)
 
 if(CVC_WITH_CUDA)
@@ -19,6 +20,13 @@ if(NOT CVC_WITH_CUDA OR NOT CUDAToolkit_FOUND OR NOT TARGET CUDA::cupti)
   message(STATUS "cvc: CUDA toolkit with CUPTI not found: 'cvc profile' is not built")
   target_compile_definitions(cvc_tool PRIVATE
     "CVC_NO_CUPTI_WHY=\"this cvc was built without the CUDA toolkit (no CUPTI at configure time)\"")
+  return()
+endif()
+include(${CMAKE_SOURCE_DIR}/profiler/inject/cuda_gate.cmake)
+cvc_cuda_gate("${CUDAToolkit_VERSION}" CVC_CUDA_WHY_NOT)
+if(CVC_CUDA_WHY_NOT)
+  message(STATUS "cvc: ${CVC_CUDA_WHY_NOT}: libcvc_inject.so is not built")
+  target_compile_definitions(cvc_tool PRIVATE "CVC_NO_CUPTI_WHY=\"${CVC_CUDA_WHY_NOT}\"")
   return()
 endif()
 message(STATUS "cvc: CUDA ${CUDAToolkit_VERSION} at ${CUDAToolkit_LIBRARY_DIR}: building libcvc_inject.so")
@@ -105,7 +113,8 @@ if(CRITERION_FOUND)
     CVC_CUDA_EXIT7="$<TARGET_FILE:cuda_exit7>"
     CVC_INJECT_HARNESS="$<TARGET_FILE:inject_harness>"
     CVC_INJECT_LIB="$<TARGET_FILE:cvc_inject>"
-    CVC_FAKE_LIBCUDA="$<TARGET_FILE:fake_libcuda>")
+    CVC_FAKE_LIBCUDA="$<TARGET_FILE:fake_libcuda>"
+    CVC_CMAKE="${CMAKE_COMMAND}")
   target_link_libraries(test_cupti_decode PRIVATE cvc_cupti_decode cvc CUDA::cupti
                         PkgConfig::CRITERION PkgConfig::SQLITE3)
   add_dependencies(test_cupti_decode cvc_tool cvc_inject cuda_exit7 inject_harness

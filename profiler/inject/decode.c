@@ -15,6 +15,12 @@
 #include "cvc/cvc_vocab.h"
 #include "decode.h"
 
+/* cvc_profile's CUDA part is built only with CUDA 13.0 or newer
+ * (profiler/inject/cuda_gate.cmake): the structs below come with 13.0. */
+#if CUPTI_API_VERSION < 130000
+#error "the CUPTI decoder reads CUDA 13.0 record structs (CUpti_ActivityKernel10): build with CUDA 13.0 or newer"
+#endif
+
 /* Every record CUPTI packs is a multiple of 8 bytes: the walk relies on it. */
 _Static_assert(sizeof(CUpti_ActivityKernel10) % 8 == 0, "kernel record size");
 _Static_assert(sizeof(CUpti_ActivityMemcpy6) % 8 == 0, "memcpy record size");
@@ -205,6 +211,17 @@ void cvci_put_meta(struct cvci_decoder *d, const char *key, int64_t n)
 		cvc_spool_put(d->sp, CVC_SPOOL_META, &m, sizeof m);
 }
 
+void cvci_put_meta_str(struct cvci_decoder *d, const char *key, const char *text)
+{
+	struct cvc_spool_meta m;
+
+	memset(&m, 0, sizeof m);
+	m.key_sid = cvci_intern(d, key, strlen(key));
+	m.value_sid = cvci_intern(d, text, strlen(text));
+	if (m.key_sid && m.value_sid)
+		cvc_spool_put(d->sp, CVC_SPOOL_META, &m, sizeof m);
+}
+
 static int out_of_window(const struct cvci_decoder *d, uint64_t t)
 {
 	return (d->win_start_ns && (int64_t)t < d->win_start_ns) ||
@@ -389,6 +406,29 @@ static void dec_device(struct cvci_decoder *d, const CUpti_ActivityDevice5 *v)
 	r.clock_khz = v->coreClockRate;
 	r.name_sid = cvci_intern(d, nm, strlen(nm));
 	put(d, CVC_SPOOL_DEVICE, &r, sizeof r);
+}
+
+/* "13.0" for 130001; "API version 24 (CUDA 12.9 or older)" before 13. */
+static void cupti_version_str(uint32_t v, char *out, size_t cap)
+{
+	if (v == 0)
+		snprintf(out, cap, "of a version it does not say");
+	else if (v >= 10000)
+		snprintf(out, cap, "%u.%u", (unsigned)(v / 10000), (unsigned)(v / 100 % 100));
+	else
+		snprintf(out, cap, "API version %u (CUDA 12.9 or older)", (unsigned)v);
+}
+
+int cvci_cupti_layout_ok(uint32_t runtime, uint32_t built, char *why, size_t cap)
+{
+	char a[64], b[64];
+
+	if (runtime >= 10000 && built >= 10000 && runtime / 100 == built / 100)
+		return 1;
+	cupti_version_str(runtime, a, sizeof a);
+	cupti_version_str(built, b, sizeof b);
+	snprintf(why, cap, "the libcupti in this process is %s, cvc was built for %s", a, b);
+	return 0;
 }
 
 size_t cvci_decode(struct cvci_decoder *d, const uint8_t *buf, size_t valid)

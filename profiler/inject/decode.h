@@ -1,12 +1,15 @@
 /*
  * decode.h - CUPTI activity buffers -> spool records (cvc_profile.h).
  *
- * The decoder is pure: it walks a byte buffer laid out exactly as CUPTI
- * hands it to the buffer-completed callback, using the record sizes of the
- * CUPTI headers this was compiled against, and never calls into libcupti
- * (cuptiActivityGetNextRecord needs a driver).  The live callback and the
- * unit tests both go through cvci_decode(), so the tests exercise the code
- * the profiler runs.  Not thread safe: one writer thread owns a decoder.
+ * The decoder walks a byte buffer laid out exactly as CUPTI hands it to
+ * the buffer-completed callback with libcupti's own walker,
+ * cuptiActivityGetNextRecord (it knows the size of every kind it writes,
+ * including kinds cvc does not decode; it needs no driver), and casts each
+ * record it decodes to the struct of the CUPTI headers this was compiled
+ * against (cvci_cupti_layout_ok says which libcupti may be walked so).  The
+ * live callback and the unit tests both go through cvci_decode(), so the
+ * tests exercise the code the profiler runs.  Not thread safe: one writer
+ * thread owns a decoder.
  */
 #ifndef CVC_INJECT_DECODE_H
 #define CVC_INJECT_DECODE_H
@@ -74,6 +77,21 @@ void cvci_put_proc(struct cvci_decoder *d, int rank, int world_size, int64_t pid
 
 /* Spools run_meta key += n (integer counters, clock pairs). */
 void cvci_put_meta(struct cvci_decoder *d, const char *key, int64_t n);
+
+/* Spools run_meta key = text (a name CUPTI gave, such as its error's). */
+void cvci_put_meta_str(struct cvci_decoder *d, const char *key, const char *text);
+
+/*
+ * Whether a libcupti reporting version `runtime` (cuptiGetVersion) writes
+ * the record layouts of the headers of version `built` (CUPTI_API_VERSION):
+ * both in CUDA 13's xxyyzz numbering and of one major.minor (the patch
+ * level zz keeps layouts; minors change them: 13.2 brought
+ * CUpti_ActivityKernel11).  A libcupti of CUDA 12 or older numbers its API
+ * vN (19 for 12.0 ... 28 for 12.9 Update 1, cupti_version.h) and writes
+ * older structs (CUpti_ActivityKernel9).  When not, why[0..cap) says which
+ * versions these are, for one line to the user.
+ */
+int cvci_cupti_layout_ok(uint32_t runtime, uint32_t built, char *why, size_t cap);
 
 /* Size in bytes of a CUPTI record of kind in this build; 0 if unknown. */
 size_t cvci_record_size(uint32_t kind);

@@ -94,6 +94,7 @@ static struct {
 	 * warnings; an enable can fail on the control thread, hence atomics */
 	CUpti_SubscriberHandle subscriber;
 	int subscribe_result;       /* CUptiResult of cuptiSubscribe */
+	const char *subscribe_why;  /* its name (CUPTI's string) when refused, said */
 	atomic_int enable_failed;   /* kinds whose cuptiActivityEnable failed */
 	atomic_int enable_result;   /* the first failure's CUptiResult */
 	atomic_llong buffers_done;  /* buffers CUPTI handed back to us */
@@ -458,6 +459,8 @@ static void finish(void)
 	meta_n("late_buffers", atomic_load(&G.late_buffers));
 	meta_n("cupti_flush_period_ms", G.cupti_flush_ok ? G.flush_ms : 0);
 	meta_n("cupti_subscribe_result", G.subscribe_result);
+	if (G.subscribe_why)
+		cvci_put_meta_str(&G.dec, "cupti_subscribe_error", G.subscribe_why);
 	if (atomic_load(&G.graph_calls))
 		meta_n("nccl_graph_captured_calls", atomic_load(&G.graph_calls));
 	finish_graph();
@@ -885,21 +888,15 @@ CVC_API int InitializeInjection(void)
 		return 1;
 	/*
 	 * Records are cast to the structs of the headers we were built with,
-	 * and CUPTI changes record layouts between minor versions (13.2
-	 * dropped older record versions): the libcupti in the process (maybe
-	 * PyTorch's wheel, loaded first) must have our major.minor (xxyy of
-	 * the xxyyzz version; zz is a patch level).
+	 * and CUPTI changes record layouts between minor versions: the
+	 * libcupti in the process (maybe PyTorch's wheel, loaded first) must
+	 * write ours (cvci_cupti_layout_ok).
 	 */
-	if (cuptiGetVersion(&ver) != CUPTI_SUCCESS ||
-	    ver / 100 != CUPTI_API_VERSION / 100) {
-		char a[32], b[32];
-
-		snprintf(a, sizeof a, "%u.%u", (unsigned)ver / 10000, (unsigned)ver / 100 % 100);
-		snprintf(b, sizeof b, "%u.%u", (unsigned)CUPTI_API_VERSION / 10000,
-			 (unsigned)CUPTI_API_VERSION / 100 % 100);
-		logmsg("the libcupti in this process is version %s, cvc was built for %s: record "
-		       "layouts differ, nothing recorded (rebuild cvc against that CUDA, or put its "
-		       "libcupti first on LD_LIBRARY_PATH)", a, b);
+	if (cuptiGetVersion(&ver) != CUPTI_SUCCESS)
+		ver = 0;
+	if (!cvci_cupti_layout_ok(ver, CUPTI_API_VERSION, err, sizeof err)) {
+		logmsg("%s: record layouts differ, nothing recorded (rebuild cvc against that CUDA, "
+		       "or put its libcupti first on LD_LIBRARY_PATH)%s", err, "");
 		return 0;
 	}
 	G.acts = CVC_PROF_DEFAULT;
@@ -943,12 +940,24 @@ CVC_API int InitializeInjection(void)
 	 * (Nsight Systems, a profiler that subscribed at import): only one
 	 * subscriber is allowed.  Then cvc records nothing, says so once, and
 	 * still finishes its database so the run says why it is empty.
-	 * Without a driver the call fails otherwise: recorded, not printed.
+	 * Without a driver (only a test harness loads us without one) every
+	 * call fails with CUPTI_ERROR_UNKNOWN: recorded, not printed.
 	 */
 	G.subscribe_result = (int)cuptiSubscribe(&G.subscriber, on_callback, NULL);
 	if (G.subscribe_result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
 		logmsg("%s%s", "another CUPTI client is attached (Nsight Systems, torch.profiler, "
 		       "a profiling daemon?)", "; cvc records nothing in this process");
+		return arm_finish();
+	}
+	/* Any other refusal (CUPTI_ERROR_NOT_COMPATIBLE: a driver older than
+	 * this CUPTI) with a driver here also leaves nothing to record */
+	if (G.subscribe_result != CUPTI_SUCCESS && cvci_driver_loaded()) {
+		if (cuptiGetResultString((CUptiResult)G.subscribe_result, &G.subscribe_why) !=
+			    CUPTI_SUCCESS ||
+		    !G.subscribe_why)
+			G.subscribe_why = "an error CUPTI does not name";
+		logmsg("CUPTI refused cvc's subscription (%s)%s", G.subscribe_why,
+		       ": cvc records nothing in this process");
 		return arm_finish();
 	}
 	if (cuptiActivityRegisterCallbacks(buf_requested, buf_completed) != CUPTI_SUCCESS) {

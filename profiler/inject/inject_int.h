@@ -47,4 +47,7 @@ struct cvci_decoder;
  */
 void cvci_say_no_buffers(struct cvci_decoder *dec);
 
+/* Whether a CUDA driver (libcuda.so.1) is loaded in this process. */
+int cvci_driver_loaded(void);
+
 #endif

@@ -38,15 +38,28 @@ struct comm_ctx {
 	int nranks, rank;
 };
 
-#define GROUP_CALLS 32   /* calls remembered per group; more are summed into the last */
+#define GROUP_CALLS 32   /* call slots per group; later calls fold into one (group_add) */
 #define NSLOTS 4096      /* event handles, reused round robin: events are short */
+
+/*
+ * What calls add up to, per direction: collectives (CollApi), sends and
+ * receives (P2pApi).  Bytes are in cvc's convention (include/cvc/
+ * cvc_analyze.h, nccl-tests' printed size), -1 once any is unknown.
+ */
+struct tally {
+	int ncoll, nsend, nrecv;
+	int64_t coll_count, coll_bytes;
+	int64_t send_count, send_bytes;
+	int64_t recv_count, recv_bytes;
+};
 
 struct call {
 	const struct comm_ctx *ctx;
-	const char *func, *dtype;  /* NCCL's static strings */
-	int64_t count;
+	const char *func, *dtype;  /* NCCL's static strings, the slot's first call's */
 	int root;
+	int is_coll;               /* the first call was a CollApi */
 	int taken;
+	struct tally t;            /* this call, or the calls folded into it */
 };
 
 struct slot {
@@ -99,36 +112,140 @@ static int64_t dtype_bytes(const char *dt)
 	return bits >= 8 ? bits / 8 : -1;
 }
 
-static void group_add(struct slot *g, struct comm_ctx *ctx, const char *func, const char *dtype,
-		      size_t count, int root)
+/* a += b, -1 (unknown) sticky and on overflow */
+static void add_known(int64_t *a, int64_t b)
 {
-	struct call *c;
+	if (*a < 0 || b < 0 || __builtin_add_overflow(*a, b, a))
+		*a = -1;
+}
+
+static void tally_add(struct tally *a, const struct tally *b)
+{
+	a->ncoll += b->ncoll;
+	a->nsend += b->nsend;
+	a->nrecv += b->nrecv;
+	add_known(&a->coll_count, b->coll_count);
+	add_known(&a->coll_bytes, b->coll_bytes);
+	add_known(&a->send_count, b->send_count);
+	add_known(&a->send_bytes, b->send_bytes);
+	add_known(&a->recv_count, b->recv_count);
+	add_known(&a->recv_bytes, b->recv_bytes);
+}
+
+/*
+ * One call's size in cvc's convention (include/cvc/cvc_analyze.h, which is
+ * nccl-tests' printed size): NCCL's count is per rank (ncclAllGather's
+ * sendcount, ncclReduceScatter's recvcount, ncclAlltoAll's count per peer,
+ * nccl.h), nccl-tests' size is the gathered output, the scattered input,
+ * the whole send buffer: count x n.  -1 when the group size or the
+ * element size is unknown.
+ */
+static int64_t call_bytes(const char *func, int64_t count, int64_t esz, int nranks)
+{
+	int64_t b;
+
+	if (esz < 0 || __builtin_mul_overflow(count, esz, &b))
+		return -1;
+	if (strcmp(func, "AllGather") != 0 && strcmp(func, "ReduceScatter") != 0 &&
+	    strcmp(func, "AlltoAll") != 0)
+		return b;
+	if (nranks <= 0 || __builtin_mul_overflow(b, (int64_t)nranks, &b))
+		return -1;
+	return b;
+}
+
+static void group_add(struct slot *g, struct comm_ctx *ctx, const char *func, const char *dtype,
+		      size_t count, int root, int is_coll)
+{
+	struct tally t;
+	struct call *c = NULL;
+	int64_t n = count > (size_t)INT64_MAX ? -1 : (int64_t)count;
+	int64_t b;
 
 	if (!g || g->type != NCCL_PROFILE_GROUP_API)
 		return;
-	if (g->ncalls < GROUP_CALLS)
-		c = &g->calls[g->ncalls++];
-	else
-		c = &g->calls[GROUP_CALLS - 1]; /* summed into the last: bounded */
-	c->ctx = ctx;
-	c->func = func ? func : "unknown";
+	func = func ? func : "unknown";
 	/* NCCL's ncclDatatypeToString (src/collectives.cc, 2.2x) has a name
 	 * for every type but ncclUint8, which it calls "Unknown"; NCCL refuses
 	 * a call with a type it does not know before any profiler event */
-	c->dtype = !dtype ? "unknown" : strcmp(dtype, "Unknown") == 0 ? "ncclUint8" : dtype;
-	c->count = (int64_t)count;
-	c->root = root;
-	c->taken = 0;
+	dtype = !dtype ? "unknown" : strcmp(dtype, "Unknown") == 0 ? "ncclUint8" : dtype;
+	b = n < 0 ? -1 : call_bytes(func, n, dtype_bytes(dtype), ctx ? ctx->nranks : 0);
+	memset(&t, 0, sizeof t);
+	if (is_coll) {
+		t.ncoll = 1;
+		t.coll_count = n;
+		t.coll_bytes = b;
+	} else if (strcmp(func, "Recv") == 0) {
+		t.nrecv = 1;
+		t.recv_count = n;
+		t.recv_bytes = b;
+	} else {
+		t.nsend = 1;
+		t.send_count = n;
+		t.send_bytes = b;
+	}
+	if (g->ncalls < GROUP_CALLS) {
+		c = &g->calls[g->ncalls++];
+		memset(c, 0, sizeof *c);
+		c->ctx = ctx;
+		c->func = func;
+		c->dtype = dtype;
+		c->root = root;
+		c->is_coll = is_coll;
+		c->t = t;
+		return;
+	}
+	/* Full (an all-to-all over 64 ranks is 128 calls): the call is summed
+	 * into the latest slot of its communicator, whose tallies keep the
+	 * sends, receives and collectives apart; bounded memory, no call lost
+	 * unless none of the 32 is of its communicator. */
+	for (int i = GROUP_CALLS - 1; i >= 0 && !c; i--)
+		if (g->calls[i].ctx == ctx && !g->calls[i].taken)
+			c = &g->calls[i];
+	if (c)
+		tally_add(&c->t, &t);
+}
+
+/*
+ * The launch record of a group's calls on one communicator: its class,
+ * NCCL's element count and its size in cvc's convention.  Collectives keep
+ * the first one's name.  Sends and receives only: an all-to-all when the
+ * group has at least two of each (ncclGroupStart; ncclSend/ncclRecv to
+ * every peer; ncclGroupEnd: nccl-tests' alltoall, torch's all_to_all and
+ * batch_isend_irecv over NCCL), a send/receive otherwise; NCCL's P2pApi
+ * event names no peer, so the calls stand for the peers.  Their size is
+ * the send side (the input, as Kineto's record_param_comms gives it,
+ * profiler/import/kineto_event.c coll_bytes), the receive side when the
+ * group only receives: one direction, never both added.
+ */
+static void launch_class(const struct tally *t, const struct call *first_coll,
+			 const struct call *first, struct cvc_spool_coll *rec, const char **func,
+			 const char **dtype)
+{
+	if (t->ncoll) {
+		*func = first_coll->func;
+		*dtype = first_coll->dtype;
+		rec->root = first_coll->root;
+		rec->count = t->coll_count;
+		rec->bytes = t->coll_bytes;
+		return;
+	}
+	*func = t->nsend >= 2 && t->nrecv >= 2 ? "AlltoAll" : first->func;
+	*dtype = first->dtype;
+	rec->count = t->nsend ? t->send_count : t->recv_count;
+	rec->bytes = t->nsend ? t->send_bytes : t->recv_bytes;
 }
 
 /* The calls of group g on ctx become one launch record; returns its id. */
 static uint64_t launch(struct slot *g, struct comm_ctx *ctx)
 {
 	struct cvc_spool_coll rec;
+	const struct call *first = NULL, *first_coll = NULL;
 	const char *func = NULL, *dtype = NULL;
-	int64_t esz;
+	struct tally sum;
 
 	memset(&rec, 0, sizeof rec);
+	memset(&sum, 0, sizeof sum);
 	rec.launch_id = atomic_fetch_add(&next_launch, 1);
 	rec.root = -1;
 	rec.nranks = ctx ? ctx->nranks : 0;
@@ -139,19 +256,18 @@ static uint64_t launch(struct slot *g, struct comm_ctx *ctx)
 			if (c->taken || c->ctx != ctx)
 				continue;
 			c->taken = 1;
-			if (!func) {
-				func = c->func;
-				dtype = c->dtype;
-				rec.root = c->root;
-			}
-			rec.count += c->count;
-			esz = dtype_bytes(c->dtype);
-			rec.bytes = (esz < 0 || rec.bytes < 0) ? -1 : rec.bytes + c->count * esz;
-			rec.ncalls++;
+			if (!first)
+				first = c;
+			if (c->is_coll && !first_coll)
+				first_coll = c;
+			tally_add(&sum, &c->t);
 		}
 	}
-	if (rec.ncalls)
+	rec.ncalls = (uint32_t)(sum.ncoll + sum.nsend + sum.nrecv);
+	if (rec.ncalls) {
+		launch_class(&sum, first_coll, first, &rec, &func, &dtype);
 		cvci_queue_coll(&rec, func, dtype);
+	}
 	return rec.launch_id;
 }
 
@@ -187,13 +303,13 @@ static cvc_nccl_result p_start(void *context, void **handle, cvc_nccl_descr_v5 *
 		break;
 	case NCCL_PROFILE_COLL_API:
 		group_add(d->parentObj, ctx, d->collApi.func, d->collApi.datatype,
-			  d->collApi.count, d->collApi.root);
+			  d->collApi.count, d->collApi.root, 1);
 		if (d->collApi.graphCaptured)
 			cvci_note_graph_call();
 		break;
 	case NCCL_PROFILE_P2P_API:
 		group_add(d->parentObj, ctx, d->p2pApi.func, d->p2pApi.datatype,
-			  d->p2pApi.count, -1);
+			  d->p2pApi.count, -1, 0);
 		if (d->p2pApi.graphCaptured)
 			cvci_note_graph_call();
 		break;

@@ -32,6 +32,20 @@ static int cuda_init_result(void)
 	return rc;
 }
 
+/*
+ * The driver loads us (cuInit), so in a profiled process it is there; a
+ * process without one (the test harness, CUPTI failing every call with
+ * CUPTI_ERROR_UNKNOWN) has nothing to say about CUPTI's answers.
+ */
+int cvci_driver_loaded(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+
+	if (h)
+		dlclose(h);
+	return h != NULL;
+}
+
 void cvci_say_no_buffers(struct cvci_decoder *dec)
 {
 	const char *vis = getenv("CUDA_VISIBLE_DEVICES");

@@ -389,3 +389,30 @@ Test(classify, unknown_communication_is_said)
 	free(out);
 	free(err);
 }
+
+/*
+ * A database no classification has labelled yet (one `cvc profile`
+ * materialized, read by `cvc analyze --collectives` or opened read-only):
+ * its NCCL kernels are what the shipped rules say, communication, not
+ * suspects; an unlabelled name no rule knows still is one.  Before, every
+ * unlabelled name counted as other: "100.0% of the kernel time is in
+ * kernels no rule classes as communication" for an all-gather.
+ */
+Test(classify, unlabelled_names_are_judged_by_the_rules)
+{
+	char ex[160];
+	double share = 1;
+	int64_t run = 0;
+	cvc_db *db = new_db(tu_path(tu_tmpdir(), "unlabelled.db"), &run);
+
+	add_act(db, run, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+		CVC_ACT_KERNEL, 0, 900, NULL);
+	add_act(db, run, "void acme::p2p::send_tokens_kernel(int*)", CVC_ACT_KERNEL, 1000, 100,
+		NULL);
+	cr_assert_eq(cvc_db_commit(db), CVC_OK);
+	cr_expect_eq(q_int(db, "SELECT count(*) FROM name_class"), 0);
+	cr_assert_eq(cvc_classify_suspects(db, -1, &share, ex, sizeof ex), CVC_OK);
+	cr_expect_float_eq(share, 100.0 / 1000, 1e-9, "share %.4f", share);
+	cr_expect_str_eq(ex, "void acme::p2p::send_tokens_kernel(int*)");
+	cvc_db_close(db);
+}

@@ -5,7 +5,9 @@
  * start, flush and exit paths (atexit, SIGTERM, SIGINT) run for real.
  *
  * "nccl" also plays NCCL: it drives the library's ncclProfiler_v5 with two
- * communicators, a group of three calls and two kernel launches.
+ * communicators, a group of three calls and two kernel launches;
+ * "ncclsizes" with the collectives whose sizes scale with the group size,
+ * all-to-alls of sends and receives, and groups of more than 32 calls.
  *
  * "feedkill N" plays CUPTI's buffer traffic: the harness defines
  * cuptiActivityRegisterCallbacks (exported, so the library's call binds
@@ -15,7 +17,8 @@
  *
  * HARNESS_SUBSCRIBE and HARNESS_ENABLE (below) play other CUPTI clients.
  *
- *   inject_harness LIB [exit|term|int|nccl|fork|feedkill N]   exit 3 on exit/nccl/fork
+ *   inject_harness LIB [exit|term|int|nccl|ncclsizes|fork|feedkill N]
+ *   exit 3 on exit/nccl/ncclsizes/fork
  */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>
@@ -57,7 +60,8 @@ cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
 /*
  * Other CUPTI clients, played through the environment: HARNESS_SUBSCRIBE=busy
  * answers cuptiSubscribe as CUPTI does when Nsight Systems or another
- * subscriber holds it, =ok as it does on a machine with a driver;
+ * subscriber holds it, =incompatible as it does with a driver older than
+ * the CUPTI, =ok as it does on a machine with a driver;
  * HARNESS_ENABLE=fail refuses every cuptiActivityEnable, =ok accepts each
  * (as a driver-backed CUPTI does), =log names each kind enabled on stderr
  * ("enable N").  Unset, both go to libcupti.
@@ -71,6 +75,8 @@ cuptiSubscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc cb, void *user)
 
 	if (how && strcmp(how, "busy") == 0)
 		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	if (how && strcmp(how, "incompatible") == 0)
+		return CUPTI_ERROR_NOT_COMPATIBLE;
 	if (how && strcmp(how, "ok") == 0) {
 		*sub = NULL;
 		return CUPTI_SUCCESS;
@@ -225,6 +231,99 @@ static int play_nccl(void *h)
 	return 3;
 }
 
+/* One NCCL call (CollApi, or P2pApi for Send/Recv) under group g. */
+static void nccl_call(const cvc_nccl_profiler_v5 *p, void *ctx, void *g, const char *func,
+		      size_t count, const char *dtype)
+{
+	cvc_nccl_descr_v5 d;
+	void *e = NULL;
+	int p2p = strcmp(func, "Send") == 0 || strcmp(func, "Recv") == 0;
+
+	memset(&d, 0, sizeof d);
+	d.parentObj = g;
+	if (p2p) {
+		d.type = 1 << 10; /* P2pApi */
+		d.p2pApi.func = func;
+		d.p2pApi.count = count;
+		d.p2pApi.datatype = dtype;
+	} else {
+		d.type = 1 << 9; /* CollApi */
+		d.collApi.func = func;
+		d.collApi.count = count;
+		d.collApi.datatype = dtype;
+		d.collApi.root = -1;
+	}
+	p->startEvent(ctx, &e, &d);
+	p->stopEvent(e);
+}
+
+/* GroupApi start, or KernelLaunch + GroupApi stop when g is given. */
+static void *nccl_group(const cvc_nccl_profiler_v5 *p, void *ctx, void *g)
+{
+	cvc_nccl_descr_v5 d;
+	void *e = NULL;
+
+	memset(&d, 0, sizeof d);
+	if (!g) {
+		d.type = 1 << 8; /* GroupApi */
+		p->startEvent(ctx, &e, &d);
+		return e;
+	}
+	d.type = 1 << 11; /* KernelLaunch */
+	d.parentObj = g;
+	p->startEvent(ctx, &e, &d);
+	p->stopEvent(e);
+	p->stopEvent(g);
+	return NULL;
+}
+
+/*
+ * "ncclsizes": six launches on one communicator of 8 ranks, as NCCL 2.28
+ * reports them: an all-gather (sendcount 1024 bf16), a reduce-scatter
+ * (recvcount 1024 f32), an all-to-all of 8 sends and 8 receives of 512
+ * bf16 (ncclGroupStart; ncclSend/ncclRecv per peer; ncclGroupEnd), one
+ * send and one receive of 100 f32, 40 all-reduces of 10 f32 in one group
+ * (more calls than the plugin has slots), and an all-to-all of 64 sends
+ * and 64 receives of 16 f32.
+ */
+static int play_nccl_sizes(void *h)
+{
+	const cvc_nccl_profiler_v5 *p = dlsym(h, "ncclProfiler_v5");
+	void *c = NULL, *g;
+	int mask = 0;
+
+	if (!p || p->init(&c, 333, &mask, "c", 1, 8, 2, NULL))
+		return 9;
+	g = nccl_group(p, c, NULL);
+	nccl_call(p, c, g, "AllGather", 1024, "ncclBfloat16");
+	nccl_group(p, c, g);
+	g = nccl_group(p, c, NULL);
+	nccl_call(p, c, g, "ReduceScatter", 1024, "ncclFloat32");
+	nccl_group(p, c, g);
+	g = nccl_group(p, c, NULL);
+	for (int i = 0; i < 8; i++) {
+		nccl_call(p, c, g, "Send", 512, "ncclBfloat16");
+		nccl_call(p, c, g, "Recv", 512, "ncclBfloat16");
+	}
+	nccl_group(p, c, g);
+	g = nccl_group(p, c, NULL);
+	nccl_call(p, c, g, "Send", 100, "ncclFloat32");
+	nccl_call(p, c, g, "Recv", 100, "ncclFloat32");
+	nccl_group(p, c, g);
+	g = nccl_group(p, c, NULL);
+	for (int i = 0; i < 40; i++)
+		nccl_call(p, c, g, "AllReduce", 10, "ncclFloat32");
+	nccl_group(p, c, g);
+	g = nccl_group(p, c, NULL);
+	for (int i = 0; i < 64; i++) {
+		nccl_call(p, c, g, "Send", 16, "ncclFloat32");
+		nccl_call(p, c, g, "Recv", 16, "ncclFloat32");
+	}
+	nccl_group(p, c, g);
+	p->finalize(c);
+	return 3;
+}
+
 /* Exit status of pid as a shell reports it. */
 static int status_of(pid_t pid)
 {
@@ -286,6 +385,8 @@ int main(int argc, char **argv)
 		raise(SIGINT);
 	if (argc > 2 && strcmp(argv[2], "nccl") == 0)
 		return play_nccl(h);
+	if (argc > 2 && strcmp(argv[2], "ncclsizes") == 0)
+		return play_nccl_sizes(h);
 	if (argc > 2 && strcmp(argv[2], "fork") == 0)
 		return fork_children();
 	if (argc > 3 && strcmp(argv[2], "feedkill") == 0)

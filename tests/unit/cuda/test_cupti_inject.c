@@ -252,6 +252,35 @@ Test(cupti_decode, another_cupti_client_is_said_and_recorded)
 }
 
 /*
+ * CUPTI refusing the subscription otherwise (CUPTI_ERROR_NOT_COMPATIBLE: a
+ * driver older than the CUPTI) in a process with a driver (the stand-in
+ * libcuda, preloaded) is said in one line naming CUPTI's error, kept in
+ * run_meta and repeated by `cvc analyze`.  Before, only error 39 was said:
+ * an empty database and not a word.
+ */
+Test(cupti_decode, any_subscription_refusal_is_said_with_cuptis_error)
+{
+	char *err = NULL, db[8192], pre[8192];
+	sqlite3 *sq;
+
+	snprintf(pre, sizeof pre, "HARNESS_SUBSCRIBE=incompatible LD_PRELOAD='%s' "
+		 "ASAN_OPTIONS=\"verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}\"",
+		 CVC_FAKE_LIBCUDA);
+	snprintf(db, sizeof db, "%s", harness_env(pre, "exit", 3, &err));
+	cr_expect(strstr(err, "cvc-inject: CUPTI refused cvc's subscription "
+			 "(CUPTI_ERROR_NOT_COMPATIBLE): cvc records nothing in this process"),
+		  "%s", err);
+	cr_expect_eq(tu_count_lines(err), 1, "said once: %s", err);
+	sq = ct_open_ro(db);
+	ct_expect(sq, "SELECT value FROM run_meta WHERE key='cupti_subscribe_error'",
+		  "CUPTI_ERROR_NOT_COMPATIBLE");
+	sqlite3_close(sq);
+	expect_analyze_warns(db, "CUPTI refused cvc's subscription (CUPTI_ERROR_NOT_COMPATIBLE): "
+				 "nothing was recorded");
+	free(err);
+}
+
+/*
  * Forked children (issue 19 item 6) inherit the library but not its
  * threads: one leaving through exit() and one through SIGTERM must neither
  * hang (the handler once waited 10 s for a finisher the child does not
@@ -318,6 +347,59 @@ Test(cupti_decode, libcupti_of_another_minor_version_is_refused)
 	cr_expect(!strstr(err, "record layouts differ"), "a patch level was refused: %s", err);
 	free(err);
 	only_db(dir, "-r5.db");
+	/* CUDA 12's libcupti numbers its API vN: said as such (was "version 0.0") */
+	snprintf(cmd, sizeof cmd, "env -u CVC_PROFILE_PARENT HARNESS_CUPTI_VERSION=24 "
+		 "CVC_PROFILE_DIR='%s' '%s' '%s' exit", dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB);
+	rc = tu_run(cmd, NULL, &err);
+	cr_expect_eq(rc, 3, "exit %d: %s", rc, err);
+	cr_expect(strstr(err, "the libcupti in this process is API version 24 (CUDA 12.9 or "
+			 "older), cvc was built for 13."), "%s", err);
+	free(err);
+}
+
+/*
+ * What the record casts need (cvci_cupti_layout_ok): CUDA 13's numbering
+ * and one major.minor.  The check it replaced, ver / 100 equal, let any
+ * two CUDA 12 versions (API v19..v28, all 0 once divided) pass, Kernel9
+ * and Memcpy5/Memcpy6 layouts alike.
+ */
+Test(cupti_decode, cupti_layouts_match_by_numbering_and_minor)
+{
+	char why[256];
+
+	cr_expect(cvci_cupti_layout_ok(130001, 130000, why, sizeof why), "a patch level");
+	cr_expect(!cvci_cupti_layout_ok(130200, 130001, why, sizeof why));
+	cr_expect_str_eq(why, "the libcupti in this process is 13.2, cvc was built for 13.0");
+	cr_expect(!cvci_cupti_layout_ok(28, 24, why, sizeof why), "12.9u1 against 12.6");
+	cr_expect(!cvci_cupti_layout_ok(24, 24, why, sizeof why), "CUDA 12 numbering");
+	cr_expect(!cvci_cupti_layout_ok(0, 130001, why, sizeof why));
+	cr_expect(strstr(why, "of a version it does not say"), "%s", why);
+}
+
+/*
+ * The oldest toolkit the profiler builds with (cuda_gate.cmake): CUDA 12.x
+ * lacks the 13.0 record structs the decoder reads, so it builds everything
+ * else and `cvc profile` says which version it needs and which it found.
+ * Before, find_package(CUDAToolkit) took any version and the build failed
+ * (no CUpti_ActivityKernel10 before 13.0).
+ */
+Test(cupti_decode, toolkit_older_than_13_is_gated)
+{
+	char cmd[8192], *out = NULL, *err = NULL;
+
+	snprintf(cmd, sizeof cmd, "'%s' -DCVC_GATE_VERSION=12.8 -P '%s/profiler/inject/"
+		 "cuda_gate.cmake'", CVC_CMAKE, CVC_SOURCE_DIR);
+	cr_assert_eq(tu_run(cmd, &out, &err), 0, "%s", err);
+	cr_expect(strstr(err, "this cvc was built against CUDA 12.8: 'cvc profile' needs CUDA "
+			 "13.0 or newer"), "%s", err);
+	free(out);
+	free(err);
+	snprintf(cmd, sizeof cmd, "'%s' -DCVC_GATE_VERSION=13.0.88 -P '%s/profiler/inject/"
+		 "cuda_gate.cmake'", CVC_CMAKE, CVC_SOURCE_DIR);
+	cr_assert_eq(tu_run(cmd, &out, &err), 0, "%s", err);
+	cr_expect(!strstr(err, "needs CUDA"), "%s", err);
+	free(out);
+	free(err);
 }
 
 /*
@@ -512,6 +594,100 @@ Test(cupti_decode, profiled_db_analyzes_like_imported_traces)
 
 /* ---- NCCL profiler plugin: sizes of the calls a kernel launch carries ---------------- */
 
+/*
+ * Appends what CUPTI would add on a GPU to a spool the harness left: n NCCL
+ * kernels of 500 ns (correlation 500, 501, ...) and the launch ids (1..n,
+ * in launch order) the plugin pushed as CUSTOM2 around them.
+ */
+static void append_nccl_kernels(const char *spool, uint32_t n)
+{
+	struct cvc_spool_act k;
+	struct cvc_spool_extcorr e;
+	uint32_t sid = 1000;
+	char str[4 + sizeof nccl_name];
+
+	memcpy(str, &sid, 4);
+	memcpy(str + 4, nccl_name, sizeof nccl_name - 1);
+	ct_append_rec(spool, CVC_SPOOL_STR, str, (uint32_t)(4 + sizeof nccl_name - 1));
+	for (uint32_t i = 0; i < n; i++) {
+		memset(&k, 0, sizeof k);
+		k.kind = 1;
+		k.start_ns = T0 + 1000 * i;
+		k.end_ns = T0 + 1000 * i + 500;
+		k.stream = 13;
+		k.correlation = 500 + i;
+		k.name_sid = sid;
+		ct_append_rec(spool, CVC_SPOOL_ACT, &k, sizeof k);
+		e.correlation = 500 + i;
+		e.ext_kind = CVC_EXTCORR_NCCL_LAUNCH;
+		e.external_id = 1 + i;
+		ct_append_rec(spool, CVC_SPOOL_EXTCORR, &e, sizeof e);
+	}
+}
+
+/* Runs the harness's NCCL play `how` as a child of parent 42; returns its spool. */
+static void nccl_play_spool(const char *dir, const char *how, char *spool, size_t cap)
+{
+	char cmd[8192], *out = NULL;
+	int rc;
+
+	/* A parent is named, so the process leaves its spool for us to extend. */
+	snprintf(cmd, sizeof cmd, "CVC_PROFILE_PARENT=42 CVC_PROFILE_DIR='%s' RANK=0 '%s' '%s' %s",
+		 dir, CVC_INJECT_HARNESS, CVC_INJECT_LIB, how);
+	rc = tu_run(cmd, &out, NULL);
+	cr_assert_eq(rc, 3, "%s", out);
+	free(out);
+	snprintf(cmd, sizeof cmd, "ls '%s'/*.p42.spool", dir);
+	cr_assert_eq(tu_run(cmd, &out, NULL), 0);
+	out[strcspn(out, "\n")] = '\0';
+	snprintf(spool, cap, "%s", out);
+	free(out);
+}
+
+/*
+ * Sizes in cvc's convention (cvc_analyze.h, nccl-tests' size): NCCL's
+ * all-gather count is the rank's input, its reduce-scatter count the
+ * rank's output, the size n times either (was: count x element size, n
+ * times too small); an all-to-all made of grouped sends and receives is an
+ * all-to-all of the send side (was: "Send", sends and receives added);
+ * one send and one receive stay a send/receive of one direction; calls
+ * beyond the plugin's 32 slots are summed (was: each overwrote the last).
+ * And `cvc analyze --collectives` reads the same sizes: busbw of the
+ * all-gather = 16384 B / 500 ns x 7/8.
+ */
+Test(cupti_decode, nccl_plugin_sizes_follow_the_convention)
+{
+	char dir[2048], spool[4096], db[4200], err[512], cmd[8192], *out;
+	cvc_materialize_stats st;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	nccl_play_spool(dir, "ncclsizes", spool, sizeof spool);
+	append_nccl_kernels(spool, 6);
+	snprintf(db, sizeof db, "%s/sizes.db", dir);
+	cr_assert_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_OK, "%s", err);
+	cr_expect_eq(st.collectives, 6);
+	{
+		sqlite3 *sq = ct_open_ro(db);
+
+		ct_expect(sq, "SELECT group_concat(x, ';') FROM (SELECT coll||'|'||dtype||'|'||"
+			   "in_nelems||'|'||coalesce(out_nelems,'-')||'|'||c.bytes||'|'||group_size"
+			   " AS x FROM collectives c JOIN activities a ON a.id=c.activity_id "
+			   "ORDER BY a.correlation)",
+		       "AllGather|ncclBfloat16|1024|8192|16384|8;"
+		       "ReduceScatter|ncclFloat32|8192|1024|32768|8;"
+		       "AlltoAll|ncclBfloat16|4096|4096|8192|8;"
+		       "Send|ncclFloat32|100|-|400|8;"
+		       "AllReduce|ncclFloat32|400|-|1600|8;"
+		       "AlltoAll|ncclFloat32|1024|1024|4096|8");
+		sqlite3_close(sq);
+	}
+	snprintf(cmd, sizeof cmd, "analyze --db '%s' --collectives --format csv", db);
+	out = cvc_ok(cmd);
+	cr_expect(strstr(out, "allgather,16384,8,1,0.500,0.500,32.768,28.672"), "%s", out);
+	cr_expect(strstr(out, "alltoall,8192,8,1,0.500,0.500,16.384,14.336"), "%s", out);
+	free(out);
+}
+
 Test(cupti_decode, nccl_plugin_sizes_join_kernels)
 {
 	char dir[2048], cmd[8192], spool[4096], db[4200], err[512], *out = NULL;
@@ -535,30 +711,7 @@ Test(cupti_decode, nccl_plugin_sizes_join_kernels)
 	 * What CUPTI would add on a GPU: the two NCCL kernels, and the launch ids
 	 * (1 and 2, in launch order) the plugin pushed as CUSTOM2 around them.
 	 */
-	{
-		struct cvc_spool_act k;
-		struct cvc_spool_extcorr e;
-		uint32_t sid = 1000;
-		char str[4 + sizeof nccl_name];
-
-		memcpy(str, &sid, 4);
-		memcpy(str + 4, nccl_name, sizeof nccl_name - 1);
-		ct_append_rec(spool, CVC_SPOOL_STR, str, (uint32_t)(4 + sizeof nccl_name - 1));
-		for (uint32_t i = 0; i < 2; i++) {
-			memset(&k, 0, sizeof k);
-			k.kind = 1;
-			k.start_ns = T0 + 1000 * i;
-			k.end_ns = T0 + 1000 * i + 500;
-			k.stream = 13;
-			k.correlation = 500 + i;
-			k.name_sid = sid;
-			ct_append_rec(spool, CVC_SPOOL_ACT, &k, sizeof k);
-			e.correlation = 500 + i;
-			e.ext_kind = CVC_EXTCORR_NCCL_LAUNCH;
-			e.external_id = 1 + i;
-			ct_append_rec(spool, CVC_SPOOL_EXTCORR, &e, sizeof e);
-		}
-	}
+	append_nccl_kernels(spool, 2);
 	snprintf(db, sizeof db, "%s/nccl.db", dir);
 	cr_assert_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_OK, "%s", err);
 	cr_expect_eq(st.collectives, 2);
