@@ -12,7 +12,16 @@
 struct cvc_db;
 struct cvc_hw_catalog;
 
-#define PROJ_NPRICERS 48
+/* Pricers kept at most (one per GPU and scale factors; with intervals
+ * each scenario uses its own and the five of its doubled factors): built
+ * as a study needs them, each about 250 KB, round-robin past the cap. */
+#define PROJ_NPRICERS 1024
+/* their index's size: a power of two (probes wrap with a mask), at least
+ * twice the pricers, so a probe always meets an empty entry */
+#define PROJ_PRICER_INDEX 2048
+_Static_assert((PROJ_PRICER_INDEX & (PROJ_PRICER_INDEX - 1)) == 0 &&
+		       PROJ_PRICER_INDEX >= 2 * PROJ_NPRICERS,
+	       "PROJ_PRICER_INDEX: a power of two, at least 2 x PROJ_NPRICERS");
 #define PROJ_CC_SLOTS 256
 #define PROJ_CC_KEY 64
 #define PROJ_LC_NOTES 8
@@ -74,8 +83,13 @@ struct pslot {
 struct cvc_proj_ctx {
 	struct cvc_db *db;
 	struct cvc_hw_catalog *cat;
-	struct pslot slot[PROJ_NPRICERS];
+	/* the pricers built (each its own allocation: a pricer handed out
+	 * stays where it is while others are built), and an open-addressing
+	 * index of them by key: slot number + 1, 0 empty */
+	struct pslot *slot[PROJ_NPRICERS];
+	int index[PROJ_PRICER_INDEX];
 	int nslots, last, evict;
+	long builds;            /* pricers built so far (proj_ctx_builds()) */
 	struct proj_ccache cc;
 	struct proj_used used;
 	int no_intervals;

@@ -47,11 +47,13 @@ cvc_status cvc_proj_ctx_new(cvc_db *db, cvc_proj_ctx **out)
  * again on first use. */
 static void drop_pricers(cvc_proj_ctx *ctx)
 {
-	for (int i = 0; i < PROJ_NPRICERS; i++) {
-		cvc_modelset_free((cvc_modelset *)ctx->slot[i].p.ms_scaled);
-		cvc_modelset_free((cvc_modelset *)ctx->slot[i].p.ms_base);
-		memset(&ctx->slot[i].p, 0, sizeof ctx->slot[i].p);
+	for (int i = 0; i < ctx->nslots; i++) {
+		cvc_modelset_free((cvc_modelset *)ctx->slot[i]->p.ms_scaled);
+		cvc_modelset_free((cvc_modelset *)ctx->slot[i]->p.ms_base);
+		free(ctx->slot[i]);
+		ctx->slot[i] = NULL;
 	}
+	memset(ctx->index, 0, sizeof ctx->index);
 	ctx->nslots = 0;
 	ctx->last = -1;
 	ctx->evict = 0;
@@ -210,40 +212,104 @@ static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 	return 0;
 }
 
+long proj_ctx_builds(const cvc_proj_ctx *ctx)
+{
+	return ctx->builds;
+}
+
+/* FNV-1a over the GPU's name and the scale factors' bits. */
+static unsigned key_hash_of(const char *gpu, const double sc[5])
+{
+	const unsigned char *b = (const unsigned char *)sc;
+	unsigned h = 2166136261u;
+
+	for (; *gpu; gpu++)
+		h = (h ^ (unsigned char)*gpu) * 16777619u;
+	for (size_t i = 0; i < 5 * sizeof sc[0]; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+/* The slot of the key, or -1; *at: where the index would take it. */
+static int find_slot(const cvc_proj_ctx *ctx, const char *gpu, const double sc[5], int *at)
+{
+	const int mask = PROJ_PRICER_INDEX - 1;
+	int i = (int)(key_hash_of(gpu, sc) & (unsigned)mask);
+
+	for (; ctx->index[i]; i = (i + 1) & mask) {
+		const struct proj_pricer *p = &ctx->slot[ctx->index[i] - 1]->p;
+
+		if (same_key(p, gpu, sc))
+			return ctx->index[i] - 1;
+	}
+	*at = i;
+	return -1;
+}
+
+/* The index again from the slots (after one was replaced: rare). */
+static void reindex(cvc_proj_ctx *ctx)
+{
+	memset(ctx->index, 0, sizeof ctx->index);
+	for (int i = 0; i < ctx->nslots; i++) {
+		int at;
+
+		if (ctx->slot[i]->p.gpu[0] && find_slot(ctx, ctx->slot[i]->p.gpu,
+							ctx->slot[i]->p.scale, &at) < 0)
+			ctx->index[at] = i + 1;
+	}
+}
+
 const struct proj_pricer *proj_ctx_pricer(cvc_proj_ctx *ctx, const cvc_proj_scenario *s)
 {
 	double sc[5] = {s->scale_compute, s->scale_hbm_bw, s->scale_hbm_cap,
 			s->scale_intra_bw, s->scale_inter_bw};
 	struct pslot *slot;
+	int i, at = -1, fresh;
 
-	if (ctx->last >= 0 && same_key(&ctx->slot[ctx->last].p, s->gpu, sc))
-		return &ctx->slot[ctx->last].p;
-	for (int i = 0; i < ctx->nslots; i++)
-		if (same_key(&ctx->slot[i].p, s->gpu, sc)) {
-			ctx->last = i;
-			return &ctx->slot[i].p;
-		}
-	/* round-robin eviction: studies rarely use more than a handful */
-	if (ctx->nslots < PROJ_NPRICERS) {
+	if (ctx->last >= 0 && same_key(&ctx->slot[ctx->last]->p, s->gpu, sc))
+		return &ctx->slot[ctx->last]->p;
+	if ((i = find_slot(ctx, s->gpu, sc, &at)) >= 0) {
+		ctx->last = i;
+		return &ctx->slot[i]->p;
+	}
+	/* A study sweeping many GPUs or scale factors walks them in its
+	 * innermost loop, over and over: every key it uses is kept, up to the
+	 * cap (a round-robin over 48 slots missed on every scenario past 8
+	 * scaled GPUs: 30x slower); past it, round-robin */
+	fresh = ctx->nslots < PROJ_NPRICERS;
+	if (fresh) {
+		if (!(ctx->slot[ctx->nslots] = calloc(1, sizeof *ctx->slot[0])))
+			return NULL;
 		ctx->last = ctx->nslots++;
 	} else {
 		ctx->last = ctx->evict;
 		ctx->evict = (ctx->evict + 1) % PROJ_NPRICERS;
-		cvc_modelset_free((cvc_modelset *)ctx->slot[ctx->last].p.ms_scaled);
-		cvc_modelset_free((cvc_modelset *)ctx->slot[ctx->last].p.ms_base);
+		cvc_modelset_free((cvc_modelset *)ctx->slot[ctx->last]->p.ms_scaled);
+		cvc_modelset_free((cvc_modelset *)ctx->slot[ctx->last]->p.ms_base);
 		/* compute-cache entries keyed on this slot are now stale */
 		memset(&ctx->cc, 0, sizeof ctx->cc);
 	}
-	slot = &ctx->slot[ctx->last];
+	slot = ctx->slot[ctx->last];
 	memset(&slot->p, 0, sizeof slot->p);
 	slot->p.id = ctx->last;
+	ctx->builds++;
 	if (build(ctx, &slot->p, s->gpu, sc) < 0) {
+		cvc_modelset_free((cvc_modelset *)slot->p.ms_scaled);
+		cvc_modelset_free((cvc_modelset *)slot->p.ms_base);
 		memset(&slot->p, 0, sizeof slot->p);
-		slot->p.gpu[0] = 0;
-		ctx->nslots = ctx->last; /* drop the broken slot */
+		if (!fresh)
+			reindex(ctx); /* the replaced key is gone, the slot empty */
+		else if (ctx->last == ctx->nslots - 1) {
+			free(slot); /* drop the broken slot */
+			ctx->slot[--ctx->nslots] = NULL;
+		}
 		ctx->last = -1;
 		return NULL;
 	}
+	if (fresh)
+		ctx->index[at] = ctx->last + 1;
+	else
+		reindex(ctx);
 	return &slot->p;
 }
 

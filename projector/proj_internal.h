@@ -53,6 +53,10 @@ struct proj_field {
 extern const struct proj_field proj_fields[];
 extern const size_t proj_nfields;
 
+/* Pricers ctx has built so far: a study reuses one per GPU and scale
+ * factors until the cache's cap (PROJ_NPRICERS). */
+long proj_ctx_builds(const cvc_proj_ctx *ctx);
+
 /* Index of key (with '-' treated as '_') in section (NULL = any); -1 if none. */
 int proj_field_find(const char *section, const char *key);
 /* The i-th other spelling of a field (*alias) and the field's key (*key);

@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 
 #include "cvc/cvc_project.h"
+#include "projector/proj_internal.h"
 #include "testutil.h"
 
 /* Two models on four kinds of hardware (B200 twice: with 2x compute it is
@@ -383,4 +384,43 @@ Test(top, help_has_examples_and_metrics)
 	cr_assert(strstr(out, " hardware,"), "%s", out);
 	free(out);
 	free(err);
+}
+
+static int count_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	(void)sc;
+	(void)r;
+	++*(long *)user;
+	return 0;
+}
+
+/*
+ * Claim: a study builds each pricer (one GPU at one set of scale factors)
+ * once, however often its walk comes back to it.  Hardware swept in the
+ * innermost loop cycles through its pricers for every other point: with
+ * 48 slots replaced in turn, 49 scaled GPUs (or 9 with intervals, each
+ * scenario also pricing its 5 doubled factors) missed on every scenario
+ * and the sweep ran 24-30x slower.  A count of builds, not a time.
+ */
+Test(top, each_pricer_built_once_however_the_walk_cycles)
+{
+	static const char yaml[] =
+		"model: {layers: 4, hidden: 1024, heads: 8, seq: 1024}\n"
+		"training: {global_batch: 64}\nparallelism: {tp: [1, 2], pp: [1, 2]}\n"
+		"hardware: {gpu: [H100-SXM, B200], gpus: 8, scale: {compute: {from: 1, to: 30, "
+		"step: 1}}}\n";
+	cvc_proj_study *st = NULL;
+	cvc_proj_ctx *ctx = NULL;
+	long n = 0;
+
+	cr_assert_eq(cvc_proj_study_parse("c.yaml", yaml, strlen(yaml), &st), CVC_OK, "%s",
+		     cvc_proj_study_errmsg(st));
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, count_cb, &n, NULL), CVC_OK);
+	cr_expect_eq(n, 4 * 60, "%ld scenarios", n);
+	/* 60 keys, each with its 5 doubled factors: at most 6 x 60 pricers */
+	cr_expect_leq(proj_ctx_builds(ctx), 6 * 60, "%ld pricers built for 60 keys",
+		      proj_ctx_builds(ctx));
+	cvc_proj_ctx_free(ctx);
+	cvc_proj_study_free(st);
 }
