@@ -178,46 +178,38 @@ const char *rep_text(const cvc_rep_table *t, size_t r, long c, char *buf, size_t
 }
 
 /*
- * Model size in billions of parameters: a params column when there is one,
- * else counted from the shape columns (attention q/o + k/v scaled by
- * kv_heads/heads, MLP 2 or 3 matrices (swiglu) per expert, untied embedding
- * and head); NaN when the shape is not given.  Norms and biases are left
- * out: they are under 0.1% of any model this chart is for.
+ * Model size in billions of parameters: the projector's params_b column
+ * (or another params column) when there is one, else counted from the
+ * row's model fields by the projector's own count (cvc_proj_params_of:
+ * MoE experts at their own width, shared experts, dense first layers, MLA
+ * latents, a hybrid's Mamba layers), never a formula of the report's own,
+ * which took an MoE model's dense ffn times its experts (DeepSeek-V3 at
+ * 6,204 B for 671 B); NaN when the row gives no shape.
  */
 static double params_b(const cvc_rep_table *t, size_t r, const struct rep_roles *ro)
 {
-	double p = rep_num(t, r, ro->col[REP_ROLE_PARAMS_B]);
-	double l, h, heads, kv, ffn, vocab, experts, mats = 2, attn;
-	long c;
-	const char *ft;
+	enum { MAXC = 512 };
+	const char *keys[MAXC], *vals[MAXC];
+	char text[MAXC][48];
+	double p = rep_num(t, r, ro->col[REP_ROLE_PARAMS_B]), active;
+	size_t n = 0;
 
 	if (isfinite(p))
 		return p;
 	p = rep_num(t, r, ro->col[REP_ROLE_PARAMS]);
 	if (isfinite(p))
 		return p > 1e5 ? p / 1e9 : p;
-	l = rep_num(t, r, cvc_rep_table_find(t, "layers"));
-	h = rep_num(t, r, cvc_rep_table_find(t, "hidden"));
-	if (!(l > 0 && h > 0))
+	if (!(rep_num(t, r, cvc_rep_table_find(t, "layers")) > 0 &&
+	      rep_num(t, r, cvc_rep_table_find(t, "hidden")) > 0))
 		return NAN;
-	heads = rep_num(t, r, cvc_rep_table_find(t, "heads"));
-	kv = rep_num(t, r, cvc_rep_table_find(t, "kv_heads"));
-	ffn = rep_num(t, r, cvc_rep_table_find(t, "ffn"));
-	vocab = rep_num(t, r, cvc_rep_table_find(t, "vocab"));
-	experts = rep_num(t, r, cvc_rep_table_find(t, "experts"));
-	c = cvc_rep_table_find(t, "ffn_type");
-	ft = c >= 0 ? cvc_rep_table_str(t, r, (size_t)c) : NULL;
-	if (ft && strcasecmp(ft, "swiglu") == 0)
-		mats = 3;
-	else if (c >= 0 && cvc_rep_table_num(t, r, (size_t)c) == 1)
-		mats = 3;
-	if (!(ffn > 0))
-		ffn = 4 * h;
-	if (!(experts >= 1))
-		experts = 1;
-	attn = 2 * h * h + (heads > 0 && kv > 0 ? 2 * h * h * kv / heads : 2 * h * h);
-	p = l * (attn + mats * h * ffn * experts) + (vocab > 0 ? 2 * vocab * h : 0);
-	return p / 1e9;
+	for (size_t c = 0; c < cvc_rep_table_ncols(t) && n < MAXC; c++) {
+		keys[n] = cvc_rep_table_col(t, c);
+		vals[n] = rep_text(t, r, (long)c, text[n], sizeof text[n]);
+		n++;
+	}
+	if (cvc_proj_params_of(keys, vals, n, &p, &active) != CVC_OK)
+		return NAN;
+	return p;
 }
 
 /* Usable for the charts: not marked invalid. */
