@@ -56,8 +56,9 @@ static const struct repdoc docs[] = {
 					    "dtype's peak, HBM capacity"},
 	{"hardware", "bf16_tflops", "TFLOP/s", "dense bf16 peak, scale_compute applied"},
 	{"hardware", "hbm_gbps", "GB/s", "HBM bandwidth, scale_hbm_bw applied"},
-	{"findings", "from_hw", "text", "oldest hardware at this GPU count"},
-	{"findings", "to_hw", "text", "newest hardware at this GPU count"},
+	{"findings", "from_hw", "text", "oldest hardware at this GPU count (empty: the model has no "
+					 "best layout here and the finding says why)"},
+	{"findings", "to_hw", "text", "newest hardware at this GPU count (empty as from_hw)"},
 	{"findings", "flagged", "count", "best layouts far from the best at this GPU count"},
 	{"findings", "finding", "text", "the sentence the first screen shows"},
 	{"advice", "tokens_per_s", "tokens/s", "throughput of the advised layout"},

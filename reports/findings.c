@@ -25,7 +25,7 @@ static const char *pct(const cvc_rep_table *t, size_t r, int c, int lo, char *bu
 }
 
 /* A count with thousands separators: "16,384". */
-static const char *count(double v, char *buf, size_t len)
+const char *rep_fmt_count(double v, char *buf, size_t len)
 {
 	char d[40];
 	size_t n, o = 0;
@@ -175,7 +175,7 @@ static int finding(const cvc_rep_table *t, size_t a, size_t b, const char *sync,
 	const char *m = rep_cell_at(t, a, H_MODEL)->s, *ha = rep_cell_at(t, a, H_HW)->s;
 	int nf = flag_clause(t, a, b, flags, sizeof flags);
 
-	count(rep_num(t, a, H_GPUS), g, sizeof g);
+	rep_fmt_count(rep_num(t, a, H_GPUS), g, sizeof g);
 	pct(t, a, H_CS, H_CS_LO, ca, sizeof ca);
 	pct(t, b, H_CS, H_CS_LO, cb, sizeof cb);
 	pct(t, a, H_ES, H_ES_LO, ea, sizeof ea);
@@ -281,7 +281,7 @@ static void advice_text(const cvc_rep_table *hl, size_t p, long beyond, char *bu
 	char g[32], gb[32], tps[32], cs[48], es[48], top[16], tail[300];
 	const char *f = rep_cell_at(hl, p, H_FLAGS)->s;
 
-	count(rep_num(hl, p, H_GPUS), g, sizeof g);
+	rep_fmt_count(rep_num(hl, p, H_GPUS), g, sizeof g);
 	sig3(rep_num(hl, p, H_TPS), tps, sizeof tps);
 	pct(hl, p, H_CS, H_CS_LO, cs, sizeof cs);
 	snprintf(es, sizeof es, "%.0f%%", 100 * rep_num(hl, p, H_ES));
@@ -290,7 +290,7 @@ static void advice_text(const cvc_rep_table *hl, size_t p, long beyond, char *bu
 		snprintf(tail, sizeof tail, "; even its fewest GPUs are far from the best: %s", f);
 	else if (beyond >= 0)
 		snprintf(tail, sizeof tail, "; at %s GPUs %s",
-			 count(rep_num(hl, (size_t)beyond, H_GPUS), gb, sizeof gb),
+			 rep_fmt_count(rep_num(hl, (size_t)beyond, H_GPUS), gb, sizeof gb),
 			 rep_cell_at(hl, (size_t)beyond, H_FLAGS)->s);
 	else
 		snprintf(tail, sizeof tail, "; no flag up to the study's largest count");

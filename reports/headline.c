@@ -360,8 +360,13 @@ int rep_headline_tables(const cvc_rep_table *sc, const struct rep_roles *ro,
 			sync_clause(sc, h[i].g->row, text[i], sizeof text[i]);
 			sync[i] = text[i];
 		}
-		if (headline_flags(hl) || rep_findings_tables(hl, sync, out) ||
-		    rep_tables_take(out, &hl))
+		if (headline_flags(hl) || rep_findings_tables(hl, sync, out))
+			goto out;
+		for (size_t i = 0; i < out->n; i++)
+			if (!strcmp(out->v[i]->name, "findings") &&
+			    rep_absent_findings(sc, ro, hl, out->v[i]))
+				goto out;
+		if (rep_tables_take(out, &hl))
 			goto out;
 	}
 	rc = chart_tables(sc, ro, h, n, out);

@@ -37,4 +37,17 @@ enum {
 int rep_findings_tables(const cvc_rep_table *hl, const char *const *sync,
 			struct rep_tables *out);
 
+/* A count with thousands separators: "16,384". */
+const char *rep_fmt_count(double v, char *buf, size_t len);
+
+/*
+ * Appends to the findings table f a row (model, gpus, finding) for each
+ * model of hl without a best layout at a GPU count of hl, saying why from
+ * the scenario table sc: not priced there, none of its layouts valid (the
+ * projector's reason), or none fitting in memory (the least it needs).
+ * -1 on no memory.
+ */
+int rep_absent_findings(const cvc_rep_table *sc, const struct rep_roles *ro,
+			const cvc_rep_table *hl, cvc_rep_table *f);
+
 #endif

@@ -89,13 +89,14 @@
 				var li = el('li', x[col(f, 'flagged')] ? 'flagged' : null, x[col(f, 'finding')]);
 				ul.appendChild(li);
 			});
-			/* a model of the study with no layout that is valid and fits at
-			   this count says so, instead of leaving its line out */
+			/* a model without a best layout here has its line in findings
+			   (reports/absent.c: not priced here, no valid layout, or none
+			   that fits); a model still without one is named, not guessed at */
 			var hl = T.headline, said = uniq(at.map(function (x) { return x[col(f, 'model')]; }));
 			if (hl) uniq(column(hl, 'model')).forEach(function (m) {
 				if (said.indexOf(m) < 0)
 					ul.appendChild(el('li', 'missing', m + ' at ' + Number(pick.value).toLocaleString('en-US') +
-						' GPUs: no layout of the study is valid and fits in memory (its chart shows the gap)'));
+						' GPUs: no best layout here (its chart shows the gap)'));
 			});
 		};
 		draw();

@@ -131,3 +131,53 @@ Test(report_review, moe_mla_hybrid_sizes_are_published_totals)
 	project_and_report(dir, moe_study, NULL, 1);
 	expect_published_sizes(dir);
 }
+
+/* The finding at gpus of model m, or fails. */
+static const char *finding_of(const cvc_rep_table *f, const char *m, double gpus)
+{
+	for (size_t r = 0; r < cvc_rep_table_nrows(f); r++)
+		if (cvc_rep_table_num(f, r, (size_t)col(f, "gpus")) == gpus &&
+		    strcmp(cvc_rep_table_str(f, r, (size_t)col(f, "model")), m) == 0)
+			return cvc_rep_table_str(f, r, (size_t)col(f, "finding"));
+	cr_assert_fail("no finding for %s at %g GPUs", m, gpus);
+	return NULL;
+}
+
+/* A model without a best layout at a GPU count was said to have "no
+ * layout of the study [that] is valid and fits in memory" whatever the
+ * cause (examples/moe.yaml: nemotron-3-nano, priced at 256 GPUs only, at
+ * 1,024): the finding says the study did not price it there, or the
+ * projector's reason no layout is valid, or that none fits and by how much. */
+Test(report_review, absent_model_says_why)
+{
+	static const char study[] =
+		"scenarios:\n"
+		"  - model: {name: a, layers: 8, hidden: 1024, heads: 8, vocab: 32000, seq: 2048}\n"
+		"    training: {global_batch: 512}\n"
+		"    parallelism: {tp: 1, pp: 1}\n"
+		"    hardware: {gpu: H100-SXM, gpus: [64, 128, 512]}\n"
+		"  - model: {name: b, layers: 8, hidden: 1024, heads: 8, vocab: 32000, seq: 2048}\n"
+		"    training: {global_batch: 256}\n"
+		"    parallelism: {tp: 1, pp: 1}\n"
+		"    hardware: {gpu: H100-SXM, gpus: [64, 512]}\n"
+		"  - model: {name: c, layers: 8, hidden: 1024, heads: 8, vocab: 32000, seq: 2048}\n"
+		"    training: {global_batch: 256}\n"
+		"    parallelism: {tp: 1, pp: 1}\n"
+		"    hardware: {gpu: H100-SXM, gpus: [64, 128]}\n";
+	char dir[4096];
+	cvc_rep_table *f;
+	const char *s;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	project_and_report(dir, study, NULL, 0);
+	f = read_table(tu_path(dir, "t"), "findings");
+	s = finding_of(f, "b", 128);
+	cr_expect(strstr(s, "not in the study at this GPU count"), "%s", s);
+	cr_expect_null(strstr(s, "fits in memory"), "%s", s);
+	/* 512 GPUs: b's dp 512 > its global_batch 256, the projector's reason */
+	s = finding_of(f, "b", 512);
+	cr_expect(strstr(s, "no valid layout (1 priced here): global_batch"), "%s", s);
+	s = finding_of(f, "c", 512);
+	cr_expect(strstr(s, "not in the study"), "%s", s);
+	cvc_rep_table_free(f);
+}
