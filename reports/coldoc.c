@@ -112,10 +112,10 @@ static const struct repdoc docs[] = {
 	{"scaling", "scaling_efficiency", "fraction", "tokens_per_s / ideal_tokens_per_s"},
 	{"exposed_heatmap", "gpus=<N>", "fraction of the step", "exposed share of the best "
 								  "layout at N GPUs"},
-	{"proj_warnings", "warning", "text", "the warning, its figure taken out"},
+	{"proj_warnings", "warning", "text", "the warning, its own (first) figure taken out; later figures are its constants and stay"},
 	{"proj_warnings", "scenarios", "count", "priced scenarios carrying it"},
 	{"proj_warnings", "share_pct", "%", "of that hardware's priced scenarios"},
-	{"proj_warnings", "worst", "text", "its largest figure (x past the range, % of the time)"},
+	{"proj_warnings", "worst", "text", "the largest of its own figure over the scenarios (x past the range, % of the time or of HBM)"},
 	/* provenance */
 	{"provenance", "item", "text", "what: projection, cvc version, database, models, catalog"},
 	{"provenance", "value", "text", "its value as the projection recorded it"},

@@ -181,3 +181,43 @@ Test(report_review, absent_model_says_why)
 	cr_expect(strstr(s, "not in the study"), "%s", s);
 	cvc_rep_table_free(f);
 }
+
+/* Writes text as dir/p.csv and reports it with tables in dir/t. */
+static void report_csv(const char *dir, const char *text)
+{
+	char args[16384], *err = NULL;
+
+	cr_assert_eq(tu_write(tu_path(dir, "p.csv"), text, strlen(text)), 0);
+	snprintf(args, sizeof args, "report --no-db -p '%s' -o '%s' --csv-dir '%s'",
+		 tu_path(dir, "p.csv"), tu_path(dir, "r.html"), tu_path(dir, "t"));
+	cr_assert_eq(tu_cvc(args, NULL, &err), 0, "%s", err);
+	free(err);
+}
+
+/* The memory warning has three figures, its own first: the table printed
+ * "memory: of HBM, over the every published ..." with the last figure,
+ * the constant median 95.9%, as the worst of every row. */
+Test(report_review, warning_keeps_its_words_and_worst_is_its_own_figure)
+{
+	static const char csv[] =
+		"model,gpu,gpus,valid,fits,step_s,tokens_per_s,warnings\n"
+		"m,H100-SXM,8,1,1,1,1000,\"memory: 91.5% of HBM, over the 88.1% every published "
+		"training run held before it ran out, under their median 95.9%: may fit\"\n"
+		"m,H100-SXM,16,1,1,1,2000,\"memory: 93.2% of HBM, over the 88.1% every published "
+		"training run held before it ran out, under their median 95.9%: may fit; gemm: 3x "
+		"past the measured range\"\n";
+	char dir[4096];
+	cvc_rep_table *w;
+	size_t r;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	report_csv(dir, csv);
+	w = read_table(tu_path(dir, "t"), "proj_warnings");
+	r = row_of(w, "warning", "memory: of HBM, over the 88.1% every published training run "
+				 "held before it ran out, under their median 95.9%: may fit");
+	cr_expect_eq(cvc_rep_table_num(w, r, (size_t)col(w, "scenarios")), 2);
+	cr_expect_str_eq(cvc_rep_table_str(w, r, (size_t)col(w, "worst")), "93.2%");
+	r = row_of(w, "warning", "gemm: past the measured range");
+	cr_expect_str_eq(cvc_rep_table_str(w, r, (size_t)col(w, "worst")), "3x");
+	cvc_rep_table_free(w);
+}
