@@ -192,14 +192,25 @@ static void sync_clause(const cvc_rep_table *sc, size_t r, char *buf, size_t len
 			 f >= 1 ? "more" : "fewer");
 }
 
+/* Whether column c of sc holds a number in a best layout's row. */
+static int has_value(const cvc_rep_table *sc, const struct hrow *h, size_t n, long c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(rep_num(sc, h[i].g->row, c)))
+			return 1;
+	return 0;
+}
+
 /*
  * A chart's table: model, hw, gpus, layout, scenario of each best layout,
- * then the columns of sc named in want[0..nwant) that it has.  Left out
- * (0) when sc has none of them.  -1 on no memory.
+ * then the columns of sc named in want[0..nwant) that it has (with
+ * `filled`, that hold a number in some best layout's row: a projection
+ * priced with --intervals off has the gain columns, empty).  Left out (0)
+ * when sc has none of them.  -1 on no memory.
  */
 static int chart_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 		       const struct hrow *h, size_t n, const char *name, const char *title,
-		       const char *const *want, size_t nwant, struct rep_tables *out)
+		       const char *const *want, size_t nwant, int filled, struct rep_tables *out)
 {
 	const char *cols[5 + 16] = {"model", "hw", "gpus", "layout", "scenario"};
 	long src[16];
@@ -210,7 +221,7 @@ static int chart_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 	for (size_t w = 0; w < nwant && w < 16; w++) {
 		long c = cvc_rep_table_find(sc, want[w]);
 
-		if (c >= 0) {
+		if (c >= 0 && (!filled || has_value(sc, h, n, c))) {
 			src[nc - 5] = c;
 			cols[nc++] = want[w];
 		}
@@ -273,12 +284,12 @@ static int chart_tables(const cvc_rep_table *sc, const struct rep_roles *ro,
 		ne = 0;
 	if ((ne && chart_table(sc, ro, h, n, "exposed_by_type",
 			       "Exposed communication by type (best layouts), with the 90% interval of the exposed share",
-			       exp, ne, out)) ||
+			       exp, ne, 0, out)) ||
 	    chart_table(sc, ro, h, n, "memory", "Memory per GPU against HBM (best layouts)", mem,
-			sizeof mem / sizeof mem[0], out) ||
+			sizeof mem / sizeof mem[0], 0, out) ||
 	    chart_table(sc, ro, h, n, "sensitivity",
 			"Throughput gain from 2x each hardware factor (best layouts)", gain,
-			sizeof gain / sizeof gain[0], out))
+			sizeof gain / sizeof gain[0], 1, out))
 		return -1;
 	return 0;
 }

@@ -207,7 +207,12 @@
 		var b = sub(s, 'Sensitivity: what doubling one hardware factor buys',
 			'Tokens/s gain of the chosen scenario (best layout at the picked GPU count) when one factor is doubled, everything else kept.');
 		var which = picker(b, 'scenario: ', []);
-		var chart = new Chart(chartBox(b, 'chart-sensitivity', 260), {
+		var canvas = chartBox(b, 'chart-sensitivity', 260);
+		/* every gain 1 (nothing doubled buys anything: a host-bound layout)
+		   draws no bar: the chart gives way to a note, not a blank plot */
+		var none = el('p', 'note', '');
+		b.insertBefore(none, canvas.parentNode);
+		var chart = new Chart(canvas, {
 			type: 'bar', data: {labels: factors.map(function (x) { return x[1]; }), datasets: [{label: 'tokens/s gain (%)', data: [], backgroundColor: '#1f77b4'}]},
 			options: {indexAxis: 'y', plugins: {legend: {display: false}}, scales: {x: {title: {display: true, text: 'tokens/s gain (%)'}, min: 0}}}
 		});
@@ -215,6 +220,12 @@
 		var drawOne = function () {
 			var x = a.rows[Number(which.value)] || a.rows[0];
 			chart.data.datasets[0].data = factors.map(function (fc) { var v = x ? x[col(t, fc[0])] : null; return v === null ? null : 100 * (v - 1); });
+			var flat = !chart.data.datasets[0].data.some(function (v) { return v !== null && Math.abs(v) >= 0.05; });
+			canvas.parentNode.style.display = flat ? 'none' : '';
+			canvas.setAttribute('data-cvc-empty', flat ? '1' : '0');
+			none.textContent = flat ? 'Doubling any one hardware factor gains under 0.05% for ' + (x ? which.options[which.selectedIndex].textContent : 'this scenario') +
+				': every gain_* is 1 to 4 digits (what sets its step, such as the host\'s launch pace, is no hardware factor), so there is no bar to draw.' : '';
+			none.style.display = flat ? '' : 'none';
 			chart.update();
 		};
 		var draw = function () {

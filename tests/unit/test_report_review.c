@@ -7,9 +7,12 @@
  * that is the layout itself, and the numbers' precision.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -220,4 +223,108 @@ Test(report_review, warning_keeps_its_words_and_worst_is_its_own_figure)
 	r = row_of(w, "warning", "gemm: past the measured range");
 	cr_expect_str_eq(cvc_rep_table_str(w, r, (size_t)col(w, "worst")), "3x");
 	cvc_rep_table_free(w);
+}
+
+/* ---- the page in headless Chromium ---------------------------------------- */
+
+static const char *chromium(void)
+{
+	static const char *const cands[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser",
+					    "/usr/bin/google-chrome"};
+
+	for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++)
+		if (access(cands[i], X_OK) == 0)
+			return cands[i];
+	return NULL;
+}
+
+/* The DOM of dir/r.html after its scripts ran, as a planner opens it
+ * (1400 x 900, no network); killed after 180 s. */
+static char *browse_dom(const char *dir)
+{
+	char cmd[16384], prof[4200], *out = NULL;
+	int rc;
+
+	snprintf(prof, sizeof prof, "%s", tu_path(dir, "chrome-profile"));
+	snprintf(cmd, sizeof cmd,
+		 "timeout -k 10 180 '%s' --headless --no-sandbox --disable-gpu --disable-quic "
+		 "--no-first-run --disable-background-networking --disable-component-update "
+		 "--disable-sync --user-data-dir='%s' --virtual-time-budget=5000 "
+		 "--window-size=1400,900 --proxy-server=127.0.0.1:9 "
+		 "--host-resolver-rules='MAP * ~NOTFOUND' --dump-dom 'file://%s'",
+		 chromium(), prof, tu_path(dir, "r.html"));
+	rc = tu_run(cmd, &out, NULL);
+	cr_assert(rc != 124 && rc != 128 + SIGKILL, "chromium did not finish within 180 s");
+	return out ? out : strdup("");
+}
+
+static void expect_pass(const char *dom)
+{
+	const char *v = strstr(dom, "CVC-SELFCHECK");
+
+	cr_assert(v, "no verdict in the DOM");
+	cr_expect(strncmp(v, "CVC-SELFCHECK PASS", 18) == 0, "%.300s", v);
+}
+
+static const char small_study[] =
+	"model: [{name: s, layers: 8, hidden: 1024, heads: 8, vocab: 32000, seq: 2048}]\n"
+	"training: {global_batch: 256}\n"
+	"parallelism: {tp: [1, 2], pp: 1}\n"
+	"hardware: {gpu: [H100-SXM, B200], gpus: [8, 16]}\n";
+
+/* A projection priced with --intervals off has its gain columns, empty:
+ * the sensitivity chart was drawn blank, without a note, and the page's
+ * own check failed.  Now the table is left out and a note says why. */
+Test(report_review, no_gains_no_sensitivity_chart_and_a_note)
+{
+	char dir[4096], *html, *dom;
+	struct stat sb;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	project_and_report(dir, small_study, "--intervals off", 0);
+	cr_expect_neq(stat(tu_path(tu_path(dir, "t"), "sensitivity.csv"), &sb), 0,
+		      "a sensitivity table without gains");
+	html = tu_read(tu_path(dir, "r.html"), NULL);
+	cr_assert(html);
+	cr_expect(strstr(html, "no sensitivity chart"), "no note on the left-out chart");
+	free(html);
+	if (!chromium())
+		cr_skip_test("chromium is not installed");
+	dom = browse_dom(dir);
+	expect_pass(dom);
+	free(dom);
+}
+
+/* Every gain 1 (nothing doubled buys anything: a host-bound layout) drew
+ * no bar and failed the page's check: the chart gives way to a note. */
+Test(report_review, gains_all_one_give_a_note_not_a_blank_chart)
+{
+	static const char *const gain[] = {"gain_compute", "gain_hbm_bw", "gain_hbm_cap",
+					   "gain_intra_bw", "gain_inter_bw"};
+	char dir[4096], err[512], args[16384], *e = NULL, *dom;
+	cvc_rep_table *p = NULL;
+	FILE *f;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	project_and_report(dir, small_study, NULL, 0);
+	cr_assert_eq(cvc_rep_table_read(tu_path(dir, "p.csv"), &p, err, sizeof err), CVC_OK, "%s",
+		     err);
+	for (size_t r = 0; r < cvc_rep_table_nrows(p); r++)
+		for (size_t g = 0; g < 5; g++)
+			cvc_rep_table_set_num(p, r, (size_t)col(p, gain[g]), 1);
+	f = fopen(tu_path(dir, "p1.csv"), "w");
+	cr_assert(f);
+	cvc_rep_table_write_csv(f, p);
+	cr_assert_eq(fclose(f), 0);
+	cvc_rep_table_free(p);
+	snprintf(args, sizeof args, "report --no-db -p '%s' -o '%s'", tu_path(dir, "p1.csv"),
+		 tu_path(dir, "r.html"));
+	cr_assert_eq(tu_cvc(args, NULL, &e), 0, "%s", e);
+	free(e);
+	if (!chromium())
+		cr_skip_test("chromium is not installed");
+	dom = browse_dom(dir);
+	expect_pass(dom);
+	cr_expect(strstr(dom, "so there is no bar to draw"), "no note in place of the chart");
+	free(dom);
 }
