@@ -47,7 +47,8 @@ static const struct repdoc docs[] = {
 	 "its exposed_share minus this"},
 	{"headline", "next_tokens_per_gpu_ratio", "x", "its tokens/s per GPU over this"},
 	{"headline", "scaling_efficiency", "fraction", "tokens/s per GPU over that at the smallest "
-						       "GPU count of this hardware and model"},
+						       "GPU count of this hardware and model; empty when "
+						       "this is its only GPU count (nothing to scale from)"},
 	{"headline", "bubble_share", "fraction of the step", "bubble_s / step_s"},
 	{"headline", "hbm_headroom", "fraction of HBM", "(hbm_gb - mem_gb) / hbm_gb"},
 	{"headline", "flags", "text", "why the layout is far from the best: scaling efficiency "
@@ -109,7 +110,8 @@ static const struct repdoc docs[] = {
 	{"best_layout", "warnings", "text", "the projector's warnings of the layout"},
 	{"scaling", "tokens_per_s", "tokens/s", "the best layout's throughput"},
 	{"scaling", "ideal_tokens_per_s", "tokens/s", "linear from the smallest GPU count"},
-	{"scaling", "scaling_efficiency", "fraction", "tokens_per_s / ideal_tokens_per_s"},
+	{"scaling", "scaling_efficiency", "fraction", "tokens_per_s / ideal_tokens_per_s; empty for "
+						      "a hardware and model at one GPU count"},
 	{"exposed_heatmap", "gpus=<N>", "fraction of the step", "exposed share of the best "
 								  "layout at N GPUs"},
 	{"proj_warnings", "warning", "text", "the warning, its own (first) figure taken out; later figures are its constants and stay"},

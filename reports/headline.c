@@ -312,16 +312,22 @@ static void flag_add(char *buf, size_t len, const char *item)
 static int headline_flags(cvc_rep_table *t)
 {
 	for (size_t k = 0; k < t->nrows; k++) {
-		size_t base = k;
+		size_t base = k, others = 0;
 		double eff, bub = rep_num(t, k, H_BUBBLE), room = rep_num(t, k, H_ROOM);
 		char flags[160] = "", item[64], p[16];
 
 		for (size_t j = 0; j < t->nrows; j++)
 			if (strcmp(rep_cell_at(t, j, H_MODEL)->s, rep_cell_at(t, k, H_MODEL)->s) == 0 &&
 			    strcmp(rep_cell_at(t, j, H_HW)->s, rep_cell_at(t, k, H_HW)->s) == 0 &&
-			    rep_num(t, j, H_GPUS) < rep_num(t, base, H_GPUS))
-				base = j;
-		eff = rep_num(t, k, H_TPG) / rep_num(t, base, H_TPG);
+			    rep_num(t, j, H_GPUS) != rep_num(t, k, H_GPUS)) {
+				others++;
+				if (rep_num(t, j, H_GPUS) < rep_num(t, base, H_GPUS))
+					base = j;
+			}
+		/* the only GPU count of this hardware and model has nothing to
+		   scale from: no efficiency (it read 100% beside others' from
+		   a smaller count) */
+		eff = others ? rep_num(t, k, H_TPG) / rep_num(t, base, H_TPG) : NAN;
 		cvc_rep_table_set_num(t, k, H_EFF, eff);
 		if (eff < REP_FLAG_EFF) {
 			snprintf(item, sizeof item, "scaling efficiency %s", rep_pct3(eff, p, sizeof p));

@@ -620,8 +620,12 @@ static int scaling_table(const cvc_rep_table *best, struct rep_tables *out)
 		double b_g, b_t, ideal;
 		long k;
 
+		size_t n1;
+
 		if (i == 0 || !same_model(best, i, i - 1))
 			base = i;
+		for (n1 = base; n1 + 1 < best->nrows && same_model(best, n1 + 1, base); n1++)
+			;
 		b_g = rep_cell_at(best, base, 3)->v;
 		b_t = rep_cell_at(best, base, 5)->v;
 		ideal = b_g > 0 ? b_t * gp / b_g : NAN;
@@ -633,7 +637,8 @@ static int scaling_table(const cvc_rep_table *best, struct rep_tables *out)
 		cvc_rep_table_set_num(t, (size_t)k, 3, gp);
 		cvc_rep_table_set_num(t, (size_t)k, 4, tps);
 		cvc_rep_table_set_num(t, (size_t)k, 5, ideal);
-		cvc_rep_table_set_num(t, (size_t)k, 6, ideal > 0 ? tps / ideal : NAN);
+		/* a hardware and model at one GPU count scales from nothing */
+		cvc_rep_table_set_num(t, (size_t)k, 6, ideal > 0 && n1 > base ? tps / ideal : NAN);
 	}
 	if (!rc)
 		rc = rep_tables_take(out, &t);

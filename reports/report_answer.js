@@ -139,7 +139,7 @@
 					[pctIv(x[C('comm_share')], x[C('comm_share_lo')], x[C('comm_share_hi')]), 'num iv'],
 					[pctIv(x[C('exposed_share')], x[C('exposed_share_lo')], x[C('exposed_share_hi')]), 'num iv'],
 					[x[C('top_exposed_type')] ? x[C('top_exposed_type')].toUpperCase() + ' ' + pct(x[C('top_exposed_frac')]) : 'none'],
-					[cvc.fmt(x[C('scaling_efficiency')], 'scaling_efficiency'), 'num'],
+					[x[C('scaling_efficiency')] === null ? 'none: its only GPU count' : cvc.fmt(x[C('scaling_efficiency')], 'scaling_efficiency'), 'num'],
 					[x[C('flags')] || '', x[C('flags')] ? 'flag' : null],
 					[signed(x[C('next_comm_share_change')]), 'num'],
 					[signed(x[C('next_exposed_share_change')]), 'num'],

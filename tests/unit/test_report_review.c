@@ -328,3 +328,45 @@ Test(report_review, gains_all_one_give_a_note_not_a_blank_chart)
 	cr_expect(strstr(dom, "so there is no bar to draw"), "no note in place of the chart");
 	free(dom);
 }
+
+/* A hardware and model at one GPU count scaled "100%" from itself, beside
+ * others' efficiency from a smaller count (H100 at 65,536 GPUs, its only
+ * fitting count): it has no efficiency now, in headline and scaling. */
+Test(report_review, one_count_has_no_scaling_efficiency)
+{
+	static const char study[] =
+		"scenarios:\n"
+		"  - model: {name: s, layers: 8, hidden: 1024, heads: 8, vocab: 32000, seq: 2048}\n"
+		"    training: {global_batch: 256}\n"
+		"    hardware: {gpu: H100-SXM, gpus: [8, 16]}\n"
+		"  - model: {name: s, layers: 8, hidden: 1024, heads: 8, vocab: 32000, seq: 2048}\n"
+		"    training: {global_batch: 256}\n"
+		"    hardware: {gpu: B200, gpus: 16}\n";
+	char dir[4096];
+	cvc_rep_table *h, *s;
+	size_t n = 0;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	project_and_report(dir, study, NULL, 0);
+	h = read_table(tu_path(dir, "t"), "headline");
+	for (size_t r = 0; r < cvc_rep_table_nrows(h); r++) {
+		const char *hw = cvc_rep_table_str(h, r, (size_t)col(h, "hw"));
+		double g = cvc_rep_table_num(h, r, (size_t)col(h, "gpus"));
+		double e = cvc_rep_table_num(h, r, (size_t)col(h, "scaling_efficiency"));
+
+		if (!strcmp(hw, "B200")) {
+			cr_expect(isnan(e), "B200 at its only count: efficiency %g", e);
+			n++;
+		} else if (g == 16) {
+			cr_expect(e > 0 && e <= 1.01, "H100 at 16: %g", e);
+			n++;
+		}
+	}
+	cr_expect_eq(n, 2);
+	cvc_rep_table_free(h);
+	s = read_table(tu_path(dir, "t"), "scaling");
+	for (size_t r = 0; r < cvc_rep_table_nrows(s); r++)
+		if (!strcmp(cvc_rep_table_str(s, r, (size_t)col(s, "hw")), "B200"))
+			cr_expect(isnan(cvc_rep_table_num(s, r, (size_t)col(s, "scaling_efficiency"))));
+	cvc_rep_table_free(s);
+}
