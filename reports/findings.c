@@ -12,15 +12,23 @@
 
 #include "headline.h"
 
-/* "35% (28–41%)": a share with its interval when there is one. */
+/* "35.2% (28.1–41.0%)": a share with its interval when there is one, to
+ * 3 significant figures as every number of the page (it was whole
+ * percents: "1% (0–1%)" beside the table's 0.7% (0.5–1.1%)). */
 static const char *pct(const cvc_rep_table *t, size_t r, int c, int lo, char *buf, size_t len)
 {
 	double v = rep_num(t, r, c), a = rep_num(t, r, lo), b = rep_num(t, r, lo + 1);
+	char pv[24], pa[24], pb[24];
 
-	if (isfinite(a) && isfinite(b))
-		snprintf(buf, len, "%.0f%% (%.0f\xe2\x80\x93%.0f%%)", 100 * v, 100 * a, 100 * b);
+	rep_pct3(v, pv, sizeof pv);
+	if (isfinite(a) && isfinite(b)) {
+		/* "0.700% (0.500–1.10%)": the page's pctIv, one % at the end */
+		rep_pct3(a, pa, sizeof pa);
+		pa[strcspn(pa, "%")] = '\0';
+		snprintf(buf, len, "%s (%s\xe2\x80\x93%s)", pv, pa, rep_pct3(b, pb, sizeof pb));
+	}
 	else
-		snprintf(buf, len, "%.0f%%", 100 * v);
+		snprintf(buf, len, "%s", pv);
 	return buf;
 }
 
@@ -75,26 +83,25 @@ static void upper(const char *s, char *buf, size_t len)
 static void type_clause(const cvc_rep_table *t, size_t a, size_t b, char *buf, size_t len)
 {
 	const char *ta = rep_cell_at(t, a, H_TOP)->s, *tb = rep_cell_at(t, b, H_TOP)->s;
-	char ua[16], ub[16];
+	char ua[16], ub[16], pa[24], pb[24];
 	int same = 1;
 
 	for (size_t i = a; i <= b; i++)
 		same = same && strcmp(rep_cell_at(t, i, H_TOP)->s, ta) == 0;
 	upper(ta, ua, sizeof ua);
 	upper(tb, ub, sizeof ub);
+	rep_pct3(rep_num(t, a, H_TOP_FRAC), pa, sizeof pa);
+	rep_pct3(rep_num(t, b, H_TOP_FRAC), pb, sizeof pb);
 	if (!*ta && !*tb)
 		snprintf(buf, len, " No communication is exposed.");
 	else if (same && a == b)
-		snprintf(buf, len, " %s leads the exposed time (%.0f%% of it).", ua,
-			 100 * rep_num(t, a, H_TOP_FRAC));
+		snprintf(buf, len, " %s leads the exposed time (%s of it).", ua, pa);
 	else if (same || strcmp(ta, tb) == 0)
-		snprintf(buf, len, " %s leads the exposed time %s (%.0f%% \xe2\x86\x92 %.0f%% of it).",
-			 ua, same ? "on every generation" : "on the oldest and the newest",
-			 100 * rep_num(t, a, H_TOP_FRAC), 100 * rep_num(t, b, H_TOP_FRAC));
+		snprintf(buf, len, " %s leads the exposed time %s (%s \xe2\x86\x92 %s of it).",
+			 ua, same ? "on every generation" : "on the oldest and the newest", pa, pb);
 	else
-		snprintf(buf, len, " The lead of the exposed time moves from %s (%.0f%%) to %s "
-			 "(%.0f%%).", *ua ? ua : "none", 100 * rep_num(t, a, H_TOP_FRAC),
-			 *ub ? ub : "none", 100 * rep_num(t, b, H_TOP_FRAC));
+		snprintf(buf, len, " The lead of the exposed time moves from %s (%s) to %s "
+			 "(%s).", *ua ? ua : "none", pa, *ub ? ub : "none", pb);
 }
 
 /* "11.2–19.4%" over the values of column c in rows a..b past the flag's
@@ -284,7 +291,7 @@ static void advice_text(const cvc_rep_table *hl, size_t p, long beyond, char *bu
 	rep_fmt_count(rep_num(hl, p, H_GPUS), g, sizeof g);
 	sig3(rep_num(hl, p, H_TPS), tps, sizeof tps);
 	pct(hl, p, H_CS, H_CS_LO, cs, sizeof cs);
-	snprintf(es, sizeof es, "%.0f%%", 100 * rep_num(hl, p, H_ES));
+	rep_pct3(rep_num(hl, p, H_ES), es, sizeof es);
 	upper(rep_cell_at(hl, p, H_TOP)->s, top, sizeof top);
 	if (*f)
 		snprintf(tail, sizeof tail, "; even its fewest GPUs are far from the best: %s", f);

@@ -296,7 +296,7 @@
 			dataTable(b, T.best_layout, {interactive: true, page: 100});
 			fileNote(b, 'best_layout');
 		}
-		b = sub(s, 'All scenarios', 'Click a column to sort; filter with words or col>x, col<x, col=x, col!=x (e.g. "gpus>=64 H100").');
+		b = sub(s, 'All scenarios', 'Click a column to sort; filter with words or col>x, col<x, col>=x, col<=x, col=x, col!=x (e.g. "gpus>=64 H100").');
 		dataTable(b, sc, {interactive: true, page: 200});
 		fileNote(b, 'scenarios');
 	}

@@ -135,7 +135,7 @@
 			hl.rows.filter(function (x) { return x[C('gpus')] === Number(pick.value); }).forEach(function (x) {
 				var tr = el('tr');
 				var cells = [
-					[x[C('model')]], [x[C('hw')], 'hw'], [x[C('layout')], 'layout'], [cvc.fmt(x[C('tokens_per_s_per_gpu')], 'tokens_per_s_per_gpu'), 'num'],
+					[x[C('model')], 'model'], [x[C('hw')], 'hw'], [x[C('layout')], 'layout'], [cvc.fmt(x[C('tokens_per_s_per_gpu')], 'tokens_per_s_per_gpu'), 'num'],
 					[pctIv(x[C('comm_share')], x[C('comm_share_lo')], x[C('comm_share_hi')]), 'num iv'],
 					[pctIv(x[C('exposed_share')], x[C('exposed_share_lo')], x[C('exposed_share_hi')]), 'num iv'],
 					[x[C('top_exposed_type')] ? x[C('top_exposed_type')].toUpperCase() + ' ' + pct(x[C('top_exposed_frac')]) : 'none'],
@@ -182,12 +182,12 @@
 		var t = T.memory;
 		if (!t || !t.rows.length || col(t, 'mem_gb') < 0) return null;
 		var b = sub(s, 'Memory per GPU against HBM',
-			'Best layout per model and hardware at the picked GPU count: parameters and optimizer state, activations, buffers; grey: the GPU\'s HBM.');
+			'Best layout per model and hardware at the picked GPU count: parameters and optimizer state, activations, buffers; grey: the GPU\'s usable HBM (hbm_gb: the part of its HBM a training run can hold, not the whole).');
 		var parts = [['mem_params_gb', 'parameters + optimizer', '#1f77b4'], ['mem_act_gb', 'activations', '#2ca02c'],
 			['mem_buf_gb', 'buffers', '#9467bd']].filter(function (p) { return col(t, p[0]) >= 0; });
 		if (!parts.length) parts = [['mem_gb', 'memory', '#1f77b4']];
 		var sets = parts.map(function (p) { return {label: p[1], data: [], backgroundColor: p[2], borderWidth: 0, stack: 'mem'}; });
-		if (col(t, 'hbm_gb') >= 0) sets.push({label: 'HBM', data: [], backgroundColor: '#b0b6bf', borderWidth: 0, stack: 'hbm'});
+		if (col(t, 'hbm_gb') >= 0) sets.push({label: 'usable HBM', data: [], backgroundColor: '#b0b6bf', borderWidth: 0, stack: 'hbm'});
 		var chart = new Chart(chartBox(b, 'chart-memory', 400), {
 			type: 'bar', data: {labels: [], datasets: sets},
 			options: {indexAxis: 'y', plugins: {legend: {position: 'top'}},
