@@ -432,3 +432,38 @@ Test(report_review, long_model_name_wraps_and_words_say_what_they_show)
 	cr_expect(strstr(dom, "col&gt;=x, col&lt;=x"));
 	free(dom);
 }
+
+/* The provenance printed a fit's domain with 10 digits (17,179,869,180
+ * bytes for nccl-tests' 17179869184, which the models table prints
+ * exactly): every bound reads back as the fit has it. */
+Test(report_review, provenance_domain_exact)
+{
+	char dir[4096], args[16384], *err = NULL, *prov;
+	cvc_rep_table *m;
+	int seen = 0;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	snprintf(args, sizeof args, "fit --db '%s' --system dgx-h100 '%s'", tu_path(dir, "f.db"),
+		 tu_shared("traces/nccl-scale/h100x8_1node_dgx_nvswitch_all_reduce_perf.txt"));
+	cr_assert_eq(tu_cvc(args, NULL, &err), 0, "%s", err);
+	free(err);
+	cr_assert_eq(tu_write(tu_path(dir, "s.yaml"), small_study, strlen(small_study)), 0);
+	snprintf(args, sizeof args, "project '%s' --db '%s' --csv '%s'", tu_path(dir, "s.yaml"),
+		 tu_path(dir, "f.db"), tu_path(dir, "p.csv"));
+	cr_assert_eq(tu_cvc(args, NULL, &err), 0, "%s", err);
+	free(err);
+	prov = tu_read(tu_path(dir, "p.provenance.json"), NULL);
+	cr_assert(prov);
+	cr_expect(strstr(prov, "\"domain_max\":17179869184"), "%s", prov);
+	cr_expect_null(strstr(prov, "17179869180"));
+	free(prov);
+	snprintf(args, sizeof args, "report --no-db -p '%s' -o '%s' --csv-dir '%s'",
+		 tu_path(dir, "p.csv"), tu_path(dir, "r.html"), tu_path(dir, "t"));
+	cr_assert_eq(tu_cvc(args, NULL, &err), 0, "%s", err);
+	free(err);
+	m = read_table(tu_path(dir, "t"), "provenance_models");
+	for (size_t r = 0; r < cvc_rep_table_nrows(m); r++)
+		seen += cvc_rep_table_num(m, r, (size_t)col(m, "domain_max")) == 17179869184.0;
+	cr_expect_gt(seen, 0, "no fit with its domain to 17179869184 bytes");
+	cvc_rep_table_free(m);
+}
