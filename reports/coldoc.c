@@ -52,7 +52,10 @@ static const struct repdoc docs[] = {
 	{"headline", "bubble_share", "fraction of the step", "bubble_s / step_s"},
 	{"headline", "hbm_headroom", "fraction of HBM", "(hbm_gb - mem_gb) / hbm_gb"},
 	{"headline", "flags", "text", "why the layout is far from the best: scaling efficiency "
-				      "< 50%, bubble > 25% of the step, < 10% HBM left"},
+				      "< 50%, bubble > 25% of the step, host-bound (host_share > "
+				      "25%), < 10% HBM left"},
+	{"headline", "host_share", "fraction of the step", "host_s / step_s: the GPU waiting on the "
+							   "host's kernel launches (in compute_s)"},
 	{"hardware", "generation", "count", "1 = oldest: bf16 peak, then HBM bandwidth, any "
 					    "dtype's peak, HBM capacity"},
 	{"hardware", "bf16_tflops", "TFLOP/s", "dense bf16 peak, scale_compute applied"},
@@ -94,11 +97,14 @@ static const struct repdoc docs[] = {
 	{"sensitivity", "gain_intra_bw", "x", "step time over that with 2x NVLink bandwidth"},
 	{"sensitivity", "gain_inter_bw", "x", "step time over that with 2x network bandwidth"},
 	/* projection */
-	{"proj_time", "compute_only_s", "s", "compute minus the communication hidden under it"},
+	{"proj_time", "compute_only_s", "s", "compute minus the communication hidden under it and "
+					      "the host wait (host_s)"},
 	{"proj_time", "hidden_s", "s", "communication under compute"},
 	{"proj_time", "exposed_s", "s", "communication on the critical path"},
 	{"proj_time", "bubble_s", "s", "pipeline bubble"},
-	{"proj_time", "step_s", "s", "step time (the four add up to it)"},
+	{"proj_time", "step_s", "s", "step time (the five add up to it)"},
+	{"proj_time", "host_s", "s", "the GPU waiting on the host's kernel launches (the projection's "
+				     "host_s, part of its compute_s; 0 without the column)"},
 	{"best_layout", "tokens_per_s", "tokens/s", "throughput"},
 	{"best_layout", "tokens_per_s_lo", "tokens/s", "lower end of its 90% interval"},
 	{"best_layout", "tokens_per_s_hi", "tokens/s", "upper end of its 90% interval"},

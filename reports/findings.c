@@ -139,17 +139,29 @@ static int flag_range(const cvc_rep_table *t, size_t from, size_t to, int c, dou
  */
 static int flag_clause(const cvc_rep_table *t, size_t a, size_t b, char *buf, size_t len)
 {
-	char e[40], u[40], r[40], who[160];
-	int k = 0, he, hb, hr;
+	static const struct {
+		int c, below;
+		double thr;
+		const char *name;
+	} kinds[] = {{H_EFF, 1, REP_FLAG_EFF, "scaling efficiency "},
+		     {H_BUBBLE, 0, REP_FLAG_BUBBLE, "bubble "},
+		     {H_HOST, 0, REP_FLAG_HOST, "host-bound, host wait "},
+		     {H_ROOM, 1, REP_FLAG_ROOM, "HBM left "}};
+	char items[200] = "", one[40], who[160];
+	int k = 0;
 
 	buf[0] = '\0';
 	for (size_t i = a; i <= b; i++)
 		k += *rep_cell_at(t, i, H_FLAGS)->s != '\0';
 	if (!k)
 		return 0;
-	he = flag_range(t, a, b, H_EFF, REP_FLAG_EFF, 1, e, sizeof e);
-	hb = flag_range(t, a, b, H_BUBBLE, REP_FLAG_BUBBLE, 0, u, sizeof u);
-	hr = flag_range(t, a, b, H_ROOM, REP_FLAG_ROOM, 1, r, sizeof r);
+	for (size_t q = 0; q < sizeof kinds / sizeof kinds[0]; q++) {
+		size_t n = strlen(items);
+
+		if (flag_range(t, a, b, kinds[q].c, kinds[q].thr, kinds[q].below, one, sizeof one))
+			snprintf(items + n, sizeof items - n, "%s%s%s", n ? ", " : "", kinds[q].name,
+				 one);
+	}
 	if (b == a)
 		snprintf(who, sizeof who, "%s", "");
 	else if ((size_t)k == b - a + 1)
@@ -161,15 +173,7 @@ static int flag_clause(const cvc_rep_table *t, size_t a, size_t b, char *buf, si
 		}
 	else
 		snprintf(who, sizeof who, "%d of %zu ", k, b - a + 1);
-	snprintf(buf, len, " Far from the best: %s(%s%s%s%s%s%s%s).", who,
-		 he ? "scaling efficiency " : "", e, he && (hb || hr) ? ", " : "",
-		 hb ? "bubble " : "", u, hb && hr ? ", " : "", hr ? "HBM left " : "");
-	if (hr) {
-		size_t n = strlen(buf);
-
-		if (n >= 2 && n + strlen(r) < len) /* the range goes before ")." */
-			snprintf(buf + n - 2, len - (n - 2), "%s).", r);
-	}
+	snprintf(buf, len, " Far from the best: %s(%s).", who, items);
 	return k;
 }
 

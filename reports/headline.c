@@ -87,7 +87,7 @@ static cvc_rep_table *headline_new(void)
 		"exposed_share_lo", "exposed_share_hi", "top_exposed_type",
 		"top_exposed_frac", "next_hw", "next_comm_share_change",
 		"next_exposed_share_change", "next_tokens_per_gpu_ratio", "scaling_efficiency",
-		"bubble_share", "hbm_headroom", "flags", "tokens_per_s", "scenario"};
+		"bubble_share", "hbm_headroom", "flags", "tokens_per_s", "scenario", "host_share"};
 
 	return cvc_rep_table_new("headline", "Best layout per model, hardware and GPU count: "
 				 "communication and exposed share (90% interval) and the change "
@@ -138,6 +138,10 @@ static int headline_row(cvc_rep_table *t, const cvc_rep_table *sc, const struct 
 	cvc_rep_table_set_num(t, (size_t)k, H_TPS, rep_num(sc, r, ro->col[REP_ROLE_TOKENS]));
 	cvc_rep_table_set_num(t, (size_t)k, H_BUBBLE,
 			      rep_num(sc, r, ro->col[REP_ROLE_BUBBLE]) /
+				      rep_num(sc, r, ro->col[REP_ROLE_STEP]));
+	/* the GPU waiting on the host's launches: part of compute_s */
+	cvc_rep_table_set_num(t, (size_t)k, H_HOST,
+			      rep_num(sc, r, unit_col(sc, ro, "host", "")) /
 				      rep_num(sc, r, ro->col[REP_ROLE_STEP]));
 	{
 		double hbm = rep_num(sc, r, cvc_rep_table_find(sc, "hbm_gb"));
@@ -314,6 +318,7 @@ static int headline_flags(cvc_rep_table *t)
 	for (size_t k = 0; k < t->nrows; k++) {
 		size_t base = k, others = 0;
 		double eff, bub = rep_num(t, k, H_BUBBLE), room = rep_num(t, k, H_ROOM);
+		double host = rep_num(t, k, H_HOST);
 		char flags[160] = "", item[64], p[16];
 
 		for (size_t j = 0; j < t->nrows; j++)
@@ -335,6 +340,11 @@ static int headline_flags(cvc_rep_table *t)
 		}
 		if (bub > REP_FLAG_BUBBLE) {
 			snprintf(item, sizeof item, "bubble %s", rep_pct3(bub, p, sizeof p));
+			flag_add(flags, sizeof flags, item);
+		}
+		if (host > REP_FLAG_HOST) {
+			snprintf(item, sizeof item, "host-bound: host wait %s of the step",
+				 rep_pct3(host, p, sizeof p));
 			flag_add(flags, sizeof flags, item);
 		}
 		if (room < REP_FLAG_ROOM) {

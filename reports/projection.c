@@ -400,24 +400,28 @@ static double scenario_index(const cvc_rep_table *sc, size_t r, const struct rep
 static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 			   struct rep_tables *out)
 {
-	static const char *const stem[5] = {"compute_only", "hidden", "exposed", "bubble", "step"};
+	static const char *const stem[6] = {"compute_only", "hidden", "exposed", "bubble", "step",
+					    "host"};
 	const long *col = ro->col;
-	const char *cols[10] = {"scenario", "model", "hw", "gpus", "layout"};
-	char unit_cols[5][40];
+	const char *cols[11] = {"scenario", "model", "hw", "gpus", "layout"};
+	char unit_cols[6][40];
 	cvc_rep_table *t;
+	long hc;
 	int rc = 0;
 
-	for (int k = 0; k < 5; k++) {
+	for (int k = 0; k < 6; k++) {
 		snprintf(unit_cols[k], sizeof unit_cols[k], "%s_%s", stem[k], ro->unit);
 		cols[k + 5] = unit_cols[k];
 	}
-	t = cvc_rep_table_new("proj_time", "Step time per scenario that fits", 10, cols);
+	hc = cvc_rep_table_find(sc, unit_cols[5]);
+	t = cvc_rep_table_new("proj_time", "Step time per scenario that fits", 11, cols);
 	if (!t)
 		return -1;
 	for (size_t r = 0; r < cvc_rep_table_nrows(sc) && !rc; r++) {
 		double comp = rep_num(sc, r, col[REP_ROLE_COMPUTE]);
 		double hid = rep_num(sc, r, col[REP_ROLE_HIDDEN]);
 		double bub = rep_num(sc, r, col[REP_ROLE_BUBBLE]);
+		double host = rep_num(sc, r, hc);
 		char lay[160], b1[96], b2[96];
 		long i;
 
@@ -427,6 +431,8 @@ static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 			hid = 0;
 		if (!isfinite(bub))
 			bub = 0;
+		if (!isfinite(host))
+			host = 0;
 		i = cvc_rep_table_add_row(t);
 		if (i < 0) {
 			rc = -1;
@@ -441,8 +447,13 @@ static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 		     cvc_rep_table_set_str(t, (size_t)i, 4, lay);
 		cvc_rep_table_set_num(t, (size_t)i, 3, rep_num(sc, r, col[REP_ROLE_GPUS]));
 		/* Hidden communication runs under compute: take it out so the
-		   stack adds up to the step. */
-		cvc_rep_table_set_num(t, (size_t)i, 5, comp - hid > 0 ? comp - hid : 0);
+		   stack adds up to the step; so is the GPU's wait on the host's
+		   launches (host_s, in compute_s), its own part of the bar, not
+		   compute the GPU does. */
+		host = fmin(host, comp > 0 ? comp : 0);
+		cvc_rep_table_set_num(t, (size_t)i, 5,
+				      comp - hid - host > 0 ? comp - hid - host : 0);
+		cvc_rep_table_set_num(t, (size_t)i, 10, host);
 		cvc_rep_table_set_num(t, (size_t)i, 6, hid);
 		cvc_rep_table_set_num(t, (size_t)i, 7, rep_num(sc, r, col[REP_ROLE_EXPOSED]));
 		cvc_rep_table_set_num(t, (size_t)i, 8, bub);

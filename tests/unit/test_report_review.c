@@ -467,3 +467,57 @@ Test(report_review, provenance_domain_exact)
 	cr_expect_gt(seen, 0, "no fit with its domain to 17179869184 bytes");
 	cvc_rep_table_free(m);
 }
+
+/* A layout whose step the host's launch pace sets (host_s 82% of it, every
+ * gain 1) was shown as "communication ...% exposed", its host wait inside
+ * the "compute-only" bar: it is flagged host-bound with its host share, the
+ * sentence says so, and the step bars show the host wait apart. */
+Test(report_review, host_bound_layouts_say_so)
+{
+	char dir[4096];
+	cvc_rep_table *h, *f, *p, *pt;
+	size_t n = 0;
+
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	project_and_report(dir, small_study, NULL, 0);
+	h = read_table(tu_path(dir, "t"), "headline");
+	p = read_table(dir, "p");
+	for (size_t r = 0; r < cvc_rep_table_nrows(h); r++) {
+		size_t s = 0;
+		double idx = cvc_rep_table_num(h, r, (size_t)col(h, "scenario"));
+		double share;
+
+		while (cvc_rep_table_num(p, s, (size_t)col(p, "index")) != idx)
+			s++;
+		share = cvc_rep_table_num(p, s, (size_t)col(p, "host_s")) /
+			cvc_rep_table_num(p, s, (size_t)col(p, "step_s"));
+		cr_expect_float_eq(cvc_rep_table_num(h, r, (size_t)col(h, "host_share")), share,
+				   1e-9);
+		if (share > 0.25) {
+			cr_expect(strstr(cvc_rep_table_str(h, r, (size_t)col(h, "flags")),
+					 "host-bound: host wait"),
+				  "%s", cvc_rep_table_str(h, r, (size_t)col(h, "flags")));
+			n++;
+		}
+	}
+	cr_assert_gt(n, 0, "the study is no longer host-bound: pick another");
+	f = read_table(tu_path(dir, "t"), "findings");
+	cr_expect(strstr(cvc_rep_table_str(f, 0, (size_t)col(f, "finding")), "host-bound, host wait"),
+		  "%s", cvc_rep_table_str(f, 0, (size_t)col(f, "finding")));
+	pt = read_table(tu_path(dir, "t"), "proj_time");
+	for (size_t r = 0; r < cvc_rep_table_nrows(pt); r++) {
+		double sum = 0;
+		static const char *const parts[] = {"compute_only_s", "host_s", "hidden_s",
+						    "exposed_s", "bubble_s"};
+
+		for (size_t k = 0; k < 5; k++)
+			sum += cvc_rep_table_num(pt, r, (size_t)col(pt, parts[k]));
+		cr_expect(cvc_rep_table_num(pt, r, (size_t)col(pt, "host_s")) > 0);
+		cr_expect_float_eq(sum, cvc_rep_table_num(pt, r, (size_t)col(pt, "step_s")),
+				   1e-5 * sum); /* the CSV prints 6 digits */
+	}
+	cvc_rep_table_free(h);
+	cvc_rep_table_free(p);
+	cvc_rep_table_free(f);
+	cvc_rep_table_free(pt);
+}
