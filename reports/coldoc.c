@@ -208,7 +208,9 @@ static const struct repdoc docs[] = {
 	{"skew_summary", "busy_mean_ms", "ms", "mean busy time"},
 	{"skew_summary", "busy_max_ms", "ms", "busiest device"},
 	{"skew_summary", "busy_max_over_min", "x", "busy_max_ms / busy_min_ms"},
-	{"skew_summary", "slowest_rank", "count", "rank of the busiest device"},
+	{"skew_summary", "busiest_rank", "count", "rank of the device with the most busy time "
+						"(communication kernels count as busy, waiting in them "
+						"too: the rank the others wait on is not always it)"},
 	{"skew_summary", "start_spread_ms", "ms", "latest first activity minus the earliest"},
 	{"models", "id", "count", "model id"},
 	{"models", "kind", "text", "gemm, membound, collective"},
