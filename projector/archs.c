@@ -167,18 +167,12 @@ static const struct proj_arch *by_prefix(const proj_archs *a, const char *prefix
 static double params_b(const struct proj_arch *e)
 {
 	cvc_proj_scenario sc;
-	struct proj_shape x;
-	struct proj_params P;
+	double t;
 
 	cvc_proj_scenario_default(&sc);
 	proj_arch_apply(e, &sc);
-	sc.gpus = 1; /* the layout does not change the count */
-	sc.ep = sc.tp = sc.pp = sc.cp = 1;
-	if (proj_finalize(&sc))
-		return 0;
-	proj_shape_of(&sc, &x);
-	proj_params_of(&sc, &x, sc.layers, 0, &P);
-	return (P.p_total - P.p_mtp_all) / 1e9;
+	t = proj_params_total_b(&sc, NULL);
+	return isfinite(t) ? t : 0;
 }
 
 /* e when its parameters are size billions within 10%, else NULL. */

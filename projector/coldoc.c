@@ -158,6 +158,11 @@ static const struct coldoc docs[] = {
 	{"mem_act_gb", "GB", "of it: activations of the micro-batches in flight"},
 	{"mem_buf_gb", "GB", "of it: buffers (fp32 logits)"},
 	{"hbm_gb", "GB", "usable HBM per GPU (scale_hbm_cap applied)"},
+	{"params_b", "billions", "the model's parameters in billions, as published totals count them "
+			  "(embedding, untied output layer, every expert; multi-token-prediction "
+			  "modules left out)"},
+	{"active_params_b", "billions", "of params_b, what one token runs: the routed experts it is not "
+				 "sent to (experts - top_k per MoE layer) left out"},
 	{"model_flops", "FLOP", "per step, without recomputation"},
 	{"hw_flops", "FLOP", "per step, as executed (with recomputation)"},
 	{"mfu", "fraction", "model_flops / (step_s gpus bf16-or-dtype peak)"},

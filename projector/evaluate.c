@@ -856,6 +856,8 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 		moe_kind[K.ord[i]] = xk.moe;
 	}
 	proj_params_kinds(sc, &x, n, &P);
+	r->params_b = (P.p_total - P.p_mtp_all) / 1e9;
+	r->active_params_b = r->params_b - P.p_idle / 1e9;
 	proj_step_ops(&k, sc, &x, &P, m, &st);
 
 	if (slowest_stage(sc, p, &K, &st, &best)) {

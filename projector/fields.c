@@ -441,3 +441,76 @@ const char *proj_recompute_modules(const char *text, int *mask, char *bad, size_
 		*mask = PROJ_RC_CORE;
 	return NULL;
 }
+
+/* A field's value from its text as the CSV writer prints it (field_text in
+ * output.c): -1 when the text is not one. */
+static int field_from_text(cvc_proj_scenario *sc, int f, const char *s)
+{
+	const struct proj_field *fd = &proj_fields[f];
+	double v;
+	int b;
+
+	switch (fd->type) {
+	case PF_STR:
+		*(const char **)((char *)sc + fd->offset) = s;
+		return 0;
+	case PF_ENUM:
+		b = proj_enum_index(fd->names, s);
+		if (b < 0)
+			return -1;
+		proj_field_set_num(sc, f, b);
+		return 0;
+	case PF_FLAG:
+		if (proj_parse_flag(s, &b))
+			return -1;
+		proj_field_set_num(sc, f, b);
+		return 0;
+	case PF_NUM:
+		if (fd->allow_auto && strcmp(s, "auto") == 0)
+			v = PROJ_AUTO;
+		else if (proj_parse_number(s, &v))
+			return -1;
+		proj_field_set_num(sc, f, v);
+		return 0;
+	}
+	return -1;
+}
+
+double proj_params_total_b(const cvc_proj_scenario *in, double *active_b)
+{
+	cvc_proj_scenario sc = *in;
+	struct proj_shape x;
+	struct proj_params P;
+
+	/* the layout does not change the count */
+	sc.gpus = 1;
+	sc.ep = sc.tp = sc.pp = sc.cp = 1;
+	if (proj_finalize(&sc))
+		return NAN;
+	proj_shape_of(&sc, &x);
+	proj_params_of(&sc, &x, sc.layers, 0, &P);
+	if (active_b)
+		*active_b = (P.p_total - P.p_mtp_all - P.p_idle) / 1e9;
+	return (P.p_total - P.p_mtp_all) / 1e9;
+}
+
+cvc_status cvc_proj_params_of(const char *const *keys, const char *const *vals, size_t n,
+			      double *total_b, double *active_b)
+{
+	cvc_proj_scenario sc;
+	double t, a = NAN;
+
+	*total_b = *active_b = NAN;
+	cvc_proj_scenario_default(&sc);
+	for (size_t i = 0; i < n; i++) {
+		int f = keys[i] && vals[i] && vals[i][0] ? proj_field_find("model", keys[i]) : -1;
+
+		if (f >= 0 && field_from_text(&sc, f, vals[i]))
+			return CVC_ERR_FORMAT;
+	}
+	t = proj_params_total_b(&sc, &a);
+	if (!isfinite(t))
+		return CVC_ERR_FORMAT;
+	*total_b = t, *active_b = a;
+	return CVC_OK;
+}

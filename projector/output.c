@@ -39,7 +39,7 @@ static const struct metric metrics[] = {
 	RT("exposed_", exposed_type_s, 6),
 	R(contention_s), R(gaps_s), R(host_s), R(comm_share), R(exposed_share),
 	R(comm_to_compute), R(mem_gb), R(mem_params_gb), R(mem_act_gb),
-	R(mem_buf_gb), R(hbm_gb),
+	R(mem_buf_gb), R(hbm_gb), R(params_b), R(active_params_b),
 	R(model_flops), R(hw_flops), R(mfu), R(hfu), R(tokens_per_s),
 	R(tokens_per_s_per_gpu), R(train_days), R(gpu_hours), R(energy_mwh), R(cost_usd),
 	R(half_tokens_per_s), R(marginal_tokens_per_gpu),

@@ -471,6 +471,10 @@ struct proj_params {
 	 * (experts included), and the MoE layers' count */
 	double n[PROJ_NKIND], p_kind[PROJ_NKIND], L_moe;
 	double p_mtp_all; /* of p_total: the prediction modules' */
+	/* of p_total: the routed experts' weights a token does not run (E - k
+	 * of E per MoE layer), so p_total - p_mtp_all - p_idle is what one
+	 * token activates (the "active" parameters published beside totals) */
+	double p_idle;
 };
 
 /* Step-level operators: their prices, each for one run. */
@@ -745,6 +749,11 @@ void proj_lsgd_apply(const cvc_proj_scenario *sc, const struct proj_params *P, i
 
 /* run.c: derives gpus/nodes/dp/kv_heads/ffn; returns NULL or a reason. */
 const char *proj_finalize(cvc_proj_scenario *sc);
+/* sc's model's parameters in billions as published totals count them
+ * (multi-token-prediction modules left out; its layout ignored) and, in
+ * *active_b when not NULL, what one token runs; NaN when the model does
+ * not finalize. */
+double proj_params_total_b(const cvc_proj_scenario *sc, double *active_b);
 /* evaluate.c: evaluation with the ctx (finalize already done). */
 void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r);
 

@@ -92,12 +92,26 @@ static void key_str(FILE *f, const char *key, const char *v)
 }
 
 /* ,"key":v, or null when v is not finite (NaN: not measured). */
+/* A number exactly: integers whole (a domain of 17179869184 bytes read
+ * 17,179,869,180 with 10 digits), others the shortest of 15-17 digits
+ * that reads back to the same double, as the report prints its tables. */
 static void key_num(FILE *f, const char *key, double v)
 {
-	if (isfinite(v))
-		fprintf(f, ",\"%s\":%.10g", key, v);
-	else
+	char b[40];
+	int p = 15;
+
+	if (!isfinite(v)) {
 		fprintf(f, ",\"%s\":null", key);
+		return;
+	}
+	if (v == floor(v) && fabs(v) < 1e15) {
+		fprintf(f, ",\"%s\":%.0f", key, v);
+		return;
+	}
+	do
+		snprintf(b, sizeof b, "%.*g", p, v);
+	while (strtod(b, NULL) != v && ++p <= 17);
+	fprintf(f, ",\"%s\":%s", key, b);
 }
 
 /* One element of "origins"; calls < 0: not counted (compute kinds). */

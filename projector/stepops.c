@@ -73,6 +73,8 @@ void proj_params_kinds(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		P->p_stage += n[k] * gpu;
 		P->p_total += N[k] * all;
 		if (PROJ_KIND_FFN(k) == PROJ_FK_MOE) {
+			if (xk.moe && xk.E > xk.k)
+				P->p_idle += N[k] * (xk.E - xk.k) * xk.ffw;
 			P->L_moe += n[k];
 			P->p_exp = exp;
 		}

@@ -47,17 +47,22 @@ static const struct repdoc docs[] = {
 	 "its exposed_share minus this"},
 	{"headline", "next_tokens_per_gpu_ratio", "x", "its tokens/s per GPU over this"},
 	{"headline", "scaling_efficiency", "fraction", "tokens/s per GPU over that at the smallest "
-						       "GPU count of this hardware and model"},
+						       "GPU count of this hardware and model; empty when "
+						       "this is its only GPU count (nothing to scale from)"},
 	{"headline", "bubble_share", "fraction of the step", "bubble_s / step_s"},
 	{"headline", "hbm_headroom", "fraction of HBM", "(hbm_gb - mem_gb) / hbm_gb"},
 	{"headline", "flags", "text", "why the layout is far from the best: scaling efficiency "
-				      "< 50%, bubble > 25% of the step, < 10% HBM left"},
+				      "< 50%, bubble > 25% of the step, host-bound (host_share > "
+				      "25%), < 10% HBM left"},
+	{"headline", "host_share", "fraction of the step", "host_s / step_s: the GPU waiting on the "
+							   "host's kernel launches (in compute_s)"},
 	{"hardware", "generation", "count", "1 = oldest: bf16 peak, then HBM bandwidth, any "
 					    "dtype's peak, HBM capacity"},
 	{"hardware", "bf16_tflops", "TFLOP/s", "dense bf16 peak, scale_compute applied"},
 	{"hardware", "hbm_gbps", "GB/s", "HBM bandwidth, scale_hbm_bw applied"},
-	{"findings", "from_hw", "text", "oldest hardware at this GPU count"},
-	{"findings", "to_hw", "text", "newest hardware at this GPU count"},
+	{"findings", "from_hw", "text", "oldest hardware at this GPU count (empty: the model has no "
+					 "best layout here and the finding says why)"},
+	{"findings", "to_hw", "text", "newest hardware at this GPU count (empty as from_hw)"},
 	{"findings", "flagged", "count", "best layouts far from the best at this GPU count"},
 	{"findings", "finding", "text", "the sentence the first screen shows"},
 	{"advice", "tokens_per_s", "tokens/s", "throughput of the advised layout"},
@@ -92,11 +97,14 @@ static const struct repdoc docs[] = {
 	{"sensitivity", "gain_intra_bw", "x", "step time over that with 2x NVLink bandwidth"},
 	{"sensitivity", "gain_inter_bw", "x", "step time over that with 2x network bandwidth"},
 	/* projection */
-	{"proj_time", "compute_only_s", "s", "compute minus the communication hidden under it"},
+	{"proj_time", "compute_only_s", "s", "compute minus the communication hidden under it and "
+					      "the host wait (host_s)"},
 	{"proj_time", "hidden_s", "s", "communication under compute"},
 	{"proj_time", "exposed_s", "s", "communication on the critical path"},
 	{"proj_time", "bubble_s", "s", "pipeline bubble"},
-	{"proj_time", "step_s", "s", "step time (the four add up to it)"},
+	{"proj_time", "step_s", "s", "step time (the five add up to it)"},
+	{"proj_time", "host_s", "s", "the GPU waiting on the host's kernel launches (the projection's "
+				     "host_s, part of its compute_s; 0 without the column)"},
 	{"best_layout", "tokens_per_s", "tokens/s", "throughput"},
 	{"best_layout", "tokens_per_s_lo", "tokens/s", "lower end of its 90% interval"},
 	{"best_layout", "tokens_per_s_hi", "tokens/s", "upper end of its 90% interval"},
@@ -108,13 +116,14 @@ static const struct repdoc docs[] = {
 	{"best_layout", "warnings", "text", "the projector's warnings of the layout"},
 	{"scaling", "tokens_per_s", "tokens/s", "the best layout's throughput"},
 	{"scaling", "ideal_tokens_per_s", "tokens/s", "linear from the smallest GPU count"},
-	{"scaling", "scaling_efficiency", "fraction", "tokens_per_s / ideal_tokens_per_s"},
+	{"scaling", "scaling_efficiency", "fraction", "tokens_per_s / ideal_tokens_per_s; empty for "
+						      "a hardware and model at one GPU count"},
 	{"exposed_heatmap", "gpus=<N>", "fraction of the step", "exposed share of the best "
 								  "layout at N GPUs"},
-	{"proj_warnings", "warning", "text", "the warning, its figure taken out"},
+	{"proj_warnings", "warning", "text", "the warning, its own (first) figure taken out; later figures are its constants and stay"},
 	{"proj_warnings", "scenarios", "count", "priced scenarios carrying it"},
 	{"proj_warnings", "share_pct", "%", "of that hardware's priced scenarios"},
-	{"proj_warnings", "worst", "text", "its largest figure (x past the range, % of the time)"},
+	{"proj_warnings", "worst", "text", "the largest of its own figure over the scenarios (x past the range, % of the time or of HBM)"},
 	/* provenance */
 	{"provenance", "item", "text", "what: projection, cvc version, database, models, catalog"},
 	{"provenance", "value", "text", "its value as the projection recorded it"},
@@ -199,7 +208,9 @@ static const struct repdoc docs[] = {
 	{"skew_summary", "busy_mean_ms", "ms", "mean busy time"},
 	{"skew_summary", "busy_max_ms", "ms", "busiest device"},
 	{"skew_summary", "busy_max_over_min", "x", "busy_max_ms / busy_min_ms"},
-	{"skew_summary", "slowest_rank", "count", "rank of the busiest device"},
+	{"skew_summary", "busiest_rank", "count", "rank of the device with the most busy time "
+						"(communication kernels count as busy, waiting in them "
+						"too: the rank the others wait on is not always it)"},
 	{"skew_summary", "start_spread_ms", "ms", "latest first activity minus the earliest"},
 	{"models", "id", "count", "model id"},
 	{"models", "kind", "text", "gemm, membound, collective"},

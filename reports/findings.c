@@ -12,20 +12,28 @@
 
 #include "headline.h"
 
-/* "35% (28–41%)": a share with its interval when there is one. */
+/* "35.2% (28.1–41.0%)": a share with its interval when there is one, to
+ * 3 significant figures as every number of the page (it was whole
+ * percents: "1% (0–1%)" beside the table's 0.7% (0.5–1.1%)). */
 static const char *pct(const cvc_rep_table *t, size_t r, int c, int lo, char *buf, size_t len)
 {
 	double v = rep_num(t, r, c), a = rep_num(t, r, lo), b = rep_num(t, r, lo + 1);
+	char pv[24], pa[24], pb[24];
 
-	if (isfinite(a) && isfinite(b))
-		snprintf(buf, len, "%.0f%% (%.0f\xe2\x80\x93%.0f%%)", 100 * v, 100 * a, 100 * b);
+	rep_pct3(v, pv, sizeof pv);
+	if (isfinite(a) && isfinite(b)) {
+		/* "0.700% (0.500–1.10%)": the page's pctIv, one % at the end */
+		rep_pct3(a, pa, sizeof pa);
+		pa[strcspn(pa, "%")] = '\0';
+		snprintf(buf, len, "%s (%s\xe2\x80\x93%s)", pv, pa, rep_pct3(b, pb, sizeof pb));
+	}
 	else
-		snprintf(buf, len, "%.0f%%", 100 * v);
+		snprintf(buf, len, "%s", pv);
 	return buf;
 }
 
 /* A count with thousands separators: "16,384". */
-static const char *count(double v, char *buf, size_t len)
+const char *rep_fmt_count(double v, char *buf, size_t len)
 {
 	char d[40];
 	size_t n, o = 0;
@@ -75,26 +83,25 @@ static void upper(const char *s, char *buf, size_t len)
 static void type_clause(const cvc_rep_table *t, size_t a, size_t b, char *buf, size_t len)
 {
 	const char *ta = rep_cell_at(t, a, H_TOP)->s, *tb = rep_cell_at(t, b, H_TOP)->s;
-	char ua[16], ub[16];
+	char ua[16], ub[16], pa[24], pb[24];
 	int same = 1;
 
 	for (size_t i = a; i <= b; i++)
 		same = same && strcmp(rep_cell_at(t, i, H_TOP)->s, ta) == 0;
 	upper(ta, ua, sizeof ua);
 	upper(tb, ub, sizeof ub);
+	rep_pct3(rep_num(t, a, H_TOP_FRAC), pa, sizeof pa);
+	rep_pct3(rep_num(t, b, H_TOP_FRAC), pb, sizeof pb);
 	if (!*ta && !*tb)
 		snprintf(buf, len, " No communication is exposed.");
 	else if (same && a == b)
-		snprintf(buf, len, " %s leads the exposed time (%.0f%% of it).", ua,
-			 100 * rep_num(t, a, H_TOP_FRAC));
+		snprintf(buf, len, " %s leads the exposed time (%s of it).", ua, pa);
 	else if (same || strcmp(ta, tb) == 0)
-		snprintf(buf, len, " %s leads the exposed time %s (%.0f%% \xe2\x86\x92 %.0f%% of it).",
-			 ua, same ? "on every generation" : "on the oldest and the newest",
-			 100 * rep_num(t, a, H_TOP_FRAC), 100 * rep_num(t, b, H_TOP_FRAC));
+		snprintf(buf, len, " %s leads the exposed time %s (%s \xe2\x86\x92 %s of it).",
+			 ua, same ? "on every generation" : "on the oldest and the newest", pa, pb);
 	else
-		snprintf(buf, len, " The lead of the exposed time moves from %s (%.0f%%) to %s "
-			 "(%.0f%%).", *ua ? ua : "none", 100 * rep_num(t, a, H_TOP_FRAC),
-			 *ub ? ub : "none", 100 * rep_num(t, b, H_TOP_FRAC));
+		snprintf(buf, len, " The lead of the exposed time moves from %s (%s) to %s "
+			 "(%s).", *ua ? ua : "none", pa, *ub ? ub : "none", pb);
 }
 
 /* "11.2–19.4%" over the values of column c in rows a..b past the flag's
@@ -132,17 +139,29 @@ static int flag_range(const cvc_rep_table *t, size_t from, size_t to, int c, dou
  */
 static int flag_clause(const cvc_rep_table *t, size_t a, size_t b, char *buf, size_t len)
 {
-	char e[40], u[40], r[40], who[160];
-	int k = 0, he, hb, hr;
+	static const struct {
+		int c, below;
+		double thr;
+		const char *name;
+	} kinds[] = {{H_EFF, 1, REP_FLAG_EFF, "scaling efficiency "},
+		     {H_BUBBLE, 0, REP_FLAG_BUBBLE, "bubble "},
+		     {H_HOST, 0, REP_FLAG_HOST, "host-bound, host wait "},
+		     {H_ROOM, 1, REP_FLAG_ROOM, "HBM left "}};
+	char items[200] = "", one[40], who[160];
+	int k = 0;
 
 	buf[0] = '\0';
 	for (size_t i = a; i <= b; i++)
 		k += *rep_cell_at(t, i, H_FLAGS)->s != '\0';
 	if (!k)
 		return 0;
-	he = flag_range(t, a, b, H_EFF, REP_FLAG_EFF, 1, e, sizeof e);
-	hb = flag_range(t, a, b, H_BUBBLE, REP_FLAG_BUBBLE, 0, u, sizeof u);
-	hr = flag_range(t, a, b, H_ROOM, REP_FLAG_ROOM, 1, r, sizeof r);
+	for (size_t q = 0; q < sizeof kinds / sizeof kinds[0]; q++) {
+		size_t n = strlen(items);
+
+		if (flag_range(t, a, b, kinds[q].c, kinds[q].thr, kinds[q].below, one, sizeof one))
+			snprintf(items + n, sizeof items - n, "%s%s%s", n ? ", " : "", kinds[q].name,
+				 one);
+	}
 	if (b == a)
 		snprintf(who, sizeof who, "%s", "");
 	else if ((size_t)k == b - a + 1)
@@ -154,15 +173,7 @@ static int flag_clause(const cvc_rep_table *t, size_t a, size_t b, char *buf, si
 		}
 	else
 		snprintf(who, sizeof who, "%d of %zu ", k, b - a + 1);
-	snprintf(buf, len, " Far from the best: %s(%s%s%s%s%s%s%s).", who,
-		 he ? "scaling efficiency " : "", e, he && (hb || hr) ? ", " : "",
-		 hb ? "bubble " : "", u, hb && hr ? ", " : "", hr ? "HBM left " : "");
-	if (hr) {
-		size_t n = strlen(buf);
-
-		if (n >= 2 && n + strlen(r) < len) /* the range goes before ")." */
-			snprintf(buf + n - 2, len - (n - 2), "%s).", r);
-	}
+	snprintf(buf, len, " Far from the best: %s(%s).", who, items);
 	return k;
 }
 
@@ -175,7 +186,7 @@ static int finding(const cvc_rep_table *t, size_t a, size_t b, const char *sync,
 	const char *m = rep_cell_at(t, a, H_MODEL)->s, *ha = rep_cell_at(t, a, H_HW)->s;
 	int nf = flag_clause(t, a, b, flags, sizeof flags);
 
-	count(rep_num(t, a, H_GPUS), g, sizeof g);
+	rep_fmt_count(rep_num(t, a, H_GPUS), g, sizeof g);
 	pct(t, a, H_CS, H_CS_LO, ca, sizeof ca);
 	pct(t, b, H_CS, H_CS_LO, cb, sizeof cb);
 	pct(t, a, H_ES, H_ES_LO, ea, sizeof ea);
@@ -281,16 +292,16 @@ static void advice_text(const cvc_rep_table *hl, size_t p, long beyond, char *bu
 	char g[32], gb[32], tps[32], cs[48], es[48], top[16], tail[300];
 	const char *f = rep_cell_at(hl, p, H_FLAGS)->s;
 
-	count(rep_num(hl, p, H_GPUS), g, sizeof g);
+	rep_fmt_count(rep_num(hl, p, H_GPUS), g, sizeof g);
 	sig3(rep_num(hl, p, H_TPS), tps, sizeof tps);
 	pct(hl, p, H_CS, H_CS_LO, cs, sizeof cs);
-	snprintf(es, sizeof es, "%.0f%%", 100 * rep_num(hl, p, H_ES));
+	rep_pct3(rep_num(hl, p, H_ES), es, sizeof es);
 	upper(rep_cell_at(hl, p, H_TOP)->s, top, sizeof top);
 	if (*f)
 		snprintf(tail, sizeof tail, "; even its fewest GPUs are far from the best: %s", f);
 	else if (beyond >= 0)
 		snprintf(tail, sizeof tail, "; at %s GPUs %s",
-			 count(rep_num(hl, (size_t)beyond, H_GPUS), gb, sizeof gb),
+			 rep_fmt_count(rep_num(hl, (size_t)beyond, H_GPUS), gb, sizeof gb),
 			 rep_cell_at(hl, (size_t)beyond, H_FLAGS)->s);
 	else
 		snprintf(tail, sizeof tail, "; no flag up to the study's largest count");

@@ -87,7 +87,7 @@ static cvc_rep_table *headline_new(void)
 		"exposed_share_lo", "exposed_share_hi", "top_exposed_type",
 		"top_exposed_frac", "next_hw", "next_comm_share_change",
 		"next_exposed_share_change", "next_tokens_per_gpu_ratio", "scaling_efficiency",
-		"bubble_share", "hbm_headroom", "flags", "tokens_per_s", "scenario"};
+		"bubble_share", "hbm_headroom", "flags", "tokens_per_s", "scenario", "host_share"};
 
 	return cvc_rep_table_new("headline", "Best layout per model, hardware and GPU count: "
 				 "communication and exposed share (90% interval) and the change "
@@ -138,6 +138,10 @@ static int headline_row(cvc_rep_table *t, const cvc_rep_table *sc, const struct 
 	cvc_rep_table_set_num(t, (size_t)k, H_TPS, rep_num(sc, r, ro->col[REP_ROLE_TOKENS]));
 	cvc_rep_table_set_num(t, (size_t)k, H_BUBBLE,
 			      rep_num(sc, r, ro->col[REP_ROLE_BUBBLE]) /
+				      rep_num(sc, r, ro->col[REP_ROLE_STEP]));
+	/* the GPU waiting on the host's launches: part of compute_s */
+	cvc_rep_table_set_num(t, (size_t)k, H_HOST,
+			      rep_num(sc, r, unit_col(sc, ro, "host", "")) /
 				      rep_num(sc, r, ro->col[REP_ROLE_STEP]));
 	{
 		double hbm = rep_num(sc, r, cvc_rep_table_find(sc, "hbm_gb"));
@@ -192,14 +196,25 @@ static void sync_clause(const cvc_rep_table *sc, size_t r, char *buf, size_t len
 			 f >= 1 ? "more" : "fewer");
 }
 
+/* Whether column c of sc holds a number in a best layout's row. */
+static int has_value(const cvc_rep_table *sc, const struct hrow *h, size_t n, long c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(rep_num(sc, h[i].g->row, c)))
+			return 1;
+	return 0;
+}
+
 /*
  * A chart's table: model, hw, gpus, layout, scenario of each best layout,
- * then the columns of sc named in want[0..nwant) that it has.  Left out
- * (0) when sc has none of them.  -1 on no memory.
+ * then the columns of sc named in want[0..nwant) that it has (with
+ * `filled`, that hold a number in some best layout's row: a projection
+ * priced with --intervals off has the gain columns, empty).  Left out (0)
+ * when sc has none of them.  -1 on no memory.
  */
 static int chart_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 		       const struct hrow *h, size_t n, const char *name, const char *title,
-		       const char *const *want, size_t nwant, struct rep_tables *out)
+		       const char *const *want, size_t nwant, int filled, struct rep_tables *out)
 {
 	const char *cols[5 + 16] = {"model", "hw", "gpus", "layout", "scenario"};
 	long src[16];
@@ -210,7 +225,7 @@ static int chart_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 	for (size_t w = 0; w < nwant && w < 16; w++) {
 		long c = cvc_rep_table_find(sc, want[w]);
 
-		if (c >= 0) {
+		if (c >= 0 && (!filled || has_value(sc, h, n, c))) {
 			src[nc - 5] = c;
 			cols[nc++] = want[w];
 		}
@@ -273,12 +288,12 @@ static int chart_tables(const cvc_rep_table *sc, const struct rep_roles *ro,
 		ne = 0;
 	if ((ne && chart_table(sc, ro, h, n, "exposed_by_type",
 			       "Exposed communication by type (best layouts), with the 90% interval of the exposed share",
-			       exp, ne, out)) ||
+			       exp, ne, 0, out)) ||
 	    chart_table(sc, ro, h, n, "memory", "Memory per GPU against HBM (best layouts)", mem,
-			sizeof mem / sizeof mem[0], out) ||
+			sizeof mem / sizeof mem[0], 0, out) ||
 	    chart_table(sc, ro, h, n, "sensitivity",
 			"Throughput gain from 2x each hardware factor (best layouts)", gain,
-			sizeof gain / sizeof gain[0], out))
+			sizeof gain / sizeof gain[0], 1, out))
 		return -1;
 	return 0;
 }
@@ -301,16 +316,23 @@ static void flag_add(char *buf, size_t len, const char *item)
 static int headline_flags(cvc_rep_table *t)
 {
 	for (size_t k = 0; k < t->nrows; k++) {
-		size_t base = k;
+		size_t base = k, others = 0;
 		double eff, bub = rep_num(t, k, H_BUBBLE), room = rep_num(t, k, H_ROOM);
+		double host = rep_num(t, k, H_HOST);
 		char flags[160] = "", item[64], p[16];
 
 		for (size_t j = 0; j < t->nrows; j++)
 			if (strcmp(rep_cell_at(t, j, H_MODEL)->s, rep_cell_at(t, k, H_MODEL)->s) == 0 &&
 			    strcmp(rep_cell_at(t, j, H_HW)->s, rep_cell_at(t, k, H_HW)->s) == 0 &&
-			    rep_num(t, j, H_GPUS) < rep_num(t, base, H_GPUS))
-				base = j;
-		eff = rep_num(t, k, H_TPG) / rep_num(t, base, H_TPG);
+			    rep_num(t, j, H_GPUS) != rep_num(t, k, H_GPUS)) {
+				others++;
+				if (rep_num(t, j, H_GPUS) < rep_num(t, base, H_GPUS))
+					base = j;
+			}
+		/* the only GPU count of this hardware and model has nothing to
+		   scale from: no efficiency (it read 100% beside others' from
+		   a smaller count) */
+		eff = others ? rep_num(t, k, H_TPG) / rep_num(t, base, H_TPG) : NAN;
 		cvc_rep_table_set_num(t, k, H_EFF, eff);
 		if (eff < REP_FLAG_EFF) {
 			snprintf(item, sizeof item, "scaling efficiency %s", rep_pct3(eff, p, sizeof p));
@@ -318,6 +340,11 @@ static int headline_flags(cvc_rep_table *t)
 		}
 		if (bub > REP_FLAG_BUBBLE) {
 			snprintf(item, sizeof item, "bubble %s", rep_pct3(bub, p, sizeof p));
+			flag_add(flags, sizeof flags, item);
+		}
+		if (host > REP_FLAG_HOST) {
+			snprintf(item, sizeof item, "host-bound: host wait %s of the step",
+				 rep_pct3(host, p, sizeof p));
 			flag_add(flags, sizeof flags, item);
 		}
 		if (room < REP_FLAG_ROOM) {
@@ -360,8 +387,13 @@ int rep_headline_tables(const cvc_rep_table *sc, const struct rep_roles *ro,
 			sync_clause(sc, h[i].g->row, text[i], sizeof text[i]);
 			sync[i] = text[i];
 		}
-		if (headline_flags(hl) || rep_findings_tables(hl, sync, out) ||
-		    rep_tables_take(out, &hl))
+		if (headline_flags(hl) || rep_findings_tables(hl, sync, out))
+			goto out;
+		for (size_t i = 0; i < out->n; i++)
+			if (!strcmp(out->v[i]->name, "findings") &&
+			    rep_absent_findings(sc, ro, hl, out->v[i]))
+				goto out;
+		if (rep_tables_take(out, &hl))
 			goto out;
 	}
 	rc = chart_tables(sc, ro, h, n, out);

@@ -65,6 +65,24 @@ static void add_note(struct rep_doc *d, const char *s)
 	}
 }
 
+/* The sensitivity chart left out, said where the notes are (docs/
+ * REPORTS.md: a chart without data is left out with a note): the gain
+ * columns absent, or empty (`cvc project --intervals off` prices no
+ * doubled hardware). */
+static void sensitivity_note(struct rep_doc *d, const cvc_rep_table *sc)
+{
+	for (size_t i = 0; i < d->tables.n; i++)
+		if (!strcmp(d->tables.v[i]->name, "sensitivity"))
+			return;
+	if (cvc_rep_table_find(sc, "gain_compute") >= 0)
+		add_note(d, "The projection's gain columns (gain_compute ... gain_inter_bw) are "
+			 "empty in every best layout (`cvc project --intervals off` leaves them "
+			 "unpriced): no sensitivity chart.");
+	else
+		add_note(d, "The projection has no gain columns (gain_compute ... gain_inter_bw): "
+			 "no sensitivity chart.");
+}
+
 static void html_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
@@ -393,6 +411,7 @@ cvc_status cvc_rep_write(cvc_db *db, const cvc_rep_opts *opts, const char *html_
 			st = rep_provenance_tables(opts->projection, sc, &d.tables, err, errlen);
 		if (st)
 			goto out;
+		sensitivity_note(&d, sc);
 		if (d.tables.n >= REP_MAX_TABLES) {
 			st = cvc_errf(err, errlen, CVC_ERR_INTERNAL, "report: too many tables");
 			goto out;

@@ -178,46 +178,38 @@ const char *rep_text(const cvc_rep_table *t, size_t r, long c, char *buf, size_t
 }
 
 /*
- * Model size in billions of parameters: a params column when there is one,
- * else counted from the shape columns (attention q/o + k/v scaled by
- * kv_heads/heads, MLP 2 or 3 matrices (swiglu) per expert, untied embedding
- * and head); NaN when the shape is not given.  Norms and biases are left
- * out: they are under 0.1% of any model this chart is for.
+ * Model size in billions of parameters: the projector's params_b column
+ * (or another params column) when there is one, else counted from the
+ * row's model fields by the projector's own count (cvc_proj_params_of:
+ * MoE experts at their own width, shared experts, dense first layers, MLA
+ * latents, a hybrid's Mamba layers), never a formula of the report's own,
+ * which took an MoE model's dense ffn times its experts (DeepSeek-V3 at
+ * 6,204 B for 671 B); NaN when the row gives no shape.
  */
 static double params_b(const cvc_rep_table *t, size_t r, const struct rep_roles *ro)
 {
-	double p = rep_num(t, r, ro->col[REP_ROLE_PARAMS_B]);
-	double l, h, heads, kv, ffn, vocab, experts, mats = 2, attn;
-	long c;
-	const char *ft;
+	enum { MAXC = 512 };
+	const char *keys[MAXC], *vals[MAXC];
+	char text[MAXC][48];
+	double p = rep_num(t, r, ro->col[REP_ROLE_PARAMS_B]), active;
+	size_t n = 0;
 
 	if (isfinite(p))
 		return p;
 	p = rep_num(t, r, ro->col[REP_ROLE_PARAMS]);
 	if (isfinite(p))
 		return p > 1e5 ? p / 1e9 : p;
-	l = rep_num(t, r, cvc_rep_table_find(t, "layers"));
-	h = rep_num(t, r, cvc_rep_table_find(t, "hidden"));
-	if (!(l > 0 && h > 0))
+	if (!(rep_num(t, r, cvc_rep_table_find(t, "layers")) > 0 &&
+	      rep_num(t, r, cvc_rep_table_find(t, "hidden")) > 0))
 		return NAN;
-	heads = rep_num(t, r, cvc_rep_table_find(t, "heads"));
-	kv = rep_num(t, r, cvc_rep_table_find(t, "kv_heads"));
-	ffn = rep_num(t, r, cvc_rep_table_find(t, "ffn"));
-	vocab = rep_num(t, r, cvc_rep_table_find(t, "vocab"));
-	experts = rep_num(t, r, cvc_rep_table_find(t, "experts"));
-	c = cvc_rep_table_find(t, "ffn_type");
-	ft = c >= 0 ? cvc_rep_table_str(t, r, (size_t)c) : NULL;
-	if (ft && strcasecmp(ft, "swiglu") == 0)
-		mats = 3;
-	else if (c >= 0 && cvc_rep_table_num(t, r, (size_t)c) == 1)
-		mats = 3;
-	if (!(ffn > 0))
-		ffn = 4 * h;
-	if (!(experts >= 1))
-		experts = 1;
-	attn = 2 * h * h + (heads > 0 && kv > 0 ? 2 * h * h * kv / heads : 2 * h * h);
-	p = l * (attn + mats * h * ffn * experts) + (vocab > 0 ? 2 * vocab * h : 0);
-	return p / 1e9;
+	for (size_t c = 0; c < cvc_rep_table_ncols(t) && n < MAXC; c++) {
+		keys[n] = cvc_rep_table_col(t, c);
+		vals[n] = rep_text(t, r, (long)c, text[n], sizeof text[n]);
+		n++;
+	}
+	if (cvc_proj_params_of(keys, vals, n, &p, &active) != CVC_OK)
+		return NAN;
+	return p;
 }
 
 /* Usable for the charts: not marked invalid. */
@@ -408,24 +400,28 @@ static double scenario_index(const cvc_rep_table *sc, size_t r, const struct rep
 static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 			   struct rep_tables *out)
 {
-	static const char *const stem[5] = {"compute_only", "hidden", "exposed", "bubble", "step"};
+	static const char *const stem[6] = {"compute_only", "hidden", "exposed", "bubble", "step",
+					    "host"};
 	const long *col = ro->col;
-	const char *cols[10] = {"scenario", "model", "hw", "gpus", "layout"};
-	char unit_cols[5][40];
+	const char *cols[11] = {"scenario", "model", "hw", "gpus", "layout"};
+	char unit_cols[6][40];
 	cvc_rep_table *t;
+	long hc;
 	int rc = 0;
 
-	for (int k = 0; k < 5; k++) {
+	for (int k = 0; k < 6; k++) {
 		snprintf(unit_cols[k], sizeof unit_cols[k], "%s_%s", stem[k], ro->unit);
 		cols[k + 5] = unit_cols[k];
 	}
-	t = cvc_rep_table_new("proj_time", "Step time per scenario that fits", 10, cols);
+	hc = cvc_rep_table_find(sc, unit_cols[5]);
+	t = cvc_rep_table_new("proj_time", "Step time per scenario that fits", 11, cols);
 	if (!t)
 		return -1;
 	for (size_t r = 0; r < cvc_rep_table_nrows(sc) && !rc; r++) {
 		double comp = rep_num(sc, r, col[REP_ROLE_COMPUTE]);
 		double hid = rep_num(sc, r, col[REP_ROLE_HIDDEN]);
 		double bub = rep_num(sc, r, col[REP_ROLE_BUBBLE]);
+		double host = rep_num(sc, r, hc);
 		char lay[160], b1[96], b2[96];
 		long i;
 
@@ -435,6 +431,8 @@ static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 			hid = 0;
 		if (!isfinite(bub))
 			bub = 0;
+		if (!isfinite(host))
+			host = 0;
 		i = cvc_rep_table_add_row(t);
 		if (i < 0) {
 			rc = -1;
@@ -449,8 +447,13 @@ static int proj_time_table(const cvc_rep_table *sc, const struct rep_roles *ro,
 		     cvc_rep_table_set_str(t, (size_t)i, 4, lay);
 		cvc_rep_table_set_num(t, (size_t)i, 3, rep_num(sc, r, col[REP_ROLE_GPUS]));
 		/* Hidden communication runs under compute: take it out so the
-		   stack adds up to the step. */
-		cvc_rep_table_set_num(t, (size_t)i, 5, comp - hid > 0 ? comp - hid : 0);
+		   stack adds up to the step; so is the GPU's wait on the host's
+		   launches (host_s, in compute_s), its own part of the bar, not
+		   compute the GPU does. */
+		host = fmin(host, comp > 0 ? comp : 0);
+		cvc_rep_table_set_num(t, (size_t)i, 5,
+				      comp - hid - host > 0 ? comp - hid - host : 0);
+		cvc_rep_table_set_num(t, (size_t)i, 10, host);
 		cvc_rep_table_set_num(t, (size_t)i, 6, hid);
 		cvc_rep_table_set_num(t, (size_t)i, 7, rep_num(sc, r, col[REP_ROLE_EXPOSED]));
 		cvc_rep_table_set_num(t, (size_t)i, 8, bub);
@@ -628,8 +631,12 @@ static int scaling_table(const cvc_rep_table *best, struct rep_tables *out)
 		double b_g, b_t, ideal;
 		long k;
 
+		size_t n1;
+
 		if (i == 0 || !same_model(best, i, i - 1))
 			base = i;
+		for (n1 = base; n1 + 1 < best->nrows && same_model(best, n1 + 1, base); n1++)
+			;
 		b_g = rep_cell_at(best, base, 3)->v;
 		b_t = rep_cell_at(best, base, 5)->v;
 		ideal = b_g > 0 ? b_t * gp / b_g : NAN;
@@ -641,7 +648,8 @@ static int scaling_table(const cvc_rep_table *best, struct rep_tables *out)
 		cvc_rep_table_set_num(t, (size_t)k, 3, gp);
 		cvc_rep_table_set_num(t, (size_t)k, 4, tps);
 		cvc_rep_table_set_num(t, (size_t)k, 5, ideal);
-		cvc_rep_table_set_num(t, (size_t)k, 6, ideal > 0 ? tps / ideal : NAN);
+		/* a hardware and model at one GPU count scales from nothing */
+		cvc_rep_table_set_num(t, (size_t)k, 6, ideal > 0 && n1 > base ? tps / ideal : NAN);
 	}
 	if (!rc)
 		rc = rep_tables_take(out, &t);

@@ -25,6 +25,7 @@
 		b.appendChild(info);
 		var chart = stackedBar(chartBox(b, 'chart-proj-time', 400), [], [
 			{label: 'compute only', data: [], color: '#1f77b4'},
+			{label: 'host wait', data: [], color: '#8c564b'},
 			{label: 'hidden comm', data: [], color: '#2ca02c'},
 			{label: 'exposed comm', data: [], color: COMM},
 			{label: 'bubble', data: [], color: '#f2b134'}
@@ -61,8 +62,10 @@
 				labels = rows.map(function (x) { return x[C('layout')]; });
 			}
 			chart.data.labels = labels;
-			['compute_only', 'hidden', 'exposed', 'bubble'].forEach(function (k, i) {
-				chart.data.datasets[i].data = rows.map(function (x) { return x[C(k + '_' + unit)]; });
+			/* host wait: the GPU idle on the host's launches, apart from
+			   the compute it does (older projections: no column, 0) */
+			['compute_only', 'host', 'hidden', 'exposed', 'bubble'].forEach(function (k, i) {
+				chart.data.datasets[i].data = rows.map(function (x) { return C(k + '_' + unit) >= 0 ? x[C(k + '_' + unit)] : 0; });
 			});
 			fitRows(chart, rows.length);
 			chart.update();
@@ -296,7 +299,7 @@
 			dataTable(b, T.best_layout, {interactive: true, page: 100});
 			fileNote(b, 'best_layout');
 		}
-		b = sub(s, 'All scenarios', 'Click a column to sort; filter with words or col>x, col<x, col=x, col!=x (e.g. "gpus>=64 H100").');
+		b = sub(s, 'All scenarios', 'Click a column to sort; filter with words or col>x, col<x, col>=x, col<=x, col=x, col!=x (e.g. "gpus>=64 H100").');
 		dataTable(b, sc, {interactive: true, page: 200});
 		fileNote(b, 'scenarios');
 	}

@@ -89,13 +89,14 @@
 				var li = el('li', x[col(f, 'flagged')] ? 'flagged' : null, x[col(f, 'finding')]);
 				ul.appendChild(li);
 			});
-			/* a model of the study with no layout that is valid and fits at
-			   this count says so, instead of leaving its line out */
+			/* a model without a best layout here has its line in findings
+			   (reports/absent.c: not priced here, no valid layout, or none
+			   that fits); a model still without one is named, not guessed at */
 			var hl = T.headline, said = uniq(at.map(function (x) { return x[col(f, 'model')]; }));
 			if (hl) uniq(column(hl, 'model')).forEach(function (m) {
 				if (said.indexOf(m) < 0)
 					ul.appendChild(el('li', 'missing', m + ' at ' + Number(pick.value).toLocaleString('en-US') +
-						' GPUs: no layout of the study is valid and fits in memory (its chart shows the gap)'));
+						' GPUs: no best layout here (its chart shows the gap)'));
 			});
 		};
 		draw();
@@ -134,11 +135,11 @@
 			hl.rows.filter(function (x) { return x[C('gpus')] === Number(pick.value); }).forEach(function (x) {
 				var tr = el('tr');
 				var cells = [
-					[x[C('model')]], [x[C('hw')], 'hw'], [x[C('layout')], 'layout'], [cvc.fmt(x[C('tokens_per_s_per_gpu')], 'tokens_per_s_per_gpu'), 'num'],
+					[x[C('model')], 'model'], [x[C('hw')], 'hw'], [x[C('layout')], 'layout'], [cvc.fmt(x[C('tokens_per_s_per_gpu')], 'tokens_per_s_per_gpu'), 'num'],
 					[pctIv(x[C('comm_share')], x[C('comm_share_lo')], x[C('comm_share_hi')]), 'num iv'],
 					[pctIv(x[C('exposed_share')], x[C('exposed_share_lo')], x[C('exposed_share_hi')]), 'num iv'],
 					[x[C('top_exposed_type')] ? x[C('top_exposed_type')].toUpperCase() + ' ' + pct(x[C('top_exposed_frac')]) : 'none'],
-					[cvc.fmt(x[C('scaling_efficiency')], 'scaling_efficiency'), 'num'],
+					[x[C('scaling_efficiency')] === null ? 'none: its only GPU count' : cvc.fmt(x[C('scaling_efficiency')], 'scaling_efficiency'), 'num'],
 					[x[C('flags')] || '', x[C('flags')] ? 'flag' : null],
 					[signed(x[C('next_comm_share_change')]), 'num'],
 					[signed(x[C('next_exposed_share_change')]), 'num'],
@@ -181,12 +182,12 @@
 		var t = T.memory;
 		if (!t || !t.rows.length || col(t, 'mem_gb') < 0) return null;
 		var b = sub(s, 'Memory per GPU against HBM',
-			'Best layout per model and hardware at the picked GPU count: parameters and optimizer state, activations, buffers; grey: the GPU\'s HBM.');
+			'Best layout per model and hardware at the picked GPU count: parameters and optimizer state, activations, buffers; grey: the GPU\'s usable HBM (hbm_gb: the part of its HBM a training run can hold, not the whole).');
 		var parts = [['mem_params_gb', 'parameters + optimizer', '#1f77b4'], ['mem_act_gb', 'activations', '#2ca02c'],
 			['mem_buf_gb', 'buffers', '#9467bd']].filter(function (p) { return col(t, p[0]) >= 0; });
 		if (!parts.length) parts = [['mem_gb', 'memory', '#1f77b4']];
 		var sets = parts.map(function (p) { return {label: p[1], data: [], backgroundColor: p[2], borderWidth: 0, stack: 'mem'}; });
-		if (col(t, 'hbm_gb') >= 0) sets.push({label: 'HBM', data: [], backgroundColor: '#b0b6bf', borderWidth: 0, stack: 'hbm'});
+		if (col(t, 'hbm_gb') >= 0) sets.push({label: 'usable HBM', data: [], backgroundColor: '#b0b6bf', borderWidth: 0, stack: 'hbm'});
 		var chart = new Chart(chartBox(b, 'chart-memory', 400), {
 			type: 'bar', data: {labels: [], datasets: sets},
 			options: {indexAxis: 'y', plugins: {legend: {position: 'top'}},
@@ -206,7 +207,12 @@
 		var b = sub(s, 'Sensitivity: what doubling one hardware factor buys',
 			'Tokens/s gain of the chosen scenario (best layout at the picked GPU count) when one factor is doubled, everything else kept.');
 		var which = picker(b, 'scenario: ', []);
-		var chart = new Chart(chartBox(b, 'chart-sensitivity', 260), {
+		var canvas = chartBox(b, 'chart-sensitivity', 260);
+		/* every gain 1 (nothing doubled buys anything: a host-bound layout)
+		   draws no bar: the chart gives way to a note, not a blank plot */
+		var none = el('p', 'note', '');
+		b.insertBefore(none, canvas.parentNode);
+		var chart = new Chart(canvas, {
 			type: 'bar', data: {labels: factors.map(function (x) { return x[1]; }), datasets: [{label: 'tokens/s gain (%)', data: [], backgroundColor: '#1f77b4'}]},
 			options: {indexAxis: 'y', plugins: {legend: {display: false}}, scales: {x: {title: {display: true, text: 'tokens/s gain (%)'}, min: 0}}}
 		});
@@ -214,6 +220,12 @@
 		var drawOne = function () {
 			var x = a.rows[Number(which.value)] || a.rows[0];
 			chart.data.datasets[0].data = factors.map(function (fc) { var v = x ? x[col(t, fc[0])] : null; return v === null ? null : 100 * (v - 1); });
+			var flat = !chart.data.datasets[0].data.some(function (v) { return v !== null && Math.abs(v) >= 0.05; });
+			canvas.parentNode.style.display = flat ? 'none' : '';
+			canvas.setAttribute('data-cvc-empty', flat ? '1' : '0');
+			none.textContent = flat ? 'Doubling any one hardware factor gains under 0.05% for ' + (x ? which.options[which.selectedIndex].textContent : 'this scenario') +
+				': every gain_* is 1 to 4 digits (what sets its step, such as the host\'s launch pace, is no hardware factor), so there is no bar to draw.' : '';
+			none.style.display = flat ? '' : 'none';
 			chart.update();
 		};
 		var draw = function () {

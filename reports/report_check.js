@@ -145,6 +145,8 @@
 		var bad = [], canv = document.querySelectorAll('canvas');
 		canv.forEach(function (c) {
 			var d, ink = 0, color = 0;
+			/* a chart the page replaced by a note saying why it has no bar */
+			if (c.getAttribute('data-cvc-empty') === '1' && c.parentNode.style.display === 'none') return;
 			/* Only the plot area counts: a legend or axes alone are not a chart. */
 			var ch = window.Chart && Chart.getChart(c), a = ch && ch.chartArea;
 			var sx = c.clientWidth ? c.width / c.clientWidth : 1, sy = c.clientHeight ? c.height / c.clientHeight : 1;

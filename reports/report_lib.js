@@ -123,7 +123,7 @@
 		if (!name) return '';
 		if (/(^|_)(share|frac)(_lo|_hi)?$|^(mfu|hfu)(_lo|_hi)?$|efficiency$|headroom$/.test(name)) return 'pct';
 		if (/_pct$/.test(name)) return '%';
-		if (/per_s/.test(name)) return /^tokens/.test(name) ? ' tokens/s' : '';
+		if (/per_s/.test(name)) return /^tokens/.test(name) ? (/per_gpu/.test(name) ? ' tokens/s/GPU' : ' tokens/s') : '';
 		var u = [[/_ms(_lo|_hi)?$/, ' ms'], [/_us$/, ' \u00b5s'], [/_s(_lo|_hi)?$/, ' s'], [/_gbps$/, ' GB/s'],
 			[/_gb$/, ' GB'], [/_usd(_lo|_hi)?$/, ' USD'], [/_mwh$/, ' MWh'], [/_days(_lo|_hi)?$/, ' days'],
 			[/_tflops$/, ' TFLOP/s']];
@@ -150,11 +150,13 @@
 			return v.toLocaleString('en-US');
 		return num3(v) + u;
 	}
-	/* A share as text: 1 decimal under 10%, none above. */
+	/* A share as text, 3 significant figures with zeros kept, as the
+	   sentences print it (reports/projection.c rep_pct3): 0.7% read 0.700%
+	   in neither place before, the table 1 decimal, the sentences none. */
 	function pct(v) {
 		if (v === null || v === undefined) return '';
-		var p = 100 * v;
-		return (Math.abs(p) < 10 ? p.toFixed(1) : p.toFixed(0)) + '%';
+		var p = 100 * v, a = Math.abs(p);
+		return p.toFixed(a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2) + '%';
 	}
 	function pctIv(v, lo, hi) {
 		if (lo === null || hi === null || lo === undefined || hi === undefined) return pct(v);

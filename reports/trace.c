@@ -246,7 +246,7 @@ static cvc_status ranks_tables(const cvc_breakdown *b, size_t nb, struct rep_tab
 					    "exposed_vs_mean_pct", "idle_ms"};
 	static const char *const sscols[] = {"run", "devices", "busy_min_ms", "busy_mean_ms",
 					     "busy_max_ms", "busy_max_over_min",
-					     "slowest_rank", "start_spread_ms"};
+					     "busiest_rank", "start_spread_ms"};
 	cvc_rep_table *t[4];
 	cvc_status st = CVC_OK;
 

@@ -321,6 +321,10 @@ typedef struct cvc_proj_result {
 	double mem_act_gb;         /* activations of the micro-batches in flight */
 	double mem_buf_gb;         /* buffers (fp32 logits) */
 	double hbm_gb;             /* usable capacity per GPU */
+	/* the model's parameters in billions as published totals count them
+	 * (multi-token-prediction modules left out), and of them what one
+	 * token runs (the routed experts it is not sent to left out) */
+	double params_b, active_params_b;
 	int fits;
 	double model_flops;        /* per step, without recomputation */
 	double hw_flops;           /* per step, as executed (with recompute) */
@@ -603,6 +607,16 @@ CVC_API cvc_status cvc_proj_column_doc(const char *name, const char **unit, char
 				       size_t len);
 
 /* CSV: one header line, then one line per scenario. */
+/*
+ * A model's parameters in billions from the scenario fields of a
+ * projection row (keys[i] = vals[i] as the CSV prints them; keys that are
+ * not model fields and empty values are skipped, the rest default), as
+ * the projector's params_b and active_params_b columns count them.
+ * CVC_ERR_FORMAT (both NaN) when a value does not parse or the model does
+ * not finalize.
+ */
+CVC_API cvc_status cvc_proj_params_of(const char *const *keys, const char *const *vals, size_t n,
+				      double *total_b, double *active_b);
 CVC_API void cvc_proj_csv_header(FILE *f);
 CVC_API void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_result *r);
 /* JSON: {"study":..,"scenarios":[objects],"provenance":{..}}; begin, rows

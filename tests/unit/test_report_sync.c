@@ -80,6 +80,13 @@ Test(report_sync, best_layouts_rank_by_tokens_that_reach_the_loss)
 	for (size_t r = 0; r < cvc_rep_table_nrows(fd); r++) {
 		const char *f = cvc_rep_table_str(fd, r, col(fd, "finding"));
 
+		/* a model the study prices at other GPU counts only: why it has
+		   no layout here, and no sync to speak of */
+		if (!cvc_rep_table_str(fd, r, col(fd, "from_hw"))) {
+			cr_expect(f && strstr(f, "not in the study at this GPU count"), "%s",
+				  f ? f : "");
+			continue;
+		}
 		cr_expect(f && strstr(f, "It syncs every") && strstr(f, "tokens for the same loss"),
 			  "%s", f ? f : "");
 	}
