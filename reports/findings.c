@@ -25,7 +25,10 @@ static const char *pct(const cvc_rep_table *t, size_t r, int c, int lo, char *bu
 		/* "0.700% (0.500–1.10%)": the page's pctIv, one % at the end */
 		rep_pct3(a, pa, sizeof pa);
 		pa[strcspn(pa, "%")] = '\0';
-		snprintf(buf, len, "%s (%s\xe2\x80\x93%s)", pv, pa, rep_pct3(b, pb, sizeof pb));
+		/* cut short at len, as every sentence of the page's buffers is */
+		if (snprintf(buf, len, "%s (%s\xe2\x80\x93%s)", pv, pa,
+			     rep_pct3(b, pb, sizeof pb)) < 0 && len)
+			buf[0] = '\0';
 	}
 	else
 		snprintf(buf, len, "%s", pv);
