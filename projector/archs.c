@@ -30,6 +30,13 @@ struct proj_archs {
 	struct proj_arch *e;
 	size_t n, cap;
 	struct str_node *pool; /* every string an entry points to */
+	/* the last name looked up and what it found (NULL: nothing), while
+	 * the set holds memo_n entries: validate asks for each row's model
+	 * several times, and a table's rows repeat their few models; every
+	 * lookup normalises every name and alias of the catalog */
+	char memo_q[256];
+	const struct proj_arch *memo_e;
+	size_t memo_n;
 };
 
 const char *proj_archs_keep(proj_archs *a, const char *s)
@@ -238,16 +245,25 @@ static const struct proj_arch *by_size(const proj_archs *a, const char *name)
 	return sized(by_prefix(a, all), size);
 }
 
-const struct proj_arch *proj_archs_find(const proj_archs *a, const char *name)
+const struct proj_arch *proj_archs_find(proj_archs *a, const char *name)
 {
 	char n[256];
 	const struct proj_arch *e;
 
-	if (!a || !name || norm(name, n, sizeof n))
+	if (!a || !name)
 		return NULL;
-	if ((e = exact(a, n)))
-		return e;
-	return by_size(a, name);
+	if (a->memo_n == a->n && a->n && !strcmp(a->memo_q, name))
+		return a->memo_e;
+	if (norm(name, n, sizeof n))
+		e = NULL;
+	else if (!(e = exact(a, n)))
+		e = by_size(a, name);
+	if (strlen(name) < sizeof a->memo_q) {
+		strcpy(a->memo_q, name);
+		a->memo_e = e;
+		a->memo_n = a->n;
+	}
+	return e;
 }
 
 static cvc_status fail(char *err, size_t errlen, const yaml_node_t *n, const char *fmt, ...)

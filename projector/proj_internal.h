@@ -348,7 +348,7 @@ cvc_status proj_archs_load(proj_archs **out, char *err, size_t errlen);
 /* The model a name names (its name or an alias, in any case, punctuation
  * and parenthesised remarks ignored, with or without the "org/" of a
  * Hugging Face name); NULL when none. */
-const struct proj_arch *proj_archs_find(const proj_archs *a, const char *name);
+const struct proj_arch *proj_archs_find(proj_archs *a, const char *name);
 size_t proj_archs_count(const proj_archs *a);
 const struct proj_arch *proj_archs_at(const proj_archs *a, size_t i);
 /* A copy of s kept as long as a (NULL when out of memory). */

@@ -238,7 +238,7 @@ struct vrow {
 	const char *fid_key[48];  /* vrow_fid()'s memo, kept across rows */
 	int fid[48], nfid;
 	int has_measured;         /* a measured cell is not empty */
-	const proj_archs *archs;  /* cvc's catalog of models by name (validate.c) */
+	proj_archs *archs;        /* cvc's catalog of models by name (validate.c) */
 	int regressed;            /* measured in a release its stack's tracker
 				   * records as regressed for it (vrecipe.c) */
 	int ran;                  /* what its release ran and validate does not
