@@ -74,6 +74,20 @@ static void on_walk(void *user, double walked, double size)
 		show_progress(s);
 }
 
+/* A stream that failed a write (stdio keeps the error): said in s->err,
+ * so the sweep stops there instead of pricing the rest for nothing (a
+ * full disk, a closed pipe with SIGPIPE ignored). */
+static int write_failed(struct sink *s, FILE *f, const char *what)
+{
+	int e = errno;
+
+	if (!f || !ferror(f))
+		return 0;
+	snprintf(s->err, sizeof s->err, "%s: write error: %s", what, strerror(e ? e : EIO));
+	s->top_rc = CVC_ERR_IO;
+	return 1;
+}
+
 static void write_row(struct sink *s, const cvc_proj_scenario *sc, const cvc_proj_result *r)
 {
 	if (s->csv)
@@ -84,6 +98,8 @@ static void write_row(struct sink *s, const cvc_proj_scenario *sc, const cvc_pro
 	}
 	if (s->table && !s->best && cli_proj_table_add(s->table, sc, r))
 		s->top_rc = CVC_ERR_NOMEM;
+	if (!s->top_rc && !write_failed(s, s->csv, s->csv == stdout ? "standard output" : "the CSV"))
+		write_failed(s, s->json, s->json == stdout ? "standard output" : "the JSON");
 }
 
 static int on_row(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
@@ -113,8 +129,10 @@ static int on_best(void *user, const cvc_proj_scenario *sc, const cvc_proj_resul
 /* cvc_proj_top_each's callback: the kept rows, in order */
 static int on_kept(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
 {
-	write_row(user, sc, r);
-	return 0;
+	struct sink *s = user;
+
+	write_row(s, sc, r);
+	return s->top_rc != CVC_OK;
 }
 
 /*
@@ -439,8 +457,11 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		ret = by_ranks_nothing(sink.top);
 		goto out;
 	}
-	if (sink.top)
-		cvc_proj_top_each(sink.top, on_kept, &sink, &ngroups);
+	if (sink.top && (cvc_proj_top_each(sink.top, on_kept, &sink, &ngroups) || sink.top_rc)) {
+		ret = cli_fail(sink.top_rc ? sink.top_rc : CVC_ERR_NOMEM, "project: %s",
+			       sink.top_rc ? sink.err : "out of memory");
+		goto out;
+	}
 	if (sink.best && cvc_proj_top_each(sink.best, on_best, sink.table, &ngroups)) {
 		ret = cli_fail(CVC_ERR_NOMEM, "project: out of memory");
 		goto out;

@@ -176,7 +176,9 @@ static int flag_clause(const cvc_rep_table *t, size_t a, size_t b, char *buf, si
 		}
 	else
 		snprintf(who, sizeof who, "%d of %zu ", k, b - a + 1);
-	snprintf(buf, len, " Far from the best: %s(%s).", who, items);
+	/* cut short at len, as the page's other sentences are */
+	if (snprintf(buf, len, " Far from the best: %s(%s).", who, items) < 0 && len)
+		buf[0] = '\0';
 	return k;
 }
 

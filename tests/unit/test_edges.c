@@ -153,7 +153,7 @@ Test(edges, report_shows_bidi_overrides_as_text)
 
 /* ---- 14. stdout's write errors ------------------------------------------------------ */
 
-Test(edges, commands_fail_when_stdout_cannot_be_written)
+Test(edges, commands_fail_when_stdout_cannot_be_written, .timeout = 120)
 {
 	char dirbuf[4096], db[4200], csv[4200], args[40000], *err = NULL;
 	const char *dir = fresh_dir(dirbuf);
@@ -188,6 +188,24 @@ Test(edges, commands_fail_when_stdout_cannot_be_written)
 			  cmd, err);
 		free(err);
 		err = NULL;
+	}
+	/* a sweep of 10^8 scenarios stops at the write that failed: it priced
+	 * every one before saying so (minutes here, hours at 10^8) */
+	{
+		static const char big[] =
+			"model: {layers: 2, hidden: 256, heads: 4, seq: 256}\n"
+			"hardware: {gpu: H100-SXM, gpus: 8}\n"
+			"cost: {usd_per_gpu_hour: {from: 1, to: 10000, step: 1},\n"
+			"       train_tokens: {from: 1e9, to: 1e13, step: 1e9}}\n";
+		int rc;
+
+		cr_assert_eq(tu_write(tu_path(dir, "big.yaml"), big, sizeof big - 1), 0);
+		snprintf(args, sizeof args, "project '%s' --intervals off -f csv >/dev/full",
+			 tu_path(dir, "big.yaml"));
+		rc = tu_cvc(args, NULL, &err);
+		cr_expect_eq(rc, 1, "exit %d (%s)", rc, err);
+		cr_expect(err && strstr(err, "standard output: write error"), "%s", err);
+		free(err);
 	}
 }
 
