@@ -189,7 +189,8 @@ static int close_sinks(struct sink *sink, cvc_proj_ctx *ctx, const char *json_pa
 	cvc_status rc;
 
 	if (sink->json && (rc = cvc_proj_json_end(sink->json, ctx)))
-		return cli_fail(rc, "'%s': %s", json_path, prov_error(ctx, rc));
+		return cli_fail(rc, "'%s': %s", strcmp(json_path, "-") ? json_path : "standard output",
+				rc == CVC_ERR_IO ? "write error" : prov_error(ctx, rc));
 	if (sink->prov_out) {
 		FILE *f = cvc_out_file(sink->prov_out);
 
@@ -237,7 +238,9 @@ static int print_models(int npos, const char *format)
 	if (npos > 0)
 		return cli_error("project: --models takes no scenario file");
 	if (!format || !strcmp(format, "csv")) {
-		if ((rc = cvc_proj_archs_write(stdout, err, sizeof err)))
+		if ((rc = cvc_proj_archs_write(stdout, err, sizeof err)) == CVC_ERR_IO)
+			return cli_fail(rc, "project: standard output: %s", err);
+		if (rc)
 			return cli_fail(rc, "project: %s", err);
 		return 0;
 	}

@@ -8,6 +8,7 @@
  * name, the published table's and cvc's own all find the entry.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -523,5 +524,9 @@ cvc_status cvc_proj_archs_write(FILE *f, char *err, size_t errlen)
 		fputc('\n', f);
 	}
 	proj_archs_free(a);
-	return ferror(f) ? CVC_ERR_IO : CVC_OK;
+	if (ferror(f)) {
+		snprintf(err, errlen, "write error: %s", strerror(errno ? errno : EIO));
+		return CVC_ERR_IO;
+	}
+	return CVC_OK;
 }
