@@ -160,7 +160,7 @@ Test(edges, commands_fail_when_stdout_cannot_be_written, .timeout = 120)
 	static const char table[] =
 		"params_b,heads,hidden,layers,tp,pp,gpus,global_batch,tflops_per_gpu\n"
 		"1.7,24,2304,24,1,1,32,512,137\n";
-	char cmds[8][4600];
+	char cmds[9][4600];
 	if (access("/dev/full", W_OK) != 0)
 		cr_skip_test("/dev/full is missing here");
 	snprintf(db, sizeof db, "%s", tu_path(dir, "a.db"));
@@ -177,11 +177,12 @@ Test(edges, commands_fail_when_stdout_cannot_be_written, .timeout = 120)
 	snprintf(cmds[5], sizeof cmds[5], "version");
 	snprintf(cmds[6], sizeof cmds[6], "analyze --db '%s'", db);
 	snprintf(cmds[7], sizeof cmds[7], "project --top 1 --csv -");
+	snprintf(cmds[8], sizeof cmds[8], "project --models"); /* said "error: project: " */
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		const char *cmd = cmds[i];
 		int rc;
 
-		snprintf(args, sizeof args, "%s >/dev/full", cmd);
+		cr_assert_lt(snprintf(args, sizeof args, "%s >/dev/full", cmd), (int)sizeof args);
 		rc = tu_cvc(args, NULL, &err);
 		cr_expect_eq(rc, 1, "%s: exit %d (%s)", cmd, rc, err);
 		cr_expect(err && (strstr(err, "standard output") || strstr(err, "stdout")), "%s: %s",
