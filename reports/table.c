@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <json-c/json.h>
 
@@ -655,9 +656,18 @@ cvc_status cvc_rep_table_read(const char *path, cvc_rep_table **out, char *err, 
 {
 	size_t len = 0;
 	cvc_status st;
+	struct stat sb;
 	char *s;
 
 	*out = NULL;
+	/* a projection of every scenario of a big sweep passes the cap long
+	 * before the page's own limits: say what to do, not only the byte */
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size > CVC_REP_MAX_FILE)
+		return cvc_errf(err, errlen, CVC_ERR_FORMAT,
+				"'%s': %.0f MiB: the report reads a table of at most %zu MiB (a "
+				"projection of about 150,000 scenarios with intervals); keep the rows "
+				"a page needs (cvc project --top K, or a where: filter)",
+				path, (double)sb.st_size / 1048576.0, CVC_REP_MAX_FILE >> 20);
 	if ((st = cvc_file_read(path, CVC_REP_MAX_FILE, &s, &len, err, errlen)))
 		return st;
 	st = cvc_rep_table_parse(path, s, len, out, err, errlen);
