@@ -171,13 +171,9 @@ Test(invariants, no_dropout_kernels_without_dropout)
 		"model: {layers: 8, hidden: 2048, heads: 16, seq: 2048}\n"
 		"training: {global_batch: 64, attention: unfused, dropout: %s}\n"
 		"hardware: {gpu: A100-SXM-80GB, gpus: 8, host_launch_us: 0}\n";
-	char y[2][512];
 	cvc_proj_result r[2];
 
-	for (int i = 0; i < 2; i++) {
-		snprintf(y[i], sizeof y[i], base, i ? "true" : "false");
-		r[i] = step_of(y[i]);
-	}
+	tu_proj_pair(base, "false", "true", r);
 	cr_expect_lt(r[0].compute_s, r[1].compute_s, "without dropout %g s, with %g s",
 		     r[0].compute_s, r[1].compute_s);
 	cr_expect_lt(r[0].mem_act_gb, r[1].mem_act_gb, "the masks only with dropout");

@@ -106,13 +106,9 @@ Test(memory, full_recompute_holds_no_more_than_none)
 		"model: {layers: 4, hidden: 8192, heads: 64, kv_heads: 2, seq: 1024, vocab: 128256}\n"
 		"training: {global_batch: 16, recompute: %s}\nparallelism: {pp: 4}\n"
 		"hardware: {gpu: GB300, gpus: 64}\n";
-	char y[2][512];
 	cvc_proj_result r[2];
 
-	for (int i = 0; i < 2; i++) {
-		snprintf(y[i], sizeof y[i], base, i ? "full" : "none");
-		r[i] = first(y[i]);
-	}
+	tu_proj_pair(base, "none", "full", r);
 	cr_expect_leq(r[1].mem_act_gb, r[0].mem_act_gb * (1 + 1e-12), "full %g GB, none %g GB",
 		      r[1].mem_act_gb, r[0].mem_act_gb);
 }

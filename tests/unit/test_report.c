@@ -605,17 +605,6 @@ Test(report, projection_only_and_trace_only_pages)
 
 /* ---- the page in a real browser ------------------------------------------------------ */
 
-static const char *chromium(void)
-{
-	static const char *const cands[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser",
-					    "/usr/bin/google-chrome"};
-
-	for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++)
-		if (access(cands[i], X_OK) == 0)
-			return cands[i];
-	return NULL;
-}
-
 /* Runs headless Chromium on file://html with extra args; returns stdout.
  * A browser that hangs (GPU process, D-Bus, a page that never settles) is
  * killed with its children after 180 s and the test fails on the missing
@@ -629,7 +618,7 @@ static char *browse(const char *html, const char *extra)
 		 "timeout -k 10 180 '%s' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
 		 "--disable-background-networking --disable-component-update --disable-sync "
 		 "--user-data-dir='%s' --virtual-time-budget=5000 %s 'file://%s'",
-		 chromium(), prof, extra, html);
+		 tu_chromium(), prof, extra, html);
 	rc = tu_run(cmd, &out, NULL);
 	cr_assert(rc != 124 && rc != 128 + SIGKILL, "chromium did not finish within 180 s on %s",
 		  html);
@@ -724,7 +713,7 @@ Test(report, renders_in_headless_chromium)
 	FILE *png;
 	unsigned char sig[8];
 
-	if (!chromium())
+	if (!tu_chromium())
 		cr_skip_test("chromium is not installed (apt-get install chromium; `make` installs it)");
 	make_page(&pg, 1, 1);
 	dom = browse(pg.html, DOM);
@@ -941,7 +930,7 @@ Test(report, real_trace_and_projector_output)
 	cr_assert(json_object_object_get_ex(get(data, "tables"), "model_origins", NULL));
 	json_object_put(data);
 	free(text);
-	if (chromium()) {
+	if (tu_chromium()) {
 		dom = browse(html, DOM);
 		v = verdict(dom);
 		cr_assert(strstr(v, "CVC-SELFCHECK PASS"), "%s", v);
@@ -974,7 +963,7 @@ Test(report, shipped_study_page_is_small_and_offline)
 	cr_assert_null(strstr(text, "src=\"http"), "nothing loaded from the network");
 	cr_assert_null(strstr(text, "href=\"http"), "no stylesheet from the network");
 	free(text);
-	if (chromium()) {
+	if (tu_chromium()) {
 		dom = browse(html, DOM);
 		v = verdict(dom);
 		cr_assert(strstr(v, "CVC-SELFCHECK PASS"), "%s", v);

@@ -135,17 +135,6 @@ Test(report_page, hardware_in_generation_order)
 
 /* ---- in a browser ------------------------------------------------------------- */
 
-static const char *chromium(void)
-{
-	static const char *const cands[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser",
-					    "/usr/bin/google-chrome"};
-
-	for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++)
-		if (access(cands[i], X_OK) == 0)
-			return cands[i];
-	return NULL;
-}
-
 /* The DOM of html as a 1400x900 browser with no network leaves it. */
 static char *dom(const char *html)
 {
@@ -159,7 +148,7 @@ static char *dom(const char *html)
 		 "--disable-sync --user-data-dir='%s' --virtual-time-budget=8000 "
 		 "--window-size=1400,900 --proxy-server=127.0.0.1:9 "
 		 "--host-resolver-rules='MAP * ~NOTFOUND' --dump-dom 'file://%s'",
-		 chromium(), prof, html);
+		 tu_chromium(), prof, html);
 	rc = tu_run(cmd, &out, NULL);
 	cr_assert(rc != 124 && rc != 128 + SIGKILL, "chromium did not finish on %s", html);
 	return out ? out : strdup("");
@@ -220,7 +209,7 @@ Test(report_page, whiskers_are_the_table_intervals, .timeout = 400)
 {
 	struct page pg;
 
-	if (!chromium())
+	if (!tu_chromium())
 		cr_skip_test("chromium is not installed (apt-get install chromium)");
 	make_page(&pg);
 	/* 5 models x 5 hardware at the picked count, none disagreeing */
@@ -257,7 +246,7 @@ Test(report_page, one_colour_per_hardware, .timeout = 400)
 	char *probe, *d, *p, *item, *semi;
 	int n = 0;
 
-	if (!chromium())
+	if (!tu_chromium())
 		cr_skip_test("chromium is not installed (apt-get install chromium)");
 	make_page(&pg);
 	probe = tamper(&pg, "probe.html", PROBE);
@@ -290,7 +279,7 @@ Test(report_page, answer_covers_every_count_above_the_fold, .timeout = 400)
 {
 	struct page pg;
 
-	if (!chromium())
+	if (!tu_chromium())
 		cr_skip_test("chromium is not installed (apt-get install chromium)");
 	make_page(&pg);
 	verdict_and_tamper(&pg, "counts:5/5,", "fold.html",
@@ -308,7 +297,7 @@ Test(report_page, answer_table_in_view_at_1400px, .timeout = 400)
 {
 	struct page pg;
 
-	if (!chromium())
+	if (!tu_chromium())
 		cr_skip_test("chromium is not installed (apt-get install chromium)");
 	make_page(&pg);
 	verdict_and_tamper(&pg, "CVC-SELFCHECK PASS", "wide.html",

@@ -227,17 +227,6 @@ Test(report_review, warning_keeps_its_words_and_worst_is_its_own_figure)
 
 /* ---- the page in headless Chromium ---------------------------------------- */
 
-static const char *chromium(void)
-{
-	static const char *const cands[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser",
-					    "/usr/bin/google-chrome"};
-
-	for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++)
-		if (access(cands[i], X_OK) == 0)
-			return cands[i];
-	return NULL;
-}
-
 /* The DOM of dir/r.html after its scripts ran, as a planner opens it
  * (1400 x 900, no network); killed after 180 s. */
 static char *browse_dom(const char *dir)
@@ -252,7 +241,7 @@ static char *browse_dom(const char *dir)
 		 "--disable-sync --user-data-dir='%s' --virtual-time-budget=5000 "
 		 "--window-size=1400,900 --proxy-server=127.0.0.1:9 "
 		 "--host-resolver-rules='MAP * ~NOTFOUND' --dump-dom 'file://%s'",
-		 chromium(), prof, tu_path(dir, "r.html"));
+		 tu_chromium(), prof, tu_path(dir, "r.html"));
 	rc = tu_run(cmd, &out, NULL);
 	cr_assert(rc != 124 && rc != 128 + SIGKILL, "chromium did not finish within 180 s");
 	return out ? out : strdup("");
@@ -288,7 +277,7 @@ Test(report_review, no_gains_no_sensitivity_chart_and_a_note)
 	cr_assert(html);
 	cr_expect(strstr(html, "no sensitivity chart"), "no note on the left-out chart");
 	free(html);
-	if (!chromium())
+	if (!tu_chromium())
 		cr_skip_test("chromium is not installed");
 	dom = browse_dom(dir);
 	expect_pass(dom);
@@ -321,7 +310,7 @@ Test(report_review, gains_all_one_give_a_note_not_a_blank_chart)
 		 tu_path(dir, "r.html"));
 	cr_assert_eq(tu_cvc(args, NULL, &e), 0, "%s", e);
 	free(e);
-	if (!chromium())
+	if (!tu_chromium())
 		cr_skip_test("chromium is not installed");
 	dom = browse_dom(dir);
 	expect_pass(dom);
@@ -422,7 +411,7 @@ Test(report_review, long_model_name_wraps_and_words_say_what_they_show)
 
 	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
 	project_and_report(dir, study, NULL, 0);
-	if (!chromium())
+	if (!tu_chromium())
 		cr_skip_test("chromium is not installed");
 	dom = browse_dom(dir);
 	/* the verdict's "columns cut off" fails it */

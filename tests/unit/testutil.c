@@ -401,6 +401,28 @@ int tu_proj_first(const char *yaml, struct cvc_proj_scenario *sc, struct cvc_pro
 	return f.n;
 }
 
+void tu_proj_pair(const char *fmt, const char *a, const char *b, struct cvc_proj_result *r)
+{
+	for (int i = 0; i < 2; i++) {
+		char y[4096];
+
+		cr_assert_lt(snprintf(y, sizeof y, fmt, i ? b : a), (int)sizeof y);
+		cr_assert_eq(tu_proj_first(y, NULL, &r[i]), 1, "%s", y);
+		cr_assert(r[i].valid, "%s: %s", y, r[i].reason);
+	}
+}
+
+const char *tu_chromium(void)
+{
+	static const char *const cands[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser",
+					    "/usr/bin/google-chrome"};
+
+	for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++)
+		if (access(cands[i], X_OK) == 0)
+			return cands[i];
+	return NULL;
+}
+
 char *tu_validate(const char *path, const struct cvc_proj_validate_opts *opts,
 		  struct cvc_proj_validation *v, int want)
 {

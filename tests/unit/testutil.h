@@ -173,6 +173,13 @@ void tu_study_run(const char *name, const char *yaml, int flags,
  */
 int tu_proj_first(const char *yaml, struct cvc_proj_scenario *sc, struct cvc_proj_result *r);
 
+/* The first scenario of fmt with a, and of fmt with b, in its one %s:
+ * r[0] and r[1], each asserted valid (a pair that differs in one field). */
+void tu_proj_pair(const char *fmt, const char *a, const char *b, struct cvc_proj_result *r);
+
+/* The headless Chromium the report tests drive; NULL when none is installed. */
+const char *tu_chromium(void);
+
 /* ---- validate's output table ------------------------------------------- */
 
 /* The cells of one CSV record of text (validate's output), in place:
