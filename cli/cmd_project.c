@@ -96,8 +96,10 @@ static void write_row(struct sink *s, const cvc_proj_scenario *sc, const cvc_pro
 		cvc_proj_json_row(s->json, s->json_first, sc, r);
 		s->json_first = 0;
 	}
-	if (s->table && !s->best && cli_proj_table_add(s->table, sc, r))
+	if (s->table && !s->best && cli_proj_table_add(s->table, sc, r)) {
 		s->top_rc = CVC_ERR_NOMEM;
+		snprintf(s->err, sizeof s->err, "out of memory");
+	}
 	if (!s->top_rc && !write_failed(s, s->csv, s->csv == stdout ? "standard output" : "the CSV"))
 		write_failed(s, s->json, s->json == stdout ? "standard output" : "the JSON");
 }
@@ -461,8 +463,7 @@ int cmd_project(int argc, char **argv, struct cvc_ctx *cctx)
 		goto out;
 	}
 	if (sink.top && (cvc_proj_top_each(sink.top, on_kept, &sink, &ngroups) || sink.top_rc)) {
-		ret = cli_fail(sink.top_rc ? sink.top_rc : CVC_ERR_NOMEM, "project: %s",
-			       sink.top_rc ? sink.err : "out of memory");
+		ret = cli_fail(sink.top_rc, "project: %s", sink.err); /* on_kept said why */
 		goto out;
 	}
 	if (sink.best && cvc_proj_top_each(sink.best, on_best, sink.table, &ngroups)) {

@@ -177,7 +177,8 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		for (int j = 0; j < nord; j++)
 			Li += nk[ord[j]];
 		if (sc->recompute == CVC_PROJ_RECOMP_FULL && x->d3)
-			a = Li * inflight * in3 + act_max;
+			/* the rebuilt layer's input is its checkpoint (below) */
+			a = Li * inflight * in3 + fmax(0, act_max - in3);
 		else if (sc->recompute == CVC_PROJ_RECOMP_FULL) {
 			/* each layer keeps its input; one layer is re-materialised,
 			 * from that input: its first norm's input is the checkpoint
