@@ -202,8 +202,6 @@ static int db_given_as_input(const char *cmd, const char *path)
 			 "shard, name the target with --db", cmd, path, path);
 }
 
-/* How a folder's files became runs (cvc_import_opts.on_run); arg is the
- * progress line, which counts them. */
 /* The largest run id the database holds before an import (0: none). */
 static int64_t max_run_id(cvc_db *db)
 {
@@ -243,6 +241,8 @@ static void warn_incomplete(cvc_db *db, int64_t floor, int64_t run)
 	sqlite3_finalize(st);
 }
 
+/* How a folder's files became runs (cvc_import_opts.on_run); arg is the
+ * progress line, which counts them. */
 static void said_run(void *arg, int64_t run_id, const char *name, int nfiles, const char *why)
 {
 	struct progress *p = arg;
@@ -276,7 +276,7 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	cvc_rules *rules = NULL;
 	struct stat sb;
 	int64_t run_id = 0, floor = 0;
-	int npos, rc = 0, dirs = 0, runs = 0;
+	int npos, rc = 0, dirs = 0;
 	cvc_status st;
 
 	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
@@ -332,16 +332,15 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 	floor = max_run_id(db);
 	st = cvc_import_files(db, (const char *const *)files.v, files.n, &io, &run_id, &stats);
 	clear_progress(&prog);
-	runs = prog.runs;
 	if (st) {
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
 		goto out;
 	}
-	if (runs > 1)
+	if (prog.runs > 1)
 		cli_say("note: the files are %d jobs by their own metadata, so %d runs "
-			"(--run NAME puts every file in one)\n", runs, runs);
-	if (runs > 1)
-		printf("imported %lld files into %d runs of '%s': ", (long long)stats.files, runs,
+			"(--run NAME puts every file in one)\n", prog.runs, prog.runs);
+	if (prog.runs > 1)
+		printf("imported %lld files into %d runs of '%s': ", (long long)stats.files, prog.runs,
 		       db_path);
 	else
 		printf("imported %lld file%s into run %lld of '%s': ", (long long)stats.files,

@@ -372,9 +372,7 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 	{
 		double gpu_launches = (sc->cuda_graphs ? SUM_OF(S, ungraphed_kernels)
 						       : SUM_OF(S, kernels)) + extra_kernels;
-		double host_launches = (sc->cuda_graphs ? SUM_OF(S, ungraphed_kernels)
-							: SUM_OF(S, kernels) - SUM_OF(S, chunk_kernels)) +
-				       extra_kernels;
+		double host_launches = gpu_launches - (sc->cuda_graphs ? 0 : SUM_OF(S, chunk_kernels));
 
 		o->gap_s = 1e-6 * gap_us * gpu_launches;
 		o->host_s = 1e-6 * host_us * host_launches;

@@ -293,14 +293,12 @@ const struct proj_pricer *proj_ctx_pricer(cvc_proj_ctx *ctx, const cvc_proj_scen
 	memset(&slot->p, 0, sizeof slot->p);
 	slot->p.id = ctx->last;
 	ctx->builds++;
-	if (build(ctx, &slot->p, s->gpu, sc) < 0) {
-		cvc_modelset_free((cvc_modelset *)slot->p.ms_scaled);
-		cvc_modelset_free((cvc_modelset *)slot->p.ms_base);
+	if (build(ctx, &slot->p, s->gpu, sc) < 0) { /* build() freed what it made */
 		memset(&slot->p, 0, sizeof slot->p);
-		if (!fresh)
+		if (!fresh) {
 			reindex(ctx); /* the replaced key is gone, the slot empty */
-		else if (ctx->last == ctx->nslots - 1) {
-			free(slot); /* drop the broken slot */
+		} else {
+			free(slot); /* drop the broken slot, the last one */
 			ctx->slot[--ctx->nslots] = NULL;
 		}
 		ctx->last = -1;

@@ -539,18 +539,16 @@ static cvc_status check_gpu(cvc_proj_study *st, const cvc_proj_ctx *ctx, const c
 	const char *near[3];
 	char at[64] = "";
 	size_t k;
+	int m;
 
 	if (!ctx->cat || !gpu || gpu == *last || cvc_hw_catalog_find(ctx->cat, gpu, NULL)) {
 		*last = gpu;
 		return CVC_OK;
 	}
 	/* the strings are interned: the one the file wrote is this pointer */
-	for (size_t i = 0; i < st->ngpu_at; i++)
-		if (st->gpu_at[i].s == gpu) {
-			snprintf(at, sizeof at, " line %lu, column %lu:", st->gpu_at[i].line,
-				 st->gpu_at[i].col);
-			break;
-		}
+	if ((m = proj_scn_gpu_mark(st, gpu)) >= 0)
+		snprintf(at, sizeof at, " line %lu, column %lu:", st->gpu_at[m].line,
+			 st->gpu_at[m].col);
 	k = cvc_hw_catalog_nearest(ctx->cat, gpu, NULL, near, 3);
 	snprintf(st->errmsg, sizeof st->errmsg,
 		 "'%s':%s gpu '%.80s' is no GPU or system of the hardware catalog, by name or alias%s%s%s%s%s%s "

@@ -220,6 +220,14 @@ static int positive_only(const char *key)
 	return 0;
 }
 
+int proj_scn_gpu_mark(const cvc_proj_study *st, const char *s)
+{
+	for (size_t i = 0; i < st->ngpu_at; i++)
+		if (st->gpu_at[i].s == s)
+			return (int)i;
+	return -1;
+}
+
 /* Converts one scalar node to an assignment for field f. */
 static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, int fsdp,
 			       struct assign *a)
@@ -290,7 +298,7 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 					       "(several: one string, 'mla_up_proj layernorm')", bad);
 		}
 		a->str = proj_scn_intern(st, s);
-		if (a->str && !strcmp(fd->key, "gpu") &&
+		if (a->str && !strcmp(fd->key, "gpu") && proj_scn_gpu_mark(st, a->str) < 0 &&
 		    st->ngpu_at < sizeof st->gpu_at / sizeof st->gpu_at[0]) {
 			st->gpu_at[st->ngpu_at].s = a->str;
 			st->gpu_at[st->ngpu_at].line = (unsigned long)n->start_mark.line + 1;

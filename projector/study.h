@@ -78,6 +78,10 @@ void proj_assign(cvc_proj_scenario *sc, const struct assign *a);
 /* The study's message for node n (NULL: the file): CVC_ERR_FORMAT. */
 cvc_status proj_scn_fail(cvc_proj_study *st, const yaml_node_t *n, const char *fmt, ...)
 	CVC_PRINTF(3, 4);
+/* The entry of st->gpu_at holding the interned GPU name s (its line and
+ * column in the file), -1 when none: a GPU named in every block has one
+ * entry, so the others have room. */
+int proj_scn_gpu_mark(const cvc_proj_study *st, const char *s);
 /* Out of memory, said: CVC_ERR_NOMEM. */
 cvc_status proj_scn_nomem(cvc_proj_study *st);
 /* s interned in the study's pool (lives as long as the study); NULL: no memory. */
