@@ -52,6 +52,10 @@ static void print_stats(const char *what, const cvc_proj_vstats *s)
 			"notes say which); MAPE over the other %d: %.2f%%\n",
 			what, s->regressed_rows, s->expressible - s->regressed_rows,
 			s->mape_unregressed_pct);
+	if (s->unfit_rows > 0)
+		cli_say("%s: %d of the projected rows do not fit in memory by cvc's count, though "
+			"each ran (up to %.0f%% over the usable HBM; their notes say how much)\n",
+			what, s->unfit_rows, s->unfit_worst_pct);
 	if (s->tflops_pairs > 0) {
 		char agree[256] = "";
 

@@ -79,6 +79,8 @@ static const struct coldoc docs[] = {
 				  "sync per layer, experts CUDA-graphable)"},
 	{"grad_reduce_fp32", "0/1", "1: data-parallel gradients kept and reduced in fp32 (4 B), 0: "
 				    "in the weights' 16 bits (auto: fp32 weights or torchtitan)"},
+	{"fp8_param_gather", "0/1", "1: with fp8, the layers' weights kept only in fp8 (no 16-bit "
+				    "copy) and gathered by the distributed optimizer in fp8"},
 	/* parallelism */
 	{"tp", "GPUs", "tensor-parallel width"},
 	{"pp", "stages", "pipeline-parallel stages"},

@@ -122,6 +122,7 @@ const struct proj_field proj_fields[] = {
 	FLAG("training", "moe_token_drop", moe_token_drop),
 	AUTO("hardware", "host_launch_us", host_launch_us),
 	FLAG("training", "grad_reduce_fp32", grad_reduce_fp32),
+	FLAG("training", "fp8_param_gather", fp8_param_gather),
 };
 const size_t proj_nfields = sizeof proj_fields / sizeof proj_fields[0];
 
@@ -149,6 +150,7 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"moe_pad_expert_input_to_capacity", "moe_token_drop"},
 	{"grad_reduce_in_fp32", "grad_reduce_fp32"},
 	{"accumulate_allreduce_grads_in_fp32", "grad_reduce_fp32"},
+	{"fp8_params", "fp8_param_gather"},
 	{"share_embeddings_and_output_weights", "tie_embeddings"},
 	{"kv_channels", "head_dim"}, {"qk_head_dim", "head_dim"}, {"qk_nope_head_dim", "head_dim"},
 	{"qk_pos_emb_head_dim", "qk_rope_dim"}, {"qk_rope_head_dim", "qk_rope_dim"},

@@ -42,6 +42,19 @@ double proj_lowp_share(const cvc_proj_scenario *sc)
 	return sc->layers > 0 && hp > 0 ? fmax(0, 1 - hp / sc->layers) : 1;
 }
 
+/*
+ * Megatron-Core's --fp8-param-gather (NeMo's and Megatron-Bridge's fp8
+ * precision recipes: docs/SCENARIOS.md) builds the layers' weights as fp8
+ * tensors: the distributed optimizer keeps the fp32 master shard and
+ * gathers the updated weights in fp8, and no 16-bit copy is held.  It
+ * needs the distributed optimizer or FSDP (zero >= 1) and Megatron-Core.
+ */
+int proj_fp8_params(const cvc_proj_scenario *sc)
+{
+	return sc->fp8_param_gather > 0 && sc->dtype == CVC_PROJ_FP8 &&
+	       sc->framework == CVC_PROJ_FW_MEGATRON && sc->zero >= 1 && proj_lowp_share(sc) > 0;
+}
+
 int proj_lowp_dtype(int dtype)
 {
 	return dtype == CVC_PROJ_FP8 || dtype == CVC_PROJ_NVFP4 || dtype == CVC_PROJ_MXFP4;

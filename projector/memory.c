@@ -195,6 +195,15 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	/* expert parameters shard over the expert data-parallel group */
 	params = (P->p_stage - p_e) * state_bytes(sc, wb, gb, ob, sh) +
 		 p_e * state_bytes(sc, wb, gb, ob, proj_expert_group(sc, sh));
+	if (proj_fp8_params(sc)) {
+		/* the quantized layers' weights are the fp8 tensors counted
+		 * below: no 16-bit copy of them */
+		double share = proj_lowp_share(sc), q_e = p_e * share;
+		double q_d = (P->p_stage - P->p_vocab) * share - q_e;
+
+		params -= q_d * state_bytes(sc, wb, 0, 0, sh) +
+			  q_e * state_bytes(sc, wb, 0, 0, proj_expert_group(sc, sh));
+	}
 	if (sc->pp_schedule == CVC_PROJ_PP_DUALPIPE)
 		params *= 2; /* a chunk of each direction's copy (Table 2: 2x) */
 	if (sc->framework == CVC_PROJ_FW_TORCHTITAN && sc->zero >= 3 && pp > 1)
@@ -205,8 +214,8 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		params += P->p_stage * 2;
 	else if (torch && sc->zero >= 3)
 		params += 2 * p_unit * 2; /* bf16 copies of the gathered units in flight */
-	else if (sc->zero >= 3)
-		params += 2 * p_unit * wb;
+	else if (sc->zero >= 3 && !proj_fp8_params(sc))
+		params += 2 * p_unit * wb; /* with fp8 weights: the gathered fp8 units below */
 	if (x->lowp) { /* the quantized weights, both layouts */
 		struct proj_lowp c;
 		double q = P->p_stage - P->p_vocab;

@@ -463,6 +463,9 @@ struct proj_sink {
  * collectives (memory.c counts the bytes each keeps, by framework). */
 struct proj_params {
 	double p_dense, p_exp, p_layer, p_stage, p_total, wb, gbytes;
+	/* bytes a layer's weight moves in a parameter gather: wb, or with
+	 * fp8_param_gather its fp8 bytes in the quantized layers */
+	double wag;
 	double p_vocab; /* of p_stage: the embedding and, untied, the output layer */
 	double p_layer_d; /* a dense layer's (MoE models' dense layers) */
 	double p_mtp;     /* of p_stage: the prediction modules' own (not their layers) */
@@ -540,6 +543,9 @@ int proj_lowp_dtype(int dtype);
  * bf16 by bf16_layers_first / _last): what their weights' casts and
  * cached copies are counted over, a stage taken as the model's average. */
 double proj_lowp_share(const cvc_proj_scenario *sc);
+/* Whether the quantized layers' weights are held only in fp8
+ * (fp8_param_gather where Megatron-Core applies it). */
+int proj_fp8_params(const cvc_proj_scenario *sc);
 /* x's format and recipe (x->lowp set). */
 void proj_lowp_cast(const struct proj_shape *x, struct proj_lowp *c);
 /* The quantize kernels of one layer (forward runs cf, backward cb), their

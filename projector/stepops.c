@@ -94,6 +94,19 @@ void proj_params_kinds(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	P->p_stage += P->p_mtp;
 	P->p_total += P->p_mtp_all;
 	P->wb = sc->dtype == CVC_PROJ_FP32 ? 4 : 2;
+	P->wag = P->wb;
+	/* per-tensor scaled fp8 weights are gathered as they are (each rank
+	 * transposes its own copy); MXFP8's are gathered in 16 bits into the
+	 * gradient buffer and quantized there, as the column-wise blocks
+	 * cannot be made from the row-wise ones (Megatron-Core's
+	 * reuse_grad_buf_for_mxfp8_param_ag, param_and_grad_buffer.py) */
+	if (proj_fp8_params(sc) && sc->fp8_recipe != CVC_PROJ_FP8_MXFP8) {
+		struct proj_lowp lp;
+		double share = proj_lowp_share(sc);
+
+		proj_lowp_cast(x, &lp); /* its weight in one layout: wcache / 2 */
+		P->wag = share * lp.wcache / 2 + (1 - share) * P->wb;
+	}
 	P->gbytes = sc->grad_reduce_fp32 > 0 ? 4 : x->BA;
 }
 
@@ -202,7 +215,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 			if (i == proj_main_kind(sc) || (i >= 0 && !(P->n[kd] > 0)))
 				continue;
 			st->fsdp_ag[kd] = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_FSDP,
-						       P->p_kind[kd] * P->wb, sh, pn,
+						       P->p_kind[kd] * P->wag, sh, pn,
 						       M * P->n[kd] * (1 + nag_b));
 			st->fsdp_rs[kd] = proj_op_coll(k, CVC_MODEL_REDUCESCATTER, CVC_PROJ_COMM_DP,
 						       P->p_kind[kd] * P->gbytes, sh, pn,
@@ -259,11 +272,16 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 				st->dp_tot += tt;
 			}
 			if (sc->zero >= 1 && sh > 1) { /* updated parameter shards gathered back */
+				/* the embedding and output layer in 16 bits */
+				double ag = P->wag == P->wb ? p_d * P->wb
+							    : (p_d - P->p_vocab) * P->wag +
+								      P->p_vocab * P->wb;
+
 				st->dp_ag = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_DP,
-							 p_d * P->wb, sh, pn_s, count);
+							 ag, sh, pn_s, count);
 				if (p_e > 0 && edp > 1)
 					st->dp_ag += proj_op_coll(k, CVC_MODEL_ALLGATHER,
-								  CVC_PROJ_COMM_DP, p_e * P->wb,
+								  CVC_PROJ_COMM_DP, p_e * P->wag,
 								  proj_expert_group(sc, sh), pn_e, count);
 			}
 		}

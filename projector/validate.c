@@ -51,6 +51,7 @@ struct verr {
 	int covered;       /* measurement inside the 90% interval; -1 no interval */
 	double halfw;      /* interval half-width, % of the projection */
 	int regressed;     /* a release recorded as regressed (vrecipe.c) */
+	double over;       /* memory by cvc's count over the usable HBM, % (0: fits) */
 	int tfl_agree;     /* conventions whose count of its TFLOP/s gives its
 			    * tokens/s within 1% (bit i: convention i); -1: it
 			    * prints no TFLOP/s beside them */
@@ -69,6 +70,8 @@ static int stats(const struct verr *e, size_t n, int g, double *scratch, cvc_pro
 	size_t k = 0, ki = 0, kr = 0;
 	double sum = 0, sgn = 0, nsum = 0, in10 = 0, cov = 0, sum_r = 0;
 
+	st->unfit_rows = 0;
+	st->unfit_worst_pct = 0;
 	st->tflops_pairs = st->tflops_agree_none = 0;
 	memset(st->tflops_agree, 0, sizeof st->tflops_agree);
 	for (size_t i = 0; i < n; i++) {
@@ -87,6 +90,10 @@ static int stats(const struct verr *e, size_t n, int g, double *scratch, cvc_pro
 		in10 += fabs(e[i].err) <= 10;
 		if (e[i].regressed)
 			kr++, sum_r += fabs(e[i].err);
+		if (e[i].over > 0) {
+			st->unfit_rows++;
+			st->unfit_worst_pct = fmax(st->unfit_worst_pct, e[i].over);
+		}
 	}
 	st->expressible = (int)k;
 	st->regressed_rows = (int)kr;
@@ -462,6 +469,7 @@ static cvc_status keep_errors(struct verrs *E, const struct vproj *v, double pre
 	x->group = g;
 	x->regressed = regressed;
 	x->tfl_agree = v->tfl_agree;
+	x->over = r->fits || !(r->hbm_gb > 0) ? 0 : 100 * (r->mem_gb / r->hbm_gb - 1);
 	x->covered = -1;
 	x->halfw = NAN;
 	if (isfinite(r->tokens_per_s_per_gpu_lo) && isfinite(r->tokens_per_s_per_gpu_hi)) {
@@ -538,6 +546,12 @@ static cvc_status validate_row(cvc_proj_ctx *ctx, struct vrow *row, int k,
 		hi = v.r.tokens_per_s_per_gpu_hi;
 		e = 100 * (pred - v.meas) / v.meas;
 		vrow_note(row, "measured: %s", v.from);
+		/* every row ran: a layout cvc's memory count refuses is a miss
+		 * of that count, said beside the speed it was still priced at */
+		if (!v.r.fits && v.r.hbm_gb > 0)
+			vrow_note(row, "memory: %.1f GB by cvc's count, over the %.1f GB it takes "
+				  "as usable (docs/SCENARIOS.md \"Memory\"), yet the run fit",
+				  v.r.mem_gb, v.r.hbm_gb);
 		/* a row whose tokens/s and step time disagree (dgxc-benchmarking's
 		 * Grok-1 GB200 rows: half the step's tokens): which one the
 		 * error is against, and by how much the other differs */

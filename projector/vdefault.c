@@ -190,6 +190,35 @@ static void torchtitan_features(struct vrow *r)
 			       "\"torchtitan\")");
 }
 
+/*
+ * fp8 weights without a 16-bit copy (fp8_param_gather): set by the fp8
+ * precision recipes of NeMo 2.0 (delayed and current scaling, not MXFP8:
+ * nemo/collections/llm/recipes/precision/mixed_precision.py @0a07447c) and
+ * of Megatron-Bridge (delayed, current scaling and MXFP8, not blockwise:
+ * src/megatron/bridge/training/mixed_precision.py @05097809); NeMo's
+ * performance tables ran NeMo 2.0 from release 24.09.  Megatron-LM's
+ * --fp8-param-gather is off by default.
+ */
+static void fp8_params_default(struct vrow *r)
+{
+	const cvc_proj_scenario *sc = &r->sc;
+	const struct vstack *st = &r->stack;
+	int rc = sc->fp8_recipe, dsc = rc == CVC_PROJ_FP8_DELAYED || rc == CVC_PROJ_FP8_CURRENT;
+	int nemo2 = st->family == VS_NEMO && st->year && !vstack_before(st, 2024, 9);
+	int bridge = st->family == VS_BRIDGE;
+	char why[200];
+
+	if (sc->dtype != CVC_PROJ_FP8 || sc->zero < 1)
+		return;
+	snprintf(why, sizeof why, "%s's %s precision recipe sets fp8_param_gather",
+		 bridge ? "Megatron-Bridge" : "NeMo 2.0",
+		 rc == CVC_PROJ_FP8_MXFP8 ? "MXFP8" : rc == CVC_PROJ_FP8_CURRENT
+			 ? "current-scaling fp8" : "delayed-scaling fp8");
+	feature(r, "fp8_param_gather", "fp8_param_gather|fp8-param-gather|fp8 param gather|"
+		"fp8_params|fp8 params", (nemo2 && dsc) || (bridge && (dsc || rc == CVC_PROJ_FP8_MXFP8)),
+		NULL, why);
+}
+
 /* Megatron's features by stack and date; PyTorch stacks keep the defaults. */
 static void megatron_features(struct vrow *r)
 {
@@ -228,6 +257,7 @@ static void megatron_features(struct vrow *r)
 			sc->dtype != CVC_PROJ_FP32, NULL,
 		"Megatron-LM's arguments.py: bf16 weights accumulate and all-reduce their "
 		"gradients in fp32");
+	fp8_params_default(r);
 	/* before FlashAttention: Megatron's unfused attention, fused softmax */
 	if (f >= 0 && !vrow_given(r, f) &&
 	    ((ds && !(st->year >= 2023)) || vstack_before(st, 2022, 6))) {

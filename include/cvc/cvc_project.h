@@ -193,6 +193,11 @@ typedef struct cvc_proj_scenario {
 	 * torchtitan, else 16-bit as NVIDIA's published performance recipes
 	 * run (projector/run.c) */
 	int grad_reduce_fp32;
+	/* fp8 weights held as the parameters themselves (Megatron-Core's
+	 * --fp8-param-gather; NeMo's and Megatron-Bridge's fp8 precision
+	 * recipes set it): no 16-bit copy of the transformer layers' weights,
+	 * and the distributed optimizer gathers them in fp8 */
+	int fp8_param_gather;
 	/* multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core's
 	 * --mtp-num-layers) on the last stage: each one more layer, a
 	 * projection of 2h to h and the logits and loss again */
@@ -721,6 +726,10 @@ typedef struct cvc_proj_vstats {
 				  * tokens/s within 1%: a row may agree with
 				  * several, as conventions can coincide */
 	int tflops_agree_none;   /* the rows no convention reproduces */
+	int unfit_rows;          /* projected rows cvc's memory count says do not
+				  * fit, though each ran: misses of that count */
+	double unfit_worst_pct;  /* the largest of their excesses over the
+				  * usable HBM, % */
 } cvc_proj_vstats;
 
 /* One value of the --by column and its rows' accuracy. */

@@ -736,17 +736,18 @@ Test(validate_cells, qwen3_recipe_turns_the_a2a_overlap_off)
  * launcher's NVTE_FUSED_ATTN: 0) and is priced so, slower on H100 than the
  * same row of a later release on cuDNN; a later NeMo row, a Megatron-LM
  * row of the same month and a row naming its attention keep theirs.  (The
- * Megatron-LM row states 16-bit gradients, so only the attention differs.)
+ * Megatron-LM row states 16-bit gradients and the NeMo 24.09 row fp8
+ * weights with a 16-bit copy, so only the attention differs.)
  */
 Test(validate_cells, early_nemo_runs_flash_attention_2)
 {
 	static const char text[] =
 		"model,layers,hidden,heads,seq,tp,pp,cp,micro_batch,global_batch,gpus,gpu,dtype,"
-		"attention,tokens_per_s_per_gpu,source,grad_reduce_fp32\n"
-		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,NVIDIA/NeMo (NeMo24.03.01),\n"
-		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,NVIDIA/NeMo (NeMo 24.09),\n"
-		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,Megatron-LM 2024-03,0\n"
-		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,cuDNN,6700,NeMo 24.07,\n";
+		"attention,tokens_per_s_per_gpu,source,grad_reduce_fp32,fp8_param_gather\n"
+		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,NVIDIA/NeMo (NeMo24.03.01),,\n"
+		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,NVIDIA/NeMo (NeMo 24.09),,0\n"
+		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,,6700,Megatron-LM 2024-03,0,\n"
+		"Llama2-7B,,,,32768,2,1,2,1,128,32,H100-SXM-80GB,fp8,cuDNN,6700,NeMo 24.07,,\n";
 	static const char *const want[][3] = {
 		{"attention=fa2 (NeMo dated by the text before 2024-08: NeMo-Framework-Launcher's",
 		 NULL, NULL},
