@@ -350,18 +350,25 @@ static cvc_status parse_row(struct reader *rd, char **tok, int n, const struct l
 	for (int i = 0; i < n; i++) {
 		enum nt_col c = lay->col[i];
 		const char *w = tok[i];
-		int bad = 0;
+		int bad = 0, neg = 0;
 
 		switch (c) {
-		case C_SIZE: bad = parse_i64(w, &r->size) || r->size < 0; break;
-		case C_COUNT: bad = parse_i64(w, &r->count) || r->count < 0; break;
+		case C_SIZE:
+			bad = parse_i64(w, &r->size);
+			neg = !bad && r->size < 0;
+			break;
+		case C_COUNT:
+			bad = parse_i64(w, &r->count);
+			neg = !bad && r->count < 0;
+			break;
 		case C_TYPE: snprintf(r->type, sizeof r->type, "%s", w); break;
 		case C_REDOP: snprintf(r->redop, sizeof r->redop, "%s", w); break;
 		case C_ROOT: bad = parse_i64(w, &r->root); break;
 		case C_TIME:
 			if (++half > 1)
 				return fail(rd, CVC_ERR_FORMAT, "expected at most two time columns");
-			bad = parse_num(w, &r->time[half]) || r->time[half] < 0;
+			bad = parse_num(w, &r->time[half]);
+			neg = !bad && r->time[half] < 0;
 			break;
 		case C_ALGBW: bad = half < 0 || parse_num(w, &r->algbw[half]); break;
 		case C_BUSBW: bad = half < 0 || parse_num(w, &r->busbw[half]); break;
@@ -381,13 +388,21 @@ static cvc_status parse_row(struct reader *rd, char **tok, int n, const struct l
 			break;
 		case C_NONE: break;
 		}
-		if (bad)
-			return fail(rd, CVC_ERR_FORMAT, "column '%s': expected a number", col_names[c]);
+		if (bad || neg)
+			return fail(rd, CVC_ERR_FORMAT, "column '%s': expected a number%s",
+				    col_names[c], neg ? " >= 0" : "");
 	}
 	r->nhalf = half + 1;
 	if (r->nhalf == 0)
 		return fail(rd, CVC_ERR_FORMAT, "expected a 'time' column");
 	return CVC_OK;
+}
+
+/* A row's leading integer, signed too: parse_row() then names a negative
+ * one, which read as prose was dropped without a word. */
+static int int_word(const char *s)
+{
+	return all_digits(s) || ((*s == '-' || *s == '+') && all_digits(s + 1));
 }
 
 /*
@@ -398,9 +413,9 @@ static cvc_status parse_row(struct reader *rd, char **tok, int n, const struct l
  */
 static int row_at(char **tok, int n, int ncols)
 {
-	if (n >= 2 && all_digits(tok[0]) && all_digits(tok[1]))
+	if (n >= 2 && int_word(tok[0]) && int_word(tok[1]))
 		return 0;
-	if (n > ncols && ncols >= 2 && all_digits(tok[n - ncols]) && all_digits(tok[n - ncols + 1]))
+	if (n > ncols && ncols >= 2 && int_word(tok[n - ncols]) && int_word(tok[n - ncols + 1]))
 		return n - ncols;
 	return -1;
 }
@@ -658,7 +673,7 @@ static cvc_status take_line(struct reader *rd, struct info *in, struct layout *l
 	if (!*in_table)
 		return CVC_OK;
 	if (n > NT_MAX_TOKENS) {
-		if (all_digits(tok[0]) && all_digits(tok[1]))
+		if (int_word(tok[0]) && int_word(tok[1]))
 			return fail(rd, CVC_ERR_FORMAT, "expected %d columns, found more than %d",
 				    lay->ncols, NT_MAX_TOKENS);
 		return CVC_OK;

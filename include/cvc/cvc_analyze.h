@@ -4,7 +4,7 @@
  * and how much of that communication was hidden under compute.
  *
  * Definitions (one device; all kernels of all its streams together):
- *   busy     = |union of all kernel intervals|
+ *   busy     = |union of all kernel, memcpy and memset intervals|
  *   compute  = |union of non-communication kernels|
  *   comm     = |union of communication kernels|
  *   hidden   = |comm-union INTERSECT compute-union|
@@ -13,7 +13,8 @@
  *   span     = last end - first start over kernels, memcpys and memsets
  *   idle     = span - busy
  * Memcpy and memset activities are neither compute nor communication; they
- * only extend the span.  A kernel is communication when its name's class
+ * keep the device busy (as HTA's idle time and TraceLens's busy time count
+ * them) and extend the span.  A kernel is communication when its name's class
  * (name_class -> op_classes.is_comm, written by the classifier) says so;
  * names with no class fall back to HTA's rule (name starts with "nccl" or
  * contains "ncclKernel" / "ncclDevKernel").

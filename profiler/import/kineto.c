@@ -253,7 +253,7 @@ static cvc_status parse_dist_info(struct kin *k, const char *p, size_t n, int64_
 				return kin_jc_report(k, &c);
 			if (rk < 0 || rk > INT32_MAX / 2) {
 				c.p = c.base + (v.off - c.base_off);
-				jc_fail(&c, "field 'rank': expected a rank >= 0");
+				jc_fail(&c, "field 'rank': expected a rank 0..%d", INT32_MAX / 2);
 				return kin_jc_report(k, &c);
 			}
 			k->rank = (int)rk;
@@ -263,7 +263,7 @@ static cvc_status parse_dist_info(struct kin *k, const char *p, size_t n, int64_
 				return kin_jc_report(k, &c);
 			if (k->world_size < 0 || k->world_size > INT32_MAX / 2) {
 				c.p = c.base + (v.off - c.base_off);
-				jc_fail(&c, "field 'world_size': expected a size >= 0");
+				jc_fail(&c, "field 'world_size': expected a size 0..%d", INT32_MAX / 2);
 				return kin_jc_report(k, &c);
 			}
 		} else if (jv_eq(&key, "nccl_version")) {

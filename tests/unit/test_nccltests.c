@@ -183,6 +183,23 @@ Test(nccltests, malformed_time_names_line_and_column)
 	cvc_db_close(db);
 }
 
+/* A row whose size is negative is a broken row, not prose: it was skipped
+ * without a word and the sweep lost a size (exit 0, one row fewer). */
+Test(nccltests, negative_size_row_is_an_error)
+{
+	static const char text[] =
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"           8             2     float     sum      -1    135.8    0.00    0.00      0    123.5    0.00    0.00      0\n"
+		"         -16             4     float     sum      -1    123.2    0.00    0.00      0    122.3    0.00    0.00      0\n"
+		"          32             8     float     sum      -1    123.3    0.00    0.00      0    122.7    0.00    0.00      0\n";
+	const char *log;
+	cvc_db *db = import_text("neg.log", text, sizeof text - 1, CVC_ERR_FORMAT, &log);
+
+	tu_expect_rolled_back(db, log, "line 3: column 'size': expected a number >= 0",
+			      "nccl_tests runs");
+	cvc_db_close(db);
+}
+
 Test(nccltests, short_row_is_an_error)
 {
 	static const char text[] =
