@@ -904,11 +904,7 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 			proj_warn_add(r, "tp_overlap: not priced, the ep_overlap of this GPU "
 					 "generation keeps it from running (docs/MODELS.md "
 					 "\"TP overlap beside the all-to-all overlap\")");
-		/* as Megatron-Core ignores --recompute-modules without
-		 * --recompute-granularity selective */
-		if (sc->recompute != CVC_PROJ_RECOMP_SELECTIVE && sc->recompute_modules &&
-		    strspn(sc->recompute_modules, " ,") != strlen(sc->recompute_modules))
-			proj_warn_add(r, "recompute_modules: not applied, recompute is not selective");
+		proj_unused_warn(sc, r);
 	}
 	/* the token side of local SGD (after the intervals: it reads them) */
 	proj_lsgd_apply(sc, &P, k.unc != NULL, r);

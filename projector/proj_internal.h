@@ -546,6 +546,8 @@ double proj_lowp_share(const cvc_proj_scenario *sc);
 /* Whether the quantized layers' weights are held only in fp8
  * (fp8_param_gather where Megatron-Core applies it). */
 int proj_fp8_params(const cvc_proj_scenario *sc);
+/* Warnings for the fields sc sets that its layout does not use (unused.c). */
+void proj_unused_warn(const cvc_proj_scenario *sc, cvc_proj_result *r);
 /* x's format and recipe (x->lowp set). */
 void proj_lowp_cast(const struct proj_shape *x, struct proj_lowp *c);
 /* The quantize kernels of one layer (forward runs cf, backward cb), their

@@ -110,6 +110,10 @@ Test(fp8params, applies_where_megatron_core_applies_it)
 		cr_expect_eq(on.mem_gb, off.mem_gb, "%s: %g against %g GB", same[i], on.mem_gb,
 			     off.mem_gb);
 		cr_expect_eq(on.step_s, off.step_s, "%s", same[i]);
+		/* said where fp8 is the dtype; a study sweeping the dtype
+		 * sets it for its fp8 rows, so bf16 says nothing */
+		cr_expect_eq(!!strstr(on.warnings, "fp8_param_gather: not applied"), i > 0, "%s: %s",
+			     same[i], on.warnings);
 	}
 	off = first("dtype: fp8", "H100-SXM");
 	full = first("dtype: fp8, fp8_param_gather: true", "H100-SXM");

@@ -66,3 +66,42 @@ Test(tpheld, the_split_gemms_stay)
 		      off.compute_s);
 	cr_expect_geq(held.step_s, off.step_s * (1 - 1e-9), "%g %g", held.step_s, off.step_s);
 }
+
+/*
+ * Claim: a field the layout does not use is said, with the stack's reason,
+ * and changes nothing: tp_overlap without sequence parallelism (Megatron-
+ * LM's arguments.py asserts it: its GEMMs overlap the sequence-parallel
+ * gather and scatter) and shard_group with nothing sharded (zero 0);
+ * with sp, or with zero 1, neither is said.
+ */
+Test(tpheld, fields_the_layout_does_not_use_are_said)
+{
+	static const struct {
+		const char *par, *train, *warn;
+	} t[] = {
+		{"tp: 2, sp: false", "", "tp_overlap: not applied, it needs sp"},
+		{"tp: 2, sp: true", "", NULL},
+		{"tp: 1", "zero: 0, shard_group: 4", "shard_group: not applied, zero is 0"},
+		{"tp: 1", "zero: 1, shard_group: 4", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		char yaml[1024];
+		cvc_proj_result r;
+
+		snprintf(yaml, sizeof yaml,
+			 "model: {layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336,\n"
+			 "        ffn_type: swiglu, vocab: 32000, seq: 4096}\n"
+			 "training: {global_batch: 256, micro_batch: 1, dtype: bf16%s%s}\n"
+			 "parallelism: {pp: 1, %s}\n"
+			 "hardware: {gpu: H100-SXM, gpus: 16, gpus_per_node: 8}\n"
+			 "comm: {tp_overlap: true}\n",
+			 *t[i].train ? ", " : "", t[i].train, t[i].par);
+		cr_assert_eq(tu_proj_first(yaml, NULL, &r), 1, "%s", yaml);
+		cr_assert(r.valid, "%s: %s", yaml, r.reason);
+		if (t[i].warn)
+			cr_expect(strstr(r.warnings, t[i].warn), "%s -> %s", yaml, r.warnings);
+		else
+			cr_expect(!strstr(r.warnings, "not applied"), "%s -> %s", yaml, r.warnings);
+	}
+}
