@@ -214,7 +214,16 @@ static const struct cli_opt *find_short(const struct cli_opt *opts, char c)
 int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
 	      int argc, char **argv, int *npos, int *rest)
 {
+	return cli_parse_seen(cmd, synopsis, opts, argc, argv, npos, rest, NULL);
+}
+
+int cli_parse_seen(const char *cmd, const char *synopsis, const struct cli_opt *opts,
+		   int argc, char **argv, int *npos, int *rest, uint64_t *seen)
+{
 	int np = 0, i;
+
+	if (seen)
+		*seen = 0;
 
 	for (i = 1; i < argc; i++) {
 		char *a = argv[i];
@@ -278,6 +287,10 @@ int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
 		}
 		if (set_value(cmd, o, val))
 			return 2;
+		/* a default cannot tell "not given" from "given its default
+		 * value": the command asks this instead */
+		if (seen && o - opts < 64)
+			*seen |= UINT64_C(1) << (o - opts);
 	}
 	if (rest)
 		*rest = i;
