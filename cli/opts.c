@@ -318,6 +318,11 @@ int cli_parse_bytes(const char *opt, const char *s, long long *out)
 
 			if (b > 9.0e18)
 				return cli_error("--%s: size '%s' is too large", opt, s);
+			/* 0.5 was rounded to 1 byte without a word; a decimal
+			 * unit's product (0.7 KB: 700.0000000000001) is whole */
+			if (fabs(b - round(b)) > 1e-9 * b + 1e-6)
+				return cli_error("--%s: expected a whole number of bytes, got '%s' "
+						 "(%.17g bytes)", opt, s, b);
 			*out = (long long)llround(b);
 			return 0;
 		}
