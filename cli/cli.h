@@ -8,6 +8,7 @@
 #ifndef CVC_CLI_H
 #define CVC_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cvc/cvc.h"
@@ -89,6 +90,12 @@ struct cli_opt {
  */
 int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
 	      int argc, char **argv, int *npos, int *rest);
+
+/* cli_parse, which also sets bit i of *seen (when seen is not NULL) for
+ * each opts[i], i < 64, given on the command line: a command refuses an
+ * option that does not apply to what it was asked with it. */
+int cli_parse_seen(const char *cmd, const char *synopsis, const struct cli_opt *opts,
+		   int argc, char **argv, int *npos, int *rest, uint64_t *seen);
 
 /* Prints generated usage for cmd: synopsis, options, then the command's
  * examples (cli_cmd_examples). */

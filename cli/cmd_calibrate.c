@@ -440,10 +440,18 @@ int cmd_calibrate(int argc, char **argv, struct cvc_ctx *cctx)
 	cvc_status rc;
 	char runner[PATH_MAX];
 	int nlaunch = 0, csv_stdout = 0;
+	uint64_t seen;
 
-	r = cli_parse(cctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
+	r = cli_parse_seen(cctx->cmd, synopsis, opts, argc, argv, &npos, NULL, &seen);
 	if (r)
 		return r < 0 ? 0 : r;
+	/* --plan measures and fits nothing: a database or folder given with it
+	 * was dropped without a word */
+	for (int i = 0; plan_only && i < 64 && opts[i].lname; i++)
+		if ((seen >> i & 1) && (strcmp(opts[i].lname, "db") == 0 ||
+					strcmp(opts[i].lname, "out") == 0))
+			return cli_error("calibrate: --%s does not apply with --plan (nothing is "
+					 "measured or fitted); drop --plan to measure", opts[i].lname);
 	if (npos > 1)
 		return cli_error("calibrate: expected at most one scenario file");
 	/* 0 read as "the default" before: said, not guessed */

@@ -158,14 +158,19 @@ int cmd_models(int argc, char **argv, struct cvc_ctx *ctx)
 	size_t n = 0;
 	cvc_status st;
 	const char *verb;
+	uint64_t seen;
 
-	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
+	rc = cli_parse_seen(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL, &seen);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	verb = npos ? argv[1] : "list";
 	if (strcmp(verb, "list") == 0 ? npos > 1 : (strcmp(verb, "show") != 0 || npos != 2))
 		return cli_error("%s: expected 'list' or 'show ID' (see 'cvc %s --help')", ctx->cmd,
 				 ctx->cmd);
+	/* show prints one model as lines: a format asked of it was dropped
+	 * without a word (opts[1] is --format) */
+	if (strcmp(verb, "show") == 0 && (seen >> 1 & 1))
+		return cli_error("%s: --format does not apply to show (it formats list)", ctx->cmd);
 	if ((rc = cli_db_open(ctx, dbpath, CVC_DB_READONLY, &db)))
 		goto out;
 	if (strcmp(verb, "show") == 0) {

@@ -9,8 +9,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <strings.h>
 
@@ -28,6 +30,11 @@ static const char synopsis[] =
 	"       [--format FMT]";
 
 #define CSV_LINE_MAX 4096
+/* A fit prices only the FLOP range it measured (docs/MODELS.md "Fitting and
+ * quality"); the default answers outside it, which the model line says
+ * instead of naming the fit alone */
+#define OUTSIDE_NOTE \
+	"; this shape lies outside the sizes it measured: priced at the default efficiency"
 /* shapes a --csv file may hold: a device or a pipe without end is refused */
 #define CSV_BYTES_MAX (256 << 20)
 
@@ -57,14 +64,21 @@ static int predict_csv(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt
 	FILE *f = fopen(path, "r");
 	char line[CSV_LINE_MAX], copy[CSV_LINE_MAX];
 	int col[4] = {-1, -1, -1, -1}, lineno = 0, rc = 0, nh = 0;
-	long rows = 0;
+	long rows = 0, outside = 0, priced = 0;
 	long long total = 0;
 	static const char *const names[4] = {"m", "n", "k", "b"};
+	struct stat sb;
 
 	if (!f) {
 		int e = errno;
 
 		return cli_fail(cvc_open_status(e), "'%s': cannot open: %s", path, strerror(e));
+	}
+	/* a folder opens but does not read: the user's input, not the
+	 * machine, is wrong (it read as "read error", exit 1) */
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		rc = cli_error("'%s': expected a file of shapes (m,n,k[,b]), got a folder", path);
+		goto out;
 	}
 	while (fgets(line, sizeof line, f)) {
 		size_t len = strlen(line);
@@ -142,12 +156,22 @@ static int predict_csv(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt
 				       "--format csv streams any number", path, lineno, max_rows);
 			goto out;
 		}
-		fprintf(out, "%s,%.3f\n", line, cvc_model_gemm_us(ms, v[0], v[1], v[2], v[3], dt));
+		{
+			cvc_model_price pr;
+
+			cvc_model_gemm_price(ms, v[0], v[1], v[2], v[3], dt, &pr);
+			outside += pr.extrap > 1;
+			priced++;
+			fprintf(out, "%s,%.3f\n", line, pr.us);
+		}
 	}
 	if (ferror(f))
 		rc = cli_fail(CVC_ERR_IO, "'%s': read error", path);
 	else if (col[0] < 0)
 		rc = cli_error("'%s': line %d: expected a header with columns m, n, k", path, lineno + 1);
+	else if (outside)
+		cli_say("note: %ld of %ld shapes lie outside the sizes the model measured: the "
+			"default efficiency priced them, not the fit\n", outside, priced);
 out:
 	fclose(f);
 	return rc;
@@ -208,13 +232,18 @@ static int predict_one_row(const cvc_modelset *ms, const cvc_hw_spec *spec, int 
 	int bad = r < 0;
 
 	if (!bad && is_gemm) {
-		double us = cvc_model_gemm_us(ms, bmnk[1], bmnk[2], bmnk[3], bmnk[0], dt);
-		double fl = 2.0 * (double)bmnk[0] * (double)bmnk[1] * (double)bmnk[2] *
-			    (double)bmnk[3];
+		cvc_model_price pr;
+		double us, fl = 2.0 * (double)bmnk[0] * (double)bmnk[1] * (double)bmnk[2] *
+				(double)bmnk[3];
+		char model[640];
 
+		cvc_model_gemm_price(ms, bmnk[1], bmnk[2], bmnk[3], bmnk[0], dt, &pr);
+		us = pr.us;
+		snprintf(model, sizeof model, "%s%s", cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0),
+			 pr.extrap > 1 ? OUTSIDE_NOTE : "");
 		bad = cvc_rep_table_set_str(t, 0, 0, spec->name) ||
 		      cvc_rep_table_set_str(t, 0, 1, cvc_hw_dtype_name(dt)) ||
-		      cvc_rep_table_set_str(t, 0, 8, cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0));
+		      cvc_rep_table_set_str(t, 0, 8, model);
 		for (size_t c = 0; c < 4; c++)
 			cvc_rep_table_set_num(t, 0, 2 + c, (double)bmnk[c]);
 		cvc_rep_table_set_num(t, 0, 6, us);
@@ -242,6 +271,51 @@ static int predict_one_row(const cvc_modelset *ms, const cvc_hw_spec *spec, int 
 	return bad ? cli_fail(CVC_ERR_NOMEM, "predict: out of memory") : 0;
 }
 
+/*
+ * Refuses an option given for the other operator: a GEMM's shape and dtype
+ * price no collective, a collective's size, group and algorithm no GEMM,
+ * and a --csv file's rows are the shapes (--m/--n/--k/--b would be dropped
+ * silently).  seen: cli_parse_seen's bits.  Returns 0 or 2.
+ */
+static int refuse_foreign(const char *cmd, const char *what, const struct cli_opt *opts,
+			  uint64_t seen, int is_gemm, int with_csv)
+{
+	static const char *const gemm_only[] = {"m", "n", "k", "b", "dtype", "csv", NULL};
+	static const char *const coll_only[] = {"bytes", "gpus", "per-node", "algo", "system", NULL};
+	static const char *const shape[] = {"m", "n", "k", "b", NULL};
+
+	for (int i = 0; i < 64 && opts[i].lname; i++) {
+		if (!(seen >> i & 1))
+			continue;
+		for (const char *const *o = is_gemm ? coll_only : gemm_only; *o; o++)
+			if (strcmp(opts[i].lname, *o) == 0)
+				return cli_error("%s: --%s does not apply to %s (it is %s's); see "
+						 "'cvc %s --help'", cmd, *o, what,
+						 is_gemm ? "a collective" : "gemm", cmd);
+		for (const char *const *o = shape; with_csv && *o; o++)
+			if (strcmp(opts[i].lname, *o) == 0)
+				return cli_error("%s: --%s does not apply with --csv (the file's rows "
+						 "give the shapes)", cmd, *o);
+	}
+	return 0;
+}
+
+/*
+ * The dtype a GEMM of dt runs as on spec, in *as, or 2 with the reason when
+ * the GPU has no tensor path for it (fp8 on A100 or V100): the layout
+ * 'cvc project' marks impossible, never priced on another path.
+ */
+static int dtype_path(const char *cmd, const cvc_hw_spec *spec, cvc_hw_dtype dt, cvc_hw_dtype *as)
+{
+	if (cvc_hw_dtype_path(spec, dt, as) == CVC_OK)
+		return 0;
+	return cli_error("%s: --dtype %s: %s has no %s tensor cores (its catalog entry gives no %s "
+			 "peak): no GEMM runs there in %s, as 'cvc project' marks such a layout "
+			 "impossible", cmd, cvc_hw_dtype_name(dt), spec->name,
+			 dt == CVC_HW_FP4 ? "FP4" : dt == CVC_HW_FP8 ? "FP8" : cvc_hw_dtype_name(dt),
+			 cvc_hw_dtype_name(dt), cvc_hw_dtype_name(dt));
+}
+
 int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 {
 	const char *dbpath = NULL, *gpu = NULL, *system = NULL, *dtype = "bf16", *csv = NULL;
@@ -258,7 +332,7 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 		{"n", 0, CLI_INT, &n, "N", "gemm columns", NULL},
 		{"k", 0, CLI_INT, &k, "K", "gemm inner dimension", NULL},
 		{"b", 0, CLI_INT, &b, "B", "gemm batch (default 1)", NULL},
-		{"dtype", 0, CLI_STR, &dtype, "DT", "fp32, tf32, bf16 (default), fp16, fp8", NULL},
+		{"dtype", 0, CLI_STR, &dtype, "DT", "fp32, tf32, bf16 (default), fp16, fp8, fp4", NULL},
 		{"csv", 0, CLI_PATH, &csv, "FILE", "gemm shapes m,n,k[,b] to predict, one per row", NULL},
 		{"bytes", 0, CLI_STR, &bytes_s, "SIZE", "collective size (nccl-tests convention), e.g. 64MiB", NULL},
 		{"gpus", 0, CLI_INT, &gpus, "N", "collective group size", NULL},
@@ -277,12 +351,13 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 	cvc_modelset *ms = NULL;
 	const cvc_hw_spec *spec;
 	const char *what, *name;
-	cvc_hw_dtype dt;
+	cvc_hw_dtype dt, as;
 	cvc_model_coll coll = CVC_MODEL_ALLREDUCE;
+	uint64_t seen;
 	cvc_status st;
 	int is_gemm, algo = CVC_ALGO_AUTO;
 
-	rc = cli_parse(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL);
+	rc = cli_parse_seen(ctx->cmd, synopsis, opts, argc, argv, &npos, NULL, &seen);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (npos != 1)
@@ -292,12 +367,14 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 	is_gemm = strcmp(what, "gemm") == 0;
 	if (!is_gemm && cvc_model_coll_parse(what, &coll))
 		return cli_error("%s: '%s' is neither gemm nor a collective", ctx->cmd, what);
+	if ((rc = refuse_foreign(ctx->cmd, what, opts, seen, is_gemm, csv != NULL)))
+		return rc;
 	name = is_gemm ? gpu : (system ? system : gpu);
 	if (!name)
 		return cli_error("%s: %s needs --%s NAME", ctx->cmd, what, is_gemm ? "gpu" : "system");
 	if (cvc_hw_dtype_parse(dtype, &dt))
-		return cli_error("%s: --dtype: unknown dtype '%s' (fp32, tf32, bf16, fp16, fp8)", ctx->cmd,
-				 dtype);
+		return cli_error("%s: --dtype: unknown dtype '%s' (fp32, tf32, bf16, fp16, fp8, fp4)",
+				 ctx->cmd, dtype);
 	if (is_gemm && !csv && (m <= 0 || n <= 0 || k <= 0 || b <= 0))
 		return cli_error("%s: gemm needs positive --m, --n and --k (or --csv FILE)", ctx->cmd);
 	if (!is_gemm) {
@@ -305,8 +382,13 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 			return cli_error("%s: %s needs --bytes SIZE", ctx->cmd, what);
 		if ((rc = cli_parse_bytes("bytes", bytes_s, &bytes)))
 			return rc;
-		if (gpus < 1 || gpus > 1 << 20 || per_node < 0 || per_node > 1 << 20)
-			return cli_error("%s: %s needs --gpus N (1 or more)", ctx->cmd, what);
+		if (gpus < 1 || gpus > 1 << 20)
+			return cli_error("%s: %s needs --gpus N (1 to 1048576), got %lld", ctx->cmd, what,
+					 gpus);
+		/* 0 is the default: the system's own */
+		if (per_node < 0 || per_node > 1 << 20)
+			return cli_error("%s: --per-node: expected 1 to 1048576, got %lld", ctx->cmd,
+					 per_node);
 		if (algo_s && strcmp(algo_s, "auto") == 0)
 			algo = CVC_ALGO_AUTO;
 		else if (algo_s && strcmp(algo_s, "ring") == 0)
@@ -329,6 +411,13 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 	if ((rc = cli_hw_find(ctx->cmd, cat, name == system ? "--system" : "--gpu", name,
 			      name == system ? "system" : "gpu", &spec)))
 		goto out;
+	if (is_gemm && (rc = dtype_path(ctx->cmd, spec, dt, &as)))
+		goto out;
+	/* bf16 on V100 runs as fp16, tf32 as fp32: priced as 'cvc project'
+	 * prices it, and said */
+	if (is_gemm && as != dt)
+		cli_say("note: %s has no %s tensor path: priced on its %s one, as 'cvc project' does\n",
+			spec->name, cvc_hw_dtype_name(dt), cvc_hw_dtype_name(as));
 	if (dbpath && (rc = cli_db_open(ctx, dbpath, CVC_DB_READONLY, &db)))
 		goto out;
 	if ((st = cvc_modelset_new_ex(db, cat, spec, force, &ms))) {
@@ -346,12 +435,14 @@ int cmd_predict(int argc, char **argv, struct cvc_ctx *ctx)
 		goto out;
 	}
 	if (is_gemm) {
-		double t = cvc_model_gemm_us(ms, m, n, k, b, dt);
 		double fl = 2.0 * (double)b * (double)m * (double)n * (double)k;
+		cvc_model_price pr;
 
+		cvc_model_gemm_price(ms, m, n, k, b, dt, &pr);
 		printf("gemm b=%lld m=%lld n=%lld k=%lld %s on %s: %.3f us (%.1f TFLOP/s)\n", b, m, n, k,
-		       cvc_hw_dtype_name(dt), spec->name, t, fl / t / 1e6);
-		printf("model: %s\n", cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0));
+		       cvc_hw_dtype_name(dt), spec->name, pr.us, fl / pr.us / 1e6);
+		printf("model: %s%s\n", cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0),
+		       pr.extrap > 1 ? OUTSIDE_NOTE : "");
 	} else {
 		int pn = per_node > 0 ? (int)per_node : cvc_hw_domain(spec);
 		const char *origin;

@@ -214,7 +214,16 @@ static const struct cli_opt *find_short(const struct cli_opt *opts, char c)
 int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
 	      int argc, char **argv, int *npos, int *rest)
 {
+	return cli_parse_seen(cmd, synopsis, opts, argc, argv, npos, rest, NULL);
+}
+
+int cli_parse_seen(const char *cmd, const char *synopsis, const struct cli_opt *opts,
+		   int argc, char **argv, int *npos, int *rest, uint64_t *seen)
+{
 	int np = 0, i;
+
+	if (seen)
+		*seen = 0;
 
 	for (i = 1; i < argc; i++) {
 		char *a = argv[i];
@@ -278,6 +287,10 @@ int cli_parse(const char *cmd, const char *synopsis, const struct cli_opt *opts,
 		}
 		if (set_value(cmd, o, val))
 			return 2;
+		/* a default cannot tell "not given" from "given its default
+		 * value": the command asks this instead */
+		if (seen && o - opts < 64)
+			*seen |= UINT64_C(1) << (o - opts);
 	}
 	if (rest)
 		*rest = i;
@@ -305,6 +318,11 @@ int cli_parse_bytes(const char *opt, const char *s, long long *out)
 
 			if (b > 9.0e18)
 				return cli_error("--%s: size '%s' is too large", opt, s);
+			/* 0.5 was rounded to 1 byte without a word; a decimal
+			 * unit's product (0.7 KB: 700.0000000000001) is whole */
+			if (fabs(b - round(b)) > 1e-9 * b + 1e-6)
+				return cli_error("--%s: expected a whole number of bytes, got '%s' "
+						 "(%.17g bytes)", opt, s, b);
 			*out = (long long)llround(b);
 			return 0;
 		}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_csv.h"
@@ -122,6 +123,29 @@ int cvc_hw_domain(const cvc_hw_spec *spec)
 	if (!spec)
 		return 0;
 	return spec->nvlink_domain > 0 ? spec->nvlink_domain : spec->gpus_per_node;
+}
+
+cvc_status cvc_hw_dtype_path(const cvc_hw_spec *spec, cvc_hw_dtype dt, cvc_hw_dtype *as)
+{
+	/* each dtype's paths in order; -1 ends a list */
+	static const int paths[CVC_HW_NDTYPE][3] = {
+		[CVC_HW_FP32] = {CVC_HW_FP32, -1, -1},
+		[CVC_HW_TF32] = {CVC_HW_TF32, CVC_HW_FP32, -1},
+		[CVC_HW_BF16] = {CVC_HW_BF16, CVC_HW_FP16, CVC_HW_TF32},
+		[CVC_HW_FP16] = {CVC_HW_FP16, CVC_HW_BF16, CVC_HW_TF32},
+		[CVC_HW_FP8] = {CVC_HW_FP8, -1, -1},
+		[CVC_HW_FP4] = {CVC_HW_FP4, -1, -1},
+	};
+
+	if (!spec || !as || (unsigned)dt >= CVC_HW_NDTYPE)
+		return CVC_ERR_USAGE;
+	*as = dt;
+	for (int j = 0; j < 3 && paths[dt][j] >= 0; j++)
+		if (spec->peak_tflops[paths[dt][j]] > 0) {
+			*as = (cvc_hw_dtype)paths[dt][j];
+			return CVC_OK;
+		}
+	return CVC_ERR_NOTFOUND;
 }
 
 static struct entry *find_exact(cvc_hw_catalog *cat, const char *norm)
@@ -396,6 +420,7 @@ cvc_status cvc_hw_catalog_load(cvc_hw_catalog *cat, const char *path)
 	char *buf = NULL;
 	size_t n = 0;
 	cvc_status st = CVC_OK;
+	struct stat sb;
 
 	if (!cat || !path)
 		return CVC_ERR_USAGE;
@@ -404,6 +429,13 @@ cvc_status cvc_hw_catalog_load(cvc_hw_catalog *cat, const char *path)
 		int e = errno;
 
 		st = cat_fail(cat, cvc_open_status(e), "'%s': cannot open: %s", path, strerror(e));
+		goto out;
+	}
+	/* a folder opens but does not read: the user's input, not the machine,
+	 * is wrong (it read as "read error", exit 1) */
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		st = cat_fail(cat, CVC_ERR_USAGE, "'%s': expected a catalog file (CSV), got a folder",
+			      path);
 		goto out;
 	}
 	/* A catalog is a few kB; 4 MiB is far beyond any real one. */
