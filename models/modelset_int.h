@@ -83,6 +83,12 @@ struct gemm_slot {
 	int carried;             /* fitted on another GPU */
 	double share_sigma;      /* fp4 priced from bf16 through the measured share:
 				    that share's scatter (ceiling.c), else 0 */
+	/* under a fitted model: the built-in reference fit, which still
+	 * answers inside its own sizes beyond the fitted ones (a fit may only
+	 * make projections better); ref_max 0 = none */
+	double ref[GP_N];
+	double ref_min, ref_max, ref_sigma;
+	int ref_carried;
 	char origin[GEMM_ORIGIN_MAX];
 };
 

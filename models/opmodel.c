@@ -316,6 +316,57 @@ static double fit_factor(const cvc_modelset *ms, const cvc_hw_catalog *cat, cons
 	return f;
 }
 
+/*
+ * The built-in reference fit of the GPU closest to this one, for dtype d
+ * (bf16 and fp16 stand in for each other, and for fp8 and fp4, as for
+ * fitted models), carried here through the spec sheet: its parameters, the
+ * FLOPs it measured, its sigma and whether it was carried, and in desc
+ * what it is (short: its table and GPU only).  Returns 0, or -1 where no
+ * reference serves d.
+ */
+static int install_ref(const cvc_modelset *ms, const cvc_hw_catalog *cat, int d,
+		       const char *target, double p[GP_N], double *dom_min, double *dom_max,
+		       double *sigma, int *carried, int brief, char *desc, size_t desclen)
+{
+	const size_t nr = sizeof ref_gemm / sizeof ref_gemm[0];
+	const char *names[sizeof ref_gemm / sizeof ref_gemm[0]];
+	const cvc_model_fit *ref;
+	char to[CVC_HW_NAME_MAX], how[160];
+	int best;
+
+	if (d != CVC_HW_BF16 && d != CVC_HW_FP16 && d != CVC_HW_FP8 && d != CVC_HW_FP4)
+		return -1;
+	for (size_t i = 0; i < nr; i++)
+		names[i] = ref_gemm[i].gpu;
+	best = cat ? cvc_hw_closest(cat, &ms->spec, names, nr) : 0;
+	ref = &ref_gemm[best >= 0 ? best : 0];
+	memcpy(p, ref->params, GP_N * sizeof *p);
+	*dom_min = ref->dom_min;
+	*dom_max = ref->dom_max;
+	*carried = strcmp(ref->gpu, target) != 0;
+	*sigma = gemm_sigma(ref, *carried);
+	scale_eff(p, fit_factor(ms, cat, ref->gpu, ref->dtype, d, *carried, how, sizeof how));
+	snprintf(to, sizeof to, "%s", ms->spec.name);
+	if (brief)
+		snprintf(desc, desclen, "built-in reference fit (%.40s, %.20s %s)", ref->source,
+			 ref->gpu, cvc_hw_dtype_name(ref->dtype));
+	else
+		snprintf(desc, desclen,
+			 "built-in reference fit (%.40s, %.20s %s), carried to %.47s through the "
+			 "spec sheet%s",
+			 ref->source, ref->gpu, cvc_hw_dtype_name(ref->dtype), to, how);
+	return 0;
+}
+
+/* Appends text to a GPU's GEMM origin, as much of it as fits. */
+static void origin_add(struct gemm_slot *g, const char *text)
+{
+	size_t n = strlen(g->origin);
+
+	if (n + 1 < sizeof g->origin)
+		snprintf(g->origin + n, sizeof g->origin - n, "%s", text);
+}
+
 static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_model_fit *fits,
 			 size_t n)
 {
@@ -325,7 +376,7 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 		const cvc_model_fit *pick = NULL;
 		int same = 0;
 		cvc_hw_dtype want[2] = {(cvc_hw_dtype)d, (cvc_hw_dtype)d};
-		char how[160];
+		char how[160], ref_how[GEMM_ORIGIN_MAX], def[64];
 
 		/* fp16 and bf16 run on the same tensor cores: each may stand in
 		 * for the other.  Order: this GPU (this dtype, then its sibling),
@@ -355,42 +406,27 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 				}
 			}
 		if (!pick) {
-			/* the built-in references: bf16 and fp16 stand in for each
-			 * other (and for fp8) as for fitted models */
-			const cvc_model_fit *ref = NULL;
-			size_t nr = sizeof ref_gemm / sizeof ref_gemm[0];
-			char to[CVC_HW_NAME_MAX];
-
-			if (d == CVC_HW_BF16 || d == CVC_HW_FP16 || d == CVC_HW_FP8 ||
-			    d == CVC_HW_FP4) {
-				const char *names[sizeof ref_gemm / sizeof ref_gemm[0]];
-				int best;
-
-				for (size_t i = 0; i < nr; i++)
-					names[i] = ref_gemm[i].gpu;
-				best = cat ? cvc_hw_closest(cat, &ms->spec, names, nr) : 0;
-				ref = &ref_gemm[best >= 0 ? best : 0];
-			}
-			if (!ref)
+			if (install_ref(ms, cat, d, target, ms->gemm[d].p, &ms->gemm[d].dom_min,
+					&ms->gemm[d].dom_max, &ms->gemm[d].sigma,
+					&ms->gemm[d].carried, 0, ms->gemm[d].origin,
+					sizeof ms->gemm[d].origin))
 				continue;
-			memcpy(ms->gemm[d].p, ref->params, sizeof ms->gemm[d].p);
-			ms->gemm[d].dom_min = ref->dom_min;
-			ms->gemm[d].dom_max = ref->dom_max;
-			ms->gemm[d].carried = strcmp(ref->gpu, target) != 0;
-			ms->gemm[d].sigma = gemm_sigma(ref, ms->gemm[d].carried);
 			ms->gemm[d].share_sigma = 0;
-			if (d == CVC_HW_FP4 && ref->dtype != CVC_HW_FP4)
+			if (d == CVC_HW_FP4)
 				opm_fp4_share_of(&ms->spec, &ms->gemm[d].share_sigma, NULL);
-			scale_eff(ms->gemm[d].p, fit_factor(ms, cat, ref->gpu, ref->dtype, d,
-							    ms->gemm[d].carried, how, sizeof how));
-			snprintf(to, sizeof to, "%s", ms->spec.name);
-			snprintf(ms->gemm[d].origin, sizeof ms->gemm[d].origin,
-				 "built-in reference fit (%.40s, %.20s %s), carried to %.47s through "
-				 "the spec sheet%s; default efficiency %.2f beyond its sizes",
-				 ref->source, ref->gpu, cvc_hw_dtype_name(ref->dtype), to, how,
+			snprintf(def, sizeof def, "; default efficiency %.2f beyond its sizes",
 				 ms->def_eff[d]);
+			origin_add(&ms->gemm[d], def);
 			continue;
 		}
+		/* beyond the fit's sizes the reference still answers where it
+		 * measured: a user's fit of small GEMMs must not hand large ones
+		 * to the default efficiency the reference improves on */
+		if (install_ref(ms, cat, d, target, ms->gemm[d].ref, &ms->gemm[d].ref_min,
+				&ms->gemm[d].ref_max, &ms->gemm[d].ref_sigma, &ms->gemm[d].ref_carried,
+				1, ref_how, sizeof ref_how) ||
+		    !(ms->gemm[d].ref_min < pick->dom_min || ms->gemm[d].ref_max > pick->dom_max))
+			ms->gemm[d].ref_max = 0; /* none, or it measured nothing the fit did not */
 		memcpy(ms->gemm[d].p, pick->params, sizeof ms->gemm[d].p);
 		ms->gemm[d].dom_min = pick->dom_min;
 		ms->gemm[d].dom_max = pick->dom_max;
@@ -415,6 +451,10 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 				 "model %lld fitted on %.47s %s, carried over to %.47s through the "
 				 "spec sheet%s",
 				 (long long)pick->id, from, cvc_hw_dtype_name(pick->dtype), to, how);
+		}
+		if (ms->gemm[d].ref_max > 0) {
+			origin_add(&ms->gemm[d], "; beyond its sizes the ");
+			origin_add(&ms->gemm[d], ref_how);
 		}
 	}
 }

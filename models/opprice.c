@@ -29,7 +29,7 @@ static const double *gemm_params(const cvc_modelset *ms, int64_t m, int64_t n, i
 	double f = 2.0 * (double)(b > 0 ? b : 1) * (double)m * (double)n * (double)k;
 
 	if (g->dom_max > 0 && (f < g->dom_min || f > g->dom_max))
-		return g->def;
+		return g->ref_max > 0 && f >= g->ref_min && f <= g->ref_max ? g->ref : g->def;
 	return g->p;
 }
 
@@ -200,6 +200,11 @@ void cvc_model_gemm_price(const cvc_modelset *ms, int64_t m, int64_t n, int64_t 
 		out->sigma = g->sigma;
 		out->extrap = 1;
 		out->carried = g->carried;
+	} else if (g->ref_max > 0 && f >= g->ref_min && f <= g->ref_max) {
+		/* past a fitted model's sizes, inside the reference's: measured */
+		out->sigma = g->ref_sigma;
+		out->extrap = 1;
+		out->carried = g->ref_carried;
 	} else {
 		/* the default efficiency answers outside the fit's sizes: the
 		 * large-GEMM end it was taken from, or smaller ones */

@@ -295,6 +295,61 @@ Test(models_gemm, xla_h100_bf16_extrapolates_to_4096)
 	cvc_hw_catalog_free(cat);
 }
 
+/*
+ * Claim: a fitted model may only make projections better.  A fit of small
+ * GEMMs (XLA's H100 bf16 rows with every dimension at most 1024) prices
+ * the sizes it measured; past them, where the built-in reference fit
+ * measured, the reference answers as it does with no fit at all, not the
+ * default efficiency it improves on (a user's fit replaced it everywhere:
+ * 4096^3 came out 210.6 us with the fit, 201.1 us without, 176.2 us
+ * measured).  Its price carries the reference's sigma and says so in the
+ * origin.  Exact: the same parameters price the same shape.
+ */
+Test(models_gemm, a_small_fit_leaves_large_gemms_to_the_reference)
+{
+	cvc_hw_catalog *cat = cat_or_die();
+	const cvc_hw_spec *h100 = spec_or_die(cat, "H100");
+	cvc_model_rows rows = {0};
+	cvc_model_row *bf, *small;
+	cvc_modelset *fitted, *none;
+	cvc_model_price pf, pn;
+	cvc_model_fit fit;
+	size_t n, ns = 0;
+	char err[256];
+
+	read_or_die(&rows, tu_shared("traces/xla-perf-tables/xla_matmul_perf_table.csv.gz"), NULL);
+	n = xla_h100_bf16(cat, &rows, &bf);
+	small = malloc(n * sizeof *small);
+	cr_assert_not_null(small);
+	for (size_t i = 0; i < n; i++)
+		if (max3(bf[i].m, bf[i].n, bf[i].k) <= 1024)
+			small[ns++] = bf[i];
+	cr_assert_gt(ns, 20);
+	cr_assert_eq(cvc_model_fit_gemm(small, ns, h100, &fit, err, sizeof err), CVC_OK, "%s", err);
+	fit.id = 1;
+	cr_assert_lt(fit.dom_max, 2.0 * 4096 * 4096 * 4096, "the fit stops short of 4096^3");
+	cr_assert_eq(cvc_modelset_from_fits(cat, h100, &fit, 1, &fitted), CVC_OK);
+	cr_assert_eq(cvc_modelset_from_fits(cat, h100, NULL, 0, &none), CVC_OK);
+	/* past the fit, inside the reference: the reference's price */
+	cvc_model_gemm_price(fitted, 4096, 4096, 4096, 1, CVC_HW_BF16, &pf);
+	cvc_model_gemm_price(none, 4096, 4096, 4096, 1, CVC_HW_BF16, &pn);
+	cr_expect_eq(pf.us, pn.us, "4096^3: %g us with the fit, %g without", pf.us, pn.us);
+	cr_expect_eq(pf.sigma, pn.sigma);
+	cr_expect(strstr(pf.origin, "fitted model 1") &&
+			  strstr(pf.origin, "beyond its sizes the built-in reference fit"),
+		  "%s", pf.origin);
+	/* inside the fit: the fit's own price */
+	cvc_model_gemm_price(fitted, 512, 512, 512, 1, CVC_HW_BF16, &pf);
+	cvc_model_gemm_price(none, 512, 512, 512, 1, CVC_HW_BF16, &pn);
+	cr_expect_neq(pf.us, pn.us, "512^3 priced by the fit");
+	cvc_modelset_free(fitted);
+	cvc_modelset_free(none);
+	free(small);
+	free(bf);
+	cvc_model_rows_release(&rows);
+	cvc_hw_catalog_free(cat);
+}
+
 /* MAPE of one vidur op on one GPU, predicted by the modelset. */
 static double vidur_op_mape(const cvc_modelset *ms, const cvc_model_rows *v, const char *op,
 			    size_t *count)
