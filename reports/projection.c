@@ -109,6 +109,14 @@ static const struct role_bound {
 cvc_status rep_roles_check(const cvc_rep_table *t, const struct rep_roles *ro, const char *path,
 			   char *err, size_t errlen)
 {
+	/* every section of a projection stands on its step time: a table
+	 * without one is some other table (a validate input, another tool's
+	 * CSV), whose report would be empty charts */
+	if (ro->col[REP_ROLE_STEP] < 0)
+		return cvc_errf(err, errlen, CVC_ERR_FORMAT,
+				"'%s': expected a projection (the output of cvc project --csv or "
+				"--json): no step-time column (step_s, step_ms, step_time_s or "
+				"step_time_ms)", path);
 	for (size_t b = 0; b < sizeof role_bounds / sizeof role_bounds[0]; b++) {
 		const struct role_bound *rb = &role_bounds[b];
 		long c = ro->col[rb->role];
