@@ -196,8 +196,10 @@ static void torchtitan_features(struct vrow *r)
  * nemo/collections/llm/recipes/precision/mixed_precision.py @0a07447c) and
  * of Megatron-Bridge (delayed, current scaling and MXFP8, not blockwise:
  * src/megatron/bridge/training/mixed_precision.py @05097809); NeMo's
- * performance tables ran NeMo 2.0 from release 24.09.  Megatron-LM's
- * --fp8-param-gather is off by default.
+ * performance tables ran NeMo 2.0 from release 24.09, and NeMo 1.0's
+ * launcher configurations of that time set it too (dgxc-benchmarking's
+ * nemo_megatron/gpt3_175b_hydra.yaml @35a9aecc: fp8_params: true).
+ * Megatron-LM's --fp8-param-gather is off by default.
  */
 static void fp8_params_default(struct vrow *r)
 {
@@ -210,10 +212,10 @@ static void fp8_params_default(struct vrow *r)
 
 	if (sc->dtype != CVC_PROJ_FP8 || sc->zero < 1)
 		return;
-	snprintf(why, sizeof why, "%s's %s precision recipe sets fp8_param_gather",
-		 bridge ? "Megatron-Bridge" : "NeMo 2.0",
+	snprintf(why, sizeof why, "the %s precision recipe of %s sets it",
 		 rc == CVC_PROJ_FP8_MXFP8 ? "MXFP8" : rc == CVC_PROJ_FP8_CURRENT
-			 ? "current-scaling fp8" : "delayed-scaling fp8");
+			 ? "current-scaling fp8" : "delayed-scaling fp8",
+		 bridge ? "Megatron-Bridge" : "NeMo from 24.09");
 	feature(r, "fp8_param_gather", "fp8_param_gather|fp8-param-gather|fp8 param gather|"
 		"fp8_params|fp8 params", (nemo2 && dsc) || (bridge && (dsc || rc == CVC_PROJ_FP8_MXFP8)),
 		NULL, why);

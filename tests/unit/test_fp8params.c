@@ -151,9 +151,11 @@ Test(fp8params, validate_takes_it_from_the_stacks_recipe)
 		"Llama3-8B,,,,8192,1,1,1,128,8,H100,fp8,14000,NeMo performance summary,"
 		"NeMo 25.04 container; fp8_param_gather off\n";
 	static const char *const want[][3] = {
-		{"fp8_param_gather=1 (NeMo 2.0's current-scaling fp8 precision recipe", NULL, NULL},
+		{"fp8_param_gather=1 (the current-scaling fp8 precision recipe of NeMo from 24.09",
+		 NULL, NULL},
 		{"!fp8_param_gather", NULL, NULL},
-		{"fp8_param_gather=1 (Megatron-Bridge's MXFP8 precision recipe", NULL, NULL},
+		{"fp8_param_gather=1 (the MXFP8 precision recipe of Megatron-Bridge sets it)", NULL,
+		 NULL},
 		{"!fp8_param_gather", NULL, NULL},
 		{"!fp8_param_gather", NULL, NULL},
 		{"fp8_param_gather=0 (the row's text says so)", NULL, NULL},
