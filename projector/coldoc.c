@@ -81,6 +81,7 @@ static const struct coldoc docs[] = {
 				    "in the weights' 16 bits (auto: fp32 weights or torchtitan)"},
 	{"fp8_param_gather", "0/1", "1: with fp8, the layers' weights kept only in fp8 (no 16-bit "
 				    "copy) and gathered by the distributed optimizer in fp8"},
+	{"optimizer_moments", "text", "the optimizer's moments: fp32 (4 B each) or bf16 (2 B)"},
 	/* parallelism */
 	{"tp", "GPUs", "tensor-parallel width"},
 	{"pp", "stages", "pipeline-parallel stages"},

@@ -123,6 +123,7 @@ const struct proj_field proj_fields[] = {
 	AUTO("hardware", "host_launch_us", host_launch_us),
 	FLAG("training", "grad_reduce_fp32", grad_reduce_fp32),
 	FLAG("training", "fp8_param_gather", fp8_param_gather),
+	ENUM("training", "optimizer_moments", optimizer_moments, "fp32|bf16"),
 };
 const size_t proj_nfields = sizeof proj_fields / sizeof proj_fields[0];
 
@@ -151,6 +152,7 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"grad_reduce_in_fp32", "grad_reduce_fp32"},
 	{"accumulate_allreduce_grads_in_fp32", "grad_reduce_fp32"},
 	{"fp8_params", "fp8_param_gather"},
+	{"exp_avg_dtype", "optimizer_moments"},
 	{"share_embeddings_and_output_weights", "tie_embeddings"},
 	{"kv_channels", "head_dim"}, {"qk_head_dim", "head_dim"}, {"qk_nope_head_dim", "head_dim"},
 	{"qk_pos_emb_head_dim", "qk_rope_dim"}, {"qk_rope_head_dim", "qk_rope_dim"},

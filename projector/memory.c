@@ -132,11 +132,13 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	double fp32 = sc->dtype == CVC_PROJ_FP32, p_e = P->L_moe * P->p_exp;
 	int torch = sc->framework != CVC_PROJ_FW_MEGATRON;
 	double wb, gb, ob, fml[3], act = 0, params, buf, in3 = 0, p_unit = 0, act_max = 0;
+	/* Adam's two moments or SGD's momentum, each fp32 or bf16 */
+	double mom = (sc->optimizer == CVC_PROJ_ADAM ? 2 : 1) * (sc->optimizer_moments ? 2 : 4);
 	double act_k[PROJ_NKIND] = {0};
 	int ord[PROJ_NKIND], nord = proj_kinds_order(sc, ord);
 
 	if (torch) { /* the fp32 parameter is the master copy */
-		wb = 4, gb = 4, ob = sc->optimizer == CVC_PROJ_ADAM ? 8 : 4;
+		wb = 4, gb = 4, ob = mom;
 	} else {
 		/* 16-bit gradients (grad_reduce_fp32 0): the optimizer keeps an
 		 * fp32 copy of its shard's, so 2 + 16/d where fp32 ones take
@@ -145,8 +147,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		int g16 = !fp32 && !(sc->grad_reduce_fp32 > 0);
 
 		wb = fp32 ? 4 : 2, gb = g16 ? 2 : 4;
-		ob = (sc->optimizer == CVC_PROJ_ADAM ? (fp32 ? 8 : 12) : (fp32 ? 4 : 8)) +
-		     (g16 ? 4 : 0);
+		ob = (fp32 ? 0 : 4) + mom + (g16 ? 4 : 0); /* the fp32 master, unless the weights are */
 	}
 	if (proj_stage_layers(sc, &fml[0], &fml[1], &fml[2]))
 		fml[0] = fml[1] = fml[2] = sc->layers / pp;

@@ -291,11 +291,15 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 		double shard = sc->zero >= 1 ? proj_shard_of(sc) : 1;
 		double shard_e = sc->zero >= 1 ? proj_expert_group(sc, shard) : 1;
 		double p_e = P->L_moe * P->p_exp;
+		/* the weights and gradients (Adam 14 B, SGD 12), and each moment
+		 * read and written: 4 + 4 B in fp32, 2 + 2 in bf16 */
+		double bytes = (sc->optimizer == CVC_PROJ_ADAM ? 14 : 12) +
+			       (sc->optimizer == CVC_PROJ_ADAM ? 2 : 1) *
+				       (sc->optimizer_moments ? 4 : 8);
 
 		st->opt = proj_op_mem(k, CVC_MODEL_MEM_OPTIMIZER,
-				      ((P->p_stage - p_e) / shard + p_e / shard_e) *
-					      (sc->optimizer == CVC_PROJ_ADAM ? 30 : 20),
-				      1, CVC_PROJ_STAGE_ALL);
+				      ((P->p_stage - p_e) / shard + p_e / shard_e) * bytes, 1,
+				      CVC_PROJ_STAGE_ALL);
 	}
 	/* low precision: Transformer Engine casts every weight of the
 	 * transformer layers (both layouts) once per step, cached across

@@ -221,6 +221,19 @@ static void fp8_params_default(struct vrow *r)
 		NULL, why);
 }
 
+/* The optimizer's moments in bf16 where the row says so, or where it ran
+ * DeepSeek's own framework (DualPipe named): "we adopt the BF16 data
+ * format instead of FP32 to track the first and second moments in the
+ * AdamW optimizer" (DeepSeek-V3 Technical Report, arXiv 2412.19437, sec.
+ * 3.3.3). */
+static void moments_default(struct vrow *r)
+{
+	feature(r, "optimizer_moments", "bf16 moments|bf16 optimizer states|bf16 adam moments|"
+		"exp_avg_dtype|exp-avg-dtype", vtext_has(r->text, "dualpipe|dual-pipe"), NULL,
+		"DeepSeek's framework, DualPipe in the text: AdamW's moments in BF16, the "
+		"DeepSeek-V3 report sec. 3.3.3");
+}
+
 /* Megatron's features by stack and date; PyTorch stacks keep the defaults. */
 static void megatron_features(struct vrow *r)
 {
@@ -901,6 +914,7 @@ int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 		sharding(r);
 		megatron_features(r);
 		torchtitan_features(r);
+		moments_default(r);
 		/* CUDA graphs the row says it ran with ("run with CUDA Graphs
 		 * enabled"): cvc's layer graphs */
 		feature(r, "cuda_graphs", "cuda graphs|cuda graph|cuda-graphs|cuda-graph|"

@@ -198,6 +198,10 @@ typedef struct cvc_proj_scenario {
 	 * recipes set it): no 16-bit copy of the transformer layers' weights,
 	 * and the distributed optimizer gathers them in fp8 */
 	int fp8_param_gather;
+	/* the optimizer's moments (Adam's two, SGD's momentum): 0 fp32, 1 bf16
+	 * (Megatron-Core's --exp-avg-dtype / --exp-avg-sq-dtype with its
+	 * precision-aware optimizer; DeepSeek-V3's AdamW) */
+	int optimizer_moments;
 	/* multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core's
 	 * --mtp-num-layers) on the last stage: each one more layer, a
 	 * projection of 2h to h and the logits and loss again */

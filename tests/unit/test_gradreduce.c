@@ -66,7 +66,10 @@ Test(gradreduce, the_default_is_megatron_lms_rule)
  * (docs.nvidia.com/megatron-core/developer-guide/latest/
  * distrib_optimizer.html): bf16 weights with fp32 gradients 18 B, or 6 +
  * 12/d with the distributed optimizer; with 16-bit gradients 20 B, or 4 +
- * 16/d (the optimizer's fp32 copy of its shard's gradients).  Setup: Llama 3
+ * 16/d (the optimizer's fp32 copy of its shard's gradients).  With the
+ * moments in bf16 (optimizer_moments, Megatron-Core's precision-aware
+ * optimizer; DeepSeek-V3's AdamW) each moment takes 2 B: Adam 4 B less,
+ * SGD's momentum 2.  Setup: Llama 3
  * 8B on 8 H100 (d = 8), bf16, no lower-precision weight cache.  Exact: the
  * parameter count comes out of the first case (18 B each) and every other
  * case must be its multiple to 1e-9.
@@ -81,6 +84,10 @@ Test(gradreduce, bytes_per_parameter_are_the_guides_table)
 		{"zero: 0, grad_reduce_fp32: false, ", 20},
 		{"zero: 1, grad_reduce_fp32: true, ", 6 + 12.0 / 8},
 		{"zero: 1, grad_reduce_fp32: false, ", 4 + 16.0 / 8},
+		{"zero: 0, grad_reduce_fp32: true, optimizer_moments: bf16, ", 14},
+		{"zero: 1, grad_reduce_fp32: false, exp_avg_dtype: bf16, ", 4 + 12.0 / 8},
+		{"zero: 0, grad_reduce_fp32: true, optimizer: sgd, ", 14},
+		{"zero: 0, grad_reduce_fp32: true, optimizer: sgd, optimizer_moments: bf16, ", 12},
 	};
 	double p = 0;
 
@@ -120,4 +127,27 @@ Test(gradreduce, the_sync_moves_the_gradients_dtype)
 	/* the pipeline's and the tensor-parallel traffic do not move */
 	cr_expect_eq(r32.comm_type_s[CVC_PROJ_COMM_PP], r16.comm_type_s[CVC_PROJ_COMM_PP]);
 	cr_expect_eq(r32.comm_type_s[CVC_PROJ_COMM_TP], r16.comm_type_s[CVC_PROJ_COMM_TP]);
+}
+
+/*
+ * Claim: validate takes bf16 moments where a row ran DeepSeek's own
+ * framework (DualPipe named: the DeepSeek-V3 report, sec. 3.3.3, keeps
+ * AdamW's moments in BF16) or says so itself, and nowhere else.
+ */
+Test(gradreduce, validate_reads_bf16_moments)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,ep,micro_batch,global_batch,gpus,gpu,dtype,"
+		"tokens_per_s_per_gpu,source,notes\n"
+		"DeepSeek-V3,,,,4096,1,16,64,1,15360,2048,H800,fp8,1500,DeepSeek-V3 report,"
+		"DualPipe\n"
+		"DeepSeek-V3,,,,4096,1,16,64,1,15360,2048,H800,fp8,1500,DeepSeek-V3 report,\n"
+		"Llama3-8B,,,,4096,1,1,,1,64,8,H100,bf16,9000,Megatron-LM,bf16 moments\n";
+	static const char *const want[][3] = {
+		{"optimizer_moments=1 (DeepSeek's framework, DualPipe in the text", NULL, NULL},
+		{"!optimizer_moments", NULL, NULL},
+		{"optimizer_moments=1 (the row's text says so)", NULL, NULL},
+	};
+
+	tu_rows_said(text, want, sizeof want / sizeof want[0], NULL);
 }
