@@ -111,6 +111,13 @@ static void sharding(struct vrow *r)
 	} else if (s->stage_unnamed) {
 		sc->zero = 1;
 		vrow_assume(r, "zero=1 (ZeRO named with no stage: stage 1)");
+	} else if (s->stage == 0 && !strcmp(r->g.shard_cell, "0") && megatron &&
+		   (st->family == VS_NEMO || st->family == VS_BRIDGE)) {
+		/* NeMo's and Megatron-Bridge's performance tables print an FSDP
+		 * column: its 0 is FSDP off, not a ZeRO stage their stacks run */
+		sc->zero = 1;
+		vrow_assume(r, "zero=1 ('0' in a %s table's FSDP column: FSDP off, with the "
+			       "distributed optimizer its recipes turn on)", st->name);
 	} else {
 		sc->zero = s->stage;
 		if (!isdigit((unsigned char)r->g.shard_cell[0]))
@@ -199,7 +206,11 @@ static void torchtitan_features(struct vrow *r)
  * performance tables ran NeMo 2.0 from release 24.09, and NeMo 1.0's
  * launcher configurations of that time set it too (dgxc-benchmarking's
  * nemo_megatron/gpt3_175b_hydra.yaml @35a9aecc: fp8_params: true).
- * Megatron-LM's --fp8-param-gather is off by default.
+ * Not for MoE models: the MoE performance presets read turn it off
+ * (Megatron-Bridge's kimi_k2_pretrain_256gpu_gb200_fp8mx_config and
+ * deepseek_v3_pretrain_1024gpu_h100_fp8cs_config: fp8_param_gather =
+ * False), and none was found that keeps it.  Megatron-LM's
+ * --fp8-param-gather is off by default.
  */
 static void fp8_params_default(struct vrow *r)
 {
@@ -212,6 +223,11 @@ static void fp8_params_default(struct vrow *r)
 
 	if (sc->dtype != CVC_PROJ_FP8 || sc->zero < 1)
 		return;
+	if (sc->experts > 1) { /* said only where the row says it */
+		feature(r, "fp8_param_gather", "fp8_param_gather|fp8-param-gather|fp8 param gather|"
+			"fp8_params|fp8 params", 0, NULL, NULL);
+		return;
+	}
 	snprintf(why, sizeof why, "the %s precision recipe of %s sets it",
 		 rc == CVC_PROJ_FP8_MXFP8 ? "MXFP8" : rc == CVC_PROJ_FP8_CURRENT
 			 ? "current-scaling fp8" : "delayed-scaling fp8",

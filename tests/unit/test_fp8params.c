@@ -131,8 +131,10 @@ Test(fp8params, applies_where_megatron_core_applies_it)
  * stack a row names: NeMo 2.0's delayed and current scaling (its
  * mixed_precision.py sets it; its MXFP8 recipe does not), Megatron-Bridge's
  * delayed, current scaling and MXFP8, never Megatron-LM's command line
- * (off by default) nor a NeMo release before 24.09 (NeMo 1.0's launcher);
- * a row that says it is read as said.
+ * (off by default) nor a NeMo release before 24.09 (NeMo 1.0's launcher),
+ * nor an MoE model (the MoE performance presets read turn it off: Megatron-
+ * Bridge's Kimi-K2 GB200 MXFP8 and DeepSeek-V3 H100 presets); a row that
+ * says it is read as said.
  */
 Test(fp8params, validate_takes_it_from_the_stacks_recipe)
 {
@@ -149,7 +151,9 @@ Test(fp8params, validate_takes_it_from_the_stacks_recipe)
 		"Llama3-8B,,,,8192,1,1,1,128,8,H100,fp8,14000,NeMo performance summary,"
 		"NeMo 24.05 container\n"
 		"Llama3-8B,,,,8192,1,1,1,128,8,H100,fp8,14000,NeMo performance summary,"
-		"NeMo 25.04 container; fp8_param_gather off\n";
+		"NeMo 25.04 container; fp8_param_gather off\n"
+		"Qwen3-30B-A3B,,,,4096,1,1,4,512,8,GB200 (NVL72),mxfp8,30000,Megatron Bridge "
+		"performance summary,Release 25.11 NeMo container\n";
 	static const char *const want[][3] = {
 		{"fp8_param_gather=1 (the current-scaling fp8 precision recipe of NeMo from 24.09",
 		 NULL, NULL},
@@ -159,6 +163,7 @@ Test(fp8params, validate_takes_it_from_the_stacks_recipe)
 		{"!fp8_param_gather", NULL, NULL},
 		{"!fp8_param_gather", NULL, NULL},
 		{"fp8_param_gather=0 (the row's text says so)", NULL, NULL},
+		{"!fp8_param_gather", NULL, NULL},
 	};
 
 	tu_rows_said(text, want, sizeof want / sizeof want[0], NULL);
@@ -191,4 +196,27 @@ Test(fp8params, validate_counts_rows_its_memory_count_refuses)
 	cr_expect(!strstr(line, "yet the run fit"), "%s", line);
 	cvc_proj_validation_release(&v);
 	free(out);
+}
+
+/*
+ * Claim: a bare 0 in the sharding column of a NeMo or Megatron-Bridge row
+ * is their performance tables' FSDP column saying FSDP off, so the row
+ * runs the distributed optimizer its recipes turn on (zero 1), not ZeRO
+ * stage 0 (NeMo 25.04's MoE rows were counted 16-140% over their HBM);
+ * a Megatron-LM row's 0 stays stage 0.
+ */
+Test(fp8params, a_nemo_tables_fsdp_0_is_the_distributed_optimizer)
+{
+	static const char text[] =
+		"model,layers,hidden,heads,seq,tp,pp,zero_fsdp,micro_batch,global_batch,gpus,gpu,"
+		"dtype,tokens_per_s_per_gpu,source,notes\n"
+		"Llama3-8B,,,,8192,1,1,0,1,128,8,H100,bf16,9000,NeMo performance summary,"
+		"NeMo 25.04 container\n"
+		"Llama3-8B,,,,8192,1,1,0,1,128,8,H100,bf16,9000,Megatron-LM,2025-03\n";
+	static const char *const want[][3] = {
+		{"zero=1 ('0' in a NeMo table's FSDP column: FSDP off", NULL, NULL},
+		{"!zero=1", NULL, NULL},
+	};
+
+	tu_rows_said(text, want, sizeof want / sizeof want[0], NULL);
 }
