@@ -79,7 +79,7 @@ cvc_status an_load_windows(cvc_db *db, struct an_ctx *cx, int64_t run_id, int ra
 			   int device, struct an_winset *ws)
 {
 	sqlite3_stmt *st = NULL;
-	cvc_status rc;
+	cvc_status rc = CVC_OK;
 	int r;
 
 	ws->n = 0;
