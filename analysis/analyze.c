@@ -318,176 +318,6 @@ static void acc_feed(struct acc *a, int kind, int64_t s, int64_t e, const struct
 	}
 }
 
-/* ---- step windows ------------------------------------------------------------ */
-
-struct win {
-	int64_t s, e;
-	int64_t step;
-	size_t step_idx;   /* index into the step list */
-	int64_t max_e;     /* max end over windows [0..this], for the overlap search */
-};
-
-struct winset {
-	struct win *w;
-	size_t n, cap;
-	int64_t *steps;    /* distinct step numbers, ascending */
-	size_t nsteps;
-};
-
-static void winset_release(struct winset *ws)
-{
-	free(ws->w);
-	free(ws->steps);
-	memset(ws, 0, sizeof *ws);
-}
-
-static int win_cmp_start(const void *pa, const void *pb)
-{
-	const struct win *a = pa, *b = pb;
-
-	if (a->s != b->s)
-		return a->s < b->s ? -1 : 1;
-	return (a->e > b->e) - (a->e < b->e);
-}
-
-static int win_cmp_step(const void *pa, const void *pb)
-{
-	const struct win *a = pa, *b = pb;
-
-	if (a->step != b->step)
-		return a->step < b->step ? -1 : 1;
-	return win_cmp_start(pa, pb);
-}
-
-/* Parses a decimal step number; 0 when it is not one. */
-static int parse_step(const char *s, size_t len, int64_t *out)
-{
-	char buf[32];
-	char *end = NULL;
-	long long v;
-
-	if (len == 0 || len >= sizeof buf)
-		return 0;
-	for (size_t i = 0; i < len; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return 0;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	errno = 0;
-	v = strtoll(buf, &end, 10);
-	if (errno || *end)
-		return 0;
-	*out = v;
-	return 1;
-}
-
-/*
- * Reads the matching ranges of kind (device >= 0: only that device) into ws,
- * then sorts and merges them into per-step windows.
- */
-static cvc_status load_windows(cvc_db *db, struct an_ctx *cx, int64_t run_id, int rank,
-			       int kind, int device, struct winset *ws)
-{
-	sqlite3_stmt *st = NULL;
-	cvc_status rc;
-	int r;
-
-	ws->n = 0;
-	if ((rc = prepare(db,
-			  "SELECT r.start_ns, r.end_ns, s.value FROM ranges r "
-			  "JOIN strings s ON s.id = r.name_id "
-			  "WHERE r.run_id=?1 AND r.rank=?2 AND r.kind=?3 "
-			  "AND (?4 < 0 OR r.device=?4)",
-			  &st)))
-		return rc;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int(st, 2, rank);
-	sqlite3_bind_int(st, 3, kind);
-	sqlite3_bind_int(st, 4, device);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 2);
-		int len = sqlite3_column_bytes(st, 2);
-		int m;
-		struct win w = {0};
-
-		if (!name)
-			continue;
-		m = pcre2_match(cx->re, (PCRE2_SPTR)name, (PCRE2_SIZE)len, 0, 0, cx->md, NULL);
-		if (m == PCRE2_ERROR_NOMATCH)
-			continue;
-		if (m < 0) {
-			rc = cvc_db_fail(db, CVC_ERR_USAGE,
-					 "step regex: matching '%.80s' failed (pcre2 error %d)",
-					 name, m);
-			goto out;
-		}
-		w.s = sqlite3_column_int64(st, 0);
-		w.e = sqlite3_column_int64(st, 1);
-		if (w.e < w.s)
-			w.e = w.s;
-		w.step = INT64_MIN; /* numbered below when the capture is absent */
-		if (m >= 2) {
-			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(cx->md);
-
-			if (ov[2] != PCRE2_UNSET &&
-			    !parse_step(name + ov[2], (size_t)(ov[3] - ov[2]), &w.step))
-				w.step = INT64_MIN;
-		}
-		if (ws->n == ws->cap) {
-			rc = cvc_grow(&ws->w, &ws->cap, ws->cap + 1, sizeof *ws->w, 64);
-			if (rc != CVC_OK)
-				goto out;
-		}
-		ws->w[ws->n++] = w;
-	}
-	if (r != SQLITE_DONE) {
-		rc = db_err(db, "reading ranges");
-		goto out;
-	}
-	if (ws->n == 0)
-		goto out;
-	/* Unnumbered windows take their position in start order. */
-	qsort(ws->w, ws->n, sizeof *ws->w, win_cmp_start);
-	for (size_t i = 0; i < ws->n; i++)
-		if (ws->w[i].step == INT64_MIN)
-			ws->w[i].step = (int64_t)i;
-	/* Merge the windows of each step; windows of different steps may overlap. */
-	qsort(ws->w, ws->n, sizeof *ws->w, win_cmp_step);
-	{
-		size_t out = 0;
-
-		free(ws->steps);
-		ws->steps = malloc(ws->n * sizeof *ws->steps);
-		ws->nsteps = 0;
-		if (!ws->steps) {
-			rc = CVC_ERR_NOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < ws->n; i++) {
-			struct win *prev = out ? &ws->w[out - 1] : NULL;
-
-			if (prev && prev->step == ws->w[i].step && ws->w[i].s <= prev->e) {
-				if (ws->w[i].e > prev->e)
-					prev->e = ws->w[i].e;
-				continue;
-			}
-			if (!prev || prev->step != ws->w[i].step)
-				ws->steps[ws->nsteps++] = ws->w[i].step;
-			ws->w[out] = ws->w[i];
-			ws->w[out].step_idx = ws->nsteps - 1;
-			out++;
-		}
-		ws->n = out;
-	}
-	qsort(ws->w, ws->n, sizeof *ws->w, win_cmp_start);
-	for (size_t i = 0; i < ws->n; i++)
-		ws->w[i].max_e = i && ws->w[i - 1].max_e > ws->w[i].e ? ws->w[i - 1].max_e
-								      : ws->w[i].e;
-out:
-	sqlite3_finalize(st);
-	return rc;
-}
-
 /* ---- result rows ----------------------------------------------------------------- */
 
 struct rowbuf {
@@ -631,7 +461,7 @@ static cvc_status kernel_class(cvc_db *db, struct an_ctx *cx, int64_t nid, struc
 
 /* Feeds activity [s, e] (row row of the device) to the accumulators of the
  * windows it overlaps; step_last counts it once per step. */
-static void feed_windows(const struct winset *ws, struct acc *accs, int64_t *step_last,
+static void feed_windows(const struct an_winset *ws, struct acc *accs, int64_t *step_last,
 			 int64_t row, int kind, int64_t s, int64_t e, const struct name_ent *ne)
 {
 	/* Last window starting before e (or at s, for zero-length ones). */
@@ -648,7 +478,7 @@ static void feed_windows(const struct winset *ws, struct acc *accs, int64_t *ste
 	}
 	/* Walk back while some earlier window can still reach s. */
 	for (size_t j = lo; j-- > 0 && ws->w[j].max_e > s;) {
-		const struct win *w = &ws->w[j];
+		const struct an_win *w = &ws->w[j];
 		int64_t cs = s > w->s ? s : w->s, ce = e < w->e ? e : w->e;
 		int in = cs < ce || (s == e && w->s <= s && s < w->e);
 		int count;
@@ -665,8 +495,8 @@ static void feed_windows(const struct winset *ws, struct acc *accs, int64_t *ste
 
 /* Folds each step's windows together, then adds one row per step in order. */
 static cvc_status step_rows(cvc_db *db, struct an_ctx *cx, const struct an_run *run,
-			    int rank, int device, int64_t offset, const struct winset *ws,
-			    const struct acc *accs, struct rowbuf *rb)
+			    int rank, int device, int64_t offset, const struct an_winset *ws,
+			    const struct acc *accs, struct rowbuf *rb, cvc_step_rule rule)
 {
 	struct acc *stepacc = calloc(ws->nsteps, sizeof *stepacc);
 	cvc_status rc = CVC_OK;
@@ -680,8 +510,10 @@ static cvc_status step_rows(cvc_db *db, struct an_ctx *cx, const struct an_run *
 		acc_merge(&stepacc[ws->w[j].step_idx], &accs[j], cx->map.nslots);
 	for (size_t i = 0; i < ws->nsteps && !rc; i++)
 		if (!(rc = row_from_acc(db, rb, run, rank, device, ws->steps[i], &stepacc[i],
-					&cx->map)))
+					&cx->map))) {
 			rb->r[rb->n - 1].clock_offset_ns = offset;
+			rb->r[rb->n - 1].step_rule = rule;
+		}
 out:
 	for (size_t i = 0; i < ws->nsteps; i++)
 		free(stepacc[i].cls);
@@ -689,31 +521,84 @@ out:
 	return rc;
 }
 
+/* One row per step from accumulators indexed like ws->steps. */
+static cvc_status launch_rows(cvc_db *db, struct an_ctx *cx, const struct an_run *run,
+			      int rank, int device, int64_t offset, const struct an_winset *ws,
+			      const struct acc *laccs, struct rowbuf *rb)
+{
+	cvc_status rc = CVC_OK;
+
+	for (size_t i = 0; i < ws->nsteps && !rc; i++)
+		if (!(rc = row_from_acc(db, rb, run, rank, device, ws->steps[i], &laccs[i],
+					&cx->map))) {
+			rb->r[rb->n - 1].clock_offset_ns = offset;
+			rb->r[rb->n - 1].step_rule = CVC_STEP_BY_LAUNCH;
+		}
+	return rc;
+}
+
+/*
+ * The step windows of a device: GPU-timeline windows on this device first,
+ * then NVTX, then CPU ranges of the rank.  *host: they are host windows,
+ * where an activity's launch time (activities.launch_ns) places it.
+ */
+static cvc_status step_windows(cvc_db *db, struct an_ctx *cx, const struct an_run *run,
+			       int rank, int device, struct an_winset *ws, int *host)
+{
+	cvc_status rc;
+
+	*host = 0;
+	if ((rc = an_load_windows(db, cx, run->id, rank, CVC_RANGE_GPU, device, ws)) || ws->n)
+		return rc;
+	*host = 1;
+	if ((rc = an_load_windows(db, cx, run->id, rank, CVC_RANGE_NVTX, -1, ws)) || ws->n)
+		return rc;
+	return an_load_windows(db, cx, run->id, rank, CVC_RANGE_CPU, -1, ws);
+}
+
+/* Per-step accumulators for activities placed by launch time. */
+static cvc_status laccs_new(struct an_ctx *cx, size_t n, struct acc **out)
+{
+	cvc_status rc = CVC_OK;
+
+	*out = calloc(n ? n : 1, sizeof **out);
+	if (!*out)
+		return CVC_ERR_NOMEM;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = acc_init(&(*out)[i], cx->map.nslots, cx->opts.classes);
+	return rc;
+}
+
 /*
  * Sweeps one device.  Returns CVC_ERR_NOTFOUND (with nothing added) when a
  * kernel name has no class and the caller should classify and retry.
+ *
+ * Under host windows every activity is fed twice: whole to the step its
+ * launch time falls in (laccs), and clipped to the windows it overlaps
+ * (accs).  When the device has any launch time, the first is the answer
+ * and activities without one belong to no step: their call is not in the
+ * trace, which in the shared traces means they were queued before the host
+ * trace began (HTA leaves them out of every iteration too).  A device with
+ * no launch time at all (older database, a trace without runtime records)
+ * keeps the clipped figures.
  */
 static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_run *run,
 			       int rank, int device, struct rowbuf *rb)
 {
 	sqlite3_stmt *st = NULL;
-	struct winset ws = {0};
+	struct an_winset ws = {0};
 	struct acc *accs = NULL;  /* one per window, or one for the device */
+	struct acc *laccs = NULL; /* one per step, host windows only */
 	size_t nacc = 0;
 	int64_t *step_last = NULL;
 	cvc_status rc = CVC_OK;
-	int64_t row = 0, offset = 0;
-	int r;
+	int64_t row = 0, offset = 0, launched = 0;
+	int r, host = 0;
 
 	if ((rc = rank_clock_offset(db, run->id, rank, &offset)))
 		goto out;
 	if (cx->opts.by == CVC_BY_STEP) {
-		/* GPU-timeline windows on this device first, then NVTX, then CPU. */
-		if ((rc = load_windows(db, cx, run->id, rank, CVC_RANGE_GPU, device, &ws)))
-			goto out;
-		if (ws.n == 0 && (rc = load_windows(db, cx, run->id, rank, CVC_RANGE_NVTX, -1, &ws)))
-			goto out;
-		if (ws.n == 0 && (rc = load_windows(db, cx, run->id, rank, CVC_RANGE_CPU, -1, &ws)))
+		if ((rc = step_windows(db, cx, run, rank, device, &ws, &host)))
 			goto out;
 		if (ws.n == 0)
 			goto out;
@@ -725,6 +610,8 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 		}
 		for (size_t i = 0; i < ws.nsteps; i++)
 			step_last[i] = -1;
+		if (host && (rc = laccs_new(cx, ws.nsteps, &laccs)))
+			goto out;
 	} else {
 		nacc = 1;
 	}
@@ -737,9 +624,14 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 		if ((rc = acc_init(&accs[i], cx->map.nslots, cx->opts.classes)))
 			goto out;
 
+	/* A database read without upgrading (read-only, older than schema 4)
+	 * has no launch_ns: every activity then reads as launched nowhere. */
 	if ((rc = prepare(db,
-			  "SELECT kind, start_ns, end_ns, name_id, id FROM activities "
-			  "WHERE run_id=?1 AND rank=?2 AND device=?3 ORDER BY start_ns",
+			  cx->has_launch_col
+				  ? "SELECT kind, start_ns, end_ns, name_id, id, launch_ns FROM activities "
+				    "WHERE run_id=?1 AND rank=?2 AND device=?3 ORDER BY start_ns"
+				  : "SELECT kind, start_ns, end_ns, name_id, id, NULL FROM activities "
+				    "WHERE run_id=?1 AND rank=?2 AND device=?3 ORDER BY start_ns",
 			  &st)))
 		goto out;
 	sqlite3_bind_int64(st, 1, run->id);
@@ -773,6 +665,14 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 			acc_feed(&accs[0], kind, s, e, &ne, 1);
 			continue;
 		}
+		if (laccs && sqlite3_column_type(st, 5) != SQLITE_NULL) {
+			/* Whole, in start order: each step's mergers stay sorted. */
+			long k = an_launch_step(&ws, sqlite3_column_int64(st, 5));
+
+			launched++;
+			if (k >= 0)
+				acc_feed(&laccs[k], kind, s, e, &ne, 1);
+		}
 		feed_windows(&ws, accs, step_last, row, kind, s, e, &ne);
 	}
 	if (r != SQLITE_DONE) {
@@ -786,15 +686,23 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 			rb->r[rb->n - 1].clock_offset_ns = offset;
 		goto out;
 	}
-	rc = step_rows(db, cx, run, rank, device, offset, &ws, accs, rb);
+	if (launched)
+		rc = launch_rows(db, cx, run, rank, device, offset, &ws, laccs, rb);
+	else
+		rc = step_rows(db, cx, run, rank, device, offset, &ws, accs, rb,
+			       host ? CVC_STEP_BY_HOST_CLIP : CVC_STEP_BY_GPU_CLIP);
 out:
 	sqlite3_finalize(st);
 	if (accs)
 		for (size_t i = 0; i < nacc; i++)
 			free(accs[i].cls);
 	free(accs);
+	if (laccs)
+		for (size_t i = 0; i < ws.nsteps; i++)
+			free(laccs[i].cls);
+	free(laccs);
 	free(step_last);
-	winset_release(&ws);
+	an_winset_release(&ws);
 	return rc;
 }
 
@@ -913,6 +821,26 @@ static cvc_status an_compile_regex(cvc_db *db, const char *pat, struct an_ctx *c
 	return CVC_OK;
 }
 
+/* Whether activities has launch_ns: a database older than schema 4 read
+ * without upgrading (read-only) does not. */
+static cvc_status has_launch_col(cvc_db *db, int *has)
+{
+	sqlite3_stmt *st = NULL;
+	cvc_status rc;
+	int r;
+
+	*has = 0;
+	if ((rc = prepare(db, "SELECT 1 FROM pragma_table_info('activities') "
+			      "WHERE name='launch_ns'", &st)))
+		return rc;
+	if ((r = sqlite3_step(st)) == SQLITE_ROW)
+		*has = 1;
+	else if (r != SQLITE_DONE)
+		rc = db_err(db, "reading the activities table's columns");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static void an_ctx_release(struct an_ctx *cx)
 {
 	pcre2_match_data_free(cx->md);
@@ -940,7 +868,7 @@ cvc_status cvc_analyze_run(cvc_db *db, const cvc_analyze_opts *opts, cvc_breakdo
 		goto out;
 	if (cx.opts.by == CVC_BY_STEP && (rc = an_compile_regex(db, cx.opts.step_regex, &cx)))
 		goto out;
-	if ((rc = map_load(db, &cx.map)))
+	if ((rc = map_load(db, &cx.map)) || (rc = has_launch_col(db, &cx.has_launch_col)))
 		goto out;
 	/* Classify at most once; a read-only file falls back to HTA's rule. */
 	cx.may_classify = !sqlite3_db_readonly(cvc_db_sqlite(db), "main");

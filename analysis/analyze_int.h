@@ -36,6 +36,7 @@ struct an_ctx {
 	cvc_analyze_opts opts;
 	struct an_class_map map;
 	int may_classify;       /* a miss may still run the classifier */
+	int has_launch_col;     /* activities.launch_ns exists (schema 4) */
 	void *re;               /* pcre2_code * of the step regex */
 	void *md;               /* pcre2_match_data * */
 };
@@ -46,5 +47,37 @@ struct an_ctx {
  */
 cvc_status an_runs_load(cvc_db *db, const char *name, struct an_run **runs, size_t *nruns);
 
+/* ---- step windows (stepwin.c) ---- */
+
+struct an_win {
+	int64_t s, e;
+	int64_t step;
+	size_t step_idx;   /* index into the step list */
+	int64_t max_e;     /* max end over windows [0..this], for the overlap search */
+};
+
+struct an_winset {
+	struct an_win *w;
+	size_t n, cap;
+	int64_t *steps;    /* distinct step numbers, ascending */
+	size_t nsteps;
+};
+
+void an_winset_release(struct an_winset *ws);
+
+/*
+ * Reads the ranges of kind (device >= 0: only that device) whose name the
+ * step regex matches into ws, merged per step number (windows of one step
+ * become disjoint), sorted by start with max_e set.  ws->n is 0 when none.
+ */
+cvc_status an_load_windows(cvc_db *db, struct an_ctx *cx, int64_t run_id, int rank, int kind,
+			   int device, struct an_winset *ws);
+
+/*
+ * The index into ws->steps of the step whose window holds host time t: of
+ * the windows holding it, the one that started last (the innermost, when a
+ * trace nests step ranges); -1 when none does.  Windows are half-open.
+ */
+long an_launch_step(const struct an_winset *ws, int64_t t);
 
 #endif

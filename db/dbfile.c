@@ -35,11 +35,13 @@
 extern const char cvc_schema_sql[];
 extern const char cvc_migrate_2_sql[];
 extern const char cvc_migrate_3_sql[];
+extern const char cvc_migrate_4_sql[];
 
 /* migrations[v] takes version v to v + 1 (db/migrate_<v+1>.sql). */
 static const char *const migrations[CVC_DB_SCHEMA_VERSION] = {
 	[1] = cvc_migrate_2_sql,
 	[2] = cvc_migrate_3_sql,
+	[3] = cvc_migrate_4_sql,
 };
 
 const char *cvc_strerror(cvc_status st)

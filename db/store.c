@@ -48,8 +48,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_STR_ADD] = "INSERT INTO strings(value) VALUES(?)",
 	[S_ACT_ADD] = "INSERT INTO activities(run_id,rank,device,kind,name_id,start_ns,"
 		      "end_ns,stream,context,correlation,external_id,grid_x,grid_y,grid_z,"
-		      "block_x,block_y,block_z,registers,shared_mem_bytes,bytes,copy_kind) "
-		      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		      "block_x,block_y,block_z,registers,shared_mem_bytes,bytes,copy_kind,"
+		      "launch_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_COLL_ADD] = "INSERT OR REPLACE INTO collectives(activity_id,coll,dtype,in_nelems,"
 		       "out_nelems,bytes,group_size,pg_name,pg_desc,pg_ranks,algo,proto,root) "
 		       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -441,6 +441,15 @@ cvc_status cvc_db_activity_add(cvc_db *db, const cvc_activity *a, int64_t *id)
 	bind_i64_or_null(st, 19, a->shared_mem_bytes, 0);
 	bind_i64_or_null(st, 20, a->kind == CVC_ACT_KERNEL ? 0 : a->bytes, 0);
 	bind_i64_or_null(st, 21, a->copy_kind, 0);
+	if (a->has_launch) {
+		if (a->launch_ns < -CVC_TIME_LIMIT_NS || a->launch_ns > CVC_TIME_LIMIT_NS)
+			return cvc_db_fail(db, CVC_ERR_FORMAT,
+					   "activity: launch time %lld ns is out of range",
+					   (long long)a->launch_ns);
+		sqlite3_bind_int64(st, 22, a->launch_ns);
+	} else {
+		sqlite3_bind_null(st, 22);
+	}
 	if ((rc = step_done(db, st, "adding activity")))
 		return rc;
 	if (id)

@@ -162,6 +162,41 @@ static void map_put(struct ext_slot *map, size_t mask, const struct cvc_spool_ex
 	map[j].ext = e->external_id;
 }
 
+/*
+ * The runtime and driver calls by correlation id: an activity's launch time
+ * (activities.launch_ns, what `cvc analyze --by step` places it by).  A
+ * runtime call and the driver call it made may share an id: the earlier is
+ * the launch.
+ */
+static void call_put(struct ext_slot *map, size_t mask, uint32_t corr, int64_t t)
+{
+	size_t j;
+
+	if (corr == 0)
+		return;
+	for (j = (corr * 2654435761u) & mask; map[j].corr; j = (j + 1) & mask) {
+		if (map[j].corr == corr) {
+			if (t < (int64_t)map[j].ext)
+				map[j].ext = (uint64_t)t;
+			return;
+		}
+	}
+	map[j].corr = corr;
+	map[j].ext = (uint64_t)t;
+}
+
+static int call_get(const struct ext_slot *map, size_t mask, uint32_t corr, int64_t *t)
+{
+	if (!map || corr == 0)
+		return 0;
+	for (size_t j = (corr * 2654435761u) & mask; map[j].corr; j = (j + 1) & mask)
+		if (map[j].corr == corr) {
+			*t = (int64_t)map[j].ext;
+			return 1;
+		}
+	return 0;
+}
+
 static cvc_status mat_sid(struct mat *m, size_t off, uint32_t sid, int64_t *id)
 {
 	if (sid == 0 || sid > m->nsid || !m->sid2id[sid])
@@ -336,6 +371,8 @@ static cvc_status mat_act(struct mat *m, size_t off, const struct cvc_spool_act 
 	a.shared_mem_bytes = s->shared_mem_bytes;
 	a.bytes = s->bytes;
 	a.copy_kind = s->copy_kind;
+	a.has_launch = call_get(m->calls, m->calls_mask, s->correlation, &a.launch_ns) &&
+		       cvc_db_span_ok(a.launch_ns, a.launch_ns, -1, 1);
 	if ((st = cvc_db_activity_add(m->db, &a, &id)))
 		return mat_dbfail(m, st);
 	if ((st = mat_proj_span(m, s->correlation, a.device, a.start_ns, a.end_ns)))
@@ -647,6 +684,11 @@ static void mat_prefill(struct mat *m, size_t end)
 					map_put(m->launch, m->launch_mask, &e);
 			} else
 				map_put(m->ext, m->next_mask, &e);
+		} else if (type == CVC_SPOOL_API && m->calls) {
+			struct cvc_spool_api a;
+
+			memcpy(&a, m->base + off + 8, sizeof a);
+			call_put(m->calls, m->calls_mask, a.correlation, a.start_ns);
 		} else if (type == CVC_SPOOL_COLL && nc < m->ncolls) {
 			memcpy(&m->colls[nc++], m->base + off + 8, sizeof *m->colls);
 		} else if (type == CVC_SPOOL_GNODE || type == CVC_SPOOL_GCLONE) {
@@ -806,6 +848,18 @@ cvc_status cvc_profile_materialize(const char *spool_path, const char *db_path,
 		}
 		m.next_mask = m.launch_mask = n - 1;
 	}
+	if (m.napi) {
+		size_t n = 16;
+
+		while (n < m.napi * 2)
+			n *= 2;
+		m.calls = calloc(n, sizeof *m.calls);
+		if (!m.calls) {
+			st = mat_fail(&m, CVC_ERR_NOMEM, 0, "out of memory for API calls");
+			goto out;
+		}
+		m.calls_mask = n - 1;
+	}
 	if (ncoll) {
 		m.colls = calloc(ncoll, sizeof *m.colls);
 		m.coll_used = calloc(ncoll, 1);
@@ -850,6 +904,7 @@ out:
 	free(m.sid2str);
 	free(m.sid2len);
 	free(m.ext);
+	free(m.calls);
 	free(m.launch);
 	free(m.colls);
 	free(m.coll_used);

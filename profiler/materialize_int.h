@@ -33,6 +33,9 @@ struct mat {
 	uint32_t nsid;
 	struct ext_slot *ext;       /* correlation -> framework external id */
 	size_t next_mask;
+	struct ext_slot *calls;     /* correlation -> host time of its API call
+				       (ext holds the int64 time), NULL: none */
+	size_t calls_mask;
 	struct ext_slot *launch;    /* correlation -> NCCL launch id */
 	size_t launch_mask;
 	struct cvc_spool_coll *colls; /* sorted by launch_id */

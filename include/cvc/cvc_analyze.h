@@ -35,9 +35,25 @@
  * The step number is the regex's first capture group when it is a decimal
  * number, else the window's 0-based position in start order.  Ranges with
  * the same step number are merged into one step (union of their windows).
- * Every activity is clipped to the step's windows; a kernel counts in a step
- * when its clipped interval is non-empty (or, zero-length, when it lies in
- * the window).  span is then last clipped end - first clipped start.
+ * Which activities a step holds (cvc_breakdown.step_rule says which rule):
+ *  - GPU-timeline windows (CVC_STEP_BY_GPU_CLIP): every activity is clipped
+ *    to the step's windows, which already lie on the device's clock; a
+ *    kernel counts in a step when its clipped interval is non-empty (or,
+ *    zero-length, when it lies in the window); span is last clipped end -
+ *    first clipped start.
+ *  - host windows (NVTX or CPU) on a device where activities carry the host
+ *    time of their launching call (activities.launch_ns, schema 4; HTA's
+ *    iteration of a kernel) (CVC_STEP_BY_LAUNCH): each activity belongs,
+ *    whole, to the step whose window holds its launch time (of several, the
+ *    one that started last), or to none; compute, comm, hidden, exposed and
+ *    idle are over the step's own activities, its span from the first one's
+ *    start to the last one's end (the GPU may run far behind the CPU, and a
+ *    step's span may overlap the next one's).  Activities without a launch
+ *    time there belong to no step: their call is not in the trace (queued
+ *    before the host trace began).
+ *  - host windows on a device with no launch time at all (a database made
+ *    before schema 4, a trace without runtime records)
+ *    (CVC_STEP_BY_HOST_CLIP): clipped, as for GPU windows.
  *
  * Handles are not thread safe (one cvc_db per thread).
  */
@@ -124,6 +140,14 @@ typedef struct cvc_class_time {
 	int64_t union_ns;       /* length of the union of this class's kernels */
 } cvc_class_time;
 
+/* How a step row's activities were chosen (see "Steps" above). */
+typedef enum cvc_step_rule {
+	CVC_STEP_NONE = 0,         /* a CVC_BY_RANK row */
+	CVC_STEP_BY_GPU_CLIP = 1,  /* clipped to GPU-timeline step windows */
+	CVC_STEP_BY_LAUNCH = 2,    /* whole, by the host time of their launch */
+	CVC_STEP_BY_HOST_CLIP = 3  /* clipped to host windows: no launch times */
+} cvc_step_rule;
+
 /* One row: a (run, rank, device) or a (run, rank, device, step). */
 typedef struct cvc_breakdown {
 	char run[128];          /* run name (truncated past 127 bytes) */
@@ -131,6 +155,7 @@ typedef struct cvc_breakdown {
 	int rank;
 	int device;
 	int64_t step;           /* -1 in CVC_BY_RANK rows */
+	cvc_step_rule step_rule;
 	int64_t kernels, comm_kernels;
 	int64_t busy_ns, compute_ns, comm_ns, hidden_ns, exposed_ns, idle_ns, span_ns;
 	int64_t first_ns;       /* start of the span (clock of the trace) */

@@ -25,7 +25,7 @@ typedef struct cvc_db cvc_db;
 typedef struct sqlite3 sqlite3;
 
 /* Schema version this build writes and reads (PRAGMA user_version). */
-#define CVC_DB_SCHEMA_VERSION 3
+#define CVC_DB_SCHEMA_VERSION 4
 /* PRAGMA application_id of every cvc database: "CVC1". */
 #define CVC_DB_APP_ID 0x43564331
 
@@ -228,6 +228,9 @@ typedef struct cvc_activity {
 	int64_t shared_mem_bytes;
 	int64_t bytes;            /* memcpy/memset size */
 	int32_t copy_kind;        /* CUPTI copy kind numbering, 0 = unknown */
+	int has_launch;           /* launch_ns is known (0: stored as NULL) */
+	int64_t launch_ns;        /* host time of the launching call, in the
+				     clock of the rank's host ranges */
 } cvc_activity;
 
 /* Inserts one activity; *id (may be NULL) receives its row id. */

@@ -269,7 +269,8 @@ union merged_row {
 
 struct merged {
 	const char *sql;        /* the run's rows (?1 the shard's run id) in id order */
-	const char *sql_pre3;   /* the same for schema 1-2 shards, where it differs */
+	const char *sql_old;    /* the same for shards older than schema new_in, */
+	int new_in;             /* which added columns sql reads (NULL in sql_old) */
 	const struct col *cols; /* cols[i]: column i of the SELECT */
 	size_t ncols;
 	int counts_rows;        /* adds to the rows read (stats->events) */
@@ -322,7 +323,7 @@ static cvc_status merge_table(struct merge *m, int64_t src_run, const struct mer
 	cvc_status ret;
 	int rc;
 
-	if ((ret = prep(m, m->ver < 3 && t->sql_pre3 ? t->sql_pre3 : t->sql, &st)))
+	if ((ret = prep(m, t->sql_old && m->ver < t->new_in ? t->sql_old : t->sql, &st)))
 		return ret;
 	sqlite3_bind_int64(st, 1, src_run);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -378,7 +379,7 @@ static const struct col device_cols[] = {
 static const struct merged devices = {
 	"SELECT rank, device, name, sm_count, total_mem_bytes, cc_major, "
 	"cc_minor, mem_bw_gbps, clock_khz FROM devices WHERE run_id=?",
-	NULL, device_cols, sizeof device_cols / sizeof device_cols[0], 0, write_device,
+	NULL, 0, device_cols, sizeof device_cols / sizeof device_cols[0], 0, write_device,
 };
 
 static cvc_status write_source(struct merge *m, sqlite3_stmt *st, union merged_row *row,
@@ -400,11 +401,13 @@ static const struct col source_cols[] = {
 
 static const struct merged sources = {
 	"SELECT path, format, rank, events FROM sources WHERE run_id=? ORDER BY id",
-	NULL, source_cols, sizeof source_cols / sizeof source_cols[0], 0, write_source,
+	NULL, 0, source_cols, sizeof source_cols / sizeof source_cols[0], 0, write_source,
 };
 
-/* Columns 20.. of the activities SELECT: the collective, if any. */
-#define ACT_COLL_COL 20
+/* Column 20 of the activities SELECT: the launch time (NULL: unknown). */
+#define ACT_LAUNCH_COL 20
+/* Columns 21.. of the activities SELECT: the collective, if any. */
+#define ACT_COLL_COL 21
 
 static const struct col coll_cols[] = {
 	COL(AS_TEXT, cvc_collective, coll, 0),
@@ -431,6 +434,8 @@ static cvc_status write_activity(struct merge *m, sqlite3_stmt *st, union merged
 
 	(void)ctx;
 	a->run_id = m->run_id;
+	a->has_launch = sqlite3_column_type(st, ACT_LAUNCH_COL) != SQLITE_NULL;
+	a->launch_ns = a->has_launch ? sqlite3_column_int64(st, ACT_LAUNCH_COL) : 0;
 	if (!col_text(st, 3))
 		return no_name(m, "activity", "");
 	if ((ret = intern_col(m, st, 3, &a->name_id)) ||
@@ -478,20 +483,31 @@ static const struct col activity_cols[] = {
 	COL(AS_I64, cvc_activity, shared_mem_bytes, 0),
 	COL(AS_I64, cvc_activity, bytes, 0),
 	COL(AS_I32, cvc_activity, copy_kind, 0),
+	{AS_WRITER, 0, 0}, /* launch_ns, with has_launch */
 };
 
 /* One pass, in id order: a collective follows its activity's new id. */
+/* schema 4 added launch_ns */
 static const struct merged activities = {
 	"SELECT a.rank, a.device, a.kind, s.value, a.start_ns, a.end_ns, "
 	"a.stream, a.context, a.correlation, a.external_id, a.grid_x, a.grid_y, "
 	"a.grid_z, a.block_x, a.block_y, a.block_z, a.registers, "
-	"a.shared_mem_bytes, a.bytes, a.copy_kind, "
+	"a.shared_mem_bytes, a.bytes, a.copy_kind, a.launch_ns, "
 	"c.activity_id, c.coll, c.dtype, c.in_nelems, c.out_nelems, c.bytes, "
 	"c.group_size, c.pg_name, c.pg_desc, c.pg_ranks, c.algo, c.proto, c.root "
 	"FROM activities a LEFT JOIN strings s ON s.id=a.name_id "
 	"LEFT JOIN collectives c ON c.activity_id=a.id "
 	"WHERE a.run_id=? ORDER BY a.id",
-	NULL, activity_cols, sizeof activity_cols / sizeof activity_cols[0], 1, write_activity,
+	"SELECT a.rank, a.device, a.kind, s.value, a.start_ns, a.end_ns, "
+	"a.stream, a.context, a.correlation, a.external_id, a.grid_x, a.grid_y, "
+	"a.grid_z, a.block_x, a.block_y, a.block_z, a.registers, "
+	"a.shared_mem_bytes, a.bytes, a.copy_kind, NULL, "
+	"c.activity_id, c.coll, c.dtype, c.in_nelems, c.out_nelems, c.bytes, "
+	"c.group_size, c.pg_name, c.pg_desc, c.pg_ranks, c.algo, c.proto, c.root "
+	"FROM activities a LEFT JOIN strings s ON s.id=a.name_id "
+	"LEFT JOIN collectives c ON c.activity_id=a.id "
+	"WHERE a.run_id=? ORDER BY a.id",
+	4, activity_cols, sizeof activity_cols / sizeof activity_cols[0], 1, write_activity,
 };
 
 static cvc_status write_range(struct merge *m, sqlite3_stmt *st, union merged_row *row,
@@ -525,7 +541,7 @@ static const struct merged ranges = {
 	"SELECT r.rank, r.device, r.kind, s.value, r.start_ns, r.end_ns, r.tid, "
 	"r.domain FROM ranges r LEFT JOIN strings s ON s.id=r.name_id "
 	"WHERE r.run_id=? ORDER BY r.id",
-	NULL, range_cols, sizeof range_cols / sizeof range_cols[0], 1, write_range,
+	NULL, 0, range_cols, sizeof range_cols / sizeof range_cols[0], 1, write_range,
 };
 
 static cvc_status write_nccltest(struct merge *m, sqlite3_stmt *st, union merged_row *row,
@@ -568,7 +584,7 @@ static const struct merged nccl_tests = {
 	"SELECT op, nranks, size_bytes, count, dtype, redop, root, in_place, "
 	"time_us, algbw_gbps, busbw_gbps, wrong, NULL, NULL "
 	"FROM nccl_tests WHERE run_id=? ORDER BY id",
-	nccltest_cols, sizeof nccltest_cols / sizeof nccltest_cols[0], 1, write_nccltest,
+	3, nccltest_cols, sizeof nccltest_cols / sizeof nccltest_cols[0], 1, write_nccltest,
 };
 
 /* The op's launches (op_launches) under its new id. */
@@ -624,7 +640,7 @@ static const struct merged op_shapes = {
 	"SELECT o.rank, o.external_id, s.value, o.dims, o.types, o.id "
 	"FROM op_shapes o LEFT JOIN strings s ON s.id=o.name_id "
 	"WHERE o.run_id=? ORDER BY o.id",
-	NULL, op_shape_cols, sizeof op_shape_cols / sizeof op_shape_cols[0], 1, write_op_shape,
+	NULL, 0, op_shape_cols, sizeof op_shape_cols / sizeof op_shape_cols[0], 1, write_op_shape,
 };
 
 /* op_shapes rows (GEMM-like ops with their Input Dims) and their

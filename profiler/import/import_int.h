@@ -81,6 +81,16 @@ struct imp_nsys_session {
 
 void imp_nsys_session(struct sqlite3 *src, int have_kernels, struct imp_nsys_session *out);
 
+/*
+ * Fills the temporary table temp.cvc_nsys_launch(proc, corr, ts) on the
+ * export's connection src with the runtime and driver calls
+ * (CUPTI_ACTIVITY_KIND_RUNTIME, _DRIVER where present) by process
+ * (globalTid with the thread bits cleared, as activities' globalPid) and
+ * correlation id: the host time each activity was launched at.  *have: the
+ * table holds rows.  Returns 0, or -1 on an SQLite error (sqlite3_errmsg).
+ */
+int imp_nsys_launch_table(struct sqlite3 *src, int *have);
+
 
 /*
  * An input that can be read only once (stream.c): a pipe, a FIFO, a

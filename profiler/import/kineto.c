@@ -521,6 +521,7 @@ static void kin_release(struct kin *k)
 	free(k->cudart);
 	free(k->tmp);
 	oplink_release(&k->link);
+	kin_launch_times_release(k);
 }
 
 cvc_status cvc_import_kineto(cvc_db *db, int64_t run_id, const char *path,

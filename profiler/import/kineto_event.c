@@ -541,6 +541,16 @@ static void thread_of(const struct ev *e, int64_t *pid, int64_t *tid)
 		*tid = -1;
 }
 
+static int name_has(const jval *name, const char *word, size_t n)
+{
+	if (name->type != J_STR)
+		return 0;
+	for (size_t i = 0; i + n <= name->n; i++)
+		if (memcmp(name->p + i, word, n) == 0)
+			return 1;
+	return 0;
+}
+
 /*
  * Runtime / driver calls that launch kernels: cudaLaunchKernel,
  * cudaLaunchKernelExC, cudaLaunchCooperativeKernel, cuLaunchKernel(Ex),
@@ -548,12 +558,18 @@ static void thread_of(const struct ev *e, int64_t *pid, int64_t *tid)
  */
 static int is_launch_name(const jval *name)
 {
-	if (name->type != J_STR)
-		return 0;
-	for (size_t i = 0; i + 6 <= name->n; i++)
-		if (memcmp(name->p + i, "Launch", 6) == 0)
-			return 1;
-	return 0;
+	return name_has(name, "Launch", 6);
+}
+
+/*
+ * Calls that put work on the GPU: the launches, and the copies and sets
+ * (cudaMemcpyAsync, cuMemsetD32Async, hipMemcpyAsync, ...), whose time
+ * places their activity in a step (db/migrate_4.sql).  Only the launches
+ * feed op links and the host's time per launch.
+ */
+static int is_gpu_call_name(const jval *name)
+{
+	return is_launch_name(name) || name_has(name, "Memcpy", 6) || name_has(name, "Memset", 6);
 }
 
 /*
@@ -665,8 +681,10 @@ static cvc_status do_shape(struct kin *k, const struct ev *e, int64_t ev_off)
 }
 
 /*
- * A runtime or driver call: kept when it launches kernels, for linking by
- * nesting (oplink.h).  Other calls were skipped by can_skip.
+ * A runtime or driver call that puts work on the GPU: its time is kept for
+ * the activity with its correlation id (the step it belongs to), and a
+ * kernel launch is kept for linking by nesting (oplink.h).  Other calls
+ * were skipped by can_skip.
  */
 static cvc_status do_launch(struct kin *k, const struct ev *e, int64_t ev_off)
 {
@@ -692,6 +710,10 @@ static cvc_status do_launch(struct kin *k, const struct ev *e, int64_t ev_off)
 	}
 	if (la.correlation < 0)
 		return CVC_OK;
+	if ((st = kin_launch_time_add(k, la.correlation, la.ts_ns)))
+		return st;
+	if (!is_launch_name(&e->name))
+		return CVC_OK;
 	thread_of(e, &la.pid, &la.tid);
 	return oplink_add_launch(&k->link, &la) ? kin_nomem(k) : CVC_OK;
 }
@@ -710,7 +732,7 @@ static int can_skip(struct kin *k, const struct ev *e)
 		    !jv_eq(&e->name, "record_param_comms") && !is_shape_op(k, &e->name) &&
 		    !legacy_step(&e->cat, &e->name))
 			return 1;
-		if (kd == EK_LAUNCH && e->name.type != J_NONE && !is_launch_name(&e->name))
+		if (kd == EK_LAUNCH && e->name.type != J_NONE && !is_gpu_call_name(&e->name))
 			return 1;
 	}
 	return 0;
@@ -758,7 +780,7 @@ cvc_status kin_handle_event(struct kin *k, const char *p, size_t n, int64_t off)
 			return do_rpc(k, &e);
 		return is_shape_op(k, &e.name) ? do_shape(k, &e, off) : CVC_OK;
 	case EK_LAUNCH:
-		return is_launch_name(&e.name) ? do_launch(k, &e, off) : CVC_OK;
+		return is_gpu_call_name(&e.name) ? do_launch(k, &e, off) : CVC_OK;
 	case EK_SKIP:
 		break;
 	}

@@ -158,6 +158,76 @@ static cvc_status host_time(struct kin *k, int rank)
 	return rank_meta(k, rank, "host_launch_ns", val);
 }
 
+/*
+ * Launch times go through a temporary table of the import's connection: it
+ * lives outside the database file (nothing of it is committed), is emptied
+ * for each file (correlation ids are one process's, so one rank's), and
+ * lets one UPDATE give every activity its call's time however the file
+ * orders calls and activities.  A correlation id seen twice (a runtime
+ * call and the driver call under it, or two processes in one file) keeps
+ * the earliest time.
+ */
+cvc_status kin_launch_time_add(struct kin *k, int64_t corr, int64_t ts_ns)
+{
+	sqlite3 *sq = cvc_db_sqlite(k->db);
+	cvc_status st;
+
+	if (!k->launch_ins) {
+		if ((st = cvc_db_exec(k->db, "CREATE TEMP TABLE IF NOT EXISTS cvc_kin_launch("
+					     "corr INTEGER PRIMARY KEY, ts INTEGER NOT NULL);"
+					     "DELETE FROM temp.cvc_kin_launch;")))
+			return st;
+		if (sqlite3_prepare_v2(sq,
+				       "INSERT INTO temp.cvc_kin_launch(corr, ts) VALUES(?1, ?2) "
+				       "ON CONFLICT(corr) DO UPDATE SET ts=min(ts, excluded.ts)",
+				       -1, &k->launch_ins, NULL) != SQLITE_OK)
+			return cvc_db_fail(k->db, CVC_ERR_DB, "'%s': %s", cvc_db_path(k->db),
+					   sqlite3_errmsg(sq));
+	}
+	sqlite3_bind_int64(k->launch_ins, 1, corr);
+	sqlite3_bind_int64(k->launch_ins, 2, ts_ns);
+	if (sqlite3_step(k->launch_ins) != SQLITE_DONE) {
+		sqlite3_reset(k->launch_ins);
+		return cvc_db_fail(k->db, CVC_ERR_DB, "'%s': %s", cvc_db_path(k->db),
+				   sqlite3_errmsg(sq));
+	}
+	sqlite3_reset(k->launch_ins);
+	k->n_launch_times++;
+	return CVC_OK;
+}
+
+void kin_launch_times_release(struct kin *k)
+{
+	sqlite3_finalize(k->launch_ins);
+	k->launch_ins = NULL;
+}
+
+/*
+ * This file's activities take the time of the call with their correlation
+ * id (ROCm's HIP activities: their External id, which do_launch() took as
+ * the call's correlation).  An activity whose call is not in the file
+ * (queued before the host trace began, or the file has no runtime events)
+ * keeps NULL.
+ */
+static cvc_status set_launch_times(struct kin *k)
+{
+	char sql[512];
+	cvc_status st;
+
+	if (k->n_launch_times == 0)
+		return CVC_OK;
+	snprintf(sql, sizeof sql,
+		 "UPDATE activities SET launch_ns=(SELECT ts FROM temp.cvc_kin_launch "
+		 "WHERE corr=coalesce(activities.correlation, %s)) "
+		 "WHERE run_id=%lld AND id>%lld;"
+		 "DELETE FROM temp.cvc_kin_launch;",
+		 k->n_hip_ext > 0 ? "activities.external_id" : "NULL",
+		 (long long)k->run_id, (long long)k->act_id_floor);
+	st = cvc_db_exec(k->db, sql);
+	kin_launch_times_release(k);
+	return st;
+}
+
 static const struct devprop *find_prop(const struct kin *k, int dev)
 {
 	for (size_t i = 0; i < k->nprops; i++)
@@ -206,7 +276,8 @@ cvc_status kin_finish(struct kin *k)
 		return st;
 	if ((st = kin_cur_rank(k, &rank)))
 		return st;
-	if ((st = link_pending(k)) || (st = link_ops(k, rank)) || (st = host_time(k, rank)))
+	if ((st = link_pending(k)) || (st = link_ops(k, rank)) || (st = host_time(k, rank)) ||
+	    (st = set_launch_times(k)))
 		return st;
 	for (size_t i = 0; i < k->ndevs; i++) {
 		const struct devprop *d = find_prop(k, k->devs[i]);

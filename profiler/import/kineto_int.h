@@ -92,6 +92,12 @@ struct kin {
 	oplink link;
 	int64_t n_ext_corr, n_ext_own;
 	int64_t n_hip_ext;   /* HIP launches linked by their External id (ROCm) */
+	/* correlation id -> host time of the launching call, kept in a
+	 * temporary table (kineto_finish.c) rather than in memory: a trace may
+	 * have millions of launches, and the kernels may come before or after
+	 * their calls in the file */
+	struct sqlite3_stmt *launch_ins;
+	int64_t n_launch_times;
 
 	char *tmp;  /* decode scratch, grown to the longest string */
 	size_t tmpcap;
@@ -137,5 +143,12 @@ cvc_status kin_store_coll(struct kin *k, int64_t act_id, const struct coll *c);
 
 /* After the document: rank, links, devices, run and rank rows, source row. */
 cvc_status kin_finish(struct kin *k);
+
+/* Notes that the runtime or driver call with correlation id corr ran on the
+ * host at ts_ns; kin_finish() gives it to the activities with that id. */
+cvc_status kin_launch_time_add(struct kin *k, int64_t corr, int64_t ts_ns);
+
+/* Frees what kin_launch_time_add() holds (the database keeps nothing). */
+void kin_launch_times_release(struct kin *k);
 
 #endif

@@ -63,6 +63,7 @@ struct nsys {
 	int64_t acts, ranges;
 	int64_t nvtx_orphans;   /* ranges of processes without GPU work */
 	int64_t untimed;        /* activity rows CUPTI could not time (0, 0) */
+	int have_launch;        /* temp.cvc_nsys_launch holds the runtime calls */
 	int64_t total_rows;     /* for progress only; 0 when not counted */
 	struct imp_nsys_session sess; /* its start, host, launcher's rank */
 	int env_rank_used;
@@ -436,25 +437,28 @@ static cvc_status count_rows(struct nsys *n, const int *have_act, int have_nvtx)
 	return CVC_OK;
 }
 
-/* Columns read from every activity table, in this order. */
+/* Columns read from every activity table, in this order; then the launch
+ * time (NULL when unknown), then the table's own columns from X_COL. */
 static const char *const act_cols[] = {
 	"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid"
 };
-enum { N_ACT_COLS = 7 };
+enum { N_ACT_COLS = 7, LAUNCH_COL = N_ACT_COLS, X_COL = N_ACT_COLS + 1 };
 
-static cvc_status import_activities(struct nsys *n, int which)
+/* The SELECT of activity table `which` into b, columns as act_cols and
+ * LAUNCH_COL / X_COL say; the launch time joined by process and
+ * correlation id (imp_nsys_launch_table). */
+static cvc_status act_query(struct nsys *n, int which, struct sqlbuf *b)
 {
 	const char *t = act_tables[which];
-	struct sqlbuf b = {.len = 0};
-	sqlite3_stmt *st = NULL;
-	cvc_status ret = CVC_OK;
-	int rc, hs = 1, hd = 1;
-	long long row = 0;
+	int hs = 1, hd = 1, hg, hc;
 
-	sb_add(&b, "SELECT ", "", "");
+	sb_add(b, "SELECT ", "", "");
 	for (int i = 0; i < N_ACT_COLS; i++)
-		if (sb_col(n, &b, t, "a", act_cols[i]) < 0)
+		if (sb_col(n, b, t, "a", act_cols[i]) < 0)
 			return src_fail(n);
+	if ((hg = has_column(n, t, "globalPid")) < 0 || (hc = has_column(n, t, "correlationId")) < 0)
+		return src_fail(n);
+	sb_add(b, ", %s", n->have_launch && hg && hc ? "l.ts" : "NULL", "");
 	if (which == 0) {
 		static const char *const kcols[] = {
 			"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
@@ -462,27 +466,44 @@ static cvc_status import_activities(struct nsys *n, int which)
 		};
 
 		for (size_t i = 0; i < sizeof kcols / sizeof kcols[0]; i++)
-			if (sb_col(n, &b, t, "a", kcols[i]) < 0)
+			if (sb_col(n, b, t, "a", kcols[i]) < 0)
 				return src_fail(n);
 		if ((hd = has_column(n, t, "demangledName")) < 0 ||
 		    (hs = has_column(n, t, "shortName")) < 0)
 			return src_fail(n);
-		sb_add(&b, ", coalesce(%s, %s)", hd ? "d.value" : "NULL", hs ? "s.value" : "NULL");
-		sb_add(&b, " FROM \"%s\" a", t, "");
+		sb_add(b, ", coalesce(%s, %s)", hd ? "d.value" : "NULL", hs ? "s.value" : "NULL");
+		sb_add(b, " FROM \"%s\" a", t, "");
 		if (hd)
-			sb_add(&b, " LEFT JOIN StringIds d ON d.id=a.demangledName", "", "");
+			sb_add(b, " LEFT JOIN StringIds d ON d.id=a.demangledName", "", "");
 		if (hs)
-			sb_add(&b, " LEFT JOIN StringIds s ON s.id=a.shortName", "", "");
+			sb_add(b, " LEFT JOIN StringIds s ON s.id=a.shortName", "", "");
 	} else {
-		if (sb_col(n, &b, t, "a", "bytes") < 0 ||
-		    sb_col(n, &b, t, "a", which == 1 ? "copyKind" : "memKind") < 0 ||
-		    (which == 1 && (sb_col(n, &b, t, "a", "srcKind") < 0 ||
-				    sb_col(n, &b, t, "a", "dstKind") < 0)))
+		if (sb_col(n, b, t, "a", "bytes") < 0 ||
+		    sb_col(n, b, t, "a", which == 1 ? "copyKind" : "memKind") < 0 ||
+		    (which == 1 && (sb_col(n, b, t, "a", "srcKind") < 0 ||
+				    sb_col(n, b, t, "a", "dstKind") < 0)))
 			return src_fail(n);
-		sb_add(&b, " FROM \"%s\" a", t, "");
+		sb_add(b, " FROM \"%s\" a", t, "");
 	}
-	if (b.overflow)
+	if (n->have_launch && hg && hc)
+		sb_add(b, " LEFT JOIN temp.cvc_nsys_launch l ON l.proc=a.globalPid & ~16777215 "
+			  "AND l.corr=a.correlationId", "", "");
+	if (b->overflow)
 		return cvc_db_fail(n->db, CVC_ERR_INTERNAL, "nsys: statement too long");
+	return CVC_OK;
+}
+
+static cvc_status import_activities(struct nsys *n, int which)
+{
+	const char *t = act_tables[which];
+	struct sqlbuf b = {.len = 0};
+	sqlite3_stmt *st = NULL;
+	cvc_status ret = CVC_OK;
+	int rc;
+	long long row = 0;
+
+	if ((ret = act_query(n, which, &b)))
+		return ret;
 	if (sqlite3_prepare_v2(n->src, b.s, -1, &st, NULL) != SQLITE_OK) {
 		ret = src_fail(n);
 		goto out;
@@ -527,6 +548,10 @@ static cvc_status import_activities(struct nsys *n, int which)
 		a.correlation = sqlite3_column_type(st, 5) == SQLITE_NULL
 					? -1 : sqlite3_column_int64(st, 5);
 		a.external_id = -1;
+		if (sqlite3_column_type(st, LAUNCH_COL) == SQLITE_INTEGER) {
+			a.has_launch = 1;
+			a.launch_ns = sqlite3_column_int64(st, LAUNCH_COL);
+		}
 		a.rank = proc_rank(n, sqlite3_column_int64(st, 6));
 		if (a.rank < 0) {
 			ret = cvc_db_fail(n->db, CVC_ERR_INTERNAL,
@@ -537,23 +562,23 @@ static cvc_status import_activities(struct nsys *n, int which)
 		if (which == 0) {
 			a.kind = CVC_ACT_KERNEL;
 			for (int i = 0; i < 3; i++) {
-				a.grid[i] = sqlite3_column_int(st, N_ACT_COLS + i);
-				a.block[i] = sqlite3_column_int(st, N_ACT_COLS + 3 + i);
+				a.grid[i] = sqlite3_column_int(st, X_COL + i);
+				a.block[i] = sqlite3_column_int(st, X_COL + 3 + i);
 			}
-			a.registers = sqlite3_column_int(st, N_ACT_COLS + 6);
-			a.shared_mem_bytes = sqlite3_column_int64(st, N_ACT_COLS + 7) +
-					     sqlite3_column_int64(st, N_ACT_COLS + 8);
-			name = (const char *)sqlite3_column_text(st, N_ACT_COLS + 9);
+			a.registers = sqlite3_column_int(st, X_COL + 6);
+			a.shared_mem_bytes = sqlite3_column_int64(st, X_COL + 7) +
+					     sqlite3_column_int64(st, X_COL + 8);
+			name = (const char *)sqlite3_column_text(st, X_COL + 9);
 			if (!name)
 				name = "(unnamed kernel)";
 		} else {
-			a.bytes = sqlite3_column_int64(st, N_ACT_COLS);
+			a.bytes = sqlite3_column_int64(st, X_COL);
 			if (which == 1) {
-				const char *src = mem_kind(st, N_ACT_COLS + 2),
-					   *dst = mem_kind(st, N_ACT_COLS + 3);
+				const char *src = mem_kind(st, X_COL + 2),
+					   *dst = mem_kind(st, X_COL + 3);
 
 				a.kind = CVC_ACT_MEMCPY;
-				a.copy_kind = sqlite3_column_int(st, N_ACT_COLS + 1);
+				a.copy_kind = sqlite3_column_int(st, X_COL + 1);
 				name = memcpy_name(a.copy_kind, base, sizeof base);
 				/* CUPTI's kinds only: Nsight's unified ones say it already */
 				if (src && dst && cvc_copy_kind_word((unsigned)a.copy_kind)) {
@@ -561,7 +586,7 @@ static cvc_status import_activities(struct nsys *n, int which)
 					name = full;
 				}
 			} else {
-				const char *mk = mem_kind(st, N_ACT_COLS + 1);
+				const char *mk = mem_kind(st, X_COL + 1);
 
 				a.kind = CVC_ACT_MEMSET;
 				name = "Memset";
@@ -887,6 +912,10 @@ cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 	imp_nsys_session(n.src, have_act[0], &n.sess);
 	if ((ret = find_ranks(&n, have_act)))
 		goto out;
+	if (imp_nsys_launch_table(n.src, &n.have_launch)) {
+		ret = src_fail(&n);
+		goto out;
+	}
 	for (int i = 0; i < N_ACT_TABLES; i++)
 		if (have_act[i] && (ret = import_activities(&n, i)))
 			goto out;

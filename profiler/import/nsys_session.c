@@ -80,3 +80,60 @@ int imp_rank_free(cvc_db *db, int64_t run_id, int rank)
 	sqlite3_finalize(st);
 	return free_;
 }
+
+/* Whether table t has the columns a launch record is read by. */
+static int launch_cols(sqlite3 *src, const char *t)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof sql,
+		 "SELECT count(*) FROM pragma_table_info('%s') "
+		 "WHERE name IN ('start', 'globalTid', 'correlationId')", t);
+	return imp_sq_int(src, sql) == 3;
+}
+
+/*
+ * A temporary table because the export is opened read-only and its call
+ * tables have no index on correlationId: joined by (proc, corr) through
+ * this table's key, the activities read stays one pass.  Correlation ids
+ * are unique within a process; a runtime call and the driver call under
+ * it may share one, and the earlier is the launch.
+ */
+int imp_nsys_launch_table(sqlite3 *src, int *have)
+{
+	static const char *const tabs[] = {"CUPTI_ACTIVITY_KIND_RUNTIME",
+					   "CUPTI_ACTIVITY_KIND_DRIVER"};
+	char sql[1024];
+	int n = 0, off;
+
+	*have = 0;
+	off = snprintf(sql, sizeof sql,
+		       "CREATE TEMP TABLE IF NOT EXISTS cvc_nsys_launch(proc INTEGER, "
+		       "corr INTEGER, ts INTEGER NOT NULL, PRIMARY KEY(proc, corr)) WITHOUT ROWID;"
+		       "DELETE FROM temp.cvc_nsys_launch;"
+		       "INSERT INTO temp.cvc_nsys_launch SELECT p, c, min(s) FROM (");
+	for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
+		int h = 0;
+
+		if (cvc_db_sqlite_has_table(src, tabs[i]) != 1 || !launch_cols(src, tabs[i]))
+			continue;
+		h = snprintf(sql + off, sizeof sql - (size_t)off,
+			     "%sSELECT globalTid & ~16777215 AS p, correlationId AS c, start AS s "
+			     "FROM \"%s\" WHERE correlationId IS NOT NULL AND globalTid IS NOT NULL "
+			     "AND typeof(start)='integer'",
+			     n ? " UNION ALL " : "", tabs[i]);
+		if (h < 0 || (size_t)h >= sizeof sql - (size_t)off)
+			return -1;
+		off += h;
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	if ((size_t)snprintf(sql + off, sizeof sql - (size_t)off, ") GROUP BY p, c") >=
+	    sizeof sql - (size_t)off)
+		return -1;
+	if (sqlite3_exec(src, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return -1;
+	*have = imp_sq_int(src, "SELECT EXISTS (SELECT 1 FROM temp.cvc_nsys_launch)") != 0;
+	return 0;
+}
