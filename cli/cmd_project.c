@@ -269,7 +269,7 @@ static int by_ranks_nothing(const cvc_proj_top *top)
 /* The table a person reads; without --top, of the best layout per group. */
 static int open_table(struct sink *sink)
 {
-	cvc_proj_top_opts bo = {1, "tokens_per_s", 0, CVC_PROJ_TOP_PER_DEFAULT, 0};
+	cvc_proj_top_opts bo = {1, "tokens_per_s", 0, CVC_PROJ_TOP_PER_DEFAULT, 0, 0};
 	cvc_status rc;
 
 	if (!(sink->table = cli_proj_table_new()))

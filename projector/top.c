@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "proj_internal.h"
 #include "cvc/cvc_base.h"
@@ -46,6 +47,7 @@ struct cvc_proj_top {
 	size_t nslots;
 	cvc_buf kb;                   /* the key of the row being offered */
 	char by[64];                  /* the --by column as the output names it */
+	size_t held, max_bytes;       /* bytes of kept rows; their cap */
 };
 
 const char *cvc_proj_group_names(void)
@@ -122,6 +124,19 @@ static cvc_status parse_per(cvc_proj_top *t, const char *per, char *err, size_t 
 	}
 }
 
+/* Half the machine's physical memory (sysconf), or 4 GiB where it does
+ * not say: a ranking past it would be swapped or killed, not finished. */
+static size_t half_of_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || size <= 0)
+		return (size_t)4 << 30;
+	if ((unsigned long)pages > SIZE_MAX / 2 / (unsigned long)size)
+		return SIZE_MAX;
+	return (size_t)pages * (size_t)size / 2;
+}
+
 cvc_status cvc_proj_top_new(const cvc_proj_top_opts *opts, cvc_proj_top **out, char *err,
 			    size_t errlen)
 {
@@ -137,6 +152,7 @@ cvc_status cvc_proj_top_new(const cvc_proj_top_opts *opts, cvc_proj_top **out, c
 		return cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory");
 	t->k = opts->k;
 	t->asc = opts->asc;
+	t->max_bytes = opts->max_bytes ? opts->max_bytes : half_of_memory();
 	t->include_unfit = opts->include_unfit;
 	t->kb = (cvc_buf)CVC_BUF_INIT(TOP_KEY_MAX);
 	t->metric = proj_metric_find(by);
@@ -324,10 +340,20 @@ cvc_status cvc_proj_top_add(cvc_proj_top *t, const cvc_proj_scenario *sc,
 		g->varied = 1;
 	v = t->asc ? -v : v;
 	if (g->n < (size_t)t->k) {
+		size_t cap0 = g->cap;
+
 		if (cvc_grow(&g->rows, &g->cap, g->n + 1, sizeof *g->rows,
 			     t->k < 16 ? (size_t)t->k : 16))
 			return cvc_errf(err, errlen, CVC_ERR_NOMEM, "out of memory for --top %lld",
 					t->k);
+		t->held += (g->cap - cap0) * sizeof *g->rows;
+		if (t->held > t->max_bytes)
+			return cvc_errf(err, errlen, CVC_ERR_USAGE,
+					"--top %lld: the %zu groups kept so far hold %.1f GB, past the "
+					"%.1f GB allowed (half this machine's memory): keep fewer rows "
+					"(--top) or group by fewer fields (--per)",
+					t->k, t->ngroups, (double)t->held / 1e9,
+					(double)t->max_bytes / 1e9);
 		g->rows[g->n].sc = *sc;
 		g->rows[g->n].r = *r;
 		g->rows[g->n].key = v;

@@ -552,6 +552,10 @@ typedef struct cvc_proj_top_opts {
 	 * ranks all scenarios together; NULL: CVC_PROJ_TOP_PER_DEFAULT */
 	const char *per;
 	int include_unfit;     /* rank layouts that do not fit in memory too */
+	/* the most memory the kept rows may hold, bytes; 0: half the
+	 * machine's physical memory (past it the ranking stops with
+	 * CVC_ERR_USAGE and what to change, where the kernel would kill it) */
+	size_t max_bytes;
 } cvc_proj_top_opts;
 
 #define CVC_PROJ_TOP_MAX_K 10000000LL

@@ -424,3 +424,40 @@ Test(top, each_pricer_built_once_however_the_walk_cycles)
 	cvc_proj_ctx_free(ctx);
 	cvc_proj_study_free(st);
 }
+
+/*
+ * Claim: a ranking whose kept rows would pass the memory it may hold stops
+ * with a usage error that says how much and what to change, instead of
+ * being killed by the kernel: 2^20 groups of 3 kept rows hold 8 GB at
+ * 2.6 KB a row.  Setup: a cap of 1 MB and one group per scenario (its GPU
+ * count); under the
+ * default cap (half the machine's memory) the same 400 rows are kept.
+ */
+Test(top, kept_rows_past_the_memory_cap_stop_the_ranking)
+{
+	cvc_proj_top_opts o = {.k = 3, .per = "gpus", .max_bytes = 1000000};
+	cvc_proj_top *t = NULL;
+	cvc_proj_scenario sc;
+	cvc_proj_result r;
+	char err[4096] = "";
+	cvc_status st = CVC_OK;
+	uint64_t i;
+
+	cr_assert_eq(cvc_proj_top_new(&o, &t, err, sizeof err), CVC_OK, "%s", err);
+	for (i = 0; i < 400 && st == CVC_OK; i++) {
+		fake(&sc, &r, i, "a", 1 + (double)i, (double)i);
+		st = cvc_proj_top_add(t, &sc, &r, err, sizeof err);
+	}
+	cr_expect_eq(st, CVC_ERR_USAGE, "status %d after %llu rows", st, (unsigned long long)i);
+	cr_expect(strstr(err, "--top 3: the ") && strstr(err, "past the 0.0 GB allowed") &&
+			  strstr(err, "group by fewer fields (--per)"),
+		  "%s", err);
+	cvc_proj_top_free(t);
+	o.max_bytes = 0;
+	cr_assert_eq(cvc_proj_top_new(&o, &t, err, sizeof err), CVC_OK, "%s", err);
+	for (i = 0; i < 400; i++) {
+		fake(&sc, &r, i, "a", 1 + (double)i, (double)i);
+		cr_assert_eq(cvc_proj_top_add(t, &sc, &r, err, sizeof err), CVC_OK, "%s", err);
+	}
+	cvc_proj_top_free(t);
+}
