@@ -24,12 +24,11 @@
 
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_nccltab.h"
+#include "db/nccltab_int.h"
 
 /* Log lines are short; prose in markdown may be longer but is skipped. */
 #define NT_LINE_MAX (64 * 1024)
 #define NT_MAX_TOKENS 32
-#define NT_MAX_RANKS (1 << 20)
-#define NT_MAX_HOSTS 256
 
 /* Operations nccl-tests ships, as in the binary names (<op>_perf). */
 static const char *const nt_ops[] = {
@@ -53,24 +52,6 @@ struct layout {
 	int ncols;
 };
 
-/* Evidence seen on the way. */
-struct info {
-	char op_footer[64], op_cmd[64];
-	int nranks_lines, max_rank;
-	int nthread, ngpus;          /* "# nThread 1 nGpus 1 ..." */
-	int cmd_g, cmd_t, cmd_np;    /* -g / -t of the binary, launcher -np */
-	int cmd_pernode, cmd_nodes;  /* launcher ranks per node, nodes */
-	char hosts[NT_MAX_HOSTS][64];
-	int nhosts, hosts_full;
-	double busbw_sum, algbw_sum; /* rows with algbw >= 1 */
-	int ratio_rows;
-	char first_redop[16];
-	int first_root, have_first;
-	int banner;                  /* a line only nccl-tests prints */
-	int footer;                  /* "# Avg bus bandwidth" and its kin: the sweep ended */
-	int64_t max_bytes;           /* the header's maxBytes, 0 unknown */
-	long long prose;             /* text lines that are neither '#' nor rows */
-};
 
 struct reader {
 	gzFile gz;
@@ -336,6 +317,24 @@ static void default_layout(struct layout *lay)
 }
 
 /* Parses one data row against the layout; on error names the column. */
+/*
+ * The data types nccl-tests prints (src/common.cu test_typenames: NCCL 1's
+ * char and int; NCCL 2's int8 .. double, bfloat16 from NCCL 2.10, the fp8
+ * ones from 2.24): a word outside them is a damaged row, not a type.
+ */
+static int known_type(const char *w)
+{
+	static const char *const types[] = {
+		"int8",  "uint8", "int32",  "uint32",   "int64",  "uint64", "half",
+		"float", "double", "bfloat16", "f8e4m3", "f8e5m2", "char",   "int",
+	};
+
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (strcmp(w, types[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static cvc_status parse_row(struct reader *rd, char **tok, int n, const struct layout *lay,
 			    cvc_nt_row *r)
 {
@@ -361,14 +360,22 @@ static cvc_status parse_row(struct reader *rd, char **tok, int n, const struct l
 			bad = parse_i64(w, &r->count);
 			neg = !bad && r->count < 0;
 			break;
-		case C_TYPE: snprintf(r->type, sizeof r->type, "%s", w); break;
+		case C_TYPE:
+			if (!known_type(w))
+				return fail(rd, CVC_ERR_FORMAT, "column 'type': expected an NCCL data "
+					    "type (int8 .. double, bfloat16, f8e4m3, f8e5m2), got '%.32s'",
+					    w);
+			snprintf(r->type, sizeof r->type, "%s", w);
+			break;
 		case C_REDOP: snprintf(r->redop, sizeof r->redop, "%s", w); break;
 		case C_ROOT: bad = parse_i64(w, &r->root); break;
 		case C_TIME:
 			if (++half > 1)
 				return fail(rd, CVC_ERR_FORMAT, "expected at most two time columns");
 			bad = parse_num(w, &r->time[half]);
-			neg = !bad && r->time[half] < 0;
+			/* a collective takes time: 0 would make its bandwidth infinite */
+			if (!bad && !(r->time[half] > 0))
+				return fail(rd, CVC_ERR_FORMAT, "column 'time': expected a number > 0");
 			break;
 		case C_ALGBW: bad = half < 0 || parse_num(w, &r->algbw[half]); break;
 		case C_BUSBW: bad = half < 0 || parse_num(w, &r->busbw[half]); break;
@@ -503,7 +510,7 @@ static void algo_of(const char *s, char *algo, size_t cap)
 }
 
 /* Launcher options and the binary of a command line. */
-static void command_line(char *s, struct info *in, cvc_nt_log *log)
+static void command_line(char *s, struct nt_info *in, cvc_nt_log *log)
 {
 	char *tok[NT_MAX_TOKENS + 1];
 	int mpi = strstr(s, "mpirun") || strstr(s, "mpiexec");
@@ -542,7 +549,7 @@ static void command_line(char *s, struct info *in, cvc_nt_log *log)
 }
 
 /* "#  Rank  0 Group  0 Pid 6899 on host device  0 [0000:04:00] NAME". */
-static void rank_line(char **tok, int n, struct info *in, cvc_nt_log *log)
+static void rank_line(char **tok, int n, struct nt_info *in, cvc_nt_log *log)
 {
 	int64_t r;
 
@@ -596,7 +603,7 @@ static cvc_status push_row(struct reader *rd, cvc_nt_log *log, const cvc_nt_row 
 }
 
 /* One line: evidence or a row. */
-static cvc_status take_line(struct reader *rd, struct info *in, struct layout *lay,
+static cvc_status take_line(struct reader *rd, struct nt_info *in, struct layout *lay,
 			    int *in_table, cvc_nt_log *log)
 {
 	char *tok[NT_MAX_TOKENS + 1], *s = skip_prefix(rd->buf), *p;
@@ -696,201 +703,6 @@ static cvc_status take_line(struct reader *rd, struct info *in, struct layout *l
 	return push_row(rd, log, &r);
 }
 
-static double factor(const char *op, int n)
-{
-	if (strcmp(op, "all_reduce") == 0)
-		return 2.0 * (n - 1) / n;
-	if (!strcmp(op, "all_gather") || !strcmp(op, "reduce_scatter") || !strcmp(op, "alltoall"))
-		return (double)(n - 1) / n;
-	return 0;
-}
-
-int cvc_nt_ranks_from_ratio(const char *op, double ratio, double rel_tol)
-{
-	double est;
-	int found = 0, lo, hi;
-
-	if (!op || !(ratio > 0) || !(rel_tol >= 0) || factor(op, 2) == 0)
-		return 0;
-	if (strcmp(op, "all_reduce") == 0)
-		est = ratio < 2 ? 2.0 / (2.0 - ratio) : NT_MAX_RANKS;
-	else
-		est = ratio < 1 ? 1.0 / (1.0 - ratio) : NT_MAX_RANKS;
-	if (est < 1.5 || est > NT_MAX_RANKS)
-		return 0;
-	lo = (int)floor(est) - 2;
-	hi = (int)ceil(est) + 2;
-	if (lo < 2)
-		lo = 2;
-	if (hi >= NT_MAX_RANKS)
-		hi = NT_MAX_RANKS - 1;
-	for (int n = lo; n <= hi; n++) {
-		if (fabs(factor(op, n) - ratio) <= rel_tol * ratio) {
-			if (found)
-				return 0; /* the ratio does not tell n from n + 1 */
-			found = n;
-		}
-	}
-	return found;
-}
-
-/*
- * How far a log's busbw/algbw may sit from a test's bus factor through
- * printing alone, relative: each printed bandwidth is rounded to 0.01, and
- * the ratio is of the sums over the rows with algbw >= 1.
- */
-static double ratio_tol(const struct info *in)
-{
-	return in->ratio_rows ? 0.01 * in->ratio_rows / in->algbw_sum + 1e-9 : 0;
-}
-
-/*
- * The op when no name was printed: the bus bandwidth factor of each test
- * against the measured busbw/algbw (above 1 only all-reduce; below 1
- * all-gather, reduce-scatter, all-to-all; 1 within print rounding the
- * rooted and point-to-point tests), then redop and root.  The gather
- * family's (n - 1)/n is above 0.98 from 50 ranks on, so "near 1" is the
- * rounding's width, not a fixed band.
- */
-static void infer_op(const struct info *in, cvc_nt_log *log)
-{
-	double ratio = in->ratio_rows ? in->busbw_sum / in->algbw_sum : 0;
-	double one = 2 * ratio_tol(in);
-	int reducing = in->have_first && strcmp(in->first_redop, "none") != 0;
-	int rooted = in->have_first && in->first_root >= 0;
-	const char *op = NULL;
-
-	if (in->ratio_rows && ratio > 1 + one)
-		op = "all_reduce";
-	else if (in->ratio_rows && ratio > 0.45 && ratio < 1 - one)
-		op = reducing ? "reduce_scatter" : "all_gather";
-	else if (in->ratio_rows)
-		op = rooted ? (reducing ? "reduce" : "broadcast") : "sendrecv";
-	else if (rooted)
-		op = reducing ? "reduce" : "broadcast";
-	else if (in->have_first)
-		op = reducing ? "all_reduce" : "all_gather";
-	if (!op) {
-		snprintf(log->op, sizeof log->op, "unknown");
-		snprintf(log->op_evidence, sizeof log->op_evidence, "no evidence");
-		return;
-	}
-	snprintf(log->op, sizeof log->op, "%s", op);
-	snprintf(log->op_evidence, sizeof log->op_evidence,
-		 "inferred from columns: busbw/algbw %.4f, redop %s, root %d", ratio,
-		 in->have_first ? in->first_redop : "?", in->have_first ? in->first_root : -1);
-}
-
-/*
- * Whether n ranks could print the log's busbw/algbw: yes where the op has
- * no rank-dependent factor or no row gives a ratio.
- */
-static int ratio_admits(const char *op, double ratio, double tol, int ratio_rows, int n)
-{
-	if (!ratio_rows || factor(op, 2) == 0)
-		return 1;
-	return fabs(factor(op, n) - ratio) <= tol * ratio;
-}
-
-/*
- * The rank count: the printed bandwidth ratio where it names one count;
- * else the device lines or the launcher, whichever the ratio admits.  A
- * pasted log may keep only the first device lines, so a launcher that
- * asked for more ranks (-np) than the lines list wins when the ratio
- * admits it; and "# nThread 1 nGpus 1" without a launcher is one process'
- * GPUs, not the run's, so it counts only where the ratio admits it.
- */
-static void decide_ranks(const struct info *in, cvc_nt_log *log)
-{
-	double ratio = in->ratio_rows ? in->busbw_sum / in->algbw_sum : 0;
-	double tol = ratio_tol(in);
-	int n_ratio = in->ratio_rows ? cvc_nt_ranks_from_ratio(log->op, ratio, tol) : 0;
-	int n_lines = 0, n_launch = 0, lines_ok, launch_ok;
-	char launch_why[96] = "", lines_why[64] = "no device lines";
-
-	if (in->nranks_lines > 0) {
-		n_lines = in->max_rank + 1 > in->nranks_lines ? in->max_rank + 1 : in->nranks_lines;
-		snprintf(lines_why, sizeof lines_why, "%d device lines up to rank %d",
-			 in->nranks_lines, in->max_rank);
-	}
-	if (in->ngpus > 0 || in->cmd_g > 0 || in->cmd_np > 0) {
-		int g = in->ngpus > 0 ? in->ngpus : (in->cmd_g > 0 ? in->cmd_g : 1);
-		int t = in->nthread > 0 ? in->nthread : (in->cmd_t > 0 ? in->cmd_t : 1);
-		int procs = in->cmd_np > 0 ? in->cmd_np : 1;
-
-		n_launch = g * t * procs;
-		snprintf(launch_why, sizeof launch_why, "%d GPUs x %d threads x %d processes", g, t,
-			 procs);
-	}
-	lines_ok = n_lines > 0 && ratio_admits(log->op, ratio, tol, in->ratio_rows, n_lines);
-	launch_ok = n_launch > 0 && ratio_admits(log->op, ratio, tol, in->ratio_rows, n_launch);
-	if (n_ratio) {
-		log->nranks = n_ratio;
-		if (n_lines == n_ratio)
-			snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
-				 "%s; busbw/algbw %.4f agrees", lines_why, ratio);
-		else
-			snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
-				 "busbw/algbw %.4f is the %.20s factor of %d ranks (%s, launcher "
-				 "%.80s)", ratio, log->op, n_ratio, lines_why,
-				 launch_why[0] ? launch_why : "not printed");
-	} else if (launch_ok && (!lines_ok || (in->cmd_np > 0 && n_launch > n_lines))) {
-		log->nranks = n_launch;
-		if (n_lines)
-			snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
-				 "launcher: %s; the %s are a part of them", launch_why, lines_why);
-		else
-			snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
-				 "launcher: %s", launch_why);
-	} else if (lines_ok) {
-		log->nranks = n_lines;
-		snprintf(log->nranks_evidence, sizeof log->nranks_evidence, "%s", lines_why);
-	} else if (n_lines && n_launch) {
-		snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
-			 "unknown: busbw/algbw %.4f fits neither the %s nor the launcher's %.80s",
-			 ratio, lines_why, launch_why);
-	} else if (n_lines) {
-		snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
-			 "unknown: busbw/algbw %.4f does not fit the %s", ratio, lines_why);
-	} else if (n_launch) {
-		snprintf(log->nranks_evidence, sizeof log->nranks_evidence,
-			 "unknown: busbw/algbw %.4f does not fit %.80s%s", ratio, launch_why,
-			 in->cmd_np > 0 ? "" : " (no launcher printed: one process assumed)");
-	} else {
-		snprintf(log->nranks_evidence, sizeof log->nranks_evidence, "unknown");
-	}
-}
-
-/* Ranks per host: host names of complete device lines, else the launcher. */
-static void decide_per_node(const struct info *in, cvc_nt_log *log)
-{
-	int n = log->nranks;
-
-	if (n <= 0)
-		return;
-	if (in->nranks_lines == n && in->nhosts > 0 && !in->hosts_full && n % in->nhosts == 0) {
-		log->gpus_per_node = n / in->nhosts;
-		snprintf(log->pn_evidence, sizeof log->pn_evidence, "%d hosts in the device lines",
-			 in->nhosts);
-	} else if (in->cmd_pernode > 0 && in->cmd_pernode <= n && n % in->cmd_pernode == 0) {
-		log->gpus_per_node = in->cmd_pernode;
-		snprintf(log->pn_evidence, sizeof log->pn_evidence, "launcher: %d ranks per node",
-			 in->cmd_pernode);
-	} else if (in->cmd_nodes > 0 && n % in->cmd_nodes == 0) {
-		log->gpus_per_node = n / in->cmd_nodes;
-		snprintf(log->pn_evidence, sizeof log->pn_evidence, "launcher: %d nodes",
-			 in->cmd_nodes);
-	} else if (in->cmd_np == 0 && in->nranks_lines == 0 &&
-		   (in->ngpus > 0 ? in->ngpus : in->cmd_g) *
-				   (in->nthread > 0 ? in->nthread : (in->cmd_t > 0 ? in->cmd_t : 1)) == n) {
-		log->gpus_per_node = n;
-		snprintf(log->pn_evidence, sizeof log->pn_evidence,
-			 "one process drives all %d GPUs", n);
-	} else {
-		snprintf(log->pn_evidence, sizeof log->pn_evidence, "unknown");
-	}
-}
-
 void cvc_nt_log_release(cvc_nt_log *log)
 {
 	if (!log)
@@ -904,7 +716,7 @@ cvc_status cvc_nt_read(const char *open_path, const char *name, cvc_nt_log *out,
 		       size_t errlen)
 {
 	struct reader rd = {0};
-	struct info *in = NULL;
+	struct nt_info *in = NULL;
 	struct layout lay;
 	int in_table = 0, eof = 0;
 	cvc_status st = CVC_OK;
@@ -969,10 +781,10 @@ cvc_status cvc_nt_read(const char *open_path, const char *name, cvc_nt_log *out,
 		snprintf(out->op, sizeof out->op, "%s", in->op_cmd);
 		snprintf(out->op_evidence, sizeof out->op_evidence, "binary name on the command line");
 	} else {
-		infer_op(in, out);
+		nt_infer_op(in, out);
 	}
-	decide_ranks(in, out);
-	decide_per_node(in, out);
+	nt_decide_ranks(in, out);
+	nt_decide_per_node(in, out);
 	/* nccl-tests ends a finished sweep with its average bus bandwidth; a
 	 * log of a run that stopped (NVIDIA/nccl-tests #322: 1024 ranks, the
 	 * last rows then 38 lines of failures) has none, and rows past the

@@ -200,6 +200,33 @@ Test(nccltests, negative_size_row_is_an_error)
 	cvc_db_close(db);
 }
 
+/* A type nccl-tests never prints (src/common.cu test_typenames) is a
+ * damaged row, and a time of 0 would give an infinite bandwidth: each is
+ * an error naming its line and column, the database as it was. */
+Test(nccltests, unknown_type_or_zero_time_is_an_error)
+{
+	static const char bad_type[] =
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"           8             2     float     sum      -1    135.8    0.00    0.00      0    123.5    0.00    0.00      0\n"
+		"          16             4     flaot     sum      -1    123.2    0.00    0.00      0    122.3    0.00    0.00      0\n";
+	static const char zero_time[] =
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"           8             2  bfloat16     sum      -1    135.8    0.00    0.00      0    123.5    0.00    0.00      0\n"
+		"          16             4  bfloat16     sum      -1     0.00    0.00    0.00      0    122.3    0.00    0.00      0\n";
+	const char *log;
+	cvc_db *db = import_text("type.log", bad_type, sizeof bad_type - 1, CVC_ERR_FORMAT, &log);
+
+	tu_expect_rolled_back(db, log,
+			      "line 3: column 'type': expected an NCCL data type (int8 .. double, "
+			      "bfloat16, f8e4m3, f8e5m2), got 'flaot'",
+			      "nccl_tests runs");
+	cvc_db_close(db);
+	db = import_text("zero.log", zero_time, sizeof zero_time - 1, CVC_ERR_FORMAT, &log);
+	tu_expect_rolled_back(db, log, "line 3: column 'time': expected a number > 0",
+			      "nccl_tests runs");
+	cvc_db_close(db);
+}
+
 Test(nccltests, short_row_is_an_error)
 {
 	static const char text[] =
