@@ -74,6 +74,14 @@
 /* a GEMM's origin also says how it was carried (opmodel.c fit_factor()) */
 #define GEMM_ORIGIN_MAX 448
 
+/* A built-in reference fit as installed on a GPU (opmodel.c install_ref). */
+struct gemm_ref {
+	double p[GP_N];
+	double dom_min, dom_max; /* FLOPs it measured; dom_max 0 = none */
+	double sigma;
+	int carried;             /* measured on another GPU */
+};
+
 struct gemm_slot {
 	double p[GP_N];
 	double def[GP_N];        /* the defaults, outside a fit's sizes */
@@ -85,10 +93,8 @@ struct gemm_slot {
 				    that share's scatter (ceiling.c), else 0 */
 	/* under a fitted model: the built-in reference fit, which still
 	 * answers inside its own sizes beyond the fitted ones (a fit may only
-	 * make projections better); ref_max 0 = none */
-	double ref[GP_N];
-	double ref_min, ref_max, ref_sigma;
-	int ref_carried;
+	 * make projections better); ref.dom_max 0 = none */
+	struct gemm_ref ref;
 	char origin[GEMM_ORIGIN_MAX];
 };
 

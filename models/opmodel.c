@@ -319,14 +319,13 @@ static double fit_factor(const cvc_modelset *ms, const cvc_hw_catalog *cat, cons
 /*
  * The built-in reference fit of the GPU closest to this one, for dtype d
  * (bf16 and fp16 stand in for each other, and for fp8 and fp4, as for
- * fitted models), carried here through the spec sheet: its parameters, the
- * FLOPs it measured, its sigma and whether it was carried, and in desc
- * what it is (short: its table and GPU only).  Returns 0, or -1 where no
- * reference serves d.
+ * fitted models), carried here through the spec sheet, into *out, and in
+ * desc what it is (brief: its table and GPU only).  Returns 0, or -1 where
+ * no reference serves d.
  */
 static int install_ref(const cvc_modelset *ms, const cvc_hw_catalog *cat, int d,
-		       const char *target, double p[GP_N], double *dom_min, double *dom_max,
-		       double *sigma, int *carried, int brief, char *desc, size_t desclen)
+		       const char *target, int brief, struct gemm_ref *out, char *desc,
+		       size_t desclen)
 {
 	const size_t nr = sizeof ref_gemm / sizeof ref_gemm[0];
 	const char *names[sizeof ref_gemm / sizeof ref_gemm[0]];
@@ -340,12 +339,13 @@ static int install_ref(const cvc_modelset *ms, const cvc_hw_catalog *cat, int d,
 		names[i] = ref_gemm[i].gpu;
 	best = cat ? cvc_hw_closest(cat, &ms->spec, names, nr) : 0;
 	ref = &ref_gemm[best >= 0 ? best : 0];
-	memcpy(p, ref->params, GP_N * sizeof *p);
-	*dom_min = ref->dom_min;
-	*dom_max = ref->dom_max;
-	*carried = strcmp(ref->gpu, target) != 0;
-	*sigma = gemm_sigma(ref, *carried);
-	scale_eff(p, fit_factor(ms, cat, ref->gpu, ref->dtype, d, *carried, how, sizeof how));
+	memcpy(out->p, ref->params, sizeof out->p);
+	out->dom_min = ref->dom_min;
+	out->dom_max = ref->dom_max;
+	out->carried = strcmp(ref->gpu, target) != 0;
+	out->sigma = gemm_sigma(ref, out->carried);
+	scale_eff(out->p, fit_factor(ms, cat, ref->gpu, ref->dtype, d, out->carried, how,
+				     sizeof how));
 	snprintf(to, sizeof to, "%s", ms->spec.name);
 	if (brief)
 		snprintf(desc, desclen, "built-in reference fit (%.40s, %.20s %s)", ref->source,
@@ -406,11 +406,16 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 				}
 			}
 		if (!pick) {
-			if (install_ref(ms, cat, d, target, ms->gemm[d].p, &ms->gemm[d].dom_min,
-					&ms->gemm[d].dom_max, &ms->gemm[d].sigma,
-					&ms->gemm[d].carried, 0, ms->gemm[d].origin,
+			struct gemm_ref r;
+
+			if (install_ref(ms, cat, d, target, 0, &r, ms->gemm[d].origin,
 					sizeof ms->gemm[d].origin))
 				continue;
+			memcpy(ms->gemm[d].p, r.p, sizeof ms->gemm[d].p);
+			ms->gemm[d].dom_min = r.dom_min;
+			ms->gemm[d].dom_max = r.dom_max;
+			ms->gemm[d].sigma = r.sigma;
+			ms->gemm[d].carried = r.carried;
 			ms->gemm[d].share_sigma = 0;
 			if (d == CVC_HW_FP4)
 				opm_fp4_share_of(&ms->spec, &ms->gemm[d].share_sigma, NULL);
@@ -422,11 +427,10 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 		/* beyond the fit's sizes the reference still answers where it
 		 * measured: a user's fit of small GEMMs must not hand large ones
 		 * to the default efficiency the reference improves on */
-		if (install_ref(ms, cat, d, target, ms->gemm[d].ref, &ms->gemm[d].ref_min,
-				&ms->gemm[d].ref_max, &ms->gemm[d].ref_sigma, &ms->gemm[d].ref_carried,
-				1, ref_how, sizeof ref_how) ||
-		    !(ms->gemm[d].ref_min < pick->dom_min || ms->gemm[d].ref_max > pick->dom_max))
-			ms->gemm[d].ref_max = 0; /* none, or it measured nothing the fit did not */
+		if (install_ref(ms, cat, d, target, 1, &ms->gemm[d].ref, ref_how, sizeof ref_how) ||
+		    !(ms->gemm[d].ref.dom_min < pick->dom_min ||
+		      ms->gemm[d].ref.dom_max > pick->dom_max))
+			ms->gemm[d].ref.dom_max = 0; /* none, or it measured nothing the fit did not */
 		memcpy(ms->gemm[d].p, pick->params, sizeof ms->gemm[d].p);
 		ms->gemm[d].dom_min = pick->dom_min;
 		ms->gemm[d].dom_max = pick->dom_max;
@@ -452,7 +456,7 @@ static void install_gemm(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 				 "spec sheet%s",
 				 (long long)pick->id, from, cvc_hw_dtype_name(pick->dtype), to, how);
 		}
-		if (ms->gemm[d].ref_max > 0) {
+		if (ms->gemm[d].ref.dom_max > 0) {
 			origin_add(&ms->gemm[d], "; beyond its sizes the ");
 			origin_add(&ms->gemm[d], ref_how);
 		}

@@ -22,6 +22,13 @@
 
 /* A fit prices only the GEMM sizes it measured; outside them the default
  * (the large-GEMM efficiency of the reference table) answers. */
+/* Whether a GEMM of f FLOPs lies past a fitted model's sizes and inside
+ * the built-in reference's it keeps beside it. */
+static int in_ref(const struct gemm_slot *g, double f)
+{
+	return g->ref.dom_max > 0 && f >= g->ref.dom_min && f <= g->ref.dom_max;
+}
+
 static const double *gemm_params(const cvc_modelset *ms, int64_t m, int64_t n, int64_t k,
 				 int64_t b, cvc_hw_dtype dt)
 {
@@ -29,7 +36,7 @@ static const double *gemm_params(const cvc_modelset *ms, int64_t m, int64_t n, i
 	double f = 2.0 * (double)(b > 0 ? b : 1) * (double)m * (double)n * (double)k;
 
 	if (g->dom_max > 0 && (f < g->dom_min || f > g->dom_max))
-		return g->ref_max > 0 && f >= g->ref_min && f <= g->ref_max ? g->ref : g->def;
+		return in_ref(g, f) ? g->ref.p : g->def;
 	return g->p;
 }
 
@@ -200,11 +207,10 @@ void cvc_model_gemm_price(const cvc_modelset *ms, int64_t m, int64_t n, int64_t 
 		out->sigma = g->sigma;
 		out->extrap = 1;
 		out->carried = g->carried;
-	} else if (g->ref_max > 0 && f >= g->ref_min && f <= g->ref_max) {
-		/* past a fitted model's sizes, inside the reference's: measured */
-		out->sigma = g->ref_sigma;
+	} else if (in_ref(g, f)) { /* measured by the reference */
+		out->sigma = g->ref.sigma;
 		out->extrap = 1;
-		out->carried = g->ref_carried;
+		out->carried = g->ref.carried;
 	} else {
 		/* the default efficiency answers outside the fit's sizes: the
 		 * large-GEMM end it was taken from, or smaller ones */

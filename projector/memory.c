@@ -115,6 +115,11 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
  * flight on the stage (1F1B: pp - i on stage i; interleaved:
  * x (1 + (pp-1)/(pp vpp)) on the first, Narayanan et al. 2021).
  */
+double proj_moments_bytes(const cvc_proj_scenario *sc)
+{
+	return (sc->optimizer == CVC_PROJ_ADAM ? 2 : 1) * (sc->optimizer_moments ? 2 : 4);
+}
+
 /* Bytes a parameter keeps of its weight, gradient and optimizer states,
  * each divided by the shard group sh from the ZeRO stage that shards it. */
 static double state_bytes(const cvc_proj_scenario *sc, double wb, double gb, double ob,
@@ -132,8 +137,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	double fp32 = sc->dtype == CVC_PROJ_FP32, p_e = P->L_moe * P->p_exp;
 	int torch = sc->framework != CVC_PROJ_FW_MEGATRON;
 	double wb, gb, ob, fml[3], act = 0, params, buf, in3 = 0, p_unit = 0, act_max = 0;
-	/* Adam's two moments or SGD's momentum, each fp32 or bf16 */
-	double mom = (sc->optimizer == CVC_PROJ_ADAM ? 2 : 1) * (sc->optimizer_moments ? 2 : 4);
+	double mom = proj_moments_bytes(sc);
 	double act_k[PROJ_NKIND] = {0};
 	int ord[PROJ_NKIND], nord = proj_kinds_order(sc, ord);
 

@@ -178,28 +178,16 @@ static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 	p->ms_scaled = a;
 	p->ms_base = b;
 	for (int d = 0; d < CVC_PROJ_NDTYPE; d++) {
-		/* a 16-bit or fp32 GPU path falls back to the nearest one a GPU
-		 * has (V100 has no bf16: fp16); an 8- or 4-bit format has none:
-		 * a GPU without FP8 (A100, V100) or FP4 tensor cores cannot run
-		 * it, as Transformer Engine refuses fp8 below Hopper and Ada
-		 * (-1 ends a list) */
-		static const int fallback[CVC_PROJ_NDTYPE][3] = {
-			{CVC_HW_BF16, CVC_HW_FP16, CVC_HW_TF32},
-			{CVC_HW_FP16, CVC_HW_BF16, CVC_HW_TF32},
-			{CVC_HW_FP8, -1, -1},
-			{CVC_HW_TF32, CVC_HW_FP32, CVC_HW_FP32},
-			{CVC_HW_FP4, -1, -1},
-			{CVC_HW_FP4, -1, -1},
-		};
-		p->gemm_dt[d] = dt_map[d];
-		p->peak_flops[d] = 0;
-		for (int j = 0; j < 3 && fallback[d][j] >= 0; j++) {
-			if (scaled.peak_tflops[fallback[d][j]] > 0) {
-				p->gemm_dt[d] = fallback[d][j];
-				p->peak_flops[d] = scaled.peak_tflops[fallback[d][j]] * 1e12;
-				break;
-			}
-		}
+		/* the GPU's path for the format (cvc_hw_dtype_path, which
+		 * `cvc predict` takes too): V100's bf16 runs as fp16; fp8 or fp4
+		 * on a GPU without those tensor cores has none, peak 0, the
+		 * layout impossible */
+		cvc_hw_dtype as;
+
+		p->peak_flops[d] = cvc_hw_dtype_path(&scaled, (cvc_hw_dtype)dt_map[d], &as) == CVC_OK
+					   ? scaled.peak_tflops[as] * 1e12
+					   : 0;
+		p->gemm_dt[d] = as;
 	}
 	/* device memory sizes are binary: an "80 GB" A100 or H100 reports
 	 * 81920 / 81559 MiB; the catalog's hbm_gb are GiB */

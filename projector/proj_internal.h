@@ -546,6 +546,9 @@ double proj_lowp_share(const cvc_proj_scenario *sc);
 /* Whether the quantized layers' weights are held only in fp8
  * (fp8_param_gather where Megatron-Core applies it). */
 int proj_fp8_params(const cvc_proj_scenario *sc);
+/* Bytes a parameter's optimizer moments hold: Adam's two or SGD's
+ * momentum, each fp32 or bf16 (optimizer_moments; memory.c). */
+double proj_moments_bytes(const cvc_proj_scenario *sc);
 /* Warnings for the fields sc sets that its layout does not use (unused.c). */
 void proj_unused_warn(const cvc_proj_scenario *sc, cvc_proj_result *r);
 /* x's format and recipe (x->lowp set). */

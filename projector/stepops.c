@@ -273,9 +273,7 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 			}
 			if (sc->zero >= 1 && sh > 1) { /* updated parameter shards gathered back */
 				/* the embedding and output layer in 16 bits */
-				double ag = P->wag == P->wb ? p_d * P->wb
-							    : (p_d - P->p_vocab) * P->wag +
-								      P->p_vocab * P->wb;
+				double ag = (p_d - P->p_vocab) * P->wag + P->p_vocab * P->wb;
 
 				st->dp_ag = proj_op_coll(k, CVC_MODEL_ALLGATHER, CVC_PROJ_COMM_DP,
 							 ag, sh, pn_s, count);
@@ -291,11 +289,10 @@ void proj_step_ops(struct proj_sink *k, const cvc_proj_scenario *sc, const struc
 		double shard = sc->zero >= 1 ? proj_shard_of(sc) : 1;
 		double shard_e = sc->zero >= 1 ? proj_expert_group(sc, shard) : 1;
 		double p_e = P->L_moe * P->p_exp;
-		/* the weights and gradients (Adam 14 B, SGD 12), and each moment
-		 * read and written: 4 + 4 B in fp32, 2 + 2 in bf16 */
+		/* the weights and gradients (Adam 14 B, SGD 12), and the moments
+		 * read and written */
 		double bytes = (sc->optimizer == CVC_PROJ_ADAM ? 14 : 12) +
-			       (sc->optimizer == CVC_PROJ_ADAM ? 2 : 1) *
-				       (sc->optimizer_moments ? 4 : 8);
+			       2 * proj_moments_bytes(sc);
 
 		st->opt = proj_op_mem(k, CVC_MODEL_MEM_OPTIMIZER,
 				      ((P->p_stage - p_e) / shard + p_e / shard_e) * bytes, 1,

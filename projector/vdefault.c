@@ -219,22 +219,19 @@ static void fp8_params_default(struct vrow *r)
 	int rc = sc->fp8_recipe, dsc = rc == CVC_PROJ_FP8_DELAYED || rc == CVC_PROJ_FP8_CURRENT;
 	int nemo2 = st->family == VS_NEMO && st->year && !vstack_before(st, 2024, 9);
 	int bridge = st->family == VS_BRIDGE;
+	/* an MoE row: only where its text says it */
+	int on = sc->experts <= 1 &&
+		 ((nemo2 && dsc) || (bridge && (dsc || rc == CVC_PROJ_FP8_MXFP8)));
 	char why[200];
 
 	if (sc->dtype != CVC_PROJ_FP8 || sc->zero < 1)
 		return;
-	if (sc->experts > 1) { /* said only where the row says it */
-		feature(r, "fp8_param_gather", "fp8_param_gather|fp8-param-gather|fp8 param gather|"
-			"fp8_params|fp8 params", 0, NULL, NULL);
-		return;
-	}
 	snprintf(why, sizeof why, "the %s precision recipe of %s sets it",
 		 rc == CVC_PROJ_FP8_MXFP8 ? "MXFP8" : rc == CVC_PROJ_FP8_CURRENT
 			 ? "current-scaling fp8" : "delayed-scaling fp8",
 		 bridge ? "Megatron-Bridge" : "NeMo from 24.09");
 	feature(r, "fp8_param_gather", "fp8_param_gather|fp8-param-gather|fp8 param gather|"
-		"fp8_params|fp8 params", (nemo2 && dsc) || (bridge && (dsc || rc == CVC_PROJ_FP8_MXFP8)),
-		NULL, why);
+		"fp8_params|fp8 params", on, NULL, why);
 }
 
 /* The optimizer's moments in bf16 where the row says so, or where it ran

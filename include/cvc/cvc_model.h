@@ -75,7 +75,7 @@ CVC_API int cvc_hw_domain(const cvc_hw_spec *spec);
  * The tensor path spec runs a GEMM of dt on, in *as: dt itself when the
  * catalog gives spec a peak for it, else the nearest 16- or 32-bit one
  * (bf16 and fp16 stand in for each other, then tf32; tf32 falls to fp32),
- * the order projector/price.c prices a layout's dtype in.  An 8- or 4-bit
+ * the path projector/price.c prices a layout's dtype on.  An 8- or 4-bit
  * format has none to fall to: Transformer Engine refuses fp8 below Hopper
  * and Ada.  Returns CVC_OK; CVC_ERR_NOTFOUND when spec has no path for dt
  * (fp8 on A100 or V100: the layout 'cvc project' marks impossible, *as
