@@ -336,15 +336,15 @@ int cmd_import(int argc, char **argv, struct cvc_ctx *ctx)
 		rc = cli_fail(st, "%s", cvc_db_errmsg(db));
 		goto out;
 	}
-	if (prog.runs > 1)
+	if (prog.runs > 1) {
 		cli_say("note: the files are %d jobs by their own metadata, so %d runs "
 			"(--run NAME puts every file in one)\n", prog.runs, prog.runs);
-	if (prog.runs > 1)
 		printf("imported %lld files into %d runs of '%s': ", (long long)stats.files, prog.runs,
 		       db_path);
-	else
+	} else {
 		printf("imported %lld file%s into run %lld of '%s': ", (long long)stats.files,
 		       stats.files == 1 ? "" : "s", (long long)run_id, db_path);
+	}
 	printf("%lld events, %lld activities, "
 	       "%lld collectives, %lld ranges, %lld nccl-tests rows",
 	       (long long)stats.events, (long long)stats.activities,
