@@ -14,6 +14,10 @@
 #include "cvc/cvc_model.h"
 #include "cvc/cvc_report.h"
 
+/* A collective fit too small to measure how its regimes carry to larger
+ * messages prices only up to its largest (opprice.c); said where it is used. */
+#define UP_TO ", up to its largest size (too few rows to measure how it carries past it)"
+
 static const char synopsis[] = "[list | show ID] [--db PATH] [--format table|csv|json]";
 
 static void show(const cvc_model_fit *f)
@@ -84,8 +88,9 @@ static void show(const cvc_model_fit *f)
 		} else {
 			int lok = cvc_model_level_usable(f, &lwhy);
 
-			printf("used:          its own span: %s%s; other spans (level): %s%s\n",
-			       ok ? "yes" : "no, ", ok ? "" : why, lok ? "yes" : "no, ", lok ? "" : lwhy);
+			printf("used:          its own span: %s%s%s; other spans (level): %s%s\n",
+			       ok ? "yes" : "no, ", ok ? "" : why, ok && !isfinite(f->extrap_mape) ? UP_TO : "",
+			       lok ? "yes" : "no, ", lok ? "" : lwhy);
 		}
 	}
 }
@@ -119,6 +124,9 @@ static cvc_rep_table *list_table(const cvc_model_fit *list, size_t n)
 		if (!cvc_model_fit_usable(f, &why) && f->kind == CVC_MODEL_COLLECTIVE &&
 		    cvc_model_level_usable(f, NULL))
 			why = "its own span kept out; its large-message level prices other spans";
+		else if (f->kind == CVC_MODEL_COLLECTIVE && cvc_model_fit_usable(f, NULL) &&
+			 !isfinite(f->extrap_mape))
+			why = "its own span" UP_TO;
 		if (r < 0 || cvc_rep_table_set_str(t, (size_t)r, 1, cvc_model_kind_name(f->kind)) ||
 		    cvc_rep_table_set_str(t, (size_t)r, 2, f->gpu) ||
 		    cvc_rep_table_set_str(t, (size_t)r, 3, f->system) ||

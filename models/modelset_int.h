@@ -105,6 +105,9 @@ struct coll_slot {
 	double p[CVC_MODEL_MAXPARAM];
 	char origin[ORIGIN_MAX];
 	int regimes_ok;  /* the regime fit passed the gate: prices its own span */
+	int carries_up;  /* ...and sizes past its rows: its extrapolation was
+			    measured (fit on the smaller half, scored on the
+			    larger; 8 rows and up) and passed */
 	int level_ok;    /* the large-message level passed: carried over spans */
 	int64_t id;
 	double sigma, dom_min, dom_max;  /* of the size regimes */

@@ -499,6 +499,7 @@ static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 				s->nparams = f->nparams;
 				memcpy(s->p, f->params, sizeof s->p);
 				s->regimes_ok = cvc_model_fit_usable(f, NULL);
+				s->carries_up = s->regimes_ok && isfinite(f->extrap_mape);
 				s->level_ok = cvc_model_level_usable(f, NULL);
 				s->id = f->id;
 				s->lvl = f->lvl;

@@ -527,6 +527,13 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 	 * intercept), as a GEMM fit prices only its own FLOPs */
 	if (s && (double)bytes < s->dom_min)
 		s = NULL;
+	/* and larger ones only where the gate measured how the fit carries
+	 * up: fewer than 8 rows cannot be split into a half to fit and a half
+	 * to score, and an unmeasured carry-over may not price (a fit may only
+	 * make projections better); past its rows the level or the defaults
+	 * answer */
+	if (s && (double)bytes > s->dom_max && !s->carries_up)
+		s = NULL;
 	/* a regime fit prices its own span, on its own cluster's NICs */
 	if (s && algo == OPM_ALGO_AUTO &&
 	    (nodes == 1 || !s->level_ok || !net ||
