@@ -129,6 +129,12 @@ struct mem_slot {
 	double sigma;
 	int fitted, carried;
 	char origin[ORIGIN_MAX];
+	/* a fit prices the bytes it measured, and more only where the gate
+	 * measured that carry (carries_up); elsewhere the defaults answer */
+	double dom_min, dom_max;
+	int carries_up;
+	double def[MP_N];
+	char def_origin[ORIGIN_MAX];
 };
 
 struct cvc_modelset {

@@ -100,6 +100,8 @@ static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 		ms->mem[c].sigma = SIG_MEM_DEFAULT;
 		snprintf(ms->mem[c].origin, sizeof ms->mem[c].origin,
 			 "spec-sheet HBM bandwidth, default per-class efficiency");
+		memcpy(ms->mem[c].def, ms->mem[c].p, sizeof ms->mem[c].def);
+		memcpy(ms->mem[c].def_origin, ms->mem[c].origin, sizeof ms->mem[c].def_origin);
 	}
 	return ms;
 }
@@ -567,6 +569,9 @@ static void install_mem(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_m
 			continue;
 		memcpy(ms->mem[c].p, pick->params, sizeof ms->mem[c].p);
 		ms->mem[c].fitted = 1;
+		ms->mem[c].dom_min = pick->dom_min;
+		ms->mem[c].dom_max = pick->dom_max > 0 ? pick->dom_max : INFINITY;
+		ms->mem[c].carries_up = isfinite(pick->extrap_mape);
 		ms->mem[c].carried = !same;
 		ms->mem[c].sigma = fit_sigma(pick, same ? 0 : SIG_GEMM_CARRY);
 		if (same)
@@ -617,16 +622,19 @@ cvc_status cvc_modelset_new_ex(cvc_db *db, const cvc_hw_catalog *cat, const cvc_
 	*out = NULL;
 	if (db && (st = cvc_model_fit_list(db, &fits, &n)))
 		return st;
-	/* forced: the gate's figures are not consulted and GEMM fits price
-	 * every size; the origins say so */
+	/* forced: the gate's figures are not consulted, GEMM and memory-bound
+	 * fits price every size and collective fits every size from their
+	 * smallest up; the origins say so */
 	for (size_t i = 0; force && i < n; i++) {
 		cvc_model_fit *f = &fits[i];
 		char src[sizeof f->source];
 
 		f->r2 = NAN;
 		f->extrap_mape = NAN;
-		if (f->kind == CVC_MODEL_GEMM)
+		if (f->kind == CVC_MODEL_GEMM || f->kind == CVC_MODEL_MEMBOUND)
 			f->dom_min = 0, f->dom_max = INFINITY;
+		if (f->kind == CVC_MODEL_COLLECTIVE)
+			f->dom_max = INFINITY;
 		if (f->kind == CVC_MODEL_COLLECTIVE && f->lvl.algbw_gbps > 0)
 			f->lvl.valid = 1, f->lvl.mape = NAN, f->lvl.extrap_mape = NAN;
 		memcpy(src, f->source, sizeof src);

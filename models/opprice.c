@@ -259,29 +259,62 @@ void cvc_model_attention_price(const cvc_modelset *ms, const cvc_model_attn *a,
 	}
 }
 
+/*
+ * A memory-bound fit prices the bytes its rows measured, and larger ones
+ * where the gate measured how it carries up (fitted on the smaller half
+ * of the rows, scored on the larger: 8 rows and up); elsewhere the
+ * defaults do (a fit may only make projections better).  Its floor was
+ * fitted on its smallest rows, so smaller operators are not its.  *past
+ * (may be NULL): 0 inside or the defaults, else bytes over its largest.
+ */
+static const struct mem_slot *mem_in(const struct mem_slot *m, int64_t bytes, int *use_fit,
+				     double *past)
+{
+	double b = (double)bytes;
+
+	*use_fit = m->fitted && b >= m->dom_min && (b <= m->dom_max || m->carries_up);
+	if (past)
+		*past = *use_fit && b > m->dom_max ? b / m->dom_max : 0;
+	return m;
+}
+
 void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls,
 			      cvc_model_price *out)
 {
+	const struct mem_slot *m;
+	double past;
+	int fit;
+
 	memset(out, 0, sizeof *out);
 	out->us = cvc_model_membound_us(ms, bytes, cls);
 	out->origin = "no model set";
 	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM)
 		return;
-	out->origin = ms->mem[cls].origin;
-	out->sigma = ms->mem[cls].sigma;
-	out->extrap = ms->mem[cls].fitted ? 1 : 0;
-	out->carried = ms->mem[cls].carried;
+	m = mem_in(&ms->mem[cls], bytes, &fit, &past);
+	if (!fit) {
+		out->origin = m->def_origin;
+		out->sigma = SIG_MEM_DEFAULT;
+		return;
+	}
+	out->origin = m->origin;
+	out->sigma = m->sigma;
+	out->extrap = past > 1 ? past : 1;
+	out->carried = m->carried;
 }
 
 double cvc_model_membound_us(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls)
 {
+	const double *p;
+	int fit;
+
 	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM)
 		return NAN;
+	mem_in(&ms->mem[cls], bytes, &fit, NULL);
+	p = fit ? ms->mem[cls].p : ms->mem[cls].def;
 	if (bytes <= 0)
-		return ms->mem[cls].p[MP_FLOOR];
-	return ms->mem[cls].p[MP_FLOOR] +
-	       (double)bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 *
-				ms->mem[cls].p[MP_EFF]);
+		return p[MP_FLOOR];
+	return p[MP_FLOOR] +
+	       (double)bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 * p[MP_EFF]);
 }
 
 enum level { L_INTRA, L_INTER, L_HIER };
