@@ -17,6 +17,9 @@
 /* A collective fit too small to measure how its regimes carry to larger
  * messages prices only up to its largest (opprice.c); said where it is used. */
 #define UP_TO ", up to its largest size (too few rows to measure how it carries past it)"
+/* A memory-bound fit prices from its smallest size up, or only its own
+ * sizes when the carry up was not measured either (opprice.c mem_in). */
+#define UP_TO_MEM " (too few rows to measure how it carries past them)"
 
 static const char synopsis[] = "[list | show ID] [--db PATH] [--format table|csv|json]";
 
@@ -127,6 +130,9 @@ static cvc_rep_table *list_table(const cvc_model_fit *list, size_t n)
 		else if (f->kind == CVC_MODEL_COLLECTIVE && cvc_model_fit_usable(f, NULL) &&
 			 !isfinite(f->extrap_mape))
 			why = "its own span" UP_TO;
+		else if (f->kind == CVC_MODEL_MEMBOUND && cvc_model_fit_usable(f, NULL))
+			why = isfinite(f->extrap_mape) ? "from its smallest size up"
+						       : "its own sizes only" UP_TO_MEM;
 		if (r < 0 || cvc_rep_table_set_str(t, (size_t)r, 1, cvc_model_kind_name(f->kind)) ||
 		    cvc_rep_table_set_str(t, (size_t)r, 2, f->gpu) ||
 		    cvc_rep_table_set_str(t, (size_t)r, 3, f->system) ||

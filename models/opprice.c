@@ -267,15 +267,14 @@ void cvc_model_attention_price(const cvc_modelset *ms, const cvc_model_attn *a,
  * fitted on its smallest rows, so smaller operators are not its.  *past
  * (may be NULL): 0 inside or the defaults, else bytes over its largest.
  */
-static const struct mem_slot *mem_in(const struct mem_slot *m, int64_t bytes, int *use_fit,
-				     double *past)
+static int mem_in(const struct mem_slot *m, int64_t bytes, double *past)
 {
 	double b = (double)bytes;
+	int fit = m->fitted && b >= m->dom_min && (b <= m->dom_max || m->carries_up);
 
-	*use_fit = m->fitted && b >= m->dom_min && (b <= m->dom_max || m->carries_up);
 	if (past)
-		*past = *use_fit && b > m->dom_max ? b / m->dom_max : 0;
-	return m;
+		*past = fit && b > m->dom_max ? b / m->dom_max : 0;
+	return fit;
 }
 
 void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls,
@@ -283,15 +282,14 @@ void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_m
 {
 	const struct mem_slot *m;
 	double past;
-	int fit;
 
 	memset(out, 0, sizeof *out);
 	out->us = cvc_model_membound_us(ms, bytes, cls);
 	out->origin = "no model set";
 	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM)
 		return;
-	m = mem_in(&ms->mem[cls], bytes, &fit, &past);
-	if (!fit) {
+	m = &ms->mem[cls];
+	if (!mem_in(m, bytes, &past)) {
 		out->origin = m->def_origin;
 		out->sigma = SIG_MEM_DEFAULT;
 		return;
@@ -305,12 +303,10 @@ void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_m
 double cvc_model_membound_us(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls)
 {
 	const double *p;
-	int fit;
 
 	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM)
 		return NAN;
-	mem_in(&ms->mem[cls], bytes, &fit, NULL);
-	p = fit ? ms->mem[cls].p : ms->mem[cls].def;
+	p = mem_in(&ms->mem[cls], bytes, NULL) ? ms->mem[cls].p : ms->mem[cls].def;
 	if (bytes <= 0)
 		return p[MP_FLOOR];
 	return p[MP_FLOOR] +
