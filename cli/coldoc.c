@@ -172,6 +172,29 @@ static const struct clidoc cli_docs[] = {
 	{"predict <collective> --format", "busbw_gbps", "GB/s", "algbw times the collective's "
 								 "bus factor (nccl-tests)"},
 	{"predict <collective> --format", "model", "text", "what priced it (fit or spec sheet)"},
+	{"predict attention --format", "gpu", "text", "the catalog's GPU name"},
+	{"predict attention --format", "dtype", "text", "dtype it was priced in (the GPU's path "
+							"for --dtype)"},
+	{"predict attention --format", "backend", "text", "the attention library (a default "
+							  "resolved on the GPU)"},
+	{"predict attention --format", "pass", "text", "forward or backward"},
+	{"predict attention --format", "b", "count", "batch"},
+	{"predict attention --format", "heads", "count", "query heads"},
+	{"predict attention --format", "kv_heads", "count", "key/value heads"},
+	{"predict attention --format", "head_dim", "count", "dimension per head"},
+	{"predict attention --format", "seq", "tokens", "sequence length (queries and keys)"},
+	{"predict attention --format", "causal", "0/1", "1: under a causal mask"},
+	{"predict attention --format", "time_us", "us", "predicted attention time"},
+	{"predict attention --format", "tflops", "TFLOP/s", "4 b heads seq^2 head_dim (x0.5 "
+							    "causal, x2.5 backward) / time_us / 1e6"},
+	{"predict attention --format", "model", "text", "what priced it (the curves and their "
+							"carry to the GPU)"},
+	{"predict membound --format", "gpu", "text", "the catalog's GPU name"},
+	{"predict membound --format", "class", "text", "memory-bound class"},
+	{"predict membound --format", "bytes", "bytes", "bytes read and written"},
+	{"predict membound --format", "time_us", "us", "predicted time"},
+	{"predict membound --format", "gbps", "GB/s", "bytes / time"},
+	{"predict membound --format", "model", "text", "what priced it (fit or spec sheet)"},
 	{"predict --csv", "<input>", "as read", "the shapes file's own columns"},
 	{"predict --csv", "time_us", "us", "predicted GEMM time"},
 	{"project (table)", "model", "text", "model name"},

@@ -1,0 +1,194 @@
+/*
+ * test_predict.c - `cvc predict` (cli/cmd_predict.c, predict_ops.c,
+ * predict_shapes.c) against the library: the attention and memory-bound
+ * operators a projection is made of, asked of predict with the sizes the
+ * projector's decomposition lists, print the price and origin the model
+ * set gives the projector for them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "cvc/cvc_model.h"
+#include "cvc/cvc_project.h"
+#include "projector/proj_internal.h"
+#include "testutil.h"
+
+#define MAXOPS 64
+
+struct ops {
+	int n;
+	cvc_proj_op op[MAXOPS];
+};
+
+/* Keeps each distinct attention and memory-bound operator. */
+static int keep_op(void *user, const cvc_proj_op *o)
+{
+	struct ops *s = user;
+
+	if (o->kind != CVC_PROJ_OP_ATTN && o->kind != CVC_PROJ_OP_MEM)
+		return 0;
+	for (int i = 0; i < s->n; i++) {
+		const cvc_proj_op *p = &s->op[i];
+
+		if (p->kind == o->kind && p->sub == o->sub && p->bytes == o->bytes && p->b == o->b &&
+		    p->m == o->m && p->n == o->n && p->k == o->k && p->heads == o->heads &&
+		    p->kv_heads == o->kv_heads && p->causal == o->causal && p->backward == o->backward)
+			return 0;
+	}
+	if (s->n < MAXOPS)
+		s->op[s->n++] = *o;
+	return 0;
+}
+
+/* A 2-layer GQA model on one H100, bf16, Megatron-Core (Transformer
+ * Engine's attention): the operators of its step. */
+static void model_ops(struct ops *s)
+{
+	cvc_proj_scenario sc;
+
+	cvc_proj_scenario_default(&sc);
+	sc.layers = 2, sc.hidden = 4096, sc.heads = 32, sc.kv_heads = 8, sc.seq = 4096;
+	sc.ffn = 14336, sc.vocab = 32000;
+	sc.gpus = 1, sc.global_batch = 2;
+	cr_assert_null(proj_finalize(&sc));
+	sc.dp = 1;
+	memset(s, 0, sizeof *s);
+	cvc_proj_scenario_ops(&sc, keep_op, s);
+}
+
+/*
+ * The data row of `cvc predict ... --format csv` (args after "predict"):
+ * its time_us (column tcol) into *us and its model (the last, quoted)
+ * into model.
+ */
+static void predict_csv(const char *args, int tcol, double *us, char *model, size_t len)
+{
+	char cmd[2048], *out = NULL, *err = NULL, *row, *p;
+
+	snprintf(cmd, sizeof cmd, "predict %s --format csv", args);
+	cr_assert_eq(tu_cvc(cmd, &out, &err), 0, "%s: %s", cmd, err);
+	row = strchr(out, '\n');
+	cr_assert(row && row[1], "%s: no row: %s", cmd, out);
+	row++;
+	p = row;
+	for (int c = 0; c < tcol; c++) {
+		p = strchr(p, ',');
+		cr_assert_not_null(p, "%s: %s", cmd, row);
+		p++;
+	}
+	*us = strtod(p, NULL);
+	p = strchr(row, '"');
+	cr_assert_not_null(p, "%s: %s", cmd, row);
+	snprintf(model, len, "%s", p + 1);
+	if ((p = strrchr(model, '"')))
+		*p = '\0';
+	free(out);
+	free(err);
+}
+
+/* The model set the projector prices an unscaled H100 with (price.c). */
+static cvc_modelset *h100_set(cvc_hw_catalog **cat)
+{
+	const cvc_hw_spec *spec;
+	cvc_modelset *ms = NULL;
+
+	cr_assert_eq(cvc_hw_catalog_new(cat), CVC_OK);
+	spec = cvc_hw_catalog_lookup(*cat, "H100-SXM");
+	cr_assert_not_null(spec);
+	cr_assert_eq(cvc_modelset_new_ex(NULL, *cat, spec, 0, &ms), CVC_OK);
+	return ms;
+}
+
+/*
+ * Claim: `cvc predict attention` prices an attention operator as the
+ * projector does (cvc_model_attention_price on the GPU's model set, the
+ * operator's batch, heads, key/value heads, sequence, head dimension,
+ * causal mask, pass and the framework's default library) and names the
+ * same origin.  Setup: the forward and backward attention operators the
+ * decomposition lists for a GQA model on an H100, each asked of predict
+ * with those sizes.  Equal to the 6 significant digits a CSV prints.
+ */
+Test(predict, attention_is_the_projectors_price)
+{
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *ms = h100_set(&cat);
+	struct ops s;
+	int seen = 0;
+
+	model_ops(&s);
+	for (int i = 0; i < s.n; i++) {
+		const cvc_proj_op *o = &s.op[i];
+		cvc_model_attn a = {0};
+		cvc_model_price pr;
+		char args[512], model[1024];
+		double us;
+
+		if (o->kind != CVC_PROJ_OP_ATTN)
+			continue;
+		/* what price.c's attn_of hands the model set */
+		cr_assert_eq(o->dtype, CVC_PROJ_BF16);
+		cr_assert_eq(o->m, o->n, "square attention");
+		cr_assert_eq(o->sub, CVC_ATTN_DEFAULT_TE, "Megatron-Core: Transformer Engine's");
+		a.batch = o->b, a.heads = o->heads, a.kv_heads = o->kv_heads;
+		a.seq_q = o->m, a.seq_kv = o->n, a.head_dim = o->k;
+		a.causal = o->causal, a.backward = o->backward;
+		a.dtype = CVC_HW_BF16, a.backend = o->sub;
+		cvc_model_attention_price(ms, &a, &pr);
+		snprintf(args, sizeof args,
+			 "attention --gpu H100-SXM --b %lld --heads %lld --kv-heads %lld --head-dim %lld "
+			 "--seq %lld%s%s",
+			 (long long)o->b, (long long)o->heads, (long long)o->kv_heads, (long long)o->k,
+			 (long long)o->m, o->causal ? " --causal" : "", o->backward ? " --backward" : "");
+		predict_csv(args, 10, &us, model, sizeof model);
+		cr_log_info("%s: %.6g us, projector %.9g us", args, us, pr.us);
+		cr_expect(fabs(us - pr.us) <= 5e-6 * pr.us, "%s: %.9g us, the projector's %.9g", args,
+			  us, pr.us);
+		cr_expect_str_eq(model, pr.origin);
+		seen |= 1 << o->backward;
+	}
+	cr_expect_eq(seen, 3, "forward and backward attention listed (%d)", seen);
+	cvc_modelset_free(ms);
+	cvc_hw_catalog_free(cat);
+}
+
+/*
+ * Claim: `cvc predict membound` prices a memory-bound operator as the
+ * projector does (cvc_model_membound_price of its class and bytes on the
+ * GPU's model set) and names the same origin.  Setup: every distinct
+ * memory-bound operator the decomposition lists for the model above.
+ */
+Test(predict, membound_is_the_projectors_price)
+{
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *ms = h100_set(&cat);
+	struct ops s;
+	unsigned classes = 0;
+
+	model_ops(&s);
+	for (int i = 0; i < s.n; i++) {
+		const cvc_proj_op *o = &s.op[i];
+		cvc_model_price pr;
+		char args[512], model[1024];
+		double us;
+
+		if (o->kind != CVC_PROJ_OP_MEM || o->bytes < 1)
+			continue;
+		cvc_model_membound_price(ms, o->bytes, (cvc_model_mem)o->sub, &pr);
+		snprintf(args, sizeof args, "membound --gpu H100-SXM --class %s --bytes %lld",
+			 cvc_model_mem_name((cvc_model_mem)o->sub), (long long)o->bytes);
+		predict_csv(args, 3, &us, model, sizeof model);
+		cr_expect(fabs(us - pr.us) <= 5e-6 * pr.us, "%s: %.9g us, the projector's %.9g", args,
+			  us, pr.us);
+		cr_expect_str_eq(model, pr.origin);
+		classes |= 1u << o->sub;
+	}
+	cr_log_info("memory-bound classes checked: 0x%x", classes);
+	cr_expect(classes & (1u << CVC_MODEL_MEM_NORM), "a norm listed");
+	cr_expect(classes & (1u << CVC_MODEL_MEM_ELEMENTWISE), "an elementwise op listed");
+	cvc_modelset_free(ms);
+	cvc_hw_catalog_free(cat);
+}
