@@ -19,9 +19,18 @@
 	"; this shape lies outside the sizes it measured: priced at the default efficiency"
 
 /*
+ * v at the 6 significant digits every CSV and JSON number of `cvc project`
+ * and `cvc validate` has (cvc_fmt_plain): a one-row table printed as CSV
+ * or JSON matches them, where the table's exact doubles printed 17 digits.
+ * Integers keep all their digits; NaN and the infinities are returned as
+ * they are.
+ */
+double cli_predict_round(double v);
+
+/*
  * One prediction as a one-row table in format (table, csv or json): n
  * columns named cols, column i the text strs[i] when strs[i] is not NULL,
- * else the number nums[i] (NaN: empty).
+ * else the number nums[i] (cli_predict_round; NaN: empty).
  */
 int cli_predict_row(const char *const *cols, int n, const char *const *strs, const double *nums,
 		    const char *format);

@@ -15,6 +15,15 @@
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_report.h"
 
+double cli_predict_round(double v)
+{
+	char b[48];
+
+	if (!isfinite(v))
+		return v;
+	return strtod(cvc_fmt_plain(v, 6, b, sizeof b), NULL);
+}
+
 int cli_predict_row(const char *const *cols, int n, const char *const *strs, const double *nums,
 		    const char *format)
 {
@@ -25,7 +34,7 @@ int cli_predict_row(const char *const *cols, int n, const char *const *strs, con
 		if (strs[c])
 			bad = cvc_rep_table_set_str(t, 0, (size_t)c, strs[c]) != 0;
 		else
-			cvc_rep_table_set_num(t, 0, (size_t)c, nums[c]);
+			cvc_rep_table_set_num(t, 0, (size_t)c, cli_predict_round(nums[c]));
 	}
 	if (!bad)
 		cli_table_print(t, format);

@@ -12,6 +12,7 @@
 
 #include <criterion/criterion.h>
 
+#include "cvc/cvc_base.h"
 #include "cvc/cvc_model.h"
 #include "cvc/cvc_project.h"
 #include "projector/proj_internal.h"
@@ -191,4 +192,64 @@ Test(predict, membound_is_the_projectors_price)
 	cr_expect(classes & (1u << CVC_MODEL_MEM_ELEMENTWISE), "an elementwise op listed");
 	cvc_modelset_free(ms);
 	cvc_hw_catalog_free(cat);
+}
+
+/* Whether each number of a CSV data row or a JSON object (a field that
+ * reads whole as one) is printed as cvc_fmt_plain(v, 6) prints it. */
+static int numbers_at_six(const char *line)
+{
+	char buf[4096], *p = buf, *end, plain[64];
+	int bad = 0;
+
+	snprintf(buf, sizeof buf, "%s", line);
+	for (char *q = buf; *q; q++)
+		if (*q == ':' || *q == '{' || *q == '}')
+			*q = ',';
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char save = p[n];
+		double v;
+
+		p[n] = '\0';
+		v = strtod(p, &end);
+		if (end != p && *end == '\0' && strcmp(cvc_fmt_plain(v, 6, plain, sizeof plain), p)) {
+			cr_log_error("'%s' is not '%s'", p, plain);
+			bad++;
+		}
+		p[n] = save;
+		p += n + (save != '\0');
+	}
+	return bad;
+}
+
+/*
+ * Claim: one prediction printed as CSV or JSON carries its numbers as
+ * every CSV and JSON number of `cvc project` and `cvc validate` is
+ * printed, at 6 significant digits (cvc_fmt_plain), integers whole; the
+ * table's exact doubles printed 17 (201.08707588472976).  Setup: one
+ * prediction of each kind, both formats; every number of the data row.
+ */
+Test(predict, one_row_numbers_have_six_significant_digits)
+{
+	static const char *const asks[] = {
+		"gemm --gpu H100 --m 4096 --n 4096 --k 4096",
+		"allreduce --bytes 64MiB --gpus 16 --system dgx-h100",
+		"attention --gpu H100 --heads 32 --kv-heads 8 --head-dim 128 --seq 8192 --causal",
+		"membound --gpu H100 --class norm --bytes 1GiB",
+	};
+	static const char *const formats[] = {"csv", "json"};
+
+	for (size_t i = 0; i < sizeof asks / sizeof asks[0]; i++)
+		for (int f = 0; f < 2; f++) {
+			char cmd[512], *out = NULL, *err = NULL, *row;
+
+			snprintf(cmd, sizeof cmd, "predict %s --format %s", asks[i], formats[f]);
+			cr_assert_eq(tu_cvc(cmd, &out, &err), 0, "%s: %s", cmd, err);
+			row = strchr(out, '\n');
+			cr_assert(row && row[1], "%s: %s", cmd, out);
+			cr_expect_eq(numbers_at_six(row + 1), 0, "%s: %s", cmd, row + 1);
+			cr_expect(strstr(row + 1, "201.087") || i != 0, "%s: %s", cmd, row + 1);
+			free(out);
+			free(err);
+		}
 }
