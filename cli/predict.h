@@ -38,9 +38,10 @@ int cli_predict_row(const char *const *cols, int n, const char *const *strs, con
 /*
  * The GEMM shapes of the file at path (a header with columns m, n, k and
  * optionally b; other columns pass through) priced in dt on ms, with a
- * time_us column added, printed as format (csv: streamed, each line as
- * read, its columns passed through to the byte; table; json: held), after
- * the `model:` line on stderr.
+ * time_us column added, printed as format (csv: each line as read, its
+ * columns passed through to the byte; table; json).  The whole file is
+ * read, checked and priced before anything is printed, the `model:` line on
+ * stderr included, so that a bad row leaves no half-written output.
  */
 int cli_predict_shapes(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt,
 		       const char *format);

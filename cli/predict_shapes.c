@@ -1,7 +1,9 @@
 /*
  * predict_shapes.c - `cvc predict gemm --csv FILE`: a file of GEMM shapes,
- * each priced, with a time_us column added: streamed as CSV, or held and
- * printed as a table or JSON.
+ * each priced, with a time_us column added.  Every line is read, checked
+ * and priced into memory first; only a file found good is printed (the
+ * `model:` line on stderr, then the shapes), so that a bad row never
+ * leaves half an output behind.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -111,7 +113,7 @@ static int price_lines(const cvc_modelset *ms, FILE *f, const char *path, cvc_hw
 		}
 		if (max_rows > 0 && ++rows > max_rows)
 			return cli_error("'%s': line %d: more than %ld shapes to show as a table; "
-					 "--format csv streams any number", path, lineno, max_rows);
+					 "--format csv takes any number", path, lineno, max_rows);
 		{
 			cvc_model_price pr;
 
@@ -136,6 +138,10 @@ static int print_as(const char *what, const char *buf, size_t len, const char *f
 	char err[1024];
 	cvc_status st;
 
+	if (strcmp(format, "csv") == 0) {
+		fwrite(buf, 1, len, stdout);
+		return 0;
+	}
 	if ((st = cvc_rep_table_parse(what, buf, len, &t, err, sizeof err)))
 		return cli_fail(st, "%s", err);
 	cli_table_print(t, format);
@@ -151,7 +157,7 @@ int cli_predict_shapes(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt
 	size_t len = 0;
 	long outside = 0, priced = 0;
 	struct stat sb;
-	int rc, csv = strcmp(format, "csv") == 0;
+	int rc;
 
 	if (!f) {
 		int e = errno;
@@ -164,21 +170,20 @@ int cli_predict_shapes(const cvc_modelset *ms, const char *path, cvc_hw_dtype dt
 		rc = cli_error("'%s': expected a file of shapes (m,n,k[,b]), got a folder", path);
 		goto out;
 	}
-	cli_say("model: %s\n", cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0));
-	if (csv) {
-		rc = price_lines(ms, f, path, dt, stdout, 0, &outside, &priced);
-		goto note;
-	}
 	if (!(mem = open_memstream(&buf, &len))) {
 		rc = cli_fail(CVC_ERR_NOMEM, "predict: out of memory");
 		goto out;
 	}
-	rc = price_lines(ms, f, path, dt, mem, CVC_REP_MAX_ROWS, &outside, &priced);
+	/* a table is held whole: its rows are capped; CSV's only by the
+	 * file's bytes (CSV_BYTES_MAX) */
+	rc = price_lines(ms, f, path, dt, mem, strcmp(format, "csv") ? CVC_REP_MAX_ROWS : 0,
+			 &outside, &priced);
 	if (fclose(mem) && !rc)
 		rc = cli_fail(CVC_ERR_NOMEM, "predict: out of memory");
-	if (!rc)
-		rc = print_as(path, buf, len, format);
-note:
+	if (rc)
+		goto out;
+	cli_say("model: %s\n", cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0));
+	rc = print_as(path, buf, len, format);
 	if (!rc && outside)
 		cli_say("note: %ld of %ld shapes lie outside the sizes the model measured: the "
 			"default efficiency priced them, not the fit\n", outside, priced);

@@ -253,3 +253,44 @@ Test(predict, one_row_numbers_have_six_significant_digits)
 			free(err);
 		}
 }
+
+/*
+ * Claim: a shapes file with a bad row prints nothing but the error: no
+ * `model:` line, no header, no row priced before the bad one, in any
+ * format (CSV was streamed, and the model line came first, so an error
+ * left half an output); a good file prints its model line, then every
+ * shape.  Setup: two good rows, then a bad one.
+ */
+Test(predict, a_bad_shape_prints_nothing_but_the_error)
+{
+	static const char *const formats[] = {"csv", "table", "json"};
+	const char *dir = tu_tmpdir(), *bad = tu_path(dir, "bad.csv"), *good;
+	static const char text[] = "name,m,n,k\nqkv,4096,12288,4096\nsmall,16,16,16\nx,64,-1,64\n";
+
+	cr_assert_eq(tu_write(bad, text, sizeof text - 1), 0);
+	for (int f = 0; f < 3; f++) {
+		char cmd[2048], *out = NULL, *err = NULL;
+
+		snprintf(cmd, sizeof cmd, "predict gemm --gpu H100 --csv '%s' --format %s", bad,
+			 formats[f]);
+		cr_expect_eq(tu_cvc(cmd, &out, &err), 2, "%s", cmd);
+		cr_expect_str_eq(out, "", "%s: printed %s", formats[f], out);
+		cr_expect(strstr(err, "line 4: expected a positive integer n") != NULL, "%s", err);
+		cr_expect_null(strstr(err, "model:"), "%s: %s", formats[f], err);
+		free(out);
+		free(err);
+	}
+	good = tu_path(dir, "good.csv");
+	cr_assert_eq(tu_write(good, text, 46), 0);
+	{
+		char cmd[2048], *out = NULL, *err = NULL;
+
+		snprintf(cmd, sizeof cmd, "predict gemm --gpu H100 --csv '%s' --format csv", good);
+		cr_assert_eq(tu_cvc(cmd, &out, &err), 0, "%s: %s", cmd, err);
+		cr_expect(strncmp(out, "name,m,n,k,time_us\nqkv,4096,12288,4096,", 39) == 0, "%s", out);
+		cr_expect(strstr(out, "\nsmall,16,16,16,") != NULL, "%s", out);
+		cr_expect(strncmp(err, "model: ", 7) == 0, "%s", err);
+		free(out);
+		free(err);
+	}
+}
