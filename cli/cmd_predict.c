@@ -214,8 +214,8 @@ static int dtype_path(const char *cmd, const cvc_hw_spec *spec, cvc_hw_dtype dt,
 static int predict_gemm(const cvc_modelset *ms, const cvc_hw_spec *spec, cvc_hw_dtype dt,
 			const int64_t *bmnk, const char *format)
 {
-	static const char *const cols[] = {"gpu", "dtype", "b", "m", "n", "k", "time_us", "tflops",
-					   "model"};
+	static const char *const cols[] = {"gpu", "dtype", "b", "m", "n", "k", "time_us", "time_us_lo",
+					   "time_us_hi", "tflops", "model"};
 	double fl = 2.0 * (double)bmnk[0] * (double)bmnk[1] * (double)bmnk[2] * (double)bmnk[3];
 	const char *origin = cvc_model_origin(ms, CVC_MODEL_GEMM, (int)dt, 0);
 	cvc_model_price pr;
@@ -224,17 +224,19 @@ static int predict_gemm(const cvc_modelset *ms, const cvc_hw_spec *spec, cvc_hw_
 	cvc_model_gemm_price(ms, bmnk[1], bmnk[2], bmnk[3], bmnk[0], dt, &pr);
 	snprintf(model, sizeof model, "%s%s", origin, pr.extrap > 1 ? CLI_PREDICT_OUTSIDE_NOTE : "");
 	if (format) {
-		const char *strs[9] = {spec->name, cvc_hw_dtype_name(dt), NULL, NULL, NULL,
-				       NULL,       NULL,                  NULL, model};
-		double nums[9] = {0, 0, (double)bmnk[0], (double)bmnk[1], (double)bmnk[2],
-				  (double)bmnk[3], pr.us, pr.us > 0 ? fl / pr.us / 1e6 : NAN, 0};
+		const char *strs[11] = {spec->name, cvc_hw_dtype_name(dt), NULL, NULL, NULL, NULL,
+					NULL,       NULL,                  NULL, NULL, model};
+		double nums[11] = {0, 0, (double)bmnk[0], (double)bmnk[1], (double)bmnk[2],
+				   (double)bmnk[3], pr.us, 0, 0, pr.us > 0 ? fl / pr.us / 1e6 : NAN, 0};
 
-		return cli_predict_row(cols, 9, strs, nums, format);
+		cvc_model_interval90(pr.us, pr.sigma, &nums[7], &nums[8]);
+		return cli_predict_row(cols, 11, strs, nums, format);
 	}
 	printf("gemm b=%lld m=%lld n=%lld k=%lld %s on %s: %.3f us (%.1f TFLOP/s)\n",
 	       (long long)bmnk[0], (long long)bmnk[1], (long long)bmnk[2], (long long)bmnk[3],
 	       cvc_hw_dtype_name(dt), spec->name, pr.us, fl / pr.us / 1e6);
 	printf("model: %s\n", model);
+	cli_predict_say_interval(&pr);
 	return 0;
 }
 
@@ -243,23 +245,25 @@ static int predict_gemm(const cvc_modelset *ms, const cvc_hw_spec *spec, cvc_hw_
 static int predict_coll(const cvc_modelset *ms, const cvc_hw_spec *spec, cvc_model_coll coll,
 			const int64_t *bgp, int algo, const char *format)
 {
-	static const char *const cols[] = {"collective", "system",     "bytes",
-					   "gpus",       "per_node",   "time_us",
+	static const char *const cols[] = {"collective", "system",     "bytes",      "gpus",
+					   "per_node",   "time_us",    "time_us_lo", "time_us_hi",
 					   "algbw_gbps", "busbw_gbps", "model"};
 	int pn = bgp[2] > 0 ? (int)bgp[2] : cvc_hw_domain(spec);
-	const char *origin = "";
-	double us = cvc_model_collective_algo_us(ms, coll, bgp[0], (int)bgp[1], pn, NULL, algo,
-						 &origin);
-	double f = cvc_model_busbw_factor(coll, (int)bgp[1]);
+	cvc_model_price pr;
+	const char *origin;
+	double us, f = cvc_model_busbw_factor(coll, (int)bgp[1]);
 
+	cvc_model_collective_price(ms, coll, bgp[0], (int)bgp[1], pn, NULL, algo, &pr);
+	us = pr.us, origin = pr.origin;
 	if (format) {
-		const char *strs[9] = {cvc_model_coll_name(coll), spec->name, NULL, NULL, NULL,
-				       NULL, NULL, NULL, origin};
-		double nums[9] = {0, 0, (double)bgp[0], (double)bgp[1], pn, us,
-				  us > 0 ? (double)bgp[0] / us / 1e3 : NAN,
-				  us > 0 ? f * (double)bgp[0] / us / 1e3 : NAN, 0};
+		const char *strs[11] = {cvc_model_coll_name(coll), spec->name, NULL, NULL, NULL, NULL,
+					NULL, NULL, NULL, NULL, origin};
+		double nums[11] = {0, 0, (double)bgp[0], (double)bgp[1], pn, us, 0, 0,
+				   us > 0 ? (double)bgp[0] / us / 1e3 : NAN,
+				   us > 0 ? f * (double)bgp[0] / us / 1e3 : NAN, 0};
 
-		return cli_predict_row(cols, 9, strs, nums, format);
+		cvc_model_interval90(us, pr.sigma, &nums[6], &nums[7]);
+		return cli_predict_row(cols, 11, strs, nums, format);
 	}
 	printf("%s %lld bytes over %lld GPUs (%d per node) on %s: %.3f us", cvc_model_coll_name(coll),
 	       (long long)bgp[0], (long long)bgp[1], pn, spec->name, us);
@@ -267,6 +271,7 @@ static int predict_coll(const cvc_modelset *ms, const cvc_hw_spec *spec, cvc_mod
 		printf(" (algbw %.2f GB/s, busbw %.2f GB/s)", (double)bgp[0] / us / 1e3,
 		       f * (double)bgp[0] / us / 1e3);
 	printf("\nmodel: %s\n", origin);
+	cli_predict_say_interval(&pr);
 	return 0;
 }
 

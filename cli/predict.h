@@ -36,6 +36,13 @@ int cli_predict_row(const char *const *cols, int n, const char *const *strs, con
 		    const char *format);
 
 /*
+ * The uncertainty line of a sentence: pr's 90% interval and its relative
+ * standard error on log time (cvc_model_interval90, as `cvc project`'s
+ * intervals), on stdout.
+ */
+void cli_predict_say_interval(const cvc_model_price *pr);
+
+/*
  * The GEMM shapes of the file at path (a header with columns m, n, k and
  * optionally b; other columns pass through) priced in dt on ms, with a
  * time_us column added, printed as format (csv: each line as read, its

@@ -42,6 +42,15 @@ int cli_predict_row(const char *const *cols, int n, const char *const *strs, con
 	return bad ? cli_fail(CVC_ERR_NOMEM, "predict: out of memory") : 0;
 }
 
+void cli_predict_say_interval(const cvc_model_price *pr)
+{
+	double lo, hi;
+
+	cvc_model_interval90(pr->us, pr->sigma, &lo, &hi);
+	printf("uncertainty: 90%% interval %.3f to %.3f us (relative standard error %.1f%%)\n", lo,
+	       hi, 100 * pr->sigma);
+}
+
 /* The library that runs a, a default resolved on ms's GPU generation. */
 static const char *backend_of(const cvc_modelset *ms, const cvc_model_attn *a)
 {
@@ -55,9 +64,10 @@ static const char *backend_of(const cvc_modelset *ms, const cvc_model_attn *a)
 int cli_predict_attention(const cvc_modelset *ms, const cvc_hw_spec *spec,
 			  const cvc_model_attn *a, const char *format)
 {
-	static const char *const cols[] = {"gpu",      "dtype", "backend", "pass",    "b",
-					   "heads",    "kv_heads", "head_dim", "seq", "causal",
-					   "time_us",  "tflops",   "model"};
+	static const char *const cols[] = {"gpu",        "dtype",      "backend",  "pass",
+					   "b",          "heads",      "kv_heads", "head_dim",
+					   "seq",        "causal",     "time_us",  "time_us_lo",
+					   "time_us_hi", "tflops",     "model"};
 	cvc_model_price pr;
 	/* FLOPs as the model counts them (cvc_model_attention_us): QK^T and
 	 * PV, half the pairs under the causal mask, backward 2.5x */
@@ -80,14 +90,16 @@ int cli_predict_attention(const cvc_modelset *ms, const cvc_hw_spec *spec,
 	else
 		snprintf(model, sizeof model, "%s", pr.origin);
 	if (format) {
-		const char *strs[13] = {spec->name, cvc_hw_dtype_name(a->dtype), be, pass};
-		double nums[13] = {0};
+		const char *strs[15] = {spec->name, cvc_hw_dtype_name(a->dtype), be, pass};
+		double nums[15] = {0};
 
 		nums[4] = (double)a->batch, nums[5] = (double)a->heads;
 		nums[6] = (double)a->kv_heads, nums[7] = (double)a->head_dim;
-		nums[8] = (double)a->seq_q, nums[9] = a->causal, nums[10] = pr.us, nums[11] = tf;
-		strs[12] = model;
-		return cli_predict_row(cols, 13, strs, nums, format);
+		nums[8] = (double)a->seq_q, nums[9] = a->causal, nums[10] = pr.us;
+		cvc_model_interval90(pr.us, pr.sigma, &nums[11], &nums[12]);
+		nums[13] = tf;
+		strs[14] = model;
+		return cli_predict_row(cols, 15, strs, nums, format);
 	}
 	printf("attention %s b=%lld heads=%lld kv_heads=%lld head_dim=%lld seq=%lld %s %s %s on "
 	       "%s: %.3f us (%.1f TFLOP/s)\n",
@@ -95,27 +107,31 @@ int cli_predict_attention(const cvc_modelset *ms, const cvc_hw_spec *spec,
 	       (long long)a->head_dim, (long long)a->seq_q, a->causal ? "causal" : "full",
 	       cvc_hw_dtype_name(a->dtype), be, spec->name, pr.us, tf);
 	printf("model: %s\n", model);
+	cli_predict_say_interval(&pr);
 	return 0;
 }
 
 int cli_predict_membound(const cvc_modelset *ms, const cvc_hw_spec *spec, cvc_model_mem cls,
 			 int64_t bytes, const char *format)
 {
-	static const char *const cols[] = {"gpu", "class", "bytes", "time_us", "gbps", "model"};
+	static const char *const cols[] = {"gpu",        "class", "bytes", "time_us", "time_us_lo",
+					   "time_us_hi", "gbps",  "model"};
 	cvc_model_price pr;
 	double gbps;
 
 	cvc_model_membound_price(ms, bytes, cls, &pr);
 	gbps = pr.us > 0 ? (double)bytes / pr.us / 1e3 : NAN;
 	if (format) {
-		const char *strs[6] = {spec->name, cvc_model_mem_name(cls), NULL, NULL, NULL,
-				       pr.origin};
-		double nums[6] = {0, 0, (double)bytes, pr.us, gbps, 0};
+		const char *strs[8] = {spec->name, cvc_model_mem_name(cls), NULL, NULL, NULL, NULL,
+				       NULL, pr.origin};
+		double nums[8] = {0, 0, (double)bytes, pr.us, 0, 0, gbps, 0};
 
-		return cli_predict_row(cols, 6, strs, nums, format);
+		cvc_model_interval90(pr.us, pr.sigma, &nums[4], &nums[5]);
+		return cli_predict_row(cols, 8, strs, nums, format);
 	}
 	printf("membound %s %lld bytes on %s: %.3f us (%.1f GB/s)\n", cvc_model_mem_name(cls),
 	       (long long)bytes, spec->name, pr.us, gbps);
 	printf("model: %s\n", pr.origin);
+	cli_predict_say_interval(&pr);
 	return 0;
 }

@@ -63,8 +63,8 @@ static void model_ops(struct ops *s)
 
 /*
  * The data row of `cvc predict ... --format csv` (args after "predict"):
- * its time_us (column tcol) into *us and its model (the last, quoted)
- * into model.
+ * its time_us (column tcol) into us[0], the 90% interval that follows it
+ * into us[1] and us[2], and its model (the last, quoted) into model.
  */
 static void predict_csv(const char *args, int tcol, double *us, char *model, size_t len)
 {
@@ -81,7 +81,11 @@ static void predict_csv(const char *args, int tcol, double *us, char *model, siz
 		cr_assert_not_null(p, "%s: %s", cmd, row);
 		p++;
 	}
-	*us = strtod(p, NULL);
+	for (int i = 0; i < 3; i++) {
+		us[i] = strtod(p, &p);
+		cr_assert(i == 2 || *p == ',', "%s: %s", cmd, row);
+		p++;
+	}
 	p = strchr(row, '"');
 	cr_assert_not_null(p, "%s: %s", cmd, row);
 	snprintf(model, len, "%s", p + 1);
@@ -89,6 +93,19 @@ static void predict_csv(const char *args, int tcol, double *us, char *model, siz
 		*p = '\0';
 	free(out);
 	free(err);
+}
+
+/* The time and 90% interval predict printed (us[0..3)) are pr's, to the
+ * 6 significant digits a CSV prints. */
+static void expect_price(const char *args, const double *us, const cvc_model_price *pr)
+{
+	double want[3] = {pr->us, 0, 0};
+
+	cvc_model_interval90(pr->us, pr->sigma, &want[1], &want[2]);
+	cr_expect_gt(want[2], want[1], "%s: an interval", args);
+	for (int i = 0; i < 3; i++)
+		cr_expect(fabs(us[i] - want[i]) <= 5e-6 * want[i], "%s: column %d: %.9g, the "
+			  "library's %.9g", args, i, us[i], want[i]);
 }
 
 /* The model set the projector prices an unscaled H100 with (price.c). */
@@ -108,8 +125,8 @@ static cvc_modelset *h100_set(cvc_hw_catalog **cat)
  * Claim: `cvc predict attention` prices an attention operator as the
  * projector does (cvc_model_attention_price on the GPU's model set, the
  * operator's batch, heads, key/value heads, sequence, head dimension,
- * causal mask, pass and the framework's default library) and names the
- * same origin.  Setup: the forward and backward attention operators the
+ * causal mask, pass and the framework's default library), names the same
+ * origin and prints the 90% interval of its uncertainty.  Setup: the forward and backward attention operators the
  * decomposition lists for a GQA model on an H100, each asked of predict
  * with those sizes.  Equal to the 6 significant digits a CSV prints.
  */
@@ -126,7 +143,7 @@ Test(predict, attention_is_the_projectors_price)
 		cvc_model_attn a = {0};
 		cvc_model_price pr;
 		char args[512], model[1024];
-		double us;
+		double us[3];
 
 		if (o->kind != CVC_PROJ_OP_ATTN)
 			continue;
@@ -144,10 +161,9 @@ Test(predict, attention_is_the_projectors_price)
 			 "--seq %lld%s%s",
 			 (long long)o->b, (long long)o->heads, (long long)o->kv_heads, (long long)o->k,
 			 (long long)o->m, o->causal ? " --causal" : "", o->backward ? " --backward" : "");
-		predict_csv(args, 10, &us, model, sizeof model);
-		cr_log_info("%s: %.6g us, projector %.9g us", args, us, pr.us);
-		cr_expect(fabs(us - pr.us) <= 5e-6 * pr.us, "%s: %.9g us, the projector's %.9g", args,
-			  us, pr.us);
+		predict_csv(args, 10, us, model, sizeof model);
+		cr_log_info("%s: %.6g us, projector %.9g us", args, us[0], pr.us);
+		expect_price(args, us, &pr);
 		cr_expect_str_eq(model, pr.origin);
 		seen |= 1 << o->backward;
 	}
@@ -159,7 +175,8 @@ Test(predict, attention_is_the_projectors_price)
 /*
  * Claim: `cvc predict membound` prices a memory-bound operator as the
  * projector does (cvc_model_membound_price of its class and bytes on the
- * GPU's model set) and names the same origin.  Setup: every distinct
+ * GPU's model set), names the same origin and prints the 90% interval of
+ * its uncertainty.  Setup: every distinct
  * memory-bound operator the decomposition lists for the model above.
  */
 Test(predict, membound_is_the_projectors_price)
@@ -174,16 +191,15 @@ Test(predict, membound_is_the_projectors_price)
 		const cvc_proj_op *o = &s.op[i];
 		cvc_model_price pr;
 		char args[512], model[1024];
-		double us;
+		double us[3];
 
 		if (o->kind != CVC_PROJ_OP_MEM || o->bytes < 1)
 			continue;
 		cvc_model_membound_price(ms, o->bytes, (cvc_model_mem)o->sub, &pr);
 		snprintf(args, sizeof args, "membound --gpu H100-SXM --class %s --bytes %lld",
 			 cvc_model_mem_name((cvc_model_mem)o->sub), (long long)o->bytes);
-		predict_csv(args, 3, &us, model, sizeof model);
-		cr_expect(fabs(us - pr.us) <= 5e-6 * pr.us, "%s: %.9g us, the projector's %.9g", args,
-			  us, pr.us);
+		predict_csv(args, 3, us, model, sizeof model);
+		expect_price(args, us, &pr);
 		cr_expect_str_eq(model, pr.origin);
 		classes |= 1u << o->sub;
 	}
@@ -293,4 +309,37 @@ Test(predict, a_bad_shape_prints_nothing_but_the_error)
 		free(out);
 		free(err);
 	}
+}
+
+/*
+ * Claim: a GEMM and a collective print the 90% interval of their price's
+ * uncertainty as attention and memory-bound operators do: the time the
+ * sentence gives, and the interval of cvc_model_gemm_price's and
+ * cvc_model_collective_price's sigma (cvc_model_interval90).  Setup: a
+ * 4096^3 bf16 GEMM on an H100 (the reference fit's sizes) and a 64 MiB
+ * all-reduce over two DGX H100 nodes (defaults).
+ */
+Test(predict, gemm_and_collective_intervals)
+{
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *ms = h100_set(&cat);
+	const cvc_hw_spec *sys = cvc_hw_catalog_lookup(cat, "dgx-h100");
+	cvc_modelset *mc = NULL;
+	cvc_model_price g, c;
+	char model[1024];
+	double us[3];
+
+	cr_assert_not_null(sys);
+	cr_assert_eq(cvc_modelset_new_ex(NULL, cat, sys, 0, &mc), CVC_OK);
+	cvc_model_gemm_price(ms, 4096, 4096, 4096, 1, CVC_HW_BF16, &g);
+	predict_csv("gemm --gpu H100-SXM --m 4096 --n 4096 --k 4096", 6, us, model, sizeof model);
+	expect_price("gemm", us, &g);
+	cvc_model_collective_price(mc, CVC_MODEL_ALLREDUCE, 64 << 20, 16, 8, NULL, CVC_ALGO_AUTO, &c);
+	predict_csv("allreduce --bytes 64MiB --gpus 16 --system dgx-h100", 5, us, model,
+		    sizeof model);
+	expect_price("allreduce", us, &c);
+	cr_expect_str_eq(model, c.origin);
+	cvc_modelset_free(mc);
+	cvc_modelset_free(ms);
+	cvc_hw_catalog_free(cat);
 }
