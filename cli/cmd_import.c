@@ -220,7 +220,10 @@ static int64_t max_run_id(cvc_db *db)
  * The files of this import that hold less than they seem to: nccl-tests
  * logs whose sweep may not have finished (nccl_tests.incomplete[FILE]),
  * Nsight Systems exports of CUDA graphs traced whole (nsys.incomplete
- * [FILE]).  Runs past floor, and run (a --run the files were added to).
+ * [FILE]), warned of; and what an import left out of a file for good
+ * reason, noted: an export's activity rows written twice
+ * (nsys.duplicates[FILE]).  Runs past floor, and run (a --run the files
+ * were added to).
  */
 static void warn_incomplete(cvc_db *db, int64_t floor, int64_t run)
 {
@@ -228,15 +231,17 @@ static void warn_incomplete(cvc_db *db, int64_t floor, int64_t run)
 
 	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
 			       "SELECT substr(key, instr(key, '[') + 1, length(key) - instr(key, "
-			       "'[') - 1), value FROM run_meta WHERE (key LIKE "
-			       "'nccl_tests.incomplete[%' OR key LIKE 'nsys.incomplete[%') AND "
-			       "(run_id > ?1 OR run_id = ?2) ORDER BY key",
+			       "'[') - 1), value, key LIKE 'nsys.duplicates[%' FROM run_meta WHERE "
+			       "(key LIKE 'nccl_tests.incomplete[%' OR key LIKE 'nsys.incomplete[%' "
+			       "OR key LIKE 'nsys.duplicates[%') AND (run_id > ?1 OR run_id = ?2) "
+			       "ORDER BY key",
 			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, floor);
 	sqlite3_bind_int64(st, 2, run);
 	while (sqlite3_step(st) == SQLITE_ROW)
-		cli_say("warning: '%s': %s\n", (const char *)sqlite3_column_text(st, 0),
+		cli_say("%s: '%s': %s\n", sqlite3_column_int(st, 2) ? "note" : "warning",
+			(const char *)sqlite3_column_text(st, 0),
 			(const char *)sqlite3_column_text(st, 1));
 	sqlite3_finalize(st);
 }

@@ -29,8 +29,12 @@
 	X(models, CMD_DB | CMD_DB_BAD_IS_USAGE, "list or show fitted models", \
 	  "cvc models --db m.db list") \
 	X(predict, CMD_DB | CMD_DB_BAD_IS_USAGE, \
-	  "predict gemm or collective times from fitted models or spec sheets", \
+	  "predict gemm, attention, memory-bound or collective times from fitted models or " \
+	  "spec sheets", \
 	  "cvc predict gemm --gpu H100-SXM --m 4096 --n 4096 --k 4096 --dtype bf16\n" \
+	  "cvc predict attention --gpu H100-SXM --heads 32 --kv-heads 8 --head-dim 128 --seq 8192 " \
+	  "--causal\n" \
+	  "cvc predict membound --gpu H100-SXM --class norm --bytes 256MiB\n" \
 	  "cvc predict allreduce --bytes 64MiB --gpus 16 --system dgx-h100") \
 	X(profile, 0, "run a CUDA program under CUPTI: one database per process (-- CMD ARGS)", \
 	  "cvc profile -o prof -- torchrun --nproc-per-node 8 train.py") \

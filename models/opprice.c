@@ -227,6 +227,15 @@ void cvc_model_gemm_price(const cvc_modelset *ms, int64_t m, int64_t n, int64_t 
 	out->sigma = hypot(out->sigma, g->share_sigma);
 }
 
+/* the normal distribution's 95th percentile: 90% of it between -Z90 and Z90 */
+#define Z90 1.6449
+
+void cvc_model_interval90(double x, double sigma, double *lo, double *hi)
+{
+	*lo = x * exp(-Z90 * sigma);
+	*hi = x * exp(Z90 * sigma);
+}
+
 double cvc_model_format_carry_sigma(void)
 {
 	return SIG_GEMM_CARRY;

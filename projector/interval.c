@@ -21,9 +21,8 @@
 #include <string.h>
 
 #include "cvc/cvc_base.h"
+#include "cvc/cvc_model.h"
 #include "proj_internal.h"
-
-#define Z90 1.6449
 
 /* sigma of component c over the layers (weight lw) and the step's own ops */
 static double comp_sigma(const struct proj_unc *lay, double lw, const struct proj_unc *st, int c)
@@ -35,8 +34,7 @@ static double comp_sigma(const struct proj_unc *lay, double lw, const struct pro
 
 static void span(double x, double rel_sigma, double *lo, double *hi)
 {
-	*lo = x * exp(-Z90 * rel_sigma);
-	*hi = x * exp(Z90 * rel_sigma);
+	cvc_model_interval90(x, rel_sigma, lo, hi);
 }
 
 /* item appended to buf after "; " (none first), whole or not at all: a

@@ -694,6 +694,12 @@ CVC_API void cvc_model_attention_price(const cvc_modelset *ms, const cvc_model_a
 				       cvc_model_price *out);
 CVC_API void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls,
 				      cvc_model_price *out);
+/*
+ * The 90% interval of a time x whose relative standard error on log time
+ * is sigma (a price's, or a step's): x exp(-1.645 sigma) to x exp(1.645
+ * sigma) into *lo and *hi, in x's unit (docs/MODELS.md "Uncertainty").
+ */
+CVC_API void cvc_model_interval90(double x, double sigma, double *lo, double *hi);
 /* The error added to a GEMM priced in a format whose efficiency nobody
  * measured (MXFP4, fp8 with 1x128 block scales) from its sibling's
  * (NVFP4, per-tensor fp8): the measured error of carrying a GEMM fit

@@ -91,6 +91,29 @@ void imp_nsys_session(struct sqlite3 *src, int have_kernels, struct imp_nsys_ses
  */
 int imp_nsys_launch_table(struct sqlite3 *src, int *have);
 
+/*
+ * Fills the temporary table temp.cvc_nsys_dup(rid) on the export's
+ * connection src with the rowids of the rows of activity table `table`
+ * that repeat an earlier row's start, end, deviceId, streamId and
+ * correlationId (and globalPid) (nsys_notes.c): the rows to leave out;
+ * *n: how many.  A table without those columns has none.  Returns 0, or
+ * -1 on an SQLite error (sqlite3_errmsg).
+ */
+int imp_nsys_dup_rows(struct sqlite3 *src, const char *table, int64_t *n);
+
+/*
+ * What an export holds other than it seems, as run_meta notes of path
+ * (nsys_notes.c): nsys.incomplete[FILE] for CUDA graphs traced whole,
+ * nsys.duplicates[FILE] when dups[0..3) kernel, memcpy and memset rows
+ * were left out as repeats.
+ */
+cvc_status imp_nsys_notes(cvc_db *db, int64_t run_id, const char *path, struct sqlite3 *src,
+			  const int64_t *dups);
+
+/* run_meta key per file ("key[base name]"), so the files of one run keep theirs. */
+cvc_status imp_meta_per_file(cvc_db *db, int64_t run_id, const char *key, const char *path,
+			     const char *value);
+
 
 /*
  * An input that can be read only once (stream.c): a pipe, a FIFO, a

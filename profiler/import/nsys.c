@@ -63,6 +63,7 @@ struct nsys {
 	int64_t acts, ranges;
 	int64_t nvtx_orphans;   /* ranges of processes without GPU work */
 	int64_t untimed;        /* activity rows CUPTI could not time (0, 0) */
+	int64_t dups[3];        /* rows of each activity table left out as repeats */
 	int have_launch;        /* temp.cvc_nsys_launch holds the runtime calls */
 	int64_t total_rows;     /* for progress only; 0 when not counted */
 	struct imp_nsys_session sess; /* its start, host, launcher's rank */
@@ -488,6 +489,8 @@ static cvc_status act_query(struct nsys *n, int which, struct sqlbuf *b)
 	if (n->have_launch && hg && hc)
 		sb_add(b, " LEFT JOIN temp.cvc_nsys_launch l ON l.proc=a.globalPid & ~16777215 "
 			  "AND l.corr=a.correlationId", "", "");
+	if (n->dups[which])
+		sb_add(b, " WHERE a.rowid NOT IN temp.cvc_nsys_dup", "", "");
 	if (b->overflow)
 		return cvc_db_fail(n->db, CVC_ERR_INTERNAL, "nsys: statement too long");
 	return CVC_OK;
@@ -502,6 +505,9 @@ static cvc_status import_activities(struct nsys *n, int which)
 	int rc;
 	long long row = 0;
 
+	/* one activity written twice is imported once (nsys_notes.c) */
+	if (imp_nsys_dup_rows(n->src, t, &n->dups[which]))
+		return src_fail(n);
 	if ((ret = act_query(n, which, &b)))
 		return ret;
 	if (sqlite3_prepare_v2(n->src, b.s, -1, &st, NULL) != SQLITE_OK) {
@@ -827,17 +833,6 @@ static cvc_status check_header(cvc_db *db, const char *user_path, const char *fi
 	return CVC_OK;
 }
 
-/* run_meta key per file ("key[base name]"), so the files of one run keep theirs. */
-static cvc_status meta_per_file(cvc_db *db, int64_t run_id, const char *key,
-				const char *path, const char *value)
-{
-	const char *base = strrchr(path, '/');
-	char k[512];
-
-	snprintf(k, sizeof k, "%s[%s]", key, base ? base + 1 : path);
-	return cvc_db_run_meta_set(db, run_id, k, value);
-}
-
 cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 			   const cvc_import_opts *opts, cvc_import_stats *stats)
 {
@@ -930,28 +925,11 @@ cvc_status cvc_import_nsys(cvc_db *db, int64_t run_id, const char *path,
 	ri.world_size = n.sess.env.world > 0 ? n.sess.env.world : 0;
 	if ((ret = cvc_db_run_merge(db, run_id, &ri)))
 		goto out;
-	if (product[0] && (ret = meta_per_file(db, run_id, "nsys.product_version", path, product)))
+	if (product[0] &&
+	    (ret = imp_meta_per_file(db, run_id, "nsys.product_version", path, product)))
 		goto out;
-	/* CUDA graphs traced whole (nsys's default --cuda-graph-trace=graph):
-	 * one row per graph launch in CUPTI_ACTIVITY_KIND_GRAPH_TRACE, none of
-	 * its kernels in the kernel table, so their time would read as idle
-	 * and a collective inside them as nothing; said, not guessed at */
-	{
-		int hg = cvc_db_sqlite_has_table(n.src, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE");
-		int64_t ng = hg > 0 ? imp_sq_int(n.src, "SELECT count(*) FROM "
-						 "CUPTI_ACTIVITY_KIND_GRAPH_TRACE") : 0;
-		char why[200];
-
-		if (hg < 0) {
-			ret = src_fail(&n);
-			goto out;
-		}
-		snprintf(why, sizeof why, "%lld CUDA graph launch%s traced whole: their kernels are "
-			 "not in the export (profile with --cuda-graph-trace=node)", (long long)ng,
-			 ng == 1 ? "" : "es");
-		if (ng > 0 && (ret = meta_per_file(db, run_id, "nsys.incomplete", path, why)))
-			goto out;
-	}
+	if ((ret = imp_nsys_notes(db, run_id, path, n.src, n.dups)))
+		goto out;
 	/* Ranks were numbered by us, not named by the file: a shard merge may renumber. */
 	if (n.nprocs && !n.env_rank_used &&
 	    (ret = cvc_db_run_meta_set(db, run_id, "import.auto_rank", "1")))

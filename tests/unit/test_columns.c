@@ -179,6 +179,10 @@ Test(columns, every_command_column_has_an_entry, .timeout = 300)
 		{"predict gemm --format", "predict gemm --gpu H100 --m 64 --n 64 --k 64 --format csv"},
 		{"predict <collective> --format",
 		 "predict allreduce --bytes 1MiB --gpus 8 --system dgx-h100 --format csv"},
+		{"predict attention --format",
+		 "predict attention --gpu H100 --heads 8 --head-dim 128 --seq 1024 --format csv"},
+		{"predict membound --format",
+		 "predict membound --gpu H100 --class norm --bytes 1MiB --format csv"},
 		{"help columns", "help columns --format csv"},
 	};
 	char dir[1024], args[16384], *dict = commands_dictionary(), *err = NULL, *out = NULL;

@@ -559,3 +559,89 @@ Test(nsys, untimed_rows_are_skipped_and_counted)
 			       "key='untimed_records'"), 1);
 	cvc_db_close(db);
 }
+
+/*
+ * Claim: rows of an activity table that repeat an earlier row's start,
+ * end, deviceId, streamId and correlationId (one stream runs one kernel,
+ * copy or memset at a time: one activity written twice) are imported
+ * once, the first in table order, for kernels, copies and memsets alike;
+ * the import notes how many it dropped, naming the file.  Rows that differ
+ * in one of those, or belong to another process, are all kept.  Setup: a
+ * kernel written twice (the repeat under another name), one at the same
+ * times on another stream, one with another correlation id, one in
+ * another process; a copy written three times; a memset twice, and
+ * another once.
+ */
+Test(nsys, repeated_rows_are_imported_once_and_said)
+{
+	const char *dir = tu_tmpdir();
+	char path[512], args[1200], buf[512], *out = NULL, *err = NULL;
+	cvc_db *db;
+	sqlite3 *sq;
+	static const char sql[] =
+		TU_NSYS_HEAD_SQL ");"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+		" (1000,1050,0,1,NULL,7,11,1677721600,1,2,NULL,64,8,1,1,256,1,1,0,0),"
+		" (2000,2400,0,1,NULL,7,12,1677721600,1,2,NULL,64,8,1,1,256,1,1,0,0),"
+		" (1000,1050,0,1,NULL,7,11,1677721600,4,4,NULL,64,8,1,1,256,1,1,0,0),"
+		" (1000,1050,0,1,NULL,8,11,1677721600,1,2,NULL,64,8,1,1,256,1,1,0,0),"
+		" (1000,1050,0,1,NULL,7,13,1677721600,1,2,NULL,64,8,1,1,256,1,1,0,0),"
+		" (1000,1050,0,1,NULL,7,11,1694498816,1,2,NULL,64,8,1,1,256,1,1,0,0);"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INT, end INT, deviceId INT,"
+		" contextId INT, greenContextId INT, streamId INT, correlationId INT, globalPid INT,"
+		" bytes INT, copyKind INT, srcKind INT, dstKind INT);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES"
+		" (3000,3100,0,1,NULL,7,14,1677721600,4096,1,0,2),"
+		" (3000,3100,0,1,NULL,7,14,1677721600,4096,1,0,2),"
+		" (3000,3100,0,1,NULL,7,14,1677721600,4096,1,0,2);"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET(start INT, end INT, deviceId INT,"
+		" contextId INT, greenContextId INT, streamId INT, correlationId INT, globalPid INT,"
+		" value INT, bytes INT, memKind INT);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (4000,4010,0,1,NULL,7,15,1677721600,0,64,2),"
+		" (4000,4010,0,1,NULL,7,15,1677721600,0,64,2), (5000,5010,0,1,NULL,7,16,1677721600,0,64,2);";
+
+	snprintf(path, sizeof path, "%s/dups.sqlite", dir);
+	write_export(path, sql);
+	db = tu_import(path, "d.db");
+	sq = cvc_db_sqlite(db);
+	cr_expect_eq(tu_sq_int(sq, "SELECT count(*) FROM activities WHERE kind=1"), 5);
+	cr_expect_eq(tu_sq_int(sq, "SELECT sum(end_ns-start_ns) FROM activities WHERE kind=1"),
+		     4 * 50 + 400);
+	cr_expect_eq(tu_sq_int(sq, "SELECT count(*) FROM activities WHERE kind=2"), 1);
+	cr_expect_eq(tu_sq_int(sq, "SELECT count(*) FROM activities WHERE kind=3"), 2);
+	/* the first of the two: its name, not the repeat's */
+	cr_expect_eq(tu_sq_int(sq, "SELECT count(*) FROM activities a JOIN strings s ON "
+			       "s.id=a.name_id WHERE s.value LIKE 'ncclDevKernel%'"), 0);
+	cr_expect_str_eq(tu_sq_text(sq, "SELECT value FROM run_meta WHERE "
+				    "key='nsys.duplicates[dups.sqlite]'", buf, sizeof buf),
+			 "1 kernel row, 2 memcpy rows and 1 memset row repeat an earlier row's "
+			 "start, end, device, stream and correlation id (one activity written "
+			 "twice): the first imported, 4 dropped");
+	cvc_db_close(db);
+	/* the command says it, one line naming the file */
+	snprintf(args, sizeof args, "import --db '%s/c.db' '%s'", dir, path);
+	cr_assert_eq(tu_cvc(args, &out, &err), 0, "%s", err);
+	cr_expect(err && strstr(err, "note: 'dups.sqlite': 1 kernel row, 2 memcpy rows and 1 "
+				     "memset row repeat an earlier row's"), "%s", err);
+	free(out);
+	free(err);
+}
+
+/* An export without repeats says nothing of them. */
+Test(nsys, no_repeats_no_note)
+{
+	const char *ex = tu_path(tu_tmpdir(), "once.sqlite");
+	cvc_db *db;
+	static const char sql[] =
+		TU_NSYS_HEAD_SQL ");"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000,1050,0,1,NULL,7,11,1677721600,1,2,"
+		"NULL,64,8,1,1,256,1,1,0,0),(1050,1100,0,1,NULL,7,12,1677721600,1,2,"
+		"NULL,64,8,1,1,256,1,1,0,0);";
+
+	write_export(ex, sql);
+	db = tu_import(ex, "o.db");
+	cr_expect_eq(tu_sq_int(cvc_db_sqlite(db), "SELECT count(*) FROM activities"), 2);
+	cr_expect_eq(tu_sq_int(cvc_db_sqlite(db), "SELECT count(*) FROM run_meta WHERE key LIKE "
+			       "'nsys.duplicates%'"), 0);
+	cvc_db_close(db);
+}
