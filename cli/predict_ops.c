@@ -118,12 +118,20 @@ int cli_predict_membound(const cvc_modelset *ms, const cvc_hw_spec *spec, cvc_mo
 					   "time_us_hi", "gbps",  "model"};
 	cvc_model_price pr;
 	double gbps;
+	char model[512];
 
 	cvc_model_membound_price(ms, bytes, cls, &pr);
 	gbps = pr.us > 0 ? (double)bytes / pr.us / 1e3 : NAN;
+	/* past its largest row a fit prices only where the gate measured that
+	 * carry (models/opprice.c mem_in): said, as the projector's warnings do */
+	if (pr.extrap > 1)
+		snprintf(model, sizeof model, "%s; %.3gx past the largest size it measured, "
+			 "through a carry the quality gate measured", pr.origin, pr.extrap);
+	else
+		snprintf(model, sizeof model, "%s", pr.origin);
 	if (format) {
 		const char *strs[8] = {spec->name, cvc_model_mem_name(cls), NULL, NULL, NULL, NULL,
-				       NULL, pr.origin};
+				       NULL, model};
 		double nums[8] = {0, 0, (double)bytes, pr.us, 0, 0, gbps, 0};
 
 		cvc_model_interval90(pr.us, pr.sigma, &nums[4], &nums[5]);
@@ -131,7 +139,7 @@ int cli_predict_membound(const cvc_modelset *ms, const cvc_hw_spec *spec, cvc_mo
 	}
 	printf("membound %s %lld bytes on %s: %.3f us (%.1f GB/s)\n", cvc_model_mem_name(cls),
 	       (long long)bytes, spec->name, pr.us, gbps);
-	printf("model: %s\n", pr.origin);
+	printf("model: %s\n", model);
 	cli_predict_say_interval(&pr);
 	return 0;
 }
