@@ -23,6 +23,7 @@ struct sink {
 	FILE *csv, *json;
 	cvc_out *csv_out, *json_out, *prov_out; /* committed together at the end */
 	int json_first;
+	int begun;           /* the CSV header and JSON opening written */
 	cvc_proj_top *top;   /* --top: the K best per group; NULL: every row */
 	cvc_rep_table *table; /* the table a person reads: the kept rows, or */
 	cvc_proj_top *best;   /* without --top, the best one per default group */
@@ -88,8 +89,26 @@ static int write_failed(struct sink *s, FILE *f, const char *what)
 	return 1;
 }
 
+/*
+ * The CSV header and the JSON opening, written with the first row (or at
+ * the end of a study with none): a study that stops at run time (a GPU the
+ * catalog lacks, named on line 6) leaves standard output empty, where a
+ * header alone read as an empty projection.
+ */
+static void begin_out(struct sink *s)
+{
+	if (s->begun)
+		return;
+	s->begun = 1;
+	if (s->csv)
+		cvc_proj_csv_header(s->csv);
+	if (s->json)
+		cvc_proj_json_begin(s->json, s->name);
+}
+
 static void write_row(struct sink *s, const cvc_proj_scenario *sc, const cvc_proj_result *r)
 {
+	begin_out(s);
 	if (s->csv)
 		cvc_proj_csv_row(s->csv, sc, r);
 	if (s->json) {
@@ -142,9 +161,9 @@ static int on_kept(void *user, const cvc_proj_scenario *sc, const cvc_proj_resul
  * is stdout) and the CSV's provenance side file (a JSON projection carries
  * its own) of sink, each written aside through cvc_out and renamed only
  * when all are complete (issue 36 item 6: an interrupted projection left a
- * cut CSV over a good earlier one); their headers written, and st's walk
+ * cut CSV over a good earlier one), and st's walk
  * followed (the progress line when stderr is a terminal, the summary's
- * points).
+ * points).  The headers wait for the first row (begin_out).
  */
 static int open_sinks(struct sink *sink, const char *csv_path, const char *json_path,
 		      cvc_proj_study *st, int progress)
@@ -170,10 +189,6 @@ static int open_sinks(struct sink *sink, const char *csv_path, const char *json_
 	cvc_text_safe(sink->name, 0, sink->safe_name, sizeof sink->safe_name);
 	/* the walk is counted for the summary, drawn only on a terminal */
 	cvc_proj_study_on_walk(st, on_walk, sink);
-	if (sink->csv)
-		cvc_proj_csv_header(sink->csv);
-	if (sink->json)
-		cvc_proj_json_begin(sink->json, sink->name);
 	return 0;
 }
 
@@ -190,6 +205,7 @@ static int close_sinks(struct sink *sink, cvc_proj_ctx *ctx, const char *json_pa
 	char err[1024];
 	cvc_status rc;
 
+	begin_out(sink);
 	if (sink->json && (rc = cvc_proj_json_end(sink->json, ctx)))
 		return cli_fail(rc, "'%s': %s", strcmp(json_path, "-") ? json_path : "standard output",
 				rc == CVC_ERR_IO ? "write error" : prov_error(ctx, rc));
