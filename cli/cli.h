@@ -119,6 +119,9 @@ void cli_say(const char *fmt, ...) CVC_PRINTF(1, 2);
 /* "error: <fmt>\n" on stderr, as cli_say writes it; returns 2 (bad input)
  * for convenience. */
 int cli_error(const char *fmt, ...) CVC_PRINTF(1, 2);
+/* How many error lines cli_error and cli_fail have said (cvc.c: the exit
+ * check does not repeat a failure a command already explained). */
+int cli_errors_said(void);
 
 /* ---- set-up shared by the commands (setup.c) ------------------------------- */
 

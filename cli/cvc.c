@@ -55,7 +55,9 @@ static void usage(FILE *f)
 /*
  * Data goes to stdout; a command whose data could not be written has
  * failed, whatever it did besides (issue 36 item 14: `cvc validate
- * >/dev/full` exited 0).  Returns rc, or 1 after saying why.
+ * >/dev/full` exited 0).  Returns rc, or 1 after saying why.  A command
+ * that failed and said why in an error line (project names its own write
+ * error) is not followed by a second line repeating it.
  */
 static int check_stdout(int rc)
 {
@@ -64,7 +66,7 @@ static int check_stdout(int rc)
 	errno = 0;
 	bad = fflush(stdout) != 0;
 	bad |= ferror(stdout) != 0;
-	if (!bad)
+	if (!bad || (rc && cli_errors_said()))
 		return rc;
 	if (errno)
 		cli_say("error: cannot write to standard output: %s\n", strerror(errno));

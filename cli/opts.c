@@ -53,9 +53,18 @@ void cli_say(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Error lines said so far (cli_errors_said). */
+static int errors_said;
+
+int cli_errors_said(void)
+{
+	return errors_said;
+}
+
 /* "error: <message>" on stderr: the one shape of every error line. */
 static void verror(const char *fmt, va_list ap)
 {
+	errors_said++;
 	vsay("error: ", fmt, ap);
 	fputc('\n', stderr);
 }
