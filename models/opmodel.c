@@ -63,9 +63,13 @@ static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 
 		ms->attn_ref_sfu = rs ? rs->sfu_texp : 0;
 	}
-	snprintf(ms->attn_origin, sizeof ms->attn_origin,
-		 "fused-attention curves measured on %s (attention-bench), carried to %s "
-		 "through the spec sheet", opm_attn_ref_name(ms->attn_ref), spec->name);
+	if (strcmp(opm_attn_ref_name(ms->attn_ref), opm_gpu_of(spec)) == 0)
+		snprintf(ms->attn_origin, sizeof ms->attn_origin,
+			 "fused-attention curves measured on %s (attention-bench)", spec->name);
+	else
+		snprintf(ms->attn_origin, sizeof ms->attn_origin,
+			 "fused-attention curves measured on %s (attention-bench), carried to %s "
+			 "through the spec sheet", opm_attn_ref_name(ms->attn_ref), spec->name);
 	if (fabs(ms->attn_factor - 1) > 5e-4) {
 		size_t used = strlen(ms->attn_origin);
 
@@ -79,6 +83,10 @@ static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 			 "; its softmax at %.3g TeraExp/s against the curves' %.3g", spec->sfu_texp,
 			 ms->attn_ref_sfu);
 	}
+	snprintf(ms->attn_standin, sizeof ms->attn_standin,
+		 "%s; no curve of this library, dtype or mask was measured on %s: the nearest "
+		 "measured one stands in (cuDNN's, bf16's, then the other mask's)", ms->attn_origin,
+		 opm_attn_ref_name(ms->attn_ref));
 	for (int d = 0; d < CVC_HW_NDTYPE; d++) {
 		/* fp8 and fp4 at the share of their peaks that they sustain
 		 * (ceiling.c) */

@@ -116,10 +116,12 @@ double cvc_model_grouped_slowdown(double m_per_group, int *extrap)
 	return 1.0;
 }
 
-double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
+/* The attention's time; *exact (may be NULL) 0 when a stand-in curve
+ * priced it (attnref.c pick: another library, dtype or mask). */
+static double attn_us(const cvc_modelset *ms, const cvc_model_attn *a, int *exactp)
 {
 	double B, H, Hkv, Sq, Skv, D, flops, bytes, P, sms, tiles, util, eff, tc, tm, es;
-	int fp8, exact = 0, be;
+	int fp8, exact = 1, be;
 
 	if (!ms || !a || (unsigned)a->dtype >= CVC_HW_NDTYPE)
 		return NAN;
@@ -159,6 +161,8 @@ double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
 	if (be == CVC_ATTN_FA1)
 		be = CVC_ATTN_FA2;
 	eff = opm_attn_eff(ms->attn_ref, be, fp8, a->backward, a->causal, Skv, D, &exact);
+	if (exactp)
+		*exactp = exact;
 	if (!(eff > 0))
 		eff = 0.5; /* no curve at all: cannot happen with the compiled-in set */
 	if (a->backend == CVC_ATTN_FA1)
@@ -246,17 +250,28 @@ double cvc_model_mxfp8_factor(double *sigma)
 	return opm_mxfp8_factor(sigma);
 }
 
+double cvc_model_attention_us(const cvc_modelset *ms, const cvc_model_attn *a)
+{
+	return attn_us(ms, a, NULL);
+}
+
 void cvc_model_attention_price(const cvc_modelset *ms, const cvc_model_attn *a,
 			       cvc_model_price *out)
 {
+	int exact = 1;
+
 	memset(out, 0, sizeof *out);
-	out->us = cvc_model_attention_us(ms, a);
+	out->us = attn_us(ms, a, &exact);
 	out->origin = ms ? ms->attn_origin : "no model set";
 	if (!ms)
 		return;
 	out->extrap = 1;
-	/* curves measured on another generation carry over through the spec */
-	out->carried = strcmp(opm_attn_ref_name(ms->attn_ref), opm_gpu_of(&ms->spec)) != 0;
+	/* curves measured on another generation carry over through the spec;
+	 * a stand-in curve is carried from what was measured, and says so */
+	out->carried = strcmp(opm_attn_ref_name(ms->attn_ref), opm_gpu_of(&ms->spec)) != 0 ||
+		       !exact;
+	if (!exact)
+		out->origin = ms->attn_standin;
 	out->sigma = out->carried ? sqrt(SIG_ATTN * SIG_ATTN + SIG_GEMM_CARRY * SIG_GEMM_CARRY)
 				  : SIG_ATTN;
 	if (a && a->backend == CVC_ATTN_FA1) {
