@@ -426,7 +426,7 @@ Test(archs, config_json_keys_as_transformers_reads_them)
 		  "parallelism: {tp: 1}\nhardware: {gpu: H100-SXM, gpus: 8}\n", &g);
 	cr_assert_eq(g.n, 3);
 	cr_expect(!g.sc[0].tie_embeddings && g.sc[0].ffn_type == CVC_PROJ_FFN_SWIGLU,
-		  "llama4 without the keys: tie %g, ffn_type %d", g.sc[0].tie_embeddings,
+		  "llama4 without the keys: tie %d, ffn_type %d", g.sc[0].tie_embeddings,
 		  g.sc[0].ffn_type);
 	cr_expect(g.sc[1].top_k == 2 && g.sc[1].shared_ffn == 64 && g.sc[1].moe_first_dense == 1 &&
 		  g.sc[1].moe_layer_freq == 1 && g.sc[1].mtp_layers == 1 && g.sc[1].tie_embeddings &&

@@ -272,7 +272,7 @@ Test(models_host, host_launch_from_traces)
 				free(p[r]);
 			}
 		}
-		cr_assert(strncmp(one[i] ? one[i] : TU_DLRM_DIR + 7, ref[i].trace,
+		cr_assert(strncmp(one[i] ? one[i] : &TU_DLRM_DIR[7], ref[i].trace,
 				  strlen(ref[i].trace)) == 0, "%s", ref[i].trace);
 		snprintf(db, sizeof db, "h%zu.db", i);
 		us = host_us(paths, db);

@@ -434,7 +434,7 @@ char *tu_validate(const char *path, const struct cvc_proj_validate_opts *opts,
 
 	cr_assert_not_null(mem);
 	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_validate(path, ctx, opts, mem, v, err, sizeof err), want, "%s: %s",
+	cr_assert_eq((int)cvc_proj_validate(path, ctx, opts, mem, v, err, sizeof err), want, "%s: %s",
 		     path, err);
 	fclose(mem);
 	cvc_proj_ctx_free(ctx);
