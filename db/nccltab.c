@@ -220,7 +220,7 @@ static char *skip_prefix(char *s)
  * Finds "<op>_perf" in s as a word (path prefix allowed), copying the op.
  * Longest op name first so "reduce" does not shadow "reduce_scatter".
  */
-static int find_op(const char *s, char *op, size_t cap)
+int nt_find_op(const char *s, char *op, size_t cap)
 {
 	for (const char *p = strstr(s, "_perf"); p; p = strstr(p + 1, "_perf")) {
 		char after = p[5];
@@ -316,13 +316,12 @@ static void default_layout(struct layout *lay)
 	memcpy(lay->col, d, sizeof d);
 }
 
-/* Parses one data row against the layout; on error names the column. */
 /*
  * The data types nccl-tests prints (src/common.cu test_typenames: NCCL 1's
  * char and int; NCCL 2's int8 .. double, bfloat16 from NCCL 2.10, the fp8
  * ones from 2.24): a word outside them is a damaged row, not a type.
  */
-static int known_type(const char *w)
+int nt_known_type(const char *w)
 {
 	static const char *const types[] = {
 		"int8",  "uint8", "int32",  "uint32",   "int64",  "uint64", "half",
@@ -335,6 +334,7 @@ static int known_type(const char *w)
 	return 0;
 }
 
+/* Parses one data row against the layout; on error names the column. */
 static cvc_status parse_row(struct reader *rd, char **tok, int n, const struct layout *lay,
 			    cvc_nt_row *r)
 {
@@ -361,7 +361,7 @@ static cvc_status parse_row(struct reader *rd, char **tok, int n, const struct l
 			neg = !bad && r->count < 0;
 			break;
 		case C_TYPE:
-			if (!known_type(w))
+			if (!nt_known_type(w))
 				return fail(rd, CVC_ERR_FORMAT, "column 'type': expected an NCCL data "
 					    "type (int8 .. double, bfloat16, f8e4m3, f8e5m2), got '%.32s'",
 					    w);
@@ -427,12 +427,10 @@ static int row_at(char **tok, int n, int ncols)
 	return -1;
 }
 
-/* "nccl-library=21805" -> "2.18.5". */
-static void nccl_code(const char *s, char *out, size_t cap)
+/* 21805 -> "2.18.5" (NCCL_VERSION_CODE; before 2.9, 2903 -> "2.9.3"). */
+void nt_nccl_code(int64_t v, char *out, size_t cap)
 {
-	int64_t v;
-
-	if (parse_i64(s, &v) || v <= 0)
+	if (v <= 0)
 		return;
 	if (v >= 10000)
 		snprintf(out, cap, "%lld.%lld.%lld", (long long)(v / 10000),
@@ -443,11 +441,11 @@ static void nccl_code(const char *s, char *out, size_t cap)
 }
 
 /* Op of a "# Collective test concluded|starting: <binary>" line. */
-static void banner_op(const char *b, char *op, size_t cap)
+void nt_banner_op(const char *b, char *op, size_t cap)
 {
 	const char *e;
 
-	if (find_op(b, op, cap))
+	if (nt_find_op(b, op, cap))
 		return;
 	/* A binary outside our list: keep its name sans directory and _perf. */
 	while (*b == ' ')
@@ -493,7 +491,7 @@ static int host_slots(char **tok, int n, int *nodes)
 }
 
 /* NCCL_ALGO forced by an environment setting or NCCL's INFO line. */
-static void algo_of(const char *s, char *algo, size_t cap)
+void nt_algo_of(const char *s, char *algo, size_t cap)
 {
 	const char *p = strstr(s, "NCCL_ALGO=");
 	size_t n;
@@ -515,11 +513,11 @@ static void command_line(char *s, struct nt_info *in, cvc_nt_log *log)
 	char *tok[NT_MAX_TOKENS + 1];
 	int mpi = strstr(s, "mpirun") || strstr(s, "mpiexec");
 	int srun = strstr(s, "srun") != NULL;
-	int binary = !in->op_cmd[0] && find_op(s, in->op_cmd, sizeof in->op_cmd);
+	int binary = !in->op_cmd[0] && nt_find_op(s, in->op_cmd, sizeof in->op_cmd);
 	int n, nodes = 0, per;
 
 	if (!log->algo[0])
-		algo_of(s, log->algo, sizeof log->algo);
+		nt_algo_of(s, log->algo, sizeof log->algo);
 	n = tokenize(s, tok, NT_MAX_TOKENS);
 	if (n > NT_MAX_TOKENS)
 		n = NT_MAX_TOKENS;
@@ -615,14 +613,14 @@ static cvc_status take_line(struct reader *rd, struct nt_info *in, struct layout
 		return CVC_OK;
 	if ((p = strstr(s, "Collective test concluded:"))) {
 		if (!in->op_footer[0])
-			banner_op(p + 26, in->op_footer, sizeof in->op_footer);
+			nt_banner_op(p + 26, in->op_footer, sizeof in->op_footer);
 		in->banner = 1;
 		in->footer = 1;
 		return CVC_OK;
 	}
 	if ((p = strstr(s, "Collective test starting:"))) {
 		if (!in->op_footer[0])
-			banner_op(p + 25, in->op_footer, sizeof in->op_footer);
+			nt_banner_op(p + 25, in->op_footer, sizeof in->op_footer);
 		in->banner = 1;
 		return CVC_OK;
 	}
@@ -666,12 +664,15 @@ static cvc_status take_line(struct reader *rd, struct nt_info *in, struct layout
 			in->banner = 1;
 		} else if (n >= 4 && strcmp(tok[1], "nccl-tests") == 0 &&
 			   strcmp(tok[2], "version") == 0) {
+			int64_t code;
+
 			in->banner = 1;
 			snprintf(log->tests_version, sizeof log->tests_version, "%s", tok[3]);
 			for (int i = 4; i < n; i++)
-				if (strncmp(tok[i], "nccl-library=", 13) == 0)
-					nccl_code(tok[i] + 13, log->nccl_version,
-						  sizeof log->nccl_version);
+				if (strncmp(tok[i], "nccl-library=", 13) == 0 &&
+				    parse_i64(tok[i] + 13, &code) == 0)
+					nt_nccl_code(code, log->nccl_version,
+						     sizeof log->nccl_version);
 		} else if (parse_header(tok, n, lay)) {
 			*in_table = 1;
 		}
@@ -711,6 +712,37 @@ void cvc_nt_log_release(cvc_nt_log *log)
 	memset(log, 0, sizeof *log);
 }
 
+/*
+ * Whether the file's first byte that is not blank is '{': nccl-tests' -J
+ * file then, a log otherwise.  The stream is put back at its start.  A
+ * megabyte of blanks is left to the log reader.
+ */
+static cvc_status first_brace(struct reader *rd, int *brace)
+{
+	int c, n = 0;
+
+	while ((c = gzgetc(rd->gz)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+		if (++n > (1 << 20))
+			break;
+	*brace = c == '{';
+	if (c == -1) {
+		char m[256];
+		int zerr;
+
+		/* zlib's own failure (out of memory inflating) is the answer; a
+		 * cut stream is read as far as it goes, as next_line() does */
+		gzerror(rd->gz, &zerr);
+		if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
+			rd->lineno = 1;
+			return fail(rd, cvc_gz_status(rd->gz, m, sizeof m), "%s", m);
+		}
+	}
+	if (gzrewind(rd->gz) != 0)
+		return cvc_errf(rd->err, rd->errlen, CVC_ERR_IO,
+				"'%s': cannot read it again from its start", rd->name);
+	return CVC_OK;
+}
+
 cvc_status cvc_nt_read(const char *open_path, const char *name, cvc_nt_log *out,
 		       void (*progress)(void *arg, long long lines), void *arg, char *err,
 		       size_t errlen)
@@ -718,7 +750,7 @@ cvc_status cvc_nt_read(const char *open_path, const char *name, cvc_nt_log *out,
 	struct reader rd = {0};
 	struct nt_info *in = NULL;
 	struct layout lay;
-	int in_table = 0, eof = 0;
+	int in_table = 0, eof = 0, brace = 0;
 	cvc_status st = CVC_OK;
 
 	if (!open_path || !out || !err || !errlen)
@@ -748,6 +780,12 @@ cvc_status cvc_nt_read(const char *open_path, const char *name, cvc_nt_log *out,
 		goto out;
 	}
 	gzbuffer(rd.gz, 1 << 16);
+	if ((st = first_brace(&rd, &brace)))
+		goto out;
+	if (brace) {
+		st = nt_json_read(rd.gz, rd.name, out, progress, arg, err, errlen);
+		goto out;
+	}
 	while (!(st = next_line(&rd, &eof)) && !eof) {
 		if ((st = take_line(&rd, in, &lay, &in_table, out)))
 			goto out;

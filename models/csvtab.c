@@ -469,8 +469,8 @@ static cvc_status read_nccl_tests(const char *open_path, const char *path, cvc_m
 		row.nranks = log.nranks;
 		row.gpus_per_node = log.gpus_per_node;
 		if (push(rows, &row)) {
-			snprintf(err, errlen, "'%s': line %lld: expected fewer rows (row cap reached)",
-				 path, t->line);
+			snprintf(err, errlen, "'%s': %s %lld: expected fewer rows (row cap reached)",
+				 path, log.json ? "result" : "line", t->line);
 			st = CVC_ERR_FORMAT;
 			goto out;
 		}
@@ -480,13 +480,104 @@ out:
 	return st;
 }
 
+/*
+ * A table known by its header line (the first that is not blank or '#'),
+ * else whatever nccl-tests log the file holds.  hdr_copy: LINE_CAP bytes.
+ */
+static cvc_status read_by_header(struct reader *r, char *hdr_copy, const char *open_path,
+				 cvc_model_rows *rows, const char *gpu_hint)
+{
+	char *hdr[MAX_COLS];
+	const char *path = r->path;
+	char *err = r->err;
+	size_t errlen = r->errlen;
+	int nh, got;
+	cvc_status st;
+
+	/* blank lines and '#' lines (a table's provenance) before the header */
+	do
+		got = next_line(r);
+	while (got == 1 && (!r->line[0] || r->line[0] == '#'));
+	if (got <= 0) {
+		if (got == 0)
+			snprintf(err, errlen, "'%s': line 1: expected a known table header, got an empty file",
+				 path);
+		return got == 0 ? CVC_ERR_FORMAT : r->fail_st;
+	}
+	memcpy(hdr_copy, r->line, strlen(r->line) + 1);
+	/* A first line that is no CSV (a log's text) names none of the tables. */
+	nh = cvc_csv_split(hdr_copy, hdr, MAX_COLS);
+	if (nh < 0)
+		nh = 0;
+	{
+		size_t a, b;
+		const char *dup = cvc_csv_dup_name(hdr, (size_t)nh, &a, &b);
+
+		/* a log's prose is no header: only a table's named columns count */
+		if (dup && (col_index(hdr, nh, "flops_per_sec") >= 0 ||
+			    col_index(hdr, nh, "network_throughput_bytes_per_sec") >= 0 ||
+			    col_index(hdr, nh, "time_stats.all_reduce.median") >= 0 ||
+			    col_index(hdr, nh, "time_stats.send_recv.median") >= 0 ||
+			    col_index(hdr, nh, "time_stats.mlp_up_proj.median") >= 0)) {
+			snprintf(err, errlen, "'%s': line %d: column '%.64s' given twice (columns %zu "
+				 "and %zu)", path, r->lineno, dup, a + 1, b + 1);
+			return CVC_ERR_FORMAT;
+		}
+	}
+	if (col_index(hdr, nh, "flops_per_sec") >= 0 && col_index(hdr, nh, "device_key") >= 0)
+		return read_xla(r, rows, hdr, nh, &xla_matmul);
+	if (col_index(hdr, nh, "network_throughput_bytes_per_sec") >= 0)
+		return read_xla(r, rows, hdr, nh, &xla_coll);
+	if (col_index(hdr, nh, "time_stats.all_reduce.median") >= 0)
+		return read_vidur_net(r, rows, hdr, nh, "all_reduce", gpu_hint);
+	if (col_index(hdr, nh, "time_stats.send_recv.median") >= 0)
+		return read_vidur_net(r, rows, hdr, nh, "send_recv", gpu_hint);
+	if (col_index(hdr, nh, "time_stats.mlp_up_proj.median") >= 0)
+		return read_vidur_mlp(r, rows, hdr, nh, gpu_hint);
+	/* anything else may be an nccl-tests log with text before its table */
+	st = read_nccl_tests(open_path, path, rows, gpu_hint, err, errlen);
+	if (st == CVC_ERR_NOTFOUND) {
+		snprintf(err, errlen, "'%s': line 1: expected a known table header (XLA perf "
+			 "table, vidur profile, nccl-tests log)", path);
+		st = CVC_ERR_FORMAT;
+	}
+	return st;
+}
+
+/*
+ * 1 when the file is nccl-tests' -J JSON (its first bytes, into buf of
+ * LINE_CAP), 0 when not, -1 with the message set when it cannot be read
+ * again from its start.  The JSON is one line as long as its environment
+ * and device list make it: it goes to the nccl-tests reader whole, never
+ * through next_line()'s line bound.
+ */
+static int nt_json_first(struct reader *r, char *buf)
+{
+	int got = gzread(r->gz, buf, LINE_CAP);
+	int json = got > 0 && cvc_nt_json_sniff(buf, (size_t)got);
+	char m[256];
+
+	/* zlib's own failure (out of memory inflating, corrupt data) is the answer */
+	if (got < 0 && (r->fail_st = cvc_gz_status(r->gz, m, sizeof m)) != CVC_OK &&
+	    r->fail_st != CVC_ERR_FORMAT) {
+		snprintf(r->err, r->errlen, "'%s': line 1: %s", r->path, m);
+		return -1;
+	}
+	if (gzrewind(r->gz) != 0) {
+		snprintf(r->err, r->errlen, "'%s': cannot read it again from its start", r->path);
+		r->fail_st = CVC_ERR_IO;
+		return -1;
+	}
+	return json;
+}
+
 cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const char *gpu_hint,
 			       char *err, size_t errlen)
 {
 	struct reader r = {0};
-	char *hdr_copy = NULL, *hdr[MAX_COLS], *spill = NULL;
-	int nh, got;
+	char *hdr_copy = NULL, *spill = NULL;
 	size_t before;
+	int json;
 	cvc_status st = CVC_OK;
 
 	if (!rows || !path || !err || !errlen)
@@ -518,56 +609,15 @@ cvc_status cvc_model_rows_read(cvc_model_rows *rows, const char *path, const cha
 		goto out;
 	}
 	gzbuffer(r.gz, 1 << 16);
-	/* blank lines and '#' lines (a table's provenance) before the header */
-	do
-		got = next_line(&r);
-	while (got == 1 && (!r.line[0] || r.line[0] == '#'));
-	if (got <= 0) {
-		if (got == 0)
-			snprintf(err, errlen, "'%s': line 1: expected a known table header, got an empty file",
-				 path);
-		st = got == 0 ? CVC_ERR_FORMAT : r.fail_st;
+	if ((json = nt_json_first(&r, hdr_copy)) < 0) {
+		st = r.fail_st;
 		goto out;
 	}
-	memcpy(hdr_copy, r.line, strlen(r.line) + 1);
-	/* A first line that is no CSV (a log's text) names none of the tables. */
-	nh = cvc_csv_split(hdr_copy, hdr, MAX_COLS);
-	if (nh < 0)
-		nh = 0;
-	{
-		size_t a, b;
-		const char *dup = cvc_csv_dup_name(hdr, (size_t)nh, &a, &b);
-
-		/* a log's prose is no header: only a table's named columns count */
-		if (dup && (col_index(hdr, nh, "flops_per_sec") >= 0 ||
-			    col_index(hdr, nh, "network_throughput_bytes_per_sec") >= 0 ||
-			    col_index(hdr, nh, "time_stats.all_reduce.median") >= 0 ||
-			    col_index(hdr, nh, "time_stats.send_recv.median") >= 0 ||
-			    col_index(hdr, nh, "time_stats.mlp_up_proj.median") >= 0)) {
-			snprintf(err, errlen, "'%s': line %d: column '%.64s' given twice (columns %zu "
-				 "and %zu)", path, r.lineno, dup, a + 1, b + 1);
-			st = CVC_ERR_FORMAT;
-			goto out;
-		}
-	}
-	if (col_index(hdr, nh, "flops_per_sec") >= 0 && col_index(hdr, nh, "device_key") >= 0)
-		st = read_xla(&r, rows, hdr, nh, &xla_matmul);
-	else if (col_index(hdr, nh, "network_throughput_bytes_per_sec") >= 0)
-		st = read_xla(&r, rows, hdr, nh, &xla_coll);
-	else if (col_index(hdr, nh, "time_stats.all_reduce.median") >= 0)
-		st = read_vidur_net(&r, rows, hdr, nh, "all_reduce", gpu_hint);
-	else if (col_index(hdr, nh, "time_stats.send_recv.median") >= 0)
-		st = read_vidur_net(&r, rows, hdr, nh, "send_recv", gpu_hint);
-	else if (col_index(hdr, nh, "time_stats.mlp_up_proj.median") >= 0)
-		st = read_vidur_mlp(&r, rows, hdr, nh, gpu_hint);
-	else {
-		/* anything else may be an nccl-tests log with text before its table */
+	if (json) {
 		st = read_nccl_tests(spill ? spill : path, path, rows, gpu_hint, err, errlen);
-		if (st == CVC_ERR_NOTFOUND) {
-			snprintf(err, errlen, "'%s': line 1: expected a known table header (XLA perf "
-				 "table, vidur profile, nccl-tests log)", path);
-			st = CVC_ERR_FORMAT;
-		}
+		st = st == CVC_ERR_NOTFOUND ? CVC_ERR_FORMAT : st;
+	} else {
+		st = read_by_header(&r, hdr_copy, spill ? spill : path, rows, gpu_hint);
 	}
 	if (!st && rows->n == before) {
 		snprintf(err, errlen, "'%s': line %d: expected at least one data row", path, r.lineno);

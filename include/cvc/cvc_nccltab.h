@@ -12,6 +12,15 @@
  * (n-1)/n for all-gather, reduce-scatter and all-to-all), GPUs per node
  * (host names of the device lines, launcher options), NCCL_ALGO when the
  * command line forces one.
+ *
+ * The JSON file nccl-tests (2.17 and later) writes with -J FILE is read
+ * into the same log: a top-level object with "config" (threads, GPUs per
+ * thread, one device entry per process) and "results".  There the rank
+ * count is the device entries x threads x GPUs, the ranks per host the
+ * entries of each host name x threads x GPUs, the operation the binary
+ * in "args", NCCL_ALGO from "env" or "args"; each result's bus bandwidth
+ * must be its algorithm bandwidth times the operation's bus factor at
+ * that rank count.
  */
 #ifndef CVC_NCCLTAB_H
 #define CVC_NCCLTAB_H
@@ -29,7 +38,8 @@ typedef struct cvc_nt_row {
 	int nhalf;                 /* 1 or 2 blocks of time/algbw/busbw/wrong */
 	double time[2], algbw[2], busbw[2];
 	int64_t wrong[2];          /* -1 = N/A */
-	long long line;            /* 1-based line in the file */
+	int in_place_only;         /* the one half is in-place (-J: out_of_place null) */
+	long long line;            /* 1-based line in the file; -J: result number */
 } cvc_nt_row;
 
 typedef struct cvc_nt_log {
@@ -46,6 +56,7 @@ typedef struct cvc_nt_log {
 	cvc_nt_row *rows;
 	size_t nrows, cap;
 	long long nlines;          /* lines in the file */
+	int json;                  /* read from a -J file: a row's line is its result number */
 } cvc_nt_log;
 
 /* Most rows one log may hold (a sweep has tens; this bounds memory). */
@@ -54,17 +65,33 @@ typedef struct cvc_nt_log {
 /*
  * Reads the log at open_path (plain or gzip; name is used in messages)
  * into *out (zeroed first; release with cvc_nt_log_release() on success
- * and failure alike).  progress (may be NULL) is called every few thousand
- * lines with the (uncompressed) bytes read so far.  Returns CVC_OK; CVC_ERR_IO "'name':
- * cannot open: ..."; CVC_ERR_FORMAT "'name': line N: expected ..." for a
- * malformed row (wrong column count, a column that is not a number), a
- * table header with no result rows, or more than CVC_NT_MAX_ROWS;
+ * and failure alike).  A file whose first byte that is not blank is '{'
+ * is read as nccl-tests' -J JSON.  progress (may be NULL) is called every
+ * few thousand lines with the (uncompressed) bytes read so far.  Returns
+ * CVC_OK; CVC_ERR_IO "'name': cannot open: ..."; CVC_ERR_FORMAT "'name':
+ * line N: expected ..." for a malformed row (wrong column count, a column
+ * that is not a number), a table header with no result rows, or more than
+ * CVC_NT_MAX_ROWS; for a -J file "'name': byte N: ..." for JSON json-c
+ * cannot parse, "'name': result N: ..." for a result of the wrong shape
+ * or whose bus bandwidth does not fit the rank count (a file cut short is
+ * read up to its last whole result, and out->incomplete says so);
  * CVC_ERR_NOTFOUND (same message) when no table header is found at all
- * (not an nccl-tests log); CVC_ERR_NOMEM.
+ * (not an nccl-tests log, or JSON without "config" and "results");
+ * CVC_ERR_NOMEM.
  */
 CVC_API cvc_status cvc_nt_read(const char *open_path, const char *name, cvc_nt_log *out,
 			       void (*progress)(void *arg, long long bytes), void *arg,
 			       char *err, size_t errlen);
+
+/*
+ * 1 when buf[0..n), a file's first bytes, starts an nccl-tests -J file: a
+ * JSON object with the top-level keys "config" and "results", or, when the
+ * object goes on past n, whose first keys are "version" and "start_time"
+ * as nccl-tests writes them (a long environment or device list puts the
+ * others further on).  Never one with "traceEvents" (Kineto).  buf may be
+ * NULL (0).
+ */
+CVC_API int cvc_nt_json_sniff(const void *buf, size_t n);
 
 /* Frees what cvc_nt_read() allocated and zeroes log.  Accepts NULL. */
 CVC_API void cvc_nt_log_release(cvc_nt_log *log);

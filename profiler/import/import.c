@@ -15,6 +15,7 @@
 
 #include "cvc/cvc_base.h"
 #include "cvc/cvc_import.h"
+#include "cvc/cvc_nccltab.h"
 #include "cvc/cvc_out.h"
 #include "import_int.h"
 
@@ -116,7 +117,8 @@ cvc_status imp_detect_buf(const char *path, const unsigned char *buf, size_t n,
 	while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
 		i++;
 	if (i < n && buf[i] == '{') {
-		*fmt = CVC_FMT_KINETO;
+		/* nccl-tests' -J file is JSON too: told apart by its top-level keys */
+		*fmt = cvc_nt_json_sniff(buf, n) ? CVC_FMT_NCCL_TESTS : CVC_FMT_KINETO;
 		return CVC_OK;
 	}
 	if (contains(buf, n, "nccl-tests") ||

@@ -1,8 +1,9 @@
 /*
  * nccltests.c - nccl-tests (`*_perf`) logs into the nccl_tests table.
  *
- * The log is read by the one nccl-tests reader (db/nccltab.c), which
- * `cvc fit` uses on files too; this file stores its rows and the evidence
+ * The log, or the JSON nccl-tests writes with -J, is read by the one
+ * nccl-tests reader (db/nccltab.c, db/ntjson.c), which `cvc fit` uses on
+ * files too; this file stores its rows and the evidence
  * behind what the log did not print (operation, rank count, GPUs per node)
  * as run metadata, keyed by the file's name.
  */
@@ -61,7 +62,7 @@ cvc_status cvc_import_nccl_tests(cvc_db *db, int64_t run_id, const char *path,
 				.size_bytes = r->size, .count = r->count,
 				.dtype = r->type[0] ? r->type : NULL,
 				.redop = r->redop[0] ? r->redop : NULL, .root = (int)r->root,
-				.in_place = h, .time_us = r->time[h], .algbw_gbps = r->algbw[h],
+				.in_place = r->in_place_only ? 1 : h, .time_us = r->time[h], .algbw_gbps = r->algbw[h],
 				.busbw_gbps = r->busbw[h], .wrong = r->wrong[h],
 				.gpus_per_node = log.gpus_per_node, .algo = log.algo
 			};

@@ -115,6 +115,8 @@ fi
 # reach a corpus seeded before them.
 [ -d "$src/tests/fuzz/seeds/$target" ] && cp "$src/tests/fuzz/seeds/$target"/* "$corpus/" 2>/dev/null
 [ -d "$src/tests/fuzz/regress/$target" ] && cp "$src/tests/fuzz/regress/$target"/* "$corpus/" 2>/dev/null
+# nccl-tests' -J JSON reaches its reader through `cvc fit` and detection too
+case $target in csvtab | stream | analyze) cp "$src/tests/fuzz/seeds/nccltests"/*.json "$corpus/" 2>/dev/null ;; esac
 
 dict=
 [ -f "$src/tests/fuzz/$target.dict" ] && dict="-dict=$src/tests/fuzz/$target.dict"

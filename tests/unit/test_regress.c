@@ -166,3 +166,22 @@ Test(regress, spool_nccl_launch_without_calls_materializes)
 	cr_expect(fz_check(st), "status %d: %s", (int)st, fz_state()->msg);
 	fz_cleanup();
 }
+
+/*
+ * nccl-tests' -J JSON goes through the harnesses that read nccl-tests logs
+ * (cvc_nt_read takes both) and through detection from a pipe: the authored
+ * seed (tests/fuzz/seeds/nccltests/min.json) is read by each, so fuzzing
+ * starts from a file the reader accepts, not one it refuses at byte 0.
+ */
+Test(regress, nccltests_json_seed_is_read_by_every_harness_that_takes_it)
+{
+	static const enum fz_target ts[] = {FZ_NCCLTESTS, FZ_CSVTAB, FZ_STREAM};
+
+	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+		cvc_status st = replay(ts[i], CVC_SOURCE_DIR "/tests/fuzz/seeds/nccltests/min.json");
+
+		cr_expect_eq(st, CVC_OK, "%s: status %d: %s", fz_target_name(ts[i]), (int)st,
+			     fz_state()->msg);
+	}
+	fz_cleanup();
+}
