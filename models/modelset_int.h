@@ -148,7 +148,7 @@ struct cvc_modelset {
 	char def_origin[GEMM_ORIGIN_MAX];
 	char coll_def_origin[ORIGIN_MAX];
 	char attn_origin[ORIGIN_MAX];
-	char attn_standin[ORIGIN_MAX]; /* the same, a stand-in curve pricing */
+	char attn_standin[ORIGIN_MAX + 192]; /* the same, a stand-in curve pricing */
 	int attn_ref;              /* reference GPU of the attention curves */
 	double attn_factor;        /* their efficiency on this GPU's power limit
 				    * (the card measured may have another) */
