@@ -38,6 +38,11 @@ struct nt_info {
 
 /* "<op>_perf" in s as a word: 1 and the op copied, else 0. */
 int nt_find_op(const char *s, char *op, size_t cap);
+
+/* nccl-tests' bus bandwidth factor of test op at n ranks (its src/<op>.cu
+ * GetBw), one table for the text and the JSON reader; -1 for a test cvc
+ * does not list (alltoallv's factor is its own). */
+double nt_bus_factor(const char *op, int n);
 /* The op a binary's path names: a known one, else its name without
  * directory and "_perf" (a test cvc does not list). */
 void nt_banner_op(const char *b, char *op, size_t cap);

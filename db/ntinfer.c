@@ -12,13 +12,22 @@
 #include "cvc/cvc_nccltab.h"
 #include "db/nccltab_int.h"
 
-static double factor(const char *op, int n)
+double nt_bus_factor(const char *op, int n)
 {
 	if (strcmp(op, "all_reduce") == 0)
 		return 2.0 * (n - 1) / n;
-	if (!strcmp(op, "all_gather") || !strcmp(op, "reduce_scatter") || !strcmp(op, "alltoall"))
+	if (cvc_str_in_list("all_gather|reduce_scatter|alltoall|gather|scatter", op))
 		return (double)(n - 1) / n;
-	return 0;
+	if (cvc_str_in_list("broadcast|reduce|sendrecv|hypercube", op))
+		return 1;
+	return -1;
+}
+
+/* The factor where it depends on the rank count (the ratio can tell the
+ * count), else 0. */
+static double factor(const char *op, int n)
+{
+	return nt_bus_factor(op, 2) != nt_bus_factor(op, 4) ? nt_bus_factor(op, n) : 0;
 }
 
 int cvc_nt_ranks_from_ratio(const char *op, double ratio, double rel_tol)

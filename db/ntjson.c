@@ -219,19 +219,6 @@ static cvc_status read_result(struct jr *j, json_object *res, long long idx, cvc
 	return st;
 }
 
-/* nccl-tests' bus factor of op at n ranks (src/<op>.cu GetBw); -1 for a
- * test cvc does not list (alltoallv's factor is its own). */
-static double bus_factor(const char *op, int n)
-{
-	if (strcmp(op, "all_reduce") == 0)
-		return 2.0 * (n - 1) / n;
-	if (cvc_str_in_list("all_gather|reduce_scatter|alltoall|gather|scatter", op))
-		return (double)(n - 1) / n;
-	if (cvc_str_in_list("broadcast|reduce|sendrecv|hypercube", op))
-		return 1;
-	return -1;
-}
-
 /*
  * Every half's bus bandwidth is its algorithm bandwidth times the op's
  * factor at the log's rank count.  util.cu prints six decimals; the margin
@@ -240,7 +227,7 @@ static double bus_factor(const char *op, int n)
  */
 static cvc_status check_bus(struct jr *j, const cvc_nt_log *log)
 {
-	double f = bus_factor(log->op, log->nranks);
+	double f = nt_bus_factor(log->op, log->nranks);
 
 	if (f < 0)
 		return CVC_OK;

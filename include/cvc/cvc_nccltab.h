@@ -98,7 +98,8 @@ CVC_API void cvc_nt_log_release(cvc_nt_log *log);
 
 /*
  * The rank count n whose nccl-tests bus bandwidth factor for op (2(n-1)/n
- * all_reduce; (n-1)/n all_gather, reduce_scatter, alltoall) is ratio, when
+ * all_reduce; (n-1)/n all_gather, reduce_scatter, alltoall, gather,
+ * scatter) is ratio, when
  * ratio, known to rel_tol, pins exactly one n in 2..2^20; else 0.
  */
 CVC_API int cvc_nt_ranks_from_ratio(const char *op, double ratio, double rel_tol);

@@ -143,6 +143,10 @@ Test(colltopo, ranks_from_the_bandwidth_ratio)
 	cr_expect_eq(cvc_nt_ranks_from_ratio("all_reduce", 2.0 * 71 / 72, 1e-5), 72);
 	cr_expect_eq(cvc_nt_ranks_from_ratio("all_gather", 0.9375, 1e-4), 16);
 	cr_expect_eq(cvc_nt_ranks_from_ratio("alltoall", 7.0 / 8, 1e-4), 8);
+	/* gather and scatter share the gathers' factor (one table with the
+	 * JSON reader, ntinfer.c nt_bus_factor) */
+	cr_expect_eq(cvc_nt_ranks_from_ratio("gather", 3.0 / 4, 1e-4), 4);
+	cr_expect_eq(cvc_nt_ranks_from_ratio("scatter", 0.9375, 1e-4), 16);
 	/* too coarse to tell 1024 from 1023 */
 	cr_expect_eq(cvc_nt_ranks_from_ratio("all_reduce", 2.0 * 1023 / 1024, 1e-3), 0);
 	cr_expect_eq(cvc_nt_ranks_from_ratio("sendrecv", 1.0, 1e-4), 0);
