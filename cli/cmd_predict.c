@@ -255,6 +255,9 @@ static int predict_coll(const cvc_modelset *ms, const cvc_hw_spec *spec, cvc_mod
 
 	cvc_model_collective_price(ms, coll, bgp[0], (int)bgp[1], pn, NULL, algo, &pr);
 	us = pr.us, origin = pr.origin;
+	/* one GPU sends nothing: no model priced it (the price is 0) */
+	if (bgp[1] <= 1)
+		origin = "none: a group of one GPU sends nothing";
 	if (format) {
 		const char *strs[11] = {cvc_model_coll_name(coll), spec->name, NULL, NULL, NULL, NULL,
 					NULL, NULL, NULL, NULL, origin};
@@ -265,8 +268,15 @@ static int predict_coll(const cvc_modelset *ms, const cvc_hw_spec *spec, cvc_mod
 		cvc_model_interval90(us, pr.sigma, &nums[6], &nums[7]);
 		return cli_predict_row(cols, 11, strs, nums, format);
 	}
-	printf("%s %lld bytes over %lld GPUs (%d per node) on %s: %.3f us", cvc_model_coll_name(coll),
-	       (long long)bgp[0], (long long)bgp[1], pn, spec->name, us);
+	/* the group's span: within one node, or over nodes of pn */
+	if (bgp[1] <= pn)
+		printf("%s %lld bytes over %lld GPU%s (one node of %d) on %s: %.3f us",
+		       cvc_model_coll_name(coll), (long long)bgp[0], (long long)bgp[1],
+		       bgp[1] == 1 ? "" : "s", pn, spec->name, us);
+	else
+		printf("%s %lld bytes over %lld GPUs (%d per node) on %s: %.3f us",
+		       cvc_model_coll_name(coll), (long long)bgp[0], (long long)bgp[1], pn,
+		       spec->name, us);
 	if (us > 0)
 		printf(" (algbw %.2f GB/s, busbw %.2f GB/s)", (double)bgp[0] / us / 1e3,
 		       f * (double)bgp[0] / us / 1e3);
