@@ -134,8 +134,10 @@ struct mem_slot {
 	double dom_min, dom_max;
 	int carries_up;
 	double def[MP_N];
-	char def_origin[ORIGIN_MAX];
 };
+
+/* What prices a memory-bound operator no fit answers for. */
+#define MEM_DEF_ORIGIN "spec-sheet HBM bandwidth, default per-class efficiency"
 
 struct cvc_modelset {
 	cvc_hw_spec spec;

@@ -106,10 +106,8 @@ static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 		ms->mem[c].p[MP_FLOOR] = DEF_MEMBOUND_FLOOR_US;
 		ms->mem[c].p[MP_EFF] = membound_eff[c];
 		ms->mem[c].sigma = SIG_MEM_DEFAULT;
-		snprintf(ms->mem[c].origin, sizeof ms->mem[c].origin,
-			 "spec-sheet HBM bandwidth, default per-class efficiency");
+		snprintf(ms->mem[c].origin, sizeof ms->mem[c].origin, "%s", MEM_DEF_ORIGIN);
 		memcpy(ms->mem[c].def, ms->mem[c].p, sizeof ms->mem[c].def);
-		memcpy(ms->mem[c].def_origin, ms->mem[c].origin, sizeof ms->mem[c].def_origin);
 	}
 	return ms;
 }

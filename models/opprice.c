@@ -20,8 +20,6 @@
 
 /* ---- predictions ------------------------------------------------------------------ */
 
-/* A fit prices only the GEMM sizes it measured; outside them the default
- * (the large-GEMM efficiency of the reference table) answers. */
 /* Whether a GEMM of f FLOPs lies past a fitted model's sizes and inside
  * the built-in reference's it keeps beside it. */
 static int in_ref(const struct gemm_slot *g, double f)
@@ -29,6 +27,8 @@ static int in_ref(const struct gemm_slot *g, double f)
 	return g->ref.dom_max > 0 && f >= g->ref.dom_min && f <= g->ref.dom_max;
 }
 
+/* A fit prices only the GEMM sizes it measured; outside them the default
+ * (the large-GEMM efficiency of the reference table) answers. */
 static const double *gemm_params(const cvc_modelset *ms, int64_t m, int64_t n, int64_t k,
 				 int64_t b, cvc_hw_dtype dt)
 {
@@ -301,6 +301,15 @@ static int mem_in(const struct mem_slot *m, int64_t bytes, double *past)
 	return fit;
 }
 
+/* floor + bytes over the GPU's HBM at efficiency p[MP_EFF] */
+static double mem_us(const cvc_modelset *ms, const double *p, int64_t bytes)
+{
+	if (bytes <= 0)
+		return p[MP_FLOOR];
+	return p[MP_FLOOR] +
+	       (double)bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 * p[MP_EFF]);
+}
+
 void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls,
 			      cvc_model_price *out)
 {
@@ -308,16 +317,19 @@ void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_m
 	double past;
 
 	memset(out, 0, sizeof *out);
-	out->us = cvc_model_membound_us(ms, bytes, cls);
 	out->origin = "no model set";
-	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM)
+	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM) {
+		out->us = NAN;
 		return;
+	}
 	m = &ms->mem[cls];
 	if (!mem_in(m, bytes, &past)) {
-		out->origin = m->def_origin;
+		out->us = mem_us(ms, m->def, bytes);
+		out->origin = MEM_DEF_ORIGIN;
 		out->sigma = SIG_MEM_DEFAULT;
 		return;
 	}
+	out->us = mem_us(ms, m->p, bytes);
 	out->origin = m->origin;
 	out->sigma = m->sigma;
 	out->extrap = past > 1 ? past : 1;
@@ -326,15 +338,10 @@ void cvc_model_membound_price(const cvc_modelset *ms, int64_t bytes, cvc_model_m
 
 double cvc_model_membound_us(const cvc_modelset *ms, int64_t bytes, cvc_model_mem cls)
 {
-	const double *p;
-
 	if (!ms || (unsigned)cls >= CVC_MODEL_NMEM)
 		return NAN;
-	p = mem_in(&ms->mem[cls], bytes, NULL) ? ms->mem[cls].p : ms->mem[cls].def;
-	if (bytes <= 0)
-		return p[MP_FLOOR];
-	return p[MP_FLOOR] +
-	       (double)bytes / ((ms->spec.hbm_bw_gbps > 0 ? ms->spec.hbm_bw_gbps : 1) * 1e3 * p[MP_EFF]);
+	return mem_us(ms, mem_in(&ms->mem[cls], bytes, NULL) ? ms->mem[cls].p : ms->mem[cls].def,
+		      bytes);
 }
 
 enum level { L_INTRA, L_INTER, L_HIER };
@@ -705,7 +712,7 @@ const char *cvc_model_origin(const cvc_modelset *ms, cvc_model_kind kind, int su
 	case CVC_MODEL_MEMBOUND:
 		return (unsigned)sub < CVC_MODEL_NMEM
 			       ? ms->mem[sub].origin
-			       : "spec-sheet HBM bandwidth, default per-class efficiency";
+			       : MEM_DEF_ORIGIN;
 	}
 	return "unknown model kind";
 }

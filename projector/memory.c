@@ -100,6 +100,22 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 	return a;
 }
 
+/* Bytes a parameter's optimizer moments hold: Adam's two or SGD's
+ * momentum, each fp32 or bf16 (optimizer_moments). */
+double proj_moments_bytes(const cvc_proj_scenario *sc)
+{
+	return (sc->optimizer == CVC_PROJ_ADAM ? 2 : 1) * (sc->optimizer_moments ? 2 : 4);
+}
+
+/* Bytes a parameter keeps of its weight, gradient and optimizer states,
+ * each divided by the shard group sh from the ZeRO stage that shards it. */
+static double state_bytes(const cvc_proj_scenario *sc, double wb, double gb, double ob,
+			  double sh)
+{
+	return wb / (sc->zero >= 3 ? sh : 1) + gb / (sc->zero >= 2 ? sh : 1) +
+	       ob / (sc->zero >= 1 ? sh : 1);
+}
+
 /*
  * Memory per GPU on the stage that holds the most: weights, gradients and
  * optimizer states (by framework, dtype and ZeRO stage), activations of
@@ -115,20 +131,6 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
  * flight on the stage (1F1B: pp - i on stage i; interleaved:
  * x (1 + (pp-1)/(pp vpp)) on the first, Narayanan et al. 2021).
  */
-double proj_moments_bytes(const cvc_proj_scenario *sc)
-{
-	return (sc->optimizer == CVC_PROJ_ADAM ? 2 : 1) * (sc->optimizer_moments ? 2 : 4);
-}
-
-/* Bytes a parameter keeps of its weight, gradient and optimizer states,
- * each divided by the shard group sh from the ZeRO stage that shards it. */
-static double state_bytes(const cvc_proj_scenario *sc, double wb, double gb, double ob,
-			  double sh)
-{
-	return wb / (sc->zero >= 3 ? sh : 1) + gb / (sc->zero >= 2 ? sh : 1) +
-	       ob / (sc->zero >= 1 ? sh : 1);
-}
-
 void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		 const struct proj_params *P, const struct proj_pricer *p, double m,
 		 cvc_proj_result *r)
