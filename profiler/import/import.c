@@ -294,6 +294,16 @@ cvc_status imp_gunzip_temp(cvc_db *db, const char *path, char **tmp)
 	return st ? cvc_db_fail(db, st, "%s", err) : CVC_OK;
 }
 
+cvc_status imp_meta_per_file(cvc_db *db, int64_t run_id, const char *key, const char *path,
+			     const char *value)
+{
+	const char *base = strrchr(path, '/');
+	char k[512];
+
+	snprintf(k, sizeof k, "%s[%s]", key, base ? base + 1 : path);
+	return cvc_db_run_meta_set(db, run_id, k, value);
+}
+
 cvc_status imp_next_free_rank(cvc_db *db, int64_t run_id, int *rank)
 {
 	sqlite3_stmt *st = NULL;

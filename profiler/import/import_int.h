@@ -110,7 +110,8 @@ int imp_nsys_dup_rows(struct sqlite3 *src, const char *table, int64_t *n);
 cvc_status imp_nsys_notes(cvc_db *db, int64_t run_id, const char *path, struct sqlite3 *src,
 			  const int64_t *dups);
 
-/* run_meta key per file ("key[base name]"), so the files of one run keep theirs. */
+/* run_meta key per file ("key[base name]"), so the files of one run keep
+ * theirs (import.c; the nccl-tests and Nsight Systems importers' notes). */
 cvc_status imp_meta_per_file(cvc_db *db, int64_t run_id, const char *key, const char *path,
 			     const char *value);
 

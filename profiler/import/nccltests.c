@@ -26,27 +26,16 @@ static void on_bytes(void *arg, long long bytes)
 	imp_progress(p->opts, p->path, bytes, 0);
 }
 
-static cvc_status meta(cvc_db *db, int64_t run_id, const char *what, const char *base,
-		       const char *value)
-{
-	char key[300];
-
-	snprintf(key, sizeof key, "nccl_tests.%s[%s]", what, base);
-	return cvc_db_run_meta_set(db, run_id, key, value);
-}
-
 cvc_status cvc_import_nccl_tests(cvc_db *db, int64_t run_id, const char *path,
 				 const cvc_import_opts *opts, cvc_import_stats *stats)
 {
 	cvc_nt_log log;
 	struct prog prog = {opts, path};
 	char err[1024], tool[64];
-	const char *base = strrchr(path, '/');
 	cvc_run_info ri = {0};
 	int64_t nrows = 0;
 	cvc_status st;
 
-	base = base ? base + 1 : path;
 	/* a pipe is read from its private copy (stream.c) */
 	st = cvc_nt_read(imp_open_name(path), path, &log, on_bytes, &prog, err, sizeof err);
 	if (st) {
@@ -84,12 +73,17 @@ cvc_status cvc_import_nccl_tests(cvc_db *db, int64_t run_id, const char *path,
 	ri.gpu_model = log.gpu[0] ? log.gpu : NULL;
 	ri.nccl_version = log.nccl_version[0] ? log.nccl_version : NULL;
 	if ((st = cvc_db_run_merge(db, run_id, &ri)) ||
-	    (st = meta(db, run_id, "op", base, log.op)) ||
-	    (st = meta(db, run_id, "op_evidence", base, log.op_evidence)) ||
-	    (st = meta(db, run_id, "nranks_evidence", base, log.nranks_evidence)) ||
-	    (st = meta(db, run_id, "gpus_per_node_evidence", base, log.pn_evidence)) ||
-	    (log.algo[0] && (st = meta(db, run_id, "algo", base, log.algo))) ||
-	    (log.incomplete[0] && (st = meta(db, run_id, "incomplete", base, log.incomplete))) ||
+	    (st = imp_meta_per_file(db, run_id, "nccl_tests.op", path, log.op)) ||
+	    (st = imp_meta_per_file(db, run_id, "nccl_tests.op_evidence", path,
+				    log.op_evidence)) ||
+	    (st = imp_meta_per_file(db, run_id, "nccl_tests.nranks_evidence", path,
+				    log.nranks_evidence)) ||
+	    (st = imp_meta_per_file(db, run_id, "nccl_tests.gpus_per_node_evidence", path,
+				    log.pn_evidence)) ||
+	    (log.algo[0] &&
+	     (st = imp_meta_per_file(db, run_id, "nccl_tests.algo", path, log.algo))) ||
+	    (log.incomplete[0] && (st = imp_meta_per_file(db, run_id, "nccl_tests.incomplete",
+							  path, log.incomplete))) ||
 	    (st = cvc_db_source_add(db, run_id, path, "nccl-tests", -1, (int64_t)log.nrows, NULL)))
 		goto out;
 	if (stats) {

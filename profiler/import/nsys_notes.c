@@ -88,16 +88,6 @@ int imp_nsys_dup_rows(sqlite3 *src, const char *table, int64_t *n)
 	return 0;
 }
 
-cvc_status imp_meta_per_file(cvc_db *db, int64_t run_id, const char *key, const char *path,
-			     const char *value)
-{
-	const char *base = strrchr(path, '/');
-	char k[512];
-
-	snprintf(k, sizeof k, "%s[%s]", key, base ? base + 1 : path);
-	return cvc_db_run_meta_set(db, run_id, k, value);
-}
-
 /* "2 kernel rows and 1 memset row repeat ...": dups[0..3) kernel, memcpy
  * and memset rows dropped, into out. */
 static void dup_note(const int64_t *dups, char *out, size_t len)
