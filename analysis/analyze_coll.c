@@ -23,11 +23,13 @@ static void coll_family(const char *word, char *out, size_t cap)
 	static const struct {
 		const char *key, *family;
 	} t[] = {
-		/* Order matters: "reducescatter" before "reduce", "alltoall" before "all". */
+		/* Order matters: "reducescatter" before "reduce" and "scatter",
+		 * "allgather" before "gather". */
 		{"allreduce", "allreduce"}, {"reducescatter", "reducescatter"},
 		{"allgather", "allgather"}, {"alltoall", "alltoall"},
 		{"broadcast", "broadcast"}, {"sendrecv", "sendrecv"},
 		{"send", "sendrecv"}, {"recv", "sendrecv"}, {"reduce", "reduce"},
+		{"gather", "gather"}, {"scatter", "scatter"},
 	};
 	char k[64];
 	const char *pick;
@@ -55,6 +57,10 @@ double cvc_busbw_factor(const char *coll, int n)
 	/* the family names are the vocabulary's collective names: one table
 	 * of factors (cvc_model_busbw_factor) serves both */
 	coll_family(coll, f, sizeof f);
+	/* no operator model prices a gather or a scatter, but nccl-tests
+	 * gives both a bus bandwidth: (n-1)/n (src/gather.cu, scatter.cu) */
+	if (strcmp(f, "gather") == 0 || strcmp(f, "scatter") == 0)
+		return n > 0 ? (double)(n - 1) / n : NAN;
 	if (cvc_model_coll_parse(f, &c))
 		return NAN;
 	if (n <= 0 && c != CVC_MODEL_BROADCAST && c != CVC_MODEL_REDUCE && c != CVC_MODEL_SENDRECV)

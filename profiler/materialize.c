@@ -274,9 +274,10 @@ static cvc_status mat_proc(struct mat *m, size_t off, const struct cvc_spool_pro
  * The element counts of a collectives row as Kineto gives them (in: the
  * rank's input, out: its output) from NCCL's per-rank count and the size
  * the plugin recorded in cvc's convention (cvc_analyze.h): the all-gather's
- * output, the reduce-scatter's input, the all-to-all's buffers are that
- * size; so `cvc analyze`, which takes max(in, out) x the element size,
- * and `cvc fit`, which takes bytes, read the same size.
+ * output, the reduce-scatter's input, the all-to-all's buffers, the
+ * gather's output and the scatter's input at the root are that size; so
+ * `cvc analyze`, which takes max(in, out) x the element size, and `cvc
+ * fit`, which takes bytes, read the same size.
  */
 static void mat_nelems(const char *func, const char *dtype, int64_t count, int64_t bytes,
 		       int64_t *in, int64_t *out)
@@ -287,9 +288,9 @@ static void mat_nelems(const char *func, const char *dtype, int64_t count, int64
 
 	*in = count;
 	*out = -1;
-	if (strcmp(func, "AllGather") == 0) {
+	if (strcmp(func, "AllGather") == 0 || strcmp(func, "Gather") == 0) {
 		*out = whole;
-	} else if (strcmp(func, "ReduceScatter") == 0) {
+	} else if (strcmp(func, "ReduceScatter") == 0 || strcmp(func, "Scatter") == 0) {
 		*in = whole;
 		*out = count;
 	} else if (strcmp(func, "AlltoAll") == 0) {

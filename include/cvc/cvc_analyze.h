@@ -199,10 +199,10 @@ CVC_API void cvc_breakdown_free(cvc_breakdown *rows, size_t nrows);
  * x sizeof(dtype).  So all_reduce, broadcast, reduce, sendrecv: the per-rank
  * buffer; all_gather: the total output (per-rank input x n); reduce_scatter:
  * the total input (per-rank output x n); all_to_all: the whole per-rank send
- * buffer.  When nelems or the dtype is unknown, collectives.bytes is used as
+ * buffer; gather and scatter: the root's whole buffer (per-rank x n).  When nelems or the dtype is unknown, collectives.bytes is used as
  * S as stored.  algbw = S / mean time (bytes per ns = GB/s, 1 GB = 1e9 B);
  * busbw = algbw x factor: allreduce 2(n-1)/n; allgather, reducescatter,
- * alltoall (n-1)/n; broadcast, reduce, sendrecv 1.  n is the collective's
+ * alltoall, gather, scatter (n-1)/n; broadcast, reduce, sendrecv 1.  n is the collective's
  * group size, else the run's world size; busbw is NaN when n is needed but
  * unknown, or the type is not one of those.
  */
@@ -211,7 +211,8 @@ typedef struct cvc_coll_stat {
 	int64_t run_id;
 	int rank;
 	char coll[32];          /* allreduce, allgather, reducescatter, alltoall,
-				   broadcast, reduce, sendrecv, or the trace's
+				   broadcast, reduce, sendrecv, gather, scatter,
+				   or the trace's
 				   own word (lowercased) when none of those */
 	int64_t bytes;          /* S above */
 	int group_size;         /* 0 = unknown */

@@ -27,6 +27,7 @@
 #include <cupti.h>
 
 #include "cvc/cvc.h"
+#include "cvc/cvc_base.h"
 #include "inject_int.h"
 
 #include "nccl_profiler_v5.h"
@@ -136,9 +137,10 @@ static void tally_add(struct tally *a, const struct tally *b)
  * One call's size in cvc's convention (include/cvc/cvc_analyze.h, which is
  * nccl-tests' printed size): NCCL's count is per rank (ncclAllGather's
  * sendcount, ncclReduceScatter's recvcount, ncclAlltoAll's count per peer,
- * nccl.h), nccl-tests' size is the gathered output, the scattered input,
- * the whole send buffer: count x n.  -1 when the group size or the
- * element size is unknown.
+ * ncclGather's count each rank sends, ncclScatter's count each rank
+ * receives: nccl.h, 2.28), nccl-tests' size is the gathered output, the
+ * scattered input, the whole send buffer: count x n.  -1 when the group
+ * size or the element size is unknown.
  */
 static int64_t call_bytes(const char *func, int64_t count, int64_t esz, int nranks)
 {
@@ -146,8 +148,7 @@ static int64_t call_bytes(const char *func, int64_t count, int64_t esz, int nran
 
 	if (esz < 0 || __builtin_mul_overflow(count, esz, &b))
 		return -1;
-	if (strcmp(func, "AllGather") != 0 && strcmp(func, "ReduceScatter") != 0 &&
-	    strcmp(func, "AlltoAll") != 0)
+	if (!cvc_str_in_list("AllGather|ReduceScatter|AlltoAll|Gather|Scatter", func))
 		return b;
 	if (nranks <= 0 || __builtin_mul_overflow(b, (int64_t)nranks, &b))
 		return -1;

@@ -540,6 +540,10 @@ Test(analyze, busbw_and_dtype)
 	cr_expect_eq(cvc_busbw_factor("reduce", 16), 1.0);
 	cr_expect(isnan(cvc_busbw_factor("allreduce", 0)));
 	cr_expect(isnan(cvc_busbw_factor("barrier", 4)));
+	/* nccl-tests' gather and scatter: (n-1)/n, a group size needed (was NaN) */
+	cr_expect(fabs(cvc_busbw_factor("Gather", 8) - 0.875) < 1e-12);
+	cr_expect(fabs(cvc_busbw_factor("scatter", 4) - 0.75) < 1e-12);
+	cr_expect(isnan(cvc_busbw_factor("gather", 0)));
 	cr_expect_eq(cvc_dtype_size("Float"), 4);
 	cr_expect_eq(cvc_dtype_size("BFloat16"), 2);
 	cr_expect_eq(cvc_dtype_size("Long"), 8);

@@ -251,7 +251,8 @@ static void nccl_call(const cvc_nccl_profiler_v5 *p, void *ctx, void *g, const c
 		d.collApi.func = func;
 		d.collApi.count = count;
 		d.collApi.datatype = dtype;
-		d.collApi.root = -1;
+		/* the rooted ones at rank 0, the others none (nccl-tests' -1) */
+		d.collApi.root = strcmp(func, "Gather") == 0 || strcmp(func, "Scatter") == 0 ? 0 : -1;
 	}
 	p->startEvent(ctx, &e, &d);
 	p->stopEvent(e);
@@ -278,13 +279,14 @@ static void *nccl_group(const cvc_nccl_profiler_v5 *p, void *ctx, void *g)
 }
 
 /*
- * "ncclsizes": six launches on one communicator of 8 ranks, as NCCL 2.28
+ * "ncclsizes": eight launches on one communicator of 8 ranks, as NCCL 2.28
  * reports them: an all-gather (sendcount 1024 bf16), a reduce-scatter
  * (recvcount 1024 f32), an all-to-all of 8 sends and 8 receives of 512
  * bf16 (ncclGroupStart; ncclSend/ncclRecv per peer; ncclGroupEnd), one
  * send and one receive of 100 f32, 40 all-reduces of 10 f32 in one group
- * (more calls than the plugin has slots), and an all-to-all of 64 sends
- * and 64 receives of 16 f32.
+ * (more calls than the plugin has slots), an all-to-all of 64 sends and 64
+ * receives of 16 f32, a gather (count 256 f32 from each rank) and a
+ * scatter (count 128 bf16 to each rank).
  */
 static int play_nccl_sizes(void *h)
 {
@@ -319,6 +321,12 @@ static int play_nccl_sizes(void *h)
 		nccl_call(p, c, g, "Send", 16, "ncclFloat32");
 		nccl_call(p, c, g, "Recv", 16, "ncclFloat32");
 	}
+	nccl_group(p, c, g);
+	g = nccl_group(p, c, NULL);
+	nccl_call(p, c, g, "Gather", 256, "ncclFloat32");
+	nccl_group(p, c, g);
+	g = nccl_group(p, c, NULL);
+	nccl_call(p, c, g, "Scatter", 128, "ncclBfloat16");
 	nccl_group(p, c, g);
 	p->finalize(c);
 	return 3;

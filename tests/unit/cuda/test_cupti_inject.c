@@ -651,7 +651,9 @@ static void nccl_play_spool(const char *dir, const char *how, char *spool, size_
  * times too small); an all-to-all made of grouped sends and receives is an
  * all-to-all of the send side (was: "Send", sends and receives added);
  * one send and one receive stay a send/receive of one direction; calls
- * beyond the plugin's 32 slots are summed (was: each overwrote the last).
+ * beyond the plugin's 32 slots are summed (was: each overwrote the last);
+ * a gather's and a scatter's count is per rank too, their size the root's
+ * whole buffer.
  * And `cvc analyze --collectives` reads the same sizes: busbw of the
  * all-gather = 16384 B / 500 ns x 7/8.
  */
@@ -662,10 +664,10 @@ Test(cupti_decode, nccl_plugin_sizes_follow_the_convention)
 
 	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
 	nccl_play_spool(dir, "ncclsizes", spool, sizeof spool);
-	append_nccl_kernels(spool, 6);
+	append_nccl_kernels(spool, 8);
 	snprintf(db, sizeof db, "%s/sizes.db", dir);
 	cr_assert_eq(cvc_profile_materialize(spool, db, &st, err, sizeof err), CVC_OK, "%s", err);
-	cr_expect_eq(st.collectives, 6);
+	cr_expect_eq(st.collectives, 8);
 	{
 		sqlite3 *sq = ct_open_ro(db);
 
@@ -678,13 +680,19 @@ Test(cupti_decode, nccl_plugin_sizes_follow_the_convention)
 		       "AlltoAll|ncclBfloat16|4096|4096|8192|8;"
 		       "Send|ncclFloat32|100|-|400|8;"
 		       "AllReduce|ncclFloat32|400|-|1600|8;"
-		       "AlltoAll|ncclFloat32|1024|1024|4096|8");
+		       "AlltoAll|ncclFloat32|1024|1024|4096|8;"
+		       "Gather|ncclFloat32|256|2048|8192|8;"
+		       "Scatter|ncclBfloat16|1024|128|2048|8");
 		sqlite3_close(sq);
 	}
 	snprintf(cmd, sizeof cmd, "analyze --db '%s' --collectives --format csv", db);
 	out = cvc_ok(cmd);
 	cr_expect(strstr(out, "allgather,16384,8,1,0.500,0.500,32.768,28.672"), "%s", out);
 	cr_expect(strstr(out, "alltoall,8192,8,1,0.500,0.500,16.384,14.336"), "%s", out);
+	/* gather and scatter as nccl-tests sizes them (was: count x element,
+	 * 8 times too small, and no bus bandwidth) */
+	cr_expect(strstr(out, "gather,8192,8,1,0.500,0.500,16.384,14.336"), "%s", out);
+	cr_expect(strstr(out, "scatter,2048,8,1,0.500,0.500,4.096,3.584"), "%s", out);
 	free(out);
 }
 
