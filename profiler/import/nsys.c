@@ -439,11 +439,13 @@ static cvc_status count_rows(struct nsys *n, const int *have_act, int have_nvtx)
 }
 
 /* Columns read from every activity table, in this order; then the launch
- * time (NULL when unknown), then the table's own columns from X_COL. */
+ * time (NULL when unknown), the row's rowid (what an error names: a row
+ * count would miss the duplicates left out), then the table's own columns
+ * from X_COL. */
 static const char *const act_cols[] = {
 	"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid"
 };
-enum { N_ACT_COLS = 7, LAUNCH_COL = N_ACT_COLS, X_COL = N_ACT_COLS + 1 };
+enum { N_ACT_COLS = 7, LAUNCH_COL = N_ACT_COLS, ROWID_COL, X_COL };
 
 /* The SELECT of activity table `which` into b, columns as act_cols and
  * LAUNCH_COL / X_COL say; the launch time joined by process and
@@ -459,7 +461,7 @@ static cvc_status act_query(struct nsys *n, int which, struct sqlbuf *b)
 			return src_fail(n);
 	if ((hg = has_column(n, t, "globalPid")) < 0 || (hc = has_column(n, t, "correlationId")) < 0)
 		return src_fail(n);
-	sb_add(b, ", %s", n->have_launch && hg && hc ? "l.ts" : "NULL", "");
+	sb_add(b, ", %s, a.rowid", n->have_launch && hg && hc ? "l.ts" : "NULL", "");
 	if (which == 0) {
 		static const char *const kcols[] = {
 			"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
@@ -503,7 +505,6 @@ static cvc_status import_activities(struct nsys *n, int which)
 	sqlite3_stmt *st = NULL;
 	cvc_status ret = CVC_OK;
 	int rc;
-	long long row = 0;
 
 	/* one activity written twice is imported once (nsys_notes.c) */
 	if (imp_nsys_dup_rows(n->src, t, &n->dups[which]))
@@ -519,9 +520,9 @@ static cvc_status import_activities(struct nsys *n, int which)
 		const char *name;
 		char full[64], base[48];
 		size_t len;
+		long long row = sqlite3_column_int64(st, ROWID_COL);
 
 		n->rows++;
-		row++;
 		progress(n);
 		a.start_ns = sqlite3_column_int64(st, 0);
 		a.end_ns = sqlite3_column_int64(st, 1);
@@ -529,7 +530,7 @@ static cvc_status import_activities(struct nsys *n, int which)
 		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
 		    sqlite3_column_type(st, 1) != SQLITE_INTEGER || a.end_ns < a.start_ns) {
 			ret = cvc_db_fail(n->db, CVC_ERR_FORMAT,
-					  "'%s': table %s, row %lld: expected integer start <= end",
+					  "'%s': table %s, rowid %lld: expected integer start <= end",
 					  n->path, t, row);
 			goto out;
 		}
@@ -542,7 +543,7 @@ static cvc_status import_activities(struct nsys *n, int which)
 		if (sqlite3_column_type(st, 2) != SQLITE_INTEGER ||
 		    sqlite3_column_int64(st, 2) < 0 || sqlite3_column_int64(st, 2) > 65535) {
 			ret = cvc_db_fail(n->db, CVC_ERR_FORMAT,
-					  "'%s': table %s, row %lld: expected a device index 0..65535",
+					  "'%s': table %s, rowid %lld: expected a device index 0..65535",
 					  n->path, t, row);
 			goto out;
 		}
@@ -609,7 +610,7 @@ static cvc_status import_activities(struct nsys *n, int which)
 				char why[512];
 
 				snprintf(why, sizeof why, "%s", cvc_db_errmsg(n->db));
-				ret = cvc_db_fail(n->db, ret, "'%s': table %s, row %lld: %s", n->path,
+				ret = cvc_db_fail(n->db, ret, "'%s': table %s, rowid %lld: %s", n->path,
 						  t, row, why);
 			}
 			goto out;
@@ -737,8 +738,8 @@ static cvc_status import_nvtx(struct nsys *n, int have_strings)
 		st = NULL;
 	}
 
-	sb_add(&b, "SELECT e.start, e.\"end\", e.globalTid, %s, %s FROM NVTX_EVENTS e", text,
-	       has_dom ? "e.domainId" : "NULL");
+	sb_add(&b, "SELECT e.start, e.\"end\", e.globalTid, %s, %s, e.rowid FROM NVTX_EVENTS e",
+	       text, has_dom ? "e.domainId" : "NULL");
 	if (has_textid)
 		sb_add(&b, " LEFT JOIN StringIds s ON s.id=e.textId", "", "");
 	{
@@ -769,8 +770,8 @@ static cvc_status import_nvtx(struct nsys *n, int have_strings)
 		r.end_ns = sqlite3_column_int64(st, 1);
 		if (r.end_ns < r.start_ns) {
 			ret = cvc_db_fail(n->db, CVC_ERR_FORMAT,
-					  "'%s': table NVTX_EVENTS, row %lld: expected start <= end",
-					  n->path, (long long)n->rows);
+					  "'%s': table NVTX_EVENTS, rowid %lld: expected start <= end",
+					  n->path, (long long)sqlite3_column_int64(st, 5));
 			goto out;
 		}
 		r.tid = gtid & 0xFFFFFF;

@@ -381,6 +381,31 @@ Test(nsys, impossible_values_are_refused)
 	}
 }
 
+/*
+ * A refused row is named by its rowid, which a user can look up in the
+ * export (SELECT * FROM t WHERE rowid = N).  Was: the count of rows read,
+ * which the duplicates left out (rowids 6 and 7 repeat 1 and 2) pulled
+ * below the rowid ("row 6" for rowid 8), and for NVTX_EVENTS the count
+ * over every table read before it.
+ */
+Test(nsys, a_refused_row_is_named_by_its_rowid)
+{
+	char bad[4200];
+
+	crafted("rowid-kernel.sqlite",
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL"
+		" WHERE rowid IN (1, 2) ORDER BY rowid;"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL"
+		" WHERE rowid = 3;"
+		"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = -1, correlationId = 987654"
+		" WHERE rowid = 8;",
+		bad, sizeof bad);
+	expect_broken(bad, "table CUPTI_ACTIVITY_KIND_KERNEL, rowid 8: expected a device index");
+	crafted("rowid-nvtx.sqlite",
+		"UPDATE NVTX_EVENTS SET \"end\" = start - 1 WHERE rowid = 24", bad, sizeof bad);
+	expect_broken(bad, "table NVTX_EVENTS, rowid 24: expected start <= end");
+}
+
 /* A table replaced by a recursive view would be read forever (issue 14,
  * item 2): refused before any row, naming the file. */
 Test(nsys, views_are_refused)
