@@ -257,7 +257,7 @@ static void megatron_features(struct vrow *r)
 	int no_ub = ds || vstack_before(st, 2023, 1);
 	int fp4 = sc->dtype == CVC_PROJ_NVFP4 && (st->family == VS_NEMO || st->family == VS_BRIDGE);
 	int f = vrow_fid(r, "attention");
-	char why_sp[160], why_ub[160];
+	char why_sp[160], why_ub[160], why_on[200];
 
 	if (sc->framework != CVC_PROJ_FW_MEGATRON)
 		return;
@@ -272,9 +272,17 @@ static void megatron_features(struct vrow *r)
 	feature(r, "sp", "sequence parallel|sequence-parallel|sequence_parallel|"
 		"sequence parallelism|seq parallel|--sequence-parallel|sp",
 		sc->tp > 1 && !no_sp, sc->tp > 1 ? why_sp : NULL, "Megatron-Core with tp > 1");
+	/* Megatron-LM's --tp-comm-overlap is store_true (off unless given);
+	 * the assumption is the performance recipes', which set it */
+	if (st->family == VS_NEMO || st->family == VS_BRIDGE)
+		snprintf(why_on, sizeof why_on, "%s's performance recipes set comm_overlap's "
+			 "tp_comm_overlap", st->name);
+	else
+		snprintf(why_on, sizeof why_on, "NeMo's and Megatron-Bridge's performance "
+			 "recipes set it; Megatron-LM's --tp-comm-overlap is off unless given");
 	feature(r, "tp_overlap", "tp comm overlap|tp-comm-overlap|tp_comm_overlap|tp overlap|"
 		"userbuffers|comm-gemm overlap", sc->tp > 1 && !no_ub && !fp4, sc->tp > 1 ? why_ub : NULL,
-		"Megatron-Core's --tp-comm-overlap");
+		why_on);
 	/* Megatron-LM's command line reduces bf16 weights' gradients in fp32;
 	 * NeMo's and Megatron-Bridge's performance recipes set it off, as the
 	 * projector's default does (docs/SCENARIOS.md, grad_reduce_fp32) */

@@ -508,7 +508,8 @@ Test(validate_cells, nvfp4_rows_without_tp_overlap)
 		"performance summary,with tp comm overlap\n";
 	static const char *const want[] = {
 		"tp_overlap=0 (Megatron-Bridge's performance scripts turn it off for nvfp4)",
-		"tp_overlap=1 (Megatron-Core's --tp-comm-overlap)",
+		"tp_overlap=1 (Megatron-Bridge's performance recipes set comm_overlap's "
+		"tp_comm_overlap)",
 		"tp_overlap=1 (the row's text says so)",
 	};
 	cvc_proj_validation v;
