@@ -151,6 +151,7 @@ struct cvc_modelset {
 	char coll_def_origin[ORIGIN_MAX];
 	char attn_origin[ORIGIN_MAX];
 	char attn_standin[ORIGIN_MAX + 192]; /* the same, a stand-in curve pricing */
+	char attn_pastd[ORIGIN_MAX + 160];   /* the same, past the measured head dims */
 	int attn_ref;              /* reference GPU of the attention curves */
 	double attn_factor;        /* their efficiency on this GPU's power limit
 				    * (the card measured may have another) */

@@ -87,6 +87,9 @@ static cvc_modelset *ms_new(const cvc_hw_catalog *cat, const cvc_hw_spec *spec)
 		 "%s; no curve of this library, dtype or mask was measured on %s: the nearest "
 		 "measured one stands in (cuDNN's, bf16's, then the other mask's)", ms->attn_origin,
 		 opm_attn_ref_name(ms->attn_ref));
+	snprintf(ms->attn_pastd, sizeof ms->attn_pastd,
+		 "%s; no curve measures a head dim past %d: the largest measured head dim's "
+		 "stands in", ms->attn_origin, OPM_ATTN_MAX_D);
 	for (int d = 0; d < CVC_HW_NDTYPE; d++) {
 		/* fp8 and fp4 at the share of their peaks that they sustain
 		 * (ceiling.c) */

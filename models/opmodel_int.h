@@ -201,14 +201,17 @@ double opm_attn_ref_watts(int ref);
 /* The default backend of a framework (torch: PyTorch SDPA, else
  * Transformer Engine) on reference generation ref. */
 int opm_attn_default(int ref, int torch);
-/* Efficiency (share of the dense bf16 peak) of a fused attention pass;
- * *exact = 0 when a fallback curve was used.  NaN when none. */
 /* The share of the softmax's exponential time a fused kernel leaves
  * unhidden (seconds per exponential at the SFU rate), measured on GB200
  * against GB300 (attnref.c). */
 double opm_attn_sfu_coef(int bwd, int fp8);
+/* Efficiency (share of the dense bf16 peak) of a fused attention pass;
+ * *exact = 0 when a fallback curve was used.  NaN when none.  Past
+ * OPM_ATTN_MAX_D, the largest head dim the curves measure, that one's
+ * curve holds. */
 double opm_attn_eff(int ref, int backend, int fp8, int bwd, int causal, double S, double D,
 		    int *exact);
+#define OPM_ATTN_MAX_D 256
 /* Fits the curves of cudnn-frontend attention results tables (the
  * "config_name,..." CSV blocks of the given files, together) measured on a
  * GPU of peak_tflops dense bf16, in bursts that ran `clock` times faster

@@ -161,6 +161,10 @@ static double attn_us(const cvc_modelset *ms, const cvc_model_attn *a, int *exac
 	if (be == CVC_ATTN_FA1)
 		be = CVC_ATTN_FA2;
 	eff = opm_attn_eff(ms->attn_ref, be, fp8, a->backward, a->causal, Skv, D, &exact);
+	/* past the largest head dim measured the largest one's curve holds
+	 * (opm_attn_eff): a stand-in of another kind, said apart */
+	if (D > OPM_ATTN_MAX_D)
+		exact = -1;
 	if (exactp)
 		*exactp = exact;
 	if (!(eff > 0))
@@ -269,9 +273,11 @@ void cvc_model_attention_price(const cvc_modelset *ms, const cvc_model_attn *a,
 	/* curves measured on another generation carry over through the spec;
 	 * a stand-in curve is carried from what was measured, and says so */
 	out->carried = strcmp(opm_attn_ref_name(ms->attn_ref), opm_gpu_of(&ms->spec)) != 0 ||
-		       !exact;
-	if (!exact)
+		       exact != 1;
+	if (exact == 0)
 		out->origin = ms->attn_standin;
+	else if (exact < 0)
+		out->origin = ms->attn_pastd;
 	out->sigma = out->carried ? sqrt(SIG_ATTN * SIG_ATTN + SIG_GEMM_CARRY * SIG_GEMM_CARRY)
 				  : SIG_ATTN;
 	if (a && a->backend == CVC_ATTN_FA1) {

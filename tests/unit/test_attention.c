@@ -281,6 +281,39 @@ Test(models_attention, prices_measured_kernels)
 }
 
 /*
+ * Claim: a head dim past the largest any curve measures (256) is priced
+ * with the largest measured one's curve, and the price says so: carried,
+ * with an origin that names the head dim, where it said the curve was
+ * measured on this GPU (was: exact).  Setup: H200, whose cuDNN causal
+ * forward is measured at d = 256 (exact, not carried) and d = 512.
+ */
+Test(models_attention, head_dims_past_the_curves_are_stand_ins)
+{
+	cvc_hw_catalog *cat = NULL;
+	cvc_modelset *ms = NULL;
+	const cvc_hw_spec *spec;
+	cvc_model_attn a;
+	cvc_model_price p;
+
+	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
+	spec = cvc_hw_catalog_lookup(cat, "H200");
+	cr_assert_not_null(spec);
+	cr_assert_eq(cvc_modelset_new(NULL, cat, spec, &ms), CVC_OK);
+	memset(&a, 0, sizeof a);
+	a.batch = 1, a.heads = 16, a.kv_heads = 16, a.seq_q = a.seq_kv = 8192;
+	a.head_dim = 256, a.causal = 1, a.dtype = CVC_HW_BF16, a.backend = CVC_ATTN_CUDNN;
+	cvc_model_attention_price(ms, &a, &p);
+	cr_expect_eq(p.carried, 0, "%s", p.origin);
+	cr_expect_null(strstr(p.origin, "past 256"), "%s", p.origin);
+	a.head_dim = 512;
+	cvc_model_attention_price(ms, &a, &p);
+	cr_expect_eq(p.carried, 1, "%s", p.origin);
+	cr_expect(strstr(p.origin, "no curve measures a head dim past 256"), "%s", p.origin);
+	cvc_modelset_free(ms);
+	cvc_hw_catalog_free(cat);
+}
+
+/*
  * Claim: multi-latent attention's core (query/key heads of 192, value heads
  * of 128: DeepSeek-V3) is priced, as the projector prices it, as heads of
  * the mean width 160, with the FLOPs of the real shapes (2 (192 + 128) =
