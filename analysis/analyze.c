@@ -823,7 +823,7 @@ static cvc_status an_compile_regex(cvc_db *db, const char *pat, struct an_ctx *c
 
 /* Whether activities has launch_ns: a database older than schema 4 read
  * without upgrading (read-only) does not. */
-static cvc_status has_launch_col(cvc_db *db, int *has)
+cvc_status an_has_launch_col(cvc_db *db, int *has)
 {
 	sqlite3_stmt *st = NULL;
 	cvc_status rc;
@@ -868,7 +868,7 @@ cvc_status cvc_analyze_run(cvc_db *db, const cvc_analyze_opts *opts, cvc_breakdo
 		goto out;
 	if (cx.opts.by == CVC_BY_STEP && (rc = an_compile_regex(db, cx.opts.step_regex, &cx)))
 		goto out;
-	if ((rc = map_load(db, &cx.map)) || (rc = has_launch_col(db, &cx.has_launch_col)))
+	if ((rc = map_load(db, &cx.map)) || (rc = an_has_launch_col(db, &cx.has_launch_col)))
 		goto out;
 	/* Classify at most once; a read-only file falls back to HTA's rule. */
 	cx.may_classify = !sqlite3_db_readonly(cvc_db_sqlite(db), "main");

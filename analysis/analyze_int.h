@@ -47,6 +47,10 @@ struct an_ctx {
  */
 cvc_status an_runs_load(cvc_db *db, const char *name, struct an_run **runs, size_t *nruns);
 
+/* Whether activities has launch_ns (schema 4): a database older than that
+ * read without upgrading (read-only) does not. */
+cvc_status an_has_launch_col(cvc_db *db, int *has);
+
 /* ---- step windows (stepwin.c) ---- */
 
 struct an_win {

@@ -1,10 +1,11 @@
 /*
  * cmd_analyze.c - `cvc analyze`: compute vs communication per run and rank
  * (or step), the per-class breakdown (--classes) and collective bandwidths
- * (--collectives), as an aligned table, CSV or JSON.
+ * (--collectives) and where idle time goes (--idle), as an aligned table,
+ * CSV or JSON.
  *
  * One table per invocation: the main breakdown, or the classes, or the
- * collectives (--classes and --collectives together are a usage error).
+ * collectives, or the idle time (two of those together are a usage error).
  * CSV / JSON columns:
  *   main:  run,rank,device,kernels,comm_kernels,busy_us,compute_us,comm_us,
  *          hidden_comm_us,exposed_comm_us,overlap_pct,idle_us,span_us,
@@ -18,6 +19,8 @@
  *                  (busy_pct = 100 * union / busy of that row)
  *   --collectives: run,rank,coll,bytes,group_size,count,total_us,mean_us,
  *                  algbw_gbps,busbw_gbps (busbw empty / null when unknown)
+ *   --idle:        run,rank,device,gaps,unlaunched_gaps,idle_us,host_wait_us,
+ *                  kernel_wait_us,other_us (cvc_analyze_idle; by rank only)
  * Times are printed in microseconds with 3 decimals, from integer ns, so the
  * CSV is exact.  An empty result (no activities, no step ranges, no sized
  * collectives) prints the header alone (CSV), "[]" (JSON) or nothing
@@ -332,6 +335,33 @@ static int build_colls(struct grid *g, const cvc_coll_stat *s, size_t n)
 	return 0;
 }
 
+static int build_idle(struct grid *g, const cvc_idle_stat *s, size_t n)
+{
+	static const char *const hdr[] = {"run", "rank", "device", "gaps", "unlaunched_gaps",
+					  "idle_us", "host_wait_us", "kernel_wait_us", "other_us"};
+	static const int num[] = {0, 1, 1, 1, 1, 1, 1, 1, 1};
+	static const int skip[9] = {0};
+
+	if (grid_init(g, hdr, num, skip, 9))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct rowb rb = {.n = 0};
+
+		put_str(&rb, s[i].run);
+		put_i64(&rb, s[i].rank);
+		put_i64(&rb, s[i].device);
+		put_i64(&rb, s[i].gaps);
+		put_i64(&rb, s[i].unlaunched_gaps);
+		put_us3(&rb, s[i].idle_ns);
+		put_us3(&rb, s[i].host_wait_ns);
+		put_us3(&rb, s[i].kernel_wait_ns);
+		put_us3(&rb, s[i].other_ns);
+		if (grid_row(g, &rb))
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * A profile that dropped records or whose CUPTI was held or refused is
  * empty or partial: say so on stderr for every run concerned.
@@ -348,11 +378,44 @@ static void warn_profile_gaps(cvc_db *db, const char *run)
 	cvc_rep_table_free(gaps);
 }
 
+/* What one invocation prints. */
+enum table { T_MAIN, T_CLASSES, T_COLLS, T_IDLE };
+
+/* Fills g with the table `which` of db; a status with the message in db. */
+static cvc_status build(cvc_db *db, const cvc_analyze_opts *ao, enum table which,
+			int64_t kernel_wait_ns, struct grid *g)
+{
+	cvc_breakdown *rows = NULL;
+	cvc_coll_stat *cs = NULL;
+	cvc_idle_stat *is = NULL;
+	size_t n = 0;
+	cvc_status st;
+	int by_step = ao->by == CVC_BY_STEP, bad;
+
+	if (which == T_COLLS) {
+		if (!(st = cvc_analyze_collectives(db, ao, &cs, &n)) && build_colls(g, cs, n))
+			st = CVC_ERR_NOMEM;
+	} else if (which == T_IDLE) {
+		if (!(st = cvc_analyze_idle(db, ao, kernel_wait_ns, &is, &n)) && build_idle(g, is, n))
+			st = CVC_ERR_NOMEM;
+	} else if (!(st = cvc_analyze_run(db, ao, &rows, &n))) {
+		bad = which == T_CLASSES ? build_classes(g, rows, n, by_step)
+					 : build_main(g, rows, n, by_step, !by_step);
+		if (bad)
+			st = CVC_ERR_NOMEM;
+	}
+	cvc_breakdown_free(rows, which == T_COLLS || which == T_IDLE ? 0 : n);
+	free(cs);
+	free(is);
+	return st;
+}
+
 int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 {
 	const char *dbpath = CVC_DEFAULT_DB, *format = "table", *by = "rank";
 	const char *run = NULL, *step_regex = NULL;
-	int classes = 0, colls = 0, npos = 0, ret = 1, rc;
+	int classes = 0, colls = 0, idle = 0, npos = 0, ret = 1, rc;
+	double kw_us = 20;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_PATH, &dbpath, "PATH", "database (default cvc.db)", NULL},
 		{"format", 'f', CLI_CHOICE, &format, "FMT", "output format", "table|csv|json"},
@@ -367,27 +430,39 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 		 "per-class breakdown: kernels, sum, union, share of busy", NULL},
 		{"collectives", 0, CLI_FLAG, &colls, NULL,
 		 "per (rank, collective, size, group size): count, time, algbw, busbw", NULL},
+		{"idle", 0, CLI_FLAG, &idle, NULL,
+		 "per rank: idle time as host wait, kernel wait and other (HTA's breakdown, "
+		 "on the device)", NULL},
+		{"kernel-wait-us", 0, CLI_DOUBLE, &kw_us, "US",
+		 "with --idle: a gap shorter than US that the host did not cause is kernel wait "
+		 "(default 20, the back-to-back launch gaps of docs/MODELS.md 'Kernel gaps')", NULL},
 		{0},
 	};
 	cvc_analyze_opts ao = {0};
 	cvc_db *db = NULL;
-	cvc_breakdown *rows = NULL;
-	cvc_coll_stat *cs = NULL;
-	size_t nrows = 0, ncs = 0;
 	struct grid g = {0};
 	cvc_status st;
 	enum fmt fmt;
+	enum table which;
 
 	rc = cli_parse(ctx->cmd, "[--db PATH] [--format table|csv|json] [--by rank|step] "
-				 "[--run NAME] [--step-regex RE] [--classes | --collectives]",
+				 "[--run NAME] [--step-regex RE] [--classes | --collectives | "
+				 "--idle [--kernel-wait-us US]]",
 		       opts, argc, argv, &npos, NULL);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (npos > 0)
 		return cli_error("%s: unexpected argument '%s'", ctx->cmd, argv[1]);
-	if (classes && colls)
-		return cli_error("%s: --classes and --collectives print different tables; "
+	if (classes + colls + idle > 1)
+		return cli_error("%s: --classes, --collectives and --idle print different tables; "
 				 "give one", ctx->cmd);
+	if (idle && strcmp(by, "step") == 0)
+		return cli_error("%s: --idle is by rank: a gap between two steps belongs to "
+				 "neither; give --by rank or leave it out", ctx->cmd);
+	if (!(kw_us >= 0 && kw_us <= 1e9))
+		return cli_error("%s: --kernel-wait-us: expected 0 to 1e9 microseconds, got %g",
+				 ctx->cmd, kw_us);
+	which = classes ? T_CLASSES : colls ? T_COLLS : idle ? T_IDLE : T_MAIN;
 	fmt = strcmp(format, "csv") == 0 ? FMT_CSV
 	      : strcmp(format, "json") == 0 ? FMT_JSON
 					    : FMT_TABLE;
@@ -404,17 +479,7 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 	ao.by = strcmp(by, "step") == 0 ? CVC_BY_STEP : CVC_BY_RANK;
 	ao.step_regex = step_regex;
 	ao.classes = classes;
-	if (colls) {
-		st = cvc_analyze_collectives(db, &ao, &cs, &ncs);
-		if (!st && build_colls(&g, cs, ncs))
-			st = CVC_ERR_NOMEM;
-	} else {
-		st = cvc_analyze_run(db, &ao, &rows, &nrows);
-		if (!st && (classes ? build_classes(&g, rows, nrows, ao.by == CVC_BY_STEP)
-				    : build_main(&g, rows, nrows, ao.by == CVC_BY_STEP,
-					 ao.by == CVC_BY_RANK)))
-			st = CVC_ERR_NOMEM;
-	}
+	st = build(db, &ao, which, (int64_t)(kw_us * 1000 + 0.5), &g);
 	if (st) {
 		ret = cli_fail(st, "%s", *cvc_db_errmsg(db) ? cvc_db_errmsg(db) : cvc_strerror(st));
 		goto out;
@@ -442,7 +507,5 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 	ret = fflush(stdout) == 0 ? 0 : 1;
 out:
 	cvc_rep_table_free(g.t);
-	cvc_breakdown_free(rows, nrows);
-	free(cs);
 	return ret;
 }

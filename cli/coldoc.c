@@ -60,6 +60,18 @@ static const struct clidoc cli_docs[] = {
 	{"analyze --collectives", "algbw_gbps", "GB/s", "bytes / time (GB = 1e9 B)"},
 	{"analyze --collectives", "busbw_gbps", "GB/s", "algbw times the bus factor (empty: "
 							 "unknown)"},
+	{"analyze --idle", "run", "text", "run name"},
+	{"analyze --idle", "rank", "count", "rank"},
+	{"analyze --idle", "device", "count", "device"},
+	{"analyze --idle", "gaps", "count", "idle gaps between the device's first start and "
+					  "last end"},
+	{"analyze --idle", "unlaunched_gaps", "count", "gaps ended by work without launch "
+						     "times (never host wait)"},
+	{"analyze --idle", "idle_us", "us", "sum of the gaps: the breakdown's idle_us"},
+	{"analyze --idle", "host_wait_us", "us", "gaps whose ending work the host launched "
+						 "after the gap began"},
+	{"analyze --idle", "kernel_wait_us", "us", "other gaps shorter than --kernel-wait-us"},
+	{"analyze --idle", "other_us", "us", "the rest: work queued yet not running"},
 	{"classify", "class", "text", "operator class"},
 	{"classify", "count", "count", "device activities of the class"},
 	{"classify", "total_us", "us", "their summed duration"},

@@ -231,6 +231,44 @@ typedef struct cvc_coll_stat {
 CVC_API cvc_status cvc_analyze_collectives(cvc_db *db, const cvc_analyze_opts *opts,
 					   cvc_coll_stat **rows, size_t *nrows);
 
+/* ---- idle time ------------------------------------------------------------- */
+
+/*
+ * Where a device's idle time goes: HTA's idle time breakdown, taken on the
+ * device rather than per stream so that the parts add up to the idle_ns of
+ * cvc_analyze_run's rank row (span - busy).  Each gap in the union of the
+ * device's kernels, copies and sets is one of:
+ *  - host wait: every activity that ends the gap was launched
+ *    (activities.launch_ns) after the gap began; nothing was queued, so the
+ *    GPU waited for the host (HTA: the runtime call after the previous
+ *    kernel's end);
+ *  - kernel wait: not a host wait, and shorter than kernel_wait_ns: the
+ *    latency between back-to-back work (HTA's consecutive_kernel_delay);
+ *  - other: the rest: a stream waiting on another's event, a
+ *    synchronisation, work queued behind something not in the trace.
+ * A gap none of whose ending activities has a launch time cannot be told a
+ * host wait from the trace: it is counted in unlaunched_gaps and goes to
+ * kernel wait or other by its length.
+ */
+typedef struct cvc_idle_stat {
+	char run[128];          /* run name (truncated past 127 bytes) */
+	int64_t run_id;
+	int rank;
+	int device;
+	int64_t gaps;           /* idle gaps between the first start and the last end */
+	int64_t unlaunched_gaps;/* of those, ended by activities without launch times */
+	int64_t idle_ns, host_wait_ns, kernel_wait_ns, other_ns;
+} cvc_idle_stat;
+
+/*
+ * The idle breakdown of every (run, rank, device) of opts->run (NULL: every
+ * run), ordered so; opts->by, step_regex and classes are ignored.
+ * kernel_wait_ns <= 0: no gap is a kernel wait.  *rows is malloc'd (caller
+ * frees with free()).  Errors as for cvc_analyze_run.
+ */
+CVC_API cvc_status cvc_analyze_idle(cvc_db *db, const cvc_analyze_opts *opts,
+				    int64_t kernel_wait_ns, cvc_idle_stat **rows, size_t *nrows);
+
 /* nccl-tests bus-bandwidth factor of coll for n ranks; NaN when unknown. */
 CVC_API double cvc_busbw_factor(const char *coll, int n);
 

@@ -1,3 +1,3 @@
 args: analyze --classes --collectives
 exit: 2
-stderr: error: analyze: --classes and --collectives
+stderr: error: analyze: --classes, --collectives and --idle print different tables
