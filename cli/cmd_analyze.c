@@ -415,7 +415,7 @@ int cmd_analyze(int argc, char **argv, struct cvc_ctx *ctx)
 	const char *dbpath = CVC_DEFAULT_DB, *format = "table", *by = "rank";
 	const char *run = NULL, *step_regex = NULL;
 	int classes = 0, colls = 0, idle = 0, npos = 0, ret = 1, rc;
-	double kw_us = 20;
+	double kw_us = CVC_KERNEL_WAIT_NS_DEFAULT / 1e3;
 	const struct cli_opt opts[] = {
 		{"db", 0, CLI_PATH, &dbpath, "PATH", "database (default cvc.db)", NULL},
 		{"format", 'f', CLI_CHOICE, &format, "FMT", "output format", "table|csv|json"},

@@ -89,7 +89,7 @@
 		/* One chart per run: a 13 ms step and a 660 ms step on one axis
 		   would hide the shorter run's bars. */
 		var b = sub(s, 'Per rank: compute, hidden and exposed communication, copies, idle',
-			'Stacked to the span of each device: compute-only + hidden comm (under compute) + exposed comm + copies (memcpy and memset while no kernel runs) + idle = span. One chart (and scale) per run.');
+			'Stacked to the span of each device: compute-only + hidden comm (under compute) + exposed comm + copies (memcpy and memset while no kernel runs) + idle = span. Idle by what ended each gap: host wait (the host launched that work after the gap began: the GPU ran out of queued work, which a faster GPU does not shorten), kernel wait (queued work, a gap under 20 us: launch latency) and other (queued work that still waited). One chart (and scale) per run.');
 		runs.forEach(function (run, ri) {
 			var idx = [];
 			r.rows.forEach(function (row, i) { if (row[col(r, 'run')] === run) idx.push(i); });
@@ -101,7 +101,9 @@
 					{label: 'hidden comm', data: pick('hidden_ms'), color: '#2ca02c'},
 					{label: 'exposed comm', data: pick('exposed_ms'), color: COMM},
 					{label: 'copies', data: pick('copy_ms'), color: '#8c8c8c'},
-					{label: 'idle', data: pick('idle_ms'), color: '#f2b134'}
+					{label: 'idle: host wait', data: pick('host_wait_ms'), color: '#f2b134'},
+					{label: 'idle: kernel wait', data: pick('kernel_wait_ms'), color: '#f7d9a0'},
+					{label: 'idle: other', data: pick('other_idle_ms'), color: '#b8860b'}
 				], 'ms', true);
 		});
 		dataTable(b, r);

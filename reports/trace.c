@@ -66,11 +66,30 @@ static int cmp_cls(const void *pa, const void *pb)
 	return (a->union_ns < b->union_ns) - (a->union_ns > b->union_ns);
 }
 
-/* One row per rank (device); -1 on no memory. */
-static int fill_ranks(cvc_rep_table *rt, const cvc_breakdown *b, size_t nb)
+/* The idle breakdown of x's device, or NULL (rows in the same order). */
+static const cvc_idle_stat *idle_of(const cvc_breakdown *x, const cvc_idle_stat *is, size_t ni,
+				    size_t *at)
 {
+	for (size_t k = 0; k < ni; k++) {
+		size_t j = (*at + k) % ni;
+
+		if (is[j].run_id == x->run_id && is[j].rank == x->rank && is[j].device == x->device) {
+			*at = j + 1;
+			return &is[j];
+		}
+	}
+	return NULL;
+}
+
+/* One row per rank (device); -1 on no memory. */
+static int fill_ranks(cvc_rep_table *rt, const cvc_breakdown *b, size_t nb,
+		      const cvc_idle_stat *is, size_t ni)
+{
+	size_t at = 0;
+
 	for (size_t i = 0; i < nb; i++) {
 		const cvc_breakdown *x = &b[i];
+		const cvc_idle_stat *id = idle_of(x, is, ni, &at);
 		long r = cvc_rep_table_add_row(rt);
 
 		if (r < 0 || cvc_rep_table_set_str(rt, (size_t)r, 0, x->run))
@@ -97,6 +116,13 @@ static int fill_ranks(cvc_rep_table *rt, const cvc_breakdown *b, size_t nb)
 		/* the shares of the span, as analyze and the projector define them */
 		cvc_rep_table_set_num(rt, (size_t)r, 15, x->shares.comm_share);
 		cvc_rep_table_set_num(rt, (size_t)r, 16, x->shares.exposed_share);
+		/* idle by cause (cvc_analyze_idle): they add up to idle_ms */
+		if (id) {
+			cvc_rep_table_set_num(rt, (size_t)r, 17, ms(id->host_wait_ns));
+			cvc_rep_table_set_num(rt, (size_t)r, 18, ms(id->kernel_wait_ns));
+			cvc_rep_table_set_num(rt, (size_t)r, 19, ms(id->other_ns));
+			cvc_rep_table_set_num(rt, (size_t)r, 20, (double)id->unlaunched_gaps);
+		}
 	}
 	return 0;
 }
@@ -232,13 +258,14 @@ static int fill_skew(cvc_rep_table *skt, cvc_rep_table *sst, const cvc_breakdown
 	return 0;
 }
 
-static cvc_status ranks_tables(const cvc_breakdown *b, size_t nb, struct rep_tables *out,
-			       char *err, size_t errlen)
+static cvc_status ranks_tables(const cvc_breakdown *b, size_t nb, const cvc_idle_stat *is,
+			       size_t ni, struct rep_tables *out, char *err, size_t errlen)
 {
 	static const char *const rcols[] = {
 		"run", "rank", "device", "kernels", "comm_kernels", "span_ms", "busy_ms",
 		"compute_ms", "comm_ms", "compute_only_ms", "hidden_ms", "exposed_ms", "copy_ms",
-		"idle_ms", "overlap_pct", "comm_share", "exposed_share"};
+		"idle_ms", "overlap_pct", "comm_share", "exposed_share", "host_wait_ms",
+		"kernel_wait_ms", "other_idle_ms", "unlaunched_gaps"};
 	static const char *const ccols[] = {"run", "class", "is_comm", "kernels", "time_ms",
 					    "mean_per_rank_ms", "sum_ms"};
 	static const char *const scols[] = {"run", "rank", "device", "start_offset_ms",
@@ -250,11 +277,11 @@ static cvc_status ranks_tables(const cvc_breakdown *b, size_t nb, struct rep_tab
 	cvc_rep_table *t[4];
 	cvc_status st = CVC_OK;
 
-	t[0] = cvc_rep_table_new("ranks", "Time per rank", 17, rcols);
+	t[0] = cvc_rep_table_new("ranks", "Time per rank", 21, rcols);
 	t[1] = cvc_rep_table_new("classes", "Time per operator class", 7, ccols);
 	t[2] = cvc_rep_table_new("skew", "Rank skew", 9, scols);
 	t[3] = cvc_rep_table_new("skew_summary", "Rank skew per run", 8, sscols);
-	if (!t[0] || !t[1] || !t[2] || !t[3] || fill_ranks(t[0], b, nb) ||
+	if (!t[0] || !t[1] || !t[2] || !t[3] || fill_ranks(t[0], b, nb, is, ni) ||
 	    fill_classes(t[1], b, nb) || fill_skew(t[2], t[3], b, nb))
 		st = rep_nomem(err, errlen);
 	for (int k = 0; k < 4 && !st; k++)
@@ -510,19 +537,22 @@ cvc_status rep_trace_tables(cvc_db *db, const char *run, struct rep_tables *out,
 	cvc_analyze_opts ao = {0};
 	cvc_breakdown *b = NULL;
 	cvc_coll_stat *c = NULL;
-	size_t nb = 0, nc = 0;
+	cvc_idle_stat *is = NULL;
+	size_t nb = 0, nc = 0, ni = 0;
 	cvc_status st;
 
 	ao.run = run;
 	ao.by = CVC_BY_RANK;
 	ao.classes = 1;
 	st = cvc_analyze_run(db, &ao, &b, &nb);
+	if (!st)
+		st = cvc_analyze_idle(db, &ao, CVC_KERNEL_WAIT_NS_DEFAULT, &is, &ni);
 	if (st) {
 		cvc_errf(err, errlen, st, "%s", cvc_db_errmsg(db));
 		goto out;
 	}
 	if (nb) {
-		st = ranks_tables(b, nb, out, err, errlen);
+		st = ranks_tables(b, nb, is, ni, out, err, errlen);
 		if (!st)
 			st = top_kernels(db, run, out, err, errlen);
 		if (st)
@@ -540,6 +570,7 @@ cvc_status rep_trace_tables(cvc_db *db, const char *run, struct rep_tables *out,
 out:
 	cvc_breakdown_free(b, nb);
 	free(c);
+	free(is);
 	return st;
 }
 

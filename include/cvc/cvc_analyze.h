@@ -269,6 +269,11 @@ typedef struct cvc_idle_stat {
 CVC_API cvc_status cvc_analyze_idle(cvc_db *db, const cvc_analyze_opts *opts,
 				    int64_t kernel_wait_ns, cvc_idle_stat **rows, size_t *nrows);
 
+/* The default kernel_wait_ns of `cvc analyze --idle` and the report: 20 us,
+ * the bound under which docs/MODELS.md "Kernel gaps" counts a gap between
+ * consecutive kernels as launch latency, longer ones being host stalls. */
+#define CVC_KERNEL_WAIT_NS_DEFAULT 20000
+
 /* nccl-tests bus-bandwidth factor of coll for n ranks; NaN when unknown. */
 CVC_API double cvc_busbw_factor(const char *coll, int n);
 

@@ -2,5 +2,5 @@ args: import --db r.db $SHARED/traces/hta-nccl-args-a100-w2/nccl_data.json.gz >/
 exit: 0
 stdout: wrote r.html
 stdout: wrote tables to csv/
-stdout: run,rank,device,kernels,comm_kernels,span_ms,busy_ms,compute_ms,comm_ms,compute_only_ms,hidden_ms,exposed_ms,copy_ms,idle_ms,overlap_pct,comm_share,exposed_share
+stdout: run,rank,device,kernels,comm_kernels,span_ms,busy_ms,compute_ms,comm_ms,compute_only_ms,hidden_ms,exposed_ms,copy_ms,idle_ms,overlap_pct,comm_share,exposed_share,host_wait_ms,kernel_wait_ms,other_idle_ms,unlaunched_gaps
 stdout: wrote 3804 events (1 processes, 3 threads) to t.json
