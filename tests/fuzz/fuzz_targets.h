@@ -474,6 +474,7 @@ static inline cvc_status fz_analyze(const char *path)
 	cvc_rep_perfetto_stats ps;
 	cvc_breakdown *rows = NULL;
 	cvc_coll_stat *cs = NULL;
+	cvc_idle_stat *is = NULL;
 	size_t n = 0;
 	cvc_db *db = NULL;
 	cvc_status st = CVC_OK, got;
@@ -498,6 +499,14 @@ static inline cvc_status fz_analyze(const char *path)
 	fz_keep(&st, got, cvc_db_errmsg(db));
 	got = cvc_analyze_collectives(db, NULL, &cs, &n);
 	free(cs);
+	fz_keep(&st, got, cvc_db_errmsg(db));
+	got = cvc_analyze_idle(db, NULL, CVC_KERNEL_WAIT_NS_DEFAULT, &is, &n);
+	/* the parts of idle time add up to it, whatever the times */
+	for (size_t i = 0; got == CVC_OK && i < n; i++)
+		if (is[i].host_wait_ns + is[i].kernel_wait_ns + is[i].other_ns != is[i].idle_ns ||
+		    is[i].host_wait_ns < 0 || is[i].kernel_wait_ns < 0 || is[i].other_ns < 0)
+			fz_fatal("idle breakdown does not add up to idle time");
+	free(is);
 	fz_keep(&st, got, cvc_db_errmsg(db));
 	fz_keep(&st, cvc_classify_summary(db, -1, tot, &all), cvc_db_errmsg(db));
 	fz_keep(&st, cvc_classify_unknown(db, NULL, -1, fz_unknown_cb, &seen), cvc_db_errmsg(db));
