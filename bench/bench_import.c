@@ -140,13 +140,13 @@ static int import_once(const char *file, const char *dbpath, int whole, struct r
  * left: the second half of "import and analyze throughput".
  */
 static int analyze_best(const char *dbpath, int repeat, double *wall, double *cpu,
-			int64_t *kernels)
+			int64_t *kernels, double *idle_wall)
 {
 	cvc_analyze_opts o = {.run = NULL, .by = CVC_BY_RANK};
 	cvc_db *db = NULL;
 	cvc_status st;
 
-	*wall = *cpu = 1e30;
+	*wall = *cpu = *idle_wall = 1e30;
 	*kernels = 0;
 	if ((st = cvc_db_open(dbpath, CVC_DB_READONLY, &db))) {
 		fprintf(stderr, "error: %s\n", cvc_db_errmsg(db));
@@ -171,6 +171,20 @@ static int analyze_best(const char *dbpath, int repeat, double *wall, double *cp
 		for (size_t r = 0; r < n; r++)
 			*kernels += rows[r].kernels;
 		cvc_breakdown_free(rows, n);
+		/* the idle breakdown: one more ordered scan of the same rows */
+		{
+			cvc_idle_stat *is = NULL;
+
+			t0 = now_s();
+			if ((st = cvc_analyze_idle(db, &o, CVC_KERNEL_WAIT_NS_DEFAULT, &is, &n))) {
+				fprintf(stderr, "error: %s\n", cvc_db_errmsg(db));
+				cvc_db_close(db);
+				return -1;
+			}
+			if (now_s() - t0 < *idle_wall)
+				*idle_wall = now_s() - t0;
+			free(is);
+		}
 	}
 	cvc_db_close(db);
 	return 0;
@@ -182,7 +196,7 @@ int main(int argc, char **argv)
 	char dbbuf[4096];
 	int repeat = 3;
 	struct run best_k = {0}, best_w = {0}, r;
-	double rss_import, t0, c0, t_inflate = 1e9, c_inflate = 1e9, t_json, t_an, c_an;
+	double rss_import, t0, c0, t_inflate = 1e9, c_inflate = 1e9, t_json, t_an, c_an, t_idle;
 	int64_t an_kernels;
 	long long raw = -1;
 	char *text = NULL;
@@ -225,7 +239,7 @@ int main(int argc, char **argv)
 			best_w = r;
 	}
 	rss_import = peak_rss_mb();
-	if (analyze_best(dbpath, repeat, &t_an, &c_an, &an_kernels))
+	if (analyze_best(dbpath, repeat, &t_an, &c_an, &an_kernels, &t_idle))
 		return 1;
 	cvc_db_remove_files(dbpath);
 
@@ -261,6 +275,8 @@ int main(int argc, char **argv)
 	printf("analyze (cvc_analyze_run, by rank) wall %.4f s  %.2f M kernels/s  %.2f M trace "
 	       "events/s; cpu %.4f s\n", t_an, (double)an_kernels / t_an / 1e6,
 	       (double)best_w.stats.events / t_an / 1e6, c_an);
+	printf("analyze --idle (cvc_analyze_idle) wall %.4f s = %.2f x the breakdown by rank\n",
+	       t_idle, t_idle / t_an);
 	printf("baseline (a) zlib inflate alone  wall %.3f s  %.0f MB/s, cpu %.3f s; "
 	       "import/inflate = %.2f x (wall), %.2f x (cpu)\n",
 	       t_inflate, (double)raw / t_inflate / 1e6, c_inflate, best_k.secs / t_inflate,
