@@ -388,23 +388,24 @@ static cvc_status build(cvc_db *db, const cvc_analyze_opts *ao, enum table which
 	cvc_breakdown *rows = NULL;
 	cvc_coll_stat *cs = NULL;
 	cvc_idle_stat *is = NULL;
-	size_t n = 0;
+	size_t nr = 0, nc = 0, ni = 0;
 	cvc_status st;
 	int by_step = ao->by == CVC_BY_STEP, bad;
 
 	if (which == T_COLLS) {
-		if (!(st = cvc_analyze_collectives(db, ao, &cs, &n)) && build_colls(g, cs, n))
+		if (!(st = cvc_analyze_collectives(db, ao, &cs, &nc)) && build_colls(g, cs, nc))
 			st = CVC_ERR_NOMEM;
 	} else if (which == T_IDLE) {
-		if (!(st = cvc_analyze_idle(db, ao, kernel_wait_ns, &is, &n)) && build_idle(g, is, n))
+		if (!(st = cvc_analyze_idle(db, ao, kernel_wait_ns, &is, &ni)) &&
+		    build_idle(g, is, ni))
 			st = CVC_ERR_NOMEM;
-	} else if (!(st = cvc_analyze_run(db, ao, &rows, &n))) {
-		bad = which == T_CLASSES ? build_classes(g, rows, n, by_step)
-					 : build_main(g, rows, n, by_step, !by_step);
+	} else if (!(st = cvc_analyze_run(db, ao, &rows, &nr))) {
+		bad = which == T_CLASSES ? build_classes(g, rows, nr, by_step)
+					 : build_main(g, rows, nr, by_step, !by_step);
 		if (bad)
 			st = CVC_ERR_NOMEM;
 	}
-	cvc_breakdown_free(rows, which == T_COLLS || which == T_IDLE ? 0 : n);
+	cvc_breakdown_free(rows, nr);
 	free(cs);
 	free(is);
 	return st;
