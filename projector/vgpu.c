@@ -334,6 +334,76 @@ static double count_of(const char *c)
 	return !*end && v >= 1 && v <= 1e7 && v == floor(v) ? v : 0;
 }
 
+/*
+ * "96GB", "96 GB", "40GiB": the first memory size in the cell (a number
+ * before GB / GiB that is no rate: not "GB/s", "GBps"); 0 when none.
+ */
+static double mem_of(const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		char *end;
+		double v;
+
+		if (!isdigit((unsigned char)*p) || (p > text && (isalnum((unsigned char)p[-1]) ||
+							       p[-1] == '.')))
+			continue;
+		v = strtod(p, &end);
+		while (*end == ' ')
+			end++;
+		if ((!strncmp(end, "GB", 2) || !strncmp(end, "GiB", 3)) &&
+		    strncmp(end, "GB/", 3) && strncmp(end, "GBps", 4) && strncmp(end, "GB/s", 4) &&
+		    !isalpha((unsigned char)end[end[1] == 'i' ? 3 : 2]) && v >= 1 && v <= 4096)
+			return v;
+		p = end > p ? end - 1 : p;
+	}
+	return 0;
+}
+
+/* "500W", "500 W", "1000 W TDP": a power in watts (50 to 5000); 0 none. */
+static double power_of(const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		char *end;
+		double v;
+
+		if (!isdigit((unsigned char)*p) || (p > text && (isalnum((unsigned char)p[-1]) ||
+							       p[-1] == '.')))
+			continue;
+		v = strtod(p, &end);
+		if (*end == ' ')
+			end++;
+		if (*end == 'W' && !isalnum((unsigned char)end[1]) && v >= 50 && v <= 5000)
+			return v;
+		p = end > p ? end - 1 : p;
+	}
+	return 0;
+}
+
+/*
+ * The catalog's entry for g->spec with the memory the cell states, when it
+ * has one: "<name>-<N>GB", the name's own size part replaced (A100-SXM-80GB
+ * with "40GB" is A100-SXM-40GB; H100-SXM with "96GB HBM2e" is
+ * H100-SXM-96GB).  A part sold with more than one memory differs in
+ * bandwidth, capacity and often power; the size is what cells say.
+ */
+static void memory_variant(const cvc_hw_catalog *cat, struct vgpu *g)
+{
+	char name[64], *cut;
+	const cvc_hw_spec *v;
+
+	if (!(g->mem_gb > 0) || fabs(g->mem_gb - g->spec->hbm_gb) < 1)
+		return;
+	snprintf(name, sizeof name, "%s", g->spec->name);
+	cut = strrchr(name, '-');
+	if (cut && isdigit((unsigned char)cut[1]) && strstr(cut, "GB"))
+		*cut = 0;
+	snprintf(name + strlen(name), sizeof name - strlen(name), "-%.0fGB", g->mem_gb);
+	if ((v = cvc_hw_catalog_lookup(cat, name)) != NULL && v != g->spec) {
+		snprintf(g->variant_of, sizeof g->variant_of, "%s", g->spec->name);
+		g->spec = v;
+	}
+}
+
 int vgpu_read(const cvc_hw_catalog *cat, const char *text, double gpn_default, struct vgpu *g)
 {
 	struct tok t[MAX_TOKENS];
@@ -354,6 +424,10 @@ int vgpu_read(const cvc_hw_catalog *cat, const char *text, double gpn_default, s
 			c = k > 0 && !t[k - 1].paren ? t[k - 1].s : "";
 		g->count = count_of(c);
 	}
+	g->mem_gb = mem_of(text);
+	g->power_w = power_of(text);
+	if (g->spec)
+		memory_variant(cat, g);
 	vtext_lower(low, sizeof low, text);
 	g->domain = domain_of(low);
 	g->per_node = per_node_of(low);

@@ -482,7 +482,10 @@ static int read_gpu(struct vrow *r, enum vrole role, const char *t, int guess,
 	snprintf(r->gpu, sizeof r->gpu, "%s", g.spec->name);
 	r->sc.gpu = r->gpu;
 	r->g.gpu = 1;
-	if (g.in_paren)
+	if (g.variant_of[0])
+		vrow_note(r, "gpu=%s ('%s': %s with the %.0f GB the cell states)", g.spec->name, t,
+			  g.variant_of, g.mem_gb);
+	else if (g.in_paren)
 		vrow_assume(r, "gpu=%s ('%s': the GPU named in parentheses)", g.spec->name, t);
 	else if (strcmp(t, g.spec->name) || guess)
 		(guess ? vrow_assume : vrow_note)(r, "gpu=%s ('%s'%s)", g.spec->name, t,
@@ -491,6 +494,11 @@ static int read_gpu(struct vrow *r, enum vrole role, const char *t, int guess,
 		g.nic_gbps = g.nic_gbps > 0 ? g.nic_gbps : r->g.hw.nic_gbps;
 		g.nvlink_gbps = g.nvlink_gbps > 0 ? g.nvlink_gbps : r->g.hw.nvlink_gbps;
 	}
+	/* a stated power limit is priced only through a catalog entry that
+	 * has it (the sustained clock follows tdp_w, docs/MODELS.md "Clocks") */
+	if (g.power_w > 0 && fabs(g.power_w - g.spec->tdp_w) >= 1)
+		vrow_assume(r, "power %.0f W ('%s') not priced: %s at its catalog %.0f W", g.power_w,
+			    t, g.spec->name, g.spec->tdp_w);
 	r->g.hw = g;
 	r->g.has_hw = 1;
 	return 0;

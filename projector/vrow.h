@@ -118,6 +118,9 @@ struct vgpu {
 	int nvlink_assumed;             /* read as bidirectional, not stated */
 	char nvlink_text[64];
 	char ignored[64];               /* a rate whose link the cell does not name */
+	double mem_gb;                  /* memory per GPU the cell states ("96GB"), 0 none */
+	char variant_of[48];            /* the GPU named, when mem_gb chose a variant of it */
+	double power_w;                 /* power limit the cell states ("500W"), 0 none */
 };
 
 /* Reads a hardware cell; gpn: GPUs per node when the cell says none.

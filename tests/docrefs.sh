@@ -254,6 +254,7 @@ docs/deepep_vs_hybridep_benchmark.md
 docs/discussions/deepseek-v3-gb200-*
 docs/examples/gemm_profiling
 docs/float8.md
+docs/performance.md
 docs/performance-summary.md
 examples/benchmark/configs/*
 examples/comm_model.py

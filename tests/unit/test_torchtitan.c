@@ -231,13 +231,15 @@ Test(torchtitan, validate_reads_its_tp_plan)
 /*
  * torchtitan's own benchmark tables (tests/data/torchtitan-h100-runs.csv:
  * Llama 3.1 8B and 70B on H100 96GB HBM2e at 500 W, Tables 1-4 of
- * benchmarks/llama3_h100_202412_torchtitan.md), off the shared set.  cvc
- * prices these H100s as SXM at 700 W, so it is fast on them.  On the 8
- * rows of Tables 1-4 without async TP: MAPE 39.9% with torchtitan read as
- * plain PyTorch, 31.7% with its op policy priced, 25.9% with the eager
- * rows eager and Float8 as torchao's tensorwise; with its TP plan's
- * sequence parallelism and the async TP row added (9 rows), 23.35%.  The
- * bound holds the last.
+ * benchmarks/llama3_h100_202412_torchtitan.md), off the shared set.  On
+ * the 8 rows of Tables 1-4 without async TP: MAPE 39.9% with torchtitan
+ * read as plain PyTorch, 31.7% with its op policy priced, 25.9% with the
+ * eager rows eager and Float8 as torchao's tensorwise; with its TP plan's
+ * sequence parallelism and the async TP row added (9 rows), 23.35%; 23.06%
+ * with gradients reduced in fp32.  Those priced the GPU as the 80 GB HBM3
+ * SXM at 700 W; priced as the part torchtitan's docs/performance.md names
+ * (96 GB HBM2e at 2.4 TB/s, a 500 W limit: the catalog's H100-SXM-96GB,
+ * which the cell's "96GB" picks), 14.90%.  The bound holds the last.
  */
 Test(torchtitan, published_h100_tables)
 {
@@ -248,7 +250,7 @@ Test(torchtitan, published_h100_tables)
 	cr_log_info("torchtitan H100: %d rows, MAPE %.2f%%, within 10%% %.1f%%, bias %+.2f%%",
 		    v.all.expressible, v.all.mape_pct, v.all.within10_pct, v.all.bias_pct);
 	cr_expect_eq(v.all.expressible, 9);
-	cr_expect_leq(v.all.mape_pct, 24.0, "MAPE %.2f%%", v.all.mape_pct);
+	cr_expect_leq(v.all.mape_pct, 15.5, "MAPE %.2f%%", v.all.mape_pct);
 	free(out);
 	cvc_proj_validation_release(&v);
 }
