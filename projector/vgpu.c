@@ -398,7 +398,8 @@ static void memory_variant(const cvc_hw_catalog *cat, struct vgpu *g)
 	if (cut && isdigit((unsigned char)cut[1]) && strstr(cut, "GB"))
 		*cut = 0;
 	snprintf(name + strlen(name), sizeof name - strlen(name), "-%.0fGB", g->mem_gb);
-	if ((v = cvc_hw_catalog_lookup(cat, name)) != NULL && v != g->spec) {
+	/* the exact name: the lookup's prefix rule would give the part back */
+	if ((v = cvc_hw_catalog_find(cat, name, "gpu")) != NULL && v != g->spec) {
 		snprintf(g->variant_of, sizeof g->variant_of, "%s", g->spec->name);
 		g->spec = v;
 	}
