@@ -170,6 +170,11 @@ static const struct repdoc docs[] = {
 	{"ranks", "comm_share", "fraction of the span", "comm_ms / span_ms: communication, hidden "
 	 "or not, as a part of the traced step (the projector's comm_share of its step)"},
 	{"ranks", "exposed_share", "fraction of the span", "exposed_ms / span_ms"},
+	{"ranks", "host_wait_ms", "ms", "idle gaps the host caused: their work launched after "
+					"the gap began (analyze --idle)"},
+	{"ranks", "kernel_wait_ms", "ms", "other idle gaps under 20 us: launch latency"},
+	{"ranks", "other_idle_ms", "ms", "the rest of idle_ms: queued work that still waited"},
+	{"ranks", "unlaunched_gaps", "count", "gaps ended by work without launch times"},
 	{"classes", "class", "text", "operator class (the classifier's)"},
 	{"classes", "is_comm", "0/1", "1: a communication class"},
 	{"classes", "kernels", "count", "kernels of the class"},
