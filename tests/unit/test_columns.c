@@ -169,6 +169,7 @@ Test(columns, every_command_column_has_an_entry, .timeout = 300)
 		{"analyze", "analyze --db d.db --by step --format csv"},
 		{"analyze --classes", "analyze --db d.db --classes --format csv"},
 		{"analyze --collectives", "analyze --db d.db --collectives --format csv"},
+		{"analyze --idle", "analyze --db d.db --idle --format csv"},
 		{"classify", "classify --db d.db --format csv"},
 		{"classify --unknown", "classify --db d.db --unknown --format csv"},
 		{"models", "models --db d.db --format csv"},
