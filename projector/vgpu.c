@@ -335,10 +335,10 @@ static double count_of(const char *c)
 }
 
 /*
- * "96GB", "96 GB", "40GiB": the first memory size in the cell (a number
- * before GB / GiB that is no rate: not "GB/s", "GBps"); 0 when none.
+ * The first number in text standing on its own (not inside a word: "H100",
+ * "v1.5") whose unit, the text after it, unit_ok accepts; 0 when none.
  */
-static double mem_of(const char *text)
+static double first_number(const char *text, int (*unit_ok)(const char *unit, double v))
 {
 	for (const char *p = text; *p; p++) {
 		char *end;
@@ -348,35 +348,29 @@ static double mem_of(const char *text)
 							       p[-1] == '.')))
 			continue;
 		v = strtod(p, &end);
-		while (*end == ' ')
-			end++;
-		if ((!strncmp(end, "GB", 2) || !strncmp(end, "GiB", 3)) &&
-		    strncmp(end, "GB/", 3) && strncmp(end, "GBps", 4) && strncmp(end, "GB/s", 4) &&
-		    !isalpha((unsigned char)end[end[1] == 'i' ? 3 : 2]) && v >= 1 && v <= 4096)
+		if (unit_ok(end, v))
 			return v;
 		p = end > p ? end - 1 : p;
 	}
 	return 0;
 }
 
-/* "500W", "500 W", "1000 W TDP": a power in watts (50 to 5000); 0 none. */
-static double power_of(const char *text)
+/* "96GB", "96 GB", "40GiB": a memory size, not a rate ("GB/s", "GBps"). */
+static int mem_unit(const char *u, double v)
 {
-	for (const char *p = text; *p; p++) {
-		char *end;
-		double v;
+	while (*u == ' ')
+		u++;
+	return (!strncmp(u, "GB", 2) || !strncmp(u, "GiB", 3)) && strncmp(u, "GB/", 3) &&
+	       strncmp(u, "GBps", 4) && !isalpha((unsigned char)u[u[1] == 'i' ? 3 : 2]) &&
+	       v >= 1 && v <= 4096;
+}
 
-		if (!isdigit((unsigned char)*p) || (p > text && (isalnum((unsigned char)p[-1]) ||
-							       p[-1] == '.')))
-			continue;
-		v = strtod(p, &end);
-		if (*end == ' ')
-			end++;
-		if (*end == 'W' && !isalnum((unsigned char)end[1]) && v >= 50 && v <= 5000)
-			return v;
-		p = end > p ? end - 1 : p;
-	}
-	return 0;
+/* "500W", "500 W", "1000 W TDP": a power in watts, 50 to 5000. */
+static int power_unit(const char *u, double v)
+{
+	if (*u == ' ')
+		u++;
+	return *u == 'W' && !isalnum((unsigned char)u[1]) && v >= 50 && v <= 5000;
 }
 
 /*
@@ -425,8 +419,8 @@ int vgpu_read(const cvc_hw_catalog *cat, const char *text, double gpn_default, s
 			c = k > 0 && !t[k - 1].paren ? t[k - 1].s : "";
 		g->count = count_of(c);
 	}
-	g->mem_gb = mem_of(text);
-	g->power_w = power_of(text);
+	g->mem_gb = first_number(text, mem_unit);
+	g->power_w = first_number(text, power_unit);
 	if (g->spec)
 		memory_variant(cat, g);
 	vtext_lower(low, sizeof low, text);
