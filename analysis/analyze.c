@@ -120,17 +120,17 @@ static void map_release(struct class_map *m)
 	memset(m, 0, sizeof *m);
 }
 
-static cvc_status db_err(cvc_db *db, const char *what)
+cvc_status an_db_err(cvc_db *db, const char *what)
 {
 	return cvc_db_fail(db, CVC_ERR_DB, "'%s': %s: %s", cvc_db_path(db), what,
 			   sqlite3_errmsg(cvc_db_sqlite(db)));
 }
 
-static cvc_status prepare(cvc_db *db, const char *sql, sqlite3_stmt **st)
+cvc_status an_prepare(cvc_db *db, const char *sql, struct sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, st, NULL) != SQLITE_OK) {
 		*st = NULL;
-		return db_err(db, "preparing query");
+		return an_db_err(db, "preparing query");
 	}
 	return CVC_OK;
 }
@@ -158,7 +158,7 @@ static cvc_status map_load(cvc_db *db, struct class_map *m)
 	m->slots = calloc(cap, sizeof *m->slots);
 	if (!m->slots)
 		return CVC_ERR_NOMEM;
-	if ((rc = prepare(db, "SELECT id, name, is_comm FROM op_classes ORDER BY id", &st)))
+	if ((rc = an_prepare(db, "SELECT id, name, is_comm FROM op_classes ORDER BY id", &st)))
 		goto out;
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		if (m->nslots + 2 >= cap) {
@@ -185,7 +185,7 @@ static cvc_status map_load(cvc_db *db, struct class_map *m)
 		m->nslots++;
 	}
 	if (r != SQLITE_DONE) {
-		rc = db_err(db, "reading op_classes");
+		rc = an_db_err(db, "reading op_classes");
 		goto out;
 	}
 	sqlite3_finalize(st);
@@ -200,7 +200,7 @@ static cvc_status map_load(cvc_db *db, struct class_map *m)
 	m->slots[m->nslots++].is_comm = 1;
 
 	/* Both sides ordered by id, so the slot search below is a merge walk. */
-	if ((rc = prepare(db, "SELECT name_id, class_id FROM name_class ORDER BY class_id", &st)))
+	if ((rc = an_prepare(db, "SELECT name_id, class_id FROM name_class ORDER BY class_id", &st)))
 		goto out;
 	{
 		size_t k = 0;
@@ -219,7 +219,7 @@ static cvc_status map_load(cvc_db *db, struct class_map *m)
 		}
 	}
 	if (r != SQLITE_DONE)
-		rc = db_err(db, "reading name_class");
+		rc = an_db_err(db, "reading name_class");
 out:
 	sqlite3_finalize(st);
 	return rc;
@@ -233,14 +233,14 @@ static cvc_status map_fallback(cvc_db *db, struct class_map *m, int64_t name_id,
 	cvc_status rc;
 	int comm = 0, r;
 
-	if ((rc = prepare(db, "SELECT value FROM strings WHERE id=?", &st)))
+	if ((rc = an_prepare(db, "SELECT value FROM strings WHERE id=?", &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, name_id);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW)
 		comm = cvc_hta_is_comm((const char *)sqlite3_column_text(st, 0));
 	else if (r != SQLITE_DONE)
-		rc = db_err(db, "reading strings");
+		rc = an_db_err(db, "reading strings");
 	sqlite3_finalize(st);
 	if (rc)
 		return rc;
@@ -426,7 +426,7 @@ static cvc_status rank_clock_offset(cvc_db *db, int64_t run_id, int rank, int64_
 	int r;
 
 	*offset = 0;
-	if ((rc = prepare(db, "SELECT clock_offset_ns FROM ranks WHERE run_id=? AND rank=?",
+	if ((rc = an_prepare(db, "SELECT clock_offset_ns FROM ranks WHERE run_id=? AND rank=?",
 			  &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -434,7 +434,7 @@ static cvc_status rank_clock_offset(cvc_db *db, int64_t run_id, int rank, int64_
 	if ((r = sqlite3_step(st)) == SQLITE_ROW)
 		*offset = sqlite3_column_int64(st, 0);
 	else if (r != SQLITE_DONE)
-		rc = db_err(db, "reading ranks");
+		rc = an_db_err(db, "reading ranks");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -626,7 +626,7 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 
 	/* A database read without upgrading (read-only, older than schema 4)
 	 * has no launch_ns: every activity then reads as launched nowhere. */
-	if ((rc = prepare(db,
+	if ((rc = an_prepare(db,
 			  cx->has_launch_col
 				  ? "SELECT kind, start_ns, end_ns, name_id, id, launch_ns FROM activities "
 				    "WHERE run_id=?1 AND rank=?2 AND device=?3 ORDER BY start_ns"
@@ -645,16 +645,8 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 
 		if (kind != CVC_ACT_KERNEL && kind != CVC_ACT_MEMCPY && kind != CVC_ACT_MEMSET)
 			continue;
-		/* Lengths and unions must fit (cvc_db.h, CVC_TIME_LIMIT_NS): a
-		 * database written by hand, or before the window was checked. */
-		if (s < -TIME_LIMIT_NS || s > TIME_LIMIT_NS || e < -TIME_LIMIT_NS ||
-		    e > TIME_LIMIT_NS) {
-			rc = cvc_db_fail(db, CVC_ERR_FORMAT,
-					 "'%s': activity %lld: time %lld..%lld ns is out of range",
-					 cvc_db_path(db), (long long)sqlite3_column_int64(st, 4),
-					 (long long)s, (long long)e);
+		if ((rc = an_time_check(db, sqlite3_column_int64(st, 4), s, e)))
 			goto out;
-		}
 		if (e < s)
 			e = s;
 		if (kind == CVC_ACT_KERNEL &&
@@ -676,7 +668,7 @@ static cvc_status sweep_device(cvc_db *db, struct an_ctx *cx, const struct an_ru
 		feed_windows(&ws, accs, step_last, row, kind, s, e, &ne);
 	}
 	if (r != SQLITE_DONE) {
-		rc = db_err(db, "reading activities");
+		rc = an_db_err(db, "reading activities");
 		goto out;
 	}
 	if (cx->opts.by != CVC_BY_STEP) {
@@ -718,7 +710,7 @@ cvc_status an_runs_load(cvc_db *db, const char *name, struct an_run **runs, size
 
 	*runs = NULL;
 	*nruns = 0;
-	if ((rc = prepare(db,
+	if ((rc = an_prepare(db,
 			  "SELECT id, name, coalesce(world_size, 0) FROM runs "
 			  "WHERE ?1 IS NULL OR name=?1 ORDER BY id",
 			  &st)))
@@ -742,7 +734,7 @@ cvc_status an_runs_load(cvc_db *db, const char *name, struct an_run **runs, size
 		n++;
 	}
 	if (r != SQLITE_DONE) {
-		rc = db_err(db, "reading runs");
+		rc = an_db_err(db, "reading runs");
 		goto out;
 	}
 	if (name && n == 0)
@@ -759,28 +751,61 @@ out:
 	return CVC_OK;
 }
 
-static cvc_status sweep_run(cvc_db *db, struct an_ctx *cx, const struct an_run *run,
-			    struct rowbuf *rb)
+cvc_status an_each_device(cvc_db *db, int64_t run_id,
+			  cvc_status (*fn)(int rank, int device, void *user), void *user)
 {
 	sqlite3_stmt *st = NULL;
 	cvc_status rc;
 	int r;
 
-	if ((rc = prepare(db,
-			  "SELECT DISTINCT rank, device FROM activities WHERE run_id=? "
-			  "ORDER BY rank, device",
-			  &st)))
+	if ((rc = an_prepare(db,
+			     "SELECT DISTINCT rank, device FROM activities WHERE run_id=? "
+			     "ORDER BY rank, device",
+			     &st)))
 		return rc;
-	sqlite3_bind_int64(st, 1, run->id);
+	sqlite3_bind_int64(st, 1, run_id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW)
-		if ((rc = sweep_device(db, cx, run, sqlite3_column_int(st, 0),
-				       sqlite3_column_int(st, 1), rb)))
+		if ((rc = fn(sqlite3_column_int(st, 0), sqlite3_column_int(st, 1), user)))
 			goto out;
 	if (r != SQLITE_DONE)
-		rc = db_err(db, "reading devices");
+		rc = an_db_err(db, "reading devices");
 out:
 	sqlite3_finalize(st);
 	return rc;
+}
+
+cvc_status an_time_check(cvc_db *db, int64_t id, int64_t s, int64_t e)
+{
+	/* Lengths and unions must fit (cvc_db.h, CVC_TIME_LIMIT_NS): a
+	 * database written by hand, or before the window was checked. */
+	if (s < -TIME_LIMIT_NS || s > TIME_LIMIT_NS || e < -TIME_LIMIT_NS || e > TIME_LIMIT_NS)
+		return cvc_db_fail(db, CVC_ERR_FORMAT,
+				   "'%s': activity %lld: time %lld..%lld ns is out of range",
+				   cvc_db_path(db), (long long)id, (long long)s, (long long)e);
+	return CVC_OK;
+}
+
+/* One run's devices, each swept (an_each_device's callback). */
+struct run_sweep {
+	cvc_db *db;
+	struct an_ctx *cx;
+	const struct an_run *run;
+	struct rowbuf *rb;
+};
+
+static cvc_status sweep_one(int rank, int device, void *user)
+{
+	struct run_sweep *w = user;
+
+	return sweep_device(w->db, w->cx, w->run, rank, device, w->rb);
+}
+
+static cvc_status sweep_run(cvc_db *db, struct an_ctx *cx, const struct an_run *run,
+			    struct rowbuf *rb)
+{
+	struct run_sweep w = {db, cx, run, rb};
+
+	return an_each_device(db, run->id, sweep_one, &w);
 }
 
 static cvc_status classify_missing(cvc_db *db)
@@ -830,13 +855,13 @@ cvc_status an_has_launch_col(cvc_db *db, int *has)
 	int r;
 
 	*has = 0;
-	if ((rc = prepare(db, "SELECT 1 FROM pragma_table_info('activities') "
+	if ((rc = an_prepare(db, "SELECT 1 FROM pragma_table_info('activities') "
 			      "WHERE name='launch_ns'", &st)))
 		return rc;
 	if ((r = sqlite3_step(st)) == SQLITE_ROW)
 		*has = 1;
 	else if (r != SQLITE_DONE)
-		rc = db_err(db, "reading the activities table's columns");
+		rc = an_db_err(db, "reading the activities table's columns");
 	sqlite3_finalize(st);
 	return rc;
 }

@@ -23,12 +23,6 @@ struct gap {
 	int nknown;             /* how many of them have a launch time */
 };
 
-static cvc_status fail_db(cvc_db *db, const char *what)
-{
-	return cvc_db_fail(db, CVC_ERR_DB, "'%s': %s: %s", cvc_db_path(db), what,
-			   sqlite3_errmsg(cvc_db_sqlite(db)));
-}
-
 static void gap_close(struct gap *g, int64_t kernel_wait_ns, cvc_idle_stat *s)
 {
 	int64_t len = g->to - g->from;
@@ -62,13 +56,11 @@ static cvc_status sweep(cvc_db *db, sqlite3_stmt *st, int64_t kernel_wait_ns, cv
 		int known = sqlite3_column_type(st, 2) == SQLITE_INTEGER;
 		int64_t launch = sqlite3_column_int64(st, 2);
 
-		/* the breakdown's window (cvc_db.h, CVC_TIME_LIMIT_NS) */
-		if (a < -CVC_TIME_LIMIT_NS || a > CVC_TIME_LIMIT_NS || e < -CVC_TIME_LIMIT_NS ||
-		    e > CVC_TIME_LIMIT_NS)
-			return cvc_db_fail(db, CVC_ERR_FORMAT,
-					   "'%s': activity %lld: time %lld..%lld ns is out of range",
-					   cvc_db_path(db), (long long)sqlite3_column_int64(st, 3),
-					   (long long)a, (long long)e);
+		cvc_status rc;
+
+		/* the breakdown's window */
+		if ((rc = an_time_check(db, sqlite3_column_int64(st, 3), a, e)))
+			return rc;
 		if (e < a)
 			e = a;
 		if (g.open && a > g.to)
@@ -90,7 +82,7 @@ static cvc_status sweep(cvc_db *db, sqlite3_stmt *st, int64_t kernel_wait_ns, cv
 		(*nact)++;
 	}
 	if (r != SQLITE_DONE)
-		return fail_db(db, "reading activities");
+		return an_db_err(db, "reading activities");
 	gap_close(&g, kernel_wait_ns, s);
 	return CVC_OK;
 }
@@ -108,8 +100,8 @@ static cvc_status device_row(cvc_db *db, const struct an_run *run, int rank, int
 		 "AND device=?3 AND kind IN (%d, %d, %d) ORDER BY start_ns",
 		 launch_col ? "launch_ns" : "NULL", CVC_ACT_KERNEL, CVC_ACT_MEMCPY,
 		 CVC_ACT_MEMSET);
-	if (sqlite3_prepare_v2(cvc_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return fail_db(db, "preparing query");
+	if ((rc = an_prepare(db, sql, &st)))
+		return rc;
 	sqlite3_bind_int64(st, 1, run->id);
 	sqlite3_bind_int(st, 2, rank);
 	sqlite3_bind_int(st, 3, device);
@@ -124,37 +116,30 @@ static cvc_status device_row(cvc_db *db, const struct an_run *run, int rank, int
 	return rc;
 }
 
-static cvc_status run_rows(cvc_db *db, const struct an_run *run, int launch_col,
-			   int64_t kernel_wait_ns, cvc_idle_stat **out, size_t *n, size_t *cap)
+/* What an_each_device carries to each device of one run. */
+struct idle_run {
+	cvc_db *db;
+	const struct an_run *run;
+	int launch_col;
+	int64_t kernel_wait_ns;
+	cvc_idle_stat **out;
+	size_t *n, *cap;
+};
+
+static cvc_status idle_device(int rank, int device, void *user)
 {
-	sqlite3_stmt *st = NULL;
-	cvc_status rc = CVC_OK;
-	int r;
+	struct idle_run *w = user;
+	cvc_idle_stat s;
+	cvc_status rc;
+	int any = 0;
 
-	if (sqlite3_prepare_v2(cvc_db_sqlite(db),
-			       "SELECT DISTINCT rank, device FROM activities WHERE run_id=? "
-			       "ORDER BY rank, device",
-			       -1, &st, NULL) != SQLITE_OK)
-		return fail_db(db, "preparing query");
-	sqlite3_bind_int64(st, 1, run->id);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		cvc_idle_stat s;
-		int any = 0;
-
-		if ((rc = device_row(db, run, sqlite3_column_int(st, 0), sqlite3_column_int(st, 1),
-				     launch_col, kernel_wait_ns, &s, &any)))
-			goto out;
-		if (!any)
-			continue;
-		if (*n == *cap && (rc = cvc_grow(out, cap, *cap + 1, sizeof **out, 16)))
-			goto out;
-		(*out)[(*n)++] = s;
-	}
-	if (r != SQLITE_DONE)
-		rc = fail_db(db, "reading devices");
-out:
-	sqlite3_finalize(st);
-	return rc;
+	if ((rc = device_row(w->db, w->run, rank, device, w->launch_col, w->kernel_wait_ns, &s,
+			     &any)) || !any)
+		return rc;
+	if (*w->n == *w->cap && (rc = cvc_grow(w->out, w->cap, *w->cap + 1, sizeof **w->out, 16)))
+		return rc;
+	(*w->out)[(*w->n)++] = s;
+	return CVC_OK;
 }
 
 cvc_status cvc_analyze_idle(cvc_db *db, const cvc_analyze_opts *opts, int64_t kernel_wait_ns,
@@ -171,9 +156,12 @@ cvc_status cvc_analyze_idle(cvc_db *db, const cvc_analyze_opts *opts, int64_t ke
 	if ((rc = an_runs_load(db, opts ? opts->run : NULL, &runs, &nruns)) ||
 	    (rc = an_has_launch_col(db, &launch_col)))
 		goto out;
-	for (size_t i = 0; i < nruns; i++)
-		if ((rc = run_rows(db, &runs[i], launch_col, kernel_wait_ns, &out, &n, &cap)))
+	for (size_t i = 0; i < nruns; i++) {
+		struct idle_run w = {db, &runs[i], launch_col, kernel_wait_ns, &out, &n, &cap};
+
+		if ((rc = an_each_device(db, runs[i].id, idle_device, &w)))
 			goto out;
+	}
 	*rows = out;
 	*nrows = n;
 	out = NULL;

@@ -10,6 +10,8 @@
 
 #include "cvc/cvc_analyze.h"
 
+struct sqlite3_stmt;
+
 /* Sums that may pass 2^63 (durations of many kernels, each below 2^63 ns:
  * cvc_db.h, CVC_TIME_LIMIT_NS) are kept in 128 bits and checked once. */
 __extension__ typedef unsigned __int128 an_u128;
@@ -46,6 +48,18 @@ struct an_ctx {
  * id.  *runs is malloc'd (caller frees), possibly empty.
  */
 cvc_status an_runs_load(cvc_db *db, const char *name, struct an_run **runs, size_t *nruns);
+
+/* The db's error for `what` failing, its message naming the file. */
+cvc_status an_db_err(cvc_db *db, const char *what);
+/* Prepares sql on db; *st NULL and the message in db on failure. */
+cvc_status an_prepare(cvc_db *db, const char *sql, struct sqlite3_stmt **st);
+/* fn(rank, device, user) for each device of the run with activities, by
+ * rank then device; stops at the first non-OK status and returns it. */
+cvc_status an_each_device(cvc_db *db, int64_t run_id,
+			  cvc_status (*fn)(int rank, int device, void *user), void *user);
+/* CVC_ERR_FORMAT naming activity id when [s, e) leaves the window sums
+ * stay exact in (cvc_db.h, CVC_TIME_LIMIT_NS); CVC_OK otherwise. */
+cvc_status an_time_check(cvc_db *db, int64_t id, int64_t s, int64_t e);
 
 /* Whether activities has launch_ns (schema 4): a database older than that
  * read without upgrading (read-only) does not. */
