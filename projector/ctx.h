@@ -76,8 +76,24 @@ struct proj_ccache {
 	struct proj_layer_cost e[PROJ_CC_SLOTS];
 };
 
+/*
+ * Collective prices a pricer has given, by operator: a sweep asks the same
+ * data-parallel and tensor-parallel collectives of scenario after scenario
+ * (and of each one's half-GPU twin), and a price is a walk through the
+ * fitted levels.  Direct-mapped; a hit returns what the model returned.
+ */
+#define PROJ_CMEMO_SLOTS 256
+struct proj_cmemo {
+	struct {
+		int64_t bytes;
+		int sub, group, per_node, full;
+		cvc_model_price pr;
+	} e[PROJ_CMEMO_SLOTS];
+};
+
 struct pslot {
 	struct proj_pricer p;
+	struct proj_cmemo cmemo; /* p.cmemo */
 };
 
 struct cvc_proj_ctx {

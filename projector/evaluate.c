@@ -14,7 +14,9 @@
 #include "ctx.h"
 #include "proj_internal.h"
 
-/* Hash of a compute-cache key. */
+/* Hash of a compute-cache key: one multiply per entry, then a finalizer
+ * (MurmurHash3's fmix64 constants) so the low bits the slot index takes
+ * depend on every entry - a double's low mantissa bits are mostly zero. */
 static uint64_t key_hash(const double *k, int n)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -23,9 +25,13 @@ static uint64_t key_hash(const double *k, int n)
 		uint64_t u;
 
 		memcpy(&u, &k[i], sizeof u);
-		h ^= u + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+		h = (h ^ u) * 0x100000001b3ull;
 	}
-	return h;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 33);
 }
 
 /* The calls of u's entries before a layer is priced, into before[]. */

@@ -47,7 +47,7 @@ static int is_local(const cvc_proj_scenario *sc, double i)
 
 	if (!(sc->window > 0) || sc->window >= sc->seq)
 		return 0;
-	return !(f >= 1 && fmod(i + 1, f) == 0);
+	return !(f >= 1 && proj_fmod(i + 1, f) == 0);
 }
 
 /* Whether layer i is kept in bf16 under a low-precision dtype: the first
@@ -174,11 +174,11 @@ static const char *mamba_finalize(cvc_proj_scenario *sc)
 		return "mamba_head_dim, mamba_state, mamba_groups, mamba_conv and mamba_chunk must "
 		       "be positive integers";
 	if (!(sc->mamba_heads > 0)) {
-		if (fmod(2 * sc->hidden, pd) != 0)
+		if (proj_fmod(2 * sc->hidden, pd) != 0)
 			return "2 hidden not divisible by mamba_head_dim (set mamba_heads)";
 		sc->mamba_heads = 2 * sc->hidden / pd;
 	}
-	if (sc->mamba_heads != floor(sc->mamba_heads) || fmod(sc->mamba_heads, g) != 0)
+	if (sc->mamba_heads != floor(sc->mamba_heads) || proj_fmod(sc->mamba_heads, g) != 0)
 		return "mamba_heads must be a whole multiple of mamba_groups";
 	return NULL;
 }

@@ -173,7 +173,7 @@ const char *proj_pp_layout_check(const cvc_proj_scenario *sc, double *vpp)
 		return "pp_layout's prediction layers (m) differ from mtp_layers";
 	if (k.t_after_m > 0)
 		return "pp_layout has decoder layers after an m";
-	if (fmod(k.stages, pp) != 0)
+	if (proj_fmod(k.stages, pp) != 0)
 		return "pp_layout's stages do not divide by pp";
 	v = k.stages / pp;
 	if (k.m > 0 && k.first_m_stage != k.last_m_stage)
@@ -181,7 +181,7 @@ const char *proj_pp_layout_check(const cvc_proj_scenario *sc, double *vpp)
 	if (k.m > 0 && k.first_m_stage < (v - 1) * pp)
 		return "pp_layout's m layers must be in their rank's last virtual stage";
 	/* cvc prices the prediction modules' logits and loss on the last stage */
-	if (k.m > 0 && fmod(k.first_m_stage, pp) != pp - 1)
+	if (k.m > 0 && proj_fmod(k.first_m_stage, pp) != pp - 1)
 		return "pp_layout's m layers on another rank than the loss's are not priced";
 	*vpp = v;
 	return NULL;
@@ -199,7 +199,7 @@ static void flush(struct rank *r)
 {
 	double part[PROJ_NKIND];
 
-	if (fmod(r->stage, r->pp) == r->i && r->at > r->start) {
+	if (proj_fmod(r->stage, r->pp) == r->i && r->at > r->start) {
 		proj_kinds_in(r->sc, r->start, r->at, part);
 		for (int k = 0; k < PROJ_NKIND; k++)
 			r->n[k] += part[k];
@@ -213,7 +213,7 @@ static void rank_sym(struct walker *w, char c)
 
 	if (c == 't')
 		r->at++;
-	else if (c == 'm' && fmod(r->stage, r->pp) == r->i)
+	else if (c == 'm' && proj_fmod(r->stage, r->pp) == r->i)
 		r->mtp++;
 	else if (c == '|') {
 		flush(r);
@@ -246,8 +246,8 @@ int proj_pp_layout_on(const cvc_proj_scenario *sc)
 	if (sc->first_stage_layers > 0 || sc->last_stage_layers > 0)
 		return 0;
 	/* neither the even split nor the account-for-embedding/loss ones */
-	return fmod(L, S) != 0 && !(fmod(L + 2, S) == 0 && (L + 2) / S >= 1) &&
-	       fmod(L + 1, S) != 0;
+	return proj_fmod(L, S) != 0 && !(proj_fmod(L + 2, S) == 0 && (L + 2) / S >= 1) &&
+	       proj_fmod(L + 1, S) != 0;
 }
 
 const char *proj_pp_balanced_check(const cvc_proj_scenario *sc)

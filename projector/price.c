@@ -279,7 +279,9 @@ const struct proj_pricer *proj_ctx_pricer(cvc_proj_ctx *ctx, const cvc_proj_scen
 	}
 	slot = ctx->slot[ctx->last];
 	memset(&slot->p, 0, sizeof slot->p);
+	memset(&slot->cmemo, 0, sizeof slot->cmemo);
 	slot->p.id = ctx->last;
+	slot->p.cmemo = &slot->cmemo;
 	ctx->builds++;
 	if (build(ctx, &slot->p, s->gpu, sc) < 0) { /* build() freed what it made */
 		memset(&slot->p, 0, sizeof slot->p);
@@ -479,6 +481,30 @@ static double block_scaled(const struct proj_pricer *p, const cvc_proj_op *o, do
 	return (o->sub & 4) || emulated ? cvc_model_mxfp8_factor(sd) : 1;
 }
 
+/* An NCCL collective's price on p's GPU, from p's memo when it was asked
+ * before (struct proj_cmemo). */
+static void coll_price(const struct proj_pricer *p, const cvc_proj_op *o, cvc_model_price *pr)
+{
+	uint64_t h = (uint64_t)o->bytes * 0x9e3779b97f4a7c15ull ^
+		     ((uint64_t)o->group << 20) ^ ((uint64_t)o->per_node << 8) ^ (uint64_t)o->sub;
+	struct proj_cmemo *m = p->cmemo;
+	int i = (int)((h ^ (h >> 29)) % PROJ_CMEMO_SLOTS);
+
+	if (m && m->e[i].full && m->e[i].bytes == o->bytes && m->e[i].sub == o->sub &&
+	    m->e[i].group == o->group && m->e[i].per_node == o->per_node) {
+		*pr = m->e[i].pr;
+		return;
+	}
+	cvc_model_collective_price(p->ms_base, (cvc_model_coll)o->sub, o->bytes, o->group,
+				   o->per_node, NULL, CVC_ALGO_AUTO, pr);
+	if (m) {
+		m->e[i].bytes = o->bytes;
+		m->e[i].sub = o->sub, m->e[i].group = o->group, m->e[i].per_node = o->per_node;
+		m->e[i].pr = *pr;
+		m->e[i].full = 1;
+	}
+}
+
 double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct proj_unc *u)
 {
 	cvc_model_price pr;
@@ -528,8 +554,7 @@ double proj_op_price(const struct proj_pricer *p, const cvc_proj_op *o, struct p
 		if (o->ep_backend != CVC_EP_NCCL)
 			ep_price(p, o, &pr);
 		else
-			cvc_model_collective_price(p->ms_base, (cvc_model_coll)o->sub, o->bytes,
-						   o->group, o->per_node, NULL, CVC_ALGO_AUTO, &pr);
+			coll_price(p, o, &pr);
 		if (p->used)
 			note_used(p->used, p->gpu, o->sub, pr.origin, 1);
 		c = o->comm >= 0 && o->comm < CVC_PROJ_COMM_N ? PU_COLL0 + o->comm : PU_COLL0;
@@ -573,17 +598,14 @@ double proj_op_s(const struct proj_pricer *p, const cvc_proj_op *o)
 		const char *origin;
 		double t;
 
-		if (o->ep_backend != CVC_EP_NCCL) {
-			cvc_model_price pr;
+		cvc_model_price pr;
 
+		if (o->ep_backend != CVC_EP_NCCL)
 			ep_price(p, o, &pr);
-			t = pr.us;
-			origin = pr.origin;
-		} else {
-			t = cvc_model_collective_algo_us(p->ms_base, (cvc_model_coll)o->sub, o->bytes,
-							 o->group, o->per_node, NULL, CVC_ALGO_AUTO,
-							 &origin);
-		}
+		else
+			coll_price(p, o, &pr);
+		t = pr.us;
+		origin = pr.origin;
 		if (p->used)
 			note_used(p->used, p->gpu, o->sub, origin, 1);
 		return 1e-6 * t;

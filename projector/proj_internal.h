@@ -6,6 +6,7 @@
 #ifndef CVC_PROJ_INTERNAL_H
 #define CVC_PROJ_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -28,6 +29,25 @@ struct proj_field {
 	const char *names;    /* PF_ENUM: "a|b|c" */
 	int allow_auto;       /* `auto` accepted (stored as PROJ_AUTO) */
 };
+
+/*
+ * fmod(a, b), the same value, fast where both are whole numbers: the
+ * projector asks "does b divide a" of layer counts, ranks and batch sizes
+ * several times per scenario, and glibc's fmod is a loop of about 100
+ * instructions (about 7% of a sweep's, bench/README.md "Projector").
+ * Below 2^53 a whole double converts to an integer exactly, and the
+ * integer remainder is fmod's.
+ */
+static inline double proj_fmod(double a, double b)
+{
+	if (a >= 0 && b >= 1 && a < 9e15 && b < 9e15) {
+		long long ia = (long long)a, ib = (long long)b;
+
+		if ((double)ia == a && (double)ib == b)
+			return (double)(ia % ib);
+	}
+	return fmod(a, b);
+}
 
 /* Value stored in tp/pp/vpp when the file says `auto`. */
 #define PROJ_AUTO (-1.0)
@@ -144,6 +164,8 @@ struct proj_pricer {
 	/* fp8 GEMMs with 1x128 block scales against per-tensor ones, measured
 	 * on this GPU's generation (the ctx's table), or NULL: none measured */
 	const struct cvc_model_blockfp8 *blockfp8;
+	/* NCCL collectives already priced on this pricer (price.c), or NULL */
+	struct proj_cmemo *cmemo;
 };
 
 /* The pricer for sc's GPU and scale factors (cached in ctx).  NULL only on

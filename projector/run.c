@@ -27,7 +27,7 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 	if (sc->kv_heads <= 0)
 		sc->kv_heads = sc->heads;
 	if (sc->head_dim <= 0) {
-		if (fmod(sc->hidden, sc->heads) != 0)
+		if (proj_fmod(sc->hidden, sc->heads) != 0)
 			return "hidden not divisible by heads";
 		sc->head_dim = sc->hidden / sc->heads;
 	}
@@ -181,24 +181,24 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 		if (why)
 			return why;
 	} else if (sc->heads > 0 && sc->kv_heads > 0 &&
-		   (sc->kv_heads > sc->heads || fmod(sc->heads, sc->kv_heads) != 0)) {
+		   (sc->kv_heads > sc->heads || proj_fmod(sc->heads, sc->kv_heads) != 0)) {
 		/* grouped-query attention: each key/value head serves
 		 * heads / kv_heads query heads */
 		return "heads not divisible by kv_heads";
-	} else if (fmod(sc->heads, sc->tp) != 0) {
+	} else if (proj_fmod(sc->heads, sc->tp) != 0) {
 		return "heads not divisible by tp";
-	} else if (fmod(sc->kv_heads, sc->tp) != 0 && fmod(sc->tp, sc->kv_heads) != 0) {
+	} else if (proj_fmod(sc->kv_heads, sc->tp) != 0 && proj_fmod(sc->tp, sc->kv_heads) != 0) {
 		return "kv_heads and tp do not divide";
-	} else if ((sc->experts == 1 || proj_layers_mixed(sc)) && fmod(sc->ffn, sc->tp) != 0) {
+	} else if ((sc->experts == 1 || proj_layers_mixed(sc)) && proj_fmod(sc->ffn, sc->tp) != 0) {
 		return "ffn not divisible by tp";
-	} else if (fmod(sc->shared_ffn, sc->tp) != 0) {
+	} else if (proj_fmod(sc->shared_ffn, sc->tp) != 0) {
 		return "shared_ffn not divisible by tp";
 	}
 	if (sc->kv_lora_rank > 0 && sc->attention == CVC_PROJ_ATTN_UNFUSED)
 		return "multi-latent attention is priced with fused attention only";
 	if (proj_has_kind(sc, PROJ_MIX_MAMBA)) {
 		/* MambaMixer: each tensor-parallel rank holds whole heads and groups */
-		if (fmod(sc->mamba_heads, sc->tp) != 0 || fmod(sc->mamba_groups, sc->tp) != 0)
+		if (proj_fmod(sc->mamba_heads, sc->tp) != 0 || proj_fmod(sc->mamba_groups, sc->tp) != 0)
 			return "mamba_heads and mamba_groups not divisible by tp";
 		if (sc->cp > 1)
 			return "Mamba layers with context parallelism are not priced (cp 1)";
@@ -229,38 +229,38 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 		if (why)
 			return why;
 	}
-	if (fmod(sc->seq, sc->cp) != 0)
+	if (proj_fmod(sc->seq, sc->cp) != 0)
 		return "seq not divisible by cp";
 	tpc = sc->tp * sc->pp * sc->cp;
-	if (fmod(sc->gpus, tpc) != 0)
+	if (proj_fmod(sc->gpus, tpc) != 0)
 		return "gpus not divisible by tp*pp*cp";
 	dp = sc->gpus / tpc;
 	if (dp_given > 0 && dp_given != dp)
 		return "dp != gpus/(tp*pp*cp)";
 	sc->dp = dp;
-	if (fmod(sc->global_batch, dp * sc->micro_batch) != 0)
+	if (proj_fmod(sc->global_batch, dp * sc->micro_batch) != 0)
 		return "global_batch not divisible by dp*micro_batch";
 	m = sc->global_batch / (dp * sc->micro_batch);
-	if (sc->vpp > 1 && fmod(m, sc->pp) != 0)
+	if (sc->vpp > 1 && proj_fmod(m, sc->pp) != 0)
 		return "interleaving needs micro-batches divisible by pp";
 	/* deepseek-ai/DualPipe dualpipe.py: an even number of ranks, each
 	 * holding one chunk per direction, and an even number of at least 2 pp
 	 * micro-batches */
 	if (sc->pp_schedule == CVC_PROJ_PP_DUALPIPE &&
-	    (sc->pp < 2 || fmod(sc->pp, 2) != 0 || sc->vpp > 1 || fmod(m, 2) != 0 ||
+	    (sc->pp < 2 || proj_fmod(sc->pp, 2) != 0 || sc->vpp > 1 || proj_fmod(m, 2) != 0 ||
 	     m < 2 * sc->pp))
 		return "dualpipe needs an even pp >= 2, vpp 1 and an even count of >= 2 pp "
 		       "micro-batches";
 	if (sc->experts > 1) {
 		double etp = sc->etp > 0 ? sc->etp : sc->tp;
 
-		if (fmod(sc->experts, sc->ep) != 0)
+		if (proj_fmod(sc->experts, sc->ep) != 0)
 			return "experts not divisible by ep";
-		if (!is_int(etp) || fmod(sc->moe_ffn, etp) != 0)
+		if (!is_int(etp) || proj_fmod(sc->moe_ffn, etp) != 0)
 			return "moe_ffn not divisible by etp";
 		/* Megatron-Core's expert layout: ep x etp ranks carved from
 		 * tp x dp x cp (ep divides dp*cp when etp = tp) */
-		if (fmod(sc->tp * dp * sc->cp, sc->ep * etp) != 0)
+		if (proj_fmod(sc->tp * dp * sc->cp, sc->ep * etp) != 0)
 			return "ep*etp must divide tp*dp*cp";
 	} else if (sc->ep > 1) {
 		return "ep > 1 needs experts > 1";
@@ -272,10 +272,10 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 		return "ep_overlap needs recompute none or selective";
 	if (sc->zero < 0 || sc->zero > 3 || sc->zero != floor(sc->zero))
 		return "zero must be 0, 1, 2 or 3";
-	if (fmod(dp, sc->clusters) != 0)
+	if (proj_fmod(dp, sc->clusters) != 0)
 		return "dp not divisible by clusters";
 	if (sc->shard_group > 0 && (!is_int(sc->shard_group) ||
-				    fmod(dp * sc->cp, sc->shard_group) != 0))
+				    proj_fmod(dp * sc->cp, sc->shard_group) != 0))
 		return "shard_group must divide dp*cp";
 	return NULL;
 }
@@ -335,7 +335,7 @@ static int candidates(const cvc_proj_scenario *sc, int which, double *out, int m
 			out[n++] = t;
 	} else if (which == 1) { /* pp: divisors of the layer count */
 		for (double p = 1; p <= sc->layers && p <= 128 && n < max; p++)
-			if (fmod(sc->layers, p) == 0 && fmod(sc->gpus, p) == 0)
+			if (proj_fmod(sc->layers, p) == 0 && proj_fmod(sc->gpus, p) == 0)
 				out[n++] = p;
 	} else { /* vpp */
 		static const double v[] = {1, 2, 4};
@@ -421,7 +421,7 @@ static double half_tps(struct runner *rn, const cvc_proj_scenario *base)
 	cvc_proj_scenario h = *base;
 	struct half acc = {-1, -1};
 
-	if (base->gpus < 2 || fmod(base->gpus, 2) != 0)
+	if (base->gpus < 2 || proj_fmod(base->gpus, 2) != 0)
 		return NAN;
 	h.gpus = base->gpus / 2;
 	h.nodes = ceil(h.gpus / h.gpus_per_node);

@@ -168,14 +168,14 @@ const char *proj_stage_layers(const cvc_proj_scenario *sc, double *first, double
 	if (f <= 0 && l <= 0) {
 		double chunks = pp * v;
 
-		if (fmod(L, chunks) == 0)
+		if (proj_fmod(L, chunks) == 0)
 			return NULL;
-		if (fmod(L + 2, chunks) == 0 && (L + 2) / chunks >= 1) {
+		if (proj_fmod(L + 2, chunks) == 0 && (L + 2) / chunks >= 1) {
 			*mid = (L + 2) / pp;
 			*first = *last = *mid - 1;
 			return NULL;
 		}
-		if (fmod(L + 1, chunks) == 0) {
+		if (proj_fmod(L + 1, chunks) == 0) {
 			*first = *mid = (L + 1) / pp;
 			*last = *mid - 1;
 		}
@@ -288,7 +288,7 @@ static void pattern_bit(struct pattern *p, int moe)
 		else if (i - p->last != p->f)
 			p->why = "MoE layers not evenly spaced";
 		p->last = i;
-	} else if (p->k >= 0 && p->f > 0 && fmod(i - p->k, p->f) == 0) {
+	} else if (p->k >= 0 && p->f > 0 && proj_fmod(i - p->k, p->f) == 0) {
 		p->why = "MoE layers not evenly spaced";
 	}
 }

@@ -73,13 +73,13 @@ const char *proj_grid_reason(cvc_proj_scenario *sc)
 		return "3D tensor parallelism shards over tp_depth itself (zero 0)";
 	if (proj_lowp_dtype((int)sc->dtype) || sc->attention == CVC_PROJ_ATTN_UNFUSED)
 		return "3D tensor parallelism is priced for bf16/fp16/fp32 with fused attention";
-	if (fmod(sc->heads, r) != 0 || fmod(sc->kv_heads, r) != 0)
+	if (proj_fmod(sc->heads, r) != 0 || proj_fmod(sc->kv_heads, r) != 0)
 		return "heads and kv_heads not divisible by tp_row";
-	if (fmod(sc->hidden, r) != 0 || fmod(sc->hidden, c) != 0)
+	if (proj_fmod(sc->hidden, r) != 0 || proj_fmod(sc->hidden, c) != 0)
 		return "hidden not divisible by tp_row and tp_col";
-	if (fmod(sc->ffn, r) != 0 || fmod(sc->ffn, c) != 0)
+	if (proj_fmod(sc->ffn, r) != 0 || proj_fmod(sc->ffn, c) != 0)
 		return "ffn not divisible by tp_row and tp_col";
-	if (fmod(sc->micro_batch, d) != 0)
+	if (proj_fmod(sc->micro_batch, d) != 0)
 		return "micro_batch not divisible by tp_depth";
 	sc->tp = n;
 	return NULL;
