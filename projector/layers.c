@@ -60,24 +60,6 @@ static int in_bf16(const cvc_proj_scenario *sc, double i)
 	return i < sc->bf16_layers_first || i >= sc->layers - sc->bf16_layers_last;
 }
 
-static int has_bf16_layers(const cvc_proj_scenario *sc)
-{
-	return proj_lowp_dtype(sc->dtype) && (sc->bf16_layers_first > 0 || sc->bf16_layers_last > 0);
-}
-
-int proj_main_kind(const cvc_proj_scenario *sc)
-{
-	return PROJ_KIND(PROJ_MIX_ATTN, sc->experts > 1 ? PROJ_FK_MOE : PROJ_FK_DENSE);
-}
-
-int proj_layers_uniform(const cvc_proj_scenario *sc)
-{
-	if (has_pattern(sc) || proj_layers_mixed(sc) || has_bf16_layers(sc))
-		return 0;
-	/* local attention on every layer is uniform too, of another kind */
-	return !(sc->window > 0 && sc->window < sc->seq && sc->window_skip_freq >= 1);
-}
-
 int proj_kind_of(const cvc_proj_scenario *sc, double i)
 {
 	int mix, ffn;
@@ -106,7 +88,7 @@ void proj_kinds_in(const cvc_proj_scenario *sc, double lo, double hi, double n[P
 		n[proj_kind_of(sc, lo)] = hi - lo;
 		return;
 	}
-	if (!has_pattern(sc) && !(sc->window > 0 && sc->window < sc->seq) && !has_bf16_layers(sc)) {
+	if (!has_pattern(sc) && !(sc->window > 0 && sc->window < sc->seq) && !proj_bf16_layers_on(sc)) {
 		/* the MoE pattern alone: counted in closed form */
 		double moe = proj_main_layers(sc, lo, hi);
 

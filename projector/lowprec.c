@@ -55,11 +55,6 @@ int proj_fp8_params(const cvc_proj_scenario *sc)
 	       sc->framework == CVC_PROJ_FW_MEGATRON && sc->zero >= 1 && proj_lowp_share(sc) > 0;
 }
 
-int proj_lowp_dtype(int dtype)
-{
-	return dtype == CVC_PROJ_FP8 || dtype == CVC_PROJ_NVFP4 || dtype == CVC_PROJ_MXFP4;
-}
-
 /* Bytes of one quantized element with its block scale(s). */
 static double elem_bytes(int dtype, int recipe)
 {

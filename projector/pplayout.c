@@ -235,21 +235,6 @@ static void balanced(double L, double S, double s, double *len, double *before)
 	*before = s == 0 ? 0 : c0 + (s - 1) * c;
 }
 
-int proj_pp_layout_on(const cvc_proj_scenario *sc)
-{
-	double pp = sc->pp, S = pp * (sc->vpp >= 1 ? sc->vpp : 1), L = sc->layers;
-
-	if (!(pp > 1))
-		return 0;
-	if (sc->pp_layout && sc->pp_layout[0])
-		return 1;
-	if (sc->first_stage_layers > 0 || sc->last_stage_layers > 0)
-		return 0;
-	/* neither the even split nor the account-for-embedding/loss ones */
-	return proj_fmod(L, S) != 0 && !(proj_fmod(L + 2, S) == 0 && (L + 2) / S >= 1) &&
-	       proj_fmod(L + 1, S) != 0;
-}
-
 const char *proj_pp_balanced_check(const cvc_proj_scenario *sc)
 {
 	double S = sc->pp * (sc->vpp >= 1 ? sc->vpp : 1), len, before;

@@ -49,6 +49,32 @@ static inline double proj_fmod(double a, double b)
 	return fmod(a, b);
 }
 
+/*
+ * The predicates below are asked a dozen times or more per evaluated
+ * scenario, from every file of the projector: inline here, where a call
+ * into another file would cost more than the test (bench/README.md
+ * "Projector").
+ */
+
+/* Whether dtype runs the layers' GEMMs in fp8 or 4 bits. */
+static inline int proj_lowp_dtype(int dtype)
+{
+	return dtype == CVC_PROJ_FP8 || dtype == CVC_PROJ_NVFP4 || dtype == CVC_PROJ_MXFP4;
+}
+
+/* Whether sc's layers are of two shapes (MoE with dense layers). */
+static inline int proj_layers_mixed(const cvc_proj_scenario *sc)
+{
+	return sc->experts > 1 && (sc->moe_first_dense > 0 || sc->moe_layer_freq > 1);
+}
+
+/* Whether some first or last layers stay in bf16 under a low-precision
+ * dtype (bf16_layers_first / _last, lowprec.c). */
+static inline int proj_bf16_layers_on(const cvc_proj_scenario *sc)
+{
+	return proj_lowp_dtype(sc->dtype) && (sc->bf16_layers_first > 0 || sc->bf16_layers_last > 0);
+}
+
 /* Value stored in tp/pp/vpp when the file says `auto`. */
 #define PROJ_AUTO (-1.0)
 
@@ -316,10 +342,21 @@ enum proj_ffn_kind { PROJ_FK_DENSE = 0, PROJ_FK_MOE = 1, PROJ_FK_NONE = 2 };
 
 /* The kind of a plain layer (attention and the model's FFN): every layer
  * of a uniform model, and the prediction modules' layers. */
-int proj_main_kind(const cvc_proj_scenario *sc);
-/* Whether every layer is of one kind (no hybrid, MoE or local-attention
- * pattern crossing layers). */
-int proj_layers_uniform(const cvc_proj_scenario *sc);
+static inline int proj_main_kind(const cvc_proj_scenario *sc)
+{
+	return PROJ_KIND(PROJ_MIX_ATTN, sc->experts > 1 ? PROJ_FK_MOE : PROJ_FK_DENSE);
+}
+
+/* Whether every layer is of one kind (no hybrid, MoE, bf16 first/last or
+ * local-attention pattern crossing layers; local attention on every layer
+ * is uniform too, of another kind). */
+static inline int proj_layers_uniform(const cvc_proj_scenario *sc)
+{
+	if ((sc->layer_pattern && sc->layer_pattern[0]) || proj_layers_mixed(sc) ||
+	    proj_bf16_layers_on(sc))
+		return 0;
+	return !(sc->window > 0 && sc->window < sc->seq && sc->window_skip_freq >= 1);
+}
 /* The kind of layer i (0-based). */
 int proj_kind_of(const cvc_proj_scenario *sc, double i);
 /* n[k]: layers of kind k among the model's layers lo..hi-1. */
@@ -519,8 +556,6 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x);
  * moe_layer_freq): x as a dense layer of width ffn. */
 void proj_shape_dense(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		      struct proj_shape *xd);
-/* Whether sc's layers are of two shapes (MoE with dense layers). */
-int proj_layers_mixed(const cvc_proj_scenario *sc);
 /* Layers of the main shape (MoE layers of an MoE model, all of a dense
  * one) among the model's layers lo..hi-1 (0-based). */
 double proj_main_layers(const cvc_proj_scenario *sc, double lo, double hi);
@@ -559,8 +594,6 @@ struct proj_lowp {
 	int block_scaled;      /* fp8 GEMMs reading MXFP8 block scales: the
 				* measured cost over per-tensor fp8 (ceiling.c) */
 };
-/* Whether dtype runs the layers' GEMMs in fp8 or 4 bits. */
-int proj_lowp_dtype(int dtype);
 /* The share of sc's layers in the low-precision format (the rest kept in
  * bf16 by bf16_layers_first / _last): what their weights' casts and
  * cached copies are counted over, a stage taken as the model's average. */
@@ -744,7 +777,20 @@ double proj_stage_max_layers(const cvc_proj_scenario *sc);
  * pp_layout (Megatron-Core's --pipeline-model-parallel-layout), or the
  * balanced layout when neither the even split, Megatron-Core's
  * account-for-embedding/loss split nor first/last_stage_layers apply. */
-int proj_pp_layout_on(const cvc_proj_scenario *sc);
+static inline int proj_pp_layout_on(const cvc_proj_scenario *sc)
+{
+	double pp = sc->pp, S = pp * (sc->vpp >= 1 ? sc->vpp : 1), L = sc->layers;
+
+	if (!(pp > 1))
+		return 0;
+	if (sc->pp_layout && sc->pp_layout[0])
+		return 1;
+	if (sc->first_stage_layers > 0 || sc->last_stage_layers > 0)
+		return 0;
+	/* neither the even split nor the account-for-embedding/loss ones */
+	return proj_fmod(L, S) != 0 && !(proj_fmod(L + 2, S) == 0 && (L + 2) / S >= 1) &&
+	       proj_fmod(L + 1, S) != 0;
+}
 /* pp_layout checked against layers, mtp_layers and pp as Megatron-Core
  * checks it; *vpp its virtual stages per rank.  NULL or why not. */
 const char *proj_pp_layout_check(const cvc_proj_scenario *sc, double *vpp);

@@ -12,11 +12,6 @@
 
 #include "proj_internal.h"
 
-int proj_layers_mixed(const cvc_proj_scenario *sc)
-{
-	return sc->experts > 1 && (sc->moe_first_dense > 0 || sc->moe_layer_freq > 1);
-}
-
 /* Layers of the main shape (the MoE layers of an MoE model, every layer
  * of a dense one) among the model's first n layers. */
 static double main_below(const cvc_proj_scenario *sc, double n)
