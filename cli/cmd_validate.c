@@ -85,7 +85,10 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 		{"flops", 0, CLI_STR, &flops, "NAME",
 		 "FLOP convention of tflops_per_gpu / mfu_pct in rows that name none (megatron, "
 		 "megatron-causal, megatron-2021, palm, cvc)", NULL},
-		{"by", 0, CLI_STR, &by, "COLUMN", "also print the accuracy per value of COLUMN", NULL},
+		{"by", 0, CLI_STR, &by, "COLUMN",
+		 "also print the accuracy per value of COLUMN (stack: the software stack and "
+		 "release each row's text names)",
+		 NULL},
 		{"origins", 0, CLI_FLAG, &origins, NULL, "print where the A100 and H100 model figures come from", NULL},
 		{"force", 0, CLI_FLAG, &force, NULL,
 		 "also price with fits the quality gate keeps out", NULL},

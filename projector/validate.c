@@ -27,6 +27,7 @@
 #define MAX_CELL 65536
 #define MAX_ROWS 10000000
 #define MAX_GROUPS 256
+#define BY_STACK (-2) /* --by stack without such a column */
 /* The last group's key when a column has more values than groups. */
 #define OTHER_GROUP "(every value past the first 255)"
 #define NAIVE_MFU 0.40
@@ -243,6 +244,25 @@ static int group_of(cvc_proj_validation *v, const char *key)
 	return (int)v->ngroups++;
 }
 
+/*
+ * --by stack: a row's group is the software stack and the month of the
+ * release its text names (vstack.c), "Megatron-Bridge 2026-06 (release
+ * 26.06)".  What a release turned on moves a row 1.6-2.2x on the same
+ * layout (issue 34), and a file rarely has a column saying which it was.
+ */
+static const char *stack_key(const struct vstack *st, char *key, size_t n)
+{
+	const char *name = st->name ? st->name : "no stack named";
+
+	if (st->year > 0 && st->month > 0)
+		snprintf(key, n, "%s %04d-%02d (%s)", name, st->year, st->month, st->date_from);
+	else if (st->year > 0)
+		snprintf(key, n, "%s %04d (%s)", name, st->year, st->date_from);
+	else
+		snprintf(key, n, "%s, undated", name);
+	return key;
+}
+
 static void put_num(FILE *out, double v)
 {
 	char b[48];
@@ -326,8 +346,12 @@ static cvc_status read_header(const char *path, const char *text, size_t len, si
 		for (size_t c = 0; c < hdr->n && *by < 0; c++)
 			if (!strcmp(hdr->f[c], opts->by))
 				*by = (int)c;
-		if (*by < 0) {
-			snprintf(err, errlen, "'%s': no column '%s' to group by", path, opts->by);
+		/* a file's own 'stack' column wins over the one read */
+		if (*by < 0 && !strcasecmp(opts->by, "stack"))
+			*by = BY_STACK;
+		if (*by == -1) {
+			snprintf(err, errlen, "'%s': no column '%s' to group by (nor 'stack', the "
+				 "software stack and release each row's text names)", path, opts->by);
 			return CVC_ERR_USAGE;
 		}
 	}
@@ -522,7 +546,13 @@ static cvc_status validate_row(cvc_proj_ctx *ctx, struct vrow *row, int k,
 	double pred = NAN, lo = NAN, hi = NAN, e = NAN;
 	int g = -1;
 
-	if (by >= 0) {
+	if (by == BY_STACK) {
+		char key[128];
+
+		g = group_of(sum, stack_key(&row->stack, key, sizeof key));
+		if (g >= 0)
+			sum->groups[g].st.rows++;
+	} else if (by >= 0) {
 		/* the hardware column groups by the GPU the row names, as the
 		   catalog calls it: 'H100 SXM5 80GB' and 'H100' are one group */
 		g = group_of(sum, by_hw && row->g.gpu ? row->gpu : rec->f[by]);

@@ -741,30 +741,6 @@ Test(project_validate, flop_conventions)
 	}
 }
 
-Test(project_validate, by_groups_and_bad_convention)
-{
-	const char *text = "layers,hidden,heads,global_batch,gpus,tp,pp,seq,iter_s,site\n"
-			   "24,2048,16,512,8,1,1,2048,1.0,a\n24,2048,16,512,8,1,1,2048,2.0,b\n"
-			   "24,2048,16,512,8,1,1,2048,3.0,a\n24,2048,16,512,8,1,1,2048,3.0, A? \n"
-			   "24,2048,16,512,8,1,1,2048,3.0,a (b)\n";
-	cvc_proj_validate_opts by = {NULL, "site", 0}, bad = {"flopz", NULL, 0}, nocol = {NULL, "x", 0};
-	cvc_proj_validation v;
-	char *out = tu_validate_text(text, &by, &v, CVC_OK);
-
-	/* case, spaces and a guess's '?' say nothing of the value; other words do */
-	cr_assert_eq(v.ngroups, 3);
-	cr_expect_str_eq(v.groups[0].key, "a");
-	cr_expect_eq(v.groups[0].st.rows, 3);
-	cr_expect_str_eq(v.groups[2].key, "a (b)");
-	cr_expect_eq(v.groups[1].st.expressible, 1);
-	free(out);
-	cvc_proj_validation_release(&v);
-	out = tu_validate_text(text, &bad, &v, CVC_ERR_USAGE);
-	free(out);
-	out = tu_validate_text(text, &nocol, &v, CVC_ERR_USAGE);
-	free(out);
-}
-
 /* ---- memory of what ran (issue 18) ----------------------------------------- */
 
 #include "cvc/cvc_csv.h"
