@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,58 @@ static void trim_zeros(char *s)
 		*dot = '\0';
 }
 
+/*
+ * "%.*f" of v with trim_zeros() applied, without printf where the answer
+ * is certain: printf rounds v's exact binary value through multi-precision
+ * arithmetic, the cost of a projection's CSV (211 cells a row).  Here v
+ * times 10^decimals is rounded in doubles: below 2^30 that product is off
+ * the exact one by under 2^-23, so it rounds alike unless the exact one
+ * lies within that of a half (then 0 and printf decides).  Returns the
+ * length written, 0 when printf must do it.
+ */
+static size_t fixed_fast(double v, int decimals, char *out)
+{
+	static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+	double x, fl, fr;
+	uint64_t n;
+	char d[24];
+	int k = 0, w = decimals;
+	size_t o = 0;
+
+	if (decimals > 9)
+		return 0;
+	x = fabs(v) * p10[decimals];
+	if (!(x < 1073741824.0))
+		return 0;
+	fl = floor(x);
+	fr = x - fl;
+	if (fabs(fr - 0.5) < 1e-6)
+		return 0;
+	n = (uint64_t)fl + (fr > 0.5);
+	if (n == 0)
+		return 0; /* "0", "-0" or "0.000": printf's words for them */
+	/* the fraction's trailing zeros go (trim_zeros()), then its digits
+	 * and the whole part's, last first, at least one whole digit */
+	while (w > 0 && n % 10 == 0) {
+		n /= 10;
+		w--;
+	}
+	do
+		d[k++] = (char)('0' + n % 10);
+	while ((n /= 10) > 0 || k <= w);
+	if (v < 0)
+		out[o++] = '-';
+	while (k > w)
+		out[o++] = d[--k];
+	if (w > 0) {
+		out[o++] = '.';
+		while (k > 0)
+			out[o++] = d[--k];
+	}
+	out[o] = '\0';
+	return o;
+}
+
 const char *cvc_fmt_plain(double v, int sig, char *buf, size_t len)
 {
 	double a = fabs(v);
@@ -316,6 +369,15 @@ const char *cvc_fmt_plain(double v, int sig, char *buf, size_t len)
 		decimals = 0;
 	if (decimals > 30)
 		decimals = 30;
+	{
+		char f[40];
+		size_t n = fixed_fast(v, decimals, f);
+
+		if (n > 0 && n < len) {
+			memcpy(buf, f, n + 1);
+			return buf;
+		}
+	}
 	snprintf(buf, len, "%.*f", decimals, v);
 	trim_zeros(buf);
 	if (strcmp(buf, "-0") == 0)

@@ -23,19 +23,23 @@ static int formula_like(const char *s)
 	return !(end != s && *end == '\0'); /* -1.5, +7.68: numbers stay numbers */
 }
 
+int cvc_csv_verbatim(const char *s, size_t n)
+{
+	return !formula_like(s) && !strpbrk(s, ",\"\r\n") &&
+	       (n == 0 || (s[0] != ' ' && s[n - 1] != ' '));
+}
+
 void cvc_csv_field(FILE *f, const char *s)
 {
-	size_t n;
 	int neutral;
 
 	if (!s)
 		return;
-	n = strlen(s);
-	neutral = formula_like(s);
-	if (!neutral && !strpbrk(s, ",\"\r\n") && (n == 0 || (s[0] != ' ' && s[n - 1] != ' '))) {
+	if (cvc_csv_verbatim(s, strlen(s))) {
 		fputs(s, f);
 		return;
 	}
+	neutral = formula_like(s);
 	putc('"', f);
 	if (neutral)
 		putc('\'', f); /* shown as text, never evaluated */

@@ -20,6 +20,10 @@
  */
 CVC_API void cvc_csv_field(FILE *f, const char *s);
 
+/* Whether cvc_csv_field() writes s as it is (n: strlen(s)): 1, or 0 when it
+ * quotes it.  For writers that gather a record before writing it. */
+CVC_API int cvc_csv_verbatim(const char *s, size_t n);
+
 /*
  * One record read by cvc_csv_record(): f[0..n) are NUL-terminated fields
  * owned by the record (quotes removed, doubled quotes undone).  Zero it

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,4 +213,91 @@ Test(base, shares_have_one_denominator_each)
 	cr_expect_float_eq(s.comm_to_compute, 2.0 / 3.0, 1e-15);
 	cvc_shares_of(0.0, 0.0, 2.0, 0.5, &s);
 	cr_expect(isnan(s.comm_share) && isnan(s.exposed_share) && isnan(s.comm_to_compute));
+}
+
+/* The plain number as printf's "%.*f" writes it, trailing zeros and a bare
+ * point dropped, "-0" as "0": what cvc_fmt_plain() wrote before its fast
+ * path, kept here as the reference. */
+static void plain_ref(double v, int sig, char *buf, size_t len)
+{
+	double a = fabs(v);
+	int d;
+	char *dot, *e;
+
+	buf[0] = '\0';
+	if (!isfinite(v))
+		return;
+	if (a == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	d = sig - 1 - (int)floor(log10(a));
+	d = d < 0 ? 0 : d > 30 ? 30 : d;
+	snprintf(buf, len, "%.*f", d, v);
+	if ((dot = strchr(buf, '.'))) {
+		e = buf + strlen(buf);
+		while (e > dot + 1 && e[-1] == '0')
+			*--e = '\0';
+		if (e == dot + 1)
+			*dot = '\0';
+	}
+	if (!strcmp(buf, "-0"))
+		snprintf(buf, len, "0");
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Claim: cvc_fmt_plain() writes what printf's "%.*f" writes, byte for byte,
+ * though it rounds most numbers without printf: random doubles from 2^-40
+ * to 2^40 of both signs at 1 to 17 significant digits, the exact halves
+ * printf rounds to even (1234567.5, 0.125), their neighbours one ulp away,
+ * whole numbers, and a buffer too short for the number.
+ */
+Test(base, plain_numbers_are_printfs_byte_for_byte)
+{
+	static const double halves[] = {0.125, 0.375, 2.5, 3.5, 1234567.5, 1234568.5, 0.0625,
+					99999.5, 999999.5, 1e6 + 0.5, 8388608.5, 0.5, 1.5};
+	uint64_t s = 0x9e3779b97f4a7c15u;
+	char got[64], want[64];
+	int bad = 0;
+
+	for (int i = 0; i < 300000 && bad < 5; i++) {
+		uint64_t r = xorshift(&s);
+		double m = 1 + (double)(r >> 12) / 4503599627370496.0; /* [1, 2) */
+		double v = ldexp(m, (int)(r % 81) - 40) * (r & 2048 ? -1 : 1);
+		int sig = 1 + (int)((r >> 3) % 17);
+
+		if (i % 4 == 1)
+			v = nearbyint(v); /* whole numbers */
+		if (i % 4 == 2) /* a number of 6 or fewer digits, as rounded counts are */
+			v = nearbyint(v * 1e3) / 1e3;
+		cvc_fmt_plain(v, sig, got, sizeof got);
+		plain_ref(v, sig, want, sizeof want);
+		if (strcmp(got, want)) {
+			cr_expect_str_eq(got, want, "%.17g at %d digits", v, sig);
+			bad++;
+		}
+	}
+	for (size_t i = 0; i < sizeof halves / sizeof halves[0]; i++)
+		for (int sig = 1; sig <= 9; sig++)
+			for (int k = -1; k <= 1; k++) {
+				double v = k ? nextafter(halves[i], k * INFINITY) : halves[i];
+
+				cvc_fmt_plain(v, sig, got, sizeof got);
+				plain_ref(v, sig, want, sizeof want);
+				cr_expect_str_eq(got, want, "%.17g at %d digits", v, sig);
+				cvc_fmt_plain(-v, sig, got, sizeof got);
+				plain_ref(-v, sig, want, sizeof want);
+				cr_expect_str_eq(got, want, "%.17g at %d digits", -v, sig);
+			}
+	cvc_fmt_plain(1234.5678, 8, got, 5);
+	plain_ref(1234.5678, 8, want, 5);
+	cr_expect_str_eq(got, want);
 }
