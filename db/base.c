@@ -385,6 +385,21 @@ const char *cvc_fmt_plain(double v, int sig, char *buf, size_t len)
 	return buf;
 }
 
+const char *cvc_fmt_whole(double v, char *buf, size_t len)
+{
+	char f[40];
+	size_t n;
+
+	if (!len)
+		return buf;
+	n = isfinite(v) ? fixed_fast(v, 0, f) : 0;
+	if (n > 0 && n < len)
+		memcpy(buf, f, n + 1);
+	else
+		snprintf(buf, len, "%.0f", v);
+	return buf;
+}
+
 const char *cvc_fmt_readable(double v, char *buf, size_t len)
 {
 	char d[64], *p;

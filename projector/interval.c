@@ -48,14 +48,25 @@ static void append(char *buf, size_t len, const char *item)
 	snprintf(buf + used, len - used, "%s%s", used ? "; " : "", item);
 }
 
-/* "gemm: default efficiency (62%); allreduce ..." parts appended to buf. */
-static void warn(char *buf, size_t len, const char *fmt, const char *what, double x)
+/* "gemm: defaults, no measurement (62%); allreduce comm: ..." parts
+ * appended to buf: what, ": ", before, pct rounded to a whole number,
+ * after.  Written for every scenario with intervals: no printf. */
+static void warn(char *buf, size_t len, const char *what, const char *before, double pct,
+		 const char *after)
 {
-	char item[128];
-	int n = snprintf(item, sizeof item, fmt, what, x);
+	char item[128], num[48];
+	const char *part[] = {what, ": ", before, cvc_fmt_whole(pct, num, sizeof num), after};
+	size_t n = 0;
 
-	if (n < 0 || (size_t)n >= sizeof item)
-		return;
+	for (size_t i = 0; i < sizeof part / sizeof part[0]; i++) {
+		size_t k = strlen(part[i]);
+
+		if (n + k >= sizeof item)
+			return;
+		memcpy(item + n, part[i], k);
+		n += k;
+	}
+	item[n] = '\0';
 	append(buf, len, item);
 }
 
@@ -200,18 +211,22 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 
 		if (!(tot[c] > 0))
 			continue;
-		if (c < PU_COLL0)
-			snprintf(name, sizeof name, "%s", comp[c]);
-		else
-			snprintf(name, sizeof name, "%s comm", cvc_proj_comm_name(c - PU_COLL0));
 		{
 			double def = (lw * lay->tdef[c] + st->tdef[c]) / tot[c];
 			double car = (lw * lay->tcarry[c] + st->tcarry[c]) / tot[c];
 			double ext = fmax(lw > 0 ? lay->ext[c] : 0, st->ext[c]);
 
+			if (!(def > 0.01 || ext > 1.5 || (car > 0.01 && c >= PU_COLL0)))
+				continue; /* most: nothing to say, no name to write */
+			if (c < PU_COLL0)
+				snprintf(name, sizeof name, "%s", comp[c]);
+			else
+				snprintf(name, sizeof name, "%s comm",
+					 cvc_proj_comm_name(c - PU_COLL0));
+
 			if (def > 0.01)
-				warn(r->warnings, sizeof r->warnings, "%s: defaults, no measurement (%.0f%%)",
-				     name, 100 * def);
+				warn(r->warnings, sizeof r->warnings, name, "defaults, no measurement (",
+				     100 * def, "%)");
 			if (ext > 1.5) {
 				/* positional (1020x, not 1.02e+03x): read on the page and
 				 * by the report's warning table */
@@ -222,13 +237,13 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 				append(r->warnings, sizeof r->warnings, item);
 			}
 			if (car > 0.01 && c >= PU_COLL0)
-				warn(r->warnings, sizeof r->warnings, "%s: carried to another span or link "
-				     "(%.0f%%)", name, 100 * car);
+				warn(r->warnings, sizeof r->warnings, name,
+				     "carried to another span or link (", 100 * car, "%)");
 		}
 	}
 	if (r->step_s > 0 && in->moe_path_s > 0.01 * r->step_s)
-		warn(r->warnings, sizeof r->warnings, "%s: %.0f%% off the one MoE layer traced",
-		     "moe layers", 100 * proj_moe_layer_sigma());
+		warn(r->warnings, sizeof r->warnings, "moe layers", "",
+		     100 * proj_moe_layer_sigma(), "% off the one MoE layer traced");
 }
 
 void proj_warn_add(cvc_proj_result *r, const char *item)

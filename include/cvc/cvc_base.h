@@ -154,6 +154,11 @@ CVC_API cvc_status cvc_parse_f64(const char *s, double *out);
  */
 CVC_API const char *cvc_fmt_plain(double v, int sig, char *buf, size_t len);
 
+/* v rounded to a whole number as printf's "%.0f" writes it (halves to
+ * even, "-0" kept), without printf where the digits are certain: the
+ * percentages of warnings written for every scenario.  Returns buf. */
+CVC_API const char *cvc_fmt_whole(double v, char *buf, size_t len);
+
 /*
  * v for a person to read: 3 significant figures with thousands separators
  * (4515923.7 -> "4,520,000"; 0.0119036 -> "0.0119"; 0.99956 -> "1.00";

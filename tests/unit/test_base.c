@@ -301,3 +301,33 @@ Test(base, plain_numbers_are_printfs_byte_for_byte)
 	plain_ref(1234.5678, 8, want, 5);
 	cr_expect_str_eq(got, want);
 }
+
+/*
+ * Claim: cvc_fmt_whole() writes what printf's "%.0f" writes: halves to
+ * even (12.5 is "12", 13.5 "14"), "-0" kept, numbers past its fast path,
+ * and random percentages.
+ */
+Test(base, whole_numbers_are_printfs_byte_for_byte)
+{
+	static const double edge[] = {12.5, 13.5, 0.5, 1.5, -0.4, -2.5, 0, 99.5, 1e12 + 0.5, 3e9,
+				      1073741823.5, 1073741824.5, 0.49999999999999994};
+	uint64_t s = 0x243f6a8885a308d3u;
+	char got[64], want[64];
+
+	for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+		snprintf(want, sizeof want, "%.0f", edge[i]);
+		cr_expect_str_eq(cvc_fmt_whole(edge[i], got, sizeof got), want, "%.17g", edge[i]);
+	}
+	for (int i = 0; i < 100000; i++) {
+		uint64_t r = xorshift(&s);
+		double v = (double)(r >> 11) / 9007199254740992.0 * 200 - 50;
+
+		if (i % 2)
+			v = nearbyint(v * 2) / 2; /* the halves */
+		snprintf(want, sizeof want, "%.0f", v);
+		if (strcmp(cvc_fmt_whole(v, got, sizeof got), want)) {
+			cr_expect_str_eq(got, want, "%.17g", v);
+			break;
+		}
+	}
+}
