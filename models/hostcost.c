@@ -45,16 +45,18 @@ double cvc_model_host_launch_us(void)
 	return host_refs[0].us;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
+/* The median of a handful (at most 16): sorted in place by insertion,
+ * not qsort, as every scenario with intervals asks for it. */
 static double median(double *v, size_t n)
 {
-	qsort(v, n, sizeof v[0], cmp_dbl);
+	for (size_t i = 1; i < n; i++) {
+		double x = v[i];
+		size_t j = i;
+
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

@@ -45,7 +45,11 @@ static void append(char *buf, size_t len, const char *item)
 
 	if (used + (used ? 2 : 0) + n >= len)
 		return;
-	snprintf(buf + used, len - used, "%s%s", used ? "; " : "", item);
+	if (used) {
+		memcpy(buf + used, "; ", 2);
+		used += 2;
+	}
+	memcpy(buf + used, item, n + 1);
 }
 
 /* "gemm: defaults, no measurement (62%); allreduce comm: ..." parts
@@ -218,11 +222,11 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 
 			if (!(def > 0.01 || ext > 1.5 || (car > 0.01 && c >= PU_COLL0)))
 				continue; /* most: nothing to say, no name to write */
-			if (c < PU_COLL0)
-				snprintf(name, sizeof name, "%s", comp[c]);
-			else
-				snprintf(name, sizeof name, "%s comm",
-					 cvc_proj_comm_name(c - PU_COLL0));
+			name[0] = '\0';
+			strncat(name, c < PU_COLL0 ? comp[c] : cvc_proj_comm_name(c - PU_COLL0),
+				sizeof name - 6);
+			if (c >= PU_COLL0)
+				strcat(name, " comm");
 
 			if (def > 0.01)
 				warn(r->warnings, sizeof r->warnings, name, "defaults, no measurement (",

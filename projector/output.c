@@ -151,11 +151,16 @@ static void field_text(const cvc_proj_scenario *sc, size_t i, char *buf, size_t 
 	const struct proj_field *fd = &proj_fields[i];
 
 	switch (fd->type) {
-	case PF_STR:
-		snprintf(buf, len, "%s", *(const char *const *)((const char *)sc + fd->offset)
-					 ? *(const char *const *)((const char *)sc + fd->offset)
-					 : "");
+	case PF_STR: {
+		/* as snprintf's "%s" would, without it: a CSV row has dozens */
+		const char *s = *(const char *const *)((const char *)sc + fd->offset);
+		size_t n = 0;
+
+		for (; s && s[n] && n + 1 < len; n++)
+			buf[n] = s[n];
+		buf[n] = '\0';
 		break;
+	}
 	case PF_ENUM:
 		proj_enum_name(fd->names, (int)proj_field_get(sc, (int)i), buf, len);
 		break;
