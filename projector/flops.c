@@ -72,8 +72,7 @@ void proj_kind_flops(const struct proj_shape *x, double *w, double *wmix, double
  * (a hybrid pattern, local attention): their own counts below. */
 static int varied(const cvc_proj_scenario *sc)
 {
-	return (sc->layer_pattern && sc->layer_pattern[0]) ||
-	       (sc->window > 0 && sc->window < sc->seq);
+	return proj_pattern_on(sc) || proj_window_on(sc);
 }
 
 /*

@@ -33,11 +33,6 @@ static int symbol_kind(char c)
 	}
 }
 
-static int has_pattern(const cvc_proj_scenario *sc)
-{
-	return sc->layer_pattern && sc->layer_pattern[0];
-}
-
 /* Whether layer i (0-based) attends locally: Megatron-Core's
  * is_layer_window_attention(), a layer_number (1-based) multiple of
  * window_skip_freq attends to everything. */
@@ -64,7 +59,7 @@ int proj_kind_of(const cvc_proj_scenario *sc, double i)
 {
 	int mix, ffn;
 
-	if (has_pattern(sc)) {
+	if (proj_pattern_on(sc)) {
 		size_t n = strlen(sc->layer_pattern);
 		int k = i >= 0 && i < (double)n ? symbol_kind(sc->layer_pattern[(size_t)i]) : -1;
 
@@ -88,7 +83,7 @@ void proj_kinds_in(const cvc_proj_scenario *sc, double lo, double hi, double n[P
 		n[proj_kind_of(sc, lo)] = hi - lo;
 		return;
 	}
-	if (!has_pattern(sc) && !(sc->window > 0 && sc->window < sc->seq) && !proj_bf16_layers_on(sc)) {
+	if (!proj_pattern_on(sc) && !proj_window_on(sc) && !proj_bf16_layers_on(sc)) {
 		/* the MoE pattern alone: counted in closed form */
 		double moe = proj_main_layers(sc, lo, hi);
 
@@ -172,7 +167,7 @@ const char *proj_layers_finalize(cvc_proj_scenario *sc)
 	if (sc->window < 0 || sc->window != floor(sc->window) || sc->window_skip_freq < 0 ||
 	    sc->window_skip_freq != floor(sc->window_skip_freq))
 		return "window and window_skip_freq must be whole numbers";
-	if (!has_pattern(sc))
+	if (!proj_pattern_on(sc))
 		return NULL;
 	if ((double)strlen(sc->layer_pattern) != sc->layers)
 		return "layer_pattern must have one character per layer (its length != layers)";

@@ -62,6 +62,19 @@ static inline int proj_lowp_dtype(int dtype)
 	return dtype == CVC_PROJ_FP8 || dtype == CVC_PROJ_NVFP4 || dtype == CVC_PROJ_MXFP4;
 }
 
+/* Whether sc names a hybrid layer pattern (layer_pattern, layers.c). */
+static inline int proj_pattern_on(const cvc_proj_scenario *sc)
+{
+	return sc->layer_pattern && sc->layer_pattern[0];
+}
+
+/* Whether sc's attention window is shorter than its sequence, so that
+ * (some) layers attend locally (window, window_skip_freq; layers.c). */
+static inline int proj_window_on(const cvc_proj_scenario *sc)
+{
+	return sc->window > 0 && sc->window < sc->seq;
+}
+
 /* Whether sc's layers are of two shapes (MoE with dense layers). */
 static inline int proj_layers_mixed(const cvc_proj_scenario *sc)
 {
@@ -352,10 +365,9 @@ static inline int proj_main_kind(const cvc_proj_scenario *sc)
  * is uniform too, of another kind). */
 static inline int proj_layers_uniform(const cvc_proj_scenario *sc)
 {
-	if ((sc->layer_pattern && sc->layer_pattern[0]) || proj_layers_mixed(sc) ||
-	    proj_bf16_layers_on(sc))
+	if (proj_pattern_on(sc) || proj_layers_mixed(sc) || proj_bf16_layers_on(sc))
 		return 0;
-	return !(sc->window > 0 && sc->window < sc->seq && sc->window_skip_freq >= 1);
+	return !(proj_window_on(sc) && sc->window_skip_freq >= 1);
 }
 /* The kind of layer i (0-based). */
 int proj_kind_of(const cvc_proj_scenario *sc, double i);
