@@ -6,6 +6,9 @@
 #ifndef CVC_PROJ_CTX_H
 #define CVC_PROJ_CTX_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "cvc/cvc_model.h"
 #include "proj_internal.h"
 
@@ -91,6 +94,52 @@ struct proj_cmemo {
 	} e[PROJ_CMEMO_SLOTS];
 };
 
+/*
+ * Scenarios evaluated lately (smemo.c), direct-mapped by a hash of what
+ * they say: the key is the scenario with its position and its text fields
+ * cleared, the text (study, model, layer_pattern, recompute_modules,
+ * pp_layout, gpu) kept beside it; the result, and the collectives its
+ * evaluation priced (ctx->used's entries and counts, added again on a hit).
+ */
+#define PROJ_SM_SLOTS 64
+#define PROJ_SM_TEXT 1024
+#define PROJ_SM_NOTES 16
+#define PROJ_SM_NTEXT 6
+struct proj_smemo_slot {
+	int full, nnotes;
+	uint64_t hash;
+	cvc_proj_scenario key;
+	char text[PROJ_SM_TEXT];
+	cvc_proj_result r;
+	struct {
+		int entry;
+		double calls;
+	} notes[PROJ_SM_NOTES];
+};
+
+struct proj_smemo {
+	struct proj_smemo_slot e[PROJ_SM_SLOTS];
+};
+
+/* One evaluation's look into the memo, kept for storing its result: the
+ * scenario, its key and hash, and ctx->used's counts before it. */
+struct proj_smemo_mark {
+	const cvc_proj_scenario *sc;
+	int n0, dropped;
+	uint64_t hash;
+	cvc_proj_scenario key;
+	double before[PROJ_USED_MAX];
+};
+/* Whether sc was evaluated lately: then *r is that result (its
+ * collectives counted again), else mk is ready for proj_smemo_keep(). */
+int proj_smemo_find(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, struct proj_smemo_mark *mk,
+		    cvc_proj_result *r);
+/* Keeps r, the evaluation of mk's scenario, with the collectives it priced. */
+void proj_smemo_keep(cvc_proj_ctx *ctx, const struct proj_smemo_mark *mk,
+		     const cvc_proj_result *r);
+/* Forgets every scenario (the prices they rest on change). */
+void proj_smemo_clear(cvc_proj_ctx *ctx);
+
 struct pslot {
 	struct proj_pricer p;
 	struct proj_cmemo cmemo; /* p.cmemo */
@@ -107,6 +156,7 @@ struct cvc_proj_ctx {
 	int nslots, last, evict;
 	long builds;            /* pricers built so far (proj_ctx_builds()) */
 	struct proj_ccache cc;
+	struct proj_smemo sm;
 	struct proj_used used;
 	int no_intervals;
 	int force;              /* fits past the quality gate too */

@@ -816,7 +816,7 @@ static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
 	r->comm_to_compute = sh.comm_to_compute;
 }
 
-void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)
+static void evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)
 {
 	const struct proj_pricer *p;
 	struct proj_layer_cost own[PROJ_NKIND];
@@ -914,4 +914,14 @@ void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_resu
 	}
 	/* the token side of local SGD (after the intervals: it reads them) */
 	proj_lsgd_apply(sc, &P, k.unc != NULL, r);
+}
+
+void proj_evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_result *r)
+{
+	struct proj_smemo_mark mk;
+
+	if (proj_smemo_find(ctx, sc, &mk, r))
+		return;
+	evaluate(ctx, sc, r);
+	proj_smemo_keep(ctx, &mk, r);
 }

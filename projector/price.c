@@ -58,6 +58,7 @@ static void drop_pricers(cvc_proj_ctx *ctx)
 	ctx->last = -1;
 	ctx->evict = 0;
 	memset(&ctx->cc, 0, sizeof ctx->cc); /* keyed on the slots */
+	proj_smemo_clear(ctx);
 }
 
 void cvc_proj_ctx_free(cvc_proj_ctx *ctx)
@@ -74,6 +75,7 @@ void cvc_proj_ctx_set_intervals(cvc_proj_ctx *ctx, int on)
 	if (ctx && ctx->no_intervals != !on) {
 		ctx->no_intervals = !on;
 		memset(&ctx->cc, 0, sizeof ctx->cc); /* cached layers carry their prices */
+		proj_smemo_clear(ctx);
 	}
 }
 

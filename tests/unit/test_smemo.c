@@ -1,0 +1,48 @@
+/*
+ * test_smemo.c - the ctx's memo of scenarios evaluated lately
+ * (projector/smemo.c): what it hands back is what evaluating again gives.
+ */
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "cvc/cvc_project.h"
+#include "testutil.h"
+
+/* A scenario evaluated again comes from the ctx's memo of recent ones
+ * (projector/smemo.c) as its first evaluation gave it, and the memo reads
+ * a scenario's text by what it says, not where it is: the same buffer
+ * holding another pipeline layout is another scenario, priced as a fresh
+ * ctx prices it. */
+Test(smemo, a_scenario_evaluated_again_is_its_first_evaluation)
+{
+	cvc_proj_ctx *ctx = NULL, *fresh = NULL;
+	cvc_proj_scenario sc;
+	cvc_proj_result a, b, c, d;
+	char layout[32] = "Etttt|ttttL";
+
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &fresh), CVC_OK);
+	tu_scenario(&sc, "H100-SXM", 16, 1, 2);
+	sc.layers = 8;
+	sc.pp_layout = layout;
+	cvc_proj_evaluate(ctx, &sc, &a);
+	cr_assert(a.valid, "%s", a.reason);
+	cvc_proj_evaluate(ctx, &sc, &b);
+	cr_expect_eq(b.step_s, a.step_s);
+	cr_expect_eq(b.step_s_hi, a.step_s_hi);
+	cr_expect_eq(b.mem_gb, a.mem_gb);
+	cr_expect_eq(b.comm_s, a.comm_s);
+	cr_expect_str_eq(b.warnings, a.warnings);
+	/* the same buffer, now the layers 2 | 6 */
+	strcpy(layout, "Ett|ttttttL");
+	cvc_proj_evaluate(ctx, &sc, &c);
+	cvc_proj_evaluate(fresh, &sc, &d);
+	cr_assert(c.valid && d.valid, "%s / %s", c.reason, d.reason);
+	cr_expect_gt(c.step_s, a.step_s * 1.1, "six layers on a stage: %g s against %g s",
+		     c.step_s, a.step_s);
+	cr_expect_eq(c.step_s, d.step_s, "%g s from the memo's ctx, %g s fresh", c.step_s,
+		     d.step_s);
+	cvc_proj_ctx_free(fresh);
+	cvc_proj_ctx_free(ctx);
+}
