@@ -298,8 +298,11 @@ static void trim_zeros(char *s)
  * arithmetic, the cost of a projection's CSV (211 cells a row).  Here v
  * times 10^decimals is rounded in doubles: below 2^30 that product is off
  * the exact one by under 2^-23, so it rounds alike unless the exact one
- * lies within that of a half (then 0 and printf decides).  Returns the
- * length written, 0 when printf must do it.
+ * lies within that of a half (then 0 and printf decides).  With no
+ * decimals there is no product: v's whole part and fraction are exact up
+ * to 2^64 (a model's FLOPs, a run's tokens), and only an exact half is
+ * printf's (it rounds to even).  Returns the length written, 0 when printf
+ * must do it.
  */
 static size_t fixed_fast(double v, int decimals, char *out)
 {
@@ -313,11 +316,11 @@ static size_t fixed_fast(double v, int decimals, char *out)
 	if (decimals > 9)
 		return 0;
 	x = fabs(v) * p10[decimals];
-	if (!(x < 1073741824.0))
+	if (!(x < (decimals ? 1073741824.0 : 18446744073709551616.0)))
 		return 0;
 	fl = floor(x);
 	fr = x - fl;
-	if (fabs(fr - 0.5) < 1e-6)
+	if (decimals ? fabs(fr - 0.5) < 1e-6 : fr == 0.5)
 		return 0;
 	n = (uint64_t)fl + (fr > 0.5);
 	if (n == 0)
@@ -358,8 +361,11 @@ const char *cvc_fmt_plain(double v, int sig, char *buf, size_t len)
 		sig = 1;
 	if (sig > 17)
 		sig = 17;
-	if (a == 0) {
-		snprintf(buf, len, "0");
+	if (a == 0) { /* "0" for -0 too */
+		if (len > 1) {
+			buf[0] = '0';
+			buf[1] = '\0';
+		}
 		return buf;
 	}
 	/* digits after the point that keep sig significant ones; none past the

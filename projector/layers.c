@@ -55,12 +55,13 @@ static int in_bf16(const cvc_proj_scenario *sc, double i)
 	return i < sc->bf16_layers_first || i >= sc->layers - sc->bf16_layers_last;
 }
 
-int proj_kind_of(const cvc_proj_scenario *sc, double i)
+/* The kind of layer i, the hybrid pattern (if any) n characters long:
+ * the walks over every layer measure the pattern once, not per layer. */
+static int kind_at(const cvc_proj_scenario *sc, double i, size_t n)
 {
 	int mix, ffn;
 
 	if (proj_pattern_on(sc)) {
-		size_t n = strlen(sc->layer_pattern);
 		int k = i >= 0 && i < (double)n ? symbol_kind(sc->layer_pattern[(size_t)i]) : -1;
 
 		if (k < 0)
@@ -74,8 +75,20 @@ int proj_kind_of(const cvc_proj_scenario *sc, double i)
 	return PROJ_KIND(mix, ffn) + (in_bf16(sc, i) ? PROJ_KIND_BF16 : 0);
 }
 
+static size_t pattern_len(const cvc_proj_scenario *sc)
+{
+	return proj_pattern_on(sc) ? strlen(sc->layer_pattern) : 0;
+}
+
+int proj_kind_of(const cvc_proj_scenario *sc, double i)
+{
+	return kind_at(sc, i, pattern_len(sc));
+}
+
 void proj_kinds_in(const cvc_proj_scenario *sc, double lo, double hi, double n[PROJ_NKIND])
 {
+	size_t len;
+
 	memset(n, 0, PROJ_NKIND * sizeof n[0]);
 	if (!(hi > lo))
 		return;
@@ -93,24 +106,43 @@ void proj_kinds_in(const cvc_proj_scenario *sc, double lo, double hi, double n[P
 	}
 	/* a pattern is at most as long as a field holds; local attention's
 	 * period crossed with the MoE pattern is counted layer by layer */
+	len = pattern_len(sc);
 	for (double i = ceil(lo); i < hi && i < lo + 1e7; i++)
-		n[proj_kind_of(sc, i)]++;
+		n[kind_at(sc, i, len)]++;
 }
 
 int proj_kinds_order(const cvc_proj_scenario *sc, int order[PROJ_NKIND])
 {
 	int seen[PROJ_NKIND] = {0}, n = 0;
+	size_t len = pattern_len(sc);
 
 	if (proj_layers_uniform(sc)) {
-		order[0] = proj_kind_of(sc, 0);
+		order[0] = kind_at(sc, 0, len);
 		return 1;
 	}
-	for (double i = 0; i < sc->layers && i < 1e7 && n < PROJ_NKIND; i++) {
-		int k = proj_kind_of(sc, i);
+	if (!proj_pattern_on(sc) && !proj_window_on(sc) && !proj_bf16_layers_on(sc)) {
+		/* the MoE pattern alone: layer 0's kind, then the other one if
+		 * any layer has it (of the first 1e7, as the walk over the
+		 * other patterns looks), counted in closed form */
+		double L = fmin(sc->layers, 1e7), moe = proj_main_layers(sc, 0, L);
+		int k0 = kind_at(sc, 0, len), dense = PROJ_KIND(PROJ_MIX_ATTN, PROJ_FK_DENSE);
+		int other = k0 == dense ? PROJ_KIND(PROJ_MIX_ATTN, PROJ_FK_MOE) : dense;
 
-		if (!seen[k]) {
-			seen[k] = 1;
-			order[n++] = k;
+		if (L > 0) {
+			order[n++] = k0;
+			if ((other == dense ? L - moe : moe) > 0)
+				order[n++] = other;
+		}
+		for (int i = 0; i < n; i++)
+			seen[order[i]] = 1;
+	} else {
+		for (double i = 0; i < sc->layers && i < 1e7 && n < PROJ_NKIND; i++) {
+			int k = kind_at(sc, i, len);
+
+			if (!seen[k]) {
+				seen[k] = 1;
+				order[n++] = k;
+			}
 		}
 	}
 	/* the prediction modules' layers are of the main kind */

@@ -4,8 +4,10 @@
  * (fields.c) and the result metrics below, so the CSV header, the JSON keys
  * and the metric names never disagree.
  */
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -146,6 +148,25 @@ const char *cvc_proj_metric_names(void)
 	return names;
 }
 
+/* v in decimal, as printf's "%lld" writes it, without printf: a row has
+ * a flag cell for every on/off field; the length written (at most 20). */
+static size_t int_text(long long v, char *out)
+{
+	char d[24];
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	size_t k = 0, o = 0;
+
+	do
+		d[k++] = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (v < 0)
+		out[o++] = '-';
+	while (k > 0)
+		out[o++] = d[--k];
+	out[o] = '\0';
+	return o;
+}
+
 static void field_text(const cvc_proj_scenario *sc, size_t i, char *buf, size_t len)
 {
 	const struct proj_field *fd = &proj_fields[i];
@@ -165,7 +186,10 @@ static void field_text(const cvc_proj_scenario *sc, size_t i, char *buf, size_t 
 		proj_enum_name(fd->names, (int)proj_field_get(sc, (int)i), buf, len);
 		break;
 	case PF_FLAG:
-		snprintf(buf, len, "%d", (int)proj_field_get(sc, (int)i));
+		if (len > 20)
+			int_text((int)proj_field_get(sc, (int)i), buf);
+		else
+			snprintf(buf, len, "%d", (int)proj_field_get(sc, (int)i));
 		break;
 	case PF_NUM: {
 		double v = proj_field_get(sc, (int)i);
@@ -276,8 +300,13 @@ void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_resul
 	l.f = f;
 	l.n = 0;
 	line_cell(&l, sc->study);
-	n = snprintf(buf, sizeof buf, ",%llu", (unsigned long long)sc->index);
-	line_put(&l, buf, (size_t)n);
+	line_sep(&l, ',');
+	if (sc->index <= (uint64_t)LLONG_MAX) {
+		line_put(&l, buf, int_text((long long)sc->index, buf));
+	} else {
+		n = snprintf(buf, sizeof buf, "%llu", (unsigned long long)sc->index);
+		line_put(&l, buf, (size_t)n);
+	}
 	for (size_t i = 0; i < proj_nfields; i++) {
 		const struct proj_field *fd = &proj_fields[i];
 
@@ -288,11 +317,12 @@ void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_resul
 		else
 			line_cell(&l, buf);
 	}
-	n = snprintf(buf, sizeof buf, ",%d,", r->valid);
-	line_put(&l, buf, (size_t)n);
+	line_sep(&l, ',');
+	line_put(&l, buf, int_text(r->valid, buf));
+	line_sep(&l, ',');
 	line_cell(&l, r->reason);
-	n = snprintf(buf, sizeof buf, ",%d", r->fits);
-	line_put(&l, buf, (size_t)n);
+	line_sep(&l, ',');
+	line_put(&l, buf, int_text(r->fits, buf));
 	for (size_t i = 0; i < NMETRICS; i++) {
 		line_sep(&l, ',');
 		/* 6 significant digits, never an exponent (4515924, not

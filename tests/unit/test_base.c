@@ -297,6 +297,30 @@ Test(base, plain_numbers_are_printfs_byte_for_byte)
 				plain_ref(-v, sig, want, sizeof want);
 				cr_expect_str_eq(got, want, "%.17g at %d digits", -v, sig);
 			}
+	/* past 2^30, where only whole numbers are written without printf: a
+	 * model's FLOPs, a run's tokens, up to 2^64 and past it, and their
+	 * halves (printf rounds those to even) */
+	for (int i = 0; i < 100000 && bad < 5; i++) {
+		uint64_t r = xorshift(&s);
+		double m = 1 + (double)(r >> 12) / 4503599627370496.0;
+		double v = ldexp(m, 30 + (int)(r % 40)) * (r & 2048 ? -1 : 1);
+		int sig = 1 + (int)((r >> 3) % 17);
+
+		if (i % 3 == 1)
+			v = nearbyint(v);
+		if (i % 3 == 2)
+			v = floor(v) + 0.5; /* a half where one is representable */
+		cvc_fmt_plain(v, sig, got, sizeof got);
+		plain_ref(v, sig, want, sizeof want);
+		if (strcmp(got, want)) {
+			cr_expect_str_eq(got, want, "%.17g at %d digits", v, sig);
+			bad++;
+		}
+	}
+	cvc_fmt_plain(-0.0, 6, got, sizeof got);
+	cr_expect_str_eq(got, "0");
+	cvc_fmt_plain(0, 6, got, 1);
+	cr_expect_str_eq(got, "");
 	cvc_fmt_plain(1234.5678, 8, got, 5);
 	plain_ref(1234.5678, 8, want, 5);
 	cr_expect_str_eq(got, want);
@@ -309,8 +333,10 @@ Test(base, plain_numbers_are_printfs_byte_for_byte)
  */
 Test(base, whole_numbers_are_printfs_byte_for_byte)
 {
-	static const double edge[] = {12.5, 13.5, 0.5, 1.5, -0.4, -2.5, 0, 99.5, 1e12 + 0.5, 3e9,
-				      1073741823.5, 1073741824.5, 0.49999999999999994};
+	static const double edge[] = {
+		12.5, 13.5, 0.5, 1.5, -0.4, -2.5, 0, 99.5, 1e12 + 0.5, 3e9, 1073741823.5,
+		1073741824.5, 0.49999999999999994, 4503599627370494.5, 4503599627370495.5,
+		9007199254740993.0, 1.8446744073709550e19, 1.8446744073709552e19, -3.5e15};
 	uint64_t s = 0x243f6a8885a308d3u;
 	char got[64], want[64];
 

@@ -286,3 +286,52 @@ Test(layers, pattern_errors)
 		cvc_proj_study_free(s2);
 	}
 }
+
+/* The kinds a model has, in the order its layers first show them, walked
+ * layer by layer (what proj_kinds_order() counts in closed form for the
+ * MoE pattern alone), the prediction modules' kind after them. */
+static int kinds_walked(const cvc_proj_scenario *sc, int order[PROJ_NKIND])
+{
+	int seen[PROJ_NKIND] = {0}, n = 0;
+
+	for (double i = 0; i < sc->layers; i++) {
+		int k = proj_kind_of(sc, i);
+
+		if (!seen[k]) {
+			seen[k] = 1;
+			order[n++] = k;
+		}
+	}
+	if (sc->mtp_layers > 0 && !seen[proj_main_kind(sc)])
+		order[n++] = proj_main_kind(sc);
+	return n;
+}
+
+/* MoE layers after moe_first_dense dense ones, every moe_layer_freq-th:
+ * the kinds in order as the layers have them, for every short model. */
+Test(layers, moe_pattern_kinds_in_the_order_the_layers_have_them)
+{
+	for (int L = 1; L <= 12; L++)
+		for (int first = 0; first <= 4; first++)
+			for (int freq = 1; freq <= 3; freq++)
+				for (int mtp = 0; mtp <= 1; mtp++) {
+					cvc_proj_scenario sc;
+					int a[PROJ_NKIND], b[PROJ_NKIND], na, nb;
+
+					cvc_proj_scenario_default(&sc);
+					sc.layers = L;
+					sc.experts = 8;
+					sc.moe_first_dense = first;
+					sc.moe_layer_freq = freq;
+					sc.mtp_layers = mtp;
+					na = proj_kinds_order(&sc, a);
+					nb = kinds_walked(&sc, b);
+					cr_assert_eq(na, nb, "%d layers, %d dense first, every %d-th, mtp %d: "
+							     "%d kinds, walked %d",
+						     L, first, freq, mtp, na, nb);
+					for (int i = 0; i < na; i++)
+						cr_assert_eq(a[i], b[i], "%d layers, %d dense first, every %d-th: "
+									 "kind %d is %d, walked %d",
+							     L, first, freq, i, a[i], b[i]);
+				}
+}
