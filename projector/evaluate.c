@@ -500,7 +500,7 @@ static void unc_add(struct proj_unc *u, const struct proj_unc *a, double w)
  * first kind's).  Returns -1 when the pipeline stages cannot be split. */
 static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *p,
 			 const struct stage_layers *K, const struct proj_step_cost *st,
-			 struct mb_cost *best)
+			 const struct proj_plan *pl, struct mb_cost *best)
 {
 	const struct proj_layer_cost *lc = K->lc[K->ord[0]];
 	double pp = sc->pp, first_e = lc->first_fwd_s + lc->first_bwd_s;
@@ -510,9 +510,9 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 	int held = tp_overlap_held(sc, p);
 	struct mb_cost one;
 	int n = 1;
-	double fml[3], host_max = 0;
+	double host_max = 0;
 
-	if (proj_stage_layers(sc, &fml[0], &fml[1], &fml[2]))
+	if (pl->why)
 		return -1;
 	if (sc->experts > 1 && sc->ep > 1 &&
 	    (sc->ep_dispatcher == CVC_PROJ_DISPATCH_DEEPEP ||
@@ -528,7 +528,7 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 		double at = proj_stage_pick(sc, i, &n), ext = 0, extk = 0, extt = 0;
 		struct stage_layers S = *K;
 
-		proj_stage_kinds(sc, fml, at, S.n);
+		proj_plan_stage(sc, pl, at, S.n);
 		if (!(pp > 1)) { /* one stage: embedding, logits and loss */
 			ext = lc->first_fwd_s + lc->first_bwd_s + lc->last_fwd_s + lc->last_bwd_s;
 			extk = lc->first_kernels + lc->last_kernels;
@@ -729,14 +729,15 @@ static void mem_edge_warn(cvc_proj_result *r, const struct proj_pricer *p)
 /* FLOPs, MFU, throughput and economics of a priced step (peak: the GPU's
  * dense peak for the dtype). */
 static void flops_and_costs(cvc_proj_result *r, const cvc_proj_scenario *sc,
-			    const struct proj_shape *x, const struct proj_pricer *p, double peak)
+			    const struct proj_shape *x, const struct proj_pricer *p,
+			    const struct proj_plan *pl, double peak)
 {
-	double s = x->s, h = x->h, N[PROJ_NKIND];
+	double s = x->s, h = x->h;
+	const double *N = pl->N;
 	double logits = 2 * s * h * x->V;
 	double per_seq = 0, extra = 0, gemm_m = 0, attn_m = 0, n_mla = 0, n_moe = 0, mlp = 0;
-	int ord[PROJ_NKIND], nord = proj_kinds_order(sc, ord);
+	const int *ord = pl->ord, nord = pl->nord;
 
-	proj_kinds_in(sc, 0, sc->layers, N);
 	/* per layer of each kind: its GEMMs (2 s x the weights a token runs
 	 * through) and its sequence mixer's core (attention: QK^T and PV over
 	 * every (query, key) pair, non-causal as MFU counts; local attention:
@@ -829,6 +830,7 @@ static void evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_re
 	struct mb_cost best;
 	double m, n[PROJ_NKIND];
 	struct proj_unc su, lu;
+	struct proj_plan pl;
 	cvc_proj_scenario resolved;
 
 	result_init(r);
@@ -842,14 +844,16 @@ static void evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_re
 	}
 	proj_shape_of(sc, &x);
 	m = sc->global_batch / (sc->dp * sc->micro_batch);
-	proj_heaviest_stage(sc, &x, n);
+	proj_plan_of(sc, &pl);
+	proj_heaviest_stage(sc, &x, &pl, n);
 
 	/* the operators, priced: per layer of each kind (cached) and per step */
 	proj_sink_init(&k, sc, p, NULL, NULL);
 	if (!ctx->no_intervals)
 		k.unc = &su;
 	memset(&K, 0, sizeof K);
-	K.nord = proj_kinds_order(sc, K.ord);
+	K.nord = pl.nord;
+	memcpy(K.ord, pl.ord, sizeof K.ord);
 	for (int i = 0; i < K.nord; i++) {
 		struct proj_shape xk;
 
@@ -859,12 +863,12 @@ static void evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_re
 		K.lc[K.ord[i]] = &own[i];
 		moe_kind[K.ord[i]] = xk.moe;
 	}
-	proj_params_kinds(sc, &x, n, &P);
+	proj_params_kinds_n(sc, &x, n, pl.N, &P);
 	r->params_b = (P.p_total - P.p_mtp_all) / 1e9;
 	r->active_params_b = r->params_b - P.p_idle / 1e9;
 	proj_step_ops(&k, sc, &x, &P, m, &st);
 
-	if (slowest_stage(sc, p, &K, &st, &best)) {
+	if (slowest_stage(sc, p, &K, &st, &pl, &best)) {
 		invalid(r, "pipeline stages cannot be split");
 		return;
 	}
@@ -872,8 +876,8 @@ static void evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_re
 	pipeline_comm(r, sc, &st, m, &best);
 	gradient_comm(r, sc, &best, &st, &P, m * (best.stage_c + best.gap_s) + st.opt + st.wcast);
 	step_totals(r, sc, &st, m, &best);
-	proj_mem_of(sc, &x, &P, p, m, r);
-	flops_and_costs(r, sc, &x, p, p->peak_flops[sc->dtype]);
+	proj_mem_of(sc, &x, &P, p, m, &pl, r);
+	flops_and_costs(r, sc, &x, p, &pl, p->peak_flops[sc->dtype]);
 
 	/* how sure: intervals and warnings */
 	if (k.unc) {

@@ -133,15 +133,15 @@ static double state_bytes(const cvc_proj_scenario *sc, double wb, double gb, dou
  */
 void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		 const struct proj_params *P, const struct proj_pricer *p, double m,
-		 cvc_proj_result *r)
+		 const struct proj_plan *pl, cvc_proj_result *r)
 {
 	double t = sc->tp, pp = sc->pp, v = sc->vpp >= 1 ? sc->vpp : 1, sh = proj_shard_of(sc);
 	double fp32 = sc->dtype == CVC_PROJ_FP32, p_e = P->L_moe * P->p_exp;
 	int torch = sc->framework != CVC_PROJ_FW_MEGATRON;
-	double wb, gb, ob, fml[3], act = 0, params, buf, in3 = 0, p_unit = 0, act_max = 0;
+	double wb, gb, ob, act = 0, params, buf, in3 = 0, p_unit = 0, act_max = 0;
 	double mom = proj_moments_bytes(sc);
 	double act_k[PROJ_NKIND] = {0};
-	int ord[PROJ_NKIND], nord = proj_kinds_order(sc, ord);
+	const int *ord = pl->ord, nord = pl->nord;
 
 	if (torch) { /* the fp32 parameter is the master copy */
 		wb = 4, gb = 4, ob = mom;
@@ -155,8 +155,6 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		wb = fp32 ? 4 : 2, gb = g16 ? 2 : 4;
 		ob = (fp32 ? 0 : 4) + mom + (g16 ? 4 : 0); /* the fp32 master, unless the weights are */
 	}
-	if (proj_stage_layers(sc, &fml[0], &fml[1], &fml[2]))
-		fml[0] = fml[1] = fml[2] = sc->layers / pp;
 	/* per token of a micro-batch, one layer of each kind the model has */
 	for (int i = 0; i < nord; i++) {
 		struct proj_shape xk;
@@ -180,7 +178,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 								   ? 1 + (pp - 1) / (pp * v) : 1);
 		double a = 0;
 
-		proj_stage_kinds(sc, fml, stage, nk);
+		proj_plan_stage(sc, pl, stage, nk);
 		for (int j = 0; j < nord; j++)
 			Li += nk[ord[j]];
 		if (sc->recompute == CVC_PROJ_RECOMP_FULL && x->d3)

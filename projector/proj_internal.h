@@ -590,9 +590,31 @@ const char *proj_parse_layer_pattern(const char *text, double *first_dense, doub
  * a layer pattern every stage.  Sets *n to their number and returns the
  * index of the i-th. */
 double proj_stage_pick(const cvc_proj_scenario *sc, int i, int *n);
+/*
+ * What a scenario's pipeline stages hold, worked out once for an
+ * evaluation: the heaviest stage, the slowest one, memory and the
+ * parameters each ask it of every stage they look at (stages.c).  A model
+ * whose layers are all alike, with no layout, has its stages counted in a
+ * compare, and stages past PROJ_PLAN_STAGES are asked per stage: neither
+ * is kept.
+ */
+#define PROJ_PLAN_STAGES 64
+struct proj_plan {
+	const char *why;           /* proj_stage_layers()'s reason, or NULL */
+	double fml[3];             /* its first, middle and last stage's layers
+				    * (layers / pp each where it gave a reason) */
+	double N[PROJ_NKIND];      /* the model's layers by kind */
+	int ord[PROJ_NKIND], nord; /* proj_kinds_order() */
+	int nst;                   /* stages kept in st (0: none) */
+	double st[PROJ_PLAN_STAGES][PROJ_NKIND]; /* stage i's layers by kind */
+};
+void proj_plan_of(const cvc_proj_scenario *sc, struct proj_plan *pl);
+/* Stage i's layers by kind (proj_stage_kinds()), as the plan keeps them. */
+void proj_plan_stage(const cvc_proj_scenario *sc, const struct proj_plan *pl, double i,
+		     double n[PROJ_NKIND]);
 /* The stage holding the most parameters: its layers by kind. */
 void proj_heaviest_stage(const cvc_proj_scenario *sc, const struct proj_shape *x,
-			 double n[PROJ_NKIND]);
+			 const struct proj_plan *pl, double n[PROJ_NKIND]);
 /* The layers' GEMMs in a low-precision format (lowprec.c): what its
  * quantize kernels move and its quantized tensors occupy, per element. */
 struct proj_lowp {
@@ -643,6 +665,10 @@ void proj_params_of(const cvc_proj_scenario *sc, const struct proj_shape *x, dou
 /* Parameters of a stage holding n[k] layers of each kind. */
 void proj_params_kinds(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		       const double n[PROJ_NKIND], struct proj_params *P);
+/* The same, the model's layers by kind (N, proj_kinds_in() of them all) given. */
+void proj_params_kinds_n(const cvc_proj_scenario *sc, const struct proj_shape *x,
+			 const double n[PROJ_NKIND], const double N[PROJ_NKIND],
+			 struct proj_params *P);
 /* One layer of shape x's parameters, whole (*all) and per GPU (*gpu:
  * tensor-parallel and, of the experts, expert-parallel shares); *exp: of
  * *gpu, the experts'. */
@@ -811,10 +837,11 @@ const char *proj_pp_balanced_check(const cvc_proj_scenario *sc);
 /* Rank i's decoder layers by kind (n) and prediction layers (*mtp). */
 void proj_pp_layout_rank(const cvc_proj_scenario *sc, double i, double n[PROJ_NKIND], double *mtp);
 
-/* memory.c: r's memory figures (mem_*_gb, hbm_gb, fits); m micro-batches. */
+/* memory.c: r's memory figures (mem_*_gb, hbm_gb, fits); m micro-batches,
+ * the stages as pl has them. */
 void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		 const struct proj_params *P, const struct proj_pricer *p, double m,
-		 cvc_proj_result *r);
+		 const struct proj_plan *pl, cvc_proj_result *r);
 
 /* ---- local SGD / DiLoCo: the token side (localsgd.c) ----------------------- */
 

@@ -884,12 +884,14 @@ size_t cvc_proj_scenario_ops(const cvc_proj_scenario *sc, cvc_proj_op_fn fn, voi
 	struct proj_layer_cost lc;
 	struct proj_params P;
 	struct proj_step_cost st;
+	struct proj_plan pl;
 	double M = sc->global_batch / (sc->dp * sc->micro_batch), n[PROJ_NKIND], L = 0;
 
 	if (!(M > 0) || !(sc->tp >= 1))
 		return 0;
 	proj_shape_of(sc, &x);
-	proj_heaviest_stage(sc, &x, n);
+	proj_plan_of(sc, &pl);
+	proj_heaviest_stage(sc, &x, &pl, n);
 	for (int i = 0; i < PROJ_NKIND; i++)
 		L += n[i];
 	if (!(L > 0))

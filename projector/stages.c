@@ -235,27 +235,53 @@ double proj_stage_pick(const cvc_proj_scenario *sc, int i, int *n)
 	return i == 0 ? 0 : i == 1 && pp > 2 ? 1 : pp - 1;
 }
 
+void proj_plan_of(const cvc_proj_scenario *sc, struct proj_plan *pl)
+{
+	double pp = sc->pp >= 1 ? sc->pp : 1;
+
+	pl->why = proj_stage_layers(sc, &pl->fml[0], &pl->fml[1], &pl->fml[2]);
+	if (pl->why)
+		pl->fml[0] = pl->fml[1] = pl->fml[2] = sc->layers / sc->pp;
+	proj_kinds_in(sc, 0, sc->layers, pl->N);
+	pl->nord = proj_kinds_order(sc, pl->ord);
+	pl->nst = 0;
+	if (pl->why || pp > PROJ_PLAN_STAGES || pp != floor(pp) ||
+	    (proj_layers_uniform(sc) && !proj_pp_layout_on(sc)))
+		return;
+	for (int i = 0; i < (int)pp; i++)
+		proj_stage_kinds(sc, pl->fml, i, pl->st[i]);
+	pl->nst = (int)pp;
+}
+
+void proj_plan_stage(const cvc_proj_scenario *sc, const struct proj_plan *pl, double i,
+		     double n[PROJ_NKIND])
+{
+	if (i >= 0 && i < pl->nst && i == floor(i))
+		memcpy(n, pl->st[(int)i], sizeof pl->st[0]);
+	else
+		proj_stage_kinds(sc, pl->fml, i, n);
+}
+
 /*
  * The stage holding the most parameters: its layers by kind; with every
  * layer alike, the stage with the most layers.
  */
 void proj_heaviest_stage(const cvc_proj_scenario *sc, const struct proj_shape *x,
-			 double n[PROJ_NKIND])
+			 const struct proj_plan *pl, double n[PROJ_NKIND])
 {
 	struct proj_params one;
-	double best = -1, fml[3];
+	double best = -1;
 
 	memset(n, 0, PROJ_NKIND * sizeof n[0]);
-	if ((proj_layers_uniform(sc) && !proj_pp_layout_on(sc)) ||
-	    proj_stage_layers(sc, &fml[0], &fml[1], &fml[2])) {
+	if ((proj_layers_uniform(sc) && !proj_pp_layout_on(sc)) || pl->why) {
 		n[proj_kind_of(sc, 0)] = proj_stage_max_layers(sc);
 		return;
 	}
 	for (double i = 0; i < (sc->pp >= 1 ? sc->pp : 1); i++) {
 		double k[PROJ_NKIND];
 
-		proj_stage_kinds(sc, fml, i, k);
-		proj_params_kinds(sc, x, k, &one);
+		proj_plan_stage(sc, pl, i, k);
+		proj_params_kinds_n(sc, x, k, pl->N, &one);
 		if (one.p_stage > best) {
 			best = one.p_stage;
 			memcpy(n, k, sizeof k);

@@ -45,11 +45,20 @@ void proj_layer_params(const struct proj_shape *x, double *all, double *gpu, dou
 void proj_params_kinds(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		       const double n[PROJ_NKIND], struct proj_params *P)
 {
-	double t = sc->tp, N[PROJ_NKIND], all, gpu, exp;
+	double N[PROJ_NKIND];
+
+	proj_kinds_in(sc, 0, sc->layers, N);
+	proj_params_kinds_n(sc, x, n, N, P);
+}
+
+void proj_params_kinds_n(const cvc_proj_scenario *sc, const struct proj_shape *x,
+			 const double n[PROJ_NKIND], const double N[PROJ_NKIND],
+			 struct proj_params *P)
+{
+	double t = sc->tp, all, gpu, exp;
 	int main = proj_main_kind(sc);
 
 	memset(P, 0, sizeof *P);
-	proj_kinds_in(sc, 0, sc->layers, N);
 	/* one pipeline stage holds both vocabulary matrices when there is
 	 * one stage and they are not tied (pp > 1: the last stage keeps the
 	 * output layer, or the tied copy Megatron-Core keeps there), and the
