@@ -121,6 +121,16 @@ struct proj_smemo {
 	struct proj_smemo_slot e[PROJ_SM_SLOTS];
 };
 
+/* The last scenario's stages (its plan and heaviest stage), kept by the
+ * scenario without its hardware's scale factors (smemo.c). */
+struct proj_stmemo {
+	int full;
+	cvc_proj_scenario key;
+	char text[PROJ_SM_TEXT];
+	struct proj_plan pl;
+	double heavy[PROJ_NKIND];
+};
+
 /* One evaluation's look into the memo, kept for storing its result: the
  * scenario, its key and hash, and ctx->used's counts before it. */
 struct proj_smemo_mark {
@@ -139,6 +149,11 @@ void proj_smemo_keep(cvc_proj_ctx *ctx, const struct proj_smemo_mark *mk,
 		     const cvc_proj_result *r);
 /* Forgets every scenario (the prices they rest on change). */
 void proj_smemo_clear(cvc_proj_ctx *ctx);
+/* sc's plan (proj_plan_of()) and heaviest stage (proj_heaviest_stage() of
+ * its shape x), kept from the scenario before when they differ only in
+ * their hardware's scale factors. */
+void proj_smemo_stages(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, const struct proj_shape *x,
+		       struct proj_plan *pl, double heavy[PROJ_NKIND]);
 
 struct pslot {
 	struct proj_pricer p;
@@ -157,6 +172,7 @@ struct cvc_proj_ctx {
 	long builds;            /* pricers built so far (proj_ctx_builds()) */
 	struct proj_ccache cc;
 	struct proj_smemo sm;
+	struct proj_stmemo stm;
 	struct proj_used used;
 	int no_intervals;
 	int force;              /* fits past the quality gate too */

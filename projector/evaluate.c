@@ -844,8 +844,7 @@ static void evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_re
 	}
 	proj_shape_of(sc, &x);
 	m = sc->global_batch / (sc->dp * sc->micro_batch);
-	proj_plan_of(sc, &pl);
-	proj_heaviest_stage(sc, &x, &pl, n);
+	proj_smemo_stages(ctx, sc, &x, &pl, n);
 
 	/* the operators, priced: per layer of each kind (cached) and per step */
 	proj_sink_init(&k, sc, p, NULL, NULL);

@@ -7,7 +7,8 @@
  * resources are the points of a scale axis.  A hit hands back the result
  * the evaluation gave and counts again the collectives it priced, so the
  * provenance's "priced N times" are what evaluating it again would count
- * (as the layer cache does, evaluate.c).
+ * (as the layer cache does, evaluate.c).  Beside them the last scenario's
+ * stages, which its copies with their hardware scaled share.
  */
 #include <stdint.h>
 #include <string.h>
@@ -167,4 +168,59 @@ void proj_smemo_clear(cvc_proj_ctx *ctx)
 {
 	for (int i = 0; i < PROJ_SM_SLOTS; i++)
 		ctx->sm.e[i].full = 0;
+	ctx->stm.full = 0;
+}
+
+/* A plan's figures and the stages it keeps (not all PROJ_PLAN_STAGES). */
+static void plan_copy(struct proj_plan *d, const struct proj_plan *s)
+{
+	d->why = s->why;
+	memcpy(d->fml, s->fml, sizeof d->fml);
+	memcpy(d->N, s->N, sizeof d->N);
+	memcpy(d->ord, s->ord, sizeof d->ord);
+	d->nord = s->nord;
+	d->nst = s->nst;
+	memcpy(d->st, s->st, (size_t)s->nst * sizeof s->st[0]);
+}
+
+/*
+ * What the pipeline stages hold is the model's and the layout's, not the
+ * hardware's: with intervals each scenario is evaluated again with each of
+ * five resources doubled (run.c gains()), the same stages five times.
+ * The key is the scenario with its scale factors, position and text
+ * pointers cleared, the text compared by content, as above.
+ */
+void proj_smemo_stages(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, const struct proj_shape *x,
+		       struct proj_plan *pl, double heavy[PROJ_NKIND])
+{
+	struct proj_stmemo *s = &ctx->stm;
+	const char *f[PROJ_SM_NTEXT];
+	cvc_proj_scenario key;
+
+	if (ctx->no_intervals) { /* no upgrade gains: the next scenario is another */
+		proj_plan_of(sc, pl);
+		proj_heaviest_stage(sc, x, pl, heavy);
+		return;
+	}
+	key = *sc;
+	texts_of(sc, f);
+	key.index = 0;
+	key.scale_compute = key.scale_hbm_bw = key.scale_hbm_cap = 0;
+	key.scale_intra_bw = key.scale_inter_bw = 0;
+	key.study = key.model = key.layer_pattern = NULL;
+	key.recompute_modules = key.pp_layout = key.gpu = NULL;
+	if (s->full && memcmp(&s->key, &key, sizeof key) == 0 && text_same(f, s->text)) {
+		plan_copy(pl, &s->pl);
+		memcpy(heavy, s->heavy, sizeof s->heavy);
+		return;
+	}
+	proj_plan_of(sc, pl);
+	proj_heaviest_stage(sc, x, pl, heavy);
+	s->full = 0;
+	if (!text_pack(f, s->text, sizeof s->text))
+		return;
+	s->key = key;
+	plan_copy(&s->pl, pl);
+	memcpy(s->heavy, heavy, sizeof s->heavy);
+	s->full = 1;
 }

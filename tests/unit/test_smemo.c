@@ -46,3 +46,38 @@ Test(smemo, a_scenario_evaluated_again_is_its_first_evaluation)
 	cvc_proj_ctx_free(fresh);
 	cvc_proj_ctx_free(ctx);
 }
+
+/* The stages of a scenario are kept for its copies with their hardware
+ * scaled (the upgrade gains' five evaluations), and only for those: the
+ * same scenario doubled in compute, then with its dense first layers on
+ * another count (only its stages change), then on twice the pipeline
+ * stages, each priced as a fresh ctx prices it. */
+Test(smemo, stages_kept_across_scale_factors_only)
+{
+	cvc_proj_ctx *ctx = NULL;
+	cvc_proj_scenario sc;
+	cvc_proj_result a, b;
+	static const double scale[] = {1, 2, 2, 2};
+	static const int pp[] = {2, 2, 2, 4}, dense[] = {3, 3, 7, 7};
+
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	tu_scenario(&sc, "H100-SXM", 64, 2, 2);
+	sc.layers = 30; /* not a multiple of 4: uneven stages at pp 4 */
+	sc.experts = 8;
+	for (int i = 0; i < 4; i++) {
+		cvc_proj_ctx *fresh = NULL;
+
+		sc.scale_compute = scale[i];
+		sc.pp = pp[i];
+		sc.moe_first_dense = dense[i];
+		cvc_proj_evaluate(ctx, &sc, &a);
+		cr_assert_eq(cvc_proj_ctx_new(NULL, &fresh), CVC_OK);
+		cvc_proj_evaluate(fresh, &sc, &b);
+		cvc_proj_ctx_free(fresh);
+		cr_assert(a.valid && b.valid, "%s / %s", a.reason, b.reason);
+		cr_expect_eq(a.step_s, b.step_s, "case %d: %g s, fresh %g s", i, a.step_s, b.step_s);
+		cr_expect_eq(a.mem_gb, b.mem_gb, "case %d: %g GB, fresh %g GB", i, a.mem_gb, b.mem_gb);
+		cr_expect_eq(a.params_b, b.params_b);
+	}
+	cvc_proj_ctx_free(ctx);
+}
