@@ -399,7 +399,9 @@ const char *cvc_fmt_whole(double v, char *buf, size_t len)
 	if (!len)
 		return buf;
 	n = isfinite(v) ? fixed_fast(v, 0, f) : 0;
-	if (n > 0 && n < len)
+	if (v == 0 && !signbit(v) && len > 1) /* +0: the flags of a CSV row, mostly */
+		memcpy(buf, "0", 2);
+	else if (n > 0 && n < len)
 		memcpy(buf, f, n + 1);
 	else
 		snprintf(buf, len, "%.0f", v);

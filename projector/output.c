@@ -4,10 +4,8 @@
  * (fields.c) and the result metrics below, so the CSV header, the JSON keys
  * and the metric names never disagree.
  */
-#include <limits.h>
 #include <math.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -148,25 +146,6 @@ const char *cvc_proj_metric_names(void)
 	return names;
 }
 
-/* v in decimal, as printf's "%lld" writes it, without printf: a row has
- * a flag cell for every on/off field; the length written (at most 20). */
-static size_t int_text(long long v, char *out)
-{
-	char d[24];
-	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-	size_t k = 0, o = 0;
-
-	do
-		d[k++] = (char)('0' + u % 10);
-	while ((u /= 10) > 0);
-	if (v < 0)
-		out[o++] = '-';
-	while (k > 0)
-		out[o++] = d[--k];
-	out[o] = '\0';
-	return o;
-}
-
 static void field_text(const cvc_proj_scenario *sc, size_t i, char *buf, size_t len)
 {
 	const struct proj_field *fd = &proj_fields[i];
@@ -185,11 +164,8 @@ static void field_text(const cvc_proj_scenario *sc, size_t i, char *buf, size_t 
 	case PF_ENUM:
 		proj_enum_name(fd->names, (int)proj_field_get(sc, (int)i), buf, len);
 		break;
-	case PF_FLAG:
-		if (len > 20)
-			int_text((int)proj_field_get(sc, (int)i), buf);
-		else
-			snprintf(buf, len, "%d", (int)proj_field_get(sc, (int)i));
+	case PF_FLAG: /* an int: "%.0f" writes what "%d" would */
+		cvc_fmt_whole((int)proj_field_get(sc, (int)i), buf, len);
 		break;
 	case PF_NUM: {
 		double v = proj_field_get(sc, (int)i);
@@ -295,18 +271,16 @@ void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_resul
 {
 	struct line l;
 	char buf[256];
-	int n;
 
 	l.f = f;
 	l.n = 0;
 	line_cell(&l, sc->study);
 	line_sep(&l, ',');
-	if (sc->index <= (uint64_t)LLONG_MAX) {
-		line_put(&l, buf, int_text((long long)sc->index, buf));
-	} else {
-		n = snprintf(buf, sizeof buf, "%llu", (unsigned long long)sc->index);
-		line_put(&l, buf, (size_t)n);
-	}
+	if (sc->index <= 9007199254740992u) /* exact as a double */
+		cvc_fmt_whole((double)sc->index, buf, sizeof buf);
+	else
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)sc->index);
+	line_put(&l, buf, strlen(buf));
 	for (size_t i = 0; i < proj_nfields; i++) {
 		const struct proj_field *fd = &proj_fields[i];
 
@@ -318,11 +292,13 @@ void cvc_proj_csv_row(FILE *f, const cvc_proj_scenario *sc, const cvc_proj_resul
 			line_cell(&l, buf);
 	}
 	line_sep(&l, ',');
-	line_put(&l, buf, int_text(r->valid, buf));
+	cvc_fmt_whole(r->valid, buf, sizeof buf);
+	line_put(&l, buf, strlen(buf));
 	line_sep(&l, ',');
 	line_cell(&l, r->reason);
 	line_sep(&l, ',');
-	line_put(&l, buf, int_text(r->fits, buf));
+	cvc_fmt_whole(r->fits, buf, sizeof buf);
+	line_put(&l, buf, strlen(buf));
 	for (size_t i = 0; i < NMETRICS; i++) {
 		line_sep(&l, ',');
 		/* 6 significant digits, never an exponent (4515924, not

@@ -28,6 +28,18 @@ static void texts_of(const cvc_proj_scenario *sc, const char *f[PROJ_SM_NTEXT])
 	f[5] = sc->gpu;
 }
 
+/* sc as a memo's key: its position and text pointers cleared (the text is
+ * compared by content beside it), its text fields into f. */
+static void key_of(const cvc_proj_scenario *sc, cvc_proj_scenario *key,
+		   const char *f[PROJ_SM_NTEXT])
+{
+	texts_of(sc, f);
+	*key = *sc;
+	key->index = 0;
+	key->study = key->model = key->layer_pattern = NULL;
+	key->recompute_modules = key->pp_layout = key->gpu = NULL;
+}
+
 /* The text fields f as a slot keeps them: each a presence byte and its
  * text with its NUL, into buf; the length, or 0 when they do not fit. */
 static size_t text_pack(const char *const f[PROJ_SM_NTEXT], char *buf, size_t cap)
@@ -109,11 +121,7 @@ int proj_smemo_find(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, struct proj_
 	/* the numbers byte for byte (padding too: two scenarios that differ
 	 * only there miss, which costs an evaluation, never a wrong result),
 	 * the text by its content */
-	texts_of(sc, f);
-	mk->key = *sc;
-	mk->key.index = 0;
-	mk->key.study = mk->key.model = mk->key.layer_pattern = NULL;
-	mk->key.recompute_modules = mk->key.pp_layout = mk->key.gpu = NULL;
+	key_of(sc, &mk->key, f);
 	mk->hash = hash_of(&mk->key, f);
 	mk->sc = sc;
 	s = &ctx->sm.e[mk->hash % PROJ_SM_SLOTS];
@@ -137,7 +145,6 @@ void proj_smemo_keep(cvc_proj_ctx *ctx, const struct proj_smemo_mark *mk,
 	struct proj_smemo_slot *s;
 	const struct proj_used *u = &ctx->used;
 	int nnotes = 0;
-
 	const char *f[PROJ_SM_NTEXT];
 
 	if (u->dropped != mk->dropped)
@@ -202,13 +209,9 @@ void proj_smemo_stages(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, const str
 		proj_heaviest_stage(sc, x, pl, heavy);
 		return;
 	}
-	key = *sc;
-	texts_of(sc, f);
-	key.index = 0;
+	key_of(sc, &key, f);
 	key.scale_compute = key.scale_hbm_bw = key.scale_hbm_cap = 0;
 	key.scale_intra_bw = key.scale_inter_bw = 0;
-	key.study = key.model = key.layer_pattern = NULL;
-	key.recompute_modules = key.pp_layout = key.gpu = NULL;
 	if (s->full && memcmp(&s->key, &key, sizeof key) == 0 && text_same(f, s->text)) {
 		plan_copy(pl, &s->pl);
 		memcpy(heavy, s->heavy, sizeof s->heavy);
