@@ -230,15 +230,17 @@ static int close_sinks(struct sink *sink, cvc_proj_ctx *ctx, const char *json_pa
 	return rc ? cli_fail(rc, "project: %s", err) : 0;
 }
 
-/* --origins: where the figures of the three generations the study names come from. */
+/* --origins: where the figures of each GPU the study priced come from (a
+ * fixed list of three generations said nothing of a GB300 or a VR200 study,
+ * and something of GPUs it never named). */
 static void print_origins(cvc_proj_ctx *ctx)
 {
-	static const char *const gpus[] = {"A100-SXM-80GB", "H100-SXM", "B200"};
+	const char *gpu;
 
-	for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
+	for (size_t i = 0; (gpu = cvc_proj_ctx_gpu(ctx, i)); i++) {
 		char buf[8192];
 
-		if (cvc_proj_ctx_origin(ctx, gpus[i], 0, buf, sizeof buf) == CVC_OK)
+		if (cvc_proj_ctx_origin(ctx, gpu, 0, buf, sizeof buf) == CVC_OK)
 			cli_say("models: %s\n", buf);
 	}
 }

@@ -89,7 +89,7 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 		 "also print the accuracy per value of COLUMN (stack: the software stack and "
 		 "release each row's text names)",
 		 NULL},
-		{"origins", 0, CLI_FLAG, &origins, NULL, "print where the A100 and H100 model figures come from", NULL},
+		{"origins", 0, CLI_FLAG, &origins, NULL, "print where the figures of each GPU the rows were priced on come from", NULL},
 		{"force", 0, CLI_FLAG, &force, NULL,
 		 "also price with fits the quality gate keeps out", NULL},
 		{"format", 'f', CLI_CHOICE, &format, "FMT",
@@ -142,11 +142,12 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 		goto out;
 	}
 	if (origins) {
-		static const char *const gpus[] = {"A100-SXM-80GB", "H100-SXM"};
-		char buf[1024];
+		const char *gpu;
+		char buf[8192];
 
-		for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
-			if (cvc_proj_ctx_origin(ctx, gpus[i], 0, buf, sizeof buf) == CVC_OK)
+		/* each GPU the rows were priced on, not a fixed pair of them */
+		for (size_t i = 0; (gpu = cvc_proj_ctx_gpu(ctx, i)); i++)
+			if (cvc_proj_ctx_origin(ctx, gpu, 0, buf, sizeof buf) == CVC_OK)
 				cli_say("models: %s\n", buf);
 	}
 	for (size_t g = 0; g < v.ngroups; g++) {

@@ -371,6 +371,11 @@ cvc_status cvc_proj_ctx_origin(cvc_proj_ctx *ctx, const char *gpu, int dtype, ch
 	return CVC_OK;
 }
 
+const char *cvc_proj_ctx_gpu(const cvc_proj_ctx *ctx, size_t i)
+{
+	return ctx && i < (size_t)ctx->used.nseen ? ctx->used.seen[i].gpu : NULL;
+}
+
 /* Counts one priced collective under the model that priced it. */
 static void note_used(struct proj_used *u, const char *gpu, int coll, const char *origin,
 		      double calls)

@@ -52,6 +52,10 @@ CVC_API const char *cvc_proj_ctx_errmsg(const cvc_proj_ctx *ctx);
  */
 CVC_API cvc_status cvc_proj_ctx_origin(cvc_proj_ctx *ctx, const char *gpu, int dtype,
 				       char *buf, size_t len);
+/* The i-th GPU the run priced (as the scenarios name it), in the order they
+ * were first priced; NULL past the last.  The provenance's bound holds: a
+ * run that names more GPUs lists the first of them. */
+CVC_API const char *cvc_proj_ctx_gpu(const cvc_proj_ctx *ctx, size_t i);
 
 /* ---- enums (stable values: they appear in CSV output as names) ---------- */
 
