@@ -353,3 +353,24 @@ Test(offshared, nemo_dgxc_moe_families_off_the_shared_set)
 	whole_set(MOE_FAMILIES, "Mixtral / Llama 4 (NeMo, dgxc)", 14, ",13783,",
 		  "llama4-scout-17b-16e", 14.5);
 }
+
+#define BRIDGE_2608 CVC_SOURCE_DIR "/tests/data/megatron-bridge-2602-2608-offshared.csv"
+
+/*
+ * Megatron-Bridge's performance summaries of releases 26.02.01 to 26.08.01
+ * on GB300, B300, GB200 and B200, read in forks that carry the upstream
+ * page (each row names its fork, commit and section), less every row
+ * ../shared/published/blackwell-moe-runs.csv already holds: 99 rows of
+ * models cvc's catalog knows, the next Blackwell generation above all (60
+ * GB300 rows, 19 B300).  Every row projected: MAPE 22.88%, bias -5.46%;
+ * GB300 -15.0% (Llama 3 -20.2% on 21 rows, where one layout measures 1.20x
+ * GB200 in the same release and cvc's GB300 differs from its GB200 only by
+ * named figures), GPT-OSS-120B +13..+47% everywhere, and the later releases
+ * slower in cvc (26.08.01 -25.7%: docs/MODELS.md "Off the shared set").
+ * A regression guard, not a target.
+ */
+Test(offshared, megatron_bridge_2602_to_2608_off_the_shared_set)
+{
+	whole_set(BRIDGE_2608, "Megatron-Bridge 26.02.01-26.08.01 (GB300, B300)", 99, ",7002,",
+		  "llama3-70b", 24.0);
+}
