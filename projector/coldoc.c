@@ -39,6 +39,7 @@ static const struct coldoc docs[] = {
 	{"top_k", "count", "experts each token is routed to"},
 	{"moe_ffn", "count", "each routed expert's MLP width (0 = ffn)"},
 	{"shared_ffn", "count", "shared experts' total MLP width, run on every token (0 = none)"},
+	{"moe_latent", "count", "LatentMoE: the width the routed experts take in and give back (0 = the hidden size)"},
 	{"moe_first_dense", "count", "leading dense layers before the first MoE layer"},
 	{"moe_layer_freq", "count", "every n-th layer after them is MoE"},
 	{"mtp_layers", "count", "multi-token-prediction modules"},

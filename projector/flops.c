@@ -64,7 +64,7 @@ void proj_kind_flops(const struct proj_shape *x, double *w, double *wmix, double
 			     4 * x->mn * x->mp * x->mh);
 	}
 	if (!x->noffn)
-		ffn = x->ffw * (x->moe ? x->k : 1) + (x->moe ? h * x->E + x->ffs : 0);
+		ffn = x->ffw * (x->moe ? x->k : 1) + (x->moe ? h * x->E + x->ffs + x->lw : 0);
 	*w = *wmix + ffn;
 }
 
@@ -145,12 +145,16 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 	 * pattern) run one FFN of width ffn, as Megatron-LM counts them */
 	double Ld = L - proj_main_layers(sc, 0, L);
 	double fl = Ld > 0 ? ((L - Ld) * (f * topk + fsh) + Ld * sc->ffn) / L : f * topk + fsh;
-	double ffn_w = nmat * h * fl;
+	/* LatentMoE: the routed experts at the latent width, and its two
+	 * projections (Megatron-LM's count below keeps the hidden width) */
+	double hr = sc->experts > 1 && sc->moe_latent > 0 ? sc->moe_latent : h;
+	double moe_w = nmat * (hr * f * topk + h * fsh) + (hr != h ? 2 * h * hr : 0);
+	double ffn_w = Ld > 0 ? ((L - Ld) * moe_w + Ld * nmat * h * sc->ffn) / L : moe_w;
 
 	/* one MoE (main-shape) layer, for the multi-token prediction modules
 	 * (Megatron-LM counts each as one more layer of the last layer's kind,
 	 * plus 3 h + 2 h^2 for its norms and projection, and the logits again) */
-	double ffn_m = nmat * h * (f * topk + fsh);
+	double ffn_m = moe_w;
 	double mtp = sc->mtp_layers > 0 ? sc->mtp_layers : 0, r;
 
 	switch (conv) {

@@ -235,7 +235,8 @@ static cvc_status experts(struct hf *h)
 	    (rc = take(h, "moe_layer_freq", "moe_layer_freq|decoder_sparse_step|moe_layer_interval",
 		       0, 0, NULL)))
 		return rc;
-	if ((rc = take(h, "moe_router_group_topk", "topk_group", 0, 1, NULL)))
+	if ((rc = take(h, "moe_router_group_topk", "topk_group", 0, 1, NULL)) ||
+	    (rc = take(h, "moe_latent", "moe_latent_size", 0, 0, NULL))) /* Nemotron 3 Super */
 		return rc;
 	/* ERNIE 4.5: MoE layers up to moe_layer_end_index; dense ones after
 	 * the last MoE layer cvc has no field for */

@@ -88,7 +88,9 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 		return a + (!shared ? (B * (x->gated ? 2 : 1) + gin) * x->fs / t : 0);
 	}
 	if (!(norm && !x->moe))
-		a += gin * x->h * (x->moe ? rows : 1 / sh); /* FC1 input (norm output, routed rows) */
+		a += gin * x->hl * (x->moe ? rows : 1 / sh); /* FC1 input (norm output, routed rows) */
+	if (x->lw > 0) /* LatentMoE: the projections' inputs (norm output, combined rows) */
+		a += (gin * x->h + gin * x->hl) / sh;
 	a += B * rows * (x->gated ? 2 : 1) * f_loc; /* activation input (FC1 output) */
 	if (!act)
 		a += gin * rows * f_loc;      /* FC2 input (activation output) */

@@ -118,8 +118,8 @@ static double router_ops(struct proj_sink *k, const struct proj_shape *x, double
 static double permute_ops(struct proj_sink *k, const struct proj_shape *x, double cf, double cb,
 			  double *bwd)
 {
-	double Th = x->BA * x->Te * x->h, Trh = x->BA * x->Tx * x->imb * x->h, te = x->Te * x->E;
-	double Tr = x->Tx * x->imb, Tmh = x->BA * x->Tm * x->imb * x->h, f, b;
+	double Th = x->BA * x->Te * x->hl, Trh = x->BA * x->Tx * x->imb * x->hl, te = x->Te * x->E;
+	double Tr = x->Tx * x->imb, Tmh = x->BA * x->Tm * x->imb * x->hl, f, b;
 
 	*bwd = 0;
 	if (x->disp == CVC_PROJ_DISPATCH_HYBRIDEP)
@@ -185,12 +185,22 @@ void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 
 	r_f = proj_gemm3(k, x->lowp ? CVC_PROJ_BF16 : x->dtype, x->Te, x->E, x->h, cf, cb, 0, 1, 1, 1,
 			 &r_d, &r_w);
-	up_f = proj_op_ggemm(k, dt, mg, w1, x->h, groups, cf);
-	up_d = proj_op_ggemm(k, dt, mg, x->h, w1, groups, cb);
-	up_w = proj_op_wggemm(k, dt, x->h, w1, mg, groups, cb);
-	dn_f = proj_op_ggemm(k, dt, mg, x->h, ffn_l, groups, cf);
-	dn_d = proj_op_ggemm(k, dt, mg, ffn_l, x->h, groups, cb);
-	dn_w = proj_op_wggemm(k, dt, ffn_l, x->h, mg, groups, cb);
+	/* LatentMoE: the rank's tokens projected to the latent width after
+	 * the router and back after the combine (Megatron-Core's moe_layer.py
+	 * fc1_latent_proj / fc2_latent_proj: TELinear, duplicated over tp) */
+	if (x->lw > 0) {
+		double l_d, l_w, u_d, u_w;
+		double l_f = proj_gemm3(k, dt, x->Te, x->hl, x->h, cf, cb, 0, 1, 1, 1, &l_d, &l_w);
+		double u_f = proj_gemm3(k, dt, x->Te, x->h, x->hl, cf, cb, 0, 1, 1, 1, &u_d, &u_w);
+
+		r_f += l_f + u_f, r_d += l_d + u_d, r_w += l_w + u_w;
+	}
+	up_f = proj_op_ggemm(k, dt, mg, w1, x->hl, groups, cf);
+	up_d = proj_op_ggemm(k, dt, mg, x->hl, w1, groups, cb);
+	up_w = proj_op_wggemm(k, dt, x->hl, w1, mg, groups, cb);
+	dn_f = proj_op_ggemm(k, dt, mg, x->hl, ffn_l, groups, cf);
+	dn_d = proj_op_ggemm(k, dt, mg, ffn_l, x->hl, groups, cb);
+	dn_w = proj_op_wggemm(k, dt, ffn_l, x->hl, mg, groups, cb);
 	/* the expert GEMMs' and their activation's launches: outside the CUDA
 	 * graphs of a dropless layer (Megatron-Core's graph scopes: attention,
 	 * router, dispatch preprocessing and shared experts; the routed experts
@@ -293,7 +303,7 @@ static double ep_xfer(struct proj_sink *k, const struct proj_shape *x, int phase
 		/* every rank gathers all tokens of the expert tensor- and
 		 * expert-parallel group (its tp_ep_group): the skew does not
 		 * change it */
-		double grp = x->e * x->etg, tok = x->Te * x->h * x->BA * grp;
+		double grp = x->e * x->etg, tok = x->Te * x->hl * x->BA * grp;
 		double pg = fmin(grp, x->gpn);
 
 		if (phase == CVC_EP_COMBINE)
@@ -303,17 +313,17 @@ static double ep_xfer(struct proj_sink *k, const struct proj_shape *x, int phase
 				    tok + x->Te * x->E * 5 * grp, grp, pg, count);
 	}
 	if (x->disp == CVC_PROJ_DISPATCH_ALLTOALL) {
-		t = proj_op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tx * x->h * B, x->e, pn,
+		t = proj_op_coll(k, CVC_MODEL_ALLTOALL, CVC_PROJ_COMM_EP, x->Tx * x->hl * B, x->e, pn,
 				 count);
 	} else {
 		double mr = x->gtopk >= 1 && x->gtopk < N ? x->gtopk * pn : 0;
 		double G = units_reached(x->E, x->k, x->e, mr);
 		double D = units_reached(x->E, x->k, N, x->gtopk);
-		double nvl = x->Te * G * x->h * B, net = N > 1 ? x->Te * D * (N - 1) / N * x->h * B : 0;
+		double nvl = x->Te * G * x->hl * B, net = N > 1 ? x->Te * D * (N - 1) / N * x->hl * B : 0;
 
 		t = proj_op_ep(k, x->disp == CVC_PROJ_DISPATCH_HYBRIDEP ? CVC_EP_HYBRIDEP
 									: CVC_EP_DEEPEP,
-			       phase, nvl, net, x->e, pn, x->esms, x->h, count);
+			       phase, nvl, net, x->e, pn, x->esms, x->hl, count);
 	}
 	/* the expert tensor-parallel group gathers the exchanged copies
 	 * (dispatch_postprocess) and reduce-scatters the experts' outputs
@@ -324,7 +334,7 @@ static double ep_xfer(struct proj_sink *k, const struct proj_shape *x, int phase
 
 		t += proj_op_coll(k, phase == CVC_EP_COMBINE ? CVC_MODEL_REDUCESCATTER
 							     : CVC_MODEL_ALLGATHER,
-				  CVC_PROJ_COMM_EP, x->Tm * x->h * B, x->etg, pe, count);
+				  CVC_PROJ_COMM_EP, x->Tm * x->hl * B, x->etg, pe, count);
 	}
 	skew_unc(k, x, PU_COLL0 + CVC_PROJ_COMM_EP, t, count);
 	return t;

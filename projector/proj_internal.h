@@ -447,6 +447,10 @@ struct proj_shape {
 	/* f: the FFN width (each routed expert's in MoE); fs, ffs: the shared
 	 * experts' total width and weights (MoE only, else 0) */
 	double b, s, h, a, g, f, fs, V, E, k, t, c, e, et, T, dh, qkv, BA, ffw, ffs, Tm, gpn;
+	/* hl: the width the routed experts take in and give back, and their
+	 * tokens are permuted and exchanged in (LatentMoE's moe_latent; else
+	 * h); lw: the two latent projections' weights (0 without them) */
+	double hl, lw;
 	/* MoE (Megatron-Core's token dispatchers, moe/token_dispatcher.py:
 	 * "num_local_tokens: S/TP*B"): Te the tokens a rank's MoE layer routes
 	 * (its sequence shard with sequence parallelism), Tx their routed

@@ -49,6 +49,8 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->g = sc->kv_heads;
 	x->f = sc->experts > 1 && sc->moe_ffn > 0 ? sc->moe_ffn : sc->ffn;
 	x->fs = sc->experts > 1 ? sc->shared_ffn : 0;
+	x->hl = sc->experts > 1 && sc->moe_latent > 0 ? sc->moe_latent : sc->hidden;
+	x->lw = sc->experts > 1 && sc->moe_latent > 0 ? 2 * sc->hidden * sc->moe_latent : 0;
 	x->V = sc->vocab;
 	x->E = sc->experts;
 	x->k = sc->top_k;
@@ -93,7 +95,7 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->dv = x->mla && sc->v_head_dim > 0 ? sc->v_head_dim : x->dh;
 	x->attw = proj_attn_weights(sc, sc->tp, &x->attw_t);
 	x->BA = sc->dtype == CVC_PROJ_FP32 ? 4 : 2; /* activations, grads, comm */
-	x->ffw = (x->gated ? 3 : 2) * x->h * x->f; /* FFN weights of one expert */
+	x->ffw = (x->gated ? 3 : 2) * x->hl * x->f; /* FFN weights of one expert */
 	x->ffs = (x->gated ? 3 : 2) * x->h * x->fs; /* of the shared experts */
 	/* with sequence parallelism a rank routes its shard of the tokens,
 	 * and the expert tensor-parallel group gathers the exchanged copies
@@ -168,6 +170,7 @@ void proj_shape_dense(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	xd->E = xd->k = 1;
 	xd->f = sc->ffn;
 	xd->fs = xd->ffs = 0;
+	xd->hl = x->h, xd->lw = 0;
 	xd->et = x->t;
 	xd->ffw = (x->gated ? 3 : 2) * x->h * xd->f;
 	xd->Tm = xd->Tx = xd->Te = x->T;

@@ -58,7 +58,7 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 	/* the expert widths mean nothing to a dense model (a sweep over
 	 * experts: [1, 64] keeps them for its MoE half) */
 	if (sc->experts == 1)
-		sc->moe_ffn = sc->shared_ffn = 0;
+		sc->moe_ffn = sc->shared_ffn = sc->moe_latent = 0;
 	else if (sc->moe_ffn <= 0)
 		sc->moe_ffn = sc->ffn;
 	/* so is the layer pattern (every layer of a dense model is alike) */
@@ -110,6 +110,8 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 	if (sc->experts > 1 && (!is_int(sc->moe_ffn) ||
 				(sc->shared_ffn > 0 && !is_int(sc->shared_ffn))))
 		return "moe_ffn and shared_ffn must be positive integers";
+	if (sc->moe_latent != 0 && !is_int(sc->moe_latent))
+		return "moe_latent must be a positive integer (0: none)";
 	if (sc->moe_first_dense != floor(sc->moe_first_dense) || !is_int(sc->moe_layer_freq))
 		return "moe_first_dense and moe_layer_freq must be whole numbers";
 	{

@@ -31,8 +31,9 @@ void proj_layer_params(const struct proj_shape *x, double *all, double *gpu, dou
 	}
 	if (!x->noffn && x->moe) {
 		/* router and shared experts split by tp; the routed experts by ep */
-		ffn_all = x->ffw * x->E + h * x->E + x->ffs;
-		ffn_gpu = (h * x->E + x->ffs) / t;
+		ffn_all = x->ffw * x->E + h * x->E + x->ffs + x->lw;
+		/* LatentMoE's two projections: whole on every tp rank */
+		ffn_gpu = (h * x->E + x->ffs) / t + x->lw;
 		*exp = x->E / x->e * x->ffw / x->et; /* an expert splits by etp */
 	} else if (!x->noffn) {
 		ffn_all = x->ffw;

@@ -156,6 +156,12 @@ typedef struct cvc_proj_scenario {
 	 * token (0 = none): Megatron-Core's --moe-ffn-hidden-size and
 	 * --moe-shared-expert-intermediate-size */
 	double moe_ffn, shared_ffn;
+	/* LatentMoE (Nemotron 3 Super and Ultra: Megatron-Core's
+	 * --moe-latent-size, config.json moe_latent_size): the routed experts
+	 * take in and give back this width, between a projection from the
+	 * hidden size before the dispatch and one back after the combine; the
+	 * router and the shared experts keep the hidden size (0 = none) */
+	double moe_latent;
 	/* which layers are MoE layers: layer i (0-based) is one when i >=
 	 * moe_first_dense and (i - moe_first_dense) % moe_layer_freq == 0;
 	 * the others are dense layers of width ffn (DeepSeek-V3's
