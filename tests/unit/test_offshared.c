@@ -374,3 +374,23 @@ Test(offshared, megatron_bridge_2602_to_2608_off_the_shared_set)
 	whole_set(BRIDGE_2608, "Megatron-Bridge 26.02.01-26.08.01 (GB300, B300)", 99, ",7002,",
 		  "llama3-70b", 24.0);
 }
+
+#define NEMOTRON3 CVC_SOURCE_DIR "/tests/data/megatron-bridge-nemotron3-offshared.csv"
+
+/*
+ * Nemotron 3 Super and Ultra (LatentMoE hybrid Mamba-Transformer: a family
+ * the shared files lack) in Megatron-Bridge's summaries of 26.04 to
+ * 26.08.01 on GB300, GB200, B300 and B200, each with its recipe's
+ * dispatcher, CUDA graphs and recompute (nemotron_3_workload_base_configs.py
+ * @f601ba97), and the one VR200 figure published (PR #5721, its tokens/s
+ * derived from the GB300 row of the same layout).  Every row projected:
+ * MAPE 56.58%, fast everywhere but on B200 (B200 -0.2%, GB300 +37%, GB200
+ * at TP 2 +71%, B300 at EP 8 +103%; the VR200 row +110%: cvc prices Rubin
+ * 2.67x GB300 on that layout where it measured 1.40x).  A regression
+ * guard, not a target.
+ */
+Test(offshared, nemotron3_latent_moe_off_the_shared_set)
+{
+	whole_set(NEMOTRON3, "Nemotron 3 Super / Ultra (Megatron-Bridge)", 45, ",9623,",
+		  "nemotron-3-super-120b-a12b", 58.0);
+}
