@@ -147,8 +147,8 @@ double proj_flops_per_seq(int conv, const cvc_proj_scenario *sc)
 	double fl = Ld > 0 ? ((L - Ld) * (f * topk + fsh) + Ld * sc->ffn) / L : f * topk + fsh;
 	/* LatentMoE: the routed experts at the latent width, and its two
 	 * projections (Megatron-LM's count below keeps the hidden width) */
-	double hr = sc->experts > 1 && sc->moe_latent > 0 ? sc->moe_latent : h;
-	double moe_w = nmat * (hr * f * topk + h * fsh) + (hr != h ? 2 * h * hr : 0);
+	double lat = proj_latent_width(sc), hr = lat > 0 ? lat : h;
+	double moe_w = nmat * (hr * f * topk + h * fsh) + 2 * h * lat;
 	double ffn_w = Ld > 0 ? ((L - Ld) * moe_w + Ld * nmat * h * sc->ffn) / L : moe_w;
 
 	/* one MoE (main-shape) layer, for the multi-token prediction modules

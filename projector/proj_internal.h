@@ -568,6 +568,9 @@ struct proj_step_cost {
 };
 
 void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x);
+/* LatentMoE's width of sc's routed experts (moe_latent of an MoE model),
+ * 0 without it: the one test the shape and the FLOP count share. */
+double proj_latent_width(const cvc_proj_scenario *sc);
 /* The dense layers of an MoE model with a layer pattern (moe_first_dense,
  * moe_layer_freq): x as a dense layer of width ffn. */
 void proj_shape_dense(const cvc_proj_scenario *sc, const struct proj_shape *x,

@@ -40,8 +40,15 @@ double proj_attn_weights(const cvc_proj_scenario *sc, double tp, double *per_ran
 	return whole + split;
 }
 
+double proj_latent_width(const cvc_proj_scenario *sc)
+{
+	return sc->experts > 1 && sc->moe_latent > 0 ? sc->moe_latent : 0;
+}
+
 void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 {
+	double lat = proj_latent_width(sc);
+
 	x->b = sc->micro_batch;
 	x->s = sc->seq;
 	x->h = sc->hidden;
@@ -49,8 +56,8 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->g = sc->kv_heads;
 	x->f = sc->experts > 1 && sc->moe_ffn > 0 ? sc->moe_ffn : sc->ffn;
 	x->fs = sc->experts > 1 ? sc->shared_ffn : 0;
-	x->hl = sc->experts > 1 && sc->moe_latent > 0 ? sc->moe_latent : sc->hidden;
-	x->lw = sc->experts > 1 && sc->moe_latent > 0 ? 2 * sc->hidden * sc->moe_latent : 0;
+	x->hl = lat > 0 ? lat : sc->hidden;
+	x->lw = 2 * sc->hidden * lat;
 	x->V = sc->vocab;
 	x->E = sc->experts;
 	x->k = sc->top_k;
