@@ -62,6 +62,10 @@ struct proj_layer_cost {
 					* pass) and its reduce-scatters */
 	double first_fwd_s, first_bwd_s; /* embedding (first stage) */
 	double last_fwd_s, last_bwd_s;   /* logits + loss (last stage) */
+	/* of last_*: the prediction modules' own work (the next tokens'
+	 * embedding, the two norms, the 2h -> h projection), which runs on the
+	 * rank of a layout's m layers when that is not the loss's rank */
+	double mtp_fwd_s, mtp_bwd_s, mtp_kernels;
 	/* their tensor-parallel collectives, forward and backward (exposed:
 	 * no GEMM of theirs is split to hide them) */
 	double first_tp_s, last_tp_s;

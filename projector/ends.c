@@ -105,13 +105,16 @@ static void last_stage_ops(struct proj_sink *k, const struct proj_shape *x, doub
 		 * (counted with the stage's layers) and the final norm, logits and
 		 * loss again, as above.
 		 */
-		double m = M * x->mtp, pf, pd, pw;
+		double m = M * x->mtp, pf, pd, pw, k0 = k->kernels;
 
 		pf = proj_gemm3(k, x->dtype, x->Td, x->h / x->tv, 2 * x->h, m, m, st, 1, 1, 1, &pd, &pw);
 		pf += proj_op_mem(k, CVC_MODEL_MEM_GATHER, 2 * x->BA * x->Td * x->h, m, st) +
 		      2 * proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th, m, st);
 		pd += pw + proj_op_mem(k, CVC_MODEL_MEM_GATHER, 3 * x->BA * x->Td * x->h, m, st) +
 		      2 * proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, m, st);
+		lc->mtp_fwd_s = x->mtp * pf;
+		lc->mtp_bwd_s = x->mtp * pd;
+		lc->mtp_kernels = k->kernels - k0;
 		f += x->mtp * (pf + f);
 		b += x->mtp * (pd + b);
 	}

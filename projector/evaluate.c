@@ -504,7 +504,7 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 {
 	const struct proj_layer_cost *lc = K->lc[K->ord[0]];
 	double pp = sc->pp, first_e = lc->first_fwd_s + lc->first_bwd_s;
-	double last_e = lc->last_fwd_s + lc->last_bwd_s;
+	double last_e = lc->last_fwd_s + lc->last_bwd_s, mr = proj_pp_mtp_rank(sc);
 	double gap = cvc_model_kernel_gap_us(p->ms_base), host = proj_host_us(sc);
 	double sms = cvc_modelset_spec(p->ms_scaled)->sm_count, esm = 0;
 	int held = tp_overlap_held(sc, p);
@@ -541,6 +541,16 @@ static int slowest_stage(const cvc_proj_scenario *sc, const struct proj_pricer *
 			ext = last_e;
 			extk = lc->last_kernels;
 			extt = lc->last_tp_s;
+		}
+		/* a standalone prediction stage: the modules' own work on its
+		 * rank, their logits and loss on the last (proj_pp_mtp_rank()) */
+		if (pp > 1 && mr != pp - 1) {
+			double mw = lc->mtp_fwd_s + lc->mtp_bwd_s;
+
+			if (at == pp - 1)
+				ext -= mw, extk -= lc->mtp_kernels;
+			if (at == mr)
+				ext += mw, extk += lc->mtp_kernels;
 		}
 		mb_cost_of(sc, &S, st, ext, extk, extt, gap, host, esm, held, &one);
 		if (i == 0 || one.t_mb > best->t_mb)

@@ -180,11 +180,52 @@ const char *proj_pp_layout_check(const cvc_proj_scenario *sc, double *vpp)
 		return "pp_layout's m layers must share one stage";
 	if (k.m > 0 && k.first_m_stage < (v - 1) * pp)
 		return "pp_layout's m layers must be in their rank's last virtual stage";
-	/* cvc prices the prediction modules' logits and loss on the last stage */
-	if (k.m > 0 && proj_fmod(k.first_m_stage, pp) != pp - 1)
-		return "pp_layout's m layers on another rank than the loss's are not priced";
 	*vpp = v;
 	return NULL;
+}
+
+/* The stage index of the layout's m layers (-1: none). */
+struct mstage {
+	struct walker w;
+	double stage, at;
+};
+
+static void mstage_sym(struct walker *w, char c)
+{
+	struct mstage *k = (struct mstage *)w;
+
+	if (c == '|')
+		k->stage++;
+	else if (c == 'm' && k->at < 0)
+		k->at = k->stage;
+}
+
+/*
+ * A standalone prediction stage (Megatron-Core's mtp_standalone: the m
+ * layers on a rank before the loss's, "Et*3|(tt|)*29m|L") runs the
+ * modules whole but for their logits and loss: the next tokens' embedding
+ * (a copy of the table kept in the embedding group), the norms, the 2h ->
+ * h projection and the layer, and sends the hidden states of the model
+ * and of each module, concatenated along the sequence, to the loss's
+ * rank, which holds the only output layer and computes every logit and
+ * loss (NVIDIA/Megatron-LM pipeline_parallel_layer_layout.py @00caa53a
+ * validate_layer_layout's mtp_standalone; multi_token_prediction.py
+ * @00611e6e MultiTokenPredictionBlock.forward and process_mtp_loss;
+ * gpt_model.py @007562f9 _postprocess).
+ */
+double proj_pp_mtp_rank(const cvc_proj_scenario *sc)
+{
+	struct mstage k;
+	double pp = sc->pp >= 1 ? sc->pp : 1;
+
+	if (!(sc->mtp_layers > 0) || !(pp > 1) || !sc->pp_layout || !sc->pp_layout[0])
+		return pp - 1;
+	memset(&k, 0, sizeof k);
+	k.w.fn = mstage_sym;
+	k.at = -1;
+	if (walk(sc->pp_layout, &k.w) || k.at < 0)
+		return pp - 1;
+	return proj_fmod(k.at, pp);
 }
 
 /* Rank i's layers by kind as the layout places them. */

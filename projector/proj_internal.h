@@ -843,6 +843,9 @@ const char *proj_pp_layout_check(const cvc_proj_scenario *sc, double *vpp);
 const char *proj_pp_balanced_check(const cvc_proj_scenario *sc);
 /* Rank i's decoder layers by kind (n) and prediction layers (*mtp). */
 void proj_pp_layout_rank(const cvc_proj_scenario *sc, double i, double n[PROJ_NKIND], double *mtp);
+/* The pipeline rank of the prediction modules (their m layers): a layout's,
+ * else the last (with the loss). */
+double proj_pp_mtp_rank(const cvc_proj_scenario *sc);
 
 /* memory.c: r's memory figures (mem_*_gb, hbm_gb, fits); m micro-batches,
  * the stages as pl has them. */

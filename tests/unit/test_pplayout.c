@@ -46,6 +46,14 @@ static void run(const char *text, struct got *g, int n)
 	cr_assert_eq(g->n, n);
 }
 
+/* run(), every scenario priced (valid). */
+static void run_valid(const char *text, struct got *g, int n)
+{
+	run(text, g, n);
+	for (int i = 0; i < n; i++)
+		cr_assert(g->r[i].valid, "scenario %d: %s", i, g->r[i].reason);
+}
+
 /* Rank i's dense and MoE layers and its prediction layers, from the
  * finalized scenario sc (the layout's or the split's). */
 static void rank_of(const cvc_proj_scenario *sc, double i, double *dense, double *moe)
@@ -103,12 +111,10 @@ Test(pplayout, balanced_when_no_split_fits)
 	struct got g;
 	double d, m;
 
-	run(DSV3 "parallelism: [{pp: 4, ep: 64}, {pp: 16, ep: 8}, {tp: 2, pp: 8, vpp: 4, ep: 64},\n"
+	run_valid(DSV3 "parallelism: [{pp: 4, ep: 64}, {pp: 16, ep: 8}, {tp: 2, pp: 8, vpp: 4, ep: 64},\n"
 		 "              {tp: 2, pp: 8, ep: 64, pp_layout: \"Et|(tt|)*30mL\"},\n"
 		 "              {pp: 4, vpp: 4, ep: 64}, {pp: 8, vpp: 2, ep: 32}]\n"
 		 "hardware: {gpu: B200, gpus: 1024}\n", &g, 6);
-	for (int i = 0; i < 6; i++)
-		cr_assert(g.r[i].valid, "scenario %d: %s", i, g.r[i].reason);
 	rank_of(&g.sc[0], 0, &d, &m);
 	cr_expect(d == 3 && m == 13, "pp 4, rank 0: %g dense, %g MoE", d, m);
 	rank_of(&g.sc[0], 3, &d, &m);
@@ -157,10 +163,8 @@ Test(pplayout, qwen3_235b_fits_and_a_layout_prices)
  * Claim: a layout Megatron-Core would refuse is refused with its reason:
  * decoder layers other than the model's, no embedding first or loss last,
  * stages that do not divide by pp, a vpp that disagrees, first/last stage
- * layers as well, malformed repetitions; and the prediction layer on
- * another rank than the loss (Megatron-Core's doc example "Et*3|(tt|)*29,m|L")
- * is named as not priced.  A character outside the grammar is an error of
- * the file, with its line.
+ * layers as well, malformed repetitions.  A character outside the grammar
+ * is an error of the file, with its line.
  */
 Test(pplayout, layouts_refused)
 {
@@ -174,7 +178,6 @@ Test(pplayout, layouts_refused)
 		 "not both"},
 		{"{pp: 4, pp_layout: \"Et*16|t*16|(t*16|t*13mL\"}", "'(' without"},
 		{"{pp: 4, pp_layout: \"Et*16|t*16|(t*16)|t*13mL\"}", "expected '*N' after ')'"},
-		{"{pp: 16, pp_layout: \"Et*3|(tt|)*29,m|L\"}", "on another rank than the loss's"},
 		{"{pp: 4, pp_layout: \"Et*16|t*16|t*16|t*13t*m*L\"}", "expected a count"},
 	};
 	char text[512];
@@ -197,5 +200,68 @@ Test(pplayout, layouts_refused)
 						      "expected E, t, m, L") != NULL, "%s",
 			  cvc_proj_study_errmsg(st));
 		cvc_proj_study_free(st);
+	}
+}
+
+/*
+ * Claim: a standalone prediction stage (the m layer on a rank before the
+ * loss's, as Megatron-Core's mtp_standalone runs it) is priced where it
+ * runs.  "Et*3|(tt|)*29m|L" on pp 8 (the Megatron-Core MoE report's
+ * DeepSeek-V3 H100 layout) puts stage 30, the MTP layer (an MoE layer), on
+ * rank 6 beside its six MoE layers; rank 7 keeps six; the doc example
+ * "Et*3|(tt|)*29,m|L" on pp 16 is rank 14's.  On pp 2 x vpp 2 the module
+ * moves the pace with it: on rank 0 ("Et*20|t*21|t*20m|L") that rank's 40
+ * layers and the module outrun "...t*20|mL", where rank 0 has 40 and no
+ * module; on a lighter rank 0 ("Et*5|t*51|t*5m|L") the loss's rank, with 51
+ * layers and the two heads' logits, beats "...t*5|mL", where it runs the
+ * module too.  And what the module costs of its own (the next tokens'
+ * embedding, norms, 2h -> h projection) stays on its rank: moving the m
+ * layer onto the loss's rank adds that rank's compute more than a plain
+ * layer does (layouts without MTP, 51 against 50 layers there), by the
+ * module's work, about an eighth of a layer; charged to the loss's rank
+ * either way, the two would be one layer apart alike.  Exact counts,
+ * ordered steps and compute.
+ */
+Test(pplayout, standalone_prediction_stage)
+{
+	struct got g;
+	double d, m;
+
+	run_valid(DSV3 "parallelism:\n"
+		 "  - {tp: 2, pp: 8, ep: 64, pp_layout: \"Et*3|(tt|)*29m|L\"}\n"
+		 "  - {tp: 2, pp: 16, ep: 32, pp_layout: \"Et*3|(tt|)*29,m|L\"}\n"
+		 "hardware: {gpu: H100-SXM, gpus: 1024}\n", &g, 2);
+	cr_expect_eq(g.sc[0].vpp, 4);
+	cr_expect_eq(proj_pp_mtp_rank(&g.sc[0]), 6);
+	rank_of(&g.sc[0], 6, &d, &m);
+	cr_expect_eq(m, 7, "rank 6: %g MoE layers", m);
+	rank_of(&g.sc[0], 7, &d, &m);
+	cr_expect_eq(m, 6, "rank 7: %g MoE layers", m);
+	cr_expect_eq(proj_pp_mtp_rank(&g.sc[1]), 14);
+
+	run_valid(DSV3 "parallelism:\n"
+		 "  - {pp: 2, ep: 64, pp_layout: \"Et*20|t*21|t*20m|L\"}\n"
+		 "  - {pp: 2, ep: 64, pp_layout: \"Et*20|t*21|t*20|mL\"}\n"
+		 "  - {pp: 2, ep: 64, pp_layout: \"Et*5|t*51|t*5m|L\"}\n"
+		 "  - {pp: 2, ep: 64, pp_layout: \"Et*5|t*51|t*5|mL\"}\n"
+		 "hardware: {gpu: B200, gpus: 256}\n", &g, 4);
+	cr_expect_eq(proj_pp_mtp_rank(&g.sc[0]), 0);
+	cr_expect_gt(g.r[0].step_s, g.r[1].step_s, "%g vs %g", g.r[0].step_s, g.r[1].step_s);
+	cr_expect_lt(g.r[2].step_s, g.r[3].step_s, "%g vs %g", g.r[2].step_s, g.r[3].step_s);
+	{
+		double moved = g.r[3].compute_s - g.r[2].compute_s, layer;
+		struct got n;
+
+		run_valid("model: {arch: deepseek-v3, seq: 4096, mtp_layers: 0}\n"
+		    "training: {global_batch: 8192}\nparallelism:\n"
+		    "  - {pp: 2, ep: 64, pp_layout: \"Et*5|t*51|t*5|L\"}\n"
+		    "  - {pp: 2, ep: 64, pp_layout: \"Et*5|t*50|t*6|L\"}\n"
+		    "hardware: {gpu: B200, gpus: 256}\n", &n, 2);
+		layer = n.r[0].compute_s - n.r[1].compute_s;
+		cr_expect_gt(layer, 0);
+		cr_expect_gt(moved, 1.05 * layer, "the m layer and module %g s, a layer %g s", moved,
+			     layer);
+		cr_expect_lt(moved, 1.5 * layer, "the m layer and module %g s, a layer %g s", moved,
+			     layer);
 	}
 }
