@@ -404,8 +404,9 @@ Test(offshared, nemotron3_latent_moe_off_the_shared_set)
  * recompute, all-to-all overlap and CUDA graphs; less the two rows the
  * model zoo's readme gives alike.  Every row projected: MAPE 16.03%, bias
  * +12.27%; DeepSeek-V3 GB300 +17.8% (cvc 1.29x its GB200 row where it
- * measured 1.18x), H100 +27.0%, Qwen3-235B-A22B GB200 BF16 +31.9%; under
- * the naive 40%-of-peak (12.51%).  A regression guard, not a target.
+ * measured 1.18x), H100 +27.0%, Qwen3-235B-A22B GB200 BF16 +31.9%: worse
+ * than the naive 40% of peak (12.51%), the four rows with the overlap
+ * all fast.  A regression guard, not a target.
  */
 Test(offshared, megatron_core_moe_report_off_the_shared_set)
 {
