@@ -184,22 +184,6 @@ const char *proj_pp_layout_check(const cvc_proj_scenario *sc, double *vpp)
 	return NULL;
 }
 
-/* The stage index of the layout's m layers (-1: none). */
-struct mstage {
-	struct walker w;
-	double stage, at;
-};
-
-static void mstage_sym(struct walker *w, char c)
-{
-	struct mstage *k = (struct mstage *)w;
-
-	if (c == '|')
-		k->stage++;
-	else if (c == 'm' && k->at < 0)
-		k->at = k->stage;
-}
-
 /*
  * A standalone prediction stage (Megatron-Core's mtp_standalone: the m
  * layers on a rank before the loss's, "Et*3|(tt|)*29m|L") runs the
@@ -215,17 +199,16 @@ static void mstage_sym(struct walker *w, char c)
  */
 double proj_pp_mtp_rank(const cvc_proj_scenario *sc)
 {
-	struct mstage k;
+	struct check k;
 	double pp = sc->pp >= 1 ? sc->pp : 1;
 
 	if (!(sc->mtp_layers > 0) || !(pp > 1) || !sc->pp_layout || !sc->pp_layout[0])
 		return pp - 1;
 	memset(&k, 0, sizeof k);
-	k.w.fn = mstage_sym;
-	k.at = -1;
-	if (walk(sc->pp_layout, &k.w) || k.at < 0)
+	k.w.fn = check_sym; /* the walk proj_pp_layout_check() reads */
+	if (walk(sc->pp_layout, &k.w) || !(k.m > 0))
 		return pp - 1;
-	return proj_fmod(k.at, pp);
+	return proj_fmod(k.first_m_stage, pp);
 }
 
 /* Rank i's layers by kind as the layout places them. */
