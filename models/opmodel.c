@@ -528,11 +528,6 @@ static void install_coll(cvc_modelset *ms, const cvc_hw_catalog *cat, const cvc_
 				snprintf(s->small_origin, sizeof s->small_origin,
 					 "size regimes of %s, measured at this size, carried over the "
 					 "span's latency", label);
-				for (int d = 0; d < 2; d++)
-					snprintf(s->ring_origin[d], sizeof s->ring_origin[d],
-						 "large-message level of %s (all-reduce) carried to this "
-						 "ring collective, span and NICs, on the %s NVLink level",
-						 label, d ? "spec's" : "fitted");
 				for (int a = 0; a < OPM_NALGO; a++) {
 					snprintf(s->across_origin[a], sizeof s->across_origin[a],
 						 "one-domain level of %s carried across domains, %s: "

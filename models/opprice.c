@@ -418,10 +418,11 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
 		 * 167 and 163 GB/s at 4 and 8 nodes, where f(nodes) said 1.5
 		 * and 1.75 (docs/MODELS.md "Default efficiencies").  Forced
 		 * onto NCCL's ring (algo) it moves f(n), as the fitted levels'
-		 * ring bound does.  The other collectives span the nodes,
-		 * f(nodes); all-gather and reduce-scatter have only rings,
-		 * f(n) (docs/MODELS.md Known gaps: why that is not priced here
-		 * yet). */
+		 * ring bound does.  All-gather and reduce-scatter have only
+		 * rings (NCCL builds its trees for all-reduce), so f(n) too:
+		 * charged f(nodes), the 2-node all-gather logs ran 13-70%
+		 * slower than priced (docs/MODELS.md "Default efficiencies").
+		 * The other collectives span the nodes, f(nodes). */
 		int nodes = (n + gpn - 1) / gpn;
 		double f_in = cvc_model_busbw_factor(c, gpn), f_out;
 		double t_in, t_out;
@@ -430,7 +431,8 @@ static double coll_default(const cvc_hw_spec *sys, cvc_model_coll c, int64_t byt
 			f_out = (double)(n - gpn) / n;
 		else if (c == CVC_MODEL_SENDRECV || c == CVC_MODEL_BROADCAST || c == CVC_MODEL_REDUCE)
 			f_out = 1.0 / gpn;
-		else if (algo == OPM_RING)
+		else if (algo == OPM_RING || c == CVC_MODEL_ALLGATHER ||
+			 c == CVC_MODEL_REDUCESCATTER)
 			f_out = f / gpn;
 		else if (c == CVC_MODEL_ALLREDUCE)
 			f_out = (nodes <= 2 ? 1.0 : 2.0) / gpn;
@@ -508,8 +510,14 @@ static double node_nics(const cvc_hw_spec *sys, int gpn)
  * the fitted fill carried as bytes, NCCL's latency grown from one domain
  * to this span; the fastest (or forced) algorithm wins.  Its error is the
  * measured carry of the shared one-node logs to their 2-node logs
- * (docs/MODELS.md "Collectives across domains").  0 when c has no
- * one-domain level (nor all-reduce one).
+ * (docs/MODELS.md "Across domains from one domain").  Only for the rings
+ * of all-gather and reduce-scatter: there it measured better than the
+ * defaults (8.7% against 10.8% on the 4 all-gather logs); an all-reduce
+ * carried so measured worse (19.4% against 16.8% on 9 logs: a one-node
+ * all-reduce's NVLink SHARP does not cross nodes), and no other
+ * collective was measured across nodes (a carry may only make prices
+ * better).  0 otherwise, or when c has no one-domain level (nor
+ * all-reduce one).
  */
 static int across_domains(const cvc_modelset *ms, cvc_model_coll c, int64_t bytes, int n, int gpn,
 			  const cvc_hw_spec *sys, int algo, cvc_model_price *out)
@@ -519,7 +527,7 @@ static int across_domains(const cvc_modelset *ms, cvc_model_coll c, int64_t byte
 	double busbw = dom_busbw(ms, c, sys, &s), best = INFINITY;
 	int used = OPM_RING;
 
-	if (!s)
+	if (!s || (c != CVC_MODEL_ALLGATHER && c != CVC_MODEL_REDUCESCATTER))
 		return 0;
 	to.n = n;
 	to.gpn = gpn;
@@ -560,7 +568,7 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 				cvc_model_price *out)
 {
 	const struct coll_slot *s, *net, *dom;
-	int nodes, borrowed;
+	int nodes;
 
 	memset(out, 0, sizeof *out);
 	out->origin = ms ? ms->coll_def_origin : "no model set";
@@ -580,12 +588,12 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 	if (gpus_per_node > group_size)
 		gpus_per_node = group_size;
 	nodes = (group_size + gpus_per_node - 1) / gpus_per_node;
+	/* a multi-node level of this collective; an all-reduce level carried
+	 * to the rings of all-gather and reduce-scatter measured no better
+	 * than the defaults (11.0% against 10.8% on the 4 all-gather logs,
+	 * docs/MODELS.md "Default efficiencies"), so none is borrowed
+	 * (colltopo.ring_carry_against_the_defaults) */
 	net = nodes > 1 ? level_slot(ms, c, 1) : NULL;
-	/* all-gather and reduce-scatter run NCCL's rings on the links an
-	 * all-reduce level measured (carry-over error in docs/MODELS.md) */
-	borrowed = !net && nodes > 1 &&
-		   (c == CVC_MODEL_ALLGATHER || c == CVC_MODEL_REDUCESCATTER) &&
-		   (net = level_slot(ms, CVC_MODEL_ALLREDUCE, 1)) != NULL;
 	s = find_slot(ms, c, group_size, gpus_per_node);
 	/* a fit's regimes price the sizes it measured and larger ones (the
 	 * bandwidth carries), not smaller ones: their latency was fitted on
@@ -637,11 +645,11 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 		to.busbw_dom = busbw * opm_intra_share(sys, gpus_per_node);
 		to.b_node = node_nics(sys, gpus_per_node);
 		out->us = opm_topo_us(&net->lvl, net->c, c, &fit, &to, bytes, algo, &used);
+		out->origin = dom ? net->topo_origin[used] : net->topo_def_origin[used];
 		/* below the level's sizes, inside the fit's: the fit's own
 		 * regimes measured them (latency-bound sizes the large-message
 		 * line overprices), carried by the span's latency */
-		if ((double)bytes < net->lvl.min_bytes && (double)bytes >= net->dom_min &&
-		    !borrowed) {
+		if ((double)bytes < net->lvl.min_bytes && (double)bytes >= net->dom_min) {
 			double ts = opm_coll_us(net->p, net->nparams, c, bytes, net->nranks) +
 				    opm_span_lat_us(net->c, c, &fit, &to, algo);
 
@@ -650,19 +658,15 @@ void cvc_model_collective_price(const cvc_modelset *ms, cvc_model_coll c, int64_
 				out->origin = net->small_origin;
 			}
 		}
-		out->origin = borrowed ? (dom ? net->ring_origin[0] : net->ring_origin[1])
-			      : dom    ? net->topo_origin[used]
-				       : net->topo_def_origin[used];
 		{
 			double lv = SIG_PER_MAPE * (isfinite(net->lvl.mape) ? net->lvl.mape : 0) / 100;
 			double carry = nodes != fit.nodes || fabs(to.b_node - fit.b_node) > 0.01 * fit.b_node
 					       ? SIG_COLL_CARRY : 0;
-			double ring = borrowed ? SIG_COLL_RING_CARRY : 0;
 
-			out->sigma = sqrt(lv * lv + carry * carry + ring * ring);
+			out->sigma = hypot(lv, carry);
 		}
 		out->extrap = fmax((double)nodes / fit.nodes, 1.0);
-		out->carried = borrowed || nodes != fit.nodes;
+		out->carried = nodes != fit.nodes;
 		return;
 	}
 	if (nodes > 1 && across_domains(ms, c, bytes, group_size, gpus_per_node, sys, algo, out))

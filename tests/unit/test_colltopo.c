@@ -415,8 +415,7 @@ Test(colltopo, projector_prices_from_the_fitted_system)
 	cr_expect_neq(a.comm_s, b.comm_s);
 	cr_expect_neq(a.comm_type_s[CVC_PROJ_COMM_DP], b.comm_type_s[CVC_PROJ_COMM_DP]);
 	cr_assert_eq(cvc_proj_ctx_origin(fitted, "H100-SXM", 0, line, sizeof line), CVC_OK);
-	cr_expect(strstr(line, "large-message level of model 2 (dgx-h100"), "%s", line);
-	cr_expect(strstr(line, "reducescatter: "), "%s", line);
+	cr_expect(strstr(line, "reducescatter: one-domain level of model 1 (dgx-h100"), "%s", line);
 	cr_assert_eq(cvc_proj_ctx_origin(plain, "H100-SXM", 0, line, sizeof line), CVC_OK);
 	cr_expect(!strstr(line, "large-message level"), "%s", line);
 	cvc_proj_ctx_free(plain);
@@ -639,12 +638,16 @@ Test(colltopo, defaults_against_the_shared_logs)
 
 /*
  * A fitted level may price another collective only through a carry-over
- * that does better than the defaults: the H100 all-reduce level (XE9680)
- * carried to all-gather rings, against the spec-sheet defaults, on the
- * shared H100/H200 2-node all-gather logs (8 GPUs per node, each priced on
- * its own NICs), rows of 64 MiB and up.  Measured: carried 11.0% mean, the
- * defaults 31.9% (their network phase is a tree's, and NCCL has no tree
- * for all-gather: docs/MODELS.md Known gaps).
+ * that does better than the defaults.  The H100 all-reduce 2-node level
+ * (XE9680) carried to all-gather rings did not: 11.0% mean against the
+ * defaults' 10.8% on the shared H100/H200 2-node all-gather logs (8 GPUs
+ * per node, each priced on its own NICs, rows of 64 MiB and up) once the
+ * defaults priced rings for all-gather (31.9% before), measured with both
+ * in the tree before the carry was removed (docs/MODELS.md "Default
+ * efficiencies").  So with the H100 system's two all-reduce levels an
+ * all-gather over two nodes is not priced from the 2-node level: the
+ * one-node level carried across domains prices it, and does better than
+ * the defaults there.
  */
 Test(colltopo, ring_carry_against_the_defaults)
 {
@@ -665,25 +668,30 @@ Test(colltopo, ring_carry_against_the_defaults)
 	fit_h100_levels(cat, fits);
 	for (size_t i = 0; i < sizeof ag / sizeof ag[0]; i++) {
 		cvc_hw_spec spec = *cvc_hw_catalog_lookup(cat, "dgx-h100");
-		cvc_modelset *fitted = NULL, *plain = NULL;
-		const char *o = "";
+		cvc_modelset *fitted = NULL, *plain = NULL, *two = NULL;
+		const char *o = "", *o2 = "";
 		double ec, ed;
 
 		spec.inter_bw_gbps = ag[i].nic;
 		cr_assert_eq(cvc_modelset_from_fits(cat, &spec, fits, 2, &fitted), CVC_OK);
 		cr_assert_eq(cvc_modelset_from_fits(cat, &spec, NULL, 0, &plain), CVC_OK);
+		cr_assert_eq(cvc_modelset_from_fits(cat, &spec, &fits[1], 1, &two), CVC_OK);
 		ec = log_mape(fitted, ag[i].file, CVC_ALGO_AUTO, &o);
 		ed = log_mape(plain, ag[i].file, CVC_ALGO_AUTO, NULL);
+		/* the 2-node all-reduce level alone: the defaults answer */
+		log_mape(two, ag[i].file, CVC_ALGO_AUTO, &o2);
 		cr_log_info("%-70s carried %5.1f%%, defaults %5.1f%% (%s)", ag[i].file, ec, ed, o);
+		cr_expect(strstr(o, "one-domain level of model 1") != NULL, "%s: %s", ag[i].file, o);
+		cr_expect(strstr(o2, "default") != NULL, "%s: the 2-node all-reduce level borrowed: %s",
+			  ag[i].file, o2);
 		sum_c += ec, sum_d += ed;
 		cvc_modelset_free(fitted);
 		cvc_modelset_free(plain);
+		cvc_modelset_free(two);
 	}
 	cr_log_info("mean: carried %.1f%%, defaults %.1f%%", sum_c / 4, sum_d / 4);
 	cr_expect_lt(sum_c, sum_d, "the carried level (%.1f%%) does no better than the defaults "
 		     "(%.1f%%)", sum_c / 4, sum_d / 4);
-	cr_expect_lt(sum_c / 4, 14, "the ring carry-over's error is the sigma's 14%%: %.1f%%",
-		     sum_c / 4);
 	cvc_hw_catalog_free(cat);
 }
 
@@ -694,9 +702,12 @@ Test(colltopo, ring_carry_against_the_defaults)
  * shared 2-node log of a GPU whose one-node log is shared too, priced from
  * that one-node fit alone on the log's own NICs, rows of 64 MiB and up,
  * against the defaults on the same links.  H200 logs take the H100 DGX
- * fit (the same NVSwitch and NVLink 4: the catalog's 450 GB/s each).  The
- * mean is COLL_ACROSS_MAPE, the sigma of every such price (the GB200
- * one-rack log's fit carried to 2 racks and more is one).
+ * fit (the same NVSwitch and NVLink 4: the catalog's 450 GB/s each).  It
+ * prices all-gather and reduce-scatter rings, where it does better than
+ * the defaults; their mean is COLL_ACROSS_MAPE, the sigma of every such
+ * price.  An all-reduce carried so did worse (19.4% against 16.8% over the
+ * 9 all-reduce logs, docs/MODELS.md "Across domains from one domain"), so
+ * the defaults price those: each all-reduce log here says so.
  */
 Test(colltopo, domain_level_carried_across_domains)
 {
@@ -722,14 +733,14 @@ Test(colltopo, domain_level_carried_across_domains)
 	cvc_hw_catalog *cat = NULL;
 	cvc_model_fit h100, a100;
 	double sum_c = 0, sum_d = 0;
-	size_t n = sizeof lg / sizeof lg[0];
+	size_t n = 0;
 
 	cr_assert_eq(cvc_hw_catalog_new(&cat), CVC_OK);
 	h100 = fit_file(cat, "nccl-scale/h100x8_1node_dgx_nvswitch_all_reduce_perf.txt", "dgx-h100");
 	a100 = fit_file(cat, "nccl-scale/a100x8_1node_nvswitch_meta_gcm_all_reduce_perf.txt",
 			"dgx-a100");
 	snprintf(a100.gpu, sizeof a100.gpu, "A100-SXM-80GB");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < sizeof lg / sizeof lg[0]; i++) {
 		cvc_hw_spec spec = *cvc_hw_catalog_lookup(cat, lg[i].sys);
 		const cvc_model_fit *f = strcmp(lg[i].sys, "dgx-h100") ? &a100 : &h100;
 		cvc_modelset *fitted = NULL, *plain = NULL;
@@ -741,15 +752,22 @@ Test(colltopo, domain_level_carried_across_domains)
 		cr_assert_eq(cvc_modelset_from_fits(cat, &spec, NULL, 0, &plain), CVC_OK);
 		ec = log_err(fitted, lg[i].file, lg[i].gpu, 8, lg[i].algo, &o, &bc);
 		ed = log_err(plain, lg[i].file, lg[i].gpu, 8, lg[i].algo, NULL, &bd);
-		cr_expect(strstr(o, "carried across domains") != NULL, "%s: priced by %s", lg[i].file,
-			  o);
 		cr_log_info("%-72s carried %5.1f%% (%+5.1f%%), defaults %5.1f%% (%+5.1f%%)", lg[i].file,
 			    ec, bc, ed, bd);
-		sum_c += ec, sum_d += ed;
+		if (!strstr(lg[i].file, "all_gather")) {
+			cr_expect(strstr(o, "default") != NULL, "%s: an all-reduce carried: %s",
+				  lg[i].file, o);
+		} else {
+			cr_expect(strstr(o, "carried across domains") != NULL, "%s: priced by %s",
+				  lg[i].file, o);
+			sum_c += ec, sum_d += ed, n++;
+		}
 		cvc_modelset_free(fitted);
 		cvc_modelset_free(plain);
 	}
-	cr_log_info("mean over %zu logs: carried %.1f%%, defaults %.1f%%", n, sum_c / n, sum_d / n);
+	cr_assert_eq(n, 4, "the shared 2-node all-gather logs");
+	cr_log_info("mean over %zu all-gather logs: carried %.1f%%, defaults %.1f%%", n, sum_c / n,
+		    sum_d / n);
 	cr_expect_lt(sum_c, sum_d, "the one-domain carry (%.1f%%) does no better than the defaults "
 		     "(%.1f%%)", sum_c / n, sum_d / n);
 	{
@@ -761,7 +779,7 @@ Test(colltopo, domain_level_carried_across_domains)
 		cr_assert_eq(cvc_modelset_from_fits(cat, cvc_hw_catalog_lookup(cat, "dgx-h100"), &h100,
 						    1, &ms),
 			     CVC_OK);
-		cvc_model_collective_price(ms, CVC_MODEL_ALLREDUCE, 1 << 30, 16, 8, NULL,
+		cvc_model_collective_price(ms, CVC_MODEL_ALLGATHER, 1 << 30, 16, 8, NULL,
 					   CVC_ALGO_AUTO, &pr);
 		across = 100 * sqrt(pr.sigma * pr.sigma - lv * lv) / 1.2533;
 		cr_expect_leq(fabs(across - sum_c / n), 0.5,
@@ -773,16 +791,19 @@ Test(colltopo, domain_level_carried_across_domains)
 }
 
 /*
- * The one-rack GB200 log's fit prices groups of 2 racks and more through
- * the across-domains carry (its NVLink phase, the racks' NICs), with the
- * carry's sigma; inside the rack its own regimes answer.
+ * The one-rack GB200 log's fit across racks: inside the rack its own
+ * regimes answer; an all-gather over 2 racks and more goes through the
+ * across-domains carry (its NVLink phase, the racks' NICs) with the
+ * carry's sigma; an all-reduce there is the defaults', as the carry of an
+ * all-reduce measured worse than they did on the shared 2-node logs
+ * (domain_level_carried_across_domains).
  */
-Test(colltopo, gb200_one_rack_fit_carries_to_many_racks)
+Test(colltopo, gb200_one_rack_fit_across_racks)
 {
 	cvc_hw_catalog *cat = NULL;
 	cvc_model_fit f;
 	cvc_modelset *fitted = NULL, *plain = NULL;
-	cvc_model_price p72, p144, p1440, d144;
+	cvc_model_price p72, p144, p1440, d144, g144, g1440;
 	cvc_model_rows rows = {0};
 	char err[512];
 	const cvc_hw_spec *sys;
@@ -812,15 +833,24 @@ Test(colltopo, gb200_one_rack_fit_carries_to_many_racks)
 				   CVC_ALGO_AUTO, &p1440);
 	cvc_model_collective_price(plain, CVC_MODEL_ALLREDUCE, 4LL << 30, 144, 72, NULL,
 				   CVC_ALGO_AUTO, &d144);
-	cr_log_info("4 GiB: 1 rack %.0f us (%s); 2 racks %.0f us (%s); 20 racks %.0f us; defaults "
-		    "at 2 racks %.0f us",
-		    p72.us, p72.origin, p144.us, p144.origin, p1440.us, d144.us);
+	cvc_model_collective_price(fitted, CVC_MODEL_ALLGATHER, 4LL << 30, 144, 72, NULL,
+				   CVC_ALGO_AUTO, &g144);
+	cvc_model_collective_price(fitted, CVC_MODEL_ALLGATHER, 4LL << 30, 1440, 72, NULL,
+				   CVC_ALGO_AUTO, &g1440);
+	cr_log_info("4 GiB all-reduce: 1 rack %.0f us (%s); 2 racks %.0f us (%s); 20 racks %.0f us; "
+		    "defaults at 2 racks %.0f us; all-gather: 2 racks %.0f us (%s), 20 racks %.0f us",
+		    p72.us, p72.origin, p144.us, p144.origin, p1440.us, d144.us, g144.us, g144.origin,
+		    g1440.us);
 	/* the log's own 4 GiB row: 10094 us */
 	cr_assert_float_eq(p72.us, 10094, 0.05 * 10094);
-	cr_assert(strstr(p144.origin, "carried across domains") != NULL, "%s", p144.origin);
-	cr_assert(strstr(p1440.origin, "carried across domains") != NULL, "%s", p1440.origin);
-	cr_assert_gt(p144.sigma, 1.2533 * 0.161 * 0.99, "the carry's sigma: %g", p144.sigma);
-	cr_assert(p144.carried && p144.extrap >= 2);
+	cr_assert(strstr(p144.origin, "default") != NULL, "%s", p144.origin);
+	cr_assert(strstr(p1440.origin, "default") != NULL, "%s", p1440.origin);
+	cr_assert_float_eq(p144.us, d144.us, 1e-9 * d144.us);
+	cr_assert(strstr(g144.origin, "carried across domains") != NULL, "%s", g144.origin);
+	cr_assert(strstr(g1440.origin, "carried across domains") != NULL, "%s", g1440.origin);
+	cr_assert_gt(g144.sigma, 1.2533 * 0.087 * 0.99, "the carry's sigma: %g",
+		     g144.sigma);
+	cr_assert(g144.carried && g144.extrap >= 2);
 	cr_assert(strstr(d144.origin, "default") != NULL, "%s", d144.origin);
 	cvc_modelset_free(fitted);
 	cvc_modelset_free(plain);

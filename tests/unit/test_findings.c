@@ -352,7 +352,9 @@ static double crossover(const char *model, const char *gpu, double gb)
  *    a crossover at or below 1024 GPUs on; at 2048 by >= 1.2x, and for 7B the
  *    two 90% intervals no longer overlap;
  *  - 7B on A100 and V100 (slower compute, catalog links): no crossover up to
- *    2048 GPUs; FSDP-only stays ahead;
+ *    2048 GPUs; FSDP-only stays ahead, or level within 1% (64 A100s: 1.002,
+ *    since all-gathers and reduce-scatters across nodes are priced as
+ *    NCCL's rings);
  *  - 70B: FSDP-only fits only with full recompute, so model parallel wins at
  *    every count on H100 and A100 (no crossover to find: it is never
  *    behind); on V100 up to 1024 GPUs, and the two are level (within 3%)
@@ -386,7 +388,7 @@ Test(project_findings, fsdp_vs_model_parallel_at_equal_footing, .init = load_fer
 		cr_expect_eq(crossover("llama2-7b", older[k], gb), 0, "7B %s: crossover found",
 			     older[k]);
 		for (double g = 64; g <= 2048; g *= 2)
-			cr_expect_lt(mp_over_fsdp("llama2-7b", older[k], g, gb, &f, &m), 1,
+			cr_expect_lt(mp_over_fsdp("llama2-7b", older[k], g, gb, &f, &m), 1.01,
 				     "7B %s %g GPUs: model parallel ahead", older[k], g);
 	}
 	for (size_t k = 0; k < 3; k++)
@@ -530,7 +532,7 @@ static const char *const lsgd_models[] = {"diloco-2.4b", "diloco-4b", "diloco-10
  * (1.25 GB/s), the fastest fitting layout of each.  Tolerance: synchronous
  * across clusters below 10% of the single cluster; H = 100 blocking on the
  * outer exchange above 80%; streamed (outer_overlap) at H = 30 above 95%.
- * (cvc: 5-6%, 89-91%, 99-101%.) */
+ * (cvc: 5-7%, 89-91%, 99-100%.) */
 Test(project_findings, localsgd_recovers_rate_on_slow_link, .init = load_lsgd,
      .fini = free_rows)
 {
@@ -609,8 +611,9 @@ static double pflops(const struct row *w, double t)
  * seq 2048, bf16, flash attention, full recompute, 4 A100-40GB per node; every
  * power-of-two grid of >= 64 GPUs x data parallel, one micro-batch per
  * step, AxoNN's overlap on; shipped default models). The check projects cvc's
- * fastest valid fitting 4D layout (at 2048 sequences it is tp_depth 64 x data
- * 16, which AxoNN's own comm_model.py also ranks in its top five), counted
+ * fastest valid fitting 4D layout (at 2048 sequences tp_depth 128 x data 8,
+ * level with tp_depth 64 x data 16, which AxoNN's own comm_model.py ranks in
+ * its top five), counted
  * with the megatron-2021 convention. The run's global batch is not published:
  * 1024, 2048 and 4096 sequences are projected.
  * Tolerance: |cvc / 182 - 1| <= 0.15 at 1024 sequences.  At 2048 and 4096
@@ -652,11 +655,12 @@ Test(project_findings, axonn_80b_against_182_pflops, .init = load_axonn, .fini =
  *  - against Megatron-LM with full recompute (as AxoNN runs), the 4D layout
  *    is ahead at every batch, by >= 10% (30%, 40%, 35% at 1024/2048/4096);
  *  - against Megatron-LM's fastest layout, which in cvc recomputes
- *    nothing (tp 8, pp 2, sequence parallel), the 4D layout is ahead but
- *    by less than the paper's 26% (6%, 13%, 8%), and their 90% intervals
- *    overlap: cvc cannot order them.  The 26% is reproduced only if the
- *    paper's Megatron-LM run recomputed fully, which the paper's abstract
- *    does not say.
+ *    nothing (tp 8, pp 2, sequence parallel), the 4D layout is ahead by
+ *    10-30% (17%, 26%, 22%: the paper's 26% at 2048), and their 90%
+ *    intervals overlap: cvc cannot order them.  (6%, 13%, 8% while the
+ *    sequence-parallel all-gathers and reduce-scatters of its tp 8, which
+ *    spans two 4-GPU nodes, were priced a tree's network phase, not
+ *    NCCL's rings: docs/FINDINGS.md.)
  */
 Test(project_findings, axonn_vs_megatron_lm, .init = load_axonn, .fini = free_rows)
 {
@@ -675,7 +679,7 @@ Test(project_findings, axonn_vs_megatron_lm, .init = load_axonn, .fini = free_ro
 			    m->step_hi, m->tp, m->pp, m->sp, m->recompute, m->step / a->step);
 		cr_expect_geq(mf->step / a->step, 1.10, "batch %g: 4D vs Megatron full recompute",
 			      gbs[i]);
-		cr_expect(m->step / a->step > 1 && m->step / a->step < 1.26,
+		cr_expect(m->step / a->step > 1.1 && m->step / a->step < 1.3,
 			  "batch %g: 4D ahead of Megatron's best by %.3fx", gbs[i], m->step / a->step);
 		cr_expect(m->step_lo < a->step_hi && a->step_lo < m->step_hi,
 			  "batch %g: the intervals do not overlap", gbs[i]);

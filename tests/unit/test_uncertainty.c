@@ -170,7 +170,7 @@ Test(uncertainty, prices_carry_their_sources_errors)
 	cvc_model_collective_price(h100, CVC_MODEL_ALLREDUCE, 1 << 28, 64, 8, NULL, CVC_ALGO_AUTO,
 				   &coll);
 	cr_expect_eq(coll.extrap, 0);
-	cr_expect_float_eq(coll.sigma, 1.2533 * 0.227, 1e-6);
+	cr_expect_float_eq(coll.sigma, 1.2533 * 0.165, 1e-6);
 	cvc_modelset_free(h100);
 	cvc_modelset_free(b200);
 	cvc_hw_catalog_free(cat);
