@@ -85,9 +85,10 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 		{"flops", 0, CLI_STR, &flops, "NAME",
 		 "FLOP convention of tflops_per_gpu / mfu_pct in rows that name none (megatron, "
 		 "megatron-causal, megatron-2021, palm, cvc)", NULL},
-		{"by", 0, CLI_STR, &by, "COLUMN",
-		 "also print the accuracy per value of COLUMN (stack: the software stack and "
-		 "release each row's text names)",
+		{"by", 0, CLI_STR, &by, "COLUMN[,COLUMN...]",
+		 "also print the accuracy per value of COLUMN, or of up to four joined (stack: the "
+		 "software stack and release each row's text names; moe: MoE or dense as each "
+		 "row's model reads)",
 		 NULL},
 		{"origins", 0, CLI_FLAG, &origins, NULL, "print where the figures of each GPU the rows were priced on come from", NULL},
 		{"force", 0, CLI_FLAG, &force, NULL,
@@ -109,7 +110,7 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 	cvc_status rc;
 	char err[512] = "";
 
-	r = cli_parse("validate", "[--db PATH] [--flops NAME] [--by COLUMN] [--strict] [--format FMT] FILE.csv", opts, argc,
+	r = cli_parse("validate", "[--db PATH] [--flops NAME] [--by COLUMN[,COLUMN...]] [--strict] [--format FMT] FILE.csv", opts, argc,
 		      argv, &npos, NULL);
 	if (r)
 		return r < 0 ? 0 : r;
@@ -151,9 +152,9 @@ int cmd_validate(int argc, char **argv, struct cvc_ctx *cctx)
 				cli_say("models: %s\n", buf);
 	}
 	for (size_t g = 0; g < v.ngroups; g++) {
-		char what[200];
+		char what[240];
 
-		snprintf(what, sizeof what, "  %s=%.60s", by, v.groups[g].key);
+		snprintf(what, sizeof what, "  %.60s=%.127s", by, v.groups[g].key);
 		print_stats(what, &v.groups[g].st);
 	}
 	{

@@ -21,13 +21,13 @@
 #include "cvc/cvc_csv.h"
 #include "ctx.h"
 #include "proj_internal.h"
+#include "vby.h"
 #include "vrow.h"
 
 #define MAX_FILE ((size_t)64 << 20)
 #define MAX_CELL 65536
 #define MAX_ROWS 10000000
 #define MAX_GROUPS 256
-#define BY_STACK (-2) /* --by stack without such a column */
 /* The last group's key when a column has more values than groups. */
 #define OTHER_GROUP "(every value past the first 255)"
 #define NAIVE_MFU 0.40
@@ -244,25 +244,6 @@ static int group_of(cvc_proj_validation *v, const char *key)
 	return (int)v->ngroups++;
 }
 
-/*
- * --by stack: a row's group is the software stack and the month of the
- * release its text names (vstack.c), "Megatron-Bridge 2026-06 (release
- * 26.06)".  What a release turned on moves a row 1.6-2.2x on the same
- * layout (issue 34), and a file rarely has a column saying which it was.
- */
-static const char *stack_key(const struct vstack *st, char *key, size_t n)
-{
-	const char *name = st->name ? st->name : "no stack named";
-
-	if (st->year > 0 && st->month > 0)
-		snprintf(key, n, "%s %04d-%02d (%s)", name, st->year, st->month, st->date_from);
-	else if (st->year > 0)
-		snprintf(key, n, "%s %04d (%s)", name, st->year, st->date_from);
-	else
-		snprintf(key, n, "%s, undated", name);
-	return key;
-}
-
 static void put_num(FILE *out, double v)
 {
 	char b[48];
@@ -293,12 +274,12 @@ static void put_fields(FILE *out, char **f, size_t n)
 
 /*
  * Reads the header at *pos into hdr and map's roles; checks it has the
- * columns a projection needs, a measured one and the --by column (*by:
- * its index, -1 without --by).
+ * columns a projection needs, a measured one and the --by columns
+ * (vby.c).
  */
 static cvc_status read_header(const char *path, const char *text, size_t len, size_t *pos,
 			      long *line, char sep, const cvc_proj_validate_opts *opts,
-			      cvc_csv_rec *hdr, struct vrow_map *map, int *by, char *err,
+			      cvc_csv_rec *hdr, struct vrow_map *map, struct vby *by, char *err,
 			      size_t errlen)
 {
 	static const char *const need[] = {"layers", "hidden", "heads", "global_batch"};
@@ -341,21 +322,7 @@ static cvc_status read_header(const char *path, const char *text, size_t len, si
 			 "tflops_per_gpu or mfu_pct)", path, *line - 1);
 		return CVC_ERR_FORMAT;
 	}
-	*by = -1;
-	if (opts->by) {
-		for (size_t c = 0; c < hdr->n && *by < 0; c++)
-			if (!strcmp(hdr->f[c], opts->by))
-				*by = (int)c;
-		/* a file's own 'stack' column wins over the one read */
-		if (*by < 0 && !strcasecmp(opts->by, "stack"))
-			*by = BY_STACK;
-		if (*by == -1) {
-			snprintf(err, errlen, "'%s': no column '%s' to group by (nor 'stack', the "
-				 "software stack and release each row's text names)", path, opts->by);
-			return CVC_ERR_USAGE;
-		}
-	}
-	return CVC_OK;
+	return vby_parse(by, opts->by, hdr, path, err, errlen);
 }
 
 /* What projecting a row gave: the projection, the measurement compared. */
@@ -537,25 +504,19 @@ static void write_row(FILE *out, const cvc_csv_rec *rec, double pred, double lo,
 }
 
 /* One row read as k (vrow_read()): projected, compared, kept and
- * written.  by: the --by column, -1 none; by_hw: it is the hardware. */
+ * written.  by: the --by groups (none: by->n 0). */
 static cvc_status validate_row(cvc_proj_ctx *ctx, struct vrow *row, int k,
-			       const cvc_csv_rec *rec, int by, int by_hw, cvc_proj_validation *sum,
+			       const cvc_csv_rec *rec, const struct vby *by, cvc_proj_validation *sum,
 			       struct verrs *E, FILE *out, char *err, size_t errlen)
 {
 	struct vproj v;
 	double pred = NAN, lo = NAN, hi = NAN, e = NAN;
 	int g = -1;
 
-	if (by == BY_STACK) {
+	if (by->n > 0) {
 		char key[128];
 
-		g = group_of(sum, stack_key(&row->stack, key, sizeof key));
-		if (g >= 0)
-			sum->groups[g].st.rows++;
-	} else if (by >= 0) {
-		/* the hardware column groups by the GPU the row names, as the
-		   catalog calls it: 'H100 SXM5 80GB' and 'H100' are one group */
-		g = group_of(sum, by_hw && row->g.gpu ? row->gpu : rec->f[by]);
+		g = group_of(sum, vby_key(by, row, rec, key, sizeof key));
 		if (g >= 0)
 			sum->groups[g].st.rows++;
 	}
@@ -667,7 +628,7 @@ static size_t next_line(const char *s, size_t len, size_t pos)
 /* A record whose quoting could not be read: written with empty cells and
  * the reader's message (without the file name the summary gives). */
 static cvc_status bad_record(cvc_proj_ctx *ctx, struct vrow *row, long first, const char *msg,
-			     const cvc_csv_rec *hdr, int by, int by_hw, cvc_proj_validation *sum,
+			     const cvc_csv_rec *hdr, const struct vby *by, cvc_proj_validation *sum,
 			     struct verrs *E, FILE *out, char *err, size_t errlen)
 {
 	static char blank[1];
@@ -682,7 +643,7 @@ static cvc_status bad_record(cvc_proj_ctx *ctx, struct vrow *row, long first, co
 	vrow_start(row, 0, -1);
 	vrow_cannot(row, CVC_PROJ_VWHY_ROW, "line %ld%s (the row's first line skipped)", first,
 		    at ? at : msg);
-	return validate_row(ctx, row, 1, &rec, by, by_hw, sum, E, out, err, errlen);
+	return validate_row(ctx, row, 1, &rec, by, sum, E, out, err, errlen);
 }
 
 /*
@@ -729,7 +690,8 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 	struct vrow *row = NULL;
 	struct verrs E = {NULL, 0, 0};
 	proj_archs *archs = NULL;
-	int legacy, conv = -1, by = -1, by_hw;
+	int legacy, conv = -1;
+	struct vby by = {0};
 	char sep, rerr[512];
 	cvc_status rc;
 
@@ -766,9 +728,6 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 	if ((rc = read_header(path, text, len, &pos, &line, sep, opts, &hdr, map, &by, err,
 			      errlen)))
 		goto out;
-	/* --by gpu groups by the catalog's name of each row's GPU */
-	by_hw = opts->by && proj_field_find(NULL, opts->by) >= 0 &&
-		proj_field_find(NULL, opts->by) == proj_field_find("hardware", "gpu");
 	legacy = !map->has_gpu && !map->has_dtype;
 	put_fields(out, hdr.f, hdr.n);
 	fputs(",predicted_tokens_per_s_per_gpu,predicted_tokens_per_s_per_gpu_lo,"
@@ -804,7 +763,7 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 		if (rc) {
 			pos = next_line(text, len, start);
 			line = first + 1;
-			if ((rc = bad_record(ctx, row, first, rerr, &hdr, by, by_hw, sum, &E, out,
+			if ((rc = bad_record(ctx, row, first, rerr, &hdr, &by, sum, &E, out,
 					     err, errlen)))
 				goto out;
 			continue;
@@ -816,7 +775,7 @@ cvc_status cvc_proj_validate(const char *path, cvc_proj_ctx *ctx,
 		{
 			cvc_csv_rec shown = {cells, hdr.n, 0};
 
-			if ((rc = validate_row(ctx, row, k, &shown, by, by_hw, sum, &E, out, err,
+			if ((rc = validate_row(ctx, row, k, &shown, &by, sum, &E, out, err,
 					       errlen)))
 				goto out;
 		}

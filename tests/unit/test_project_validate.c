@@ -910,21 +910,52 @@ Test(project_validate, published_runs_with_stated_recompute_fit)
  * 1-1.5 points slower, docs/MODELS.md "Recompute").  The bound keeps
  * that.
  */
+/* blackwell-moe-runs.csv's group key under --by by, logged against issue
+ * 34's bar (MAPE <= 15%); what: which rows.  Release v after. */
+static const cvc_proj_vgroup *moe_group(cvc_proj_validation *v, const char *by, const char *key,
+					const char *what)
+{
+	const cvc_proj_vgroup *g = NULL;
+
+	validate_file(tu_shared("published/blackwell-moe-runs.csv"), NULL, by, v, NULL);
+	for (size_t i = 0; i < v->ngroups; i++)
+		if (!strcmp(v->groups[i].key, key))
+			g = &v->groups[i];
+	cr_assert_not_null(g, "no %s", what);
+	cr_log_info("MoE rows (%s): %d of %d projected, MAPE %.2f%%, bias %+.2f%%; bar 15%%: %s",
+		    what, g->st.expressible, g->st.rows, g->st.mape_pct, g->st.bias_pct,
+		    g->st.mape_pct <= 15 ? "met" : "NOT met");
+	return g;
+}
+
 Test(project_validate, blackwell_moe_rows_regression)
 {
 	cvc_proj_validation v;
-	const cvc_proj_vgroup *g = NULL;
+	const cvc_proj_vgroup *g = moe_group(&v, "moe_topk", "8", "moe_topk 8");
 
-	validate_file(tu_shared("published/blackwell-moe-runs.csv"), NULL, "moe_topk", &v, NULL);
-	for (size_t i = 0; i < v.ngroups; i++)
-		if (!strcmp(v.groups[i].key, "8"))
-			g = &v.groups[i];
-	cr_assert_not_null(g, "no rows with moe_topk 8");
-	cr_log_info("MoE rows (moe_topk 8): %d projected, MAPE %.2f%%, bias %+.2f%%; bar 15%%: %s",
-		    g->st.expressible, g->st.mape_pct, g->st.bias_pct,
-		    g->st.mape_pct <= 15 ? "met" : "NOT met");
 	cr_expect_geq(g->st.expressible, 43);
 	cr_expect_leq(g->st.mape_pct, 17.6, "MAPE %.2f%%", g->st.mape_pct);
+	cvc_proj_validation_release(&v);
+}
+
+/*
+ * The same bar on every MoE row as cvc reads it (`--by moe`): beside
+ * DeepSeek-V3 and Qwen3-30B-A3B, the hybrid Nemotron-3-Nano rows, whose
+ * experts cells are blank (the catalog's 128 experts), and DeepSeek-V2's
+ * (top 6; not projected, no GPU count).  17.15% on 53 of 55 when this was
+ * written (2026-12-03): Nemotron-3-Nano's 10 rows at 15.65% keep it below
+ * the moe_topk-8 figure above, not the bar.  Both are logged; the bounds
+ * hold what stands.
+ */
+Test(project_validate, blackwell_moe_rows_as_read_regression)
+{
+	cvc_proj_validation v;
+	const cvc_proj_vgroup *g = moe_group(&v, "moe", "MoE", "--by moe");
+
+	cr_expect_geq(g->st.rows, 55);
+	cr_expect_geq(g->st.expressible, 53);
+	cr_expect_geq(100.0 * g->st.expressible, 90.0 * g->st.rows, "the bar's 90%% projected");
+	cr_expect_leq(g->st.mape_pct, 17.2, "MAPE %.2f%%", g->st.mape_pct);
 	cvc_proj_validation_release(&v);
 }
 

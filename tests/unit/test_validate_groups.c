@@ -75,3 +75,63 @@ Test(validate_groups, by_stack_groups_by_the_release_a_row_names)
 	out = tu_validate_text(text, &nocol, &v, CVC_ERR_USAGE);
 	free(out);
 }
+
+/* Validates text under --by by and checks the groups' keys, in order,
+ * and the rows of the first. */
+static void expect_keys(const char *text, const char *by, const char *const *want, size_t n,
+			int first_rows)
+{
+	cvc_proj_validate_opts o = {NULL, by, 0};
+	cvc_proj_validation v;
+	char *out = tu_validate_text(text, &o, &v, CVC_OK);
+
+	cr_assert_eq(v.ngroups, n, "--by '%s': %s", by, out);
+	for (size_t i = 0; i < n; i++)
+		cr_expect_str_eq(v.groups[i].key, want[i], "--by '%s', group %zu", by, i);
+	cr_expect_eq(v.groups[0].st.rows, first_rows, "--by '%s': %s", by, out);
+	free(out);
+	cvc_proj_validation_release(&v);
+}
+
+/*
+ * Claim: --by moe groups a row by its model as read, the catalog's fields
+ * included: Nemotron-3-Nano, whose row leaves the experts blank, is MoE
+ * (issue 34's bar is on the MoE rows, and blackwell-moe-runs.csv's hybrid
+ * rows name only their model); a row that could not be read says so
+ * rather than counting as dense.  Parts join: --by moe,gpu keys by both,
+ * the GPU by the catalog's name.
+ */
+Test(validate_groups, by_moe_reads_the_model_as_the_catalog_gives_it)
+{
+	const char *text = "model,layers,hidden,heads,global_batch,gpus,tp,pp,seq,iter_s,gpu,dtype,"
+			   "moe_experts,moe_topk\n"
+			   "Nemotron-3-Nano,,,,512,8,1,1,4096,1.0,H100 SXM5 80GB,bf16,,\n"
+			   "Llama3-8B,,,,512,8,1,1,4096,1.0,H100,bf16,,\n"
+			   "x,24,2048,16,512,8,1,1,2048,1.0,B200,bf16,8,2\n"
+			   "\"y,24,2048,16,512,8,1,1,2048,1.0,B200,bf16,,\n";
+	static const char *const moe[] = {"MoE", "dense", "(row not read)"};
+	static const char *const two[] = {"MoE / H100-SXM", "dense / H100-SXM", "MoE / B200",
+					  "(row not read) / (empty)"};
+
+	expect_keys(text, "moe", moe, 3, 2);
+	expect_keys(text, " moe , gpu", two, 4, 1);
+}
+
+/* Claim: a --by list is refused, naming what, when a part is empty, names
+ * no column (nor 'stack' or 'moe') or there are more than four; a file's
+ * own 'moe' column wins over the one read. */
+Test(validate_groups, by_lists_are_checked_and_a_files_column_wins)
+{
+	const char *text = "layers,hidden,heads,global_batch,gpus,tp,pp,seq,iter_s,moe\n"
+			   "24,2048,16,512,8,1,1,2048,1.0,yes\n";
+	static const char *const bad[] = {"moe,,stack", "moe,nosuch", "moe,moe,moe,moe,moe", ","};
+	static const char *const own[] = {"yes"};
+
+	expect_keys(text, "moe", own, 1, 1);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cvc_proj_validate_opts o = {NULL, bad[i], 0};
+		cvc_proj_validation v;
+
+		free(tu_validate_text(text, &o, &v, CVC_ERR_USAGE));
+	}
+}
