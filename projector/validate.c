@@ -211,21 +211,13 @@ static int tflops_agreement(const struct vrow *r, const cvc_proj_scenario *fin, 
 }
 
 /*
- * The group of a --by cell: as the rows are read, letter case, spaces
- * around the value and the '?' a table marks its guesses with say nothing
- * of the value ('FP8', 'fp8 ' and 'fp8?' are one group, 'fp8' as written
- * first); its other words do ('fp8 (hybrid)' stays a group of its own).
+ * The group of a --by key (vby_key(), which trims each part of spaces and
+ * a guess's '?'): letter case says nothing of the value ('FP8', 'fp8 '
+ * and 'fp8?' are one group, 'fp8' as written first); its other words do
+ * ('fp8 (hybrid)' stays a group of its own).
  */
-static int group_of(cvc_proj_validation *v, const char *key)
+static int group_of(cvc_proj_validation *v, const char *k)
 {
-	char k[128];
-	size_t n;
-
-	key += strspn(key, " \t");
-	snprintf(k, sizeof k, "%s", key);
-	n = strlen(k);
-	while (n > 0 && (k[n - 1] == ' ' || k[n - 1] == '\t' || k[n - 1] == '?'))
-		k[--n] = '\0';
 	for (size_t i = 0; i < v->ngroups; i++)
 		if (!strcasecmp(v->groups[i].key, k))
 			return (int)i;
