@@ -266,6 +266,51 @@ static cvc_status put_device(struct nsys *n, int have_gpu, int have_map, int ran
 }
 
 /*
+ * Each activity table's globalPid must be an integer (or NULL, which reads
+ * as process 0).  The union below orders by the stored value while the
+ * lookup (proc_rank()) bisects its integer: SQLite sorts text and blobs
+ * after every number, so one such cell would leave the process list out
+ * of integer order and real processes unfound.
+ */
+static cvc_status check_gpids(struct nsys *n, const int *have_act)
+{
+	for (int i = 0; i < N_ACT_TABLES; i++) {
+		struct sqlbuf b = {.len = 0};
+		sqlite3_stmt *st = NULL;
+		int hg, rc;
+
+		if (!have_act[i])
+			continue;
+		if ((hg = has_column(n, act_tables[i], "globalPid")) < 0)
+			return src_fail(n);
+		if (!hg)
+			continue;
+		sb_add(&b, "SELECT rowid, typeof(globalPid) FROM \"%s\" WHERE typeof(globalPid) "
+			   "NOT IN ('integer', 'null') LIMIT 1", act_tables[i], "");
+		if (b.overflow)
+			return cvc_db_fail(n->db, CVC_ERR_INTERNAL, "nsys: statement too long");
+		if (sqlite3_prepare_v2(n->src, b.s, -1, &st, NULL) != SQLITE_OK)
+			return src_fail(n);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			cvc_status ret = cvc_db_fail(n->db, CVC_ERR_FORMAT,
+						     "'%s': table %s, rowid %lld: expected an integer "
+						     "globalPid, found %s",
+						     n->path, act_tables[i],
+						     (long long)sqlite3_column_int64(st, 0),
+						     (const char *)sqlite3_column_text(st, 1));
+
+			sqlite3_finalize(st);
+			return ret;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return src_fail(n);
+	}
+	return CVC_OK;
+}
+
+/*
  * Every process with GPU activity becomes a rank, in globalPid order,
  * numbered from the run's first free rank; its devices are stored with it.
  * An export of one such process takes the rank its launcher gave it when
@@ -301,6 +346,8 @@ static cvc_status find_ranks(struct nsys *n, const int *have_act)
 			return src_fail(n);
 		have_gpu = id;
 	}
+	if ((ret = check_gpids(n, have_act)))
+		return ret;
 	/* the processes' count beside each row, from the one union: a report of
 	 * one GPU process takes its launcher's rank */
 	sb_add(&b, "WITH u(g, d) AS MATERIALIZED (", "", "");

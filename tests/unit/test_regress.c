@@ -153,6 +153,21 @@ Test(regress, nccltests_wrong_count_past_int64_is_a_format_error)
 }
 
 /*
+ * fuzz nsys, 2026-12-03 (a fresh clone's 60 s round): one kernel row whose
+ * globalPid is a blob (then also text) left the process list out of integer
+ * order (SQLite sorts blobs and text after numbers), so a real process was
+ * not found and the import ended with an internal error ("process ... has
+ * no rank", profiler/import/nsys.c).  Replayed as SQL on the Nsight base.
+ */
+Test(regress, nsys_non_integer_global_pid_is_a_format_error)
+{
+	expect_format_error(FZ_SQLCRAFT, REGRESS_DIR "/sqlcraft/nsys-blob-global-pid.sql",
+			    "CUPTI_ACTIVITY_KIND_KERNEL", "integer globalPid, found blob");
+	expect_format_error(FZ_SQLCRAFT, REGRESS_DIR "/sqlcraft/nsys-text-global-pid.sql",
+			    "CUPTI_ACTIVITY_KIND_KERNEL", "integer globalPid, found text");
+}
+
+/*
  * fuzz spool, 2026-11: an EXTCORR record of the NCCL-launch kind in a spool
  * with no COLL record was written into the launch table, which is only
  * allocated when COLL records exist: a NULL dereference in
