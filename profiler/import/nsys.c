@@ -265,47 +265,24 @@ static cvc_status put_device(struct nsys *n, int have_gpu, int have_map, int ran
 	return ret;
 }
 
-/*
- * Each activity table's globalPid must be an integer (or NULL, which reads
- * as process 0).  The union below orders by the stored value while the
- * lookup (proc_rank()) bisects its integer: SQLite sorts text and blobs
- * after every number, so one such cell would leave the process list out
- * of integer order and real processes unfound.
- */
+/* Each activity table's globalPid must be an integer (or NULL: process 0).
+ * The union below orders by the stored value and proc_rank() bisects its
+ * integer: SQLite sorts text and blobs after every number, so one such
+ * cell would leave the process list out of integer order. */
 static cvc_status check_gpids(struct nsys *n, const int *have_act)
 {
 	for (int i = 0; i < N_ACT_TABLES; i++) {
-		struct sqlbuf b = {.len = 0};
-		sqlite3_stmt *st = NULL;
-		int hg, rc;
+		int64_t row = 0;
+		char type[16];
+		int bad = have_act[i] ? imp_nsys_bad_gpid(n->src, act_tables[i], &row, type,
+							  sizeof type) : 0;
 
-		if (!have_act[i])
-			continue;
-		if ((hg = has_column(n, act_tables[i], "globalPid")) < 0)
+		if (bad < 0)
 			return src_fail(n);
-		if (!hg)
-			continue;
-		sb_add(&b, "SELECT rowid, typeof(globalPid) FROM \"%s\" WHERE typeof(globalPid) "
-			   "NOT IN ('integer', 'null') LIMIT 1", act_tables[i], "");
-		if (b.overflow)
-			return cvc_db_fail(n->db, CVC_ERR_INTERNAL, "nsys: statement too long");
-		if (sqlite3_prepare_v2(n->src, b.s, -1, &st, NULL) != SQLITE_OK)
-			return src_fail(n);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			cvc_status ret = cvc_db_fail(n->db, CVC_ERR_FORMAT,
-						     "'%s': table %s, rowid %lld: expected an integer "
-						     "globalPid, found %s",
-						     n->path, act_tables[i],
-						     (long long)sqlite3_column_int64(st, 0),
-						     (const char *)sqlite3_column_text(st, 1));
-
-			sqlite3_finalize(st);
-			return ret;
-		}
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE)
-			return src_fail(n);
+		if (bad)
+			return cvc_db_fail(n->db, CVC_ERR_FORMAT,
+					   "'%s': table %s, rowid %lld: expected an integer globalPid, "
+					   "found %s", n->path, act_tables[i], (long long)row, type);
 	}
 	return CVC_OK;
 }

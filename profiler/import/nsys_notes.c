@@ -10,7 +10,9 @@
  *     twice, its time and count would double.  The first row of each
  *     (table order) is imported and the others are counted, as the Kineto
  *     importer keeps the first launch call of a correlation id
- *     (nsys.duplicates[FILE]).
+ *     (nsys.duplicates[FILE]);
+ *   - a globalPid that is not an integer, which the importer refuses
+ *     (imp_nsys_bad_gpid()).
  */
 #include <stdio.h>
 #include <string.h>
@@ -144,4 +146,25 @@ cvc_status imp_nsys_notes(cvc_db *db, int64_t run_id, const char *path, sqlite3 
 		return CVC_OK;
 	dup_note(dups, why, sizeof why);
 	return imp_meta_per_file(db, run_id, "nsys.duplicates", path, why);
+}
+
+int imp_nsys_bad_gpid(sqlite3 *src, const char *table, int64_t *rowid, char *type, size_t len)
+{
+	char sql[256];
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (!has_col(src, table, "globalPid"))
+		return 0;
+	snprintf(sql, sizeof sql,
+		 "SELECT rowid, typeof(globalPid) FROM \"%s\" WHERE typeof(globalPid) "
+		 "NOT IN ('integer', 'null') LIMIT 1", table);
+	if (sqlite3_prepare_v2(src, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*rowid = sqlite3_column_int64(st, 0);
+		snprintf(type, len, "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
