@@ -102,10 +102,10 @@ int imp_nsys_launch_table(struct sqlite3 *src, int *have);
 int imp_nsys_dup_rows(struct sqlite3 *src, const char *table, int64_t *n);
 
 /*
- * The first row of activity table `table` whose globalPid is neither an
- * integer nor NULL (nsys_notes.c): its rowid in *rowid and its SQLite type
- * ("text", "blob", "real") in type.  Returns 1 when there is one, 0 when
- * none or the table has no globalPid, -1 on an SQLite error.
+ * The first row of activity table `table` (which has a globalPid column)
+ * whose globalPid is neither an integer nor NULL (nsys_notes.c): its rowid
+ * in *rowid and its SQLite type ("text", "blob", "real") in type.  Returns
+ * 1 when there is one, 0 when none, -1 on an SQLite error.
  */
 int imp_nsys_bad_gpid(struct sqlite3 *src, const char *table, int64_t *rowid, char *type,
 		      size_t len);

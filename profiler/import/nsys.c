@@ -265,28 +265,6 @@ static cvc_status put_device(struct nsys *n, int have_gpu, int have_map, int ran
 	return ret;
 }
 
-/* Each activity table's globalPid must be an integer (or NULL: process 0).
- * The union below orders by the stored value and proc_rank() bisects its
- * integer: SQLite sorts text and blobs after every number, so one such
- * cell would leave the process list out of integer order. */
-static cvc_status check_gpids(struct nsys *n, const int *have_act)
-{
-	for (int i = 0; i < N_ACT_TABLES; i++) {
-		int64_t row = 0;
-		char type[16];
-		int bad = have_act[i] ? imp_nsys_bad_gpid(n->src, act_tables[i], &row, type,
-							  sizeof type) : 0;
-
-		if (bad < 0)
-			return src_fail(n);
-		if (bad)
-			return cvc_db_fail(n->db, CVC_ERR_FORMAT,
-					   "'%s': table %s, rowid %lld: expected an integer globalPid, "
-					   "found %s", n->path, act_tables[i], (long long)row, type);
-	}
-	return CVC_OK;
-}
-
 /*
  * Every process with GPU activity becomes a rank, in globalPid order,
  * numbered from the run's first free rank; its devices are stored with it.
@@ -323,8 +301,6 @@ static cvc_status find_ranks(struct nsys *n, const int *have_act)
 			return src_fail(n);
 		have_gpu = id;
 	}
-	if ((ret = check_gpids(n, have_act)))
-		return ret;
 	/* the processes' count beside each row, from the one union: a report of
 	 * one GPU process takes its launcher's rank */
 	sb_add(&b, "WITH u(g, d) AS MATERIALIZED (", "", "");
@@ -336,6 +312,23 @@ static cvc_status find_ranks(struct nsys *n, const int *have_act)
 		if ((hg = has_column(n, act_tables[i], "globalPid")) < 0 ||
 		    (hd = has_column(n, act_tables[i], "deviceId")) < 0)
 			return src_fail(n);
+		/* globalPid must be an integer (or NULL: process 0): the union
+		 * orders by the stored value and proc_rank() bisects its integer,
+		 * and SQLite sorts text and blobs after every number, so one such
+		 * cell would leave the process list out of integer order */
+		if (hg) {
+			int64_t row = 0;
+			char type[16];
+			int bad = imp_nsys_bad_gpid(n->src, act_tables[i], &row, type, sizeof type);
+
+			if (bad < 0)
+				return src_fail(n);
+			if (bad)
+				return cvc_db_fail(n->db, CVC_ERR_FORMAT,
+						   "'%s': table %s, rowid %lld: expected an integer "
+						   "globalPid, found %s", n->path, act_tables[i],
+						   (long long)row, type);
+		}
 		sb_add(&b, nsel ? " UNION SELECT %s AS g, %s AS d" : "SELECT %s AS g, %s AS d",
 		       hg ? "globalPid" : "0", hd ? "deviceId" : "0");
 		sb_add(&b, " FROM \"%s\"%s", act_tables[i], "");

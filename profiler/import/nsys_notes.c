@@ -154,8 +154,6 @@ int imp_nsys_bad_gpid(sqlite3 *src, const char *table, int64_t *rowid, char *typ
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (!has_col(src, table, "globalPid"))
-		return 0;
 	snprintf(sql, sizeof sql,
 		 "SELECT rowid, typeof(globalPid) FROM \"%s\" WHERE typeof(globalPid) "
 		 "NOT IN ('integer', 'null') LIMIT 1", table);
