@@ -91,24 +91,24 @@ const cvc_hw_spec *cvc_hw_catalog_at(const cvc_hw_catalog *cat, size_t i)
 
 /* The columns of the catalog format, in the order of the shipped header.
  * A file's header names its columns: older files lack the optional ones
- * (intra_topology, fp4_tflops, nvlink_domain, sfu_texp), and their order
+ * (intra_topology, fp4_tflops, nvlink_domain, sfu_texp, host_bw_gbps), and their order
  * is free. */
 enum col {
 	C_NAME, C_KIND, C_BASE, C_VENDOR, C_ALIASES, C_FP32, C_TF32, C_BF16, C_FP16,
 	C_FP8, C_FP4, C_HBM_BW, C_HBM_GB, C_SMS, C_INTRA, C_GPN, C_DOMAIN, C_INTER, C_TDP,
-	C_SFU, C_TOPO, C_SOURCE, C_NCOL
+	C_SFU, C_HOST, C_TOPO, C_SOURCE, C_NCOL
 };
 
 static const char *const col_names[C_NCOL] = {
 	"name", "kind", "base", "vendor", "aliases", "fp32_tflops", "tf32_tflops",
 	"bf16_tflops", "fp16_tflops", "fp8_tflops", "fp4_tflops", "hbm_bw_gbps", "hbm_gb",
 	"sm_count", "intra_bw_gbps", "gpus_per_node", "nvlink_domain", "inter_bw_gbps", "tdp_w",
-	"sfu_texp", "intra_topology", "source"};
+	"sfu_texp", "host_bw_gbps", "intra_topology", "source"};
 
 /* Columns a file written before them may leave out. */
 static int col_optional(int c)
 {
-	return c == C_TOPO || c == C_FP4 || c == C_DOMAIN || c == C_SFU;
+	return c == C_TOPO || c == C_FP4 || c == C_DOMAIN || c == C_SFU || c == C_HOST;
 }
 
 /* The catalog dtype of each peak column. */
@@ -191,7 +191,7 @@ static cvc_status parse_entry(cvc_hw_catalog *cat, const char *name, int lineno,
 		return cat_fail(cat, CVC_ERR_FORMAT,
 				"'%s': line %d: expected kind 'gpu' or 'system', got '%s'", name,
 				lineno, f[C_KIND]);
-	for (int c = C_FP32; c <= C_SFU; c++)
+	for (int c = C_FP32; c <= C_HOST; c++)
 		if (parse_num(f[c], &num[c], &set[c]))
 			return cat_fail(cat, CVC_ERR_FORMAT,
 					"'%s': line %d: expected a non-negative number for %s, got '%s'",
@@ -236,6 +236,7 @@ static cvc_status parse_entry(cvc_hw_catalog *cat, const char *name, int lineno,
 	TAKE(C_INTER, inter_bw_gbps, double);
 	TAKE(C_TDP, tdp_w, double);
 	TAKE(C_SFU, sfu_texp, double);
+	TAKE(C_HOST, host_bw_gbps, double);
 #undef TAKE
 	if (*f[C_TOPO] && strcmp(f[C_TOPO], "mesh") && strcmp(f[C_TOPO], "switch"))
 		return cat_fail(cat, CVC_ERR_FORMAT,

@@ -83,6 +83,8 @@ static const struct coldoc docs[] = {
 	{"fp8_param_gather", "0/1", "1: with fp8, the layers' weights kept only in fp8 (no 16-bit "
 				    "copy) and gathered by the distributed optimizer in fp8"},
 	{"optimizer_moments", "text", "the optimizer's moments: fp32 (4 B each) or bf16 (2 B)"},
+	{"cpu_offload_layers", "layers", "the first layers whose activations wait in host memory "
+					 "between their forward and backward (pp 1; 0: none)"},
 	/* parallelism */
 	{"tp", "GPUs", "tensor-parallel width"},
 	{"pp", "stages", "pipeline-parallel stages"},
@@ -189,6 +191,9 @@ static const struct coldoc docs[] = {
 	{"token_factor", "x", "local SGD: tokens needed for the same loss over train_tokens"},
 	{"eff_tokens_per_s", "tokens/s", "tokens_per_s / token_factor"},
 	{"days_to_loss", "days", "train_days x token_factor"},
+	{"offload_s", "s", "the GPU waiting for activation copies to and from the host that outlast "
+			   "the layers they run beside (in compute_s)"},
+	{"mem_offload_gb", "GB", "activations held in host memory (cpu_offload_layers; not in mem_gb)"},
 	{"warnings", "text", "what was priced past or without measurements; '; ' between items"},
 };
 

@@ -886,6 +886,7 @@ static void evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_re
 	gradient_comm(r, sc, &best, &st, &P, m * (best.stage_c + best.gap_s) + st.opt + st.wcast);
 	step_totals(r, sc, &st, m, &best);
 	proj_mem_of(sc, &x, &P, p, m, &pl, r);
+	proj_offload_apply(sc, p, m, best.L, best.fwd_c, best.bwd_c, r);
 	flops_and_costs(r, sc, &x, p, &pl, p->peak_flops[sc->dtype]);
 
 	/* how sure: intervals and warnings */
@@ -919,6 +920,7 @@ static void evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_re
 						 (K.lc[K.ord[i]]->fwd_s + K.lc[K.ord[i]]->bwd_s);
 		proj_intervals(&in, r);
 		mem_edge_warn(r, p);
+		proj_offload_warn(sc, p, r);
 		if (tp_overlap_held(sc, p))
 			proj_warn_add(r, "tp_overlap: not priced, the ep_overlap of this GPU "
 					 "generation keeps it from running (docs/MODELS.md "

@@ -125,6 +125,7 @@ const struct proj_field proj_fields[] = {
 	FLAG("training", "grad_reduce_fp32", grad_reduce_fp32),
 	FLAG("training", "fp8_param_gather", fp8_param_gather),
 	ENUM("training", "optimizer_moments", optimizer_moments, "fp32|bf16"),
+	NUM("training", "cpu_offload_layers", cpu_offload_layers),
 };
 const size_t proj_nfields = sizeof proj_fields / sizeof proj_fields[0];
 
@@ -155,6 +156,7 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"accumulate_allreduce_grads_in_fp32", "grad_reduce_fp32"},
 	{"fp8_params", "fp8_param_gather"},
 	{"exp_avg_dtype", "optimizer_moments"},
+	{"cpu_offloading_num_layers", "cpu_offload_layers"},
 	{"share_embeddings_and_output_weights", "tie_embeddings"},
 	{"kv_channels", "head_dim"}, {"qk_head_dim", "head_dim"}, {"qk_nope_head_dim", "head_dim"},
 	{"qk_pos_emb_head_dim", "qk_rope_dim"}, {"qk_rope_head_dim", "qk_rope_dim"},
@@ -382,6 +384,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->ep_sms = PROJ_AUTO; /* the backend's own (cvc_model_ep_default_sms()) */
 	sc->host_launch_us = PROJ_AUTO; /* measured (cvc_model_host_launch_us()) */
 	sc->grad_reduce_fp32 = -1; /* auto: proj_finalize() */
+	sc->cpu_offload_layers = 0;
 	sc->local_sgd_h = 1;
 	sc->outer_overlap = 0;
 	sc->clusters = 1;

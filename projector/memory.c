@@ -131,7 +131,8 @@ static double state_bytes(const cvc_proj_scenario *sc, double wb, double gb, dou
  * (2; fp4 and block scales: lowprec.c).  Buffers: the last micro-batch's fp32 logits (4 B each, the
  * gradient written into them).  Activations: act_per_token() x tokens x layers x micro-batches in
  * flight on the stage (1F1B: pp - i on stage i; interleaved:
- * x (1 + (pp-1)/(pp vpp)) on the first, Narayanan et al. 2021).
+ * x (1 + (pp-1)/(pp vpp)) on the first, Narayanan et al. 2021), less those
+ * of the layers offloaded to the host (cpu_offload_layers: mem_offload_gb).
  */
 void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		 const struct proj_params *P, const struct proj_pricer *p, double m,
@@ -140,7 +141,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	double t = sc->tp, pp = sc->pp, v = sc->vpp >= 1 ? sc->vpp : 1, sh = proj_shard_of(sc);
 	double fp32 = sc->dtype == CVC_PROJ_FP32, p_e = P->L_moe * P->p_exp;
 	int torch = sc->framework != CVC_PROJ_FW_MEGATRON;
-	double wb, gb, ob, act = 0, params, buf, in3 = 0, p_unit = 0, act_max = 0;
+	double wb, gb, ob, act = 0, params, buf, in3 = 0, p_unit = 0, act_max = 0, off = 0;
 	double mom = proj_moments_bytes(sc);
 	double act_k[PROJ_NKIND] = {0};
 	const int *ord = pl->ord, nord = pl->nord;
@@ -197,6 +198,17 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		else
 			for (int j = 0; j < nord; j++)
 				a += nk[ord[j]] * inflight * act_k[ord[j]];
+		/* CPU offloading (pp 1, one micro-batch in flight): the first
+		 * layers' activations wait in host memory from their forward to
+		 * their backward, at the stage's mean per layer (a hybrid's
+		 * first layers are of its mix) */
+		if (sc->cpu_offload_layers > 0 && Li > 0) {
+			double o = a * fmin(sc->cpu_offload_layers, Li) / Li;
+
+			if (a - o > act)
+				off = o;
+			a -= o;
+		}
 		act = fmax(act, a);
 	}
 	/* expert parameters shard over the expert data-parallel group */
@@ -254,6 +266,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	r->mem_params_gb = params / 1e9;
 	r->mem_act_gb = act / 1e9;
 	r->mem_buf_gb = buf / 1e9;
+	r->mem_offload_gb = off / 1e9;
 	r->mem_gb = (params + act + buf) / 1e9;
 	r->hbm_gb = p->hbm_bytes * PROJ_HBM_USABLE / 1e9;
 	r->fits = r->mem_gb <= r->hbm_gb;

@@ -63,6 +63,8 @@ static const struct metric metrics[] = {
 	/* local SGD / DiLoCo: the token side (localsgd.c) */
 	R(loss_penalty_pct), R(token_factor), R(token_factor_lo), R(token_factor_hi),
 	R(eff_tokens_per_s), R(eff_tokens_per_s_lo), R(eff_tokens_per_s_hi), R(days_to_loss),
+	/* activations offloaded to the host (offload.c) */
+	R(offload_s), R(mem_offload_gb),
 };
 #define NMETRICS (sizeof metrics / sizeof metrics[0])
 

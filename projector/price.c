@@ -197,6 +197,7 @@ static int build(cvc_proj_ctx *ctx, struct proj_pricer *p, const char *gpu,
 	p->power_w = spec->tdp_w;
 	p->gpus_per_node = spec->gpus_per_node;
 	p->nvlink_domain = cvc_hw_domain(spec);
+	p->host_bw_gbps = spec->host_bw_gbps;
 	p->blockfp8 = blockfp8_of(ctx, spec);
 	p->known = 1;
 	return 0;

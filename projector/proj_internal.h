@@ -198,6 +198,7 @@ struct proj_pricer {
 	double power_w;               /* catalog TDP */
 	double gpus_per_node;         /* catalog: the host (board, tray) */
 	double nvlink_domain;         /* catalog: the NVLink domain (cvc_hw_domain) */
+	double host_bw_gbps;          /* catalog: the link to the host, unidir.; 0 unknown */
 	int id;                       /* slot, part of the compute-cache key */
 	int seen;                     /* its entry in used->seen; -1 when full */
 	/* fp8 GEMMs with 1x128 block scales against per-tensor ones, measured
@@ -262,6 +263,22 @@ double proj_host_launches_per_op(void);
 /* Whether each micro-batch holds a host synchronisation (a dropless MoE
  * layer's token counts): the GPU cannot run ahead of the host past it. */
 int proj_host_syncs(const cvc_proj_scenario *sc);
+
+/* ---- activations offloaded to the host (offload.c) ----------------------- */
+
+/* The step's wait for the copies of the cpu_offload_layers layers'
+ * activations to and from the host (r->offload_s, added to compute_s and
+ * step_s): m micro-batches of a stage of `layers` layers whose forward and
+ * backward compute fwd_s and bwd_s, after proj_mem_of() (mem_offload_gb).
+ * A GPU with no host link figure gets none. */
+void proj_offload_apply(const cvc_proj_scenario *sc, const struct proj_pricer *p, double m,
+			double layers, double fwd_s, double bwd_s, cvc_proj_result *r);
+/* The warning of an offloading scenario on such a GPU (after the
+ * intervals, which write the warnings). */
+void proj_offload_warn(const cvc_proj_scenario *sc, const struct proj_pricer *p,
+		       cvc_proj_result *r);
+/* The share of the host link's datasheet bandwidth a copy reaches. */
+double proj_offload_copy_eff(void);
 
 /* What proj_intervals() needs besides the result (interval.c). */
 struct proj_interval_in {

@@ -951,6 +951,7 @@ int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 		expert_tp(r);
 		moe_dispatch(r, ctx);
 		vrecipe_graphs(r);
+		vrecipe_offload(r);
 		vrecipe_regressed(r);
 	}
 	convention(r);

@@ -462,6 +462,66 @@ void vrecipe_graphs(struct vrow *r)
 }
 
 /*
+ * Activations offloaded to the Grace CPU (cpu_offload_layers).  Megatron-
+ * Bridge's FSDP presets of the Llama 3 family on GB200 and GB300 (and one
+ * on B200) keep their dense layers' activations whole (no recompute, pp 1)
+ * and offload the first N layers' to the host: set_recompute_overrides
+ * turns cpu_offloading on with its weights off.  Keyed on the preset's
+ * layout (FSDP, pp 1, tp, micro-batch) and precision, as the row's cells
+ * give them; without it 64 GB200 count Llama 3 70B's FP8 preset 80% over
+ * their HBM, which the runs were not.
+ */
+#define LL3 "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/llama/"
+struct offload_preset {
+	const char *model, *gpus;
+	int dtype;       /* CVC_PROJ_BF16 or CVC_PROJ_FP8 (the FP8_CS preset) */
+	double tp, mb, layers;
+	const char *source;
+};
+
+static const struct offload_preset offload_presets[] = {
+	{"llama3-70b", "GB200", CVC_PROJ_FP8, 1, 2, 40,
+	 LL3 "llama3_workload_base_configs.py @3dafb00a LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_V1/_V2"},
+	{"llama3-70b", "GB200", CVC_PROJ_BF16, 1, 1, 20,
+	 LL3 "llama3_workload_base_configs.py @3dafb00a LLAMA3_70B_PRETRAIN_CONFIG_GB200_BF16_V1/_V2"},
+	{"llama3-70b", "GB300", CVC_PROJ_FP8, 1, 2, 20,
+	 LL3 "llama3_workload_base_configs.py @3dafb00a LLAMA3_70B_PRETRAIN_CONFIG_GB300_FP8_CS_V1/_V2"},
+	{"llama3-70b", "GB300", CVC_PROJ_BF16, 1, 2, 30,
+	 LL3 "llama3_workload_base_configs.py @3dafb00a LLAMA3_70B_PRETRAIN_CONFIG_GB300_BF16_V1/_V2"},
+	{"llama3-70b", "B200", CVC_PROJ_FP8, 1, 1, 5,
+	 LL3 "llama3_workload_base_configs.py @3dafb00a LLAMA3_70B_PRETRAIN_CONFIG_B200_FP8_CS_V1/_V2"},
+	{"llama3.1-405b", "GB200", CVC_PROJ_FP8, 2, 1, 92,
+	 LL3 "llama31_workload_base_configs.py @3d277f69 LLAMA31_405B_PRETRAIN_CONFIG_GB200_FP8_CS_V1"},
+	{"llama3.1-405b", "GB300", CVC_PROJ_FP8, 2, 1, 10,
+	 LL3 "llama31_workload_base_configs.py @3d277f69 LLAMA31_405B_PRETRAIN_CONFIG_GB300_FP8_CS_V1"},
+	{"llama3.1-405b", "GB300", CVC_PROJ_BF16, 2, 1, 40,
+	 LL3 "llama31_workload_base_configs.py @3d277f69 LLAMA31_405B_PRETRAIN_CONFIG_GB300_BF16_V1"},
+};
+
+void vrecipe_offload(struct vrow *r)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	const struct proj_arch *a = bridge_arch(r);
+	int f = vrow_fid(r, "cpu_offload_layers");
+
+	if (!a || f < 0 || vrow_given(r, f) || !(sc->zero >= 3) || sc->pp != 1 || sc->cp > 1 ||
+	    sc->recompute != CVC_PROJ_RECOMP_NONE || sc->cuda_graphs)
+		return;
+	for (size_t i = 0; i < sizeof offload_presets / sizeof offload_presets[0]; i++) {
+		const struct offload_preset *e = &offload_presets[i];
+
+		if (!is_for(e->model, e->gpus, a, sc) || e->dtype != sc->dtype || sc->tp != e->tp ||
+		    sc->micro_batch != e->mb || !(e->layers < sc->layers))
+			continue;
+		sc->cpu_offload_layers = e->layers;
+		vrow_mark(r, f);
+		vrow_assume(r, "cpu_offload_layers=%.0f (Megatron-Bridge's performance recipe for %s on "
+			    "%s: %s, cpu_offloading_num_layers)", e->layers, a->name, sc->gpu, e->source);
+		return;
+	}
+}
+
+/*
  * Expert tensor parallelism of the models whose performance recipes set
  * it: every preset of their base configuration has
  * expert_tensor_parallel_size = 1, where Megatron-Core's default would be

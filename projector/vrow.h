@@ -328,6 +328,10 @@ void vrecipe_regressed(struct vrow *r);
  * where the row is labelled token drop and does not say them (after the
  * defaults, which read the label). */
 void vrecipe_graphs(struct vrow *r);
+/* The layers whose activations the recipe of the row's model, GPU and
+ * layout offloads to the host, where the row does not say (after the
+ * defaults: its sharding, recompute and CUDA graphs). */
+void vrecipe_offload(struct vrow *r);
 /* The row's scenario with what its release ran that cvc can price (a
  * dispatcher, the 1F1B overlap, CUDA graphs, FP8 attention) in alt, and
  * those named in what: 1, or 0 when its release ran nothing listed. */

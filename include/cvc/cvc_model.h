@@ -59,6 +59,8 @@ typedef struct cvc_hw_spec {
 					 over the node's other GPUs (a group of k of
 					 the node's P gets (k-1)/(P-1) of intra_bw) */
 	double inter_bw_gbps;         /* typical NIC bandwidth per GPU, unidir. */
+	double host_bw_gbps;          /* the link to the host's memory per GPU,
+					 unidirectional (PCIe, NVLink-C2C); 0 unknown */
 	double tdp_w;
 	double sfu_texp;              /* exponentials per second the special function
 					 units issue (MUFU.EX2, softmax), 1e12; 0 unknown */

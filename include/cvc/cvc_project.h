@@ -212,6 +212,11 @@ typedef struct cvc_proj_scenario {
 	 * (Megatron-Core's --exp-avg-dtype / --exp-avg-sq-dtype with its
 	 * precision-aware optimizer; DeepSeek-V3's AdamW) */
 	int optimizer_moments;
+	/* activations of the first cpu_offload_layers transformer layers
+	 * copied to the host in the forward and back in the backward, beside
+	 * the compute (Megatron-Core's --cpu-offloading-num-layers: pp 1 only,
+	 * no recompute, no CUDA graphs); 0: none */
+	double cpu_offload_layers;
 	/* multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core's
 	 * --mtp-num-layers) on the last stage: each one more layer, a
 	 * projection of 2h to h and the logits and loss again */
@@ -329,6 +334,10 @@ typedef struct cvc_proj_result {
 	/* the GPU waiting for a host that launches its kernels slower than it
 	 * runs them (in compute_s; docs/MODELS.md "Host time per launch") */
 	double host_s;
+	/* the GPU waiting for activation copies to and from the host that take
+	 * longer than the layers they run beside (cpu_offload_layers; in
+	 * compute_s) */
+	double offload_s;
 	double comm_share;         /* comm_s / step_s: the part of the step that is
 				    * communication, hidden or not (the seed
 				    * papers' "fraction of runtime") */
@@ -339,6 +348,8 @@ typedef struct cvc_proj_result {
 	double mem_params_gb;      /* of it: weights, gradients, optimizer states */
 	double mem_act_gb;         /* activations of the micro-batches in flight */
 	double mem_buf_gb;         /* buffers (fp32 logits) */
+	double mem_offload_gb;     /* activations held in host memory instead
+				    * (cpu_offload_layers; not in mem_gb) */
 	double hbm_gb;             /* usable capacity per GPU */
 	/* the model's parameters in billions as published totals count them
 	 * (multi-token-prediction modules left out), and of them what one
