@@ -838,7 +838,7 @@ static void evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_re
 	struct proj_params P;
 	struct proj_step_cost st;
 	struct mb_cost best;
-	double m, n[PROJ_NKIND];
+	double m, n[PROJ_NKIND], copy_s;
 	struct proj_unc su, lu;
 	struct proj_plan pl;
 	cvc_proj_scenario resolved;
@@ -886,7 +886,7 @@ static void evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_re
 	gradient_comm(r, sc, &best, &st, &P, m * (best.stage_c + best.gap_s) + st.opt + st.wcast);
 	step_totals(r, sc, &st, m, &best);
 	proj_mem_of(sc, &x, &P, p, m, &pl, r);
-	proj_offload_apply(sc, p, m, best.L, best.fwd_c, best.bwd_c, r);
+	proj_offload_apply(sc, p, m, best.L, best.fwd_c, best.bwd_c, r, &copy_s);
 	flops_and_costs(r, sc, &x, p, &pl, p->peak_flops[sc->dtype]);
 
 	/* how sure: intervals and warnings */
@@ -914,6 +914,7 @@ static void evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_re
 				 (proj_host_syncs(sc) ? in.bubble_f : 1) : 0;
 		in.host_sigma = proj_host_sigma(sc);
 		in.moe_path_s = 0;
+		in.offload_path_s = copy_s;
 		for (int i = 0; i < K.nord; i++)
 			if (moe_kind[K.ord[i]])
 				in.moe_path_s += m * in.bubble_f * best.n[K.ord[i]] *

@@ -131,7 +131,7 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 	 * the pipeline bubble scaling with it; the step's own memory-bound
 	 * work (optimizer, casts) as priced */
 	compute_core = fmax(0, r->compute_s - r->gaps_s - r->host_s - r->contention_s -
-				 in->step_compute_s);
+				 r->offload_s - in->step_compute_s);
 	for (int c = 0; c < PU_COLL0; c++)
 		S[c] = lay_c > 0 ? compute_core * in->bubble_f * lay->t[c] / lay_c : 0;
 	S[PU_MEM] += in->step_compute_s;
@@ -153,6 +153,13 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 
 		var_c += mv * mv;
 		gapv = sqrt(gapv * gapv + mv * mv);
+	}
+	/* the wait for activation copies to the host moves with the copies */
+	{
+		double ov = in->offload_path_s * proj_offload_sigma();
+
+		var_c += ov * ov;
+		gapv = sqrt(gapv * gapv + ov * ov);
 	}
 	for (int j = 0; j < CVC_PROJ_COMM_N; j++) {
 		double sj = sg[PU_COLL0 + j], e = r->exposed_type_s[j] * sj;

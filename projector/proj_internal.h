@@ -270,9 +270,13 @@ int proj_host_syncs(const cvc_proj_scenario *sc);
  * activations to and from the host (r->offload_s, added to compute_s and
  * step_s): m micro-batches of a stage of `layers` layers whose forward and
  * backward compute fwd_s and bwd_s, after proj_mem_of() (mem_offload_gb).
- * A GPU with no host link figure gets none. */
+ * A GPU with no host link figure gets none.  *copy_s: the copies' seconds
+ * the wait moves with (its interval's base, proj_offload_sigma()). */
 void proj_offload_apply(const cvc_proj_scenario *sc, const struct proj_pricer *p, double m,
-			double layers, double fwd_s, double bwd_s, cvc_proj_result *r);
+			double layers, double fwd_s, double bwd_s, cvc_proj_result *r,
+			double *copy_s);
+/* The copies' relative standard error. */
+double proj_offload_sigma(void);
 /* The warning of an offloading scenario on such a GPU (after the
  * intervals, which write the warnings). */
 void proj_offload_warn(const cvc_proj_scenario *sc, const struct proj_pricer *p,
@@ -294,6 +298,9 @@ struct proj_interval_in {
 	/* the MoE layers' compute on the critical path, seconds: its
 	 * measured error (proj_moe_layer_sigma()) applies to all of it */
 	double moe_path_s;
+	/* activation copies to the host the GPU waits on (offload.c): the
+	 * copies' seconds that move the wait, at proj_offload_sigma() */
+	double offload_path_s;
 };
 
 /* Fills r's intervals (sigma, *_lo, *_hi) and warnings from its breakdown. */

@@ -86,6 +86,11 @@ Test(offload, a_pcie_host_waits_for_one_layer_windows)
 	cr_expect(fabs(r79.step_s - r0.step_s - r79.offload_s) < 1e-9 * r79.step_s);
 	cr_expect(fabs(r79.compute_s - r0.compute_s - r79.offload_s) < 1e-9 * r79.step_s);
 	cr_expect(r79.tokens_per_s < r0.tokens_per_s);
+	/* the wait says how sure it is: the copies' spread widens the step's
+	 * interval, which still holds the step */
+	cr_expect(r79.step_s_hi - r79.step_s_lo > r0.step_s_hi - r0.step_s_lo, "%.3f-%.3f / %.3f-%.3f",
+		  r79.step_s_lo, r79.step_s_hi, r0.step_s_lo, r0.step_s_hi);
+	cr_expect(r79.step_s_lo < r79.step_s && r79.step_s < r79.step_s_hi);
 }
 
 /* Claim: a GPU whose host link the catalog does not give prices no wait
