@@ -227,3 +227,65 @@ Test(offload, the_shared_llama_presets_fit)
 	free(out);
 	cvc_proj_validation_release(&v);
 }
+
+struct sweep {
+	double n[3][16], fits[3][16], mem[3][16], host[3][16], wait[3][16], step[3][16];
+	int count[3];
+};
+
+static int sweep_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_result *r)
+{
+	struct sweep *s = user;
+	int g = !strcmp(sc->gpu, "GB200") ? 0 : !strcmp(sc->gpu, "B200") ? 1 : 2;
+	int i = s->count[g]++;
+
+	cr_assert(r->valid, "%s: %s", sc->gpu, r->reason);
+	cr_assert_lt(i, 16);
+	s->n[g][i] = sc->cpu_offload_layers, s->fits[g][i] = r->fits;
+	s->mem[g][i] = r->mem_gb, s->host[g][i] = r->mem_offload_gb;
+	s->wait[g][i] = r->offload_s, s->step[g][i] = r->step_s;
+	return 0;
+}
+
+/* Claim (examples/offload.yaml): each layer offloaded takes its share off
+ * the GPU and onto the host; of the sweep, Megatron-Bridge's own 40 layers
+ * are the fewest that fit on GB200, with no wait; the B200 and H100 boards
+ * need more (their HBM: 180 and 80 GB) and, over PCIe, wait on the copies
+ * for over a fifth of the step at the fewest that fit. */
+Test(offload, the_example_study)
+{
+	static const char *const gpu[3] = {"GB200", "B200", "H100-SXM"};
+	struct sweep s;
+	cvc_proj_study *st = NULL;
+	cvc_proj_ctx *ctx = NULL;
+
+	memset(&s, 0, sizeof s);
+	cr_assert_eq(cvc_proj_study_load(CVC_SOURCE_DIR "/examples/offload.yaml", &st), CVC_OK,
+		     "%s", cvc_proj_study_errmsg(st));
+	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
+	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, sweep_cb, &s, NULL), CVC_OK);
+	cvc_proj_ctx_free(ctx);
+	cvc_proj_study_free(st);
+	for (int g = 0; g < 3; g++) {
+		int first = -1;
+
+		cr_assert_eq(s.count[g], 9, "%s: %d scenarios", gpu[g], s.count[g]);
+		for (int i = 1; i < s.count[g]; i++) {
+			cr_expect_lt(s.mem[g][i], s.mem[g][i - 1], "%s", gpu[g]);
+			cr_expect_gt(s.host[g][i], s.host[g][i - 1], "%s", gpu[g]);
+		}
+		for (int i = 0; i < s.count[g] && first < 0; i++)
+			if (s.fits[g][i])
+				first = i;
+		cr_assert_geq(first, 0, "%s: no count fits", gpu[g]);
+		cr_log_info("%s: fits from %g layers, waiting %.2f s of %.2f", gpu[g], s.n[g][first],
+			    s.wait[g][first], s.step[g][first]);
+		if (g == 0) {
+			cr_expect_eq(s.n[g][first], 40);
+			cr_expect_eq(s.wait[g][first], 0);
+		} else {
+			cr_expect_gt(s.n[g][first], 40, "%s", gpu[g]);
+			cr_expect_gt(s.wait[g][first], 0.2 * s.step[g][first], "%s", gpu[g]);
+		}
+	}
+}
