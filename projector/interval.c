@@ -113,6 +113,15 @@ static void share_span(double share, double rel_sigma, double cap, double *lo, d
 	*hi = fmin(cap, *hi);
 }
 
+/* A whole path's spread v (seconds: a host-bound step's launch work, the
+ * MoE layers' compute, the offload copies) into the compute's variance and
+ * the spread the shares see beside the kernel gaps'. */
+static void path_spread(double v, double *var_c, double *gapv)
+{
+	*var_c += v * v;
+	*gapv = sqrt(*gapv * *gapv + v * v);
+}
+
 void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 {
 	static const char *const comp[PU_COLL0] = {"gemm", "attention", "memory-bound"};
@@ -140,27 +149,12 @@ void proj_intervals(const struct proj_interval_in *in, cvc_proj_result *r)
 		var_c += S[c] * sg[c] * S[c] * sg[c];
 	var_c += gapv * gapv;
 	/* a host-bound step runs at the host's pace: its launch work's spread */
-	{
-		double hv = in->host_path_s * in->host_sigma;
-
-		var_c += hv * hv;
-		gapv = sqrt(gapv * gapv + hv * hv);
-	}
+	path_spread(in->host_path_s * in->host_sigma, &var_c, &gapv);
 	/* an MoE layer's compute as a whole: the measured error of its price
 	 * (proj_moe_layer_sigma()), apart from its operators' own */
-	{
-		double mv = in->moe_path_s * proj_moe_layer_sigma();
-
-		var_c += mv * mv;
-		gapv = sqrt(gapv * gapv + mv * mv);
-	}
+	path_spread(in->moe_path_s * proj_moe_layer_sigma(), &var_c, &gapv);
 	/* the wait for activation copies to the host moves with the copies */
-	{
-		double ov = in->offload_path_s * proj_offload_sigma();
-
-		var_c += ov * ov;
-		gapv = sqrt(gapv * gapv + ov * ov);
-	}
+	path_spread(in->offload_path_s * proj_offload_sigma(), &var_c, &gapv);
 	for (int j = 0; j < CVC_PROJ_COMM_N; j++) {
 		double sj = sg[PU_COLL0 + j], e = r->exposed_type_s[j] * sj;
 		double a = r->comm_type_s[j] * sj, h = r->hidden_type_s[j] * sj;

@@ -1,8 +1,9 @@
 /*
- * offload.c - activation offloading to the host (cpu_offload_layers): the
- * time the copies cost a step.  Megatron-Core offloads through Transformer
- * Engine's AsyncDoubleBufferGroupOffloadHandler (transformer_engine/
- * pytorch/cpu_offload_v1.py @bd06fb2c): the first N of a stage's L layers
+ * offload.c - activation offloading to the host (cpu_offload_layers): what
+ * Megatron-Core refuses beside it and the time the copies cost a step.
+ * Megatron-Core offloads through Transformer Engine's
+ * AsyncDoubleBufferGroupOffloadHandler (transformer_engine/pytorch/
+ * cpu_offload_v1.py @bd06fb2c): the first N of a stage's L layers
  * each copy their saved activations to pinned host memory on a side
  * stream, one layer's copy at a time, and the compute stream waits for
  * copy i at the end of layer (L / N)(i + 1) - 1 ("layer_window_map: make
@@ -33,14 +34,34 @@
  * 0.55 = 0.335), taken as a 90% bound: 0.335 / 1.645. */
 #define HOST_COPY_SIGMA (0.335 / 1.645)
 
-double proj_offload_copy_eff(void)
-{
-	return HOST_COPY_EFF;
-}
-
 double proj_offload_sigma(void)
 {
 	return HOST_COPY_SIGMA;
+}
+
+/*
+ * What Megatron-Core refuses with CPU offloading (TransformerConfig.
+ * __post_init__: "CPU offloading can be done only for layers less than
+ * num_layers", "no support for Pipeline parallelism with CPU offloading",
+ * "CPU offloading does not work when activation recomputation is
+ * enabled"; Megatron-Bridge's docs/training/cpu-offloading.md @b00deab6:
+ * "CUDA graphs not supported with CPU offloading"); NULL when valid.
+ */
+const char *proj_offload_reason(const cvc_proj_scenario *sc)
+{
+	double n = sc->cpu_offload_layers;
+
+	if (n < 0 || n != floor(n) || (n > 0 && n >= sc->layers))
+		return "cpu_offload_layers must be a whole number below layers";
+	if (!(n > 0))
+		return NULL;
+	if (sc->pp > 1)
+		return "cpu_offload_layers needs pp 1 (Megatron-Core offloads no pipeline stage)";
+	if (sc->recompute != CVC_PROJ_RECOMP_NONE)
+		return "cpu_offload_layers needs recompute none (Megatron-Core refuses both)";
+	if (sc->cuda_graphs)
+		return "cpu_offload_layers needs cuda_graphs off (Megatron-Core refuses both)";
+	return NULL;
 }
 
 void proj_offload_apply(const cvc_proj_scenario *sc, const struct proj_pricer *p, double m,

@@ -281,8 +281,10 @@ double proj_offload_sigma(void);
  * intervals, which write the warnings). */
 void proj_offload_warn(const cvc_proj_scenario *sc, const struct proj_pricer *p,
 		       cvc_proj_result *r);
-/* The share of the host link's datasheet bandwidth a copy reaches. */
-double proj_offload_copy_eff(void);
+/* Why Megatron-Core refuses sc's cpu_offload_layers beside the rest of its
+ * layout (not a whole number below layers, pp > 1, recompute, CUDA
+ * graphs); NULL when it runs them. */
+const char *proj_offload_reason(const cvc_proj_scenario *sc);
 
 /* What proj_intervals() needs besides the result (interval.c). */
 struct proj_interval_in {

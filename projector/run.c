@@ -168,31 +168,6 @@ const char *proj_finalize(cvc_proj_scenario *sc)
 	return NULL;
 }
 
-/*
- * What Megatron-Core refuses with CPU offloading (TransformerConfig.
- * __post_init__: "CPU offloading can be done only for layers less than
- * num_layers", "no support for Pipeline parallelism with CPU offloading",
- * "CPU offloading does not work when activation recomputation is
- * enabled"; Megatron-Bridge's docs/training/cpu-offloading.md @b00deab6:
- * "CUDA graphs not supported with CPU offloading"); NULL when valid.
- */
-static const char *offload_reason(const cvc_proj_scenario *sc)
-{
-	double n = sc->cpu_offload_layers;
-
-	if (n < 0 || n != floor(n) || (n > 0 && n >= sc->layers))
-		return "cpu_offload_layers must be a whole number below layers";
-	if (!(n > 0))
-		return NULL;
-	if (sc->pp > 1)
-		return "cpu_offload_layers needs pp 1 (Megatron-Core offloads no pipeline stage)";
-	if (sc->recompute != CVC_PROJ_RECOMP_NONE)
-		return "cpu_offload_layers needs recompute none (Megatron-Core refuses both)";
-	if (sc->cuda_graphs)
-		return "cpu_offload_layers needs cuda_graphs off (Megatron-Core refuses both)";
-	return NULL;
-}
-
 /* Checks a concrete layout and derives dp; NULL when valid. */
 static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 {
@@ -250,7 +225,7 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 	if (sc->vpp > 1 && sc->pp < 2)
 		return "vpp > 1 needs pp > 1";
 	{
-		const char *why = offload_reason(sc);
+		const char *why = proj_offload_reason(sc);
 
 		if (why)
 			return why;

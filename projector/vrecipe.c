@@ -504,14 +504,17 @@ void vrecipe_offload(struct vrow *r)
 	const struct proj_arch *a = bridge_arch(r);
 	int f = vrow_fid(r, "cpu_offload_layers");
 
-	if (!a || f < 0 || vrow_given(r, f) || !(sc->zero >= 3) || sc->pp != 1 || sc->cp > 1 ||
-	    sc->recompute != CVC_PROJ_RECOMP_NONE || sc->cuda_graphs)
+	if (!a || f < 0 || vrow_given(r, f) || !(sc->zero >= 3) || sc->cp > 1)
 		return;
 	for (size_t i = 0; i < sizeof offload_presets / sizeof offload_presets[0]; i++) {
 		const struct offload_preset *e = &offload_presets[i];
+		cvc_proj_scenario t = *sc;
 
+		/* the preset's layout, which Megatron-Core also runs it in
+		 * (pp 1, no recompute, no CUDA graphs: proj_offload_reason()) */
+		t.cpu_offload_layers = e->layers;
 		if (!is_for(e->model, e->gpus, a, sc) || e->dtype != sc->dtype || sc->tp != e->tp ||
-		    sc->micro_batch != e->mb || !(e->layers < sc->layers))
+		    sc->micro_batch != e->mb || proj_offload_reason(&t))
 			continue;
 		sc->cpu_offload_layers = e->layers;
 		vrow_mark(r, f);
