@@ -76,12 +76,38 @@ static int varied(const cvc_proj_scenario *sc)
 }
 
 /*
+ * One layer of a kind as Megatron-Bridge's hybrid count has it
+ * (training/utils/flop_utils.py @0494433b, hybrid_flops and its
+ * attn_layer_flops, mamba_layer_flops, mlp_layer_flops, moe_layer_flops),
+ * x3 for training: a LatentMoE layer's routed experts at the latent width
+ * l and its two projections, 4 s (l f k x 3/2 gated + h l) + the shared
+ * experts' 4 s h f_shared (x 3/2).  x: the model's shape, xk: the kind's.
+ */
+static double megatron_kind(const struct proj_shape *x, const struct proj_shape *xk, int mix,
+			    int ffn, double gated)
+{
+	double s = x->s, h = x->h, p = x->a * x->dh / h, r = 0;
+
+	if (mix == PROJ_MIX_ATTN || mix == PROJ_MIX_LOCAL)
+		r += 3 * 4 * s * h * p * (h + h * x->g / x->a + s / 2);
+	else if (mix == PROJ_MIX_MAMBA)
+		r += 3 * (2 * s * h * (4 * h + 2 * x->mg * x->mn + x->mh) + 7 * s * 2 * h * x->mn +
+			  2 * s * 2 * h * h);
+	if (ffn == PROJ_FK_DENSE)
+		r += 3 * 4 * s * h * xk->f * gated;
+	else if (ffn == PROJ_FK_MOE)
+		r += 3 * (4 * s * (x->hl * x->f * x->k + h * x->fs) * gated + 2 * s * x->lw);
+	return r;
+}
+
+/*
  * The FLOP conventions over layers of several kinds.  megatron: Megatron's
  * hybrid count (Megatron-Bridge training/utils/flop_utils.py hybrid_flops,
  * as NeMo reports hybrid models: attention 4 s h p (h + h g/a + s/2),
  * Mamba 2 s h (2 d + 2 G N + H) + 7 s d N + 2 s d h with d = 2 h, MLP
- * 4 (f/h) s h^2 (x 3/2 SwiGLU), MoE 4 s h (f k + f_shared) (x 3/2), logits
- * 2 s h V; all x 3) for a layer pattern, its transformer count otherwise
+ * 4 (f/h) s h^2 (x 3/2 SwiGLU), MoE 4 s h (f k + f_shared) (x 3/2; LatentMoE:
+ * megatron_kind() above), logits 2 s h V, each prediction module's layer and
+ * logits again; all x 3) for a layer pattern, its transformer count otherwise
  * (local attention counted as full, as Megatron-LM does); palm: 6 N plus
  * each attention layer's 6 s a (dqk + dv) over the keys it sees; cvc: what
  * the projector's MFU counts (evaluate.c), kind by kind.
@@ -90,6 +116,7 @@ static double varied_flops(int conv, const cvc_proj_scenario *sc)
 {
 	struct proj_shape x, xk;
 	double s = sc->seq, h = sc->hidden, V = sc->vocab, N[PROJ_NKIND], r = 0;
+	double mtp = sc->mtp_layers > 0 ? sc->mtp_layers : 0;
 	double gated = sc->ffn_type == CVC_PROJ_FFN_SWIGLU ? 1.5 : 1;
 	int ord[PROJ_NKIND], nord = proj_kinds_order(sc, ord);
 
@@ -106,18 +133,26 @@ static double varied_flops(int conv, const cvc_proj_scenario *sc)
 		} else if (conv == PROJ_FLOPS_CVC) {
 			r += n * 3 * (2 * s * w + core);
 		} else { /* megatron, megatron-causal */
-			double p = x.a * x.dh / h;
-
-			if (mix == PROJ_MIX_ATTN || mix == PROJ_MIX_LOCAL)
-				r += n * 3 * 4 * s * h * p * (h + h * x.g / x.a + s / 2);
-			else if (mix == PROJ_MIX_MAMBA)
-				r += n * 3 * (2 * s * h * (4 * h + 2 * x.mg * x.mn + x.mh) +
-					      7 * s * 2 * h * x.mn + 2 * s * 2 * h * h);
-			if (ffn == PROJ_FK_DENSE)
-				r += n * 3 * 4 * s * h * xk.f * gated;
-			else if (ffn == PROJ_FK_MOE)
-				r += n * 3 * 4 * s * h * (x.f * x.k + x.fs) * gated;
+			r += n * megatron_kind(&x, &xk, mix, ffn, gated);
 		}
+	}
+	if (mtp > 0) {
+		/* each prediction module: one more layer of the main kind (as
+		 * the projector runs it, stages.c), the logits again; palm and
+		 * cvc count its 2h -> h projection too, as evaluate.c's MFU
+		 * does, where Megatron-Bridge's hybrid count has none */
+		int km = proj_main_kind(sc);
+		double w, wmix, core;
+
+		proj_shape_kind(sc, &x, km, &xk);
+		proj_kind_flops(&xk, &w, &wmix, &core);
+		if (conv == PROJ_FLOPS_PALM)
+			r += mtp * s * (6 * (w + 2 * h * h) + 3 * core / s);
+		else if (conv == PROJ_FLOPS_CVC)
+			r += mtp * 3 * (2 * s * (w + 2 * h * h) + core + 2 * s * h * V);
+		else
+			r += mtp * (megatron_kind(&x, &xk, PROJ_KIND_MIX(km), PROJ_KIND_FFN(km), gated) +
+				    3 * 2 * s * h * V);
 	}
 	return r + (conv == PROJ_FLOPS_PALM ? 0 : 3 * 2 * s * h * V);
 }

@@ -383,16 +383,19 @@ Test(offshared, megatron_bridge_2602_to_2608_off_the_shared_set)
  * 26.08.01 on GB300, GB200, B300 and B200, each with its recipe's
  * dispatcher, CUDA graphs and recompute (nemotron_3_workload_base_configs.py
  * @f601ba97), and the one VR200 figure published (PR #5721, its tokens/s
- * derived from the GB300 row of the same layout).  Every row projected:
- * MAPE 56.58%, fast everywhere but on B200 (B200 -0.2%, GB300 +37%, GB200
- * at TP 2 +71%, B300 at EP 8 +103%; the VR200 row +110%: cvc prices Rubin
- * 2.67x GB300 on that layout where it measured 1.40x).  A regression
- * guard, not a target.
+ * derived from the GB300 row of the same layout).  Every row projected,
+ * with the two multi-token-prediction depths the recipes run (the rows'
+ * own TFLOP/s count them: latentmoe.megatron_count_reads_back_the_
+ * published_tflops): MAPE 42.11% (56.57% without them), fast everywhere
+ * but on B200 (Super: B200 -7.8%, GB300 +23%, GB200 at TP 2 +54%, B300 at
+ * EP 8 +79%; Ultra: GB300 +13%, GB200 +47%; the VR200 row +91%: cvc prices
+ * Rubin far above GB300 on that layout where it measured 1.40x).  A
+ * regression guard, not a target.
  */
 Test(offshared, nemotron3_latent_moe_off_the_shared_set)
 {
 	whole_set(NEMOTRON3, "Nemotron 3 Super / Ultra (Megatron-Bridge)", 45, ",9623,",
-		  "nemotron-3-super-120b-a12b", 58.0);
+		  "nemotron-3-super-120b-a12b", 43.0);
 }
 
 #define MCORE_REPORT CVC_SOURCE_DIR "/tests/data/megatron-core-moe-report-offshared.csv"
