@@ -85,6 +85,9 @@ static const struct coldoc docs[] = {
 	{"optimizer_moments", "text", "the optimizer's moments: fp32 (4 B each) or bf16 (2 B)"},
 	{"cpu_offload_layers", "layers", "the first layers whose activations wait in host memory "
 					 "between their forward and backward (pp 1; 0: none)"},
+	{"offload_modules", "text", "the submodules whose inputs every layer sends to host memory "
+				    "between its forward and backward (Megatron-Core's "
+				    "--offload-modules; empty: none)"},
 	/* parallelism */
 	{"tp", "GPUs", "tensor-parallel width"},
 	{"pp", "stages", "pipeline-parallel stages"},
@@ -193,7 +196,8 @@ static const struct coldoc docs[] = {
 	{"days_to_loss", "days", "train_days x token_factor"},
 	{"offload_s", "s", "the GPU waiting for activation copies to and from the host that outlast "
 			   "the layers they run beside (in compute_s)"},
-	{"mem_offload_gb", "GB", "activations held in host memory (cpu_offload_layers; not in mem_gb)"},
+	{"mem_offload_gb", "GB", "activations held in host memory (cpu_offload_layers, "
+				 "offload_modules; not in mem_gb)"},
 	{"warnings", "text", "what was priced past or without measurements; '; ' between items"},
 };
 

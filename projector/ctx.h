@@ -108,7 +108,7 @@ struct proj_cmemo {
 #define PROJ_SM_SLOTS 64
 #define PROJ_SM_TEXT 1024
 #define PROJ_SM_NOTES 16
-#define PROJ_SM_NTEXT 6
+#define PROJ_SM_NTEXT 7
 struct proj_smemo_slot {
 	int full, nnotes;
 	uint64_t hash;

@@ -886,7 +886,7 @@ static void evaluate(cvc_proj_ctx *ctx, const cvc_proj_scenario *sc, cvc_proj_re
 	gradient_comm(r, sc, &best, &st, &P, m * (best.stage_c + best.gap_s) + st.opt + st.wcast);
 	step_totals(r, sc, &st, m, &best);
 	proj_mem_of(sc, &x, &P, p, m, &pl, r);
-	proj_offload_apply(sc, p, m, best.L, best.fwd_c, best.bwd_c, r, &copy_s);
+	proj_offload_apply(sc, p, &x, best.n, m, best.L, best.fwd_c, best.bwd_c, r, &copy_s);
 	flops_and_costs(r, sc, &x, p, &pl, p->peak_flops[sc->dtype]);
 
 	/* how sure: intervals and warnings */

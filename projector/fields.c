@@ -126,6 +126,7 @@ const struct proj_field proj_fields[] = {
 	FLAG("training", "fp8_param_gather", fp8_param_gather),
 	ENUM("training", "optimizer_moments", optimizer_moments, "fp32|bf16"),
 	NUM("training", "cpu_offload_layers", cpu_offload_layers),
+	STR("training", "offload_modules", offload_modules),
 };
 const size_t proj_nfields = sizeof proj_fields / sizeof proj_fields[0];
 
@@ -385,6 +386,7 @@ void cvc_proj_scenario_default(cvc_proj_scenario *sc)
 	sc->host_launch_us = PROJ_AUTO; /* measured (cvc_model_host_launch_us()) */
 	sc->grad_reduce_fp32 = -1; /* auto: proj_finalize() */
 	sc->cpu_offload_layers = 0;
+	sc->offload_modules = "";
 	sc->local_sgd_h = 1;
 	sc->outer_overlap = 0;
 	sc->clusters = 1;
@@ -417,37 +419,83 @@ const char *cvc_proj_comm_name(int kind)
 	return kind >= 0 && kind < CVC_PROJ_COMM_N ? names[kind] : NULL;
 }
 
+/* A module list's words (split by spaces, commas, brackets or quotes),
+ * each one of names[0..n) with its bit, OR-ed into *mask; NULL, or the
+ * first word that names none (in bad). */
+struct module_name {
+	const char *name;
+	int bit;
+};
+
+static const char *module_words(const char *text, const struct module_name *names, size_t n,
+				int *mask, char *bad, size_t badlen)
+{
+	const char *s = text ? text : "";
+
+	*mask = 0;
+	while (*s) {
+		size_t len = strcspn(s, " \t,[]()'\"");
+		size_t i;
+
+		if (len == 0) {
+			s++;
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			if (strlen(names[i].name) == len && !strncmp(names[i].name, s, len))
+				break;
+		if (i == n) {
+			snprintf(bad, badlen, "%.*s", (int)(len < 64 ? len : 64), s);
+			return bad;
+		}
+		*mask |= names[i].bit;
+		s += len;
+	}
+	return NULL;
+}
+
 const char *proj_recompute_modules(const char *text, int *mask, char *bad, size_t badlen)
 {
-	static const struct { const char *name; int bit; } mods[] = {
+	static const struct module_name mods[] = {
 		{"core_attn", PROJ_RC_CORE},   {"moe_act", PROJ_RC_MOE_ACT},
 		{"layernorm", PROJ_RC_NORM},   {"mla_up_proj", PROJ_RC_MLA_UP},
 		{"mlp", PROJ_RC_MLP},          {"moe", PROJ_RC_MOE},
 		{"shared_experts", PROJ_RC_SHARED},
 	};
-	const char *s = text ? text : "";
 
-	*mask = 0;
-	while (*s) {
-		size_t n = strcspn(s, " \t,[]()'\"");
-		size_t i;
-
-		if (n == 0) {
-			s++;
-			continue;
-		}
-		for (i = 0; i < sizeof mods / sizeof mods[0]; i++)
-			if (strlen(mods[i].name) == n && !strncmp(mods[i].name, s, n))
-				break;
-		if (i == sizeof mods / sizeof mods[0]) {
-			snprintf(bad, badlen, "%.*s", (int)(n < 64 ? n : 64), s);
-			return bad;
-		}
-		*mask |= mods[i].bit;
-		s += n;
-	}
+	if (module_words(text, mods, sizeof mods / sizeof mods[0], mask, bad, badlen))
+		return bad;
 	if (*mask == 0)
 		*mask = PROJ_RC_CORE;
+	return NULL;
+}
+
+const char *proj_offload_modules(const char *text, int *mask, char *bad, size_t badlen)
+{
+	static const struct module_name mods[] = {
+		{"attn_norm", PROJ_OF_ATTN_NORM}, {"qkv_linear", PROJ_OF_QKV},
+		{"core_attn", PROJ_OF_CORE},      {"attn_proj", PROJ_OF_PROJ},
+		{"mlp_norm", PROJ_OF_MLP_NORM},   {"expert_fc1", PROJ_OF_FC1},
+		{"moe_act", PROJ_OF_ACT},         {"fused_group_mlp", PROJ_OF_FUSED},
+	};
+
+	return module_words(text, mods, sizeof mods / sizeof mods[0], mask, bad, badlen);
+}
+
+const char *proj_modules_bad(const char *key, const char *text, char *bad, size_t badlen,
+			     const char **names)
+{
+	int mask;
+
+	if (!strcmp(key, "recompute_modules")) {
+		*names = "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts";
+		return proj_recompute_modules(text, &mask, bad, badlen);
+	}
+	if (!strcmp(key, "offload_modules")) {
+		*names = "attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1, "
+			 "moe_act, fused_group_mlp";
+		return proj_offload_modules(text, &mask, bad, badlen);
+	}
 	return NULL;
 }
 

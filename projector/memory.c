@@ -8,6 +8,16 @@
 #include "ctx.h"
 #include "proj_internal.h"
 
+/* Bytes a layer keeps into *a, or, its module named in x->ofm (fine-
+ * grained offloading: that module's input), into *o. */
+static void keep(double *a, double *o, double bytes, int module, const struct proj_shape *x)
+{
+	if (module && (x->ofm & module))
+		*o += bytes;
+	else
+		*a += bytes;
+}
+
 /*
  * Activation bytes one layer keeps for its backward, per token of a
  * micro-batch on this rank (docs/SCENARIOS.md "Memory"), by tensor: the
@@ -16,17 +26,26 @@
  * (LayerNorm, GELU, dropout, unfused attention, no tp) this is Korthikanti
  * et al. 2022's 34 h + 5 a s bytes; sequence parallelism shards what the
  * norms and dropout touch by tp; Transformer Engine's fp8 and fp4 recipes
- * keep the GEMM inputs quantized (lowprec.c).
+ * keep the GEMM inputs quantized (lowprec.c).  What fine-grained
+ * offloading (offload_modules) sends to the host is counted into *off
+ * instead: each named module's input (Megatron-Core's user guide, "Fine-
+ * Grained Activation Offloading": "Each module offloads its input
+ * activation to CPU during forward and reloads it before backward"); the
+ * attention modules' on attention layers, the expert modules' on MoE
+ * layers; fused_group_mlp everything the routed experts' MLP keeps.
  */
-static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape *x)
+static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape *x, double *off)
 {
 	double t = x->t, sh = x->sp ? t : 1, B = x->BA, gin = B;
 	double dq = x->a * x->dh / t, dkv = fmax(1, x->g / t) * x->dh;
 	/* the rows the experts run per token: the rank's copies, gathered
 	 * over the expert tensor-parallel group (proj_shape_of()) */
 	double f_loc = x->f / (x->moe ? x->et : t), rows = x->moe ? x->Tm / x->T : 1;
-	double drop = sc->dropout ? 1 : 0, a = 0;
+	double drop = sc->dropout ? 1 : 0, a = 0, o = 0;
 	double nsub = (x->mixer != PROJ_MIX_NONE) + !x->noffn;
+	int attn = x->mixer == PROJ_MIX_ATTN || x->mixer == PROJ_MIX_LOCAL;
+	int fc1 = x->moe ? PROJ_OF_FC1 | PROJ_OF_FUSED : 0;
+	int fact = x->moe ? PROJ_OF_ACT | PROJ_OF_FUSED : 0;
 	/* selective recompute's modules (Megatron-Core's --recompute-modules):
 	 * what they recompute is not kept; mlp and moe keep their input */
 	int rc = x->rcm, norm = rc & PROJ_RC_NORM, up = x->mla && (rc & PROJ_RC_MLA_UP);
@@ -41,7 +60,11 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 		gin = c.saved;
 	}
 
-	a += nsub * B * x->h / sh;            /* the norm inputs, one per block */
+	/* the norm inputs, one per block */
+	if (x->mixer != PROJ_MIX_NONE)
+		keep(&a, &o, B * x->h / sh, attn ? PROJ_OF_ATTN_NORM : 0, x);
+	if (!x->noffn)
+		keep(&a, &o, B * x->h / sh, PROJ_OF_MLP_NORM, x);
 	if (x->mixer == PROJ_MIX_MAMBA) {
 		/* the Mamba-2 mixer (MambaMixer; mamba_chunk_scan_combined keeps
 		 * x, dt, dA_cumsum, B, C, z and its output, not the chunk
@@ -53,52 +76,59 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 		a += B * (2 * x->di + 2 * x->mg * x->mn + x->mh) / t + B * x->cdim / t;
 		a += 2 * 4 * x->mh / t + B * x->di / t + gin * x->di / t;
 	} else if (x->mixer != PROJ_MIX_NONE) {
-		if (!norm)
-			a += gin * x->h / sh; /* QKV input (norm output) */
+		if (!norm) /* QKV input (norm output) */
+			keep(&a, &o, gin * x->h / sh, PROJ_OF_QKV, x);
 		if (x->unfused && (sc->recompute == CVC_PROJ_RECOMP_NONE ||
 				   (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && !(rc & PROJ_RC_CORE)))) {
 			double hl = x->a / t;
 
-			a += B * (dq + 2 * dkv);          /* Q, K, V */
+			keep(&a, &o, B * (dq + 2 * dkv), PROJ_OF_CORE, x); /* Q, K, V */
 			a += B * hl * x->s;               /* softmax output */
 			a += drop * 3 * hl * x->s;        /* its dropout mask and output */
 		} else if (x->unfused) {
-			a += B * (dq + 2 * dkv);          /* selective: the core is recomputed */
+			/* selective: the core is recomputed from Q, K, V */
+			keep(&a, &o, B * (dq + 2 * dkv), PROJ_OF_CORE, x);
 		} else if (x->mla) {
 			/* MLA: the latents (whole on every tp rank) and the up
 			 * projections' inputs, then Q, K, V per local head (not with
 			 * mla_up_proj: recomputed from the latents) */
 			a += B * (x->rq + x->rkv + x->dr) + gin * (x->rq + x->rkv);
 			if (!up)
-				a += B * x->a / t * (2 * x->dqk + x->dv);
+				keep(&a, &o, B * x->a / t * (2 * x->dqk + x->dv), PROJ_OF_CORE, x);
 			a += 4 * x->a / t;                /* the fp32 log-sum-exp */
 		} else {
-			a += B * (dq + 2 * dkv);          /* flash: Q, K, V */
+			keep(&a, &o, B * (dq + 2 * dkv), PROJ_OF_CORE, x); /* flash: Q, K, V */
 			a += 4 * x->a / t;                /* its fp32 log-sum-exp */
 		}
-		a += gin * x->a * x->dv / t;          /* attention output = projection input */
+		/* attention output = projection input */
+		keep(&a, &o, gin * x->a * x->dv / t, PROJ_OF_PROJ, x);
 	}
 	a += drop * nsub * x->h / sh;         /* the residual dropout masks */
-	if (x->noffn)
+	if (x->noffn) {
+		*off = o;
 		return a;
+	}
 	if (ffn) {
 		/* mlp / moe: the FFN's input only (the norm's output unless
 		 * layernorm recomputes that too) */
 		a += norm ? 0 : B * x->h / sh;
+		*off = o;
 		return a + (!shared ? (B * (x->gated ? 2 : 1) + gin) * x->fs / t : 0);
 	}
-	if (!(norm && !x->moe))
-		a += gin * x->hl * (x->moe ? rows : 1 / sh); /* FC1 input (norm output, routed rows) */
+	if (!(norm && !x->moe)) /* FC1 input (norm output, routed rows) */
+		keep(&a, &o, gin * x->hl * (x->moe ? rows : 1 / sh), fc1, x);
 	if (x->lw > 0) /* LatentMoE: the projections' inputs (norm output, combined rows) */
 		a += (gin * x->h + gin * x->hl) / sh;
-	a += B * rows * (x->gated ? 2 : 1) * f_loc; /* activation input (FC1 output) */
-	if (!act)
-		a += gin * rows * f_loc;      /* FC2 input (activation output) */
+	/* activation input (FC1 output) */
+	keep(&a, &o, B * rows * (x->gated ? 2 : 1) * f_loc, fact, x);
+	if (!act) /* FC2 input (activation output) */
+		keep(&a, &o, gin * rows * f_loc, x->moe ? PROJ_OF_FUSED : 0, x);
 	/* shared experts: their FC1 input is the routed experts' (kept once) */
 	if (!shared)
 		a += (B * (x->gated ? 2 : 1) + gin) * x->fs / t;
 	if (x->moe)
 		a += 4 * x->E;                    /* router logits (fp32) */
+	*off = o;
 	return a;
 }
 
@@ -118,6 +148,26 @@ static double state_bytes(const cvc_proj_scenario *sc, double wb, double gb, dou
 	       ob / (sc->zero >= 1 ? sh : 1);
 }
 
+double proj_offload_mb_bytes(const cvc_proj_scenario *sc, const struct proj_shape *x,
+			     const double n[PROJ_NKIND])
+{
+	double r = 0;
+
+	if (!x->ofm)
+		return 0;
+	for (int k = 0; k < PROJ_NKIND; k++) {
+		struct proj_shape xk;
+		double o;
+
+		if (!(n[k] > 0))
+			continue;
+		proj_shape_kind(sc, x, k, &xk);
+		act_per_token(sc, &xk, &o);
+		r += n[k] * o * x->T;
+	}
+	return r;
+}
+
 /*
  * Memory per GPU on the stage that holds the most: weights, gradients and
  * optimizer states (by framework, dtype and ZeRO stage), activations of
@@ -132,7 +182,8 @@ static double state_bytes(const cvc_proj_scenario *sc, double wb, double gb, dou
  * gradient written into them).  Activations: act_per_token() x tokens x layers x micro-batches in
  * flight on the stage (1F1B: pp - i on stage i; interleaved:
  * x (1 + (pp-1)/(pp vpp)) on the first, Narayanan et al. 2021), less those
- * of the layers offloaded to the host (cpu_offload_layers: mem_offload_gb).
+ * of the layers offloaded to the host (cpu_offload_layers) or of the
+ * modules whose inputs go there (offload_modules): mem_offload_gb.
  */
 void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		 const struct proj_params *P, const struct proj_pricer *p, double m,
@@ -142,8 +193,8 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 	double fp32 = sc->dtype == CVC_PROJ_FP32, p_e = P->L_moe * P->p_exp;
 	int torch = sc->framework != CVC_PROJ_FW_MEGATRON;
 	double wb, gb, ob, act = 0, params, buf, in3 = 0, p_unit = 0, act_max = 0, off = 0;
-	double mom = proj_moments_bytes(sc);
-	double act_k[PROJ_NKIND] = {0};
+	double mom = proj_moments_bytes(sc), off_max = 0;
+	double act_k[PROJ_NKIND] = {0}, off_k[PROJ_NKIND] = {0};
 	const int *ord = pl->ord, nord = pl->nord;
 
 	if (torch) { /* the fp32 parameter is the master copy */
@@ -163,8 +214,10 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		struct proj_shape xk;
 
 		proj_shape_kind(sc, x, ord[i], &xk);
-		act_k[ord[i]] = act_per_token(sc, &xk) * x->T;
-		act_max = fmax(act_max, act_k[ord[i]]);
+		act_k[ord[i]] = act_per_token(sc, &xk, &off_k[ord[i]]) * x->T;
+		off_k[ord[i]] *= x->T;
+		act_max = fmax(act_max, act_k[ord[i]] + off_k[ord[i]]);
+		off_max = fmax(off_max, off_k[ord[i]]);
 		p_unit = fmax(p_unit, P->p_kind[ord[i]]);
 	}
 	if (x->d3) { /* 3D tensor parallelism: its shards (tp3d.c); dense models only */
@@ -179,7 +232,7 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 					  ? fmin(m, pp + 1)
 					  : fmin(m, pp - stage) * (v > 1 && stage == 0
 								   ? 1 + (pp - 1) / (pp * v) : 1);
-		double a = 0;
+		double a = 0, o = 0;
 
 		proj_plan_stage(sc, pl, stage, nk);
 		for (int j = 0; j < nord; j++)
@@ -195,20 +248,27 @@ void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 
 			a = Li * inflight * in + fmax(0, act_max - in);
 		}
-		else
-			for (int j = 0; j < nord; j++)
+		else {
+			for (int j = 0; j < nord; j++) {
 				a += nk[ord[j]] * inflight * act_k[ord[j]];
+				o += nk[ord[j]] * inflight * off_k[ord[j]];
+			}
+			/* fine-grained offloading: on the GPU still, one layer's
+			 * tensors being copied out and one layer's reloaded
+			 * ahead of its backward */
+			if (o > 0)
+				a += 2 * off_max;
+		}
 		/* CPU offloading (pp 1, one micro-batch in flight): the first
 		 * layers' activations wait in host memory from their forward to
 		 * their backward, at the stage's mean per layer (a hybrid's
 		 * first layers are of its mix) */
 		if (sc->cpu_offload_layers > 0 && Li > 0) {
-			double o = a * fmin(sc->cpu_offload_layers, Li) / Li;
-
-			if (a - o > act)
-				off = o;
+			o = a * fmin(sc->cpu_offload_layers, Li) / Li;
 			a -= o;
 		}
+		if (a > act)
+			off = o;
 		act = fmax(act, a);
 	}
 	/* expert parameters shard over the expert data-parallel group */

@@ -1,6 +1,7 @@
 /*
- * offload.c - activation offloading to the host (cpu_offload_layers): what
- * Megatron-Core refuses beside it and the time the copies cost a step.
+ * offload.c - activation offloading to the host (cpu_offload_layers, and
+ * fine-grained: offload_modules): what Megatron-Core refuses beside it and
+ * the time the copies cost a step.
  * Megatron-Core offloads through Transformer Engine's
  * AsyncDoubleBufferGroupOffloadHandler (transformer_engine/pytorch/
  * cpu_offload_v1.py @bd06fb2c): the first N of a stage's L layers
@@ -50,6 +51,34 @@ double proj_offload_sigma(void)
 const char *proj_offload_reason(const cvc_proj_scenario *sc)
 {
 	double n = sc->cpu_offload_layers;
+	int of = 0;
+	char bad[80];
+
+	if (proj_offload_modules(sc->offload_modules, &of, bad, sizeof bad))
+		return "offload_modules: expected attn_norm, qkv_linear, core_attn, attn_proj, "
+		       "mlp_norm, expert_fc1, moe_act or fused_group_mlp";
+	if (of) {
+		/* Megatron-Core's fine-grained offloading (TransformerConfig.
+		 * __post_init__: "fine_grained_activation_offloading cannot be
+		 * enabled with cpu_offloading", "attn_proj cannot be set to
+		 * offload_modules alone without core_attn"; its user guide,
+		 * "Fine-Grained Activation Offloading": fused_group_mlp "offloads
+		 * the whole fused grouped MLP, so it cannot be combined with
+		 * expert_fc1 or moe_act"); Megatron-Bridge refuses the MoE-only
+		 * modules on a dense model ("A MoE-only offload module requires a
+		 * MoE model") */
+		if (n > 0)
+			return "give offload_modules or cpu_offload_layers, not both (Megatron-Core "
+			       "refuses both)";
+		if ((of & PROJ_OF_PROJ) && !(of & PROJ_OF_CORE))
+			return "offload_modules: attn_proj needs core_attn (Megatron-Core refuses it "
+			       "alone)";
+		if ((of & PROJ_OF_FUSED) && (of & (PROJ_OF_FC1 | PROJ_OF_ACT)))
+			return "offload_modules: fused_group_mlp offloads the whole fused MLP, not "
+			       "beside expert_fc1 or moe_act";
+		if ((of & (PROJ_OF_FC1 | PROJ_OF_ACT | PROJ_OF_FUSED)) && !(sc->experts > 1))
+			return "offload_modules: expert_fc1, moe_act and fused_group_mlp need experts";
+	}
 
 	if (n < 0 || n != floor(n) || (n > 0 && n >= sc->layers))
 		return "cpu_offload_layers must be a whole number below layers";
@@ -64,13 +93,45 @@ const char *proj_offload_reason(const cvc_proj_scenario *sc)
 	return NULL;
 }
 
-void proj_offload_apply(const cvc_proj_scenario *sc, const struct proj_pricer *p, double m,
+/*
+ * Fine-grained offloading (Megatron-Core's fine_grained_activation_offload.py
+ * PipelineOffloadManager: a device-to-host stream and a host-to-device
+ * stream beside the compute; each module's input is copied out after its
+ * forward and reloaded ahead of its backward): with no cap on the copies
+ * in flight (fine_grained_offloading_max_inflight_offloads, None by
+ * default), each stream runs a micro-batch's copies back to back while its
+ * forward or backward runs, so the GPU waits for what the copies take
+ * beyond the compute they run beside: per micro-batch max(0, copies -
+ * forward) + max(0, copies - backward), the copies at the host link's
+ * rate.
+ */
+static void modules_wait(const struct proj_pricer *p, double bytes, double m, double fwd_s,
+			 double bwd_s, cvc_proj_result *r, double *copy_s)
+{
+	double c = bytes / (p->host_bw_gbps * 1e9 * HOST_COPY_EFF);
+	double wait = m * (fmax(0, c - fwd_s) + fmax(0, c - bwd_s));
+
+	*copy_s = m * c * ((c > fwd_s) + (c > bwd_s));
+	r->offload_s = wait;
+	r->compute_s += wait;
+	r->step_s += wait;
+}
+
+void proj_offload_apply(const cvc_proj_scenario *sc, const struct proj_pricer *p,
+			const struct proj_shape *x, const double *nk, double m,
 			double layers, double fwd_s, double bwd_s, cvc_proj_result *r, double *copy_s)
 {
 	double n = sc->cpu_offload_layers, per, copy, win, f, b, wait;
 
 	r->offload_s = 0;
 	*copy_s = 0;
+	if (x->ofm && r->mem_offload_gb > 0 && p->host_bw_gbps > 0) {
+		double bytes = proj_offload_mb_bytes(sc, x, nk);
+
+		if (bytes > 0)
+			modules_wait(p, bytes, m, fwd_s, bwd_s, r, copy_s);
+		return;
+	}
 	if (!(n > 0) || !(layers > 0) || !(r->mem_offload_gb > 0))
 		return;
 	if (!(p->host_bw_gbps > 0))
@@ -92,11 +153,10 @@ void proj_offload_warn(const cvc_proj_scenario *sc, const struct proj_pricer *p,
 {
 	char item[160];
 
-	if (!(sc->cpu_offload_layers > 0) || !(r->mem_offload_gb > 0) || p->host_bw_gbps > 0)
+	if (!(r->mem_offload_gb > 0) || p->host_bw_gbps > 0)
 		return;
 	snprintf(item, sizeof item,
-		 "cpu_offload_layers: the copies to the host not priced (the catalog has no host "
-		 "link figure for %s)",
-		 p->gpu);
+		 "%s: the copies to the host not priced (the catalog has no host link figure for %s)",
+		 sc->cpu_offload_layers > 0 ? "cpu_offload_layers" : "offload_modules", p->gpu);
 	proj_warn_add(r, item);
 }

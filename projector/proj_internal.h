@@ -267,12 +267,15 @@ int proj_host_syncs(const cvc_proj_scenario *sc);
 /* ---- activations offloaded to the host (offload.c) ----------------------- */
 
 /* The step's wait for the copies of the cpu_offload_layers layers'
- * activations to and from the host (r->offload_s, added to compute_s and
- * step_s): m micro-batches of a stage of `layers` layers whose forward and
- * backward compute fwd_s and bwd_s, after proj_mem_of() (mem_offload_gb).
- * A GPU with no host link figure gets none.  *copy_s: the copies' seconds
- * the wait moves with (its interval's base, proj_offload_sigma()). */
-void proj_offload_apply(const cvc_proj_scenario *sc, const struct proj_pricer *p, double m,
+ * activations, or of the offload_modules' inputs, to and from the host
+ * (r->offload_s, added to compute_s and step_s): m micro-batches of a stage
+ * of `layers` layers, n[k] of kind k, whose forward and backward compute
+ * fwd_s and bwd_s, after proj_mem_of() (mem_offload_gb).  A GPU with no
+ * host link figure gets none.  *copy_s: the copies' seconds the wait moves
+ * with (its interval's base, proj_offload_sigma()). */
+struct proj_shape;
+void proj_offload_apply(const cvc_proj_scenario *sc, const struct proj_pricer *p,
+			const struct proj_shape *x, const double *n, double m,
 			double layers, double fwd_s, double bwd_s, cvc_proj_result *r,
 			double *copy_s);
 /* The copies' relative standard error. */
@@ -283,7 +286,9 @@ void proj_offload_warn(const cvc_proj_scenario *sc, const struct proj_pricer *p,
 		       cvc_proj_result *r);
 /* Why Megatron-Core refuses sc's cpu_offload_layers beside the rest of its
  * layout (not a whole number below layers, pp > 1, recompute, CUDA
- * graphs); NULL when it runs them. */
+ * graphs) or its offload_modules (beside cpu_offload_layers, attn_proj
+ * without core_attn, fused_group_mlp beside expert_fc1 or moe_act, an
+ * expert module without experts); NULL when it runs them. */
 const char *proj_offload_reason(const cvc_proj_scenario *sc);
 
 /* What proj_intervals() needs besides the result (interval.c). */
@@ -331,6 +336,24 @@ enum {
  * quotes; "" = core_attn, Megatron-Core's default) into *mask; NULL, or
  * the first word that names none. */
 const char *proj_recompute_modules(const char *text, int *mask, char *bad, size_t badlen);
+
+/* Megatron-Core's --offload-modules (fine-grained activation offloading),
+ * one bit each: the module's input goes to the host */
+enum {
+	PROJ_OF_ATTN_NORM = 1, PROJ_OF_QKV = 2, PROJ_OF_CORE = 4, PROJ_OF_PROJ = 8,
+	PROJ_OF_MLP_NORM = 16, PROJ_OF_FC1 = 32, PROJ_OF_ACT = 64,
+	/* the routed experts' fused MLP (Transformer Engine's op fuser):
+	 * everything it keeps */
+	PROJ_OF_FUSED = 128
+};
+/* The modules named in text (split as proj_recompute_modules(); "" =
+ * none) into *mask; NULL, or the first word that names none. */
+const char *proj_offload_modules(const char *text, int *mask, char *bad, size_t badlen);
+/* For a module-list field (recompute_modules, offload_modules): the first
+ * word of text that names none of its modules (in bad), with the modules
+ * it takes in *names; NULL when all do, and for any other key. */
+const char *proj_modules_bad(const char *key, const char *text, char *bad, size_t badlen,
+			     const char **names);
 
 /* ---- FLOP conventions (flops.c) ------------------------------------------ */
 
@@ -512,6 +535,7 @@ struct proj_shape {
 	int tdrop;
 	double mtp; /* multi-token prediction modules on the last stage */
 	int rcm;    /* selective recompute's modules (PROJ_RC_*); 0 otherwise */
+	int ofm;    /* fine-grained offloading's modules (PROJ_OF_*); 0: none */
 	/* 3D tensor parallelism (tp3d.c): d3 set, grid tr x tc x td (1 x 1 x
 	 * 1 in 1D); Td = tokens of a micro-batch per GPU outside the layers
 	 * (T / td), tv = ranks the vocabulary is split over (t / td); ovl3 =
@@ -875,6 +899,10 @@ double proj_pp_mtp_rank(const cvc_proj_scenario *sc);
 
 /* memory.c: r's memory figures (mem_*_gb, hbm_gb, fits); m micro-batches,
  * the stages as pl has them. */
+/* The bytes one micro-batch's layers of a stage (n[k] of kind k) send to
+ * the host under fine-grained offloading (x->ofm; 0 without). */
+double proj_offload_mb_bytes(const cvc_proj_scenario *sc, const struct proj_shape *x,
+			     const double n[PROJ_NKIND]);
 void proj_mem_of(const cvc_proj_scenario *sc, const struct proj_shape *x,
 		 const struct proj_params *P, const struct proj_pricer *p, double m,
 		 const struct proj_plan *pl, cvc_proj_result *r);

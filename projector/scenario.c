@@ -288,14 +288,13 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 		if (!strcmp(fd->key, "layer_pattern") && s[strspn(s, "M*-E")])
 			return proj_scn_fail(st, n, "layer_pattern: expected M, *, - or E for each layer "
 				       "(Mamba, attention, MLP, MoE), not '%c'", s[strspn(s, "M*-E")]);
-		if (!strcmp(fd->key, "recompute_modules")) {
-			int mask;
+		{
+			const char *names;
 			char bad[80];
 
-			if (proj_recompute_modules(s, &mask, bad, sizeof bad))
-				return proj_scn_fail(st, n, "recompute_modules: '%s' is not one of core_attn, "
-					       "moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts "
-					       "(several: one string, 'mla_up_proj layernorm')", bad);
+			if (proj_modules_bad(fd->key, s, bad, sizeof bad, &names))
+				return proj_scn_fail(st, n, "%s: '%s' is not one of %s (several: one "
+					       "string, 'core_attn moe_act')", fd->key, bad, names);
 		}
 		a->str = proj_scn_intern(st, s);
 		if (a->str && !strcmp(fd->key, "gpu") && proj_scn_gpu_mark(st, a->str) < 0 &&

@@ -17,7 +17,8 @@
 #include "ctx.h"
 
 /* The scenario's text fields (study, model, layer_pattern,
- * recompute_modules, pp_layout, gpu), in that order, into f. */
+ * recompute_modules, pp_layout, gpu, offload_modules), in that order,
+ * into f. */
 static void texts_of(const cvc_proj_scenario *sc, const char *f[PROJ_SM_NTEXT])
 {
 	f[0] = sc->study;
@@ -26,6 +27,7 @@ static void texts_of(const cvc_proj_scenario *sc, const char *f[PROJ_SM_NTEXT])
 	f[3] = sc->recompute_modules;
 	f[4] = sc->pp_layout;
 	f[5] = sc->gpu;
+	f[6] = sc->offload_modules;
 }
 
 /* sc as a memo's key: its position and text pointers cleared (the text is
@@ -37,7 +39,7 @@ static void key_of(const cvc_proj_scenario *sc, cvc_proj_scenario *key,
 	*key = *sc;
 	key->index = 0;
 	key->study = key->model = key->layer_pattern = NULL;
-	key->recompute_modules = key->pp_layout = key->gpu = NULL;
+	key->recompute_modules = key->pp_layout = key->gpu = key->offload_modules = NULL;
 }
 
 /* The text fields f as a slot keeps them: each a presence byte and its

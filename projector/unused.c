@@ -42,4 +42,11 @@ void proj_unused_warn(const cvc_proj_scenario *sc, cvc_proj_result *r)
 	/* hybrid sharding splits what ZeRO shards: nothing at zero 0 */
 	if (sc->shard_group > 0 && sc->zero < 1)
 		unused(r, "shard_group", "zero is 0 (nothing is sharded)");
+	/* the modules keep no input of their own: full recompute keeps only
+	 * each layer's, selective recompute of mlp or moe only the FFN's, a
+	 * hybrid's Mamba blocks are not the attention modules' */
+	if (sc->offload_modules && strspn(sc->offload_modules, " ,") != strlen(sc->offload_modules) &&
+	    r->valid && !(r->mem_offload_gb > 0))
+		unused(r, "offload_modules", "the modules named keep no input of their own here "
+		       "(recompute rebuilds it)");
 }

@@ -952,6 +952,7 @@ int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 		moe_dispatch(r, ctx);
 		vrecipe_graphs(r);
 		vrecipe_offload(r);
+		vrecipe_offload_modules(r);
 		vrecipe_regressed(r);
 	}
 	convention(r);

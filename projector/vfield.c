@@ -430,17 +430,17 @@ int vrow_field(struct vrow *r, int field, const char *k, const char *t, int gues
 		break;
 	}
 	case PF_STR:
-		if (!strcmp(fd->key, "recompute_modules")) {
-			int mask;
-			char bad[80];
+		if (!strcmp(fd->key, "recompute_modules") || !strcmp(fd->key, "offload_modules")) {
+			int rc = !strcmp(fd->key, "recompute_modules");
+			char bad[80], *buf = rc ? r->rcmods : r->ofmods;
+			const char *names;
 
-			if (proj_recompute_modules(t, &mask, bad, sizeof bad))
+			if (proj_modules_bad(fd->key, t, bad, sizeof bad, &names))
 				return vrow_cannot(r, CVC_PROJ_VWHY_UNMODELLED,
-						   "recompute_modules '%s' is none cvc models "
-						   "(core_attn, moe_act, layernorm, mla_up_proj, mlp, "
-						   "moe, shared_experts)", bad);
-			snprintf(r->rcmods, sizeof r->rcmods, "%.*s", (int)sizeof r->rcmods - 1, t);
-			sc->recompute_modules = r->rcmods;
+						   "%s '%s' is none cvc models (%s)", fd->key, bad,
+						   names);
+			snprintf(buf, sizeof r->rcmods, "%.*s", (int)sizeof r->rcmods - 1, t);
+			*(const char **)((char *)sc + fd->offset) = buf;
 			vrow_mark(r, field);
 			break;
 		}

@@ -525,6 +525,47 @@ void vrecipe_offload(struct vrow *r)
 }
 
 /*
+ * Fine-grained activation offloading (offload_modules) of the models whose
+ * Megatron-Bridge recipe turns it on in the model's own configuration,
+ * which every performance preset of the model starts from.  Nemotron 3
+ * Ultra's offloads the routed experts' fused MLP and recomputes its
+ * activation (nemotron_3_ultra_pretrain_config: offload_modules
+ * ["fused_group_mlp"], recompute_modules ["moe_act"], after Megatron-LM's
+ * examples/nt3/gb300_nt3.sh).  A row whose offload_modules cell is given
+ * keeps it; one whose layout Megatron-Core would refuse it in is left as
+ * it is (proj_offload_reason()).
+ */
+static const struct {
+	const char *model, *modules, *source;
+} offload_modules[] = {
+	{"nemotron-3-ultra-550b-a55b", "fused_group_mlp",
+	 "NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/recipes/nemotronh/nemotron_3_ultra.py "
+	 "@6a5abeac nemotron_3_ultra_pretrain_config"},
+};
+
+void vrecipe_offload_modules(struct vrow *r)
+{
+	cvc_proj_scenario *sc = &r->sc;
+	const struct proj_arch *a = bridge_arch(r);
+	int f = vrow_fid(r, "offload_modules");
+
+	if (!a || f < 0 || vrow_given(r, f))
+		return;
+	for (size_t i = 0; i < sizeof offload_modules / sizeof offload_modules[0]; i++) {
+		cvc_proj_scenario t = *sc;
+
+		t.offload_modules = offload_modules[i].modules;
+		if (strcmp(offload_modules[i].model, a->name) || proj_offload_reason(&t))
+			continue;
+		sc->offload_modules = offload_modules[i].modules;
+		vrow_mark(r, f);
+		vrow_assume(r, "offload_modules=%s (Megatron-Bridge's recipe for %s: %s)",
+			    offload_modules[i].modules, a->name, offload_modules[i].source);
+		return;
+	}
+}
+
+/*
  * Expert tensor parallelism of the models whose performance recipes set
  * it: every preset of their base configuration has
  * expert_tensor_parallel_size = 1, where Megatron-Core's default would be

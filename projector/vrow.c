@@ -232,7 +232,7 @@ void vrow_start(struct vrow *r, int legacy, int default_conv)
 	cvc_proj_scenario_default(sc);
 	sc->study = "validate";
 	sc->model = "";
-	r->name[0] = r->gpu[0] = r->rcmods[0] = 0;
+	r->name[0] = r->gpu[0] = r->rcmods[0] = r->ofmods[0] = 0;
 	r->assumed[0] = r->why[0] = 0;
 	r->kind = CVC_PROJ_VWHY_INVALID;
 	r->regressed = 0;

@@ -218,6 +218,7 @@ struct vrow {
 	cvc_proj_scenario sc;
 	char name[128], gpu[64];  /* strings sc points to */
 	char rcmods[128];
+	char ofmods[128]; /* the offload_modules cell */
 	char pattern[512], layout[256]; /* layer_pattern and pp_layout cells */
 	double tps, iter, tflops, mfu; /* NaN when not given */
 	int conv;                 /* enum proj_flops for tflops/mfu; -1 none */
@@ -332,6 +333,9 @@ void vrecipe_graphs(struct vrow *r);
  * layout offloads to the host, where the row does not say (after the
  * defaults: its sharding, recompute and CUDA graphs). */
 void vrecipe_offload(struct vrow *r);
+/* The offload_modules a Megatron-Bridge row's model recipe turns on
+ * (Nemotron 3 Ultra's fused_group_mlp), said; after vrecipe_offload(). */
+void vrecipe_offload_modules(struct vrow *r);
 /* The row's scenario with what its release ran that cvc can price (a
  * dispatcher, the 1F1B overlap, CUDA graphs, FP8 attention) in alt, and
  * those named in what: 1, or 0 when its release ran nothing listed. */

@@ -217,6 +217,12 @@ typedef struct cvc_proj_scenario {
 	 * the compute (Megatron-Core's --cpu-offloading-num-layers: pp 1 only,
 	 * no recompute, no CUDA graphs); 0: none */
 	double cpu_offload_layers;
+	/* submodules whose input activations every layer copies to the host
+	 * in the forward and back before the backward (Megatron-Core's
+	 * --fine-grained-activation-offloading --offload-modules, as words:
+	 * "attn_norm qkv_linear core_attn attn_proj mlp_norm expert_fc1
+	 * moe_act fused_group_mlp"); "" = none */
+	const char *offload_modules;
 	/* multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core's
 	 * --mtp-num-layers) on the last stage: each one more layer, a
 	 * projection of 2h to h and the logits and loss again */
@@ -335,8 +341,8 @@ typedef struct cvc_proj_result {
 	 * runs them (in compute_s; docs/MODELS.md "Host time per launch") */
 	double host_s;
 	/* the GPU waiting for activation copies to and from the host that take
-	 * longer than the layers they run beside (cpu_offload_layers; in
-	 * compute_s) */
+	 * longer than the layers they run beside (cpu_offload_layers,
+	 * offload_modules; in compute_s) */
 	double offload_s;
 	double comm_share;         /* comm_s / step_s: the part of the step that is
 				    * communication, hidden or not (the seed
@@ -349,7 +355,8 @@ typedef struct cvc_proj_result {
 	double mem_act_gb;         /* activations of the micro-batches in flight */
 	double mem_buf_gb;         /* buffers (fp32 logits) */
 	double mem_offload_gb;     /* activations held in host memory instead
-				    * (cpu_offload_layers; not in mem_gb) */
+				    * (cpu_offload_layers, offload_modules;
+				    * not in mem_gb) */
 	double hbm_gb;             /* usable capacity per GPU */
 	/* the model's parameters in billions as published totals count them
 	 * (multi-token-prediction modules left out), and of them what one
