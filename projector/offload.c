@@ -78,6 +78,10 @@ const char *proj_offload_reason(const cvc_proj_scenario *sc)
 			       "beside expert_fc1 or moe_act";
 		if ((of & (PROJ_OF_FC1 | PROJ_OF_ACT | PROJ_OF_FUSED)) && !(sc->experts > 1))
 			return "offload_modules: expert_fc1, moe_act and fused_group_mlp need experts";
+		/* the 3D grid is AxoNN's, whose layers keep their own shards
+		 * (tp3d.c), not Megatron-Core's modules */
+		if (proj_is_3d(sc))
+			return "offload_modules: Megatron-Core's, not beside a 3D tensor-parallel grid";
 	}
 
 	if (n < 0 || n != floor(n) || (n > 0 && n >= sc->layers))

@@ -125,14 +125,16 @@ Test(offload_modules, a_slower_host_link_waits_longer)
 Test(offload_modules, refused_as_megatron_core_refuses)
 {
 	static const struct {
-		const char *model, *extra, *why;
+		const char *model, *extra, *par, *why;
 	} bad[] = {
-		{"qwen3-30b-a3b", "offload_modules: attn_proj", "attn_proj needs core_attn"},
-		{"qwen3-30b-a3b", "offload_modules: 'fused_group_mlp moe_act'",
+		{"qwen3-30b-a3b", "offload_modules: attn_proj", "ep: 8", "attn_proj needs core_attn"},
+		{"qwen3-30b-a3b", "offload_modules: 'fused_group_mlp moe_act'", "ep: 8",
 		 "not beside expert_fc1 or moe_act"},
-		{"llama3-8b", "offload_modules: expert_fc1", "need experts"},
-		{"qwen3-30b-a3b", "offload_modules: core_attn, cpu_offload_layers: 4",
+		{"llama3-8b", "offload_modules: expert_fc1", "tp: 1", "need experts"},
+		{"qwen3-30b-a3b", "offload_modules: core_attn, cpu_offload_layers: 4", "ep: 8",
 		 "not both"},
+		{"llama3-8b", "offload_modules: core_attn", "tp_row: 2, tp_col: 2",
+		 "3D tensor-parallel grid"},
 	};
 	static const char unknown[] = "model: {arch: qwen3-30b-a3b}\n"
 				      "training: {offload_modules: 'core_attn expert_fc2'}\n"
@@ -145,8 +147,8 @@ Test(offload_modules, refused_as_megatron_core_refuses)
 
 		snprintf(yaml, sizeof yaml,
 			 "model: {arch: %s, seq: 4096}\ntraining: {%s}\n"
-			 "parallelism: {tp: 1, pp: 1, ep: %d}\nhardware: {gpu: H100-SXM, gpus: 8}\n",
-			 bad[i].model, bad[i].extra, strstr(bad[i].model, "qwen") ? 8 : 1);
+			 "parallelism: {%s}\nhardware: {gpu: H100-SXM, gpus: 8}\n",
+			 bad[i].model, bad[i].extra, bad[i].par);
 		cr_assert_eq(tu_proj_first(yaml, NULL, &r), 1, "%s", yaml);
 		cr_expect(!r.valid && strstr(r.reason, bad[i].why), "%s: %s", bad[i].extra,
 			  r.reason);
