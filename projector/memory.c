@@ -27,21 +27,21 @@ static void keep(double *a, double *o, double bytes, int module, const struct pr
  * et al. 2022's 34 h + 5 a s bytes; sequence parallelism shards what the
  * norms and dropout touch by tp; Transformer Engine's fp8 and fp4 recipes
  * keep the GEMM inputs quantized (lowprec.c).  What fine-grained
- * offloading (offload_modules) sends to the host is counted into *off
+ * offloading (offload_modules) sends to the host is counted into *o
  * instead: each named module's input (Megatron-Core's user guide, "Fine-
  * Grained Activation Offloading": "Each module offloads its input
  * activation to CPU during forward and reloads it before backward"); the
  * attention modules' on attention layers, the expert modules' on MoE
  * layers; fused_group_mlp everything the routed experts' MLP keeps.
  */
-static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape *x, double *off)
+static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape *x, double *o)
 {
 	double t = x->t, sh = x->sp ? t : 1, B = x->BA, gin = B;
 	double dq = x->a * x->dh / t, dkv = fmax(1, x->g / t) * x->dh;
 	/* the rows the experts run per token: the rank's copies, gathered
 	 * over the expert tensor-parallel group (proj_shape_of()) */
 	double f_loc = x->f / (x->moe ? x->et : t), rows = x->moe ? x->Tm / x->T : 1;
-	double drop = sc->dropout ? 1 : 0, a = 0, o = 0;
+	double drop = sc->dropout ? 1 : 0, a = 0;
 	double nsub = (x->mixer != PROJ_MIX_NONE) + !x->noffn;
 	int attn = x->mixer == PROJ_MIX_ATTN || x->mixer == PROJ_MIX_LOCAL;
 	int fc1 = x->moe ? PROJ_OF_FC1 | PROJ_OF_FUSED : 0;
@@ -53,6 +53,7 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 	int act = ffn || (x->moe && (rc & PROJ_RC_MOE_ACT));
 	int shared = rc & (PROJ_RC_MOE | PROJ_RC_SHARED);
 
+	*o = 0;
 	if (x->lowp) { /* GEMM inputs kept quantized, with their scales */
 		struct proj_lowp c;
 
@@ -62,9 +63,9 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 
 	/* the norm inputs, one per block */
 	if (x->mixer != PROJ_MIX_NONE)
-		keep(&a, &o, B * x->h / sh, attn ? PROJ_OF_ATTN_NORM : 0, x);
+		keep(&a, o, B * x->h / sh, attn ? PROJ_OF_ATTN_NORM : 0, x);
 	if (!x->noffn)
-		keep(&a, &o, B * x->h / sh, PROJ_OF_MLP_NORM, x);
+		keep(&a, o, B * x->h / sh, PROJ_OF_MLP_NORM, x);
 	if (x->mixer == PROJ_MIX_MAMBA) {
 		/* the Mamba-2 mixer (MambaMixer; mamba_chunk_scan_combined keeps
 		 * x, dt, dA_cumsum, B, C, z and its output, not the chunk
@@ -77,58 +78,54 @@ static double act_per_token(const cvc_proj_scenario *sc, const struct proj_shape
 		a += 2 * 4 * x->mh / t + B * x->di / t + gin * x->di / t;
 	} else if (x->mixer != PROJ_MIX_NONE) {
 		if (!norm) /* QKV input (norm output) */
-			keep(&a, &o, gin * x->h / sh, PROJ_OF_QKV, x);
+			keep(&a, o, gin * x->h / sh, PROJ_OF_QKV, x);
 		if (x->unfused && (sc->recompute == CVC_PROJ_RECOMP_NONE ||
 				   (sc->recompute == CVC_PROJ_RECOMP_SELECTIVE && !(rc & PROJ_RC_CORE)))) {
 			double hl = x->a / t;
 
-			keep(&a, &o, B * (dq + 2 * dkv), PROJ_OF_CORE, x); /* Q, K, V */
+			keep(&a, o, B * (dq + 2 * dkv), PROJ_OF_CORE, x); /* Q, K, V */
 			a += B * hl * x->s;               /* softmax output */
 			a += drop * 3 * hl * x->s;        /* its dropout mask and output */
 		} else if (x->unfused) {
 			/* selective: the core is recomputed from Q, K, V */
-			keep(&a, &o, B * (dq + 2 * dkv), PROJ_OF_CORE, x);
+			keep(&a, o, B * (dq + 2 * dkv), PROJ_OF_CORE, x);
 		} else if (x->mla) {
 			/* MLA: the latents (whole on every tp rank) and the up
 			 * projections' inputs, then Q, K, V per local head (not with
 			 * mla_up_proj: recomputed from the latents) */
 			a += B * (x->rq + x->rkv + x->dr) + gin * (x->rq + x->rkv);
 			if (!up)
-				keep(&a, &o, B * x->a / t * (2 * x->dqk + x->dv), PROJ_OF_CORE, x);
+				keep(&a, o, B * x->a / t * (2 * x->dqk + x->dv), PROJ_OF_CORE, x);
 			a += 4 * x->a / t;                /* the fp32 log-sum-exp */
 		} else {
-			keep(&a, &o, B * (dq + 2 * dkv), PROJ_OF_CORE, x); /* flash: Q, K, V */
+			keep(&a, o, B * (dq + 2 * dkv), PROJ_OF_CORE, x); /* flash: Q, K, V */
 			a += 4 * x->a / t;                /* its fp32 log-sum-exp */
 		}
 		/* attention output = projection input */
-		keep(&a, &o, gin * x->a * x->dv / t, PROJ_OF_PROJ, x);
+		keep(&a, o, gin * x->a * x->dv / t, PROJ_OF_PROJ, x);
 	}
 	a += drop * nsub * x->h / sh;         /* the residual dropout masks */
-	if (x->noffn) {
-		*off = o;
+	if (x->noffn)
 		return a;
-	}
 	if (ffn) {
 		/* mlp / moe: the FFN's input only (the norm's output unless
 		 * layernorm recomputes that too) */
 		a += norm ? 0 : B * x->h / sh;
-		*off = o;
 		return a + (!shared ? (B * (x->gated ? 2 : 1) + gin) * x->fs / t : 0);
 	}
 	if (!(norm && !x->moe)) /* FC1 input (norm output, routed rows) */
-		keep(&a, &o, gin * x->hl * (x->moe ? rows : 1 / sh), fc1, x);
+		keep(&a, o, gin * x->hl * (x->moe ? rows : 1 / sh), fc1, x);
 	if (x->lw > 0) /* LatentMoE: the projections' inputs (norm output, combined rows) */
 		a += (gin * x->h + gin * x->hl) / sh;
 	/* activation input (FC1 output) */
-	keep(&a, &o, B * rows * (x->gated ? 2 : 1) * f_loc, fact, x);
+	keep(&a, o, B * rows * (x->gated ? 2 : 1) * f_loc, fact, x);
 	if (!act) /* FC2 input (activation output) */
-		keep(&a, &o, gin * rows * f_loc, x->moe ? PROJ_OF_FUSED : 0, x);
+		keep(&a, o, gin * rows * f_loc, x->moe ? PROJ_OF_FUSED : 0, x);
 	/* shared experts: their FC1 input is the routed experts' (kept once) */
 	if (!shared)
 		a += (B * (x->gated ? 2 : 1) + gin) * x->fs / t;
 	if (x->moe)
 		a += 4 * x->E;                    /* router logits (fp32) */
-	*off = o;
 	return a;
 }
 

@@ -98,55 +98,44 @@ const char *proj_offload_reason(const cvc_proj_scenario *sc)
 }
 
 /*
+ * Both offloadings wait alike: `copies` copies of `bytes` each, each beside
+ * f seconds of forward and b of backward, wait max(0, copy - f) + max(0,
+ * copy - b) apiece, at the host link's rate (none where the catalog has no
+ * figure: proj_offload_warn() says so).  CPU offloading: one copy per
+ * offloaded layer and micro-batch beside its window of L / N layers.
  * Fine-grained offloading (Megatron-Core's fine_grained_activation_offload.py
  * PipelineOffloadManager: a device-to-host stream and a host-to-device
  * stream beside the compute; each module's input is copied out after its
  * forward and reloaded ahead of its backward): with no cap on the copies
  * in flight (fine_grained_offloading_max_inflight_offloads, None by
  * default), each stream runs a micro-batch's copies back to back while its
- * forward or backward runs, so the GPU waits for what the copies take
- * beyond the compute they run beside: per micro-batch max(0, copies -
- * forward) + max(0, copies - backward), the copies at the host link's
- * rate.
+ * forward or backward runs: one copy per micro-batch beside the stage's
+ * whole forward and backward.
  */
-static void modules_wait(const struct proj_pricer *p, double bytes, double m, double fwd_s,
-			 double bwd_s, cvc_proj_result *r, double *copy_s)
-{
-	double c = bytes / (p->host_bw_gbps * 1e9 * HOST_COPY_EFF);
-	double wait = m * (fmax(0, c - fwd_s) + fmax(0, c - bwd_s));
-
-	*copy_s = m * c * ((c > fwd_s) + (c > bwd_s));
-	r->offload_s = wait;
-	r->compute_s += wait;
-	r->step_s += wait;
-}
-
 void proj_offload_apply(const cvc_proj_scenario *sc, const struct proj_pricer *p,
 			const struct proj_shape *x, const double *nk, double m,
 			double layers, double fwd_s, double bwd_s, cvc_proj_result *r, double *copy_s)
 {
-	double n = sc->cpu_offload_layers, per, copy, win, f, b, wait;
+	double n = sc->cpu_offload_layers, bytes, copies, f, b, copy, wait;
 
 	r->offload_s = 0;
 	*copy_s = 0;
-	if (x->ofm && r->mem_offload_gb > 0 && p->host_bw_gbps > 0) {
-		double bytes = proj_offload_mb_bytes(sc, x, nk);
+	if (!(r->mem_offload_gb > 0) || !(p->host_bw_gbps > 0))
+		return;
+	if (x->ofm) {
+		bytes = proj_offload_mb_bytes(sc, x, nk), copies = m, f = fwd_s, b = bwd_s;
+	} else if (n > 0 && layers > 0) {
+		double win = fmax(1, floor(layers / n)); /* the layers each copy runs beside */
 
-		if (bytes > 0)
-			modules_wait(p, bytes, m, fwd_s, bwd_s, r, copy_s);
+		bytes = r->mem_offload_gb * 1e9 / n; /* one layer's activations, one micro-batch */
+		copies = m * n, f = win * fwd_s / layers, b = win * bwd_s / layers;
+	} else {
 		return;
 	}
-	if (!(n > 0) || !(layers > 0) || !(r->mem_offload_gb > 0))
-		return;
-	if (!(p->host_bw_gbps > 0))
-		return; /* proj_offload_warn() says so */
-	per = r->mem_offload_gb * 1e9 / n; /* one layer's activations, one micro-batch */
-	copy = per / (p->host_bw_gbps * 1e9 * HOST_COPY_EFF);
-	win = fmax(1, floor(layers / n)); /* the layers each copy runs beside */
-	f = win * fwd_s / layers, b = win * bwd_s / layers;
-	wait = m * n * (fmax(0, copy - f) + fmax(0, copy - b));
+	copy = bytes / (p->host_bw_gbps * 1e9 * HOST_COPY_EFF);
+	wait = copies * (fmax(0, copy - f) + fmax(0, copy - b));
 	/* the copies the wait moves with, second for second */
-	*copy_s = m * n * copy * ((copy > f) + (copy > b));
+	*copy_s = copies * copy * ((copy > f) + (copy > b));
 	r->offload_s = wait;
 	r->compute_s += wait;
 	r->step_s += wait;

@@ -162,8 +162,7 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 		else if (proj_recompute_modules(sc->recompute_modules, &x->rcm, bad, sizeof bad))
 			x->rcm = PROJ_RC_CORE; /* refused by proj_finalize() */
 	}
-	x->ofm = 0;
-	if (sc->offload_modules && sc->offload_modules[0]) {
+	{
 		char bad[80];
 
 		if (proj_offload_modules(sc->offload_modules, &x->ofm, bad, sizeof bad))

@@ -433,13 +433,14 @@ int vrow_field(struct vrow *r, int field, const char *k, const char *t, int gues
 		if (!strcmp(fd->key, "recompute_modules") || !strcmp(fd->key, "offload_modules")) {
 			int rc = !strcmp(fd->key, "recompute_modules");
 			char bad[80], *buf = rc ? r->rcmods : r->ofmods;
+			size_t cap = rc ? sizeof r->rcmods : sizeof r->ofmods;
 			const char *names;
 
 			if (proj_modules_bad(fd->key, t, bad, sizeof bad, &names))
 				return vrow_cannot(r, CVC_PROJ_VWHY_UNMODELLED,
 						   "%s '%s' is none cvc models (%s)", fd->key, bad,
 						   names);
-			snprintf(buf, sizeof r->rcmods, "%.*s", (int)sizeof r->rcmods - 1, t);
+			snprintf(buf, cap, "%.*s", (int)cap - 1, t);
 			*(const char **)((char *)sc + fd->offset) = buf;
 			vrow_mark(r, field);
 			break;

@@ -444,14 +444,9 @@ static int pair_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_resul
  */
 Test(moe, shipped_example_runs_and_overlap_only_helps)
 {
-	cvc_proj_study *st = NULL;
-	cvc_proj_ctx *ctx = NULL;
 	struct pairs p = {0};
 
-	cr_assert_eq(cvc_proj_study_load(CVC_SOURCE_DIR "/examples/moe.yaml", &st), CVC_OK, "%s",
-		     cvc_proj_study_errmsg(st));
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, pair_cb, &p, NULL), CVC_OK);
+	tu_study_file_run(CVC_SOURCE_DIR "/examples/moe.yaml", CVC_PROJ_NO_MARGINAL, pair_cb, &p);
 	cr_expect_eq(p.n, 472);
 	cr_expect_eq(p.invalid, 0);
 	cr_expect_eq(p.pairs, 236);
@@ -459,8 +454,6 @@ Test(moe, shipped_example_runs_and_overlap_only_helps)
 	cr_expect_eq(p.overhid, 0);
 	cr_expect_gt(2 * p.hid_some, p.pairs, "%d of %d pairs hide something", p.hid_some,
 		     p.pairs);
-	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
 }
 
 /*

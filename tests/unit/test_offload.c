@@ -258,16 +258,10 @@ Test(offload, the_example_study)
 {
 	static const char *const gpu[3] = {"GB200", "B200", "H100-SXM"};
 	struct sweep s;
-	cvc_proj_study *st = NULL;
-	cvc_proj_ctx *ctx = NULL;
 
 	memset(&s, 0, sizeof s);
-	cr_assert_eq(cvc_proj_study_load(CVC_SOURCE_DIR "/examples/offload.yaml", &st), CVC_OK,
-		     "%s", cvc_proj_study_errmsg(st));
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, sweep_cb, &s, NULL), CVC_OK);
-	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
+	tu_study_file_run(CVC_SOURCE_DIR "/examples/offload.yaml", CVC_PROJ_NO_MARGINAL, sweep_cb,
+			  &s);
 	for (int g = 0; g < 3; g++) {
 		int first = -1;
 

@@ -242,16 +242,10 @@ static int ultra_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_resu
 Test(offload_modules, the_example_study)
 {
 	struct ultra u;
-	cvc_proj_study *st = NULL;
-	cvc_proj_ctx *ctx = NULL;
 
 	memset(&u, 0, sizeof u);
-	cr_assert_eq(cvc_proj_study_load(CVC_SOURCE_DIR "/examples/offload.yaml", &st), CVC_OK,
-		     "%s", cvc_proj_study_errmsg(st));
-	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
-	cr_assert_eq(cvc_proj_study_run(st, ctx, CVC_PROJ_NO_MARGINAL, ultra_cb, &u, NULL), CVC_OK);
-	cvc_proj_ctx_free(ctx);
-	cvc_proj_study_free(st);
+	tu_study_file_run(CVC_SOURCE_DIR "/examples/offload.yaml", CVC_PROJ_NO_MARGINAL, ultra_cb,
+			  &u);
 	for (int g = 0; g < 2; g++) {
 		cr_assert_eq(u.n[g], 4, "%d scenarios", u.n[g]);
 		for (int i = 0; i < 4; i++) {

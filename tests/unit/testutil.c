@@ -374,18 +374,35 @@ static int first_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_resu
 	return 0;
 }
 
-void tu_study_run(const char *name, const char *yaml, int flags, cvc_proj_cb cb, void *user)
+/* Runs the parsed or loaded study st with the spec-sheet models, then
+ * frees it. */
+static void study_run(cvc_proj_study *st, int flags, cvc_proj_cb cb, void *user)
 {
-	cvc_proj_study *st = NULL;
 	cvc_proj_ctx *ctx = NULL;
 
-	cr_assert_eq(cvc_proj_study_parse(name, yaml, strlen(yaml), &st), CVC_OK, "%s",
-		     cvc_proj_study_errmsg(st));
 	cr_assert_eq(cvc_proj_ctx_new(NULL, &ctx), CVC_OK);
 	cr_assert_eq(cvc_proj_study_run(st, ctx, flags, cb, user, NULL), CVC_OK, "%s",
 		     cvc_proj_study_errmsg(st));
 	cvc_proj_ctx_free(ctx);
 	cvc_proj_study_free(st);
+}
+
+void tu_study_run(const char *name, const char *yaml, int flags, cvc_proj_cb cb, void *user)
+{
+	cvc_proj_study *st = NULL;
+
+	cr_assert_eq(cvc_proj_study_parse(name, yaml, strlen(yaml), &st), CVC_OK, "%s",
+		     cvc_proj_study_errmsg(st));
+	study_run(st, flags, cb, user);
+}
+
+void tu_study_file_run(const char *path, int flags, cvc_proj_cb cb, void *user)
+{
+	cvc_proj_study *st = NULL;
+
+	cr_assert_eq(cvc_proj_study_load(path, &st), CVC_OK, "%s: %s", path,
+		     cvc_proj_study_errmsg(st));
+	study_run(st, flags, cb, user);
 }
 
 int tu_proj_first(const char *yaml, struct cvc_proj_scenario *sc, struct cvc_proj_result *r)

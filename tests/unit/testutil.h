@@ -163,6 +163,11 @@ void tu_scenario(struct cvc_proj_scenario *sc, const char *gpu, int gpus, int tp
 void tu_study_run(const char *name, const char *yaml, int flags,
 		  int (*cb)(void *, const struct cvc_proj_scenario *, const struct cvc_proj_result *),
 		  void *user);
+/* The same for the study file at path (an example, a shipped study). */
+void tu_study_file_run(const char *path, int flags,
+		       int (*cb)(void *, const struct cvc_proj_scenario *,
+				 const struct cvc_proj_result *),
+		       void *user);
 
 /*
  * Runs a study given as YAML text (no marginal half-GPU runs, spec-sheet
