@@ -341,7 +341,7 @@ cvc_status proj_arch_set(proj_archs *a, struct proj_arch *e, const char *key, co
 	case PF_FLAG: {
 		int v;
 
-		if (proj_parse_flag(val, &v)) {
+		if (proj_parse_field_flag(&proj_fields[f], val, &v)) {
 			snprintf(why, whylen, "'%s': expected true or false", key);
 			return CVC_ERR_FORMAT;
 		}

@@ -71,9 +71,11 @@ static const struct coldoc docs[] = {
 	{"moe_router_fusion", "0/1", "1: Transformer Engine's fused router"},
 	{"moe_permute_fusion", "0/1", "1: fused token permutation"},
 	{"compile", "0/1", "framework torchtitan: 1 torch.compile over each block, 0 eager (each op a kernel)"},
-	{"cuda_graphs", "0/1", "1: the layers' kernels launched from CUDA graphs (no launch gaps, "
-			       "no host work per launch; a dropless MoE layer's routed experts "
-			       "outside them)"},
+	{"cuda_graphs", "0/1/2", "1: the layers' kernels launched from CUDA graphs (no launch gaps, "
+				 "no host work per launch; a dropless MoE layer's routed experts "
+				 "outside them); 2: the whole forward and backward of the "
+				 "micro-batches in one graph (full_iteration: no gap, host work or "
+				 "host sync in it; the optimizer step outside)"},
 	{"bf16_layers_first", "layers", "with fp8/nvfp4/mxfp4: first layers kept in bf16"},
 	{"bf16_layers_last", "layers", "with fp8/nvfp4/mxfp4: last layers kept in bf16"},
 	{"moe_token_drop", "0/1", "1: MoE token drop padded to capacity (static shapes: no host "
@@ -88,6 +90,10 @@ static const struct coldoc docs[] = {
 	{"offload_modules", "text", "the submodules whose inputs every layer sends to host memory "
 				    "between its forward and backward (Megatron-Core's "
 				    "--offload-modules; empty: none)"},
+	{"fused_grouped_mlp", "0/1", "1: the routed experts' MLP as Transformer Engine's fused op "
+				     "(CuTe DSL) runs it: one grouped launch per GEMM, the "
+				     "activation and its quantization in the GEMMs' epilogues "
+				     "(Blackwell, mxfp8 or nvfp4)"},
 	/* parallelism */
 	{"tp", "GPUs", "tensor-parallel width"},
 	{"pp", "stages", "pipeline-parallel stages"},

@@ -81,7 +81,8 @@ static const struct proj_layer_cost *layer_cost(cvc_proj_ctx *ctx, struct proj_s
 				   x->tr, x->tc, x->td, x->ovl3, x->dh, x->rq, x->rkv, x->dr,
 				   x->dv, x->disp, x->disp8, x->gtopk, x->mtp, x->rcm, x->kind,
 				   x->win, x->wchunk, x->mh, x->mp, x->mn, x->mg, x->mk, x->mq,
-				   x->gated, x->esms, x->imb, x->rfuse, x->pfuse, x->tdrop, x->eager};
+				   x->gated, x->esms, x->imb, x->rfuse, x->pfuse, x->tdrop, x->eager,
+				   x->fgm};
 	struct proj_layer_cost *lc = &ctx->cc.e[key_hash(key, PROJ_CC_KEY) % PROJ_CC_SLOTS];
 	struct proj_used *u = k->p->used;
 	double before[PROJ_USED_MAX];
@@ -372,12 +373,15 @@ static void mb_cost_of(const cvc_proj_scenario *sc, const struct stage_layers *S
 	o->stage_c = SUM2_OF(S, fwd_s, bwd_s) + extra;
 	/* CUDA graphs launch the layers' kernels without the gap and without
 	 * the host's work per kernel, but for the kernels they leave out (a
-	 * dropless MoE layer's routed experts and permutation).  Each kernel
+	 * dropless MoE layer's routed experts and permutation); a graph of the
+	 * whole forward and backward (cuda_graphs 2) leaves none out, the
+	 * embedding, logits and loss of the end stages included.  Each kernel
 	 * has its gap; a split GEMM's chunks past the first cost the host
 	 * nothing of their own (one call launches them all). */
 	{
-		double gpu_launches = (sc->cuda_graphs ? SUM_OF(S, ungraphed_kernels)
-						       : SUM_OF(S, kernels)) + extra_kernels;
+		double gpu_launches = sc->cuda_graphs == 2 ? 0
+				      : (sc->cuda_graphs ? SUM_OF(S, ungraphed_kernels)
+							 : SUM_OF(S, kernels)) + extra_kernels;
 		double host_launches = gpu_launches - (sc->cuda_graphs ? 0 : SUM_OF(S, chunk_kernels));
 
 		o->gap_s = 1e-6 * gap_us * gpu_launches;
@@ -478,6 +482,14 @@ static const struct proj_pricer *usable_pricer(cvc_proj_ctx *ctx, const cvc_proj
 	if (sc->dtype == CVC_PROJ_FP8 && sc->fp8_recipe == CVC_PROJ_FP8_MXFP8 &&
 	    !(p->peak_flops[CVC_PROJ_NVFP4] > 0 || p->peak_flops[CVC_PROJ_MXFP4] > 0)) {
 		invalid(r, "gpu has no block-scaled tensor cores for mxfp8 (Blackwell on)");
+		return NULL;
+	}
+	/* the fused grouped MLP's kernels are CuTe DSL's for block-scaled
+	 * tensor cores (Transformer Engine's fused op checks compute
+	 * capability 10) */
+	if (sc->fused_grouped_mlp && !proj_sm100(p)) {
+		invalid(r, "gpu has no block-scaled tensor cores for fused_grouped_mlp's kernels "
+			   "(Blackwell on)");
 		return NULL;
 	}
 	return p;

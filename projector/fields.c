@@ -127,6 +127,7 @@ const struct proj_field proj_fields[] = {
 	ENUM("training", "optimizer_moments", optimizer_moments, "fp32|bf16"),
 	NUM("training", "cpu_offload_layers", cpu_offload_layers),
 	STR("training", "offload_modules", offload_modules),
+	FLAG("training", "fused_grouped_mlp", fused_grouped_mlp),
 };
 const size_t proj_nfields = sizeof proj_fields / sizeof proj_fields[0];
 
@@ -151,7 +152,8 @@ static const struct { const char *alias, *key; } aliases[] = {
 	{"moe_token_dispatcher_type", "ep_dispatcher"}, {"topk_group", "moe_router_group_topk"},
 	{"moe_flex_dispatcher_num_sms", "ep_sms"}, {"moe_deepep_num_sms", "ep_sms"},
 	{"moe_hybridep_num_sms", "ep_sms"}, {"pipeline_schedule", "pp_schedule"},
-	{"cuda_graph", "cuda_graphs"},
+	{"cuda_graph", "cuda_graphs"}, {"cuda_graph_impl", "cuda_graphs"},
+	{"cutedsl_fused_grouped_mlp", "fused_grouped_mlp"},
 	{"moe_pad_expert_input_to_capacity", "moe_token_drop"},
 	{"grad_reduce_in_fp32", "grad_reduce_fp32"},
 	{"accumulate_allreduce_grads_in_fp32", "grad_reduce_fp32"},
@@ -203,6 +205,29 @@ int proj_parse_flag(const char *s, int *out)
 	else
 		return -1;
 	return 0;
+}
+
+int proj_parse_graphs(const char *s, int *out)
+{
+	if (!proj_parse_flag(s, out))
+		return 0;
+	/* Megatron-Core's --cuda-graph-impl values (and "layers", "full") */
+	if (!strcasecmp(s, "none"))
+		*out = 0;
+	else if (!strcasecmp(s, "layers") || !strcasecmp(s, "transformer_engine") ||
+		 !strcasecmp(s, "local"))
+		*out = 1;
+	else if (!strcmp(s, "2") || !strcasecmp(s, "full") || !strcasecmp(s, "full_iteration") ||
+		 !strcasecmp(s, "full-iteration"))
+		*out = 2;
+	else
+		return -1;
+	return 0;
+}
+
+int proj_parse_field_flag(const struct proj_field *fd, const char *s, int *out)
+{
+	return strcmp(fd->key, "cuda_graphs") ? proj_parse_flag(s, out) : proj_parse_graphs(s, out);
 }
 
 int proj_parse_number(const char *s, double *out)
@@ -518,7 +543,7 @@ static int field_from_text(cvc_proj_scenario *sc, int f, const char *s)
 		proj_field_set_num(sc, f, b);
 		return 0;
 	case PF_FLAG:
-		if (proj_parse_flag(s, &b))
+		if (proj_parse_field_flag(fd, s, &b))
 			return -1;
 		proj_field_set_num(sc, f, b);
 		return 0;

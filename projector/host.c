@@ -45,9 +45,12 @@ double proj_host_launches_per_op(void)
  * the same: "the device-host sync in the MoE model (its purpose is to get
  * the tokens per expert information)", Megatron-LM docs/discussions/
  * deepseek-v3-gb200-optimization @b6bf017a, sec. 3.1).  Token drop padded
- * to capacity has static shapes and none ("drop_and_pad": no sync).
+ * to capacity has static shapes and none ("drop_and_pad": no sync); so does
+ * a graph of the whole forward and backward, whose experts take HybridEP's
+ * capacity-sized buffers ("Sync-free", NVIDIA/Megatron-LM docs/user-guide/
+ * features/paged_stash.md @e2c4d59c; stackfeat.c).
  */
 int proj_host_syncs(const cvc_proj_scenario *sc)
 {
-	return sc->experts > 1 && !sc->moe_token_drop;
+	return sc->experts > 1 && !sc->moe_token_drop && sc->cuda_graphs != 2;
 }

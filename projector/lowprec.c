@@ -128,7 +128,9 @@ static double ffn_inputs_cast_apart(const struct proj_shape *x)
 
 	if (!x->moe)
 		return x->T * x->f / x->t;
-	e = (x->disp8 ? x->Te : routed) * x->h + routed * x->f / x->et;
+	/* the fused grouped MLP quantizes the down projection's input in the
+	 * up projection's epilogue */
+	e = (x->disp8 ? x->Te : routed) * x->h + (x->fgm ? 0 : routed * x->f / x->et);
 	if (x->fs > 0)
 		e += x->T * (x->h + x->fs / x->t);
 	return e;
@@ -157,8 +159,11 @@ void proj_lowp_cast_ops(struct proj_sink *k, const struct proj_shape *x, double 
 		       x->h;
 	}
 	if (!x->noffn) {
-		outs = outs + (x->gated ? 2 : 1) * x->Tm * x->imb / x->T * x->f /
-			      (x->moe ? x->et : x->t);
+		/* the up projection's output gradient: with the fused grouped MLP
+		 * quantized in the down projection's dgrad epilogue */
+		if (!x->fgm)
+			outs = outs + (x->gated ? 2 : 1) * x->Tm * x->imb / x->T * x->f /
+				      (x->moe ? x->et : x->t);
 		outs = outs + x->h;
 		outs = outs + (x->fs > 0 ? ((x->gated ? 2 : 1) * x->fs / x->t + x->h) : 0);
 	}

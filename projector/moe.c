@@ -204,10 +204,11 @@ void proj_moe_ffn_ops(struct proj_sink *k, const struct proj_shape *x,
 	/* the expert GEMMs' and their activation's launches: outside the CUDA
 	 * graphs of a dropless layer (Megatron-Core's graph scopes: attention,
 	 * router, dispatch preprocessing and shared experts; the routed experts
-	 * only with token drop, their shapes then static) */
+	 * only with token drop, their shapes then static); the fused grouped
+	 * MLP launches its six GEMMs and no activation */
 	if (!x->tdrop)
-		G->exp_kernels = 2 * cf + 4 * cb + proj_fwd_runs(x, n, PROJ_RC_MOE_ACT | PROJ_RC_MOE) +
-				 cb;
+		G->exp_kernels = 2 * cf + 4 * cb +
+				 (x->fgm ? 0 : proj_fwd_runs(x, n, PROJ_RC_MOE_ACT | PROJ_RC_MOE) + cb);
 	skew_unc(k, x, PU_GEMM, up_f + dn_f, cf);
 	skew_unc(k, x, PU_GEMM, up_d + up_w + dn_d + dn_w, cb);
 	G->up_f = up_f + r_f, G->up_d = up_d + r_d, G->up_w = up_w + r_w;

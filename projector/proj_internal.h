@@ -290,6 +290,10 @@ void proj_offload_warn(const cvc_proj_scenario *sc, const struct proj_pricer *p,
  * without core_attn, fused_group_mlp beside expert_fc1 or moe_act, an
  * expert module without experts); NULL when it runs them. */
 const char *proj_offload_reason(const cvc_proj_scenario *sc);
+/* stackfeat.c: why cuda_graphs full_iteration or fused_grouped_mlp cannot
+ * run as the scenario gives them (Megatron-Core's prerequisites); NULL
+ * when they can or are off. */
+const char *proj_stack_reason(const cvc_proj_scenario *sc);
 
 /* What proj_intervals() needs besides the result (interval.c). */
 struct proj_interval_in {
@@ -385,6 +389,13 @@ int proj_parse_number(const char *s, double *out);
 /* A flag word: true/yes/on/1 -> 1, false/no/off/0 -> 0 (as written);
  * returns 0, or -1 for any other text. */
 int proj_parse_flag(const char *s, int *out);
+/* cuda_graphs: a flag word, or Megatron-Core's --cuda-graph-impl value
+ * (none -> 0; layers, transformer_engine, local -> 1; full, full_iteration,
+ * 2 -> 2); returns 0, or -1 for any other text. */
+int proj_parse_graphs(const char *s, int *out);
+/* A PF_FLAG field's value: proj_parse_graphs() for cuda_graphs, else
+ * proj_parse_flag(). */
+int proj_parse_field_flag(const struct proj_field *fd, const char *s, int *out);
 
 /* ---- layer kinds (layers.c) ----------------------------------------------- */
 
@@ -533,6 +544,9 @@ struct proj_shape {
 	/* token drop padded to capacity (static shapes: no host sync per MoE
 	 * layer, the experts CUDA-graphable) */
 	int tdrop;
+	/* the routed experts' fused grouped MLP (fused_grouped_mlp: their
+	 * activation and its quantization in the GEMMs' epilogues) */
+	int fgm;
 	double mtp; /* multi-token prediction modules on the last stage */
 	int rcm;    /* selective recompute's modules (PROJ_RC_*); 0 otherwise */
 	int ofm;    /* fine-grained offloading's modules (PROJ_OF_*); 0: none */

@@ -121,6 +121,7 @@ void proj_shape_of(const cvc_proj_scenario *sc, struct proj_shape *x)
 	x->ovl3 = x->d3 && sc->tp_overlap;
 	/* token drop at capacity factor 1: no rank past its share */
 	x->tdrop = x->moe && sc->moe_token_drop;
+	x->fgm = x->moe && sc->fused_grouped_mlp;
 	x->imb = x->moe && !x->tdrop && sc->moe_imbalance > 1 ? sc->moe_imbalance : 1;
 	x->rfuse = sc->moe_router_fusion;
 	x->pfuse = sc->moe_permute_fusion;
@@ -683,12 +684,15 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 	/* eager torchtitan: each op of the norm and the SwiGLU a kernel (eager.c) */
 	double fe = x->Tm * x->imb * x->f / (x->moe ? x->et : x->t);
 	int eact = x->eager && x->gated;
+	/* the fused grouped MLP runs the routed experts' activation in its
+	 * first GEMM's epilogue and its backward in the second's dgrad */
+	int ffn_act = !x->noffn && !x->fgm;
 
 	f1 = x->eager ? proj_eager_norm(k, x, Th, nsub * proj_fwd_runs(x, n, PROJ_RC_NORM), 0)
 		      : proj_op_mem(k, CVC_MODEL_MEM_NORM, 2 * x->BA * Th,
 				    nsub * proj_fwd_runs(x, n, PROJ_RC_NORM), 0);
 	f2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (3 * x->BA + 1) * Th, nsub * cf, 0);
-	if (!x->noffn)
+	if (ffn_act)
 		f3 = eact ? proj_eager_act(k, x, fe, proj_fwd_runs(x, n, act), 0)
 			  : proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, (x->gated ? 3 : 2) * x->BA * fe,
 					proj_fwd_runs(x, n, act), 0);
@@ -696,12 +700,12 @@ static void layer_mem_ops(struct proj_sink *k, const struct proj_shape *x,
 	G->mlp_f += f3;
 	if (x->rcm & PROJ_RC_NORM) /* input_layernorm and pre_mlp_layernorm */
 		G->rc_mem += nsub * f1;
-	if ((x->rcm & act) && !x->noffn)
+	if ((x->rcm & act) && ffn_act)
 		G->rc_mem += f3;
 	b1 = x->eager ? proj_eager_norm(k, x, Th, nsub * cb, 1)
 		      : proj_op_mem(k, CVC_MODEL_MEM_NORM, 4 * x->BA * Th, nsub * cb, 0);
 	b2 = proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE, 2 * (3 * x->BA + 1) * Th, nsub * cb, 0);
-	if (!x->noffn)
+	if (ffn_act)
 		b3 = eact ? proj_eager_act(k, x, fe, cb, 1)
 			  : proj_op_mem(k, CVC_MODEL_MEM_ELEMENTWISE,
 					2 * (x->gated ? 3 : 2) * x->BA * fe, cb, 0);

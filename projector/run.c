@@ -227,6 +227,8 @@ static const char *layout_reason(cvc_proj_scenario *sc, double dp_given)
 	{
 		const char *why = proj_offload_reason(sc);
 
+		if (!why)
+			why = proj_stack_reason(sc);
 		if (why)
 			return why;
 	}

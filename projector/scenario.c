@@ -243,10 +243,13 @@ static cvc_status scalar_value(cvc_proj_study *st, const yaml_node_t *n, int f, 
 	if (fsdp || fd->type == PF_FLAG) {
 		int v;
 
-		if (proj_parse_flag(s, &v))
-			return proj_scn_fail(st, n, "expected true or false for '%s'",
+		if (fsdp ? proj_parse_flag(s, &v) : proj_parse_field_flag(fd, s, &v))
+			return proj_scn_fail(st, n, "expected true or false for '%s'%s",
 				       fsdp == 3 ? "fsdp" : fsdp == 1 ? "distributed_optimizer"
-							    : fd->key);
+							    : fd->key,
+				       !fsdp && !strcmp(fd->key, "cuda_graphs")
+					       ? " (or full_iteration: the whole forward and backward)"
+					       : "");
 		/* the flag is a ZeRO stage: fsdp 3, distributed_optimizer 1 */
 		a->num = fsdp ? fsdp * v : v;
 		return CVC_OK;

@@ -172,6 +172,28 @@ static void feature(struct vrow *r, const char *key, const char *words, int on,
 	feature_in(r, r->text, key, words, on, why_off, why_on);
 }
 
+/* CUDA graphs the row says it ran with: of the whole forward and backward
+ * ("full-iteration CUDA graphs", Megatron-Core's --cuda-graph-impl
+ * full_iteration), else cvc's layer graphs ("run with CUDA Graphs
+ * enabled"). */
+static void graphs_said(struct vrow *r)
+{
+	int f = vrow_fid(r, "cuda_graphs");
+
+	if (f >= 0 && !vrow_given(r, f) &&
+	    vtext_switch_lower(r->text, "full-iteration cuda graphs|full-iteration cuda graph|"
+			       "full iteration cuda graphs|full iteration cuda graph|"
+			       "full-iter cuda graphs|full-iteration graphs|full-iteration graph|"
+			       "full_iteration|full-iter cg") > 0) {
+		proj_field_set_num(&r->sc, f, 2);
+		vrow_mark(r, f);
+		vrow_note(r, "cuda_graphs=2 (the row's text says full-iteration graphs)");
+		return;
+	}
+	feature(r, "cuda_graphs", "cuda graphs|cuda graph|cuda-graphs|cuda-graph|"
+		"cuda_graphs|cuda_graph|cudagraphs|cudagraph", 0, NULL, NULL);
+}
+
 /* torchtitan's: torch.compile as the text says ("+ torch.compile", "no
  * torch.compile"), else on, as every configuration of its published
  * benchmarks but the eager baselines compiled
@@ -936,10 +958,11 @@ int vrow_defaults(struct vrow *r, cvc_proj_ctx *ctx, int legacy)
 		megatron_features(r);
 		torchtitan_features(r);
 		moments_default(r);
-		/* CUDA graphs the row says it ran with ("run with CUDA Graphs
-		 * enabled"): cvc's layer graphs */
-		feature(r, "cuda_graphs", "cuda graphs|cuda graph|cuda-graphs|cuda-graph|"
-			"cuda_graphs|cuda_graph|cudagraphs|cudagraph", 0, NULL, NULL);
+		graphs_said(r);
+		/* the fused grouped MLP the row says it ran with */
+		feature(r, "fused_grouped_mlp", "cutedsl fused grouped mlp|cute-dsl fused grouped "
+			"mlp|cute dsl fused grouped mlp|fused grouped mlp|cutedsl_fused_grouped_mlp",
+			0, NULL, NULL);
 	}
 	if (unpriced_layers(r))
 		return 1;

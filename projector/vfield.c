@@ -384,6 +384,21 @@ static int read_flag(const char *t)
 	return -1;
 }
 
+/* A cuda_graphs cell: a switch, or Megatron-Core's --cuda-graph-impl value
+ * ("full_iteration", "full-iteration graphs": 2); -1 for neither. */
+static int read_graphs(const char *t)
+{
+	char w[128];
+	int v;
+
+	vtext_lower(w, sizeof w, t);
+	if (strstr(w, "full"))
+		return 2;
+	if (!proj_parse_graphs(w, &v))
+		return v;
+	return read_flag(t);
+}
+
 int vrow_field(struct vrow *r, int field, const char *k, const char *t, int guess)
 {
 	const struct proj_field *fd = &proj_fields[field];
@@ -398,7 +413,7 @@ int vrow_field(struct vrow *r, int field, const char *k, const char *t, int gues
 		break;
 	}
 	case PF_FLAG: {
-		int v = read_flag(t);
+		int v = strcmp(fd->key, "cuda_graphs") ? read_flag(t) : read_graphs(t);
 
 		if (v < 0)
 			return vrow_cannot(r, CVC_PROJ_VWHY_CELL, "column %s: '%s' (expected true "

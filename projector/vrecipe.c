@@ -162,17 +162,18 @@ static const struct recipe recipes[] = {
  * said on that release's rows, so the error they show says where it comes
  * from (docs/MODELS.md "Published MoE rows that disagree with themselves").
  * The rows do not state it, and cvc prices part of it faster than it ran
- * (HybridEP at these shapes) or not at all (full-iteration CUDA graphs,
- * the fused grouped MLP): Known gaps there.  The first entry that matches
- * wins, so a later release comes first.
+ * (HybridEP at these shapes: Known gaps there); each row says beside its
+ * own the projection with all of it priced (validate.c ran_features()).
+ * The first entry that matches wins, so a later release comes first.
  */
 struct ran {
 	const char *model, *gpus;
 	double mb;          /* the preset's micro-batch; 0: any */
 	int year, month;    /* from the release of that month */
 	const char *what, *source;
-	/* of what ran, what cvc can price (vrecipe_ran_alt()): -1 none */
-	int graphs, overlap, disp, fp8_attn;
+	/* of what ran, what cvc can price (vrecipe_ran_alt()): -1 none;
+	 * graphs as cuda_graphs (2: the whole forward and backward) */
+	int graphs, overlap, disp, fp8_attn, fused;
 };
 
 static const struct ran rans[] = {
@@ -181,23 +182,26 @@ static const struct ran rans[] = {
 	 "FP8 attention, on HybridEP",
 	 "Megatron-Bridge PR #4249 'Enable Qwen3 GB200/GB300/GB300 MXFP8 CuTeDSL Fusion and Full-Iter "
 	 "CUDA Graphs for 26.06'; the path's settings listed by PR #4606",
-	 1, 1, CVC_PROJ_DISPATCH_HYBRIDEP, 1},
+	 2, 1, CVC_PROJ_DISPATCH_HYBRIDEP, 1, 1},
 	{QWEN30, "GB200", 0, 2026, 4,
 	 "HybridEP on the flex dispatcher with CUDA graphs",
 	 "Megatron-Bridge PR #2499 (2026-02-23): GB200's preset had them; 26.04 is Megatron-Bridge "
 	 "0.4.0, docs/releases/software-versions.md",
-	 1, -1, CVC_PROJ_DISPATCH_HYBRIDEP, -1},
+	 1, -1, CVC_PROJ_DISPATCH_HYBRIDEP, -1, -1},
 	{QWEN30, "B200", 4, 2026, 2,
 	 "HybridEP on the flex dispatcher with CUDA graphs over attention, router and dispatch "
 	 "preprocessing",
 	 "Megatron-Bridge PR #2499 (2026-02-23, the preset's micro-batch 4), logged in the "
 	 "26.04.01 container by issue #4439",
-	 1, -1, CVC_PROJ_DISPATCH_HYBRIDEP, -1},
+	 1, -1, CVC_PROJ_DISPATCH_HYBRIDEP, -1, -1},
 	{DSV3, "GB200", 0, 2026, 6,
-	 "full-iteration CUDA graphs, the 1F1B all-to-all overlap and the CuTe-DSL fused grouped MLP",
+	 "full-iteration CUDA graphs, the 1F1B all-to-all overlap and the CuTe-DSL fused grouped "
+	 "MLP, on HybridEP",
 	 "Megatron-Bridge PR #4226 'DSV3 GB200 MXFP8 full-iter CG recipe', on the 26.06 branch "
-	 "r0.5.0 by PR #4666",
-	 1, 1, -1, -1},
+	 "r0.5.0 by PR #4666; its DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_FP8_MX_V1 replaces "
+	 "GB200_V1's, whose moe_flex_dispatcher_backend is \"hybridep\" (the PR author's branch, "
+	 "dingqingy-nv/Megatron-Bridge deepseek_workload_base_configs.py @0a0e1537)",
+	 2, 1, CVC_PROJ_DISPATCH_HYBRIDEP, -1, 1},
 };
 
 /*
@@ -365,8 +369,12 @@ int vrecipe_ran_alt(const struct vrow *r, cvc_proj_scenario *alt, char *what, si
 		RAN_SAY("%sthe 1F1B all-to-all overlap", n ? ", " : "");
 	}
 	if (e->graphs > 0) {
-		alt->cuda_graphs = 1;
-		RAN_SAY("%sCUDA graphs", n ? ", " : "");
+		alt->cuda_graphs = e->graphs;
+		RAN_SAY("%s%sCUDA graphs", n ? ", " : "", e->graphs == 2 ? "full-iteration " : "");
+	}
+	if (e->fused > 0) {
+		alt->fused_grouped_mlp = 1;
+		RAN_SAY("%sthe fused grouped MLP", n ? ", " : "");
 	}
 	if (e->fp8_attn > 0) {
 		alt->fp8_attention = 1;
@@ -430,8 +438,8 @@ void vrecipe_regressed(struct vrow *r)
  * cuda_graph_scope "full_iteration"), not on H100 (none set): static
  * shapes let it.  Keyed on the row's token-drop label, not on its release:
  * the dropless rows of the same layouts ran other presets, and issue #1998
- * measures them 2x slower.  cvc prices them as its layer graphs
- * (cuda_graphs): the embedding, loss and optimizer keep their launch gaps.
+ * measures them 2x slower.  cvc prices them as that graph (cuda_graphs
+ * 2); the optimizer step, outside it, keeps its launches.
  */
 static const struct {
 	const char *model, *gpus, *source;
@@ -452,11 +460,11 @@ void vrecipe_graphs(struct vrow *r)
 	for (size_t i = 0; i < sizeof token_drop_graphs / sizeof token_drop_graphs[0]; i++) {
 		if (!is_for(token_drop_graphs[i].model, token_drop_graphs[i].gpus, a, &r->sc))
 			continue;
-		r->sc.cuda_graphs = 1;
+		r->sc.cuda_graphs = 2;
 		vrow_mark(r, f);
-		vrow_assume(r, "cuda_graphs=1 (the token-drop recipe for %s on %s: %s; priced as "
-			    "layer graphs, the iteration's embedding, loss and optimizer with their "
-			    "gaps)", a->name, r->sc.gpu, token_drop_graphs[i].source);
+		vrow_assume(r, "cuda_graphs=2 (the token-drop recipe for %s on %s: %s; the whole "
+			    "forward and backward, the optimizer step outside)", a->name, r->sc.gpu,
+			    token_drop_graphs[i].source);
 		return;
 	}
 }

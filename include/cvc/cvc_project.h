@@ -182,7 +182,12 @@ typedef struct cvc_proj_scenario {
 	 * preprocessing and shared experts): their kernels launch without the
 	 * gap between back-to-back kernels and without the host's per-launch
 	 * work; an MoE layer's routed experts and their permutation stay
-	 * outside the graph (their token counts vary) unless moe_token_drop */
+	 * outside the graph (their token counts vary) unless moe_token_drop.
+	 * 2: the whole forward and backward of a step's micro-batches captured
+	 * (--cuda-graph-impl full_iteration; the optimizer step stays eager):
+	 * no launch gap, no host work and no host synchronisation in it, which
+	 * needs static shapes (token drop, or HybridEP's capacity-sized expert
+	 * buffers) */
 	int cuda_graphs;
 	/* framework torchtitan: torch.compile over each block (its norms,
 	 * activation and rope one kernel each); 0: eager PyTorch, each op a
@@ -223,6 +228,14 @@ typedef struct cvc_proj_scenario {
 	 * "attn_norm qkv_linear core_attn attn_proj mlp_norm expert_fc1
 	 * moe_act fused_group_mlp"); "" = none */
 	const char *offload_modules;
+	/* the routed experts' MLP as Transformer Engine's fused op runs it
+	 * (Megatron-Core's --use-transformer-engine-op-fuser with
+	 * NVTE_CUTEDSL_FUSED_GROUPED_MLP=1; Megatron-Bridge's
+	 * cutedsl_fused_grouped_mlp): one grouped launch per GEMM over the
+	 * local experts, the activation and the quantization of its output in
+	 * the first GEMM's epilogue, their backward in the second's dgrad;
+	 * Blackwell, MXFP8 or NVFP4 only */
+	int fused_grouped_mlp;
 	/* multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core's
 	 * --mtp-num-layers) on the last stage: each one more layer, a
 	 * projection of 2h to h and the logits and loss again */
