@@ -436,20 +436,22 @@ static int pair_cb(void *user, const cvc_proj_scenario *sc, const cvc_proj_resul
  * Claim: the shipped MoE example (examples/moe.yaml: Mixtral 8x22B,
  * Qwen2-57B-A14B with shared experts, DeepSeek-V3 with MLA and MTP on its
  * recipes' pipeline layouts, Qwen3-235B-A22B, the hybrid
- * Nemotron-3-Nano-30B-A3B, on H100, B200, GB200 and GB300) is valid in every
- * layout it lists, and the combined 1F1B schedule never makes a step slower
- * nor hides more all-to-all than there is, while it hides some in most
- * layouts.  Setup: the file as shipped (472 scenarios, 236 pairs).  Exact counts; "most": more than half the pairs
- * (pp 4 with 4 micro-batches pairs none).
+ * Nemotron-3-Nano-30B-A3B, on H100, B200, GB200 and GB300; DeepSeek-V3 on
+ * 256 GB200 with the 2026 stack's graphs and fused grouped MLP) is valid in
+ * every layout it lists, and the combined 1F1B schedule never makes a step
+ * slower nor hides more all-to-all than there is, while it hides some in
+ * most layouts.  Setup: the file as shipped (480 scenarios, 240 pairs).
+ * Exact counts; "most": more than half the pairs (pp 4 with 4
+ * micro-batches pairs none).
  */
 Test(moe, shipped_example_runs_and_overlap_only_helps)
 {
 	struct pairs p = {0};
 
 	tu_study_file_run(CVC_SOURCE_DIR "/examples/moe.yaml", CVC_PROJ_NO_MARGINAL, pair_cb, &p);
-	cr_expect_eq(p.n, 472);
+	cr_expect_eq(p.n, 480);
 	cr_expect_eq(p.invalid, 0);
-	cr_expect_eq(p.pairs, 236);
+	cr_expect_eq(p.pairs, 240);
 	cr_expect_eq(p.slower, 0, "%d layouts slower with the overlap", p.slower);
 	cr_expect_eq(p.overhid, 0);
 	cr_expect_gt(2 * p.hid_some, p.pairs, "%d of %d pairs hide something", p.hid_some,
